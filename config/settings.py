@@ -1,0 +1,185 @@
+"""Anamnesis settings: one module, driven by the environment (see .env.example)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+
+from core import dbconfig
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+ENVIRONMENT = env.str("ANAMNESIS_ENV", default="development")
+PRODUCTION = ENVIRONMENT == "production"
+
+
+def _required_in_production(name: str, default):
+    if PRODUCTION and not env.str(name, default=""):
+        raise environ.ImproperlyConfigured(f"{name} must be set when ANAMNESIS_ENV=production")
+    return default
+
+
+if PRODUCTION:
+    SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="") or _required_in_production("DJANGO_SECRET_KEY", "")
+    ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=[]) or _required_in_production(
+        "DJANGO_ALLOWED_HOSTS", [])
+    _required_in_production("DATABASE_URL", None)
+    _required_in_production("DATABASE_OWNER_URL", None)
+    DEBUG = False
+else:
+    SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-only-insecure-key-do-not-use-in-production")
+    ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+    DEBUG = env.bool("DJANGO_DEBUG", default=False)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "core",
+    "consent",
+    "memory",
+    "workflows",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "core.middleware.RequestIdMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ------------------------------------------------------------------------------------------------
+# "default" is the runtime role (RLS applies); "owner" runs migrations only. See core/dbconfig.py.
+DB_TOPOLOGY = dbconfig.resolve()
+DATABASES = {
+    "default": DB_TOPOLOGY.runtime.django(pool=env.bool("DB_POOL", default=True)),
+    "owner": DB_TOPOLOGY.owner.django(pool=False),
+}
+DATABASE_ROUTERS = ["core.routers.OwnerMigratesRouter"]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Identity -----------------------------------------------------------------------------------------------
+OIDC_ISSUER = env.str("OIDC_ISSUER", default="http://127.0.0.1:8001")
+OIDC_AUDIENCE = env.str("OIDC_AUDIENCE", default="anamnesis-api")
+OIDC_JWKS_URL = env.str("OIDC_JWKS_URL", default="http://127.0.0.1:8001/jwks")
+OIDC_JWKS_CACHE_SECONDS = env.int("OIDC_JWKS_CACHE_SECONDS", default=300)
+OIDC_JWKS_TIMEOUT_SECONDS = env.float("OIDC_JWKS_TIMEOUT_SECONDS", default=3.0)
+# At most one refetch of the key set per this many seconds when a token names an unknown key id.
+OIDC_JWKS_MIN_REFETCH_SECONDS = env.float("OIDC_JWKS_MIN_REFETCH_SECONDS", default=10.0)
+OIDC_ALLOWED_ALGORITHMS = ["RS256", "ES256"]
+OIDC_LEEWAY_SECONDS = env.int("OIDC_LEEWAY_SECONDS", default=30)
+
+# --- Policy -------------------------------------------------------------------------------------------------
+MEMORY_POLICY_REVISION = env.str("MEMORY_POLICY_REVISION", default="memory-policy-v1")
+AUDIT_POLICY_REVISION = MEMORY_POLICY_REVISION
+MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=64 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
+
+# --- API ----------------------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["core.authentication.BearerTokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["core.permissions.HasRequiredScopes"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "core.errors.problem_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Anamnesis API",
+    "DESCRIPTION": "Governed memory for healthcare AI agents: typed, consented long-term memory, "
+    "workflow checkpoints, consents, access grants and audit. Every call needs an OIDC bearer access token.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/v1",
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "APPEND_COMPONENTS": {
+        "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}
+    },
+    "SECURITY": [{"bearerAuth": []}],
+    "ENUM_NAME_OVERRIDES": {},
+}
+
+# --- Web ----------------------------------------------------------------------------------------------------
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+LANGUAGE_CODE = "en-gb"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+if PRODUCTION:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "core.logging.RequestIdFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
+    },
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {
+        # Django logs the full request line of 4xx/5xx; URLs hold only ids, never values, but keep it terse.
+        "django.request": {"level": "ERROR"},
+        "django.server": {"level": "WARNING"},
+        "pgserver": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,20 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from core import health
+
+urlpatterns = [
+    path("health/live", health.live, name="health-live"),
+    path("health/ready", health.ready, name="health-ready"),
+    path("v1/schema", SpectacularAPIView.as_view(), name="schema"),
+    path("v1/docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("v1/", include("memory.urls")),
+    path("v1/", include("consent.urls")),
+    path("v1/", include("workflows.urls")),
+    path("v1/", include("core.urls")),
+    path("admin/", admin.site.urls),
+]
+
+handler404 = "core.health.not_found"
+handler500 = "core.health.server_error"

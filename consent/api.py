@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from consent import selectors, services
+from consent.models import PURPOSE_VALUES, AccessGrant, ConsentRecord
+from core import audit
+from core.api import ScopedAPIView
+from memory.facts import StrictSerializer
+
+
+class ConsentOut(serializers.ModelSerializer):
+    class Meta:
+        model = ConsentRecord
+        fields = ["consent_record_id", "patient_id", "purpose", "status", "granted_at", "revoked_at", "expires_at",
+                  "evidence_ref", "policy_revision", "recorded_by", "revoked_by"]
+
+
+class ConsentIn(StrictSerializer):
+    purpose = serializers.ChoiceField(choices=PURPOSE_VALUES)
+    evidence_ref = serializers.CharField(max_length=255, required=False, allow_blank=False)
+    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+
+
+class PatientConsentsView(ScopedAPIView):
+    required_scopes = {"GET": ["consent:read"], "POST": ["consent:write"]}
+    audit_actions = {"GET": "consent.list", "POST": "consent.grant"}
+    resource_type = "consent"
+
+    @extend_schema(operation_id="consents_list",
+                   responses={200: inline_serializer("ConsentList", {"items": ConsentOut(many=True)})})
+    def get(self, request, patient_id):
+        items = list(selectors.consent_list(identity=self.identity, patient_id=patient_id))
+        audit.record(action="consent.list", resource_type="consent", patient_id=patient_id)
+        return Response({"items": ConsentOut(items, many=True).data})
+
+    @extend_schema(operation_id="consents_create", request=ConsentIn, responses={201: ConsentOut, 200: ConsentOut})
+    def post(self, request, patient_id):
+        body = ConsentIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        evidence = data.get("evidence_ref")
+        if not evidence:
+            if not self.identity.is_patient(patient_id):
+                raise serializers.ValidationError({"evidence_ref": ["staff must give the consent's evidence"]})
+            evidence = f"patient-self:{self.identity.actor_sub}"
+        record, created = services.consent_record(
+            identity=self.identity, patient_id=patient_id, purpose=data["purpose"], evidence_ref=evidence,
+            expires_at=data.get("expires_at"))
+        return Response(ConsentOut(record).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class ConsentRevokeView(ScopedAPIView):
+    required_scopes = {"POST": ["consent:write"]}
+    audit_actions = {"POST": "consent.revoke"}
+    resource_type = "consent"
+
+    @extend_schema(operation_id="consents_revoke", request=None, responses={200: ConsentOut})
+    def post(self, request, patient_id, consent_id):
+        record = services.consent_revoke(identity=self.identity, patient_id=patient_id, consent_id=consent_id)
+        return Response(ConsentOut(record).data)
+
+
+class GrantOut(serializers.ModelSerializer):
+    class Meta:
+        model = AccessGrant
+        fields = ["grant_id", "patient_id", "actor_sub", "purpose", "expires_at", "revoked_at", "granted_by",
+                  "revoked_by", "reason", "created_at"]
+
+
+class GrantIn(StrictSerializer):
+    patient_id = serializers.UUIDField()
+    actor_sub = serializers.CharField(max_length=255)
+    purpose = serializers.ChoiceField(choices=PURPOSE_VALUES)
+    expires_at = serializers.DateTimeField(allow_null=True)
+    reason = serializers.CharField(max_length=400, required=False, allow_blank=True, default="")
+
+
+class GrantRevokeIn(StrictSerializer):
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class GrantsView(ScopedAPIView):
+    required_scopes = {"GET": ["grant:write"], "POST": ["grant:write"]}
+    audit_actions = {"POST": "grant.create"}
+    resource_type = "access_grant"
+
+    @extend_schema(operation_id="grants_list",
+                   responses={200: inline_serializer("GrantList", {"items": GrantOut(many=True)})})
+    def get(self, request):
+        items = list(selectors.grant_list(identity=self.identity,
+                                          patient_id=request.query_params.get("patient_id") or None))
+        audit.record(action="grant.list", resource_type="access_grant")
+        return Response({"items": GrantOut(items, many=True).data})
+
+    @extend_schema(operation_id="grants_create", request=GrantIn, responses={201: GrantOut, 200: GrantOut})
+    def post(self, request):
+        body = GrantIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        grant, created = services.grant_create(identity=self.identity, **body.validated_data)
+        return Response(GrantOut(grant).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class GrantRevokeView(ScopedAPIView):
+    required_scopes = {"POST": ["grant:write"]}
+    audit_actions = {"POST": "grant.revoke"}
+    resource_type = "access_grant"
+
+    @extend_schema(operation_id="grants_revoke", request=GrantRevokeIn, responses={200: GrantOut})
+    def post(self, request, grant_id):
+        body = GrantRevokeIn(data=request.data or {})
+        body.is_valid(raise_exception=True)
+        grant = services.grant_revoke(identity=self.identity, grant_id=grant_id, reason=body.validated_data["reason"])
+        return Response(GrantOut(grant).data)

@@ -1,0 +1,122 @@
+"""Writes for consents and access grants. Each runs inside the caller's identity context (RLS applies)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from consent.models import AccessGrant, ConsentRecord
+from core import audit
+from core.access import may_access, require_staff
+from core.errors import Conflict, NoConsentOrAccess, NotFound, ValidationFailed
+from core.identity import Identity
+from core.services import organization_ensure
+
+
+def _future(value: datetime | None, field: str) -> None:
+    if value is not None and value <= timezone.now():
+        raise ValidationFailed(errors=[{"field": field, "message": "must be in the future", "code": "not_future"}])
+
+
+def consent_record(*, identity: Identity, patient_id: uuid.UUID, purpose: str, evidence_ref: str,
+                   expires_at: datetime | None = None) -> tuple[ConsentRecord, bool]:
+    """Record a granted consent. The patient records their own; staff need a grant for the purpose.
+
+    Idempotent: while a granted, unexpired consent exists for the purpose it is returned (created=False).
+    """
+    _future(expires_at, "expires_at")
+    if not may_access(patient_id=patient_id, purpose=purpose):
+        raise NoConsentOrAccess()
+    organization_ensure(identity=identity)
+    now = timezone.now()
+    # A consent whose expiry passed is marked so; then a new one may be granted.
+    ConsentRecord.objects.filter(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
+                                 status=ConsentRecord.Status.GRANTED, expires_at__lte=now).update(
+        status=ConsentRecord.Status.EXPIRED)
+    existing = ConsentRecord.objects.active(now).filter(
+        organization_id=identity.org_id, patient_id=patient_id, purpose=purpose).first()
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            record = ConsentRecord.objects.create(
+                organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
+                status=ConsentRecord.Status.GRANTED, granted_at=now, expires_at=expires_at,
+                evidence_ref=evidence_ref, policy_revision=settings.MEMORY_POLICY_REVISION,
+                recorded_by=identity.actor_sub)
+    except IntegrityError:
+        raise Conflict("a consent for this purpose was recorded concurrently; read it again",
+                       code="concurrent_update_retry") from None
+    audit.record(action="consent.grant", resource_type="consent", resource_id=record.consent_record_id,
+                 patient_id=patient_id, purpose=purpose)
+    return record, True
+
+
+def consent_revoke(*, identity: Identity, patient_id: uuid.UUID, consent_id: uuid.UUID) -> ConsentRecord:
+    """Revoke a consent. Memories that depend on it stop being served in this same transaction (reads join the
+    consent's status). Revoking a revoked consent is a no-op."""
+    record = (ConsentRecord.objects.select_for_update()
+              .filter(consent_record_id=consent_id, patient_id=patient_id, organization_id=identity.org_id)
+              .first())
+    if record is None:
+        raise NotFound()
+    if record.status == ConsentRecord.Status.REVOKED:
+        return record
+    record.status = ConsentRecord.Status.REVOKED
+    record.revoked_at = timezone.now()
+    record.revoked_by = identity.actor_sub
+    record.save(update_fields=["status", "revoked_at", "revoked_by"])
+    audit.record(action="consent.revoke", resource_type="consent", resource_id=record.consent_record_id,
+                 patient_id=patient_id, purpose=record.purpose)
+    return record
+
+
+def grant_create(*, identity: Identity, patient_id: uuid.UUID, actor_sub: str, purpose: str,
+                 expires_at: datetime | None, reason: str = "") -> tuple[AccessGrant, bool]:
+    """Grant a staff subject access to one patient for one purpose. Organisation administrators only
+    (``grant:write``, enforced by the view and again by RLS). An open grant for the same subject, patient and
+    purpose is returned unchanged (created=False)."""
+    require_staff(identity)
+    _future(expires_at, "expires_at")
+    organization_ensure(identity=identity)
+    existing = AccessGrant.objects.active().filter(
+        organization_id=identity.org_id, patient_id=patient_id, actor_sub=actor_sub, purpose=purpose).first()
+    if existing is not None:
+        return existing, False
+    now = timezone.now()
+    # An expired but unrevoked grant still holds the open-grant slot: close it first.
+    AccessGrant.objects.filter(organization_id=identity.org_id, patient_id=patient_id, actor_sub=actor_sub,
+                               purpose=purpose, revoked_at__isnull=True, expires_at__lte=now).update(
+        revoked_at=now, revoked_by=identity.actor_sub)
+    try:
+        with transaction.atomic():
+            grant = AccessGrant.objects.create(
+                organization_id=identity.org_id, patient_id=patient_id, actor_sub=actor_sub, purpose=purpose,
+                expires_at=expires_at, granted_by=identity.actor_sub, reason=reason)
+    except IntegrityError:
+        raise Conflict("the same grant was created concurrently; read it again",
+                       code="concurrent_update_retry") from None
+    audit.record(action="grant.create", resource_type="access_grant", resource_id=grant.grant_id,
+                 patient_id=patient_id, purpose=purpose)
+    return grant, True
+
+
+def grant_revoke(*, identity: Identity, grant_id: uuid.UUID, reason: str = "") -> AccessGrant:
+    require_staff(identity)
+    grant = AccessGrant.objects.select_for_update().filter(grant_id=grant_id).first()
+    if grant is None:
+        raise NotFound()
+    if grant.revoked_at is not None:
+        return grant
+    grant.revoked_at = timezone.now()
+    grant.revoked_by = identity.actor_sub
+    if reason:
+        grant.reason = (grant.reason + " | revoked: " + reason)[:500]
+    grant.save(update_fields=["revoked_at", "revoked_by", "reason"])
+    audit.record(action="grant.revoke", resource_type="access_grant", resource_id=grant.grant_id,
+                 patient_id=grant.patient_id, purpose=grant.purpose)
+    return grant

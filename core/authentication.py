@@ -1,0 +1,231 @@
+"""Bearer JWT access tokens, validated locally against the identity provider's JWKS.
+
+* algorithms come from a fixed allow-list (RS256, ES256), never from the token; keys never from the token's
+  ``jku``/``x5u``/``jwk``/``x5c`` headers;
+* ``exp iat iss aud sub`` are required, issuer and audience checked, ``org_id`` must be a UUID, ``patient_id``
+  (optional) a UUID;
+* the key set is cached for ``OIDC_JWKS_CACHE_SECONDS`` and refetched when a token names an unknown ``kid``, at
+  most once per ``OIDC_JWKS_MIN_REFETCH_SECONDS`` so random key ids cannot turn us into a fetch amplifier;
+* an unreachable key set is the identity provider's outage (503), never the caller's fault (401).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+import httpx
+import jwt
+from django.conf import settings
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+
+from core.errors import IdentityProviderUnavailable, InvalidToken
+from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
+
+log = logging.getLogger("anamnesis.auth")
+
+_FORBIDDEN_HEADERS = ("jku", "x5u", "jwk", "x5c")
+_ACCEPTED_TYP = {"jwt", "at+jwt", "application/at+jwt"}
+
+
+class KeySetUnavailable(Exception):
+    pass
+
+
+class UnknownKey(Exception):
+    pass
+
+
+@dataclass
+class _CachedSet:
+    keys: dict[str, jwt.PyJWK]
+    fetched_at: float
+
+
+class KeySetCache:
+    """A thread-safe JWKS cache with a bounded refetch rate."""
+
+    def __init__(self, url: str, *, ttl: float, min_refetch: float, timeout: float):
+        self.url = url
+        self.ttl = ttl
+        self.min_refetch = min_refetch
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._cached: _CachedSet | None = None
+        self._last_attempt = float("-inf")
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cached = None
+            self._last_attempt = float("-inf")
+
+    def _fetch(self) -> _CachedSet:
+        self._last_attempt = time.monotonic()
+        try:
+            response = httpx.get(self.url, timeout=self.timeout, follow_redirects=False)
+            response.raise_for_status()
+            data = response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            log.warning("JWKS fetch failed: %s", type(exc).__name__)
+            raise KeySetUnavailable() from None
+        keys: dict[str, jwt.PyJWK] = {}
+        for raw in data.get("keys", []) if isinstance(data, dict) else []:
+            if raw.get("use", "sig") != "sig":
+                continue
+            try:
+                key = jwt.PyJWK(raw)
+            except jwt.PyJWTError:
+                continue  # a key type or algorithm we do not support
+            keys[str(raw.get("kid", ""))] = key
+        return _CachedSet(keys=keys, fetched_at=time.monotonic())
+
+    def get(self, kid: str | None) -> jwt.PyJWK:
+        with self._lock:
+            now = time.monotonic()
+            if self._cached is None or now - self._cached.fetched_at > self.ttl:
+                self._cached = self._fetch()
+            key = self._lookup(kid)
+            if key is None and now - self._last_attempt >= self.min_refetch:
+                self._cached = self._fetch()
+                key = self._lookup(kid)
+            if key is None:
+                raise UnknownKey()
+            return key
+
+    def _lookup(self, kid: str | None) -> jwt.PyJWK | None:
+        assert self._cached is not None
+        if kid is None:
+            # Only unambiguous when the provider publishes a single signing key.
+            return next(iter(self._cached.keys.values())) if len(self._cached.keys) == 1 else None
+        return self._cached.keys.get(kid)
+
+
+_cache_lock = threading.Lock()
+_key_set_cache: KeySetCache | None = None
+
+
+def key_set_cache() -> KeySetCache:
+    global _key_set_cache
+    with _cache_lock:
+        if _key_set_cache is None or _key_set_cache.url != settings.OIDC_JWKS_URL:
+            _key_set_cache = KeySetCache(
+                settings.OIDC_JWKS_URL,
+                ttl=settings.OIDC_JWKS_CACHE_SECONDS,
+                min_refetch=settings.OIDC_JWKS_MIN_REFETCH_SECONDS,
+                timeout=settings.OIDC_JWKS_TIMEOUT_SECONDS,
+            )
+        return _key_set_cache
+
+
+def _parse_uuid(value) -> uuid.UUID:
+    if not isinstance(value, str):
+        raise InvalidToken("a UUID claim is not a string")
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise InvalidToken("a UUID claim is malformed") from None
+
+
+def _scopes(claims: dict) -> frozenset[str]:
+    raw = claims.get("scope", claims.get("scp", ""))
+    if isinstance(raw, str):
+        return frozenset(raw.split())
+    if isinstance(raw, list) and all(isinstance(s, str) for s in raw):
+        return frozenset(raw)
+    raise InvalidToken("the scope claim is malformed")
+
+
+def identity_from_token(token: str) -> Identity:
+    """Validate an access token and return the verified identity, or raise InvalidToken / IdP unavailable."""
+    try:
+        header = jwt.get_unverified_header(token)
+    except jwt.PyJWTError:
+        raise InvalidToken("the token is not a well-formed JWT") from None
+    alg = header.get("alg")
+    if alg not in settings.OIDC_ALLOWED_ALGORITHMS:
+        raise InvalidToken("the token's algorithm is not accepted")
+    if any(h in header for h in _FORBIDDEN_HEADERS):
+        raise InvalidToken("tokens may not name their own keys")
+    typ = header.get("typ")
+    if typ is not None and str(typ).lower() not in _ACCEPTED_TYP:
+        raise InvalidToken("the token type is not an access token")
+    kid = header.get("kid")
+    if kid is not None and not isinstance(kid, str):
+        raise InvalidToken("the key id is malformed")
+    try:
+        key = key_set_cache().get(kid)
+    except KeySetUnavailable:
+        raise IdentityProviderUnavailable() from None
+    except UnknownKey:
+        raise InvalidToken("the token was signed by an unknown key") from None
+    if key.algorithm_name and key.algorithm_name != alg:
+        raise InvalidToken("the token's algorithm does not match its key")
+    try:
+        claims = jwt.decode(
+            token,
+            key.key,
+            algorithms=[alg],
+            audience=settings.OIDC_AUDIENCE,
+            issuer=settings.OIDC_ISSUER,
+            leeway=settings.OIDC_LEEWAY_SECONDS,
+            options={"require": ["exp", "iat", "iss", "aud", "sub"], "verify_iat": True},
+        )
+    except jwt.PyJWTError:
+        raise InvalidToken() from None
+    except (ValueError, TypeError, json.JSONDecodeError):
+        raise InvalidToken() from None
+    sub = claims.get("sub")
+    if not isinstance(sub, str) or not sub.strip() or len(sub) > 255:
+        raise InvalidToken("the subject claim is missing or malformed")
+    if "org_id" not in claims:
+        raise InvalidToken("the org_id claim is missing")
+    org_id = _parse_uuid(claims["org_id"])
+    patient_id = _parse_uuid(claims["patient_id"]) if claims.get("patient_id") is not None else None
+    return Identity(
+        org_id=org_id,
+        actor_sub=sub,
+        patient_self_id=patient_id,
+        scopes=_scopes(claims),
+        actor_kind=ACTOR_PATIENT if patient_id else ACTOR_STAFF,
+        issuer=claims["iss"],
+    )
+
+
+class BearerTokenAuthentication(BaseAuthentication):
+    """DRF authentication: ``request.auth`` becomes the verified :class:`Identity`."""
+
+    def authenticate(self, request):
+        auth = get_authorization_header(request).split()
+        if not auth:
+            return None
+        if auth[0].lower() != b"bearer" or len(auth) != 2:
+            raise InvalidToken("use the Bearer scheme with one token")
+        try:
+            token = auth[1].decode("ascii")
+        except UnicodeDecodeError:
+            raise InvalidToken() from None
+        if len(token) > 16_384:
+            raise InvalidToken("the token is too large")
+        identity = identity_from_token(token)
+        return (TokenUser(identity), identity)
+
+    def authenticate_header(self, request):
+        return "Bearer"
+
+
+class TokenUser:
+    """The minimal user object DRF wants; the identity itself is ``request.auth``."""
+
+    is_authenticated = True
+    is_anonymous = False
+
+    def __init__(self, identity: Identity):
+        self.identity = identity
+        self.pk = identity.actor_sub
+
+    def __str__(self) -> str:
+        return self.identity.actor_sub

@@ -1,0 +1,124 @@
+"""Where the database lives, and the roles the service uses there.
+
+Two login roles share one database:
+
+* the *owner* role runs migrations and owns every table (it is never used to serve requests);
+* the *runtime* role serves requests. It is not superuser, not BYPASSRLS and owns nothing, so every
+  patient-scoped query goes through row-level security. It gets its privileges through the NOLOGIN group
+  role ``anamnesis_runtime``, which the migrations grant to by name.
+
+When ``DATABASE_URL`` is unset (development, tests, CI) an embedded PostgreSQL 16 with pgvector is started
+from the ``pgserver`` package in a project-local data folder, and the roles are created there. This module
+imports nothing from Django so settings can use it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+RUNTIME_GROUP_ROLE = "anamnesis_runtime"
+EMBEDDED_OWNER_ROLE = "anamnesis_owner"
+EMBEDDED_RUNTIME_ROLE = "anamnesis_app"
+
+
+@dataclass(frozen=True)
+class DbParams:
+    name: str
+    user: str
+    password: str
+    host: str
+    port: str
+
+    def django(self, *, pool: bool) -> dict:
+        options: dict = {}
+        if pool:
+            options["pool"] = {"min_size": 1, "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")),
+                               "timeout": 10}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": self.name,
+            "USER": self.user,
+            "PASSWORD": self.password,
+            "HOST": self.host,
+            "PORT": self.port,
+            "CONN_MAX_AGE": 0,
+            "OPTIONS": options,
+        }
+
+    def conninfo(self, *, dbname: str | None = None) -> str:
+        """A libpq keyword string for psycopg.connect()."""
+        parts = {"dbname": dbname or self.name, "user": self.user, "host": self.host}
+        if self.port:
+            parts["port"] = self.port
+        if self.password:
+            parts["password"] = self.password
+        return " ".join(f"{k}='{v}'" for k, v in parts.items())
+
+
+def parse_url(url: str) -> DbParams:
+    u = urlparse(url)
+    if u.scheme not in ("postgres", "postgresql"):
+        raise ValueError("database URLs must use the postgresql:// scheme")
+    query = parse_qs(u.query)
+    host = unquote(u.hostname or "") or query.get("host", [""])[0]
+    return DbParams(
+        name=unquote(u.path.lstrip("/")) or "postgres",
+        user=unquote(u.username or ""),
+        password=unquote(u.password or ""),
+        host=host,
+        port=str(u.port or ""),
+    )
+
+
+def embedded_data_dir() -> Path:
+    return Path(os.environ.get("EMBEDDED_PGDATA", BASE_DIR / ".pgdata"))
+
+
+_server = None
+
+
+def embedded_admin() -> DbParams:
+    """Start (or attach to) the embedded server and return its superuser connection parameters.
+
+    pgserver reference-counts the processes that use one data folder and stops the server cleanly
+    when the last of them exits.
+    """
+    global _server
+    if _server is None:
+        import warnings
+
+        warnings.filterwarnings("ignore", module="platformdirs")
+        import pgserver
+
+        _server = pgserver.get_server(embedded_data_dir(), cleanup_mode="stop")
+    return parse_url(_server.get_uri("postgres"))
+
+
+@dataclass(frozen=True)
+class DatabaseTopology:
+    runtime: DbParams
+    owner: DbParams
+    admin: DbParams | None  # only known for the embedded server or when DATABASE_ADMIN_URL is set
+    embedded: bool
+
+
+def resolve(env: dict[str, str] | None = None) -> DatabaseTopology:
+    env = dict(os.environ if env is None else env)
+    db_name = env.get("ANAMNESIS_DB_NAME", "anamnesis")
+    if env.get("DATABASE_URL"):
+        runtime = parse_url(env["DATABASE_URL"])
+        owner_url = env.get("DATABASE_OWNER_URL")
+        if not owner_url:
+            raise ValueError("DATABASE_OWNER_URL must be set together with DATABASE_URL")
+        owner = parse_url(owner_url)
+        admin = parse_url(env["DATABASE_ADMIN_URL"]) if env.get("DATABASE_ADMIN_URL") else None
+        return DatabaseTopology(runtime=runtime, owner=owner, admin=admin, embedded=False)
+    admin = embedded_admin()
+    runtime = DbParams(db_name, EMBEDDED_RUNTIME_ROLE, "", admin.host, admin.port)
+    owner = DbParams(db_name, EMBEDDED_OWNER_ROLE, "", admin.host, admin.port)
+    return DatabaseTopology(runtime=runtime, owner=owner, admin=admin, embedded=True)

@@ -1,0 +1,199 @@
+"""One error shape for the whole API: RFC 9457 problem details with a stable machine-readable ``code``.
+
+``detail`` carries the same code string as ``code``: agents written against the seed reference service read
+``detail`` for it. ``title`` is the human summary, ``errors`` lists field problems for validation failures.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+
+from core.middleware import request_id_var
+
+log = logging.getLogger("anamnesis.errors")
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+
+class ApiError(exceptions.APIException):
+    """Base for errors the API answers deliberately. Subclasses set status, code and title."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    code = "bad_request"
+    title = "Bad request"
+
+    def __init__(self, message: str | None = None, *, code: str | None = None, errors: list | None = None):
+        self.code = code or self.code
+        self.message = message or self.title
+        self.errors = errors or []
+        super().__init__(detail=self.message, code=self.code)
+
+
+class ValidationFailed(ApiError):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    code = "validation_error"
+    title = "The request body is not valid"
+
+
+class NotFound(ApiError):
+    """Same answer for "does not exist" and "exists but is not yours"."""
+
+    status_code = status.HTTP_404_NOT_FOUND
+    code = "not_found"
+    title = "Not found"
+
+
+class NoConsentOrAccess(ApiError):
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "no_active_consent_or_access"
+    title = "No active consent or access for this patient and purpose"
+
+
+class InsufficientScope(ApiError):
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "insufficient_scope"
+    title = "The access token lacks a scope this operation needs"
+
+
+class Forbidden(ApiError):
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "forbidden"
+    title = "This caller may not do that"
+
+
+class Conflict(ApiError):
+    status_code = status.HTTP_409_CONFLICT
+    code = "conflict"
+    title = "Conflict"
+
+
+class ConcurrentUpdate(Conflict):
+    code = "concurrent_update_retry"
+    title = "A concurrent update won; reload and retry"
+
+
+class VersionConflict(Conflict):
+    code = "version_conflict"
+    title = "Stale version; reload the current state"
+
+
+class IllegalTransition(Conflict):
+    code = "illegal_transition"
+    title = "That transition is not allowed from the current step"
+
+
+class InvalidToken(ApiError):
+    status_code = status.HTTP_401_UNAUTHORIZED
+    code = "invalid_token"
+    title = "The access token is missing, invalid or expired"
+
+
+class IdentityProviderUnavailable(ApiError):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    code = "identity_provider_unavailable"
+    title = "The identity provider's key set cannot be reached"
+
+
+class ServiceUnavailable(ApiError):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    code = "service_unavailable"
+    title = "A dependency is unavailable; nothing was changed, retry later"
+
+
+class PayloadTooLarge(ApiError):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    code = "payload_too_large"
+    title = "The request body is too large"
+
+
+def problem_body(*, status_code: int, code: str, title: str, message: str | None = None,
+                 errors: list | None = None) -> dict:
+    body = {
+        "type": f"https://anamnesis.dev/problems/{code}",
+        "title": title,
+        "status": status_code,
+        "code": code,
+        "detail": code,
+        "message": message or title,
+        "request_id": request_id_var.get(),
+    }
+    if errors:
+        body["errors"] = errors
+    return body
+
+
+def _flatten(detail, prefix: str = "") -> list[dict]:
+    """DRF's nested ValidationError detail -> [{field, message, code}]."""
+    out: list[dict] = []
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            name = "" if key == "non_field_errors" else str(key)
+            out += _flatten(value, f"{prefix}.{name}".strip(".") if name else prefix)
+    elif isinstance(detail, list):
+        if detail and all(isinstance(d, exceptions.ErrorDetail) or isinstance(d, str) for d in detail):
+            for d in detail:
+                out.append({"field": prefix or None, "message": str(d), "code": getattr(d, "code", "invalid")})
+        else:
+            for i, item in enumerate(detail):
+                out += _flatten(item, f"{prefix}[{i}]")
+    else:
+        out.append({"field": prefix or None, "message": str(detail), "code": getattr(detail, "code", "invalid")})
+    return out
+
+
+def _problem_response(body: dict, headers: dict | None = None) -> Response:
+    response = Response(body, status=body["status"], headers=headers)
+    response.content_type = PROBLEM_CONTENT_TYPE
+    return response
+
+
+def problem_exception_handler(exc, context):
+    headers: dict = {}
+    if isinstance(exc, Http404):
+        exc = NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = Forbidden()
+
+    if isinstance(exc, ApiError):
+        body = problem_body(status_code=exc.status_code, code=exc.code, title=exc.title, message=exc.message,
+                            errors=exc.errors)
+        if isinstance(exc, InvalidToken):
+            headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'
+        elif isinstance(exc, InsufficientScope):
+            headers["WWW-Authenticate"] = 'Bearer error="insufficient_scope"'
+        return _problem_response(body, headers)
+    if isinstance(exc, exceptions.ParseError):
+        return _problem_response(problem_body(status_code=400, code="malformed_json",
+                                              title="The request body is not valid JSON"))
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        return _problem_response(problem_body(status_code=415, code="unsupported_media_type",
+                                              title="Send application/json"))
+    if isinstance(exc, exceptions.ValidationError):
+        return _problem_response(problem_body(status_code=422, code="validation_error",
+                                              title=ValidationFailed.title, errors=_flatten(exc.detail)))
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        return _problem_response(problem_body(status_code=401, code="invalid_token", title=InvalidToken.title),
+                                 {"WWW-Authenticate": "Bearer"})
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        return _problem_response(problem_body(status_code=405, code="method_not_allowed",
+                                              title="Method not allowed"))
+    if isinstance(exc, exceptions.NotAcceptable):
+        return _problem_response(problem_body(status_code=406, code="not_acceptable", title="Not acceptable"))
+    if isinstance(exc, exceptions.Throttled):
+        return _problem_response(problem_body(status_code=429, code="rate_limited", title="Too many requests"))
+    if isinstance(exc, exceptions.PermissionDenied):
+        return _problem_response(problem_body(status_code=403, code="forbidden", title=Forbidden.title))
+    if isinstance(exc, exceptions.APIException):
+        return _problem_response(problem_body(status_code=exc.status_code, code=str(exc.default_code),
+                                              title=str(exc.default_detail)))
+    return None  # unexpected: Django's 500 path (logged without request bodies)
+
+
+def json_problem(status_code: int, code: str, title: str) -> JsonResponse:
+    """For plain Django views (health, 404/500 handlers) that are not DRF views."""
+    return JsonResponse(problem_body(status_code=status_code, code=code, title=title), status=status_code,
+                        content_type=PROBLEM_CONTENT_TYPE)

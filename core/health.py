@@ -1,0 +1,38 @@
+"""Liveness and readiness. Plain Django views: no token needed, no patient data touched."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import connections
+from django.http import JsonResponse
+from django.views.decorators.http import require_GET
+
+from core.errors import json_problem
+
+log = logging.getLogger("anamnesis.health")
+
+
+@require_GET
+def live(request):
+    return JsonResponse({"status": "live"})
+
+
+@require_GET
+def ready(request):
+    try:
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:
+        log.warning("readiness: database unreachable (%s)", type(exc).__name__)
+        return json_problem(503, "database_unavailable", "The database cannot be reached")
+    return JsonResponse({"status": "ready"})
+
+
+def not_found(request, exception=None):
+    return json_problem(404, "not_found", "Not found")
+
+
+def server_error(request):
+    return json_problem(500, "internal_error", "Internal error; the request id identifies it in the logs")

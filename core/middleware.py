@@ -1,0 +1,32 @@
+"""Correlation ids: taken from ``X-Request-ID`` when it is sane, generated otherwise, echoed on the response."""
+
+from __future__ import annotations
+
+import contextvars
+import re
+import uuid
+
+request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+_SANE = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+
+
+def normalise_request_id(value: str | None) -> str:
+    if value and _SANE.match(value):
+        return value
+    return str(uuid.uuid4())
+
+
+class RequestIdMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        rid = normalise_request_id(request.headers.get("X-Request-ID"))
+        request.request_id = rid
+        token = request_id_var.set(rid)
+        try:
+            response = self.get_response(request)
+        finally:
+            request_id_var.reset(token)
+        response["X-Request-ID"] = rid
+        return response

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+
+
+class Organization(models.Model):
+    """A tenant. Created on first use from a verified token's ``org_id``; RLS shows a caller only their own."""
+
+    id = models.UUIDField(primary_key=True)
+    name = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "organization"
+
+    def __str__(self) -> str:
+        return self.name or str(self.id)
+
+
+class AuditEvent(models.Model):
+    """Append-only: a trigger refuses UPDATE, DELETE and TRUNCATE, even from the table owner.
+
+    Holds who did what to which patient's data, for which purpose, with what outcome: never fact values,
+    prompts or tokens.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    occurred_at = models.DateTimeField(db_default=models.functions.Now())
+    organization_id = models.UUIDField()
+    patient_id = models.UUIDField(null=True, blank=True)
+    actor_sub = models.CharField(max_length=255)
+    actor_kind = models.CharField(max_length=20)
+    action = models.CharField(max_length=80)
+    resource_type = models.CharField(max_length=80)
+    resource_id = models.CharField(max_length=80, null=True, blank=True)
+    purpose = models.CharField(max_length=80, null=True, blank=True)
+    outcome = models.CharField(max_length=20)
+    reason = models.CharField(max_length=80, null=True, blank=True)
+    correlation_id = models.CharField(max_length=128)
+
+    class Meta:
+        db_table = "audit_event"
+        indexes = [
+            models.Index(fields=["organization_id", "patient_id", "occurred_at"], name="audit_org_patient_time"),
+            models.Index(fields=["organization_id", "occurred_at"], name="audit_org_time"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(outcome__in=["success", "denied", "conflict", "error"]),
+                name="audit_outcome_valid",
+            ),
+        ]

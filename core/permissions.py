@@ -1,0 +1,44 @@
+"""Scopes: every API view declares what it needs; a view that declares nothing is refused at import."""
+
+from __future__ import annotations
+
+from rest_framework.permissions import BasePermission
+
+from core.errors import InsufficientScope, InvalidToken
+from core.identity import Identity
+
+SCOPES = {
+    "memory:read": "Read a patient's long-term memories",
+    "memory:write": "Record, correct or delete long-term memories",
+    "workflow:read": "Read workflow checkpoints",
+    "workflow:write": "Create workflows and write checkpoints",
+    "consent:read": "Read consent records",
+    "consent:write": "Record or revoke consent",
+    "grant:write": "Grant and revoke staff access (organisation administrators)",
+    "audit:read": "Read access history",
+}
+
+
+def required_scopes_for(view, method: str) -> frozenset[str]:
+    declared = view.required_scopes
+    if isinstance(declared, dict):
+        scopes = declared.get(method.upper())
+        if scopes is None:
+            return frozenset()
+        return frozenset(scopes)
+    return frozenset(declared)
+
+
+class HasRequiredScopes(BasePermission):
+    def has_permission(self, request, view) -> bool:
+        identity = request.auth
+        if not isinstance(identity, Identity):
+            raise InvalidToken("missing bearer token")
+        if request.method == "OPTIONS":
+            return True
+        needed = required_scopes_for(view, request.method)
+        if not needed:
+            return False  # deny by default: a method without declared scopes is not served
+        if not needed <= identity.scopes:
+            raise InsufficientScope(f"needs: {' '.join(sorted(needed))}")
+        return True

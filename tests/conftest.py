@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connections
+
+from core.authentication import key_set_cache
+from core.bootstrap import bootstrap
+from tests.support import PATIENT_SCOPES, Api, JwksServer, KeyRing, configure_identity_provider, mint
+
+APP_TABLES = ["patient_memory", "patient_consent", "patient_access_grants", "agent_workflow_transition",
+              "agent_workflow", "audit_event", "organization"]
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_blocker):
+    """A fresh database with the two roles, migrated as the owner. Tests then connect as the runtime role."""
+    topology = settings.DB_TOPOLOGY
+    assert topology.admin is not None, "tests need the embedded server or DATABASE_ADMIN_URL"
+    with django_db_blocker.unblock():
+        for conn in connections.all():
+            conn.close()
+        bootstrap(topology, drop_first=True)
+        call_command("migrate", database="owner", verbosity=0)
+        connections["owner"].close()
+
+
+def admin_connect() -> psycopg.Connection:
+    topology = settings.DB_TOPOLOGY
+    return psycopg.connect(topology.admin.conninfo(dbname=topology.owner.name), autocommit=True)
+
+
+def owner_connect() -> psycopg.Connection:
+    return psycopg.connect(settings.DB_TOPOLOGY.owner.conninfo(), autocommit=True)
+
+
+def runtime_connect() -> psycopg.Connection:
+    return psycopg.connect(settings.DB_TOPOLOGY.runtime.conninfo(), autocommit=True)
+
+
+def wipe_app_tables() -> None:
+    """Remove committed rows between real-commit tests (append-only triggers are bypassed as superuser)."""
+    with admin_connect() as conn:
+        conn.execute("SET session_replication_role = replica")
+        conn.execute("TRUNCATE " + ", ".join(APP_TABLES) + " CASCADE")
+
+
+@pytest.fixture
+def committed_db(django_db_setup, django_db_blocker):
+    """Real commits (for concurrency and connection-reuse tests); tables are wiped afterwards."""
+    with django_db_blocker.unblock():
+        yield
+        for conn in connections.all():
+            conn.close()
+        wipe_app_tables()
+
+
+@pytest.fixture(scope="session")
+def keyring() -> KeyRing:
+    return KeyRing()
+
+
+@pytest.fixture(scope="session")
+def jwks_server(keyring):
+    server = JwksServer(keyring)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(autouse=True)
+def identity_provider(jwks_server):
+    configure_identity_provider(jwks_server.url)
+    key_set_cache().clear()
+    jwks_server.available = True
+    yield jwks_server
+
+
+class World:
+    """Two organisations, patients and staff, with helpers to speak as each of them."""
+
+    def __init__(self, keyring: KeyRing) -> None:
+        self.keyring = keyring
+        self.org = uuid.uuid4()
+        self.other_org = uuid.uuid4()
+        self.patient_a = uuid.uuid4()
+        self.patient_b = uuid.uuid4()
+
+    def token(self, **kwargs) -> str:
+        kwargs.setdefault("org_id", self.org)
+        return mint(self.keyring, **kwargs)
+
+    def patient(self, patient_id: uuid.UUID, *, org: uuid.UUID | None = None, scope: str = PATIENT_SCOPES) -> Api:
+        return Api(self.token(sub=f"patient-{patient_id}", patient_id=patient_id, org_id=org or self.org,
+                              scope=scope))
+
+    def staff(self, sub: str = "nurse-1", *, org: uuid.UUID | None = None, scope: str | None = None) -> Api:
+        kwargs = {"sub": sub, "org_id": org or self.org}
+        if scope is not None:
+            kwargs["scope"] = scope
+        return Api(self.token(**kwargs))
+
+    def admin(self, *, org: uuid.UUID | None = None) -> Api:
+        return Api(self.token(sub="org-admin", org_id=org or self.org,
+                              scope="grant:write consent:read audit:read"))
+
+    # --- arrangements through the API ------------------------------------------------------------------
+    def consent(self, patient_id: uuid.UUID, purpose: str = "appointment_scheduling",
+                org: uuid.UUID | None = None) -> str:
+        r = self.patient(patient_id, org=org).post(f"/v1/patients/{patient_id}/consents", {"purpose": purpose})
+        assert r.status_code in (200, 201), r.content
+        return r.json()["consent_record_id"]
+
+    def grant(self, patient_id: uuid.UUID, actor_sub: str, purpose: str, expires_at: str | None = None) -> dict:
+        r = self.admin().post("/v1/grants", {"patient_id": str(patient_id), "actor_sub": actor_sub,
+                                             "purpose": purpose, "expires_at": expires_at})
+        assert r.status_code in (200, 201), r.content
+        return r.json()
+
+
+@pytest.fixture
+def world(keyring) -> World:
+    return World(keyring)
+
+
+def time_fact(kind: str, time: str) -> dict:
+    return {"kind": kind, "time": time}
+
+
+def memory_body(consent_id: str, kind: str = "earliest_time", time: str = "10:00", **extra) -> dict:
+    return {"memory_type": "scheduling_preference", "fact": time_fact(kind, time),
+            "consent_purpose": "appointment_scheduling", "consent_record_id": consent_id, **extra}

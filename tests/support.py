@@ -1,0 +1,121 @@
+"""Test support: a real JWKS over HTTP, real signed tokens, and an HTTP client speaking as one caller."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import jwt
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from django.conf import settings
+from django.test import Client
+
+ISSUER = "http://idp.test"
+AUDIENCE = "anamnesis-api"
+ALL_SCOPES = ("memory:read memory:write workflow:read workflow:write consent:read consent:write grant:write "
+              "audit:read")
+PATIENT_SCOPES = "memory:read memory:write workflow:read workflow:write consent:read consent:write audit:read"
+
+
+class KeyRing:
+    def __init__(self) -> None:
+        self.rsa = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.ec = ec.generate_private_key(ec.SECP256R1())
+        self.rsa_kid = "test-rsa-1"
+        self.ec_kid = "test-ec-1"
+
+    def jwks(self) -> dict:
+        rsa_jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.rsa.public_key()))
+        rsa_jwk.update(kid=self.rsa_kid, use="sig", alg="RS256")
+        ec_jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.ec.public_key()))
+        ec_jwk.update(kid=self.ec_kid, use="sig", alg="ES256")
+        return {"keys": [rsa_jwk, ec_jwk]}
+
+
+class JwksServer:
+    """A real HTTP server publishing the key ring; can be stopped to simulate an identity-provider outage."""
+
+    def __init__(self, keys: KeyRing) -> None:
+        self.keys = keys
+        self.hits = 0
+        self.available = True
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802
+                outer.hits += 1
+                if not outer.available:
+                    self.send_response(503)
+                    self.end_headers()
+                    return
+                body = json.dumps(outer.keys.jwks()).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/jwks"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def mint(keys: KeyRing, *, sub: str | None = "staff-1", org_id: str | uuid.UUID | None = None,
+         patient_id: str | uuid.UUID | None = None, scope: str = ALL_SCOPES, alg: str = "RS256",
+         kid: str | None = None, exp_in: int = 300, iat_offset: int = 0, issuer: str = ISSUER,
+         audience: str = AUDIENCE, drop: tuple[str, ...] = (), extra: dict | None = None,
+         headers: dict | None = None) -> str:
+    now = int(time.time())
+    claims = {"iss": issuer, "aud": audience, "sub": sub, "iat": now + iat_offset, "exp": now + exp_in,
+              "org_id": str(org_id) if org_id is not None else None, "scope": scope}
+    if patient_id is not None:
+        claims["patient_id"] = str(patient_id)
+    claims.update(extra or {})
+    for name in drop:
+        claims.pop(name, None)
+    claims = {k: v for k, v in claims.items() if v is not None or k in (extra or {})}
+    if alg == "ES256":
+        key, kid = keys.ec, kid or keys.ec_kid
+    else:
+        key, kid = keys.rsa, kid or keys.rsa_kid
+    return jwt.encode(claims, key, algorithm=alg, headers={"kid": kid, **(headers or {})})
+
+
+class Api:
+    """Drives the API over Django's HTTP stack (middleware, DRF, RLS) as one caller."""
+
+    def __init__(self, token: str | None) -> None:
+        self.token = token
+        self.client = Client()
+
+    def _headers(self, extra: dict | None) -> dict:
+        h = {}
+        if self.token is not None:
+            h["HTTP_AUTHORIZATION"] = f"Bearer {self.token}"
+        for k, v in (extra or {}).items():
+            h["HTTP_" + k.upper().replace("-", "_")] = v
+        return h
+
+    def get(self, path: str, params: dict | None = None, headers: dict | None = None):
+        return self.client.get(path, params or {}, **self._headers(headers))
+
+    def post(self, path: str, body=None, headers: dict | None = None, raw: bytes | str | None = None):
+        data = raw if raw is not None else json.dumps(body if body is not None else {})
+        return self.client.post(path, data=data, content_type="application/json", **self._headers(headers))
+
+
+def configure_identity_provider(url: str) -> None:
+    settings.OIDC_JWKS_URL = url
+    settings.OIDC_ISSUER = ISSUER
+    settings.OIDC_AUDIENCE = AUDIENCE
