@@ -5,7 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from consent import selectors, services
-from consent.models import PURPOSE_VALUES, AccessGrant, ConsentRecord
+from consent.models import PURPOSES, AccessGrant, ConsentRecord
 from core import audit
 from core.api import ScopedAPIView
 from memory.facts import StrictSerializer
@@ -19,7 +19,7 @@ class ConsentOut(serializers.ModelSerializer):
 
 
 class ConsentIn(StrictSerializer):
-    purpose = serializers.ChoiceField(choices=PURPOSE_VALUES)
+    purpose = serializers.ChoiceField(choices=PURPOSES)
     evidence_ref = serializers.CharField(max_length=255, required=False, allow_blank=False)
     expires_at = serializers.DateTimeField(required=False, allow_null=True)
 
@@ -73,7 +73,7 @@ class GrantOut(serializers.ModelSerializer):
 class GrantIn(StrictSerializer):
     patient_id = serializers.UUIDField()
     actor_sub = serializers.CharField(max_length=255)
-    purpose = serializers.ChoiceField(choices=PURPOSE_VALUES)
+    purpose = serializers.ChoiceField(choices=PURPOSES)
     expires_at = serializers.DateTimeField(allow_null=True)
     reason = serializers.CharField(max_length=400, required=False, allow_blank=True, default="")
 

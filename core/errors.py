@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -155,6 +155,8 @@ def problem_exception_handler(exc, context):
     headers: dict = {}
     if isinstance(exc, Http404):
         exc = NotFound()
+    elif isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge()
     elif isinstance(exc, PermissionDenied):
         exc = Forbidden()
 

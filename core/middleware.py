@@ -30,3 +30,23 @@ class RequestIdMiddleware:
             request_id_var.reset(token)
         response["X-Request-ID"] = rid
         return response
+
+
+class BodySizeLimitMiddleware:
+    """413 for declared bodies over MAX_REQUEST_BYTES, before anything reads them."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.conf import settings
+
+        from core.errors import json_problem
+
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return json_problem(400, "bad_content_length", "The Content-Length header is not a number")
+        if length > settings.MAX_REQUEST_BYTES:
+            return json_problem(413, "payload_too_large", "The request body is too large")
+        return self.get_response(request)

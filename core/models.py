@@ -3,6 +3,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import models
+from django.utils import timezone
 
 
 class Organization(models.Model):
@@ -27,7 +28,7 @@ class AuditEvent(models.Model):
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    occurred_at = models.DateTimeField(db_default=models.functions.Now())
+    occurred_at = models.DateTimeField(default=timezone.now)
     organization_id = models.UUIDField()
     patient_id = models.UUIDField(null=True, blank=True)
     actor_sub = models.CharField(max_length=255)

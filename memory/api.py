@@ -4,7 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from consent.models import PURPOSE_VALUES
+from consent.models import PURPOSES
 from core import audit
 from core.api import ScopedAPIView
 from memory import selectors, services
@@ -27,7 +27,7 @@ class MemoryIn(StrictSerializer):
     memory_type = serializers.ChoiceField(choices=sorted(MEMORY_TYPES))
     fact = serializers.JSONField(help_text="Typed fact; `kind` names the attribute, e.g. "
                                            '{"kind": "earliest_time", "time": "10:00"}')
-    consent_purpose = serializers.ChoiceField(choices=PURPOSE_VALUES)
+    consent_purpose = serializers.ChoiceField(choices=PURPOSES)
     consent_record_id = serializers.UUIDField()
     valid_until = serializers.DateTimeField(required=False, allow_null=True)
 

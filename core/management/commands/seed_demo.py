@@ -1,0 +1,51 @@
+"""Demo data: one clinic, two patients, a nurse with a scheduling grant. Idempotent."""
+
+import uuid
+
+from django.core.management.base import BaseCommand
+
+from consent.models import AccessGrant
+from consent.services import consent_record, grant_create
+from core.identity import ACTOR_PATIENT, Identity, identity_context
+from memory.models import Memory
+from memory.services import memory_record
+from workflows.services import workflow_create
+
+DEMO_ORG = uuid.UUID("00000000-0000-4000-8000-00000000c0de")
+ALICE = uuid.UUID("00000000-0000-4000-8000-0000000a11ce")
+BOB = uuid.UUID("00000000-0000-4000-8000-000000000b0b")
+NURSE = "nurse-demo"
+ADMIN = "admin-demo"
+ALL = frozenset("memory:read memory:write workflow:read workflow:write consent:read consent:write audit:read"
+                .split())
+
+
+def patient_identity(patient_id: uuid.UUID) -> Identity:
+    return Identity(org_id=DEMO_ORG, actor_sub=f"patient-{patient_id}", patient_self_id=patient_id, scopes=ALL,
+                    actor_kind=ACTOR_PATIENT)
+
+
+class Command(BaseCommand):
+    help = "Load demo data (idempotent)"
+
+    def handle(self, *args, **options):
+        admin = Identity(org_id=DEMO_ORG, actor_sub=ADMIN, scopes=frozenset({"grant:write"}))
+        with identity_context(admin):
+            if not AccessGrant.objects.filter(actor_sub=NURSE, patient_id=ALICE).exists():
+                grant_create(identity=admin, patient_id=ALICE, actor_sub=NURSE, purpose="appointment_scheduling",
+                             expires_at=None, reason="demo: scheduling nurse for Alice")
+        for patient, prefs in ((ALICE, [("earliest_time", "10:00"), ("latest_time", "16:00")]),
+                               (BOB, [("latest_time", "15:00")])):
+            me = patient_identity(patient)
+            with identity_context(me):
+                if Memory.objects.filter(patient_id=patient).exists():
+                    continue
+                consent, _ = consent_record(identity=me, patient_id=patient, purpose="appointment_scheduling",
+                                            evidence_ref="demo-portal-checkbox")
+                for kind, time in prefs:
+                    memory_record(identity=me, patient_id=patient, memory_type="scheduling_preference",
+                                  attribute=kind, fact={"kind": kind, "time": time},
+                                  consent_purpose="appointment_scheduling",
+                                  consent_record_id=consent.consent_record_id)
+                workflow_create(identity=me, workflow_type="prior_authorization", patient_id=patient)
+        self.stdout.write(f"demo data ready: organisation {DEMO_ORG}, patients {ALICE} and {BOB}")
