@@ -7,4 +7,4 @@ class CoreConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from core import checks  # noqa: F401  (registers the system checks)
+        from core import checks, schema  # noqa: F401  (registers system checks and schema extensions)

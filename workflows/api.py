@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -30,6 +30,8 @@ class WorkflowOut(serializers.ModelSerializer):
         return obj.current_step in WORKFLOW_TYPES[obj.workflow_type].terminal_steps
 
 
+@extend_schema_field({"oneOf": [{"type": "string", "maxLength": 1000}, {"type": "number"},
+                                 {"type": "boolean"}], "nullable": True})
 class ScalarValue(serializers.Field):
     def to_internal_value(self, data):
         if data is None or isinstance(data, bool | int | float):
