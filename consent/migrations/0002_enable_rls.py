@@ -30,8 +30,8 @@ REVOKE DELETE, TRUNCATE ON patient_access_grants FROM anamnesis_runtime;
 ALTER TABLE patient_consent ENABLE ROW LEVEL SECURITY;
 ALTER TABLE patient_consent FORCE ROW LEVEL SECURITY;
 CREATE POLICY consent_scope ON patient_consent
-  USING (app_may_access(organization_id, patient_id, purpose))
-  WITH CHECK (app_may_access(organization_id, patient_id, purpose));
+  USING (organization_id = (SELECT app_org_id()) AND app_may_access(organization_id, patient_id, purpose))
+  WITH CHECK (organization_id = (SELECT app_org_id()) AND app_may_access(organization_id, patient_id, purpose));
 REVOKE DELETE, TRUNCATE ON patient_consent FROM anamnesis_runtime;
 """
 

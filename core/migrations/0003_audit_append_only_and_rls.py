@@ -12,7 +12,8 @@ END $$;
 
 CREATE TRIGGER audit_event_append_only BEFORE UPDATE OR DELETE ON audit_event
   FOR EACH ROW EXECUTE FUNCTION reject_append_only_mutation();
-CREATE TRIGGER audit_event_no_truncate BEFORE TRUNCATE ON audit_event
+-- Statement-level too: an UPDATE or DELETE that RLS narrows to zero rows is still refused loudly.
+CREATE TRIGGER audit_event_no_truncate BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_event
   FOR EACH STATEMENT EXECUTE FUNCTION reject_append_only_mutation();
 REVOKE UPDATE, DELETE, TRUNCATE ON audit_event FROM anamnesis_runtime;
 

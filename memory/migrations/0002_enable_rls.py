@@ -7,8 +7,8 @@ FORWARD = r"""
 ALTER TABLE patient_memory ENABLE ROW LEVEL SECURITY;
 ALTER TABLE patient_memory FORCE ROW LEVEL SECURITY;
 CREATE POLICY memory_scope ON patient_memory
-  USING (app_may_access(organization_id, patient_id, consent_purpose))
-  WITH CHECK (app_may_access(organization_id, patient_id, consent_purpose));
+  USING (organization_id = (SELECT app_org_id()) AND app_may_access(organization_id, patient_id, consent_purpose))
+  WITH CHECK (organization_id = (SELECT app_org_id()) AND app_may_access(organization_id, patient_id, consent_purpose));
 REVOKE DELETE, TRUNCATE ON patient_memory FROM anamnesis_runtime;
 """
 

@@ -7,19 +7,19 @@ FORWARD = r"""
 ALTER TABLE agent_workflow ENABLE ROW LEVEL SECURITY;
 ALTER TABLE agent_workflow FORCE ROW LEVEL SECURITY;
 CREATE POLICY workflow_scope ON agent_workflow
-  USING (app_may_access(organization_id, patient_id, purpose))
-  WITH CHECK (app_may_access(organization_id, patient_id, purpose));
+  USING (organization_id = (SELECT app_org_id()) AND app_may_access(organization_id, patient_id, purpose))
+  WITH CHECK (organization_id = (SELECT app_org_id()) AND app_may_access(organization_id, patient_id, purpose));
 REVOKE DELETE, TRUNCATE ON agent_workflow FROM anamnesis_runtime;
 
 ALTER TABLE agent_workflow_transition ENABLE ROW LEVEL SECURITY;
 ALTER TABLE agent_workflow_transition FORCE ROW LEVEL SECURITY;
 CREATE POLICY workflow_transition_read ON agent_workflow_transition FOR SELECT
-  USING (app_may_access(organization_id, patient_id, purpose));
+  USING (organization_id = (SELECT app_org_id()) AND app_may_access(organization_id, patient_id, purpose));
 CREATE POLICY workflow_transition_append ON agent_workflow_transition FOR INSERT
-  WITH CHECK (app_may_access(organization_id, patient_id, purpose) AND actor_sub = (SELECT app_actor_sub()));
+  WITH CHECK (organization_id = (SELECT app_org_id()) AND app_may_access(organization_id, patient_id, purpose) AND actor_sub = (SELECT app_actor_sub()));
 CREATE TRIGGER workflow_transition_append_only BEFORE UPDATE OR DELETE ON agent_workflow_transition
   FOR EACH ROW EXECUTE FUNCTION reject_append_only_mutation();
-CREATE TRIGGER workflow_transition_no_truncate BEFORE TRUNCATE ON agent_workflow_transition
+CREATE TRIGGER workflow_transition_no_truncate BEFORE UPDATE OR DELETE OR TRUNCATE ON agent_workflow_transition
   FOR EACH STATEMENT EXECUTE FUNCTION reject_append_only_mutation();
 REVOKE UPDATE, DELETE, TRUNCATE ON agent_workflow_transition FROM anamnesis_runtime;
 """
