@@ -85,8 +85,8 @@ class ScopedAPIView(APIView):
                     action=action,
                     resource_type=self.audit_resource_type(),
                     resource_id=self.audit_resource_id(),
-                    patient_id=self.audit_patient_id(),
-                    purpose=None,
+                    patient_id=exc.audit_patient_id or self.audit_patient_id(),
+                    purpose=exc.audit_purpose,
                     outcome="denied" if exc.status_code in (403, 404) else "conflict",
                     reason=exc.code,
                 )

@@ -51,6 +51,7 @@ class KeySetCache:
 
     def __init__(self, url: str, *, ttl: float, min_refetch: float, timeout: float):
         self.url = url
+        self.config = (url, ttl, min_refetch, timeout)
         self.ttl = ttl
         self.min_refetch = min_refetch
         self.timeout = timeout
@@ -110,14 +111,11 @@ _key_set_cache: KeySetCache | None = None
 
 def key_set_cache() -> KeySetCache:
     global _key_set_cache
+    config = (settings.OIDC_JWKS_URL, settings.OIDC_JWKS_CACHE_SECONDS, settings.OIDC_JWKS_MIN_REFETCH_SECONDS,
+              settings.OIDC_JWKS_TIMEOUT_SECONDS)
     with _cache_lock:
-        if _key_set_cache is None or _key_set_cache.url != settings.OIDC_JWKS_URL:
-            _key_set_cache = KeySetCache(
-                settings.OIDC_JWKS_URL,
-                ttl=settings.OIDC_JWKS_CACHE_SECONDS,
-                min_refetch=settings.OIDC_JWKS_MIN_REFETCH_SECONDS,
-                timeout=settings.OIDC_JWKS_TIMEOUT_SECONDS,
-            )
+        if _key_set_cache is None or _key_set_cache.config != config:
+            _key_set_cache = KeySetCache(config[0], ttl=config[1], min_refetch=config[2], timeout=config[3])
         return _key_set_cache
 
 

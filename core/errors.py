@@ -30,7 +30,15 @@ class ApiError(exceptions.APIException):
         self.code = code or self.code
         self.message = message or self.title
         self.errors = errors or []
+        self.audit_patient_id = None
+        self.audit_purpose = None
         super().__init__(detail=self.message, code=self.code)
+
+    def about(self, *, patient_id=None, purpose: str | None = None) -> ApiError:
+        """Attach what the refusal concerned, for its audit event (when the URL alone does not say)."""
+        self.audit_patient_id = patient_id
+        self.audit_purpose = purpose
+        return self
 
 
 class ValidationFailed(ApiError):

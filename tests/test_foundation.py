@@ -282,7 +282,7 @@ def test_audit_table_rejects_update_and_delete_even_from_the_owner(committed_db)
     with owner_connect() as conn:
         assert conn.execute("SELECT count(*) FROM audit_event WHERE organization_id = %s", [org]).fetchone()[0] == 0, \
             "FORCE RLS hides rows from the owner too without a context"
-        conn.execute("SET app.org_id = %s" % f"'{org}'")
+        conn.execute(f"SET app.org_id = '{org}'")
         conn.execute("SET app.scopes = 'audit:read'")
         assert conn.execute("SELECT count(*) FROM audit_event").fetchone()[0] >= 1
         for statement in ("UPDATE audit_event SET outcome = 'error'", "DELETE FROM audit_event",

@@ -55,11 +55,13 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
     if workflow is None:
         raise NotFound()
     if workflow.version != expected_version:
-        raise VersionConflict(f"current version is {workflow.version}")
+        raise VersionConflict(f"current version is {workflow.version}").about(
+            patient_id=workflow.patient_id, purpose=workflow.purpose)
     spec = WORKFLOW_TYPES[workflow.workflow_type]
     if not spec.allows(workflow.current_step, next_step):
         raise IllegalTransition(f"{workflow.current_step} -> {next_step} is not allowed; "
-                                f"allowed: {', '.join(spec.next_steps(workflow.current_step)) or 'none'}")
+                                f"allowed: {', '.join(spec.next_steps(workflow.current_step)) or 'none'}").about(
+            patient_id=workflow.patient_id, purpose=workflow.purpose)
     merged = {**workflow.state, **state_patch}
     if len(merged) > MAX_STATE_KEYS:
         raise ValidationFailed(errors=[{"field": "state_patch", "message": "the workflow state is full",

@@ -1,0 +1,189 @@
+"""Bearer tokens: the attack matrix, identity-provider outages, scopes, and views that forget their scopes."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+import uuid
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+from django.urls import get_resolver
+
+from core.api import ScopedAPIView
+from tests.support import Api, mint
+
+pytestmark = pytest.mark.django_db
+
+
+def _b64(data: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+
+def _path(world) -> str:
+    return f"/v1/patients/{world.patient_a}/memories"
+
+
+def test_a_valid_token_is_accepted(world):
+    r = world.patient(world.patient_a).get(_path(world))
+    assert r.status_code == 200, r.content
+    assert r.json() == {"items": []}
+
+
+def test_es256_tokens_are_accepted(world, keyring):
+    token = mint(keyring, sub="p", org_id=world.org, patient_id=world.patient_a, alg="ES256")
+    assert Api(token).get(_path(world)).status_code == 200
+
+
+def _attack_tokens(world, keyring) -> dict[str, str]:
+    good = dict(org_id=world.org, patient_id=world.patient_a, sub="patient-a")
+    valid = mint(keyring, **good)
+    header, payload, signature = valid.split(".")
+    claims = jwt.decode(valid, options={"verify_signature": False})
+    tampered = _b64({**claims, "patient_id": str(world.patient_b)})
+    public_pem = keyring.rsa.public_key().public_bytes(serialization.Encoding.PEM,
+                                                       serialization.PublicFormat.SubjectPublicKeyInfo)
+    hs256_header = _b64({"alg": "HS256", "typ": "JWT", "kid": keyring.rsa_kid})
+    import hashlib
+    import hmac
+
+    signing_input = f"{hs256_header}.{payload}".encode()
+    hs256_sig = base64.urlsafe_b64encode(hmac.new(public_pem, signing_input, hashlib.sha256).digest()).rstrip(
+        b"=").decode()
+    return {
+        "expired": mint(keyring, **good, exp_in=-3600, iat_offset=-7200),
+        "not yet valid (iat in the future)": mint(keyring, **good, iat_offset=3600, exp_in=7200),
+        "not yet valid (nbf in the future)": mint(keyring, **good, extra={"nbf": int(time.time()) + 3600}),
+        "wrong issuer": mint(keyring, **good, issuer="http://evil.test"),
+        "wrong audience": mint(keyring, **good, audience="another-api"),
+        "alg none": _b64({"alg": "none", "typ": "JWT"}) + "." + payload + ".",
+        "HS256 signed with the public key": f"{hs256_header}.{payload}.{hs256_sig}",
+        "unknown kid": mint(keyring, **good, kid="rotated-away"),
+        "missing sub": mint(keyring, org_id=world.org, patient_id=world.patient_a, sub=None),
+        "missing org_id": mint(keyring, sub="x", patient_id=world.patient_a),
+        "malformed org_id": mint(keyring, sub="x", org_id="not-a-uuid"),
+        "malformed patient_id": mint(keyring, sub="x", org_id=world.org, patient_id="123"),
+        "tampered payload": f"{header}.{tampered}.{signature}",
+        "missing exp": mint(keyring, **good, drop=("exp",)),
+        "missing iat": mint(keyring, **good, drop=("iat",)),
+        "embedded jwk header": mint(keyring, **good, headers={"jwk": {"kty": "RSA"}}),
+        "jku header": mint(keyring, **good, headers={"jku": "http://evil.test/jwks"}),
+        "garbage": "not.a.token",
+        "RS256 token naming the EC key": mint(keyring, **good, alg="RS256", kid=keyring.ec_kid),
+    }
+
+
+def test_token_attack_matrix_is_refused_with_401(world, keyring):
+    failures = {}
+    for name, token in _attack_tokens(world, keyring).items():
+        r = Api(token).get(_path(world))
+        if r.status_code != 401 or r.json().get("code") != "invalid_token":
+            failures[name] = (r.status_code, r.content[:200])
+        else:
+            assert r["WWW-Authenticate"].startswith("Bearer")
+    assert failures == {}
+
+
+def test_missing_or_malformed_authorization_header_is_401(world):
+    client = Api(None)
+    assert client.get(_path(world)).status_code == 401
+    r = client.client.get(_path(world), HTTP_AUTHORIZATION="Basic dXNlcjpwYXNz")
+    assert r.status_code == 401 and r.json()["code"] == "invalid_token"
+
+
+def test_identity_provider_down_is_503_never_401(world, identity_provider):
+    identity_provider.available = False
+    r = world.patient(world.patient_a).get(_path(world))
+    assert r.status_code == 503
+    assert r.json()["code"] == "identity_provider_unavailable"
+
+
+def test_unreachable_jwks_host_is_503(world, settings):
+    settings.OIDC_JWKS_URL = "http://127.0.0.1:9/jwks"  # discard port: nothing listens
+    r = world.patient(world.patient_a).get(_path(world))
+    assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
+
+
+def test_key_set_is_cached_and_unknown_kid_refetch_is_rate_limited(world, keyring, identity_provider, settings):
+    settings.OIDC_JWKS_MIN_REFETCH_SECONDS = 60
+    from core.authentication import key_set_cache
+
+    key_set_cache().clear()
+    api = world.patient(world.patient_a)
+    before = identity_provider.hits
+    for _ in range(5):
+        assert api.get(_path(world)).status_code == 200
+    assert identity_provider.hits - before == 1
+    for i in range(5):
+        assert Api(mint(keyring, sub="x", org_id=world.org, kid=f"random-{i}")).get(_path(world)).status_code == 401
+    assert identity_provider.hits - before == 1, "random key ids must not trigger a fetch each"
+
+
+def test_a_new_signing_key_is_picked_up_on_unknown_kid(world, keyring, identity_provider):
+    from core.authentication import key_set_cache
+
+    api = world.patient(world.patient_a)
+    assert api.get(_path(world)).status_code == 200
+    old_kid = keyring.rsa_kid
+    keyring.rsa_kid = "rotated-2"
+    try:
+        token = mint(keyring, sub="p", org_id=world.org, patient_id=world.patient_a)
+        assert Api(token).get(_path(world)).status_code == 200
+    finally:
+        keyring.rsa_kid = old_kid
+        key_set_cache().clear()
+
+
+def test_missing_scope_is_403_insufficient_scope(world):
+    api = world.patient(world.patient_a, scope="memory:read")
+    r = api.post(_path(world), {"memory_type": "scheduling_preference"})
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+    assert 'error="insufficient_scope"' in r["WWW-Authenticate"]
+    assert world.patient(world.patient_a, scope="").get(_path(world)).status_code == 403
+
+
+def _api_views():
+    def walk(patterns, prefix=""):
+        for p in patterns:
+            if hasattr(p, "url_patterns"):
+                yield from walk(p.url_patterns, prefix + str(p.pattern))
+            else:
+                yield prefix + str(p.pattern), p
+
+    for route, pattern in walk(get_resolver().url_patterns):
+        view_class = getattr(pattern.callback, "view_class", None)
+        if view_class is not None and route.startswith("v1/") and route not in ("v1/schema", "v1/docs"):
+            yield route, view_class
+
+
+def test_every_api_view_declares_scopes_for_every_method_it_serves():
+    views = list(_api_views())
+    assert len(views) >= 8
+    for route, view_class in views:
+        assert issubclass(view_class, ScopedAPIView), route
+        methods = [m.upper() for m in ("get", "post", "put", "patch", "delete") if hasattr(view_class, m)]
+        declared = view_class.required_scopes
+        for method in methods:
+            scopes = declared.get(method) if isinstance(declared, dict) else declared
+            assert scopes, f"{route} {method} declares no scopes"
+
+
+def test_a_view_without_scopes_cannot_even_be_defined():
+    with pytest.raises(TypeError, match="required_scopes"):
+        type("Forgetful", (ScopedAPIView,), {"get": lambda self, request: None})
+
+
+def test_patient_token_for_one_patient_cannot_read_another(world):
+    world.consent(world.patient_b)
+    r = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_b}/memories")
+    assert r.status_code == 200 and r.json()["items"] == []
+
+
+def test_correlation_id_is_echoed_or_generated(world):
+    api = world.patient(world.patient_a)
+    r = api.get(_path(world), headers={"X-Request-ID": "abc-123"})
+    assert r["X-Request-ID"] == "abc-123"
+    r = api.get(_path(world), headers={"X-Request-ID": "bad id with spaces"})
+    assert uuid.UUID(r["X-Request-ID"])

@@ -1,0 +1,61 @@
+"""Concurrency through the HTTP stack, with real commits (no test transaction)."""
+
+from __future__ import annotations
+
+import threading
+
+from django.db import connections
+
+from tests.conftest import memory_body
+
+
+def mem_path(pid) -> str:
+    return f"/v1/patients/{pid}/memories"
+
+
+def test_concurrent_writers_get_success_or_409_never_two_current(committed_db, world):
+    cid = world.consent(world.patient_a)
+    barrier = threading.Barrier(6)
+    statuses: list[int] = []
+
+    def writer(i):
+        try:
+            api = world.patient(world.patient_a)
+            barrier.wait(timeout=10)
+            statuses.append(api.post(mem_path(world.patient_a), memory_body(cid, time=f"{8 + i:02d}:00")).status_code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert len(statuses) == 6 and set(statuses) <= {201, 409}, statuses
+    items = world.patient(world.patient_a).get(mem_path(world.patient_a)).json()["items"]
+    assert len(items) == 1
+
+
+def test_concurrent_checkpoint_writers_get_one_success_and_409s(committed_db, world):
+    api = world.patient(world.patient_a)
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization",
+                                    "patient_id": str(world.patient_a)}).json()
+    barrier = threading.Barrier(5)
+    statuses: list[int] = []
+
+    def writer():
+        try:
+            me = world.patient(world.patient_a)
+            barrier.wait(timeout=10)
+            statuses.append(me.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint",
+                                    {"expected_version": 1, "next_step": "submit_prior_authorization"}).status_code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=writer) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(statuses) == [200, 409, 409, 409, 409]
+    assert api.get(f"/v1/workflows/{wf['workflow_id']}").json()["version"] == 2

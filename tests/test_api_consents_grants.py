@@ -1,0 +1,120 @@
+"""Consents (patients and staff with evidence) and access grants (organisation administrators)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def consents(pid) -> str:
+    return f"/v1/patients/{pid}/consents"
+
+
+def test_patient_records_lists_and_revokes_own_consent(world):
+    api = world.patient(world.patient_a)
+    r = api.post(consents(world.patient_a), {"purpose": "appointment_scheduling"})
+    assert r.status_code == 201, r.content
+    consent = r.json()
+    assert consent["status"] == "granted" and consent["evidence_ref"].startswith("patient-self:")
+    again = api.post(consents(world.patient_a), {"purpose": "appointment_scheduling"})
+    assert again.status_code == 200 and again.json()["consent_record_id"] == consent["consent_record_id"]
+    listed = api.get(consents(world.patient_a)).json()["items"]
+    assert [c["consent_record_id"] for c in listed] == [consent["consent_record_id"]]
+    r = api.post(f"{consents(world.patient_a)}/{consent['consent_record_id']}/revoke")
+    assert r.status_code == 200 and r.json()["status"] == "revoked" and r.json()["revoked_at"]
+    # revoking twice is a no-op, and a new consent can be given afterwards
+    assert api.post(f"{consents(world.patient_a)}/{consent['consent_record_id']}/revoke").status_code == 200
+    assert api.post(consents(world.patient_a), {"purpose": "appointment_scheduling"}).status_code == 201
+
+
+def test_staff_record_consent_with_evidence_only_under_a_grant(world):
+    nurse = world.staff("nurse-1")
+    body = {"purpose": "appointment_scheduling", "evidence_ref": "signed-form-2291"}
+    r = nurse.post(consents(world.patient_a), body)
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access"
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    r = nurse.post(consents(world.patient_a), {"purpose": "appointment_scheduling"})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "evidence_ref"
+    r = nurse.post(consents(world.patient_a), body)
+    assert r.status_code == 201 and r.json()["evidence_ref"] == "signed-form-2291"
+    assert r.json()["recorded_by"] == "nurse-1"
+
+
+def test_consent_validation(world):
+    api = world.patient(world.patient_a)
+    past = (datetime.now(UTC) - timedelta(days=1)).isoformat()
+    for body, field in (({"purpose": "marketing"}, "purpose"), ({}, "purpose"),
+                        ({"purpose": "communication", "expires_at": past}, "expires_at"),
+                        ({"purpose": "communication", "colour": "red"}, "colour")):
+        r = api.post(consents(world.patient_a), body)
+        assert r.status_code == 422, (body, r.content)
+        assert field in [e["field"] for e in r.json()["errors"]]
+    assert api.get(consents(world.patient_a)).json()["items"] == []
+
+
+def test_consents_of_others_are_invisible_and_not_revocable(world):
+    cid = world.consent(world.patient_a)
+    other = world.patient(world.patient_b)
+    assert other.get(consents(world.patient_a)).json()["items"] == []
+    r = other.post(f"{consents(world.patient_a)}/{cid}/revoke")
+    assert r.status_code == 404
+    r2 = other.post(f"{consents(world.patient_a)}/{uuid.uuid4()}/revoke")
+    assert r2.status_code == 404 and r.json()["code"] == r2.json()["code"] == "not_found"
+
+
+def test_admin_grants_and_revokes_access(world):
+    world.consent(world.patient_a)
+    nurse = world.staff("nurse-1")
+    assert nurse.get(consents(world.patient_a)).json()["items"] == []
+    grant = world.grant(world.patient_a, "nurse-1", "appointment_scheduling",
+                        expires_at=(datetime.now(UTC) + timedelta(days=30)).isoformat())
+    assert grant["granted_by"] == "org-admin"
+    assert len(nurse.get(consents(world.patient_a)).json()["items"]) == 1
+    listed = world.admin().get("/v1/grants", {"patient_id": str(world.patient_a)}).json()["items"]
+    assert [g["grant_id"] for g in listed] == [grant["grant_id"]]
+    r = world.admin().post(f"/v1/grants/{grant['grant_id']}/revoke", {"reason": "shift ended"})
+    assert r.status_code == 200 and r.json()["revoked_at"]
+    assert nurse.get(consents(world.patient_a)).json()["items"] == []
+
+
+def test_only_administrators_grant(world):
+    body = {"patient_id": str(world.patient_a), "actor_sub": "nurse-1", "purpose": "appointment_scheduling",
+            "expires_at": None}
+    r = world.staff("nurse-1", scope="memory:read").post("/v1/grants", body)
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+    # a patient token never grants, even with the scope
+    r = world.patient(world.patient_a, scope="grant:write").post("/v1/grants", body)
+    assert r.status_code == 403
+    # an administrator of another organisation cannot revoke this one's grants
+    grant = world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    r = world.admin(org=world.other_org).post(f"/v1/grants/{grant['grant_id']}/revoke", {})
+    assert r.status_code == 404
+
+
+def test_grant_validation(world):
+    admin = world.admin()
+    r = admin.post("/v1/grants", {"patient_id": "x", "actor_sub": "", "purpose": "spying"})
+    assert r.status_code == 422
+    fields = {e["field"] for e in r.json()["errors"]}
+    assert {"patient_id", "actor_sub", "purpose", "expires_at"} <= fields
+    past = (datetime.now(UTC) - timedelta(days=1)).isoformat()
+    r = admin.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "n", "purpose": "communication",
+                                  "expires_at": past})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "expires_at"
+    assert admin.get("/v1/grants").json()["items"] == []
+
+
+def test_staff_see_only_their_own_grants_and_administrators_only_their_organisation(world):
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    world.grant(world.patient_b, "nurse-2", "appointment_scheduling")
+    from consent.models import AccessGrant
+    from core.identity import Identity, identity_context
+
+    with identity_context(Identity(org_id=world.org, actor_sub="nurse-1")):
+        assert list(AccessGrant.objects.values_list("actor_sub", flat=True)) == ["nurse-1"]
+    assert len(world.admin().get("/v1/grants").json()["items"]) == 2
+    assert world.admin(org=world.other_org).get("/v1/grants").json()["items"] == []

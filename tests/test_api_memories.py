@@ -1,0 +1,215 @@
+"""Long-term memories through the HTTP API, as an agent written against the seed's reference service."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from core.models import AuditEvent
+from tests.conftest import memory_body
+from tests.support import Api
+
+pytestmark = pytest.mark.django_db
+
+
+def mem_path(pid) -> str:
+    return f"/v1/patients/{pid}/memories"
+
+
+def current_facts(api: Api, pid) -> dict:
+    r = api.get(mem_path(pid))
+    assert r.status_code == 200, r.content
+    return {item["attribute"]: item["fact"] for item in r.json()["items"]}
+
+
+def test_seed_contract_create_and_list(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    r = api.post(mem_path(world.patient_a), memory_body(cid))
+    assert r.status_code == 201, r.content
+    body = r.json()
+    assert body["status"] == "stored" and uuid.UUID(body["memory_id"])
+    items = api.get(mem_path(world.patient_a)).json()["items"]
+    assert len(items) == 1
+    item = items[0]
+    assert {"memory_id", "attribute", "fact", "source", "valid_from", "valid_until"} <= set(item)
+    assert item["attribute"] == "earliest_time" and item["fact"] == {"kind": "earliest_time", "time": "10:00"}
+    assert item["source"] == "patient_stated"
+
+
+def test_per_attribute_supersession_keeps_not_before_ten(world):
+    """'no later than 16:00' does not erase 'not before 10:00'."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem_path(world.patient_a), memory_body(cid, "earliest_time", "10:00")).status_code == 201
+    assert api.post(mem_path(world.patient_a), memory_body(cid, "latest_time", "16:00")).status_code == 201
+    assert current_facts(api, world.patient_a) == {
+        "earliest_time": {"kind": "earliest_time", "time": "10:00"},
+        "latest_time": {"kind": "latest_time", "time": "16:00"}}
+    assert api.post(mem_path(world.patient_a), memory_body(cid, "earliest_time", "11:30")).status_code == 201
+    facts = current_facts(api, world.patient_a)
+    assert facts["earliest_time"]["time"] == "11:30" and facts["latest_time"]["time"] == "16:00"
+
+
+def test_staff_writes_are_staff_entered(world):
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    nurse = world.staff("nurse-1")
+    r = nurse.post(mem_path(world.patient_a), memory_body(cid))
+    assert r.status_code == 201, r.content
+    assert r.json()["memory"]["source"] == "staff_entered"
+    assert nurse.get(mem_path(world.patient_a)).json()["items"][0]["created_by"] == "nurse-1"
+
+
+def test_communication_preferences_are_typed(world):
+    cid = world.consent(world.patient_a, "communication")
+    api = world.patient(world.patient_a)
+    for fact in ({"kind": "channel", "channel": "sms"}, {"kind": "language", "language": "pl-PL"},
+                 {"kind": "contact_window", "start": "09:00", "end": "17:00"}):
+        r = api.post(mem_path(world.patient_a), {"memory_type": "communication_preference", "fact": fact,
+                                                 "consent_purpose": "communication", "consent_record_id": cid})
+        assert r.status_code == 201, r.content
+    assert set(current_facts(api, world.patient_a)) == {"channel", "language", "contact_window"}
+
+
+@pytest.mark.parametrize("body_change, field", [
+    ({"fact": {"kind": "earliest_time", "time": "25:00"}}, "fact.time"),
+    ({"fact": {"kind": "earliest_time", "time": "10:00", "note": "free text"}}, "fact.note"),
+    ({"fact": {"kind": "bedtime", "time": "10:00"}}, "fact.kind"),
+    ({"fact": "not before 10"}, "fact"),
+    ({"memory_type": "diagnosis"}, "memory_type"),
+    ({"consent_purpose": "marketing"}, "consent_purpose"),
+    ({"consent_record_id": "nope"}, "consent_record_id"),
+    ({"valid_until": "2001-01-01T00:00:00Z"}, "valid_until"),
+    ({"extra_field": 1}, "extra_field"),
+    ({"memory_type": "communication_preference", "fact": {"kind": "contact_window", "start": "18:00",
+                                                          "end": "09:00"}}, "fact.end"),
+])
+def test_invalid_bodies_are_422_naming_the_field_and_store_nothing(world, body_change, field):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    body = {**memory_body(cid), **body_change}
+    if body_change.get("memory_type") == "communication_preference":
+        body["consent_purpose"] = "communication"
+    r = api.post(mem_path(world.patient_a), body)
+    assert r.status_code == 422, r.content
+    problem = r.json()
+    assert problem["code"] == "validation_error"
+    assert r["Content-Type"] == "application/problem+json"
+    assert field in [e["field"] for e in problem["errors"]], problem
+    assert api.get(mem_path(world.patient_a)).json()["items"] == []
+
+
+def test_malformed_json_and_oversized_bodies(world):
+    api = world.patient(world.patient_a)
+    r = api.post(mem_path(world.patient_a), raw="{not json")
+    assert r.status_code == 400 and r.json()["code"] == "malformed_json"
+    r = api.post(mem_path(world.patient_a), raw='{"memory_type": "' + "x" * 70_000 + '"}')
+    assert r.status_code == 413 and r.json()["code"] == "payload_too_large"
+    r = api.post(mem_path(world.patient_a), raw="[1, 2]")
+    assert r.status_code == 422
+
+
+def test_write_without_consent_is_403(world):
+    api = world.patient(world.patient_a)
+    r = api.post(mem_path(world.patient_a), memory_body(str(uuid.uuid4())))
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access"
+
+
+def test_revoked_consent_refuses_writes_and_hides_memories(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem_path(world.patient_a), memory_body(cid)).status_code == 201
+    r = api.post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    assert r.status_code == 200 and r.json()["status"] == "revoked"
+    r = api.post(mem_path(world.patient_a), memory_body(cid, "latest_time", "15:00"))
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access"
+    assert api.get(mem_path(world.patient_a)).json()["items"] == []
+
+
+def test_another_patients_consent_cannot_be_borrowed(world):
+    cid_b = world.consent(world.patient_b)
+    r = world.patient(world.patient_a).post(mem_path(world.patient_a), memory_body(cid_b))
+    assert r.status_code == 403
+
+
+def test_cross_patient_and_cross_organisation_reads_return_nothing(world):
+    cid = world.consent(world.patient_a)
+    assert world.patient(world.patient_a).post(mem_path(world.patient_a), memory_body(cid)).status_code == 201
+    assert world.patient(world.patient_b).get(mem_path(world.patient_a)).json()["items"] == []
+    other_org_staff = world.staff("nurse-1", org=world.other_org)
+    assert other_org_staff.get(mem_path(world.patient_a)).json()["items"] == []
+    # same patient id, other organisation: another person's record set
+    assert world.patient(world.patient_a, org=world.other_org).get(mem_path(world.patient_a)).json()["items"] == []
+    # and writes into another patient's record are refused
+    r = world.patient(world.patient_b).post(mem_path(world.patient_a), memory_body(cid))
+    assert r.status_code == 403
+
+
+def test_staff_grant_for_one_purpose_cannot_touch_another(world):
+    sched = world.consent(world.patient_a, "appointment_scheduling")
+    comm = world.consent(world.patient_a, "communication")
+    api = world.patient(world.patient_a)
+    api.post(mem_path(world.patient_a), memory_body(sched))
+    api.post(mem_path(world.patient_a), {"memory_type": "communication_preference",
+                                         "fact": {"kind": "channel", "channel": "email"},
+                                         "consent_purpose": "communication", "consent_record_id": comm})
+    world.grant(world.patient_a, "nurse-1", "communication")
+    nurse = world.staff("nurse-1")
+    assert set(current_facts(nurse, world.patient_a)) == {"channel"}
+    r = nurse.post(mem_path(world.patient_a), memory_body(sched, "latest_time", "15:00"))
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access"
+    # a nurse with no grant at all sees nothing
+    assert world.staff("nurse-2").get(mem_path(world.patient_a)).json()["items"] == []
+
+
+def test_expired_memories_are_not_listed(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    soon = (datetime.now(UTC) + timedelta(seconds=1)).isoformat()
+    assert api.post(mem_path(world.patient_a), memory_body(cid, valid_until=soon)).status_code == 201
+    # time passes: move the whole validity window into the past
+    from core.identity import ACTOR_PATIENT, Identity, identity_context
+    from memory.models import Memory
+
+    me = Identity(org_id=world.org, actor_sub="p", patient_self_id=world.patient_a, actor_kind=ACTOR_PATIENT)
+    with identity_context(me):
+        Memory.objects.filter(patient_id=world.patient_a).update(
+            valid_from=datetime.now(UTC) - timedelta(days=2), valid_until=datetime.now(UTC) - timedelta(days=1))
+    assert api.get(mem_path(world.patient_a)).json()["items"] == []
+
+
+def test_reads_and_writes_are_audited_with_correlation_id(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    api.post(mem_path(world.patient_a), memory_body(cid), headers={"X-Request-ID": "req-write-1"})
+    api.get(mem_path(world.patient_a), headers={"X-Request-ID": "req-read-1"})
+    world.patient(world.patient_b).post(mem_path(world.patient_a), memory_body(cid),
+                                        headers={"X-Request-ID": "req-denied-1"})
+    r = api.get("/v1/audit-events", {"patient_id": str(world.patient_a)})
+    assert r.status_code == 200
+    events = {(e["action"], e["outcome"], e["correlation_id"]) for e in r.json()["items"]}
+    assert ("memory.create", "success", "req-write-1") in events
+    assert ("memory.list", "success", "req-read-1") in events
+    assert ("memory.create", "denied", "req-denied-1") in events
+    # the patient sees who tried; no fact values are stored in the audit trail
+    from core.identity import Identity, identity_context
+
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        for event in AuditEvent.objects.all():
+            assert "10:00" not in str(event.__dict__)
+
+
+def test_auditor_reads_the_organisation_and_patients_only_their_own(world):
+    for pid in (world.patient_a, world.patient_b):
+        world.consent(pid)
+    auditor = Api(world.token(sub="auditor", scope="audit:read"))
+    patients = {e["patient_id"] for e in auditor.get("/v1/audit-events").json()["items"]}
+    assert {str(world.patient_a), str(world.patient_b)} <= patients
+    mine = world.patient(world.patient_a).get("/v1/audit-events").json()["items"]
+    assert mine and {e["patient_id"] for e in mine} == {str(world.patient_a)}
+    other_org_auditor = Api(world.token(sub="auditor", scope="audit:read", org_id=world.other_org))
+    assert other_org_auditor.get("/v1/audit-events").json()["items"] == []

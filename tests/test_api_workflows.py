@@ -1,0 +1,120 @@
+"""Workflow checkpoints: the server-owned transition table, optimistic versions, audit of every transition."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+def create(api, patient_id, workflow_type="prior_authorization"):
+    return api.post("/v1/workflows", {"workflow_type": workflow_type, "patient_id": str(patient_id)})
+
+
+def checkpoint(api, workflow_id, version, step, patch=None):
+    return api.post(f"/v1/workflows/{workflow_id}/checkpoint",
+                    {"expected_version": version, "next_step": step, "state_patch": patch or {}})
+
+
+def test_prior_authorization_happy_path(world):
+    api = world.patient(world.patient_a)
+    r = create(api, world.patient_a)
+    assert r.status_code == 201, r.content
+    wf = r.json()
+    assert wf["current_step"] == "verify_referral" and wf["version"] == 1
+    assert wf["allowed_next_steps"] == ["cancelled", "submit_prior_authorization"]
+    steps = ["submit_prior_authorization", "needs_reconciliation", "await_insurer_decision", "completed"]
+    version = 1
+    for step in steps:
+        r = checkpoint(api, wf["workflow_id"], version, step, {"last": step})
+        assert r.status_code == 200, r.content
+        body = r.json()
+        assert body["current_step"] == step and body["version"] == version + 1
+        version += 1
+    body = api.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert body["terminal"] is True and body["state"] == {"last": "completed"}
+
+
+def test_stale_version_is_409_version_conflict(world):
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a).json()
+    assert checkpoint(api, wf["workflow_id"], 1, "submit_prior_authorization").status_code == 200
+    r = checkpoint(api, wf["workflow_id"], 1, "await_insurer_decision")
+    assert r.status_code == 409 and r.json()["code"] == "version_conflict"
+
+
+def test_illegal_transition_is_409_and_changes_nothing(world):
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a).json()
+    r = checkpoint(api, wf["workflow_id"], 1, "completed", {"x": 1})
+    assert r.status_code == 409 and r.json()["code"] == "illegal_transition"
+    after = api.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert after["current_step"] == "verify_referral" and after["version"] == 1 and after["state"] == {}
+
+
+@pytest.mark.parametrize("patch", [
+    {f"k{i}": i for i in range(21)},
+    {"nested": {"a": 1}},
+    {"list": [1, 2]},
+    {"long": "x" * 1001},
+    "not an object",
+])
+def test_state_patch_is_bounded_to_scalars(world, patch):
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a).json()
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint",
+                 {"expected_version": 1, "next_step": "submit_prior_authorization", "state_patch": patch})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"].startswith("state_patch")
+    assert api.get(f"/v1/workflows/{wf['workflow_id']}").json()["version"] == 1
+
+
+def test_other_patients_and_organisations_get_404(world):
+    wf = create(world.patient(world.patient_a), world.patient_a).json()
+    missing = uuid.uuid4()
+    for api in (world.patient(world.patient_b), world.staff("nurse-1"),
+                world.patient(world.patient_a, org=world.other_org)):
+        r = api.get(f"/v1/workflows/{wf['workflow_id']}")
+        assert r.status_code == 404
+        assert r.json() == {**api.get(f"/v1/workflows/{missing}").json(), "request_id": r.json()["request_id"]}
+        r = checkpoint(api, wf["workflow_id"], 1, "submit_prior_authorization")
+        assert r.status_code == 404
+
+
+def test_staff_need_a_grant_for_the_workflow_purpose(world):
+    nurse = world.staff("nurse-1")
+    r = create(nurse, world.patient_a)
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access"
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    assert create(nurse, world.patient_a).status_code == 403  # wrong purpose
+    world.grant(world.patient_a, "nurse-1", "prior_authorization")
+    wf = create(nurse, world.patient_a).json()
+    assert checkpoint(nurse, wf["workflow_id"], 1, "submit_prior_authorization").status_code == 200
+    booking = create(world.patient(world.patient_a), world.patient_a, "appointment_booking").json()
+    assert nurse.get(f"/v1/workflows/{booking['workflow_id']}").status_code == 200  # scheduling grant
+
+
+def test_unknown_workflow_type_is_422(world):
+    r = create(world.patient(world.patient_a), world.patient_a, "teleport")
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "workflow_type"
+
+
+def test_every_transition_is_audited(world):
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a).json()
+    checkpoint(api, wf["workflow_id"], 1, "submit_prior_authorization")
+    checkpoint(api, wf["workflow_id"], 1, "await_insurer_decision")  # stale: audited as a conflict
+    events = api.get("/v1/audit-events", {"patient_id": str(world.patient_a)}).json()["items"]
+    actions = [(e["action"], e["outcome"]) for e in events if e["resource_id"] == wf["workflow_id"]]
+    assert ("workflow.create", "success") in actions
+    assert ("workflow.checkpoint", "success") in actions
+    assert ("workflow.checkpoint", "conflict") in actions
+    from core.identity import ACTOR_PATIENT, Identity, identity_context
+    from workflows.models import WorkflowTransition
+
+    with identity_context(Identity(org_id=world.org, actor_sub="x", patient_self_id=world.patient_a,
+                                   actor_kind=ACTOR_PATIENT)):
+        history = list(WorkflowTransition.objects.filter(workflow_id=wf["workflow_id"]).order_by("version")
+                       .values_list("from_step", "to_step", "version"))
+    assert history == [(None, "verify_referral", 1), ("verify_referral", "submit_prior_authorization", 2)]
