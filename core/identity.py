@@ -32,6 +32,9 @@ class Identity:
     scopes: frozenset[str] = field(default_factory=frozenset)
     actor_kind: str = ACTOR_STAFF
     issuer: str = ""
+    # A service (worker) acting for one workflow sees exactly that patient and purpose.
+    service_patient_id: uuid.UUID | None = None
+    service_purpose: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.org_id, uuid.UUID):
@@ -40,6 +43,12 @@ class Identity:
             raise TypeError("patient_self_id must be a UUID or None")
         if not self.actor_sub:
             raise ValueError("actor_sub must not be empty")
+
+    @classmethod
+    def service(cls, *, org_id: uuid.UUID, name: str, patient_id: uuid.UUID, purpose: str) -> Identity:
+        """A service identity scoped to one organisation, one patient and one purpose (audited as itself)."""
+        return cls(org_id=org_id, actor_sub=f"service:{name}", actor_kind=ACTOR_SERVICE,
+                   service_patient_id=patient_id, service_purpose=purpose)
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes
@@ -50,20 +59,23 @@ class Identity:
 
 _SET_SQL = (
     "SELECT set_config('app.org_id', %s, true), set_config('app.actor_sub', %s, true), "
-    "set_config('app.patient_self_id', %s, true), set_config('app.scopes', %s, true)"
+    "set_config('app.patient_self_id', %s, true), set_config('app.scopes', %s, true), "
+    "set_config('app.service_patient_id', %s, true), set_config('app.service_purpose', %s, true)"
 )
 _ATTR = "_anamnesis_identity"
 
 
 def _apply(connection, identity: Identity | None) -> None:
     if identity is None:
-        params = ["", "", "", ""]
+        params = ["", "", "", "", "", ""]
     else:
         params = [
             str(identity.org_id),
             identity.actor_sub,
             str(identity.patient_self_id) if identity.patient_self_id else "",
             " ".join(sorted(identity.scopes)),
+            str(identity.service_patient_id) if identity.service_patient_id else "",
+            identity.service_purpose or "",
         ]
     with connection.cursor() as cursor:
         cursor.execute(_SET_SQL, params)

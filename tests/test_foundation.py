@@ -376,3 +376,17 @@ def test_policies_read_settings_once_and_use_the_patient_index():
     assert "memory_patient_lookup" in plan, plan
     assert "InitPlan" in plan, plan  # the organisation setting is evaluated once per statement
     assert "app_may_access" not in plan, plan  # the access rule is inlined, not called per row
+
+
+@pytest.mark.django_db
+def test_service_identity_sees_exactly_one_patient_and_purpose():
+    org, a, b = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    for pid in (a, b):
+        for purpose in ("appointment_scheduling", "communication"):
+            give_consent(org, pid, purpose)
+    worker = Identity.service(org_id=org, name="workflow-worker", patient_id=a, purpose="communication")
+    with identity_context(worker):
+        assert list(ConsentRecord.objects.values_list("patient_id", "purpose")) == [(a, "communication")]
+    other_org_worker = Identity.service(org_id=uuid.uuid4(), name="w", patient_id=a, purpose="communication")
+    with identity_context(other_org_worker):
+        assert ConsentRecord.objects.count() == 0
