@@ -54,6 +54,7 @@ from django.db import connections  # noqa: E402
 
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
+from memory.models import Memory  # noqa: E402
 from memory.selectors import memory_list_current  # noqa: E402
 from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
 
@@ -69,13 +70,10 @@ SET_IDENTITY_SQL = (
 )
 
 # The selector's query (memory.selectors.memory_list_current = MemoryQuerySet.current + for_patient + order),
-# written out: same columns, same LEFT JOIN on the consent, same filters, ``now`` passed as a parameter as the
-# ORM does. check_sql_matches_orm() proves both return the same rows in the same order.
+# written out: the model's columns, the same LEFT JOIN on the consent, the same filters, ``now`` passed as a
+# parameter as the ORM does. check_sql_matches_orm() proves both return the same rows in the same order.
 CURRENT_MEMORIES_SQL = """
-SELECT m.memory_id, m.organization_id, m.patient_id, m.memory_class, m.memory_type, m.attribute, m.fact,
-       m.fact_ciphertext, m.fact_key_id, m.state, m.source, m.source_ref, m.confidence, m.policy_revision,
-       m.consent_purpose, m.consent_record_id, m.valid_from, m.valid_until, m.expires_at, m.review_by,
-       m.superseded_by, m.created_by, m.created_at, m.updated_at
+SELECT {columns}
   FROM patient_memory m
   LEFT OUTER JOIN patient_consent c ON m.consent_record_id = c.consent_record_id
  WHERE m.expires_at > %(now)s
@@ -89,7 +87,7 @@ SELECT m.memory_id, m.organization_id, m.patient_id, m.memory_class, m.memory_ty
    AND m.organization_id = %(org)s
    AND m.patient_id = %(patient)s
  ORDER BY m.memory_type, m.attribute, m.consent_purpose
-"""
+""".replace("{columns}", ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields))
 
 # --- seeding (superuser, one transaction, set-based) -------------------------------------------------------
 SEED_ORGS_SQL = """
@@ -318,8 +316,10 @@ class HttpSession:
         self.conn = http.client.HTTPConnection(HOST, port, timeout=30)
         self.reconnects = 0
 
-    def get(self, path: str, token: str) -> tuple[int, bytes]:
-        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+    def get(self, path: str, token: str | None = None) -> tuple[int, bytes]:
+        headers = {"Accept": "application/json"}
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
         for attempt in (1, 2):
             try:
                 self.conn.request("GET", path, headers=headers)
@@ -333,8 +333,99 @@ class HttpSession:
                 self.conn = http.client.HTTPConnection(HOST, self.port, timeout=30)
         raise AssertionError("unreachable")
 
+    def reopen(self) -> None:
+        """A new connection, accepted by whichever worker is quickest (the liveness call makes sure of it)."""
+        self.conn.close()
+        self.conn = http.client.HTTPConnection(HOST, self.port, timeout=30)
+        self.get("/health/live")
+
+    def local_port(self) -> int | None:
+        return self.conn.sock.getsockname()[1] if self.conn.sock is not None else None
+
     def close(self) -> None:
         self.conn.close()
+
+
+# --- which gunicorn worker holds which keep-alive connection (Linux /proc; best effort) ----------------------
+# A gthread worker keeps every connection it accepted, so 8 keep-alive clients can all land on one worker of two
+# and leave the other idle: throughput then depends on the luck of accept(). These helpers see the split and
+# let the benchmark even it out before measuring.
+def worker_pids(master_pid: int) -> list[int]:
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == master_pid:  # fields[0] is the state, fields[1] the parent pid
+            pids.append(int(stat.parent.name))
+    return sorted(pids)
+
+
+def connection_owners(master_pid: int, port: int) -> dict[int, int] | None:
+    """Client port -> worker pid, for established connections to the service; None without /proc."""
+    try:
+        by_inode: dict[str, int] = {}
+        for pid in worker_pids(master_pid):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                try:
+                    target = os.readlink(fd)
+                except OSError:
+                    continue
+                if target.startswith("socket:["):
+                    by_inode[target[8:-1]] = pid
+        owners = {}
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            cols = line.split()
+            local_port = int(cols[1].rsplit(":", 1)[1], 16)
+            remote_port = int(cols[2].rsplit(":", 1)[1], 16)
+            if cols[3] == "01" and local_port == port and cols[9] in by_inode:  # 01 = ESTABLISHED
+                owners[remote_port] = by_inode[cols[9]]
+        return owners
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def split(master_pid: int, port: int, sessions: list[HttpSession]) -> list[int] | None:
+    """How many of the sessions each worker holds, busiest first."""
+    owners = connection_owners(master_pid, port)
+    if owners is None:
+        return None
+    counts = dict.fromkeys(worker_pids(master_pid), 0)
+    for s in sessions:
+        pid = owners.get(s.local_port())
+        if pid is not None:
+            counts[pid] = counts.get(pid, 0) + 1
+    return sorted(counts.values(), reverse=True)
+
+
+def balance(master_pid: int, port: int, sessions: list[HttpSession],
+            budget_s: float = 15.0) -> tuple[list[int] | None, int]:
+    """Reopen connections held by the busiest worker until the split is even or the time budget is spent.
+
+    Returns the split and the number of reopened connections. A worker that is still booting accepts nothing,
+    hence the pauses and a time budget rather than a fixed number of tries.
+    """
+    reopened = 0
+    deadline = time.monotonic() + budget_s
+    while time.monotonic() < deadline:
+        owners = connection_owners(master_pid, port)
+        if owners is None:
+            return None, reopened
+        counts = dict.fromkeys(worker_pids(master_pid), 0)
+        held: dict[int, list[HttpSession]] = {}
+        for s in sessions:
+            pid = owners.get(s.local_port())
+            if pid is not None:
+                counts[pid] = counts.get(pid, 0) + 1
+                held.setdefault(pid, []).append(s)
+        busiest = max(counts, key=counts.get)
+        if max(counts.values()) - min(counts.values()) <= 1 or busiest not in held:
+            break
+        held[busiest][0].reopen()
+        reopened += 1
+        time.sleep(0.02)
+    return split(master_pid, port, sessions), reopened
 
 
 def free_port() -> int:
@@ -485,6 +576,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--concurrency", type=positive, default=8, help="client threads (keep-alive connections)")
     p.add_argument("--workers", type=positive, default=2, help="gunicorn workers")
     p.add_argument("--threads", type=positive, default=4, help="gunicorn threads per worker")
+    p.add_argument("--no-balance", dest="balance", action="store_false",
+                   help="measure with however accept() spread the keep-alive connections over the workers")
     p.add_argument("--reuse", action="store_true", help="keep anamnesis_bench if it already holds this seed")
     p.add_argument("--seed", type=int, default=1, help="random seed for the choice of patients")
     p.add_argument("--startup-timeout", type=float, default=60.0)
@@ -535,8 +628,16 @@ def main(argv: list[str] | None = None) -> int:
         sessions = [HttpSession(port) for _ in range(args.concurrency)]
         try:
             warm = drive(len(warmup), sessions, api_op(warmup, tokens, args.per_patient))
-            log(f"API warm-up: {warm.ok}/{len(warmup)} ok")
+            for s in sessions:
+                if s.local_port() is None:  # fewer warm-up calls than threads: connect the rest now
+                    s.get("/health/live")
+            split_before = split(proc.pid, port, sessions)
+            split_used, reopened = (balance(proc.pid, port, sessions) if args.balance
+                                    else (split_before, 0))
+            log(f"API warm-up: {warm.ok}/{len(warmup)} ok; keep-alive connections per worker {split_before}"
+                + (f", rebalanced to {split_used} ({reopened} reopened)" if reopened else ""))
             api = drive(args.requests, sessions, api_op(plan, tokens, args.per_patient))
+            split_after = split(proc.pid, port, sessions)
         finally:
             for s in sessions:
                 s.close()
@@ -573,7 +674,9 @@ def main(argv: list[str] | None = None) -> int:
         "load": {"requests": args.requests, "warmup": len(warmup), "concurrency": args.concurrency,
                  "distinct_patients": len({p for _, p in plan}), "gunicorn_workers": args.workers,
                  "gunicorn_threads": args.threads},
-        "api": {**api_s, "reconnects": reconnects, "audit_rows": audited,
+        "api": {**api_s, "reconnects": reconnects, "connections_per_worker": {
+                    "after_warmup": split_before, "measured": split_used, "at_end": split_after},
+                "audit_rows": audited,
                 "audit_rows_expected": expected_audit, "jwks_fetches": jwks.hits},
         "sql": sql_s,
         "ratio_api_over_sql": {
@@ -608,6 +711,8 @@ def print_summary(r: dict) -> None:
         f"SQL       {s['per_s']:>8} q/s    p50 {s['p50_ms']} ms  p95 {s['p95_ms']} ms  p99 {s['p99_ms']} ms  "
         f"ok {s['ok']} failed {s['failed']}",
         f"API/SQL   p50 x{x['p50']}  throughput x{x['throughput']}",
+        f"workers   keep-alive connections per worker {a['connections_per_worker']['measured']} "
+        f"(after warm-up {a['connections_per_worker']['after_warmup']})",
         f"audit     {a['audit_rows']} memory.list rows (expected {a['audit_rows_expected']}); "
         f"JWKS fetches {a['jwks_fetches']}",
         f"plan      indexes {', '.join(e['indexes']) or 'none'}; execution {e['execution_ms']} ms; "

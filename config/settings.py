@@ -106,6 +106,28 @@ OIDC_LEEWAY_SECONDS = env.int("OIDC_LEEWAY_SECONDS", default=30)
 # --- Policy -------------------------------------------------------------------------------------------------
 MEMORY_POLICY_REVISION = env.str("MEMORY_POLICY_REVISION", default="memory-policy-v1")
 AUDIT_POLICY_REVISION = MEMORY_POLICY_REVISION
+# Encryption at rest for sensitive memory values: "kid:base64(32 bytes)[,kid2:...]" and the active kid.
+# Development derives a key from the secret key; production must set both.
+if PRODUCTION:
+    MEMORY_ENCRYPTION_KEYS = env.str("MEMORY_ENCRYPTION_KEYS", default="") or _required_in_production(
+        "MEMORY_ENCRYPTION_KEYS", "")
+else:
+    import base64 as _b64
+    import hashlib as _hashlib
+
+    _dev_key = _hashlib.sha256(("anamnesis-dev-memory-key:" + SECRET_KEY).encode()).digest()
+    MEMORY_ENCRYPTION_KEYS = (env.str("MEMORY_ENCRYPTION_KEYS", default="")
+                              or "dev1:" + _b64.b64encode(_dev_key).decode())
+# Keys the hashed attribute of care facts (one per substance or medication). Must stay stable once in use.
+MEMORY_ATTRIBUTE_KEY = env.str("MEMORY_ATTRIBUTE_KEY", default="") or ("attr:" + SECRET_KEY)
+if PRODUCTION:
+    MEMORY_ATTRIBUTE_KEY = env.str("MEMORY_ATTRIBUTE_KEY", default="") or _required_in_production(
+        "MEMORY_ATTRIBUTE_KEY", "")
+MEMORY_ENCRYPTION_ACTIVE_KEY = env.str("MEMORY_ENCRYPTION_ACTIVE_KEY", default="dev1")
+# Retention (days) per memory class, and how long memories under a revoked consent are kept before erasure.
+MEMORY_RETENTION_DAYS = {"working": 1, "preference": 730, "account_fact": 730, "care_context": 365}
+MEMORY_REVOKED_CONSENT_GRACE_DAYS = env.int("MEMORY_REVOKED_CONSENT_GRACE_DAYS", default=0)
+MEMORY_SUPERSEDED_RETENTION_DAYS = env.int("MEMORY_SUPERSEDED_RETENTION_DAYS", default=90)
 MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=64 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 

@@ -70,6 +70,9 @@ def consent_revoke(*, identity: Identity, patient_id: uuid.UUID, consent_id: uui
     record.revoked_at = timezone.now()
     record.revoked_by = identity.actor_sub
     record.save(update_fields=["status", "revoked_at", "revoked_by"])
+    from memory.services import memory_apply_consent_revocation
+
+    memory_apply_consent_revocation(identity=identity, consent=record)
     audit.record(action="consent.revoke", resource_type="consent", resource_id=record.consent_record_id,
                  patient_id=patient_id, purpose=record.purpose)
     return record

@@ -8,19 +8,36 @@ from consent.models import PURPOSES
 from core import audit
 from core.api import ScopedAPIView
 from memory import selectors, services
-from memory.facts import MEMORY_TYPES, StrictSerializer, validate_fact
-from memory.models import Memory
+from memory.facts import MEMORY_TYPES, StrictSerializer, fact_text, validate_fact
+from memory.guardrails import guardrails_for
+from memory.lifecycle import memory_value
+from memory.models import LifecycleEvent, Memory, Source
 
 
 class MemoryOut(serializers.ModelSerializer):
+    fact = serializers.SerializerMethodField()
+    text = serializers.SerializerMethodField()
+    guardrails = serializers.SerializerMethodField()
+    consent_record_id = serializers.UUIDField(allow_null=True)
+    superseded_by = serializers.UUIDField(source="superseded_by_id", allow_null=True)
+    confidence = serializers.FloatField()
+
     class Meta:
         model = Memory
-        fields = ["memory_id", "patient_id", "memory_class", "memory_type", "attribute", "fact", "state", "source",
-                  "source_ref", "confidence", "policy_revision", "consent_purpose", "consent_record_id",
-                  "valid_from", "valid_until", "expires_at", "created_by", "created_at"]
+        fields = ["memory_id", "patient_id", "memory_class", "memory_type", "attribute", "fact", "text",
+                  "state", "source", "source_ref", "confidence", "policy_revision", "consent_purpose",
+                  "consent_record_id", "valid_from", "valid_until", "expires_at", "review_by", "superseded_by",
+                  "guardrails", "created_by", "created_at"]
 
-    consent_record_id = serializers.UUIDField(allow_null=True)
-    confidence = serializers.FloatField()
+    def get_fact(self, obj) -> dict | None:
+        return memory_value(obj)
+
+    def get_text(self, obj) -> str | None:
+        value = memory_value(obj)
+        return fact_text(obj.memory_type, value) if value is not None else None
+
+    def get_guardrails(self, obj) -> dict:
+        return guardrails_for(obj.memory_class)
 
 
 class MemoryIn(StrictSerializer):
@@ -28,21 +45,89 @@ class MemoryIn(StrictSerializer):
     fact = serializers.JSONField(help_text="Typed fact; `kind` names the attribute, e.g. "
                                            '{"kind": "earliest_time", "time": "10:00"}')
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
-    consent_record_id = serializers.UUIDField()
+    consent_record_id = serializers.UUIDField(required=False, allow_null=True,
+                                              help_text="Required except for care context")
     valid_until = serializers.DateTimeField(required=False, allow_null=True)
+    review_by = serializers.DateTimeField(required=False, allow_null=True, help_text="Care context only")
+    source = serializers.ChoiceField(choices=[Source.STAFF_ENTERED, Source.EHR_IMPORT], required=False,
+                                     help_text="Care context only")
+    source_ref = serializers.CharField(required=False, max_length=255, help_text="Care context only")
 
     def validate(self, attrs):
         attribute, fact = validate_fact(attrs["memory_type"], attrs["fact"])
         attrs["attribute"], attrs["fact"] = attribute, fact
+        if MEMORY_TYPES[attrs["memory_type"]].memory_class != "care_context":
+            for name in ("review_by", "source", "source_ref"):
+                if attrs.get(name):
+                    raise serializers.ValidationError({name: ["only for care context"]})
+            if not attrs.get("consent_record_id"):
+                raise serializers.ValidationError({"consent_record_id": ["This field is required."]})
         return attrs
 
 
-class PatientMemoriesView(ScopedAPIView):
+class ProposalIn(StrictSerializer):
+    memory_type = serializers.ChoiceField(choices=sorted(MEMORY_TYPES))
+    fact = serializers.JSONField()
+    consent_purpose = serializers.ChoiceField(choices=PURPOSES)
+    consent_record_id = serializers.UUIDField()
+    source_ref = serializers.CharField(max_length=255, help_text="The conversation turn it was extracted from")
+    confidence = serializers.FloatField(min_value=0, max_value=1, required=False, default=0.8)
+    valid_until = serializers.DateTimeField(required=False, allow_null=True)
+
+    def validate(self, attrs):
+        attrs["attribute"], attrs["fact"] = validate_fact(attrs["memory_type"], attrs["fact"])
+        return attrs
+
+
+class CorrectionIn(StrictSerializer):
+    fact = serializers.JSONField()
+    valid_until = serializers.DateTimeField(required=False, allow_null=True)
+    review_by = serializers.DateTimeField(required=False, allow_null=True)
+
+
+class QuarantineIn(StrictSerializer):
+    reason_code = serializers.RegexField(r"^[a-z][a-z0-9_]{2,59}$", help_text="e.g. disputed_by_patient")
+
+
+class RepresentationReceipt(serializers.Serializer):
+    memory_id = serializers.UUIDField()
+    target = serializers.CharField()
+    external_id = serializers.CharField()
+    state = serializers.CharField()
+    deleted_at = serializers.DateTimeField()
+    verified_at = serializers.DateTimeField()
+
+
+class DeletionReceipt(serializers.Serializer):
+    deletion_id = serializers.UUIDField()
+    patient_id = serializers.UUIDField()
+    scope = serializers.ChoiceField(choices=["memory", "patient"])
+    reason_code = serializers.CharField()
+    requested_by = serializers.CharField()
+    requested_at = serializers.DateTimeField()
+    completed_at = serializers.DateTimeField()
+    memory_ids = serializers.ListField(child=serializers.UUIDField())
+    representations = RepresentationReceipt(many=True)
+    retained = serializers.ListField(child=serializers.DictField())
+
+
+class LifecycleEventOut(serializers.ModelSerializer):
+    class Meta:
+        model = LifecycleEvent
+        fields = ["event_id", "memory_id", "event_type", "from_state", "to_state", "actor_sub", "reason_code",
+                  "policy_revision", "source_ref", "value_digest", "occurred_at"]
+
+
+class _MemoryView(ScopedAPIView):
+    abstract = True
+    resource_type = "memory"
+
+
+class PatientMemoriesView(_MemoryView):
     """Long-term memories of one patient (compatible with the seed's reference service)."""
 
-    required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"]}
-    audit_actions = {"GET": "memory.list", "POST": "memory.create"}
-    resource_type = "memory"
+    required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"], "DELETE": ["memory:write"]}
+    audit_actions = {"GET": "memory.list", "POST": "memory.create", "DELETE": "memory.erase_all"}
 
     @extend_schema(
         operation_id="memories_list",
@@ -71,3 +156,122 @@ class PatientMemoriesView(ScopedAPIView):
         memory = services.memory_record(identity=self.identity, patient_id=patient_id, **body.validated_data)
         return Response({"memory_id": str(memory.memory_id), "status": "stored", "memory": MemoryOut(memory).data},
                         status=status.HTTP_201_CREATED)
+
+    @extend_schema(operation_id="memories_erase_all", request=None, responses={200: DeletionReceipt})
+    def delete(self, request, patient_id):
+        return Response(services.memory_erase_patient(identity=self.identity, patient_id=patient_id))
+
+
+class MemoryDetailView(_MemoryView):
+    required_scopes = {"GET": ["memory:read"], "DELETE": ["memory:write"]}
+    audit_actions = {"GET": "memory.read", "DELETE": "memory.delete"}
+
+    @extend_schema(operation_id="memories_read", responses={200: MemoryOut})
+    def get(self, request, patient_id, memory_id):
+        memory = selectors.memory_get(identity=self.identity, patient_id=patient_id, memory_id=memory_id)
+        audit.record(action="memory.read", resource_type="memory", resource_id=memory_id, patient_id=patient_id,
+                     purpose=memory.consent_purpose)
+        return Response(MemoryOut(memory).data)
+
+    @extend_schema(operation_id="memories_delete", request=None, responses={200: DeletionReceipt})
+    def delete(self, request, patient_id, memory_id):
+        return Response(services.memory_delete(identity=self.identity, patient_id=patient_id, memory_id=memory_id))
+
+
+class MemoryHistoryView(_MemoryView):
+    required_scopes = {"GET": ["memory:read"]}
+    audit_actions = {"GET": "memory.history"}
+
+    @extend_schema(operation_id="memories_history", responses={200: inline_serializer("MemoryHistory", {
+        "versions": MemoryOut(many=True), "events": LifecycleEventOut(many=True)})})
+    def get(self, request, patient_id, memory_id):
+        versions, events = selectors.memory_history(identity=self.identity, patient_id=patient_id,
+                                                    memory_id=memory_id)
+        audit.record(action="memory.history", resource_type="memory", resource_id=memory_id, patient_id=patient_id,
+                     purpose=versions[0].consent_purpose)
+        return Response({"versions": MemoryOut(versions, many=True).data,
+                         "events": LifecycleEventOut(events, many=True).data})
+
+
+class MemoryCorrectView(_MemoryView):
+    required_scopes = {"POST": ["memory:write"]}
+    audit_actions = {"POST": "memory.correct"}
+
+    @extend_schema(operation_id="memories_correct", request=CorrectionIn, responses={201: MemoryOut})
+    def post(self, request, patient_id, memory_id):
+        body = CorrectionIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        old = selectors.memory_get(identity=self.identity, patient_id=patient_id, memory_id=memory_id)
+        try:
+            attribute, fact = validate_fact(old.memory_type, body.validated_data["fact"])
+        except serializers.ValidationError as exc:
+            raise serializers.ValidationError(exc.detail) from None
+        memory = services.memory_correct(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
+                                         fact=fact, attribute=attribute,
+                                         valid_until=body.validated_data.get("valid_until"),
+                                         review_by=body.validated_data.get("review_by"))
+        return Response(MemoryOut(memory).data, status=status.HTTP_201_CREATED)
+
+
+class MemoryQuarantineView(_MemoryView):
+    required_scopes = {"POST": ["memory:write"]}
+    audit_actions = {"POST": "memory.quarantine"}
+
+    @extend_schema(operation_id="memories_quarantine", request=QuarantineIn, responses={200: MemoryOut})
+    def post(self, request, patient_id, memory_id):
+        body = QuarantineIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        memory = services.memory_quarantine(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
+                                            reason_code=body.validated_data["reason_code"])
+        return Response(MemoryOut(memory).data)
+
+
+class MemoryProposalsView(_MemoryView):
+    required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"]}
+    audit_actions = {"GET": "memory.proposals", "POST": "memory.propose"}
+
+    @extend_schema(operation_id="memories_proposals_list",
+                   responses={200: inline_serializer("ProposalList", {"items": MemoryOut(many=True)})})
+    def get(self, request, patient_id):
+        items = list(selectors.memory_list_proposed(identity=self.identity, patient_id=patient_id))
+        audit.record(action="memory.proposals", resource_type="memory", patient_id=patient_id)
+        return Response({"items": MemoryOut(items, many=True).data})
+
+    @extend_schema(operation_id="memories_propose", request=ProposalIn, responses={201: MemoryOut})
+    def post(self, request, patient_id):
+        body = ProposalIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        memory = services.memory_propose(identity=self.identity, patient_id=patient_id, **body.validated_data)
+        return Response(MemoryOut(memory).data, status=status.HTTP_201_CREATED)
+
+
+class MemoryConfirmView(_MemoryView):
+    required_scopes = {"POST": ["memory:write"]}
+    audit_actions = {"POST": "memory.confirm"}
+
+    @extend_schema(operation_id="memories_confirm", request=None, responses={200: MemoryOut})
+    def post(self, request, patient_id, memory_id):
+        memory = services.memory_confirm(identity=self.identity, patient_id=patient_id, memory_id=memory_id)
+        return Response(MemoryOut(memory).data)
+
+
+class MemoryRejectView(_MemoryView):
+    required_scopes = {"POST": ["memory:write"]}
+    audit_actions = {"POST": "memory.reject"}
+
+    @extend_schema(operation_id="memories_reject", request=None, responses={200: DeletionReceipt})
+    def post(self, request, patient_id, memory_id):
+        return Response(services.memory_reject(identity=self.identity, patient_id=patient_id, memory_id=memory_id))
+
+
+class DeletionsView(_MemoryView):
+    required_scopes = {"GET": ["memory:read"]}
+    audit_actions = {"GET": "memory.deletions"}
+    resource_type = "memory_deletion"
+
+    @extend_schema(operation_id="memories_deletions_list",
+                   responses={200: inline_serializer("DeletionList", {"items": DeletionReceipt(many=True)})})
+    def get(self, request, patient_id):
+        receipts = selectors.deletion_receipts(identity=self.identity, patient_id=patient_id)
+        audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id)
+        return Response({"items": receipts})

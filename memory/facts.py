@@ -76,6 +76,31 @@ class ContactWindowFact(StrictSerializer):
         return attrs
 
 
+CLINICAL_TERM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ,.()'/-]{0,79}$")
+
+
+class ClinicalTermField(serializers.RegexField):
+    """A short clinical term (a substance, a medication), not a sentence: no transcripts in memory."""
+
+    def __init__(self, **kwargs):
+        super().__init__(CLINICAL_TERM, error_messages={"invalid": "a short term: letters, digits, spaces, "
+                                                                   "and , . ( ) ' / - (at most 80)"}, **kwargs)
+
+
+class AllergyFact(StrictSerializer):
+    kind = serializers.ChoiceField(choices=["allergy"])
+    substance = ClinicalTermField()
+    reaction = ClinicalTermField(required=False)
+    severity = serializers.ChoiceField(choices=["mild", "moderate", "severe", "unknown"], required=False)
+
+
+class IndicationFact(StrictSerializer):
+    kind = serializers.ChoiceField(choices=["long_term_indication"])
+    medication = ClinicalTermField()
+    indication = ClinicalTermField()
+    monitoring = ClinicalTermField(required=False)
+
+
 @dataclass(frozen=True)
 class MemoryTypeSpec:
     memory_class: str
@@ -95,7 +120,67 @@ MEMORY_TYPES: dict[str, MemoryTypeSpec] = {
         purposes=("communication", "appointment_scheduling"),
         kinds={"channel": ChannelFact, "language": LanguageFact, "contact_window": ContactWindowFact},
     ),
+    # Staff-confirmed care context: only staff or an EHR import write it, always with a review date, and it is
+    # always served with the note that current clinical values must be fetched live.
+    "care_context": MemoryTypeSpec(
+        memory_class=MemoryClass.CARE_CONTEXT,
+        purposes=("care_coordination",),
+        kinds={"allergy": AllergyFact, "long_term_indication": IndicationFact},
+    ),
 }
+
+# The attribute a kind supersedes: one value per preference kind; one per substance or medication for care facts.
+_ATTRIBUTE_KEY = {"allergy": "substance", "long_term_indication": "medication"}
+
+
+def _term_key(value: str) -> str:
+    """A keyed hash of a normalised clinical term: stable for supersession, and no plaintext in the attribute
+    (which outlives the value as part of the tombstone's indexable identity)."""
+    import hashlib
+    import hmac
+
+    from django.conf import settings
+
+    normalised = re.sub(r"[^a-z0-9]+", " ", value.casefold()).strip()
+    return hmac.new(settings.MEMORY_ATTRIBUTE_KEY.encode(), normalised.encode(), hashlib.sha256).hexdigest()[:24]
+
+
+def attribute_for(fact: dict) -> str:
+    kind = fact["kind"]
+    key = _ATTRIBUTE_KEY.get(kind)
+    return f"{kind}:{_term_key(fact[key])}" if key else kind
+
+
+def fact_text(memory_type: str, fact: dict) -> str:
+    """A short plain-language rendering of a typed fact (for people, full-text search and embeddings)."""
+    kind = fact.get("kind")
+    if kind == "earliest_time":
+        return f"Scheduling preference: appointments not before {fact['time']}"
+    if kind == "latest_time":
+        return f"Scheduling preference: appointments no later than {fact['time']}"
+    if kind == "excluded_days":
+        return "Scheduling preference: cannot attend on " + ", ".join(d.title() for d in fact["days"])
+    if kind == "excluded_periods":
+        return "Scheduling preference: cannot attend in the " + " or ".join(fact["periods"])
+    if kind == "channel":
+        return f"Communication preference: contact by {fact['channel']}"
+    if kind == "language":
+        return f"Communication preference: language {fact['language']}"
+    if kind == "contact_window":
+        return f"Communication preference: contact between {fact['start']} and {fact['end']}"
+    if kind == "allergy":
+        text = f"Documented {fact['substance']} allergy"
+        if fact.get("reaction"):
+            text += f" (reaction: {fact['reaction']})"
+        if fact.get("severity"):
+            text += f", severity {fact['severity']}"
+        return text
+    if kind == "long_term_indication":
+        text = f"Long-term {fact['medication']} therapy for {fact['indication']}"
+        if fact.get("monitoring"):
+            text += f"; {fact['monitoring']} monitoring required"
+        return text
+    return memory_type.replace("_", " ")
 
 
 def validate_fact(memory_type: str, fact) -> tuple[str, dict]:
@@ -112,4 +197,5 @@ def validate_fact(memory_type: str, fact) -> tuple[str, dict]:
     s = serializer_class(data=fact)
     if not s.is_valid():
         raise serializers.ValidationError({"fact": s.errors})
-    return kind, dict(s.validated_data)
+    normalised = dict(s.validated_data)
+    return attribute_for(normalised), normalised

@@ -67,6 +67,9 @@ class Memory(models.Model):
     fact = models.JSONField(null=True, blank=True)
     fact_ciphertext = models.BinaryField(null=True, blank=True)
     fact_key_id = models.CharField(max_length=40, null=True, blank=True)
+    # Random per-record key for the value digests in lifecycle events; erased with the value, after which the
+    # digests can no longer be tested against guesses.
+    digest_salt = models.BinaryField(null=True, blank=True)
     state = models.CharField(max_length=20, choices=MemoryState.choices)
     source = models.CharField(max_length=20, choices=Source.choices)
     source_ref = models.CharField(max_length=255, blank=True, default="")
@@ -86,6 +89,7 @@ class Memory(models.Model):
     created_by = models.CharField(max_length=255)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
 
     objects = MemoryQuerySet.as_manager()
 
@@ -120,3 +124,105 @@ class Memory(models.Model):
             models.CheckConstraint(condition=Q(state="superseded", superseded_by__isnull=False)
                                    | ~Q(state="superseded"), name="memory_superseded_has_successor"),
         ]
+
+
+class LifecycleEvent(models.Model):
+    """Append-only history of a memory's lifecycle: who, what, why, under which policy; a keyed digest of the
+    value, never the value."""
+
+    class Type(models.TextChoices):
+        PROPOSED = "proposed"
+        CONFIRMED = "confirmed"
+        REJECTED = "rejected"
+        CORRECTED = "corrected"
+        SUPERSEDED = "superseded"
+        EXPIRED = "expired"
+        QUARANTINED = "quarantined"
+        CONSENT_REVOKED = "consent_revoked"
+        DELETION_REQUESTED = "deletion_requested"
+        DELETED = "deleted"
+
+    event_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id", related_name="events")
+    organization_id = models.UUIDField()
+    patient_id = models.UUIDField()
+    purpose = models.CharField(max_length=80)
+    event_type = models.CharField(max_length=30, choices=Type.choices)
+    from_state = models.CharField(max_length=20, null=True)
+    to_state = models.CharField(max_length=20)
+    actor_sub = models.CharField(max_length=255)
+    reason_code = models.CharField(max_length=60)
+    policy_revision = models.CharField(max_length=80)
+    source_ref = models.CharField(max_length=255, blank=True, default="")
+    value_digest = models.CharField(max_length=64, null=True)
+    occurred_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "memory_lifecycle_event"
+        indexes = [models.Index(fields=["memory", "occurred_at"], name="lifecycle_memory_time"),
+                   models.Index(fields=["organization_id", "patient_id"], name="lifecycle_org_patient")]
+        constraints = [models.CheckConstraint(condition=Q(event_type__in=[
+            "proposed", "confirmed", "rejected", "corrected", "superseded", "expired", "quarantined",
+            "consent_revoked", "deletion_requested", "deleted"]), name="lifecycle_event_type_valid")]
+
+
+class Representation(models.Model):
+    """Every place a memory's value lives, so that deletion can reach and verify each one (seed 003)."""
+
+    class Target(models.TextChoices):
+        POSTGRES = "postgres"
+        VECTOR = "vector"
+        CACHE = "cache"
+        PROVIDER_CONVERSATION = "provider_conversation"
+
+    class State(models.TextChoices):
+        ACTIVE = "active"
+        DELETION_PENDING = "deletion_pending"
+        DELETED = "deleted"
+        VERIFIED = "verified"
+
+    id = models.BigAutoField(primary_key=True)
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id",
+                               related_name="representations")
+    organization_id = models.UUIDField()
+    patient_id = models.UUIDField()
+    purpose = models.CharField(max_length=80)
+    target = models.CharField(max_length=30, choices=Target.choices)
+    external_id = models.CharField(max_length=255)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.ACTIVE)
+    created_at = models.DateTimeField(default=timezone.now)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    verified_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "memory_representation"
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "target", "external_id"], name="representation_unique"),
+            models.CheckConstraint(condition=Q(target__in=["postgres", "vector", "cache", "provider_conversation"]),
+                                   name="representation_target_valid"),
+            models.CheckConstraint(condition=Q(state__in=["active", "deletion_pending", "deleted", "verified"]),
+                                   name="representation_state_valid"),
+            models.CheckConstraint(
+                condition=~Q(state="verified") | Q(verified_at__isnull=False, deleted_at__isnull=False),
+                name="representation_verified_has_times"),
+        ]
+
+
+class Deletion(models.Model):
+    """A deletion request and, once done, its receipt."""
+
+    deletion_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization_id = models.UUIDField()
+    patient_id = models.UUIDField()
+    scope = models.CharField(max_length=10)  # "memory" or "patient"
+    requested_by = models.CharField(max_length=255)
+    reason_code = models.CharField(max_length=60)
+    requested_at = models.DateTimeField(default=timezone.now)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    receipt = models.JSONField(default=dict)
+
+    class Meta:
+        db_table = "memory_deletion"
+        indexes = [models.Index(fields=["organization_id", "patient_id"], name="deletion_org_patient")]
+        constraints = [models.CheckConstraint(condition=Q(scope__in=["memory", "patient"]),
+                                              name="deletion_scope_valid")]

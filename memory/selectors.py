@@ -4,8 +4,9 @@ import uuid
 
 from django.db.models import QuerySet
 
+from core.errors import NotFound
 from core.identity import Identity
-from memory.models import Memory
+from memory.models import Deletion, LifecycleEvent, Memory, MemoryState
 
 
 def memory_list_current(*, identity: Identity, patient_id: uuid.UUID, memory_type: str | None = None,
@@ -20,3 +21,43 @@ def memory_list_current(*, identity: Identity, patient_id: uuid.UUID, memory_typ
     if consent_purpose:
         qs = qs.filter(consent_purpose=consent_purpose)
     return qs.order_by("memory_type", "attribute", "consent_purpose")
+
+
+def memory_list_proposed(*, identity: Identity, patient_id: uuid.UUID) -> QuerySet[Memory]:
+    return Memory.objects.for_patient(identity.org_id, patient_id).filter(state=MemoryState.PROPOSED).order_by(
+        "created_at")
+
+
+def memory_get(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
+    """One memory in any state (a deleted one is a tombstone without value), or NotFound."""
+    memory = Memory.objects.for_patient(identity.org_id, patient_id).filter(memory_id=memory_id).first()
+    if memory is None:
+        raise NotFound()
+    return memory
+
+
+def memory_history(*, identity: Identity, patient_id: uuid.UUID,
+                   memory_id: uuid.UUID) -> tuple[list[Memory], list[LifecycleEvent]]:
+    """Every version of the memory's attribute chain (newest first) and their lifecycle events."""
+    memory = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    base = Memory.objects.for_patient(identity.org_id, patient_id)
+    versions = [memory]
+    cursor = memory
+    while cursor.superseded_by_id is not None:  # newer versions
+        cursor = base.filter(memory_id=cursor.superseded_by_id).first()
+        if cursor is None:
+            break
+        versions.insert(0, cursor)
+    frontier = [memory.memory_id]
+    while frontier:  # older versions
+        older = list(base.filter(superseded_by_id__in=frontier))
+        versions.extend(older)
+        frontier = [m.memory_id for m in older]
+    events = list(LifecycleEvent.objects.filter(memory_id__in=[v.memory_id for v in versions])
+                  .order_by("occurred_at"))
+    return versions, events
+
+
+def deletion_receipts(*, identity: Identity, patient_id: uuid.UUID) -> list[dict]:
+    return [d.receipt for d in Deletion.objects.filter(organization_id=identity.org_id, patient_id=patient_id,
+                                                       completed_at__isnull=False).order_by("-requested_at")]

@@ -1,8 +1,9 @@
-"""Writes of long-term memory. Every state change goes through here."""
+"""Writes of long-term memory. Every state change goes through here and memory.lifecycle."""
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -12,69 +13,155 @@ from django.utils import timezone
 from consent.models import ConsentRecord
 from core import audit
 from core.access import may_access
-from core.errors import ConcurrentUpdate, NoConsentOrAccess, ValidationFailed
+from core.errors import ConcurrentUpdate, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity
 from core.services import organization_ensure
-from memory.facts import MEMORY_TYPES
-from memory.models import Memory, MemoryState, Source
+from memory import representations
+from memory.crypto import encrypt_fact, new_salt
+from memory.facts import MEMORY_TYPES, MemoryTypeSpec
+from memory.lifecycle import lifecycle_event, memory_transition
+from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 
-DEFAULT_RETENTION = timedelta(days=365 * 2)
+S = MemoryState
+SENSITIVE_CLASSES = {MemoryClass.CARE_CONTEXT}
+PATIENT_EDITABLE_CLASSES = {MemoryClass.PREFERENCE, MemoryClass.ACCOUNT_FACT, MemoryClass.WORKING}
 
 
-def _attribute_lock(identity: Identity, patient_id: uuid.UUID, memory_type: str, attribute: str,
-                    purpose: str) -> None:
+def _invalid(field: str, message: str, code: str = "invalid") -> ValidationFailed:
+    return ValidationFailed(errors=[{"field": field, "message": message, "code": code}])
+
+
+def _attribute_lock(org_id, patient_id, memory_type: str, attribute: str, purpose: str) -> None:
     """Serialise writers of one attribute: each supersedes the previous instead of colliding with it."""
-    key = f"memory:{identity.org_id}:{patient_id}:{memory_type}:{attribute}:{purpose}"
+    key = f"memory:{org_id}:{patient_id}:{memory_type}:{attribute}:{purpose}"
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [key])
 
 
-def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, attribute: str, fact: dict,
-                  consent_purpose: str, consent_record_id: uuid.UUID,
-                  valid_until: datetime | None = None) -> Memory:
-    """Record a typed fact, superseding the current record of the same attribute (and only that attribute).
+def _retention_deadline(memory_class: str, now: datetime, valid_until: datetime | None) -> datetime:
+    deadline = now + timedelta(days=settings.MEMORY_RETENTION_DAYS[memory_class])
+    return max(deadline, valid_until) if valid_until else deadline
 
-    Needs an active consent of this patient for this purpose that the caller can see. Provenance is
-    ``patient_stated`` when the patient writes about themself, ``staff_entered`` otherwise.
-    """
-    now = timezone.now()
-    if valid_until is not None and valid_until <= now:
-        raise ValidationFailed(errors=[{"field": "valid_until", "message": "must be in the future",
-                                        "code": "not_future"}])
-    spec = MEMORY_TYPES[memory_type]
-    if consent_purpose not in spec.purposes:
-        raise ValidationFailed(errors=[{"field": "consent_purpose",
-                                        "message": f"{memory_type} may be kept for: {', '.join(spec.purposes)}",
-                                        "code": "invalid_purpose"}])
-    if not may_access(patient_id=patient_id, purpose=consent_purpose):
-        raise NoConsentOrAccess()
-    consent = ConsentRecord.objects.active(now).filter(
-        consent_record_id=consent_record_id, patient_id=patient_id, purpose=consent_purpose,
+
+def _active_consent(identity: Identity, patient_id, purpose: str, consent_record_id) -> ConsentRecord:
+    consent = ConsentRecord.objects.active().filter(
+        consent_record_id=consent_record_id, patient_id=patient_id, purpose=purpose,
         organization_id=identity.org_id).first()
     if consent is None:
         raise NoConsentOrAccess()
+    return consent
+
+
+@dataclass(frozen=True)
+class NewFact:
+    memory_type: str
+    attribute: str
+    fact: dict
+    consent_purpose: str
+    valid_until: datetime | None = None
+    review_by: datetime | None = None
+    confidence: float = 1.0
+
+
+def _check_new_fact(spec: MemoryTypeSpec, new: NewFact) -> None:
+    now = timezone.now()
+    if new.valid_until is not None and new.valid_until <= now:
+        raise _invalid("valid_until", "must be in the future", "not_future")
+    if new.consent_purpose not in spec.purposes:
+        raise _invalid("consent_purpose", f"{new.memory_type} may be kept for: {', '.join(spec.purposes)}",
+                       "invalid_purpose")
+    if spec.memory_class == MemoryClass.CARE_CONTEXT:
+        if new.review_by is None:
+            raise _invalid("review_by", "care context needs a review-by date", "required")
+        if new.review_by <= now:
+            raise _invalid("review_by", "must be in the future", "not_future")
+
+
+def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient_id, memory_type: str,
+                       attribute: str, purpose: str, event_type: str = LifecycleEvent.Type.SUPERSEDED) -> int:
+    now = timezone.now()
+    current = Memory.objects.select_for_update().filter(
+        organization_id=org_id, patient_id=patient_id, memory_type=memory_type, attribute=attribute,
+        consent_purpose=purpose, state__in=[S.ACTIVE, S.QUARANTINED], superseded_by__isnull=True)
+    count = 0
+    for old in current:
+        keep_until = min(old.expires_at, now + timedelta(days=settings.MEMORY_SUPERSEDED_RETENTION_DAYS))
+        memory_transition(identity=identity, memory=old, to_state=S.SUPERSEDED,
+                          event_type=event_type,
+                          reason_code="superseded_by_newer_value", superseded_by_id=new_id, expires_at=keep_until)
+        count += 1
+    return count
+
+
+def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: MemoryTypeSpec, new: NewFact, state: str,
+            source: str, source_ref: str, consent: ConsentRecord | None, memory_id: uuid.UUID) -> Memory:
+    now = timezone.now()
+    salt = new_salt()
+    memory = Memory(
+        memory_id=memory_id, organization_id=identity.org_id, patient_id=patient_id,
+        memory_class=spec.memory_class, memory_type=new.memory_type, attribute=new.attribute,
+        state=state, source=source, source_ref=source_ref[:255], confidence=new.confidence,
+        policy_revision=settings.MEMORY_POLICY_REVISION, consent_purpose=new.consent_purpose,
+        consent_record=consent, valid_from=now, valid_until=new.valid_until, review_by=new.review_by,
+        expires_at=_retention_deadline(spec.memory_class, now, new.valid_until), created_by=identity.actor_sub,
+        digest_salt=salt)
+    if spec.memory_class in SENSITIVE_CLASSES:
+        memory.fact_ciphertext, memory.fact_key_id = encrypt_fact(new.fact, memory_id=memory_id,
+                                                                  patient_id=patient_id)
+    else:
+        memory.fact = new.fact
+    memory.save(force_insert=True)
+    representations.representation_add(memory=memory, target=Representation.Target.POSTGRES,
+                                        external_id=str(memory_id))
+    lifecycle_event(identity=identity, memory=memory,
+                    event_type=LifecycleEvent.Type.PROPOSED if state == S.PROPOSED else LifecycleEvent.Type.CONFIRMED,
+                    from_state=None, to_state=state, reason_code=f"{source}", source_ref=source_ref)
+    return memory
+
+
+def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, attribute: str, fact: dict,
+                  consent_purpose: str, consent_record_id: uuid.UUID | None = None,
+                  valid_until: datetime | None = None, review_by: datetime | None = None,
+                  source: str | None = None, source_ref: str = "") -> Memory:
+    """Record a typed fact as active, superseding the current record of the same attribute (and only it).
+
+    Preferences need an active consent of the patient for the purpose; provenance is ``patient_stated`` when the
+    patient writes about themself, ``staff_entered`` otherwise. Care context comes only from staff or an EHR
+    import (with its reference), always with a review-by date, and is stored encrypted.
+    """
+    spec = MEMORY_TYPES[memory_type]
+    new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
+                  valid_until=valid_until, review_by=review_by)
+    _check_new_fact(spec, new)
+    if not may_access(patient_id=patient_id, purpose=consent_purpose):
+        raise NoConsentOrAccess()
+    consent = None
+    if spec.memory_class == MemoryClass.CARE_CONTEXT:
+        if identity.patient_self_id is not None:
+            raise Forbidden("care context is recorded by staff or imported from the EHR", code="staff_only")
+        source = source or Source.STAFF_ENTERED
+        if source not in (Source.STAFF_ENTERED, Source.EHR_IMPORT):
+            raise _invalid("source", "care context comes from staff_entered or ehr_import")
+        if source == Source.EHR_IMPORT and not source_ref:
+            raise _invalid("source_ref", "an EHR import names its source record", "required")
+        if consent_record_id is not None:
+            consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
+    else:
+        if consent_record_id is None:
+            raise _invalid("consent_record_id", "required", "required")
+        consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
+        source = Source.PATIENT_STATED if identity.is_patient(patient_id) else Source.STAFF_ENTERED
     organization_ensure(identity=identity)
     memory_id = uuid.uuid4()
     try:
         with transaction.atomic():
-            _attribute_lock(identity, patient_id, memory_type, attribute, consent_purpose)
-            # Supersede first: the self-referencing foreign key is deferred to commit.
-            superseded = Memory.objects.filter(
-                organization_id=identity.org_id, patient_id=patient_id, memory_type=memory_type,
-                attribute=attribute, consent_purpose=consent_purpose, state=MemoryState.ACTIVE,
-                superseded_by__isnull=True,
-            ).update(superseded_by_id=memory_id, state=MemoryState.SUPERSEDED, updated_at=now)
-            memory = Memory.objects.create(
-                memory_id=memory_id, organization_id=identity.org_id, patient_id=patient_id,
-                memory_class=spec.memory_class, memory_type=memory_type, attribute=attribute, fact=fact,
-                state=MemoryState.ACTIVE,
-                source=Source.PATIENT_STATED if identity.is_patient(patient_id) else Source.STAFF_ENTERED,
-                source_ref=f"api:{identity.actor_sub}", confidence=1,
-                policy_revision=settings.MEMORY_POLICY_REVISION, consent_purpose=consent_purpose,
-                consent_record=consent, valid_from=now, valid_until=valid_until,
-                expires_at=max(now + DEFAULT_RETENTION, valid_until or now),
-                created_by=identity.actor_sub,
-            )
+            _attribute_lock(identity.org_id, patient_id, memory_type, attribute, consent_purpose)
+            superseded = _supersede_current(identity=identity, new_id=memory_id, org_id=identity.org_id,
+                                            patient_id=patient_id, memory_type=memory_type, attribute=attribute,
+                                            purpose=consent_purpose)
+            memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
+                             source=source, source_ref=source_ref or f"api:{identity.actor_sub}", consent=consent,
+                             memory_id=memory_id)
     except IntegrityError:
         raise ConcurrentUpdate() from None
     audit.record(action="memory.create", resource_type="memory", resource_id=memory.memory_id,
@@ -83,3 +170,255 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
         audit.record(action="memory.supersede", resource_type="memory", resource_id=memory.memory_id,
                      patient_id=patient_id, purpose=consent_purpose)
     return memory
+
+
+def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, attribute: str, fact: dict,
+                   consent_purpose: str, consent_record_id: uuid.UUID, source_ref: str, confidence: float = 0.8,
+                   valid_until: datetime | None = None) -> Memory:
+    """An agent's extraction from a conversation: stored as ``proposed`` and used by nobody until the patient
+    or staff confirm it. ``source_ref`` points at the conversation turn it came from."""
+    spec = MEMORY_TYPES[memory_type]
+    if spec.memory_class == MemoryClass.CARE_CONTEXT:
+        raise Forbidden("care context is never proposed from a conversation", code="staff_only")
+    new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
+                  valid_until=valid_until, confidence=confidence)
+    _check_new_fact(spec, new)
+    if not source_ref:
+        raise _invalid("source_ref", "a proposal points at the turn it came from", "required")
+    if not may_access(patient_id=patient_id, purpose=consent_purpose):
+        raise NoConsentOrAccess()
+    consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
+    organization_ensure(identity=identity)
+    memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
+                     source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent=consent, memory_id=uuid.uuid4())
+    audit.record(action="memory.propose", resource_type="memory", resource_id=memory.memory_id,
+                 patient_id=patient_id, purpose=consent_purpose)
+    return memory
+
+
+def _locked(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
+    memory = (Memory.objects.select_for_update()
+              .filter(memory_id=memory_id, patient_id=patient_id, organization_id=identity.org_id)
+              .exclude(state=S.DELETED).first())
+    if memory is None:
+        raise NotFound()
+    return memory
+
+
+def _consent_still_active(memory: Memory) -> None:
+    if memory.consent_record_id is not None and not ConsentRecord.objects.active().filter(
+            pk=memory.consent_record_id).exists():
+        raise NoConsentOrAccess()
+
+
+def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
+    """The patient or staff confirm a proposal: it becomes the current value of its attribute."""
+    memory = _locked(identity, patient_id, memory_id)
+    if memory.state != S.PROPOSED:
+        raise ValidationFailed("only proposed memories can be confirmed", code="not_proposed")
+    _consent_still_active(memory)
+    with transaction.atomic():
+        _attribute_lock(memory.organization_id, patient_id, memory.memory_type, memory.attribute,
+                        memory.consent_purpose)
+        _supersede_current(identity=identity, new_id=memory.memory_id, org_id=memory.organization_id,
+                           patient_id=patient_id, memory_type=memory.memory_type, attribute=memory.attribute,
+                           purpose=memory.consent_purpose)
+        memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE,
+                          event_type=LifecycleEvent.Type.CONFIRMED,
+                          reason_code="patient_confirmed" if identity.is_patient(patient_id) else "staff_confirmed")
+    audit.record(action="memory.confirm", resource_type="memory", resource_id=memory.memory_id,
+                 patient_id=patient_id, purpose=memory.consent_purpose)
+    return memory
+
+
+def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> dict:
+    """Reject a proposal: its value is erased everywhere, as for a deletion."""
+    memory = _locked(identity, patient_id, memory_id)
+    if memory.state != S.PROPOSED:
+        raise ValidationFailed("only proposed memories can be rejected", code="not_proposed")
+    lifecycle_event(identity=identity, memory=memory, event_type=LifecycleEvent.Type.REJECTED,
+                    from_state=memory.state, to_state=memory.state, reason_code="proposal_rejected")
+    return _deletion(identity=identity, patient_id=patient_id, memories=[memory], scope="memory",
+                     reason_code="proposal_rejected")
+
+
+def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, fact: dict,
+                   attribute: str, valid_until: datetime | None = None,
+                   review_by: datetime | None = None) -> Memory:
+    """Correct a value: a new record supersedes the old one and links to it; history keeps both."""
+    old = _locked(identity, patient_id, memory_id)
+    if old.state not in (S.ACTIVE, S.QUARANTINED):
+        raise ValidationFailed(f"a {old.state} memory cannot be corrected", code="not_correctable")
+    if attribute != old.attribute:
+        raise _invalid("fact.kind", "a correction keeps the attribute; record a new fact instead")
+    spec = MEMORY_TYPES[old.memory_type]
+    if identity.is_patient(patient_id) and spec.memory_class not in PATIENT_EDITABLE_CLASSES:
+        raise Forbidden("clinical facts are corrected by the care team", code="staff_only")
+    _consent_still_active(old)
+    new = NewFact(memory_type=old.memory_type, attribute=old.attribute, fact=fact,
+                  consent_purpose=old.consent_purpose, valid_until=valid_until,
+                  review_by=review_by or old.review_by)
+    _check_new_fact(spec, new)
+    source = Source.PATIENT_STATED if identity.is_patient(patient_id) else Source.STAFF_ENTERED
+    memory_id_new = uuid.uuid4()
+    with transaction.atomic():
+        _attribute_lock(old.organization_id, patient_id, old.memory_type, old.attribute, old.consent_purpose)
+        _supersede_current(identity=identity, new_id=memory_id_new, org_id=old.organization_id,
+                           patient_id=patient_id, memory_type=old.memory_type, attribute=old.attribute,
+                           purpose=old.consent_purpose, event_type=LifecycleEvent.Type.CORRECTED)
+        memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
+                         source=source, source_ref=f"correction-of:{old.memory_id}", consent=old.consent_record,
+                         memory_id=memory_id_new)
+    audit.record(action="memory.correct", resource_type="memory", resource_id=memory.memory_id,
+                 patient_id=patient_id, purpose=memory.consent_purpose)
+    return memory
+
+
+def memory_quarantine(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
+                      reason_code: str) -> Memory:
+    """Staff take a doubtful fact out of every read at once, with a reason."""
+    if identity.patient_self_id is not None:
+        raise Forbidden("quarantine is a staff action; patients correct or delete", code="staff_only")
+    memory = _locked(identity, patient_id, memory_id)
+    memory_transition(identity=identity, memory=memory, to_state=S.QUARANTINED,
+                      event_type=LifecycleEvent.Type.QUARANTINED, reason_code=reason_code)
+    audit.record(action="memory.quarantine", resource_type="memory", resource_id=memory.memory_id,
+                 patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
+    return memory
+
+
+def _version_chain(memory: Memory) -> list[Memory]:
+    """The memory and every earlier version it superseded (they hold older copies of the value)."""
+    chain, frontier, seen = [memory], [memory.memory_id], {memory.memory_id}
+    while frontier:
+        older = list(Memory.objects.select_for_update().filter(superseded_by_id__in=frontier)
+                     .exclude(state=S.DELETED))
+        frontier = [m.memory_id for m in older if m.memory_id not in seen]
+        seen.update(frontier)
+        chain.extend(m for m in older if m.memory_id in frontier)
+    return chain
+
+
+def _erase(*, identity: Identity, memory: Memory, reason_code: str) -> list[dict]:
+    reps = representations.representations_mark_pending(memory)
+    lifecycle_event(identity=identity, memory=memory, event_type=LifecycleEvent.Type.DELETION_REQUESTED,
+                    from_state=memory.state, to_state=memory.state, reason_code=reason_code, with_digest=False)
+    memory_transition(identity=identity, memory=memory, to_state=S.DELETED, event_type=LifecycleEvent.Type.DELETED,
+                      reason_code=reason_code)
+    representations.representations_remove(reps)
+    return representations.representations_verify(memory)
+
+
+def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memory], scope: str,
+              reason_code: str, retained: list[dict] | None = None) -> dict:
+    organization_ensure(identity=identity)
+    deletion = Deletion.objects.create(organization_id=identity.org_id, patient_id=patient_id, scope=scope,
+                                       requested_by=identity.actor_sub, reason_code=reason_code)
+    lines: list[dict] = []
+    erased: list[str] = []
+    for memory in memories:
+        lines.extend(_erase(identity=identity, memory=memory, reason_code=reason_code))
+        erased.append(str(memory.memory_id))
+        audit.record(action="memory.delete", resource_type="memory", resource_id=memory.memory_id,
+                     patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
+    completed = timezone.now()
+    receipt = {"deletion_id": str(deletion.deletion_id), "patient_id": str(patient_id), "scope": scope,
+               "reason_code": reason_code, "requested_by": identity.actor_sub,
+               "requested_at": deletion.requested_at.isoformat(), "completed_at": completed.isoformat(),
+               "memory_ids": erased, "representations": lines, "retained": retained or []}
+    Deletion.objects.filter(pk=deletion.pk).update(completed_at=completed, receipt=receipt)
+    return receipt
+
+
+def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
+                  reason_code: str = "subject_request") -> dict:
+    """Delete one memory and every earlier version of it, everywhere; returns the deletion receipt."""
+    memory = _locked(identity, patient_id, memory_id)
+    if identity.is_patient(patient_id) and memory.memory_class not in PATIENT_EDITABLE_CLASSES:
+        raise Forbidden("clinical facts are removed by the care team", code="staff_only")
+    return _deletion(identity=identity, patient_id=patient_id, memories=_version_chain(memory), scope="memory",
+                     reason_code=reason_code)
+
+
+def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
+                         reason_code: str = "subject_request") -> dict:
+    """Erase all of a patient's memories that the caller may act on, each the same way as one deletion.
+    A patient's own request leaves staff-recorded care context in place and says so in the receipt."""
+    memories = list(Memory.objects.select_for_update()
+                    .filter(organization_id=identity.org_id, patient_id=patient_id).exclude(state=S.DELETED)
+                    .order_by("created_at"))
+    retained = []
+    if identity.is_patient(patient_id):
+        kept = [m for m in memories if m.memory_class not in PATIENT_EDITABLE_CLASSES]
+        memories = [m for m in memories if m.memory_class in PATIENT_EDITABLE_CLASSES]
+        retained = [{"memory_id": str(m.memory_id), "memory_class": m.memory_class,
+                     "reason": "clinical_record_kept_by_care_team"} for m in kept]
+    return _deletion(identity=identity, patient_id=patient_id, memories=memories, scope="patient",
+                     reason_code=reason_code, retained=retained)
+
+
+def memory_apply_consent_revocation(*, identity: Identity, consent: ConsentRecord) -> int:
+    """Memories kept under a revoked consent stop being served in this transaction and are erased after the
+    configured grace period by the sweep."""
+    grace_until = timezone.now() + timedelta(days=settings.MEMORY_REVOKED_CONSENT_GRACE_DAYS)
+    count = 0
+    for memory in Memory.objects.select_for_update().filter(
+            consent_record=consent, state__in=[S.ACTIVE, S.PROPOSED, S.QUARANTINED]):
+        memory_transition(identity=identity, memory=memory, to_state=S.EXPIRED,
+                          event_type=LifecycleEvent.Type.CONSENT_REVOKED, reason_code="consent_revoked",
+                          expires_at=min(memory.expires_at, grace_until))
+        count += 1
+    return count
+
+
+SWEEP_ACTOR = "memory-sweep"
+
+
+def _due(batch: int) -> list[tuple]:
+    """Discover due memories across organisations through the narrow maintenance policy (SELECT only)."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('app.maintenance', 'memory_sweep', true)")
+        cursor.execute(
+            "SELECT memory_id, organization_id, patient_id, consent_purpose FROM patient_memory "
+            "WHERE state <> 'deleted' AND (expires_at <= statement_timestamp() OR "
+            "(state IN ('active', 'proposed', 'quarantined') AND valid_until <= statement_timestamp())) "
+            "ORDER BY expires_at LIMIT %s", [batch])
+        rows = cursor.fetchall()
+        cursor.execute("SELECT set_config('app.maintenance', '', true)")
+    return rows
+
+
+def memory_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
+    """Expire what passed its validity and erase what passed its retention. Idempotent; safe to run from cron
+    or several workers at once (each memory is locked and re-checked under a service identity scoped to its
+    patient and purpose). Reads never depend on it: they filter by the same deadlines at query time."""
+    from core.identity import identity_context
+
+    counts = {"expired": 0, "deleted": 0}
+    for _ in range(max_batches):
+        due = _due(batch)
+        if not due:
+            break
+        progressed = False
+        for memory_id, org_id, patient_id, purpose in due:
+            identity = Identity.service(org_id=org_id, name=SWEEP_ACTOR, patient_id=patient_id, purpose=purpose)
+            with identity_context(identity):
+                memory = Memory.objects.select_for_update(skip_locked=True).filter(pk=memory_id).exclude(
+                    state=S.DELETED).first()
+                if memory is None:
+                    continue
+                now = timezone.now()
+                if memory.expires_at <= now:
+                    _deletion(identity=identity, patient_id=patient_id, memories=[memory], scope="memory",
+                              reason_code="retention_elapsed")
+                    counts["deleted"] += 1
+                    progressed = True
+                elif memory.valid_until and memory.valid_until <= now and memory.state in (
+                        S.ACTIVE, S.PROPOSED, S.QUARANTINED):
+                    memory_transition(identity=identity, memory=memory, to_state=S.EXPIRED,
+                                      event_type=LifecycleEvent.Type.EXPIRED, reason_code="validity_ended")
+                    counts["expired"] += 1
+                    progressed = True
+        if not progressed:
+            break
+    return counts

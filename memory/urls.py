@@ -2,6 +2,16 @@ from django.urls import path
 
 from memory import api
 
+P = "patients/<uuid:patient_id>/memories"
+
 urlpatterns = [
-    path("patients/<uuid:patient_id>/memories", api.PatientMemoriesView.as_view(), name="patient-memories"),
+    path(P, api.PatientMemoriesView.as_view(), name="patient-memories"),
+    path(f"{P}/proposals", api.MemoryProposalsView.as_view(), name="memory-proposals"),
+    path(f"{P}/<uuid:memory_id>", api.MemoryDetailView.as_view(), name="memory-detail"),
+    path(f"{P}/<uuid:memory_id>/history", api.MemoryHistoryView.as_view(), name="memory-history"),
+    path(f"{P}/<uuid:memory_id>/correct", api.MemoryCorrectView.as_view(), name="memory-correct"),
+    path(f"{P}/<uuid:memory_id>/quarantine", api.MemoryQuarantineView.as_view(), name="memory-quarantine"),
+    path(f"{P}/<uuid:memory_id>/confirm", api.MemoryConfirmView.as_view(), name="memory-confirm"),
+    path(f"{P}/<uuid:memory_id>/reject", api.MemoryRejectView.as_view(), name="memory-reject"),
+    path("patients/<uuid:patient_id>/deletions", api.DeletionsView.as_view(), name="memory-deletions"),
 ]

@@ -1,0 +1,73 @@
+"""Encryption at rest for sensitive memory values (AES-256-GCM, authenticated), with key rotation.
+
+Keys come from ``MEMORY_ENCRYPTION_KEYS`` ("kid:base64key,kid2:base64key") and ``MEMORY_ENCRYPTION_ACTIVE_KEY``.
+The associated data binds each ciphertext to its memory and patient, so a ciphertext copied onto another row
+does not decrypt. Deleting a memory destroys its ciphertext.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import uuid
+from functools import lru_cache
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+NONCE_BYTES = 12
+
+
+@lru_cache(maxsize=8)
+def _parse_keys(spec: str) -> dict[str, bytes]:
+    keys: dict[str, bytes] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        kid, _, b64 = part.partition(":")
+        key = base64.b64decode(b64)
+        if not kid or len(key) != 32:
+            raise ImproperlyConfigured("MEMORY_ENCRYPTION_KEYS entries are kid:base64(32 bytes)")
+        keys[kid] = key
+    return keys
+
+
+def keyring() -> tuple[str, dict[str, bytes]]:
+    keys = _parse_keys(settings.MEMORY_ENCRYPTION_KEYS)
+    active = settings.MEMORY_ENCRYPTION_ACTIVE_KEY
+    if active not in keys:
+        raise ImproperlyConfigured("MEMORY_ENCRYPTION_ACTIVE_KEY must name a key in MEMORY_ENCRYPTION_KEYS")
+    return active, keys
+
+
+def _aad(memory_id: uuid.UUID, patient_id: uuid.UUID) -> bytes:
+    return f"anamnesis:memory:{memory_id}:{patient_id}".encode()
+
+
+def encrypt_fact(fact: dict, *, memory_id: uuid.UUID, patient_id: uuid.UUID) -> tuple[bytes, str]:
+    kid, keys = keyring()
+    nonce = os.urandom(NONCE_BYTES)
+    plaintext = json.dumps(fact, sort_keys=True, separators=(",", ":")).encode()
+    return nonce + AESGCM(keys[kid]).encrypt(nonce, plaintext, _aad(memory_id, patient_id)), kid
+
+
+def decrypt_fact(ciphertext: bytes, *, key_id: str, memory_id: uuid.UUID, patient_id: uuid.UUID) -> dict:
+    _, keys = keyring()
+    data = bytes(ciphertext)
+    plaintext = AESGCM(keys[key_id]).decrypt(data[:NONCE_BYTES], data[NONCE_BYTES:], _aad(memory_id, patient_id))
+    return json.loads(plaintext)
+
+
+def new_salt() -> bytes:
+    return os.urandom(32)
+
+
+def value_digest(fact: dict | None, salt: bytes | None) -> str | None:
+    """A keyed digest of a value: equal values of one record compare equal, but without the record's salt
+    (erased on deletion) nobody can test a guess against it."""
+    if fact is None or salt is None:
+        return None
+    canonical = json.dumps(fact, sort_keys=True, separators=(",", ":")).encode()
+    return hmac.new(bytes(salt), canonical, hashlib.sha256).hexdigest()

@@ -1,0 +1,12 @@
+"""Guardrail notes that travel with memories of some classes (seed 004: memory versus real-time data)."""
+
+from memory.models import MemoryClass
+
+FETCH_LIVE_NOTE = ("Memory is not a current clinical value: fetch current values (for example INR, active "
+                   "prescriptions, allergy status) live from the clinical system before acting.")
+
+
+def guardrails_for(memory_class: str) -> dict:
+    if memory_class == MemoryClass.CARE_CONTEXT:
+        return {"fetch_live": True, "clinical": True, "note": FETCH_LIVE_NOTE}
+    return {"fetch_live": False, "clinical": False, "note": None}

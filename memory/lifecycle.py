@@ -1,0 +1,80 @@
+"""The memory state machine. The only code that changes a memory's state; the database trigger
+``memory_state_transition`` enforces the same table, so a bug elsewhere cannot move a state either."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.utils import timezone
+
+from core.errors import ConcurrentUpdate, IllegalTransition
+from core.identity import Identity
+from memory.crypto import value_digest
+from memory.models import LifecycleEvent, Memory, MemoryState
+
+S = MemoryState
+TRANSITIONS: dict[str, frozenset[str]] = {
+    S.PROPOSED: frozenset({S.ACTIVE, S.DELETED, S.EXPIRED}),
+    S.ACTIVE: frozenset({S.SUPERSEDED, S.EXPIRED, S.QUARANTINED, S.DELETED}),
+    S.QUARANTINED: frozenset({S.SUPERSEDED, S.EXPIRED, S.DELETED}),
+    S.SUPERSEDED: frozenset({S.DELETED}),
+    S.EXPIRED: frozenset({S.DELETED}),
+    S.DELETED: frozenset(),
+}
+
+
+def memory_value(memory: Memory) -> dict | None:
+    """The plaintext fact (decrypting sensitive values), or None for a tombstone."""
+    if memory.fact is not None:
+        return memory.fact
+    if memory.fact_ciphertext is not None:
+        from memory.crypto import decrypt_fact
+
+        return decrypt_fact(memory.fact_ciphertext, key_id=memory.fact_key_id, memory_id=memory.memory_id,
+                            patient_id=memory.patient_id)
+    return None
+
+
+def lifecycle_event(*, identity: Identity, memory: Memory, event_type: str, from_state: str | None,
+                    to_state: str, reason_code: str, source_ref: str = "", with_digest: bool = True) -> None:
+    LifecycleEvent.objects.create(
+        memory_id=memory.memory_id, organization_id=memory.organization_id, patient_id=memory.patient_id,
+        purpose=memory.consent_purpose, event_type=event_type, from_state=from_state, to_state=to_state,
+        actor_sub=identity.actor_sub, reason_code=reason_code, policy_revision=settings.MEMORY_POLICY_REVISION,
+        source_ref=source_ref[:255],
+        value_digest=value_digest(memory_value(memory), memory.digest_salt) if with_digest else None)
+
+
+def memory_transition(*, identity: Identity, memory: Memory, to_state: str, event_type: str, reason_code: str,
+                      superseded_by_id=None, expires_at=None, source_ref: str = "") -> Memory:
+    """Move ``memory`` to ``to_state`` along the transition table and append the lifecycle event.
+
+    Guarded by the state the caller read: if someone else moved the memory meanwhile, nothing is written and
+    the caller gets ``concurrent_update_retry``. Moving to ``deleted`` erases the value, its ciphertext and its
+    digest key in the same statement, leaving a tombstone (ids, times, lifecycle events).
+    """
+    from_state = memory.state
+    if to_state not in TRANSITIONS[from_state]:
+        raise IllegalTransition(f"a {from_state} memory cannot become {to_state}").about(
+            patient_id=memory.patient_id, purpose=memory.consent_purpose)
+    now = timezone.now()
+    updates: dict = {"state": to_state, "updated_at": now}
+    if superseded_by_id is not None:
+        updates["superseded_by_id"] = superseded_by_id
+    if expires_at is not None:
+        updates["expires_at"] = expires_at
+    digest_first = to_state != S.DELETED
+    if digest_first:
+        lifecycle_event(identity=identity, memory=memory, event_type=event_type, from_state=from_state,
+                        to_state=to_state, reason_code=reason_code, source_ref=source_ref)
+    if to_state == S.DELETED:
+        updates.update(fact=None, fact_ciphertext=None, fact_key_id=None, digest_salt=None, deleted_at=now,
+                       attribute=memory.attribute.split(":", 1)[0])
+    changed = Memory.objects.filter(pk=memory.pk, state=from_state).update(**updates)
+    if changed != 1:
+        raise ConcurrentUpdate()
+    for field, value in updates.items():
+        setattr(memory, field, value)
+    if not digest_first:
+        lifecycle_event(identity=identity, memory=memory, event_type=event_type, from_state=from_state,
+                        to_state=to_state, reason_code=reason_code, source_ref=source_ref, with_digest=False)
+    return memory

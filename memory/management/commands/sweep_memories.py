@@ -1,0 +1,16 @@
+"""Expire memories past their validity and erase those past retention. Idempotent; run from cron or a worker."""
+
+from django.core.management.base import BaseCommand
+
+from memory.services import memory_sweep
+
+
+class Command(BaseCommand):
+    help = "Expire and erase memories whose validity or retention has passed"
+
+    def add_arguments(self, parser):
+        parser.add_argument("--batch", type=int, default=500)
+
+    def handle(self, *args, batch, **options):
+        counts = memory_sweep(batch=batch)
+        self.stdout.write(f"expired={counts['expired']} deleted={counts['deleted']}")

@@ -1,0 +1,241 @@
+"""Memory lifecycle through the API: proposals, care context, correction, quarantine, deletion with receipts,
+expiry at query time and the sweep, consent revocation."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from core.identity import Identity, identity_context
+from memory.models import Memory
+from tests.conftest import memory_body
+
+pytestmark = pytest.mark.django_db
+
+
+def mem(pid) -> str:
+    return f"/v1/patients/{pid}/memories"
+
+
+def future(days=30) -> str:
+    return (datetime.now(UTC) + timedelta(days=days)).isoformat()
+
+
+def care_body(**overrides) -> dict:
+    body = {"memory_type": "care_context", "consent_purpose": "care_coordination",
+            "fact": {"kind": "allergy", "substance": "penicillin", "reaction": "rash", "severity": "moderate"},
+            "review_by": future(180), "source": "ehr_import", "source_ref": "ehr:AllergyIntolerance/991"}
+    body.update(overrides)
+    return body
+
+
+def nurse_with(world, *purposes):
+    for purpose in purposes:
+        world.grant(world.patient_a, "nurse-1", purpose)
+    return world.staff("nurse-1")
+
+
+def test_proposals_are_invisible_until_confirmed(world):
+    cid = world.consent(world.patient_a)
+    agent = world.staff("booking-agent")
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    r = agent.post(f"{mem(world.patient_a)}/proposals",
+                   {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"})
+    assert r.status_code == 201, r.content
+    proposal = r.json()
+    assert proposal["state"] == "proposed" and proposal["source"] == "agent_extracted"
+    patient = world.patient(world.patient_a)
+    assert patient.get(mem(world.patient_a)).json()["items"] == []
+    assert [p["memory_id"] for p in patient.get(f"{mem(world.patient_a)}/proposals").json()["items"]] == [
+        proposal["memory_id"]]
+    r = patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm")
+    assert r.status_code == 200 and r.json()["state"] == "active"
+    items = patient.get(mem(world.patient_a)).json()["items"]
+    assert [i["fact"]["time"] for i in items] == ["15:00"]
+    assert patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm").status_code == 422
+
+
+def test_rejected_proposal_is_erased(world):
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    p = patient.post(f"{mem(world.patient_a)}/proposals",
+                     {**memory_body(cid, "earliest_time", "07:15"), "source_ref": "session:s9/turn:1"}).json()
+    r = patient.post(f"{mem(world.patient_a)}/{p['memory_id']}/reject")
+    assert r.status_code == 200
+    assert {rep["target"] for rep in r.json()["representations"]} == {"postgres"}
+    tomb = patient.get(f"{mem(world.patient_a)}/{p['memory_id']}").json()
+    assert tomb["state"] == "deleted" and tomb["fact"] is None
+
+
+def test_care_context_only_from_staff_encrypted_and_flagged(world):
+    patient = world.patient(world.patient_a)
+    r = patient.post(mem(world.patient_a), care_body())
+    assert r.status_code == 403
+    nurse = world.staff("nurse-1")
+    assert nurse.post(mem(world.patient_a), care_body()).status_code == 403  # no grant yet
+    nurse = nurse_with(world, "care_coordination")
+    assert nurse.post(mem(world.patient_a), care_body(review_by=None)).status_code == 422
+    assert nurse.post(mem(world.patient_a), care_body(source_ref="")).status_code == 422
+    r = nurse.post(mem(world.patient_a), care_body())
+    assert r.status_code == 201, r.content
+    item = r.json()["memory"]
+    assert item["guardrails"]["fetch_live"] is True and "INR" in item["guardrails"]["note"]
+    assert item["text"] == "Documented penicillin allergy (reaction: rash), severity moderate"
+    # the patient reads their own care context, flagged too
+    mine = patient.get(mem(world.patient_a)).json()["items"]
+    assert mine[0]["guardrails"]["fetch_live"] is True
+    # stored encrypted: the row holds no plaintext
+    with identity_context(Identity(org_id=world.org, actor_sub="x", patient_self_id=world.patient_a)):
+        stored = Memory.objects.get(pk=item["memory_id"])
+    assert stored.fact is None and b"penicillin" not in bytes(stored.fact_ciphertext)
+    assert stored.fact_key_id == "dev1"
+
+
+def test_a_second_allergy_does_not_supersede_the_first(world):
+    nurse = nurse_with(world, "care_coordination")
+    nurse.post(mem(world.patient_a), care_body())
+    nurse.post(mem(world.patient_a), care_body(fact={"kind": "allergy", "substance": "latex"}))
+    nurse.post(mem(world.patient_a), care_body(
+        fact={"kind": "long_term_indication", "medication": "warfarin", "indication": "atrial fibrillation",
+              "monitoring": "INR"}))
+    texts = sorted(i["text"] for i in nurse.get(mem(world.patient_a)).json()["items"])
+    assert texts == ["Documented latex allergy", "Documented penicillin allergy (reaction: rash), severity moderate",
+                     "Long-term warfarin therapy for atrial fibrillation; INR monitoring required"]
+
+
+def test_correction_supersedes_and_history_shows_both(world):
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    old = patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).json()["memory_id"]
+    r = patient.post(f"{mem(world.patient_a)}/{old}/correct", {"fact": {"kind": "earliest_time", "time": "10:30"}})
+    assert r.status_code == 201, r.content
+    new = r.json()
+    assert new["source_ref"] == f"correction-of:{old}" and new["source"] == "patient_stated"
+    history = patient.get(f"{mem(world.patient_a)}/{new['memory_id']}/history").json()
+    assert [v["memory_id"] for v in history["versions"]] == [new["memory_id"], old]
+    assert history["versions"][1]["state"] == "superseded" and history["versions"][1]["superseded_by"] == new[
+        "memory_id"]
+    assert "corrected" in [e["event_type"] for e in history["events"]]
+    assert all("10:00" not in str(e) for e in history["events"])  # digests, never values
+    # a correction cannot change the attribute
+    r = patient.post(f"{mem(world.patient_a)}/{new['memory_id']}/correct",
+                     {"fact": {"kind": "latest_time", "time": "12:00"}})
+    assert r.status_code == 422
+
+
+def test_patients_cannot_correct_or_delete_clinical_facts(world):
+    nurse = nurse_with(world, "care_coordination")
+    care = nurse.post(mem(world.patient_a), care_body()).json()["memory_id"]
+    patient = world.patient(world.patient_a)
+    r = patient.post(f"{mem(world.patient_a)}/{care}/correct",
+                     {"fact": {"kind": "allergy", "substance": "penicillin"}})
+    assert r.status_code == 403
+    assert patient.client.delete(f"{mem(world.patient_a)}/{care}",
+                                 HTTP_AUTHORIZATION=f"Bearer {patient.token}").status_code == 403
+
+
+def test_quarantine_excludes_at_once_and_is_staff_only(world):
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    mid = patient.post(mem(world.patient_a), memory_body(cid)).json()["memory_id"]
+    r = patient.post(f"{mem(world.patient_a)}/{mid}/quarantine", {"reason_code": "disputed"})
+    assert r.status_code == 403
+    nurse = nurse_with(world, "appointment_scheduling")
+    assert nurse.post(f"{mem(world.patient_a)}/{mid}/quarantine", {"reason_code": "Bad Reason!"}).status_code == 422
+    r = nurse.post(f"{mem(world.patient_a)}/{mid}/quarantine", {"reason_code": "disputed_by_patient"})
+    assert r.status_code == 200 and r.json()["state"] == "quarantined"
+    assert patient.get(mem(world.patient_a)).json()["items"] == []
+    # a new value for the attribute can be recorded; quarantining twice is an illegal transition
+    assert patient.post(mem(world.patient_a), memory_body(cid, time="09:45")).status_code == 201
+    r = nurse.post(f"{mem(world.patient_a)}/{mid}/quarantine", {"reason_code": "again"})
+    assert r.status_code == 409 and r.json()["code"] == "illegal_transition"
+
+
+def _delete(api, path):
+    return api.client.delete(path, HTTP_AUTHORIZATION=f"Bearer {api.token}")
+
+
+def test_deletion_reaches_every_version_and_returns_a_receipt(world):
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    first = patient.post(mem(world.patient_a), memory_body(cid, time="06:40")).json()["memory_id"]
+    second = patient.post(mem(world.patient_a), memory_body(cid, time="06:50")).json()["memory_id"]
+    r = _delete(patient, f"{mem(world.patient_a)}/{second}")
+    assert r.status_code == 200, r.content
+    receipt = r.json()
+    assert set(receipt["memory_ids"]) == {first, second}
+    assert receipt["representations"] and all(line["verified_at"] and line["state"] == "verified"
+                                              for line in receipt["representations"])
+    assert patient.get(mem(world.patient_a)).json()["items"] == []
+    assert _delete(patient, f"{mem(world.patient_a)}/{second}").status_code == 404
+    listed = patient.get(f"/v1/patients/{world.patient_a}/deletions").json()["items"]
+    assert [d["deletion_id"] for d in listed] == [receipt["deletion_id"]]
+    # another patient cannot delete or see it
+    assert _delete(world.patient(world.patient_b), f"{mem(world.patient_a)}/{first}").status_code == 404
+
+
+def test_erase_all_as_patient_keeps_clinical_record_and_says_so(world):
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00"))
+    patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "16:00"))
+    nurse = nurse_with(world, "care_coordination")
+    care = nurse.post(mem(world.patient_a), care_body()).json()["memory_id"]
+    receipt = _delete(patient, mem(world.patient_a)).json()
+    assert receipt["scope"] == "patient" and len(receipt["memory_ids"]) == 2
+    assert [r["memory_id"] for r in receipt["retained"]] == [care]
+    assert [i["memory_id"] for i in patient.get(mem(world.patient_a)).json()["items"]] == [care]
+
+
+def test_expired_records_are_never_served_even_before_the_sweep(world):
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    mid = patient.post(mem(world.patient_a), memory_body(cid, valid_until=future(1))).json()["memory_id"]
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me), connection.cursor() as cur:  # the clock moves past valid_until
+        cur.execute("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
+                    "valid_until = now() - interval '1 second' WHERE memory_id = %s", [mid])
+    assert patient.get(mem(world.patient_a)).json()["items"] == []
+    call_command("sweep_memories")
+    assert patient.get(f"{mem(world.patient_a)}/{mid}").json()["state"] == "expired"
+    with identity_context(me), connection.cursor() as cur:  # retention passes too
+        cur.execute("UPDATE patient_memory SET expires_at = now() - interval '1 second' WHERE memory_id = %s", [mid])
+    call_command("sweep_memories")
+    tomb = patient.get(f"{mem(world.patient_a)}/{mid}").json()
+    assert tomb["state"] == "deleted" and tomb["fact"] is None
+    call_command("sweep_memories")  # idempotent
+
+
+def test_consent_revocation_expires_dependent_memories_in_the_same_transaction(world):
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    mid = patient.post(mem(world.patient_a), memory_body(cid)).json()["memory_id"]
+    patient.post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    record = patient.get(f"{mem(world.patient_a)}/{mid}").json()
+    assert record["state"] == "expired"
+    events = patient.get(f"{mem(world.patient_a)}/{mid}/history").json()["events"]
+    assert events[-1]["event_type"] == "consent_revoked"
+    call_command("sweep_memories")  # grace period 0: erased by the next sweep
+    assert patient.get(f"{mem(world.patient_a)}/{mid}").json()["state"] == "deleted"
+
+
+def test_the_database_refuses_illegal_state_moves():
+    """Even a direct UPDATE (a bug elsewhere) cannot move a state outside the table."""
+    from django.db import DatabaseError, transaction
+
+    org, pid = uuid.uuid4(), uuid.uuid4()
+    from tests.test_foundation import give_consent, patient, record_pref
+
+    cid = give_consent(org, pid)
+    me = patient(org, pid)
+    with identity_context(me):
+        memory = record_pref(me, pid, cid)
+        for bad in ("proposed", "superseded"):
+            with pytest.raises(DatabaseError), transaction.atomic():
+                Memory.objects.filter(pk=memory.pk).update(state=bad)
+        with pytest.raises(DatabaseError), transaction.atomic():
+            Memory.objects.filter(pk=memory.pk).update(state="deleted")  # value not erased: refused too
