@@ -422,3 +422,36 @@ def memory_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
         if not progressed:
             break
     return counts
+
+
+def memory_rotate_keys(*, batch: int = 500) -> int:
+    """Re-encrypt every sensitive value that is not under the active key. Idempotent; each row is re-encrypted
+    under a service identity scoped to its patient and purpose."""
+    from core.identity import identity_context
+    from memory.crypto import keyring
+    from memory.lifecycle import memory_value
+
+    active, _ = keyring()
+    rotated = 0
+    while True:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('app.maintenance', 'key_rotation', true), "
+                           "set_config('app.active_key_id', %s, true)", [active])
+            cursor.execute("SELECT memory_id, organization_id, patient_id, consent_purpose FROM patient_memory "
+                           "WHERE fact_ciphertext IS NOT NULL AND fact_key_id IS DISTINCT FROM %s LIMIT %s",
+                           [active, batch])
+            due = cursor.fetchall()
+            cursor.execute("SELECT set_config('app.maintenance', '', true), set_config('app.active_key_id', '', true)")
+        if not due:
+            return rotated
+        for memory_id, org_id, patient_id, purpose in due:
+            identity = Identity.service(org_id=org_id, name="key-rotation", patient_id=patient_id, purpose=purpose)
+            with identity_context(identity):
+                memory = Memory.objects.select_for_update().filter(pk=memory_id,
+                                                                   fact_ciphertext__isnull=False).first()
+                if memory is None or memory.fact_key_id == active:
+                    continue
+                ciphertext, kid = encrypt_fact(memory_value(memory), memory_id=memory.memory_id,
+                                               patient_id=memory.patient_id)
+                Memory.objects.filter(pk=memory.pk).update(fact_ciphertext=ciphertext, fact_key_id=kid)
+                rotated += 1

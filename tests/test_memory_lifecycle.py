@@ -239,3 +239,23 @@ def test_the_database_refuses_illegal_state_moves():
                 Memory.objects.filter(pk=memory.pk).update(state=bad)
         with pytest.raises(DatabaseError), transaction.atomic():
             Memory.objects.filter(pk=memory.pk).update(state="deleted")  # value not erased: refused too
+
+
+def test_key_rotation_reencrypts_under_the_active_key(world, settings):
+    import base64
+    import os
+
+    k1, k2 = (base64.b64encode(os.urandom(32)).decode() for _ in range(2))
+    settings.MEMORY_ENCRYPTION_KEYS = f"k1:{k1}"
+    settings.MEMORY_ENCRYPTION_ACTIVE_KEY = "k1"
+    nurse = nurse_with(world, "care_coordination")
+    mid = nurse.post(mem(world.patient_a), care_body()).json()["memory_id"]
+    settings.MEMORY_ENCRYPTION_KEYS = f"k1:{k1},k2:{k2}"
+    settings.MEMORY_ENCRYPTION_ACTIVE_KEY = "k2"
+    call_command("rotate_memory_keys")
+    me = Identity(org_id=world.org, actor_sub="x", patient_self_id=world.patient_a)
+    with identity_context(me):
+        assert Memory.objects.get(pk=mid).fact_key_id == "k2"
+    settings.MEMORY_ENCRYPTION_KEYS = f"k2:{k2}"  # the old key is gone; values still read
+    item = nurse.get(f"{mem(world.patient_a)}/{mid}").json()
+    assert item["fact"]["substance"] == "penicillin"

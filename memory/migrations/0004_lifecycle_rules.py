@@ -48,6 +48,11 @@ CREATE POLICY memory_sweep_discovery ON patient_memory FOR SELECT
          AND (expires_at <= statement_timestamp()
               OR (state IN ('active', 'proposed', 'quarantined') AND valid_until <= statement_timestamp())));
 
+-- Key rotation discovers ciphertexts under any key other than the active one (ids only are used).
+CREATE POLICY memory_key_rotation_discovery ON patient_memory FOR SELECT
+  USING (app_setting('app.maintenance') = 'key_rotation'
+         AND fact_ciphertext IS NOT NULL AND fact_key_id IS DISTINCT FROM app_setting('app.active_key_id'));
+
 CREATE TRIGGER lifecycle_event_append_only BEFORE UPDATE OR DELETE ON memory_lifecycle_event
   FOR EACH ROW EXECUTE FUNCTION reject_append_only_mutation();
 CREATE TRIGGER lifecycle_event_no_truncate BEFORE UPDATE OR DELETE OR TRUNCATE ON memory_lifecycle_event
@@ -93,6 +98,7 @@ ALTER TABLE memory_lifecycle_event DISABLE ROW LEVEL SECURITY;
 GRANT UPDATE, DELETE ON memory_lifecycle_event TO anamnesis_runtime;
 DROP TRIGGER IF EXISTS lifecycle_event_no_truncate ON memory_lifecycle_event;
 DROP TRIGGER IF EXISTS lifecycle_event_append_only ON memory_lifecycle_event;
+DROP POLICY IF EXISTS memory_key_rotation_discovery ON patient_memory;
 DROP POLICY IF EXISTS memory_sweep_discovery ON patient_memory;
 DROP TRIGGER IF EXISTS memory_state_transition ON patient_memory;
 DROP FUNCTION IF EXISTS memory_enforce_state_transition();
