@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from consent.models import PURPOSES
 from core import audit
 from core.api import ScopedAPIView
-from memory import selectors, services
+from memory import retrieval, selectors, services
 from memory.facts import MEMORY_TYPES, StrictSerializer, fact_text, validate_fact
 from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value
@@ -275,3 +275,114 @@ class DeletionsView(_MemoryView):
         receipts = selectors.deletion_receipts(identity=self.identity, patient_id=patient_id)
         audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id)
         return Response({"items": receipts})
+
+
+class SearchHitOut(serializers.Serializer):
+    memory = MemoryOut()
+    score = serializers.FloatField()
+    cosine = serializers.FloatField()
+    text_rank = serializers.FloatField()
+
+
+class PatientMemorySearchView(_MemoryView):
+    """Deterministic filters first (organisation, patient, purpose, class, state, validity, consent), then exact
+    ranking by cosine similarity blended with full-text rank."""
+
+    required_scopes = {"GET": ["memory:read"]}
+    audit_actions = {"GET": "memory.search"}
+
+    @extend_schema(
+        operation_id="memories_search",
+        parameters=[OpenApiParameter("q", str, required=True, description="The agent's question (1-500 chars)"),
+                    OpenApiParameter("limit", int, required=False, description="1-20"),
+                    OpenApiParameter("min_score", float, required=False, description="0-1; calibrated default"),
+                    OpenApiParameter("consent_purpose", str, required=False),
+                    OpenApiParameter("memory_class", str, required=False)],
+        responses={200: inline_serializer("SearchResult", {"items": SearchHitOut(many=True),
+                                                           "min_score": serializers.FloatField()})},
+    )
+    def get(self, request, patient_id):
+        params = SearchParams(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        p = params.validated_data
+        hits = retrieval.memory_search(identity=self.identity, patient_id=patient_id, question=p["q"],
+                                       limit=p.get("limit"), min_score=p.get("min_score"),
+                                       purpose=p.get("consent_purpose"), memory_class=p.get("memory_class"))
+        threshold = p.get("min_score", retrieval.calibration().min_score)
+        return Response({"min_score": threshold, "items": [
+            {"memory": MemoryOut(h.memory).data, "score": round(h.score, 4), "cosine": round(h.cosine, 4),
+             "text_rank": round(h.text_rank, 4)} for h in hits]})
+
+
+class SearchParams(serializers.Serializer):
+    q = serializers.CharField(min_length=1, max_length=500)
+    limit = serializers.IntegerField(min_value=1, max_value=20, required=False)
+    min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
+    consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
+    memory_class = serializers.ChoiceField(choices=["working", "preference", "account_fact", "care_context"],
+                                           required=False)
+
+
+class ContextIn(StrictSerializer):
+    question = serializers.CharField(min_length=1, max_length=1000)
+    purpose = serializers.ChoiceField(choices=PURPOSES)
+    limit = serializers.IntegerField(min_value=1, max_value=20, required=False)
+    session_id = serializers.UUIDField(required=False, allow_null=True)
+
+
+class ContextFactOut(serializers.Serializer):
+    memory_id = serializers.UUIDField()
+    text = serializers.CharField()
+    memory_class = serializers.CharField()
+    source = serializers.CharField()
+    created_by = serializers.CharField()
+    valid_from = serializers.DateTimeField()
+    valid_until = serializers.DateTimeField(allow_null=True)
+    score = serializers.FloatField()
+    guardrails = serializers.DictField()
+
+
+class ContextPackOut(serializers.Serializer):
+    release_id = serializers.UUIDField()
+    purpose = serializers.CharField()
+    facts = ContextFactOut(many=True)
+    guardrail_notes = serializers.ListField(child=serializers.CharField())
+    text = serializers.CharField(help_text="Ready to insert into a prompt; never contains the patient identifier")
+
+
+class PatientContextView(_MemoryView):
+    required_scopes = {"POST": ["memory:read"]}
+    audit_actions = {"POST": "memory.context_pack"}
+    resource_type = "memory_release"
+
+    @extend_schema(operation_id="memories_context_pack", request=ContextIn, responses={200: ContextPackOut})
+    def post(self, request, patient_id):
+        body = ContextIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        d = body.validated_data
+        return Response(retrieval.context_pack(identity=self.identity, patient_id=patient_id, question=d["question"],
+                                               purpose=d["purpose"], limit=d.get("limit"),
+                                               session_id=d.get("session_id")))
+
+
+class ReleaseOut(serializers.Serializer):
+    release_id = serializers.UUIDField()
+    actor_sub = serializers.CharField()
+    purpose = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    members = serializers.ListField(child=serializers.DictField())
+
+
+class PatientReleasesView(_MemoryView):
+    """What was disclosed: which memories went to which agent, for which purpose, when."""
+
+    required_scopes = {"GET": ["memory:read"]}
+    audit_actions = {"GET": "memory.releases"}
+    resource_type = "memory_release"
+
+    @extend_schema(operation_id="memories_releases_list",
+                   responses={200: inline_serializer("ReleaseList", {"items": ReleaseOut(many=True)})})
+    def get(self, request, patient_id):
+        items = selectors.release_list(identity=self.identity, patient_id=patient_id)
+        audit.record(action="memory.releases", resource_type="memory_release", patient_id=patient_id)
+        return Response({"items": items})

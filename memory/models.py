@@ -5,6 +5,7 @@ import uuid
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from pgvector.django import VectorField
 
 from consent.models import PURPOSES
 
@@ -226,3 +227,54 @@ class Deletion(models.Model):
         indexes = [models.Index(fields=["organization_id", "patient_id"], name="deletion_org_patient")]
         constraints = [models.CheckConstraint(condition=Q(scope__in=["memory", "patient"]),
                                               name="deletion_scope_valid")]
+
+
+class MemoryEmbedding(models.Model):
+    """A vector representation of a memory's value (a copy of its meaning: deleted with it)."""
+
+    id = models.BigAutoField(primary_key=True)
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id", related_name="embeddings")
+    organization_id = models.UUIDField()
+    patient_id = models.UUIDField()
+    purpose = models.CharField(max_length=80)
+    model = models.CharField(max_length=120)
+    embedding = VectorField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "memory_embedding"
+        indexes = [models.Index(fields=["organization_id", "patient_id"], name="embedding_org_patient")]
+        constraints = [models.UniqueConstraint(fields=["memory", "model"], name="embedding_one_per_model")]
+
+
+class Release(models.Model):
+    """A context pack handed to an agent (and so to its model provider): which memories, to whom, why, when."""
+
+    release_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization_id = models.UUIDField()
+    patient_id = models.UUIDField()
+    purpose = models.CharField(max_length=80)
+    actor_sub = models.CharField(max_length=255)
+    session_id = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "memory_release"
+        indexes = [models.Index(fields=["organization_id", "patient_id", "created_at"], name="release_patient_time")]
+
+
+class ReleaseMember(models.Model):
+    id = models.BigAutoField(primary_key=True)
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, db_column="release_id", related_name="members")
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id", related_name="releases")
+    organization_id = models.UUIDField()
+    patient_id = models.UUIDField()
+    purpose = models.CharField(max_length=80)
+    score = models.FloatField()
+    included_at = models.DateTimeField(default=timezone.now)
+    # Set when the memory is deleted: the agent holding this release is told to drop it.
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "memory_release_member"
+        constraints = [models.UniqueConstraint(fields=["release", "memory"], name="release_member_unique")]

@@ -61,3 +61,19 @@ def memory_history(*, identity: Identity, patient_id: uuid.UUID,
 def deletion_receipts(*, identity: Identity, patient_id: uuid.UUID) -> list[dict]:
     return [d.receipt for d in Deletion.objects.filter(organization_id=identity.org_id, patient_id=patient_id,
                                                        completed_at__isnull=False).order_by("-requested_at")]
+
+
+def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200) -> list[dict]:
+    """Context packs released for this patient, newest first, with the memories in each (ids and whether the
+    memory has since been withdrawn by a deletion). No texts: packs are never stored."""
+    from memory.models import Release, ReleaseMember
+
+    releases = list(Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+                    .order_by("-created_at")[:limit])
+    members: dict = {}
+    for m in ReleaseMember.objects.filter(release_id__in=[r.release_id for r in releases]).order_by("id"):
+        members.setdefault(m.release_id, []).append(
+            {"memory_id": str(m.memory_id), "score": round(m.score, 4),
+             "withdrawn_at": m.withdrawn_at.isoformat() if m.withdrawn_at else None})
+    return [{"release_id": str(r.release_id), "actor_sub": r.actor_sub, "purpose": r.purpose,
+             "created_at": r.created_at.isoformat(), "members": members.get(r.release_id, [])} for r in releases]

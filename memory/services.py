@@ -21,6 +21,7 @@ from memory.crypto import encrypt_fact, new_salt
 from memory.facts import MEMORY_TYPES, MemoryTypeSpec
 from memory.lifecycle import lifecycle_event, memory_transition
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
+from memory.retrieval import memory_embed
 
 S = MemoryState
 SENSITIVE_CLASSES = {MemoryClass.CARE_CONTEXT}
@@ -113,6 +114,7 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: MemoryTypeSpec, 
     memory.save(force_insert=True)
     representations.representation_add(memory=memory, target=Representation.Target.POSTGRES,
                                         external_id=str(memory_id))
+    memory_embed(memory=memory, fact=new.fact)
     lifecycle_event(identity=identity, memory=memory,
                     event_type=LifecycleEvent.Type.PROPOSED if state == S.PROPOSED else LifecycleEvent.Type.CONFIRMED,
                     from_state=None, to_state=state, reason_code=f"{source}", source_ref=source_ref)

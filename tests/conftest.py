@@ -12,7 +12,8 @@ from core.authentication import key_set_cache
 from core.bootstrap import bootstrap
 from tests.support import PATIENT_SCOPES, Api, JwksServer, KeyRing, configure_identity_provider, mint
 
-APP_TABLES = ["memory_lifecycle_event", "memory_representation", "memory_deletion",
+APP_TABLES = ["conversation_turn", "conversation_session", "memory_release_member", "memory_release",
+              "memory_embedding", "memory_lifecycle_event", "memory_representation", "memory_deletion",
               "patient_memory", "patient_consent", "patient_access_grants", "agent_workflow_transition",
               "agent_workflow", "audit_event", "organization"]
 

@@ -66,7 +66,7 @@ def test_rejected_proposal_is_erased(world):
                      {**memory_body(cid, "earliest_time", "07:15"), "source_ref": "session:s9/turn:1"}).json()
     r = patient.post(f"{mem(world.patient_a)}/{p['memory_id']}/reject")
     assert r.status_code == 200
-    assert {rep["target"] for rep in r.json()["representations"]} == {"postgres"}
+    assert {rep["target"] for rep in r.json()["representations"]} == {"postgres", "vector"}
     tomb = patient.get(f"{mem(world.patient_a)}/{p['memory_id']}").json()
     assert tomb["state"] == "deleted" and tomb["fact"] is None
 

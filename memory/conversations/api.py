@@ -1,0 +1,393 @@
+"""Conversation sessions over the agent API: thin views on ScopedAPIView (scopes, identity context, audit of
+refusals), one service or selector each.
+
+Scopes: short-term context is memory, so the existing scopes apply: ``memory:write`` to start, append, end and
+propose; ``memory:read`` to read a session and its model context; both to search offers (it reads long-term
+preferences and records a tool turn).
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from consent.models import PURPOSES
+from core.api import ScopedAPIView
+from core.errors import ValidationFailed
+from memory.api import MemoryOut
+from memory.conversations import conf, selectors, services
+from memory.conversations.models import ConversationSession, SessionStatus, TurnRole
+from memory.conversations.parsing import DAYS, INTENTS, PERIODS, SPECIALTIES
+from memory.conversations.slots import clarifying_questions, next_action
+from memory.facts import StrictSerializer
+
+TIME = r"^([01]\d|2[0-3]):[0-5]\d$"
+SOURCE = r"^turn:[1-9][0-9]*$"
+
+
+# --- output shapes -------------------------------------------------------------------------------------------------
+
+def _inline_enum(values, name: str) -> type[serializers.CharField]:
+    """A string field documented by a pattern over its values. The same day and period lists appear under several
+    field names; as enums, each name would need an ENUM_NAME_OVERRIDES entry in the project settings."""
+    pattern = "^(?:" + "|".join(values) + ")$"
+    return extend_schema_field({"type": "string", "pattern": pattern})(type(name, (serializers.CharField,), {}))
+
+
+DayField = _inline_enum(DAYS, "DayField")
+PeriodField = _inline_enum(PERIODS, "PeriodField")
+PreferenceKindField = _inline_enum(["earliest_time", "latest_time", "excluded_days", "excluded_periods"],
+                                   "PreferenceKindField")
+
+
+class SessionOut(serializers.ModelSerializer):
+    idle_timeout_seconds = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ConversationSession
+        fields = ["session_id", "patient_id", "purpose", "status", "turn_count", "created_at", "last_activity_at",
+                  "expires_at", "absolute_expires_at", "idle_timeout_seconds", "ended_at"]
+
+    def get_idle_timeout_seconds(self, obj) -> int:
+        return int(obj.idle_timeout.total_seconds())
+
+
+class OfferOut(serializers.Serializer):
+    slot_id = serializers.CharField()
+    start = serializers.CharField(help_text="Clinic-local wall-clock time, YYYY-MM-DDTHH:MM")
+    day = DayField()
+    time = serializers.RegexField(TIME)
+
+
+class LastOfferOut(serializers.Serializer):
+    source_id = serializers.RegexField(SOURCE)
+    slots = OfferOut(many=True)
+
+
+class SlotsOut(serializers.Serializer):
+    intent = serializers.ChoiceField(choices=INTENTS, allow_null=True)
+    specialty = serializers.ChoiceField(choices=sorted(SPECIALTIES), allow_null=True)
+    visit_type = serializers.ChoiceField(choices=["followup", "new"], allow_null=True)
+    preferred_days = serializers.ListField(child=DayField())
+    excluded_days = serializers.ListField(child=DayField())
+    preferred_period = PeriodField(allow_null=True)
+    excluded_periods = serializers.ListField(child=PeriodField())
+    earliest_time = serializers.RegexField(TIME, allow_null=True)
+    latest_time = serializers.RegexField(TIME, allow_null=True)
+    selected_slot_id = serializers.CharField(allow_null=True)
+    last_offer = LastOfferOut(allow_null=True, help_text="The latest offers (a tool result; cleared at the end)")
+
+
+class QuestionOut(serializers.Serializer):
+    question = serializers.CharField()
+    source_id = serializers.RegexField(SOURCE)
+
+
+class FlagOut(serializers.Serializer):
+    category = serializers.CharField(help_text="e.g. medication_anticoagulant, urgent_symptom: a code, never text")
+    urgent = serializers.BooleanField()
+    source_id = serializers.RegexField(SOURCE)
+
+
+class SessionStateOut(serializers.Serializer):
+    session = SessionOut()
+    slots = SlotsOut()
+    next_action = serializers.CharField()
+    clarifying_questions = QuestionOut(many=True)
+    care_team_flags = FlagOut(many=True)
+
+
+def _state(session: ConversationSession) -> dict:
+    from memory.conversations.context import public_slots
+
+    live = session.status == SessionStatus.ACTIVE
+    flags = [{k: f[k] for k in ("category", "urgent", "source_id")} for f in session.care_team_flags]
+    return {"session": SessionOut(session).data, "slots": public_slots(session.slots),
+            "next_action": next_action(session.slots, session.care_team_flags) if live else "none",
+            "clarifying_questions": clarifying_questions(session.slots), "care_team_flags": flags}
+
+
+class TurnOut(serializers.Serializer):
+    seq = serializers.IntegerField()
+    source_id = serializers.RegexField(SOURCE)
+    role = serializers.ChoiceField(choices=TurnRole.values)
+    tool_name = serializers.CharField(allow_null=True)
+    token_count = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+
+
+class TurnAppendedOut(SessionStateOut):
+    turn = TurnOut()
+    new_care_team_flags = FlagOut(many=True)
+
+
+class FactOut(serializers.Serializer):
+    fact = serializers.CharField()
+    source_id = serializers.RegexField(SOURCE)
+    confidence = serializers.FloatField(min_value=0, max_value=1)
+
+
+class DecisionOut(serializers.Serializer):
+    decision = serializers.CharField()
+    source_id = serializers.RegexField(SOURCE)
+
+
+class SideEffectOut(serializers.Serializer):
+    effect = serializers.CharField()
+    status = serializers.CharField()
+    source_id = serializers.RegexField(SOURCE)
+
+
+class SummaryOut(serializers.Serializer):
+    """Seed 003's structured summary of the older turns."""
+
+    confirmed_facts = FactOut(many=True)
+    open_questions = QuestionOut(many=True)
+    decisions = DecisionOut(many=True)
+    side_effects = SideEffectOut(many=True)
+    source_ids = serializers.ListField(child=serializers.RegexField(SOURCE))
+    next_action = serializers.CharField()
+
+
+class MessageOut(serializers.Serializer):
+    source_id = serializers.RegexField(SOURCE)
+    role = serializers.ChoiceField(choices=TurnRole.values)
+    content = serializers.CharField(allow_blank=True)
+    tool_name = serializers.CharField(required=False)
+    tool_result = serializers.DictField(required=False)
+
+
+class StandingPreferenceOut(serializers.Serializer):
+    kind = PreferenceKindField()
+    time = serializers.RegexField(TIME, required=False)
+    days = serializers.ListField(child=DayField(), required=False)
+    periods = serializers.ListField(child=PeriodField(), required=False)
+
+
+class ModelContextOut(serializers.Serializer):
+    """What the model sees. It never holds the patient identifier."""
+
+    purpose = serializers.ChoiceField(choices=PURPOSES)
+    slots = SlotsOut()
+    standing_preferences = StandingPreferenceOut(many=True, help_text="Current long-term scheduling preferences")
+    next_action = serializers.CharField()
+    clarifying_questions = QuestionOut(many=True)
+    care_team_flags = FlagOut(many=True)
+    care_team_note = serializers.CharField(allow_null=True)
+    summary = SummaryOut(allow_null=True, help_text="Older turns that did not fit, summarised (seed 003 form)")
+    summarised_through = serializers.RegexField(SOURCE, allow_null=True)
+    messages = MessageOut(many=True, help_text="The newest turns that fit, oldest first")
+
+
+class BudgetOut(serializers.Serializer):
+    max_tokens = serializers.IntegerField()
+    used_tokens = serializers.IntegerField(help_text="Tokens of the JSON-serialised context (compact separators)")
+    tokenizer = serializers.CharField()
+    turns_total = serializers.IntegerField()
+    turns_included = serializers.IntegerField()
+    turns_summarised = serializers.IntegerField()
+    truncated = serializers.BooleanField()
+    summariser = serializers.CharField(allow_null=True)
+
+
+class ContextOut(serializers.Serializer):
+    session_id = serializers.UUIDField()
+    expires_at = serializers.DateTimeField()
+    context = ModelContextOut()
+    budget = BudgetOut()
+
+
+class ConstraintsOut(serializers.Serializer):
+    preferred_days = serializers.ListField(child=DayField())
+    preferred_period = PeriodField(allow_null=True)
+    excluded_days = serializers.ListField(child=DayField())
+    excluded_periods = serializers.ListField(child=PeriodField())
+    earliest_time = serializers.RegexField(TIME, allow_null=True)
+    latest_time = serializers.RegexField(TIME, allow_null=True)
+    sources = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                    help_text="Where each constraint came from: turn:N or memory:<id>")
+
+
+class OffersOut(serializers.Serializer):
+    offers = OfferOut(many=True)
+    considered = serializers.IntegerField(help_text="Slots the scheduling system returned")
+    constraints = ConstraintsOut()
+    next_action = serializers.CharField()
+    turn = TurnOut(help_text="The tool turn that records these offers")
+
+
+class SkippedOut(serializers.Serializer):
+    kind = serializers.CharField()
+    reason = serializers.ChoiceField(choices=["needs_clarification", "already_current", "already_proposed"])
+
+
+class ProposalsOut(serializers.Serializer):
+    proposed = MemoryOut(many=True)
+    skipped = SkippedOut(many=True)
+
+
+# --- input shapes --------------------------------------------------------------------------------------------------
+
+class SessionStartIn(StrictSerializer):
+    patient_id = serializers.UUIDField()
+    purpose = serializers.ChoiceField(choices=PURPOSES)
+
+
+class TurnIn(StrictSerializer):
+    role = serializers.ChoiceField(choices=TurnRole.values)
+    content = serializers.CharField(allow_blank=True, trim_whitespace=False,
+                                    help_text="At most CONVERSATION_MAX_CONTENT_CHARS (default 8000) characters")
+    tool_name = serializers.RegexField(r"^[A-Za-z0-9_.:\-]{1,64}$", required=False, allow_null=True)
+    tool_result = serializers.JSONField(required=False, allow_null=True,
+                                        help_text="Tool turns only; an object of at most "
+                                                  "CONVERSATION_MAX_TOOL_RESULT_BYTES (default 16 KiB) as JSON")
+
+
+class EndIn(StrictSerializer):
+    outcome = serializers.ChoiceField(choices=[SessionStatus.COMPLETED, SessionStatus.ABANDONED])
+
+
+def _turn(turn) -> dict:
+    return {"seq": turn.seq, "source_id": f"turn:{turn.seq}", "role": turn.role, "tool_name": turn.tool_name,
+            "token_count": turn.token_count, "created_at": serializers.DateTimeField().to_representation(
+                turn.created_at)}
+
+
+# --- views ---------------------------------------------------------------------------------------------------------
+
+class _SessionView(ScopedAPIView):
+    abstract = True
+    resource_type = "conversation_session"
+
+
+class SessionsView(_SessionView):
+    """Start a conversation for one patient and one purpose."""
+
+    required_scopes = {"POST": ["memory:write"]}
+    audit_actions = {"POST": "conversation.start"}
+
+    def audit_patient_id(self):
+        return self.request.data.get("patient_id") if isinstance(self.request.data, dict) else None
+
+    @extend_schema(operation_id="sessions_create", request=SessionStartIn, responses={201: SessionStateOut})
+    def post(self, request):
+        body = SessionStartIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        session = services.session_start(identity=self.identity, **body.validated_data)
+        return Response(_state(session), status=status.HTTP_201_CREATED)
+
+
+class SessionDetailView(_SessionView):
+    """A session's state: slots, next action, open questions, care-team flags (no turn text)."""
+
+    required_scopes = {"GET": ["memory:read"]}
+    audit_actions = {"GET": "conversation.read"}
+
+    @extend_schema(operation_id="sessions_read", responses={200: SessionStateOut})
+    def get(self, request, session_id):
+        from core import audit
+
+        session = selectors.session_get(identity=self.identity, session_id=session_id)
+        if session.status == SessionStatus.ACTIVE:
+            selectors.check_live(session)
+        audit.record(action="conversation.read", resource_type="conversation_session", resource_id=session_id,
+                     patient_id=session.patient_id, purpose=session.purpose)
+        return Response(_state(session))
+
+
+class SessionTurnsView(_SessionView):
+    required_scopes = {"POST": ["memory:write"]}
+    audit_actions = {"POST": "conversation.turn"}
+
+    @extend_schema(operation_id="sessions_turns_append", request=TurnIn, responses={201: TurnAppendedOut},
+                   description="Append a user, assistant or tool turn. Slots are updated from every user turn; "
+                               "clinical remarks are flagged for the care team, never stored as memory.")
+    def post(self, request, session_id):
+        body = TurnIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        appended = services.turn_append(identity=self.identity, session_id=session_id, role=data["role"],
+                                        content=data["content"], tool_name=data.get("tool_name"),
+                                        tool_result=data.get("tool_result"))
+        flags = [{k: f[k] for k in ("category", "urgent", "source_id")} for f in appended.new_flags]
+        return Response({**_state(appended.session), "turn": _turn(appended.turn), "new_care_team_flags": flags},
+                        status=status.HTTP_201_CREATED)
+
+
+class SessionContextView(_SessionView):
+    required_scopes = {"GET": ["memory:read"]}
+    audit_actions = {"GET": "conversation.context"}
+
+    @extend_schema(
+        operation_id="sessions_context",
+        parameters=[OpenApiParameter("max_tokens", int, required=False,
+                                     description="Token budget of the context (cl100k_base); default "
+                                                 "CONVERSATION_CONTEXT_DEFAULT_TOKENS (2000)")],
+        responses={200: ContextOut},
+        description="The model context within a token budget: slots, standing preferences, the newest turns that "
+                    "fit and a structured summary of the older ones. Never holds the patient identifier.")
+    def get(self, request, session_id):
+        raw = request.query_params.get("max_tokens")
+        try:
+            max_tokens = conf.default_budget() if raw in (None, "") else int(raw)
+            if not conf.min_budget() <= max_tokens <= conf.max_budget():
+                raise ValueError
+        except ValueError:
+            raise ValidationFailed(errors=[{"field": "max_tokens", "code": "invalid",
+                                            "message": f"an integer from {conf.min_budget()} to "
+                                                       f"{conf.max_budget()}"}]) from None
+        session, built = selectors.session_context(identity=self.identity, session_id=session_id,
+                                                   max_tokens=max_tokens)
+        if built.summary_cache is not None:
+            services.session_summary_store(identity=self.identity, session_id=session_id, cache=built.summary_cache)
+        return Response({"session_id": session.session_id, "expires_at": session.expires_at,
+                         "context": built.context, "budget": built.budget()})
+
+
+class SessionOffersView(_SessionView):
+    required_scopes = {"POST": ["memory:read", "memory:write"]}
+    audit_actions = {"POST": "conversation.offers"}
+
+    @extend_schema(operation_id="sessions_offers_search", request=None, responses={200: OffersOut},
+                   description="Search the scheduling system with the conversation's slots and the patient's "
+                               "long-term scheduling preferences; the result is recorded as a tool turn.")
+    def post(self, request, session_id):
+        result = services.offers_search(identity=self.identity, session_id=session_id)
+        constraints = {k: result.constraints[k] for k in (
+            "preferred_days", "preferred_period", "excluded_days", "excluded_periods", "earliest_time",
+            "latest_time", "sources")}
+        session = result.appended.session
+        return Response({"offers": result.offers, "considered": result.considered, "constraints": constraints,
+                         "next_action": next_action(session.slots, session.care_team_flags),
+                         "turn": _turn(result.appended.turn)})
+
+
+class SessionEndView(_SessionView):
+    required_scopes = {"POST": ["memory:write"]}
+    audit_actions = {"POST": "conversation.end"}
+
+    @extend_schema(operation_id="sessions_end", request=EndIn, responses={200: SessionStateOut},
+                   description="End as completed or abandoned: slots, summary and tool results are cleared now; the "
+                               "sweep removes the turns later. Ending again with the same outcome is a no-op.")
+    def post(self, request, session_id):
+        body = EndIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        session = services.session_end(identity=self.identity, session_id=session_id,
+                                       outcome=body.validated_data["outcome"])
+        return Response(_state(session))
+
+
+class TurnProposeView(_SessionView):
+    required_scopes = {"POST": ["memory:write"]}
+    audit_actions = {"POST": "conversation.propose"}
+
+    @extend_schema(operation_id="sessions_turns_propose", request=None, responses={201: ProposalsOut},
+                   description="Propose the durable scheduling preferences stated in this user turn as long-term "
+                               "memories (state proposed; needs the patient's active consent; source_ref points "
+                               "at the turn). Nothing is used until the patient or staff confirm it.")
+    def post(self, request, session_id, seq):
+        result = services.preferences_propose(identity=self.identity, session_id=session_id, seq=seq)
+        return Response({"proposed": MemoryOut(result.proposed, many=True).data, "skipped": result.skipped},
+                        status=status.HTTP_201_CREATED)
+

@@ -1,0 +1,11 @@
+from django.apps import AppConfig
+
+
+class ConversationsConfig(AppConfig):
+    name = "memory.conversations"
+    label = "conversations"
+    verbose_name = "Short-term conversation context"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from memory.conversations import checks  # noqa: F401  (registers the tokenizer check)

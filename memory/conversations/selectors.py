@@ -1,0 +1,83 @@
+"""Reads of conversations. Expiry is decided at query time: an expired session is refused whether or not the sweep
+has removed it yet. The organisation filter repeats what RLS enforces, so plans use the index and errors are
+clear ("not found" for missing and for not-yours alike)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from django.utils import timezone
+
+from core import audit
+from core.errors import NotFound
+from core.identity import Identity
+from memory.conversations.context import BuiltContext, build_context
+from memory.conversations.errors import SessionEnded, SessionExpired
+from memory.conversations.models import ConversationSession, ConversationTurn, SessionStatus
+from memory.conversations.summaries import TurnView
+from memory.facts import MEMORY_TYPES
+from memory.lifecycle import memory_value
+from memory.selectors import memory_list_current
+
+SCHEDULING_PREFERENCE = "scheduling_preference"
+
+
+def session_get(*, identity: Identity, session_id: uuid.UUID) -> ConversationSession:
+    """A session the caller may see, in any state, or NotFound."""
+    session = ConversationSession.objects.filter(session_id=session_id, organization_id=identity.org_id).first()
+    if session is None:
+        raise NotFound()
+    return session
+
+
+def check_live(session: ConversationSession, now=None) -> None:
+    """Raise when the session may no longer be used: ended (410 session_ended) or expired (410 session_expired)."""
+    if session.status != SessionStatus.ACTIVE:
+        raise SessionEnded().about(patient_id=session.patient_id, purpose=session.purpose)
+    if session.expires_at <= (now or timezone.now()):
+        raise SessionExpired().about(patient_id=session.patient_id, purpose=session.purpose)
+
+
+def session_get_live(*, identity: Identity, session_id: uuid.UUID) -> ConversationSession:
+    session = session_get(identity=identity, session_id=session_id)
+    check_live(session)
+    return session
+
+
+def turn_views(*, session: ConversationSession) -> list[TurnView]:
+    rows = (ConversationTurn.objects.filter(session_id=session.session_id, organization_id=session.organization_id)
+            .order_by("seq")
+            .values_list("seq", "role", "content", "tool_name", "tool_result", "parsed", "token_count"))
+    return [TurnView(*row) for row in rows]
+
+
+def standing_preferences(*, identity: Identity, session: ConversationSession, reason: str) -> list[dict]:
+    """The patient's current long-term scheduling preferences, read under the caller's identity (RLS, consent,
+    validity), audited as a memory read. Empty for purposes that keep no scheduling preferences."""
+    if session.purpose not in MEMORY_TYPES[SCHEDULING_PREFERENCE].purposes:
+        return []
+    memories = list(memory_list_current(identity=identity, patient_id=session.patient_id,
+                                        memory_type=SCHEDULING_PREFERENCE, consent_purpose=session.purpose))
+    audit.record(action="memory.list", resource_type="memory", patient_id=session.patient_id,
+                 purpose=session.purpose, reason=reason)
+    out = []
+    for memory in memories:
+        fact = memory_value(memory)
+        if fact is not None:
+            out.append({**fact, "memory_id": str(memory.memory_id)})
+    return out
+
+
+def session_context(*, identity: Identity, session_id: uuid.UUID, max_tokens: int,
+                    turns: Sequence[TurnView] | None = None) -> tuple[ConversationSession, BuiltContext]:
+    """The model context of a live session within ``max_tokens`` (see memory.conversations.context)."""
+    session = session_get_live(identity=identity, session_id=session_id)
+    standing = standing_preferences(identity=identity, session=session, reason="conversation_context")
+    built = build_context(purpose=session.purpose, patient_id=session.patient_id, slots=session.slots,
+                          care_team_flags=session.care_team_flags, standing=standing,
+                          turns=turns if turns is not None else turn_views(session=session), max_tokens=max_tokens,
+                          summary_cache=session.summary_cache)
+    audit.record(action="conversation.context", resource_type="conversation_session", resource_id=session_id,
+                 patient_id=session.patient_id, purpose=session.purpose)
+    return session, built

@@ -1,0 +1,249 @@
+"""The slot state of a conversation: a pure fold over its turns.
+
+``apply_turn`` merges one turn into the state; the session keeps the result, and the deterministic summariser
+replays the same fold over older turns, so the two never disagree. Every slot value remembers the turn it came
+from (``sources``), which is what the summary cites.
+
+Merge rules: the latest statement of a slot wins; excluded days and periods accumulate until a later positive
+mention lifts them; a value for a time kind settles any open question about that kind; a change of constraints
+makes earlier offers (tool results) stale. Nothing is defaulted.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime
+
+from memory.conversations.parsing import DAYS, EARLIEST, LATEST, PERIOD_HOURS, PERIODS, Clarification
+
+OFFER_TOOL = "scheduling.search_slots"
+MAX_PENDING = 5
+
+EMPTY_STATE: dict = {
+    "intent": None,
+    "specialty": None,
+    "visit_type": None,
+    "preferred_days": [],
+    "excluded_days": [],
+    "preferred_period": None,
+    "excluded_periods": [],
+    "earliest_time": None,
+    "latest_time": None,
+    "pending_clarifications": [],
+    "last_offer": None,
+    "selected_slot_id": None,
+    "sources": {},
+}
+
+
+def source_id(seq: int) -> str:
+    return f"turn:{seq}"
+
+
+def empty_state() -> dict:
+    return copy.deepcopy(EMPTY_STATE)
+
+
+def _ordered(values, order) -> list[str]:
+    return sorted(set(values), key=order.index)
+
+
+def apply_turn(state: dict, *, seq: int, role: str, parsed: dict | None = None, tool_name: str | None = None,
+               tool_result: dict | None = None) -> dict:
+    """The state after one more turn (a new dict; ``state`` is not changed)."""
+    # A shallow copy is enough: values are replaced, never changed in place, except ``sources`` (copied).
+    new = dict(state) if state else empty_state()
+    for key, value in EMPTY_STATE.items():
+        if key not in new:
+            new[key] = copy.deepcopy(value)
+    new["sources"] = dict(new["sources"])
+    src = source_id(seq)
+    if role == "tool":
+        if tool_name == OFFER_TOOL and isinstance(tool_result, dict) and isinstance(tool_result.get("offers"), list):
+            new["last_offer"] = {"source_id": src, "slots": tool_result["offers"]}
+            new["selected_slot_id"] = None
+            new["sources"]["last_offer"] = src
+        return new
+    if role != "user" or not parsed:
+        return new
+
+    changed = False
+
+    def put(key: str, value) -> None:
+        nonlocal changed
+        if new[key] != value:
+            new[key] = value
+            changed = True
+        new["sources"][key] = src
+
+    if parsed.get("intent"):
+        # Booking the new time is part of a reschedule, not a new task.
+        if not (parsed["intent"] == "book" and new["intent"] == "reschedule"):
+            put("intent", parsed["intent"])
+    if parsed.get("specialty"):
+        put("specialty", parsed["specialty"])
+    if parsed.get("visit_type"):
+        put("visit_type", parsed["visit_type"])
+
+    excluded_days = set(new["excluded_days"]) - set(parsed.get("preferred_days", ())) | set(
+        parsed.get("excluded_days", ()))
+    if parsed.get("preferred_days"):
+        put("preferred_days", [d for d in _ordered(parsed["preferred_days"], DAYS) if d not in excluded_days])
+    elif set(new["preferred_days"]) & excluded_days:
+        put("preferred_days", [d for d in new["preferred_days"] if d not in excluded_days])
+    if parsed.get("excluded_days") or set(new["excluded_days"]) != excluded_days:
+        put("excluded_days", _ordered(excluded_days, DAYS))
+
+    preferred_periods = list(parsed.get("preferred_periods", ()))
+    excluded_periods = set(new["excluded_periods"]) - set(preferred_periods) | set(parsed.get("excluded_periods", ()))
+    if preferred_periods:
+        put("preferred_period", preferred_periods[-1] if preferred_periods[-1] not in excluded_periods else None)
+    elif new["preferred_period"] in excluded_periods:
+        put("preferred_period", None)
+    if parsed.get("excluded_periods") or set(new["excluded_periods"]) != excluded_periods:
+        put("excluded_periods", _ordered(excluded_periods, PERIODS))
+
+    pending = list(new["pending_clarifications"])
+    for t in parsed.get("times", ()):
+        put(t["kind"], t["time"])
+        pending = [p for p in pending if p.get("kind") != t["kind"]]
+    pending, resolved = _resolve_pending(pending, parsed)
+    for kind, value in resolved:
+        put(kind, value)
+    for c in parsed.get("clarifications", ()):
+        clarification = Clarification(c["code"], c.get("kind"), tuple(c.get("candidates", ())))
+        # one open question per kind: a restated time replaces the earlier question about it
+        pending = [p for p in pending if (p.get("kind"), p.get("code")) != (clarification.kind, clarification.code)]
+        pending.append({"code": clarification.code, "kind": clarification.kind,
+                        "candidates": list(clarification.candidates), "question": clarification.question,
+                        "source_id": src})
+        changed = True
+    if pending != new["pending_clarifications"]:
+        new["pending_clarifications"] = pending[-MAX_PENDING:]
+
+    if changed:
+        new["last_offer"] = None  # offers made under other constraints are stale
+        new["selected_slot_id"] = None
+    elif new["last_offer"] and (chosen := _resolve_reference(new["last_offer"]["slots"], parsed.get("reference"))):
+        new["selected_slot_id"] = chosen
+        new["sources"]["selected_slot_id"] = src
+    return new
+
+
+def _resolve_pending(pending: list[dict], parsed: dict) -> tuple[list[dict], list[tuple[str, str]]]:
+    """Answers to an open question: "pm", "in the afternoon", or a time that names one of the candidates."""
+    ambiguous = [p for p in pending if p.get("code") == "ambiguous_time" and p.get("candidates")]
+    if not ambiguous:
+        return pending, []
+    target = ambiguous[0]
+    value = None
+    if parsed.get("meridiem"):
+        value = target["candidates"][0 if parsed["meridiem"] == "am" else 1]
+    else:
+        for t in parsed.get("reference", {}).get("times", ()):
+            if t in target["candidates"]:
+                value = t
+                break
+    if value is None:
+        return pending, []
+    return [p for p in pending if p is not target], [(target["kind"], value)]
+
+
+def _resolve_reference(offers: list[dict], reference: dict | None) -> str | None:
+    """The one offered slot a message points at, or None. Matches only what was offered; never guesses."""
+    if not reference or not offers:
+        return None
+    ids = {str(o.get("slot_id", "")).lower().replace("-", ""): o["slot_id"] for o in offers}
+    named = [ids[s] for s in reference.get("slot_ids", ()) if s in ids]
+    if len(named) == 1:
+        return named[0]
+    ordinal = reference.get("ordinal")
+    if ordinal is not None and (ordinal == -1 or 1 <= ordinal <= len(offers)):
+        return offers[ordinal - 1 if ordinal > 0 else -1]["slot_id"]
+    by_time = [o["slot_id"] for o in offers if o.get("time") in reference.get("times", ())]
+    if len(by_time) == 1:
+        return by_time[0]
+    hours = set(reference.get("hours", ()))
+    if hours:
+        by_hour = [o["slot_id"] for o in offers
+                   if int(o.get("time", "99:99")[:2]) in hours | {h + 12 for h in hours if h < 12}]
+        if len(by_hour) == 1:
+            return by_hour[0]
+    if reference.get("acceptance") and len(offers) == 1:
+        return offers[0]["slot_id"]
+    return None
+
+
+def next_action(state: dict, care_team_flags: list[dict] | None = None) -> str:
+    """What the agent should do next, from the slots alone (deterministic)."""
+    if any(f.get("urgent") for f in care_team_flags or ()):
+        return "escalate_to_care_team"
+    if state.get("pending_clarifications"):
+        return "ask_clarifying_question"
+    if not state.get("intent"):
+        return "clarify_intent"
+    if not state.get("specialty"):
+        return "clarify_appointment"
+    if state["intent"] == "cancel":
+        return "confirm_cancellation"
+    if state.get("selected_slot_id"):
+        return "confirm_selection"
+    if state.get("last_offer") is not None:
+        return "select_slot" if state["last_offer"]["slots"] else "offer_alternatives"
+    return "search_slots"
+
+
+def clarifying_questions(state: dict) -> list[dict]:
+    return [{"question": p["question"], "source_id": p["source_id"]} for p in state.get("pending_clarifications", ())]
+
+
+# --- offers ----------------------------------------------------------------------------------------------------
+
+def offer_constraints(state: dict, standing: list[dict]) -> dict:
+    """What an offer must satisfy: this conversation's slots, and the patient's long-term scheduling preferences
+    (``standing``: typed facts with ``memory_id``). A time stated in this conversation overrides the long-term
+    value of the same kind; excluded days and periods from both apply."""
+    c = {"preferred_days": list(state.get("preferred_days", ())), "preferred_period": state.get("preferred_period"),
+         "excluded_days": set(state.get("excluded_days", ())),
+         "excluded_periods": set(state.get("excluded_periods", ())),
+         EARLIEST: state.get(EARLIEST), LATEST: state.get(LATEST), "sources": {}}
+    sources = state.get("sources", {})
+    for key in ("preferred_days", "preferred_period", "excluded_days", "excluded_periods", EARLIEST, LATEST):
+        if state.get(key) and key in sources:
+            c["sources"][key] = [sources[key]]
+    for fact in standing:
+        kind, ref = fact.get("kind"), f"memory:{fact.get('memory_id')}"
+        if kind in (EARLIEST, LATEST) and not c[kind]:
+            c[kind] = fact["time"]
+            c["sources"][kind] = [ref]
+        elif kind == "excluded_days":
+            c["excluded_days"] |= set(fact["days"])
+            c["sources"].setdefault("excluded_days", []).append(ref)
+        elif kind == "excluded_periods":
+            c["excluded_periods"] |= set(fact["periods"])
+            c["sources"].setdefault("excluded_periods", []).append(ref)
+    c["excluded_days"] = _ordered(c["excluded_days"], DAYS)
+    c["excluded_periods"] = _ordered(c["excluded_periods"], PERIODS)
+    return c
+
+
+def slot_matches(slot: dict, c: dict) -> bool:
+    """Slot times are the clinic's wall-clock HH:MM; an earliest time is inclusive, a latest time too."""
+    day, time = slot["day"], slot["time"]
+    hour = int(time[:2])
+    if c["preferred_days"] and day not in c["preferred_days"]:
+        return False
+    if day in c["excluded_days"]:
+        return False
+    if c["preferred_period"] and hour not in PERIOD_HOURS[c["preferred_period"]]:
+        return False
+    if any(hour in PERIOD_HOURS[p] for p in c["excluded_periods"]):
+        return False
+    if c[EARLIEST] and time < c[EARLIEST]:
+        return False
+    return not (c[LATEST] and time > c[LATEST])
+
+
+def slot_from_start(slot_id: str, start: datetime) -> dict:
+    return {"slot_id": slot_id, "start": start.strftime("%Y-%m-%dT%H:%M"), "day": DAYS[start.weekday()],
+            "time": start.strftime("%H:%M")}

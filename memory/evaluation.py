@@ -1,0 +1,162 @@
+"""Retrieval evaluation and calibration on the evaluation set in ``memory/eval/retrieval_eval.json``.
+
+Loads the set's patients into a fresh organisation through the real services (embeddings included), asks every
+question as the patient (RLS applies), and reports precision@k, recall@k, MRR, the negatives answered with
+nothing, cross-patient leakage and stale results. Calibration searches the blend weight and threshold that
+maximise (sum of reciprocal ranks over answerable questions + negatives answered with nothing) / questions.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import connection
+
+from consent.services import consent_record, grant_create
+from core.identity import ACTOR_PATIENT, Identity, identity_context
+from memory import retrieval, services
+from memory.facts import validate_fact
+
+EVAL_FILE = Path(__file__).parent / "eval" / "retrieval_eval.json"
+PURPOSE_OF = {"scheduling_preference": "appointment_scheduling", "communication_preference": "communication",
+              "care_context": "care_coordination"}
+
+
+@dataclass
+class Candidate:
+    key: str | None
+    patient_key: str
+    cosine: float
+    text_rank: float
+
+
+def _load_population(data: dict) -> tuple[uuid.UUID, dict[str, uuid.UUID], dict[uuid.UUID, tuple[str, str]]]:
+    org = uuid.uuid4()
+    clinician = Identity(org_id=org, actor_sub="eval-clinician")
+    admin = Identity(org_id=org, actor_sub="eval-admin", scopes=frozenset({"grant:write"}))
+    patient_ids = {key: uuid.uuid4() for key in data["patients"]}
+    keys: dict[uuid.UUID, tuple[str, str]] = {}
+    for pkey, memories in data["patients"].items():
+        pid = patient_ids[pkey]
+        me = Identity(org_id=org, actor_sub=f"patient-{pkey}", patient_self_id=pid, actor_kind=ACTOR_PATIENT)
+        with identity_context(admin):
+            grant_create(identity=admin, patient_id=pid, actor_sub=clinician.actor_sub, purpose="care_coordination",
+                         expires_at=None)
+        consents = {}
+        with identity_context(me):
+            for purpose in ("appointment_scheduling", "communication"):
+                consents[purpose] = consent_record(identity=me, patient_id=pid, purpose=purpose,
+                                                   evidence_ref="eval")[0].consent_record_id
+        # stale ones first, so that a current value of the same attribute supersedes rather than is superseded
+        for mkey, spec in sorted(memories.items(), key=lambda kv: "stale" not in kv[1]):
+            attribute, fact = validate_fact(spec["memory_type"], spec["fact"])
+            purpose = PURPOSE_OF[spec["memory_type"]]
+            if spec["memory_type"] == "care_context":
+                with identity_context(clinician):
+                    memory = services.memory_record(
+                        identity=clinician, patient_id=pid, memory_type="care_context", attribute=attribute,
+                        fact=fact, consent_purpose=purpose, review_by=_in_days(180), source="ehr_import",
+                        source_ref=f"ehr:{pkey}:{mkey}")
+            else:
+                with identity_context(me):
+                    memory = services.memory_record(
+                        identity=me, patient_id=pid, memory_type=spec["memory_type"], attribute=attribute,
+                        fact=fact, consent_purpose=purpose, consent_record_id=consents[purpose])
+            keys[memory.memory_id] = (pkey, mkey)
+            stale = spec.get("stale")
+            if stale == "expired":
+                with identity_context(clinician), connection.cursor() as cur:
+                    cur.execute("UPDATE patient_memory SET valid_from = now() - interval '400 days', "
+                                "valid_until = now() - interval '1 day' WHERE memory_id = %s", [memory.memory_id])
+            elif stale == "quarantined":
+                with identity_context(clinician):
+                    services.memory_quarantine(identity=clinician, patient_id=pid, memory_id=memory.memory_id,
+                                               reason_code="eval_disputed")
+    return org, patient_ids, keys
+
+
+def _in_days(days: int):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    return timezone.now() + timedelta(days=days)
+
+
+def collect(data: dict | None = None) -> dict:
+    """Run every question once; keep each candidate's cosine and text rank so weights can be tuned offline."""
+    data = data or json.loads(EVAL_FILE.read_text())
+    org, patient_ids, keys = _load_population(data)
+    runs = []
+    for item in data["questions"]:
+        pkey = item["patient"]
+        pid = patient_ids[pkey]
+        me = Identity(org_id=org, actor_sub=f"patient-{pkey}", patient_self_id=pid, actor_kind=ACTOR_PATIENT)
+        with identity_context(me):
+            hits = retrieval.rank_candidates(identity=me, patient_id=pid, question=item["question"])
+        candidates = [Candidate(key=keys.get(h.memory.memory_id, (None, None))[1],
+                                patient_key=keys.get(h.memory.memory_id, ("?", None))[0],
+                                cosine=h.cosine, text_rank=h.text_rank) for h in hits]
+        # the same question asked by another patient about this one must return nothing at all
+        other_key = next(k for k in patient_ids if k != pkey)
+        intruder = Identity(org_id=org, actor_sub=f"patient-{other_key}", patient_self_id=patient_ids[other_key],
+                            actor_kind=ACTOR_PATIENT)
+        with identity_context(intruder):
+            intruding = len(retrieval.rank_candidates(identity=intruder, patient_id=pid, question=item["question"]))
+        runs.append({"item": item, "candidates": candidates, "intruding": intruding})
+    stale_keys = {(p, m) for p, ms in data["patients"].items() for m, spec in ms.items() if spec.get("stale")}
+    return {"runs": runs, "k": data.get("k", 3), "stale_keys": stale_keys}
+
+
+def score(collected: dict, *, cosine_weight: float, text_weight: float, min_score: float) -> dict:
+    k = collected["k"]
+    n_pos = n_neg = 0
+    rr_sum = precision_sum = recall_sum = 0.0
+    precision_n = 0
+    negatives_empty = leaks = stale = 0
+    for run in collected["runs"]:
+        expected = set(run["item"]["expected"])
+        pkey = run["item"]["patient"]
+        def blended(c):
+            return retrieval.blend(c.cosine, c.text_rank, cosine_weight, text_weight)
+
+        ranked = sorted(run["candidates"], key=lambda c: -blended(c))
+        kept = [c for c in ranked if blended(c) >= min_score][:k]
+        leaks += run["intruding"] + sum(1 for c in run["candidates"] if c.patient_key != pkey)
+        stale += sum(1 for c in run["candidates"] if (c.patient_key, c.key) in collected["stale_keys"])
+        if expected:
+            n_pos += 1
+            found = [i for i, c in enumerate(kept) if c.key in expected]
+            rr_sum += 1 / (found[0] + 1) if found else 0
+            recall_sum += len({kept[i].key for i in found}) / len(expected)
+        else:
+            n_neg += 1
+            negatives_empty += 1 if not kept else 0
+        if kept:
+            precision_n += 1
+            precision_sum += sum(1 for c in kept if c.key in expected) / len(kept)
+    total = n_pos + n_neg
+    return {
+        "questions": total, "answerable": n_pos, "negatives": n_neg, "k": k,
+        f"precision@{k}": round(precision_sum / precision_n, 4) if precision_n else 0.0,
+        f"recall@{k}": round(recall_sum / n_pos, 4) if n_pos else 0.0,
+        "mrr": round(rr_sum / n_pos, 4) if n_pos else 0.0,
+        "negatives_answered_empty": round(negatives_empty / n_neg, 4) if n_neg else 1.0,
+        "objective": round((rr_sum + negatives_empty) / total, 4) if total else 0.0,
+        "cross_patient_leakage": leaks, "stale_results": stale,
+        "cosine_weight": cosine_weight, "text_weight": text_weight, "min_score": min_score,
+    }
+
+
+def calibrate(collected: dict) -> dict:
+    best = None
+    for text_weight in (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0):
+        for step in range(5, 71):
+            result = score(collected, cosine_weight=1.0, text_weight=text_weight, min_score=step / 100)
+            key = (result["objective"], result["mrr"], result["text_weight"] > 0, -abs(result["min_score"] - 0.35))
+            if best is None or key > best[0]:
+                best = (key, result)
+    return best[1]

@@ -1,0 +1,486 @@
+"""Conversation sessions through the HTTP API: start, turns, context within a token budget, end; access rules, audit,
+transient clinical remarks, proposals to long-term memory, and the invariants the database holds."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import jsonschema
+import psycopg
+import pytest
+from django.db import connection, transaction
+
+from core.identity import ACTOR_PATIENT, Identity, identity_context
+from core.models import AuditEvent
+from memory.conversations.models import ConversationSession, ConversationTurn
+from memory.conversations.summaries import SUMMARY_SCHEMA, dumps, summary_problems
+from memory.conversations.tokens import count_tokens
+from memory.models import Memory
+from tests.conftest import memory_body
+from tests.support import Api
+
+pytestmark = pytest.mark.django_db
+
+SEED_TURN_1 = ("I need to reschedule my cardiology follow-up. I can't do mornings, and I'm currently taking blood "
+               "thinners.")
+SEED_TURN_2 = "What about Thursday?"
+
+
+def session_path(sid, tail: str = "") -> str:
+    return f"/v1/sessions/{sid}{tail}"
+
+
+def start(api: Api, pid, purpose: str = "appointment_scheduling") -> dict:
+    r = api.post("/v1/sessions", {"patient_id": str(pid), "purpose": purpose})
+    assert r.status_code == 201, r.content
+    return r.json()
+
+
+def say(api: Api, sid, content: str, role: str = "user", status: int = 201, **extra) -> dict:
+    r = api.post(session_path(sid, "/turns"), {"role": role, "content": content, **extra})
+    assert r.status_code == status, r.content
+    return r.json()
+
+
+def context(api: Api, sid, max_tokens: int | None = None, status: int = 200) -> dict:
+    r = api.get(session_path(sid, "/context"), {"max_tokens": max_tokens} if max_tokens else None)
+    assert r.status_code == status, r.content
+    return r.json()
+
+
+def patient_identity(org, pid) -> Identity:
+    return Identity(org_id=org, actor_sub=f"patient-{pid}", patient_self_id=pid, actor_kind=ACTOR_PATIENT,
+                    scopes=frozenset({"memory:read", "memory:write"}))
+
+
+# --- start ---------------------------------------------------------------------------------------------------
+
+def test_start_gives_a_session_with_sliding_and_absolute_expiry(world):
+    body = start(world.patient(world.patient_a), world.patient_a)
+    s = body["session"]
+    assert s["status"] == "active" and s["turn_count"] == 0 and s["purpose"] == "appointment_scheduling"
+    assert s["idle_timeout_seconds"] == 4 * 3600
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        session = ConversationSession.objects.get(session_id=s["session_id"])
+    assert (session.expires_at - session.created_at).total_seconds() == 4 * 3600
+    assert (session.absolute_expires_at - session.created_at).total_seconds() == 24 * 3600
+    assert body["next_action"] == "clarify_intent"
+    assert body["slots"]["intent"] is None and body["slots"]["specialty"] is None
+
+
+def test_idle_timeout_is_configurable(world, settings):
+    settings.CONVERSATION_IDLE_SECONDS = 600
+    s = start(world.patient(world.patient_a), world.patient_a)["session"]
+    assert s["idle_timeout_seconds"] == 600
+
+
+def test_only_the_patient_or_granted_staff_may_start(world):
+    r = world.patient(world.patient_b).post("/v1/sessions", {"patient_id": str(world.patient_a),
+                                                            "purpose": "appointment_scheduling"})
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access"
+    nurse = world.staff("nurse-1")
+    r = nurse.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"})
+    assert r.status_code == 403
+    world.grant(world.patient_a, "nurse-1", "care_coordination")
+    r = nurse.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"})
+    assert r.status_code == 403, "a grant for another purpose is no grant"
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    assert start(nurse, world.patient_a)["session"]["status"] == "active"
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        denied = list(AuditEvent.objects.filter(action="conversation.start", outcome="denied")
+                      .values_list("patient_id", flat=True))
+    assert world.patient_a in denied
+
+
+def test_start_needs_memory_write_and_a_valid_body(world):
+    reader = world.patient(world.patient_a, scope="memory:read")
+    r = reader.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"})
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+    api = world.patient(world.patient_a)
+    for body in ({"patient_id": "nope", "purpose": "appointment_scheduling"},
+                 {"patient_id": str(world.patient_a), "purpose": "marketing"},
+                 {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling", "extra": 1}):
+        r = api.post("/v1/sessions", body)
+        assert r.status_code == 422 and r.json()["code"] == "validation_error", r.content
+
+
+# --- turns ---------------------------------------------------------------------------------------------------
+
+def test_turns_get_sequence_numbers_and_slots_update_on_the_first_turn(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    first = say(api, sid, SEED_TURN_1)
+    assert first["turn"]["seq"] == 1 and first["turn"]["source_id"] == "turn:1"
+    assert first["slots"]["intent"] == "reschedule" and first["slots"]["specialty"] == "cardiology"
+    assert first["slots"]["excluded_periods"] == ["morning"] and first["slots"]["preferred_period"] is None
+    assert first["next_action"] == "search_slots"
+    assert first["turn"]["token_count"] > 0
+    assert say(api, sid, "Let me check my calendar.", role="assistant")["turn"]["seq"] == 2
+    second = say(api, sid, SEED_TURN_2)
+    assert second["turn"]["seq"] == 3 and second["session"]["turn_count"] == 3
+    assert second["slots"]["preferred_days"] == ["thursday"]
+    assert second["slots"]["specialty"] == "cardiology", "the follow-up resolves against the first turn"
+    assert second["slots"]["excluded_periods"] == ["morning"], "a constraint from the first turn is kept"
+
+
+def test_assistant_turns_do_not_set_slots(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    body = say(api, sid, "Would you like a cardiology appointment on Monday morning?", role="assistant")
+    assert body["slots"]["specialty"] is None and body["slots"]["preferred_days"] == []
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"role": "robot", "content": "hi"}, "role"),
+    ({"role": "user", "content": ""}, "content"),
+    ({"role": "user", "content": "x" * 8001}, "content"),
+    ({"role": "user", "content": "hi", "tool_name": "scheduling.search"}, "tool_name"),
+    ({"role": "tool", "content": "done"}, "tool_name"),
+    ({"role": "tool", "content": "", "tool_name": "x", "tool_result": [1, 2]}, "tool_result"),
+    ({"role": "tool", "content": "", "tool_name": "x", "tool_result": {"blob": "y" * 17000}}, "tool_result"),
+    ({"role": "tool", "content": "", "tool_name": "bad name!", "tool_result": {}}, "tool_name"),
+    ({"role": "user", "content": "hi", "extra": 1}, "extra"),
+])
+def test_invalid_turns_are_422_and_store_nothing(world, body, field):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    r = api.post(session_path(sid, "/turns"), body)
+    assert r.status_code == 422, r.content
+    assert field in [e["field"] for e in r.json()["errors"]], r.json()
+    assert api.get(session_path(sid)).json()["session"]["turn_count"] == 0
+
+
+def test_tool_turns_carry_bounded_results(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    body = say(api, sid, "", role="tool", tool_name="ehr.lookup_appointment", tool_result={"appointment": "X1"})
+    assert body["turn"]["tool_name"] == "ehr.lookup_appointment"
+
+
+def test_sessions_are_invisible_to_other_patients_organisations_and_purposes(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    others = [world.patient(world.patient_b), world.staff("nurse-1"), world.staff("nurse-1", org=world.other_org),
+              world.patient(world.patient_a, org=world.other_org)]
+    world.grant(world.patient_a, "nurse-2", "care_coordination")
+    others.append(world.staff("nurse-2"))
+    for other in others:
+        assert other.get(session_path(sid)).status_code == 404
+        assert other.get(session_path(sid, "/context")).status_code == 404
+        r = other.post(session_path(sid, "/turns"), {"role": "user", "content": "cancel it"})
+        assert r.status_code == 404 and r.json()["code"] == "not_found"
+        assert other.post(session_path(sid, "/end"), {"outcome": "abandoned"}).status_code == 404
+    assert api.get(session_path(sid)).json()["session"]["turn_count"] == 1
+    world.grant(world.patient_a, "nurse-3", "appointment_scheduling")
+    assert world.staff("nurse-3").get(session_path(sid)).status_code == 200
+
+
+def test_unknown_session_is_404(world):
+    assert world.patient(world.patient_a).get(session_path(uuid.uuid4(), "/context")).status_code == 404
+
+
+# --- context -------------------------------------------------------------------------------------------------
+
+def test_context_holds_slots_and_turns_and_never_the_patient_identifier(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    say(api, sid, f"My patient number is {world.patient_a} and {world.patient_a.hex.upper()}, by the way.")
+    say(api, sid, SEED_TURN_2)
+    body = context(api, sid)
+    text = json.dumps(body)
+    assert str(world.patient_a) not in text and world.patient_a.hex not in text.lower()
+    assert "[patient]" in text
+    ctx = body["context"]
+    assert ctx["purpose"] == "appointment_scheduling"
+    assert [m["source_id"] for m in ctx["messages"]] == ["turn:1", "turn:2", "turn:3"]
+    assert ctx["slots"]["excluded_periods"] == ["morning"] and ctx["slots"]["preferred_days"] == ["thursday"]
+    assert ctx["summary"] is None and body["budget"]["truncated"] is False
+    assert body["budget"]["tokenizer"] == "cl100k_base"
+    assert body["budget"]["used_tokens"] == count_tokens(dumps(ctx))
+
+
+def test_context_stays_within_the_budget_and_summarises_older_turns(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    for i in range(30):
+        say(api, sid, f"Let me see what we have for you, option {i} is being checked against the calendar now.",
+            role="assistant")
+        say(api, sid, "Hmm, maybe. Is parking available near the clinic?")
+    say(api, sid, SEED_TURN_2)
+    for budget in (400, 700, 1200):
+        body = context(api, sid, max_tokens=budget)
+        ctx, meta = body["context"], body["budget"]
+        assert count_tokens(dumps(ctx)) == meta["used_tokens"] <= budget
+        assert meta["truncated"] and meta["turns_summarised"] + meta["turns_included"] == 62
+        summary = ctx["summary"]
+        assert summary_problems(summary, allowed_source_ids={f"turn:{i}" for i in range(1, 63)}) == []
+        assert not list(jsonschema.Draft202012Validator(SUMMARY_SCHEMA).iter_errors(summary))
+        included = [int(m["source_id"].split(":")[1]) for m in ctx["messages"]]
+        assert included == list(range(63 - len(included), 63)), "the newest turns, contiguous, oldest first"
+        assert ctx["summarised_through"] == f"turn:{62 - len(included)}"
+        facts = {f["source_id"]: f["fact"] for f in summary["confirmed_facts"]}
+        assert facts["turn:1"].startswith(("The patient wants to reschedule", "The appointment",
+                                           "It is a follow-up", "Cannot attend"))
+        assert any("morning" in f["fact"] for f in summary["confirmed_facts"]), summary
+        assert "thinner" not in dumps(summary), "clinical remarks are routed, never summarised"
+        assert ctx["slots"]["excluded_periods"] == ["morning"], "slots survive any truncation"
+    small, large = context(api, sid, max_tokens=400), context(api, sid, max_tokens=1200)
+    assert small["budget"]["turns_included"] < large["budget"]["turns_included"]
+
+
+@pytest.mark.parametrize("value", ["abc", "10", "1000000", "-5"])
+def test_context_budget_is_validated(world, value):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    r = api.get(session_path(sid, "/context"), {"max_tokens": value})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "max_tokens"
+
+
+def test_a_budget_too_small_for_the_slots_is_refused_clearly(world, settings):
+    settings.CONVERSATION_CONTEXT_MIN_TOKENS = 32
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    r = api.get(session_path(sid, "/context"), {"max_tokens": 64})
+    assert r.status_code == 422 and r.json()["code"] == "context_budget_too_small"
+    assert r.json()["errors"][0]["field"] == "max_tokens"
+    for i in range(20):
+        say(api, sid, f"after {10 + i % 9}:15 on Thursday? Or Friday, or the weekend, or before {16 + i % 3}:45?")
+    body = context(api, sid, max_tokens=256)
+    assert body["budget"]["used_tokens"] <= 256 and body["budget"]["turns_summarised"] > 0
+
+
+def test_limits_on_sessions_and_turns(world, settings):
+    api = world.patient(world.patient_a)
+    for _ in range(10):
+        start(api, world.patient_a)
+    r = api.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"})
+    assert r.status_code == 409 and r.json()["code"] == "too_many_sessions"
+    assert start(api, world.patient_a, purpose="communication")["session"]["status"] == "active"
+    settings.CONVERSATION_MAX_TURNS = 2
+    sid = start(world.patient(world.patient_b), world.patient_b)["session"]["session_id"]
+    me = world.patient(world.patient_b)
+    say(me, sid, "hello")
+    say(me, sid, "hello again")
+    r = me.post(session_path(sid, "/turns"), {"role": "user", "content": "and again"})
+    assert r.status_code == 409 and r.json()["code"] == "turn_limit_reached"
+
+
+def test_context_needs_memory_read(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    writer = world.patient(world.patient_a, scope="memory:write")
+    r = writer.get(session_path(sid, "/context"))
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+
+
+def test_context_includes_standing_long_term_preferences(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid)).status_code == 201
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    ctx = context(api, sid)["context"]
+    assert ctx["standing_preferences"] == [{"kind": "earliest_time", "time": "10:00"}]
+
+
+# --- transient clinical remarks --------------------------------------------------------------------------------
+
+def test_clinical_remark_is_flagged_for_the_care_team_and_never_kept_as_memory(world):
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    body = say(api, sid, SEED_TURN_1)
+    assert body["new_care_team_flags"] == [{"category": "medication_anticoagulant", "urgent": False,
+                                            "source_id": "turn:1"}]
+    assert body["care_team_flags"] == body["new_care_team_flags"]
+    assert say(api, sid, SEED_TURN_2)["new_care_team_flags"] == []
+    again = say(api, sid, "As I said, I'm on blood thinners.")
+    assert again["new_care_team_flags"] == [] and len(again["care_team_flags"]) == 1, "one flag per category"
+    ctx = context(api, sid)["context"]
+    assert ctx["care_team_flags"][0]["category"] == "medication_anticoagulant"
+    assert "care team" in ctx["care_team_note"]
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        assert not Memory.objects.filter(patient_id=world.patient_a).exists()
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        flags = list(AuditEvent.objects.filter(action="conversation.care_team_flag").values("reason", "patient_id"))
+        reasons = list(AuditEvent.objects.values_list("reason", flat=True))
+    assert flags == [{"reason": "clinical_remark", "patient_id": world.patient_a}]
+    assert not any(r and "thinner" in r for r in reasons)
+
+
+def test_urgent_symptoms_escalate(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    body = say(api, sid, "I need to reschedule my cardiology follow-up, I have chest pain right now")
+    assert body["new_care_team_flags"][0] == {"category": "urgent_symptom", "urgent": True, "source_id": "turn:1"}
+    assert body["next_action"] == "escalate_to_care_team"
+
+
+# --- proposals to long-term memory -----------------------------------------------------------------------------
+
+def test_proposals_need_consent_and_point_at_the_turn(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "Please don't book me before 10 a.m. because I need time for morning medication and transport.")
+    r = api.post(session_path(sid, "/turns/1/propose"))
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access"
+    world.consent(world.patient_a)
+    r = api.post(session_path(sid, "/turns/1/propose"))
+    assert r.status_code == 201, r.content
+    [proposal] = r.json()["proposed"]
+    assert proposal["state"] == "proposed" and proposal["source"] == "agent_extracted"
+    assert proposal["fact"] == {"kind": "earliest_time", "time": "10:00"}
+    assert proposal["source_ref"] == f"conversation:{sid}:turn:1"
+    assert api.get(f"/v1/patients/{world.patient_a}/memories").json()["items"] == [], "unused until confirmed"
+    again = api.post(session_path(sid, "/turns/1/propose")).json()
+    assert again["proposed"] == [] and again["skipped"] == [{"kind": "earliest_time", "reason": "already_proposed"}]
+    r = api.post(f"/v1/patients/{world.patient_a}/memories/{proposal['memory_id']}/confirm")
+    assert r.status_code == 200
+    items = api.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
+    assert [i["fact"] for i in items] == [{"kind": "earliest_time", "time": "10:00"}]
+
+
+def test_the_seed_turn_proposes_the_exclusion_and_nothing_clinical(world):
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    r = api.post(f"/v1/patients/{world.patient_a}/memories",
+                 {**memory_body(world.consent(world.patient_a)), "fact": {"kind": "excluded_periods",
+                                                                          "periods": ["evening"]}})
+    assert r.status_code == 201
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    proposed = api.post(session_path(sid, "/turns/1/propose")).json()["proposed"]
+    assert [p["fact"] for p in proposed] == [{"kind": "excluded_periods", "periods": ["morning", "evening"]}], \
+        "an exclusion is added to the standing one, never replaces it"
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        kinds = set(Memory.objects.filter(patient_id=world.patient_a).values_list("memory_type", flat=True))
+    assert kinds == {"scheduling_preference"}
+
+
+def test_only_patient_statements_without_ambiguity_are_proposed(world):
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "Nothing before 10 then?", role="assistant")
+    say(api, sid, "book cardiology after 3")
+    r = api.post(session_path(sid, "/turns/1/propose"))
+    assert r.status_code == 422 and r.json()["code"] == "not_a_patient_statement"
+    body = api.post(session_path(sid, "/turns/2/propose")).json()
+    assert body["proposed"] == [] and body["skipped"] == [{"kind": "earliest_time", "reason": "needs_clarification"}]
+    assert api.post(session_path(sid, "/turns/9/propose")).status_code == 404
+
+
+# --- end ---------------------------------------------------------------------------------------------------------
+
+def test_end_clears_slots_and_tool_results_and_refuses_further_use(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    say(api, sid, "", role="tool", tool_name="scheduling.hold_slot", tool_result={"slot_id": "A1", "status": "held"})
+    r = api.post(session_path(sid, "/end"), {"outcome": "completed"})
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert body["session"]["status"] == "completed" and body["session"]["ended_at"]
+    assert body["slots"]["intent"] is None and body["slots"]["excluded_periods"] is None
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        session = ConversationSession.objects.get(session_id=sid)
+        tool = ConversationTurn.objects.get(session_id=sid, role="tool")
+    assert session.slots == {} and session.summary_cache is None
+    assert tool.tool_result is None and tool.content == ""
+    r = api.post(session_path(sid, "/turns"), {"role": "user", "content": "one more thing"})
+    assert r.status_code == 410 and r.json()["code"] == "session_ended"
+    assert api.get(session_path(sid, "/context")).status_code == 410
+    assert api.post(session_path(sid, "/offers")).status_code == 410
+    assert api.post(session_path(sid, "/end"), {"outcome": "completed"}).status_code == 200, "same outcome: no-op"
+    r = api.post(session_path(sid, "/end"), {"outcome": "abandoned"})
+    assert r.status_code == 409 and r.json()["code"] == "session_already_ended"
+    assert api.get(session_path(sid)).json()["session"]["status"] == "completed"
+    assert api.post(session_path(sid, "/end"), {"outcome": "expired"}).status_code == 422
+
+
+def test_abandon_is_an_outcome_too(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    assert api.post(session_path(sid, "/end"), {"outcome": "abandoned"}).json()["session"]["status"] == "abandoned"
+
+
+# --- audit -------------------------------------------------------------------------------------------------------
+
+def test_reads_and_writes_are_audited_without_content(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    context(api, sid)
+    api.get(session_path(sid))
+    api.post(session_path(sid, "/end"), {"outcome": "completed"})
+    events = api.get("/v1/audit-events", {"patient_id": str(world.patient_a)}).json()["items"]
+    actions = [e["action"] for e in events]
+    for action in ("conversation.start", "conversation.turn", "conversation.care_team_flag", "conversation.context",
+                   "memory.list", "conversation.read", "conversation.end"):
+        assert action in actions
+    assert all(e["resource_id"] == sid for e in events if e["action"].startswith("conversation."))
+    text = json.dumps(events)
+    assert "cardiology" not in text and "morning" not in text and "thinner" not in text
+
+
+# --- invariants in the database ------------------------------------------------------------------------------
+
+def test_rls_is_enabled_and_forced_on_both_tables():
+    with connection.cursor() as cur:
+        cur.execute("SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class "
+                    "WHERE relname IN ('conversation_session', 'conversation_turn') ORDER BY relname")
+        assert cur.fetchall() == [("conversation_session", True, True), ("conversation_turn", True, True)]
+
+
+def test_without_identity_nothing_is_visible(world):
+    api = world.patient(world.patient_a)
+    start(api, world.patient_a)
+    assert ConversationSession.objects.count() == 0 and ConversationTurn.objects.count() == 0
+
+
+def _violates(statement: str, params: list) -> bool:
+    try:
+        with connection.cursor() as cur:
+            with transaction.atomic():
+                cur.execute(statement, params)
+                return cur.rowcount == 0
+    except Exception as exc:  # noqa: BLE001 - which database error it is does not matter here
+        return isinstance(exc.__cause__, psycopg.Error) or "conversation" in str(exc)
+
+
+def test_the_database_refuses_what_the_services_never_do(world):
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    say(api, sid, "", role="tool", tool_name="scheduling.hold_slot", tool_result={"slot_id": "A1"})
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        assert _violates("UPDATE conversation_turn SET content = 'rewritten' WHERE session_id = %s AND seq = 1", [sid])
+        assert _violates("UPDATE conversation_session SET patient_id = %s WHERE session_id = %s",
+                         [world.patient_b, sid])
+        assert _violates("UPDATE conversation_session SET absolute_expires_at = absolute_expires_at + interval "
+                         "'10 days' WHERE session_id = %s", [sid])
+        assert _violates("DELETE FROM conversation_session WHERE session_id = %s", [sid]), "a live session stays"
+        assert _violates("DELETE FROM conversation_turn WHERE session_id = %s", [sid])
+        assert _violates("INSERT INTO conversation_turn (turn_id, session_id, organization_id, patient_id, purpose, "
+                         "seq, role, content, token_count, created_by, created_at) "
+                         "VALUES (gen_random_uuid(), %s, %s, %s, 'communication', 9, 'user', 'x', 1, %s, now())",
+                         [sid, world.org, world.patient_a, f"patient-{world.patient_a}"]), "turn purpose must match"
+        with connection.cursor() as cur:  # the one update allowed: clearing a tool result
+            cur.execute("UPDATE conversation_turn SET tool_result = NULL, content = '' "
+                        "WHERE session_id = %s AND role = 'tool'", [sid])
+            assert cur.rowcount == 1
+    api.post(session_path(sid, "/end"), {"outcome": "completed"})
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        assert _violates("UPDATE conversation_session SET slots = '{\"intent\": \"book\"}' WHERE session_id = %s",
+                         [sid]), "an ended session is frozen"
+        assert _violates("INSERT INTO conversation_turn (turn_id, session_id, organization_id, patient_id, purpose, "
+                         "seq, role, content, token_count, created_by, created_at) "
+                         "VALUES (gen_random_uuid(), %s, %s, %s, 'appointment_scheduling', 9, 'user', 'x', 1, %s, "
+                         "now())", [sid, world.org, world.patient_a, f"patient-{world.patient_a}"]), \
+            "no turn goes into an ended session"

@@ -1,0 +1,361 @@
+"""The one parser of patients' messages (memory.conversations.parsing) and the slot fold built on it.
+
+Property-based tests (Hypothesis) pin down the time-preference parser: direction never flips, 24-hour and am/pm
+forms agree, ambiguous input never yields a value, and any text parses without error into valid typed facts.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memory import facts as memory_facts_module
+from memory.conversations.parsing import (
+    DAYS,
+    EARLIEST,
+    LATEST,
+    PERIODS,
+    memory_facts,
+    parse_time_preferences,
+    parse_turn,
+)
+from memory.conversations.slots import OFFER_TOOL, apply_turn, empty_state, next_action, offer_constraints, slot_matches
+
+SEED_TURN_1 = ("I need to reschedule my cardiology follow-up. I can't do mornings, and I'm currently taking blood "
+               "thinners.")
+SEED_TURN_2 = "What about Thursday?"
+PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def times(text: str) -> list[tuple[str, str]]:
+    found, _ = parse_time_preferences(text)
+    return [(t.kind, t.time) for t in found]
+
+
+# --- the seed's conversation and its earlier defects ---------------------------------------------------------
+
+def test_seed_first_turn_is_parsed_completely():
+    """Parsed on the first turn too: intent, specialty from the message, mornings excluded (not preferred), and
+    the clinical remark recognised as such."""
+    p = parse_turn(SEED_TURN_1)
+    assert p.intent == "reschedule"
+    assert p.specialty == "cardiology" and p.visit_type == "followup"
+    assert p.excluded_periods == ("morning",) and p.preferred_periods == ()
+    assert [r.category for r in p.remarks] == ["medication_anticoagulant"]
+    assert p.times == () and p.clarifications == ()
+
+
+def test_seed_follow_up_names_a_day_and_nothing_else():
+    p = parse_turn(SEED_TURN_2)
+    assert p.preferred_days == ("thursday",)
+    assert p.intent is None and p.specialty is None and p.excluded_periods == ()
+
+
+@pytest.mark.parametrize("text, specialty", [
+    ("I need to reschedule my dermatology visit", "dermatology"),
+    ("Can I book an appointment with neurology?", "neurology"),
+    ("my endocrinologist wants to see me", "endocrinology"),
+    ("not cardiology, dermatology", "dermatology"),
+    ("I need to reschedule my appointment", None),
+    ("What about Thursday?", None),
+])
+def test_specialty_comes_from_the_message_never_a_default(text, specialty):
+    assert parse_turn(text).specialty == specialty
+
+
+@pytest.mark.parametrize("text, intent", [
+    ("I need to reschedule my cardiology follow-up", "reschedule"),
+    ("please cancel my dermatology appointment", "cancel"),
+    ("I'd like to book a neurology appointment", "book"),
+    ("cancel it and book me a new one", "reschedule"),
+    ("I don't want to cancel, just move my appointment", "reschedule"),
+    ("Please don't book me before 10 a.m.", None),
+    ("What about Thursday?", None),
+])
+def test_intent(text, intent):
+    assert parse_turn(text).intent == intent
+
+
+@pytest.mark.parametrize("text, preferred, excluded", [
+    ("I can't do mornings", (), ("morning",)),
+    ("no mornings or evenings please", (), ("morning", "evening")),
+    ("mornings don't work for me", (), ("morning",)),
+    ("anything but mornings", (), ("morning",)),
+    ("I'd prefer the afternoon", ("afternoon",), ()),
+    ("I don't mind mornings", ("morning",), ()),
+    ("Good morning, I need a slot in the afternoon", ("afternoon",), ()),
+    ("I need time for my morning medication", (), ()),
+])
+def test_periods_keep_their_negation(text, preferred, excluded):
+    p = parse_turn(text)
+    assert p.preferred_periods == preferred and p.excluded_periods == excluded
+
+
+@pytest.mark.parametrize("text, preferred, excluded", [
+    ("What about Thursday?", ("thursday",), ()),
+    ("Mondays and Fridays don't work for me", (), ("monday", "friday")),
+    ("I can't do Mondays but Thursday works", ("thursday",), ("monday",)),
+    ("Can't you do Thursday?", ("thursday",), ()),
+    ("weekends are out", (), ("saturday", "sunday")),
+    ("not before 10 on thursday", ("thursday",), ()),
+    ("I called last Monday", (), ()),
+])
+def test_days_keep_their_negation(text, preferred, excluded):
+    p = parse_turn(text)
+    assert p.preferred_days == preferred and p.excluded_days == excluded
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I prefer appointments before 3 pm", [(LATEST, "15:00")]),
+    ("don't book me before 10", [(EARLIEST, "10:00")]),
+    ("Please don't book me before 10 a.m. because I need time for morning medication", [(EARLIEST, "10:00")]),
+    ("after 14:30", [(EARLIEST, "14:30")]),
+    ("not after 4pm", [(LATEST, "16:00")]),
+    ("I can't come after 4pm", [(LATEST, "16:00")]),
+    ("no later than 16:00", [(LATEST, "16:00")]),
+    ("no earlier than 9:30am", [(EARLIEST, "09:30")]),
+    ("nothing before 10", [(EARLIEST, "10:00")]),
+    ("I'm busy until 2pm", [(EARLIEST, "14:00")]),
+    ("between 2 and 4pm", [(EARLIEST, "14:00"), (LATEST, "16:00")]),
+    ("10am onwards", [(EARLIEST, "10:00")]),
+    ("4pm at the latest", [(LATEST, "16:00")]),
+    ("noon at the latest", [(LATEST, "12:00")]),
+    ("after 03:30", [(EARLIEST, "03:30")]),
+    ("after 30 minutes", []),
+    ("I'm not sure, maybe after 2pm", [(EARLIEST, "14:00")]),
+])
+def test_time_preferences_keep_their_direction(text, expected):
+    assert times(text) == expected
+
+
+@pytest.mark.parametrize("text, code, candidates", [
+    ("after 3", "ambiguous_time", ("03:00", "15:00")),
+    ("before 5 o'clock", "ambiguous_time", ("05:00", "17:00")),
+    ("after 3:30", "ambiguous_time", ("03:30", "15:30")),
+    ("after 13 pm", "invalid_time", ()),
+    ("before 25:00", "invalid_time", ()),
+    ("not between 12 and 2pm", "negated_range", ()),
+])
+def test_what_cannot_be_read_safely_becomes_a_question(text, code, candidates):
+    found, questions = parse_time_preferences(text)
+    assert found == []
+    assert [(q.code, q.candidates) for q in questions] == [(code, candidates)]
+    assert questions[0].question.endswith("?")
+
+
+def test_ambiguous_question_offers_both_readings():
+    _, [q] = parse_time_preferences("after 3")
+    assert q.kind == EARLIEST
+    assert q.question == "Do you mean 3:00 am or 3:00 pm as the earliest time?"
+
+
+def test_parser_lists_match_the_memory_fact_types():
+    assert list(DAYS) == memory_facts_module.DAYS and list(PERIODS) == memory_facts_module.PERIODS
+
+
+# --- properties of the time parser -------------------------------------------------------------------------------
+
+@st.composite
+def unambiguous_time(draw) -> tuple[str, str]:
+    """(spoken form, expected HH:MM) in one of the unambiguous notations."""
+    hour = draw(st.integers(0, 23))
+    minute = draw(st.integers(0, 59))
+    form = draw(st.sampled_from(["24h", "ampm", "ampm_hour", "bare_hour"]))
+    h12 = hour % 12 or 12
+    suffix = draw(st.sampled_from(["am", "pm", "a.m.", "p.m.", "AM", "PM", "P.M."]))
+    is_pm = suffix.lower().startswith("p")
+    if form == "24h":
+        return f"{hour:02d}:{minute:02d}", f"{hour:02d}:{minute:02d}"
+    if form == "ampm":
+        value = h12 % 12 + (12 if is_pm else 0)
+        space = draw(st.sampled_from(["", " "]))
+        return f"{h12}:{minute:02d}{space}{suffix}", f"{value:02d}:{minute:02d}"
+    if form == "ampm_hour":
+        value = h12 % 12 + (12 if is_pm else 0)
+        space = draw(st.sampled_from(["", " "]))
+        return f"{h12}{space}{suffix}", f"{value:02d}:00"
+    bare = draw(st.sampled_from([0, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23]))
+    return str(bare), f"{bare:02d}:00"
+
+
+# (template, kind): {t} is the time. Plain relations, relations read as one, and flips by negation.
+TEMPLATES = [
+    ("before {t}", LATEST), ("by {t}", LATEST), ("until {t}", LATEST), ("earlier than {t}", LATEST),
+    ("no later than {t}", LATEST), ("not later than {t}", LATEST), ("not after {t}", LATEST),
+    ("{t} at the latest", LATEST), ("I can't come after {t}", LATEST), ("nothing after {t}", LATEST),
+    ("I'd prefer appointments before {t}", LATEST), ("please don't book anything after {t}", LATEST),
+    ("after {t}", EARLIEST), ("from {t}", EARLIEST), ("later than {t}", EARLIEST), ("not before {t}", EARLIEST),
+    ("no earlier than {t}", EARLIEST), ("not earlier than {t}", EARLIEST), ("{t} at the earliest", EARLIEST),
+    ("{t} or later", EARLIEST), ("don't book me before {t}", EARLIEST), ("I can't do anything before {t}", EARLIEST),
+    ("never before {t}", EARLIEST), ("I'm busy until {t}", EARLIEST),
+]
+NEUTRAL = ["", "Hello. ", "For the cardiology follow-up: ", "Thanks! ", "Sure, ", "One more thing. "]
+NEUTRAL_END = ["", " please", ", thanks", ". See you then.", " if possible"]
+
+
+@PROPERTY
+@given(template=st.sampled_from(TEMPLATES), when=unambiguous_time(), before=st.sampled_from(NEUTRAL),
+       after=st.sampled_from(NEUTRAL_END))
+def test_property_direction_never_flips(template, when, before, after):
+    """Each template has one direction; the time notation and neutral text around it never change it."""
+    pattern, kind = template
+    spoken_time, value = when
+    assert times(before + pattern.format(t=spoken_time) + after) == [(kind, value)]
+
+
+@PROPERTY
+@given(hour=st.integers(0, 23), minute=st.integers(0, 59), relation=st.sampled_from(["before", "after", "not before",
+                                                                                       "no later than"]))
+def test_property_24_hour_and_am_pm_forms_agree(hour, minute, relation):
+    h12, suffix = hour % 12 or 12, ("am" if hour < 12 else "pm")
+    forms = [f"{hour:02d}:{minute:02d}", f"{h12}:{minute:02d} {suffix}", f"{h12}:{minute:02d}{suffix.upper()}",
+             f"{h12}:{minute:02d} {suffix[0]}.m."]
+    if minute == 0:
+        forms += [f"{h12}{suffix}", f"{h12} {suffix}", f"{h12} {suffix[0]}.m."]
+    results = {tuple(times(f"{relation} {form}")) for form in forms}
+    assert len(results) == 1, results
+    [(_, value)] = results.pop()
+    assert value == f"{hour:02d}:{minute:02d}"
+
+
+@PROPERTY
+@given(hour=st.integers(1, 7), minute=st.one_of(st.none(), st.integers(0, 59)), template=st.sampled_from(TEMPLATES),
+       before=st.sampled_from(NEUTRAL), after=st.sampled_from(NEUTRAL_END),
+       clock=st.sampled_from(["", " o'clock"]))
+def test_property_ambiguous_input_never_yields_a_value(hour, minute, template, before, after, clock):
+    """A bare 1-7 (no am/pm, unpadded) is asked about, in any phrasing: no value, one question with both readings."""
+    spoken_time = (f"{hour}" if minute is None else f"{hour}:{minute:02d}") + (clock if minute is None else "")
+    found, questions = parse_time_preferences(before + template[0].format(t=spoken_time) + after)
+    assert found == []
+    m = minute or 0
+    assert [(q.code, q.kind, q.candidates) for q in questions] == [
+        ("ambiguous_time", template[1], (f"{hour:02d}:{m:02d}", f"{hour + 12:02d}:{m:02d}"))]
+
+
+@PROPERTY
+@given(hour=st.integers(13, 99), relation=st.sampled_from(["before", "after", "not before"]),
+       suffix=st.sampled_from(["am", "pm"]))
+def test_property_impossible_times_never_yield_a_value(hour, relation, suffix):
+    found, questions = parse_time_preferences(f"{relation} {hour} {suffix}")
+    assert found == []
+
+
+@PROPERTY
+@given(text=st.text(max_size=300))
+def test_property_any_text_parses_into_valid_facts(text):
+    """Never raises; every time is a valid HH:MM; every proposed fact validates as a typed memory fact."""
+    p = parse_turn(text)
+    for t in p.times:
+        assert memory_facts_module.HHMM.match(t.time)
+    for fact in memory_facts(p):
+        memory_facts_module.validate_fact("scheduling_preference", fact)
+
+
+@PROPERTY
+@given(period=st.sampled_from(PERIODS), negation=st.sampled_from(["I can't do", "no", "I cannot make", "not",
+                                                                  "I'm unable to do", "please avoid"]))
+def test_property_negated_periods_are_excluded_never_preferred(period, negation):
+    p = parse_turn(f"{negation} {period}s")
+    assert p.excluded_periods == (period,) and p.preferred_periods == ()
+
+
+# --- proposals ------------------------------------------------------------------------------------------------
+
+def test_memory_facts_are_the_durable_kinds_only():
+    p = parse_turn("Please don't book me before 10 a.m., I can't do Mondays or evenings. Thursday would be good.")
+    assert memory_facts(p) == [{"kind": "earliest_time", "time": "10:00"},
+                               {"kind": "excluded_days", "days": ["monday"]},
+                               {"kind": "excluded_periods", "periods": ["evening"]}]
+    assert memory_facts(parse_turn(SEED_TURN_1)) == [{"kind": "excluded_periods", "periods": ["morning"]}]
+    assert memory_facts(parse_turn("after 3")) == []
+
+
+# --- clinical remarks -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, categories", [
+    ("I'm currently taking blood thinners", ["medication_anticoagulant"]),
+    ("I'm on warfarin", ["medication_anticoagulant"]),
+    ("I have chest pain since this morning", ["urgent_symptom"]),
+    ("I'm allergic to penicillin", ["allergy"]),
+    ("I started taking metformin", ["medication"]),
+    ("I can't do mornings", []),
+    ("it's a pain to come in the morning", []),
+])
+def test_clinical_remarks_are_recognised(text, categories):
+    assert [r.category for r in parse_turn(text).remarks] == categories
+
+
+# --- the slot fold -------------------------------------------------------------------------------------------
+
+def fold(*turns) -> dict:
+    state = empty_state()
+    for seq, turn in enumerate(turns, start=1):
+        if isinstance(turn, str):
+            state = apply_turn(state, seq=seq, role="user", parsed=parse_turn(turn).as_dict())
+        else:
+            state = apply_turn(state, seq=seq, **turn)
+    return state
+
+
+def test_slots_from_the_seed_conversation():
+    state = fold(SEED_TURN_1, SEED_TURN_2)
+    assert state["intent"] == "reschedule" and state["specialty"] == "cardiology"
+    assert state["excluded_periods"] == ["morning"] and state["preferred_days"] == ["thursday"]
+    assert state["sources"]["excluded_periods"] == "turn:1" and state["sources"]["preferred_days"] == "turn:2"
+    assert next_action(state) == "search_slots"
+
+
+def test_a_later_positive_mention_lifts_an_exclusion():
+    state = fold("I can't do mornings", "actually mornings are fine, I'd prefer the morning")
+    assert state["excluded_periods"] == [] and state["preferred_period"] == "morning"
+
+
+def test_a_time_answers_the_open_question():
+    state = fold("book a cardiology follow-up after 3", "pm")
+    assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []
+    state = fold("book a cardiology follow-up after 3", "I meant 3 am")
+    assert state["earliest_time"] == "03:00"
+    state = fold("book a cardiology follow-up after 3")
+    assert next_action(state) == "ask_clarifying_question"
+
+
+OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
+    {"slot_id": "A1", "start": "2031-01-09T14:00", "day": "thursday", "time": "14:00"},
+    {"slot_id": "A4", "start": "2031-01-09T16:30", "day": "thursday", "time": "16:30"}]}}
+
+
+@pytest.mark.parametrize("reply, chosen", [
+    ("I'll take the first one", "A1"),
+    ("the last one please", "A4"),
+    ("A4 please", "A4"),
+    ("the 2 o'clock one", "A1"),
+    ("16:30 works", "A4"),
+    ("yes", None),  # two offers: "yes" does not say which
+])
+def test_follow_up_references_resolve_against_the_offers(reply, chosen):
+    state = fold(SEED_TURN_1, SEED_TURN_2, OFFER, reply)
+    assert state["selected_slot_id"] == chosen
+    assert next_action(state) == ("confirm_selection" if chosen else "select_slot")
+
+
+def test_new_constraints_make_offers_stale():
+    state = fold(SEED_TURN_1, SEED_TURN_2, OFFER, "actually, Friday instead")
+    assert state["last_offer"] is None and state["preferred_days"] == ["friday"]
+    assert next_action(state) == "search_slots"
+
+
+def test_offer_constraints_combine_the_session_and_long_term_preferences():
+    state = fold(SEED_TURN_1, SEED_TURN_2)
+    standing = [{"kind": "earliest_time", "time": "10:00", "memory_id": "m1"},
+                {"kind": "excluded_days", "days": ["friday"], "memory_id": "m2"}]
+    c = offer_constraints(state, standing)
+    assert c["earliest_time"] == "10:00" and c["sources"]["earliest_time"] == ["memory:m1"]
+    assert c["excluded_periods"] == ["morning"] and c["excluded_days"] == ["friday"]
+    slot = {"slot_id": "x", "day": "thursday", "time": "14:00"}
+    assert slot_matches(slot, c)
+    assert not slot_matches({**slot, "time": "09:00"}, c)
+    assert not slot_matches({**slot, "day": "monday"}, c)
+    # a time stated in the conversation overrides the long-term value of the same kind
+    c = offer_constraints(fold(SEED_TURN_1, "after 11:30 on Thursday"), standing)
+    assert c["earliest_time"] == "11:30" and c["sources"]["earliest_time"] == ["turn:2"]
