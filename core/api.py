@@ -22,7 +22,7 @@ from core.identity import Identity, identity_context
 
 log = logging.getLogger("anamnesis.api")
 
-_AUDITED_REFUSALS = {403, 404, 409}
+_AUDITED_REFUSALS = {403, 404, 409, 410}
 
 
 class ScopedAPIView(APIView):
@@ -87,7 +87,7 @@ class ScopedAPIView(APIView):
                     resource_id=self.audit_resource_id(),
                     patient_id=exc.audit_patient_id or self.audit_patient_id(),
                     purpose=exc.audit_purpose,
-                    outcome="denied" if exc.status_code in (403, 404) else "conflict",
+                    outcome="denied" if exc.status_code in (403, 404, 410) else "conflict",
                     reason=exc.code,
                 )
         except Exception as audit_exc:  # the refusal stands even if its audit row cannot be written
