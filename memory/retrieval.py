@@ -14,7 +14,7 @@ from pathlib import Path
 from django.db import connection
 from django.utils import timezone
 
-from core import audit
+from core import audit, maintenance
 from core.access import may_access
 from core.errors import NoConsentOrAccess
 from core.identity import Identity
@@ -228,22 +228,17 @@ def memory_reindex(*, batch: int = 200, progress=None) -> int:
     provider was down at write time). Idempotent. Discovery walks live memories once, in key order, through the
     narrow 'reindex' maintenance policy (ids only); each one is checked and embedded under a service identity
     scoped to its patient and purpose."""
-    from django.db import transaction
-
     from core.identity import identity_context
 
     model = provider().name
     done = 0
     after = ("-infinity", uuid.UUID(int=0))
     while True:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SELECT set_config('app.maintenance', 'reindex', true)")
-            cursor.execute(
-                "SELECT created_at, memory_id, organization_id, patient_id, consent_purpose FROM patient_memory "
-                "WHERE state IN ('active', 'proposed', 'quarantined') AND (created_at, memory_id) > (%s, %s) "
-                "ORDER BY created_at, memory_id LIMIT %s", [after[0], after[1], batch])
-            due = cursor.fetchall()
-            cursor.execute("SELECT set_config('app.maintenance', '', true)")
+        due = maintenance.discover(
+            "reindex",
+            "SELECT created_at, memory_id, organization_id, patient_id, consent_purpose FROM patient_memory "
+            "WHERE state IN ('active', 'proposed', 'quarantined') AND (created_at, memory_id) > (%s, %s) "
+            "ORDER BY created_at, memory_id LIMIT %s", [after[0], after[1], batch])
         if not due:
             return done
         for created_at, memory_id, org_id, patient_id, purpose in due:

@@ -11,7 +11,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from consent.models import ConsentRecord
-from core import audit
+from core import audit, maintenance
 from core.access import may_access
 from core.errors import ConcurrentUpdate, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity
@@ -378,16 +378,12 @@ SWEEP_ACTOR = "memory-sweep"
 
 def _due(batch: int) -> list[tuple]:
     """Discover due memories across organisations through the narrow maintenance policy (SELECT only)."""
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT set_config('app.maintenance', 'memory_sweep', true)")
-        cursor.execute(
-            "SELECT memory_id, organization_id, patient_id, consent_purpose FROM patient_memory "
-            "WHERE state <> 'deleted' AND (expires_at <= statement_timestamp() OR "
-            "(state IN ('active', 'proposed', 'quarantined') AND valid_until <= statement_timestamp())) "
-            "ORDER BY expires_at LIMIT %s", [batch])
-        rows = cursor.fetchall()
-        cursor.execute("SELECT set_config('app.maintenance', '', true)")
-    return rows
+    return maintenance.discover(
+        "memory_sweep",
+        "SELECT memory_id, organization_id, patient_id, consent_purpose FROM patient_memory "
+        "WHERE state <> 'deleted' AND (expires_at <= statement_timestamp() OR "
+        "(state IN ('active', 'proposed', 'quarantined') AND valid_until <= statement_timestamp())) "
+        "ORDER BY expires_at LIMIT %s", [batch])
 
 
 def memory_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
@@ -436,14 +432,11 @@ def memory_rotate_keys(*, batch: int = 500) -> int:
     active, _ = keyring()
     rotated = 0
     while True:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SELECT set_config('app.maintenance', 'key_rotation', true), "
-                           "set_config('app.active_key_id', %s, true)", [active])
-            cursor.execute("SELECT memory_id, organization_id, patient_id, consent_purpose FROM patient_memory "
-                           "WHERE fact_ciphertext IS NOT NULL AND fact_key_id IS DISTINCT FROM %s LIMIT %s",
-                           [active, batch])
-            due = cursor.fetchall()
-            cursor.execute("SELECT set_config('app.maintenance', '', true), set_config('app.active_key_id', '', true)")
+        due = maintenance.discover(
+            "key_rotation",
+            "SELECT memory_id, organization_id, patient_id, consent_purpose FROM patient_memory "
+            "WHERE fact_ciphertext IS NOT NULL AND fact_key_id IS DISTINCT FROM %s LIMIT %s", [active, batch],
+            settings={"app.active_key_id": active})
         if not due:
             return rotated
         for memory_id, org_id, patient_id, purpose in due:

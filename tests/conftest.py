@@ -3,6 +3,7 @@ from __future__ import annotations
 import uuid
 
 import psycopg
+import psycopg.sql
 import pytest
 from django.conf import settings
 from django.core.management import call_command
@@ -42,6 +43,22 @@ def owner_connect() -> psycopg.Connection:
 
 def runtime_connect() -> psycopg.Connection:
     return psycopg.connect(settings.DB_TOPOLOGY.runtime.conninfo(), autocommit=True)
+
+
+def database_contains(needle: str) -> list[str]:
+    """Every text-castable column of every table, read as the superuser (no RLS): where does ``needle`` occur?"""
+    hits = []
+    with admin_connect() as conn:
+        columns = conn.execute(
+            "SELECT c.table_name, c.column_name FROM information_schema.columns c "
+            "JOIN information_schema.tables t USING (table_schema, table_name) "
+            "WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'").fetchall()
+        for table, column in columns:
+            query = psycopg.sql.SQL("SELECT count(*) FROM {} WHERE {}::text ILIKE %s").format(
+                psycopg.sql.Identifier(table), psycopg.sql.Identifier(column))
+            if conn.execute(query, [f"%{needle}%"]).fetchone()[0]:
+                hits.append(f"{table}.{column}")
+    return hits
 
 
 def wipe_app_tables() -> None:

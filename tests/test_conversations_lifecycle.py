@@ -12,7 +12,6 @@ import uuid
 from datetime import timedelta
 from pathlib import Path
 
-import psycopg
 import pytest
 from django.conf import settings
 from django.core.management import call_command
@@ -21,7 +20,7 @@ from django.utils import timezone
 
 from core.identity import identity_context
 from memory.conversations.models import ConversationSession
-from tests.conftest import admin_connect, runtime_connect
+from tests.conftest import admin_connect, database_contains, runtime_connect
 from tests.test_conversations_api import SEED_TURN_1, SEED_TURN_2, context, patient_identity, say, session_path, start
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -38,22 +37,6 @@ def admin_travel(sid, **columns) -> None:
     assignments = ", ".join(f"{name} = %s" for name in columns)
     with admin_connect() as conn:
         conn.execute(f"UPDATE conversation_session SET {assignments} WHERE session_id = %s", [*columns.values(), sid])
-
-
-def database_contains(needle: str) -> list[str]:
-    """Every text-castable column of every table, read as the superuser (no RLS): where does ``needle`` occur?"""
-    hits = []
-    with admin_connect() as conn:
-        columns = conn.execute(
-            "SELECT c.table_name, c.column_name FROM information_schema.columns c "
-            "JOIN information_schema.tables t USING (table_schema, table_name) "
-            "WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'").fetchall()
-        for table, column in columns:
-            query = psycopg.sql.SQL("SELECT count(*) FROM {} WHERE {}::text ILIKE %s").format(
-                psycopg.sql.Identifier(table), psycopg.sql.Identifier(column))
-            if conn.execute(query, [f"%{needle}%"]).fetchone()[0]:
-                hits.append(f"{table}.{column}")
-    return hits
 
 
 def admin_count(table: str, sid) -> int:

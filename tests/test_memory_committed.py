@@ -14,7 +14,7 @@ from core.errors import NotFound
 from core.identity import identity_context
 from memory.models import Memory
 from memory.services import memory_delete, memory_erase_patient
-from tests.conftest import admin_connect
+from tests.conftest import admin_connect, database_contains
 from tests.test_foundation import give_consent, patient, record_pref
 
 
@@ -29,24 +29,6 @@ def test_lifecycle_events_are_append_only(committed_db):
                           "DELETE FROM memory_lifecycle_event", "TRUNCATE memory_lifecycle_event"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
-
-
-def database_contains(needle: str) -> list[str]:
-    """Every text-castable column of every table in the public schema, read as the superuser (no RLS)."""
-    hits = []
-    with admin_connect() as conn:
-        columns = conn.execute(
-            "SELECT table_name, column_name FROM information_schema.columns c "
-            "JOIN information_schema.tables t USING (table_schema, table_name) "
-            "WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'").fetchall()
-        for table, column in columns:
-            query = psycopg.sql.SQL("SELECT count(*) FROM {} WHERE {}::text ILIKE %s").format(
-                psycopg.sql.Identifier(table), psycopg.sql.Identifier(column))
-            if conn.execute(query, [f"%{needle}%"]).fetchone()[0]:
-                hits.append(f"{table}.{column}")
-            if column in ("fact_ciphertext", "digest_salt"):
-                continue
-    return hits
 
 
 def test_after_deletion_no_table_holds_the_value(committed_db, world):

@@ -18,7 +18,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from consent.models import ConsentRecord
-from core import audit
+from core import audit, maintenance
 from core.access import may_access
 from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity, identity_context
@@ -323,15 +323,11 @@ SWEEP_ACTOR = "session-sweep"
 
 def _due(batch: int) -> list[tuple]:
     """Discover due sessions across organisations through the narrow maintenance policy (SELECT only)."""
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT set_config('app.maintenance', 'session_sweep', true)")
-        cursor.execute(
-            "SELECT session_id, organization_id, patient_id, purpose, status FROM conversation_session "
-            "WHERE conversation_session_due(status, expires_at, retain_until) "
-            "ORDER BY COALESCE(retain_until, expires_at) LIMIT %s", [batch])
-        rows = cursor.fetchall()
-        cursor.execute("SELECT set_config('app.maintenance', '', true)")
-    return rows
+    return maintenance.discover(
+        "session_sweep",
+        "SELECT session_id, organization_id, patient_id, purpose, status FROM conversation_session "
+        "WHERE conversation_session_due(status, expires_at, retain_until) "
+        "ORDER BY COALESCE(retain_until, expires_at) LIMIT %s", [batch])
 
 
 def session_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
