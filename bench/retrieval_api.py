@@ -1,0 +1,1039 @@
+"""Benchmark retrieval by meaning: the write path's embeddings, and memory search through the whole stack.
+
+    .venv/bin/python -m bench.retrieval_api [--patients 10000] [--target-memories 200] [--requests 500]
+                                            [--concurrency 4] [--reuse]
+    .venv/bin/python -m bench.retrieval_api --patients 500 --requests 100        # quick check
+
+1. (Re)creates its own database ``anamnesis_bench_retrieval`` (never another one), migrates it as the owner role
+   and bulk-seeds ``--patients`` - 1 background patients as the superuser (COPY): two granted consents and
+   ``--per-patient`` current memories each (a scheduling and a communication preference, an allergy and a
+   long-term indication, the care facts AES-GCM encrypted as the service stores them), each with an
+   all-MiniLM-L6-v2 vector. Vectors are real embeddings of each memory's own text, computed once per distinct
+   text (a pool of ~180 facts) and copied onto every memory holding that text.
+2. The target patient gets ``--target-memories`` current memories through the real service
+   (``memory.services.memory_record`` under ``identity_context``; consents recorded by the patient, a
+   care_coordination grant created by an admin for the clinician who records the care facts), so encryption,
+   embedding, representations and lifecycle events are real. Timed per call: memories/second and the share of
+   the embedding. Then the raw provider throughput: texts/second for batches of 1 and of 64.
+3. Service level, in-process: ``rank_candidates`` for a rotating set of realistic questions, and the same steps
+   timed one by one (query embedding, CANDIDATES_SQL, memory fetch, decryption + text, text rank, blend),
+   checked to give the same ranking as ``rank_candidates``.
+4. Through the API: a local JWKS and the service under gunicorn on 127.0.0.1; ``--requests``
+   ``GET /v1/patients/{id}/memories/search?q=...`` with the target patient's token over ``--concurrency``
+   keep-alive connections, then ``--serial`` more over one connection. Every answer must be 200 with items of the
+   target patient only; answers are compared with the in-process ``memory_search`` for the same question, and
+   one ``memory.search`` audit row must exist per request.
+5. EXPLAIN (ANALYZE, BUFFERS) of CANDIDATES_SQL as the runtime role with the patient's identity set: it must use
+   the patient index and scan neither patient_memory nor memory_embedding sequentially.
+6. Prints a summary and writes ``bench/results/retrieval_api.json``. Exits non-zero on any failed request, an
+   item of another patient, a missing audit row or a sequential scan.
+
+Helpers (load driver, keep-alive sessions, gunicorn worker balancing, percentiles) come from bench.memories_api.
+"""
+
+from __future__ import annotations
+
+import os
+
+_ORIGINAL_ENV = dict(os.environ)  # what the gunicorn child inherits (plus its own overrides)
+DB_NAME = "anamnesis_bench_retrieval"
+# Before anything loads Django settings: the settings resolve the database from these.
+os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+# This process only: plain connections, nothing pooled across the DROP DATABASE.
+os.environ["DB_POOL"] = "false"
+
+import argparse  # noqa: E402
+import http.client  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import random  # noqa: E402
+import re  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
+from collections import Counter  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from datetime import UTC, datetime, timedelta  # noqa: E402
+from pathlib import Path  # noqa: E402
+from urllib.parse import urlencode  # noqa: E402
+
+import django  # noqa: E402
+
+django.setup()  # settings now point at DB_NAME for the life of this process
+
+# Importing bench.memories_api sets ANAMNESIS_DB_NAME to its own database (settings are already loaded, so it
+# changes nothing here); put the environment back so nothing started later could pick that name up.
+from bench import memories_api as base  # noqa: E402
+
+os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
+
+import psycopg  # noqa: E402
+import torch  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection, connections  # noqa: E402
+from django.utils import timezone  # noqa: E402
+from psycopg.types.json import Jsonb  # noqa: E402
+
+from consent.services import consent_record, grant_create  # noqa: E402
+from core.bootstrap import bootstrap  # noqa: E402
+from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
+from memory import retrieval  # noqa: E402
+from memory.crypto import encrypt_fact, new_salt  # noqa: E402
+from memory.embeddings import provider  # noqa: E402
+from memory.facts import MEMORY_TYPES, fact_text, validate_fact  # noqa: E402
+from memory.lifecycle import memory_value  # noqa: E402
+from memory.models import Memory  # noqa: E402
+from memory.selectors import memory_list_current  # noqa: E402
+from memory.services import memory_record  # noqa: E402
+from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+RESULTS_DIR = BASE_DIR / "bench" / "results"
+HOST = base.HOST
+NAMESPACE = uuid.UUID("5b0f4c1e-8a55-4d0e-9a51-2f1c7d3e9b10")
+CLINICIAN = "bench-clinician"
+ADMIN = "bench-admin"
+
+# The identity the service sets (core.identity._SET_SQL): transaction-local, read by the RLS policies.
+SET_IDENTITY_SQL = (
+    "SELECT set_config('app.org_id', %s, true), set_config('app.actor_sub', %s, true), "
+    "set_config('app.patient_self_id', %s, true), set_config('app.scopes', %s, true), "
+    "set_config('app.service_patient_id', '', true), set_config('app.service_purpose', '', true)"
+)
+
+# --- realistic facts ---------------------------------------------------------------------------------------
+# Allergy substances (drugs, foods, environment) and long-term medications with indication and monitoring.
+# Care facts are keyed by substance / medication, so each name gives one current memory.
+ALLERGENS = [
+    "penicillin", "amoxicillin", "ampicillin", "flucloxacillin", "cephalexin", "cefuroxime", "ceftriaxone",
+    "sulfonamide", "co-trimoxazole", "trimethoprim", "erythromycin", "azithromycin", "clarithromycin",
+    "doxycycline", "tetracycline", "ciprofloxacin", "levofloxacin", "moxifloxacin", "vancomycin", "clindamycin",
+    "metronidazole", "nitrofurantoin", "gentamicin", "teicoplanin", "aspirin", "ibuprofen", "naproxen",
+    "diclofenac", "celecoxib", "ketorolac", "mefenamic acid", "codeine", "morphine", "oxycodone", "tramadol",
+    "fentanyl", "pethidine", "tapentadol", "lidocaine", "bupivacaine", "propofol", "suxamethonium",
+    "rocuronium", "atracurium", "iodinated contrast", "gadolinium contrast", "chlorhexidine", "povidone-iodine",
+    "latex", "adhesive dressings", "nickel", "bee venom", "wasp venom", "peanut", "tree nuts", "shellfish",
+    "fish", "egg", "cow's milk", "soya", "wheat", "sesame", "kiwi fruit", "strawberries", "celery", "mustard",
+    "lupin", "carbamazepine", "phenytoin", "lamotrigine", "allopurinol", "heparin", "enoxaparin",
+    "lisinopril", "enalapril", "ramipril", "amiodarone", "quinine", "hydroxychloroquine", "dapsone",
+    "isoniazid", "rifampicin", "fluconazole", "terbinafine", "aciclovir", "ondansetron", "metoclopramide",
+    "prochlorperazine", "haloperidol", "midazolam", "diazepam", "tetanus vaccine", "influenza vaccine",
+    "gelatin", "house dust mite", "grass pollen", "cat dander", "blue dye (patent blue)", "sticking plaster",
+]
+REACTIONS = ["rash", "hives", "anaphylaxis", "angioedema", "wheeze", "nausea and vomiting", "facial swelling",
+             "itching", "bronchospasm", "Stevens-Johnson syndrome", "contact dermatitis", "low blood pressure"]
+SEVERITIES = ["mild", "moderate", "severe", "unknown"]
+MEDICATIONS = [
+    ("warfarin", "atrial fibrillation", "INR"), ("apixaban", "stroke prevention in atrial fibrillation", None),
+    ("rivaroxaban", "deep vein thrombosis", "renal function"), ("dabigatran", "pulmonary embolism", None),
+    ("metformin", "type 2 diabetes", "HbA1c"), ("insulin glargine", "type 1 diabetes", "blood glucose"),
+    ("gliclazide", "type 2 diabetes", "blood glucose"), ("sitagliptin", "type 2 diabetes", None),
+    ("empagliflozin", "heart failure", "renal function"), ("levothyroxine", "hypothyroidism", "TSH"),
+    ("carbimazole", "hyperthyroidism", "full blood count"), ("lithium", "bipolar disorder", "lithium level"),
+    ("sertraline", "depression", None), ("fluoxetine", "obsessive-compulsive disorder", None),
+    ("citalopram", "anxiety disorder", "ECG"), ("venlafaxine", "depression", "blood pressure"),
+    ("mirtazapine", "depression", None), ("clozapine", "schizophrenia", "full blood count"),
+    ("olanzapine", "schizophrenia", "weight and lipids"), ("quetiapine", "bipolar disorder", None),
+    ("aripiprazole", "schizophrenia", None), ("methotrexate", "rheumatoid arthritis", "liver function"),
+    ("hydroxychloroquine sulfate", "lupus", "eye examination"),
+    ("sulfasalazine", "ulcerative colitis", "full blood count"),
+    ("azathioprine", "Crohn's disease", "full blood count"), ("mesalazine", "ulcerative colitis", "renal function"),
+    ("adalimumab", "psoriatic arthritis", "TB screening"), ("prednisolone", "polymyalgia rheumatica",
+                                                            "blood glucose"),
+    ("tacrolimus", "kidney transplant", "tacrolimus level"), ("mycophenolate", "kidney transplant",
+                                                              "full blood count"),
+    ("amiodarone hydrochloride", "ventricular arrhythmia", "thyroid function"),
+    ("digoxin", "atrial fibrillation", "digoxin level"), ("bisoprolol", "heart failure", "heart rate"),
+    ("atenolol", "hypertension", None), ("amlodipine", "hypertension", "blood pressure"),
+    ("ramipril tablets", "hypertension", "renal function"), ("losartan", "diabetic nephropathy", "potassium"),
+    ("candesartan", "heart failure", "renal function"), ("spironolactone", "heart failure", "potassium"),
+    ("furosemide", "heart failure", "electrolytes"), ("bendroflumethiazide", "hypertension", "sodium"),
+    ("atorvastatin", "hypercholesterolaemia", "lipid profile"), ("simvastatin", "hypercholesterolaemia", None),
+    ("rosuvastatin", "familial hypercholesterolaemia", "liver function"), ("ezetimibe", "hyperlipidaemia", None),
+    ("clopidogrel", "coronary stent", None), ("low-dose aspirin", "secondary prevention of stroke", None),
+    ("ticagrelor", "acute coronary syndrome", None), ("isosorbide mononitrate", "angina", None),
+    ("sodium valproate", "epilepsy", "liver function"), ("carbamazepine MR", "trigeminal neuralgia", "sodium"),
+    ("lamotrigine tablets", "epilepsy", None), ("levetiracetam", "epilepsy", None),
+    ("phenytoin sodium", "epilepsy", "phenytoin level"), ("gabapentin", "neuropathic pain", None),
+    ("pregabalin", "neuropathic pain", None), ("amitriptyline", "migraine prevention", None),
+    ("topiramate", "migraine prevention", None), ("levodopa", "Parkinson's disease", None),
+    ("ropinirole", "restless legs syndrome", None), ("donepezil", "Alzheimer's disease", "heart rate"),
+    ("memantine", "dementia", None), ("salbutamol", "asthma", "peak flow"),
+    ("beclometasone", "asthma", "peak flow"), ("tiotropium", "COPD", "spirometry"),
+    ("montelukast", "asthma", None), ("theophylline", "COPD", "theophylline level"),
+    ("omeprazole", "gastro-oesophageal reflux", None), ("lansoprazole", "Barrett's oesophagus", None),
+    ("alendronic acid", "osteoporosis", "bone density"), ("denosumab", "osteoporosis", "calcium"),
+    ("colecalciferol", "vitamin D deficiency", "vitamin D level"), ("allopurinol tablets", "gout", "uric acid"),
+    ("colchicine", "familial Mediterranean fever", None), ("febuxostat", "gout", "liver function"),
+    ("tamsulosin", "benign prostatic hyperplasia", None), ("finasteride", "benign prostatic hyperplasia", "PSA"),
+    ("oxybutynin", "overactive bladder", None), ("mirabegron", "overactive bladder", "blood pressure"),
+    ("tamoxifen", "breast cancer", None), ("letrozole", "breast cancer", "bone density"),
+    ("anastrozole", "breast cancer", "bone density"), ("goserelin", "prostate cancer", "PSA"),
+    ("ferrous sulfate", "iron deficiency anaemia", "haemoglobin"), ("folic acid", "folate deficiency", None),
+    ("hydroxocobalamin", "pernicious anaemia", "vitamin B12 level"),
+    ("epoetin alfa", "anaemia of chronic kidney disease", "haemoglobin"),
+    ("sevelamer", "hyperphosphataemia", "phosphate"), ("hydroxycarbamide", "sickle cell disease",
+                                                       "full blood count"),
+    ("buprenorphine", "opioid dependence", None), ("methadone", "opioid dependence", "ECG"),
+    ("naltrexone", "alcohol dependence", "liver function"), ("disulfiram", "alcohol dependence", None),
+    ("tenofovir", "HIV", "viral load"), ("dolutegravir", "HIV", "viral load"),
+    ("entecavir", "chronic hepatitis B", "viral load"), ("isotretinoin", "severe acne", "liver function"),
+    ("etanercept", "ankylosing spondylitis", "TB screening"),
+]
+PREFERENCES = [  # (memory_type, purpose, fact): one current value per kind and purpose
+    ("scheduling_preference", "appointment_scheduling", {"kind": "earliest_time", "time": "10:00"}),
+    ("scheduling_preference", "appointment_scheduling", {"kind": "latest_time", "time": "16:30"}),
+    ("scheduling_preference", "appointment_scheduling", {"kind": "excluded_days", "days": ["friday"]}),
+    ("scheduling_preference", "appointment_scheduling", {"kind": "excluded_periods", "periods": ["morning"]}),
+    ("communication_preference", "communication", {"kind": "channel", "channel": "sms"}),
+    ("communication_preference", "communication", {"kind": "language", "language": "pl-PL"}),
+    ("communication_preference", "communication", {"kind": "contact_window", "start": "09:00", "end": "17:00"}),
+    ("communication_preference", "appointment_scheduling", {"kind": "channel", "channel": "phone"}),
+    ("communication_preference", "appointment_scheduling", {"kind": "language", "language": "en-GB"}),
+    ("communication_preference", "appointment_scheduling",
+     {"kind": "contact_window", "start": "12:00", "end": "14:00"}),
+]
+# What an agent or a clinician asks before acting (two have nothing relevant on record).
+QUESTIONS = [
+    "can we prescribe amoxicillin?",
+    "does the patient have a penicillin allergy?",
+    "is the INR in range?",
+    "what time should I book the endocrinology visit?",
+    "which days can the patient not come in?",
+    "how should we contact the patient?",
+    "what language does the patient speak?",
+    "should we use latex-free gloves?",
+    "is it safe to give ibuprofen for the pain?",
+    "is the patient on blood thinners?",
+    "does she take metformin for her diabetes?",
+    "can we call in the evening?",
+    "what is the latest appointment time that works?",
+    "any allergy to contrast dye before the CT scan?",
+    "what monitoring does the lithium need?",
+    "can the patient have the flu vaccine?",
+    "any reaction to codeine or morphine after surgery?",
+    "which thyroid medication is the patient taking?",
+    "does the patient own a bicycle?",
+    "what is the patient's favourite football team?",
+]
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+def admin_conninfo() -> str:
+    return settings.DB_TOPOLOGY.admin.conninfo(dbname=DB_NAME)
+
+
+def check_topology() -> None:
+    """Refuse to run anywhere but in anamnesis_bench_retrieval (DATABASE_URL would make ANAMNESIS_DB_NAME moot)."""
+    topology = settings.DB_TOPOLOGY
+    names = {topology.runtime.name, topology.owner.name}
+    if names != {DB_NAME}:
+        sys.exit(f"refusing to run: the settings point at {sorted(names)}, not {DB_NAME!r} (unset DATABASE_URL / "
+                 f"DATABASE_OWNER_URL, or point both at a database named {DB_NAME})")
+    if topology.admin is None:
+        sys.exit("the benchmark needs a superuser connection: use the embedded server or set DATABASE_ADMIN_URL")
+
+
+def stats(values_ms: list[float]) -> dict:
+    ordered = sorted(values_ms)
+    return {"n": len(ordered), "mean_ms": round(sum(ordered) / len(ordered), 2) if ordered else None,
+            "p50_ms": base.percentile(ordered, 50), "p95_ms": base.percentile(ordered, 95),
+            "p99_ms": base.percentile(ordered, 99), "max_ms": round(ordered[-1], 2) if ordered else None}
+
+
+# --- the cast -----------------------------------------------------------------------------------------------
+class Cast:
+    """Deterministic organisations and target patient, and the identities that act on the target."""
+
+    def __init__(self, orgs: int, seed: int) -> None:
+        self.orgs = [uuid.uuid5(NAMESPACE, f"org:{seed}:{i}") for i in range(orgs)]
+        self.org = self.orgs[0]
+        self.target = uuid.uuid5(NAMESPACE, f"target:{seed}")
+        self.patient = Identity(org_id=self.org, actor_sub=f"patient-{self.target}", patient_self_id=self.target,
+                                scopes=frozenset(PATIENT_SCOPES.split()), actor_kind=ACTOR_PATIENT)
+        self.admin = Identity(org_id=self.org, actor_sub=ADMIN, scopes=frozenset({"grant:write"}))
+        self.clinician = Identity(org_id=self.org, actor_sub=CLINICIAN,
+                                  scopes=frozenset({"memory:read", "memory:write"}))
+
+
+def allergy(i: int, substance: str) -> dict:
+    return {"kind": "allergy", "substance": substance, "reaction": REACTIONS[i % len(REACTIONS)],
+            "severity": SEVERITIES[(i // 3) % len(SEVERITIES)]}
+
+
+def indication(medication: str, why: str, monitoring: str | None) -> dict:
+    fact = {"kind": "long_term_indication", "medication": medication, "indication": why}
+    if monitoring:
+        fact["monitoring"] = monitoring
+    return fact
+
+
+def target_facts(count: int) -> list[tuple[str, str, dict]]:
+    """count facts, all current together: the preferences, then allergies and indications alternately."""
+    facts = list(PREFERENCES[:count])
+    allergies = [("care_context", "care_coordination", allergy(i, s)) for i, s in enumerate(ALLERGENS)]
+    indications = [("care_context", "care_coordination", indication(*m)) for m in MEDICATIONS]
+    for a, b in zip(allergies, indications, strict=False):
+        facts.extend((a, b))
+    facts = facts[:count]
+    if len(facts) < count:
+        raise SystemExit(f"at most {len(PREFERENCES) + 2 * min(len(ALLERGENS), len(MEDICATIONS))} target memories")
+    keys = {(t, validate_fact(t, f)[0], p) for t, p, f in facts}
+    assert len(keys) == count, "two target facts share (memory_type, attribute, purpose)"
+    return facts
+
+
+# --- background patients (superuser, COPY) --------------------------------------------------------------------
+def background_pool() -> dict[str, list[tuple[str, str, dict]]]:
+    """The distinct facts background patients hold, by slot (one current value per slot and patient)."""
+    sched = ([{"kind": "earliest_time", "time": f"{h:02d}:{m:02d}"} for h in (7, 8, 9, 10) for m in (0, 30)]
+             + [{"kind": "latest_time", "time": f"{h:02d}:{m:02d}"} for h in (14, 15, 16, 17) for m in (0, 30)]
+             + [{"kind": "excluded_days", "days": d} for d in (["monday"], ["friday"], ["saturday", "sunday"],
+                                                              ["tuesday", "thursday"], ["wednesday"])]
+             + [{"kind": "excluded_periods", "periods": p} for p in (["morning"], ["afternoon"], ["evening"])])
+    comm = ([{"kind": "channel", "channel": c} for c in ("sms", "email", "phone", "portal", "letter")]
+            + [{"kind": "language", "language": lang} for lang in ("en", "pl-PL", "es", "de", "fr", "uk", "ar")]
+            + [{"kind": "contact_window", "start": s, "end": e}
+               for s, e in (("08:00", "12:00"), ("09:00", "17:00"), ("12:00", "14:00"), ("17:00", "20:00"))])
+    return {
+        "scheduling": [("scheduling_preference", "appointment_scheduling", f) for f in sched],
+        "allergy": [("care_context", "care_coordination", allergy(i, s)) for i, s in enumerate(ALLERGENS[:60])],
+        "communication": [("communication_preference", "communication", f) for f in comm],
+        "indication": [("care_context", "care_coordination", indication(*m)) for m in MEDICATIONS[:60]],
+    }
+
+
+SLOTS = ("scheduling", "allergy", "communication", "indication")  # --per-patient takes the first n
+CONSENT_COLUMNS = ("consent_record_id", "organization_id", "patient_id", "purpose", "status", "granted_at",
+                   "revoked_at", "expires_at", "evidence_ref", "policy_revision", "recorded_by", "revoked_by",
+                   "created_at")
+MEMORY_COLUMNS = tuple(f.column for f in Memory._meta.concrete_fields)
+
+EMBEDDINGS_FROM_POOL_SQL = """
+INSERT INTO memory_embedding (memory_id, organization_id, patient_id, purpose, model, embedding, created_at)
+SELECT m.memory_id, m.organization_id, m.patient_id, m.consent_purpose, %(model)s, p.vec, m.created_at
+  FROM bench_memory_text x
+  JOIN patient_memory m ON m.memory_id = x.memory_id
+  JOIN bench_text_vector p ON p.k = x.k
+"""
+
+
+def seed_background(args, cast: Cast) -> dict:
+    """Patients 2..n with two consents and --per-patient memories each, in one transaction as the superuser."""
+    pool = background_pool()
+    slots = SLOTS[:args.per_patient]
+    entries = [(slot, t, p, f) for slot in slots for t, p, f in pool[slot]]
+    t0 = time.perf_counter()
+    texts = [fact_text(t, f) for _, t, _, f in entries]
+    vectors = provider().embed(texts)
+    embed_s = time.perf_counter() - t0
+    log(f"  embedded the {len(texts)} distinct background texts in {embed_s:.1f}s (real vectors, one per text)")
+    by_slot: dict[str, list[int]] = {}
+    for k, (slot, *_rest) in enumerate(entries):
+        by_slot.setdefault(slot, []).append(k)
+    attributes = [validate_fact(t, f)[0] for _, t, _, f in entries]
+
+    rng = random.Random(args.seed)
+    now = timezone.now()
+    policy = settings.MEMORY_POLICY_REVISION
+    started = time.perf_counter()
+    counts = Counter()
+    with psycopg.connect(admin_conninfo()) as conn:
+        conn.execute("SET synchronous_commit = off")  # the seed is reproducible; only the load is measured
+        conn.execute("INSERT INTO organization (id, name, created_at) SELECT id, 'bench-retrieval-org-' || n, "
+                     "now() - interval '400 days' FROM unnest(%s::uuid[]) WITH ORDINALITY AS o(id, n)",
+                     (cast.orgs,))
+        conn.execute("CREATE TEMP TABLE bench_text_vector (k int PRIMARY KEY, vec vector) ON COMMIT DROP")
+        conn.execute("CREATE TEMP TABLE bench_memory_text (memory_id uuid, k int) ON COMMIT DROP")
+        with conn.cursor().copy("COPY bench_text_vector (k, vec) FROM STDIN") as copy:
+            for k, vec in enumerate(vectors):
+                copy.write_row((k, "[" + ",".join(repr(float(x)) for x in vec) + "]"))
+        consents, memories, links = [], [], []
+        for i in range(args.patients - 1):
+            org = cast.orgs[(i + 1) % len(cast.orgs)]
+            patient = uuid.UUID(int=rng.getrandbits(128), version=4)
+            since = now - timedelta(days=30 + rng.randrange(300), minutes=rng.randrange(1440))
+            consent_ids = {}
+            for purpose in ("appointment_scheduling", "communication"):
+                cid = uuid.UUID(int=rng.getrandbits(128), version=4)
+                consent_ids[purpose] = cid
+                consents.append((cid, org, patient, purpose, "granted", since, None, None, "bench:seed", policy,
+                                 f"patient-{patient}", None, since))
+            for slot in slots:
+                k = rng.choice(by_slot[slot])
+                _, memory_type, purpose, fact = entries[k]
+                memory_id = uuid.UUID(int=rng.getrandbits(128), version=4)
+                care = MEMORY_TYPES[memory_type].memory_class == "care_context"
+                ciphertext = key_id = None
+                if care:
+                    ciphertext, key_id = encrypt_fact(fact, memory_id=memory_id, patient_id=patient)
+                created = since + timedelta(minutes=1 + len(links))
+                row = {
+                    "memory_id": memory_id, "organization_id": org, "patient_id": patient,
+                    "memory_class": MEMORY_TYPES[memory_type].memory_class, "memory_type": memory_type,
+                    "attribute": attributes[k], "fact": None if care else Jsonb(fact),
+                    "fact_ciphertext": ciphertext, "fact_key_id": key_id, "digest_salt": new_salt(),
+                    "state": "active", "source": "ehr_import" if care else "patient_stated",
+                    "source_ref": f"ehr:bench-{i}" if care else "bench:seed", "confidence": 1,
+                    "policy_revision": policy, "consent_purpose": purpose,
+                    "consent_record_id": None if care else consent_ids[purpose], "valid_from": created,
+                    "valid_until": None,
+                    "expires_at": created + timedelta(days=settings.MEMORY_RETENTION_DAYS[
+                        MEMORY_TYPES[memory_type].memory_class]),
+                    "review_by": now + timedelta(days=180) if care else None, "superseded_by": None,
+                    "created_by": CLINICIAN if care else f"patient-{patient}", "created_at": created,
+                    "updated_at": created, "deleted_at": None,
+                }
+                memories.append(tuple(row[c] for c in MEMORY_COLUMNS))
+                links.append((memory_id, k))
+        t1 = time.perf_counter()
+        for table, columns, rows in (("patient_consent", CONSENT_COLUMNS, consents),
+                                     ("patient_memory", MEMORY_COLUMNS, memories),
+                                     ("bench_memory_text", ("memory_id", "k"), links)):
+            with conn.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            counts[table] = len(rows)
+        counts["memory_embedding"] = conn.execute(EMBEDDINGS_FROM_POOL_SQL, {"model": provider().name}).rowcount
+        conn.commit()
+        log(f"  built {len(memories):,} rows in Python (encryption included) in {t1 - started:.1f}s, "
+            f"copied in {time.perf_counter() - t1:.1f}s: "
+            + ", ".join(f"{table} {n:,}" for table, n in counts.items() if not table.startswith("bench_")))
+    return {"seconds": round(time.perf_counter() - started, 1), "pool_texts": len(texts),
+            "pool_embed_s": round(embed_s, 1), "rows": {k: v for k, v in counts.items()
+                                                        if not k.startswith("bench_")}}
+
+
+def vacuum_analyze() -> float:
+    t0 = time.perf_counter()
+    with psycopg.connect(admin_conninfo(), autocommit=True) as conn:
+        # Hint bits, visibility map and statistics, so the measured reads do not pay for the bulk load.
+        conn.execute("VACUUM (ANALYZE) organization, patient_consent, patient_access_grants, patient_memory, "
+                     "memory_embedding, memory_representation, memory_lifecycle_event")
+    return time.perf_counter() - t0
+
+
+# --- the target patient, through the service ---------------------------------------------------------------
+class TimedProvider:
+    """Delegates to the real provider and adds up the time spent embedding (installed in this process only)."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.seconds = 0.0
+        self.calls = 0
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        t0 = time.perf_counter()
+        try:
+            return self.inner.embed(texts)
+        finally:
+            self.seconds += time.perf_counter() - t0
+            self.calls += 1
+
+
+@contextmanager
+def timed_embeddings():
+    """memory.retrieval.memory_embed looks up ``provider`` in its module at call time: swap in a timing proxy."""
+    timed = TimedProvider(provider())
+    original = retrieval.provider
+    retrieval.provider = lambda: timed
+    try:
+        yield timed
+    finally:
+        retrieval.provider = original
+
+
+def seed_target(args, cast: Cast) -> dict:
+    """Consents (by the patient), a care_coordination grant (by an admin), then every memory via memory_record."""
+    with identity_context(cast.admin):
+        grant_create(identity=cast.admin, patient_id=cast.target, actor_sub=CLINICIAN, purpose="care_coordination",
+                     expires_at=None, reason="bench: care team")
+    consents = {}
+    with identity_context(cast.patient):
+        for purpose in ("appointment_scheduling", "communication"):
+            consents[purpose] = consent_record(identity=cast.patient, patient_id=cast.target, purpose=purpose,
+                                               evidence_ref="bench:portal-checkbox")[0].consent_record_id
+    facts = target_facts(args.target_memories)
+    random.Random(args.seed).shuffle(facts)
+    review_by = timezone.now() + timedelta(days=180)
+    per_class: dict[str, list[float]] = {"preference": [], "care_context": []}
+    with timed_embeddings() as timed:
+        started = time.perf_counter()
+        for i, (memory_type, purpose, fact) in enumerate(facts):
+            attribute, fact = validate_fact(memory_type, fact)
+            memory_class = MEMORY_TYPES[memory_type].memory_class
+            if memory_class == "care_context":
+                who = cast.clinician
+                extra = {"review_by": review_by, "source": "ehr_import" if i % 2 else "staff_entered",
+                         "source_ref": f"ehr:bench-target-{i}" if i % 2 else ""}
+            else:
+                who = cast.patient
+                extra = {"consent_record_id": consents[purpose]}
+            t0 = time.perf_counter()
+            with identity_context(who):
+                memory_record(identity=who, patient_id=cast.target, memory_type=memory_type, attribute=attribute,
+                              fact=fact, consent_purpose=purpose, **extra)
+            per_class[memory_class].append((time.perf_counter() - t0) * 1000)
+        total = time.perf_counter() - started
+    with identity_context(cast.patient):
+        current = memory_list_current(identity=cast.patient, patient_id=cast.target).count()
+    if current != args.target_memories:
+        raise RuntimeError(f"the target has {current} current memories, expected {args.target_memories}")
+    all_ms = per_class["preference"] + per_class["care_context"]
+    return {"memories": len(facts), "current": current, "seconds": round(total, 2),
+            "per_s": round(len(facts) / total, 1), "latency": stats(all_ms),
+            "latency_preference": stats(per_class["preference"]),
+            "latency_care_context": stats(per_class["care_context"]),
+            "embed_calls": timed.calls, "embed_s": round(timed.seconds, 2),
+            "embed_share": round(timed.seconds / total, 3),
+            "without_embedding_per_s": round(len(facts) / (total - timed.seconds), 1)}
+
+
+def target_texts(cast: Cast) -> list[str]:
+    with identity_context(cast.patient):
+        return [fact_text(m.memory_type, memory_value(m))
+                for m in memory_list_current(identity=cast.patient, patient_id=cast.target)]
+
+
+def provider_throughput(texts: list[str], singles: int, batches: int) -> dict:
+    embed = provider().embed
+    embed(texts[:1])  # loaded already; one call so neither series pays for a first call
+    sample = [texts[i % len(texts)] for i in range(singles)]
+    t0 = time.perf_counter()
+    for text in sample:
+        embed([text])
+    single_s = time.perf_counter() - t0
+    chunks = [[texts[(b * 64 + j) % len(texts)] for j in range(64)] for b in range(batches)]
+    t0 = time.perf_counter()
+    for chunk in chunks:
+        embed(chunk)
+    batch_s = time.perf_counter() - t0
+    return {"batch_1": {"texts": singles, "seconds": round(single_s, 2), "texts_per_s": round(singles / single_s, 1),
+                        "ms_per_call": round(single_s / singles * 1000, 2)},
+            "batch_64": {"texts": 64 * batches, "seconds": round(batch_s, 2),
+                         "texts_per_s": round(64 * batches / batch_s, 1),
+                         "ms_per_call": round(batch_s / batches * 1000, 2)}}
+
+
+# --- service level, in-process -------------------------------------------------------------------------------
+def split_search(cast: Cast, question: str) -> tuple[list[tuple[uuid.UUID, float]], dict[str, float]]:
+    """rank_candidates, step by step with a clock (same statements, same order); inside the patient's context."""
+    marks = [time.perf_counter()]
+    [query_vector] = provider().embed([question])
+    marks.append(time.perf_counter())
+    with connection.cursor() as cursor:
+        cursor.execute(retrieval.CANDIDATES_SQL, {
+            "q": str(query_vector), "model": provider().name, "org": cast.org, "patient": cast.target,
+            "now": timezone.now(), "purpose": None, "class": None})
+        cosines = dict(cursor.fetchall())
+    marks.append(time.perf_counter())
+    memories = {m.memory_id: m for m in Memory.objects.filter(pk__in=list(cosines))}
+    ordered = [memories[mid] for mid in cosines if mid in memories]
+    marks.append(time.perf_counter())
+    texts = [fact_text(m.memory_type, memory_value(m)) for m in ordered]
+    marks.append(time.perf_counter())
+    with connection.cursor() as cursor:
+        cursor.execute(retrieval.TEXT_RANK_SQL, [question, texts])
+        ranks = [float(r[0]) for r in cursor.fetchall()]
+    marks.append(time.perf_counter())
+    cal = retrieval.calibration()
+    scored = sorted(((m.memory_id, retrieval.blend(float(cosines[m.memory_id]), rank, cal.cosine_weight,
+                                                   cal.text_weight)) for m, rank in zip(ordered, ranks, strict=True)),
+                    key=lambda h: (-h[1], str(h[0])))
+    marks.append(time.perf_counter())
+    names = ("query_embedding", "candidates_sql", "memory_fetch", "decrypt_and_text", "text_rank_sql", "blend_sort")
+    return scored, {name: (marks[i + 1] - marks[i]) * 1000 for i, name in enumerate(names)}
+
+
+def service_level(cast: Cast, plan: list[str]) -> dict:
+    # The split must rank exactly as rank_candidates does, for every question.
+    differing = []
+    for question in QUESTIONS:
+        with identity_context(cast.patient):
+            hits = retrieval.rank_candidates(identity=cast.patient, patient_id=cast.target, question=question)
+            scored, _ = split_search(cast, question)
+        if ([h.memory.memory_id for h in hits] != [mid for mid, _ in scored]
+                or any(abs(h.score - s) > 1e-6 for h, (_, s) in zip(hits, scored, strict=True))):
+            differing.append(question)
+    if differing:
+        raise RuntimeError(f"the timed split ranks differently from rank_candidates for {differing}")
+    totals, parts = [], {}
+    candidates = set()
+    for question in plan:
+        t0 = time.perf_counter()
+        with identity_context(cast.patient):
+            hits = retrieval.rank_candidates(identity=cast.patient, patient_id=cast.target, question=question)
+        totals.append((time.perf_counter() - t0) * 1000)
+        candidates.add(len(hits))
+    wall = sum(totals) / 1000
+    for question in plan:
+        with identity_context(cast.patient):
+            _, split = split_search(cast, question)
+        for name, ms in split.items():
+            parts.setdefault(name, []).append(ms)
+    means = {name: sum(v) / len(v) for name, v in parts.items()}
+    whole = sum(means.values())
+    return {"rank_candidates": {**stats(totals), "per_s": round(len(plan) / wall, 1)},
+            "candidates_per_search": sorted(candidates),
+            "split": {name: {**stats(v), "share": round(means[name] / whole, 3)} for name, v in parts.items()},
+            "split_checked_against_rank_candidates": len(QUESTIONS)}
+
+
+def expected_answers(cast: Cast) -> tuple[dict[str, list[str]], list[dict]]:
+    """What memory_search (the API's service call) returns in-process for each question: ids and top texts."""
+    expected, table = {}, []
+    with identity_context(cast.patient):
+        for question in QUESTIONS:
+            hits = retrieval.memory_search(identity=cast.patient, patient_id=cast.target, question=question)
+            expected[question] = [str(h.memory.memory_id) for h in hits]
+            table.append({"q": question, "hits": len(hits),
+                          "top": hits[0].text if hits else None,
+                          "top_score": round(hits[0].score, 3) if hits else None})
+    return expected, table
+
+
+# --- through the API ---------------------------------------------------------------------------------------------
+def gunicorn_settings() -> list:
+    from gunicorn.config import KNOWN_SETTINGS
+
+    return KNOWN_SETTINGS
+
+
+def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen, int, object]:
+    """bench.memories_api.start_service, with this benchmark's database."""
+    port = base.free_port()
+    env = dict(_ORIGINAL_ENV)
+    env.update({
+        "DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
+        "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
+    })
+    argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"{HOST}:{port}",
+            "--workers", str(args.workers), "--threads", str(args.threads), "--graceful-timeout", "10",
+            "--keep-alive", str(args.keep_alive)]
+    # Gunicorn 27 opens a control socket at one fixed path per user (~/.gunicorn/gunicorn.ctl), shared with any other
+    # gunicorn on the machine; this benchmark does not use it.
+    if any(s.name == "control_socket_disable" for s in gunicorn_settings()):
+        argv.append("--no-control-socket")
+    log_file = open(log_path, "w")  # closed by base.stop_service
+    proc = subprocess.Popen(argv, cwd=BASE_DIR, env=env, stdout=log_file, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + args.startup_timeout
+    while True:
+        if proc.poll() is not None:
+            log_file.close()
+            raise RuntimeError(f"gunicorn exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
+        try:
+            conn = http.client.HTTPConnection(HOST, port, timeout=2)
+            conn.request("GET", "/health/ready")
+            status = conn.getresponse().status
+            conn.close()
+            if status == 200:
+                return proc, port, log_file
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            base.stop_service(proc, log_file)
+            raise RuntimeError(f"the service was not ready within {args.startup_timeout}s (see {log_path})")
+        time.sleep(0.2)
+
+
+def search_path(cast: Cast, question: str) -> str:
+    return f"/v1/patients/{cast.target}/memories/search?" + urlencode({"q": question})
+
+
+def search_op(cast: Cast, plan: list[str], token: str, expected: dict[str, list[str]], differing: list[str]):
+    target = str(cast.target)
+
+    def op(session: base.HttpSession, i: int) -> tuple[float, str | None]:
+        question = plan[i]
+        t0 = time.perf_counter()
+        status, body = session.get(search_path(cast, question), token)
+        latency = (time.perf_counter() - t0) * 1000
+        if status != 200:
+            return latency, f"HTTP {status}: {body[:200]!r}"
+        items = json.loads(body)["items"]
+        if any(item["memory"]["patient_id"] != target for item in items):
+            return latency, "an item of another patient"
+        if [item["memory"]["memory_id"] for item in items] != expected[question]:
+            differing.append(question)  # list.append is atomic; reported, not a failure
+        return latency, None
+    return op
+
+
+def warm_every_worker(cast: Cast, sessions: list[base.HttpSession], token: str) -> list[str]:
+    """Each gunicorn worker loads the model on its first search: make every connection search twice."""
+    problems = []
+    for session in sessions:
+        for question in QUESTIONS[:2]:
+            status, body = session.get(search_path(cast, question), token)
+            if status != 200:
+                problems.append(f"warm-up HTTP {status}: {body[:200]!r}")
+    return problems
+
+
+def audit_rows_since(since: datetime, actor_sub: str) -> int:
+    with psycopg.connect(admin_conninfo(), autocommit=True) as conn:
+        return conn.execute("SELECT count(*) FROM audit_event WHERE action = 'memory.search' AND actor_sub = %s "
+                            "AND occurred_at >= %s", (actor_sub, since)).fetchone()[0]
+
+
+def api_phase(args, cast: Cast, plan: list[str], expected: dict[str, list[str]]) -> dict:
+    keys = KeyRing()
+    token = mint(keys, sub=f"patient-{cast.target}", org_id=cast.org, patient_id=cast.target, scope=PATIENT_SCOPES,
+                 exp_in=3600)
+    jwks = JwksServer(keys)
+    log_path = RESULTS_DIR / "retrieval_gunicorn.log"
+    proc = log_file = None
+    differing: list[str] = []
+    serial_differing: list[str] = []
+    try:
+        t0 = time.perf_counter()
+        proc, port, log_file = start_service(args, jwks.url, log_path)
+        log(f"gunicorn ({args.workers} workers x {args.threads} threads) ready on {HOST}:{port} in "
+            f"{time.perf_counter() - t0:.1f}s; JWKS at {jwks.url}")
+        audit_since = datetime.now(UTC)
+        sessions = [base.HttpSession(port) for _ in range(args.concurrency)]
+        try:
+            t0 = time.perf_counter()
+            warm_problems = warm_every_worker(cast, sessions, token)
+            split_before = base.split(proc.pid, port, sessions)
+            split_used, reopened = (base.balance(proc.pid, port, sessions) if args.balance
+                                    else (split_before, 0))
+            if reopened:  # a reopened connection may be held by a worker that has not searched yet
+                warm_problems += warm_every_worker(cast, sessions, token)
+            warm_s = time.perf_counter() - t0
+            warm_requests = 2 * len(sessions) * (2 if reopened else 1)
+            log(f"API warm-up ({warm_requests} searches, model load in each worker) {warm_s:.1f}s; keep-alive "
+                f"connections per worker {split_before}"
+                + (f", rebalanced to {split_used} ({reopened} reopened)" if reopened else ""))
+            api = base.drive(args.requests, sessions, search_op(cast, plan, token, expected, differing))
+            split_after = base.split(proc.pid, port, sessions)
+            log(f"API: {api.ok}/{args.requests} ok in {api.wall_s:.1f}s at concurrency {args.concurrency}")
+        finally:
+            for s in sessions:
+                s.close()
+        serial_session = base.HttpSession(port)
+        try:
+            serial_session.get("/health/live")
+            serial = base.drive(args.serial, [serial_session],
+                                search_op(cast, plan, token, expected, serial_differing))
+        finally:
+            serial_session.close()
+        log(f"API serial: {serial.ok}/{args.serial} ok in {serial.wall_s:.1f}s over one connection")
+        reconnects = sum(s.reconnects for s in sessions) + serial_session.reconnects
+    finally:
+        gunicorn_rc = base.stop_service(proc, log_file) if proc is not None else None
+        jwks.stop()
+    log(f"gunicorn stopped (exit {gunicorn_rc}); JWKS server stopped after {jwks.hits} fetch(es)")
+    audited = audit_rows_since(audit_since, f"patient-{cast.target}")
+    expected_audit = api.ok + serial.ok + warm_requests - len(warm_problems)
+    return {
+        "concurrent": {**api.summary(), "concurrency": args.concurrency, "answers_differing_from_in_process":
+                       len(differing), "differing_questions": sorted(set(differing))},
+        "serial": {**serial.summary(), "answers_differing_from_in_process": len(serial_differing)},
+        "connections_per_worker": {"after_warmup": split_before, "measured": split_used, "at_end": split_after},
+        "warmup": {"requests": warm_requests, "seconds": round(warm_s, 1), "problems": warm_problems},
+        "reconnects": reconnects, "gunicorn_exit": gunicorn_rc, "jwks_fetches": jwks.hits,
+        "audit_rows": audited, "audit_rows_expected": expected_audit,
+        "failures_sample": (api.failures + serial.failures)[:5], "failed": len(api.failures) + len(serial.failures),
+    }
+
+
+# --- the plan ------------------------------------------------------------------------------------------------
+def explain_candidates(cast: Cast) -> tuple[str, dict]:
+    [query_vector] = provider().embed([QUESTIONS[0]])
+    params = {"q": str(query_vector), "model": provider().name, "org": cast.org, "patient": cast.target,
+              "now": datetime.now(UTC), "purpose": None, "class": None}
+    identity = (str(cast.org), cast.patient.actor_sub, str(cast.target), " ".join(sorted(cast.patient.scopes)))
+    with psycopg.connect(settings.DB_TOPOLOGY.runtime.conninfo(), autocommit=True) as conn, conn.transaction():
+        role = conn.execute("SELECT current_user, rolsuper, rolbypassrls FROM pg_roles "
+                            "WHERE rolname = current_user").fetchone()
+        conn.execute(SET_IDENTITY_SQL, identity)
+        cur = psycopg.ClientCursor(conn)  # literal parameters, as Django's client-side binding sends them
+        statement = "EXPLAIN (ANALYZE, BUFFERS) " + retrieval.CANDIDATES_SQL
+        cur.execute(statement, params)  # warm the caches
+        cur.execute(statement, params)
+        plan = "\n".join(row[0] for row in cur.fetchall())
+        rows = len(cur.execute(retrieval.CANDIDATES_SQL, params).fetchall())
+    indexes = sorted(set(re.findall(r"(?:Index Scan|Index Only Scan|Bitmap Index Scan)(?: Backward)? "
+                                    r"(?:using|on) (\w+)", plan)))
+    seq = sorted(set(re.findall(r"Seq Scan on (\w+)", plan)))
+    execution = re.search(r"Execution Time: ([\d.]+) ms", plan)
+    planning = re.search(r"Planning Time: ([\d.]+) ms", plan)
+    patient_indexes = [i for i in indexes if i in ("memory_patient_lookup", "patient_memory_one_current")]
+    return plan, {
+        "role": role[0], "superuser": role[1], "bypassrls": role[2], "candidate_rows": rows,
+        "indexes": indexes, "patient_index_used": bool(patient_indexes), "seq_scans": seq,
+        "seq_scan_on_patient_memory": "patient_memory" in seq, "seq_scan_on_memory_embedding":
+            "memory_embedding" in seq,
+        "planning_ms": float(planning.group(1)) if planning else None,
+        "execution_ms": float(execution.group(1)) if execution else None,
+    }
+
+
+def database_facts() -> dict:
+    with psycopg.connect(admin_conninfo(), autocommit=True) as conn:
+        facts = {"server_version": conn.execute("SHOW server_version").fetchone()[0]}
+        for table in ("patient_memory", "memory_embedding", "patient_consent"):
+            facts[f"{table}_rows"] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            facts[f"{table}_total_mb"] = round(conn.execute(
+                "SELECT pg_total_relation_size(%s)", (table,)).fetchone()[0] / 2**20, 1)
+        facts["patients"] = conn.execute("SELECT count(DISTINCT patient_id) FROM patient_consent").fetchone()[0]
+    return facts
+
+
+# --- database preparation ----------------------------------------------------------------------------------
+def existing_seed(args, cast: Cast) -> str | None:
+    """None when the database already holds exactly this seed, otherwise why it cannot be reused."""
+    with psycopg.connect(settings.DB_TOPOLOGY.admin.conninfo(dbname="postgres"), autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DB_NAME,)).fetchone() is None:
+            return "no database yet"
+    with psycopg.connect(admin_conninfo(), autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('public.memory_embedding')").fetchone()[0] is None:
+            return "not migrated"
+        patients = conn.execute("SELECT count(DISTINCT patient_id) FROM patient_consent").fetchone()[0]
+        target = conn.execute("SELECT count(*) FROM patient_memory WHERE patient_id = %s AND state = 'active'",
+                              (cast.target,)).fetchone()[0]
+        background = conn.execute("SELECT count(*) FROM patient_memory WHERE patient_id <> %s",
+                                  (cast.target,)).fetchone()[0]
+    wanted = (args.patients, args.target_memories, (args.patients - 1) * args.per_patient)
+    if (patients, target, background) != wanted:
+        return f"it holds {patients} patients / {target} target / {background} other memories, wanted {wanted}"
+    return None
+
+
+def prepare_database(args, cast: Cast) -> dict | None:
+    """Fresh database with the background seed; None when --reuse keeps an existing full seed."""
+    for conn in connections.all():
+        conn.close()
+    if args.reuse:
+        why_not = existing_seed(args, cast)
+        if why_not is None:
+            bootstrap(settings.DB_TOPOLOGY, drop_first=False)
+            call_command("migrate", database="owner", verbosity=0)
+            connections["owner"].close()
+            log(f"reusing the seeded database {DB_NAME} (no write-path figures this time)")
+            return None
+        log(f"--reuse: cannot keep {DB_NAME} ({why_not}); reseeding")
+    t0 = time.perf_counter()
+    bootstrap(settings.DB_TOPOLOGY, drop_first=True)
+    call_command("migrate", database="owner", verbosity=0)
+    connections["owner"].close()
+    migrate_s = time.perf_counter() - t0
+    log(f"created and migrated {DB_NAME} in {migrate_s:.1f}s")
+    seeded = seed_background(args, cast)
+    seeded["vacuum_s"] = round(vacuum_analyze(), 1)
+    seeded["migrate_s"] = round(migrate_s, 1)
+    log(f"seeded {args.patients - 1:,} background patients in {seeded['seconds']}s "
+        f"(VACUUM ANALYZE {seeded['vacuum_s']}s)")
+    return seeded
+
+
+# --- main --------------------------------------------------------------------------------------------------
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    positive = base.positive
+    p = argparse.ArgumentParser(prog="python -m bench.retrieval_api", description=__doc__.split("\n")[0])
+    p.add_argument("--patients", type=positive, default=10_000, help="patients in the database, target included")
+    p.add_argument("--per-patient", type=positive, default=4, help="memories per background patient (1-4)")
+    p.add_argument("--target-memories", type=positive, default=200, help="current memories of the target")
+    p.add_argument("--orgs", type=positive, default=10, help="organisations the patients are spread over")
+    p.add_argument("--requests", type=positive, default=500, help="measured API searches at --concurrency")
+    p.add_argument("--concurrency", type=positive, default=4, help="client threads (keep-alive connections)")
+    p.add_argument("--serial", type=int, default=100, help="measured API searches over one connection")
+    p.add_argument("--service-runs", type=positive, default=200,
+                   help="in-process rank_candidates runs (and as many timed step-by-step runs)")
+    p.add_argument("--singles", type=positive, default=100, help="texts embedded one at a time")
+    p.add_argument("--batches", type=positive, default=6, help="batches of 64 texts embedded")
+    p.add_argument("--main-singles", type=positive, default=25,
+                   help="texts embedded one at a time from the main thread (for contrast)")
+    p.add_argument("--main-batches", type=positive, default=2, help="batches of 64 from the main thread")
+    p.add_argument("--keep-alive", type=positive, default=30,
+                   help="gunicorn keep-alive seconds (its default 2 s closes connections left idle while a worker "
+                        "loads the model)")
+    p.add_argument("--workers", type=positive, default=2, help="gunicorn workers")
+    p.add_argument("--threads", type=positive, default=4, help="gunicorn threads per worker")
+    p.add_argument("--no-balance", dest="balance", action="store_false",
+                   help="measure with however accept() spread the keep-alive connections over the workers")
+    p.add_argument("--reuse", action="store_true", help="keep the database if it already holds this seed")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--startup-timeout", type=float, default=90.0)
+    p.add_argument("--output", type=Path, default=RESULTS_DIR / "retrieval_api.json")
+    args = p.parse_args(argv)
+    if args.per_patient > len(SLOTS):
+        p.error(f"--per-patient is at most {len(SLOTS)}")
+    if args.orgs > args.patients:
+        p.error("--orgs may not exceed --patients")
+    return args
+
+
+def run_in_thread(fn, *args, **kwargs):
+    """Run fn in a fresh thread, as gunicorn's gthread workers run requests; its connections close at the end.
+
+    Measured on this machine: torch in the process's main thread (2 intra-op threads) embeds one text an order of
+    magnitude slower than from any other thread when the CPUs are shared; the service never embeds from a main
+    thread, so the in-process figures are taken from a worker thread (and the main-thread figure shown apart)."""
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["result"] = fn(*args, **kwargs)
+        except BaseException as exc:  # re-raised in the caller
+            box["error"] = exc
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=target, name="bench-in-process")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def in_process(args, cast: Cast, write: bool, service_plan: list[str]) -> dict:
+    writer = None
+    if write:
+        writer = seed_target(args, cast)
+        log(f"write path: {writer['memories']} memory_record calls in {writer['seconds']}s = {writer['per_s']}/s "
+            f"(p50 {writer['latency']['p50_ms']} ms; embedding {writer['embed_share']:.0%} of the time)")
+        vacuum_analyze()
+    texts = target_texts(cast)
+    raw = provider_throughput(texts, args.singles, args.batches)
+    log(f"provider (worker thread): batch of 1 {raw['batch_1']['texts_per_s']} texts/s, batch of 64 "
+        f"{raw['batch_64']['texts_per_s']} texts/s")
+    expected, answers = expected_answers(cast)
+    service = service_level(cast, service_plan)
+    log(f"service level: rank_candidates p50 {service['rank_candidates']['p50_ms']} ms "
+        f"({service['rank_candidates']['per_s']}/s, one thread)")
+    return {"writer": writer, "texts": texts, "provider": raw, "expected": expected, "answers": answers,
+            "service": service}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    check_topology()
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    cast = Cast(args.orgs, args.seed)
+    started = time.perf_counter()
+    load_at_start = round(os.getloadavg()[0], 2)
+    log(f"benchmark database {DB_NAME}: {args.patients:,} patients ({args.patients - 1:,} x {args.per_patient} "
+        f"memories + 1 target x {args.target_memories}), {args.orgs} organisations; load average {load_at_start}")
+    t0 = time.perf_counter()
+    provider().embed(["warm up"])
+    model_load_s = time.perf_counter() - t0
+    log(f"loaded {provider().name} in {model_load_s:.1f}s")
+
+    seeded = prepare_database(args, cast)
+    rng = random.Random(args.seed)
+    service_plan = [rng.choice(QUESTIONS) for _ in range(args.service_runs)]
+    api_plan = [rng.choice(QUESTIONS) for _ in range(max(args.requests, args.serial))]
+    local = run_in_thread(in_process, args, cast, seeded is not None, service_plan)
+    writer, raw, expected, answers, service = (local["writer"], local["provider"], local["expected"],
+                                               local["answers"], local["service"])
+    raw_main = provider_throughput(local["texts"], args.main_singles, args.main_batches)
+    log(f"provider (main thread): batch of 1 {raw_main['batch_1']['texts_per_s']} texts/s, batch of 64 "
+        f"{raw_main['batch_64']['texts_per_s']} texts/s")
+    facts = database_facts()
+    log(f"patient_memory {facts['patient_memory_rows']:,} rows ({facts['patient_memory_total_mb']} MB), "
+        f"memory_embedding {facts['memory_embedding_rows']:,} rows ({facts['memory_embedding_total_mb']} MB)")
+
+    api = api_phase(args, cast, api_plan, expected)
+    plan_text, plan_facts = explain_candidates(cast)
+    log("\nEXPLAIN (ANALYZE, BUFFERS) of CANDIDATES_SQL as the runtime role, target patient's identity:\n"
+        + plan_text + "\n")
+
+    result = {
+        "benchmark": "retrieval_api",
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "torch_threads": torch.get_num_threads(), "load_average_1m_at_start": load_at_start,
+                    "load_average_1m_at_end": round(os.getloadavg()[0], 2), **facts},
+        "dataset": {"database": DB_NAME, "patients": args.patients, "per_patient": args.per_patient,
+                    "target_memories": args.target_memories, "orgs": args.orgs, "reused": seeded is None,
+                    "seed": seeded, "background_vectors": "real embeddings of each memory's own text, computed once "
+                                                          "per distinct text and copied"},
+        "model": {"name": provider().name, "load_s": round(model_load_s, 1)},
+        "write_path": writer,
+        "provider": {"worker_thread": raw, "main_thread": raw_main},
+        "service": service,
+        "api": api,
+        "answers": answers,
+        "explain": plan_facts,
+        "elapsed_s": round(time.perf_counter() - started, 1),
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(result, indent=2) + "\n")
+    print_summary(result)
+    log(f"written to {args.output}")
+    problems = []
+    if api["failed"] or api["warmup"]["problems"]:
+        problems.append("failed requests")
+    if api["audit_rows"] != api["audit_rows_expected"]:
+        problems.append(f"{api['audit_rows']} memory.search audit rows, expected {api['audit_rows_expected']}")
+    if plan_facts["seq_scan_on_patient_memory"] or plan_facts["seq_scan_on_memory_embedding"]:
+        problems.append(f"sequential scan in the candidates plan: {plan_facts['seq_scans']}")
+    if not plan_facts["patient_index_used"]:
+        problems.append("the candidates plan does not use the patient index")
+    for problem in problems:
+        log(f"PROBLEM: {problem}")
+    return 1 if problems else 0
+
+
+def print_summary(r: dict) -> None:
+    d, m, w, p, s, a, e = (r["dataset"], r["machine"], r["write_path"], r["provider"], r["service"], r["api"],
+                           r["explain"])
+    c, one = a["concurrent"], a["serial"]
+    lines = [
+        "=== retrieval_api summary " + "=" * 60,
+        f"data      {d['patients']:,} patients ({d['patients'] - 1:,} x {d['per_patient']} + target x "
+        f"{d['target_memories']}), {d['orgs']} orgs; patient_memory {m['patient_memory_rows']:,} rows "
+        f"{m['patient_memory_total_mb']} MB, memory_embedding {m['memory_embedding_rows']:,} rows "
+        f"{m['memory_embedding_total_mb']} MB" + ("; reused" if d["reused"] else
+                                                 f"; background seed {d['seed']['seconds']}s"),
+    ]
+    if w:
+        lines.append(f"write     memory_record {w['per_s']}/s incl. embedding (p50 {w['latency']['p50_ms']} ms, "
+                     f"p95 {w['latency']['p95_ms']} ms; preference p50 {w['latency_preference']['p50_ms']} ms, "
+                     f"care_context p50 {w['latency_care_context']['p50_ms']} ms); embedding "
+                     f"{w['embed_share']:.0%} of it; {w['without_embedding_per_s']}/s without")
+    pw, pm = p["worker_thread"], p["main_thread"]
+    lines += [
+        f"provider  batch 1: {pw['batch_1']['texts_per_s']} texts/s ({pw['batch_1']['ms_per_call']} ms/call); "
+        f"batch 64: {pw['batch_64']['texts_per_s']} texts/s ({pw['batch_64']['ms_per_call']} ms/call) "
+        f"[from the main thread: {pm['batch_1']['texts_per_s']} and {pm['batch_64']['texts_per_s']} texts/s, "
+        f"torch threads {m['torch_threads']}]",
+        f"service   rank_candidates {s['rank_candidates']['per_s']}/s one thread; p50 "
+        f"{s['rank_candidates']['p50_ms']} ms p95 {s['rank_candidates']['p95_ms']} ms p99 "
+        f"{s['rank_candidates']['p99_ms']} ms; candidates {s['candidates_per_search']}",
+        "split     " + ", ".join(f"{name} {v['p50_ms']} ms ({v['share']:.0%})" for name, v in s["split"].items())
+        + " (p50, share of mean)",
+        f"API x{c['concurrency']}    {c['per_s']} req/s  p50 {c['p50_ms']} ms  p95 {c['p95_ms']} ms  p99 "
+        f"{c['p99_ms']} ms  ok {c['ok']} failed {c['failed']}; differing from in-process "
+        f"{c['answers_differing_from_in_process']}",
+        f"API x1    {one['per_s']} req/s  p50 {one['p50_ms']} ms  p95 {one['p95_ms']} ms  p99 {one['p99_ms']} ms  "
+        f"ok {one['ok']} failed {one['failed']}",
+        f"workers   connections per worker {a['connections_per_worker']['measured']} (after warm-up "
+        f"{a['connections_per_worker']['after_warmup']}); warm-up {a['warmup']['seconds']}s; audit "
+        f"{a['audit_rows']} memory.search rows (expected {a['audit_rows_expected']}); JWKS fetches "
+        f"{a['jwks_fetches']}",
+        f"plan      as {e['role']} (superuser {e['superuser']}, bypassrls {e['bypassrls']}): {e['candidate_rows']} "
+        f"candidates; indexes {', '.join(e['indexes'])}; seq scans {e['seq_scans'] or 'none'}; execution "
+        f"{e['execution_ms']} ms",
+        "answers   " + "; ".join(f"{x['q']!r} -> {x['hits']}" for x in r["answers"]),
+    ]
+    if a["failures_sample"]:
+        lines.append(f"failures  {a['failures_sample']}")
+    lines.append(f"elapsed   {r['elapsed_s']}s")
+    lines.append("=" * 86)
+    log("\n".join(lines))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
