@@ -13,7 +13,8 @@ from core.authentication import key_set_cache
 from core.bootstrap import bootstrap
 from tests.support import PATIENT_SCOPES, Api, JwksServer, KeyRing, configure_identity_provider, mint
 
-APP_TABLES = ["conversation_turn", "conversation_session", "memory_release_member", "memory_release",
+APP_TABLES = ["workflow_operation", "conversation_turn", "conversation_session", "memory_release_member",
+              "memory_release",
               "memory_embedding", "memory_lifecycle_event", "memory_representation", "memory_deletion",
               "patient_memory", "patient_consent", "patient_access_grants", "agent_workflow_transition",
               "agent_workflow", "audit_event", "organization"]
@@ -66,6 +67,9 @@ def wipe_app_tables() -> None:
     with admin_connect() as conn:
         conn.execute("SET session_replication_role = replica")
         conn.execute("TRUNCATE " + ", ".join(APP_TABLES) + " CASCADE")
+        # circuit rows come from the migration (one per outside system): reset, never truncate
+        conn.execute("UPDATE workflow_circuit SET state = 'closed', consecutive_failures = 0, opened_at = NULL, "
+                     "open_until = NULL")
 
 
 @pytest.fixture

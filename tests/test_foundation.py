@@ -20,7 +20,7 @@ from memory.models import Memory
 from memory.services import memory_record
 from tests.conftest import owner_connect, runtime_connect
 
-PATIENT_SCOPED_TABLES = ["patient_memory", "patient_consent", "patient_access_grants", "agent_workflow",
+PATIENT_SCOPED_TABLES = ["workflow_operation", "patient_memory", "patient_consent", "patient_access_grants", "agent_workflow",
                          "agent_workflow_transition", "audit_event", "organization"]
 
 

@@ -1,35 +1,132 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_field
+import re
+
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from core import audit
+from core.access import require_staff
 from core.api import ScopedAPIView
+from core.errors import ValidationFailed
 from memory.facts import StrictSerializer
 from workflows import selectors, services
-from workflows.definitions import WORKFLOW_TYPES
-from workflows.models import Workflow
+from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
+from workflows.models import Operation, Workflow
 
 MAX_PATCH_VALUE_LENGTH = 1000
+IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9._:\-]{1,100}$")
+_ID = r"^[A-Za-z0-9._:\-]{1,64}$"
+
+
+# --- operation payloads: typed per kind, codes and references only (no free text) ----------------------------
+class PriorAuthorizationPayload(StrictSerializer):
+    referral_id = serializers.RegexField(_ID)
+    diagnosis_code = serializers.RegexField(r"^[A-TV-Z][0-9][0-9A-Z](\.[0-9A-Z]{1,4})?$",
+                                            error_messages={"invalid": "an ICD-10 code, e.g. E11.9"})
+    medication_code = serializers.RegexField(r"^[A-Za-z0-9.\-]{1,32}$")
+    member_ref = serializers.RegexField(_ID, help_text="the patient's reference at the insurer")
+
+
+class AppointmentBookingPayload(StrictSerializer):
+    slot_id = serializers.RegexField(_ID, help_text="a slot offered by the scheduling system")
+    appointment_type = serializers.RegexField(r"^[a-z_]{1,40}$")
+
+
+PAYLOADS: dict[str, type[StrictSerializer]] = {
+    "submit_prior_authorization": PriorAuthorizationPayload,
+    "book_appointment": AppointmentBookingPayload,
+}
+if set(PAYLOADS) != set(OPERATION_KINDS):
+    raise RuntimeError("every operation kind needs a payload serializer")
+
+
+@extend_schema_field(PolymorphicProxySerializer(
+    component_name="OperationPayload", serializers=list(PAYLOADS.values()), resource_type_field_name=None))
+class PayloadField(serializers.DictField):
+    """Validated against the payload serializer of the request's ``kind`` (see OperationRequestIn.validate)."""
+
+
+class OperationRequestIn(StrictSerializer):
+    kind = serializers.ChoiceField(choices=sorted(OPERATION_KINDS))
+    payload = PayloadField()
+
+    def validate(self, attrs):
+        body = PAYLOADS[attrs["kind"]](data=attrs["payload"])
+        if not body.is_valid():
+            raise serializers.ValidationError({"payload": body.errors})
+        return {"kind": attrs["kind"], "payload": dict(body.validated_data)}
+
+
+class OperationCreateIn(OperationRequestIn):
+    expected_version = serializers.IntegerField(min_value=1)
+
+    def validate(self, attrs):
+        return {**super().validate(attrs), "expected_version": attrs["expected_version"]}
+
+
+# --- outputs -----------------------------------------------------------------------------------------------
+class OperationOut(serializers.ModelSerializer):
+    class Meta:
+        model = Operation
+        fields = ["operation_id", "workflow_id", "kind", "system", "status", "idempotency_key", "payload_hash",
+                  "attempts", "attempt_limit", "next_attempt_at", "last_error_code", "result", "created_at",
+                  "updated_at", "completed_at"]
+
+
+class NextSafeActionOut(serializers.Serializer):
+    action = serializers.ChoiceField(choices=selectors.NEXT_ACTIONS)
+    message = serializers.CharField()
+    operation_id = serializers.UUIDField(allow_null=True)
+    operation_kind = serializers.CharField(allow_null=True)
+    not_before = serializers.DateTimeField(allow_null=True)
+    allowed_next_steps = serializers.ListField(child=serializers.CharField())
 
 
 class WorkflowOut(serializers.ModelSerializer):
+    """A workflow with what an agent resuming it needs: step, version, unsettled operations, next safe action.
+    Serialise with ``context={"resume": selectors.Resume}``."""
+
     allowed_next_steps = serializers.SerializerMethodField()
     terminal = serializers.SerializerMethodField()
+    pending_operations = serializers.SerializerMethodField()
+    next_safe_action = serializers.SerializerMethodField()
 
     class Meta:
         model = Workflow
         fields = ["workflow_id", "patient_id", "workflow_type", "purpose", "current_step", "state", "version",
-                  "allowed_next_steps", "terminal", "created_by", "created_at", "updated_at"]
+                  "allowed_next_steps", "terminal", "pending_operations", "next_safe_action", "created_by",
+                  "created_at", "updated_at"]
 
     def get_allowed_next_steps(self, obj) -> list[str]:
         return WORKFLOW_TYPES[obj.workflow_type].next_steps(obj.current_step)
 
     def get_terminal(self, obj) -> bool:
-        return obj.current_step in WORKFLOW_TYPES[obj.workflow_type].terminal_steps
+        return WORKFLOW_TYPES[obj.workflow_type].is_terminal(obj.current_step)
+
+    @extend_schema_field(OperationOut(many=True))
+    def get_pending_operations(self, obj):
+        return OperationOut(self.context["resume"].pending_operations, many=True).data
+
+    @extend_schema_field(NextSafeActionOut)
+    def get_next_safe_action(self, obj):
+        return NextSafeActionOut(self.context["resume"].next_safe_action).data
 
 
+def _workflow_body(identity, workflow: Workflow) -> dict:
+    resume = selectors.workflow_resume(identity=identity, workflow=workflow)
+    return WorkflowOut(workflow, context={"resume": resume}).data
+
+
+# --- inputs for workflows ----------------------------------------------------------------------------------
 @extend_schema_field({"oneOf": [{"type": "string", "maxLength": 1000}, {"type": "number"},
                                  {"type": "boolean"}], "nullable": True})
 class ScalarValue(serializers.Field):
@@ -68,8 +165,12 @@ class CheckpointIn(StrictSerializer):
     expected_version = serializers.IntegerField(min_value=1)
     next_step = serializers.CharField(max_length=80)
     state_patch = StatePatch(required=False, default=dict)
+    request_operation = OperationRequestIn(
+        required=False, help_text="An operation to queue in the same transaction as this step (the outbox): "
+        "allowed when the new step is one at which its kind may be requested.")
 
 
+# --- views -------------------------------------------------------------------------------------------------
 class WorkflowsView(ScopedAPIView):
     required_scopes = {"POST": ["workflow:write"]}
     audit_actions = {"POST": "workflow.create"}
@@ -83,7 +184,7 @@ class WorkflowsView(ScopedAPIView):
         body = WorkflowCreateIn(data=request.data)
         body.is_valid(raise_exception=True)
         workflow = services.workflow_create(identity=self.identity, **body.validated_data)
-        return Response(WorkflowOut(workflow).data, status=status.HTTP_201_CREATED)
+        return Response(_workflow_body(self.identity, workflow), status=status.HTTP_201_CREATED)
 
 
 class WorkflowDetailView(ScopedAPIView):
@@ -91,12 +192,14 @@ class WorkflowDetailView(ScopedAPIView):
     audit_actions = {"GET": "workflow.read"}
     resource_type = "workflow"
 
-    @extend_schema(operation_id="workflows_read", responses={200: WorkflowOut})
+    @extend_schema(operation_id="workflows_read", responses={200: WorkflowOut},
+                   description="The workflow's step and version, its unsettled operations and the next safe "
+                   "action: what an agent coming back after a crash reads first.")
     def get(self, request, workflow_id):
         workflow = selectors.workflow_get(identity=self.identity, workflow_id=workflow_id)
         audit.record(action="workflow.read", resource_type="workflow", resource_id=workflow.workflow_id,
                      patient_id=workflow.patient_id, purpose=workflow.purpose)
-        return Response(WorkflowOut(workflow).data)
+        return Response(_workflow_body(self.identity, workflow))
 
 
 class WorkflowCheckpointView(ScopedAPIView):
@@ -108,6 +211,112 @@ class WorkflowCheckpointView(ScopedAPIView):
     def post(self, request, workflow_id):
         body = CheckpointIn(data=request.data)
         body.is_valid(raise_exception=True)
-        workflow = services.workflow_checkpoint(identity=self.identity, workflow_id=workflow_id,
-                                                **body.validated_data)
-        return Response(WorkflowOut(workflow).data)
+        data = dict(body.validated_data)
+        wanted = data.pop("request_operation", None)
+        workflow = services.workflow_checkpoint(
+            identity=self.identity, workflow_id=workflow_id, **data,
+            request_operation=services.OperationRequest(**wanted) if wanted else None)
+        return Response(_workflow_body(self.identity, workflow))
+
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+    description="Your key for this request (1-100 of A-Z a-z 0-9 . _ : -). Sent again with the same body, the "
+    "same operation is returned (200); with a different body, 409 idempotency_key_reused. Without it, the same "
+    "kind and payload still return the existing operation.")
+
+
+class WorkflowOperationsView(ScopedAPIView):
+    required_scopes = {"GET": ["workflow:read"], "POST": ["workflow:write"]}
+    audit_actions = {"GET": "workflow.operation.list", "POST": "workflow.operation.request"}
+    resource_type = "workflow_operation"
+
+    @extend_schema(operation_id="workflow_operations_list",
+                   responses={200: inline_serializer("WorkflowOperationList", {"items": OperationOut(many=True)})})
+    def get(self, request, workflow_id):
+        workflow = selectors.workflow_get(identity=self.identity, workflow_id=workflow_id)
+        items = list(selectors.operation_list(identity=self.identity, workflow=workflow)[:100])
+        audit.record(action="workflow.operation.list", resource_type="workflow", resource_id=workflow.workflow_id,
+                     patient_id=workflow.patient_id, purpose=workflow.purpose)
+        return Response({"items": OperationOut(items, many=True).data})
+
+    @extend_schema(operation_id="workflow_operations_request", request=OperationCreateIn,
+                   parameters=[IDEMPOTENCY_HEADER],
+                   responses={201: OperationOut, 200: OpenApiResponse(OperationOut, description="the same request "
+                                                                      "again: the operation it created")},
+                   description="Queue a non-read action against an outside system at the workflow's current step "
+                   "(the transactional outbox). It is sent by the worker with its own idempotency key, bound to "
+                   "the payload's hash.")
+    def post(self, request, workflow_id):
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not IDEMPOTENCY_KEY.match(key):
+            raise ValidationFailed(errors=[{"field": "Idempotency-Key", "message": "1-100 of A-Z a-z 0-9 . _ : -",
+                                            "code": "invalid"}])
+        body = OperationCreateIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        operation, created = services.operation_request(identity=self.identity, workflow_id=workflow_id,
+                                                        request_key=key, **body.validated_data)
+        headers = {} if created else {"Idempotent-Replayed": "true"}
+        return Response(OperationOut(operation).data, headers=headers,
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class WorkflowOperationRetryView(ScopedAPIView):
+    required_scopes = {"POST": ["workflow:write"]}
+    audit_actions = {"POST": "workflow.operation.retry"}
+    resource_type = "workflow_operation"
+
+    def audit_resource_id(self):
+        return str(self.kwargs["operation_id"])
+
+    @extend_schema(operation_id="workflow_operations_retry", request=None, responses={200: OperationOut},
+                   description="Give an operation whose retries ran out with an unknown outcome a new budget. It "
+                   "keeps its key: the worker asks the outside system first and resubmits only if the key is "
+                   "unknown there.")
+    def post(self, request, workflow_id, operation_id):
+        operation = services.operation_retry(identity=self.identity, workflow_id=workflow_id,
+                                             operation_id=operation_id)
+        return Response(OperationOut(operation).data)
+
+
+class ReconciliationItemOut(serializers.Serializer):
+    workflow_id = serializers.UUIDField()
+    patient_id = serializers.UUIDField()
+    workflow_type = serializers.CharField()
+    purpose = serializers.CharField()
+    current_step = serializers.CharField()
+    version = serializers.IntegerField()
+    updated_at = serializers.DateTimeField()
+    operation_id = serializers.UUIDField(allow_null=True)
+    operation_kind = serializers.CharField(allow_null=True)
+    system = serializers.CharField(allow_null=True)
+    operation_status = serializers.CharField(allow_null=True)
+    attempts = serializers.IntegerField(allow_null=True)
+    next_attempt_at = serializers.DateTimeField(allow_null=True)
+    last_error_code = serializers.CharField(allow_null=True)
+    parked = serializers.BooleanField(help_text="retries ran out with an unknown outcome: a person must act")
+
+
+class WorkflowReconciliationView(ScopedAPIView):
+    """Staff: the organisation's workflows stuck in needs_reconciliation (no state, no payloads)."""
+
+    required_scopes = {"GET": ["workflow:reconcile"]}
+    audit_actions = {"GET": "workflow.reconciliation.list"}
+    resource_type = "workflow"
+
+    @extend_schema(operation_id="workflows_reconciliation_queue",
+                   parameters=[OpenApiParameter("limit", int, required=False, description="1-500, default 100")],
+                   responses={200: inline_serializer("ReconciliationQueue",
+                                                     {"items": ReconciliationItemOut(many=True)})})
+    def get(self, request):
+        require_staff(self.identity)
+        try:
+            limit = int(request.query_params.get("limit", 100))
+            if not 1 <= limit <= 500:
+                raise ValueError
+        except ValueError:
+            raise ValidationFailed(errors=[{"field": "limit", "message": "an integer from 1 to 500",
+                                            "code": "invalid"}]) from None
+        items = selectors.reconciliation_queue(identity=self.identity, limit=limit)
+        audit.record(action="workflow.reconciliation.list", resource_type="workflow")
+        return Response({"items": ReconciliationItemOut(items, many=True).data})

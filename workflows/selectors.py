@@ -1,10 +1,32 @@
+"""Workflow reads: one workflow with what an agent resuming it needs, its operations, and the staff's queue of
+workflows stuck in needs_reconciliation."""
+
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import Case, QuerySet, When
 
 from core.errors import NotFound
 from core.identity import Identity
-from workflows.models import Workflow
+from workflows.definitions import NEEDS_RECONCILIATION, WORKFLOW_TYPES, operation_kinds_for
+from workflows.models import ACTIVE_OPERATION_STATUSES, Circuit, Operation, OperationStatus, Workflow
+
+S = OperationStatus
+
+# What an agent coming back should do next. Never "ask for the referral again": the transition table has no way
+# back to a step that is done, and these actions only ever point forward or say "wait".
+WAIT_FOR_OPERATION = "wait_for_operation"
+WAIT_FOR_RECONCILIATION = "wait_for_reconciliation"
+STAFF_RECONCILIATION = "staff_reconciliation"
+REQUEST_OPERATION = "request_operation"
+CHECKPOINT = "checkpoint"
+NONE = "none"
+NEXT_ACTIONS = [WAIT_FOR_OPERATION, WAIT_FOR_RECONCILIATION, STAFF_RECONCILIATION, REQUEST_OPERATION, CHECKPOINT,
+                NONE]
 
 
 def workflow_get(*, identity: Identity, workflow_id: uuid.UUID) -> Workflow:
@@ -13,3 +35,125 @@ def workflow_get(*, identity: Identity, workflow_id: uuid.UUID) -> Workflow:
     if workflow is None:
         raise NotFound()
     return workflow
+
+
+def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operation]:
+    """Every operation of a workflow the caller can see, newest first."""
+    return (Operation.objects.filter(organization_id=identity.org_id, workflow=workflow)
+            .order_by("-created_at", "operation_id"))
+
+
+def operation_get(*, identity: Identity, workflow: Workflow, operation_id: uuid.UUID) -> Operation:
+    operation = operation_list(identity=identity, workflow=workflow).filter(operation_id=operation_id).first()
+    if operation is None:
+        raise NotFound()
+    return operation
+
+
+@dataclass(frozen=True)
+class NextSafeAction:
+    action: str
+    message: str
+    operation_id: uuid.UUID | None = None
+    operation_kind: str | None = None
+    not_before: datetime | None = None
+    allowed_next_steps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Resume:
+    """A workflow and what an agent resuming it needs to know."""
+
+    workflow: Workflow
+    pending_operations: list[Operation]
+    latest_operation: Operation | None
+    next_safe_action: NextSafeAction
+
+
+def workflow_resume(*, identity: Identity, workflow: Workflow) -> Resume:
+    """Step, version, unsettled operations and the next safe action (two queries)."""
+    unsettled_first = Case(When(status__in=ACTIVE_OPERATION_STATUSES, then=0), default=1)
+    operations = list(operation_list(identity=identity, workflow=workflow)
+                      .order_by(unsettled_first, "-created_at", "operation_id")[:20])
+    operations.sort(key=lambda op: op.created_at, reverse=True)  # newest first, as next_safe_action expects
+    pending = [op for op in operations if op.status in ACTIVE_OPERATION_STATUSES]
+    open_systems = set()
+    if pending:
+        open_systems = set(Circuit.objects.exclude(state="closed").values_list("system", flat=True))
+    latest = operations[0] if operations else None
+    return Resume(workflow=workflow, pending_operations=pending, latest_operation=latest,
+                  next_safe_action=next_safe_action(workflow=workflow, operations=operations,
+                                                    unavailable_systems=open_systems))
+
+
+def next_safe_action(*, workflow: Workflow, operations: list[Operation],
+                     unavailable_systems: set[str] = frozenset()) -> NextSafeAction:
+    """What is safe to do next, from the step, the transition table and the operations (newest first)."""
+    spec = WORKFLOW_TYPES[workflow.workflow_type]
+    if spec.is_terminal(workflow.current_step):
+        return NextSafeAction(NONE, "The workflow is finished.")
+    pending = [op for op in operations if op.status in ACTIVE_OPERATION_STATUSES]
+    uncertain = [op for op in pending if op.status == S.OUTCOME_UNKNOWN or op.outcome_uncertain]
+    if uncertain:
+        op = uncertain[0]
+        if op.status == S.OUTCOME_UNKNOWN and op.next_attempt_at is None:
+            return NextSafeAction(
+                STAFF_RECONCILIATION, f"The {op.system} may have received this request, and the retries ran out "
+                "before it could tell. Staff check with it, then retry the operation (same key); never request it "
+                "as a new one.", op.operation_id, op.kind)
+        return NextSafeAction(
+            WAIT_FOR_RECONCILIATION, f"The outcome at the {op.system} is not known yet. The worker will ask it "
+            "whether it has this request (same key) and adopt its answer before it would submit again. Do not "
+            "resubmit.", op.operation_id, op.kind, op.next_attempt_at or op.claimed_until)
+    if pending:
+        op = pending[0]
+        down = op.system in unavailable_systems
+        return NextSafeAction(
+            WAIT_FOR_OPERATION, f"The request to the {op.system} is queued"
+            + (f"; the {op.system} is unavailable and it will be retried with backoff." if down else "."),
+            op.operation_id, op.kind, op.next_attempt_at if op.status == S.PENDING else op.claimed_until)
+    wanted = [k for k in operation_kinds_for(workflow.workflow_type) if workflow.current_step in k.requested_at]
+    if wanted:
+        kind = wanted[0]
+        last = next((op for op in operations if op.kind == kind.name), None)
+        failed = last is not None and last.status == S.FAILED
+        return NextSafeAction(
+            REQUEST_OPERATION, f"Request the {kind.name} operation."
+            + (f" The last one failed ({last.last_error_code}); a new request gets a new key." if failed else ""),
+            last.operation_id if failed else None, kind.name, allowed_next_steps=tuple(
+                spec.next_steps(workflow.current_step)))
+    steps = tuple(spec.next_steps(workflow.current_step))
+    message = "Checkpoint the next step when it is known."
+    if workflow.current_step == NEEDS_RECONCILIATION:
+        message = "No operation is unsettled: checkpoint the step the outside system's answer supports."
+    return NextSafeAction(CHECKPOINT, message, allowed_next_steps=steps)
+
+
+# --- staff: workflows stuck in needs_reconciliation ------------------------------------------------------------
+_RECONCILIATION_SQL = """
+SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, updated_at, operation_id, kind,
+       system, operation_status, attempts, next_attempt_at, last_error_code
+  FROM workflow_reconciliation_queue
+ WHERE organization_id = %s
+ ORDER BY updated_at, workflow_id
+ LIMIT %s
+"""
+_RECONCILIATION_COLUMNS = ["workflow_id", "patient_id", "workflow_type", "purpose", "current_step", "version",
+                           "updated_at", "operation_id", "operation_kind", "system", "operation_status",
+                           "attempts", "next_attempt_at", "last_error_code"]
+
+
+def reconciliation_queue(*, identity: Identity, limit: int = 100) -> list[dict]:
+    """The organisation's workflows in needs_reconciliation, oldest first, with their unsettled operation.
+
+    Through a view that shows staff with ``workflow:reconcile`` the whole organisation's queue, but only these
+    columns: no workflow state, no payload, no result. Other callers see the rows the normal rule allows.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_RECONCILIATION_SQL, [identity.org_id, limit])
+        rows = cursor.fetchall()
+    items = [dict(zip(_RECONCILIATION_COLUMNS, row, strict=True)) for row in rows]
+    for item in items:
+        item["parked"] = item["operation_status"] == S.OUTCOME_UNKNOWN and item["next_attempt_at"] is None
+    return items
+

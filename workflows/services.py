@@ -1,28 +1,128 @@
-"""Workflow writes: creation and checkpoints, each versioned, recorded in the transition history and audited."""
+"""Workflow writes: creation, checkpoints, operation requests (the transactional outbox) and the recording of an
+operation's outcome. Each change is versioned, recorded in the transition history and audited.
+
+Lock order, everywhere: the workflow row first, then its operations. Checkpoints, requests, retries and the worker's
+recording all take the workflow lock, so they serialise per workflow and never deadlock with each other.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import random
 import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
-from django.db.models import F
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Subquery
 from django.utils import timezone
 
 from core import audit
 from core.access import may_access
-from core.errors import IllegalTransition, NoConsentOrAccess, NotFound, ValidationFailed, VersionConflict
+from core.errors import (
+    ConcurrentUpdate,
+    Conflict,
+    IllegalTransition,
+    NoConsentOrAccess,
+    NotFound,
+    ValidationFailed,
+    VersionConflict,
+)
 from core.identity import Identity
 from core.services import organization_ensure
-from workflows.definitions import WORKFLOW_TYPES
-from workflows.models import Workflow, WorkflowTransition
+from workflows import conf
+from workflows.adapters import CONFIRMED, REFUSED, UNKNOWN, Outcome
+from workflows.definitions import CANCELLED, OPERATION_KINDS, WORKFLOW_TYPES, OperationKind
+from workflows.models import ACTIVE_OPERATION_STATUSES, Operation, OperationStatus, Workflow, WorkflowTransition
 
 MAX_STATE_KEYS = 200
+S = OperationStatus
 
 
-def _record_transition(*, identity: Identity, workflow: Workflow, from_step: str | None) -> None:
+class OperationInProgress(Conflict):
+    code = "operation_in_progress"
+    title = "An earlier operation of this kind has not settled; wait for it (see next_safe_action)"
+
+
+class OperationNotAllowed(Conflict):
+    code = "operation_not_allowed"
+    title = "That operation cannot be requested at the workflow's current step"
+
+
+class IdempotencyKeyReused(Conflict):
+    code = "idempotency_key_reused"
+    title = "This Idempotency-Key was used for a different request; use a new key for new data"
+
+
+class OperationNotRetryable(Conflict):
+    code = "operation_not_retryable"
+    title = "Only an operation whose retries ran out with an unknown outcome can be retried"
+
+
+@dataclass(frozen=True)
+class OperationRequest:
+    kind: str
+    payload: dict
+
+
+def payload_hash(payload: dict) -> str:
+    """sha256 of the canonical JSON (sorted keys, no whitespace, UTF-8): the same data always hashes the same."""
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def new_idempotency_key(operation_id: uuid.UUID) -> str:
+    """Generated here, never by the client: opaque, unique across organisations, free of patient data."""
+    return f"anamnesis-{operation_id}"
+
+
+def retry_delay(attempts: int) -> float:
+    """Exponential backoff with jitter: half the capped exponential delay, plus up to the other half at random,
+    so workers that failed together do not retry together."""
+    delay = min(conf.retry_max(), conf.retry_base() * 2 ** max(attempts - 1, 0))
+    return delay / 2 + random.uniform(0, delay / 2)  # noqa: S311 (jitter, not a secret)
+
+
+# --- workflows ----------------------------------------------------------------------------------------------
+def _lock_workflow(*, identity: Identity, workflow_id: uuid.UUID) -> Workflow:
+    workflow = (Workflow.objects.select_for_update()
+                .filter(workflow_id=workflow_id, organization_id=identity.org_id).first())
+    if workflow is None:
+        raise NotFound()
+    return workflow
+
+
+def _record_transition(*, identity: Identity, workflow: Workflow, from_step: str | None,
+                       operation: Operation | None = None) -> None:
     WorkflowTransition.objects.create(
         workflow=workflow, organization_id=workflow.organization_id, patient_id=workflow.patient_id,
         purpose=workflow.purpose, from_step=from_step, to_step=workflow.current_step, version=workflow.version,
-        actor_sub=identity.actor_sub)
+        actor_sub=identity.actor_sub, operation=operation)
+
+
+def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patch: dict | None = None,
+             operation: Operation | None = None, bounded: bool = True) -> Workflow:
+    """Write one new version of a locked workflow (to_step may equal the current step), with its history row.
+    ``bounded=False`` is for an outside system's id, which is recorded even into a full state."""
+    merged = {**workflow.state, **(state_patch or {})}
+    if bounded and len(merged) > MAX_STATE_KEYS:
+        raise ValidationFailed(errors=[{"field": "state_patch", "message": "the workflow state is full",
+                                        "code": "state_too_large"}])
+    from_step, now = workflow.current_step, timezone.now()
+    Workflow.objects.filter(pk=workflow.pk).update(current_step=to_step, state=merged, version=F("version") + 1,
+                                                   updated_at=now)
+    # Every caller holds the row lock, so the new values are known without reading them back.
+    workflow.current_step, workflow.state, workflow.version, workflow.updated_at = (
+        to_step, merged, workflow.version + 1, now)
+    _record_transition(identity=identity, workflow=workflow, from_step=from_step, operation=operation)
+    audit.record(action="workflow.checkpoint", resource_type="workflow", resource_id=workflow.workflow_id,
+                 patient_id=workflow.patient_id, purpose=workflow.purpose)
+    return workflow
+
+
+def _conflict_about(exc: Conflict, workflow: Workflow) -> Conflict:
+    return exc.about(patient_id=workflow.patient_id, purpose=workflow.purpose)
 
 
 def workflow_create(*, identity: Identity, workflow_type: str, patient_id: uuid.UUID,
@@ -44,33 +144,265 @@ def workflow_create(*, identity: Identity, workflow_type: str, patient_id: uuid.
 
 
 def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_version: int, next_step: str,
-                        state_patch: dict) -> Workflow:
-    """Move a workflow one legal step, merging a bounded state patch.
+                        state_patch: dict, request_operation: OperationRequest | None = None) -> Workflow:
+    """Move a workflow one legal step, merging a bounded state patch, and optionally ask for an operation in the
+    same transaction (the transactional outbox): either both are stored or neither.
 
-    The row is locked, so concurrent writers serialise: the first with the current version wins, the others
-    get ``version_conflict``. The transition table, not the client, decides which steps are legal.
+    The row is locked, so concurrent writers serialise: the first with the current version wins, the others get
+    ``version_conflict``. The transition table, not the client, decides which steps are legal. While an operation
+    is unsettled, the operation owns the next move (only ``cancelled`` is still accepted), so a client can never
+    advance past an outcome nobody knows yet.
     """
-    workflow = (Workflow.objects.select_for_update()
-                .filter(workflow_id=workflow_id, organization_id=identity.org_id).first())
-    if workflow is None:
-        raise NotFound()
+    workflow = _lock_workflow(identity=identity, workflow_id=workflow_id)
     if workflow.version != expected_version:
-        raise VersionConflict(f"current version is {workflow.version}").about(
-            patient_id=workflow.patient_id, purpose=workflow.purpose)
+        raise _conflict_about(VersionConflict(f"current version is {workflow.version}"), workflow)
     spec = WORKFLOW_TYPES[workflow.workflow_type]
     if not spec.allows(workflow.current_step, next_step):
-        raise IllegalTransition(f"{workflow.current_step} -> {next_step} is not allowed; "
-                                f"allowed: {', '.join(spec.next_steps(workflow.current_step)) or 'none'}").about(
-            patient_id=workflow.patient_id, purpose=workflow.purpose)
-    merged = {**workflow.state, **state_patch}
-    if len(merged) > MAX_STATE_KEYS:
-        raise ValidationFailed(errors=[{"field": "state_patch", "message": "the workflow state is full",
-                                        "code": "state_too_large"}])
-    from_step = workflow.current_step
-    Workflow.objects.filter(pk=workflow.pk).update(current_step=next_step, state=merged,
-                                                   version=F("version") + 1, updated_at=timezone.now())
-    workflow.refresh_from_db()
-    _record_transition(identity=identity, workflow=workflow, from_step=from_step)
-    audit.record(action="workflow.checkpoint", resource_type="workflow", resource_id=workflow.workflow_id,
-                 patient_id=workflow.patient_id, purpose=workflow.purpose)
+        raise _conflict_about(IllegalTransition(
+            f"{workflow.current_step} -> {next_step} is not allowed; "
+            f"allowed: {', '.join(spec.next_steps(workflow.current_step)) or 'none'}"), workflow)
+    active = list(Operation.objects.select_for_update()
+                  .filter(workflow=workflow, status__in=ACTIVE_OPERATION_STATUSES).order_by("created_at"))
+    if active and next_step != CANCELLED:
+        raise _conflict_about(OperationInProgress(f"operation {active[0].operation_id} is {active[0].status}"),
+                              workflow)
+    kind = _operation_kind_for(workflow, request_operation.kind, at_step=next_step) if request_operation else None
+    operation = None
+    if kind is not None:
+        operation = _insert_operation(identity=identity, workflow=workflow, kind=kind,
+                                      payload=request_operation.payload, request_key=None,
+                                      at_version=workflow.version + 1)
+    workflow = _advance(identity=identity, workflow=workflow, to_step=next_step, state_patch=state_patch,
+                        operation=operation)
+    if next_step == CANCELLED:
+        _cancel_unsent(identity=identity, workflow=workflow, operations=active)
     return workflow
+
+
+def _cancel_unsent(*, identity: Identity, workflow: Workflow, operations: list[Operation]) -> None:
+    """Withdraw operations that provably never reached the outside system. Those that may have (in flight, or with
+    an unknown outcome) stay: the worker settles them, and their result is kept on the operation."""
+    now = timezone.now()
+    for op in operations:
+        if op.status == S.PENDING and not op.outcome_uncertain:
+            Operation.objects.filter(pk=op.pk, status=S.PENDING).update(
+                status=S.CANCELLED, next_attempt_at=None, completed_at=now, last_error_code="workflow_cancelled",
+                updated_at=now)
+            _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason="workflow_cancelled")
+
+
+# --- operations (the outbox) --------------------------------------------------------------------------------
+def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> OperationKind:
+    kind = OPERATION_KINDS.get(kind_name)
+    if kind is None or kind.workflow_type != workflow.workflow_type:
+        allowed = sorted(k for k, v in OPERATION_KINDS.items() if v.workflow_type == workflow.workflow_type)
+        raise ValidationFailed(errors=[{"field": "kind", "message": f"one of {allowed}", "code": "invalid_choice"}])
+    if at_step not in kind.requested_at:
+        raise _conflict_about(OperationNotAllowed(
+            f"{kind.name} may be requested at: {', '.join(sorted(kind.requested_at))}"), workflow)
+    return kind
+
+
+def _insert_operation(*, identity: Identity, workflow: Workflow, kind: OperationKind, payload: dict,
+                      request_key: str | None, at_version: int) -> Operation:
+    operation_id = uuid.uuid4()
+    try:
+        with transaction.atomic():
+            operation = Operation.objects.create(
+                operation_id=operation_id, organization_id=workflow.organization_id, patient_id=workflow.patient_id,
+                purpose=workflow.purpose, workflow=workflow, kind=kind.name, system=kind.system,
+                idempotency_key=new_idempotency_key(operation_id), request_key=request_key, payload=payload,
+                payload_hash=payload_hash(payload), status=S.PENDING, attempts=0,
+                attempt_limit=conf.max_attempts(), next_attempt_at=timezone.now(), requested_by=identity.actor_sub,
+                requested_at_version=at_version)
+    except IntegrityError:
+        # The unique constraints (one per payload, one unsettled per kind) caught what the checks above could not
+        # see; they bypass RLS, so the answer says no more than "conflict".
+        raise _conflict_about(ConcurrentUpdate(), workflow) from None
+    _audit_operation(operation, action="workflow.operation.request", outcome="success")
+    return operation
+
+
+def operation_request(*, identity: Identity, workflow_id: uuid.UUID, expected_version: int, kind: str,
+                      payload: dict, request_key: str | None = None) -> tuple[Operation, bool]:
+    """Ask for an operation at the workflow's current step; returns (operation, created).
+
+    Idempotent: the same request again (same kind and payload, or the same ``request_key``) returns the operation
+    it created, whatever the workflow's version is by now, so a duplicate never creates a second one. A
+    ``request_key`` used before with other data is refused (``idempotency_key_reused``); changed data while an
+    earlier operation of the kind is unsettled is refused (``operation_in_progress``). A new operation gets a new
+    key. Creating one writes a new workflow version (same step) whose history row names it.
+    """
+    workflow = _lock_workflow(identity=identity, workflow_id=workflow_id)
+    digest = payload_hash(payload)
+    same = Operation.objects.filter(workflow=workflow)
+    if request_key is not None:
+        earlier = same.filter(request_key=request_key).first()
+        if earlier is not None:
+            if earlier.kind == kind and earlier.payload_hash == digest:
+                return _replayed(earlier)
+            raise _conflict_about(IdempotencyKeyReused(), workflow)
+    earlier = same.filter(kind=kind, payload_hash=digest).exclude(status__in=[S.FAILED, S.CANCELLED]).first()
+    if earlier is not None:
+        return _replayed(earlier)
+    if workflow.version != expected_version:
+        raise _conflict_about(VersionConflict(f"current version is {workflow.version}"), workflow)
+    unsettled = same.filter(kind=kind, status__in=ACTIVE_OPERATION_STATUSES).first()
+    if unsettled is not None:
+        raise _conflict_about(OperationInProgress(f"operation {unsettled.operation_id} is {unsettled.status}"),
+                              workflow)
+    spec = _operation_kind_for(workflow, kind, at_step=workflow.current_step)
+    operation = _insert_operation(identity=identity, workflow=workflow, kind=spec, payload=payload,
+                                  request_key=request_key, at_version=workflow.version + 1)
+    _advance(identity=identity, workflow=workflow, to_step=workflow.current_step, operation=operation)
+    return operation, True
+
+
+def _replayed(operation: Operation) -> tuple[Operation, bool]:
+    _audit_operation(operation, action="workflow.operation.request", outcome="success", reason="replayed")
+    return operation, False
+
+
+def operation_retry(*, identity: Identity, workflow_id: uuid.UUID, operation_id: uuid.UUID) -> Operation:
+    """Give an operation whose retries ran out with an unknown outcome a new budget. Its key and payload stay: the
+    next attempt asks the outside system first, and resubmits with the same key only if the key is unknown there.
+    (An operation that provably never arrived is ``failed`` instead, and is asked for again as a new one.)"""
+    workflow = _lock_workflow(identity=identity, workflow_id=workflow_id)
+    operation = Operation.objects.select_for_update().filter(pk=operation_id, workflow=workflow).first()
+    if operation is None:
+        raise NotFound()
+    if not (operation.status == S.OUTCOME_UNKNOWN and operation.next_attempt_at is None):
+        raise _conflict_about(OperationNotRetryable(f"the operation is {operation.status}"), workflow)
+    now = timezone.now()
+    Operation.objects.filter(pk=operation.pk).update(attempt_limit=operation.attempts + conf.max_attempts(),
+                                                     next_attempt_at=now, updated_at=now)
+    operation.refresh_from_db()
+    _audit_operation(operation, action="workflow.operation.retry", outcome="success")
+    return operation
+
+
+def _audit_operation(op: Operation, *, action: str, outcome: str, reason: str | None = None) -> None:
+    audit.record(action=action, resource_type="workflow_operation", resource_id=op.operation_id,
+                 patient_id=op.patient_id, purpose=op.purpose, outcome=outcome, reason=reason)
+
+
+# --- the worker's side: recording what an attempt proved -------------------------------------------------------
+@dataclass(frozen=True)
+class Recorded:
+    operation_id: uuid.UUID
+    status: str
+    workflow_step: str
+    workflow_version: int
+
+
+def operation_record_outcome(*, identity: Identity, operation_id: uuid.UUID, claimed_by: str, outcome: Outcome,
+                             now: datetime | None = None) -> Recorded | None:
+    """Record one attempt's outcome, and move the workflow as the operation kind declares. Runs in the service
+    identity of the operation's patient and purpose. Returns None when this claim is no longer ours (the lease
+    ended and another worker took the operation over): the attempt then changes nothing here, and the other
+    worker's lookup finds whatever this one achieved.
+
+    * confirmed: succeeded; the workflow moves to ``on_success`` with the outside id in its state.
+    * refused: failed (definitive); a workflow waiting in ``on_unknown`` goes back to ``on_failure``.
+    * unknown: outcome_unknown; the workflow moves to ``on_unknown``; the next attempt looks the key up first.
+    * not_sent, or a failed lookup: nothing new is known; retried with backoff.
+    When the attempts run out, an operation that may have arrived is parked (never forgotten: still
+    outcome_unknown, listed for staff, retried by operation_retry), and one that provably never arrived fails.
+    """
+    now = now or timezone.now()
+    workflow = (Workflow.objects.select_for_update()
+                .filter(pk=Subquery(Operation.objects.filter(pk=operation_id).values("workflow_id")[:1])).first())
+    op = Operation.objects.select_for_update().filter(pk=operation_id).first() if workflow is not None else None
+    if workflow is None or op is None or op.status != S.IN_FLIGHT or op.claimed_by != claimed_by:
+        return None
+    kind = OPERATION_KINDS[op.kind]
+    spec = WORKFLOW_TYPES[workflow.workflow_type]
+    fields: dict = {"claimed_by": None, "claimed_until": None, "updated_at": now}
+
+    if outcome.kind == CONFIRMED:
+        fields.update(status=S.SUCCEEDED, outcome_uncertain=False, result=outcome.result, completed_at=now,
+                      next_attempt_at=None, last_error_code=None)
+        audit_outcome, reason, target = "success", outcome.code, kind.on_success
+        patch = {kind.result_field: outcome.result[kind.result_field]}
+    elif outcome.kind == REFUSED:
+        fields.update(status=S.FAILED, outcome_uncertain=False, completed_at=now, next_attempt_at=None,
+                      last_error_code=outcome.code)
+        audit_outcome, reason, patch = "error", outcome.code, None
+        target = kind.on_failure if workflow.current_step == kind.on_unknown else None
+    else:  # nothing settled: unknown, not sent, or the lookup failed
+        uncertain = op.outcome_uncertain or outcome.kind == UNKNOWN
+        exhausted = op.attempts >= op.attempt_limit
+        retry_at = None if exhausted else now + timedelta(seconds=retry_delay(op.attempts))
+        audit_outcome, reason, patch, target = "error", outcome.code, None, None
+        fields.update(last_error_code=outcome.code, outcome_uncertain=uncertain, next_attempt_at=retry_at)
+        if uncertain:  # parked when exhausted: next_attempt_at NULL, still outcome_unknown, listed for staff
+            fields.update(status=S.OUTCOME_UNKNOWN)
+            target = kind.on_unknown if workflow.current_step in kind.requested_at else None
+            reason = "retries_exhausted_outcome_unknown" if exhausted else reason
+        elif exhausted:
+            fields.update(status=S.FAILED, completed_at=now, last_error_code="outside_system_unavailable")
+            reason = "outside_system_unavailable"
+        else:
+            fields.update(status=S.PENDING)
+
+    Operation.objects.filter(pk=op.pk).update(**fields)
+    for name, value in fields.items():
+        setattr(op, name, value)
+    _audit_operation(op, action="workflow.operation.attempt", outcome=audit_outcome, reason=reason)
+    if target is not None and target != workflow.current_step and spec.allows(workflow.current_step, target):
+        workflow = _advance(identity=identity, workflow=workflow, to_step=target, state_patch=patch, operation=op,
+                            bounded=False)
+    elif patch and not spec.is_terminal(workflow.current_step) and workflow.current_step == kind.on_success:
+        workflow = _advance(identity=identity, workflow=workflow, to_step=workflow.current_step, state_patch=patch,
+                            operation=op, bounded=False)
+    return Recorded(operation_id=op.operation_id, status=op.status, workflow_step=workflow.current_step,
+                    workflow_version=workflow.version)
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """What one attempt needs: read in the operation's service identity, right before the call."""
+
+    operation_id: uuid.UUID
+    kind: str
+    system: str
+    idempotency_key: str
+    payload: dict
+    attempts: int
+    outcome_uncertain: bool
+
+
+# One round trip: the attempt is counted and the lease renewed only while the claim is still this worker's.
+_START_ATTEMPT_SQL = """
+UPDATE workflow_operation
+   SET attempts = attempts + 1, claimed_until = now() + make_interval(secs => %(lease)s),
+       next_attempt_at = now() + make_interval(secs => %(lease)s), updated_at = now()
+ WHERE operation_id = %(id)s AND status = 'in_flight' AND claimed_by = %(claimed_by)s
+RETURNING kind, system, idempotency_key, payload, attempts, outcome_uncertain
+"""
+
+
+def operation_start_attempt(*, operation_id: uuid.UUID, claimed_by: str, lease_seconds: float) -> Dispatch | None:
+    """Count an attempt and renew the lease, if the claim is still ours (None otherwise: another worker took the
+    operation over after our lease ended, and it is theirs now). Attempts are counted here, right before the call,
+    so a claim given back unused (circuit open, shutdown) costs no attempt."""
+    with connection.cursor() as cursor:
+        cursor.execute(_START_ATTEMPT_SQL, {"lease": lease_seconds, "id": operation_id, "claimed_by": claimed_by})
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    kind, system, key, payload, attempts, uncertain = row
+    return Dispatch(operation_id=operation_id, kind=kind, system=system, idempotency_key=key,
+                    payload=json.loads(payload) if isinstance(payload, str) else payload, attempts=attempts,
+                    outcome_uncertain=uncertain)
+
+
+def operation_release_claim(*, operation_id: uuid.UUID, claimed_by: str, not_before: datetime) -> bool:
+    """Give an unused claim back (no attempt was made under it): due again from ``not_before``."""
+    op = Operation.objects.filter(pk=operation_id, status=S.IN_FLIGHT, claimed_by=claimed_by).first()
+    if op is None:
+        return False
+    Operation.objects.filter(pk=operation_id, status=S.IN_FLIGHT, claimed_by=claimed_by).update(
+        status=S.OUTCOME_UNKNOWN if op.outcome_uncertain else S.PENDING, claimed_by=None, claimed_until=None,
+        next_attempt_at=not_before, updated_at=timezone.now())
+    return True

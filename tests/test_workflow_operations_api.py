@@ -1,0 +1,376 @@
+"""Operations through the HTTP API: the transactional outbox, idempotent requests, resume, staff's reconciliation
+queue, and the invariants the database keeps on the outbox."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from core.identity import ACTOR_PATIENT, Identity, identity_context
+from workflows.models import Operation, WorkflowTransition
+
+pytestmark = pytest.mark.django_db
+
+PAYLOAD = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}
+BOOKING = {"slot_id": "SLOT-9", "appointment_type": "follow_up"}
+SUBMIT = "submit_prior_authorization"
+
+
+def create(api, patient_id, workflow_type="prior_authorization"):
+    r = api.post("/v1/workflows", {"workflow_type": workflow_type, "patient_id": str(patient_id)})
+    assert r.status_code == 201, r.content
+    return r.json()
+
+
+def checkpoint(api, workflow_id, version, step, patch=None, operation=None):
+    body = {"expected_version": version, "next_step": step, "state_patch": patch or {}}
+    if operation is not None:
+        body["request_operation"] = operation
+    return api.post(f"/v1/workflows/{workflow_id}/checkpoint", body)
+
+
+def request_op(api, workflow_id, version, payload=None, kind=SUBMIT, key=None):
+    headers = {"Idempotency-Key": key} if key else None
+    return api.post(f"/v1/workflows/{workflow_id}/operations",
+                    {"expected_version": version, "kind": kind, "payload": payload or PAYLOAD}, headers=headers)
+
+
+def at_submit_step(api, patient_id):
+    """A prior-authorisation workflow whose referral is verified, at the submission step, with no operation."""
+    wf = create(api, patient_id)
+    r = checkpoint(api, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True})
+    assert r.status_code == 200, r.content
+    return r.json()
+
+
+def as_patient(org, pid) -> Identity:
+    return Identity(org_id=org, actor_sub=f"patient-{pid}", patient_self_id=pid, actor_kind=ACTOR_PATIENT)
+
+
+# --- the outbox: a checkpoint and its operation commit together ---------------------------------------------
+def test_checkpoint_with_request_operation_stores_step_and_operation_together(world):
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a)
+    r = checkpoint(api, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True},
+                   {"kind": SUBMIT, "payload": PAYLOAD})
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert body["current_step"] == SUBMIT and body["version"] == 2
+    [op] = body["pending_operations"]
+    assert op["kind"] == SUBMIT and op["system"] == "insurer" and op["status"] == "pending"
+    assert op["idempotency_key"] == f"anamnesis-{op['operation_id']}" and len(op["payload_hash"]) == 64
+    assert "payload" not in op
+    assert body["next_safe_action"]["action"] == "wait_for_operation"
+    assert body["next_safe_action"]["operation_id"] == op["operation_id"]
+    with identity_context(as_patient(world.org, world.patient_a)):
+        last = WorkflowTransition.objects.filter(workflow_id=wf["workflow_id"]).order_by("-version").first()
+    assert (last.version, last.to_step, str(last.operation_id)) == (2, SUBMIT, op["operation_id"])
+
+
+def test_operation_not_allowed_at_the_new_step_refuses_the_whole_checkpoint(world):
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a)
+    r = checkpoint(api, wf["workflow_id"], 1, "cancelled", operation={"kind": SUBMIT, "payload": PAYLOAD})
+    assert r.status_code == 409 and r.json()["code"] == "operation_not_allowed"
+    after = api.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert after["version"] == 1 and after["current_step"] == "verify_referral"
+    assert api.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"] == []
+
+
+def test_an_operation_of_another_workflow_type_is_422(world):
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a)
+    r = checkpoint(api, wf["workflow_id"], 1, SUBMIT, operation={"kind": "book_appointment", "payload": BOOKING})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "kind"
+
+
+@pytest.mark.parametrize("payload, field", [
+    ({**PAYLOAD, "diagnosis_code": "not a code"}, "payload.diagnosis_code"),
+    ({**PAYLOAD, "note": "patient says she is pregnant"}, "payload.note"),
+    ({k: v for k, v in PAYLOAD.items() if k != "member_ref"}, "payload.member_ref"),
+])
+def test_payloads_are_typed_per_kind(world, payload, field):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    r = request_op(api, wf["workflow_id"], 2, payload)
+    assert r.status_code == 422, r.content
+    assert r.json()["errors"][0]["field"] == field
+
+
+# --- idempotent requests ------------------------------------------------------------------------------------
+def test_the_same_request_twice_returns_the_same_operation(world):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    first = request_op(api, wf["workflow_id"], 2)
+    assert first.status_code == 201, first.content
+    again = request_op(api, wf["workflow_id"], 2)  # the same body, even with the version now stale
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json()["operation_id"] == first.json()["operation_id"]
+    assert again.json()["idempotency_key"] == first.json()["idempotency_key"]
+    assert len(api.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"]) == 1
+    body = api.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert body["version"] == 3  # the request wrote one new version (same step), the replay none
+
+
+def test_the_same_idempotency_key_with_other_data_is_409(world):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    assert request_op(api, wf["workflow_id"], 2, key="agent-req-1").status_code == 201
+    assert request_op(api, wf["workflow_id"], 3, key="agent-req-1").status_code == 200
+    r = request_op(api, wf["workflow_id"], 3, {**PAYLOAD, "medication_code": "197361"}, key="agent-req-1")
+    assert r.status_code == 409 and r.json()["code"] == "idempotency_key_reused"
+
+
+def test_changed_data_while_an_operation_is_unsettled_is_409(world):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    assert request_op(api, wf["workflow_id"], 2).status_code == 201
+    r = request_op(api, wf["workflow_id"], 3, {**PAYLOAD, "medication_code": "197361"})
+    assert r.status_code == 409 and r.json()["code"] == "operation_in_progress"
+
+
+def test_a_stale_writer_is_rejected(world):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    r = request_op(api, wf["workflow_id"], 1)
+    assert r.status_code == 409 and r.json()["code"] == "version_conflict"
+
+
+def test_a_malformed_idempotency_key_is_422(world):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    r = request_op(api, wf["workflow_id"], 2, key="has spaces and ümlauts")
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "Idempotency-Key"
+
+
+def test_while_an_operation_is_unsettled_only_cancel_moves_the_workflow(world):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    op = request_op(api, wf["workflow_id"], 2).json()
+    r = checkpoint(api, wf["workflow_id"], 3, "await_insurer_decision")
+    assert r.status_code == 409 and r.json()["code"] == "operation_in_progress"
+    r = checkpoint(api, wf["workflow_id"], 3, "cancelled")
+    assert r.status_code == 200 and r.json()["next_safe_action"]["action"] == "none"
+    [item] = api.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"]
+    assert item["operation_id"] == op["operation_id"]
+    assert item["status"] == "cancelled" and item["last_error_code"] == "workflow_cancelled"
+
+
+def test_resume_after_a_lost_response_points_at_the_pending_operation(world):
+    """An agent that crashed after asking reloads the workflow: the step is past the referral, the operation is
+    there, and the next safe action is to wait, never to verify the referral or resubmit."""
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a)
+    checkpoint(api, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True}, {"kind": SUBMIT, "payload": PAYLOAD})
+    retry = checkpoint(api, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True},
+                       {"kind": SUBMIT, "payload": PAYLOAD})
+    assert retry.status_code == 409 and retry.json()["code"] == "version_conflict"
+    body = api.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert body["current_step"] == SUBMIT and "verify_referral" not in body["allowed_next_steps"]
+    assert body["state"] == {"referral_verified": True}
+    assert len(body["pending_operations"]) == 1
+    assert body["next_safe_action"]["action"] == "wait_for_operation"
+
+
+def test_next_safe_action_asks_for_the_operation_when_none_was_requested(world):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    action = api.get(f"/v1/workflows/{wf['workflow_id']}").json()["next_safe_action"]
+    assert action["action"] == "request_operation" and action["operation_kind"] == SUBMIT
+    booking = create(api, world.patient_a, "appointment_booking")
+    action = api.get(f"/v1/workflows/{booking['workflow_id']}").json()["next_safe_action"]
+    assert action["action"] == "checkpoint" and action["allowed_next_steps"] == ["cancelled", "propose_slots"]
+
+
+def test_appointment_booking_queues_a_booking_at_confirm_booking(world):
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a, "appointment_booking")
+    assert checkpoint(api, wf["workflow_id"], 1, "propose_slots").status_code == 200
+    r = checkpoint(api, wf["workflow_id"], 2, "confirm_booking",
+                   operation={"kind": "book_appointment", "payload": BOOKING})
+    assert r.status_code == 200, r.content
+    [op] = r.json()["pending_operations"]
+    assert op["kind"] == "book_appointment" and op["system"] == "scheduling"
+
+
+# --- access -------------------------------------------------------------------------------------------------
+def test_operations_of_other_patients_and_organisations_are_404(world):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    op = request_op(api, wf["workflow_id"], 2).json()
+    missing = uuid.uuid4()
+    for other in (world.patient(world.patient_b), world.staff("nurse-1"),
+                  world.patient(world.patient_a, org=world.other_org)):
+        for r, ref in (
+            (other.get(f"/v1/workflows/{wf['workflow_id']}/operations"),
+             other.get(f"/v1/workflows/{missing}/operations")),
+            (request_op(other, wf["workflow_id"], 3), request_op(other, missing, 3)),
+            (other.post(f"/v1/workflows/{wf['workflow_id']}/operations/{op['operation_id']}/retry"),
+             other.post(f"/v1/workflows/{missing}/operations/{missing}/retry")),
+        ):
+            assert r.status_code == 404
+            assert {**r.json(), "request_id": None} == {**ref.json(), "request_id": None}
+
+
+def test_reading_operations_needs_workflow_read_and_requesting_needs_workflow_write(world):
+    wf = at_submit_step(world.patient(world.patient_a), world.patient_a)
+    read_only = world.patient(world.patient_a, scope="workflow:read")
+    assert read_only.get(f"/v1/workflows/{wf['workflow_id']}/operations").status_code == 200
+    r = request_op(read_only, wf["workflow_id"], 2)
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+
+
+def test_staff_with_a_grant_request_operations_and_are_audited(world):
+    nurse = world.staff("nurse-1")
+    world.grant(world.patient_a, "nurse-1", "prior_authorization")
+    wf = at_submit_step(nurse, world.patient_a)
+    assert request_op(nurse, wf["workflow_id"], 2).status_code == 201
+    events = world.patient(world.patient_a).get("/v1/audit-events",
+                                                {"patient_id": str(world.patient_a)}).json()["items"]
+    assert ("workflow.operation.request", "nurse-1", "success") in {
+        (e["action"], e["actor_sub"], e["outcome"]) for e in events}
+
+
+def test_retry_is_only_for_parked_operations(world):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    op = request_op(api, wf["workflow_id"], 2).json()
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/operations/{op['operation_id']}/retry")
+    assert r.status_code == 409 and r.json()["code"] == "operation_not_retryable"
+
+
+# --- staff: the reconciliation queue ------------------------------------------------------------------------
+def _stuck(world, patient_id, org=None):
+    """A workflow moved into needs_reconciliation by hand (no operation)."""
+    api = world.patient(patient_id, org=org)
+    wf = at_submit_step(api, patient_id)
+    r = checkpoint(api, wf["workflow_id"], 2, "needs_reconciliation", {"secret_note": "x"})
+    assert r.status_code == 200
+    return wf["workflow_id"]
+
+
+def test_reconciliation_queue_shows_the_organisation_without_state(world):
+    stuck_a = _stuck(world, world.patient_a)
+    stuck_b = _stuck(world, world.patient_b)
+    _stuck(world, world.patient_a, org=world.other_org)
+    at_submit_step(world.patient(world.patient_a), world.patient_a)  # not stuck
+    ops = world.staff("ops-1", scope="workflow:reconcile")  # no grant for either patient
+    r = ops.get("/v1/workflows/reconciliation")
+    assert r.status_code == 200, r.content
+    items = r.json()["items"]
+    assert {i["workflow_id"] for i in items} == {stuck_a, stuck_b}
+    assert all("state" not in i and i["current_step"] == "needs_reconciliation" for i in items)
+    assert all(i["operation_id"] is None and i["parked"] is False for i in items)
+    # the queue shows no more than that: the workflows themselves stay behind the access rule
+    assert ops.get(f"/v1/workflows/{stuck_a}").status_code == 403  # insufficient_scope: workflow:read missing
+    reader = world.staff("ops-1", scope="workflow:read workflow:reconcile")
+    assert reader.get(f"/v1/workflows/{stuck_a}").status_code == 404
+
+
+def test_reconciliation_queue_is_for_staff_with_the_scope(world):
+    _stuck(world, world.patient_a)
+    r = world.staff("nurse-1").get("/v1/workflows/reconciliation")
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+    patient = world.patient(world.patient_a, scope="workflow:read workflow:reconcile")
+    r = patient.get("/v1/workflows/reconciliation")
+    assert r.status_code == 403 and r.json()["code"] == "forbidden"
+    other_org = world.staff("ops-1", org=world.other_org, scope="workflow:reconcile")
+    assert other_org.get("/v1/workflows/reconciliation").json()["items"] == []
+    r = world.staff("ops-1", scope="workflow:reconcile").get("/v1/workflows/reconciliation", {"limit": "0"})
+    assert r.status_code == 422
+
+
+# --- invariants the database keeps --------------------------------------------------------------------------
+def _operation(world):
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    return request_op(api, wf["workflow_id"], 2).json()
+
+
+@pytest.mark.parametrize("change", [
+    {"payload": {**PAYLOAD, "medication_code": "197361"}},
+    {"payload_hash": "0" * 64},
+    {"idempotency_key": "anamnesis-something-else"},
+    {"patient_id": uuid.uuid4()},
+])
+def test_the_key_payload_and_scope_of_an_operation_never_change(world, change):
+    op = _operation(world)
+    with identity_context(as_patient(world.org, world.patient_a)):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Operation.objects.filter(pk=op["operation_id"]).update(**change)
+
+
+def test_an_unknown_outcome_cannot_be_forgotten(world):
+    op = _operation(world)
+    with identity_context(as_patient(world.org, world.patient_a)):
+        Operation.objects.filter(pk=op["operation_id"]).update(status="outcome_unknown", outcome_uncertain=True)
+        with pytest.raises(IntegrityError), transaction.atomic():  # the check constraint
+            Operation.objects.filter(pk=op["operation_id"]).update(status="pending")
+        with pytest.raises(IntegrityError), transaction.atomic():  # the trigger
+            Operation.objects.filter(pk=op["operation_id"]).update(status="pending", outcome_uncertain=False)
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Operation.objects.filter(pk=op["operation_id"]).update(status="cancelled", outcome_uncertain=False)
+
+
+def test_a_settled_operation_is_final(world):
+    op = _operation(world)
+    with identity_context(as_patient(world.org, world.patient_a)):
+        from django.utils import timezone
+
+        Operation.objects.filter(pk=op["operation_id"]).update(
+            status="succeeded", result={"authorization_id": "PA-1"}, completed_at=timezone.now())
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Operation.objects.filter(pk=op["operation_id"]).update(result={"authorization_id": "PA-2"})
+
+
+def test_the_outbox_is_behind_row_level_security_and_the_dispatch_view_hides_payloads(world):
+    op = _operation(world)
+    with connection.cursor() as cur:
+        cur.execute("SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class "
+                    "WHERE relname IN ('workflow_operation', 'workflow_circuit') ORDER BY relname")
+        assert cur.fetchall() == [("workflow_circuit", True, True), ("workflow_operation", True, True)]
+        cur.execute("SELECT has_table_privilege('workflow_operation', 'DELETE'), "
+                    "has_table_privilege('workflow_operation', 'TRUNCATE'), "
+                    "has_table_privilege('workflow_operation_dispatch', 'INSERT'), "
+                    "has_column_privilege('workflow_operation_dispatch', 'status', 'UPDATE'), "
+                    "has_table_privilege('workflow_reconciliation_queue', 'UPDATE')")
+        assert cur.fetchone() == (False, False, False, True, False)
+        cur.execute("SELECT column_name FROM information_schema.columns "
+                    "WHERE table_name = 'workflow_operation_dispatch'")
+        assert {"payload", "result", "idempotency_key", "payload_hash"}.isdisjoint({r[0] for r in cur.fetchall()})
+        # no context: nothing; the worker setting alone opens the view (ids only), never the table
+        cur.execute("SELECT count(*) FROM workflow_operation_dispatch WHERE operation_id = %s", [op["operation_id"]])
+        assert cur.fetchone()[0] == 0
+        cur.execute("SELECT set_config('app.worker', 'test', true)")
+        cur.execute("SELECT count(*) FROM workflow_operation WHERE operation_id = %s", [op["operation_id"]])
+        assert cur.fetchone()[0] == 0
+        cur.execute("SELECT count(*) FROM workflow_operation_dispatch WHERE operation_id = %s", [op["operation_id"]])
+        assert cur.fetchone()[0] == 1
+        cur.execute("SELECT set_config('app.worker', '', true)")
+
+
+# --- degraded: the database goes away mid-request -------------------------------------------------------------
+def test_a_database_outage_mid_checkpoint_is_503_and_stores_nothing(world, monkeypatch):
+    from django.db import OperationalError
+
+    from workflows import services
+
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a)
+
+    def outage(**kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(services, "_insert_operation", outage)  # after the workflow row is locked and checked
+    r = checkpoint(api, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True},
+                   {"kind": SUBMIT, "payload": PAYLOAD})
+    assert r.status_code == 503 and r.json()["code"] == "service_unavailable"
+    monkeypatch.undo()
+    after = api.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert (after["version"], after["current_step"], after["state"]) == (1, "verify_referral", {})
+    assert api.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"] == []
+    # the agent retries the very same checkpoint once the database is back, and it goes through
+    assert checkpoint(api, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True},
+                      {"kind": SUBMIT, "payload": PAYLOAD}).status_code == 200

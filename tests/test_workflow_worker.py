@@ -1,0 +1,397 @@
+"""The outbox worker in this process, with real commits, against a fake insurer over real HTTP: outcomes,
+reconciliation after a timeout, backoff, the circuit breaker, retry budgets, lost leases, a database that goes away
+while recording. (Separate processes and SIGKILL: test_workflow_recovery.py.)"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+from django.db import OperationalError
+
+from tests.conftest import admin_connect
+from tests.fakes.outside import FakeOutsideSystem
+from tests.fakes.processes import wait_until
+from workflows import services
+from workflows.adapters import SPECS, OutsideSystem
+from workflows.definitions import INSURER, SCHEDULING
+from workflows.worker import Worker
+
+PAYLOAD = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}
+SUBMIT = "submit_prior_authorization"
+LEASE = 2.5
+
+
+@pytest.fixture
+def insurer():
+    fake = FakeOutsideSystem("insurer")
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def scheduling():
+    fake = FakeOutsideSystem("scheduling")
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture(autouse=True)
+def fast_worker_settings(settings):
+    settings.WORKFLOW_RETRY_BASE_SECONDS = 0.05
+    settings.WORKFLOW_RETRY_MAX_SECONDS = 0.2
+    settings.WORKFLOW_OPERATION_MAX_ATTEMPTS = 8
+    settings.WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = 3
+    settings.WORKFLOW_CIRCUIT_COOLDOWN_SECONDS = 60
+    settings.WORKFLOW_HTTP_CONNECT_TIMEOUT_SECONDS = 0.3
+    settings.WORKFLOW_HTTP_READ_TIMEOUT_SECONDS = 0.3
+    reset_circuits()
+
+
+def reset_circuits() -> None:
+    with admin_connect() as conn:
+        conn.execute("UPDATE workflow_circuit SET state = 'closed', consecutive_failures = 0, opened_at = NULL, "
+                     "open_until = NULL")
+
+
+def worker(insurer: FakeOutsideSystem, scheduling: FakeOutsideSystem | None = None, **kwargs) -> Worker:
+    adapters = {INSURER: OutsideSystem(SPECS[INSURER], base_url=insurer.url, connect_timeout=0.3, read_timeout=0.3)}
+    if scheduling is not None:
+        adapters[SCHEDULING] = OutsideSystem(SPECS[SCHEDULING], base_url=scheduling.url, connect_timeout=0.3,
+                                             read_timeout=0.3)
+    return Worker(name="test-worker", adapters=adapters, lease_seconds=LEASE, poll_seconds=0.02, **kwargs)
+
+
+def submit_workflow(world, patient_id=None) -> tuple[str, dict]:
+    """A prior-authorisation workflow whose checkpoint into submission queued the insurer submission."""
+    patient_id = patient_id or world.patient_a
+    api = world.patient(patient_id)
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization", "patient_id": str(patient_id)}).json()
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 1, "next_step": SUBMIT, "state_patch": {"referral_verified": True},
+        "request_operation": {"kind": SUBMIT, "payload": PAYLOAD}})
+    assert r.status_code == 200, r.content
+    return wf["workflow_id"], r.json()["pending_operations"][0]
+
+
+def read(world, workflow_id, patient_id=None) -> dict:
+    api = world.patient(patient_id or world.patient_a)
+    r = api.get(f"/v1/workflows/{workflow_id}")
+    assert r.status_code == 200
+    return r.json()
+
+
+def operation_row(operation_id) -> dict:
+    with admin_connect() as conn:
+        cur = conn.execute("SELECT status, attempts, outcome_uncertain, next_attempt_at, last_error_code, result, "
+                           "claimed_by, attempt_limit FROM workflow_operation WHERE operation_id = %s",
+                           [operation_id])
+        names = [d.name for d in cur.description]
+        return dict(zip(names, cur.fetchone(), strict=True))
+
+
+def circuit(system="insurer") -> tuple[str, int]:
+    with admin_connect() as conn:
+        return conn.execute("SELECT state, consecutive_failures FROM workflow_circuit WHERE system = %s",
+                            [system]).fetchone()
+
+
+def end_cool_down(system="insurer") -> None:
+    with admin_connect() as conn:
+        conn.execute("UPDATE workflow_circuit SET open_until = now() WHERE system = %s AND state <> 'closed'",
+                     [system])
+
+
+def make_due(operation_id) -> None:
+    """Skip the backoff wait (the schedule itself is asserted elsewhere)."""
+    with admin_connect() as conn:
+        conn.execute("UPDATE workflow_operation SET next_attempt_at = now() WHERE operation_id = %s "
+                     "AND next_attempt_at IS NOT NULL", [operation_id])
+
+
+# --- outcomes -----------------------------------------------------------------------------------------------
+def test_a_confirmed_submission_moves_the_workflow_and_is_audited_as_the_service(committed_db, world, insurer):
+    workflow_id, op = submit_workflow(world)
+    stats = worker(insurer).run(until_idle=True)
+    assert stats.succeeded == 1
+    body = read(world, workflow_id)
+    record = insurer.record_for(op["idempotency_key"])
+    assert body["current_step"] == "await_insurer_decision" and body["version"] == 3
+    assert body["state"] == {"referral_verified": True, "authorization_id": record["authorization_id"]}
+    assert body["pending_operations"] == [] and body["next_safe_action"]["action"] == "checkpoint"
+    [item] = world.patient(world.patient_a).get(f"/v1/workflows/{workflow_id}/operations").json()["items"]
+    assert item["status"] == "succeeded" and item["attempts"] == 1
+    assert item["result"] == {"authorization_id": record["authorization_id"], "status": "pending_review"}
+    assert insurer.submissions[op["idempotency_key"]] == 1 and insurer.lookups[op["idempotency_key"]] == 0
+    events = world.patient(world.patient_a).get("/v1/audit-events", {"patient_id": str(world.patient_a)}).json()
+    by_service = {(e["action"], e["outcome"], e["reason"]) for e in events["items"]
+                  if e["actor_sub"] == "service:workflow-worker"}
+    assert ("workflow.operation.attempt", "success", "confirmed") in by_service
+    assert ("workflow.checkpoint", "success", None) in by_service
+    assert all(e["actor_kind"] == "service" for e in events["items"] if e["actor_sub"].startswith("service:"))
+    assert {e["correlation_id"] for e in events["items"] if e["actor_sub"] == "service:workflow-worker"} == {
+        op["operation_id"]}
+
+
+def test_the_seeds_dangerous_case_in_process(committed_db, world, insurer):
+    """Accepted, response lost: needs_reconciliation; the next attempt asks first and adopts; one authorisation."""
+    workflow_id, op = submit_workflow(world)
+    insurer.accept_then_time_out(times=1, hang=3)
+    worker(insurer).run(once=True)
+    body = read(world, workflow_id)
+    assert body["current_step"] == "needs_reconciliation"
+    assert body["pending_operations"][0]["status"] == "outcome_unknown"
+    assert body["pending_operations"][0]["last_error_code"] == "timeout"
+    assert body["next_safe_action"]["action"] == "wait_for_reconciliation"
+    assert insurer.created == 1  # it did land
+    make_due(op["operation_id"])
+    worker(insurer).run(until_idle=True)
+    body = read(world, workflow_id)
+    assert body["current_step"] == "await_insurer_decision"
+    assert body["state"]["authorization_id"] == insurer.record_for(op["idempotency_key"])["authorization_id"]
+    assert insurer.created == 1 and insurer.submissions[op["idempotency_key"]] == 1
+    assert insurer.lookups[op["idempotency_key"]] == 1
+    row = operation_row(op["operation_id"])
+    assert row["status"] == "succeeded" and row["outcome_uncertain"] is False
+
+
+def test_a_500_is_an_unknown_outcome_then_a_lookup_and_a_resubmission_with_the_same_key(committed_db, world,
+                                                                                        insurer):
+    workflow_id, op = submit_workflow(world)
+    insurer.fail(times=1)
+    worker(insurer).run(once=True)
+    assert read(world, workflow_id)["current_step"] == "needs_reconciliation"
+    assert operation_row(op["operation_id"])["last_error_code"] == "http_500"
+    make_due(op["operation_id"])
+    worker(insurer).run(until_idle=True)
+    assert read(world, workflow_id)["current_step"] == "await_insurer_decision"
+    assert insurer.submissions[op["idempotency_key"]] == 2  # the first never landed; same key both times
+    assert insurer.lookups[op["idempotency_key"]] == 1 and insurer.created == 1
+
+
+def test_a_refusal_fails_the_operation_and_a_new_request_gets_a_new_key(committed_db, world, insurer):
+    workflow_id, op = submit_workflow(world)
+    insurer.refuse(times=1)
+    worker(insurer).run(until_idle=True)
+    body = read(world, workflow_id)
+    assert body["current_step"] == SUBMIT and body["pending_operations"] == []
+    action = body["next_safe_action"]
+    assert action["action"] == "request_operation" and action["operation_id"] == op["operation_id"]
+    assert "refused_http_422" in action["message"]
+    r = world.patient(world.patient_a).post(f"/v1/workflows/{workflow_id}/operations", {
+        "expected_version": body["version"], "kind": SUBMIT, "payload": PAYLOAD})
+    assert r.status_code == 201 and r.json()["idempotency_key"] != op["idempotency_key"]
+    worker(insurer).run(until_idle=True)
+    assert read(world, workflow_id)["current_step"] == "await_insurer_decision"
+    assert insurer.created == 1
+
+
+def test_a_refusal_after_an_unknown_outcome_sends_the_workflow_back_to_submission(committed_db, world, insurer):
+    workflow_id, op = submit_workflow(world)
+    insurer.fail(times=1)
+    worker(insurer).run(once=True)
+    assert read(world, workflow_id)["current_step"] == "needs_reconciliation"
+    insurer.refuse(times=1)
+    make_due(op["operation_id"])
+    worker(insurer).run(until_idle=True)
+    body = read(world, workflow_id)
+    assert body["current_step"] == SUBMIT and body["next_safe_action"]["action"] == "request_operation"
+
+
+def test_a_booking_goes_to_the_scheduling_system(committed_db, world, insurer, scheduling):
+    api = world.patient(world.patient_a)
+    wf = api.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                    "patient_id": str(world.patient_a)}).json()
+    api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {"expected_version": 1, "next_step": "propose_slots"})
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 2, "next_step": "confirm_booking",
+        "request_operation": {"kind": "book_appointment",
+                              "payload": {"slot_id": "S-1", "appointment_type": "follow_up"}}})
+    assert r.status_code == 200, r.content
+    worker(insurer, scheduling).run(until_idle=True)
+    body = read(world, wf["workflow_id"])
+    assert body["current_step"] == "booked" and body["state"]["appointment_id"].startswith("APT-")
+    assert scheduling.created == 1 and insurer.created == 0
+
+
+# --- outside system down: backoff, circuit breaker ----------------------------------------------------------
+def test_a_system_that_is_down_makes_operations_wait_and_opens_the_circuit(committed_db, world, insurer):
+    ops = [submit_workflow(world)[1] for _ in range(4)]
+    insurer.down()
+    w = worker(insurer)
+    w.run(once=True)  # one batch: three connection failures open the circuit, the fourth claim is given back
+    assert circuit() == ("open", 3)
+    rows = [operation_row(op["operation_id"]) for op in ops]
+    assert sorted(r["attempts"] for r in rows) == [0, 1, 1, 1]
+    assert all(r["status"] == "pending" and r["outcome_uncertain"] is False for r in rows)  # never delivered
+    assert {r["last_error_code"] for r in rows if r["attempts"]} == {"connect_failed"}
+    assert all(r["next_attempt_at"] is not None for r in rows)
+    for op in ops:
+        make_due(op["operation_id"])
+    assert worker(insurer).run(once=True).claimed == 0  # open: nobody calls the insurer
+    end_cool_down()  # one probe, which fails and re-opens the circuit at once
+    stats = worker(insurer).run(once=True)
+    assert stats.claimed == 1 and circuit()[0] == "open"
+    insurer.up()
+    end_cool_down()
+    for op in ops:
+        make_due(op["operation_id"])
+    worker(insurer).run(until_idle=True)  # the probe succeeds, the circuit closes, the rest follow
+    assert circuit() == ("closed", 0)
+    assert all(operation_row(op["operation_id"])["status"] == "succeeded" for op in ops)
+    assert insurer.created == 4 and max(insurer.submissions.values()) == 1  # refused connections sent nothing
+
+
+def test_backoff_grows_exponentially_with_jitter(settings):
+    settings.WORKFLOW_RETRY_BASE_SECONDS = 2.0
+    settings.WORKFLOW_RETRY_MAX_SECONDS = 60.0
+    for attempts, full in ((1, 2.0), (2, 4.0), (3, 8.0), (6, 60.0), (20, 60.0)):
+        delays = [services.retry_delay(attempts) for _ in range(200)]
+        assert all(full / 2 <= d <= full for d in delays)
+        assert len({round(d, 6) for d in delays}) > 100  # jittered
+
+
+def test_retries_run_out_differently_for_unsent_and_unknown_outcomes(committed_db, world, insurer, settings):
+    settings.WORKFLOW_OPERATION_MAX_ATTEMPTS = 2
+    settings.WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = 100
+    unsent_wf, unsent = submit_workflow(world)
+    insurer.down()
+    for _ in range(2):
+        worker(insurer).run(once=True)
+        make_due(unsent["operation_id"])
+    row = operation_row(unsent["operation_id"])
+    assert (row["status"], row["last_error_code"], row["attempts"]) == ("failed", "outside_system_unavailable", 2)
+    assert read(world, unsent_wf)["next_safe_action"]["action"] == "request_operation"
+
+    insurer.up()
+    unknown_wf, unknown = submit_workflow(world, world.patient_b)
+    insurer.fail(times=None, lookups=True)
+    for _ in range(2):
+        worker(insurer).run(once=True)
+        make_due(unknown["operation_id"])
+    row = operation_row(unknown["operation_id"])
+    assert (row["status"], row["next_attempt_at"], row["attempts"]) == ("outcome_unknown", None, 2)  # parked
+    body = read(world, unknown_wf, world.patient_b)
+    assert body["current_step"] == "needs_reconciliation"
+    assert body["next_safe_action"]["action"] == "staff_reconciliation"
+    queue = world.staff("ops-1", scope="workflow:reconcile").get("/v1/workflows/reconciliation").json()["items"]
+    assert [(i["workflow_id"], i["parked"], i["operation_status"]) for i in queue] == [
+        (unknown_wf, True, "outcome_unknown")]
+    assert worker(insurer).run(once=True).claimed == 0  # parked: the worker leaves it alone
+
+    insurer.normal()
+    r = world.patient(world.patient_b).post(
+        f"/v1/workflows/{unknown_wf}/operations/{unknown['operation_id']}/retry")
+    assert r.status_code == 200 and r.json()["attempt_limit"] == 4 and r.json()["next_attempt_at"]
+    worker(insurer).run(until_idle=True)
+    body = read(world, unknown_wf, world.patient_b)
+    assert body["current_step"] == "await_insurer_decision"
+    assert insurer.submissions[unknown["idempotency_key"]] == 2  # the 500s never landed; asked before resending
+    assert world.staff("ops-1", scope="workflow:reconcile").get("/v1/workflows/reconciliation").json()["items"] == []
+
+
+# --- leases and a database that goes away ---------------------------------------------------------------------
+def test_a_stale_claim_can_neither_start_nor_record(committed_db, world, insurer):
+    from workflows.adapters import CONFIRMED, Outcome
+    from workflows.dispatch import operations_claim
+
+    _, op = submit_workflow(world)
+    [claim] = operations_claim(worker="w1", limit=5, lease_seconds=0.1)
+    time.sleep(0.2)
+    [again] = operations_claim(worker="w2", limit=5, lease_seconds=LEASE)  # the lease ended: re-claimed
+    assert again.operation_id == claim.operation_id and again.outcome_uncertain is True
+    from core.identity import identity_context
+
+    with identity_context(claim.identity()):
+        assert services.operation_start_attempt(operation_id=claim.operation_id, claimed_by=claim.claimed_by,
+                                                lease_seconds=LEASE) is None
+        assert services.operation_record_outcome(
+            identity=claim.identity(), operation_id=claim.operation_id, claimed_by=claim.claimed_by,
+            outcome=Outcome(CONFIRMED, "confirmed", {"authorization_id": "PA-forged"})) is None
+    assert operation_row(op["operation_id"])["status"] == "in_flight"
+
+
+def test_a_database_outage_while_recording_loses_nothing(committed_db, world, insurer, monkeypatch):
+    workflow_id, op = submit_workflow(world)
+    real = services.operation_record_outcome
+
+    def down(**kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(services, "operation_record_outcome", down)
+    monkeypatch.setattr("workflows.worker._record_backoff", lambda attempt: None)
+    stats = worker(insurer).run(once=True)
+    assert stats.errors == 1 and insurer.created == 1  # the insurer has it; we could not write it down
+    assert operation_row(op["operation_id"])["status"] == "in_flight"
+    monkeypatch.setattr(services, "operation_record_outcome", real)
+    wait_until(lambda: worker(insurer).run(once=True).claimed == 1, timeout=10, message="the lease to end")
+    body = read(world, workflow_id)
+    assert body["current_step"] == "await_insurer_decision"
+    assert insurer.submissions[op["idempotency_key"]] == 1 and insurer.lookups[op["idempotency_key"]] == 1
+
+
+def test_cancelling_withdraws_an_unsent_operation_before_the_worker_sends_it(committed_db, world, insurer):
+    workflow_id, op = submit_workflow(world)
+    r = world.patient(world.patient_a).post(f"/v1/workflows/{workflow_id}/checkpoint",
+                                            {"expected_version": 2, "next_step": "cancelled"})
+    assert r.status_code == 200
+    assert worker(insurer).run(until_idle=True).claimed == 0
+    assert operation_row(op["operation_id"])["status"] == "cancelled" and insurer.created == 0
+
+
+def test_the_worker_refuses_a_lease_shorter_than_one_attempt(insurer):
+    with pytest.raises(ValueError, match="lease"):
+        Worker(name="w", adapters={}, lease_seconds=0.5)
+
+
+def test_claims_never_run_inside_an_identity_context(committed_db, world):
+    from core.identity import identity_context
+    from workflows.dispatch import operations_claim
+
+    with pytest.raises(RuntimeError), identity_context(world_identity(world)):
+        operations_claim(worker="w", limit=1, lease_seconds=LEASE)
+
+
+def world_identity(world):
+    from core.identity import ACTOR_PATIENT, Identity
+
+    return Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                    actor_kind=ACTOR_PATIENT)
+
+
+def test_the_key_sent_outside_is_only_a_random_id(committed_db, world, insurer):
+    """The key sent to the insurer carries nothing but the operation's random id."""
+    _, op = submit_workflow(world)
+    assert uuid.UUID(op["idempotency_key"].removeprefix("anamnesis-")).version == 4
+
+
+def test_only_one_claimer_wins_the_probe_of_a_circuit_after_its_cool_down(committed_db, world):
+    from workflows.dispatch import operations_claim
+
+    for _ in range(3):
+        submit_workflow(world)
+    with admin_connect() as conn:
+        conn.execute("UPDATE workflow_circuit SET state = 'open', consecutive_failures = 5, opened_at = now(), "
+                     "open_until = now() WHERE system = 'insurer'")
+    first = operations_claim(worker="w1", limit=10, lease_seconds=LEASE)
+    second = operations_claim(worker="w2", limit=10, lease_seconds=LEASE)
+    assert [c.probe for c in first] == [True] and second == []
+    assert circuit()[0] == "half_open"
+
+
+def test_worker_logs_carry_no_payload_values(committed_db, world, insurer, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    workflow_id, op = submit_workflow(world)
+    insurer.accept_then_time_out(times=1, hang=2)
+    worker(insurer).run(once=True)
+    make_due(op["operation_id"])
+    worker(insurer).run(until_idle=True)
+    assert read(world, workflow_id)["current_step"] == "await_insurer_decision"
+    text = caplog.text
+    assert op["operation_id"] in text  # it does log, by id
+    for value in PAYLOAD.values():
+        assert value not in text
+    assert insurer.record_for(op["idempotency_key"])["authorization_id"] not in text
