@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench migrate clean
+.PHONY: install run test lint bench migrate clean worker browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
@@ -25,16 +25,27 @@ migrate: install
 run: migrate
 	$(BIN)/python manage.py seed_demo
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
-	$(BIN)/python manage.py serve --bind 127.0.0.1:8000
+	# The development OpenID provider (127.0.0.1:8001, demo accounts) and the service, stopped together.
+	$(BIN)/python manage.py run_demo --bind 127.0.0.1:8000 --idp-port 8001
 
-test: install
+# The browser tests drive Debian's chromium (never `playwright install`, which downloads a browser build).
+browser:
+	@[ -x /usr/bin/chromium ] || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+
+test: install browser
 	$(BIN)/python -m pytest
+
+worker: migrate
+	$(BIN)/python manage.py run_worker
 
 lint: install
 	$(BIN)/ruff check .
 
 bench: migrate
 	$(BIN)/python -m bench.memories_api
+	$(BIN)/python -m bench.retrieval_api
+	$(BIN)/python -m bench.conversations_turns
+	$(BIN)/python -m bench.workflows_api
 
 clean:
-	rm -rf $(VENV) .pgdata staticfiles .pytest_cache .hypothesis
+	rm -rf $(VENV) .pgdata staticfiles .pytest_cache .hypothesis test-artifacts

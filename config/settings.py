@@ -63,6 +63,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "core.portal_context.PortalSessionMiddleware",
+    "core.portal_context.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -78,6 +80,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "core.portal_context.portal_context",
             ],
         },
     },
@@ -103,6 +106,49 @@ OIDC_JWKS_TIMEOUT_SECONDS = env.float("OIDC_JWKS_TIMEOUT_SECONDS", default=3.0)
 OIDC_JWKS_MIN_REFETCH_SECONDS = env.float("OIDC_JWKS_MIN_REFETCH_SECONDS", default=10.0)
 OIDC_ALLOWED_ALGORITHMS = ["RS256", "ES256"]
 OIDC_LEEWAY_SECONDS = env.int("OIDC_LEEWAY_SECONDS", default=30)
+
+# --- Portal login (OpenID Connect, authorisation-code flow with PKCE; see core/oidc.py) -------------------------
+# Development defaults point at the local provider that `make run` starts (manage.py dev_idp).
+AUTHENTICATION_BACKENDS = ["core.oidc.PortalOIDCBackend"]
+OIDC_OP_ISSUER = env.str("OIDC_OP_ISSUER", default=OIDC_ISSUER)
+OIDC_OP_AUTHORIZATION_ENDPOINT = env.str("OIDC_OP_AUTHORIZATION_ENDPOINT",
+                                         default=OIDC_OP_ISSUER + "/oauth2/authorize")
+OIDC_OP_TOKEN_ENDPOINT = env.str("OIDC_OP_TOKEN_ENDPOINT", default=OIDC_OP_ISSUER + "/oauth2/token")
+OIDC_OP_USER_ENDPOINT = env.str("OIDC_OP_USER_ENDPOINT", default=OIDC_OP_ISSUER + "/userinfo")
+OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_OP_JWKS_ENDPOINT", default=OIDC_JWKS_URL)
+OIDC_OP_END_SESSION_ENDPOINT = env.str("OIDC_OP_END_SESSION_ENDPOINT", default=OIDC_OP_ISSUER + "/oauth2/end_session")
+OIDC_RP_CLIENT_ID = env.str("OIDC_RP_CLIENT_ID", default="anamnesis-portal")
+if PRODUCTION:
+    OIDC_RP_CLIENT_SECRET = env.str("OIDC_RP_CLIENT_SECRET", default="") or _required_in_production(
+        "OIDC_RP_CLIENT_SECRET", "")
+else:
+    OIDC_RP_CLIENT_SECRET = env.str("OIDC_RP_CLIENT_SECRET", default="dev-portal-secret")
+OIDC_RP_SIGN_ALGO = env.str("OIDC_RP_SIGN_ALGO", default="RS256")
+OIDC_RP_SCOPES = "openid profile"
+OIDC_USE_PKCE = True
+OIDC_PKCE_CODE_CHALLENGE_METHOD = "S256"
+OIDC_USE_NONCE = True
+OIDC_TIMEOUT = env.float("OIDC_TIMEOUT_SECONDS", default=5.0)
+OIDC_STORE_ID_TOKEN = True  # only as the id_token_hint for logout at the provider
+OIDC_CREATE_USER = True
+OIDC_CALLBACK_CLASS = "core.oidc.PortalCallbackView"
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGIN_REDIRECT_URL_FAILURE = "/login/"
+# Inactivity: the session cookie lives 15 minutes and every request renews it. Absolute: 8 hours from login.
+SESSION_COOKIE_AGE = env.int("PORTAL_SESSION_IDLE_SECONDS", default=15 * 60)
+SESSION_SAVE_EVERY_REQUEST = True
+PORTAL_SESSION_ABSOLUTE_SECONDS = env.int("PORTAL_SESSION_ABSOLUTE_SECONDS", default=8 * 3600)
+# Login callbacks per client address per minute (Django's cache; per process with the default local cache).
+PORTAL_LOGIN_CALLBACK_RATE = env.int("PORTAL_LOGIN_CALLBACK_RATE", default=20)
+PORTAL_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    # {idp_origin}: the provider's origin (sign-out is a form whose redirect ends there), filled in per response
+    "connect-src 'self'; form-action 'self' {idp_origin}; frame-ancestors 'none'; base-uri 'none'; "
+    "object-src 'none'"
+)
+# The interactive API docs page (Swagger UI) sets up with an inline script.
+PORTAL_CSP_EXEMPT_PREFIXES = ("/v1/docs",)
 
 # --- Policy -------------------------------------------------------------------------------------------------
 MEMORY_POLICY_REVISION = env.str("MEMORY_POLICY_REVISION", default="memory-policy-v1")
@@ -135,6 +181,7 @@ EMBEDDING_BASE_URL = env.str("EMBEDDING_BASE_URL", default="")
 EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="")
 EMBEDDING_API_KEY = env.str("EMBEDDING_API_KEY", default="")
 EMBEDDING_TIMEOUT_SECONDS = env.float("EMBEDDING_TIMEOUT_SECONDS", default=5.0)
+EMBEDDING_TORCH_THREADS = env.int("EMBEDDING_TORCH_THREADS", default=1)
 MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=64 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 
@@ -178,6 +225,7 @@ USE_I18N = True
 USE_TZ = True
 
 SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"

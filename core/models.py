@@ -53,3 +53,26 @@ class AuditEvent(models.Model):
                 name="audit_outcome_valid",
             ),
         ]
+
+
+class PortalIdentity(models.Model):
+    """The one link between a Django user and a person at the identity provider: (issuer, subject).
+
+    Portal users are found by this pair only, never by e-mail address or name, which providers let people change
+    and which two providers may both assert. Not patient data: the patient id and role come from each login's
+    claims and live in the session, not here.
+    """
+
+    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="portal_identity")
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "portal_identity"
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="portal_identity_issuer_subject"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.issuer} {self.subject}"

@@ -20,8 +20,10 @@ from memory.models import Memory
 from memory.services import memory_record
 from tests.conftest import owner_connect, runtime_connect
 
-PATIENT_SCOPED_TABLES = ["workflow_operation", "patient_memory", "patient_consent", "patient_access_grants", "agent_workflow",
-                         "agent_workflow_transition", "audit_event", "organization"]
+PATIENT_SCOPED_TABLES = ["workflow_operation", "patient_memory", "patient_consent", "patient_access_grants",
+                         "agent_workflow", "agent_workflow_transition", "audit_event", "organization",
+                         "conversation_session", "conversation_turn", "memory_embedding", "memory_release",
+                         "memory_release_member", "memory_lifecycle_event", "memory_representation"]
 
 
 def patient(org, pid) -> Identity:

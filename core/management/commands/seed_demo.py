@@ -20,8 +20,14 @@ ALL = frozenset("memory:read memory:write workflow:read workflow:write consent:r
                 .split())
 
 
+# The demo patients' subjects at the development identity provider (core.devidp), so that what the seed records
+# shows as theirs when they sign in.
+PATIENT_SUBS = {ALICE: "alice", BOB: "bob"}
+
+
 def patient_identity(patient_id: uuid.UUID) -> Identity:
-    return Identity(org_id=DEMO_ORG, actor_sub=f"patient-{patient_id}", patient_self_id=patient_id, scopes=ALL,
+    return Identity(org_id=DEMO_ORG, actor_sub=PATIENT_SUBS.get(patient_id, f"patient-{patient_id}"),
+                    patient_self_id=patient_id, scopes=ALL,
                     actor_kind=ACTOR_PATIENT)
 
 

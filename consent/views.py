@@ -1,0 +1,256 @@
+"""Portal pages for consents and access: a patient's consents (and revoking one); the staff console's patient list
+(only patients the signed-in staff member holds active grants for), a patient's page, recording a consent with its
+evidence; the organisation administrator's grants (grant and revoke, with a reason).
+
+All through :func:`core.portal_context.portal_view` and the same services and selectors as the API.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django import forms
+from django.contrib import messages
+from django.db import transaction
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods, require_POST
+
+from consent import selectors, services
+from consent.models import PURPOSES, AccessGrant, ConsentRecord
+from core import audit
+from core.errors import Conflict, NotFound, ValidationFailed
+from core.identity import Identity
+from core.portal_context import portal_view
+from memory import selectors as memory_selectors
+from memory.views import PURPOSE_LABELS, STAFF_SOURCE_LABELS, memory_row
+
+PATIENT_ROLES = ("patient",)
+STAFF_ROLES = ("staff",)
+ADMIN_ROLES = ("org_admin",)
+STATUS_TEXT = {"granted": "Given", "revoked": "Withdrawn", "expired": "Expired"}
+
+
+def consent_row(record: ConsentRecord, me: str) -> dict:
+    return {"record": record, "id": record.consent_record_id,
+            "purpose": PURPOSE_LABELS.get(record.purpose, record.purpose),
+            "status": STATUS_TEXT.get(record.status, record.status), "active": record.status == "granted",
+            "given_at": record.granted_at, "expires_at": record.expires_at, "revoked_at": record.revoked_at,
+            "recorded_by": "you" if record.recorded_by == me else record.recorded_by,
+            "evidence": record.evidence_ref}
+
+
+# --- patient ---------------------------------------------------------------------------------------------------
+@require_http_methods(["GET"])
+@portal_view(scopes=("consent:read",), roles=PATIENT_ROLES)
+def patient_consents(request):
+    identity = request.portal_identity
+    rows = [consent_row(c, identity.actor_sub)
+            for c in selectors.consent_list(identity=identity, patient_id=identity.patient_self_id)]
+    audit.record(action="consent.list", resource_type="consent", patient_id=identity.patient_self_id)
+    return render(request, "consent/patient_consents.html", {"consents": rows})
+
+
+@require_POST
+@portal_view(scopes=("consent:write",), roles=PATIENT_ROLES)
+def patient_revoke(request, consent_id: uuid.UUID):
+    identity = request.portal_identity
+    record = services.consent_revoke(identity=identity, patient_id=identity.patient_self_id, consent_id=consent_id)
+    messages.success(request, f"Consent withdrawn for: {PURPOSE_LABELS.get(record.purpose, record.purpose)}. "
+                              "Information kept under it is no longer used.")
+    return redirect("patient-consents")
+
+
+# --- staff -----------------------------------------------------------------------------------------------------
+def staff_patient_ids(identity: Identity) -> list[uuid.UUID]:
+    """Patients the signed-in staff member holds an active grant for (RLS also hides everyone else's grants)."""
+    return list(AccessGrant.objects.active().filter(organization_id=identity.org_id, actor_sub=identity.actor_sub)
+                .order_by("patient_id").values_list("patient_id", flat=True).distinct())
+
+
+def require_staff_patient(identity: Identity, patient_id: uuid.UUID) -> list[AccessGrant]:
+    """The staff member's active grants for this patient, or NotFound (the same answer as an unknown patient)."""
+    grants = list(AccessGrant.objects.active().filter(organization_id=identity.org_id, actor_sub=identity.actor_sub,
+                                                      patient_id=patient_id).order_by("purpose"))
+    if not grants:
+        raise NotFound().about(patient_id=patient_id)
+    return grants
+
+
+@require_http_methods(["GET"])
+@portal_view(roles=("staff", "org_admin", "auditor"))
+def staff_patients(request):
+    identity = request.portal_identity
+    grants = list(AccessGrant.objects.active().filter(organization_id=identity.org_id,
+                                                      actor_sub=identity.actor_sub).order_by("patient_id", "purpose"))
+    patients: dict[uuid.UUID, list[str]] = {}
+    for g in grants:
+        patients.setdefault(g.patient_id, []).append(PURPOSE_LABELS.get(g.purpose, g.purpose))
+    return render(request, "consent/staff_patients.html",
+                  {"patients": [{"patient_id": p, "purposes": purposes} for p, purposes in patients.items()]})
+
+
+@require_http_methods(["GET"])
+@portal_view(scopes=("memory:read", "consent:read"), roles=STAFF_ROLES)
+def staff_patient(request, patient_id: uuid.UUID):
+    identity = request.portal_identity
+    grants = require_staff_patient(identity, patient_id)
+    memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS)
+                for m in memory_selectors.memory_list_current(identity=identity, patient_id=patient_id)]
+    from memory.models import Memory, MemoryState
+
+    quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS)
+                   for m in Memory.objects.for_patient(identity.org_id, patient_id)
+                   .filter(state=MemoryState.QUARANTINED).order_by("created_at")]
+    consents = [consent_row(c, identity.actor_sub)
+                for c in selectors.consent_list(identity=identity, patient_id=patient_id)]
+    audit.record(action="memory.list", resource_type="memory", patient_id=patient_id)
+    return render(request, "consent/staff_patient.html",
+                  {"patient_id": patient_id, "memories": memories, "quarantined": quarantined,
+                   "consents": consents,
+                   "grants": [PURPOSE_LABELS.get(g.purpose, g.purpose) for g in grants]})
+
+
+class ConsentForm(forms.Form):
+    purpose = forms.ChoiceField(label="Purpose", choices=[("", "Choose a purpose")] + PURPOSES)
+    evidence_ref = forms.CharField(label="Evidence", max_length=255, min_length=3,
+                                   help_text="Where the patient's consent is documented, e.g. the signed form's "
+                                             "reference number")
+    expires_at = forms.DateField(label="Expires on (optional)", required=False,
+                                 widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean_evidence_ref(self):
+        value = self.cleaned_data["evidence_ref"].strip()
+        if len(value) < 3:
+            raise forms.ValidationError("Give the reference of the document that records the consent.")
+        return value
+
+    def clean_expires_at(self):
+        value = self.cleaned_data.get("expires_at")
+        if value is not None and value <= timezone.localdate():
+            raise forms.ValidationError("Must be a date in the future.")
+        return value
+
+
+def _end_of_day(value):
+    from memory.forms import _end_of_day as end
+
+    return end(value)
+
+
+@require_http_methods(["GET", "POST"])
+@portal_view(scopes=("consent:write",), roles=STAFF_ROLES)
+def staff_record_consent(request, patient_id: uuid.UUID):
+    identity = request.portal_identity
+    grants = require_staff_patient(identity, patient_id)
+    allowed = {g.purpose for g in grants}
+    form = ConsentForm(request.POST or None)
+    form.fields["purpose"].choices = [("", "Choose a purpose")] + [p for p in PURPOSES if p[0] in allowed]
+    if request.method == "POST" and form.is_valid():
+        try:
+            with transaction.atomic():
+                record, created = services.consent_record(
+                    identity=identity, patient_id=patient_id, purpose=form.cleaned_data["purpose"],
+                    evidence_ref=form.cleaned_data["evidence_ref"],
+                    expires_at=_end_of_day(form.cleaned_data.get("expires_at")))
+        except ValidationFailed as exc:
+            for error in exc.errors:
+                form.add_error(error["field"] if error.get("field") in form.fields else None, error["message"])
+        except Conflict:
+            form.add_error(None, "A consent for this purpose was recorded at the same time; reload the page.")
+        else:
+            messages.success(request, "Consent recorded." if created else
+                             "An active consent for this purpose already exists; nothing was changed.")
+            return redirect("staff-patient", patient_id=patient_id)
+    status = 422 if request.method == "POST" else 200
+    return render(request, "consent/staff_record_consent.html", {"form": form, "patient_id": patient_id},
+                  status=status)
+
+
+# --- organisation administrators: access grants -----------------------------------------------------------------
+class GrantForm(forms.Form):
+    actor_sub = forms.RegexField(label="Staff member's account id", max_length=255,
+                                 regex=r"^[A-Za-z0-9][A-Za-z0-9._@:\-]{0,254}$",
+                                 error_messages={"invalid": "Letters, digits and . _ @ : - only."},
+                                 help_text="The account id at the identity provider, e.g. nurse-demo")
+    patient_id = forms.UUIDField(label="Patient id", error_messages={"invalid": "Enter a valid patient id (UUID)."})
+    purpose = forms.ChoiceField(label="Purpose", choices=[("", "Choose a purpose")] + PURPOSES)
+    expires_at = forms.DateField(label="Expires on (optional)", required=False,
+                                 widget=forms.DateInput(attrs={"type": "date"}))
+    reason = forms.CharField(label="Reason", max_length=300, widget=forms.Textarea(attrs={"rows": 2}),
+                             help_text="Why this person needs access (kept with the grant)")
+
+    def clean_reason(self):
+        value = self.cleaned_data["reason"].strip()
+        if len(value) < 5:
+            raise forms.ValidationError("Give a reason of at least 5 characters.")
+        return value
+
+    def clean_expires_at(self):
+        value = self.cleaned_data.get("expires_at")
+        if value is not None and value <= timezone.localdate():
+            raise forms.ValidationError("Must be a date in the future.")
+        return value
+
+
+class RevokeForm(forms.Form):
+    reason = forms.CharField(label="Reason for ending access", max_length=200)
+
+    def clean_reason(self):
+        value = self.cleaned_data["reason"].strip()
+        if len(value) < 5:
+            raise forms.ValidationError("Give a reason of at least 5 characters.")
+        return value
+
+
+def _grant_rows(identity: Identity):
+    now = timezone.now()
+    rows = []
+    for g in selectors.grant_list(identity=identity):
+        active = g.revoked_at is None and (g.expires_at is None or g.expires_at > now)
+        rows.append({"grant": g, "id": g.grant_id, "purpose": PURPOSE_LABELS.get(g.purpose, g.purpose),
+                     "active": active})
+    return rows
+
+
+@require_http_methods(["GET", "POST"])
+@portal_view(scopes=("grant:write",), roles=ADMIN_ROLES)
+def admin_access(request):
+    identity = request.portal_identity
+    form = GrantForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            with transaction.atomic():
+                _, created = services.grant_create(identity=identity, patient_id=data["patient_id"],
+                                                   actor_sub=data["actor_sub"], purpose=data["purpose"],
+                                                   expires_at=_end_of_day(data.get("expires_at")),
+                                                   reason=data["reason"])
+        except ValidationFailed as exc:
+            for error in exc.errors:
+                form.add_error(error["field"] if error.get("field") in form.fields else None, error["message"])
+        except Conflict:
+            form.add_error(None, "The same grant was created at the same time; reload the page.")
+        else:
+            messages.success(request, "Access granted." if created else
+                             "That person already has this access; nothing was changed.")
+            return redirect("admin-access")
+    audit.record(action="grant.list", resource_type="access_grant")
+    status = 422 if request.method == "POST" else 200
+    return render(request, "consent/admin_access.html", {"form": form, "grants": _grant_rows(identity),
+                                                         "revoke_form": RevokeForm()}, status=status)
+
+
+@require_POST
+@portal_view(scopes=("grant:write",), roles=ADMIN_ROLES)
+def admin_revoke(request, grant_id: uuid.UUID):
+    identity = request.portal_identity
+    form = RevokeForm(request.POST)
+    if not form.is_valid():
+        grant = selectors.grant_list(identity=identity)
+        return render(request, "consent/admin_revoke.html",
+                      {"form": form, "grant_id": grant_id,
+                       "grant": next((g for g in grant if g.grant_id == grant_id), None)}, status=422)
+    services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
+    messages.success(request, "Access ended.")
+    return redirect("admin-access")

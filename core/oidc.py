@@ -1,0 +1,288 @@
+"""Browser login with OpenID Connect (mozilla-django-oidc), and the portal identity it yields.
+
+What mozilla-django-oidc leaves to us, done here:
+
+* the ID token's issuer, audience (and ``azp`` when there are several), expiry and issue time are checked; the
+  library verifies only the signature and the nonce. The algorithm comes from ``OIDC_RP_SIGN_ALGO`` (RS256 or
+  ES256), never from the token;
+* users are found by the provider's ``(iss, sub)`` through :class:`core.models.PortalIdentity`, never by e-mail;
+* the claims come from the verified ID token, not from an unsigned user-info response;
+* the organisation, patient id and role are checked (a patient has a patient id, staff have none) and kept in the
+  session; each portal request turns them into the same :class:`core.identity.Identity` the API uses;
+* login callbacks are rate-limited per client address.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+
+import jwt
+import requests
+from django.conf import settings
+from django.contrib import auth
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.core.exceptions import SuspiciousOperation
+from django.db import IntegrityError, transaction
+from django.http import HttpResponse
+from django.shortcuts import render
+from mozilla_django_oidc.auth import OIDCAuthenticationBackend
+from mozilla_django_oidc.views import OIDCAuthenticationCallbackView
+
+from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey
+from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
+from core.models import PortalIdentity
+
+log = logging.getLogger("anamnesis.portal.auth")
+
+ROLE_PATIENT = "patient"
+ROLE_STAFF = "staff"
+ROLE_ORG_ADMIN = "org_admin"
+ROLE_AUDITOR = "auditor"
+ROLES = (ROLE_PATIENT, ROLE_STAFF, ROLE_ORG_ADMIN, ROLE_AUDITOR)
+ROLE_LABELS = {ROLE_PATIENT: "Patient", ROLE_STAFF: "Care staff", ROLE_ORG_ADMIN: "Organisation administrator",
+               ROLE_AUDITOR: "Auditor"}
+
+# What each role may do in the portal; the same scope names the API's tokens carry, so RLS policies that test a
+# scope (audit:read, grant:write, workflow:reconcile) read the portal identity exactly as a token's.
+ROLE_SCOPES: dict[str, frozenset[str]] = {
+    ROLE_PATIENT: frozenset({"memory:read", "memory:write", "consent:read", "consent:write", "audit:read",
+                             "workflow:read"}),
+    ROLE_STAFF: frozenset({"memory:read", "memory:write", "consent:read", "consent:write", "workflow:read",
+                           "workflow:write", "workflow:reconcile"}),
+    ROLE_ORG_ADMIN: frozenset({"grant:write", "consent:read", "audit:read", "workflow:read", "workflow:reconcile"}),
+    ROLE_AUDITOR: frozenset({"audit:read"}),
+}
+
+SESSION_KEY = "portal_identity"
+
+
+class ClaimsRefused(SuspiciousOperation):
+    """The provider's claims do not describe a portal user we can serve (no PHI in the message)."""
+
+
+def _uuid_claim(claims: dict, name: str, *, required: bool) -> str | None:
+    value = claims.get(name)
+    if value in (None, ""):
+        if required:
+            raise ClaimsRefused(f"the {name} claim is missing")
+        return None
+    if not isinstance(value, str):
+        raise ClaimsRefused(f"the {name} claim is not a string")
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise ClaimsRefused(f"the {name} claim is not a UUID") from None
+
+
+def portal_claims(claims: dict) -> dict:
+    """The session's view of a verified login: issuer, subject, organisation, role, patient id (patients only)."""
+    sub = claims.get("sub")
+    if not isinstance(sub, str) or not sub.strip() or len(sub) > 255:
+        raise ClaimsRefused("the sub claim is missing or malformed")
+    role = claims.get("role")
+    if role not in ROLES:
+        raise ClaimsRefused("the role claim is missing or unknown")
+    org_id = _uuid_claim(claims, "org_id", required=True)
+    patient_id = _uuid_claim(claims, "patient_id", required=role == ROLE_PATIENT)
+    if role != ROLE_PATIENT and patient_id is not None:
+        raise ClaimsRefused("staff logins carry no patient_id")
+    name = claims.get("name") if isinstance(claims.get("name"), str) else ""
+    return {"iss": claims["iss"], "sub": sub, "org_id": org_id, "role": role, "patient_id": patient_id,
+            "name": name[:120]}
+
+
+def identity_from_session(data: dict) -> Identity:
+    """The RLS identity of a portal session (the same dataclass the API builds from a token)."""
+    role = data["role"]
+    patient_id = uuid.UUID(data["patient_id"]) if data.get("patient_id") else None
+    return Identity(org_id=uuid.UUID(data["org_id"]), actor_sub=data["sub"], patient_self_id=patient_id,
+                    scopes=ROLE_SCOPES[role], actor_kind=ACTOR_PATIENT if patient_id else ACTOR_STAFF,
+                    issuer=data["iss"])
+
+
+_op_key_sets: dict[tuple, KeySetCache] = {}
+
+
+def _op_key_set() -> KeySetCache:
+    """The provider's JWKS, cached like the API's (refetched on an unknown kid, at a bounded rate)."""
+    config = (settings.OIDC_OP_JWKS_ENDPOINT, settings.OIDC_JWKS_CACHE_SECONDS,
+              settings.OIDC_JWKS_MIN_REFETCH_SECONDS, settings.OIDC_TIMEOUT)
+    cache_ = _op_key_sets.get(config)
+    if cache_ is None:
+        cache_ = _op_key_sets[config] = KeySetCache(config[0], ttl=config[1], min_refetch=config[2],
+                                                    timeout=config[3])
+    return cache_
+
+
+class PortalOIDCBackend(OIDCAuthenticationBackend):
+    """mozilla-django-oidc with issuer/audience checks and (issuer, subject) matching."""
+
+    def retrieve_matching_jwk(self, token):
+        # A token without kid is accepted only while the provider publishes exactly one key (as for the API).
+        header = jwt.get_unverified_header(token)
+        kid = header.get("kid")
+        if kid is not None and not isinstance(kid, str):
+            raise SuspiciousOperation("malformed key id")
+        try:
+            key = _op_key_set().get(kid)
+        except (KeySetUnavailable, UnknownKey):
+            raise SuspiciousOperation("no matching signing key") from None
+        if key.algorithm_name and key.algorithm_name != header.get("alg"):
+            raise SuspiciousOperation("the key's algorithm does not match the token's")
+        return key
+
+    def verify_token(self, token, **kwargs):
+        if self.OIDC_RP_SIGN_ALGO not in ("RS256", "ES256"):
+            raise ImproperlyConfiguredAlgorithm()
+        try:
+            payload = super().verify_token(token, **kwargs)  # signature (alg pinned) and nonce
+        except jwt.PyJWTError:
+            raise SuspiciousOperation("ID token rejected") from None
+        issuer = self.get_settings("OIDC_OP_ISSUER")
+        leeway = self.get_settings("OIDC_LEEWAY_SECONDS", 30)
+        if payload.get("iss") != issuer:
+            raise SuspiciousOperation("ID token issuer mismatch")
+        audience = payload.get("aud")
+        audiences = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
+        if self.OIDC_RP_CLIENT_ID not in audiences:
+            raise SuspiciousOperation("ID token audience mismatch")
+        if len(audiences) > 1 and payload.get("azp") != self.OIDC_RP_CLIENT_ID:
+            raise SuspiciousOperation("ID token authorised party mismatch")
+        now = time.time()
+        exp, iat = payload.get("exp"), payload.get("iat")
+        if not isinstance(exp, int | float) or exp + leeway < now:
+            raise SuspiciousOperation("ID token expired")
+        if not isinstance(iat, int | float) or iat - leeway > now:
+            raise SuspiciousOperation("ID token issued in the future")
+        return payload
+
+    def get_userinfo(self, access_token, id_token, payload):
+        # The verified, signed ID token is the source of the claims; no unsigned user-info round trip.
+        return payload
+
+    def verify_claims(self, claims):
+        try:
+            portal_claims(claims)
+        except ClaimsRefused as exc:
+            log.warning("login refused: %s", exc)
+            return False
+        return True
+
+    def filter_users_by_claims(self, claims):
+        users = get_user_model().objects.filter(portal_identity__issuer=claims["iss"],
+                                                portal_identity__subject=claims["sub"])
+        return list(users)
+
+    def create_user(self, claims):
+        User = get_user_model()  # noqa: N806
+        try:
+            with transaction.atomic():
+                # A username that says nothing about the person; the link is PortalIdentity.
+                user = User.objects.create_user(username=f"oidc-{uuid.uuid4()}")
+                user.set_unusable_password()
+                user.save(update_fields=["password"])
+                PortalIdentity.objects.create(user=user, issuer=claims["iss"], subject=claims["sub"])
+        except IntegrityError:  # the same person's first two logins raced: use the winner
+            user = User.objects.get(portal_identity__issuer=claims["iss"], portal_identity__subject=claims["sub"])
+        return self._with_claims(user, claims)
+
+    def update_user(self, user, claims):
+        return self._with_claims(user, claims)
+
+    @staticmethod
+    def _with_claims(user, claims):
+        user.portal_claims = portal_claims(claims)
+        return user
+
+
+class ImproperlyConfiguredAlgorithm(SuspiciousOperation):
+    def __init__(self):
+        super().__init__("OIDC_RP_SIGN_ALGO must be RS256 or ES256")
+
+
+def _client_address(request) -> str:
+    return request.META.get("REMOTE_ADDR", "unknown")
+
+
+def callback_rate_limited(request) -> bool:
+    """A fixed-window counter per client address in Django's cache (per process with the default cache)."""
+    limit = settings.PORTAL_LOGIN_CALLBACK_RATE
+    window = int(time.time() // 60)
+    key = f"portal:login-callback:{_client_address(request)}:{window}"
+    if cache.add(key, 1, timeout=120):
+        count = 1
+    else:
+        try:
+            count = cache.incr(key)
+        except ValueError:
+            cache.set(key, 1, timeout=120)
+            count = 1
+    return count > limit
+
+
+class PortalCallbackView(OIDCAuthenticationCallbackView):
+    """The provider's redirect back to us: rate-limited, and the verified claims land in the session."""
+
+    def get(self, request):
+        if callback_rate_limited(request):
+            log.warning("login callbacks rate-limited")
+            response = render(request, "portal/login_failed.html",
+                              {"reason": "Too many sign-in attempts from this address. Wait a minute and try "
+                                         "again."}, status=429)
+            response["Retry-After"] = "60"
+            return response
+        try:
+            return super().get(request)
+        except SuspiciousOperation as exc:
+            log.warning("login failed: %s", type(exc).__name__)
+            return self.login_failure()
+        except (requests.RequestException, ValueError) as exc:  # the provider is down or answered nonsense
+            log.warning("login failed: identity provider error %s", type(exc).__name__)
+            return render(request, "portal/login_failed.html",
+                          {"reason": "The sign-in service is not available at the moment. Try again shortly."},
+                          status=503)
+
+    def login_failure(self):
+        if self.request.user.is_authenticated:
+            auth.logout(self.request)
+        return render(self.request, "portal/login_failed.html",
+                      {"reason": "Sign-in did not complete. Please try again."}, status=403)
+
+    def login_success(self):
+        claims = getattr(self.user, "portal_claims", None)
+        if claims is None:
+            return self.login_failure()
+        # A fresh session for every login (no fixation), then the claims and the absolute-timeout clock.
+        next_url = self.request.session.get("oidc_login_next")
+        id_token = self.request.session.get("oidc_id_token")
+        auth.logout(self.request)
+        auth.login(self.request, self.user)
+        self.request.session[SESSION_KEY] = claims
+        self.request.session["portal_login_at"] = int(time.time())
+        if id_token:
+            self.request.session["oidc_id_token"] = id_token
+        if next_url:
+            self.request.session["oidc_login_next"] = next_url
+        return super().login_success()
+
+
+def portal_logout_response(request) -> HttpResponse:
+    """End the Django session, then (when the provider has one) its session too, via end_session."""
+    from urllib.parse import urlencode
+
+    from django.shortcuts import redirect
+
+    id_token = request.session.get("oidc_id_token")
+    auth.logout(request)  # flushes the session
+    end_session = settings.OIDC_OP_END_SESSION_ENDPOINT
+    if end_session:
+        params = {"post_logout_redirect_uri": request.build_absolute_uri("/signed-out/")}
+        if id_token:
+            params["id_token_hint"] = id_token
+        return redirect(f"{end_session}?{urlencode(params)}")
+    return redirect("portal-signed-out")
+
+

@@ -1,0 +1,47 @@
+"""Portal entry pages: sign-in landing, home (sends each role to its start page), sign-out."""
+
+from __future__ import annotations
+
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+
+from core.oidc import portal_logout_response
+
+
+def _safe_next(request) -> str:
+    candidate = request.GET.get("next", "")
+    if candidate and url_has_allowed_host_and_scheme(candidate, allowed_hosts={request.get_host()},
+                                                     require_https=request.is_secure()):
+        return candidate
+    return ""
+
+
+@require_GET
+def login_page(request):
+    """The sign-in landing: one button that starts the authorisation-code flow at the identity provider."""
+    if getattr(request, "portal_identity", None) is not None:
+        return redirect("portal-home")
+    return render(request, "portal/login.html", {"next": _safe_next(request),
+                                                 "expired": request.GET.get("expired") == "1"})
+
+
+@require_GET
+def home(request):
+    identity = getattr(request, "portal_identity", None)
+    if identity is None:
+        return redirect("portal-login")
+    if identity.patient_self_id is not None:
+        return redirect("patient-preferences")
+    return redirect("staff-patients")
+
+
+@require_POST
+def logout(request):
+    """Ends the Django session, then the provider's (end_session) when it has one. POST with CSRF only."""
+    return portal_logout_response(request)
+
+
+@require_GET
+def signed_out(request):
+    return render(request, "portal/signed_out.html")

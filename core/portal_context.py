@@ -1,0 +1,152 @@
+"""The portal's request plumbing: session timeouts, the signed-in identity, and the one wrapper every portal view
+goes through.
+
+:func:`portal_view` is to portal pages what :class:`core.api.ScopedAPIView` is to the API: it requires a login
+with the declared scopes, then runs the view *and its template rendering* inside
+:func:`core.identity.identity_context`, so every query of the page (lazy querysets in templates included) sees
+exactly the signed-in person's rows and all writes commit or roll back together. A refused or missing patient
+(NotFound, Forbidden) is answered the same way as an unknown one, and audited after the rollback.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import auth
+from django.shortcuts import redirect, render
+from django.utils.cache import add_never_cache_headers
+
+from core import audit
+from core.errors import ApiError, Forbidden, InsufficientScope, NoConsentOrAccess, NotFound
+from core.identity import Identity, identity_context
+from core.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
+
+log = logging.getLogger("anamnesis.portal")
+
+PORTAL_ATTR = "_portal_view"
+
+
+def session_identity(request) -> Identity | None:
+    data = request.session.get(SESSION_KEY) if hasattr(request, "session") else None
+    if not data or not request.user.is_authenticated:
+        return None
+    try:
+        return identity_from_session(data)
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+class PortalSessionMiddleware:
+    """Ends portal sessions past the absolute lifetime (the inactivity timeout is the session cookie's age,
+    renewed on every request), and exposes ``request.portal_identity``. Touches no patient data."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        request.portal_identity = None
+        request.portal_session_expired = False
+        session = getattr(request, "session", None)
+        if session is not None and SESSION_KEY in session:
+            login_at = session.get("portal_login_at", 0)
+            if time.time() - login_at > settings.PORTAL_SESSION_ABSOLUTE_SECONDS:
+                auth.logout(request)
+                request.portal_session_expired = True
+            else:
+                request.portal_identity = session_identity(request)
+        return self.get_response(request)
+
+
+class ContentSecurityPolicyMiddleware:
+    """A strict CSP on every response that has none: our own scripts, styles and images only, no inline script,
+    forms only to us and to the identity provider (logout redirects there), no framing."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if any(request.path.startswith(p) for p in settings.PORTAL_CSP_EXEMPT_PREFIXES):
+            return response
+        if "Content-Security-Policy" not in response:
+            idp_origin = "/".join(settings.OIDC_OP_AUTHORIZATION_ENDPOINT.split("/")[:3])
+            response["Content-Security-Policy"] = settings.PORTAL_CONTENT_SECURITY_POLICY.replace(
+                "{idp_origin}", idp_origin)
+        return response
+
+
+def portal_context(request) -> dict:
+    """Template context: who is signed in (no database access)."""
+    identity = getattr(request, "portal_identity", None)
+    data = request.session.get(SESSION_KEY, {}) if identity is not None else {}
+    role = data.get("role")
+    return {
+        "portal_identity": identity,
+        "portal_role": role,
+        "portal_role_label": ROLE_LABELS.get(role, ""),
+        "portal_display_name": data.get("name") or (data.get("sub") if identity else ""),
+        "portal_is_patient": role == "patient",
+        "portal_is_staff": role in ("staff", "org_admin", "auditor"),
+        "portal_is_admin": role == "org_admin",
+    }
+
+
+def _login_redirect(request):
+    params = {"next": request.get_full_path()}
+    if getattr(request, "portal_session_expired", False):
+        params["expired"] = "1"
+    return redirect(f"{settings.LOGIN_URL}?{urlencode(params)}")
+
+
+def _audit_refusal(identity: Identity, request, kwargs: dict, exc: ApiError) -> None:
+    patient_id = kwargs.get("patient_id") or exc.audit_patient_id
+    try:
+        with identity_context(identity):
+            audit.record(action="portal.access", resource_type="portal_page",
+                         resource_id=request.resolver_match.url_name if request.resolver_match else None,
+                         patient_id=patient_id, purpose=exc.audit_purpose,
+                         outcome="denied", reason=exc.code)
+    except Exception as audit_exc:  # the refusal stands even if its audit row cannot be written
+        log.error("could not audit a portal refusal: %s", type(audit_exc).__name__)
+
+
+def error_page(request, status: int):
+    titles = {403: "You cannot do that", 404: "Page not found"}
+    messages = {403: "Your account does not allow this action.",
+                404: "There is nothing here, or it is not available to you."}
+    return render(request, "portal/error.html", {"title": titles.get(status, "Error"),
+                                                 "message": messages.get(status, "")}, status=status)
+
+
+def portal_view(*, scopes: tuple[str, ...] = (), roles: tuple[str, ...] | None = None):
+    """Wrap a portal view: login, role and scope checks, then view + rendering inside the identity context."""
+
+    def decorate(view):
+        @functools.wraps(view)
+        def wrapper(request, *args, **kwargs):
+            identity: Identity | None = getattr(request, "portal_identity", None)
+            if identity is None:
+                return _login_redirect(request)
+            role = request.session.get(SESSION_KEY, {}).get("role")
+            if (roles is not None and role not in roles) or any(not identity.has_scope(s) for s in scopes):
+                return error_page(request, 403)
+            try:
+                with identity_context(identity):
+                    response = view(request, *args, **kwargs)
+                    if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+                        response.render()
+            except (NotFound, Forbidden, NoConsentOrAccess, InsufficientScope) as exc:
+                _audit_refusal(identity, request, kwargs, exc)
+                # "Not yours" looks exactly like "not there".
+                return error_page(request, 404 if isinstance(exc, NotFound | NoConsentOrAccess) else 403)
+            add_never_cache_headers(response)  # pages hold personal data: never cached
+            return response
+
+        setattr(wrapper, PORTAL_ATTR, {"scopes": scopes, "roles": roles})
+        return wrapper
+
+    return decorate

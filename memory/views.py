@@ -1,0 +1,294 @@
+"""Portal pages for memories: a patient's own preferences (view, correct, delete, confirm proposals, deletion
+receipts, who used my information) and the staff actions on one patient's memories (correct, quarantine).
+
+Every view goes through :func:`core.portal_context.portal_view` (login, scopes, identity context around view and
+rendering) and calls the same services and selectors as the API.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from django.contrib import messages
+from django.db import transaction
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from consent.models import PURPOSES
+from core import audit
+from core.errors import IllegalTransition, NotFound, ValidationFailed
+from core.models import AuditEvent
+from core.portal_context import portal_view
+from memory import selectors, services
+from memory.facts import fact_text
+from memory.forms import FactForm, ReasonForm
+from memory.lifecycle import memory_value
+from memory.models import Memory, MemoryClass, MemoryState
+
+PURPOSE_LABELS = dict(PURPOSES)
+SOURCE_LABELS = {
+    "patient_stated": "You told us",
+    "staff_entered": "Entered by care staff",
+    "agent_extracted": "Suggested by an assistant from a conversation",
+    "ehr_import": "Imported from your health record",
+}
+STAFF_SOURCE_LABELS = {
+    "patient_stated": "Stated by the patient",
+    "staff_entered": "Entered by staff",
+    "agent_extracted": "Extracted by an agent",
+    "ehr_import": "EHR import",
+}
+PATIENT_ROLES = ("patient",)
+STAFF_ROLES = ("staff",)
+
+
+def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABELS) -> dict:
+    """What a person needs to judge a remembered fact: what, where it came from, who, when, until when."""
+    value = memory_value(memory)
+    mine = memory.created_by == me or (labels is SOURCE_LABELS and memory.source == "patient_stated")
+    return {
+        "memory": memory,
+        "memory_id": memory.memory_id,
+        "text": fact_text(memory.memory_type, value) if value is not None else "(removed)",
+        "fact": value,
+        "kind": (value or {}).get("kind"),
+        "source": labels.get(memory.source, memory.source),
+        "recorded_by": "you" if mine else memory.created_by,
+        "recorded_at": memory.created_at,
+        "valid_until": memory.valid_until,
+        "expires_at": memory.expires_at,
+        "review_by": memory.review_by,
+        "purpose": PURPOSE_LABELS.get(memory.consent_purpose, memory.consent_purpose),
+        "state": memory.state,
+        "editable_by_patient": memory.memory_class != MemoryClass.CARE_CONTEXT,
+    }
+
+
+# --- patient pages ---------------------------------------------------------------------------------------------
+@require_http_methods(["GET"])
+@portal_view(scopes=("memory:read",), roles=PATIENT_ROLES)
+def patient_preferences(request):
+    identity = request.portal_identity
+    patient_id = identity.patient_self_id
+    current = [memory_row(m, me=identity.actor_sub)
+               for m in selectors.memory_list_current(identity=identity, patient_id=patient_id)]
+    proposed = [memory_row(m, me=identity.actor_sub)
+                for m in selectors.memory_list_proposed(identity=identity, patient_id=patient_id)]
+    audit.record(action="memory.list", resource_type="memory", patient_id=patient_id)
+    return render(request, "memory/patient_preferences.html", {"current": current, "proposed": proposed})
+
+
+def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, template: str, done_url: str,
+             extra: dict | None = None):
+    memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
+        raise NotFound()
+    value = memory_value(memory) or {}
+    care = memory.memory_class == MemoryClass.CARE_CONTEXT
+    kwargs = {"memory_type": memory.memory_type, "kind": value.get("kind"), "care_context": care}
+    if request.method == "POST":
+        form = FactForm(request.POST, **kwargs)
+        if form.is_valid():
+            try:
+                with transaction.atomic():  # nothing half-saved when the service refuses
+                    services.memory_correct(identity=identity, patient_id=patient_id, memory_id=memory_id,
+                                            fact=form.cleaned_data["fact"],
+                                            attribute=form.cleaned_data["attribute"],
+                                            valid_until=form.cleaned_data["valid_until_at"],
+                                            review_by=form.cleaned_data["review_by_at"])
+            except ValidationFailed as exc:
+                form.add_service_errors(exc.errors or [{"field": None, "message": exc.message}])
+            else:
+                messages.success(request, "Saved. The earlier value is kept in the history as replaced.")
+                return redirect(done_url)
+        status = 422 if form.errors else 200
+    else:
+        initial = FactForm.initial_from_fact(value)
+        if memory.valid_until:
+            initial["valid_until"] = memory.valid_until.date()
+        if memory.review_by:
+            initial["review_by"] = memory.review_by.date()
+        form = FactForm(initial=initial, **kwargs)
+        status = 200
+    row = memory_row(memory, me=identity.actor_sub)
+    return render(request, template, {"form": form, "row": row, **(extra or {})}, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
+def patient_correct(request, memory_id: uuid.UUID):
+    identity = request.portal_identity
+    return _correct(request, identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id,
+                    template="memory/correct.html", done_url="patient-preferences",
+                    extra={"cancel_url": "patient-preferences"})
+
+
+@require_POST
+@portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
+def patient_delete(request, memory_id: uuid.UUID):
+    identity = request.portal_identity
+    receipt = services.memory_delete(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
+
+
+@require_http_methods(["GET", "POST"])
+@portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
+def patient_delete_all(request):
+    identity = request.portal_identity
+    if request.method == "POST":
+        if request.POST.get("confirm") != "yes":
+            return render(request, "memory/delete_all.html",
+                          {"error": "Tick the box to confirm that everything should be deleted."}, status=422)
+        receipt = services.memory_erase_patient(identity=identity, patient_id=identity.patient_self_id)
+        return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
+    return render(request, "memory/delete_all.html", {})
+
+
+@require_http_methods(["GET"])
+@portal_view(scopes=("memory:read",), roles=PATIENT_ROLES)
+def patient_receipt(request, deletion_id: uuid.UUID):
+    identity = request.portal_identity
+    receipts = selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
+    receipt = next((r for r in receipts if r.get("deletion_id") == str(deletion_id)), None)
+    if receipt is None:
+        raise NotFound()
+    targets = {}
+    for line in receipt.get("representations", []):
+        targets.setdefault(line.get("target"), []).append(line)
+    return render(request, "memory/receipt.html", {"receipt": receipt, "targets": targets,
+                                                   "count": len(receipt.get("memory_ids", []))})
+
+
+@require_http_methods(["GET"])
+@portal_view(scopes=("memory:read",), roles=PATIENT_ROLES)
+def patient_receipts(request):
+    identity = request.portal_identity
+    receipts = selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
+    audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=identity.patient_self_id)
+    return render(request, "memory/receipts.html", {"receipts": receipts})
+
+
+@require_POST
+@portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
+def patient_confirm(request, memory_id: uuid.UUID):
+    identity = request.portal_identity
+    services.memory_confirm(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    messages.success(request, "Confirmed. It is now one of your preferences.")
+    return redirect("patient-preferences")
+
+
+@require_POST
+@portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
+def patient_reject(request, memory_id: uuid.UUID):
+    identity = request.portal_identity
+    services.memory_reject(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    messages.success(request, "Rejected. The suggestion has been erased.")
+    return redirect("patient-preferences")
+
+
+# --- who used my information ---------------------------------------------------------------------------------
+ACTION_TEXT = {
+    "memory.list": "looked at your preferences",
+    "memory.read": "looked at one of your preferences",
+    "memory.search": "searched your preferences",
+    "memory.history": "looked at the history of a preference",
+    "memory.create": "recorded a preference",
+    "memory.supersede": "replaced an earlier preference with a newer one",
+    "memory.correct": "corrected a preference",
+    "memory.propose": "suggested a preference for you to confirm",
+    "memory.proposals": "looked at suggestions waiting for you",
+    "memory.confirm": "confirmed a suggested preference",
+    "memory.delete": "deleted a preference",
+    "memory.quarantine": "set a preference aside as doubtful",
+    "memory.context_pack": "used your preferences to help with a task",
+    "memory.releases": "looked at who used your information",
+    "memory.deletions": "looked at deletion receipts",
+    "consent.grant": "recorded your consent",
+    "consent.revoke": "withdrew a consent",
+    "consent.list": "looked at your consents",
+    "grant.create": "gave a staff member access to your information",
+    "grant.revoke": "ended a staff member's access to your information",
+    "grant.list": "looked at who has access to your information",
+    "workflow.create": "started a task for you",
+    "workflow.checkpoint": "moved a task on to its next step",
+    "workflow.read": "looked at a task",
+    "audit.list": "looked at this access history",
+    "portal.access": "tried to open a page about you",
+}
+
+
+def describe_actor(event_sub: str, kind: str, me: str) -> str:
+    if event_sub == me:
+        return "You"
+    if kind == "service" or event_sub.startswith("service:"):
+        return f"Automated service ({event_sub.removeprefix('service:')})"
+    if kind == "patient":
+        return f"An app acting for you (“{event_sub}”)"
+    return f"Staff member or assistant “{event_sub}”"
+
+
+def describe_event(event: AuditEvent, me: str) -> dict:
+    what = ACTION_TEXT.get(event.action, event.action.replace(".", " ").replace("_", " "))
+    outcome = {"success": "", "denied": " (refused)", "conflict": " (not done: conflicting change)",
+               "error": " (failed)"}.get(event.outcome, "")
+    return {"when": event.occurred_at, "who": describe_actor(event.actor_sub, event.actor_kind, me),
+            "what": what + outcome,
+            "why": PURPOSE_LABELS.get(event.purpose, event.purpose) if event.purpose else "—",
+            "refused": event.outcome != "success"}
+
+
+@require_http_methods(["GET"])
+@portal_view(scopes=("audit:read",), roles=PATIENT_ROLES)
+def patient_activity(request):
+    identity = request.portal_identity
+    patient_id = identity.patient_self_id
+    events = [describe_event(e, identity.actor_sub) for e in AuditEvent.objects.filter(
+        organization_id=identity.org_id, patient_id=patient_id).order_by("-occurred_at")[:200]]
+    releases = []
+    for r in selectors.release_list(identity=identity, patient_id=patient_id, limit=50):
+        releases.append({"who": describe_actor(r["actor_sub"], "", identity.actor_sub),
+                         "why": PURPOSE_LABELS.get(r["purpose"], r["purpose"]),
+                         "when": datetime.fromisoformat(r["created_at"]),
+                         "count": len(r["members"]),
+                         "withdrawn": sum(1 for m in r["members"] if m["withdrawn_at"])})
+    audit.record(action="audit.list", resource_type="audit_event", patient_id=patient_id)
+    return render(request, "memory/activity.html", {"events": events, "releases": releases})
+
+
+# --- staff actions on one patient's memories -------------------------------------------------------------------
+@require_http_methods(["GET", "POST"])
+@portal_view(scopes=("memory:write",), roles=STAFF_ROLES)
+def staff_correct(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
+    from consent.views import require_staff_patient
+
+    identity = request.portal_identity
+    require_staff_patient(identity, patient_id)
+    return _correct(request, identity=identity, patient_id=patient_id, memory_id=memory_id,
+                    template="memory/staff_correct.html",
+                    done_url=f"/staff/patients/{patient_id}/", extra={"patient_id": patient_id})
+
+
+@require_http_methods(["GET", "POST"])
+@portal_view(scopes=("memory:write",), roles=STAFF_ROLES)
+def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
+    from consent.views import require_staff_patient
+
+    identity = request.portal_identity
+    require_staff_patient(identity, patient_id)
+    memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    form = ReasonForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            with transaction.atomic():
+                services.memory_quarantine(identity=identity, patient_id=patient_id, memory_id=memory_id,
+                                           reason_code=form.cleaned_data["reason_code"])
+        except IllegalTransition:
+            form.add_error(None, "This memory can no longer be quarantined (it changed meanwhile).")
+        else:
+            messages.success(request, "Quarantined: it is no longer given to anyone until corrected.")
+            return redirect("staff-patient", patient_id=patient_id)
+    status = 422 if request.method == "POST" else 200
+    return render(request, "memory/quarantine.html",
+                  {"form": form, "row": memory_row(memory, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS),
+                   "patient_id": patient_id}, status=status)

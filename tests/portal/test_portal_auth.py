@@ -1,0 +1,196 @@
+"""Portal login through the real development provider: who is let in, how they are recognised, how sessions end,
+and the web-safety headers every page carries."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from urllib.parse import parse_qs, urlparse
+
+import jwt
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.exceptions import SuspiciousOperation
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from core.models import PortalIdentity
+from core.oidc import PortalOIDCBackend
+from core.portal_context import PORTAL_ATTR
+from tests.portal.conftest import PORTAL_CLIENT_ID, login
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_login_is_an_authorisation_code_flow_with_pkce_s256_and_a_nonce(people, dev_idp):
+    response = Client().get("/oidc/authenticate/")
+    query = parse_qs(urlparse(response["Location"]).query)
+    assert query["response_type"] == ["code"]
+    assert query["client_id"] == [PORTAL_CLIENT_ID]
+    assert query["code_challenge_method"] == ["S256"] and len(query["code_challenge"][0]) >= 43
+    assert query["nonce"] and query["state"]
+
+
+def test_users_are_matched_on_issuer_and_subject_never_email(people, dev_idp, world, signed_in):
+    sub = people.patient(world.patient_a)
+    signed_in(sub)
+    signed_in(sub)  # the same person twice: one user
+    link = PortalIdentity.objects.get(subject=sub)
+    assert link.issuer == dev_idp
+    assert get_user_model().objects.filter(portal_identity__subject=sub).count() == 1
+    assert link.user.email == "" and sub not in link.user.username
+    # Another subject claiming the same e-mail address is another person.
+    other = people.raw("impostor", {"role": "patient", "org_id": str(world.org),
+                                    "patient_id": str(world.patient_b), "email": "same@example.org"})
+    signed_in(other)
+    assert PortalIdentity.objects.get(subject=other).user_id != link.user_id
+
+
+@pytest.mark.parametrize("claims", [
+    {"role": "patient"},  # no patient_id
+    {"role": "wizard"},
+    {"role": "staff", "patient_id": "00000000-0000-4000-8000-000000000001"},
+    {"role": "staff", "org_id": "not-a-uuid"},
+])
+def test_logins_with_inconsistent_claims_are_refused(people, dev_idp, world, claims):
+    claims = {"org_id": str(world.org), **claims}
+    sub = people.raw("odd", claims)
+    client = Client()
+    response = login(client, dev_idp, sub)
+    assert response.status_code == 403
+    assert b"Sign-in did not complete" in response.content
+    assert client.get("/me/").status_code == 302
+
+
+def _backend_with_test_key(settings, jwks_server):
+    settings.OIDC_OP_JWKS_ENDPOINT = jwks_server.url
+    settings.OIDC_OP_ISSUER = "http://idp.test"
+    settings.OIDC_RP_CLIENT_ID = "anamnesis-portal"
+    return PortalOIDCBackend()
+
+
+def _id_token(keyring, **overrides):
+    now = int(time.time())
+    claims = {"iss": "http://idp.test", "aud": "anamnesis-portal", "sub": "s1", "iat": now, "exp": now + 60,
+              "nonce": "n1", **overrides}
+    claims = {k: v for k, v in claims.items() if v is not None}
+    return jwt.encode(claims, keyring.rsa, algorithm="RS256", headers={"kid": keyring.rsa_kid})
+
+
+@pytest.mark.parametrize("overrides", [
+    {"iss": "http://evil.test"},
+    {"aud": "some-other-client"},
+    {"aud": ["anamnesis-portal", "other"], "azp": "other"},
+    {"exp": int(time.time()) - 3600},
+    {"iat": int(time.time()) + 3600},
+    {"nonce": "replayed"},
+])
+def test_id_tokens_with_wrong_issuer_audience_time_or_nonce_are_refused(settings, jwks_server, keyring, overrides):
+    backend = _backend_with_test_key(settings, jwks_server)
+    with pytest.raises(SuspiciousOperation):
+        backend.verify_token(_id_token(keyring, **overrides), nonce="n1")
+
+
+def test_a_good_id_token_passes_and_hs256_is_never_accepted(settings, jwks_server, keyring):
+    backend = _backend_with_test_key(settings, jwks_server)
+    assert backend.verify_token(_id_token(keyring), nonce="n1")["sub"] == "s1"
+    forged = jwt.encode({"iss": "http://idp.test", "aud": "anamnesis-portal", "sub": "s1",
+                         "iat": int(time.time()), "exp": int(time.time()) + 60, "nonce": "n1"},
+                        "client-secret-used-as-an-hmac-key-0123456789", algorithm="HS256",
+                        headers={"kid": keyring.rsa_kid})
+    with pytest.raises(SuspiciousOperation):
+        backend.verify_token(forged, nonce="n1")
+
+
+def test_logout_is_a_post_that_ends_the_session_and_the_providers(people, world, signed_in, dev_idp):
+    client = signed_in(people.patient(world.patient_a))
+    assert client.get("/logout/").status_code == 405
+    response = client.post("/logout/")
+    assert response.status_code == 302
+    assert response["Location"].startswith(dev_idp + "/oauth2/end_session?")
+    assert "id_token_hint" in response["Location"]
+    assert client.get("/me/").status_code == 302
+
+
+def test_logout_needs_the_csrf_token(people, world, dev_idp):
+    client = Client(enforce_csrf_checks=True)
+    login(client, dev_idp, people.patient(world.patient_a))
+    assert client.post("/logout/").status_code == 403
+    assert client.get("/me/").status_code == 200
+
+
+def test_the_absolute_session_lifetime_ends_even_an_active_session(people, world, signed_in, settings):
+    client = signed_in(people.patient(world.patient_a))
+    assert client.get("/me/").status_code == 200
+    session = client.session
+    session["portal_login_at"] = int(time.time()) - settings.PORTAL_SESSION_ABSOLUTE_SECONDS - 1
+    session.save()
+    response = client.get("/me/")
+    assert response.status_code == 302 and "expired=1" in response["Location"]
+    assert client.get("/me/").status_code == 302  # logged out, not just redirected once
+
+
+def test_the_inactivity_timeout_is_a_short_sliding_session(settings, people, world, signed_in):
+    assert settings.SESSION_COOKIE_AGE <= 30 * 60 and settings.SESSION_SAVE_EVERY_REQUEST
+    client = signed_in(people.patient(world.patient_a))
+    from django.contrib.sessions.models import Session
+
+    session = Session.objects.get(session_key=client.session.session_key)
+    Session.objects.filter(pk=session.pk).update(expire_date=session.expire_date.replace(year=2000))
+    assert client.get("/me/").status_code == 302
+
+
+def test_login_callbacks_are_rate_limited_per_address(people, world, settings, dev_idp):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.PORTAL_LOGIN_CALLBACK_RATE = 3
+    client = Client(REMOTE_ADDR="10.9.8.7")
+    statuses = [client.get("/oidc/callback/?code=x&state=y").status_code for _ in range(5)]
+    assert statuses[-1] == 429 and statuses.count(429) == 2
+    assert Client(REMOTE_ADDR="10.9.8.6").get("/oidc/callback/?code=x&state=y").status_code != 429
+    cache.clear()
+
+
+def test_pages_carry_csp_frame_and_cookie_protections(people, world, signed_in):
+    client = signed_in(people.patient(world.patient_a))
+    response = client.get("/me/")
+    csp = response["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe-inline" not in csp
+    assert response["X-Frame-Options"] == "DENY"
+    assert "no-store" in response["Cache-Control"]
+    cookie = client.cookies["sessionid"]
+    assert cookie["httponly"] and cookie["samesite"] == "Lax"
+    assert b"<script" not in response.content
+
+
+def test_unauthenticated_visitors_are_sent_to_sign_in():
+    for path in ["/me/", "/me/consents/", "/me/activity/", "/staff/", "/staff/access/", "/staff/workflows/"]:
+        response = Client().get(path)
+        assert response.status_code == 302 and response["Location"].startswith("/login/"), path
+
+
+def _portal_patterns(resolver=None, prefix=""):
+    resolver = resolver or get_resolver()
+    for p in resolver.url_patterns:
+        if isinstance(p, URLResolver):
+            yield from _portal_patterns(p, prefix + str(p.pattern))
+        elif isinstance(p, URLPattern):
+            yield prefix + str(p.pattern), p
+
+
+def test_every_portal_page_goes_through_the_identity_wrapper_and_urls_hold_only_ids():
+    """No portal view can forget the identity context; no URL carries a value (only UUID path parameters)."""
+    open_pages = {"", "login/", "logout/", "signed-out/", "oidc/callback/", "oidc/authenticate/", "oidc/logout/"}
+    for route, pattern in _portal_patterns():
+        if route.startswith(("v1/", "admin/", "health/")) or route in open_pages:
+            continue
+        assert getattr(pattern.callback, PORTAL_ATTR, None) is not None, route
+        for part in route.split("<")[1:]:
+            assert part.startswith("uuid:"), route
+
+
+def test_a_patient_cannot_open_staff_pages(people, world, signed_in):
+    client = signed_in(people.patient(world.patient_a))
+    assert client.get("/staff/access/").status_code == 403
+    assert client.get(f"/staff/patients/{uuid.uuid4()}/").status_code == 403

@@ -1,0 +1,281 @@
+"""The patient portal and the staff console through Django's test client, logged in through the real provider.
+Every access rule has its negative; every form refuses bad input next to the field and saves nothing."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from django.test import Client
+
+from consent.models import AccessGrant, ConsentRecord
+from core.identity import ACTOR_STAFF, Identity, identity_context
+from core.models import AuditEvent
+from memory.models import MemoryState
+from memory.services import memory_propose
+from tests.conftest import memory_body
+
+pytestmark = pytest.mark.django_db
+
+
+def _memory(world, patient, consent, kind="earliest_time", time="10:00") -> str:
+    r = world.patient(patient).post(f"/v1/patients/{patient}/memories", memory_body(consent, kind=kind, time=time))
+    assert r.status_code == 201, r.content
+    return r.json()["memory_id"]
+
+
+def _owner_counts(world, patient) -> tuple[int, int]:
+    from tests.conftest import owner_connect
+
+    with owner_connect() as conn:
+        m = conn.execute("SELECT count(*) FROM patient_memory WHERE patient_id = %s", [patient]).fetchone()[0]
+        a = conn.execute("SELECT count(*) FROM audit_event WHERE patient_id = %s", [patient]).fetchone()[0]
+    return m, a
+
+
+@pytest.fixture
+def alice(world, people, signed_in):
+    consent = world.consent(world.patient_a)
+    first = _memory(world, world.patient_a, consent, "earliest_time", "10:00")
+    second = _memory(world, world.patient_a, consent, "latest_time", "16:00")
+    client = signed_in(people.patient(world.patient_a, name="Alice"))
+    return {"client": client, "consent": consent, "first": first, "second": second}
+
+
+# --- patient ----------------------------------------------------------------------------------------------------
+def test_preferences_show_what_where_from_who_when_and_until_when(alice):
+    page = alice["client"].get("/me/").content.decode()
+    assert "appointments not before 10:00" in page and "no later than 16:00" in page
+    assert "You told us" in page and "Recorded by" in page and "Until you change it" in page
+    assert "Appointment scheduling" in page
+
+
+def test_a_patient_never_sees_another_patients_preferences(world, alice, people, signed_in):
+    consent_b = world.consent(world.patient_b)
+    b_memory = _memory(world, world.patient_b, consent_b, "earliest_time", "07:15")
+    client = alice["client"]
+    assert "07:15" not in client.get("/me/").content.decode()
+    for path in (f"/me/preferences/{b_memory}/correct/",):
+        assert client.get(path).status_code == 404
+    assert client.post(f"/me/preferences/{b_memory}/delete/").status_code == 404
+    assert client.post(f"/me/consents/{consent_b}/revoke/").status_code == 404
+    bob = signed_in(people.patient(world.patient_b))
+    assert "07:15" in bob.get("/me/").content.decode()
+
+
+def test_correcting_a_preference_supersedes_it(alice, world):
+    client = alice["client"]
+    form = client.get(f"/me/preferences/{alice['first']}/correct/").content.decode()
+    assert 'value="10:00"' in form and 'type="time"' in form and "<label" in form
+    response = client.post(f"/me/preferences/{alice['first']}/correct/", {"time": "11:30"})
+    assert response.status_code == 302
+    page = client.get("/me/").content.decode()
+    assert "not before 11:30" in page and "not before 10:00" not in page
+    old = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories/{alice['first']}").json()
+    assert old["state"] == "superseded" and old["superseded_by"]
+
+
+@pytest.mark.parametrize("data, field, message", [
+    ({"time": "25:99"}, "time", "use 24-hour HH:MM"),
+    ({"time": ""}, "time", "This field is required."),
+    ({"time": "09:00", "valid_until": "2001-01-01"}, "valid_until", "must be in the future"),
+    ({"time": "09:00", "valid_until": "not a date"}, "valid_until", "Enter a valid date."),
+])
+def test_a_bad_correction_is_refused_next_to_its_field_and_nothing_is_saved(alice, world, data, field, message):
+    before = _owner_counts(world, world.patient_a)
+    response = alice["client"].post(f"/me/preferences/{alice['first']}/correct/", data)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "Nothing was saved" in html
+    # The message sits inside the field's own block, right before its input.
+    block = re.search(rf'<div class="field field-invalid">(?:(?!<div class="field).)*?name="{field}"', html, re.S)
+    assert block and message in block.group(0), html
+    assert _owner_counts(world, world.patient_a) == before
+    assert "not before 10:00" in alice["client"].get("/me/").content.decode()
+
+
+def test_deleting_one_preference_shows_its_receipt(alice, world):
+    client = alice["client"]
+    response = client.post(f"/me/preferences/{alice['first']}/delete/", follow=True)
+    html = response.content.decode()
+    assert response.status_code == 200 and "Deletion receipt" in html and "Deleted: 1 record" in html
+    assert "postgres" in html and "verified" in html
+    assert "not before 10:00" not in client.get("/me/").content.decode()
+    assert "no later than 16:00" in client.get("/me/").content.decode()
+    receipts = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/deletions").json()["items"]
+    assert receipts[0]["deletion_id"] in html
+
+
+def test_deleting_everything_needs_confirmation_and_shows_the_receipt(alice):
+    client = alice["client"]
+    refused = client.post("/me/preferences/delete-all/", {})
+    assert refused.status_code == 422 and "Tick the box" in refused.content.decode()
+    assert "not before 10:00" in client.get("/me/").content.decode()
+    done = client.post("/me/preferences/delete-all/", {"confirm": "yes"}, follow=True).content.decode()
+    assert "Deleted: 2 records" in done
+    assert "We keep no preferences" in client.get("/me/").content.decode()
+
+
+def test_revoking_a_consent_stops_the_use_of_what_depends_on_it(alice):
+    client = alice["client"]
+    page = client.get("/me/consents/").content.decode()
+    assert "Appointment scheduling" in page and "Given" in page
+    response = client.post(f"/me/consents/{alice['consent']}/revoke/", follow=True).content.decode()
+    assert "Consent withdrawn" in response and "Withdrawn" in response
+    assert "We keep no preferences" in client.get("/me/").content.decode()
+
+
+def test_who_used_my_information_in_plain_language(alice, world):
+    nurse = "nurse-" + uuid.uuid4().hex[:6]
+    world.grant(world.patient_a, nurse, "appointment_scheduling")
+    world.staff(nurse).get(f"/v1/patients/{world.patient_a}/memories")
+    page = alice["client"].get("/me/activity/").content.decode()
+    assert f"Staff member or assistant “{nurse}”" in page
+    assert "looked at your preferences" in page
+    assert "gave a staff member access to your information" in page
+    assert "recorded your consent" in page and "Appointment scheduling" in page
+
+
+def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
+    agent = Identity(org_id=world.org, actor_sub="agent-x", actor_kind=ACTOR_STAFF,
+                     scopes=frozenset({"memory:write"}))
+    world.grant(world.patient_a, "agent-x", "appointment_scheduling")
+    with identity_context(agent):
+        keep = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
+                              attribute="channel", fact={"kind": "channel", "channel": "sms"},
+                              consent_purpose="appointment_scheduling", consent_record_id=alice["consent"],
+                              source_ref="turn:1").memory_id
+        drop = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
+                              attribute="language", fact={"kind": "language", "language": "pl"},
+                              consent_purpose="appointment_scheduling", consent_record_id=alice["consent"],
+                              source_ref="turn:2").memory_id
+    client = alice["client"]
+    page = client.get("/me/").content.decode()
+    assert "Waiting for you to confirm" in page and "contact by sms" in page and "language pl" in page
+    client.post(f"/me/proposals/{keep}/confirm/")
+    client.post(f"/me/proposals/{drop}/reject/")
+    page = client.get("/me/").content.decode()
+    assert "Waiting for you to confirm" not in page
+    assert "contact by sms" in page and "language pl" not in page
+
+
+def test_forms_without_the_csrf_token_are_refused(world, people, dev_idp):
+    from tests.portal.conftest import login
+
+    consent = world.consent(world.patient_a)
+    memory_id = _memory(world, world.patient_a, consent)
+    client = Client(enforce_csrf_checks=True)
+    login(client, dev_idp, people.patient(world.patient_a))
+    assert client.post(f"/me/preferences/{memory_id}/delete/").status_code == 403
+    assert "not before 10:00" in client.get("/me/").content.decode()
+
+
+# --- staff ------------------------------------------------------------------------------------------------------
+@pytest.fixture
+def nurse(world, people, signed_in):
+    sub = people.staff("nurse")
+    world.grant(world.patient_a, sub, "appointment_scheduling")
+    return {"sub": sub, "client": signed_in(sub)}
+
+
+def test_a_nurse_sees_only_the_patients_she_holds_grants_for(world, nurse):
+    consent = world.consent(world.patient_a)
+    _memory(world, world.patient_a, consent)
+    page = nurse["client"].get("/staff/").content.decode()
+    assert str(world.patient_a) in page and str(world.patient_b) not in page
+    detail = nurse["client"].get(f"/staff/patients/{world.patient_a}/").content.decode()
+    assert "not before 10:00" in detail and "Appointment scheduling" in detail
+
+
+def test_another_patients_page_looks_exactly_like_a_missing_one_and_is_audited(world, nurse):
+    consent_b = world.consent(world.patient_b)
+    _memory(world, world.patient_b, consent_b, time="07:15")
+    other = nurse["client"].get(f"/staff/patients/{world.patient_b}/")
+    missing = nurse["client"].get(f"/staff/patients/{uuid.uuid4()}/")
+    assert other.status_code == missing.status_code == 404
+    masked = re.compile(rb'name="csrfmiddlewaretoken" value="[^"]+"')
+    assert masked.sub(b"", other.content) == masked.sub(b"", missing.content)
+    assert "07:15" not in other.content.decode()
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        assert AuditEvent.objects.filter(actor_sub=nurse["sub"], patient_id=world.patient_b,
+                                         outcome="denied").exists()
+
+
+def test_staff_record_consent_with_evidence_and_bad_input_saves_nothing(world, nurse):
+    client = nurse["client"]
+    url = f"/staff/patients/{world.patient_a}/consents/new/"
+    bad = client.post(url, {"purpose": "appointment_scheduling", "evidence_ref": " "})
+    assert bad.status_code == 422 and "This field is required." in bad.content.decode()
+    wrong_purpose = client.post(url, {"purpose": "care_coordination", "evidence_ref": "form-17"})
+    assert wrong_purpose.status_code == 422 and "Select a valid choice" in wrong_purpose.content.decode()
+    past = client.post(url, {"purpose": "appointment_scheduling", "evidence_ref": "form-17",
+                             "expires_at": "2001-01-01"})
+    assert past.status_code == 422 and "Must be a date in the future." in past.content.decode()
+    admin = Identity(org_id=world.org, actor_sub="x", patient_self_id=world.patient_a)
+    with identity_context(admin):
+        assert not ConsentRecord.objects.filter(patient_id=world.patient_a).exists()
+    ok = client.post(url, {"purpose": "appointment_scheduling", "evidence_ref": "signed-form-17"}, follow=True)
+    assert "Consent recorded." in ok.content.decode() and "signed-form-17" in ok.content.decode()
+
+
+def test_staff_quarantine_a_memory_with_a_reason(world, nurse):
+    consent = world.consent(world.patient_a)
+    memory_id = _memory(world, world.patient_a, consent)
+    url = f"/staff/patients/{world.patient_a}/memories/{memory_id}/quarantine/"
+    bad = nurse["client"].post(url, {"reason_code": "Bad Reason!"})
+    assert bad.status_code == 422 and "lower-case letters" in bad.content.decode()
+    ok = nurse["client"].post(url, {"reason_code": "doubtful_source"}, follow=True).content.decode()
+    assert "Quarantined" in ok
+    memory = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories/{memory_id}").json()
+    assert memory["state"] == MemoryState.QUARANTINED
+
+
+def test_staff_correct_a_memory(world, nurse):
+    consent = world.consent(world.patient_a)
+    memory_id = _memory(world, world.patient_a, consent)
+    url = f"/staff/patients/{world.patient_a}/memories/{memory_id}/correct/"
+    assert nurse["client"].post(url, {"time": "9am"}).status_code == 422
+    assert nurse["client"].post(url, {"time": "09:30"}).status_code == 302
+    items = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
+    assert [i["fact"]["time"] for i in items] == ["09:30"] and items[0]["source"] == "staff_entered"
+
+
+def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people, signed_in):
+    admin = signed_in(people.admin())
+    nurse_sub = people.staff("newnurse")
+    nurse = signed_in(nurse_sub)
+    assert str(world.patient_b) not in nurse.get("/staff/").content.decode()
+    bad = admin.post("/staff/access/", {"actor_sub": nurse_sub, "patient_id": "not-a-uuid",
+                                        "purpose": "appointment_scheduling", "reason": ""})
+    html = bad.content.decode()
+    assert bad.status_code == 422 and "Enter a valid patient id" in html and "This field is required." in html
+    assert not AccessGrant.objects.filter(actor_sub=nurse_sub).exists()
+    ok = admin.post("/staff/access/", {"actor_sub": nurse_sub, "patient_id": str(world.patient_b),
+                                       "purpose": "appointment_scheduling", "reason": "covering the clinic"},
+                    follow=True)
+    assert "Access granted." in ok.content.decode() and "covering the clinic" in ok.content.decode()
+    assert str(world.patient_b) in nurse.get("/staff/").content.decode()
+    assert nurse.get(f"/staff/patients/{world.patient_b}/").status_code == 200
+    grant_id = re.search(r'data-grant-id="([0-9a-f-]{36})"', ok.content.decode()).group(1)
+    no_reason = admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": ""})
+    assert no_reason.status_code == 422 and "This field is required." in no_reason.content.decode()
+    assert nurse.get(f"/staff/patients/{world.patient_b}/").status_code == 200
+    admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": "cover ended"})
+    assert nurse.get(f"/staff/patients/{world.patient_b}/").status_code == 404
+    assert str(world.patient_b) not in nurse.get("/staff/").content.decode()
+
+
+def test_a_nurse_cannot_grant_access(nurse):
+    assert nurse["client"].get("/staff/access/").status_code == 403
+
+
+def test_the_workflow_monitor_charts_steps_and_lists_reconciliation(world, nurse):
+    for _ in range(2):
+        r = world.patient(world.patient_a).post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                                                  "patient_id": str(world.patient_a)})
+        assert r.status_code == 201, r.content
+    page = nurse["client"].get("/staff/workflows/").content.decode()
+    assert "<svg" in page and "collect preferences" in page and "2 workflows you may see" in page
+    assert "Needing reconciliation" in page
