@@ -27,11 +27,9 @@ from memory import selectors, services
 from memory.models import Memory
 
 KINDS = ["earliest_time", "latest_time"]
-_counter = itertools.count()
-
-
-def unique_time() -> str:
-    n = next(_counter) % (24 * 60)
+def time_value(n: int) -> str:
+    """The n-th distinct HH:MM of an example: values are unique within an example and identical on replay."""
+    n = (7 * 60 + 13 + n) % (24 * 60)
     return f"{n // 60:02d}:{n % 60:02d}"
 
 
@@ -49,6 +47,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
     def setup(self):
         # each example runs in its own savepoint, rolled back at teardown: examples never see each other
         self.savepoint = transaction.savepoint()
+        self.counter = itertools.count()
         self.values: dict[uuid.UUID, str] = {}
         self.org, self.pid, self.other = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
         self.me = Identity(org_id=self.org, actor_sub=f"patient-{self.pid}", patient_self_id=self.pid,
@@ -100,14 +99,14 @@ class MemoryLifecycle(RuleBasedStateMachine):
     # --- operations ---------------------------------------------------------------------------------------
     @rule(kind=st.sampled_from(KINDS), as_staff=st.booleans())
     def record(self, kind, as_staff):
-        t = unique_time()
+        t = self.unique_time()
         self._written(t, self._try(self.staff if as_staff else self.me, services.memory_record,
                                    memory_type="scheduling_preference", attribute=kind, fact={"kind": kind, "time": t},
                                    consent_purpose="appointment_scheduling", consent_record_id=self.consent_id))
 
     @rule(kind=st.sampled_from(KINDS))
     def propose(self, kind):
-        t = unique_time()
+        t = self.unique_time()
         self._written(t, self._try(self.staff, services.memory_propose, memory_type="scheduling_preference",
                                    attribute=kind, fact={"kind": kind, "time": t},
                                    consent_purpose="appointment_scheduling", consent_record_id=self.consent_id,
@@ -133,7 +132,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
             memory_id = data.draw(st.sampled_from(ids))
             with identity_context(self.me):
                 kind = Memory.objects.get(pk=memory_id).attribute
-            t = unique_time()
+            t = self.unique_time()
             self._written(t, self._try(self.me, services.memory_correct, memory_id=memory_id, attribute=kind,
                                        fact={"kind": kind, "time": t}))
 
@@ -149,7 +148,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
     def delete(self, data):
         with identity_context(self.me):
             ids = list(Memory.objects.filter(patient_id=self.pid).exclude(state="deleted")
-                       .values_list("memory_id", flat=True))
+                       .order_by("created_at").values_list("memory_id", flat=True))
         if ids:
             memory_id = data.draw(st.sampled_from(ids))
             self._note_receipt(self._try(self.me, services.memory_delete, memory_id=memory_id))
@@ -179,6 +178,9 @@ class MemoryLifecycle(RuleBasedStateMachine):
         services.memory_sweep(batch=50, max_batches=3)
 
     # --- bookkeeping --------------------------------------------------------------------------------------
+    def unique_time(self) -> str:
+        return time_value(next(self.counter))
+
     def _written(self, value: str, memory):
         if memory is not None:
             self.values[memory.memory_id] = value
