@@ -3,7 +3,9 @@
 Loads the set's patients into a fresh organisation through the real services (embeddings included), asks every
 question as the patient (RLS applies), and reports precision@k, recall@k, MRR, the negatives answered with
 nothing, cross-patient leakage and stale results. Calibration searches the blend weight and threshold that
-maximise (sum of reciprocal ranks over answerable questions + negatives answered with nothing) / questions.
+maximise (sum of reciprocal ranks over answerable questions + negatives answered with nothing) / questions, ties
+broken by precision; a relative cut-off (keep hits within a fraction of the best score) keeps large patients'
+packs small.
 """
 
 from __future__ import annotations
@@ -111,7 +113,8 @@ def collect(data: dict | None = None) -> dict:
     return {"runs": runs, "k": data.get("k", 3), "stale_keys": stale_keys}
 
 
-def score(collected: dict, *, cosine_weight: float, text_weight: float, min_score: float) -> dict:
+def score(collected: dict, *, cosine_weight: float, text_weight: float, min_score: float,
+          relative_cutoff: float = 0.0) -> dict:
     k = collected["k"]
     n_pos = n_neg = 0
     rr_sum = precision_sum = recall_sum = 0.0
@@ -124,7 +127,8 @@ def score(collected: dict, *, cosine_weight: float, text_weight: float, min_scor
             return retrieval.blend(c.cosine, c.text_rank, cosine_weight, text_weight)
 
         ranked = sorted(run["candidates"], key=lambda c: -blended(c))
-        kept = [c for c in ranked if blended(c) >= min_score][:k]
+        floor = max(min_score, relative_cutoff * blended(ranked[0])) if ranked else min_score
+        kept = [c for c in ranked if blended(c) >= floor][:k]
         leaks += run["intruding"] + sum(1 for c in run["candidates"] if c.patient_key != pkey)
         stale += sum(1 for c in run["candidates"] if (c.patient_key, c.key) in collected["stale_keys"])
         if expected:
@@ -148,15 +152,20 @@ def score(collected: dict, *, cosine_weight: float, text_weight: float, min_scor
         "objective": round((rr_sum + negatives_empty) / total, 4) if total else 0.0,
         "cross_patient_leakage": leaks, "stale_results": stale,
         "cosine_weight": cosine_weight, "text_weight": text_weight, "min_score": min_score,
+        "relative_cutoff": relative_cutoff,
     }
 
 
 def calibrate(collected: dict) -> dict:
     best = None
-    for text_weight in (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0):
-        for step in range(5, 71):
-            result = score(collected, cosine_weight=1.0, text_weight=text_weight, min_score=step / 100)
-            key = (result["objective"], result["mrr"], result["text_weight"] > 0, -abs(result["min_score"] - 0.35))
-            if best is None or key > best[0]:
-                best = (key, result)
+    for text_weight in (0.0, 0.5, 1.0, 2.0, 3.0, 4.0):
+        for relative_cutoff in (0.0, 0.7, 0.75, 0.8, 0.85, 0.9):
+            for step in range(5, 71):
+                result = score(collected, cosine_weight=1.0, text_weight=text_weight, min_score=step / 100,
+                               relative_cutoff=relative_cutoff)
+                # ties on the objective go to the more precise setting (fewer irrelevant facts in a prompt)
+                key = (result["objective"], result["mrr"], result[f"precision@{result['k']}"],
+                       result["text_weight"] > 0, -abs(result["min_score"] - 0.35))
+                if best is None or key > best[0]:
+                    best = (key, result)
     return best[1]

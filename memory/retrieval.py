@@ -34,6 +34,7 @@ class Calibration:
     min_score: float
     cosine_weight: float
     text_weight: float
+    relative_cutoff: float
     limit: int
 
 
@@ -42,7 +43,8 @@ def calibration() -> Calibration:
     """Threshold and blend weights measured on the evaluation set (``manage.py evaluate_retrieval --write``)."""
     data = json.loads(CALIBRATION_FILE.read_text())
     return Calibration(min_score=data["min_score"], cosine_weight=data["cosine_weight"],
-                       text_weight=data["text_weight"], limit=data.get("limit", 5))
+                       text_weight=data["text_weight"], relative_cutoff=data.get("relative_cutoff", 0.0),
+                       limit=data.get("limit", 5))
 
 
 # --- the vector copy of a memory ---------------------------------------------------------------------------------
@@ -166,9 +168,13 @@ def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, l
                   min_score: float | None = None, purpose: str | None = None,
                   memory_class: str | None = None) -> list[Hit]:
     cal = calibration()
+    ranked = rank_candidates(identity=identity, patient_id=patient_id, question=question, purpose=purpose,
+                             memory_class=memory_class)
     threshold = cal.min_score if min_score is None else min_score
-    hits = [h for h in rank_candidates(identity=identity, patient_id=patient_id, question=question,
-                                       purpose=purpose, memory_class=memory_class) if h.score >= threshold]
+    if min_score is None and ranked:
+        # with many memories, keep only hits close to the best one (calibrated on the evaluation set)
+        threshold = max(threshold, cal.relative_cutoff * ranked[0].score)
+    hits = [h for h in ranked if h.score >= threshold]
     hits = hits[: (limit or cal.limit)]
     audit.record(action="memory.search", resource_type="memory", patient_id=patient_id, purpose=purpose)
     return hits

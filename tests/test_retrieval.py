@@ -195,7 +195,7 @@ def test_evaluation_set_meets_its_calibrated_quality():
     collected = evaluation.collect()
     cal = retrieval.calibration()
     report = evaluation.score(collected, cosine_weight=cal.cosine_weight, text_weight=cal.text_weight,
-                              min_score=cal.min_score)
+                              min_score=cal.min_score, relative_cutoff=cal.relative_cutoff)
     assert report["questions"] >= 60
     assert report["cross_patient_leakage"] == 0 and report["stale_results"] == 0
     assert report["recall@3"] >= 0.9 and report["mrr"] >= 0.85

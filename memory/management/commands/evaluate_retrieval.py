@@ -19,17 +19,18 @@ class Command(BaseCommand):
         collected = evaluation.collect()
         current = retrieval.calibration()
         report = {"current": evaluation.score(collected, cosine_weight=current.cosine_weight,
-                                              text_weight=current.text_weight, min_score=current.min_score)}
+                                              text_weight=current.text_weight, min_score=current.min_score,
+                                              relative_cutoff=current.relative_cutoff)}
         if options["calibrate"]:
             best = evaluation.calibrate(collected)
             report["calibrated"] = best
             if options["write"]:
                 retrieval.CALIBRATION_FILE.write_text(json.dumps({
                     "min_score": best["min_score"], "cosine_weight": best["cosine_weight"],
-                    "text_weight": best["text_weight"], "limit": 5,
+                    "text_weight": best["text_weight"], "relative_cutoff": best["relative_cutoff"], "limit": 5,
                     "measured_on": "memory/eval/retrieval_eval.json",
                     "metrics": {k: v for k, v in best.items()
-                                if k not in ("cosine_weight", "text_weight", "min_score")},
+                                if k not in ("cosine_weight", "text_weight", "min_score", "relative_cutoff")},
                 }, indent=2) + "\n")
                 retrieval.calibration.cache_clear()
         self.stdout.write(json.dumps(report, indent=2))
