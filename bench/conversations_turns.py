@@ -44,6 +44,8 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connections  # noqa: E402
 
+from bench import common  # noqa: E402
+from bench.common import log  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
 from memory.conversations import selectors, services  # noqa: E402
@@ -67,8 +69,8 @@ SCRIPT = [
 ]
 
 
-def log(message: str) -> None:
-    print(message, flush=True)
+def check_topology() -> None:
+    common.check_topology(DB_NAME)
 
 
 def percentiles(values: list[float]) -> dict:
@@ -79,15 +81,6 @@ def percentiles(values: list[float]) -> dict:
 
     return {"n": len(ordered), "p50_ms": pct(50), "p95_ms": pct(95), "p99_ms": pct(99), "max_ms": round(
         ordered[-1], 3), "mean_ms": round(statistics.fmean(ordered), 3)}
-
-
-def check_topology() -> None:
-    topology = settings.DB_TOPOLOGY
-    names = {topology.runtime.name, topology.owner.name}
-    if names != {DB_NAME}:
-        sys.exit(f"refusing to run: the settings point at {sorted(names)}, not {DB_NAME!r}")
-    if topology.admin is None:
-        sys.exit("the benchmark needs a superuser connection: use the embedded server or set DATABASE_ADMIN_URL")
 
 
 def prepare() -> None:

@@ -32,13 +32,12 @@ import json  # noqa: E402
 import platform  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
-import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
-from collections.abc import Callable, Sequence  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -52,6 +51,8 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connections  # noqa: E402
 
+from bench import common  # noqa: E402
+from bench.common import free_port, log, percentile  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
 from memory.models import Memory  # noqa: E402
@@ -134,27 +135,15 @@ SELECT gen_random_uuid(), c.organization_id, c.patient_id, 'preference', 'schedu
 SEED_TABLES = ("organization", "patient_consent", "patient_memory")
 
 
-def log(message: str) -> None:
-    print(message, flush=True)
-
-
+# --- database preparation ----------------------------------------------------------------------------------
 def admin_conninfo() -> str:
-    return settings.DB_TOPOLOGY.admin.conninfo(dbname=DB_NAME)
+    return common.admin_conninfo(DB_NAME)
 
 
 def check_topology() -> None:
-    """Refuse to run anywhere but in anamnesis_bench (DATABASE_URL would make ANAMNESIS_DB_NAME moot)."""
-    topology = settings.DB_TOPOLOGY
-    names = {topology.runtime.name, topology.owner.name}
-    if names != {DB_NAME}:
-        sys.exit(f"refusing to run: the settings point at {sorted(names)}, not {DB_NAME!r} (unset "
-                 "DATABASE_URL / DATABASE_OWNER_URL, or point both at a database named anamnesis_bench)")
-    if topology.admin is None:
-        sys.exit("the benchmark needs a superuser connection: use the embedded server or set "
-                 "DATABASE_ADMIN_URL")
+    common.check_topology(DB_NAME)
 
 
-# --- database preparation ----------------------------------------------------------------------------------
 def existing_seed(patients: int, per_patient: int) -> str | None:
     """None when the database already holds exactly this seed, otherwise why it cannot be reused."""
     with psycopg.connect(settings.DB_TOPOLOGY.admin.conninfo(dbname="postgres"), autocommit=True) as conn:
@@ -263,16 +252,6 @@ class Run:
             "p50_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "p99_ms": percentile(lat, 99),
             "max_ms": round(lat[-1], 2) if lat else None,
         }
-
-
-def percentile(ordered: Sequence[float], pct: float) -> float | None:
-    """Linear interpolation between closest ranks, on an already sorted list."""
-    if not ordered:
-        return None
-    rank = (len(ordered) - 1) * pct / 100
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return round(ordered[low] + (ordered[high] - ordered[low]) * (rank - low), 2)
 
 
 def drive(count: int, sessions: list, op: Callable[[object, int], tuple[float, str | None]]) -> Run:
@@ -426,12 +405,6 @@ def balance(master_pid: int, port: int, sessions: list[HttpSession],
         reopened += 1
         time.sleep(0.02)
     return split(master_pid, port, sessions), reopened
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
 
 
 def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen, int, object]:

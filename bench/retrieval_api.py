@@ -78,6 +78,8 @@ from django.db import connection, connections  # noqa: E402
 from django.utils import timezone  # noqa: E402
 from psycopg.types.json import Jsonb  # noqa: E402
 
+from bench import common  # noqa: E402
+from bench.common import log  # noqa: E402
 from consent.services import consent_record, grant_create  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
@@ -222,23 +224,12 @@ QUESTIONS = [
 ]
 
 
-def log(message: str) -> None:
-    print(message, flush=True)
-
-
 def admin_conninfo() -> str:
-    return settings.DB_TOPOLOGY.admin.conninfo(dbname=DB_NAME)
+    return common.admin_conninfo(DB_NAME)
 
 
 def check_topology() -> None:
-    """Refuse to run anywhere but in anamnesis_bench_retrieval (DATABASE_URL would make ANAMNESIS_DB_NAME moot)."""
-    topology = settings.DB_TOPOLOGY
-    names = {topology.runtime.name, topology.owner.name}
-    if names != {DB_NAME}:
-        sys.exit(f"refusing to run: the settings point at {sorted(names)}, not {DB_NAME!r} (unset DATABASE_URL / "
-                 f"DATABASE_OWNER_URL, or point both at a database named {DB_NAME})")
-    if topology.admin is None:
-        sys.exit("the benchmark needs a superuser connection: use the embedded server or set DATABASE_ADMIN_URL")
+    common.check_topology(DB_NAME)
 
 
 def stats(values_ms: list[float]) -> dict:

@@ -35,13 +35,11 @@ import http.client  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import re  # noqa: E402
-import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -55,6 +53,8 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connections  # noqa: E402
 
+from bench import common  # noqa: E402
+from bench.common import free_port, log, percentile  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from tests.fakes.processes import WorkerProcess  # noqa: E402
 from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
@@ -96,22 +96,12 @@ SELECT operation_id FROM workflow_operation_dispatch
 """
 
 
-def log(message: str) -> None:
-    print(message, flush=True)
-
-
 def admin_conninfo() -> str:
-    return settings.DB_TOPOLOGY.admin.conninfo(dbname=DB_NAME)
+    return common.admin_conninfo(DB_NAME)
 
 
 def check_topology() -> None:
-    topology = settings.DB_TOPOLOGY
-    names = {topology.runtime.name, topology.owner.name}
-    if names != {DB_NAME}:
-        sys.exit(f"refusing to run: the settings point at {sorted(names)}, not {DB_NAME!r} (unset DATABASE_URL / "
-                 f"DATABASE_OWNER_URL, or point both at a database named {DB_NAME})")
-    if topology.admin is None:
-        sys.exit("the benchmark needs a superuser connection: use the embedded server or set DATABASE_ADMIN_URL")
+    common.check_topology(DB_NAME)
 
 
 def prepare_database() -> float:
@@ -138,15 +128,6 @@ class Run:
                 "per_s": round(ok / self.wall_s, 1) if self.wall_s else 0.0,
                 "p50_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "p99_ms": percentile(lat, 99),
                 "max_ms": round(lat[-1], 2) if lat else None}
-
-
-def percentile(ordered: Sequence[float], pct: float) -> float | None:
-    if not ordered:
-        return None
-    rank = (len(ordered) - 1) * pct / 100
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return round(ordered[low] + (ordered[high] - ordered[low]) * (rank - low), 2)
 
 
 class HttpSession:
@@ -176,12 +157,6 @@ class HttpSession:
 
     def close(self) -> None:
         self.conn.close()
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
 
 
 def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen, int, object]:
