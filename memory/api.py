@@ -29,11 +29,17 @@ class MemoryOut(serializers.ModelSerializer):
                   "consent_record_id", "valid_from", "valid_until", "expires_at", "review_by", "superseded_by",
                   "guardrails", "created_by", "created_at"]
 
+    def _value(self, obj) -> dict | None:
+        """The plaintext, decrypted once per memory although both `fact` and `text` need it."""
+        if getattr(self, "_last", (None, None))[0] is not obj:
+            self._last = (obj, memory_value(obj))
+        return self._last[1]
+
     def get_fact(self, obj) -> dict | None:
-        return memory_value(obj)
+        return self._value(obj)
 
     def get_text(self, obj) -> str | None:
-        value = memory_value(obj)
+        value = self._value(obj)
         return fact_text(obj.memory_type, value) if value is not None else None
 
     def get_guardrails(self, obj) -> dict:
