@@ -16,14 +16,14 @@
    embedding, representations and lifecycle events are real. Timed per call: memories/second and the share of
    the embedding. Then the raw provider throughput: texts/second for batches of 1 and of 64.
 3. Service level, in-process: ``rank_candidates`` for a rotating set of realistic questions, and the same steps
-   timed one by one (query embedding, CANDIDATES_SQL, memory fetch, decryption + text, text rank, blend),
+   timed one by one (query embedding, the candidates query, memory fetch, decryption + text, text rank, blend),
    checked to give the same ranking as ``rank_candidates``.
 4. Through the API: a local JWKS and the service under gunicorn on 127.0.0.1; ``--requests``
    ``GET /v1/patients/{id}/memories/search?q=...`` with the target patient's token over ``--concurrency``
    keep-alive connections, then ``--serial`` more over one connection. Every answer must be 200 with items of the
    target patient only; answers are compared with the in-process ``memory_search`` for the same question, and
    one ``memory.search`` audit row must exist per request.
-5. EXPLAIN (ANALYZE, BUFFERS) of CANDIDATES_SQL as the runtime role with the patient's identity set: it must use
+5. EXPLAIN (ANALYZE, BUFFERS) of the candidates query as the runtime role with the patient's identity set: it must use
    the patient index and scan neither patient_memory nor memory_embedding sequentially.
 6. Prints a summary and writes ``bench/results/retrieval_api.json``. Exits non-zero on any failed request, an
    item of another patient, a missing audit row or a sequential scan.
@@ -520,14 +520,7 @@ def split_search(cast: Cast, question: str) -> tuple[list[tuple[uuid.UUID, float
     marks = [time.perf_counter()]
     [query_vector] = provider().embed([question])
     marks.append(time.perf_counter())
-    with connection.cursor() as cursor:
-        cursor.execute(retrieval.CANDIDATES_SQL, {
-            "q": str(query_vector), "model": provider().name, "org": cast.org, "patient": cast.target,
-            "now": timezone.now(), "purpose": None, "class": None})
-        cosines = dict(cursor.fetchall())
-    marks.append(time.perf_counter())
-    memories = {m.memory_id: m for m in Memory.objects.filter(pk__in=list(cosines))}
-    ordered = [memories[mid] for mid in cosines if mid in memories]
+    ordered = list(retrieval.candidates(identity=cast.patient, patient_id=cast.target, query_vector=query_vector))
     marks.append(time.perf_counter())
     texts = [fact_text(m.memory_type, memory_value(m)) for m in ordered]
     marks.append(time.perf_counter())
@@ -536,11 +529,11 @@ def split_search(cast: Cast, question: str) -> tuple[list[tuple[uuid.UUID, float
         ranks = [float(r[0]) for r in cursor.fetchall()]
     marks.append(time.perf_counter())
     cal = retrieval.calibration()
-    scored = sorted(((m.memory_id, retrieval.blend(float(cosines[m.memory_id]), rank, cal.cosine_weight,
+    scored = sorted(((m.memory_id, retrieval.blend(float(m.cosine), rank, cal.cosine_weight,
                                                    cal.text_weight)) for m, rank in zip(ordered, ranks, strict=True)),
                     key=lambda h: (-h[1], str(h[0])))
     marks.append(time.perf_counter())
-    names = ("query_embedding", "candidates_sql", "memory_fetch", "decrypt_and_text", "text_rank_sql", "blend_sort")
+    names = ("query_embedding", "candidates_query", "decrypt_and_text", "text_rank_sql", "blend_sort")
     return scored, {name: (marks[i + 1] - marks[i]) * 1000 for i, name in enumerate(names)}
 
 
@@ -740,19 +733,19 @@ def api_phase(args, cast: Cast, plan: list[str], expected: dict[str, list[str]])
 # --- the plan ------------------------------------------------------------------------------------------------
 def explain_candidates(cast: Cast) -> tuple[str, dict]:
     [query_vector] = provider().embed([QUESTIONS[0]])
-    params = {"q": str(query_vector), "model": provider().name, "org": cast.org, "patient": cast.target,
-              "now": datetime.now(UTC), "purpose": None, "class": None}
+    sql, params = retrieval.candidates(identity=cast.patient, patient_id=cast.target,
+                                       query_vector=query_vector).query.sql_with_params()
     identity = (str(cast.org), cast.patient.actor_sub, str(cast.target), " ".join(sorted(cast.patient.scopes)))
     with psycopg.connect(settings.DB_TOPOLOGY.runtime.conninfo(), autocommit=True) as conn, conn.transaction():
         role = conn.execute("SELECT current_user, rolsuper, rolbypassrls FROM pg_roles "
                             "WHERE rolname = current_user").fetchone()
         conn.execute(SET_IDENTITY_SQL, identity)
         cur = psycopg.ClientCursor(conn)  # literal parameters, as Django's client-side binding sends them
-        statement = "EXPLAIN (ANALYZE, BUFFERS) " + retrieval.CANDIDATES_SQL
+        statement = "EXPLAIN (ANALYZE, BUFFERS) " + sql
         cur.execute(statement, params)  # warm the caches
         cur.execute(statement, params)
         plan = "\n".join(row[0] for row in cur.fetchall())
-        rows = len(cur.execute(retrieval.CANDIDATES_SQL, params).fetchall())
+        rows = len(cur.execute(sql, params).fetchall())
     indexes = sorted(set(re.findall(r"(?:Index Scan|Index Only Scan|Bitmap Index Scan)(?: Backward)? "
                                     r"(?:using|on) (\w+)", plan)))
     seq = sorted(set(re.findall(r"Seq Scan on (\w+)", plan)))
@@ -937,7 +930,7 @@ def main(argv: list[str] | None = None) -> int:
 
     api = api_phase(args, cast, api_plan, expected)
     plan_text, plan_facts = explain_candidates(cast)
-    log("\nEXPLAIN (ANALYZE, BUFFERS) of CANDIDATES_SQL as the runtime role, target patient's identity:\n"
+    log("\nEXPLAIN (ANALYZE, BUFFERS) of the candidates query as the runtime role, target patient's identity:\n"
         + plan_text + "\n")
 
     result = {

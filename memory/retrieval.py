@@ -12,13 +12,16 @@ from functools import lru_cache
 from pathlib import Path
 
 from django.db import connection
+from django.db.models import FloatField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
+from pgvector.django import CosineDistance
 
 from core import audit, maintenance
 from core.access import may_access
 from core.errors import NoConsentOrAccess
 from core.identity import Identity
-from memory import representations
+from memory import representations, selectors
 from memory.embeddings import EmbeddingUnavailable, provider
 from memory.facts import fact_text
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
@@ -103,19 +106,17 @@ class Hit:
     score: float
 
 
-CANDIDATES_SQL = """
-SELECT m.memory_id, COALESCE(1 - (e.embedding <=> %(q)s::vector), 0) AS cosine
-  FROM patient_memory m
-  LEFT JOIN memory_embedding e ON e.memory_id = m.memory_id AND e.model = %(model)s
-  LEFT JOIN patient_consent c ON c.consent_record_id = m.consent_record_id
- WHERE m.organization_id = %(org)s AND m.patient_id = %(patient)s
-   AND m.state = 'active' AND m.superseded_by IS NULL
-   AND m.valid_from <= %(now)s AND (m.valid_until IS NULL OR m.valid_until > %(now)s) AND m.expires_at > %(now)s
-   AND (m.consent_record_id IS NULL OR (c.status = 'granted' AND c.revoked_at IS NULL
-                                        AND (c.expires_at IS NULL OR c.expires_at > %(now)s)))
-   AND (%(purpose)s::text IS NULL OR m.consent_purpose = %(purpose)s)
-   AND (%(class)s::text IS NULL OR m.memory_class = %(class)s)
-"""
+def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[float], purpose: str | None = None,
+               memory_class: str | None = None) -> QuerySet[Memory]:
+    """The deterministic filters (the same ``current()`` every read uses: organisation, patient, state,
+    validity, retention, consent; then purpose and class), each memory annotated with its cosine similarity to
+    the question (0 when it has no vector from the current model). One query; exact, no vector index."""
+    distance = (MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), model=provider().name)
+                .annotate(distance=CosineDistance("embedding", query_vector)).values("distance")[:1])
+    qs = selectors.memory_list_current(identity=identity, patient_id=patient_id, consent_purpose=purpose)
+    if memory_class:
+        qs = qs.filter(memory_class=memory_class)
+    return qs.annotate(cosine=Coalesce(1 - Subquery(distance), Value(0.0), output_field=FloatField()))
 
 # Any shared word counts (the question's lexemes OR-ed), so "INR" or a drug name matches on its own.
 TEXT_RANK_SQL = """
@@ -144,19 +145,14 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str,
     and its full-text rank. Filters are deterministic and applied first (organisation, patient, purpose, class,
     state, validity, consent); ranking is exact over that small set."""
     [query_vector] = provider().embed([question])
-    with connection.cursor() as cursor:
-        cursor.execute(CANDIDATES_SQL, {"q": str(query_vector), "model": provider().name, "org": identity.org_id,
-                                        "patient": patient_id, "now": timezone.now(), "purpose": purpose,
-                                        "class": memory_class})
-        cosines = dict(cursor.fetchall())
-    memories = {m.memory_id: m for m in Memory.objects.filter(pk__in=list(cosines))}
-    ordered = [memories[mid] for mid in cosines if mid in memories]
+    ordered = list(candidates(identity=identity, patient_id=patient_id, query_vector=query_vector, purpose=purpose,
+                              memory_class=memory_class))
     texts = [fact_text(m.memory_type, memory_value(m)) for m in ordered]
     ranks = _text_ranks(question, texts)
     cal = calibration()
     hits = []
     for memory, text, text_rank in zip(ordered, texts, ranks, strict=True):
-        cosine = float(cosines[memory.memory_id])
+        cosine = float(memory.cosine)
         # an exact word match (a drug, "INR") lifts a weak cosine: ts_rank is about 0.06 per shared word
         score = blend(cosine, text_rank, cal.cosine_weight, cal.text_weight)
         hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=score))
