@@ -11,7 +11,7 @@ from memory import retrieval, selectors, services
 from memory.facts import MEMORY_TYPES, StrictSerializer, fact_text, validate_fact
 from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value
-from memory.models import LifecycleEvent, Memory, Source
+from memory.models import LifecycleEvent, Memory, MemoryState, Source
 
 
 class MemoryOut(serializers.ModelSerializer):
@@ -27,7 +27,7 @@ class MemoryOut(serializers.ModelSerializer):
         fields = ["memory_id", "patient_id", "memory_class", "memory_type", "attribute", "fact", "text",
                   "state", "source", "source_ref", "confidence", "policy_revision", "consent_purpose",
                   "consent_record_id", "valid_from", "valid_until", "expires_at", "review_by", "superseded_by",
-                  "guardrails", "created_by", "created_at"]
+                  "guardrails", "created_by", "agent_client_id", "created_at"]
 
     def _value(self, obj) -> dict | None:
         """The plaintext, decrypted once per memory although both `fact` and `text` need it."""
@@ -124,6 +124,13 @@ class LifecycleEventOut(serializers.ModelSerializer):
                   "policy_revision", "source_ref", "value_digest", "occurred_at"]
 
 
+class MemoryListParams(serializers.Serializer):
+    """Query parameters of the list: closed sets only (an empty value means "any")."""
+
+    memory_type = serializers.ChoiceField(choices=sorted(MEMORY_TYPES), required=False, allow_blank=True)
+    consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False, allow_blank=True)
+
+
 class _MemoryView(ScopedAPIView):
     abstract = True
     resource_type = "memory"
@@ -137,17 +144,19 @@ class PatientMemoriesView(_MemoryView):
 
     @extend_schema(
         operation_id="memories_list",
-        parameters=[OpenApiParameter("memory_type", str, required=False),
-                    OpenApiParameter("consent_purpose", str, required=False)],
+        parameters=[OpenApiParameter("memory_type", str, required=False, enum=sorted(MEMORY_TYPES)),
+                    OpenApiParameter("consent_purpose", str, required=False, enum=[p for p, _ in PURPOSES])],
         responses={200: inline_serializer("MemoryList", {"items": MemoryOut(many=True)})},
     )
     def get(self, request, patient_id):
+        params = MemoryListParams(data=request.query_params)
+        params.is_valid(raise_exception=True)  # before anything reaches the audit row
+        p = params.validated_data
         items = list(selectors.memory_list_current(
             identity=self.identity, patient_id=patient_id,
-            memory_type=request.query_params.get("memory_type") or None,
-            consent_purpose=request.query_params.get("consent_purpose") or None))
+            memory_type=p.get("memory_type") or None, consent_purpose=p.get("consent_purpose") or None))
         audit.record(action="memory.list", resource_type="memory", patient_id=patient_id,
-                     purpose=request.query_params.get("consent_purpose") or None)
+                     purpose=p.get("consent_purpose") or None)
         return Response({"items": MemoryOut(items, many=True).data})
 
     @extend_schema(
@@ -160,7 +169,9 @@ class PatientMemoriesView(_MemoryView):
         body = MemoryIn(data=request.data)
         body.is_valid(raise_exception=True)
         memory = services.memory_record(identity=self.identity, patient_id=patient_id, **body.validated_data)
-        return Response({"memory_id": str(memory.memory_id), "status": "stored", "memory": MemoryOut(memory).data},
+        # An agent's write is kept as a proposal until the patient or staff confirm it.
+        stored = "proposed" if memory.state == MemoryState.PROPOSED else "stored"
+        return Response({"memory_id": str(memory.memory_id), "status": stored, "memory": MemoryOut(memory).data},
                         status=status.HTTP_201_CREATED)
 
     @extend_schema(operation_id="memories_erase_all", request=None, responses={200: DeletionReceipt})

@@ -88,6 +88,8 @@ class Memory(models.Model):
     superseded_by = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True,
                                       db_column="superseded_by", related_name="supersedes")
     created_by = models.CharField(max_length=255)
+    # The agent's client id when an agent wrote it (then the memory was proposed, agent_extracted).
+    agent_client_id = models.CharField(max_length=255, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     deleted_at = models.DateTimeField(null=True, blank=True)

@@ -10,9 +10,9 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from consent.models import ConsentRecord
+from consent.models import PURPOSE_VALUES, ConsentRecord
 from core import audit, maintenance
-from core.access import may_access
+from core.access import may_access, may_access_any
 from core.errors import ConcurrentUpdate, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity
 from core.services import organization_ensure
@@ -96,6 +96,7 @@ def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient
 
 def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: MemoryTypeSpec, new: NewFact, state: str,
             source: str, source_ref: str, consent: ConsentRecord | None, memory_id: uuid.UUID) -> Memory:
+    assert source != Source.PATIENT_STATED or identity.is_patient_themself(patient_id), "only the patient states"
     now = timezone.now()
     salt = new_salt()
     memory = Memory(
@@ -105,7 +106,7 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: MemoryTypeSpec, 
         policy_revision=settings.MEMORY_POLICY_REVISION, consent_purpose=new.consent_purpose,
         consent_record=consent, valid_from=now, valid_until=new.valid_until, review_by=new.review_by,
         expires_at=_retention_deadline(spec.memory_class, now, new.valid_until), created_by=identity.actor_sub,
-        digest_salt=salt)
+        agent_client_id=identity.agent_client_id, digest_salt=salt)
     if spec.memory_class in SENSITIVE_CLASSES:
         memory.fact_ciphertext, memory.fact_key_id = encrypt_fact(new.fact, memory_id=memory_id,
                                                                   patient_id=patient_id)
@@ -130,8 +131,20 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
     Preferences need an active consent of the patient for the purpose; provenance is ``patient_stated`` when the
     patient writes about themself, ``staff_entered`` otherwise. Care context comes only from staff or an EHR
     import (with its reference), always with a review-by date, and is stored encrypted.
+
+    An agent's token never speaks as the patient: what an agent records is a proposal (``proposed``,
+    ``agent_extracted``, with its client id) until the patient or staff confirm it.
     """
     spec = MEMORY_TYPES[memory_type]
+    if identity.is_agent:
+        if spec.memory_class == MemoryClass.CARE_CONTEXT:
+            raise Forbidden("care context is recorded by staff or imported from the EHR", code="staff_only")
+        if consent_record_id is None:
+            raise _invalid("consent_record_id", "required", "required")
+        return memory_propose(identity=identity, patient_id=patient_id, memory_type=memory_type,
+                              attribute=attribute, fact=fact, consent_purpose=consent_purpose,
+                              consent_record_id=consent_record_id, valid_until=valid_until,
+                              source_ref=source_ref or f"agent:{identity.agent_client_id}", confidence=1.0)
     new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
                   valid_until=valid_until, review_by=review_by)
     _check_new_fact(spec, new)
@@ -152,7 +165,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
         if consent_record_id is None:
             raise _invalid("consent_record_id", "required", "required")
         consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
-        source = Source.PATIENT_STATED if identity.is_patient(patient_id) else Source.STAFF_ENTERED
+        source = Source.PATIENT_STATED if identity.is_patient_themself(patient_id) else Source.STAFF_ENTERED
     organization_ensure(identity=identity)
     memory_id = uuid.uuid4()
     try:
@@ -214,7 +227,10 @@ def _consent_still_active(memory: Memory) -> None:
 
 
 def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
-    """The patient or staff confirm a proposal: it becomes the current value of its attribute."""
+    """The patient or staff confirm a proposal: it becomes the current value of its attribute. An agent cannot
+    confirm (its own or another agent's proposal): that would let it speak as the patient after all."""
+    if identity.is_agent:
+        raise Forbidden("an agent's proposals are confirmed by the patient or staff", code="agent_cannot_confirm")
     memory = _locked(identity, patient_id, memory_id)
     if memory.state != S.PROPOSED:
         raise ValidationFailed("only proposed memories can be confirmed", code="not_proposed")
@@ -227,7 +243,8 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
                            purpose=memory.consent_purpose)
         memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE,
                           event_type=LifecycleEvent.Type.CONFIRMED,
-                          reason_code="patient_confirmed" if identity.is_patient(patient_id) else "staff_confirmed")
+                          reason_code=("patient_confirmed" if identity.is_patient_themself(patient_id)
+                                       else "staff_confirmed"))
     audit.record(action="memory.confirm", resource_type="memory", resource_id=memory.memory_id,
                  patient_id=patient_id, purpose=memory.consent_purpose)
     return memory
@@ -247,7 +264,10 @@ def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
 def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, fact: dict,
                    attribute: str, valid_until: datetime | None = None,
                    review_by: datetime | None = None) -> Memory:
-    """Correct a value: a new record supersedes the old one and links to it; history keeps both."""
+    """Correct a value: a new record supersedes the old one and links to it; history keeps both. Agents propose
+    new values instead: a correction would make the agent's value current without the patient's confirmation."""
+    if identity.is_agent:
+        raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
     old = _locked(identity, patient_id, memory_id)
     if old.state not in (S.ACTIVE, S.QUARANTINED):
         raise ValidationFailed(f"a {old.state} memory cannot be corrected", code="not_correctable")
@@ -261,7 +281,7 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
                   consent_purpose=old.consent_purpose, valid_until=valid_until,
                   review_by=review_by or old.review_by)
     _check_new_fact(spec, new)
-    source = Source.PATIENT_STATED if identity.is_patient(patient_id) else Source.STAFF_ENTERED
+    source = Source.PATIENT_STATED if identity.is_patient_themself(patient_id) else Source.STAFF_ENTERED
     memory_id_new = uuid.uuid4()
     with transaction.atomic():
         _attribute_lock(old.organization_id, patient_id, old.memory_type, old.attribute, old.consent_purpose)
@@ -345,7 +365,13 @@ def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
 def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
                          reason_code: str = "subject_request") -> dict:
     """Erase all of a patient's memories that the caller may act on, each the same way as one deletion.
-    A patient's own request leaves staff-recorded care context in place and says so in the receipt."""
+    A patient's own request leaves staff-recorded care context in place and says so in the receipt.
+
+    Access is decided before anything is written: a caller who is neither the patient (or an agent acting for
+    them) nor staff holding an active grant for some purpose of this patient gets ``not_found``, as for a patient
+    that does not exist, and no receipt."""
+    if not identity.is_patient(patient_id) and not may_access_any(patient_id=patient_id, purposes=PURPOSE_VALUES):
+        raise NotFound().about(patient_id=patient_id)
     memories = list(Memory.objects.select_for_update()
                     .filter(organization_id=identity.org_id, patient_id=patient_id).exclude(state=S.DELETED)
                     .order_by("created_at"))
