@@ -16,7 +16,8 @@ SCOPES = {
     "consent:write": "Record or revoke consent",
     "grant:write": "Grant and revoke staff access (organisation administrators)",
     "audit:read": "Read access history",
-    "workflow:reconcile": "See the organisation's workflows stuck in needs_reconciliation (staff)",
+    "workflow:reconcile": "See the workflows stuck in needs_reconciliation of patients one holds grants for (staff)",
+    "workflow:reconcile:org": "With workflow:reconcile: the whole organisation's reconciliation queue",
 }
 
 
