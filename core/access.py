@@ -7,7 +7,7 @@ import uuid
 
 from django.db import connection
 
-from core.errors import Forbidden, InsufficientScope
+from core.errors import Forbidden
 from core.identity import Identity
 
 
@@ -24,11 +24,6 @@ def may_access_any(*, patient_id: uuid.UUID, purposes: list[str]) -> bool:
         cursor.execute("SELECT COALESCE(bool_or(app_may_access(app_org_id(), %s, p)), false) "
                        "FROM unnest(%s::text[]) AS p", [patient_id, list(purposes)])
         return bool(cursor.fetchone()[0])
-
-
-def require_scope(identity: Identity, scope: str) -> None:
-    if not identity.has_scope(scope):
-        raise InsufficientScope(f"needs: {scope}")
 
 
 def require_staff(identity: Identity) -> None:

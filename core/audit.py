@@ -12,10 +12,11 @@ import re
 import uuid
 
 from core.identity import current_identity
-from core.middleware import request_id_var
+from core.logging import request_id_var
 from core.models import AuditEvent
+from core.vocabulary import PURPOSES
 
-PURPOSE_CODES = frozenset({"appointment_scheduling", "communication", "prior_authorization", "care_coordination"})
+PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
 ACTOR_KINDS = frozenset({"patient", "staff", "service", "agent"})
 OUTCOMES = frozenset({"success", "denied", "conflict", "error"})
 # Mirrored by the CHECK constraints in core/migrations/0006_audit_coded_values_i11.py.

@@ -4,7 +4,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memory", "0006_retrieval_rls")]
+    dependencies = [("memory", "0007_state_transition_current")]
 
     operations = [
         migrations.AddField(
