@@ -128,6 +128,30 @@ class Memory(models.Model):
                                    | ~Q(state="superseded"), name="memory_superseded_has_successor"),
         ]
 
+    def effective_state(self, now=None, *, consent: bool = True) -> str:
+        """The state this memory has now, whether or not the sweep has recorded it: ``expired`` once its validity
+        or retention ended or its consent is no longer active. The same deadlines as
+        :meth:`MemoryQuerySet.current`, so a read by id agrees with lists, search and context packs."""
+        now = now or timezone.now()
+        if self.state in (MemoryState.ACTIVE, MemoryState.PROPOSED, MemoryState.QUARANTINED):
+            if self.expires_at <= now or (self.valid_until is not None and self.valid_until <= now):
+                return MemoryState.EXPIRED
+            record = self.consent_record if consent and self.consent_record_id is not None else None
+            if record is not None and not (record.status == "granted" and record.revoked_at is None and (
+                    record.expires_at is None or record.expires_at > now)):
+                return MemoryState.EXPIRED
+        return self.state
+
+    def as_of_now(self, now=None) -> Memory:
+        """For reads: present the effective state, and withhold the value once retention has passed (the sweep
+        is about to erase it). The instance is for display only: services lock and re-read before any change."""
+        now = now or timezone.now()
+        self.state = self.effective_state(now)
+        if self.state != MemoryState.DELETED and self.expires_at <= now:
+            self.fact = None
+            self.fact_ciphertext = None
+        return self
+
 
 class LifecycleEvent(models.Model):
     """Append-only history of a memory's lifecycle: who, what, why, under which policy; a keyed digest of the

@@ -233,7 +233,7 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     if identity.is_agent:
         raise Forbidden("an agent's proposals are confirmed by the patient or staff", code="agent_cannot_confirm")
     memory = _locked(identity, patient_id, memory_id)
-    if memory.state != S.PROPOSED:
+    if memory.effective_state(consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
         raise ValidationFailed("only proposed memories can be confirmed", code="not_proposed")
     _consent_still_active(memory)
     with transaction.atomic():
@@ -270,8 +270,9 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     if identity.is_agent:
         raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
     old = _locked(identity, patient_id, memory_id)
-    if old.state not in (S.ACTIVE, S.QUARANTINED):
-        raise ValidationFailed(f"a {old.state} memory cannot be corrected", code="not_correctable")
+    state = old.effective_state(consent=False)  # consent is checked below, with its own answer
+    if state not in (S.ACTIVE, S.QUARANTINED):
+        raise ValidationFailed(f"a {state} memory cannot be corrected", code="not_correctable")
     if attribute != old.attribute:
         raise _invalid("fact.kind", "a correction keeps the attribute; record a new fact instead")
     spec = MEMORY_TYPES[old.memory_type]
