@@ -194,7 +194,13 @@ def describe_event(event: AuditEvent, me: str) -> dict:
     what = ACTION_TEXT.get(event.action, event.action.replace(".", " ").replace("_", " "))
     outcome = {"success": "", "denied": " (refused)", "conflict": " (not done: conflicting change)",
                "error": " (failed)"}.get(event.outcome, "")
-    return {"when": event.occurred_at, "who": describe_actor(event.actor_sub, event.actor_kind, me),
+    if event.agent_client_id:  # an agent is never "You", even with the patient's own subject in its token
+        who = f"AI agent “{event.agent_client_id}” acting for " + (
+            "you" if event.on_behalf_of is not None and event.on_behalf_of == event.patient_id
+            else f"“{event.actor_sub}”")
+    else:
+        who = describe_actor(event.actor_sub, event.actor_kind, me)
+    return {"when": event.occurred_at, "who": who,
             "what": what + outcome,
             "why": PURPOSE_LABELS.get(event.purpose, event.purpose) if event.purpose else "—",
             "refused": event.outcome != "success"}
