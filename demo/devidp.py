@@ -32,7 +32,7 @@ ALICE = "00000000-0000-4000-8000-0000000a11ce"
 BOB = "00000000-0000-4000-8000-000000000b0b"
 PATIENT_API_SCOPES = "memory:read memory:write consent:read consent:write audit:read workflow:read workflow:write"
 STAFF_API_SCOPES = "memory:read memory:write consent:read consent:write workflow:read workflow:write"
-ADMIN_API_SCOPES = "grant:write consent:read audit:read workflow:reconcile"
+ADMIN_API_SCOPES = "grant:write consent:read audit:read workflow:reconcile workflow:reconcile:org"
 
 # sub -> claims. The sub is what a person types (or clicks) on the provider's sign-in page.
 DEMO_USERS: dict[str, dict] = {

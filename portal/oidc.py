@@ -53,7 +53,8 @@ ROLE_SCOPES: dict[str, frozenset[str]] = {
                              "workflow:read"}),
     ROLE_STAFF: frozenset({"memory:read", "memory:write", "consent:read", "consent:write", "workflow:read",
                            "workflow:write", "workflow:reconcile"}),
-    ROLE_ORG_ADMIN: frozenset({"grant:write", "consent:read", "audit:read", "workflow:read", "workflow:reconcile"}),
+    ROLE_ORG_ADMIN: frozenset({"grant:write", "consent:read", "audit:read", "workflow:read", "workflow:reconcile",
+                               "workflow:reconcile:org"}),
     ROLE_AUDITOR: frozenset({"audit:read"}),
 }
 

@@ -126,3 +126,12 @@ def test_a_refusal_of_an_agent_is_audited_with_the_agent(world):
     items = world.patient(world.patient_a).get("/v1/audit-events").json()["items"]
     denied = [e for e in items if e["outcome"] == "denied"]
     assert denied and denied[0]["agent_client_id"] == "scheduling-agent"
+
+
+def test_an_agent_cannot_give_consent_in_the_patients_name_without_evidence(world):
+    agent = agent_for(world, world.patient_a)
+    r = agent.post(f"/v1/patients/{world.patient_a}/consents", {"purpose": "appointment_scheduling"})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "evidence_ref"
+    r = agent.post(f"/v1/patients/{world.patient_a}/consents",
+                   {"purpose": "appointment_scheduling", "evidence_ref": "recorded-call-2291"})
+    assert r.status_code == 201 and r.json()["evidence_ref"] == "recorded-call-2291"
