@@ -16,6 +16,7 @@ SCOPES = {
     "consent:write": "Record or revoke consent",
     "grant:write": "Grant and revoke staff access (organisation administrators)",
     "audit:read": "Read access history",
+    "memory_type:write": "Add and revise the organisation's memory types (organisation administrators)",
     "workflow:reconcile": "See the organisation's workflows stuck in needs_reconciliation (staff)",
 }
 
