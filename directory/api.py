@@ -11,9 +11,9 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound
+from core.serializers import StrictSerializer
 from directory import selectors, services
 from directory.models import StaffMember
-from memory.facts import StrictSerializer
 
 NAME_HELP = "The name staff know the patient by"
 

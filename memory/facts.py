@@ -20,17 +20,6 @@ CHANNELS = ["sms", "email", "phone", "portal", "letter"]
 LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$")
 
 
-class StrictSerializer(serializers.Serializer):
-    """Refuses fields it does not declare."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
-        return super().to_internal_value(data)
-
-
 # The built-in types' latest versions, by name (the organisation's own types come from ``types.type_get``).
 MEMORY_TYPES: dict[str, TypeSpec] = types.builtin_latest()
 MemoryTypeSpec = TypeSpec

@@ -39,11 +39,13 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from core.vocabulary import PURPOSES
+
 CATALOGUE_DIR = Path(__file__).resolve().parent / "catalogue"
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 MEMORY_CLASSES = ("working", "preference", "account_fact", "care_context")
 WRITERS = ("patient", "staff", "ehr_import", "agent_proposal")
-PURPOSE_VALUES = ("appointment_scheduling", "communication", "prior_authorization", "care_coordination")
+PURPOSE_VALUES = tuple(value for value, _ in PURPOSES)
 NAME = re.compile(r"^[a-z][a-z0-9_]{2,49}$")
 FILTERS = {"title", "or", "language", "list"}
 DEFINITION_KEYS = {"name", "version", "memory_class", "label", "purposes", "writers", "encrypted", "review",

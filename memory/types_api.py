@@ -9,8 +9,8 @@ from rest_framework.response import Response
 
 from core.api import ScopedAPIView
 from core.errors import NotFound
+from core.serializers import StrictSerializer
 from memory import type_services
-from memory.facts import StrictSerializer
 from memory.models import MemoryClass, MemoryType
 from memory.types import PURPOSE_VALUES, WRITERS, builtin_catalogue, type_get, type_public, types_visible
 

@@ -93,5 +93,5 @@ DROP FUNCTION IF EXISTS app_has_any_grant(uuid, uuid);
 
 class Migration(migrations.Migration):
     dependencies = [("directory", "0001_directory_tables_i13"), ("core", "0002_access_functions"),
-                    ("consent", "0002_enable_rls")]
+                    ("consent", "0003_access_rule_current")]
     operations = [migrations.RunSQL(FORWARD, REVERSE)]

@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("core", "0005_portal_identity"), ("memory", "0006_retrieval_rls")]
+    dependencies = [("core", "0005_portal_identity"), ("memory", "0007_state_transition_current")]
 
     operations = [
         migrations.CreateModel(

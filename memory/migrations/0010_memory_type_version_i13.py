@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memory", "0008_memory_type_rls_i13")]
+    dependencies = [("memory", "0009_memory_type_rls_i13")]
     operations = [
         migrations.AddField(model_name="memory", name="type_version",
                             field=models.PositiveIntegerField(default=1)),

@@ -41,5 +41,5 @@ ALTER TABLE memory_type DISABLE ROW LEVEL SECURITY;
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memory", "0007_memory_type_registry_i13")]
+    dependencies = [("memory", "0008_memory_type_registry_i13")]
     operations = [migrations.RunSQL(FORWARD, REVERSE)]
