@@ -20,7 +20,8 @@ from core.errors import IllegalTransition, NotFound, ValidationFailed
 from core.models import AuditEvent
 from memory import selectors, services
 from memory.lifecycle import memory_value
-from memory.models import MemoryClass, MemoryState
+from memory.models import MemoryState
+from memory.types import type_get
 from portal.context import portal_view
 from portal.forms import FactForm, ReasonForm
 from portal.rows import PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, memory_row
@@ -47,8 +48,10 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
         raise NotFound()
     value = memory_value(memory) or {}
-    care = memory.memory_class == MemoryClass.CARE_CONTEXT
-    kwargs = {"memory_type": memory.memory_type, "kind": value.get("kind"), "care_context": care}
+    spec = type_get(memory.memory_type)  # a correction is written with the type's latest version
+    if spec is None:
+        raise NotFound()
+    kwargs = {"spec": spec, "kind": value.get("kind")}
     if request.method == "POST":
         form = FactForm(request.POST, **kwargs)
         if form.is_valid():
