@@ -51,6 +51,11 @@ def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> 
     return _out(list(profiles), identity)
 
 
+def patients_get(*, identity: Identity, patient_ids: list[uuid.UUID]) -> list[dict]:
+    return _out(list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id__in=patient_ids)),
+                identity)
+
+
 def patient_get(*, identity: Identity, patient_id: uuid.UUID) -> dict | None:
     profiles = list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id=patient_id))
     return _out(profiles, identity)[0] if profiles else None

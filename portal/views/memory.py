@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from core import audit
 from core.errors import IllegalTransition, NotFound, ValidationFailed
 from core.models import AuditEvent
+from directory import selectors as directory
 from memory import selectors, services
 from memory.lifecycle import memory_value
 from memory.models import MemoryState
@@ -39,7 +40,9 @@ def patient_preferences(request):
     proposed = [memory_row(m, me=identity.actor_sub)
                 for m in selectors.memory_list_proposed(identity=identity, patient_id=patient_id)]
     audit.record(action="memory.list", resource_type="memory", patient_id=patient_id)
-    return render(request, "memory/patient_preferences.html", {"current": current, "proposed": proposed})
+    profile = directory.patient_get(identity=identity, patient_id=patient_id)  # their own name: a greeting
+    return render(request, "memory/patient_preferences.html",
+                  {"current": current, "proposed": proposed, "name": profile["display_name"] if profile else None})
 
 
 def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, template: str, done_url: str,
