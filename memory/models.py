@@ -64,7 +64,7 @@ class Memory(models.Model):
     memory_class = models.CharField(max_length=20, choices=MemoryClass.choices)
     memory_type = models.CharField(max_length=60)
     # The version of the type the fact was written with (memory.types): a revision never rewrites old memories.
-    type_version = models.PositiveIntegerField(default=1)
+    type_version = models.PositiveIntegerField(default=1, db_default=1)
     attribute = models.CharField(max_length=60)
     # The typed fact. NULL once deleted (tombstone) or when the value is stored encrypted.
     fact = models.JSONField(null=True, blank=True)
