@@ -53,6 +53,8 @@ DEFINITION_KEYS = {"name", "version", "memory_class", "label", "purposes", "writ
 REQUIRED_KEYS = {"name", "memory_class", "label", "purposes", "writers", "supersession", "text", "schema"}
 MAX_SCHEMA_BYTES = 32_000
 MAX_ATTRIBUTE = 60
+_PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)(\?|\|[a-z]+)?\}")
+_SEGMENT = re.compile(r"\[([^\]]*)\]|([^\[]+)")
 
 
 class DefinitionInvalid(Exception):
@@ -153,7 +155,7 @@ def _walk_objects(schema: Any, path: str, out: list[dict]) -> None:
 
 
 def _placeholders(template: str) -> list[tuple[str, str]]:
-    return [(m.group(1), m.group(2) or "") for m in re.finditer(r"\{([a-z_][a-z0-9_]*)(\?|\|[a-z]+)?\}", template)]
+    return [(m.group(1), m.group(2) or "") for m in _PLACEHOLDER.finditer(template)]
 
 
 def _check_template(template: Any, branch: dict, path: str, out: list[dict]) -> None:
@@ -295,9 +297,17 @@ def _check_supersession_and_text(d: dict, branches: list[dict], errors: list[dic
 
 # --- facts ---------------------------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=4096)
-def _validator(schema_json: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(schema_json))
+# Specs are immutable and kept (catalogue, organisation cache), so a validator is built once per schema shape.
+_validators: dict[int, tuple[dict, Draft202012Validator]] = {}
+
+
+def _validator(branch: dict) -> Draft202012Validator:
+    entry = _validators.get(id(branch))
+    if entry is None or entry[0] is not branch:
+        if len(_validators) > 8192:
+            _validators.clear()
+        entry = _validators[id(branch)] = (branch, Draft202012Validator(branch))
+    return entry[1]
 
 
 def _put(detail: dict, path: list[str], message: str) -> None:
@@ -360,7 +370,7 @@ def fact_validate(spec: TypeSpec, fact: Any) -> tuple[str, dict]:
         raise FactInvalid({"fact": {"kind": [f"one of {spec.kinds}"]}})
     fact = _normalise(branch, fact)
     detail: dict = {}
-    for error in _validator(json.dumps(branch, sort_keys=True)).iter_errors(fact):
+    for error in _validator(branch).iter_errors(fact):
         path = [str(p) for p in error.absolute_path]
         if error.validator == "additionalProperties":
             allowed = set(error.schema.get("properties", {}))
@@ -441,6 +451,24 @@ def _present(value: Any) -> bool:
     return value is not None and value is not False and value != "" and value != []
 
 
+@functools.lru_cache(maxsize=1024)
+def _compiled(template: str) -> tuple[tuple[bool, tuple], ...]:
+    """A template parsed once: segments (optional or not) of literal text and (field, modifier) pairs."""
+    segments = []
+    for m in _SEGMENT.finditer(template):
+        optional = m.group(1) is not None
+        text = m.group(1) if optional else m.group(2)
+        parts: list = []
+        pos = 0
+        for p in _PLACEHOLDER.finditer(text):
+            parts.append(text[pos:p.start()])
+            parts.append((p.group(1), p.group(2) or ""))
+            pos = p.end()
+        parts.append(text[pos:])
+        segments.append((optional, tuple(parts)))
+    return tuple(segments)
+
+
 def fact_render(spec: TypeSpec, fact: dict) -> str:
     """The fact as one plain-language sentence (for people, full-text search and embeddings)."""
     branch = spec.branch_for(fact) or {}
@@ -448,29 +476,24 @@ def fact_render(spec: TypeSpec, fact: dict) -> str:
     if not template:
         return spec.label
     props = branch.get("properties", {})
-
-    def fill(segment: str, optional: bool) -> str | None:
-        out, pos = [], 0
-        for m in re.finditer(r"\{([a-z_][a-z0-9_]*)(\?|\|[a-z]+)?\}", segment):
-            out.append(segment[pos:m.start()])
-            pos = m.end()
-            name, modifier = m.group(1), m.group(2) or ""
+    pieces = []
+    for optional, parts in _compiled(template):
+        out = []
+        for part in parts:
+            if isinstance(part, str):
+                out.append(part)
+                continue
+            name, modifier = part
             value = fact.get(name)
             if not _present(value):
                 if optional:
-                    return None
+                    out = None
+                    break
                 continue
             if modifier != "?":
                 out.append(_words(value, props.get(name, {}), modifier.lstrip("|")))
-        out.append(segment[pos:])
-        return "".join(out)
-
-    pieces = []
-    for m in re.finditer(r"\[([^\]]*)\]|([^\[]+)", template):
-        if m.group(1) is not None:
-            pieces.append(fill(m.group(1), True) or "")
-        else:
-            pieces.append(fill(m.group(2), False) or "")
+        if out is not None:
+            pieces.append("".join(out))
     return re.sub(r"\s+", " ", "".join(pieces)).strip()
 
 

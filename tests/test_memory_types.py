@@ -376,3 +376,27 @@ def test_existing_bodies_still_work_and_answers_carry_the_type_version(world):
     r = world.patient(world.patient_a).post(mem_path(world.patient_a), memory_body(cid))
     assert r.status_code == 201 and r.json()["memory"]["type_version"] == 1
     assert r.json()["memory"]["text"] == "Scheduling preference: appointments not before 10:00"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("memory_type", sorted(t for t, versions in builtin_catalogue().items()
+                                               if "agent_proposal" in versions[max(versions)].writers))
+def test_each_proposable_type_goes_through_proposal_confirmation_quarantine_and_correction(world, memory_type):
+    purpose, fact, corrected, _ = ROUND_TRIP[memory_type]
+    pid = uuid.uuid4()
+    cid = world.consent(pid, purpose)
+    world.grant(pid, "scheduling-agent", purpose)
+    agent = world.staff("scheduling-agent")
+    r = agent.post(f"{mem_path(pid)}/proposals", {"memory_type": memory_type, "fact": fact, "consent_purpose": purpose,
+                                                  "consent_record_id": cid, "source_ref": "session:1/turn:1"})
+    assert r.status_code == 201, r.content
+    proposal = r.json()
+    assert proposal["state"] == "proposed" and world.patient(pid).get(mem_path(pid)).json()["items"] == []
+    r = world.patient(pid).post(f"{mem_path(pid)}/{proposal['memory_id']}/confirm")
+    assert r.status_code == 200 and r.json()["state"] == "active"
+    r = agent.post(f"{mem_path(pid)}/{proposal['memory_id']}/quarantine", {"reason_code": "disputed_by_patient"})
+    assert r.status_code == 200 and r.json()["state"] == "quarantined"
+    assert world.patient(pid).get(mem_path(pid)).json()["items"] == []
+    r = world.patient(pid).post(f"{mem_path(pid)}/{proposal['memory_id']}/correct", {"fact": corrected})
+    assert r.status_code == 201, r.content
+    assert [m["memory_id"] for m in world.patient(pid).get(mem_path(pid)).json()["items"]] == [r.json()["memory_id"]]
