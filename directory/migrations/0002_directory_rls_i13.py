@@ -9,31 +9,14 @@ Staff entries are visible inside the organisation to administrators and to the s
 administrators (grant:write).
 """
 
+from pathlib import Path
+
 from django.db import migrations
 
+# The visibility rule's functions: the current definition lives in directory/sql/visibility_rule.sql.
+RULE = (Path(__file__).resolve().parent.parent / "sql" / "visibility_rule.sql").read_text()
+
 FORWARD = r"""
--- The grant half of the rule without a purpose: any active grant for this patient.
-CREATE FUNCTION app_has_any_grant(p_org uuid, p_patient uuid) RETURNS boolean
-LANGUAGE sql STABLE
-AS $$
-  SELECT EXISTS (SELECT 1 FROM patient_access_grants g
-                  WHERE g.organization_id = p_org
-                    AND g.patient_id = p_patient
-                    AND g.actor_sub = app_actor_sub()
-                    AND g.revoked_at IS NULL
-                    AND (g.expires_at IS NULL OR g.expires_at > now()))
-$$;
-
-CREATE FUNCTION app_may_see_patient(p_org uuid, p_patient uuid) RETURNS boolean
-LANGUAGE sql STABLE
-AS $$
-  SELECT p_org = app_org_id()
-     AND (p_patient = app_patient_self_id()
-          OR (app_patient_self_id() IS NULL
-              AND (app_has_scope('grant:write') OR app_has_scope('patient:write')
-                   OR app_has_any_grant(p_org, p_patient))))
-$$;
-
 ALTER TABLE patient_directory ENABLE ROW LEVEL SECURITY;
 ALTER TABLE patient_directory FORCE ROW LEVEL SECURITY;
 CREATE POLICY patient_directory_read ON patient_directory FOR SELECT
@@ -94,4 +77,4 @@ DROP FUNCTION IF EXISTS app_has_any_grant(uuid, uuid);
 class Migration(migrations.Migration):
     dependencies = [("directory", "0001_directory_tables_i13"), ("core", "0002_access_functions"),
                     ("consent", "0003_access_rule_current")]
-    operations = [migrations.RunSQL(FORWARD, REVERSE)]
+    operations = [migrations.RunSQL(RULE + FORWARD, REVERSE)]
