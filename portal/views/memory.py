@@ -182,6 +182,11 @@ ACTION_TEXT = {
     "workflow.checkpoint": "moved a task on to its next step",
     "workflow.read": "looked at a task",
     "audit.list": "looked at this access history",
+    "patient.register": "added your name and identifiers to the directory",
+    "patient.read": "looked up your name and identifiers",
+    "patient.list": "saw your name in their list of patients",
+    "patient.search": "found you by searching the directory",
+    "patient.resolve": "found you by your record number",
     "portal.access": "tried to open a page about you",
 }
 
