@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "core",
     "consent",
+    "directory",
     "memory",
     "memory.conversations",
     "workflows",

@@ -30,9 +30,11 @@ import httpx
 DEMO_ORG = "00000000-0000-4000-8000-00000000c0de"
 ALICE = "00000000-0000-4000-8000-0000000a11ce"
 BOB = "00000000-0000-4000-8000-000000000b0b"
-PATIENT_API_SCOPES = "memory:read memory:write consent:read consent:write audit:read workflow:read workflow:write"
-STAFF_API_SCOPES = "memory:read memory:write consent:read consent:write workflow:read workflow:write"
-ADMIN_API_SCOPES = "grant:write consent:read audit:read workflow:reconcile workflow:reconcile:org"
+PATIENT_API_SCOPES = ("memory:read memory:write consent:read consent:write audit:read workflow:read workflow:write "
+                      "patient:read")
+STAFF_API_SCOPES = "memory:read memory:write consent:read consent:write workflow:read workflow:write patient:read"
+ADMIN_API_SCOPES = ("grant:write consent:read audit:read workflow:reconcile workflow:reconcile:org patient:read "
+                    "patient:write memory:read memory_type:write")
 
 # sub -> claims. The sub is what a person types (or clicks) on the provider's sign-in page.
 DEMO_USERS: dict[str, dict] = {

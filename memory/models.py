@@ -63,6 +63,8 @@ class Memory(models.Model):
     patient_id = models.UUIDField()
     memory_class = models.CharField(max_length=20, choices=MemoryClass.choices)
     memory_type = models.CharField(max_length=60)
+    # The version of the type the fact was written with (memory.types): a revision never rewrites old memories.
+    type_version = models.PositiveIntegerField(default=1, db_default=1)
     attribute = models.CharField(max_length=60)
     # The typed fact. NULL once deleted (tombstone) or when the value is stored encrypted.
     fact = models.JSONField(null=True, blank=True)
@@ -151,6 +153,29 @@ class Memory(models.Model):
             self.fact = None
             self.fact_ciphertext = None
         return self
+
+
+class MemoryType(models.Model):
+    """An organisation's own memory type, one row per version (a revision adds a row; rows never change).
+    Built-in types are not rows: they ship as data in ``memory/catalogue`` (see :mod:`memory.types`)."""
+
+    type_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey("core.Organization", on_delete=models.PROTECT, db_column="organization_id")
+    name = models.CharField(max_length=50)
+    version = models.PositiveIntegerField()
+    memory_class = models.CharField(max_length=20, choices=MemoryClass.choices)
+    # The checked definition (schema, supersession, writers, encryption, validity, purposes, label, text).
+    definition = models.JSONField()
+    created_by = models.CharField(max_length=255)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "memory_type"
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "name", "version"], name="memory_type_version_unique"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="memory_type_version_positive"),
+            models.CheckConstraint(condition=Q(memory_class__in=MemoryClass.values), name="memory_type_class_valid"),
+        ]
 
 
 class LifecycleEvent(models.Model):
