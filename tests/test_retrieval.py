@@ -329,3 +329,29 @@ def retrieval_calibration() -> dict:
     from memory.retrieval import CALIBRATION_FILE
 
     return json.loads(CALIBRATION_FILE.read_text())
+
+
+def test_evaluate_retrieval_command_reports_a_set(tmp_path, db):
+    """``manage.py evaluate_retrieval`` runs end to end (here on a small set given with --file)."""
+    import io
+    import json
+
+    small = {"k": 3, "patients": {
+        "x1": {"pen": {"memory_type": "care_context",
+                       "fact": {"kind": "allergy", "substance": "penicillin", "reaction": "rash"}},
+               "old": {"memory_type": "care_context", "fact": {"kind": "allergy", "substance": "latex"},
+                       "stale": "quarantined"}},
+        "x2": {"warf": {"memory_type": "care_context",
+                        "fact": {"kind": "long_term_indication", "medication": "warfarin",
+                                 "indication": "atrial fibrillation", "monitoring": "INR"}}}},
+        "questions": [{"patient": "x1", "question": "Can we give Augmentin?", "expected": ["pen"]},
+                      {"patient": "x2", "question": "naproxen for her knee?", "expected": ["warf"]},
+                      {"patient": "x2", "question": "any latex allergy?", "expected": []}]}
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(small))
+    out = io.StringIO()
+    call_command("evaluate_retrieval", "--file", str(path), stdout=out)
+    report = json.loads(out.getvalue())["current"]["all"]
+    assert report["questions"] == 3 and report["p@1"] == 1.0 and report["negatives_answered_empty"] == 1.0
+    assert report["cross_patient_leakage"] == 0 and report["stale_results"] == 0
+    assert report["safety_rule_complete"] == 1.0
