@@ -76,9 +76,9 @@ def vector_model() -> str:
     return f"{provider().name}+{lexicon().version}"
 
 
-def embedding_text(memory_type: str, fact: dict) -> str:
+def embedding_text(memory_type: str, fact: dict, version: int | None = None) -> str:
     """What a memory is embedded and searched as: its plain-language text plus the lexicon's class names."""
-    return lexicon().expand(fact_text(memory_type, fact))
+    return lexicon().expand(fact_text(memory_type, fact, version))
 
 
 @lru_cache(maxsize=512)
@@ -99,7 +99,7 @@ def memory_embed(*, memory: Memory, fact: dict) -> bool:
     """Embed a memory's text and record the vector as a representation. A provider outage leaves the memory
     without a vector (found later by ``reindex_embeddings``) rather than failing the write."""
     try:
-        [vector] = provider().embed([embedding_text(memory.memory_type, fact)])
+        [vector] = provider().embed([embedding_text(memory.memory_type, fact, memory.type_version)])
     except EmbeddingUnavailable:
         log.warning("memory stored without embedding: provider unavailable")
         return False
@@ -224,7 +224,7 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str,
     ordered = list(candidates(identity=identity, patient_id=patient_id, query_vector=query_vector(expanded),
                               purpose=purpose, memory_class=memory_class))
     values = [memory_value(m) for m in ordered]
-    texts = [fact_text(m.memory_type, v) for m, v in zip(ordered, values, strict=True)]
+    texts = [fact_text(m.memory_type, v, m.type_version) for m, v in zip(ordered, values, strict=True)]
     ranks = _text_ranks(expanded, [lex.expand(t) for t in texts])
     cal = calibration()
     hits = []
