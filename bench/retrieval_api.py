@@ -90,6 +90,7 @@ from memory.embeddings import provider  # noqa: E402
 from memory.facts import MEMORY_TYPES, fact_text, validate_fact  # noqa: E402
 from memory.lifecycle import memory_value  # noqa: E402
 from memory.models import Memory  # noqa: E402
+from memory.retrieval import embedding_text, vector_model  # noqa: E402
 from memory.selectors import memory_list_current  # noqa: E402
 from memory.services import memory_record  # noqa: E402
 from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
@@ -206,7 +207,7 @@ def seed_background(args, cast: Cast) -> dict:
     slots = SLOTS[:args.per_patient]
     entries = [(slot, t, p, f) for slot in slots for t, p, f in pool[slot]]
     t0 = time.perf_counter()
-    texts = [fact_text(t, f) for _, t, _, f in entries]
+    texts = [embedding_text(t, f) for _, t, _, f in entries]
     vectors = provider().embed(texts)
     embed_s = time.perf_counter() - t0
     log(f"  embedded the {len(texts)} distinct background texts in {embed_s:.1f}s (real vectors, one per text)")
@@ -276,7 +277,7 @@ def seed_background(args, cast: Cast) -> dict:
                 for row in rows:
                     copy.write_row(row)
             counts[table] = len(rows)
-        counts["memory_embedding"] = conn.execute(EMBEDDINGS_FROM_POOL_SQL, {"model": provider().name}).rowcount
+        counts["memory_embedding"] = conn.execute(EMBEDDINGS_FROM_POOL_SQL, {"model": vector_model()}).rowcount
         conn.commit()
         log(f"  built {len(memories):,} rows in Python (encryption included) in {t1 - started:.1f}s, "
             f"copied in {time.perf_counter() - t1:.1f}s: "

@@ -24,3 +24,20 @@ class ScopedAutoSchema(AutoSchema):
             note = f"Requires scopes: `{' '.join(scopes)}`."
             operation["description"] = (operation.get("description", "") + "\n\n" + note).strip()
         return operation
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        return nullable_ref(super()._map_serializer_field(field, direction, bypass_extensions))
+
+
+NULL_ONLY = {"type": "object", "nullable": True, "enum": [None]}
+
+
+def nullable_ref(schema):
+    """A nullable nested serializer, published so that validators accept the ``null`` we send. drf-spectacular
+    writes ``{"allOf": [{"$ref": ...}], "nullable": true}``, but OpenAPI 3.0 applies ``nullable`` only with a
+    ``type`` in the same schema, so strict validators refuse ``null`` there; ``oneOf`` the object or null says it."""
+    if (isinstance(schema, dict) and schema.get("nullable") and len(schema.get("allOf", ())) == 1
+            and "type" not in schema):
+        rest = {k: v for k, v in schema.items() if k not in ("allOf", "nullable")}
+        return {"oneOf": [schema["allOf"][0], dict(NULL_ONLY)], **rest}
+    return schema

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -304,11 +304,29 @@ class DeletionsView(_MemoryView):
         return Response({"items": receipts})
 
 
+def _enum(name: str, values: list[str]) -> type[serializers.CharField]:
+    """A string field documented by a pattern over its values (several fields here are named ``confidence`` with
+    different value sets; as enums they would collide in drf-spectacular's enum naming)."""
+    schema = {"type": "string", "pattern": "^(?:" + "|".join(values) + ")$", "description": " or ".join(values)}
+    return extend_schema_field(schema)(type(name, (serializers.CharField,), {}))
+
+
+HitConfidence = _enum("HitConfidence", ["high", "low"])
+AnswerConfidence = _enum("AnswerConfidence", ["high", "low", "none"])
+IncludedBy = _enum("IncludedBy", ["relevance", "safety_rule"])
+
+
 class SearchHitOut(serializers.Serializer):
     memory = MemoryOut()
     score = serializers.FloatField()
     cosine = serializers.FloatField()
     text_rank = serializers.FloatField()
+    concept = serializers.FloatField(help_text="How directly the question's medicines, foods, materials or "
+                                               "procedures concern this memory (clinical lexicon), 0-1")
+    confidence = HitConfidence(help_text="high: reached the calibrated threshold; low: a best guess")
+    included_by = IncludedBy(
+        help_text="safety_rule: an allergy or long-term medicine included because the question names something "
+                  "the patient could be given or exposed to, whatever its score")
 
 
 class PatientMemorySearchView(_MemoryView):
@@ -325,8 +343,12 @@ class PatientMemorySearchView(_MemoryView):
                     OpenApiParameter("min_score", float, required=False, description="0-1; calibrated default"),
                     OpenApiParameter("consent_purpose", str, required=False),
                     OpenApiParameter("memory_class", str, required=False)],
-        responses={200: inline_serializer("SearchResult", {"items": SearchHitOut(many=True),
-                                                           "min_score": serializers.FloatField()})},
+        responses={200: inline_serializer("SearchResult", {
+            "items": SearchHitOut(many=True), "min_score": serializers.FloatField(),
+            "confidence": AnswerConfidence(
+                help_text="high: some hit reached the threshold; low: only best guesses (or safety inclusions) "
+                          "are returned; none: nothing on record that the caller may see"),
+            "safety_rule_applied": serializers.BooleanField()})},
     )
     def get(self, request, patient_id):
         params = SearchParams(data=request.query_params)
@@ -336,9 +358,11 @@ class PatientMemorySearchView(_MemoryView):
                                        limit=p.get("limit"), min_score=p.get("min_score"),
                                        purpose=p.get("consent_purpose"), memory_class=p.get("memory_class"))
         threshold = p.get("min_score", retrieval.calibration().min_score)
-        return Response({"min_score": threshold, "items": [
+        return Response({"min_score": threshold, "confidence": retrieval.confidence_of(hits),
+                         "safety_rule_applied": retrieval.safety_rule_applies(p["q"]), "items": [
             {"memory": MemoryOut(h.memory).data, "score": round(h.score, 4), "cosine": round(h.cosine, 4),
-             "text_rank": round(h.text_rank, 4)} for h in hits]})
+             "text_rank": round(h.text_rank, 4), "concept": round(h.concept, 4), "confidence": h.confidence,
+             "included_by": h.included_by} for h in hits]})
 
 
 class SearchParams(serializers.Serializer):
@@ -367,6 +391,8 @@ class ContextFactOut(serializers.Serializer):
     valid_until = serializers.DateTimeField(allow_null=True)
     score = serializers.FloatField()
     guardrails = serializers.DictField()
+    confidence = HitConfidence()
+    included_by = IncludedBy()
 
 
 class ContextPackOut(serializers.Serializer):
@@ -374,6 +400,9 @@ class ContextPackOut(serializers.Serializer):
     purpose = serializers.CharField()
     facts = ContextFactOut(many=True)
     guardrail_notes = serializers.ListField(child=serializers.CharField())
+    confidence = AnswerConfidence(help_text="As for search, over what was found before best guesses were left out")
+    safety_rule_applied = serializers.BooleanField()
+    left_out_low_confidence = serializers.IntegerField(help_text="Best guesses under the threshold left out")
     text = serializers.CharField(help_text="Ready to insert into a prompt; never contains the patient identifier")
 
 

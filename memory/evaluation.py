@@ -35,6 +35,9 @@ class Candidate:
     patient_key: str
     cosine: float
     text_rank: float
+    concept: float = 0.0
+    mismatch: float = 0.0
+    safety: bool = False
 
 
 def _load_population(data: dict) -> tuple[uuid.UUID, dict[str, uuid.UUID], dict[uuid.UUID, tuple[str, str]]]:
@@ -88,84 +91,123 @@ def _in_days(days: int):
     return timezone.now() + timedelta(days=days)
 
 
-def collect(data: dict | None = None) -> dict:
-    """Run every question once; keep each candidate's cosine and text rank so weights can be tuned offline."""
-    data = data or json.loads(EVAL_FILE.read_text())
+def load(path: Path | None = None) -> dict:
+    return json.loads((path or EVAL_FILE).read_text())
+
+
+def collect(data: dict | None = None, *, split: str | None = None) -> dict:
+    """Run every question (of one split, if given) once; keep each candidate's cosine, text rank and concept
+    match so weights can be tuned offline, and what search itself answered (the safety rule included)."""
+    data = data or load()
     org, patient_ids, keys = _load_population(data)
     runs = []
     for item in data["questions"]:
+        if split and item.get("split", "calibration") != split:
+            continue
         pkey = item["patient"]
         pid = patient_ids[pkey]
         me = Identity(org_id=org, actor_sub=f"patient-{pkey}", patient_self_id=pid, actor_kind=ACTOR_PATIENT)
         with identity_context(me):
             hits = retrieval.rank_candidates(identity=me, patient_id=pid, question=item["question"])
+            answered = retrieval.select_hits(list(hits), question=item["question"])
         candidates = [Candidate(key=keys.get(h.memory.memory_id, (None, None))[1],
                                 patient_key=keys.get(h.memory.memory_id, ("?", None))[0],
-                                cosine=h.cosine, text_rank=h.text_rank) for h in hits]
+                                cosine=h.cosine, text_rank=h.text_rank, concept=h.concept, mismatch=h.mismatch,
+                                safety=h.safety)
+                      for h in hits]
         # the same question asked by another patient about this one must return nothing at all
         other_key = next(k for k in patient_ids if k != pkey)
         intruder = Identity(org_id=org, actor_sub=f"patient-{other_key}", patient_self_id=patient_ids[other_key],
                             actor_kind=ACTOR_PATIENT)
         with identity_context(intruder):
             intruding = len(retrieval.rank_candidates(identity=intruder, patient_id=pid, question=item["question"]))
-        runs.append({"item": item, "candidates": candidates, "intruding": intruding})
+        runs.append({"item": item, "candidates": candidates, "intruding": intruding,
+                     "safety_rule": retrieval.safety_rule_applies(item["question"]),
+                     "answered_keys": {keys.get(h.memory.memory_id, (None, None))[1] for h in answered}})
     stale_keys = {(p, m) for p, ms in data["patients"].items() for m, spec in ms.items() if spec.get("stale")}
     return {"runs": runs, "k": data.get("k", 3), "stale_keys": stale_keys}
 
 
 def score(collected: dict, *, cosine_weight: float, text_weight: float, min_score: float,
-          relative_cutoff: float = 0.0) -> dict:
+          relative_cutoff: float = 0.0, concept_weight: float = 0.0, mismatch_weight: float = 0.0) -> dict:
+    """Ranking (P@1, hit@k, MRR: the best-first order search returns, whatever the band), the band (answerable
+    questions whose right memory is among the high-confidence hits; questions with no answer that get no
+    high-confidence hit), leakage, stale results, and the safety rule as search applied it."""
     k = collected["k"]
     n_pos = n_neg = 0
-    rr_sum = precision_sum = recall_sum = 0.0
-    precision_n = 0
+    rr_sum = 0.0
+    p1 = hits_k = confident = 0
     negatives_empty = leaks = stale = 0
+    safety_questions = safety_complete = 0
+    margin = 0.0
     for run in collected["runs"]:
         expected = set(run["item"]["expected"])
         pkey = run["item"]["patient"]
+
         def blended(c):
-            return retrieval.blend(c.cosine, c.text_rank, cosine_weight, text_weight)
+            return retrieval.blend(c.cosine, c.text_rank, cosine_weight, text_weight, c.concept, concept_weight,
+                                   c.mismatch, mismatch_weight)
 
         ranked = sorted(run["candidates"], key=lambda c: -blended(c))
         floor = max(min_score, relative_cutoff * blended(ranked[0])) if ranked else min_score
-        kept = [c for c in ranked if blended(c) >= floor][:k]
+        high = [c for c in ranked if blended(c) >= floor][:5]
         leaks += run["intruding"] + sum(1 for c in run["candidates"] if c.patient_key != pkey)
         stale += sum(1 for c in run["candidates"] if (c.patient_key, c.key) in collected["stale_keys"])
+        if run["safety_rule"]:
+            safety_questions += 1
+            required = {c.key for c in run["candidates"] if c.safety}
+            safety_complete += 1 if required <= run["answered_keys"] else 0
         if expected:
             n_pos += 1
-            found = [i for i, c in enumerate(kept) if c.key in expected]
+            found = [i for i, c in enumerate(ranked) if c.key in expected]
             rr_sum += 1 / (found[0] + 1) if found else 0
-            recall_sum += len({kept[i].key for i in found}) / len(expected)
+            p1 += 1 if found and found[0] == 0 else 0
+            hits_k += 1 if found and found[0] < k else 0
+            confident += 1 if any(c.key in expected for c in high) else 0
+            if found and found[0] == 0 and high and high[0].key in expected:
+                margin += min(MARGIN_CAP, blended(ranked[0]) - floor)
         else:
             n_neg += 1
-            negatives_empty += 1 if not kept else 0
-        if kept:
-            precision_n += 1
-            precision_sum += sum(1 for c in kept if c.key in expected) / len(kept)
+            negatives_empty += 1 if not high else 0
+            if not high and ranked:
+                margin += min(MARGIN_CAP, floor - blended(ranked[0]))
     total = n_pos + n_neg
     return {
         "questions": total, "answerable": n_pos, "negatives": n_neg, "k": k,
-        f"precision@{k}": round(precision_sum / precision_n, 4) if precision_n else 0.0,
-        f"recall@{k}": round(recall_sum / n_pos, 4) if n_pos else 0.0,
+        "p@1": round(p1 / n_pos, 4) if n_pos else 0.0,
+        f"hit@{k}": round(hits_k / n_pos, 4) if n_pos else 0.0,
         "mrr": round(rr_sum / n_pos, 4) if n_pos else 0.0,
+        "answerable_answered_high": round(confident / n_pos, 4) if n_pos else 0.0,
         "negatives_answered_empty": round(negatives_empty / n_neg, 4) if n_neg else 1.0,
-        "objective": round((rr_sum + negatives_empty) / total, 4) if total else 0.0,
+        "objective": round((rr_sum + confident + negatives_empty) / (2 * n_pos + n_neg), 4) if total else 0.0,
         "cross_patient_leakage": leaks, "stale_results": stale,
-        "cosine_weight": cosine_weight, "text_weight": text_weight, "min_score": min_score,
-        "relative_cutoff": relative_cutoff,
+        "margin": round(margin / total, 4) if total else 0.0,
+        "safety_rule_questions": safety_questions,
+        "safety_rule_complete": round(safety_complete / safety_questions, 4) if safety_questions else 1.0,
+        "cosine_weight": cosine_weight, "text_weight": text_weight, "concept_weight": concept_weight,
+        "mismatch_weight": mismatch_weight,
+        "min_score": min_score, "relative_cutoff": relative_cutoff,
     }
 
 
+MARGIN_CAP = 0.1
+WEIGHTS = ("cosine_weight", "text_weight", "concept_weight", "mismatch_weight", "min_score", "relative_cutoff")
+
+
 def calibrate(collected: dict) -> dict:
+    """Search blend weights, threshold and relative cut-off on the given runs (the calibration split only)."""
     best = None
-    for text_weight in (0.0, 0.5, 1.0, 2.0, 3.0, 4.0):
-        for relative_cutoff in (0.0, 0.7, 0.75, 0.8, 0.85, 0.9):
-            for step in range(5, 71):
-                result = score(collected, cosine_weight=1.0, text_weight=text_weight, min_score=step / 100,
-                               relative_cutoff=relative_cutoff)
-                # ties on the objective go to the more precise setting (fewer irrelevant facts in a prompt)
-                key = (result["objective"], result["mrr"], result[f"precision@{result['k']}"],
-                       result["text_weight"] > 0, -abs(result["min_score"] - 0.35))
-                if best is None or key > best[0]:
-                    best = (key, result)
+    for text_weight in (0.0, 0.5, 1.0):
+        for concept_weight in (0.0, 0.2, 0.3, 0.4):
+            for mismatch_weight in (0.0, 0.2, 0.3, 0.5):
+                for relative_cutoff in (0.0, 0.7):
+                    for step in range(10, 51):
+                        result = score(collected, cosine_weight=1.0, text_weight=text_weight, min_score=step / 100,
+                                       relative_cutoff=relative_cutoff, concept_weight=concept_weight,
+                                       mismatch_weight=mismatch_weight)
+                        # ties go to the better ranking, then to the widest margin between the threshold and the
+                        # questions it decides (right answers above it, questions without one below it)
+                        key = (result["objective"], result["mrr"], result["margin"])
+                        if best is None or key > best[0]:
+                            best = (key, result)
     return best[1]

@@ -1,11 +1,17 @@
 """Retrieval by meaning: embeddings as representations of memories, deterministic filters first, then exact
-ranking of the candidates by cosine similarity blended with PostgreSQL full-text rank; context packs for
-prompts, each recorded as a release."""
+ranking of the candidates by cosine similarity blended with PostgreSQL full-text rank and the clinical lexicon's
+concept match; context packs for prompts, each recorded as a release.
+
+Two rules come before ranking. **Safety**: a question that names a medicine, vaccine, contrast agent, food,
+material or procedure (the lexicon decides) gets every current allergy, intolerance and long-term medicine the
+caller may see, flagged ``fetch_live``, whatever their score. **No silent empty answers**: hits carry a confidence
+band; when nothing reaches the calibrated threshold, search still answers its best few, marked ``low``."""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import uuid
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,6 +31,7 @@ from memory import representations, selectors
 from memory.embeddings import EmbeddingUnavailable, provider
 from memory.facts import fact_text
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
+from memory.lexicon import lexicon
 from memory.lifecycle import memory_value
 from memory.models import Memory, MemoryEmbedding, Release, ReleaseMember, Representation
 
@@ -39,6 +46,9 @@ class Calibration:
     text_weight: float
     relative_cutoff: float
     limit: int
+    concept_weight: float = 0.0
+    mismatch_weight: float = 0.0
+    low_limit: int = 3
 
 
 @lru_cache(maxsize=1)
@@ -47,7 +57,40 @@ def calibration() -> Calibration:
     data = json.loads(CALIBRATION_FILE.read_text())
     return Calibration(min_score=data["min_score"], cosine_weight=data["cosine_weight"],
                        text_weight=data["text_weight"], relative_cutoff=data.get("relative_cutoff", 0.0),
-                       limit=data.get("limit", 5))
+                       limit=data.get("limit", 5), concept_weight=data.get("concept_weight", 0.0),
+                       mismatch_weight=data.get("mismatch_weight", 0.0),
+                       low_limit=data.get("low_limit", 3))
+
+
+HIGH, LOW = "high", "low"
+RELEVANCE, SAFETY_RULE = "relevance", "safety_rule"
+SAFETY_KINDS = ("allergy", "long_term_indication")
+SAFETY_NOTE = ("Safety: the question concerns a medicine, vaccine, contrast agent, food, material or procedure, so "
+               "every current allergy, intolerance and long-term medicine on record is included whatever its score; "
+               "check each against what is planned.")
+
+
+def vector_model() -> str:
+    """The key vectors are stored under: the model and the text it embedded (fact text expanded by this lexicon
+    version). A new lexicon is a re-index (``reindex_embeddings``), never a silent mix of two kinds of vector."""
+    return f"{provider().name}+{lexicon().version}"
+
+
+def embedding_text(memory_type: str, fact: dict, version: int | None = None) -> str:
+    """What a memory is embedded and searched as: its plain-language text plus the lexicon's class names."""
+    return lexicon().expand(fact_text(memory_type, fact, version))
+
+
+@lru_cache(maxsize=512)
+def _query_vector(model: str, text: str) -> tuple[float, ...]:
+    [vector] = provider().embed([text])
+    return tuple(vector)
+
+
+def query_vector(text: str) -> list[float]:
+    """A question's vector; recent ones are kept (agents repeat questions across turns and patients). Provider
+    errors are not cached."""
+    return list(_query_vector(vector_model(), text))
 
 
 # --- the vector copy of a memory ---------------------------------------------------------------------------------
@@ -56,12 +99,12 @@ def memory_embed(*, memory: Memory, fact: dict) -> bool:
     """Embed a memory's text and record the vector as a representation. A provider outage leaves the memory
     without a vector (found later by ``reindex_embeddings``) rather than failing the write."""
     try:
-        [vector] = provider().embed([fact_text(memory.memory_type, fact, memory.type_version)])
+        [vector] = provider().embed([embedding_text(memory.memory_type, fact, memory.type_version)])
     except EmbeddingUnavailable:
         log.warning("memory stored without embedding: provider unavailable")
         return False
     row, _ = MemoryEmbedding.objects.update_or_create(
-        memory_id=memory.memory_id, model=provider().name,
+        memory_id=memory.memory_id, model=vector_model(),
         defaults={"organization_id": memory.organization_id, "patient_id": memory.patient_id,
                   "purpose": memory.consent_purpose, "embedding": vector})
     representations.representation_add(memory=memory, target=Representation.Target.VECTOR,
@@ -104,6 +147,11 @@ class Hit:
     cosine: float
     text_rank: float
     score: float
+    concept: float = 0.0
+    mismatch: float = 0.0
+    safety: bool = False  # an allergy or long-term medicine: what the safety rule must include
+    confidence: str = HIGH
+    included_by: str = RELEVANCE
 
 
 def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[float], purpose: str | None = None,
@@ -111,7 +159,7 @@ def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[
     """The deterministic filters (the same ``current()`` every read uses: organisation, patient, state,
     validity, retention, consent; then purpose and class), each memory annotated with its cosine similarity to
     the question (0 when it has no vector from the current model). One query; exact, no vector index."""
-    distance = (MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), model=provider().name)
+    distance = (MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), model=vector_model())
                 .annotate(distance=CosineDistance("embedding", query_vector)).values("distance")[:1])
     qs = selectors.memory_list_current(identity=identity, patient_id=patient_id, consent_purpose=purpose)
     if memory_class:
@@ -127,8 +175,32 @@ SELECT CASE WHEN q.expr IS NULL THEN 0
 """
 
 
-def blend(cosine: float, text_rank: float, cosine_weight: float, text_weight: float) -> float:
-    return cosine_weight * cosine + text_weight * text_rank
+def blend(cosine: float, text_rank: float, cosine_weight: float, text_weight: float, concept: float = 0.0,
+          concept_weight: float = 0.0, mismatch: float = 0.0, mismatch_weight: float = 0.0) -> float:
+    return cosine_weight * cosine + text_weight * text_rank + concept_weight * concept - mismatch_weight * mismatch
+
+
+KIND_DISCOUNT = 0.5
+_ALLERGY_WORDS = re.compile(r"\b(?:allerg\w*|intoleran\w*|react\w*|sensitiv\w*|anaphyla\w*|hypersensitiv\w*)",
+                            re.IGNORECASE)
+_TAKING_WORDS = re.compile(r"\b(?:is|are|he's|she's|they're|currently|still|been)\s+(?:\w+\s+){0,2}on\b"
+                           r"|\b(?:taking|take|takes|took|prescribed|using|uses|therapy|treated|treatment|"
+                           r"regular|long-term|maintenance|anticoagulated|dose|doses|dosing|level|levels|monitoring)\b",
+                           re.IGNORECASE)
+
+
+def asks_about_allergy(question: str) -> bool:
+    return bool(_ALLERGY_WORDS.search(question))
+
+
+def asks_about_taking(question: str) -> bool:
+    return bool(_TAKING_WORDS.search(question))
+
+
+def safety_rule_applies(question: str) -> bool:
+    """The question names something a patient could be given or exposed to (lexicon: medicines and their
+    classes, vaccines, contrast agents, foods, materials, procedures, and the products they hide in)."""
+    return bool(lexicon().mentions(question))
 
 
 def _text_ranks(question: str, texts: list[str]) -> list[float]:
@@ -144,34 +216,79 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str,
     """Every current memory of the patient that the caller may see, with its cosine similarity to the question
     and its full-text rank. Filters are deterministic and applied first (organisation, patient, purpose, class,
     state, validity, consent); ranking is exact over that small set."""
-    [query_vector] = provider().embed([question])
-    ordered = list(candidates(identity=identity, patient_id=patient_id, query_vector=query_vector, purpose=purpose,
-                              memory_class=memory_class))
-    texts = [fact_text(m.memory_type, memory_value(m), m.type_version) for m in ordered]
-    ranks = _text_ranks(question, texts)
+    lex = lexicon()
+    expanded = lex.expand(question)
+    asked = lex.mentions(question)
+    substances = lex.mentions(question, tests=False)
+    about_allergy, about_taking = asks_about_allergy(question), asks_about_taking(question)
+    ordered = list(candidates(identity=identity, patient_id=patient_id, query_vector=query_vector(expanded),
+                              purpose=purpose, memory_class=memory_class))
+    values = [memory_value(m) for m in ordered]
+    texts = [fact_text(m.memory_type, v, m.type_version) for m, v in zip(ordered, values, strict=True)]
+    ranks = _text_ranks(expanded, [lex.expand(t) for t in texts])
     cal = calibration()
     hits = []
-    for memory, text, text_rank in zip(ordered, texts, ranks, strict=True):
+    for memory, value, text, text_rank in zip(ordered, values, texts, ranks, strict=True):
         cosine = float(memory.cosine)
-        # an exact word match (a drug, "INR") lifts a weak cosine: ts_rank is about 0.06 per shared word
-        score = blend(cosine, text_rank, cal.cosine_weight, cal.text_weight)
-        hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=score))
+        safety = memory.memory_class == "care_context" and value.get("kind") in SAFETY_KINDS
+        named = lex.mentions(text) if safety else {}
+        taken = value.get("kind") == "long_term_indication"
+        # interactions matter for what the patient takes, unless the question is about allergies
+        concept = lex.relevance(asked, named, taken=taken and not about_allergy)
+        if about_taking and not about_allergy and not taken:
+            concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
+        mismatch = lex.mismatch(substances, named, taken=taken)
+        # an exact word match (a drug, "INR") lifts a weak cosine: ts_rank is about 0.06 per shared word; a named
+        # class that meets the memory's (Bactrim and a sulfonamide allergy) lifts it further
+        score = blend(cosine, text_rank, cal.cosine_weight, cal.text_weight, concept, cal.concept_weight, mismatch,
+                      cal.mismatch_weight)
+        hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=score, concept=concept,
+                        mismatch=mismatch, safety=safety))
     hits.sort(key=lambda h: (-h.score, str(h.memory.memory_id)))
     return hits
+
+
+def select_hits(ranked: list[Hit], *, question: str, limit: int | None = None,
+                min_score: float | None = None) -> list[Hit]:
+    """From hits ranked best first: those that reach the threshold (``high``), or else the best few (``low``);
+    then, when the question names something a patient could be given or exposed to, every allergy and long-term
+    medicine among the candidates, whatever its score (``included_by: safety_rule``). Best first."""
+    cal = calibration()
+    threshold = cal.min_score if min_score is None else min_score
+    if min_score is None and ranked:
+        # with many memories, keep only hits close to the best one (calibrated on the evaluation set)
+        threshold = max(threshold, cal.relative_cutoff * ranked[0].score)
+    chosen = [h for h in ranked if h.score >= threshold][: (limit or cal.limit)]
+    for h in chosen:
+        h.confidence, h.included_by = HIGH, RELEVANCE
+    if not chosen:
+        chosen = ranked[: min(limit or cal.low_limit, cal.low_limit)]
+        for h in chosen:
+            h.confidence, h.included_by = LOW, RELEVANCE
+    if safety_rule_applies(question):
+        for h in ranked:
+            if h.safety and h not in chosen:
+                h.confidence = HIGH if h.score >= threshold else LOW
+                h.included_by = SAFETY_RULE
+                chosen.append(h)
+    chosen.sort(key=lambda h: (-h.score, str(h.memory.memory_id)))
+    return chosen
+
+
+def confidence_of(hits: list[Hit]) -> str:
+    """The answer's band: ``high`` when a hit reached the threshold on relevance, ``low`` when only the best
+    guesses (or safety inclusions) are there, ``none`` when the patient has nothing the caller may see."""
+    if any(h.confidence == HIGH and h.included_by == RELEVANCE for h in hits):
+        return HIGH
+    return LOW if hits else "none"
 
 
 def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
                   min_score: float | None = None, purpose: str | None = None,
                   memory_class: str | None = None) -> list[Hit]:
-    cal = calibration()
     ranked = rank_candidates(identity=identity, patient_id=patient_id, question=question, purpose=purpose,
                              memory_class=memory_class)
-    threshold = cal.min_score if min_score is None else min_score
-    if min_score is None and ranked:
-        # with many memories, keep only hits close to the best one (calibrated on the evaluation set)
-        threshold = max(threshold, cal.relative_cutoff * ranked[0].score)
-    hits = [h for h in ranked if h.score >= threshold]
-    hits = hits[: (limit or cal.limit)]
+    hits = select_hits(ranked, question=question, limit=limit, min_score=min_score)
     audit.record(action="memory.search", resource_type="memory", patient_id=patient_id, purpose=purpose)
     return hits
 
@@ -199,10 +316,15 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     for which purpose, when) so deletion can reach it and the patient can see what was disclosed."""
     if not may_access(patient_id=patient_id, purpose=purpose):
         raise NoConsentOrAccess()
-    hits = memory_search(identity=identity, patient_id=patient_id, question=question, limit=limit)
+    found = memory_search(identity=identity, patient_id=patient_id, question=question, limit=limit)
     # Purpose limitation: memories kept for this purpose, plus clinical context the caller may see (safety).
-    hits = [h for h in hits if h.memory.consent_purpose == purpose or h.memory.memory_class == "care_context"]
+    found = [h for h in found if h.memory.consent_purpose == purpose or h.memory.memory_class == "care_context"]
+    # A prompt gets what reached the threshold and what the safety rule requires; best guesses stay out, counted.
+    hits = [h for h in found if h.confidence == HIGH or h.included_by == SAFETY_RULE]
+    left_out = len(found) - len(hits)
     notes = sorted({FETCH_LIVE_NOTE for h in hits if guardrails_for(h.memory.memory_class)["fetch_live"]})
+    if safety_rule_applies(question) and any(h.safety for h in hits):
+        notes.append(SAFETY_NOTE)
     release = Release.objects.create(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
                                      actor_sub=identity.actor_sub, session_id=session_id)
     for hit in hits:
@@ -219,8 +341,12 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
                    "source": h.memory.source, "created_by": h.memory.created_by,
                    "valid_from": h.memory.valid_from.isoformat(),
                    "valid_until": h.memory.valid_until.isoformat() if h.memory.valid_until else None,
-                   "score": round(h.score, 4), "guardrails": guardrails_for(h.memory.memory_class)} for h in hits],
+                   "score": round(h.score, 4), "guardrails": guardrails_for(h.memory.memory_class),
+                   "confidence": h.confidence, "included_by": h.included_by} for h in hits],
         "guardrail_notes": notes,
+        "confidence": confidence_of(found),
+        "safety_rule_applied": safety_rule_applies(question),
+        "left_out_low_confidence": left_out,
         "text": _block(hits, notes),
     }
 
@@ -230,7 +356,7 @@ def memory_reindex(*, batch: int = 200, progress=None) -> int:
     provider was down at write time). Idempotent. Discovery walks live memories once, in key order, through the
     narrow 'reindex' maintenance policy (ids only); each one is checked and embedded under a service identity
     scoped to its patient and purpose."""
-    model = provider().name
+    model = vector_model()
     done = 0
     after = ("-infinity", uuid.UUID(int=0))
     while True:

@@ -386,7 +386,8 @@ def test_end_clears_slots_and_tool_results_and_refuses_further_use(world):
     assert r.status_code == 200, r.content
     body = r.json()
     assert body["session"]["status"] == "completed" and body["session"]["ended_at"]
-    assert body["slots"]["intent"] is None and body["slots"]["excluded_periods"] is None
+    assert body["slots"]["intent"] is None and body["slots"]["excluded_periods"] == []
+    assert body["slots"]["preferred_days"] == [] and body["slots"]["excluded_days"] == []
     with identity_context(patient_identity(world.org, world.patient_a)):
         session = ConversationSession.objects.get(session_id=sid)
         tool = ConversationTurn.objects.get(session_id=sid, role="tool")

@@ -359,3 +359,180 @@ def test_offer_constraints_combine_the_session_and_long_term_preferences():
     # a time stated in the conversation overrides the long-term value of the same kind
     c = offer_constraints(fold(SEED_TURN_1, "after 11:30 on Thursday"), standing)
     assert c["earliest_time"] == "11:30" and c["sources"]["earliest_time"] == ["turn:2"]
+
+
+# --- preferences between alternatives: the first-preferred wins, not the last named ----------------------------
+
+@pytest.mark.parametrize("text, preferred", [
+    # prefer X to / over / rather than Y
+    ("I prefer mornings to afternoons", "morning"),
+    ("I'd prefer the morning to the afternoon", "morning"),
+    ("i prefer mornings over afternoons tbh", "morning"),
+    ("I prefer afternoons rather than mornings", "afternoon"),
+    ("I'd prefer an evening appointment to a morning one", "evening"),
+    ("prefer afternoon to morning please", "afternoon"),
+    ("I much prefer evenings to mornings", "evening"),
+    ("I'd like a morning rather than an afternoon", "morning"),
+    ("I want afternoons more than mornings", "afternoon"),
+    ("I'd take an afternoon over a morning any day", "afternoon"),
+    ("I'd choose mornings over evenings", "morning"),
+    # X is / are better (easier, more convenient, ...) than Y
+    ("Mornings are better than afternoons", "morning"),
+    ("mornings are better for me than afternoons", "morning"),
+    ("Morning is better than afternoon for me", "morning"),
+    ("Mornings suit me better than afternoons", "morning"),
+    ("afternoons suit me better than mornings", "afternoon"),
+    ("evenings work better than mornings", "evening"),
+    ("an afternoon would be easier than a morning", "afternoon"),
+    ("Afternoons are more convenient than mornings", "afternoon"),
+    ("mornings are much easier than evenings with the kids", "morning"),
+    ("the afternoon is nicer than the morning for me", "afternoon"),
+    ("Evenings are simpler than afternoons", "evening"),
+    ("morning's better than afternoon", "morning"),
+    ("afternoons are way better than mornings", "afternoon"),
+    # Y is worse (harder, ...) than X
+    ("afternoons are worse than mornings", "morning"),
+    ("mornings are harder than afternoons for me", "afternoon"),
+    ("evenings are more difficult than mornings", "morning"),
+    ("mornings are less convenient than afternoons", "afternoon"),
+    ("the afternoon is trickier than the morning", "morning"),
+    # rather X than Y; X over / instead of Y
+    ("I'd rather come in the morning than the afternoon", "morning"),
+    ("I would rather do afternoons than mornings", "afternoon"),
+    ("rather evenings than mornings", "evening"),
+    ("I'd sooner come in the morning rather than the evening", "morning"),
+    ("mornings over afternoons", "morning"),
+    ("afternoon instead of morning please", "afternoon"),
+    ("evening rather than afternoon", "evening"),
+    ("morning in preference to afternoon", "morning"),
+    # ideally X, otherwise Y
+    ("ideally mornings, otherwise afternoons", "morning"),
+    ("preferably an afternoon, but a morning would do", "afternoon"),
+    ("mornings if possible, afternoons if not", "morning"),
+    ("an afternoon ideally, or failing that a morning", "afternoon"),
+    ("evenings first, then afternoons", "evening"),
+    ("afternoon is my first choice, morning second choice", "afternoon"),
+    ("mornings by preference, afternoons as a backup", "morning"),
+    ("morning if you can, evening at a push", "morning"),
+    # not Y / anything but Y
+    ("anything but afternoons, mornings are great", "morning"),
+    ("not afternoons, mornings please", "morning"),
+    ("mornings, not evenings", "morning"),
+    ("afternoons please, not mornings", "afternoon"),
+    ("no mornings, afternoons are fine", "afternoon"),
+])
+def test_preferences_between_periods_keep_the_first_preferred(text, preferred):
+    p = parse_turn(text)
+    assert p.preferred_periods == (preferred,), p
+    state = fold(text)
+    assert state["preferred_period"] == preferred
+
+
+@pytest.mark.parametrize("text, preferred", [
+    ("I prefer Tuesdays to Thursdays", ("tuesday",)),
+    ("Mondays are better than Fridays", ("monday",)),
+    ("Wednesday suits me better than Thursday", ("wednesday",)),
+    ("I'd rather come on a Friday than a Monday", ("friday",)),
+    ("Thursday over Tuesday please", ("thursday",)),
+    ("Fridays are harder than Tuesdays", ("tuesday",)),
+    ("ideally Monday, otherwise Wednesday", ("monday",)),
+    ("weekdays are better than weekends", ("monday", "tuesday", "wednesday", "thursday", "friday")),
+    ("Saturday rather than Sunday", ("saturday",)),
+    ("Tuesday instead of Thursday", ("tuesday",)),
+])
+def test_preferences_between_days_keep_the_first_preferred(text, preferred):
+    assert parse_turn(text).preferred_days == preferred
+
+
+@pytest.mark.parametrize("text, preferred", [
+    ("mornings or afternoons are both fine", ("morning", "afternoon")),
+    ("I can do mornings and afternoons", ("morning", "afternoon")),
+    ("the afternoon", ("afternoon",)),
+    ("Good morning! Is there anything in the afternoon?", ("afternoon",)),
+])
+def test_no_comparison_changes_nothing(text, preferred):
+    assert parse_turn(text).preferred_periods == preferred
+
+
+def test_a_comparison_never_books_an_excluded_period():
+    state = fold("I can't do evenings", "mornings are better than afternoons")
+    assert state["preferred_period"] == "morning" and state["excluded_periods"] == ["evening"]
+
+
+# --- answers to a clarifying question --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, expected", [
+    # the afternoon reading
+    ("I meant 3 in the afternoon", "15:00"),
+    ("PM, sorry", "15:00"),
+    ("pm sorry", "15:00"),
+    ("p.m.", "15:00"),
+    ("P.M. please", "15:00"),
+    ("pm", "15:00"),
+    ("3 pm", "15:00"),
+    ("3pm obviously", "15:00"),
+    ("15:00", "15:00"),
+    ("15:00 please", "15:00"),
+    ("the afternoon one", "15:00"),
+    ("afternoon", "15:00"),
+    ("in the afternoon", "15:00"),
+    ("afternoon, sorry!", "15:00"),
+    ("oh sorry, I meant the afternoon", "15:00"),
+    ("Afternoon of course", "15:00"),
+    ("definitely pm", "15:00"),
+    ("the second", "15:00"),
+    ("the second one", "15:00"),
+    ("the latter", "15:00"),
+    ("the later one", "15:00"),
+    ("3 o'clock in the afternoon", "15:00"),
+    ("not the morning one", "15:00"),
+    ("not am", "15:00"),
+    ("sorry, 3 in the afternoon", "15:00"),
+    ("yes, pm", "15:00"),
+    ("I meant pm, my bad", "15:00"),
+    ("3:00 pm", "15:00"),
+    # the morning reading
+    ("am", "03:00"),
+    ("a.m.", "03:00"),
+    ("I meant 3 am", "03:00"),
+    ("in the morning", "03:00"),
+    ("the morning one", "03:00"),
+    ("the first one", "03:00"),
+    ("the first", "03:00"),
+    ("03:00", "03:00"),
+    ("3 in the morning, I work nights", None),  # says more than the answer: asked again, never guessed
+])
+def test_answers_to_an_am_pm_question_fill_the_slot(answer, expected):
+    state = fold("book a cardiology follow-up after 3", answer)
+    if expected is None:
+        assert state["earliest_time"] in (None, "03:00")
+        return
+    assert state["earliest_time"] == expected, (answer, state["pending_clarifications"])
+    assert state["pending_clarifications"] == []
+    assert next_action(state) == "search_slots"
+
+
+@pytest.mark.parametrize("answer", ["the afternoon one", "PM, sorry", "not the morning one", "in the afternoon"])
+def test_an_answer_about_the_hour_is_not_a_period_preference(answer):
+    state = fold("book a cardiology follow-up before 5", answer)
+    assert state["latest_time"] == "17:00"
+    assert state["preferred_period"] is None and state["excluded_periods"] == []
+
+
+@pytest.mark.parametrize("answer", ["thursday please", "what times do you have?", "I'm not sure", "mornings"])
+def test_what_does_not_answer_the_question_leaves_it_open(answer):
+    state = fold("book a cardiology follow-up after 3", answer)
+    assert state["earliest_time"] is None
+    assert [p["code"] for p in state["pending_clarifications"]] == ["ambiguous_time"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("after 3 in the afternoon", [(EARLIEST, "15:00")]),
+    ("before 5 in the evening", [(LATEST, "17:00")]),
+    ("not before 9 in the morning", [(EARLIEST, "09:00")]),
+    ("no later than 4 o'clock in the afternoon", [(LATEST, "16:00")]),
+    ("until 8 at night", [(LATEST, "20:00")]),
+])
+def test_a_time_with_its_part_of_the_day_is_not_ambiguous(text, expected):
+    assert times(text) == expected
+    assert parse_turn(text).preferred_periods == ()

@@ -64,9 +64,111 @@ def test_inr_question_finds_warfarin_flagged_fetch_live(world, clinic):
     assert "INR" in items[0]["memory"]["guardrails"]["note"]
 
 
-def test_unrelated_question_returns_nothing(world, clinic):
+def test_unrelated_question_is_answered_with_low_confidence_never_silently_empty(world, clinic):
+    """Nothing reaches the threshold: the best few come back marked low, so an agent sees that and why."""
     nurse, _ = clinic
-    assert search(nurse, world.patient_a, "does the patient own a bicycle?") == []
+    r = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": "does the patient own a bicycle?"})
+    body = r.json()
+    assert body["confidence"] == "low" and body["safety_rule_applied"] is False
+    assert 1 <= len(body["items"]) <= 3
+    assert all(i["confidence"] == "low" and i["score"] < body["min_score"] for i in body["items"])
+    scores = [i["score"] for i in body["items"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_a_patient_with_nothing_on_record_gets_confidence_none(world):
+    world.grant(world.patient_b, "clinician", "care_coordination")
+    r = world.staff("clinician").get(f"/v1/patients/{world.patient_b}/memories/search", {"q": "any allergies?"})
+    assert r.json() == {"min_score": r.json()["min_score"], "confidence": "none", "safety_rule_applied": False,
+                        "items": []}
+
+
+def test_relevant_hits_are_high_confidence(world, clinic):
+    nurse, ids = clinic
+    r = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": "is the INR in range?"}).json()
+    assert r["confidence"] == "high"
+    assert r["items"][0]["memory"]["memory_id"] == ids["warf"] and r["items"][0]["confidence"] == "high"
+
+
+# --- the safety rule ---------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def safety_clinic(world):
+    """Two allergies, two long-term medicines with monitoring, and preferences."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    world.grant(world.patient_a, "clinician", "appointment_scheduling")
+    nurse = world.staff("clinician")
+    ids = {
+        "sulfa": care(world, nurse, {"kind": "allergy", "substance": "sulfonamide", "reaction": "anaphylaxis",
+                                     "severity": "severe"}),
+        "latex": care(world, nurse, {"kind": "allergy", "substance": "latex", "reaction": "hives"}),
+        "lith": care(world, nurse, {"kind": "long_term_indication", "medication": "lithium",
+                                    "indication": "bipolar disorder", "monitoring": "serum lithium levels"}),
+        "mtx": care(world, nurse, {"kind": "long_term_indication", "medication": "methotrexate",
+                                   "indication": "rheumatoid arthritis", "monitoring": "full blood count"}),
+    }
+    cid = world.consent(world.patient_a)
+    r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid))
+    ids["nb10"] = r.json()["memory_id"]
+    return nurse, ids
+
+
+SAFETY_QUESTIONS = [
+    ("Can we give her Bactrim?", {"sulfa"}),  # brand -> sulfamethoxazole -> sulfonamide antibiotics
+    ("What gloves should the nurse use?", {"latex"}),  # where latex hides
+    ("we're putting in a urinary catheter today", {"latex"}),
+    ("ibuprofen for her back pain?", {"lith", "mtx"}),  # NSAIDs with lithium, and with methotrexate
+    ("trimethoprim for the UTI?", {"mtx", "sulfa"}),  # with methotrexate; co-trimoxazole's other half
+    ("flu jab this week?", None),  # a vaccine: the rule applies; nothing on record concerns it
+    ("CT with contrast tomorrow", None),
+    ("can she have peanuts on the ward?", None),
+]
+
+
+@pytest.mark.parametrize("question, first", SAFETY_QUESTIONS)
+def test_safety_rule_includes_every_allergy_and_long_term_medicine(world, safety_clinic, question, first):
+    nurse, ids = safety_clinic
+    body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": question, "limit": 1}).json()
+    assert body["safety_rule_applied"] is True
+    returned = {i["memory"]["memory_id"]: i for i in body["items"]}
+    for key in ("sulfa", "latex", "lith", "mtx"):
+        assert ids[key] in returned, (question, key)
+        assert returned[ids[key]]["memory"]["guardrails"]["fetch_live"] is True
+    if first:
+        assert body["items"][0]["memory"]["memory_id"] in {ids[k] for k in first}
+        assert body["items"][0]["concept"] > 0
+    assert any(i["included_by"] == "safety_rule" for i in body["items"])
+    assert ids["nb10"] not in returned or returned[ids["nb10"]]["included_by"] == "relevance"
+
+
+def test_safety_rule_reaches_context_packs_with_its_note(world, safety_clinic):
+    nurse, ids = safety_clinic
+    r = nurse.post(f"/v1/patients/{world.patient_a}/context",
+                   {"question": "Can we give her Bactrim?", "purpose": "care_coordination", "limit": 1})
+    pack = r.json()
+    assert r.status_code == 200 and pack["safety_rule_applied"] is True
+    assert {f["memory_id"] for f in pack["facts"]} >= {ids[k] for k in ("sulfa", "latex", "lith", "mtx")}
+    assert pack["facts"][0]["memory_id"] == ids["sulfa"]
+    assert any(n.startswith("Safety:") for n in pack["guardrail_notes"])
+    assert all(f["guardrails"]["fetch_live"] for f in pack["facts"] if f["memory_class"] == "care_context")
+
+
+def test_safety_rule_does_not_apply_to_scheduling_questions(world, safety_clinic):
+    nurse, ids = safety_clinic
+    body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search",
+                     {"q": "what time should I book the endocrinology visit?"}).json()
+    assert body["safety_rule_applied"] is False
+    assert body["items"][0]["memory"]["memory_id"] == ids["nb10"]
+    assert all(i["included_by"] == "relevance" for i in body["items"])
+
+
+def test_context_pack_leaves_low_confidence_hits_out_and_says_how_many(world, safety_clinic):
+    nurse, _ = safety_clinic
+    pack = nurse.post(f"/v1/patients/{world.patient_a}/context",
+                      {"question": "does she own a bicycle?", "purpose": "care_coordination"}).json()
+    assert pack["confidence"] == "low" and pack["facts"] == []
+    assert pack["left_out_low_confidence"] >= 1
+    assert "none relevant" in pack["text"]
 
 
 @pytest.mark.parametrize("question", ["can we prescribe amoxicillin?", "penicillin allergy", "latex",
@@ -189,13 +291,67 @@ def test_openai_compatible_provider_against_a_local_server(settings):
 
 
 @pytest.mark.slow
-def test_evaluation_set_meets_its_calibrated_quality():
+def test_held_out_evaluation_meets_the_goals():
+    """On the held-out part of the evaluation set (never used to calibrate): P@1 >= 0.9, hit@3 >= 0.97,
+    questions with no answer answered empty >= 0.9, no leakage, no stale memory, the safety rule complete."""
     from memory import evaluation, retrieval
 
-    collected = evaluation.collect()
+    data = evaluation.load()
+    assert len(data["questions"]) >= 250 and len(data["patients"]) >= 30
+    heldout = evaluation.collect(data, split="heldout")
     cal = retrieval.calibration()
-    report = evaluation.score(collected, cosine_weight=cal.cosine_weight, text_weight=cal.text_weight,
+    report = evaluation.score(heldout, cosine_weight=cal.cosine_weight, text_weight=cal.text_weight,
+                              concept_weight=cal.concept_weight, mismatch_weight=cal.mismatch_weight,
                               min_score=cal.min_score, relative_cutoff=cal.relative_cutoff)
-    assert report["questions"] >= 60
+    assert report["questions"] >= 100 and report["negatives"] >= 25
     assert report["cross_patient_leakage"] == 0 and report["stale_results"] == 0
-    assert report["recall@3"] >= 0.9 and report["mrr"] >= 0.85
+    assert report["p@1"] >= 0.9 and report["hit@3"] >= 0.97, report
+    assert report["negatives_answered_empty"] >= 0.9, report
+    assert report["safety_rule_complete"] == 1.0
+
+
+def test_evaluation_split_is_fixed_and_by_patient():
+    """Calibration and held-out questions never share a patient, so held-out figures are about new patients."""
+    from memory import evaluation
+
+    data = evaluation.load()
+    splits: dict[str, set[str]] = {}
+    for q in data["questions"]:
+        splits.setdefault(q["split"], set()).add(q["patient"])
+    assert set(splits) == {"calibration", "heldout"}
+    assert not splits["calibration"] & splits["heldout"]
+    assert "calibration" in retrieval_calibration()["measured_on"]
+
+
+def retrieval_calibration() -> dict:
+    import json
+
+    from memory.retrieval import CALIBRATION_FILE
+
+    return json.loads(CALIBRATION_FILE.read_text())
+
+
+def test_evaluate_retrieval_command_reports_a_set(tmp_path, db):
+    """``manage.py evaluate_retrieval`` runs end to end (here on a small set given with --file)."""
+    import io
+    import json
+
+    small = {"k": 3, "patients": {
+        "x1": {"pen": {"memory_type": "care_context",
+                       "fact": {"kind": "allergy", "substance": "penicillin", "reaction": "rash"}},
+               "old": {"memory_type": "care_context", "fact": {"kind": "allergy", "substance": "latex"},
+                       "stale": "quarantined"}},
+        "x2": {"warf": {"memory_type": "care_context",
+                        "fact": {"kind": "long_term_indication", "medication": "warfarin",
+                                 "indication": "atrial fibrillation", "monitoring": "INR"}}}},
+        "questions": [{"patient": "x1", "question": "Can we give Augmentin?", "expected": ["pen"]},
+                      {"patient": "x2", "question": "naproxen for her knee?", "expected": ["warf"]},
+                      {"patient": "x2", "question": "any latex allergy?", "expected": []}]}
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(small))
+    out = io.StringIO()
+    call_command("evaluate_retrieval", "--file", str(path), stdout=out)
+    report = json.loads(out.getvalue())["current"]["all"]
+    assert report["questions"] == 3 and report["p@1"] == 1.0 and report["negatives_answered_empty"] == 1.0
+    assert report["cross_patient_leakage"] == 0 and report["stale_results"] == 0
+    assert report["safety_rule_complete"] == 1.0

@@ -10,6 +10,7 @@ in turn text or tool results is replaced by ``[patient]``.
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
 import uuid
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from memory.conversations import summaries
 from memory.conversations.errors import BudgetTooSmall
-from memory.conversations.slots import clarifying_questions, next_action, source_id
+from memory.conversations.slots import EMPTY_STATE, clarifying_questions, next_action, source_id
 from memory.conversations.summaries import TurnView, dumps
 from memory.conversations.tokens import TOKENIZER_NAME, count_tokens
 
@@ -65,7 +66,10 @@ def message_tokens(message: dict) -> int:
 
 
 def public_slots(state: dict) -> dict:
-    return {key: state.get(key) for key in PUBLIC_SLOT_KEYS}
+    """The slots an agent sees, every key present with its schema's type: an ended session's cleared state reads
+    as empty lists and nulls, never a missing key or a ``null`` list."""
+    return {key: copy.deepcopy(state[key]) if state.get(key) is not None else copy.deepcopy(EMPTY_STATE[key])
+            for key in PUBLIC_SLOT_KEYS}
 
 
 @dataclass

@@ -103,8 +103,9 @@ _NOT_A_PREFERENCE = re.compile(
     r"dose|injection|traffic|rush|school|class|classes|job|work)\b")
 
 _CLOCK = (
-    r"(?:(?<![\w:./])(?P<{p}h>\d{{1,2}})(?:[:.](?P<{p}m>\d{{2}}))?"
-    r"(?:\s*(?P<{p}ampm>a\.?\s?m\b\.?|p\.?\s?m\b\.?))?(?:\s*o'?clock)?"
+    r"(?:(?<![\w:./])(?P<{p}h>\d{{1,2}})(?:[:.](?P<{p}m>\d{{2}}))?(?:\s*o'?clock)?"
+    r"(?:\s*(?P<{p}ampm>a\.?\s?m\b\.?|p\.?\s?m\b\.?|in the (?:morning|afternoon|evening)\b|at night\b"
+    r"|tonight\b))?(?:\s*o'?clock)?"
     r"(?![\w:/]|\.\d)(?!\s*(?:min|mins|minute|minutes|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|"
     r"percent|mg|ml|kg|times|people|of)\b)"
     r"|(?P<{p}word>\bnoon\b|\bmidday\b|\bmidnight\b))"
@@ -130,9 +131,19 @@ _SUFFIX = re.compile(_CLOCK.format(p="") + r"\s+(?P<suffix>at the latest|or earl
 _SUFFIX_KIND = {"at the latest": LATEST, "or earlier": LATEST, "at the earliest": EARLIEST, "or later": EARLIEST,
                 "onward": EARLIEST, "onwards": EARLIEST, "or after": EARLIEST}
 _ANY_CLOCK = re.compile(_CLOCK.format(p=""))
-_MERIDIEM_ANSWER = re.compile(
-    r"^\W*(?:(?:sorry|oh|i meant|i mean|meant|it's|its|in the|the|yes|no)\W+)*"
-    r"(?P<m>a\.?\s?m\b\.?|p\.?\s?m\b\.?|morning|afternoon|evening)\W*(?:please|thanks|thank you)?\W*$")
+_CLOCK_WITH_PERIOD = re.compile(r"(?<![\w:./])\d{1,2}(?:[:.]\d{2})?(?:\s*o'?clock)?\s*(?:in the (?:morning|afternoon|"
+                                r"evening)|at night|tonight)\b")
+# An answer to "3:00 am or 3:00 pm?": one meridiem word, and nothing else but filler ("PM, sorry", "the
+# afternoon one", "I meant in the evening", "definitely p.m.", "not the morning").
+_MERIDIEM_WORD = re.compile(r"\b(?:(?P<am>a\.\s?m\b\.?|am|morning|early|earlier|first|former)"
+                            r"|(?P<pm>p\.\s?m\b\.?|pm|afternoon|evening|night|nighttime|"
+                            r"late|later|second|latter))(?![\w.])")
+_FILLER_WORDS = frozenset(
+    "sorry oh ah um uh er erm hmm i i'm meant mean means it it's its was is in the yes yeah yep no nope of course "
+    "please thanks thank you ok okay so that one definitely obviously clearly sure oops my bad apologies haha lol "
+    "said say wrote typed should have been be a bit time sense like mean't actually well just at o'clock clock "
+    "answer choice option choose pick go with would rather prefer for".split())
+_NEGATED_MERIDIEM = re.compile(r"\b(?:not|no|never)\b")
 
 _SLOT_ID = re.compile(r"\b[a-z]{1,3}-?\d{1,4}\b")
 _ORDINAL = re.compile(r"\bthe (?P<o>first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\b(?: one| slot| option)?")
@@ -273,7 +284,7 @@ def _clock(m: re.Match, p: str = "", inherit_meridiem: str | None = None) -> _Cl
         return _Clock("00:00" if word == "midnight" else "12:00", hour=12)
     raw_h, raw_m, raw_ampm = m.group(f"{p}h"), m.group(f"{p}m"), m.group(f"{p}ampm")
     h, minute = int(raw_h), int(raw_m or 0)
-    ampm = ("am" if raw_ampm.startswith("a") else "pm") if raw_ampm else inherit_meridiem
+    ampm = _meridiem_of(raw_ampm) if raw_ampm else inherit_meridiem
     if minute > 59:
         return _Clock(None, invalid=True, hour=h)
     if ampm:
@@ -286,6 +297,11 @@ def _clock(m: re.Match, p: str = "", inherit_meridiem: str | None = None) -> _Cl
     if h in AMBIGUOUS_BARE_HOURS and not zero_padded:
         return _Clock(None, candidates=(f"{h:02d}:{minute:02d}", f"{h + 12:02d}:{minute:02d}"), hour=h)
     return _Clock(f"{h:02d}:{minute:02d}", hour=h)
+
+
+def _meridiem_of(word: str) -> str:
+    """'a.m.', 'am', 'in the morning' -> 'am'; 'pm', 'in the afternoon', 'at night' -> 'pm'."""
+    return "am" if word.startswith("a") and not word.startswith("at") or word.endswith("morning") else "pm"
 
 
 def _flip(kind: str) -> str:
@@ -460,18 +476,19 @@ def parse_turn(text: str) -> TurnParse:
     phrases, time_spans = _time_phrases(norm, masked, clauses)
     times, questions = _times_from(phrases)
     pos_days, neg_days = _terms(norm, masked, clauses, time_spans, _DAY, _expand_day)
-    pos_periods, neg_periods = _terms(norm, masked, clauses, time_spans, _PERIOD, _expand_period)
-    meridiem = None
-    if answer := _MERIDIEM_ANSWER.match(norm):
-        word = answer.group("m")
-        meridiem = "pm" if word.startswith(("p", "afternoon", "evening")) else "am"
+    # "3 in the afternoon" names a time; its "afternoon" is not a preference for the afternoon
+    no_meridiem_times = _mask(norm, _CLOCK_WITH_PERIOD)
+    pos_periods, neg_periods = _terms(no_meridiem_times, masked, clauses, time_spans, _PERIOD, _expand_period)
+    meridiem = _meridiem_answer(norm)
+    pos_periods, neg_periods = _prefer_first(norm, pos_periods, neg_periods, _PERIOD_WORD, _expand_period_word)
+    pos_days, neg_days = _prefer_first(norm, pos_days, neg_days, _DAY_WORD, _expand_day_word)
     return TurnParse(
         intent=_intent(norm, masked, clauses),
         specialty=_specialty(norm, masked, clauses),
         visit_type=(v.lastgroup if (v := _VISIT.search(norm)) else None),
         preferred_days=_unique(d for d in pos_days if d not in neg_days),
         excluded_days=_unique(neg_days),
-        preferred_periods=() if meridiem else _unique(p for p in pos_periods if p not in neg_periods),
+        preferred_periods=_unique(p for p in pos_periods if p not in neg_periods),
         excluded_periods=_unique(neg_periods),
         times=tuple(times),
         clarifications=tuple(questions),
@@ -479,6 +496,102 @@ def parse_turn(text: str) -> TurnParse:
         reference=_reference(norm, masked, time_spans),
         remarks=_remarks(norm),
     )
+
+
+def _meridiem_answer(norm: str) -> str | None:
+    """'am' or 'pm' when the whole message is an answer to an am/pm question, else None. Numbers ("3", "3:00")
+    may be repeated; a negation flips the answer ("not the morning one")."""
+    words = _MERIDIEM_WORD.findall(norm)
+    found = {"am" if am else "pm" for am, pm in words}
+    if len(found) != 1:
+        return None
+    rest = _MERIDIEM_WORD.sub(" ", norm)
+    rest = re.sub(r"\b\d{1,2}(?:[:.]\d{2})?\b", " ", rest)
+    negated = bool(_NEGATED_MERIDIEM.search(rest))
+    rest = _NEGATED_MERIDIEM.sub(" ", rest)
+    tokens = [t for t in re.split(r"[^a-z']+", rest) if t]
+    if any(t not in _FILLER_WORDS for t in tokens):
+        return None
+    answer = found.pop()
+    return ("pm" if answer == "am" else "am") if negated else answer
+
+
+# --- preferences between alternatives ----------------------------------------------------------------------------
+
+_PERIOD_WORD = r"(?:morning|afternoon|evening)s?|tonight|lunch ?time|after lunch"
+_DAY_WORD = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds)s?|weekends?"
+             r"|weekdays?")
+_GAP = r"[^.;!?]{0,40}?"
+_SHORT = r"(?:\s+(?:the|a|an|in the|on|on a|on the|at|for|doing|coming in|coming|going|in)){0,3}\s+"
+# (pattern, which group is preferred). {t} is the term pattern. Each names two alternatives and says which one
+# comes first, so the one named last does not win by position.
+_ALTERNATIVES = (
+    (r"\b(?:prefer|preferring|preferably|like|want|fancy|choose|pick|take|do)\b" + _GAP + r"\b(?P<a>{t})\b" + _GAP
+     + r"\b(?:to|over|rather than|more than|instead of|than|in preference to|ahead of|sooner than|not)\b"
+     + r"(?:" + _SHORT + r"|\s+)(?P<b>{t})\b", "a"),
+    (r"\b(?P<a>{t})\b" + _GAP + r"\b(?:better|easier|best|more convenient|preferable|nicer|handier|simpler|"
+     r"good|suits? me more|work(?:s)? more)\b" + r"(?:\s+for me)?\s+(?:than|to)(?:" + _SHORT + r"|\s+)(?P<b>{t})\b",
+     "a"),
+    (r"\b(?P<a>{t})\b" + _GAP + r"\b(?:worse|harder|more difficult|less convenient|trickier|not as good|"
+     r"less good|more awkward|more of a problem)\b(?:\s+for me)?\s+(?:than|as)(?:" + _SHORT + r"|\s+)(?P<b>{t})\b",
+     "b"),
+    (r"\brather\b" + _GAP + r"\b(?P<a>{t})\b" + _GAP + r"\bthan\b(?:" + _SHORT + r"|\s+)(?P<b>{t})\b", "a"),
+    (r"\b(?P<a>{t})\b(?:\s+(?:is|are|would be|'s|'re))?\s+(?:over|rather than|instead of|in preference to|ahead of|"
+     r"before|sooner than|then)(?:" + _SHORT + r"|\s+)(?P<b>{t})\b", "a"),
+    (r"\b(?:ideally|preferably|if possible|first choice|best)\b" + _GAP + r"\b(?P<a>{t})\b" + _GAP
+     + r"\b(?P<b>{t})\b", "a"),
+    (r"\b(?P<a>{t})\b" + _GAP + r"\b(?:if (?:possible|you can|i can|there's one|available)|ideally|preferably|"
+     r"first|by preference|for preference|my first choice|first choice)\b" + _GAP + r"\b(?P<b>{t})\b", "a"),
+    (r"\b(?P<a>{t})\b" + _GAP + r"\b(?:or failing that|failing that|otherwise|if not|as a backup|at a push|"
+     r"at a pinch|second choice|would also do|would do|as a last resort)\b" + _GAP + r"\b(?P<b>{t})\b", "a"),
+    (r"\b(?P<b>{t})\b" + _GAP + r"\b(?:only if|if you have to|if i have to|if there's nothing|at a push|at a pinch|"
+     r"as a last resort|as a backup|second choice)\b" + _GAP + r"\b(?P<a>{t})\b" + r"(?=" + _GAP
+     + r"\b(?:first|preferably|ideally|is better|are better|if possible)\b)", "a"),
+)
+_ALTERNATIVE_PATTERNS = {
+    key: tuple((re.compile(p.replace("{t}", t)), which) for p, which in _ALTERNATIVES)
+    for key, t in (("period", _PERIOD_WORD), ("day", _DAY_WORD))}
+
+
+def _expand_period_word(word: str) -> list[str]:
+    if word.startswith("tonight"):
+        return ["evening"]
+    if "lunch" in word:
+        return ["afternoon"]
+    return [word.rstrip("s")]
+
+
+def _expand_day_word(word: str) -> list[str]:
+    if word.startswith("weekend"):
+        return ["saturday", "sunday"]
+    if word.startswith("weekday"):
+        return list(DAYS[:5])
+    word = word.rstrip("s") if word not in ("tues", "thurs", "weds") else word
+    return [_DAY_ALIASES.get(word, word)]
+
+
+def _prefer_first(norm: str, positive: list[str], negative: list[str], term: str, expand):
+    """Preferences between alternatives ("mornings to afternoons", "rather X than Y", "X over Y", "X is better
+    than Y", "Y is worse than X", "ideally X, otherwise Y"): the preferred one stays preferred and the other is
+    no longer a preference (it is not excluded: it is the second choice). Nothing changes without such a
+    construction."""
+    key = "period" if term == _PERIOD_WORD else "day"
+    masked = _mask(norm, _NOT_A_PREFERENCE)
+    better: list[str] = []
+    worse: list[str] = []
+    for pattern, which in _ALTERNATIVE_PATTERNS[key]:
+        for m in pattern.finditer(masked):
+            a, b = expand(m.group("a")), expand(m.group("b"))
+            first, second = (a, b) if which == "a" else (b, a)
+            if set(first) & set(second):
+                continue
+            better.extend(first)
+            worse.extend(second)
+    if not better:
+        return positive, negative
+    preferred = [v for v in better if v not in negative]
+    positive = preferred + [v for v in positive if v not in worse and v not in preferred]
+    return positive, negative
 
 
 # --- long-term preference proposals ---------------------------------------------------------------------------

@@ -94,13 +94,17 @@ def apply_turn(state: dict, *, seq: int, role: str, parsed: dict | None = None, 
     if parsed.get("excluded_days") or set(new["excluded_days"]) != excluded_days:
         put("excluded_days", _ordered(excluded_days, DAYS))
 
-    preferred_periods = list(parsed.get("preferred_periods", ()))
-    excluded_periods = set(new["excluded_periods"]) - set(preferred_periods) | set(parsed.get("excluded_periods", ()))
+    # "the afternoon one" answering "3:00 am or 3:00 pm?" says which 3 o'clock, not which part of the day to book
+    answering = bool(parsed.get("meridiem")) and any(
+        p.get("code") == "ambiguous_time" and p.get("candidates") for p in new["pending_clarifications"])
+    preferred_periods = [] if answering else list(parsed.get("preferred_periods", ()))
+    said_excluded = () if answering else parsed.get("excluded_periods", ())
+    excluded_periods = set(new["excluded_periods"]) - set(preferred_periods) | set(said_excluded)
     if preferred_periods:
         put("preferred_period", preferred_periods[-1] if preferred_periods[-1] not in excluded_periods else None)
     elif new["preferred_period"] in excluded_periods:
         put("preferred_period", None)
-    if parsed.get("excluded_periods") or set(new["excluded_periods"]) != excluded_periods:
+    if said_excluded or set(new["excluded_periods"]) != excluded_periods:
         put("excluded_periods", _ordered(excluded_periods, PERIODS))
 
     pending = list(new["pending_clarifications"])
@@ -131,14 +135,18 @@ def apply_turn(state: dict, *, seq: int, role: str, parsed: dict | None = None, 
 
 
 def _resolve_pending(pending: list[dict], parsed: dict) -> tuple[list[dict], list[tuple[str, str]]]:
-    """Answers to an open question: "pm", "in the afternoon", or a time that names one of the candidates."""
+    """Answers to an open question: "pm", "PM, sorry", "the afternoon one", "I meant 3 in the afternoon", "the
+    second", or a time that names one of the candidates ("15:00")."""
     ambiguous = [p for p in pending if p.get("code") == "ambiguous_time" and p.get("candidates")]
     if not ambiguous:
         return pending, []
     target = ambiguous[0]
     value = None
+    ordinal = (parsed.get("reference") or {}).get("ordinal")
     if parsed.get("meridiem"):
         value = target["candidates"][0 if parsed["meridiem"] == "am" else 1]
+    elif ordinal in (1, 2, -1) and len(target["candidates"]) == 2:
+        value = target["candidates"][0 if ordinal == 1 else 1]
     else:
         for t in parsed.get("reference", {}).get("times", ()):
             if t in target["candidates"]:
