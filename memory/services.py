@@ -16,7 +16,7 @@ from core.access import may_access
 from core.errors import ConcurrentUpdate, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity
 from core.services import organization_ensure
-from memory import representations
+from memory import erasure, representations
 from memory.crypto import encrypt_fact, new_salt
 from memory.facts import MEMORY_TYPES, MemoryTypeSpec
 from memory.lifecycle import lifecycle_event, memory_transition
@@ -312,7 +312,8 @@ def _erase(*, identity: Identity, memory: Memory, reason_code: str) -> list[dict
 
 
 def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memory], scope: str,
-              reason_code: str, retained: list[dict] | None = None) -> dict:
+              reason_code: str, retained: list[dict] | None = None,
+              other_copies: list[dict] | None = None) -> dict:
     organization_ensure(identity=identity)
     deletion = Deletion.objects.create(organization_id=identity.org_id, patient_id=patient_id, scope=scope,
                                        requested_by=identity.actor_sub, reason_code=reason_code)
@@ -328,6 +329,8 @@ def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memor
                "reason_code": reason_code, "requested_by": identity.actor_sub,
                "requested_at": deletion.requested_at.isoformat(), "completed_at": completed.isoformat(),
                "memory_ids": erased, "representations": lines, "retained": retained or []}
+    if other_copies is not None:
+        receipt["other_copies"] = other_copies
     Deletion.objects.filter(pk=deletion.pk).update(completed_at=completed, receipt=receipt)
     return receipt
 
@@ -345,7 +348,9 @@ def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
 def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
                          reason_code: str = "subject_request") -> dict:
     """Erase all of a patient's memories that the caller may act on, each the same way as one deletion.
-    A patient's own request leaves staff-recorded care context in place and says so in the receipt."""
+    A patient's own request leaves staff-recorded care context in place and says so in the receipt.
+    Copies held by other apps (conversations, workflow state and payloads) are erased in the same transaction by
+    the erasers registered in :mod:`memory.erasure`; each is a section of ``other_copies`` in the receipt."""
     memories = list(Memory.objects.select_for_update()
                     .filter(organization_id=identity.org_id, patient_id=patient_id).exclude(state=S.DELETED)
                     .order_by("created_at"))
@@ -355,8 +360,9 @@ def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
         memories = [m for m in memories if m.memory_class in PATIENT_EDITABLE_CLASSES]
         retained = [{"memory_id": str(m.memory_id), "memory_class": m.memory_class,
                      "reason": "clinical_record_kept_by_care_team"} for m in kept]
+    other_copies = erasure.erase_elsewhere(identity=identity, patient_id=patient_id)
     return _deletion(identity=identity, patient_id=patient_id, memories=memories, scope="patient",
-                     reason_code=reason_code, retained=retained)
+                     reason_code=reason_code, retained=retained, other_copies=other_copies)
 
 
 def memory_apply_consent_revocation(*, identity: Identity, consent: ConsentRecord) -> int:

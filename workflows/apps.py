@@ -5,3 +5,9 @@ class WorkflowsConfig(AppConfig):
     name = "workflows"
     verbose_name = "Workflows"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from memory import erasure
+        from workflows.retention import workflow_erase_patient
+
+        erasure.register("workflows", workflow_erase_patient)

@@ -28,6 +28,10 @@ DEFAULTS: dict[str, object] = {
     "WORKFLOW_CIRCUIT_COOLDOWN_SECONDS": 30.0,
     "WORKFLOW_WORKER_BATCH_SIZE": 10,
     "WORKFLOW_WORKER_POLL_SECONDS": 1.0,
+    # Retention (manage.py sweep_workflows): a settled operation's payload is redacted this long after it settled;
+    # a finished (completed or cancelled) workflow's state keeps only outside-system ids this long after it ended.
+    "WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS": 30,
+    "WORKFLOW_FINISHED_STATE_RETENTION_DAYS": 90,
 }
 
 
@@ -89,3 +93,11 @@ def min_lease_seconds() -> float:
     bounded by the connect, write and read timeouts (httpx applies them per phase); the lease covers that with a
     margin for the two short database transactions around it."""
     return 1.25 * 2 * (connect_timeout() + 2 * read_timeout())
+
+
+def payload_retention_days() -> float:
+    return _get("WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS", float)
+
+
+def finished_state_retention_days() -> float:
+    return _get("WORKFLOW_FINISHED_STATE_RETENTION_DAYS", float)
