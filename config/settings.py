@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "memory",
     "memory.conversations",
     "workflows",
+    "rights",
 ]
 
 MIDDLEWARE = [

@@ -14,6 +14,7 @@ urlpatterns = [
     path("v1/", include("consent.urls")),
     path("v1/", include("workflows.urls")),
     path("v1/", include("core.urls")),
+    path("v1/", include("rights.urls")),
     path("admin/", admin.site.urls),
     # Portal (server-rendered pages behind OpenID Connect login)
     path("", include("core.portal_urls")),
