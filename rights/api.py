@@ -14,12 +14,12 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
-from consent.models import PURPOSE_VALUES
+from consent.access import may_access
 from core import audit
-from core.access import may_access
 from core.api import ScopedAPIView
 from core.errors import NoConsentOrAccess, ValidationFailed
 from core.identity import Identity
+from core.vocabulary import PURPOSES
 from rights import export, fhir, importing
 from rights.streaming import stream_in_identity
 
@@ -42,7 +42,7 @@ def _require_access(identity: Identity, patient_id: uuid.UUID) -> None:
     or not the patient exists."""
     if identity.is_patient(patient_id):
         return
-    if not any(may_access(patient_id=patient_id, purpose=p) for p in PURPOSE_VALUES):
+    if not any(may_access(patient_id=patient_id, purpose=p) for p, _ in PURPOSES):
         raise NoConsentOrAccess()
 
 

@@ -21,13 +21,13 @@ import logging
 import uuid
 from datetime import timedelta
 
+from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
 from core import audit, maintenance
 from core.identity import Identity, identity_context
 from memory.erasure import ErasureSection
-from workflows import conf
 from workflows.definitions import WORKFLOW_TYPES, operation_kinds_for
 from workflows.models import ACTIVE_OPERATION_STATUSES, SETTLED_OPERATION_STATUSES, Operation, Workflow
 from workflows.services import _record_transition
@@ -120,8 +120,8 @@ def workflow_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int
     counts = {"operation_payloads": 0, "workflow_states": 0}
     for _ in range(max_batches):
         now = timezone.now()
-        due = _due(now - timedelta(days=conf.payload_retention_days()),
-                   now - timedelta(days=conf.finished_state_retention_days()), batch)
+        due = _due(now - timedelta(days=settings.WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS),
+                   now - timedelta(days=settings.WORKFLOW_FINISHED_STATE_RETENTION_DAYS), batch)
         progressed = False
         for kind, row_id, org_id, patient_id, purpose in due:
             identity = Identity.service(org_id=org_id, name=SWEEP_ACTOR, patient_id=patient_id, purpose=purpose)
