@@ -60,6 +60,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "core.middleware.RequestIdMiddleware",
+    "core.observability.MetricsMiddleware",
     "core.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -288,15 +289,25 @@ if PRODUCTION:
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# --- Operations -------------------------------------------------------------------------------------------------
+# GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"; unset, /metrics refuses everyone. Under gunicorn set
+# PROMETHEUS_MULTIPROC_DIR (see core/observability.py).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# "plain" or "json" (one JSON object per line, with request id, route template, status and duration on access lines)
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
+if LOG_FORMAT not in ("plain", "json"):
+    raise environ.ImproperlyConfigured("LOG_FORMAT must be plain or json")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"request_id": {"()": "core.logging.RequestIdFilter"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "core.observability.JsonFormatter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request_id"]},
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
@@ -305,5 +316,7 @@ LOGGING = {
         "django.server": {"level": "WARNING"},
         "pgserver": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
+        # One line per request (LOG_ACCESS=false silences it).
+        "anamnesis.access": {"level": "INFO" if env.bool("LOG_ACCESS", default=True) else "WARNING"},
     },
 }

@@ -1,7 +1,10 @@
 """Redact personal values from settled operations and finished workflows past retention. Idempotent; cron-safe."""
 
+import time
+
 from django.core.management.base import BaseCommand
 
+from core.observability import sweep_record
 from workflows.retention import workflow_sweep
 
 
@@ -12,6 +15,8 @@ class Command(BaseCommand):
         parser.add_argument("--batch", type=int, default=500)
 
     def handle(self, *args, batch, **options):
+        started = time.monotonic()
         counts = workflow_sweep(batch=batch)
+        sweep_record(sweep="workflows", started=started, counts=counts)
         self.stdout.write(f"operation_payloads={counts['operation_payloads']} "
                           f"workflow_states={counts['workflow_states']}")
