@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from core import health
 from core.observability import metrics_view
+from rights.portal_views import patient_export
 
 urlpatterns = [
     path("health/live", health.live, name="health-live"),
@@ -18,6 +19,7 @@ urlpatterns = [
     path("v1/", include("core.urls")),
     path("v1/", include("rights.urls")),
     path("admin/", admin.site.urls),
+    path("me/export/", patient_export, name="patient-export"),
     # Portal (server-rendered pages behind OpenID Connect login)
     path("", include("portal.urls")),
 ]

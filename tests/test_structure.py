@@ -63,7 +63,8 @@ LAYERS = {
     "workflows": {"core", "consent", "memory"},
     "portal": {"core", "consent", "memory", "workflows"},
     "demo": {"core", "consent", "memory", "workflows"},
-    "rights": {"core", "consent", "memory", "workflows"},
+    # rights builds on the domain and on the portal (its download button); nothing imports it
+    "rights": {"core", "consent", "memory", "workflows", "portal"},
 }
 
 
