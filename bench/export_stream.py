@@ -100,7 +100,9 @@ def main() -> int:
               "memories": args.memories, "audit": args.audit}
     with psycopg.connect(common.admin_conninfo(DB_NAME)) as conn:
         conn.execute("SET session_replication_role = replica")  # bulk seed: skip the lifecycle triggers
-        conn.execute(SEED_SQL, params)
+        for statement in SEED_SQL.split(";\n"):
+            if statement.strip():
+                conn.execute(statement, params)
         conn.commit()
     with psycopg.connect(common.admin_conninfo(DB_NAME), autocommit=True) as conn:
         conn.execute("VACUUM (ANALYZE)")
