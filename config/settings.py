@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "memory.conversations",
     "workflows",
     "portal",
+    "rights",
 ]
 if not PRODUCTION:
     INSTALLED_APPS.append("demo")  # demo data, the development identity provider and demo tokens
@@ -60,6 +61,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "core.middleware.RequestIdMiddleware",
+    "core.observability.MetricsMiddleware",
     "core.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -233,6 +235,10 @@ WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = env.int("WORKFLOW_CIRCUIT_FAILURE_THRESHOLD
 WORKFLOW_CIRCUIT_COOLDOWN_SECONDS = env.float("WORKFLOW_CIRCUIT_COOLDOWN_SECONDS", default=30.0)
 WORKFLOW_WORKER_BATCH_SIZE = env.int("WORKFLOW_WORKER_BATCH_SIZE", default=10)
 WORKFLOW_WORKER_POLL_SECONDS = env.float("WORKFLOW_WORKER_POLL_SECONDS", default=1.0)
+# Retention (manage.py sweep_workflows): a settled operation's payload is redacted this long after it settled; a
+# finished (completed or cancelled) workflow's state keeps only the outside systems' ids this long after it ended.
+WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS = env.float("WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS", default=30)
+WORKFLOW_FINISHED_STATE_RETENTION_DAYS = env.float("WORKFLOW_FINISHED_STATE_RETENTION_DAYS", default=90)
 
 # --- API ----------------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -287,15 +293,25 @@ if PRODUCTION:
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# --- Operations -------------------------------------------------------------------------------------------------
+# GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"; unset, /metrics refuses everyone. Under gunicorn set
+# PROMETHEUS_MULTIPROC_DIR (see core/observability.py).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# "plain" or "json" (one JSON object per line, with request id, route template, status and duration on access lines)
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
+if LOG_FORMAT not in ("plain", "json"):
+    raise environ.ImproperlyConfigured("LOG_FORMAT must be plain or json")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"request_id": {"()": "core.logging.RequestIdFilter"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "core.observability.JsonFormatter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request_id"]},
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
@@ -304,5 +320,7 @@ LOGGING = {
         "django.server": {"level": "WARNING"},
         "pgserver": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
+        # One line per request (LOG_ACCESS=false silences it).
+        "anamnesis.access": {"level": "INFO" if env.bool("LOG_ACCESS", default=True) else "WARNING"},
     },
 }

@@ -3,10 +3,13 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from core import health
+from core.observability import metrics_view
+from rights.portal_views import patient_export
 
 urlpatterns = [
     path("health/live", health.live, name="health-live"),
     path("health/ready", health.ready, name="health-ready"),
+    path("metrics", metrics_view, name="metrics"),
     path("v1/schema", SpectacularAPIView.as_view(), name="schema"),
     path("v1/docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("v1/", include("memory.urls")),
@@ -15,7 +18,9 @@ urlpatterns = [
     path("v1/", include("directory.urls")),
     path("v1/", include("workflows.urls")),
     path("v1/", include("core.urls")),
+    path("v1/", include("rights.urls")),
     path("admin/", admin.site.urls),
+    path("me/export/", patient_export, name="patient-export"),
     # Portal (server-rendered pages behind OpenID Connect login)
     path("", include("portal.urls")),
 ]

@@ -80,3 +80,18 @@ class PortalIdentity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.issuer} {self.subject}"
+
+
+class SweepRun(models.Model):
+    """One run of a maintenance sweep (memories, sessions, workflows) and what it processed, for /metrics.
+    Counts only: no patient, no value."""
+
+    id = models.BigAutoField(primary_key=True)
+    sweep = models.CharField(max_length=40)
+    finished_at = models.DateTimeField()
+    duration_seconds = models.FloatField()
+    counts = models.JSONField(default=dict)
+
+    class Meta:
+        db_table = "core_sweep_run"
+        indexes = [models.Index(fields=["sweep", "-finished_at"], name="sweep_run_latest")]

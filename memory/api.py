@@ -125,6 +125,8 @@ class DeletionReceipt(serializers.Serializer):
     memory_ids = serializers.ListField(child=serializers.UUIDField())
     representations = RepresentationReceipt(many=True)
     retained = serializers.ListField(child=serializers.DictField())
+    other_copies = serializers.ListField(child=serializers.DictField(), required=False,
+                                         help_text="Erase-all only: conversations, workflow state and payloads")
 
 
 class LifecycleEventOut(serializers.ModelSerializer):

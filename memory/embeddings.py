@@ -104,16 +104,32 @@ _provider: EmbeddingProvider | None = None
 _provider_lock = threading.Lock()
 
 
+class _Timed:
+    """Observes every embedding call's latency for /metrics (anamnesis_embedding_duration_seconds)."""
+
+    def __init__(self, inner: EmbeddingProvider, name: str) -> None:
+        self._inner, self._name = inner, name
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        from core.observability import EMBEDDING_LATENCY
+
+        with EMBEDDING_LATENCY.labels(self._name).time():
+            return self._inner.embed(texts)
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+
 def provider() -> EmbeddingProvider:
     global _provider
     with _provider_lock:
         if _provider is None:
             if settings.EMBEDDING_PROVIDER == "openai":
-                _provider = OpenAICompatible(base_url=settings.EMBEDDING_BASE_URL, model=settings.EMBEDDING_MODEL,
-                                             api_key=settings.EMBEDDING_API_KEY,
-                                             timeout=settings.EMBEDDING_TIMEOUT_SECONDS)
+                _provider = _Timed(OpenAICompatible(
+                    base_url=settings.EMBEDDING_BASE_URL, model=settings.EMBEDDING_MODEL,
+                    api_key=settings.EMBEDDING_API_KEY, timeout=settings.EMBEDDING_TIMEOUT_SECONDS), "openai")
             else:
-                _provider = LocalMiniLM()
+                _provider = _Timed(LocalMiniLM(), "local")
         return _provider
 
 

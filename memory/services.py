@@ -17,7 +17,7 @@ from core.errors import ConcurrentUpdate, Forbidden, NoConsentOrAccess, NotFound
 from core.identity import Identity, identity_context
 from core.services import organization_ensure
 from core.vocabulary import PURPOSES
-from memory import representations
+from memory import erasure, representations
 from memory.crypto import encrypt_fact, keyring, new_salt
 from memory.lifecycle import lifecycle_event, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
@@ -365,7 +365,8 @@ def _erase(*, identity: Identity, memory: Memory, reason_code: str) -> list[dict
 
 
 def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memory], scope: str,
-              reason_code: str, retained: list[dict] | None = None) -> dict:
+              reason_code: str, retained: list[dict] | None = None,
+              other_copies: list[dict] | None = None) -> dict:
     organization_ensure(identity=identity)
     deletion = Deletion.objects.create(organization_id=identity.org_id, patient_id=patient_id, scope=scope,
                                        requested_by=identity.actor_sub, reason_code=reason_code)
@@ -381,6 +382,8 @@ def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memor
                "reason_code": reason_code, "requested_by": identity.actor_sub,
                "requested_at": deletion.requested_at.isoformat(), "completed_at": completed.isoformat(),
                "memory_ids": erased, "representations": lines, "retained": retained or []}
+    if other_copies is not None:
+        receipt["other_copies"] = other_copies
     Deletion.objects.filter(pk=deletion.pk).update(completed_at=completed, receipt=receipt)
     return receipt
 
@@ -402,7 +405,10 @@ def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
 
     Access is decided before anything is written: a caller who is neither the patient (or an agent acting for
     them) nor staff holding an active grant for some purpose of this patient gets ``not_found``, as for a patient
-    that does not exist, and no receipt."""
+    that does not exist, and no receipt.
+
+    Copies held by other apps (conversations, workflow state and payloads) are erased in the same transaction by
+    the erasers registered in :mod:`memory.erasure`; each is a section of ``other_copies`` in the receipt."""
     if not identity.is_patient(patient_id) and not may_access_any(patient_id=patient_id,
                                                                   purposes=[p for p, _ in PURPOSES]):
         raise NotFound().about(patient_id=patient_id)
@@ -416,8 +422,9 @@ def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
         memories = [m for m in memories if m.memory_id in editable]
         retained = [{"memory_id": str(m.memory_id), "memory_class": m.memory_class,
                      "reason": "clinical_record_kept_by_care_team"} for m in kept]
+    other_copies = erasure.erase_elsewhere(identity=identity, patient_id=patient_id)
     return _deletion(identity=identity, patient_id=patient_id, memories=memories, scope="patient",
-                     reason_code=reason_code, retained=retained)
+                     reason_code=reason_code, retained=retained, other_copies=other_copies)
 
 
 def memory_apply_consent_revocation(*, identity: Identity, consent: ConsentRecord) -> int:

@@ -50,7 +50,7 @@ ROLE_LABELS = {ROLE_PATIENT: "Patient", ROLE_STAFF: "Care staff", ROLE_ORG_ADMIN
 # scope (audit:read, grant:write, workflow:reconcile) read the portal identity exactly as a token's.
 ROLE_SCOPES: dict[str, frozenset[str]] = {
     ROLE_PATIENT: frozenset({"memory:read", "memory:write", "consent:read", "consent:write", "audit:read",
-                             "workflow:read", "patient:read"}),
+                             "workflow:read", "patient:read", "export:read"}),
     ROLE_STAFF: frozenset({"memory:read", "memory:write", "consent:read", "consent:write", "workflow:read",
                            "workflow:write", "workflow:reconcile", "patient:read"}),
     ROLE_ORG_ADMIN: frozenset({"grant:write", "consent:read", "audit:read", "workflow:read", "workflow:reconcile",

@@ -14,7 +14,8 @@ from memory.lifecycle import TRANSITIONS
 from memory.models import MemoryState
 
 FUNCTION = re.compile(r"CREATE OR REPLACE FUNCTION (\w+)\(.*?\bAS \$\$(.*?)\$\$;", re.S)
-RULE_FILES = ["consent/sql/access_rule.sql", "memory/sql/state_transition.sql", "directory/sql/visibility_rule.sql"]
+RULE_FILES = ["consent/sql/access_rule.sql", "memory/sql/state_transition.sql", "directory/sql/visibility_rule.sql",
+              "workflows/sql/operation_guard.sql"]
 
 
 def functions_in(path: str) -> dict[str, str]:
@@ -64,6 +65,8 @@ LAYERS = {
     "workflows": {"core", "consent", "memory"},
     "portal": {"core", "consent", "directory", "memory", "workflows"},
     "demo": {"core", "consent", "directory", "memory", "workflows"},
+    # rights builds on the domain and on the portal (its download button); nothing imports it
+    "rights": {"core", "consent", "directory", "memory", "workflows", "portal"},
 }
 
 

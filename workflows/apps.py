@@ -5,3 +5,12 @@ class WorkflowsConfig(AppConfig):
     name = "workflows"
     verbose_name = "Workflows"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from core.observability import register_collector
+        from memory import erasure
+        from workflows.metrics import outbox_metrics
+        from workflows.retention import workflow_erase_patient
+
+        erasure.register("workflows", workflow_erase_patient)
+        register_collector("outbox", outbox_metrics)

@@ -8,4 +8,8 @@ class ConversationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from memory import erasure
         from memory.conversations import checks  # noqa: F401  (registers the tokenizer check)
+        from memory.conversations.services import session_erase_patient
+
+        erasure.register("conversation_sessions", session_erase_patient)

@@ -44,6 +44,7 @@ from memory.conversations.selectors import (
 )
 from memory.conversations.slots import OFFER_TOOL, apply_turn, empty_state, offer_constraints, slot_matches, source_id
 from memory.conversations.summaries import TurnView, dumps
+from memory.erasure import ErasureSection
 from memory.facts import MEMORY_TYPES, validate_fact
 from memory.lifecycle import memory_value
 from memory.models import Memory, MemoryState
@@ -367,3 +368,37 @@ def session_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]
     return counts
 
 
+
+
+# --- erase-all ------------------------------------------------------------------------------------------------
+
+def session_erase_patient(*, identity: Identity, patient_id: uuid.UUID) -> ErasureSection:
+    """Erase-all's reach into short-term context: every session of the patient the caller may access, live or
+    ended, is removed with its turns (slots, summaries and tool results go with them) in the caller's transaction.
+    The database allows these deletes only while ``app.erasure_patient`` names this patient (migration
+    ``0004_conversation_erasure``)."""
+    section = ErasureSection(kind="conversation_sessions",
+                             note="sessions ended and removed with their turns, slots, summaries and tool results")
+    sessions = list(ConversationSession.objects.select_for_update()
+                    .filter(organization_id=identity.org_id, patient_id=patient_id).order_by("session_id"))
+    if not sessions:
+        return section
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('app.erasure_patient', %s, true)", [str(patient_id)])
+    try:
+        for session in sessions:
+            turns, _ = ConversationTurn.objects.filter(session_id=session.session_id).delete()
+            removed, _ = ConversationSession.objects.filter(session_id=session.session_id).delete()
+            if not removed:
+                raise RuntimeError("a conversation session could not be erased")
+            was_live = session.status == SessionStatus.ACTIVE and session.expires_at > timezone.now()
+            section.erased.append({"session_id": str(session.session_id), "purpose": session.purpose,
+                                   "was_live": was_live, "turns": turns})
+            audit.record(action="conversation.erase", resource_type="conversation_session",
+                         resource_id=session.session_id, patient_id=patient_id, purpose=session.purpose,
+                         reason="patient_erasure")
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('app.erasure_patient', '', true)")
+    log.info("conversation erasure: sessions=%d", len(section.erased))
+    return section

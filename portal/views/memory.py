@@ -188,6 +188,12 @@ ACTION_TEXT = {
     "patient.search": "found you by searching the directory",
     "patient.resolve": "found you by your record number",
     "portal.access": "tried to open a page about you",
+    "patient.export": "downloaded a copy of everything held about you",
+    "memory.fhir_import": "imported a clinical fact from your health record",
+    "memory.erase_all": "erased your information",
+    "conversation.erase": "erased a conversation with you",
+    "workflow.redact": "removed personal details from a finished task",
+    "workflow.operation.redact": "removed personal details from a finished request to an outside system",
 }
 
 

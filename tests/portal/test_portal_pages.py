@@ -279,3 +279,26 @@ def test_the_workflow_monitor_charts_steps_and_lists_reconciliation(world, nurse
     page = nurse["client"].get("/staff/workflows/").content.decode()
     assert "<svg" in page and "collect preferences" in page and "2 workflows you may see" in page
     assert "Needing reconciliation" in page
+
+
+def test_a_patient_downloads_a_copy_of_everything_as_json_and_fhir(alice, world):
+    page = alice["client"].get("/me/")
+    assert b'href="/me/export/"' in page.content and b'href="/me/export/?format=fhir"' in page.content
+    r = alice["client"].get("/me/export/")
+    assert r.status_code == 200 and r.streaming and r["Content-Disposition"].startswith("attachment")
+    import json
+
+    body = json.loads(b"".join(r.streaming_content))
+    assert body["patient"]["patient_id"] == str(world.patient_a)
+    assert {m["memory_id"] for m in body["memories"]} == {alice["first"], alice["second"]}
+    bundle = json.loads(b"".join(alice["client"].get("/me/export/?format=fhir").streaming_content))
+    assert bundle["resourceType"] == "Bundle" and any(
+        e["resource"]["resourceType"] == "Basic" for e in bundle["entry"])
+    assert alice["client"].get("/me/export/?format=xml").status_code == 404
+    activity = alice["client"].get("/me/activity/").content.decode()
+    assert "downloaded a copy of everything held about you" in activity
+
+
+def test_staff_have_no_patient_download_button(world, people, signed_in):
+    client = signed_in(people.staff())
+    assert client.get("/me/export/").status_code == 403

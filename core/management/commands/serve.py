@@ -3,6 +3,8 @@ row-level security (core.E001)."""
 
 import os
 import sys
+import tempfile
+from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
@@ -16,9 +18,13 @@ class Command(BaseCommand):
         parser.add_argument("--threads", type=int, default=int(os.environ.get("WEB_THREADS", "4")))
 
     def handle(self, *args, bind, workers, threads, **options):
+        # Metrics of every worker are summed at scrape time (prometheus-client multiprocess mode).
+        os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="anamnesis-metrics-"))
+        # No gunicorn access log: its lines carry the path, which holds patient ids. The application writes one
+        # line per request with the route template instead (core.observability, LOG_ACCESS).
         argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", bind,
-                "--workers", str(workers), "--threads", str(threads), "--access-logfile", "-",
-                "--access-logformat", '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms rid=%({x-request-id}o)s',
+                "--workers", str(workers), "--threads", str(threads),
+                "--config", str(Path(__file__).resolve().parents[2] / "gunicorn_conf.py"),
                 "--graceful-timeout", "10"]
         self.stdout.write(f"serving on http://{bind}")
         sys.stdout.flush()

@@ -1,7 +1,10 @@
 """Expire memories past their validity and erase those past retention. Idempotent; run from cron or a worker."""
 
+import time
+
 from django.core.management.base import BaseCommand
 
+from core.observability import sweep_record
 from memory.services import memory_sweep
 
 
@@ -12,5 +15,7 @@ class Command(BaseCommand):
         parser.add_argument("--batch", type=int, default=500)
 
     def handle(self, *args, batch, **options):
+        started = time.monotonic()
         counts = memory_sweep(batch=batch)
+        sweep_record(sweep="memories", started=started, counts=counts)
         self.stdout.write(f"expired={counts['expired']} deleted={counts['deleted']}")

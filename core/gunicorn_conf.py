@@ -1,0 +1,22 @@
+"""gunicorn hooks for Prometheus multiprocess mode (manage.py serve passes this file with -c).
+
+Every worker writes its counters and histograms into ``PROMETHEUS_MULTIPROC_DIR``; /metrics sums them. The directory
+is emptied when the server starts (stale files would count twice), and a dead worker's live gauges are dropped.
+"""
+
+import os
+import shutil
+
+
+def on_starting(server):
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        shutil.rmtree(directory, ignore_errors=True)
+        os.makedirs(directory, exist_ok=True)
+
+
+def child_exit(server, worker):
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -1,0 +1,189 @@
+"""Metrics and request log lines for operators. Neither ever holds a patient identifier or a value.
+
+* Requests are labelled by their *route template* (``v1/patients/<uuid:patient_id>/memories``), method and status,
+  never by the path: the path holds patient ids.
+* ``GET /metrics`` (Prometheus text format) needs ``Authorization: Bearer <METRICS_TOKEN>``, compared in constant
+  time; without a configured token it refuses everyone.
+* Under gunicorn, set ``PROMETHEUS_MULTIPROC_DIR`` (an empty directory, shared by the workers, emptied at start):
+  counters and histograms of every worker are then summed at scrape time (prometheus-client multiprocess mode).
+* Values that live in the database (outbox depth and age, the last run of each sweep) are read at scrape time, so
+  they are right whichever process is scraped and whichever process did the work.
+* Other apps add scrape-time values with :func:`register_collector` (core imports no domain app).
+* ``LOG_FORMAT=json`` makes every log line one JSON object; the access line carries request id, route template,
+  method, status and duration.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable
+
+from django.conf import settings
+from django.db import connection
+from django.http import HttpResponse
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import REGISTRY
+
+from core.middleware import request_id_var
+
+access_log = logging.getLogger("anamnesis.access")
+log = logging.getLogger("anamnesis.metrics")
+
+REQUESTS = Counter("anamnesis_http_requests_total", "HTTP requests by route template, method and status",
+                   ["route", "method", "status"])
+LATENCY = Histogram("anamnesis_http_request_duration_seconds", "Time to produce the response (streamed bodies "
+                    "excluded)", ["route", "method", "status"],
+                    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0))
+EMBEDDING_LATENCY = Histogram("anamnesis_embedding_duration_seconds", "Time to embed one batch of texts",
+                              ["provider"], buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0))
+POOL = Gauge("anamnesis_db_pool_connections", "Database pool of this process after its last request",
+             ["state"], multiprocess_mode="livesum")
+
+UNMATCHED = "unmatched"
+Collector = Callable[[], Iterable[Metric]]
+_COLLECTORS: dict[str, Collector] = {}
+
+
+def register_collector(name: str, collector: Collector) -> None:
+    """Add scrape-time metric families (read from the database when /metrics is scraped)."""
+    _COLLECTORS[name] = collector
+
+
+def _route(request) -> str:
+    match = getattr(request, "resolver_match", None)
+    return match.route if match is not None and match.route else UNMATCHED
+
+
+def _pool_stats() -> None:
+    pool = getattr(connection, "pool", None)
+    if pool is None:
+        return
+    stats = pool.get_stats()
+    POOL.labels("size").set(stats.get("pool_size", 0))
+    POOL.labels("available").set(stats.get("pool_available", 0))
+    POOL.labels("waiting").set(stats.get("requests_waiting", 0))
+
+
+class MetricsMiddleware:
+    """Counts and times every request by route template; writes one access log line per request."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        started = time.perf_counter()
+        response = self.get_response(request)
+        elapsed = time.perf_counter() - started
+        route, method, status = _route(request), request.method, str(response.status_code)
+        REQUESTS.labels(route, method, status).inc()
+        LATENCY.labels(route, method, status).observe(elapsed)
+        try:
+            _pool_stats()
+        except Exception as exc:  # metrics never break a request
+            log.warning("pool statistics unavailable: %s", type(exc).__name__)
+        access_log.info("request", extra={"route": route, "method": method, "status": response.status_code,
+                                          "duration_ms": round(elapsed * 1000, 2)})
+        return response
+
+
+class _DatabaseCollector:
+    def collect(self):
+        for name, collector in sorted(_COLLECTORS.items()):
+            try:
+                yield from collector()
+            except Exception as exc:
+                log.warning("metrics collector %s failed: %s", name, type(exc).__name__)
+
+
+def _registry() -> CollectorRegistry:
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry, path=directory)
+        return registry
+    return REGISTRY
+
+
+def metrics_view(request):
+    """Prometheus exposition, behind a bearer credential (``METRICS_TOKEN``) compared in constant time."""
+    from core.errors import json_problem
+
+    expected = settings.METRICS_TOKEN
+    supplied = request.headers.get("Authorization", "")
+    if not expected or not hmac.compare_digest(supplied.encode(), f"Bearer {expected}".encode()):
+        response = json_problem(401, "invalid_token", "The metrics credential is missing or wrong")
+        response["WWW-Authenticate"] = "Bearer"
+        return response
+    if request.method != "GET":
+        return json_problem(405, "method_not_allowed", "Method not allowed")
+    database = CollectorRegistry()
+    database.register(_DatabaseCollector())
+    body = generate_latest(_registry()) + generate_latest(database)
+    return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)
+
+
+def gauge(name: str, documentation: str, labels: list[str], rows: Iterable[tuple]) -> GaugeMetricFamily:
+    """A scrape-time gauge family from (label values..., value) rows."""
+    family = GaugeMetricFamily(name, documentation, labels=labels)
+    for *values, value in rows:
+        family.add_metric([str(v) for v in values], float(value))
+    return family
+
+
+# --- JSON log lines ---------------------------------------------------------------------------------------------
+_EXTRA = ("route", "method", "status", "duration_ms")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, request id, message (and the access fields when present).
+    Exceptions are reduced to their type: their messages and tracebacks can quote values."""
+
+    converter = time.gmtime
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = {"ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+                "level": record.levelname, "logger": record.name,
+                "request_id": getattr(record, "request_id", None) or request_id_var.get(),
+                "message": record.getMessage()}
+        for key in _EXTRA:
+            if hasattr(record, key):
+                line[key] = getattr(record, key)
+        if record.exc_info:
+            line["exc_type"] = record.exc_info[0].__name__ if record.exc_info[0] else None
+        return json.dumps(line, ensure_ascii=False)
+
+
+# --- sweeps -----------------------------------------------------------------------------------------------------
+def sweep_record(*, sweep: str, started: float, counts: dict[str, int]) -> None:
+    """Remember one sweep run (name, when, how long, how many of each outcome) for /metrics. Not patient data."""
+    from django.utils import timezone
+
+    from core.models import SweepRun
+
+    SweepRun.objects.create(sweep=sweep, finished_at=timezone.now(), duration_seconds=time.monotonic() - started,
+                            counts=counts)
+
+
+def _sweep_metrics():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT DISTINCT ON (sweep) sweep, EXTRACT(EPOCH FROM finished_at), duration_seconds, counts "
+                       "FROM core_sweep_run ORDER BY sweep, finished_at DESC")
+        rows = cursor.fetchall()
+    yield gauge("anamnesis_sweep_last_run_timestamp_seconds", "When each sweep last finished", ["sweep"],
+                [(sweep, finished) for sweep, finished, _, _ in rows])
+    yield gauge("anamnesis_sweep_last_duration_seconds", "How long each sweep's last run took", ["sweep"],
+                [(sweep, duration) for sweep, _, duration, _ in rows])
+    yield gauge("anamnesis_sweep_last_processed", "What each sweep's last run processed, by outcome",
+                ["sweep", "outcome"],
+                [(sweep, outcome, n) for sweep, _, _, counts in rows
+                 for outcome, n in sorted((json.loads(counts) if isinstance(counts, str) else counts).items())])
+
+
+register_collector("sweeps", _sweep_metrics)

@@ -1,0 +1,48 @@
+"""Copies of a patient's information held outside long-term memory, reached by erase-all.
+
+Erase-all (``memory.services.memory_erase_patient``) must also reach short-term conversations and workflow state,
+but ``memory`` may not import the apps that hold them. Those apps register an eraser here when they load
+(``AppConfig.ready``); erase-all calls every eraser inside its own transaction, under the caller's identity, so
+row-level security decides what each eraser can reach and a failure anywhere rolls the whole erasure back.
+
+An eraser returns one receipt section: the kind of copy, what was erased (ids only), and what was kept and why.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from core.identity import Identity
+
+
+@dataclass
+class ErasureSection:
+    """One kind of copy in an erase-all receipt: ids of what was erased, and what was kept with the reason."""
+
+    kind: str
+    erased: list[dict] = field(default_factory=list)
+    retained: list[dict] = field(default_factory=list)
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "erased": self.erased, "retained": self.retained, "note": self.note}
+
+
+Eraser = Callable[..., ErasureSection]
+_ERASERS: dict[str, Eraser] = {}
+
+
+def register(kind: str, eraser: Eraser) -> None:
+    """Register ``eraser(identity=..., patient_id=...) -> ErasureSection`` for one kind of copy (idempotent)."""
+    _ERASERS[kind] = eraser
+
+
+def registered_kinds() -> list[str]:
+    return sorted(_ERASERS)
+
+
+def erase_elsewhere(*, identity: Identity, patient_id: uuid.UUID) -> list[dict]:
+    """Run every registered eraser, in a stable order, in the caller's transaction."""
+    return [_ERASERS[kind](identity=identity, patient_id=patient_id).as_dict() for kind in sorted(_ERASERS)]

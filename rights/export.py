@@ -1,0 +1,188 @@
+"""Everything held about one patient, read in chunks for a streamed export.
+
+Each section is a generator of plain dicts read with server-side cursors (``iterator(chunk_size=...)``), so an
+export of any size holds one chunk in memory. Every read runs under the caller's identity: row-level security
+decides what a caller sees (the patient: everything of theirs; staff: what their grants cover; the access history
+also needs ``audit:read`` for staff, as everywhere else). The caller of these generators must keep one identity
+context open for the whole iteration (see :func:`rights.streaming.stream_in_identity`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+from consent.models import AccessGrant, ConsentRecord
+from core.identity import Identity
+from core.models import AuditEvent
+from memory.conversations.models import ConversationSession, ConversationTurn
+from memory.facts import fact_text
+from memory.guardrails import guardrails_for
+from memory.lifecycle import memory_value
+from memory.models import Deletion, LifecycleEvent, Memory, MemoryState, Release, ReleaseMember
+from workflows.models import Operation, Workflow, WorkflowTransition
+
+CHUNK = 500
+FORMAT = "anamnesis-export/1"
+
+
+def _iso(value):
+    return value.isoformat() if value is not None else None
+
+
+def memories(identity: Identity, patient_id: uuid.UUID) -> Iterator[Memory]:
+    """Every memory that still holds a value (any state but ``deleted``); tombstones are covered by the
+    deletion receipts and the lifecycle history."""
+    return (Memory.objects.for_patient(identity.org_id, patient_id).exclude(state=MemoryState.DELETED)
+            .order_by("created_at", "memory_id").iterator(chunk_size=CHUNK))
+
+
+def memory_dict(m: Memory) -> dict:
+    value = memory_value(m)
+    return {"memory_id": str(m.memory_id), "memory_class": m.memory_class, "memory_type": m.memory_type,
+            "attribute": m.attribute, "fact": value, "text": fact_text(m.memory_type, value) if value else None,
+            "state": m.state, "source": m.source, "source_ref": m.source_ref, "confidence": float(m.confidence),
+            "policy_revision": m.policy_revision, "consent_purpose": m.consent_purpose,
+            "consent_record_id": str(m.consent_record_id) if m.consent_record_id else None,
+            "valid_from": _iso(m.valid_from), "valid_until": _iso(m.valid_until), "expires_at": _iso(m.expires_at),
+            "review_by": _iso(m.review_by), "superseded_by": str(m.superseded_by_id) if m.superseded_by_id else None,
+            "guardrails": guardrails_for(m.memory_class), "created_by": m.created_by,
+            "created_at": _iso(m.created_at)}
+
+
+def lifecycle_events(identity: Identity, patient_id: uuid.UUID) -> Iterator[LifecycleEvent]:
+    return (LifecycleEvent.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+            .order_by("occurred_at", "event_id").iterator(chunk_size=CHUNK))
+
+
+def lifecycle_event_dict(e: LifecycleEvent) -> dict:
+    return {"event_id": str(e.event_id), "memory_id": str(e.memory_id), "event_type": e.event_type,
+            "from_state": e.from_state, "to_state": e.to_state, "actor_sub": e.actor_sub,
+            "reason_code": e.reason_code, "policy_revision": e.policy_revision, "source_ref": e.source_ref,
+            "purpose": e.purpose, "occurred_at": _iso(e.occurred_at)}
+
+
+def consents(identity: Identity, patient_id: uuid.UUID) -> Iterator[ConsentRecord]:
+    return (ConsentRecord.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+            .order_by("granted_at", "consent_record_id").iterator(chunk_size=CHUNK))
+
+
+def consent_dict(c: ConsentRecord) -> dict:
+    return {"consent_record_id": str(c.consent_record_id), "purpose": c.purpose, "status": c.status,
+            "granted_at": _iso(c.granted_at), "revoked_at": _iso(c.revoked_at), "expires_at": _iso(c.expires_at),
+            "evidence_ref": c.evidence_ref, "policy_revision": c.policy_revision, "recorded_by": c.recorded_by,
+            "revoked_by": c.revoked_by}
+
+
+def _grants(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    for g in (AccessGrant.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+              .order_by("created_at", "grant_id").iterator(chunk_size=CHUNK)):
+        yield {"grant_id": str(g.grant_id), "actor_sub": g.actor_sub, "purpose": g.purpose,
+               "expires_at": _iso(g.expires_at), "revoked_at": _iso(g.revoked_at), "granted_by": g.granted_by,
+               "reason": g.reason, "revoked_by": g.revoked_by, "created_at": _iso(g.created_at)}
+
+
+def _releases(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    for r in (Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+              .order_by("created_at", "release_id").iterator(chunk_size=CHUNK)):
+        yield {"release_id": str(r.release_id), "actor_sub": r.actor_sub, "purpose": r.purpose,
+               "session_id": str(r.session_id) if r.session_id else None, "created_at": _iso(r.created_at)}
+
+
+def _release_members(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    for m in (ReleaseMember.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+              .order_by("id").iterator(chunk_size=CHUNK)):
+        yield {"release_id": str(m.release_id), "memory_id": str(m.memory_id), "score": round(m.score, 4),
+               "included_at": _iso(m.included_at), "withdrawn_at": _iso(m.withdrawn_at)}
+
+
+def _deletions(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    for d in (Deletion.objects.filter(organization_id=identity.org_id, patient_id=patient_id,
+                                      completed_at__isnull=False)
+              .order_by("requested_at", "deletion_id").iterator(chunk_size=CHUNK)):
+        yield d.receipt
+
+
+def _sessions(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    for s in (ConversationSession.objects.for_patient(identity.org_id, patient_id)
+              .order_by("created_at", "session_id").iterator(chunk_size=CHUNK)):
+        yield {"session_id": str(s.session_id), "purpose": s.purpose, "status": s.status,
+               "created_by": s.created_by, "created_at": _iso(s.created_at),
+               "last_activity_at": _iso(s.last_activity_at), "expires_at": _iso(s.expires_at),
+               "ended_at": _iso(s.ended_at), "retain_until": _iso(s.retain_until), "turn_count": s.turn_count,
+               "slots": s.slots, "care_team_flags": s.care_team_flags}
+
+
+def _turns(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    for t in (ConversationTurn.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+              .order_by("session_id", "seq").iterator(chunk_size=CHUNK)):
+        yield {"session_id": str(t.session_id), "seq": t.seq, "role": t.role, "content": t.content,
+               "tool_name": t.tool_name, "tool_result": t.tool_result, "created_by": t.created_by,
+               "created_at": _iso(t.created_at)}
+
+
+def _workflows(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    for w in (Workflow.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+              .order_by("created_at", "workflow_id").iterator(chunk_size=CHUNK)):
+        yield {"workflow_id": str(w.workflow_id), "workflow_type": w.workflow_type, "purpose": w.purpose,
+               "current_step": w.current_step, "state": w.state, "version": w.version, "created_by": w.created_by,
+               "created_at": _iso(w.created_at), "updated_at": _iso(w.updated_at)}
+
+
+def _workflow_transitions(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    for t in (WorkflowTransition.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+              .order_by("workflow_id", "version").iterator(chunk_size=CHUNK)):
+        yield {"workflow_id": str(t.workflow_id), "version": t.version, "from_step": t.from_step,
+               "to_step": t.to_step, "actor_sub": t.actor_sub, "occurred_at": _iso(t.occurred_at),
+               "operation_id": str(t.operation_id) if t.operation_id else None}
+
+
+def _operations(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    for o in (Operation.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+              .order_by("created_at", "operation_id").iterator(chunk_size=CHUNK)):
+        yield {"operation_id": str(o.operation_id), "workflow_id": str(o.workflow_id), "kind": o.kind,
+               "system": o.system, "idempotency_key": o.idempotency_key, "payload": o.payload,
+               "payload_hash": o.payload_hash, "status": o.status, "attempts": o.attempts, "result": o.result,
+               "requested_by": o.requested_by, "created_at": _iso(o.created_at),
+               "completed_at": _iso(o.completed_at)}
+
+
+def access_events(identity: Identity, patient_id: uuid.UUID) -> Iterator[AuditEvent]:
+    return (AuditEvent.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+            .order_by("occurred_at", "id").iterator(chunk_size=CHUNK))
+
+
+def access_event_dict(a: AuditEvent) -> dict:
+    return {"id": str(a.id), "occurred_at": _iso(a.occurred_at), "actor_sub": a.actor_sub,
+            "actor_kind": a.actor_kind, "action": a.action, "resource_type": a.resource_type,
+            "resource_id": a.resource_id, "purpose": a.purpose, "outcome": a.outcome, "reason": a.reason,
+            "correlation_id": a.correlation_id}
+
+
+def _mapped(rows, fn) -> Iterator[dict]:
+    return (fn(row) for row in rows)
+
+
+def export_sections(identity: Identity, patient_id: uuid.UUID) -> list[tuple[str, Iterator[dict]]]:
+    """The JSON export's sections in order: (name, rows). Generators: nothing is read until iterated."""
+    def lazy(fn, mapper=None):
+        def rows():
+            source = fn(identity, patient_id)
+            yield from (_mapped(source, mapper) if mapper else source)
+        return rows()
+
+    return [
+        ("memories", lazy(memories, memory_dict)),
+        ("lifecycle_events", lazy(lifecycle_events, lifecycle_event_dict)),
+        ("consents", lazy(consents, consent_dict)),
+        ("grants", lazy(_grants)),
+        ("releases", lazy(_releases)),
+        ("release_members", lazy(_release_members)),
+        ("deletion_receipts", lazy(_deletions)),
+        ("conversation_sessions", lazy(_sessions)),
+        ("conversation_turns", lazy(_turns)),
+        ("workflows", lazy(_workflows)),
+        ("workflow_transitions", lazy(_workflow_transitions)),
+        ("workflow_operations", lazy(_operations)),
+        ("access_history", lazy(access_events, access_event_dict)),
+    ]

@@ -1,0 +1,117 @@
+"""Metrics and log lines for operators: /metrics is protected, reflects traffic by route template, outbox and
+sweeps; request log lines are JSON with request id, route, status and duration; neither holds patient data."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from core.observability import JsonFormatter
+from tests.conftest import memory_body
+
+pytestmark = pytest.mark.django_db
+
+TOKEN = "metrics-test-credential-7f3a"
+ROUTE = "v1/patients/<uuid:patient_id>/memories"
+
+
+@pytest.fixture
+def metrics_token(settings):
+    settings.METRICS_TOKEN = TOKEN
+    return TOKEN
+
+
+def scrape(token: str | None = TOKEN):
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token else {}
+    return Client().get("/metrics", **headers)
+
+
+def sample(body: str, name: str, **labels) -> float:
+    """The value of one sample, 0 when absent."""
+    for line in body.splitlines():
+        if not line.startswith(name + "{") and line.split(" ")[0] != name:
+            continue
+        found = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0])) if "{" in line else {}
+        if all(found.get(k) == v for k, v in labels.items()):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def test_metrics_are_refused_without_the_credential(metrics_token):
+    for token in (None, "wrong", TOKEN + "x", ""):
+        r = scrape(token)
+        assert r.status_code == 401 and r.json()["code"] == "invalid_token"
+        assert b"anamnesis_http" not in r.content
+    assert scrape().status_code == 200
+
+
+def test_metrics_refuse_everyone_when_no_credential_is_configured(settings):
+    settings.METRICS_TOKEN = ""
+    assert scrape("").status_code == 401 and scrape("anything").status_code == 401
+
+
+def test_metrics_reflect_a_burst_by_route_template_and_status(world, metrics_token):
+    api = world.patient(world.patient_a)
+    cid = world.consent(world.patient_a)
+    api.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid, time="06:55"))
+    before = scrape().content.decode()
+    for _ in range(7):
+        assert api.get(f"/v1/patients/{world.patient_a}/memories").status_code == 200
+    for _ in range(3):
+        assert world.patient(world.patient_b).get(f"/v1/patients/{world.patient_a}/memories/{cid}").status_code \
+            == 404
+    after = scrape().content.decode()
+    labels = {"route": ROUTE, "method": "GET", "status": "200"}
+    assert sample(after, "anamnesis_http_requests_total", **labels) - sample(
+        before, "anamnesis_http_requests_total", **labels) == 7
+    assert sample(after, "anamnesis_http_request_duration_seconds_count", **labels) - sample(
+        before, "anamnesis_http_request_duration_seconds_count", **labels) == 7
+    refused = {"route": "v1/patients/<uuid:patient_id>/memories/<uuid:memory_id>", "method": "GET", "status": "404"}
+    assert sample(after, "anamnesis_http_requests_total", **refused) - sample(
+        before, "anamnesis_http_requests_total", **refused) == 3
+    assert sample(after, "anamnesis_embedding_duration_seconds_count", provider="local") >= 1
+    # no patient identifier, value or token in the exposition
+    for secret in (str(world.patient_a), str(world.patient_b), cid, "06:55", api.token):
+        assert secret not in after
+
+
+def test_outbox_depth_and_sweep_results_are_read_from_the_database(world, metrics_token):
+    api = world.patient(world.patient_a)
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization", "patient_id": str(world.patient_a)})
+    wid = wf.json()["workflow_id"]
+    r = api.post(f"/v1/workflows/{wid}/checkpoint", {
+        "expected_version": 1, "next_step": "submit_prior_authorization", "state_patch": {},
+        "request_operation": {"kind": "submit_prior_authorization", "payload": {
+            "referral_id": "REF-9", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-9"}}})
+    assert r.status_code == 200, r.content
+    call_command("sweep_workflows")
+    call_command("sweep_memories")
+    body = scrape().content.decode()
+    assert sample(body, "anamnesis_outbox_depth", system="insurer", status="pending") >= 1
+    assert sample(body, "anamnesis_outbox_oldest_age_seconds", system="insurer", status="pending") >= 0
+    assert sample(body, "anamnesis_sweep_last_run_timestamp_seconds", sweep="workflows") > 0
+    assert 'anamnesis_sweep_last_processed{outcome="deleted",sweep="memories"}' in body
+    assert str(world.patient_a) not in body and wid not in body and "M-9" not in body
+
+
+def test_request_log_lines_are_json_with_route_status_duration_and_no_patient_data(world, caplog):
+    caplog.set_level(logging.INFO, logger="anamnesis.access")
+    api = world.patient(world.patient_a)
+    cid = world.consent(world.patient_a)
+    r = api.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid, time="05:35"),
+                 headers={"X-Request-ID": "req-observability-1"})
+    assert r.status_code == 201
+    lines = [JsonFormatter().format(record) for record in caplog.records]
+    access = [json.loads(line) for line in lines if json.loads(line)["logger"] == "anamnesis.access"]
+    mine = [line for line in access if line["request_id"] == "req-observability-1"]
+    assert len(mine) == 1
+    assert mine[0]["route"] == ROUTE and mine[0]["status"] == 201 and mine[0]["method"] == "POST"
+    assert mine[0]["duration_ms"] > 0
+    everything = "\n".join(lines)
+    for secret in (str(world.patient_a), cid, "05:35", api.token):
+        assert secret not in everything

@@ -1,0 +1,135 @@
+"""Erase-all reaches every copy: long-term memories, live and ended conversations, finished workflows' state and
+settled operations' payloads; what reconciliation needs is kept and the receipt says so. The retention sweep
+redacts old workflow values on its own."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from tests.conftest import database_contains, memory_body
+from tests.support import Api
+
+SUBMIT = "submit_prior_authorization"
+SECRET_MEMBER = "MEMBER-ZX81-QUOKKA"
+SECRET_NOTE = "kangaroo-referral-note"
+
+
+def delete(api: Api, path: str):
+    return api.client.delete(path, **api._headers(None))
+
+
+def finished_prior_authorization(api: Api, patient_id) -> dict:
+    """A workflow cancelled while its submission was pending: terminal, with a settled (cancelled) operation."""
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization", "patient_id": str(patient_id)}).json()
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 1, "next_step": SUBMIT, "state_patch": {"note": SECRET_NOTE},
+        "request_operation": {"kind": SUBMIT, "payload": {"member_ref": SECRET_MEMBER, "diagnosis_code": "E11.9",
+                                                        "referral_id": "REF-1", "medication_code": "860975"}}})
+    assert r.status_code == 200, r.content
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint",
+                 {"expected_version": 2, "next_step": "cancelled", "state_patch": {}})
+    assert r.status_code == 200, r.content
+    return r.json()
+
+
+def in_progress_prior_authorization(api: Api, patient_id) -> dict:
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization", "patient_id": str(patient_id)}).json()
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 1, "next_step": SUBMIT, "state_patch": {"step_note": "pending-wombat"},
+        "request_operation": {"kind": SUBMIT, "payload": {"member_ref": "MEMBER-PENDING-1", "diagnosis_code": "E11.9",
+                                                        "referral_id": "REF-2", "medication_code": "860975"}}})
+    assert r.status_code == 200, r.content
+    return r.json()
+
+
+def test_erase_all_reaches_sessions_and_workflows_and_names_every_kind_of_copy(committed_db, world):
+    api = world.patient(world.patient_a)
+    cid = world.consent(world.patient_a)
+    assert api.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid)).status_code == 201
+    live = api.post("/v1/sessions", {"patient_id": str(world.patient_a),
+                                     "purpose": "appointment_scheduling"}).json()["session"]
+    r = api.post(f"/v1/sessions/{live['session_id']}/turns", {"role": "user", "content": "tuesdays are platypus"})
+    assert r.status_code == 201, r.content
+    done = finished_prior_authorization(api, world.patient_a)
+    pending = in_progress_prior_authorization(api, world.patient_a)
+    # another patient's conversation is untouched
+    other = world.patient(world.patient_b)
+    other_session = other.post("/v1/sessions", {"patient_id": str(world.patient_b),
+                                                "purpose": "appointment_scheduling"}).json()["session"]
+
+    assert database_contains(SECRET_MEMBER) and database_contains("platypus")  # committed, before erasure
+    r = delete(api, f"/v1/patients/{world.patient_a}/memories")
+    assert r.status_code == 200, r.content
+    receipt = r.json()
+    kinds = {section["kind"]: section for section in receipt["other_copies"]}
+    assert set(kinds) == {"conversation_sessions", "workflows"}
+    assert {t["target"] for t in receipt["representations"]} >= {"postgres"}
+    sessions = kinds["conversation_sessions"]["erased"]
+    assert [s["session_id"] for s in sessions] == [live["session_id"]] and sessions[0]["was_live"]
+    assert sessions[0]["turns"] == 1
+    erased = kinds["workflows"]["erased"]
+    assert {e["copy"] for e in erased} == {"operation_payload", "workflow_state"}
+    assert all(e["workflow_id"] == done["workflow_id"] for e in erased)
+    retained = kinds["workflows"]["retained"]
+    assert {r["reason"] for r in retained} == {"operation_outcome_pending", "workflow_in_progress"}
+    assert all(r["workflow_id"] == pending["workflow_id"] for r in retained)
+    assert "idempotency key" in kinds["workflows"]["note"]
+
+    # the values are gone from the database itself, the live session is gone, the other patient's is not
+    assert database_contains("platypus") == []
+    assert database_contains(SECRET_MEMBER) == []
+    assert database_contains(SECRET_NOTE) == []
+    assert api.get(f"/v1/sessions/{live['session_id']}").status_code == 404
+    assert other.get(f"/v1/sessions/{other_session['session_id']}").status_code == 200
+    # reconciliation still works from what was kept
+    ops = api.get(f"/v1/workflows/{done['workflow_id']}/operations").json()["items"]
+    assert ops[0]["status"] == "cancelled" and ops[0]["idempotency_key"]
+    # the receipt is listed with the others
+    receipts = api.get(f"/v1/patients/{world.patient_a}/deletions").json()["items"]
+    assert receipts[0]["other_copies"] == receipt["other_copies"]
+
+
+@pytest.mark.django_db
+def test_erase_all_twice_is_harmless(world):
+    api = world.patient(world.patient_a)
+    finished_prior_authorization(api, world.patient_a)
+    assert delete(api, f"/v1/patients/{world.patient_a}/memories").status_code == 200
+    second = delete(api, f"/v1/patients/{world.patient_a}/memories").json()
+    assert all(section["erased"] == [] for section in second["other_copies"])
+
+
+def test_workflow_sweep_redacts_after_retention_and_is_idempotent(committed_db, world, settings):
+    api = world.patient(world.patient_a)
+    done = finished_prior_authorization(api, world.patient_a)
+    settings.WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS = 1
+    settings.WORKFLOW_FINISHED_STATE_RETENTION_DAYS = 1
+    call_command("sweep_workflows")
+    assert database_contains(SECRET_MEMBER) != []  # not yet due
+    settings.WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS = 0
+    settings.WORKFLOW_FINISHED_STATE_RETENTION_DAYS = 0
+    from workflows.retention import workflow_sweep
+
+    assert workflow_sweep() == {"operation_payloads": 1, "workflow_states": 1}
+    assert workflow_sweep() == {"operation_payloads": 0, "workflow_states": 0}
+    assert database_contains(SECRET_MEMBER) == [] and database_contains(SECRET_NOTE) == []
+    wf = api.get(f"/v1/workflows/{done['workflow_id']}").json()
+    assert wf["current_step"] == "cancelled" and wf["state"] == {"_redacted": True}
+
+
+@pytest.mark.django_db
+def test_settled_payload_may_only_be_redacted_never_rewritten(world):
+    from django.db import IntegrityError, transaction
+
+    from workflows.models import Operation
+
+    api = world.patient(world.patient_a)
+    done = finished_prior_authorization(api, world.patient_a)
+    from core.identity import ACTOR_PATIENT, Identity, identity_context
+
+    me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                  actor_kind=ACTOR_PATIENT)
+    with identity_context(me):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Operation.objects.filter(workflow_id=done["workflow_id"]).update(payload={"member_ref": "other"})
+        assert Operation.objects.filter(workflow_id=done["workflow_id"]).update(payload={"_redacted": True}) == 1

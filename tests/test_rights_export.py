@@ -1,0 +1,270 @@
+"""A patient's copy of everything held about them, as JSON and as an HL7 FHIR R4 Bundle, streamed; FHIR import of
+care context. Through the HTTP API as the patient and as staff."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fhir.resources.R4B.bundle import Bundle
+
+from rights.fhir import MODELS
+from tests.conftest import memory_body
+from tests.support import PATIENT_SCOPES, Api
+
+EXPORT_SCOPES = PATIENT_SCOPES + " export:read"
+STAFF_SCOPES = "memory:read memory:write workflow:read workflow:write consent:read export:read"
+SUBMIT = "submit_prior_authorization"
+B_SECRET_TIME = "07:45"
+B_SECRET_TURN = "only wednesdays for the narwhal"
+
+
+def allergy_resource(patient_id, rid="ehr-allergy-1", version="1", substance="Penicillin G"):
+    return {"resourceType": "AllergyIntolerance", "id": rid, "meta": {"versionId": version},
+            "clinicalStatus": {"coding": [{
+                "system": "http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical", "code": "active"}]},
+            "code": {"coding": [{"system": "http://snomed.info/sct", "code": "764146007", "display": substance}]},
+            "patient": {"reference": f"Patient/{patient_id}"},
+            "reaction": [{"manifestation": [{"text": "hives"}], "severity": "moderate"}]}
+
+
+def medication_resource(patient_id, rid="ehr-med-7", version="3"):
+    return {"resourceType": "MedicationStatement", "id": rid, "meta": {"versionId": version}, "status": "active",
+            "medicationCodeableConcept": {"text": "warfarin"}, "subject": {"reference": f"Patient/{patient_id}"},
+            "reasonCode": [{"text": "atrial fibrillation"}], "note": [{"text": "monitoring: INR"}]}
+
+
+def fhir_import(api: Api, patient_id, resource, review_by="2031-01-01T00:00:00Z"):
+    return api.post(f"/v1/patients/{patient_id}/fhir-import", {"resource": resource, "review_by": review_by})
+
+
+def export(api: Api, patient_id, fmt: str | None = None, status: int = 200):
+    response = api.get(f"/v1/patients/{patient_id}/export", {"format": fmt} if fmt else None)
+    assert response.status_code == status, getattr(response, "content", b"")
+    if status != 200:
+        return response.json()
+    assert response.streaming
+    return json.loads(b"".join(response.streaming_content))
+
+
+def seed_patient(world, pid, *, clinician: str = "clinician") -> dict:
+    """Everything a patient can have: preferences (current, superseded, proposed, deleted), care context
+    imported from FHIR, a consent, grants, a context-pack release, a conversation with a turn, a workflow."""
+    world.grant(pid, clinician, "care_coordination")
+    world.grant(pid, clinician, "appointment_scheduling")
+    nurse = world.staff(clinician, scope=STAFF_SCOPES)
+    me = world.patient(pid, scope=EXPORT_SCOPES)
+    cid = world.consent(pid)
+    path = f"/v1/patients/{pid}/memories"
+    assert me.post(path, memory_body(cid, "earliest_time", "09:00")).status_code == 201
+    assert me.post(path, memory_body(cid, "earliest_time", "10:00")).status_code == 201  # supersedes 09:00
+    doomed = me.post(path, memory_body(cid, "latest_time", "17:00")).json()["memory_id"]
+    assert me.client.delete(f"{path}/{doomed}", **me._headers(None)).status_code == 200
+    r = me.post(f"{path}/proposals", {"memory_type": "scheduling_preference",
+                                      "fact": {"kind": "excluded_days", "days": ["friday"]},
+                                      "consent_purpose": "appointment_scheduling", "consent_record_id": cid,
+                                      "source_ref": "turn:1"})
+    assert r.status_code == 201, r.content
+    assert fhir_import(nurse, pid, allergy_resource(pid)).status_code == 201
+    assert fhir_import(nurse, pid, medication_resource(pid)).status_code == 201
+    r = nurse.post(f"/v1/patients/{pid}/context", {"question": "when can we book?",
+                                                    "purpose": "appointment_scheduling"})
+    assert r.status_code == 200, r.content
+    session = me.post("/v1/sessions", {"patient_id": str(pid), "purpose": "appointment_scheduling"}).json()
+    sid = session["session"]["session_id"]
+    assert me.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "mornings suit me"}).status_code == 201
+    wf = me.post("/v1/workflows", {"workflow_type": "appointment_booking", "patient_id": str(pid)}).json()
+    return {"nurse": nurse, "me": me, "consent_id": cid, "session_id": sid, "workflow_id": wf["workflow_id"],
+            "deleted_memory": doomed}
+
+
+def seed_other_patient(world):
+    pid = world.patient_b
+    other = world.patient(pid, scope=EXPORT_SCOPES)
+    cid = world.consent(pid)
+    assert other.post(f"/v1/patients/{pid}/memories", memory_body(cid, "earliest_time", B_SECRET_TIME)
+                      ).status_code == 201
+    sid = other.post("/v1/sessions", {"patient_id": str(pid), "purpose": "appointment_scheduling"}
+                     ).json()["session"]["session_id"]
+    assert other.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": B_SECRET_TURN}).status_code == 201
+    return other
+
+
+@pytest.mark.django_db
+def test_json_export_holds_every_kind_of_record_and_nothing_of_another_patient(world):
+    seeded = seed_patient(world, world.patient_a)
+    seed_other_patient(world)
+    body = export(seeded["me"], world.patient_a)
+    assert body["format"] == "anamnesis-export/1" and body["patient"]["patient_id"] == str(world.patient_a)
+    states = sorted(m["state"] for m in body["memories"])
+    assert states == ["active", "active", "active", "proposed", "superseded"]
+    facts = {m["fact"]["kind"]: m["fact"] for m in body["memories"] if m["state"] != "superseded"}
+    assert facts["allergy"] == {"kind": "allergy", "substance": "Penicillin G", "reaction": "hives",
+                                "severity": "moderate"}
+    assert facts["long_term_indication"]["medication"] == "warfarin"
+    assert {e["event_type"] for e in body["lifecycle_events"]} >= {"confirmed", "superseded", "proposed", "deleted"}
+    assert [c["consent_record_id"] for c in body["consents"]] == [seeded["consent_id"]]
+    assert {g["actor_sub"] for g in body["grants"]} == {"clinician"}
+    assert len(body["releases"]) == 1 and body["release_members"]
+    assert [d["memory_ids"] for d in body["deletion_receipts"]] == [[seeded["deleted_memory"]]]
+    assert [s["session_id"] for s in body["conversation_sessions"]] == [seeded["session_id"]]
+    assert [t["content"] for t in body["conversation_turns"]] == ["mornings suit me"]
+    assert [w["workflow_id"] for w in body["workflows"]] == [seeded["workflow_id"]]
+    assert body["workflow_transitions"]
+    actions = {a["action"] for a in body["access_history"]}
+    assert {"memory.create", "memory.delete", "memory.context_pack", "patient.export"} <= actions
+    text = json.dumps(body)
+    assert str(world.patient_b) not in text and B_SECRET_TIME not in text and "narwhal" not in text
+
+
+@pytest.mark.django_db
+def test_fhir_export_is_a_valid_r4_bundle_with_every_resource_kind(world):
+    seeded = seed_patient(world, world.patient_a)
+    seed_other_patient(world)
+    bundle = export(seeded["me"], world.patient_a, "fhir")
+    Bundle.model_validate(bundle)  # the whole Bundle, every entry's resource with it
+    resources = [entry["resource"] for entry in bundle["entry"]]
+    for resource in resources:  # and each on its own, as a receiving system would
+        MODELS[resource["resourceType"]].model_validate(resource)
+    kinds = {r["resourceType"] for r in resources}
+    assert kinds == {"Patient", "Consent", "Provenance", "AuditEvent", "AllergyIntolerance", "MedicationStatement",
+                     "Basic"}
+    consent = next(r for r in resources if r["resourceType"] == "Consent")
+    assert {c["code"] for c in consent["provision"]["purpose"]} == {"appointment_scheduling", "PATADMIN"}
+    assert consent["provision"]["period"]["start"]
+    allergy = next(r for r in resources if r["resourceType"] == "AllergyIntolerance")
+    assert allergy["code"]["text"] == "Penicillin G" and allergy["reaction"][0]["severity"] == "moderate"
+    prefs = [r for r in resources if r["resourceType"] == "Basic"]
+    assert all(r["meta"]["profile"] == ["https://anamnesis.dev/fhir/StructureDefinition/anamnesis-preference"]
+               for r in prefs)
+    # every memory has its Provenance, and the deleted one's history is still there (by identifier only)
+    provenance_targets = [t for r in resources if r["resourceType"] == "Provenance" for t in r["target"]]
+    assert any(t.get("identifier", {}).get("value") == seeded["deleted_memory"] for t in provenance_targets)
+    assert any(r["resourceType"] == "AuditEvent" and r["subtype"][0]["code"] == "patient.export"
+               for r in resources)
+    text = json.dumps(bundle)
+    assert str(world.patient_b) not in text and B_SECRET_TIME not in text
+
+
+@pytest.mark.django_db
+def test_staff_export_and_refusals(world):
+    seeded = seed_patient(world, world.patient_a)
+    body = export(seeded["nurse"], world.patient_a)
+    assert len(body["memories"]) == 5 and body["access_history"] == []  # staff see access history with audit:read
+    # another patient, a stranger, a missing scope, a bad format
+    other = world.patient(world.patient_b, scope=EXPORT_SCOPES)
+    assert export(other, world.patient_a, status=403)["code"] == "no_active_consent_or_access"
+    stranger = world.staff("stranger", scope=STAFF_SCOPES)
+    assert export(stranger, world.patient_a, status=403)["code"] == "no_active_consent_or_access"
+    no_scope = world.patient(world.patient_a)
+    assert export(no_scope, world.patient_a, status=403)["code"] == "insufficient_scope"
+    assert export(seeded["me"], world.patient_a, "xml", status=422)["errors"][0]["field"] == "format"
+
+
+@pytest.mark.django_db
+def test_export_is_audited_and_listed_in_the_patients_activity(world):
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    export(me, world.patient_a, "fhir")
+    items = me.get("/v1/audit-events").json()["items"]
+    assert items[0]["action"] == "patient.export" and items[0]["reason"] == "fhir"
+
+
+def test_export_streams_in_chunks_under_the_callers_identity_after_the_view_committed(committed_db, world,
+                                                                                      monkeypatch):
+    """The body is produced after the view's transaction committed and its identity was cleared: only the
+    stream's own identity context lets row-level security show the rows, fetched two at a time."""
+    from rights import export as export_module
+
+    monkeypatch.setattr(export_module, "CHUNK", 2)
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    cid = world.consent(world.patient_a)
+    for kind, time in (("earliest_time", "08:00"), ("latest_time", "18:00")):
+        assert me.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid, kind, time)).status_code == 201
+    me.post(f"/v1/patients/{world.patient_a}/memories", {
+        "memory_type": "communication_preference", "fact": {"kind": "channel", "channel": "sms"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+    body = export(me, world.patient_a)
+    assert len(body["memories"]) == 3 and len(body["lifecycle_events"]) == 3
+
+
+@pytest.mark.django_db
+def test_erase_all_then_export_leaves_nothing_personal(world):
+    seeded = seed_patient(world, world.patient_a)
+    me, nurse = seeded["me"], seeded["nurse"]
+    r = me.client.delete(f"/v1/patients/{world.patient_a}/memories", **me._headers(None))
+    assert r.status_code == 200, r.content
+    receipt = r.json()
+    assert {s["kind"] for s in receipt["other_copies"]} == {"conversation_sessions", "workflows"}
+    assert {x["reason"] for x in receipt["retained"]} == {"clinical_record_kept_by_care_team"}
+    body = export(me, world.patient_a)
+    assert {m["memory_class"] for m in body["memories"]} == {"care_context"}  # kept by the care team, as said
+    # the care team erases the rest
+    r = nurse.client.delete(f"/v1/patients/{world.patient_a}/memories", **nurse._headers(None))
+    assert r.status_code == 200, r.content
+    body = export(me, world.patient_a)
+    assert body["memories"] == [] and body["conversation_sessions"] == [] and body["conversation_turns"] == []
+    assert all(w["state"] in ({}, {"_redacted": True}) for w in body["workflows"])
+    assert all(op["payload"] == {"_redacted": True} for op in body["workflow_operations"])
+    text = json.dumps(body)
+    for value in ("09:00", "10:00", "friday", "Penicillin", "warfarin", "mornings suit me"):
+        assert value not in text, value
+    assert len(body["deletion_receipts"]) == 3
+    bundle = export(me, world.patient_a, "fhir")
+    assert {e["resource"]["resourceType"] for e in bundle["entry"]} == {"Patient", "Consent", "Provenance",
+                                                                        "AuditEvent"}
+
+
+@pytest.mark.django_db
+def test_fhir_import_round_trips_and_is_idempotent_per_resource_version(world):
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician", scope=STAFF_SCOPES)
+    first = fhir_import(nurse, world.patient_a, allergy_resource(world.patient_a))
+    assert first.status_code == 201, first.content
+    memory = first.json()["memory"]
+    assert memory["source"] == "ehr_import"
+    assert memory["source_ref"] == "AllergyIntolerance/ehr-allergy-1/_history/1"
+    again = fhir_import(nurse, world.patient_a, allergy_resource(world.patient_a))
+    assert again.status_code == 200 and again.json()["memory_id"] == memory["memory_id"]
+    assert again.json()["status"] == "already_imported"
+    med = fhir_import(nurse, world.patient_a, medication_resource(world.patient_a)).json()["memory"]
+    assert med["fact"] == {"kind": "long_term_indication", "medication": "warfarin",
+                           "indication": "atrial fibrillation", "monitoring": "INR"}
+    # round trip: export as FHIR, import the exported resource into another patient's record... as the EHR would
+    bundle = export(nurse, world.patient_a, "fhir")
+    exported = next(e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "AllergyIntolerance")
+    assert exported["code"]["text"] == "Penicillin G" and exported["reaction"][0]["manifestation"][0]["text"] == "hives"
+    reimport = {**exported, "id": "exported-1", "meta": {"versionId": "1"}}
+    reimport.pop("extension")
+    r = fhir_import(nurse, world.patient_a, reimport)
+    assert r.status_code == 201, r.content
+    assert r.json()["memory"]["fact"] == memory["fact"]  # same value; supersedes the first import
+    current = nurse.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
+    assert [m["memory_id"] for m in current if m["fact"]["kind"] == "allergy"] == [r.json()["memory_id"]]
+    # a new version of the EHR resource supersedes
+    newer = fhir_import(nurse, world.patient_a, allergy_resource(world.patient_a, version="2"))
+    assert newer.status_code == 201
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("change, field, code", [
+    ({"resourceType": "Observation"}, "resource.resourceType", "invalid_choice"),
+    ({"meta": {}}, "resource.meta.versionId", "required"),
+    ({"patient": {"reference": "Patient/someone-else"}}, "resource.patient", "subject_mismatch"),
+    ({"reaction": [{"severity": "moderate"}]}, "resource.reaction.0.manifestation", "fhir_invalid"),
+    ({"code": {"text": "x" * 200}}, "resource.fact.substance", "invalid"),
+    ({"verificationStatus": {"coding": [{"code": "refuted"}]}}, "resource.verificationStatus", "not_importable"),
+])
+def test_fhir_import_refuses_bad_resources_clearly(world, change, field, code):
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician", scope=STAFF_SCOPES)
+    r = fhir_import(nurse, world.patient_a, {**allergy_resource(world.patient_a), **change})
+    assert r.status_code == 422, r.content
+    assert r.json()["code"] == "validation_error"
+    assert any(e["field"].startswith(field) and e["code"] == code for e in r.json()["errors"]), r.json()
+
+
+@pytest.mark.django_db
+def test_patients_cannot_import_care_context(world):
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    r = fhir_import(me, world.patient_a, allergy_resource(world.patient_a))
+    assert r.status_code == 403
