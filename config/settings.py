@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "memory",
     "memory.conversations",
     "workflows",
+    "agents_mcp",
 ]
 
 MIDDLEWARE = [
@@ -237,6 +238,16 @@ if PRODUCTION:
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- MCP server (agents_mcp; served at /mcp by config.asgi) ---------------------------------------------------
+# The resource identifier agents' tokens are for, and where its RFC 9728 metadata is published.
+MCP_RESOURCE_URL = env.str("MCP_RESOURCE_URL", default="") or _required_in_production(
+    "MCP_RESOURCE_URL", "http://127.0.0.1:8000/mcp")
+# Host and Origin headers /mcp accepts (DNS-rebinding protection); empty lists switch the check off.
+MCP_ALLOWED_HOSTS = env.list("MCP_ALLOWED_HOSTS", default=["127.0.0.1:*", "localhost:*", "[::1]:*"])
+MCP_ALLOWED_ORIGINS = env.list("MCP_ALLOWED_ORIGINS", default=["http://127.0.0.1:*", "http://localhost:*"])
+# Host header of tool calls run in-process when the MCP request has none (stdio): must be in ALLOWED_HOSTS.
+MCP_INTERNAL_HOST = env.str("MCP_INTERNAL_HOST", default="localhost")
 
 LOGGING = {
     "version": 1,

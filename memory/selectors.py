@@ -77,3 +77,31 @@ def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200)
              "withdrawn_at": m.withdrawn_at.isoformat() if m.withdrawn_at else None})
     return [{"release_id": str(r.release_id), "actor_sub": r.actor_sub, "purpose": r.purpose,
              "created_at": r.created_at.isoformat(), "members": members.get(r.release_id, [])} for r in releases]
+
+
+def memory_type_catalogue() -> list[dict]:
+    """The memory types this service stores: class, purposes, and each kind's fact fields (from the same
+    serializers that validate facts). Not patient data; no identity needed."""
+    from rest_framework import serializers
+
+    from memory.facts import MEMORY_TYPES
+
+    def describe(field) -> dict:
+        out: dict = {"required": bool(field.required)}
+        if isinstance(field, serializers.ListField):
+            out["type"] = "array"
+            if isinstance(field.child, serializers.ChoiceField):
+                out["items"] = sorted(field.child.choices)
+        elif isinstance(field, serializers.ChoiceField):
+            out["type"], out["enum"] = "string", sorted(field.choices)
+        else:
+            out["type"] = "string"
+            regex = next((v.regex.pattern for v in field.validators if hasattr(v, "regex")), None)
+            if regex:
+                out["pattern"] = regex
+        return out
+
+    return [{"memory_type": name, "memory_class": str(spec.memory_class), "purposes": list(spec.purposes),
+             "kinds": {kind: {"fields": {fname: describe(f) for fname, f in serializer().fields.items()}}
+                       for kind, serializer in spec.kinds.items()}}
+            for name, spec in MEMORY_TYPES.items()]

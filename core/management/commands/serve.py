@@ -1,5 +1,6 @@
-"""Serve the application with gunicorn. The WSGI module refuses to start when the runtime role could bypass
-row-level security (core.E001)."""
+"""Serve the application: uvicorn worker processes on ``config.asgi`` (the REST API, portal and ``/mcp``), or, with
+``--wsgi``, gunicorn on ``config.wsgi`` without the MCP server. Both refuse to start when the runtime role could
+bypass row-level security (core.E001)."""
 
 import os
 import sys
@@ -8,18 +9,27 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Run the service under gunicorn"
+    help = "Run the service (REST API, portal and the MCP server at /mcp)"
 
     def add_arguments(self, parser):
         parser.add_argument("--bind", default="127.0.0.1:8000")
         parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "2")))
         parser.add_argument("--threads", type=int, default=int(os.environ.get("WEB_THREADS", "4")))
+        parser.add_argument("--wsgi", action="store_true", help="gunicorn on config.wsgi only (no /mcp)")
 
-    def handle(self, *args, bind, workers, threads, **options):
-        argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", bind,
-                "--workers", str(workers), "--threads", str(threads), "--access-logfile", "-",
-                "--access-logformat", '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms rid=%({x-request-id}o)s',
-                "--graceful-timeout", "10"]
+    def handle(self, *args, bind, workers, threads, wsgi, **options):
+        if wsgi:
+            argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", bind,
+                    "--workers", str(workers), "--threads", str(threads), "--access-logfile", "-",
+                    "--access-logformat", '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms rid=%({x-request-id}o)s',
+                    "--graceful-timeout", "10"]
+        else:
+            host, _, port = bind.rpartition(":")
+            # Django's synchronous views run in a2wsgi's thread pool of WEB_THREADS per worker (config.asgi).
+            os.environ["WEB_THREADS"] = str(threads)
+            argv = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", host or "127.0.0.1",
+                    "--port", port, "--workers", str(workers), "--timeout-graceful-shutdown", "10",
+                    "--no-server-header"]
         self.stdout.write(f"serving on http://{bind}")
         sys.stdout.flush()
         os.execv(sys.executable, argv)  # noqa: S606 (fixed argv, no shell)
