@@ -5,6 +5,7 @@ and the OAuth protected-resource handshake (RFC 9728)."""
 from __future__ import annotations
 
 import json
+import sys
 import uuid
 
 import anyio
@@ -270,3 +271,27 @@ def test_session_and_workflow_tools(world, live, scheduling):
     assert ended["session"]["status"] == "completed"
     refused(call(live, token, "add_turn", {"session_id": sid, "role": "user", "content": "hello?"}),
             "session_ended")
+
+
+def test_the_stdio_entry_point_acts_as_the_token_in_its_environment(world, committed_db, jwks_server, settings):
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.fakes.processes import BASE_DIR
+
+    cid = world.consent(world.patient_a)
+    assert world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories",
+                                               memory_body(cid)).status_code == 201
+    env = {"ANAMNESIS_DB_NAME": settings.DB_TOPOLOGY.runtime.name, "DJANGO_SETTINGS_MODULE": "config.settings_test",
+           "OIDC_JWKS_URL": jwks_server.url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": settings.OIDC_AUDIENCE,
+           "LOG_LEVEL": "WARNING", "ANAMNESIS_TOKEN": patient_token(world)}
+    params = StdioServerParameters(command=sys.executable, args=["manage.py", "mcp_stdio"], env=env,
+                                   cwd=str(BASE_DIR))
+
+    async def go():
+        async with Client(params) as client:
+            listed = await client.call_tool("list_memories", {"patient_id": str(world.patient_a)})
+            other = await client.call_tool("read_workflow", {"workflow_id": str(uuid.uuid4())})
+            return listed, other
+    listed, other = anyio.run(go)
+    assert [m["fact"]["time"] for m in ok(listed)["items"]] == ["10:00"]
+    refused(other, "not_found")
