@@ -7,7 +7,7 @@ import uuid
 
 from django.db import connection
 
-from core.errors import Forbidden, InsufficientScope
+from core.errors import Forbidden
 from core.identity import Identity
 
 
@@ -17,10 +17,6 @@ def may_access(*, patient_id: uuid.UUID, purpose: str) -> bool:
         cursor.execute("SELECT COALESCE(app_may_access(app_org_id(), %s, %s), false)", [patient_id, purpose])
         return bool(cursor.fetchone()[0])
 
-
-def require_scope(identity: Identity, scope: str) -> None:
-    if not identity.has_scope(scope):
-        raise InsufficientScope(f"needs: {scope}")
 
 
 def require_staff(identity: Identity) -> None:
