@@ -7,13 +7,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run test lint typecheck check bench migrate clean worker browser
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first and pinned: an unpinned resolution would pull a multi-GB CUDA build
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# The Python client library (clients/python): its tests and the example agent run against the live service
+	$(BIN)/python -m pip install --quiet ./clients/python
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -47,3 +47,4 @@ class LiveService:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
+

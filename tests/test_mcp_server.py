@@ -18,20 +18,12 @@ from mcp.client.streamable_http import streamable_http_client
 from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema
 from tests.conftest import admin_connect, memory_body
 from tests.fakes.scheduling import FakeScheduling
-from tests.live import LiveService
 from tests.support import ISSUER, PATIENT_SCOPES
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SEED_TURN_1 = ("I need to reschedule my cardiology follow-up. I can't do mornings, and I'm currently taking blood "
                "thinners.")
-
-
-@pytest.fixture
-def live(committed_db):
-    service = LiveService()
-    yield service
-    service.stop()
 
 
 @pytest.fixture
