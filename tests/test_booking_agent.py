@@ -1,0 +1,93 @@
+"""The example agent (examples/booking_agent.py) run as its own process against the live service over MCP: seed
+000's booking conversation end to end. Then the worker books the slot at the scheduling system, and the patient
+confirms the standing preference the agent proposed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+
+from tests.conftest import admin_connect
+from tests.fakes.outside import FakeOutsideSystem
+from tests.fakes.processes import BASE_DIR, run_worker, worker_env
+from tests.fakes.scheduling import FakeScheduling
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+@pytest.fixture
+def scheduling(settings):
+    fake = FakeScheduling()
+    settings.SCHEDULING_BASE_URL = fake.url
+    yield fake
+    fake.down()
+
+
+@pytest.fixture
+def booking_system():
+    fake = FakeOutsideSystem("scheduling")
+    yield fake
+    fake.stop()
+
+
+def run_agent(live, token: str, *args: str) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", "ANAMNESIS_TOKEN": token}
+    return subprocess.run([sys.executable, "examples/booking_agent.py", "--url", live.mcp_url, *args],
+                          cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_example_agent_books_seed_000_end_to_end_over_mcp(world, live, scheduling, booking_system):
+    world.consent(world.patient_a)
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a,
+                        scope="memory:read memory:write workflow:read workflow:write")
+    done = run_agent(live, token)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(done.stdout)
+    assert summary["outcome"] == "booking_requested"
+    assert summary["slots"] == {"specialty": "cardiology", "visit_type": "followup",
+                                "preferred_days": ["thursday"], "excluded_periods": ["morning"]}
+    assert summary["care_team_flags"] == ["medication_anticoagulant"], "blood thinners go to the care team"
+    assert summary["standing_preferences"] == []
+    assert summary["offers"] == ["A1"], "Thursday, not a morning"
+    assert summary["workflow_step"] == "confirm_booking" and summary["operation_status"] == "pending"
+    assert summary["proposed_facts"] == [{"kind": "earliest_time", "time": "10:00"}]
+    assert summary["session_status"] == "completed"
+    assert str(world.patient_a) not in json.dumps(scheduling.requests)
+
+    # The outbox worker books the slot at the scheduling system with the operation's own key.
+    env = worker_env(db_name=settings.DB_TOPOLOGY.runtime.name, settings_module="config.settings_test",
+                     scheduling_url=booking_system.url)
+    run_worker(env, "--until-idle")
+    patient = world.patient(world.patient_a)
+    workflow = patient.get(f"/v1/workflows/{summary['workflow_id']}").json()
+    assert workflow["current_step"] == "booked" and workflow["state"]["appointment_id"].startswith("APT")
+
+    # The preference is only a proposal until the patient confirms it (the portal's confirm, here over REST).
+    memories = f"/v1/patients/{world.patient_a}/memories"
+    assert patient.get(memories).json()["items"] == []
+    [memory_id] = summary["proposed_memory_ids"]
+    assert patient.post(f"{memories}/{memory_id}/confirm").status_code == 200
+    assert [m["fact"] for m in patient.get(memories).json()["items"]] == [{"kind": "earliest_time", "time": "10:00"}]
+
+    # Running the agent again in a new conversation: the confirmed preference is now a standing one.
+    again = json.loads(run_agent(live, token).stdout)
+    assert again["standing_preferences"] == [{"kind": "earliest_time", "time": "10:00"}]
+    assert again["proposed_facts"] == [], "already current: nothing to propose"
+
+    with admin_connect() as conn:
+        actions = {row[0] for row in conn.execute(
+            "SELECT action FROM audit_event WHERE patient_id = %s", [world.patient_a]).fetchall()}
+    assert {"conversation.start", "conversation.turn", "conversation.context", "workflow.checkpoint"} <= actions
+
+
+def test_the_example_agent_reports_a_refusal_without_a_traceback(world, live):
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope="memory:read")
+    done = run_agent(live, token)
+    assert done.returncode == 1
+    problem = json.loads(done.stderr)
+    assert problem == {"outcome": "refused", "tool": "start_session", "problem": problem["problem"]}
+    assert problem["problem"]["code"] == "insufficient_scope"
