@@ -37,6 +37,13 @@ browser:
 test: install browser
 	$(BIN)/python -m pytest
 
+# The example booking agent over MCP against `make run` (running in another terminal): a fake scheduling system on
+# 127.0.0.1:8091 answers the slot search, the demo agent's token comes from the development identity provider.
+agent: install
+	@$(BIN)/python -m tests.fakes.scheduling --port 8091 >/dev/null 2>&1 & pid=$$!; sleep 1; \
+	ANAMNESIS_TOKEN=$$($(BIN)/python manage.py demo_agent_token) $(BIN)/python examples/booking_agent.py; rc=$$?; \
+	kill $$pid 2>/dev/null; exit $$rc
+
 worker: migrate
 	$(BIN)/python manage.py run_worker
 
