@@ -17,23 +17,23 @@ import anyio
 import mcp_types as types
 from django.conf import settings
 from mcp.server import Server
-from mcp.server.auth.middleware.auth_context import AuthContextMiddleware, get_access_token
-from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
-from mcp.server.auth.provider import AccessToken, TokenVerifier
+from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.authentication import AuthCredentials
+from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agents_mcp import dispatch
 from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token
-from core.errors import ApiError, InsufficientScope, ValidationFailed, problem_body
+from core.errors import ApiError, InsufficientScope, InvalidToken, ValidationFailed, problem_body
 
 log = logging.getLogger("anamnesis.mcp")
 
@@ -41,18 +41,47 @@ log = logging.getLogger("anamnesis.mcp")
 SCOPES_SUPPORTED = ["memory:read", "memory:write", "workflow:read", "workflow:write"]
 
 
-class BearerTokenVerifier(TokenVerifier):
-    """The REST API's own validation (core.authentication.identity_from_token): issuer, audience, algorithms,
-    key set, required claims."""
+class BearerGuard:
+    """The door of ``/mcp``: the REST API's own token validation (core.authentication.identity_from_token).
 
-    async def verify_token(self, token: str) -> AccessToken | None:
+    No or an invalid token: ``401`` with ``WWW-Authenticate: Bearer error="invalid_token",
+    resource_metadata="..."`` (MCP authorization, RFC 9728 §5.1); an unreachable key set: ``503
+    identity_provider_unavailable``, as over REST. Bodies are the REST API's problem documents. A valid token
+    becomes the SDK's authenticated user, so tool handlers read it with ``get_access_token()``."""
+
+    def __init__(self, app, metadata_url: str) -> None:
+        self.app = app
+        self.metadata_url = metadata_url
+
+    async def __call__(self, scope, receive, send) -> None:
+        scheme, _, token = Headers(scope=scope).get("authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token or len(token) > 16_384:
+            await self._refuse(scope, receive, send, InvalidToken("send a Bearer access token"))
+            return
         try:
             identity = await anyio.to_thread.run_sync(identity_from_token, token)
-        except ApiError as exc:  # invalid token, or the identity provider is down: no access either way
+        except ApiError as exc:
             log.info("mcp bearer token refused: %s", exc.code)
-            return None
-        return AccessToken(token=token, client_id=identity.actor_sub, scopes=sorted(identity.scopes),
-                           subject=identity.actor_sub, claims={"iss": identity.issuer, "org_id": str(identity.org_id)})
+            await self._refuse(scope, receive, send, exc)
+            return
+        access = AccessToken(token=token, client_id=identity.actor_sub, scopes=sorted(identity.scopes),
+                             subject=identity.actor_sub, claims={"iss": identity.issuer})
+        user = AuthenticatedUser(access)
+        context = auth_context_var.set(user)
+        try:
+            await self.app({**scope, "user": user, "auth": AuthCredentials(access.scopes)}, receive, send)
+        finally:
+            auth_context_var.reset(context)
+
+    async def _refuse(self, scope, receive, send, exc: ApiError) -> None:
+        headers = {}
+        if exc.status_code == 401:
+            headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
+                                           f'resource_metadata="{self.metadata_url}"')
+        response = JSONResponse(_error_problem(exc), status_code=exc.status_code, headers=headers,
+                                media_type="application/problem+json")
+        await response(scope, receive, send)
 
 
 def _problem_result(body: dict) -> types.CallToolResult:
@@ -164,10 +193,8 @@ def build_app() -> Starlette:
     metadata_url = str(build_resource_metadata_url(AnyHttpUrl(url)))
     metadata_path = "/" + metadata_url.split("/", 3)[3]
     routes = [
-        Route("/mcp", endpoint=RequireAuthMiddleware(StreamableHTTPASGIApp(manager), [], AnyHttpUrl(metadata_url))),
+        Route("/mcp", endpoint=BearerGuard(StreamableHTTPASGIApp(manager), metadata_url)),
         Route(metadata_path, endpoint=protected_resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", endpoint=protected_resource_metadata, methods=["GET"]),
     ]
-    middleware = [Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(BearerTokenVerifier())),
-                  Middleware(AuthContextMiddleware)]
-    return Starlette(routes=routes, middleware=middleware, lifespan=lambda app: manager.run())
+    return Starlette(routes=routes, lifespan=lambda app: manager.run())

@@ -141,8 +141,20 @@ def test_unauthenticated_requests_point_to_the_protected_resource_metadata(live)
         assert meta["resource"] == live.mcp_url
         assert meta["authorization_servers"] == [ISSUER]
         assert {"memory:read", "memory:write", "workflow:read", "workflow:write"} <= set(meta["scopes_supported"])
+    assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "invalid_token"
     bad = httpx.post(live.mcp_url, json={}, headers={"Authorization": "Bearer not-a-jwt"})
     assert bad.status_code == 401 and "resource_metadata=" in bad.headers["WWW-Authenticate"]
+
+
+def test_an_identity_provider_outage_is_503_not_401(world, live, identity_provider):
+    token = patient_token(world)
+    identity_provider.available = False
+    from core.authentication import key_set_cache
+
+    key_set_cache().clear()
+    r = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                   headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"})
+    assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
 
 
 def test_memory_tools_propose_list_search_and_context(world, live):
