@@ -299,3 +299,52 @@ def test_the_stdio_entry_point_acts_as_the_token_in_its_environment(world, commi
     listed, other = anyio.run(go)
     assert [m["fact"]["time"] for m in ok(listed)["items"]] == ["10:00"]
     refused(other, "not_found")
+
+
+@pytest.mark.slow
+def test_manage_py_serve_answers_the_api_and_mcp_from_one_process_tree(world, committed_db, jwks_server, settings):
+    """The deployment path: `manage.py serve` (uvicorn on config.asgi) serves Django and /mcp on one port."""
+    import os
+    import signal
+    import subprocess
+    import tempfile
+    import time
+
+    from tests.fakes.processes import BASE_DIR
+    from tests.live import free_port
+
+    world.consent(world.patient_a)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "ANAMNESIS_DB_NAME": settings.DB_TOPOLOGY.runtime.name,
+           "DJANGO_SETTINGS_MODULE": "config.settings_test", "OIDC_JWKS_URL": jwks_server.url, "OIDC_ISSUER": ISSUER,
+           "OIDC_AUDIENCE": settings.OIDC_AUDIENCE, "MCP_RESOURCE_URL": f"{url}/mcp", "LOG_LEVEL": "WARNING"}
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1",
+                             "--threads", "2"], cwd=BASE_DIR, env=env, stdout=log, stderr=log,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if httpx.get(f"{url}/health/live", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise AssertionError(f"serve did not start: {log.read()[-3000:]!r}")
+            time.sleep(0.2)
+        assert httpx.get(f"{url}/v1/schema", params={"format": "json"}).status_code == 200
+        r = httpx.post(f"{url}/mcp", json={})
+        assert r.status_code == 401 and f'resource_metadata="{url}/.well-known/oauth-protected-resource/mcp"' in \
+            r.headers["WWW-Authenticate"]
+
+        class Served:
+            mcp_url = f"{url}/mcp"
+
+        assert ok(call(Served, patient_token(world), "list_memories", {"patient_id": str(world.patient_a)})) == {
+            "items": []}
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
