@@ -9,10 +9,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from consent.access import may_access
 from consent.models import AccessGrant, ConsentRecord
 from consent.signals import consent_revoked
 from core import audit
-from core.access import may_access, require_staff
+from core.access import require_staff
 from core.errors import Conflict, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity
 from core.services import organization_ensure

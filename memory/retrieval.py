@@ -17,8 +17,8 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from consent.access import may_access
 from core import audit, maintenance
-from core.access import may_access
 from core.errors import NoConsentOrAccess
 from core.identity import Identity, identity_context
 from memory import representations, selectors

@@ -19,8 +19,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Subquery
 from django.utils import timezone
 
+from consent.access import may_access
 from core import audit
-from core.access import may_access
 from core.errors import (
     ApiError,
     ConcurrentUpdate,

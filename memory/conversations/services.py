@@ -18,9 +18,9 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from consent.access import may_access
 from consent.models import ConsentRecord
 from core import audit, maintenance
-from core.access import may_access
 from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity, identity_context
 from core.services import organization_ensure
