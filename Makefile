@@ -62,6 +62,7 @@ bench: migrate
 	$(BIN)/python -m bench.retrieval_api
 	$(BIN)/python -m bench.conversations_turns
 	$(BIN)/python -m bench.workflows_api
+	$(BIN)/python -m bench.mcp_tools
 
 clean:
 	rm -rf $(VENV) .pgdata staticfiles .pytest_cache .hypothesis test-artifacts

@@ -10,9 +10,26 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
 from a2wsgi import WSGIMiddleware  # noqa: E402
 
-from config.wsgi import application as wsgi_application  # noqa: E402  (django.setup + safety checks)
+
+def _load_wsgi_application():
+    """config.wsgi (django.setup, the core.E001 database check, the model warm-up), loaded in a thread: uvicorn's
+    worker processes import this module inside their event loop, where Django refuses synchronous database work."""
+    def load():
+        from agents_mcp.tools import operations
+        from config.wsgi import application
+
+        operations()  # the tools' schemas from the OpenAPI document, built once before the first request
+        return application
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(load).result()
+
+
+wsgi_application = _load_wsgi_application()
 
 _MCP_PREFIXES = ("/mcp", "/.well-known/oauth-protected-resource")
 

@@ -320,7 +320,7 @@ def test_manage_py_serve_answers_the_api_and_mcp_from_one_process_tree(world, co
            "DJANGO_SETTINGS_MODULE": "config.settings_test", "OIDC_JWKS_URL": jwks_server.url, "OIDC_ISSUER": ISSUER,
            "OIDC_AUDIENCE": settings.OIDC_AUDIENCE, "MCP_RESOURCE_URL": f"{url}/mcp", "LOG_LEVEL": "WARNING"}
     log = tempfile.TemporaryFile()
-    proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "1",
+    proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "2",
                              "--threads", "2"], cwd=BASE_DIR, env=env, stdout=log, stderr=log,
                             start_new_session=True)
     try:
