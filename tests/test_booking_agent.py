@@ -5,8 +5,11 @@ confirms the standing preference the agent proposed."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.conf import settings
@@ -91,3 +94,78 @@ def test_the_example_agent_reports_a_refusal_without_a_traceback(world, live):
     problem = json.loads(done.stderr)
     assert problem == {"outcome": "refused", "tool": "start_session", "problem": problem["problem"]}
     assert problem["problem"]["code"] == "insufficient_scope"
+
+
+class FakeChatModel:
+    """An OpenAI-compatible chat-completions endpoint (an outside system) whose "model" is a script: for each
+    patient message it asks for the tool calls below, one per request, reading ids from earlier tool results."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                data = json.dumps({"choices": [{"message": outer.decide(body["messages"])}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def decide(messages: list[dict]) -> dict:
+        patient_id = re.search(r"patient ([0-9a-f-]{36})", messages[0]["content"]).group(1)
+        results = [json.loads(m["content"]) for m in messages if m["role"] == "tool"]
+        session_id = next((r["session"]["session_id"] for r in results if "session" in r), None)
+        users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+        done_this_turn = sum(1 for m in messages[users[-1]:] if m["role"] == "tool")
+        text = messages[users[-1]]["content"]
+        plan = {1: [("start_session", {"patient_id": patient_id, "purpose": "appointment_scheduling"}),
+                    ("add_turn", {"role": "user", "content": text})],
+                2: [("add_turn", {"role": "user", "content": text}), ("search_offers", {})],
+                3: [("add_turn", {"role": "user", "content": text}), ("end_session", {"outcome": "completed"})]}
+        steps = plan[len(users)]
+        if done_this_turn >= len(steps):
+            return {"role": "assistant", "content": "Done."}
+        name, args = steps[done_this_turn]
+        if name != "start_session":
+            args = {"session_id": session_id, **args}
+        return {"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"call-{len(messages)}", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)}}]}
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_with_openai_base_url_a_model_chooses_the_tool_calls(world, live, scheduling):
+    world.consent(world.patient_a)
+    model = FakeChatModel()
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a,
+                        scope="memory:read memory:write workflow:read workflow:write")
+    try:
+        env = {"PATH": "/usr/bin:/bin", "ANAMNESIS_TOKEN": token, "OPENAI_BASE_URL": model.url,
+               "OPENAI_MODEL": "scripted"}
+        done = subprocess.run([sys.executable, "examples/booking_agent.py", "--url", live.mcp_url], cwd=BASE_DIR,
+                              env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        model.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(done.stdout)
+    assert summary["tool_calls"] == ["start_session", "add_turn", "add_turn", "search_offers", "add_turn",
+                                     "end_session"]
+    offered = [json.loads(m["content"]) for m in model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert [o["slot_id"] for r in offered if "offers" in r for o in r["offers"]] == ["A1"]
+    tools = {t["function"]["name"]: t["function"] for t in model.requests[0]["tools"]}
+    assert "request_operation" in tools and tools["request_operation"]["parameters"]["type"] == "object"

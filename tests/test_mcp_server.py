@@ -318,13 +318,15 @@ def test_manage_py_serve_answers_the_api_and_mcp_from_one_process_tree(world, co
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "ANAMNESIS_DB_NAME": settings.DB_TOPOLOGY.runtime.name,
            "DJANGO_SETTINGS_MODULE": "config.settings_test", "OIDC_JWKS_URL": jwks_server.url, "OIDC_ISSUER": ISSUER,
-           "OIDC_AUDIENCE": settings.OIDC_AUDIENCE, "MCP_RESOURCE_URL": f"{url}/mcp", "LOG_LEVEL": "WARNING"}
+           "OIDC_AUDIENCE": settings.OIDC_AUDIENCE, "MCP_RESOURCE_URL": f"{url}/mcp", "LOG_LEVEL": "WARNING",
+           # no embedding model in the workers (loading it twice takes a minute on a busy machine)
+           "EMBEDDING_PROVIDER": "openai", "EMBEDDING_BASE_URL": "http://127.0.0.1:9"}
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "2",
                              "--threads", "2"], cwd=BASE_DIR, env=env, stdout=log, stderr=log,
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 180
         while True:
             try:
                 if httpx.get(f"{url}/health/live", timeout=1).status_code == 200:
