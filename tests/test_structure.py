@@ -54,8 +54,8 @@ def test_the_database_transition_table_is_the_python_one():
 
 
 # --- layering ---------------------------------------------------------------------------------------------------
-# Arrows point down only: core knows no domain; the domain apps build on consent; the faces (portal, demo) build on
-# the domain and nothing imports them. A function-local import counts like any other.
+# Arrows point down only: core knows no domain; the domain apps build on consent; the faces (portal, demo, the MCP
+# server agents_mcp) build on the domain and nothing imports them. A function-local import counts like any other.
 LAYERS = {
     "core": set(),
     "consent": {"core"},
@@ -63,6 +63,7 @@ LAYERS = {
     "workflows": {"core", "consent", "memory"},
     "portal": {"core", "consent", "memory", "workflows"},
     "demo": {"core", "consent", "memory", "workflows"},
+    "agents_mcp": {"core", "consent", "memory", "workflows"},
 }
 
 
