@@ -33,7 +33,7 @@ from starlette.routing import Route
 from agents_mcp import dispatch
 from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token
-from core.errors import ApiError, InsufficientScope, InvalidToken, ValidationFailed, problem_body
+from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
 
 log = logging.getLogger("anamnesis.mcp")
 
@@ -108,8 +108,6 @@ def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: s
     if missing:
         return False, _error_problem(ValidationFailed(errors=[
             {"field": a, "message": "This field is required.", "code": "required"} for a in missing]))
-    if spec.operation_id is None:
-        return _memory_types(token)
     try:
         outcome = dispatch.call(operations()[name], arguments, token=token, host=host, request_id=request_id)
     except dispatch.ArgumentError as exc:
@@ -117,18 +115,6 @@ def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: s
     if not outcome.ok and "code" not in outcome.body:
         return False, problem_body(status_code=outcome.status, code="internal_error", title="Internal error")
     return outcome.ok, outcome.body
-
-
-def _memory_types(token: str) -> tuple[bool, dict]:
-    from memory.selectors import memory_type_catalogue
-
-    try:
-        identity = identity_from_token(token)
-        if not identity.has_scope("memory:read"):
-            raise InsufficientScope()
-    except ApiError as exc:
-        return False, _error_problem(exc)
-    return True, {"items": memory_type_catalogue()}
 
 
 def _request_meta(ctx) -> tuple[str, str | None]:

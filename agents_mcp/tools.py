@@ -3,8 +3,7 @@
 A tool's input schema is derived from that operation in the OpenAPI document (path, query and header parameters
 plus the request body, flattened into one object), so the two cannot drift apart; a tool call is executed by
 that very operation (see :mod:`agents_mcp.dispatch`), so bearer validation, scopes, the RLS identity, audit rows
-and problem codes are the REST API's own. The only tool without a REST operation is ``list_memory_types``, which
-reads the catalogue through :func:`memory.selectors.memory_type_catalogue`.
+and problem codes are the REST API's own.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 # Header parameters become snake_case arguments.
@@ -22,12 +21,11 @@ _HEADER_ARGUMENTS = {"Idempotency-Key": "idempotency_key"}
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    operation_id: str | None
+    operation_id: str
     description: str
     read_only: bool
     # Arguments the tool requires although the REST operation has them optional (agents must retry safely).
     also_required: tuple[str, ...] = ()
-    scopes: tuple[str, ...] = field(default=())
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -42,9 +40,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("propose_memory", "memories_propose",
              "Propose a typed long-term memory extracted from a conversation. It stays 'proposed' (never used) "
              "until the patient or staff confirm it; agents never write active facts.", False),
-    ToolSpec("list_memory_types", None,
-             "The memory types this service stores: class, purposes, and the kinds of fact each accepts with "
-             "their fields.", True, scopes=("memory:read",)),
+    ToolSpec("list_memory_types", "memory_types_list",
+             "The memory types the caller's organisation may use: class, purposes, who may write them, the kinds "
+             "of fact each accepts and the JSON Schema of its facts.", True),
     ToolSpec("start_session", "sessions_create",
              "Open a short-term conversation session for one patient and one purpose.", False),
     ToolSpec("add_turn", "sessions_turns_append",
@@ -163,16 +161,12 @@ def _operation(document: dict, spec: ToolSpec) -> Operation:
     raise LookupError(f"no OpenAPI operation {spec.operation_id}")
 
 
-MEMORY_TYPES_INPUT = {"type": "object", "properties": {}, "additionalProperties": False}
-
-
 @functools.cache
 def operations() -> dict[str, Operation]:
     """Every tool's REST operation, from the OpenAPI document generated once per process."""
     document = openapi_document()
-    return {spec.name: _operation(document, spec) for spec in TOOLS if spec.operation_id}
+    return {spec.name: _operation(document, spec) for spec in TOOLS}
 
 
 def input_schema(name: str) -> dict[str, Any]:
-    spec = TOOLS_BY_NAME[name]
-    return copy.deepcopy(MEMORY_TYPES_INPUT if spec.operation_id is None else operations()[name].input_schema)
+    return copy.deepcopy(operations()[name].input_schema)

@@ -95,9 +95,6 @@ def test_mcp_tool_schemas_stay_in_step_with_the_served_openapi_document(world, l
     tools = {t.name: t for t in list_tools(live, patient_token(world))}
     for name, tool in tools.items():
         spec = TOOLS_BY_NAME[name]
-        if spec.operation_id is None:
-            assert tool.input_schema["properties"] == {}, name
-            continue
         op = operations[spec.operation_id]
         expected: dict[str, dict] = {}
         required = set(spec.also_required)
@@ -176,8 +173,7 @@ def test_memory_tools_propose_list_search_and_context(world, live):
                                                      "purpose": "appointment_scheduling"}))
     assert pack["facts"][0]["memory_id"] == proposed["memory_id"] and pid not in pack["text"]
     types_ = ok(call(live, token, "list_memory_types"))["items"]
-    assert {t["memory_type"] for t in types_} == {"scheduling_preference", "communication_preference",
-                                                    "care_context"}
+    assert {"scheduling_preference", "communication_preference", "care_context"} <= {t["name"] for t in types_}
     actions = [row[0] for row in audit_rows(world.patient_a)]
     assert {"memory.propose", "memory.list", "memory.search", "memory.context_pack"} <= set(actions)
 
