@@ -5,15 +5,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck check bench migrate clean worker browser
+.PHONY: install run test lint typecheck check bench migrate clean worker browser agent
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first and pinned: an unpinned resolution would pull a multi-GB CUDA build
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# The Python client library (clients/python): its tests and the example agent run against the live service
+	$(BIN)/python -m pip install --quiet ./clients/python
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -35,6 +37,13 @@ browser:
 test: install browser
 	$(BIN)/python -m pytest
 
+# The example booking agent over MCP against `make run` (running in another terminal): a fake scheduling system on
+# 127.0.0.1:8091 answers the slot search, the demo agent's token comes from the development identity provider.
+agent: install
+	@$(BIN)/python -m tests.fakes.scheduling --port 8091 >/dev/null 2>&1 & pid=$$!; sleep 1; \
+	ANAMNESIS_TOKEN=$$($(BIN)/python manage.py demo_agent_token) $(BIN)/python examples/booking_agent.py; rc=$$?; \
+	kill $$pid 2>/dev/null; exit $$rc
+
 worker: migrate
 	$(BIN)/python manage.py run_worker
 
@@ -53,6 +62,7 @@ bench: migrate
 	$(BIN)/python -m bench.retrieval_api
 	$(BIN)/python -m bench.conversations_turns
 	$(BIN)/python -m bench.workflows_api
+	$(BIN)/python -m bench.mcp_tools
 
 clean:
 	rm -rf $(VENV) .pgdata staticfiles .pytest_cache .hypothesis test-artifacts

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "workflows",
     "portal",
     "rights",
+    "agents_mcp",
 ]
 if not PRODUCTION:
     INSTALLED_APPS.append("demo")  # demo data, the development identity provider and demo tokens
@@ -294,13 +295,23 @@ if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # --- Operations -------------------------------------------------------------------------------------------------
-# GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"; unset, /metrics refuses everyone. Under gunicorn set
-# PROMETHEUS_MULTIPROC_DIR (see core/observability.py).
+# GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"; unset, /metrics refuses everyone. With several worker
+# processes set PROMETHEUS_MULTIPROC_DIR (manage.py serve does; see core/observability.py).
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 # "plain" or "json" (one JSON object per line, with request id, route template, status and duration on access lines)
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
 if LOG_FORMAT not in ("plain", "json"):
     raise environ.ImproperlyConfigured("LOG_FORMAT must be plain or json")
+
+# --- MCP server (agents_mcp; served at /mcp by config.asgi) ---------------------------------------------------
+# The resource identifier agents' tokens are for, and where its RFC 9728 metadata is published.
+MCP_RESOURCE_URL = env.str("MCP_RESOURCE_URL", default="") or _required_in_production(
+    "MCP_RESOURCE_URL", "http://127.0.0.1:8000/mcp")
+# Host and Origin headers /mcp accepts (DNS-rebinding protection); empty lists switch the check off.
+MCP_ALLOWED_HOSTS = env.list("MCP_ALLOWED_HOSTS", default=["127.0.0.1:*", "localhost:*", "[::1]:*"])
+MCP_ALLOWED_ORIGINS = env.list("MCP_ALLOWED_ORIGINS", default=["http://127.0.0.1:*", "http://localhost:*"])
+# Host header of tool calls run in-process when the MCP request has none (stdio): must be in ALLOWED_HOSTS.
+MCP_INTERNAL_HOST = env.str("MCP_INTERNAL_HOST", default="localhost")
 
 LOGGING = {
     "version": 1,

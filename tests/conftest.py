@@ -157,3 +157,13 @@ def time_fact(kind: str, time: str) -> dict:
 def memory_body(consent_id: str, kind: str = "earliest_time", time: str = "10:00", **extra) -> dict:
     return {"memory_type": "scheduling_preference", "fact": time_fact(kind, time),
             "consent_purpose": "appointment_scheduling", "consent_record_id": consent_id, **extra}
+
+
+@pytest.fixture
+def live(committed_db):
+    """The service over real HTTP: uvicorn serving config.asgi's router (REST API and /mcp) in a thread."""
+    from tests.live import LiveService
+
+    service = LiveService()
+    yield service
+    service.stop()

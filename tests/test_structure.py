@@ -55,8 +55,8 @@ def test_the_database_transition_table_is_the_python_one():
 
 
 # --- layering ---------------------------------------------------------------------------------------------------
-# Arrows point down only: core knows no domain; the domain apps build on consent; the faces (portal, demo) build on
-# the domain and nothing imports them. A function-local import counts like any other.
+# Arrows point down only: core knows no domain; the domain apps build on consent; the faces (portal, demo, the MCP
+# server agents_mcp) build on the domain and nothing imports them. A function-local import counts like any other.
 LAYERS = {
     "core": set(),
     "consent": {"core"},
@@ -67,6 +67,7 @@ LAYERS = {
     "demo": {"core", "consent", "directory", "memory", "workflows"},
     # rights builds on the domain and on the portal (its download button); nothing imports it
     "rights": {"core", "consent", "directory", "memory", "workflows", "portal"},
+    "agents_mcp": {"core", "consent", "directory", "memory", "workflows"},
 }
 
 

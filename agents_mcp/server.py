@@ -1,0 +1,186 @@
+"""The MCP server: the official SDK's low-level ``Server`` over Streamable HTTP (stateless, JSON responses) and
+stdio, an OAuth 2.1 protected resource (RFC 9728 metadata, ``401`` with ``WWW-Authenticate: Bearer
+resource_metadata=...``).
+
+Stateless Streamable HTTP: every POST carries its own bearer token and is answered on its own, so any worker of
+any process can serve it (no session affinity, nothing kept between requests). Tool calls run the REST
+operation in a worker thread (Django's ORM is synchronous).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+
+import anyio
+import mcp_types as types
+from django.conf import settings
+from mcp.server import Server
+from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.routes import build_resource_metadata_url
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import AnyHttpUrl
+from starlette.applications import Starlette
+from starlette.authentication import AuthCredentials
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from agents_mcp import dispatch
+from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema, operations
+from core.authentication import identity_from_token
+from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
+
+log = logging.getLogger("anamnesis.mcp")
+
+# Every scope a tool may need; published in the protected-resource metadata.
+SCOPES_SUPPORTED = ["memory:read", "memory:write", "workflow:read", "workflow:write"]
+
+
+class BearerGuard:
+    """The door of ``/mcp``: the REST API's own token validation (core.authentication.identity_from_token).
+
+    No or an invalid token: ``401`` with ``WWW-Authenticate: Bearer error="invalid_token",
+    resource_metadata="..."`` (MCP authorization, RFC 9728 §5.1); an unreachable key set: ``503
+    identity_provider_unavailable``, as over REST. Bodies are the REST API's problem documents. A valid token
+    becomes the SDK's authenticated user, so tool handlers read it with ``get_access_token()``."""
+
+    def __init__(self, app, metadata_url: str) -> None:
+        self.app = app
+        self.metadata_url = metadata_url
+
+    async def __call__(self, scope, receive, send) -> None:
+        scheme, _, token = Headers(scope=scope).get("authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token or len(token) > 16_384:
+            await self._refuse(scope, receive, send, InvalidToken("send a Bearer access token"))
+            return
+        try:
+            identity = await anyio.to_thread.run_sync(identity_from_token, token)
+        except ApiError as exc:
+            log.info("mcp bearer token refused: %s", exc.code)
+            await self._refuse(scope, receive, send, exc)
+            return
+        access = AccessToken(token=token, client_id=identity.actor_sub, scopes=sorted(identity.scopes),
+                             subject=identity.actor_sub, claims={"iss": identity.issuer})
+        user = AuthenticatedUser(access)
+        context = auth_context_var.set(user)
+        try:
+            await self.app({**scope, "user": user, "auth": AuthCredentials(access.scopes)}, receive, send)
+        finally:
+            auth_context_var.reset(context)
+
+    async def _refuse(self, scope, receive, send, exc: ApiError) -> None:
+        headers = {}
+        if exc.status_code == 401:
+            headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
+                                           f'resource_metadata="{self.metadata_url}"')
+        response = JSONResponse(_error_problem(exc), status_code=exc.status_code, headers=headers,
+                                media_type="application/problem+json")
+        await response(scope, receive, send)
+
+
+def _problem_result(body: dict) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(body))],
+                                structured_content=body, is_error=True)
+
+
+def _ok_result(body: dict) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(body, default=str))],
+                                structured_content=body)
+
+
+def _error_problem(exc: ApiError) -> dict:
+    return problem_body(status_code=exc.status_code, code=exc.code, title=exc.title, message=exc.message,
+                        errors=exc.errors)
+
+
+def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str | None) -> tuple[bool, dict]:
+    """Run one tool as the caller; blocking. Returns (ok, body) where a refusal's body is a problem document."""
+    spec = TOOLS_BY_NAME.get(name)
+    if spec is None:
+        return False, _error_problem(ValidationFailed(f"unknown tool {name}", code="unknown_tool"))
+    missing = [a for a in spec.also_required if arguments.get(a) in (None, "")]
+    if missing:
+        return False, _error_problem(ValidationFailed(errors=[
+            {"field": a, "message": "This field is required.", "code": "required"} for a in missing]))
+    try:
+        outcome = dispatch.call(operations()[name], arguments, token=token, host=host, request_id=request_id)
+    except dispatch.ArgumentError as exc:
+        return False, _error_problem(ValidationFailed(errors=exc.errors))
+    if not outcome.ok and "code" not in outcome.body:
+        return False, problem_body(status_code=outcome.status, code="internal_error", title="Internal error")
+    return outcome.ok, outcome.body
+
+
+def _request_meta(ctx) -> tuple[str, str | None]:
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None) or {}
+    host = headers.get("host") or settings.MCP_INTERNAL_HOST
+    return host, headers.get("x-request-id")
+
+
+def build_server(token_source=None) -> Server:
+    """``token_source``: where the bearer token comes from (stdio: the environment); HTTP: the request's own."""
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        tools = [types.Tool(name=t.name, description=t.description, input_schema=input_schema(t.name),
+                            annotations=types.ToolAnnotations(read_only_hint=t.read_only, destructive_hint=False,
+                                                              open_world_hint=False))
+                 for t in TOOLS]
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        access = get_access_token()
+        token = access.token if access is not None else (token_source() if token_source else None)
+        if not token:
+            return _problem_result(problem_body(status_code=401, code="invalid_token", title="No access token"))
+        host, request_id = _request_meta(ctx)
+        request_id = request_id or uuid.uuid4().hex
+        ok, body = await anyio.to_thread.run_sync(
+            lambda: run_tool(params.name, dict(params.arguments or {}), token=token, host=host,
+                             request_id=request_id))
+        return _ok_result(body) if ok else _problem_result(body)
+
+    return Server("anamnesis", version="1.0.0",
+                  instructions="Governed patient memory. Agents propose memories; patients or staff confirm them. "
+                               "Refusals are tool errors whose structured content is an RFC 9457 problem with a "
+                               "stable `code`.",
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def resource_url() -> str:
+    return settings.MCP_RESOURCE_URL
+
+
+async def protected_resource_metadata(request) -> JSONResponse:
+    """RFC 9728 metadata. Written out rather than through the SDK's model, which would append a slash to the
+    issuer (issuer identifiers are compared as exact strings)."""
+    return JSONResponse({"resource": resource_url(), "authorization_servers": [settings.OIDC_ISSUER],
+                         "scopes_supported": SCOPES_SUPPORTED, "bearer_methods_supported": ["header"],
+                         "resource_name": "Anamnesis MCP server"},
+                        headers={"Access-Control-Allow-Origin": "*", "Cache-Control": "max-age=3600"})
+
+
+def build_app() -> Starlette:
+    """The Starlette app serving ``/mcp`` and the protected-resource metadata (at the RFC 9728 path for the
+    ``/mcp`` resource and at the bare ``/.well-known/oauth-protected-resource``)."""
+    server = build_server()
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=bool(settings.MCP_ALLOWED_HOSTS),
+        allowed_hosts=list(settings.MCP_ALLOWED_HOSTS), allowed_origins=list(settings.MCP_ALLOWED_ORIGINS))
+    manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True,
+                                           security_settings=security)
+    url = resource_url()
+    metadata_url = str(build_resource_metadata_url(AnyHttpUrl(url)))
+    metadata_path = "/" + metadata_url.split("/", 3)[3]
+    routes = [
+        Route("/mcp", endpoint=BearerGuard(StreamableHTTPASGIApp(manager), metadata_url)),
+        Route(metadata_path, endpoint=protected_resource_metadata, methods=["GET"]),
+        Route("/.well-known/oauth-protected-resource", endpoint=protected_resource_metadata, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=lambda app: manager.run())

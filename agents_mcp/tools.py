@@ -1,0 +1,172 @@
+"""The MCP tools: each one *is* a REST operation of the agent API, named by its OpenAPI operation id.
+
+A tool's input schema is derived from that operation in the OpenAPI document (path, query and header parameters
+plus the request body, flattened into one object), so the two cannot drift apart; a tool call is executed by
+that very operation (see :mod:`agents_mcp.dispatch`), so bearer validation, scopes, the RLS identity, audit rows
+and problem codes are the REST API's own.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# Header parameters become snake_case arguments.
+_HEADER_ARGUMENTS = {"Idempotency-Key": "idempotency_key"}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    operation_id: str
+    description: str
+    read_only: bool
+    # Arguments the tool requires although the REST operation has them optional (agents must retry safely).
+    also_required: tuple[str, ...] = ()
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("search_memories", "memories_search",
+             "Search a patient's current, consented long-term memories by meaning (deterministic filters first, "
+             "then exact ranking). Returns memories with scores.", True),
+    ToolSpec("get_context_pack", "memories_context_pack",
+             "A context pack for a question: the few memories relevant to it, with guardrail notes and a text "
+             "ready for a prompt (never the patient identifier). Recorded as a release.", True),
+    ToolSpec("list_memories", "memories_list",
+             "The patient's current, valid, consented long-term memories.", True),
+    ToolSpec("propose_memory", "memories_propose",
+             "Propose a typed long-term memory extracted from a conversation. It stays 'proposed' (never used) "
+             "until the patient or staff confirm it; agents never write active facts.", False),
+    ToolSpec("list_memory_types", "memory_types_list",
+             "The memory types the caller's organisation may use: class, purposes, who may write them, the kinds "
+             "of fact each accepts and the JSON Schema of its facts.", True),
+    ToolSpec("start_session", "sessions_create",
+             "Open a short-term conversation session for one patient and one purpose.", False),
+    ToolSpec("add_turn", "sessions_turns_append",
+             "Append a user, assistant or tool turn. Slots (intent, specialty, days, periods, times) are parsed "
+             "from every user turn; clinical remarks are flagged for the care team, never stored as memory.",
+             False),
+    ToolSpec("get_session_context", "sessions_context",
+             "The model context within a token budget: slots, standing preferences, newest turns and a "
+             "structured summary of older ones. Never holds the patient identifier.", True),
+    ToolSpec("search_offers", "sessions_offers_search",
+             "Ask the scheduling system for slots matching the conversation's slots and the patient's standing "
+             "preferences; the offers are recorded as a tool turn.", False),
+    ToolSpec("propose_preferences_from_turn", "sessions_turns_propose",
+             "Propose the durable scheduling preferences a user turn stated as long-term memories (proposed, "
+             "awaiting the patient's confirmation).", False),
+    ToolSpec("end_session", "sessions_end",
+             "End the session as completed or abandoned: slots, summary and tool results are cleared.", False),
+    ToolSpec("create_workflow", "workflows_create",
+             "Start a durable workflow (e.g. appointment_booking) for a patient.", False),
+    ToolSpec("read_workflow", "workflows_read",
+             "A workflow's step, version, allowed next steps, unsettled operations and next safe action: what an "
+             "agent resuming after a crash reads first.", True),
+    ToolSpec("checkpoint_workflow", "workflows_checkpoint",
+             "Move a workflow to an allowed next step with the version you read (optimistic concurrency), a "
+             "small state patch and optionally an operation queued in the same transaction.", False),
+    ToolSpec("request_operation", "workflow_operations_request",
+             "Queue a non-read action against an outside system (e.g. book_appointment) at the workflow's "
+             "current step. The idempotency key makes a retry return the same operation.", False,
+             also_required=("idempotency_key",)),
+    ToolSpec("list_operations", "workflow_operations_list",
+             "The workflow's operations and their status.", True),
+)
+TOOLS_BY_NAME = {t.name: t for t in TOOLS}
+
+
+@dataclass(frozen=True)
+class Operation:
+    """How one tool's arguments map onto its REST request."""
+
+    method: str
+    path: str
+    path_params: tuple[str, ...]
+    query_params: tuple[str, ...]
+    headers: dict[str, str]          # argument name -> header name
+    body_params: tuple[str, ...]
+    input_schema: dict[str, Any]
+
+
+def openapi_document() -> dict:
+    from drf_spectacular.generators import SchemaGenerator
+
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+def _resolve(schema: Any, components: dict, seen: tuple[str, ...] = ()) -> Any:
+    """Inline ``$ref``s and turn OpenAPI 3.0's ``nullable`` into JSON Schema (a ``null`` alternative)."""
+    if isinstance(schema, list):
+        return [_resolve(s, components, seen) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name in seen:
+            raise ValueError(f"recursive schema {name} cannot be a tool input")
+        return _resolve(components[name], components, (*seen, name))
+    out = {k: _resolve(v, components, seen) for k, v in schema.items() if k not in ("nullable", "readOnly")}
+    if schema.get("nullable"):
+        if isinstance(out.get("type"), str):
+            out["type"] = [out["type"], "null"]
+            if "enum" in out:
+                out["enum"] = [*out["enum"], None]
+        else:
+            out = {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+def _operation(document: dict, spec: ToolSpec) -> Operation:
+    components = document.get("components", {}).get("schemas", {})
+    for path, ops in document["paths"].items():
+        for method, op in ops.items():
+            if op.get("operationId") != spec.operation_id:
+                continue
+            properties: dict[str, Any] = {}
+            required: list[str] = []
+            path_params, query_params, headers = [], [], {}
+            for p in op.get("parameters", []):
+                arg = _HEADER_ARGUMENTS.get(p["name"], p["name"]) if p["in"] == "header" else p["name"]
+                if not re.fullmatch(r"[a-z_][a-z0-9_]*", arg):
+                    raise ValueError(f"{spec.operation_id}: parameter {p['name']} has no argument name")
+                prop = _resolve(p.get("schema", {"type": "string"}), components)
+                if p.get("description"):
+                    prop = {**prop, "description": p["description"]}
+                properties[arg] = prop
+                if p.get("required") or p["in"] == "path":
+                    required.append(arg)
+                {"path": path_params, "query": query_params}.get(p["in"], []).append(arg)
+                if p["in"] == "header":
+                    headers[arg] = p["name"]
+            body_params: list[str] = []
+            content = op.get("requestBody", {}).get("content", {})
+            if "application/json" in content:
+                body = _resolve(content["application/json"]["schema"], components)
+                for name, prop in body.get("properties", {}).items():
+                    if name in properties:
+                        raise ValueError(f"{spec.operation_id}: body field {name} collides with a parameter")
+                    properties[name] = prop
+                    body_params.append(name)
+                if op["requestBody"].get("required", False) or body.get("required"):
+                    required += list(body.get("required", []))
+            required += [a for a in spec.also_required if a not in required]
+            schema = {"type": "object", "properties": properties, "required": sorted(set(required)),
+                      "additionalProperties": False}
+            return Operation(method=method.upper(), path=path, path_params=tuple(path_params),
+                             query_params=tuple(query_params), headers=headers, body_params=tuple(body_params),
+                             input_schema=schema)
+    raise LookupError(f"no OpenAPI operation {spec.operation_id}")
+
+
+@functools.cache
+def operations() -> dict[str, Operation]:
+    """Every tool's REST operation, from the OpenAPI document generated once per process."""
+    document = openapi_document()
+    return {spec.name: _operation(document, spec) for spec in TOOLS}
+
+
+def input_schema(name: str) -> dict[str, Any]:
+    return copy.deepcopy(operations()[name].input_schema)

@@ -1,0 +1,111 @@
+"""Token providers: where the bearer token comes from. Pass any object with ``get_token()`` (sync clients) and
+``aget_token()`` (async clients), and ``invalidate()`` (called once after a 401 so a fresh token is tried)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Protocol, runtime_checkable
+
+import httpx
+
+from anamnesis_client.errors import InvalidToken, TransportError
+
+
+@runtime_checkable
+class TokenProvider(Protocol):
+    def get_token(self) -> str: ...
+
+    async def aget_token(self) -> str: ...
+
+    def invalidate(self) -> None: ...
+
+
+class StaticToken:
+    """A token obtained elsewhere (e.g. handed to the agent by its launcher)."""
+
+    def __init__(self, token: str) -> None:
+        if not token:
+            raise ValueError("an empty token")
+        self._token = token
+
+    def get_token(self) -> str:
+        return self._token
+
+    async def aget_token(self) -> str:
+        return self._token
+
+    def invalidate(self) -> None:
+        """A static token cannot be renewed; the 401 is raised to the caller."""
+
+
+class ClientCredentials:
+    """OAuth 2.0 client credentials (RFC 6749 §4.4): a token from ``token_url`` for this client, cached until
+    ``refresh_margin`` seconds before it expires. ``resource`` (RFC 8707) and ``audience`` are sent when given."""
+
+    def __init__(self, token_url: str, client_id: str, client_secret: str, *, scope: str | None = None,
+                 audience: str | None = None, resource: str | None = None, refresh_margin: float = 30.0,
+                 timeout: float = 10.0) -> None:
+        self.token_url = token_url
+        self.client_id = client_id
+        self._secret = client_secret
+        self.scope, self.audience, self.resource = scope, audience, resource
+        self.refresh_margin = refresh_margin
+        self.timeout = timeout
+        self._token: str | None = None
+        self._expires_at = 0.0
+        self._lock = threading.Lock()
+        self._alock: asyncio.Lock | None = None
+        self.fetches = 0
+
+    def _form(self) -> dict[str, str]:
+        form = {"grant_type": "client_credentials"}
+        for name in ("scope", "audience", "resource"):
+            if getattr(self, name):
+                form[name] = getattr(self, name)
+        return form
+
+    def _accept(self, response: httpx.Response) -> str:
+        if response.status_code != 200:
+            raise InvalidToken(f"the token endpoint answered {response.status_code}", status=401)
+        data = response.json()
+        token = data.get("access_token")
+        if not isinstance(token, str) or data.get("token_type", "bearer").lower() != "bearer":
+            raise InvalidToken("the token endpoint gave no bearer token", status=401)
+        self._token = token
+        self._expires_at = time.monotonic() + float(data.get("expires_in", 300)) - self.refresh_margin
+        self.fetches += 1
+        return token
+
+    def _fresh(self) -> str | None:
+        return self._token if self._token and time.monotonic() < self._expires_at else None
+
+    def get_token(self) -> str:
+        with self._lock:
+            if token := self._fresh():
+                return token
+            try:
+                response = httpx.post(self.token_url, data=self._form(), auth=(self.client_id, self._secret),
+                                      timeout=self.timeout)
+            except httpx.HTTPError as exc:
+                raise TransportError(f"token endpoint unreachable: {type(exc).__name__}") from None
+            return self._accept(response)
+
+    async def aget_token(self) -> str:
+        if self._alock is None:
+            self._alock = asyncio.Lock()
+        async with self._alock:
+            if token := self._fresh():
+                return token
+            try:
+                async with httpx.AsyncClient(timeout=self.timeout) as client:
+                    response = await client.post(self.token_url, data=self._form(),
+                                                 auth=(self.client_id, self._secret))
+            except httpx.HTTPError as exc:
+                raise TransportError(f"token endpoint unreachable: {type(exc).__name__}") from None
+            return self._accept(response)
+
+    def invalidate(self) -> None:
+        self._token = None
+        self._expires_at = 0.0

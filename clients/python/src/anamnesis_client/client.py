@@ -1,0 +1,315 @@
+"""Sync and async clients. Every operation is declared once (``_Operations``) as a :class:`Call`; the two clients
+differ only in how they send it.
+
+Retries are safe by construction:
+
+* creating calls (POSTs that make something) always carry an ``Idempotency-Key`` (yours, or a fresh UUID), the same
+  on every attempt, so a retry after a lost answer cannot create a second thing;
+* ``429`` and ``503`` mean nothing was changed: retried for every call, after ``Retry-After`` when the service
+  sends it, otherwise exponential backoff with full jitter;
+* a network failure (no answer) is retried only for reads and keyed calls; anything else raises
+  :class:`TransportError` because the first attempt may have landed;
+* a ``401`` asks the token provider for a fresh token once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+
+from anamnesis_client import models as m
+from anamnesis_client.auth import StaticToken, TokenProvider
+from anamnesis_client.errors import AnamnesisError, TransportError, error_from_problem
+
+RETRY_STATUSES = frozenset({429, 503})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 3
+    backoff_base: float = 0.5
+    backoff_max: float = 20.0
+    max_retry_after: float = 60.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_retry_after)
+        return random.uniform(0, min(self.backoff_max, self.backoff_base * 2 ** attempt))  # noqa: S311
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds, or an HTTP date (RFC 9110 §10.2.3)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+@dataclass
+class Call:
+    method: str
+    path: str
+    model: type[BaseModel] | None = None
+    params: dict[str, Any] | None = None
+    json: Any = None
+    creating: bool = False
+    idempotency_key: str | None = None
+    unwrap: str | None = None  # a list under this key, each item a `model`
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _params(**kwargs) -> dict[str, Any]:
+    return {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in kwargs.items() if v is not None}
+
+
+class _Operations:
+    """The API, one method per operation. Sync clients return the model; async clients return an awaitable."""
+
+    def _run(self, call: Call):  # pragma: no cover - implemented by the clients
+        raise NotImplementedError
+
+    # --- consents ------------------------------------------------------------------------------------------
+    def give_consent(self, patient_id: uuid.UUID | str, purpose: str, *, idempotency_key: str | None = None):
+        return self._run(Call("POST", f"/v1/patients/{patient_id}/consents", m.Consent, json={"purpose": purpose},
+                              creating=True, idempotency_key=idempotency_key))
+
+    # --- long-term memory ----------------------------------------------------------------------------------
+    def list_memories(self, patient_id: uuid.UUID | str, *, memory_type: str | None = None,
+                      consent_purpose: str | None = None):
+        return self._run(Call("GET", f"/v1/patients/{patient_id}/memories", m.Memory, unwrap="items",
+                              params=_params(memory_type=memory_type, consent_purpose=consent_purpose)))
+
+    def get_memory(self, patient_id: uuid.UUID | str, memory_id: uuid.UUID | str):
+        return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/{memory_id}", m.Memory))
+
+    def record_memory(self, patient_id: uuid.UUID | str, memory: m.MemoryIn, *, idempotency_key: str | None = None):
+        return self._run(Call("POST", f"/v1/patients/{patient_id}/memories", m.MemoryStored, json=memory.body(),
+                              creating=True, idempotency_key=idempotency_key))
+
+    def propose_memory(self, patient_id: uuid.UUID | str, proposal: m.ProposalIn, *,
+                       idempotency_key: str | None = None):
+        return self._run(Call("POST", f"/v1/patients/{patient_id}/memories/proposals", m.Memory,
+                              json=proposal.body(), creating=True, idempotency_key=idempotency_key))
+
+    def list_proposals(self, patient_id: uuid.UUID | str):
+        return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/proposals", m.Memory, unwrap="items"))
+
+    def confirm_memory(self, patient_id: uuid.UUID | str, memory_id: uuid.UUID | str):
+        return self._run(Call("POST", f"/v1/patients/{patient_id}/memories/{memory_id}/confirm", m.Memory))
+
+    def search_memories(self, patient_id: uuid.UUID | str, q: str, *, limit: int | None = None,
+                        min_score: float | None = None, consent_purpose: str | None = None,
+                        memory_class: str | None = None):
+        return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/search", m.SearchResult,
+                              params=_params(q=q, limit=limit, min_score=min_score, consent_purpose=consent_purpose,
+                                             memory_class=memory_class)))
+
+    def context_pack(self, patient_id: uuid.UUID | str, question: str, purpose: str, *, limit: int | None = None,
+                     session_id: uuid.UUID | str | None = None):
+        body = {"question": question, "purpose": purpose}
+        if limit is not None:
+            body["limit"] = limit
+        if session_id is not None:
+            body["session_id"] = str(session_id)
+        return self._run(Call("POST", f"/v1/patients/{patient_id}/context", m.ContextPack, json=body))
+
+    # --- short-term context --------------------------------------------------------------------------------
+    def start_session(self, patient_id: uuid.UUID | str, purpose: str, *, idempotency_key: str | None = None):
+        return self._run(Call("POST", "/v1/sessions", m.SessionState,
+                              json={"patient_id": str(patient_id), "purpose": purpose}, creating=True,
+                              idempotency_key=idempotency_key))
+
+    def add_turn(self, session_id: uuid.UUID | str, content: str, *, role: str = "user",
+                 tool_name: str | None = None, tool_result: dict | None = None, idempotency_key: str | None = None):
+        body: dict[str, Any] = {"role": role, "content": content}
+        if tool_name is not None:
+            body["tool_name"] = tool_name
+        if tool_result is not None:
+            body["tool_result"] = tool_result
+        return self._run(Call("POST", f"/v1/sessions/{session_id}/turns", m.TurnAppended, json=body, creating=True,
+                              idempotency_key=idempotency_key))
+
+    def session_context(self, session_id: uuid.UUID | str, *, max_tokens: int | None = None):
+        return self._run(Call("GET", f"/v1/sessions/{session_id}/context", m.SessionContext,
+                              params=_params(max_tokens=max_tokens)))
+
+    def search_offers(self, session_id: uuid.UUID | str, *, idempotency_key: str | None = None):
+        return self._run(Call("POST", f"/v1/sessions/{session_id}/offers", m.Offers, creating=True,
+                              idempotency_key=idempotency_key))
+
+    def propose_from_turn(self, session_id: uuid.UUID | str, seq: int, *, idempotency_key: str | None = None):
+        return self._run(Call("POST", f"/v1/sessions/{session_id}/turns/{seq}/propose", m.Proposals, creating=True,
+                              idempotency_key=idempotency_key))
+
+    def end_session(self, session_id: uuid.UUID | str, outcome: str = "completed"):
+        return self._run(Call("POST", f"/v1/sessions/{session_id}/end", m.SessionState, json={"outcome": outcome}))
+
+    # --- workflows -----------------------------------------------------------------------------------------
+    def create_workflow(self, workflow_type: str, patient_id: uuid.UUID | str, *, state: dict | None = None,
+                        idempotency_key: str | None = None):
+        body = {"workflow_type": workflow_type, "patient_id": str(patient_id), "state": state or {}}
+        return self._run(Call("POST", "/v1/workflows", m.Workflow, json=body, creating=True,
+                              idempotency_key=idempotency_key))
+
+    def get_workflow(self, workflow_id: uuid.UUID | str):
+        return self._run(Call("GET", f"/v1/workflows/{workflow_id}", m.Workflow))
+
+    def checkpoint(self, workflow_id: uuid.UUID | str, checkpoint: m.CheckpointIn):
+        return self._run(Call("POST", f"/v1/workflows/{workflow_id}/checkpoint", m.Workflow,
+                              json=checkpoint.body()))
+
+    def request_operation(self, workflow_id: uuid.UUID | str, *, expected_version: int, kind: str,
+                          payload: dict[str, Any], idempotency_key: str | None = None):
+        body = {"expected_version": expected_version, "kind": kind, "payload": payload}
+        return self._run(Call("POST", f"/v1/workflows/{workflow_id}/operations", m.Operation, json=body,
+                              creating=True, idempotency_key=idempotency_key))
+
+    def list_operations(self, workflow_id: uuid.UUID | str):
+        return self._run(Call("GET", f"/v1/workflows/{workflow_id}/operations", m.Operation, unwrap="items"))
+
+
+class _Base(_Operations):
+    def __init__(self, base_url: str, token: TokenProvider | str, *, retry: RetryPolicy | None = None,
+                 timeout: float = 10.0, user_agent: str = "anamnesis-client/0.1") -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token: TokenProvider = StaticToken(token) if isinstance(token, str) else token
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+        self.user_agent = user_agent
+
+    def _prepare(self, call: Call) -> tuple[dict[str, str], str | None]:
+        key = call.idempotency_key or (str(uuid.uuid4()) if call.creating else None)
+        headers = {"Accept": "application/json", "User-Agent": self.user_agent, **call.headers}
+        if key:
+            headers["Idempotency-Key"] = key
+        return headers, key
+
+    @staticmethod
+    def _retry_on_transport(call: Call, key: str | None) -> bool:
+        return call.method == "GET" or key is not None
+
+    @staticmethod
+    def _parse(call: Call, response: httpx.Response):
+        try:
+            body = response.json() if response.content else {}
+        except ValueError:
+            body = {}
+        if response.status_code >= 400:
+            if not isinstance(body, dict):
+                body = {}
+            raise error_from_problem(response.status_code, body,
+                                     retry_after=parse_retry_after(response.headers.get("Retry-After")))
+        if call.model is None:
+            return body
+        if call.unwrap:
+            return [call.model.model_validate(item) for item in body[call.unwrap]]
+        return call.model.model_validate(body)
+
+
+class AnamnesisClient(_Base):
+    """Synchronous client: ``with AnamnesisClient(url, token) as api: api.list_memories(patient_id)``."""
+
+    def __init__(self, base_url: str, token: TokenProvider | str, *, retry: RetryPolicy | None = None,
+                 timeout: float = 10.0, transport: httpx.BaseTransport | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        super().__init__(base_url, token, retry=retry, timeout=timeout)
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
+        self._sleep = sleep
+
+    def __enter__(self) -> AnamnesisClient:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _run(self, call: Call):
+        headers, key = self._prepare(call)
+        attempt, refreshed = 0, False
+        while True:
+            headers["Authorization"] = f"Bearer {self.token.get_token()}"
+            try:
+                response = self._http.request(call.method, call.path, params=call.params, json=call.json,
+                                              headers=headers)
+            except httpx.TransportError as exc:
+                if self._retry_on_transport(call, key) and attempt < self.retry.max_retries:
+                    self._sleep(self.retry.delay(attempt, None))
+                    attempt += 1
+                    continue
+                raise TransportError(f"{call.method} {call.path}: {type(exc).__name__}") from None
+            if response.status_code == 401 and not refreshed:
+                refreshed = True
+                self.token.invalidate()
+                if not isinstance(self.token, StaticToken):
+                    continue
+            if response.status_code in RETRY_STATUSES and attempt < self.retry.max_retries:
+                self._sleep(self.retry.delay(attempt, parse_retry_after(response.headers.get("Retry-After"))))
+                attempt += 1
+                continue
+            return self._parse(call, response)
+
+
+class AsyncAnamnesisClient(_Base):
+    """Asynchronous client: ``async with AsyncAnamnesisClient(url, token) as api: await api.list_memories(p)``."""
+
+    def __init__(self, base_url: str, token: TokenProvider | str, *, retry: RetryPolicy | None = None,
+                 timeout: float = 10.0, transport: httpx.AsyncBaseTransport | None = None,
+                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
+        super().__init__(base_url, token, retry=retry, timeout=timeout)
+        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
+        self._sleep = sleep
+
+    async def __aenter__(self) -> AsyncAnamnesisClient:
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _run(self, call: Call):
+        headers, key = self._prepare(call)
+        attempt, refreshed = 0, False
+        while True:
+            headers["Authorization"] = f"Bearer {await self.token.aget_token()}"
+            try:
+                response = await self._http.request(call.method, call.path, params=call.params, json=call.json,
+                                                    headers=headers)
+            except httpx.TransportError as exc:
+                if self._retry_on_transport(call, key) and attempt < self.retry.max_retries:
+                    await self._sleep(self.retry.delay(attempt, None))
+                    attempt += 1
+                    continue
+                raise TransportError(f"{call.method} {call.path}: {type(exc).__name__}") from None
+            if response.status_code == 401 and not refreshed:
+                refreshed = True
+                self.token.invalidate()
+                if not isinstance(self.token, StaticToken):
+                    continue
+            if response.status_code in RETRY_STATUSES and attempt < self.retry.max_retries:
+                await self._sleep(self.retry.delay(attempt, parse_retry_after(response.headers.get("Retry-After"))))
+                attempt += 1
+                continue
+            return self._parse(call, response)
+
+
+__all__ = ["AnamnesisClient", "AsyncAnamnesisClient", "RetryPolicy", "Call", "AnamnesisError",
+           "parse_retry_after"]

@@ -1,0 +1,323 @@
+"""One exception class per problem code of the API (RFC 9457 problem details with a stable ``code``).
+
+Catch a precise class (``VersionConflict``), a family (``ConflictError``, ``ForbiddenError``, ``RetryableError``)
+or everything (``AnamnesisError``). A code this version does not know yet becomes the family of its status.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AnamnesisError(Exception):
+    """A problem answered by the service, or (``TransportError``) no answer at all."""
+
+    code: str = "error"
+    status: int = 0
+
+    def __init__(self, message: str | None = None, *, status: int | None = None, code: str | None = None,
+                 title: str | None = None, errors: list[dict[str, Any]] | None = None,
+                 request_id: str | None = None, retry_after: float | None = None,
+                 body: dict[str, Any] | None = None) -> None:
+        self.status = status if status is not None else type(self).status
+        self.code = code or type(self).code
+        self.title = title
+        self.message = message or title or self.code
+        self.errors = errors or []
+        self.request_id = request_id
+        self.retry_after = retry_after
+        self.body = body or {}
+        super().__init__(f"{self.status} {self.code}: {self.message}")
+
+
+class TransportError(AnamnesisError):
+    """The service could not be reached, or its answer was lost (after the retries that were safe)."""
+
+    code = "transport_error"
+
+
+class ForbiddenError(AnamnesisError):
+    status = 403
+
+
+class ConflictError(AnamnesisError):
+    status = 409
+
+
+class RetryableError(AnamnesisError):
+    """429 and 503: nothing was changed; the client retries these itself before raising."""
+
+    status = 503
+
+
+class ValidationError(AnamnesisError):
+    code = "validation_error"
+    status = 422
+
+
+class ContextBudgetTooSmall(ValidationError):
+    code = "context_budget_too_small"
+    status = 422
+
+
+class MalformedJson(AnamnesisError):
+    code = "malformed_json"
+    status = 400
+
+
+class UnsupportedMediaType(AnamnesisError):
+    code = "unsupported_media_type"
+    status = 415
+
+
+class InvalidToken(AnamnesisError):
+    code = "invalid_token"
+    status = 401
+
+
+class InsufficientScope(ForbiddenError):
+    code = "insufficient_scope"
+    status = 403
+
+
+class NoActiveConsentOrAccess(ForbiddenError):
+    code = "no_active_consent_or_access"
+    status = 403
+
+
+class Forbidden(ForbiddenError):
+    code = "forbidden"
+    status = 403
+
+
+class StaffOnly(ForbiddenError):
+    code = "staff_only"
+    status = 403
+
+
+class NotAPatientStatement(ForbiddenError):
+    code = "not_a_patient_statement"
+    status = 403
+
+
+class PurposeNotSupported(AnamnesisError):
+    code = "purpose_not_supported"
+    status = 422
+
+
+class NotFound(AnamnesisError):
+    code = "not_found"
+    status = 404
+
+
+class MethodNotAllowed(AnamnesisError):
+    code = "method_not_allowed"
+    status = 405
+
+
+class NotAcceptable(AnamnesisError):
+    code = "not_acceptable"
+    status = 406
+
+
+class Conflict(ConflictError):
+    code = "conflict"
+    status = 409
+
+
+class ConcurrentUpdateRetry(ConflictError):
+    code = "concurrent_update_retry"
+    status = 409
+
+
+class VersionConflict(ConflictError):
+    code = "version_conflict"
+    status = 409
+
+
+class IllegalTransition(ConflictError):
+    code = "illegal_transition"
+    status = 409
+
+
+class OperationInProgress(ConflictError):
+    code = "operation_in_progress"
+    status = 409
+
+
+class OperationNotAllowed(ConflictError):
+    code = "operation_not_allowed"
+    status = 409
+
+
+class IdempotencyKeyReused(ConflictError):
+    code = "idempotency_key_reused"
+    status = 409
+
+
+class OperationNotRetryable(ConflictError):
+    code = "operation_not_retryable"
+    status = 409
+
+
+class NotProposed(ConflictError):
+    code = "not_proposed"
+    status = 409
+
+
+class NotCorrectable(ConflictError):
+    code = "not_correctable"
+    status = 409
+
+
+class SessionAlreadyEnded(ConflictError):
+    code = "session_already_ended"
+    status = 409
+
+
+class TooManySessions(ConflictError):
+    code = "too_many_sessions"
+    status = 409
+
+
+class TurnLimitReached(ConflictError):
+    code = "turn_limit_reached"
+    status = 409
+
+
+class SlotsIncomplete(ConflictError):
+    code = "slots_incomplete"
+    status = 409
+
+
+class ClarificationNeeded(ConflictError):
+    code = "clarification_needed"
+    status = 409
+
+
+class SessionGone(AnamnesisError):
+    code = "session_gone"
+    status = 410
+
+
+class SessionExpired(SessionGone):
+    code = "session_expired"
+    status = 410
+
+
+class SessionEnded(SessionGone):
+    code = "session_ended"
+    status = 410
+
+
+class PayloadTooLarge(AnamnesisError):
+    code = "payload_too_large"
+    status = 413
+
+
+class RateLimited(RetryableError):
+    code = "rate_limited"
+    status = 429
+
+
+class IdentityProviderUnavailable(RetryableError):
+    code = "identity_provider_unavailable"
+    status = 503
+
+
+class ServiceUnavailable(RetryableError):
+    code = "service_unavailable"
+    status = 503
+
+
+class EmbeddingProviderUnavailable(ServiceUnavailable):
+    code = "embedding_provider_unavailable"
+    status = 503
+
+
+class SchedulingUnavailable(ServiceUnavailable):
+    code = "scheduling_unavailable"
+    status = 503
+
+
+class OutsideSystemUnavailable(ServiceUnavailable):
+    code = "outside_system_unavailable"
+    status = 503
+
+
+class DatabaseUnavailable(ServiceUnavailable):
+    code = "database_unavailable"
+    status = 503
+
+
+class InternalError(AnamnesisError):
+    code = "internal_error"
+    status = 500
+
+
+PROBLEM_CLASSES: dict[str, type[AnamnesisError]] = {
+    cls.code: cls for cls in list(globals().values())
+    if isinstance(cls, type) and issubclass(cls, AnamnesisError) and "code" in cls.__dict__
+    and cls not in (AnamnesisError, TransportError)
+}
+_BY_STATUS: dict[int, type[AnamnesisError]] = {403: ForbiddenError, 409: ConflictError, 429: RetryableError,
+                                               503: RetryableError, 410: SessionGone, 404: NotFound,
+                                               422: ValidationError, 401: InvalidToken}
+
+
+def error_from_problem(status: int, body: dict[str, Any], *, retry_after: float | None = None) -> AnamnesisError:
+    code = body.get("code") if isinstance(body.get("code"), str) else None
+    cls = PROBLEM_CLASSES.get(code or "") or _BY_STATUS.get(status, AnamnesisError)
+    return cls(body.get("message"), status=status, code=code or cls.code, title=body.get("title"),
+               errors=body.get("errors"), request_id=body.get("request_id"), retry_after=retry_after, body=body)
+
+__all__ = [
+    "AnamnesisError",
+    "TransportError",
+    "ForbiddenError",
+    "ConflictError",
+    "RetryableError",
+    "ValidationError",
+    "ContextBudgetTooSmall",
+    "MalformedJson",
+    "UnsupportedMediaType",
+    "InvalidToken",
+    "InsufficientScope",
+    "NoActiveConsentOrAccess",
+    "Forbidden",
+    "StaffOnly",
+    "NotAPatientStatement",
+    "PurposeNotSupported",
+    "NotFound",
+    "MethodNotAllowed",
+    "NotAcceptable",
+    "Conflict",
+    "ConcurrentUpdateRetry",
+    "VersionConflict",
+    "IllegalTransition",
+    "OperationInProgress",
+    "OperationNotAllowed",
+    "IdempotencyKeyReused",
+    "OperationNotRetryable",
+    "NotProposed",
+    "NotCorrectable",
+    "SessionAlreadyEnded",
+    "TooManySessions",
+    "TurnLimitReached",
+    "SlotsIncomplete",
+    "ClarificationNeeded",
+    "SessionGone",
+    "SessionExpired",
+    "SessionEnded",
+    "PayloadTooLarge",
+    "RateLimited",
+    "IdentityProviderUnavailable",
+    "ServiceUnavailable",
+    "EmbeddingProviderUnavailable",
+    "SchedulingUnavailable",
+    "OutsideSystemUnavailable",
+    "DatabaseUnavailable",
+    "InternalError",
+    "PROBLEM_CLASSES",
+    "error_from_problem",
+]

@@ -1,0 +1,62 @@
+"""The ASGI entry point (``manage.py serve``): ``/mcp`` and the OAuth protected-resource metadata go to the MCP
+server (the official SDK's Starlette app), everything else to the Django application.
+
+Django is served through its WSGI application in a thread pool (a2wsgi), not Django's ASGI handler: our views are
+synchronous, and Django's ASGI handler runs synchronous views one at a time per process (thread-sensitive), which
+would serialise every request of a worker. The WSGI module keeps its start-up checks (core.E001, model warm-up).
+"""
+
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+from a2wsgi import WSGIMiddleware  # noqa: E402
+
+
+def _load_wsgi_application():
+    """config.wsgi (django.setup, the core.E001 database check, the model warm-up), loaded in a thread: uvicorn's
+    worker processes import this module inside their event loop, where Django refuses synchronous database work."""
+    def load():
+        from agents_mcp.tools import operations
+        from config.wsgi import application
+
+        operations()  # the tools' schemas from the OpenAPI document, built once before the first request
+        return application
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(load).result()
+
+
+wsgi_application = _load_wsgi_application()
+
+_MCP_PREFIXES = ("/mcp", "/.well-known/oauth-protected-resource")
+
+
+def _is_mcp(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in _MCP_PREFIXES)
+
+
+class Router:
+    """Path routing between the two applications; lifespan events go to the MCP app (its session manager)."""
+
+    def __init__(self, django_app, mcp_app):
+        self.django_app = django_app
+        self.mcp_app = mcp_app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "lifespan" or (scope["type"] in ("http", "websocket") and _is_mcp(scope["path"])):
+            await self.mcp_app(scope, receive, send)
+        else:
+            await self.django_app(scope, receive, send)
+
+
+def build_application():
+    from agents_mcp.server import build_app
+
+    workers = int(os.environ.get("WEB_THREADS", "8"))
+    return Router(WSGIMiddleware(wsgi_application, workers=workers), build_app())
+
+
+application = build_application()

@@ -1,0 +1,171 @@
+"""The example agent (examples/booking_agent.py) run as its own process against the live service over MCP: seed
+000's booking conversation end to end. Then the worker books the slot at the scheduling system, and the patient
+confirms the standing preference the agent proposed."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from django.conf import settings
+
+from tests.conftest import admin_connect
+from tests.fakes.outside import FakeOutsideSystem
+from tests.fakes.processes import BASE_DIR, run_worker, worker_env
+from tests.fakes.scheduling import FakeScheduling
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+@pytest.fixture
+def scheduling(settings):
+    fake = FakeScheduling()
+    settings.SCHEDULING_BASE_URL = fake.url
+    yield fake
+    fake.down()
+
+
+@pytest.fixture
+def booking_system():
+    fake = FakeOutsideSystem("scheduling")
+    yield fake
+    fake.stop()
+
+
+def run_agent(live, token: str, *args: str) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", "ANAMNESIS_TOKEN": token}
+    return subprocess.run([sys.executable, "examples/booking_agent.py", "--url", live.mcp_url, *args],
+                          cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_example_agent_books_seed_000_end_to_end_over_mcp(world, live, scheduling, booking_system):
+    world.consent(world.patient_a)
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a,
+                        scope="memory:read memory:write workflow:read workflow:write")
+    done = run_agent(live, token)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(done.stdout)
+    assert summary["outcome"] == "booking_requested"
+    assert summary["slots"] == {"specialty": "cardiology", "visit_type": "followup",
+                                "preferred_days": ["thursday"], "excluded_periods": ["morning"]}
+    assert summary["care_team_flags"] == ["medication_anticoagulant"], "blood thinners go to the care team"
+    assert summary["standing_preferences"] == []
+    assert summary["offers"] == ["A1"], "Thursday, not a morning"
+    assert summary["workflow_step"] == "confirm_booking" and summary["operation_status"] == "pending"
+    assert summary["proposed_facts"] == [{"kind": "earliest_time", "time": "10:00"}]
+    assert summary["session_status"] == "completed"
+    assert str(world.patient_a) not in json.dumps(scheduling.requests)
+
+    # The outbox worker books the slot at the scheduling system with the operation's own key.
+    env = worker_env(db_name=settings.DB_TOPOLOGY.runtime.name, settings_module="config.settings_test",
+                     scheduling_url=booking_system.url)
+    run_worker(env, "--until-idle")
+    patient = world.patient(world.patient_a)
+    workflow = patient.get(f"/v1/workflows/{summary['workflow_id']}").json()
+    assert workflow["current_step"] == "booked" and workflow["state"]["appointment_id"].startswith("APT")
+
+    # The preference is only a proposal until the patient confirms it (the portal's confirm, here over REST).
+    memories = f"/v1/patients/{world.patient_a}/memories"
+    assert patient.get(memories).json()["items"] == []
+    [memory_id] = summary["proposed_memory_ids"]
+    assert patient.post(f"{memories}/{memory_id}/confirm").status_code == 200
+    assert [m["fact"] for m in patient.get(memories).json()["items"]] == [{"kind": "earliest_time", "time": "10:00"}]
+
+    # Running the agent again in a new conversation: the confirmed preference is now a standing one.
+    again = json.loads(run_agent(live, token).stdout)
+    assert again["standing_preferences"] == [{"kind": "earliest_time", "time": "10:00"}]
+    assert again["proposed_facts"] == [], "already current: nothing to propose"
+
+    with admin_connect() as conn:
+        actions = {row[0] for row in conn.execute(
+            "SELECT action FROM audit_event WHERE patient_id = %s", [world.patient_a]).fetchall()}
+    assert {"conversation.start", "conversation.turn", "conversation.context", "workflow.checkpoint"} <= actions
+
+
+def test_the_example_agent_reports_a_refusal_without_a_traceback(world, live):
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope="memory:read")
+    done = run_agent(live, token)
+    assert done.returncode == 1
+    problem = json.loads(done.stderr)
+    assert problem == {"outcome": "refused", "tool": "start_session", "problem": problem["problem"]}
+    assert problem["problem"]["code"] == "insufficient_scope"
+
+
+class FakeChatModel:
+    """An OpenAI-compatible chat-completions endpoint (an outside system) whose "model" is a script: for each
+    patient message it asks for the tool calls below, one per request, reading ids from earlier tool results."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                data = json.dumps({"choices": [{"message": outer.decide(body["messages"])}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def decide(messages: list[dict]) -> dict:
+        patient_id = re.search(r"patient ([0-9a-f-]{36})", messages[0]["content"]).group(1)
+        results = [json.loads(m["content"]) for m in messages if m["role"] == "tool"]
+        session_id = next((r["session"]["session_id"] for r in results if "session" in r), None)
+        users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+        done_this_turn = sum(1 for m in messages[users[-1]:] if m["role"] == "tool")
+        text = messages[users[-1]]["content"]
+        plan = {1: [("start_session", {"patient_id": patient_id, "purpose": "appointment_scheduling"}),
+                    ("add_turn", {"role": "user", "content": text})],
+                2: [("add_turn", {"role": "user", "content": text}), ("search_offers", {})],
+                3: [("add_turn", {"role": "user", "content": text}), ("end_session", {"outcome": "completed"})]}
+        steps = plan[len(users)]
+        if done_this_turn >= len(steps):
+            return {"role": "assistant", "content": "Done."}
+        name, args = steps[done_this_turn]
+        if name != "start_session":
+            args = {"session_id": session_id, **args}
+        return {"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"call-{len(messages)}", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)}}]}
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_with_openai_base_url_a_model_chooses_the_tool_calls(world, live, scheduling):
+    world.consent(world.patient_a)
+    model = FakeChatModel()
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a,
+                        scope="memory:read memory:write workflow:read workflow:write")
+    try:
+        env = {"PATH": "/usr/bin:/bin", "ANAMNESIS_TOKEN": token, "OPENAI_BASE_URL": model.url,
+               "OPENAI_MODEL": "scripted"}
+        done = subprocess.run([sys.executable, "examples/booking_agent.py", "--url", live.mcp_url], cwd=BASE_DIR,
+                              env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        model.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(done.stdout)
+    assert summary["tool_calls"] == ["start_session", "add_turn", "add_turn", "search_offers", "add_turn",
+                                     "end_session"]
+    offered = [json.loads(m["content"]) for m in model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert [o["slot_id"] for r in offered if "offers" in r for o in r["offers"]] == ["A1"]
+    tools = {t["function"]["name"]: t["function"] for t in model.requests[0]["tools"]}
+    assert "request_operation" in tools and tools["request_operation"]["parameters"]["type"] == "object"

@@ -1,0 +1,348 @@
+"""The MCP server driven by the SDK's own client over real HTTP: tool list, every tool, refusals as tool errors
+carrying the REST API's problem codes, another patient's data refused exactly as over REST, audit rows written,
+and the OAuth protected-resource handshake (RFC 9728)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema
+from tests.conftest import admin_connect, memory_body
+from tests.fakes.scheduling import FakeScheduling
+from tests.support import ISSUER, PATIENT_SCOPES
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SEED_TURN_1 = ("I need to reschedule my cardiology follow-up. I can't do mornings, and I'm currently taking blood "
+               "thinners.")
+
+
+@pytest.fixture
+def scheduling(settings):
+    fake = FakeScheduling()
+    settings.SCHEDULING_BASE_URL = fake.url
+    yield fake
+    fake.down()
+
+
+def call(live, token: str, name: str, arguments: dict | None = None):
+    async def go():
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http, \
+                Client(streamable_http_client(live.mcp_url, http_client=http)) as client:
+            return await client.call_tool(name, arguments or {})
+    return anyio.run(go)
+
+
+def list_tools(live, token: str):
+    async def go():
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http, \
+                Client(streamable_http_client(live.mcp_url, http_client=http)) as client:
+            return (await client.list_tools()).tools
+    return anyio.run(go)
+
+
+def patient_token(world, patient_id=None, scope: str = PATIENT_SCOPES) -> str:
+    patient_id = patient_id or world.patient_a
+    return world.token(sub=f"patient-{patient_id}", patient_id=patient_id, scope=scope)
+
+
+def ok(result) -> dict:
+    assert not result.is_error, result.structured_content
+    return result.structured_content
+
+
+def refused(result, code: str) -> dict:
+    assert result.is_error, result.structured_content
+    assert result.structured_content["code"] == code, result.structured_content
+    return result.structured_content
+
+
+def audit_rows(patient_id) -> list[tuple]:
+    with admin_connect() as conn:
+        return conn.execute("SELECT action, outcome, reason FROM audit_event WHERE patient_id = %s ORDER BY "
+                            "occurred_at", [patient_id]).fetchall()
+
+
+def test_tool_list_names_every_tool_with_its_schema(world, live):
+    tools = {t.name: t for t in list_tools(live, patient_token(world))}
+    assert set(tools) == {t.name for t in TOOLS}
+    assert tools["propose_memory"].input_schema == input_schema("propose_memory")
+    assert "patient_id" in tools["search_memories"].input_schema["required"]
+    assert tools["read_workflow"].annotations.read_only_hint is True
+
+
+def _ref(schema: dict, components: dict) -> dict:
+    while "$ref" in schema:
+        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
+def test_mcp_tool_schemas_stay_in_step_with_the_served_openapi_document(world, live):
+    """Every tool's arguments are exactly its REST operation's parameters and body fields, with the same required
+    ones and the same types, enums and patterns, as the OpenAPI document at /v1/schema says."""
+    document = httpx.get(f"{live.url}/v1/schema", params={"format": "json"}).json()
+    components = document["components"]["schemas"]
+    operations = {op["operationId"]: op for ops in document["paths"].values() for op in ops.values()}
+    tools = {t.name: t for t in list_tools(live, patient_token(world))}
+    for name, tool in tools.items():
+        spec = TOOLS_BY_NAME[name]
+        op = operations[spec.operation_id]
+        expected: dict[str, dict] = {}
+        required = set(spec.also_required)
+        for p in op.get("parameters", []):
+            arg = "idempotency_key" if p["name"] == "Idempotency-Key" else p["name"]
+            expected[arg] = _ref(p["schema"], components)
+            if p.get("required"):
+                required.add(arg)
+        if "requestBody" in op:
+            body = _ref(op["requestBody"]["content"]["application/json"]["schema"], components)
+            for field, schema in body["properties"].items():
+                expected[field] = _ref(schema, components)
+            required |= set(body.get("required", []))
+        got = tool.input_schema
+        assert set(got["properties"]) == set(expected), name
+        assert set(got["required"]) == required, name
+        assert got["additionalProperties"] is False
+        for field, schema in expected.items():
+            mine = got["properties"][field]
+            for key in ("enum", "pattern", "format", "minimum", "maximum", "maxLength", "minLength"):
+                if key in schema:
+                    value = mine.get(key)
+                    if key == "enum" and schema.get("nullable"):
+                        value = [v for v in value if v is not None]
+                    assert value == schema[key], (name, field, key)
+            if "type" in schema:
+                types_ = mine["type"] if isinstance(mine.get("type"), list) else [mine.get("type")]
+                assert schema["type"] in types_, (name, field)
+                assert ("null" in types_) == bool(schema.get("nullable")), (name, field)
+
+
+def test_unauthenticated_requests_point_to_the_protected_resource_metadata(live):
+    r = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                   headers={"Accept": "application/json, text/event-stream"})
+    assert r.status_code == 401
+    header = r.headers["WWW-Authenticate"]
+    assert header.startswith("Bearer ")
+    assert f'resource_metadata="{live.url}/.well-known/oauth-protected-resource/mcp"' in header
+    for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+        meta = httpx.get(live.url + path).json()
+        assert meta["resource"] == live.mcp_url
+        assert meta["authorization_servers"] == [ISSUER]
+        assert {"memory:read", "memory:write", "workflow:read", "workflow:write"} <= set(meta["scopes_supported"])
+    assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "invalid_token"
+    bad = httpx.post(live.mcp_url, json={}, headers={"Authorization": "Bearer not-a-jwt"})
+    assert bad.status_code == 401 and "resource_metadata=" in bad.headers["WWW-Authenticate"]
+
+
+def test_an_identity_provider_outage_is_503_not_401(world, live, identity_provider):
+    token = patient_token(world)
+    identity_provider.available = False
+    from core.authentication import key_set_cache
+
+    key_set_cache().clear()
+    r = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                   headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"})
+    assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
+
+
+def test_memory_tools_propose_list_search_and_context(world, live):
+    cid = world.consent(world.patient_a)
+    token = patient_token(world)
+    pid = str(world.patient_a)
+    body = memory_body(cid, "earliest_time", "10:00")
+    proposed = ok(call(live, token, "propose_memory", {"patient_id": pid, **body, "source_ref": "turn:1"}))
+    assert proposed["state"] == "proposed"
+    assert ok(call(live, token, "list_memories", {"patient_id": pid}))["items"] == [], "a proposal is not current"
+    confirmed = world.patient(world.patient_a).post(
+        f"/v1/patients/{pid}/memories/{proposed['memory_id']}/confirm")
+    assert confirmed.status_code == 200, confirmed.content
+    items = ok(call(live, token, "list_memories", {"patient_id": pid}))["items"]
+    assert [m["fact"] for m in items] == [{"kind": "earliest_time", "time": "10:00"}]
+    hits = ok(call(live, token, "search_memories", {"patient_id": pid, "q": "what time can I be booked?"}))
+    assert [h["memory"]["memory_id"] for h in hits["items"]] == [proposed["memory_id"]]
+    pack = ok(call(live, token, "get_context_pack", {"patient_id": pid, "question": "when can I come in?",
+                                                     "purpose": "appointment_scheduling"}))
+    assert pack["facts"][0]["memory_id"] == proposed["memory_id"] and pid not in pack["text"]
+    types_ = ok(call(live, token, "list_memory_types"))["items"]
+    assert {"scheduling_preference", "communication_preference", "care_context"} <= {t["name"] for t in types_}
+    actions = [row[0] for row in audit_rows(world.patient_a)]
+    assert {"memory.propose", "memory.list", "memory.search", "memory.context_pack"} <= set(actions)
+
+
+def test_a_missing_scope_is_a_tool_error_with_the_rest_code_and_is_audited(world, live):
+    token = patient_token(world, scope="memory:read")
+    body = {"patient_id": str(world.patient_a), **memory_body(str(uuid.uuid4())), "source_ref": "turn:1"}
+    refused(call(live, token, "propose_memory", body), "insufficient_scope")
+    refused(call(live, patient_token(world, scope="workflow:read"), "list_memory_types"), "insufficient_scope")
+
+
+def test_another_patients_data_is_refused_exactly_as_over_rest(world, live):
+    cid_b = world.consent(world.patient_b)
+    b = world.patient(world.patient_b)
+    assert b.post(f"/v1/patients/{world.patient_b}/memories", memory_body(cid_b)).status_code == 201
+    workflow_b = b.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                          "patient_id": str(world.patient_b)}).json()["workflow_id"]
+    token = patient_token(world, world.patient_a)
+    rest = world.patient(world.patient_a)
+    pid_b = str(world.patient_b)
+
+    over_mcp = ok(call(live, token, "list_memories", {"patient_id": pid_b}))
+    over_rest = rest.get(f"/v1/patients/{pid_b}/memories")
+    assert over_rest.status_code == 200 and over_mcp == over_rest.json() == {"items": []}, "RLS: nothing visible"
+
+    cases = [
+        ("read_workflow", {"workflow_id": workflow_b}, lambda: rest.get(f"/v1/workflows/{workflow_b}")),
+        ("get_context_pack", {"patient_id": pid_b, "question": "when?", "purpose": "appointment_scheduling"},
+         lambda: rest.post(f"/v1/patients/{pid_b}/context", {"question": "when?",
+                                                             "purpose": "appointment_scheduling"})),
+        ("start_session", {"patient_id": pid_b, "purpose": "appointment_scheduling"},
+         lambda: rest.post("/v1/sessions", {"patient_id": pid_b, "purpose": "appointment_scheduling"})),
+    ]
+    for tool, arguments, over_rest in cases:
+        result = call(live, token, tool, arguments)
+        response = over_rest()
+        assert response.status_code in (403, 404), (tool, response.content)
+        problem = refused(result, response.json()["code"])
+        assert problem["status"] == response.status_code, tool
+    # the refused read is audited once for the tool call and once for the REST call, in the same way
+    with admin_connect() as conn:
+        rows = conn.execute("SELECT action, outcome, reason FROM audit_event WHERE resource_id = %s "
+                            "AND action = 'workflow.read'", [workflow_b]).fetchall()
+    assert rows == [("workflow.read", "denied", "not_found")] * 2
+
+
+def test_bad_arguments_are_validation_errors_not_crashes(world, live):
+    token = patient_token(world)
+    r = call(live, token, "add_turn", {"session_id": "not-a-uuid", "role": "user", "content": "hi"})
+    assert r.is_error
+    r = call(live, token, "request_operation", {"workflow_id": str(uuid.uuid4()), "kind": "book_appointment",
+                                                "payload": {"slot_id": "A1", "appointment_type": "x"},
+                                                "expected_version": 1})
+    assert r.is_error and r.structured_content["code"] == "validation_error"
+
+
+def test_session_and_workflow_tools(world, live, scheduling):
+    world.consent(world.patient_a)
+    token = patient_token(world)
+    pid = str(world.patient_a)
+    sid = ok(call(live, token, "start_session", {"patient_id": pid, "purpose": "appointment_scheduling"}))[
+        "session"]["session_id"]
+    ok(call(live, token, "add_turn", {"session_id": sid, "role": "user", "content": SEED_TURN_1}))
+    turn = ok(call(live, token, "add_turn", {"session_id": sid, "role": "user", "content": "What about Thursday?"}))
+    assert turn["slots"]["preferred_days"] == ["thursday"]
+    offers = ok(call(live, token, "search_offers", {"session_id": sid}))
+    assert [o["slot_id"] for o in offers["offers"]] == ["A1"]
+    ctx = ok(call(live, token, "get_session_context", {"session_id": sid, "max_tokens": 1000}))
+    assert ctx["context"]["slots"]["excluded_periods"] == ["morning"] and pid not in json.dumps(ctx["context"])
+
+    wf = ok(call(live, token, "create_workflow", {"workflow_type": "appointment_booking", "patient_id": pid}))
+    wid = wf["workflow_id"]
+    wf = ok(call(live, token, "checkpoint_workflow", {"workflow_id": wid, "expected_version": wf["version"],
+                                                      "next_step": "propose_slots"}))
+    wf = ok(call(live, token, "checkpoint_workflow", {"workflow_id": wid, "expected_version": wf["version"],
+                                                      "next_step": "confirm_booking",
+                                                      "state_patch": {"slot_id": "A1"}}))
+    stale = call(live, token, "checkpoint_workflow", {"workflow_id": wid, "expected_version": 1,
+                                                      "next_step": "booked"})
+    refused(stale, "version_conflict")
+    args = {"workflow_id": wid, "expected_version": wf["version"], "kind": "book_appointment",
+            "payload": {"slot_id": "A1", "appointment_type": "cardiology_followup"}, "idempotency_key": "book-1"}
+    first = ok(call(live, token, "request_operation", args))
+    again = ok(call(live, token, "request_operation", args))
+    assert first["operation_id"] == again["operation_id"] and first["status"] == "pending"
+    other = call(live, token, "request_operation", {**args, "payload": {"slot_id": "A3",
+                                                                          "appointment_type": "cardiology_followup"}})
+    refused(other, "idempotency_key_reused")
+    read = ok(call(live, token, "read_workflow", {"workflow_id": wid}))
+    assert read["current_step"] == "confirm_booking" and read["pending_operations"][0]["operation_id"] == \
+        first["operation_id"]
+    assert [o["operation_id"] for o in ok(call(live, token, "list_operations", {"workflow_id": wid}))["items"]] \
+        == [first["operation_id"]]
+    ended = ok(call(live, token, "end_session", {"session_id": sid, "outcome": "completed"}))
+    assert ended["session"]["status"] == "completed"
+    refused(call(live, token, "add_turn", {"session_id": sid, "role": "user", "content": "hello?"}),
+            "session_ended")
+
+
+def test_the_stdio_entry_point_acts_as_the_token_in_its_environment(world, committed_db, jwks_server, settings):
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.fakes.processes import BASE_DIR
+
+    cid = world.consent(world.patient_a)
+    assert world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories",
+                                               memory_body(cid)).status_code == 201
+    env = {"ANAMNESIS_DB_NAME": settings.DB_TOPOLOGY.runtime.name, "DJANGO_SETTINGS_MODULE": "config.settings_test",
+           "OIDC_JWKS_URL": jwks_server.url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": settings.OIDC_AUDIENCE,
+           "LOG_LEVEL": "WARNING", "ANAMNESIS_TOKEN": patient_token(world)}
+    params = StdioServerParameters(command=sys.executable, args=["manage.py", "mcp_stdio"], env=env,
+                                   cwd=str(BASE_DIR))
+
+    async def go():
+        async with Client(params) as client:
+            listed = await client.call_tool("list_memories", {"patient_id": str(world.patient_a)})
+            other = await client.call_tool("read_workflow", {"workflow_id": str(uuid.uuid4())})
+            return listed, other
+    listed, other = anyio.run(go)
+    assert [m["fact"]["time"] for m in ok(listed)["items"]] == ["10:00"]
+    refused(other, "not_found")
+
+
+@pytest.mark.slow
+def test_manage_py_serve_answers_the_api_and_mcp_from_one_process_tree(world, committed_db, jwks_server, settings):
+    """The deployment path: `manage.py serve` (uvicorn on config.asgi) serves Django and /mcp on one port."""
+    import os
+    import signal
+    import subprocess
+    import tempfile
+    import time
+
+    from tests.fakes.processes import BASE_DIR
+    from tests.live import free_port
+
+    world.consent(world.patient_a)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "ANAMNESIS_DB_NAME": settings.DB_TOPOLOGY.runtime.name,
+           "DJANGO_SETTINGS_MODULE": "config.settings_test", "OIDC_JWKS_URL": jwks_server.url, "OIDC_ISSUER": ISSUER,
+           "OIDC_AUDIENCE": settings.OIDC_AUDIENCE, "MCP_RESOURCE_URL": f"{url}/mcp", "LOG_LEVEL": "WARNING",
+           # no embedding model in the workers (loading it twice takes a minute on a busy machine)
+           "EMBEDDING_PROVIDER": "openai", "EMBEDDING_BASE_URL": "http://127.0.0.1:9"}
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}", "--workers", "2",
+                             "--threads", "2"], cwd=BASE_DIR, env=env, stdout=log, stderr=log,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(f"{url}/health/live", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise AssertionError(f"serve did not start: {log.read()[-3000:]!r}")
+            time.sleep(0.2)
+        assert httpx.get(f"{url}/v1/schema", params={"format": "json"}).status_code == 200
+        r = httpx.post(f"{url}/mcp", json={})
+        assert r.status_code == 401 and f'resource_metadata="{url}/.well-known/oauth-protected-resource/mcp"' in \
+            r.headers["WWW-Authenticate"]
+
+        class Served:
+            mcp_url = f"{url}/mcp"
+
+        assert ok(call(Served, patient_token(world), "list_memories", {"patient_id": str(world.patient_a)})) == {
+            "items": []}
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)

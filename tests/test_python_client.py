@@ -1,0 +1,298 @@
+"""The Python client library (clients/python) against the live service: typed models, one exception per problem
+code, automatic Idempotency-Key on creating calls, safe retries with backoff on 429/503 honouring Retry-After,
+static and OAuth client-credentials token providers, sync and async."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+import urllib.parse
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import anyio
+import httpx
+import pytest
+from anamnesis_client import AnamnesisClient, AsyncAnamnesisClient, ClientCredentials, RetryPolicy, errors, models
+
+from tests.fakes.scheduling import FakeScheduling
+from tests.live import free_port
+from tests.support import PATIENT_SCOPES, mint
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def scheduling(settings):
+    fake = FakeScheduling()
+    settings.SCHEDULING_BASE_URL = fake.url
+    yield fake
+    fake.down()
+
+
+def patient_token(world, patient_id=None, scope: str = PATIENT_SCOPES) -> str:
+    patient_id = patient_id or world.patient_a
+    return world.token(sub=f"patient-{patient_id}", patient_id=patient_id, scope=scope)
+
+
+class Sleeps(list):
+    """Records the delays the client would have slept, without waiting."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+def test_sync_client_speaks_the_whole_booking_surface_with_typed_models(world, live, scheduling):
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        consent = api.give_consent(world.patient_a, "appointment_scheduling")
+        assert isinstance(consent, models.Consent) and consent.status == "granted"
+        proposal = api.propose_memory(world.patient_a, models.ProposalIn(
+            memory_type="scheduling_preference", fact={"kind": "earliest_time", "time": "10:00"},
+            consent_purpose="appointment_scheduling", consent_record_id=consent.consent_record_id,
+            source_ref="turn:1"))
+        assert isinstance(proposal, models.Memory) and proposal.state == "proposed"
+        assert api.list_memories(world.patient_a) == []
+        confirmed = api.confirm_memory(world.patient_a, proposal.memory_id)
+        assert confirmed.state == "active"
+        [current] = api.list_memories(world.patient_a)
+        assert current.fact == {"kind": "earliest_time", "time": "10:00"}
+        hits = api.search_memories(world.patient_a, "what time can I be booked?")
+        assert [h.memory.memory_id for h in hits.items] == [proposal.memory_id]
+        pack = api.context_pack(world.patient_a, "when can I come in?", "appointment_scheduling")
+        assert pack.facts[0].memory_id == proposal.memory_id
+
+        state = api.start_session(world.patient_a, "appointment_scheduling")
+        sid = state.session.session_id
+        api.add_turn(sid, "I need to reschedule my cardiology follow-up. I can't do mornings.")
+        turn = api.add_turn(sid, "What about Thursday?")
+        assert isinstance(turn, models.TurnAppended) and turn.turn.seq == 2
+        offers = api.search_offers(sid)
+        assert [o.slot_id for o in offers.offers] == ["A1"]
+        ctx = api.session_context(sid, max_tokens=1000)
+        assert ctx.context["standing_preferences"] == [{"kind": "earliest_time", "time": "10:00"}]
+
+        wf = api.create_workflow("appointment_booking", world.patient_a)
+        wf = api.checkpoint(wf.workflow_id, models.CheckpointIn(expected_version=wf.version,
+                                                                next_step="propose_slots"))
+        wf = api.checkpoint(wf.workflow_id, models.CheckpointIn(expected_version=wf.version,
+                                                                next_step="confirm_booking",
+                                                                state_patch={"slot_id": "A1"}))
+        payload = {"slot_id": "A1", "appointment_type": "cardiology_followup"}
+        op = api.request_operation(wf.workflow_id, expected_version=wf.version, kind="book_appointment",
+                                   payload=payload, idempotency_key="booking-1")
+        again = api.request_operation(wf.workflow_id, expected_version=wf.version, kind="book_appointment",
+                                      payload=payload, idempotency_key="booking-1")
+        assert isinstance(op, models.Operation) and again.operation_id == op.operation_id
+        read = api.get_workflow(wf.workflow_id)
+        assert [p.operation_id for p in read.pending_operations] == [op.operation_id]
+        assert api.end_session(sid).session.status == "completed"
+
+
+def test_each_problem_code_raises_its_own_exception(world, live):
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        with pytest.raises(errors.NotFound) as nf:
+            api.get_workflow(uuid.uuid4())
+        assert nf.value.status == 404 and nf.value.code == "not_found" and nf.value.request_id
+        wf = api.create_workflow("appointment_booking", world.patient_a)
+        with pytest.raises(errors.VersionConflict) as vc:
+            api.checkpoint(wf.workflow_id, models.CheckpointIn(expected_version=wf.version + 5,
+                                                               next_step="propose_slots"))
+        assert isinstance(vc.value, errors.ConflictError)
+        with pytest.raises(errors.IllegalTransition):
+            api.checkpoint(wf.workflow_id, models.CheckpointIn(expected_version=wf.version, next_step="booked"))
+        with pytest.raises(errors.ValidationError) as ve:
+            api.start_session(world.patient_a, "astrology")
+        assert ve.value.errors and ve.value.errors[0]["field"] == "purpose"
+        with pytest.raises(errors.NoActiveConsentOrAccess):
+            api.start_session(world.patient_b, "appointment_scheduling")
+    with AnamnesisClient(live.url, patient_token(world, scope="memory:read")) as reader:
+        with pytest.raises(errors.InsufficientScope):
+            reader.create_workflow("appointment_booking", world.patient_a)
+    with AnamnesisClient(live.url, "not-a-token") as anonymous:
+        with pytest.raises(errors.InvalidToken):
+            anonymous.list_memories(world.patient_a)
+    unknown = errors.error_from_problem(409, {"code": "brand_new_conflict", "message": "later versions"})
+    assert type(unknown) is errors.ConflictError and unknown.code == "brand_new_conflict"
+
+
+def test_503_from_the_service_is_retried_with_backoff_then_raised(world, live, scheduling):
+    sleeps = Sleeps()
+    world.consent(world.patient_a)
+    with AnamnesisClient(live.url, patient_token(world), sleep=sleeps,
+                         retry=RetryPolicy(max_retries=2, backoff_base=0.1)) as api:
+        sid = api.start_session(world.patient_a, "appointment_scheduling").session.session_id
+        api.add_turn(sid, "I need to reschedule my cardiology follow-up.")
+        scheduling.mode = "error"
+        before = len(scheduling.requests)
+        with pytest.raises(errors.SchedulingUnavailable) as exc:
+            api.search_offers(sid)
+    assert isinstance(exc.value, errors.RetryableError) and exc.value.status == 503
+    assert len(scheduling.requests) - before == 3, "one attempt and two retries"
+    assert len(sleeps) == 2 and all(0 <= s <= 0.1 * 2 ** i for i, s in enumerate(sleeps))
+
+
+class Gateway:
+    """A rate-limiting API gateway in front of the service (an outside system): answers 429 with Retry-After to
+    the first ``limit`` requests, forwards the rest, and records every request's Idempotency-Key."""
+
+    def __init__(self, upstream: str, *, limit: int, retry_after: str = "2") -> None:
+        self.keys: list[str | None] = []
+        self.remaining = limit
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _any(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                outer.keys.append(self.headers.get("Idempotency-Key"))
+                if outer.remaining > 0:
+                    outer.remaining -= 1
+                    data = json.dumps({"code": "rate_limited", "status": 429}).encode()
+                    self.send_response(429)
+                    self.send_header("Retry-After", retry_after)
+                    self.send_header("Content-Type", "application/problem+json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                headers = {k: v for k, v in self.headers.items() if k.lower() in (
+                    "authorization", "content-type", "idempotency-key", "accept")}
+                r = httpx.request(self.command, upstream + self.path, content=body, headers=headers)
+                self.send_response(r.status_code)
+                for k, v in r.headers.items():
+                    if k.lower() in ("content-type", "retry-after"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(r.content)))
+                self.end_headers()
+                self.wfile.write(r.content)
+
+            do_GET = do_POST = _any  # noqa: N815
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_429_honours_retry_after_and_a_retried_create_keeps_its_idempotency_key(world, live):
+    gateway = Gateway(live.url, limit=2, retry_after="3")
+    sleeps = Sleeps()
+    try:
+        with AnamnesisClient(gateway.url, patient_token(world), sleep=sleeps) as api:
+            wf = api.create_workflow("appointment_booking", world.patient_a)
+    finally:
+        gateway.stop()
+    assert sleeps == [3.0, 3.0]
+    assert len(gateway.keys) == 3 and gateway.keys[0] and len(set(gateway.keys)) == 1, gateway.keys
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        assert api.get_workflow(wf.workflow_id).workflow_type == "appointment_booking"
+
+
+def test_network_failures_are_retried_only_when_safe():
+    dead = f"http://127.0.0.1:{free_port()}"
+    sleeps = Sleeps()
+    with AnamnesisClient(dead, "t", sleep=sleeps, retry=RetryPolicy(max_retries=2)) as api:
+        with pytest.raises(errors.TransportError):
+            api.get_workflow(uuid.uuid4())
+        assert len(sleeps) == 2, "a read is retried"
+        sleeps.clear()
+        with pytest.raises(errors.TransportError):
+            api.checkpoint(uuid.uuid4(), models.CheckpointIn(expected_version=1, next_step="propose_slots"))
+        assert sleeps == [], "an unkeyed write may have landed: not retried"
+        with pytest.raises(errors.TransportError):
+            api.create_workflow("appointment_booking", uuid.uuid4())
+        assert len(sleeps) == 2, "a keyed create is retried under the same key"
+
+
+class TokenEndpoint:
+    """An OAuth authorization server's token endpoint (client credentials), minting tokens with the test keys."""
+
+    def __init__(self, world, patient_id) -> None:
+        self.calls: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802
+                form = urllib.parse.parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+                user, _, secret = base64.b64decode(self.headers["Authorization"].split()[1]).decode().partition(":")
+                outer.calls.append({"form": form, "client": user})
+                if (user, secret) != ("booking-agent", "s3cret") or form["grant_type"] != ["client_credentials"]:
+                    self.send_response(401)
+                    self.end_headers()
+                    return
+                token = mint(world.keyring, sub="booking-agent", org_id=world.org, patient_id=patient_id,
+                             scope=form.get("scope", [PATIENT_SCOPES])[0])
+                data = json.dumps({"access_token": token, "token_type": "Bearer", "expires_in": 300}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/token"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_client_credentials_tokens_are_fetched_once_and_renewed_after_a_401(world, live):
+    endpoint = TokenEndpoint(world, world.patient_a)
+    try:
+        provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret", scope="memory:read workflow:read")
+        with AnamnesisClient(live.url, provider) as api:
+            assert api.list_memories(world.patient_a) == []
+            assert api.list_memories(world.patient_a) == []
+            assert provider.fetches == 1
+            assert endpoint.calls[0]["form"]["scope"] == ["memory:read workflow:read"]
+            provider._token = "expired-or-revoked"  # the service refuses it: the client fetches a new one once
+            assert api.list_memories(world.patient_a) == []
+            assert provider.fetches == 2
+        wrong = ClientCredentials(endpoint.url, "booking-agent", "wrong")
+        with pytest.raises(errors.InvalidToken):
+            wrong.get_token()
+    finally:
+        endpoint.stop()
+
+
+def test_async_client(world, live, scheduling):
+    async def go():
+        async with AsyncAnamnesisClient(live.url, patient_token(world)) as api:
+            await api.give_consent(world.patient_a, "appointment_scheduling")
+            state = await api.start_session(world.patient_a, "appointment_scheduling")
+            sid = state.session.session_id
+            await api.add_turn(sid, "I need to reschedule my cardiology follow-up. I can't do mornings.")
+            await api.add_turn(sid, "What about Thursday?")
+            offers = await api.search_offers(sid)
+            with pytest.raises(errors.NotFound):
+                await api.get_workflow(uuid.uuid4())
+            both = await anyio_gather(api.list_memories(world.patient_a), api.session_context(sid))
+            return offers, both
+
+    async def anyio_gather(*coros):
+        results = [None] * len(coros)
+
+        async def run(i, c):
+            results[i] = await c
+        async with anyio.create_task_group() as tg:
+            for i, c in enumerate(coros):
+                tg.start_soon(run, i, c)
+        return results
+
+    started = time.monotonic()
+    offers, (memories, ctx) = anyio.run(go)
+    assert [o.slot_id for o in offers.offers] == ["A1"] and memories == []
+    assert isinstance(ctx, models.SessionContext) and time.monotonic() - started < 60
