@@ -17,7 +17,8 @@ from django.db import DatabaseError, InterfaceError, OperationalError
 from rest_framework.views import APIView
 
 from core import audit
-from core.errors import ApiError, ServiceUnavailable
+from core.errors import ApiError, ServiceUnavailable, UnknownOrganization
+from core.gate import RequestGate
 from core.identity import Identity, identity_context
 
 log = logging.getLogger("anamnesis.api")
@@ -57,10 +58,12 @@ class ScopedAPIView(APIView):
             handler = getattr(self, method, self.http_method_not_allowed) if (
                 method in self.http_method_names) else self.http_method_not_allowed
             try:
-                with identity_context(request.auth):
+                with identity_context(request.auth, gate=RequestGate(request.auth)):
                     response = handler(request, *args, **kwargs)
             except ApiError as exc:
-                if exc.status_code in _AUDITED_REFUSALS:
+                # An unregistered organisation gets no audit rows: nobody could read them, and anyone could
+                # fill the table with them.
+                if exc.status_code in _AUDITED_REFUSALS and not isinstance(exc, UnknownOrganization):
                     self._audit_refusal(request, exc)
                 raise
             except (OperationalError, InterfaceError) as exc:

@@ -2,11 +2,13 @@
 
 import uuid
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from consent.models import AccessGrant
 from consent.services import consent_record, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
+from core.services import organization_register_or_update
 from memory.models import Memory
 from memory.services import memory_record
 from workflows.services import workflow_create
@@ -35,6 +37,10 @@ class Command(BaseCommand):
     help = "Load demo data (idempotent)"
 
     def handle(self, *args, **options):
+        # The demo clinic trusts the development provider (and any other configured issuer).
+        issuers = [settings.OIDC_ISSUER, *(i["issuer"] for i in settings.OIDC_TRUSTED_ISSUERS)]
+        organization_register_or_update(organization_id=DEMO_ORG, name="Demo clinic", trusted_issuers=issuers,
+                                        administrator=False)
         admin = Identity(org_id=DEMO_ORG, actor_sub=ADMIN, scopes=frozenset({"grant:write"}))
         with identity_context(admin):
             if not AccessGrant.objects.filter(actor_sub=NURSE, patient_id=ALICE).exists():
