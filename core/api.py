@@ -6,7 +6,9 @@ Its guarantees cannot be switched off by a subclass:
 * the handler runs inside :func:`core.identity.identity_context`, so every query of the request sees exactly the
   caller's rows and all writes (audit included) commit or roll back together;
 * a refused access (403/404/409) is audited in a transaction of its own, after the rollback;
-* subclasses must declare ``required_scopes`` (checked when the class is created).
+* subclasses must declare ``required_scopes`` (checked when the class is created);
+* a view that creates something on POST declares ``idempotent_create = True``: an ``Idempotency-Key`` then makes
+  retries safe (:mod:`core.idempotency`), in the creation's own transaction.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from __future__ import annotations
 import logging
 
 from django.db import DatabaseError, InterfaceError, OperationalError
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core import audit
+from core import audit, idempotency
 from core.errors import ApiError, ServiceUnavailable, UnknownOrganization
 from core.gate import RequestGate
 from core.identity import Identity, identity_context
@@ -29,6 +32,7 @@ _AUDITED_REFUSALS = {403, 404, 409, 410}
 class ScopedAPIView(APIView):
     required_scopes: dict[str, list[str]] | list[str] | None = None
     audit_actions: dict[str, str] = {}
+    idempotent_create: bool = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -57,9 +61,14 @@ class ScopedAPIView(APIView):
             method = request.method.lower()
             handler = getattr(self, method, self.http_method_not_allowed) if (
                 method in self.http_method_names) else self.http_method_not_allowed
+            key = idempotency.clean_key(request.headers.get(idempotency.HEADER)) if (
+                self.idempotent_create and method == "post") else None
             try:
                 with identity_context(request.auth, gate=RequestGate(request.auth)):
-                    response = handler(request, *args, **kwargs)
+                    if key is None:
+                        response = handler(request, *args, **kwargs)
+                    else:
+                        response = self._idempotent(handler, request, key, *args, **kwargs)
             except ApiError as exc:
                 # An unregistered organisation gets no audit rows: nobody could read them, and anyone could
                 # fill the table with them.
@@ -77,6 +86,17 @@ class ScopedAPIView(APIView):
             response = self.handle_exception(exc)
         self.response = self.finalize_response(request, response, *args, **kwargs)
         return self.response
+
+    def _idempotent(self, handler, request, key: str, *args, **kwargs):
+        digest = idempotency.request_hash(method=request.method, path=request.path, body=request._request.body)
+        replay = idempotency.idempotency_lookup(identity=self.identity, key=key, digest=digest)
+        if replay is not None:
+            return Response(replay.data, status=replay.status, headers={"Idempotent-Replayed": "true"})
+        response = handler(request, *args, **kwargs)
+        if 200 <= response.status_code < 300:
+            idempotency.idempotency_store(identity=self.identity, key=key, digest=digest,
+                                          status=response.status_code, data=response.data)
+        return response
 
     def _audit_refusal(self, request, exc: ApiError) -> None:
         action = self.audit_actions.get(request.method.upper())

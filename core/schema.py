@@ -14,6 +14,17 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
 
 
 class ScopedAutoSchema(AutoSchema):
+    def get_override_parameters(self):
+        params = list(super().get_override_parameters())
+        if getattr(self.view, "idempotent_create", False) and self.method == "POST":
+            from drf_spectacular.utils import OpenApiParameter
+
+            params.append(OpenApiParameter(
+                "Idempotency-Key", str, OpenApiParameter.HEADER, required=False, pattern=r"^[A-Za-z0-9._:\-]{1,100}$",
+                description="Makes a retry safe: the same key with the same request answers the first response "
+                "again; with another request, 409 idempotency_key_reused. Kept at least 24 h, per caller."))
+        return params
+
     def get_operation(self, *args, **kwargs):
         operation = super().get_operation(*args, **kwargs)
         if operation is not None and getattr(self.view, "required_scopes", None) is not None:

@@ -264,6 +264,7 @@ class _SessionView(ScopedAPIView):
 class SessionsView(_SessionView):
     """Start a conversation for one patient and one purpose."""
 
+    idempotent_create = True
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "conversation.start"}
 
@@ -297,6 +298,7 @@ class SessionDetailView(_SessionView):
 
 
 class SessionTurnsView(_SessionView):
+    idempotent_create = True
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "conversation.turn"}
 
@@ -346,6 +348,7 @@ class SessionContextView(_SessionView):
 
 
 class SessionOffersView(_SessionView):
+    idempotent_create = True
     required_scopes = {"POST": ["memory:read", "memory:write"]}
     audit_actions = {"POST": "conversation.offers"}
 
@@ -379,6 +382,7 @@ class SessionEndView(_SessionView):
 
 
 class TurnProposeView(_SessionView):
+    idempotent_create = True
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "conversation.propose"}
 
