@@ -10,6 +10,7 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
 from core.models import AuditEvent, Organization
+from core.serializers import StrictSerializer
 from core.services import organization_register
 
 
@@ -63,16 +64,11 @@ class OrganizationOut(serializers.ModelSerializer):
         fields = ["id", "name", "trusted_issuers", "administrator", "created_at"]
 
 
-class OrganizationIn(serializers.Serializer):
+class OrganizationIn(StrictSerializer):
     id = serializers.UUIDField(required=False, help_text="generated when absent")
     name = serializers.CharField(max_length=200, allow_blank=True, default="")
     trusted_issuers = serializers.ListField(child=serializers.CharField(max_length=255), min_length=1,
                                             max_length=20)
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and (unknown := set(data) - set(self.fields)):
-            raise serializers.ValidationError({name: ["unknown field"] for name in sorted(unknown)})
-        return super().to_internal_value(data)
 
 
 class OrganizationListView(ScopedAPIView):

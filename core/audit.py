@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from core.identity import current_identity
-from core.middleware import request_id_var
+from core.logging import request_id_var
 from core.models import AuditEvent
 
 

@@ -1,13 +1,17 @@
-"""Correlation ids: taken from ``X-Request-ID`` when it is sane, generated otherwise, echoed on the response."""
+"""Correlation ids (taken from ``X-Request-ID`` when it is sane, generated otherwise, echoed on the response), and
+the request shapes refused before any view runs (paths, headers, query strings, bodies)."""
 
 from __future__ import annotations
 
-import contextvars
 import io
 import re
 import uuid
 
-request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+from django.conf import settings
+
+from core.errors import json_problem
+from core.logging import request_id_var
+
 _SANE = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 
 
@@ -54,10 +58,6 @@ class RequestShapeMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        from django.conf import settings
-
-        from core.errors import json_problem
-
         if _UUID_IN_PATH.search(request.path_info):
             request.path_info = _lower_uuids(request.path_info)
             request.path = _lower_uuids(request.path)
@@ -88,10 +88,6 @@ class BodySizeLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        from django.conf import settings
-
-        from core.errors import json_problem
-
         limit = settings.MAX_REQUEST_BYTES
         chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
         if chunked and not request.META.get("CONTENT_LENGTH"):
