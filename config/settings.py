@@ -317,12 +317,14 @@ if PRODUCTION:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "core.logging.RequestIdFilter"}},
+    "filters": {"request_id": {"()": "core.logging.RequestIdFilter"},
+                # no patient identifiers in operational logs: ids in messages become keyed hashes
+                "redact_ids": {"()": "core.logging.RedactIdsFilter"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id", "redact_ids"]},
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {

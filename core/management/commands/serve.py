@@ -19,6 +19,8 @@ class Command(BaseCommand):
         argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", bind,
                 "--workers", str(workers), "--threads", str(threads), "--access-logfile", "-",
                 "--access-logformat", '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms rid=%({x-request-id}o)s',
+                # ids in logged paths are masked (core.logging.mask_ids)
+                "--logger-class", "core.logging.GunicornLogger",
                 "--graceful-timeout", "10"]
         self.stdout.write(f"serving on http://{bind}")
         sys.stdout.flush()
