@@ -14,8 +14,10 @@ Its guarantees cannot be switched off by a subclass:
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
-from django.db import DatabaseError, InterfaceError, OperationalError
+from django.db import DatabaseError, InterfaceError, OperationalError, connections
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -27,6 +29,31 @@ from core.identity import Identity, identity_context
 log = logging.getLogger("anamnesis.api")
 
 _AUDITED_REFUSALS = {403, 404, 409, 410}
+
+
+_pool_restart_lock = threading.Lock()
+_pool_restarted_at = float("-inf")
+
+
+def _restart_pool_if_disconnected() -> None:
+    """After the database was unreachable, start a fresh connection pool (at most once a second per process).
+
+    psycopg_pool reconnects with exponential backoff (1 s, doubling): after an outage of a few seconds it would keep
+    answering 503 for as long again once the database is back. A fresh pool connects at the next request, and
+    drops the connections the restarted server no longer knows."""
+    global _pool_restarted_at
+    wrapper = connections["default"]
+    raw = wrapper.connection
+    if raw is not None and not raw.closed and not getattr(raw, "broken", False):
+        return  # the connection works: the error was the query's, not the server's absence
+    with _pool_restart_lock:
+        if time.monotonic() - _pool_restarted_at < 1.0:
+            return
+        _pool_restarted_at = time.monotonic()
+        try:
+            wrapper.close_pool()
+        except Exception as exc:  # another thread closed it first, or no pool is configured
+            log.info("connection pool not restarted: %s", type(exc).__name__)
 
 
 class ScopedAPIView(APIView):
@@ -79,6 +106,7 @@ class ScopedAPIView(APIView):
                 raise
             except (OperationalError, InterfaceError) as exc:
                 log.error("database unavailable: %s", type(exc).__name__)
+                _restart_pool_if_disconnected()
                 raise ServiceUnavailable() from None
             except DatabaseError as exc:
                 # Constraint and RLS violations that a service did not translate: never a 500 with details.
