@@ -285,6 +285,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
     "ENUM_NAME_OVERRIDES": {"PurposeEnum": "core.vocabulary.PURPOSES"},
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.schema.add_problem_component"],
 }
 
 # --- Web ----------------------------------------------------------------------------------------------------
