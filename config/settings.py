@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "core",
     "consent",
+    "directory",
     "memory",
     "memory.conversations",
     "workflows",
@@ -124,6 +125,9 @@ if PRODUCTION:
             if not str(_issuer.get(_key, "")).startswith("https://"):
                 raise environ.ImproperlyConfigured(
                     f"OIDC {_key} must be an https:// URL when ANAMNESIS_ENV=production")
+# Client ids (``client_id`` / ``azp`` claim) of AI agents: their tokens never speak as the patient (what they write
+# is proposed). Tokens with an RFC 8693 ``act`` claim are agents' whatever their client.
+OIDC_AGENT_CLIENT_IDS = frozenset(env.list("OIDC_AGENT_CLIENT_IDS", default=[]))
 
 # --- Portal login (OpenID Connect, authorisation-code flow with PKCE; see portal/oidc.py) -------------------------
 # Development defaults point at the local provider that `make run` starts (manage.py dev_idp).

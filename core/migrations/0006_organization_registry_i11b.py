@@ -18,7 +18,7 @@ ALTER TABLE organization DROP COLUMN IF EXISTS administrator, DROP COLUMN IF EXI
 
 
 class Migration(migrations.Migration):
-    dependencies = [("core", "0005_portal_identity")]
+    dependencies = [("core", "0007_audit_coded_values_i11")]
     operations = [
         migrations.RunSQL(FORWARD, REVERSE, state_operations=[
             migrations.AddField("organization", "trusted_issuers",
