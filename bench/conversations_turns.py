@@ -146,6 +146,9 @@ def api_level(args) -> dict:
     try:
         configure_identity_provider(jwks.url)
         org, pid = uuid.uuid4(), uuid.uuid4()
+        from tests.conftest import register_organization
+
+        register_organization(org)
         token = mint(keys, sub=f"patient-{pid}", org_id=org, patient_id=pid, scope=PATIENT_SCOPES)
         client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
         r = client.post("/v1/sessions", {"patient_id": str(pid), "purpose": PURPOSE}, content_type="application/json")

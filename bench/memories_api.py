@@ -92,8 +92,8 @@ SELECT {columns}
 
 # --- seeding (superuser, one transaction, set-based) -------------------------------------------------------
 SEED_ORGS_SQL = """
-INSERT INTO organization (id, name, created_at)
-SELECT gen_random_uuid(), 'bench-org-' || g, now() - interval '400 days'
+INSERT INTO organization (id, name, created_at, trusted_issuers)
+SELECT gen_random_uuid(), 'bench-org-' || g, now() - interval '400 days', ARRAY[%(issuer)s]
   FROM generate_series(1, %(orgs)s) AS g
 """
 
@@ -187,7 +187,7 @@ def prepare_database(args) -> float | None:
 
 def seed(args) -> float:
     params = {"orgs": args.orgs, "patients": args.patients, "per_patient": args.per_patient,
-              "purpose": PURPOSE, "policy": settings.MEMORY_POLICY_REVISION}
+              "purpose": PURPOSE, "policy": settings.MEMORY_POLICY_REVISION, "issuer": ISSUER}
     started = time.perf_counter()
     with psycopg.connect(admin_conninfo()) as conn:
         conn.execute("SET synchronous_commit = off")  # the seed is reproducible; only the load is measured
@@ -413,6 +413,8 @@ def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen
     env.update({
         "DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
         "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
+        # the limiter's statement is measured, its limits are not reached
+        "API_RATE_LIMIT_PER_SUBJECT": "1000000000", "API_RATE_LIMIT_PER_ORGANIZATION": "1000000000",
     })
     argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"{HOST}:{port}",
             "--workers", str(args.workers), "--threads", str(args.threads), "--graceful-timeout", "10"]

@@ -223,9 +223,9 @@ def seed_background(args, cast: Cast) -> dict:
     counts = Counter()
     with psycopg.connect(admin_conninfo()) as conn:
         conn.execute("SET synchronous_commit = off")  # the seed is reproducible; only the load is measured
-        conn.execute("INSERT INTO organization (id, name, created_at) SELECT id, 'bench-retrieval-org-' || n, "
-                     "now() - interval '400 days' FROM unnest(%s::uuid[]) WITH ORDINALITY AS o(id, n)",
-                     (cast.orgs,))
+        conn.execute("INSERT INTO organization (id, name, created_at, trusted_issuers) "
+                     "SELECT id, 'bench-retrieval-org-' || n, now() - interval '400 days', ARRAY[%s] "
+                     "FROM unnest(%s::uuid[]) WITH ORDINALITY AS o(id, n)", (ISSUER, cast.orgs))
         conn.execute("CREATE TEMP TABLE bench_text_vector (k int PRIMARY KEY, vec vector) ON COMMIT DROP")
         conn.execute("CREATE TEMP TABLE bench_memory_text (memory_id uuid, k int) ON COMMIT DROP")
         with conn.cursor().copy("COPY bench_text_vector (k, vec) FROM STDIN") as copy:
@@ -483,6 +483,7 @@ def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen
     env.update({
         "DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
         "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
+        "API_RATE_LIMIT_PER_SUBJECT": "1000000000", "API_RATE_LIMIT_PER_ORGANIZATION": "1000000000",
     })
     argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"{HOST}:{port}",
             "--workers", str(args.workers), "--threads", str(args.threads), "--graceful-timeout", "10",

@@ -67,7 +67,8 @@ PAYLOAD = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code":
 
 # Bulk seed of pending insurer submissions, one workflow each, as the superuser (the measured part is the worker).
 SEED_OPERATIONS_SQL = """
-WITH org AS (INSERT INTO organization (id, name, created_at) VALUES (%(org)s, 'bench-wf-ops', now()) RETURNING id),
+WITH org AS (INSERT INTO organization (id, name, created_at, trusted_issuers)
+             VALUES (%(org)s, 'bench-wf-ops', now(), ARRAY[%(issuer)s]) RETURNING id),
      wf AS (
        INSERT INTO agent_workflow (workflow_id, organization_id, patient_id, workflow_type, purpose, current_step,
                                    state, version, created_by, created_at, updated_at)
@@ -163,7 +164,8 @@ def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen
     port = free_port()
     env = dict(_ORIGINAL_ENV)
     env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
-                "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING"})
+                "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
+                "API_RATE_LIMIT_PER_SUBJECT": "1000000000", "API_RATE_LIMIT_PER_ORGANIZATION": "1000000000"})
     argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"{HOST}:{port}",
             "--workers", str(args.gunicorn_workers), "--threads", str(args.gunicorn_threads),
             "--graceful-timeout", "10"]
@@ -287,6 +289,9 @@ def api_phase(args) -> dict:
     try:
         proc, port, log_file = start_service(args, jwks.url, log_path)
         log(f"gunicorn ({args.gunicorn_workers}x{args.gunicorn_threads}) ready on {HOST}:{port}")
+        with psycopg.connect(admin_conninfo(), autocommit=True) as conn:
+            conn.execute("INSERT INTO organization (id, name, created_at, trusted_issuers) "
+                         "VALUES (%s, 'bench-wf-api', now(), ARRAY[%s])", (org, ISSUER))
         setup = HttpSession(port)
         owned: list[tuple[str, str]] = []
         for p in patients:
@@ -339,7 +344,7 @@ def fake_control(url: str, body: dict) -> dict:
 def seed_operations(n: int) -> None:
     with psycopg.connect(admin_conninfo()) as conn:
         conn.execute(SEED_OPERATIONS_SQL, {"org": uuid.uuid4(), "n": n, "payload": json.dumps(PAYLOAD),
-                                           "hash": payload_hash(PAYLOAD)})
+                                           "hash": payload_hash(PAYLOAD), "issuer": ISSUER})
         conn.commit()
     with psycopg.connect(admin_conninfo(), autocommit=True) as conn:
         conn.execute("VACUUM (ANALYZE) agent_workflow, workflow_operation")

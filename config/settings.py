@@ -63,6 +63,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "core.middleware.RequestIdMiddleware",
     "core.observability.MetricsMiddleware",
+    "core.middleware.RequestShapeMiddleware",
     "core.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -113,6 +114,20 @@ OIDC_JWKS_TIMEOUT_SECONDS = env.float("OIDC_JWKS_TIMEOUT_SECONDS", default=3.0)
 OIDC_JWKS_MIN_REFETCH_SECONDS = env.float("OIDC_JWKS_MIN_REFETCH_SECONDS", default=10.0)
 OIDC_ALLOWED_ALGORITHMS = ["RS256", "ES256"]
 OIDC_LEEWAY_SECONDS = env.int("OIDC_LEEWAY_SECONDS", default=30)
+# Longest accepted access-token lifetime (exp - iat).
+OIDC_MAX_TOKEN_LIFETIME_SECONDS = env.int("OIDC_MAX_TOKEN_LIFETIME_SECONDS", default=3600)
+# One deployment may serve several hospitals, each with its own identity provider: a JSON list of
+# {"issuer": ..., "jwks_url": ..., "audience": ...}. Empty: the one issuer above. Which organisation trusts which
+# issuer is in the organisation registry (manage.py register_organization).
+OIDC_TRUSTED_ISSUERS = env.json("OIDC_TRUSTED_ISSUERS", default=[])
+if PRODUCTION:
+    _required_in_production("OIDC_ISSUER", None) if not OIDC_TRUSTED_ISSUERS else None
+    _required_in_production("OIDC_JWKS_URL", None) if not OIDC_TRUSTED_ISSUERS else None
+    for _issuer in OIDC_TRUSTED_ISSUERS or [{"issuer": OIDC_ISSUER, "jwks_url": OIDC_JWKS_URL}]:
+        for _key in ("issuer", "jwks_url"):
+            if not str(_issuer.get(_key, "")).startswith("https://"):
+                raise environ.ImproperlyConfigured(
+                    f"OIDC {_key} must be an https:// URL when ANAMNESIS_ENV=production")
 # Client ids (``client_id`` / ``azp`` claim) of AI agents: their tokens never speak as the patient (what they write
 # is proposed). Tokens with an RFC 8693 ``act`` claim are agents' whatever their client.
 OIDC_AGENT_CLIENT_IDS = frozenset(env.list("OIDC_AGENT_CLIENT_IDS", default=[]))
@@ -193,6 +208,11 @@ EMBEDDING_API_KEY = env.str("EMBEDDING_API_KEY", default="")
 EMBEDDING_TIMEOUT_SECONDS = env.float("EMBEDDING_TIMEOUT_SECONDS", default=5.0)
 EMBEDDING_TORCH_THREADS = env.int("EMBEDDING_TORCH_THREADS", default=1)
 MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=64 * 1024)
+# Deepest JSON nesting a request body may have (400 malformed_json beyond).
+MAX_JSON_DEPTH = env.int("MAX_JSON_DEPTH", default=32)
+# Longest query-string value (422 beyond) and whole query string (414 beyond).
+MAX_QUERY_VALUE_CHARS = env.int("MAX_QUERY_VALUE_CHARS", default=500)
+MAX_QUERY_STRING_CHARS = env.int("MAX_QUERY_STRING_CHARS", default=4096)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 
 # --- Short-term context (conversation sessions) -------------------------------------------------------------
@@ -242,11 +262,22 @@ WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS = env.float("WORKFLOW_OPERATION_PAYLOA
 WORKFLOW_FINISHED_STATE_RETENTION_DAYS = env.float("WORKFLOW_FINISHED_STATE_RETENTION_DAYS", default=90)
 
 # --- API ----------------------------------------------------------------------------------------------------
+# Rate limits, counted in PostgreSQL (shared by every worker and node) in fixed windows: requests per token
+# subject and per organisation per window; 0 switches a limit off.
+API_RATE_LIMIT_WINDOW_SECONDS = env.int("API_RATE_LIMIT_WINDOW_SECONDS", default=10)
+API_RATE_LIMIT_PER_SUBJECT = env.int("API_RATE_LIMIT_PER_SUBJECT", default=1000)
+API_RATE_LIMIT_PER_ORGANIZATION = env.int("API_RATE_LIMIT_PER_ORGANIZATION", default=20000)
+API_RATE_LIMIT_SWEEP_SHARE = env.float("API_RATE_LIMIT_SWEEP_SHARE", default=0.01)
+# With the database unreachable, a request gives up after DB_CONNECT_TIMEOUT_SECONDS (default 2, read by
+# core/dbconfig.py with the other connection settings) and answers 503 with this Retry-After.
+API_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("API_UNAVAILABLE_RETRY_AFTER_SECONDS", default=5)
+# Idempotency-Key records are kept at least this long (manage.py sweep_idempotency_keys removes older ones).
+IDEMPOTENCY_KEY_RETENTION_HOURS = env.int("IDEMPOTENCY_KEY_RETENTION_HOURS", default=24)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["core.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["core.permissions.HasRequiredScopes"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.StrictJSONParser"],
     "EXCEPTION_HANDLER": "core.errors.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "core.schema.ScopedAutoSchema",
     "UNAUTHENTICATED_USER": None,
@@ -265,6 +296,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
     "ENUM_NAME_OVERRIDES": {"PurposeEnum": "core.vocabulary.PURPOSES"},
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.schema.add_problem_component"],
 }
 
 # --- Web ----------------------------------------------------------------------------------------------------
@@ -316,13 +348,16 @@ MCP_INTERNAL_HOST = env.str("MCP_INTERNAL_HOST", default="localhost")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "core.logging.RequestIdFilter"}},
+    "filters": {"request_id": {"()": "core.logging.RequestIdFilter"},
+                # no patient identifiers in operational logs: ids in messages become keyed hashes
+                "redact_ids": {"()": "core.logging.RedactIdsFilter"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
         "json": {"()": "core.observability.JsonFormatter"},
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request_id"]},
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT,
+                    "filters": ["request_id", "redact_ids"]},
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {

@@ -26,6 +26,7 @@ class ConsentIn(StrictSerializer):
 
 
 class PatientConsentsView(ScopedAPIView):
+    idempotent_create = True
     required_scopes = {"GET": ["consent:read"], "POST": ["consent:write"]}
     audit_actions = {"GET": "consent.list", "POST": "consent.grant"}
     resource_type = "consent"
@@ -84,6 +85,7 @@ class GrantRevokeIn(StrictSerializer):
 
 
 class GrantsView(ScopedAPIView):
+    idempotent_create = True
     required_scopes = {"GET": ["grant:write"], "POST": ["grant:write"]}
     audit_actions = {"POST": "grant.create"}
     resource_type = "access_grant"

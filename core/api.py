@@ -6,18 +6,24 @@ Its guarantees cannot be switched off by a subclass:
 * the handler runs inside :func:`core.identity.identity_context`, so every query of the request sees exactly the
   caller's rows and all writes (audit included) commit or roll back together;
 * a refused access (403/404/409) is audited in a transaction of its own, after the rollback;
-* subclasses must declare ``required_scopes`` (checked when the class is created).
+* subclasses must declare ``required_scopes`` (checked when the class is created);
+* a view that creates something on POST declares ``idempotent_create = True``: an ``Idempotency-Key`` then makes
+  retries safe (:mod:`core.idempotency`), in the creation's own transaction.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
-from django.db import DatabaseError, InterfaceError, OperationalError
+from django.db import DatabaseError, InterfaceError, OperationalError, connections
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core import audit
-from core.errors import ApiError, ServiceUnavailable, ValidationFailed
+from core import audit, idempotency
+from core.errors import ApiError, ServiceUnavailable, UnknownOrganization, ValidationFailed
+from core.gate import RequestGate
 from core.identity import Identity, identity_context
 
 log = logging.getLogger("anamnesis.api")
@@ -40,9 +46,35 @@ def check_query_params(request) -> None:
         raise ValidationFailed(errors=errors)
 
 
+_pool_restart_lock = threading.Lock()
+_pool_restarted_at = float("-inf")
+
+
+def _restart_pool_if_disconnected() -> None:
+    """After the database was unreachable, start a fresh connection pool (at most once a second per process).
+
+    psycopg_pool reconnects with exponential backoff (1 s, doubling): after an outage of a few seconds it would keep
+    answering 503 for as long again once the database is back. A fresh pool connects at the next request, and
+    drops the connections the restarted server no longer knows."""
+    global _pool_restarted_at
+    wrapper = connections["default"]
+    raw = wrapper.connection
+    if raw is not None and not raw.closed and not getattr(raw, "broken", False):
+        return  # the connection works: the error was the query's, not the server's absence
+    with _pool_restart_lock:
+        if time.monotonic() - _pool_restarted_at < 1.0:
+            return
+        _pool_restarted_at = time.monotonic()
+        try:
+            wrapper.close_pool()
+        except Exception as exc:  # another thread closed it first, or no pool is configured
+            log.info("connection pool not restarted: %s", type(exc).__name__)
+
+
 class ScopedAPIView(APIView):
     required_scopes: dict[str, list[str]] | list[str] | None = None
     audit_actions: dict[str, str] = {}
+    idempotent_create: bool = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -74,15 +106,23 @@ class ScopedAPIView(APIView):
             method = request.method.lower()
             handler = getattr(self, method, self.http_method_not_allowed) if (
                 method in self.http_method_names) else self.http_method_not_allowed
+            key = idempotency.clean_key(request.headers.get(idempotency.HEADER)) if (
+                self.idempotent_create and method == "post") else None
             try:
-                with identity_context(request.auth):
-                    response = handler(request, *args, **kwargs)
+                with identity_context(request.auth, gate=RequestGate(request.auth)):
+                    if key is None:
+                        response = handler(request, *args, **kwargs)
+                    else:
+                        response = self._idempotent(handler, request, key, *args, **kwargs)
             except ApiError as exc:
-                if exc.status_code in _AUDITED_REFUSALS:
+                # An unregistered organisation gets no audit rows: nobody could read them, and anyone could
+                # fill the table with them.
+                if exc.status_code in _AUDITED_REFUSALS and not isinstance(exc, UnknownOrganization):
                     self._audit_refusal(request, exc)
                 raise
             except (OperationalError, InterfaceError) as exc:
                 log.error("database unavailable: %s", type(exc).__name__)
+                _restart_pool_if_disconnected()
                 raise ServiceUnavailable() from None
             except DatabaseError as exc:
                 # Constraint and RLS violations that a service did not translate: never a 500 with details.
@@ -92,6 +132,17 @@ class ScopedAPIView(APIView):
             response = self.handle_exception(exc)
         self.response = self.finalize_response(request, response, *args, **kwargs)
         return self.response
+
+    def _idempotent(self, handler, request, key: str, *args, **kwargs):
+        digest = idempotency.request_hash(method=request.method, path=request.path, body=request._request.body)
+        replay = idempotency.idempotency_lookup(identity=self.identity, key=key, digest=digest)
+        if replay is not None:
+            return Response(replay.data, status=replay.status, headers={"Idempotent-Replayed": "true"})
+        response = handler(request, *args, **kwargs)
+        if 200 <= response.status_code < 300:
+            idempotency.idempotency_store(identity=self.identity, key=key, digest=digest,
+                                          status=response.status_code, data=response.data)
+        return response
 
     def _audit_refusal(self, request, exc: ApiError) -> None:
         action = self.audit_actions.get(request.method.upper())

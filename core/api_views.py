@@ -9,7 +9,9 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
-from core.models import AuditEvent
+from core.models import AuditEvent, Organization
+from core.serializers import StrictSerializer
+from core.services import organization_register
 
 
 class AuditEventOut(serializers.ModelSerializer):
@@ -59,3 +61,45 @@ class AuditEventListView(ScopedAPIView):
         # is the organisation's auditor view.
         view = "own" if self.identity.patient_self_id else "organization"
         return Response({"view": view, "items": AuditEventOut(items, many=True).data})
+
+
+class OrganizationOut(serializers.ModelSerializer):
+    class Meta:
+        model = Organization
+        fields = ["id", "name", "trusted_issuers", "administrator", "created_at"]
+
+
+class OrganizationIn(StrictSerializer):
+    id = serializers.UUIDField(required=False, help_text="generated when absent")
+    name = serializers.CharField(max_length=200, allow_blank=True, default="")
+    trusted_issuers = serializers.ListField(child=serializers.CharField(max_length=255), min_length=1,
+                                            max_length=20)
+
+
+class OrganizationListView(ScopedAPIView):
+    """The organisation registry, for its administrators: ``organization:admin`` in a token of an organisation the
+    operator flagged as administrator (``manage.py register_organization --administrator``). Anyone else sees
+    only their own organisation, by RLS, even with the scope."""
+
+    required_scopes = {"GET": ["organization:admin"], "POST": ["organization:admin"]}
+    audit_actions = {"GET": "organization.list", "POST": "organization.register"}
+    resource_type = "organization"
+    idempotent_create = True
+
+    @extend_schema(operation_id="organizations_list",
+                   responses={200: inline_serializer("OrganizationList", {"items": OrganizationOut(many=True)})})
+    def get(self, request):
+        items = list(Organization.objects.order_by("created_at", "id")[:1000])
+        audit.record(action="organization.list", resource_type="organization")
+        return Response({"items": OrganizationOut(items, many=True).data})
+
+    @extend_schema(operation_id="organizations_register", request=OrganizationIn,
+                   responses={201: OrganizationOut})
+    def post(self, request):
+        data = OrganizationIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        org = organization_register(organization_id=data.validated_data.get("id") or uuid.uuid4(),
+                                    name=data.validated_data["name"],
+                                    trusted_issuers=data.validated_data["trusted_issuers"])
+        audit.record(action="organization.register", resource_type="organization", resource_id=org.id)
+        return Response(OrganizationOut(org).data, status=201)

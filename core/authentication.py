@@ -106,17 +106,53 @@ class KeySetCache:
 
 
 _cache_lock = threading.Lock()
-_key_set_cache: KeySetCache | None = None
+_key_set_caches: dict[str, KeySetCache] = {}
 
 
-def key_set_cache() -> KeySetCache:
-    global _key_set_cache
-    config = (settings.OIDC_JWKS_URL, settings.OIDC_JWKS_CACHE_SECONDS, settings.OIDC_JWKS_MIN_REFETCH_SECONDS,
+@dataclass(frozen=True)
+class TrustedIssuer:
+    issuer: str
+    jwks_url: str
+    audience: str
+
+
+def trusted_issuers() -> dict[str, TrustedIssuer]:
+    """The issuers this deployment accepts tokens from (``OIDC_TRUSTED_ISSUERS``, or the one ``OIDC_ISSUER``).
+    Which organisation trusts which of them is the registry's business (``core.gate``)."""
+    configured = settings.OIDC_TRUSTED_ISSUERS or [
+        {"issuer": settings.OIDC_ISSUER, "jwks_url": settings.OIDC_JWKS_URL, "audience": settings.OIDC_AUDIENCE}]
+    return {c["issuer"]: TrustedIssuer(c["issuer"], c["jwks_url"], c.get("audience") or settings.OIDC_AUDIENCE)
+            for c in configured}
+
+
+def key_set_cache(url: str | None = None) -> KeySetCache:
+    """The key-set cache of one JWKS URL (default: the first trusted issuer's)."""
+    url = url or next(iter(trusted_issuers().values())).jwks_url
+    config = (url, settings.OIDC_JWKS_CACHE_SECONDS, settings.OIDC_JWKS_MIN_REFETCH_SECONDS,
               settings.OIDC_JWKS_TIMEOUT_SECONDS)
     with _cache_lock:
-        if _key_set_cache is None or _key_set_cache.config != config:
-            _key_set_cache = KeySetCache(config[0], ttl=config[1], min_refetch=config[2], timeout=config[3])
-        return _key_set_cache
+        cache = _key_set_caches.get(url)
+        if cache is None or cache.config != config:
+            cache = _key_set_caches[url] = KeySetCache(url, ttl=config[1], min_refetch=config[2],
+                                                       timeout=config[3])
+        return cache
+
+
+def unstorable(value: str) -> bool:
+    """PostgreSQL text cannot hold NUL, and UTF-8 cannot encode a lone surrogate."""
+    return "\x00" in value or any("\ud800" <= ch <= "\udfff" for ch in value)
+
+
+def _numeric_date(claims: dict, name: str, *, required: bool) -> float | None:
+    value = claims.get(name)
+    if value is None:
+        if required:
+            raise InvalidToken(f"the {name} claim is missing")
+        return None
+    # RFC 7519 NumericDate: a JSON number. A string, even "1700000000", is refused (bool is an int in Python).
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise InvalidToken(f"the {name} claim must be a number")
+    return float(value)
 
 
 def _parse_uuid(value) -> uuid.UUID:
@@ -130,9 +166,10 @@ def _parse_uuid(value) -> uuid.UUID:
 
 def _scopes(claims: dict) -> frozenset[str]:
     raw = claims.get("scope", claims.get("scp", ""))
-    if isinstance(raw, str):
+    if isinstance(raw, str) and not unstorable(raw):
         return frozenset(raw.split())
-    if isinstance(raw, list) and all(isinstance(s, str) for s in raw):
+    if isinstance(raw, list) and all(isinstance(s, str) and not unstorable(s) and s.strip() == s and s
+                                     for s in raw):
         return frozenset(raw)
     raise InvalidToken("the scope claim is malformed")
 
@@ -177,7 +214,14 @@ def identity_from_token(token: str) -> Identity:
     if kid is not None and not isinstance(kid, str):
         raise InvalidToken("the key id is malformed")
     try:
-        key = key_set_cache().get(kid)
+        unverified = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        raise InvalidToken("the token is not a well-formed JWT") from None
+    trusted = trusted_issuers().get(unverified.get("iss")) if isinstance(unverified.get("iss"), str) else None
+    if trusted is None:
+        raise InvalidToken("the token's issuer is not trusted")
+    try:
+        key = key_set_cache(trusted.jwks_url).get(kid)
     except KeySetUnavailable:
         raise IdentityProviderUnavailable() from None
     except UnknownKey:
@@ -189,8 +233,8 @@ def identity_from_token(token: str) -> Identity:
             token,
             key.key,
             algorithms=[alg],
-            audience=settings.OIDC_AUDIENCE,
-            issuer=settings.OIDC_ISSUER,
+            audience=trusted.audience,
+            issuer=trusted.issuer,
             leeway=settings.OIDC_LEEWAY_SECONDS,
             options={"require": ["exp", "iat", "iss", "aud", "sub"], "verify_iat": True},
         )
@@ -198,8 +242,13 @@ def identity_from_token(token: str) -> Identity:
         raise InvalidToken() from None
     except (ValueError, TypeError, json.JSONDecodeError):
         raise InvalidToken() from None
+    exp = _numeric_date(claims, "exp", required=True)
+    iat = _numeric_date(claims, "iat", required=True)
+    _numeric_date(claims, "nbf", required=False)
+    if exp - iat > settings.OIDC_MAX_TOKEN_LIFETIME_SECONDS:
+        raise InvalidToken("the token's lifetime exceeds what this service accepts")
     sub = claims.get("sub")
-    if not isinstance(sub, str) or not sub.strip() or len(sub) > 255:
+    if not isinstance(sub, str) or not sub.strip() or len(sub) > 255 or unstorable(sub):
         raise InvalidToken("the subject claim is missing or malformed")
     if "org_id" not in claims:
         raise InvalidToken("the org_id claim is missing")

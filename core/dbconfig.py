@@ -35,10 +35,14 @@ class DbParams:
     port: str
 
     def django(self, *, pool: bool) -> dict:
-        options: dict = {}
+        # An unreachable server fails a request within DB_CONNECT_TIMEOUT_SECONDS (503 service_unavailable),
+        # never after libpq's default wait; the pool waits a little less for a connection, so that the whole
+        # request, not just the wait, stays within it.
+        connect_timeout = int(os.environ.get("DB_CONNECT_TIMEOUT_SECONDS", "2"))
+        options: dict = {"connect_timeout": connect_timeout}
         if pool:
             options["pool"] = {"min_size": 1, "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")),
-                               "timeout": 10}
+                               "timeout": max(0.5, connect_timeout - 0.5)}
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": self.name,

@@ -112,6 +112,37 @@ class ServiceUnavailable(ApiError):
     code = "service_unavailable"
     title = "A dependency is unavailable; nothing was changed, retry later"
 
+    def __init__(self, message: str | None = None, **kwargs):
+        super().__init__(message, **kwargs)
+        from django.conf import settings
+
+        self.headers = {"Retry-After": str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)}
+
+
+class UnknownOrganization(ApiError):
+    """The token's organisation is not registered, or does not trust the token's issuer."""
+
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "unknown_organization"
+    title = "The token's organisation is not registered with this service for its issuer"
+
+
+class RateLimited(ApiError):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    code = "rate_limited"
+    title = "Too many requests; retry after the number of seconds in Retry-After"
+
+    def __init__(self, retry_after: int, message: str | None = None):
+        super().__init__(message)
+        self.headers = {"Retry-After": str(max(1, int(retry_after)))}
+
+
+class IdempotencyKeyReused(Conflict):
+    """One meaning everywhere (API requests and workflow operations): the key was used with other data."""
+
+    code = "idempotency_key_reused"
+    title = "This Idempotency-Key was used for a different request; use a new key for new data"
+
 
 class PayloadTooLarge(ApiError):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
@@ -172,6 +203,7 @@ def problem_exception_handler(exc, context):
     if isinstance(exc, ApiError):
         body = problem_body(status_code=exc.status_code, code=exc.code, title=exc.title, message=exc.message,
                             errors=exc.errors)
+        headers.update(getattr(exc, "headers", None) or {})
         if isinstance(exc, InvalidToken):
             headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'
         elif isinstance(exc, InsufficientScope):
@@ -195,7 +227,8 @@ def problem_exception_handler(exc, context):
     if isinstance(exc, exceptions.NotAcceptable):
         return _problem_response(problem_body(status_code=406, code="not_acceptable", title="Not acceptable"))
     if isinstance(exc, exceptions.Throttled):
-        return _problem_response(problem_body(status_code=429, code="rate_limited", title="Too many requests"))
+        return _problem_response(problem_body(status_code=429, code="rate_limited", title=RateLimited.title),
+                                 {"Retry-After": str(int(exc.wait or 1))})
     if isinstance(exc, exceptions.PermissionDenied):
         return _problem_response(problem_body(status_code=403, code="forbidden", title=Forbidden.title))
     if isinstance(exc, exceptions.APIException):

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
@@ -71,15 +72,27 @@ class Identity:
         return self.is_patient(patient_id) and not self.is_agent
 
 
-_SET_SQL = (
-    "SELECT set_config('app.org_id', %s, true), set_config('app.actor_sub', %s, true), "
+class Gate(Protocol):
+    """Work folded into the statement that sets the identity, so a request pays no extra round trip for it
+    (admission of the token's organisation, rate limits: see :mod:`core.gate`). ``check`` sees the extra
+    columns and raises to refuse; the refusal rolls the whole transaction back."""
+
+    def sql(self) -> tuple[str, list, str, list, str, list]:
+        """(``WITH`` prefix, its params, extra select columns, their params, ``FROM`` clause, its params)."""
+
+    def check(self, values: tuple) -> None: ...
+
+
+_SET_COLUMNS = (
+    "set_config('app.org_id', %s, true), set_config('app.actor_sub', %s, true), "
     "set_config('app.patient_self_id', %s, true), set_config('app.scopes', %s, true), "
     "set_config('app.service_patient_id', %s, true), set_config('app.service_purpose', %s, true)"
 )
+_SET_SQL = "SELECT " + _SET_COLUMNS
 _ATTR = "_anamnesis_identity"
 
 
-def _apply(connection, identity: Identity | None) -> None:
+def _apply(connection, identity: Identity | None, gate: Gate | None = None) -> None:
     if identity is None:
         params = ["", "", "", "", "", ""]
     else:
@@ -91,8 +104,16 @@ def _apply(connection, identity: Identity | None) -> None:
             str(identity.service_patient_id) if identity.service_patient_id else "",
             identity.service_purpose or "",
         ]
+    if gate is None:
+        with connection.cursor() as cursor:
+            cursor.execute(_SET_SQL, params)
+        return
+    prefix, prefix_params, columns, column_params, from_sql, from_params = gate.sql()
     with connection.cursor() as cursor:
-        cursor.execute(_SET_SQL, params)
+        cursor.execute(f"{prefix} SELECT {_SET_COLUMNS}{columns} {from_sql}",
+                       [*prefix_params, *params, *column_params, *from_params])
+        row = cursor.fetchone()
+    gate.check(tuple(row[6:]))
 
 
 def current_identity(using: str = DEFAULT_DB_ALIAS) -> Identity | None:
@@ -101,8 +122,11 @@ def current_identity(using: str = DEFAULT_DB_ALIAS) -> Identity | None:
 
 
 @contextmanager
-def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS) -> Iterator[Identity]:
+def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS,
+                     gate: Gate | None = None) -> Iterator[Identity]:
     """Run the block in one transaction whose row-level-security identity is ``identity``.
+
+    ``gate`` (API requests) adds admission and rate-limit checks to the same statement; it may refuse.
 
     Re-entering with the same identity just nests (a savepoint); entering with a different identity while one
     is open is a programming error and raises, so one request can never act as two people.
@@ -116,7 +140,7 @@ def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS) -> It
             yield identity
         return
     with transaction.atomic(using=using):
-        _apply(connection, identity)
+        _apply(connection, identity, gate)
         setattr(connection, _ATTR, identity)
         try:
             yield identity

@@ -1,5 +1,9 @@
 import contextvars
+import hashlib
+import hmac
 import logging
+import os
+import re
 
 # The request id of the work in progress (an HTTP request, or a worker's operation): log lines, problem bodies
 # and audit rows carry it so one can be found from another.
@@ -10,3 +14,65 @@ class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = request_id_var.get()
         return True
+
+
+# --- no patient identifiers in operational logs --------------------------------------------------------------
+# Every UUID in a log line (paths name patients, memories, sessions) becomes a short keyed hash: the same id gives
+# the same token within a deployment, so lines can still be correlated, but the log never holds the id itself.
+_UUID = re.compile(r"[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}")
+
+
+_PROCESS_KEY = os.urandom(32)
+
+
+def _mask_key() -> bytes:
+    from django.conf import settings
+
+    try:
+        secret = settings.SECRET_KEY.encode()
+    except Exception:  # settings not loaded (a gunicorn master line): still masked, only not stable
+        return _PROCESS_KEY
+    return hmac.new(secret, b"anamnesis log ids", hashlib.sha256).digest()
+
+
+def mask_ids(text: str) -> str:
+    if not _UUID.search(text):
+        return text
+    key = _mask_key()
+
+    def token(match: re.Match) -> str:
+        value = match.group(0).replace("-", "").lower()
+        return "id:" + hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:10]
+
+    return _UUID.sub(token, text)
+
+
+class RedactIdsFilter(logging.Filter):
+    """Masks identifiers in the message (Django's request logging names the path); the request id is kept."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed log call: keep Django's own behaviour
+            return True
+        masked = mask_ids(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True
+
+
+try:
+    from gunicorn.glogging import Logger as _GunicornLogger
+except ImportError:  # pragma: no cover - gunicorn is a runtime dependency of `manage.py serve`
+    _GunicornLogger = object
+
+
+class GunicornLogger(_GunicornLogger):
+    """gunicorn's access log with ids in the request line, path and query masked (``manage.py serve``)."""
+
+    def atoms(self, resp, req, environ, request_time):
+        atoms = super().atoms(resp, req, environ, request_time)
+        for name in ("r", "U", "q", "{raw_uri}e"):
+            if isinstance(atoms.get(name), str):
+                atoms[name] = mask_ids(atoms[name])
+        return atoms

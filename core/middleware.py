@@ -1,7 +1,9 @@
-"""Correlation ids: taken from ``X-Request-ID`` when it is sane, generated otherwise, echoed on the response."""
+"""Correlation ids (taken from ``X-Request-ID`` when it is sane, generated otherwise, echoed on the response), and
+the request shapes refused before any view runs (paths, headers, query strings, bodies)."""
 
 from __future__ import annotations
 
+import io
 import re
 import uuid
 
@@ -35,19 +37,81 @@ class RequestIdMiddleware:
         return response
 
 
-class BodySizeLimitMiddleware:
-    """413 for declared bodies over MAX_REQUEST_BYTES, before anything reads them."""
+_UUID_IN_PATH = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+MAX_HEADER_BYTES = 16 * 1024
+
+
+def _lower_uuids(path: str) -> str:
+    return _UUID_IN_PATH.sub(lambda m: m.group(0).lower(), path)
+
+
+class RequestShapeMiddleware:
+    """Requests whose shape we refuse before any view runs, always as problem+json:
+
+    * UUIDs in the path are case-insensitive (RFC 4122 §3): they are lower-cased before URL resolution, so an
+      upper-case patient id reaches its own patient;
+    * headers over 16 KiB in total: 431; a query string over ``MAX_QUERY_STRING_CHARS``: 414; a query value over
+      ``MAX_QUERY_VALUE_CHARS`` or holding NUL: 422.
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        if _UUID_IN_PATH.search(request.path_info):
+            request.path_info = _lower_uuids(request.path_info)
+            request.path = _lower_uuids(request.path)
+            request.META["PATH_INFO"] = request.path_info
+        header_bytes = sum(len(k) + len(str(v)) for k, v in request.META.items() if k.startswith("HTTP_"))
+        if header_bytes > MAX_HEADER_BYTES:
+            return json_problem(431, "headers_too_large", "The request headers are too large")
+        query = request.META.get("QUERY_STRING", "")
+        if len(query) > settings.MAX_QUERY_STRING_CHARS:
+            return json_problem(414, "query_too_long", "The query string is too long")
+        if query:
+            for name, values in request.GET.lists():
+                if len(name) > settings.MAX_QUERY_VALUE_CHARS or any(
+                        len(v) > settings.MAX_QUERY_VALUE_CHARS or "\x00" in v or "\x00" in name for v in values):
+                    return json_problem(422, "validation_error", "A query parameter is too long or holds NUL")
+        return self.get_response(request)
 
 
+class BodySizeLimitMiddleware:
+    """413 for bodies over MAX_REQUEST_BYTES, before anything reads them.
+
+    A body sent with ``Transfer-Encoding: chunked`` has no Content-Length; Django's WSGI request would read it as
+    empty. It is read here (the server has already de-chunked it), at most MAX_REQUEST_BYTES + 1 bytes, and then
+    served to the view like any other body.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        limit = settings.MAX_REQUEST_BYTES
+        chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if chunked and not request.META.get("CONTENT_LENGTH"):
+            stream = request.META.get("wsgi.input")
+            if stream is None:
+                return json_problem(411, "length_required", "Send a Content-Length or a chunked body")
+            data = b""
+            while len(data) <= limit:
+                piece = stream.read(min(65536, limit + 1 - len(data)))
+                if not piece:
+                    break
+                data += piece
+            if len(data) > limit:
+                return json_problem(413, "payload_too_large", "The request body is too large")
+            request.META["CONTENT_LENGTH"] = str(len(data))
+            request._stream = io.BytesIO(data)
+            request._read_started = False
+            return self.get_response(request)
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return json_problem(400, "bad_content_length", "The Content-Length header is not a number")
-        if length > settings.MAX_REQUEST_BYTES:
+        if length < 0:
+            return json_problem(400, "bad_content_length", "The Content-Length header is not a number")
+        if length > limit:
             return json_problem(413, "payload_too_large", "The request body is too large")
         return self.get_response(request)

@@ -2,16 +2,22 @@ from __future__ import annotations
 
 import uuid
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
 
 
 class Organization(models.Model):
-    """A tenant. Created on first use from a verified token's ``org_id``; RLS shows a caller only their own."""
+    """A tenant, registered by an operator (``manage.py register_organization``) or a registry administrator
+    (``POST /v1/organizations``) with the issuers whose tokens it trusts. A token is admitted only when its
+    ``org_id`` is registered and trusts its ``iss`` (``app_admit``). RLS shows a caller only their own."""
 
     id = models.UUIDField(primary_key=True)
     name = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
+    trusted_issuers = ArrayField(models.CharField(max_length=255), default=list, blank=True)
+    # May list and register organisations (with the organization:admin scope). Set by the operator only.
+    administrator = models.BooleanField(default=False)
 
     class Meta:
         db_table = "organization"

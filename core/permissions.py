@@ -16,6 +16,7 @@ SCOPES = {
     "consent:write": "Record or revoke consent",
     "grant:write": "Grant and revoke staff access (organisation administrators)",
     "audit:read": "Read access history",
+    "organization:admin": "List and register organisations (only in tokens of a registry-administrator organisation)",
     "workflow:reconcile": "See the workflows stuck in needs_reconciliation of patients one holds grants for (staff)",
     "workflow:reconcile:org": "With workflow:reconcile: the whole organisation's reconciliation queue",
     "patient:read": "Find patients in the directory by name, date of birth or identifier",

@@ -1,9 +1,49 @@
-"""OpenAPI: the bearer scheme, and each operation's required scopes as ``x-required-scopes``."""
+"""OpenAPI: the bearer scheme, each operation's required scopes as ``x-required-scopes``, every problem status it
+can answer (RFC 9457 bodies, ``Problem``), request objects closed where unknown fields are refused
+(``additionalProperties: false`` for :class:`core.serializers.StrictSerializer`), and the ``Idempotency-Key``
+header where a view takes one."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter
 
 from core.permissions import required_scopes_for
+from core.serializers import StrictSerializer
+
+PROBLEM_SCHEMA = {
+    "type": "object",
+    "description": "RFC 9457 problem details; `code` is stable and machine-readable (README: error codes).",
+    "properties": {
+        "type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"},
+        "code": {"type": "string"}, "detail": {"type": "string"}, "message": {"type": "string"},
+        "request_id": {"type": "string"},
+        "errors": {"type": "array", "items": {"type": "object", "properties": {
+            "field": {"type": "string", "nullable": True}, "message": {"type": "string"},
+            "code": {"type": "string"}}}},
+    },
+    "required": ["type", "title", "status", "code", "detail"],
+}
+
+# Why each status can happen; which ones an operation lists depends on its method and path.
+_ALWAYS = {
+    "400": "Malformed request (bad JSON or Content-Length)",
+    "401": "Missing, invalid or expired access token (invalid_token)",
+    "403": "Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization)",
+    "404": "Not found (also when it exists but is not the caller's)",
+    "406": "Not acceptable",
+    "414": "Query string too long",
+    "422": "Invalid request (validation_error), including over-long query parameters",
+    "429": "Rate limited (rate_limited; see Retry-After)",
+    "431": "Request headers too large",
+    "503": "A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After",
+}
+_WITH_BODY = {
+    "409": "Conflict (concurrent update, version, transition, idempotency_key_reused, ...)",
+    "410": "The session expired or ended",
+    "411": "Length required",
+    "413": "Request body too large",
+    "415": "Send application/json",
+}
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
@@ -23,10 +63,41 @@ class ScopedAutoSchema(AutoSchema):
             operation["x-required-scopes"] = scopes
             note = f"Requires scopes: `{' '.join(scopes)}`."
             operation["description"] = (operation.get("description", "") + "\n\n" + note).strip()
+            statuses = dict(_ALWAYS)
+            if self.method in ("POST", "PUT", "PATCH", "DELETE"):
+                statuses.update(_WITH_BODY)
+            if "session" in self.path:
+                statuses["410"] = _WITH_BODY["410"]
+                statuses["409"] = _WITH_BODY["409"]
+            responses = operation.setdefault("responses", {})
+            for code, description in statuses.items():
+                responses.setdefault(code, {"description": description, "content": {
+                    "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}})
         return operation
 
     def _map_serializer_field(self, field, direction, bypass_extensions=False):
         return nullable_ref(super()._map_serializer_field(field, direction, bypass_extensions))
+
+    def get_override_parameters(self):
+        params = list(super().get_override_parameters())
+        if getattr(self.view, "idempotent_create", False) and self.method == "POST":
+            params.append(OpenApiParameter(
+                "Idempotency-Key", str, OpenApiParameter.HEADER, required=False, pattern=r"^[A-Za-z0-9._:\-]{1,100}$",
+                description="Makes a retry safe: the same key with the same request answers the first response "
+                "again; with another request, 409 idempotency_key_reused. Kept at least 24 h, per caller."))
+        return params
+
+    def _map_serializer(self, serializer, direction, bypass_extensions=False):
+        schema = super()._map_serializer(serializer, direction, bypass_extensions)
+        if direction == "request" and isinstance(serializer, StrictSerializer) and schema.get("type") == "object":
+            schema["additionalProperties"] = False
+        return schema
+
+
+def add_problem_component(result, generator, request, public):
+    """Postprocessing hook: the shared ``Problem`` schema every error response refers to."""
+    result.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
+    return result
 
 
 NULL_ONLY = {"type": "object", "nullable": True, "enum": [None]}

@@ -151,6 +151,7 @@ class _MemoryView(ScopedAPIView):
 class PatientMemoriesView(_MemoryView):
     """Long-term memories of one patient (compatible with the seed's reference service)."""
 
+    idempotent_create = True
     required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"], "DELETE": ["memory:write"]}
     audit_actions = {"GET": "memory.list", "POST": "memory.create", "DELETE": "memory.erase_all"}
 
@@ -223,6 +224,7 @@ class MemoryHistoryView(_MemoryView):
 
 
 class MemoryCorrectView(_MemoryView):
+    idempotent_create = True
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "memory.correct"}
 
@@ -256,6 +258,7 @@ class MemoryQuarantineView(_MemoryView):
 
 
 class MemoryProposalsView(_MemoryView):
+    idempotent_create = True
     required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"]}
     audit_actions = {"GET": "memory.proposals", "POST": "memory.propose"}
 
@@ -409,6 +412,7 @@ class ContextPackOut(serializers.Serializer):
 
 
 class PatientContextView(_MemoryView):
+    idempotent_create = True
     required_scopes = {"POST": ["memory:read"]}
     audit_actions = {"POST": "memory.context_pack"}
     resource_type = "memory_release"

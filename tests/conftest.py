@@ -11,7 +11,7 @@ from django.db import connections
 
 from core.authentication import key_set_cache
 from core.bootstrap import bootstrap
-from tests.support import PATIENT_SCOPES, Api, JwksServer, KeyRing, configure_identity_provider, mint
+from tests.support import ISSUER, PATIENT_SCOPES, Api, JwksServer, KeyRing, configure_identity_provider, mint
 
 APP_TABLES = ["memory_type", "patient_identifier", "patient_directory", "staff_directory",
               "workflow_operation", "conversation_turn", "conversation_session", "memory_release_member",
@@ -63,6 +63,16 @@ def database_contains(needle: str) -> list[str]:
     return hits
 
 
+def register_organization(org: uuid.UUID, *issuers: str, administrator: bool = False) -> None:
+    """Register an organisation as the operator does (owner role, committed: API requests run on their own
+    connections in some tests)."""
+    with owner_connect() as conn:
+        conn.execute("INSERT INTO organization (id, name, created_at, trusted_issuers, administrator) "
+                     "VALUES (%s, '', now(), %s, %s) ON CONFLICT (id) DO UPDATE SET "
+                     "trusted_issuers = EXCLUDED.trusted_issuers, administrator = EXCLUDED.administrator",
+                     [org, list(issuers or (ISSUER,)), administrator])
+
+
 def wipe_app_tables() -> None:
     """Remove committed rows between real-commit tests (append-only triggers are bypassed as superuser)."""
     with admin_connect() as conn:
@@ -110,6 +120,8 @@ class World:
         self.keyring = keyring
         self.org = uuid.uuid4()
         self.other_org = uuid.uuid4()
+        register_organization(self.org)
+        register_organization(self.other_org)
         self.patient_a = uuid.uuid4()
         self.patient_b = uuid.uuid4()
 

@@ -172,6 +172,7 @@ class CheckpointIn(StrictSerializer):
 
 # --- views -------------------------------------------------------------------------------------------------
 class WorkflowsView(ScopedAPIView):
+    idempotent_create = True
     required_scopes = {"POST": ["workflow:write"]}
     audit_actions = {"POST": "workflow.create"}
     resource_type = "workflow"
@@ -203,6 +204,7 @@ class WorkflowDetailView(ScopedAPIView):
 
 
 class WorkflowCheckpointView(ScopedAPIView):
+    idempotent_create = True
     required_scopes = {"POST": ["workflow:write"]}
     audit_actions = {"POST": "workflow.checkpoint"}
     resource_type = "workflow"

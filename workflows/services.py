@@ -25,6 +25,7 @@ from core.errors import (
     ApiError,
     ConcurrentUpdate,
     Conflict,
+    IdempotencyKeyReused,
     IllegalTransition,
     NoConsentOrAccess,
     NotFound,
@@ -49,11 +50,6 @@ class OperationInProgress(Conflict):
 class OperationNotAllowed(Conflict):
     code = "operation_not_allowed"
     title = "That operation cannot be requested at the workflow's current step"
-
-
-class IdempotencyKeyReused(Conflict):
-    code = "idempotency_key_reused"
-    title = "This Idempotency-Key was used for a different request; use a new key for new data"
 
 
 class OperationNotRetryable(Conflict):

@@ -262,6 +262,8 @@ class _SessionView(ScopedAPIView):
 
 class SessionsView(_SessionView):
     """Start a conversation for one patient and one purpose."""
+
+    idempotent_create = True
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "conversation.start"}
 
@@ -292,6 +294,7 @@ class SessionDetailView(_SessionView):
 
 
 class SessionTurnsView(_SessionView):
+    idempotent_create = True
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "conversation.turn"}
 
@@ -341,6 +344,7 @@ class SessionContextView(_SessionView):
 
 
 class SessionOffersView(_SessionView):
+    idempotent_create = True
     required_scopes = {"POST": ["memory:read", "memory:write"]}
     audit_actions = {"POST": "conversation.offers"}
 
@@ -374,6 +378,7 @@ class SessionEndView(_SessionView):
 
 
 class TurnProposeView(_SessionView):
+    idempotent_create = True
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "conversation.propose"}
 

@@ -28,6 +28,8 @@ class Command(BaseCommand):
             argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", bind,
                     "--workers", str(workers), "--threads", str(threads),
                     "--config", str(Path(__file__).resolve().parents[2] / "gunicorn_conf.py"),
+                    # ids in anything gunicorn logs are masked (core.logging.mask_ids)
+                    "--logger-class", "core.logging.GunicornLogger",
                     "--graceful-timeout", "10"]
         else:
             host, _, port = bind.rpartition(":")

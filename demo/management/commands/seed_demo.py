@@ -3,11 +3,13 @@
 import uuid
 from datetime import date
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from consent.models import AccessGrant
 from consent.services import consent_record, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
+from core.services import organization_register_or_update
 from directory.models import PatientProfile, StaffMember
 from directory.services import Identifier, patient_register, staff_register
 from memory.models import Memory
@@ -42,6 +44,10 @@ class Command(BaseCommand):
     help = "Load demo data (idempotent)"
 
     def handle(self, *args, **options):
+        # The demo clinic trusts the development provider (and any other configured issuer).
+        issuers = [settings.OIDC_ISSUER, *(i["issuer"] for i in settings.OIDC_TRUSTED_ISSUERS)]
+        organization_register_or_update(organization_id=DEMO_ORG, name="Demo clinic", trusted_issuers=issuers,
+                                        administrator=False)
         admin = Identity(org_id=DEMO_ORG, actor_sub=ADMIN, scopes=frozenset({"grant:write", "patient:write"}))
         with identity_context(admin):
             for patient, (name, born, mrn) in PATIENTS.items():

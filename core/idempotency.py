@@ -1,0 +1,117 @@
+"""Safe retries for creating POSTs: ``Idempotency-Key``.
+
+A view opts in with ``idempotent_create = True`` (:class:`core.api.ScopedAPIView` does the rest). With a key, the
+first successful response is stored with a hash of the request, in the same transaction as the creation, so a
+crash can never keep one without the other. The same key with the same request answers that response again
+(same status, same body, ``Idempotent-Replayed: true``); with another request, 409 ``idempotency_key_reused``.
+Keys belong to the caller (organisation and subject, by RLS) and are kept at least
+``IDEMPOTENCY_KEY_RETENTION_HOURS``. Concurrent requests with one key are serialised by a transaction-scoped
+advisory lock: the second waits for the first and then replays it. Failed requests store nothing, so the key can
+be used again once the request is fixed.
+
+Responses may hold a memory's value, so they are stored encrypted (AES-256-GCM, key derived from the secret key)
+and removed by ``manage.py sweep_idempotency_keys``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from django.conf import settings
+from django.db import connection, transaction
+from rest_framework.utils.encoders import JSONEncoder
+
+from core.errors import IdempotencyKeyReused, ValidationFailed
+from core.identity import Identity
+
+HEADER = "Idempotency-Key"
+_KEY = re.compile(r"^[A-Za-z0-9._:\-]{1,100}$")
+
+
+def clean_key(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    if not _KEY.match(raw):
+        raise ValidationFailed(errors=[{"field": HEADER, "message": "1-100 of A-Z a-z 0-9 . _ : -",
+                                        "code": "invalid"}])
+    return raw
+
+
+def request_hash(*, method: str, path: str, body: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in (method.upper().encode(), path.encode(), body):
+        digest.update(len(part).to_bytes(8, "big"))
+        digest.update(part)
+    return digest.hexdigest()
+
+
+def _aead() -> AESGCM:
+    key = hmac.new(settings.SECRET_KEY.encode(), b"anamnesis idempotency responses", hashlib.sha256).digest()
+    return AESGCM(key)
+
+
+def _aad(identity: Identity, key: str) -> bytes:
+    return f"{identity.org_id}|{identity.actor_sub}|{key}".encode()
+
+
+@dataclass(frozen=True)
+class Replay:
+    status: int
+    data: object
+
+
+def idempotency_lookup(*, identity: Identity, key: str, digest: str) -> Replay | None:
+    """Inside the caller's identity context: lock the key for this transaction, then return the stored response
+    (same request) or raise ``idempotency_key_reused`` (another request); None when the key is new."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                       [f"idempotency|{identity.org_id}|{identity.actor_sub}|{key}"])
+        cursor.execute("SELECT request_hash, response_status, response_body FROM idempotency_record "
+                       "WHERE organization_id = %s AND actor_sub = %s AND idempotency_key = %s",
+                       [identity.org_id, identity.actor_sub, key])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    stored_hash, status, sealed = row
+    if not hmac.compare_digest(stored_hash, digest):
+        raise IdempotencyKeyReused()
+    sealed = bytes(sealed)
+    try:
+        plain = _aead().decrypt(sealed[:12], sealed[12:], _aad(identity, key))
+    except InvalidTag:  # the secret key changed since: the response cannot be given again
+        raise IdempotencyKeyReused("this key's first response can no longer be replayed; use a new key") from None
+    return Replay(status=status, data=json.loads(plain))
+
+
+def idempotency_store(*, identity: Identity, key: str, digest: str, status: int, data) -> None:
+    """In the creation's own transaction: remember its response for this key."""
+    plain = json.dumps(data, cls=JSONEncoder, separators=(",", ":")).encode()
+    nonce = os.urandom(12)
+    sealed = nonce + _aead().encrypt(nonce, plain, _aad(identity, key))
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO idempotency_record (organization_id, actor_sub, idempotency_key, request_hash, "
+                       "response_status, response_body) VALUES (%s, %s, %s, %s, %s, %s)",
+                       [identity.org_id, identity.actor_sub, key, digest, status, sealed])
+
+
+def idempotency_sweep(*, older_than_hours: int | None = None) -> int:
+    """Remove records older than the retention (default IDEMPOTENCY_KEY_RETENTION_HOURS, never under 24 h),
+    and rate-limit counters of past windows. Idempotent; run from cron."""
+    hours = max(24, older_than_hours if older_than_hours is not None else settings.IDEMPOTENCY_KEY_RETENTION_HOURS)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('app.maintenance', 'idempotency', true)")
+        cursor.execute("DELETE FROM idempotency_record WHERE created_at < now() - make_interval(hours => %s)",
+                       [hours])
+        removed = cursor.rowcount
+        cursor.execute("SELECT set_config('app.maintenance', '', true)")
+        cursor.execute("DELETE FROM api_rate_counter WHERE window_number < %s",
+                       [int(time.time() // settings.API_RATE_LIMIT_WINDOW_SECONDS) - 1])
+    return removed

@@ -1,0 +1,87 @@
+"""The one JSON parser of the API: bounded nesting, no NaN/Infinity, nothing PostgreSQL cannot store.
+
+* nesting deeper than ``MAX_JSON_DEPTH`` is 400 ``malformed_json`` (Python's parser would otherwise recurse
+  until it fails with an error we would answer as 500), checked on the raw bytes before parsing;
+* ``NaN``, ``Infinity`` are not JSON (RFC 8259) and jsonb refuses them: 400 ``malformed_json``;
+* NUL characters and lone surrogates in any string or key cannot be stored (PostgreSQL text, UTF-8): 422
+  ``validation_error``, naming where.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+
+from core.errors import ValidationFailed
+
+_OPEN, _CLOSE, _QUOTE, _BACKSLASH = frozenset(b"[{"), frozenset(b"]}"), ord('"'), ord("\\")
+
+
+def json_depth_exceeds(raw: bytes, limit: int) -> bool:
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False  # cannot nest deeper than it has brackets
+    depth, in_string, escaped = 0, False, False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == _BACKSLASH:
+                escaped = True
+            elif byte == _QUOTE:
+                in_string = False
+        elif byte == _QUOTE:
+            in_string = True
+        elif byte in _OPEN:
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in _CLOSE:
+            depth -= 1
+    return False
+
+
+def _unstorable(text: str) -> bool:
+    return "\x00" in text or any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def unstorable_paths(value, path: str = "") -> list[str]:
+    """Where a parsed JSON value holds a string PostgreSQL cannot store (breadth is bounded by the body size)."""
+    found: list[str] = []
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if _unstorable(item):
+                found.append(where or "(body)")
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if _unstorable(key):
+                    found.append(f"{where}.(key)".lstrip("."))
+                else:
+                    stack.append((child, f"{where}.{key}".lstrip(".")))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
+    return sorted(found)
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+class StrictJSONParser(JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        raw = stream.read() if stream is not None else b""
+        if json_depth_exceeds(raw, settings.MAX_JSON_DEPTH):
+            raise ParseError("JSON nested too deeply")
+        try:
+            text = raw.decode("utf-8")
+            data = json.loads(text, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):
+            raise ParseError("malformed JSON") from None
+        if bad := unstorable_paths(data):
+            raise ValidationFailed(errors=[{"field": where, "message": "NUL and unpaired surrogate characters "
+                                            "cannot be stored", "code": "unstorable_character"} for where in bad])
+        return data

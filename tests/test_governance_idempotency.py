@@ -1,0 +1,187 @@
+"""Safe retries: an Idempotency-Key on a creating POST answers the first response again, refuses other data with
+409, belongs to its caller, commits with the creation, and is swept after its retention."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import pytest
+from django.db import connection, connections
+from django.urls import get_resolver
+
+from core.api import ScopedAPIView
+from core.identity import ACTOR_PATIENT, Identity, identity_context
+from tests.conftest import admin_connect, memory_body
+
+K = {"Idempotency-Key": "retry-1"}
+
+# POSTs that change the state of something that exists (no new resource) or carry their own key mechanism.
+NOT_CREATING = {"ConsentRevokeView", "GrantRevokeView", "MemoryQuarantineView", "MemoryConfirmView",
+                "MemoryRejectView", "SessionEndView", "WorkflowOperationRetryView",
+                # workflow operations: payload-bound Idempotency-Key of their own (workflows.services), same
+                # semantics (same request -> same operation, other data -> 409 idempotency_key_reused)
+                "WorkflowOperationsView"}
+
+
+def _count(sql: str, *params, org=None, patient=None):
+    """Read as the patient (RLS) on the test's own connection: the rows of a rolled-back test are not committed."""
+    if patient is None:
+        with admin_connect() as conn:
+            return conn.execute(sql, params).fetchone()[0]
+    me = Identity(org_id=org, actor_sub=f"patient-{patient}", patient_self_id=patient, actor_kind=ACTOR_PATIENT)
+    with identity_context(me), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0]
+
+
+def _memories(world, patient=None) -> int:
+    patient = patient or world.patient_a
+    return _count("SELECT count(*) FROM patient_memory WHERE patient_id = %s", patient, org=world.org,
+                  patient=patient)
+
+
+def _views():
+    def walk(patterns):
+        for p in patterns:
+            if hasattr(p, "url_patterns"):
+                yield from walk(p.url_patterns)
+            else:
+                cls = getattr(p.callback, "view_class", None)
+                if cls is not None and issubclass(cls, ScopedAPIView):
+                    yield cls
+    return set(walk(get_resolver().url_patterns))
+
+
+def test_every_creating_post_takes_an_idempotency_key():
+    missing = [v.__name__ for v in _views()
+               if hasattr(v, "post") and not v.idempotent_create and v.__name__ not in NOT_CREATING]
+    assert missing == [], f"POST views that create something must declare idempotent_create: {missing}"
+
+
+@pytest.mark.django_db
+def test_the_same_key_and_body_answer_the_first_response_again(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    first = api.post(path, memory_body(cid), headers=K)
+    again = api.post(path, memory_body(cid), headers=K)
+    assert first.status_code == again.status_code == 201, again.content
+    assert again.content == first.content and again.headers["Idempotent-Replayed"] == "true"
+    assert "Idempotent-Replayed" not in first.headers
+    assert _memories(world) == 1
+    # another body under the same key is refused and changes nothing
+    r = api.post(path, memory_body(cid, time="11:00"), headers=K)
+    assert r.status_code == 409 and r.json()["code"] == "idempotency_key_reused"
+    assert _memories(world) == 1
+    # a new key is a new request
+    assert api.post(path, memory_body(cid, time="11:00"), headers={"Idempotency-Key": "retry-2"}).status_code == 201
+    assert _memories(world) == 2
+    # the stored response is not readable in the table
+    stored = _count("SELECT string_agg(encode(response_body, 'escape'), '') FROM idempotency_record",
+                    org=world.org, patient=world.patient_a)
+    assert stored and "10:00" not in stored and str(world.patient_a) not in stored
+
+
+@pytest.mark.django_db
+def test_keys_belong_to_their_caller(world):
+    path_a = f"/v1/patients/{world.patient_a}/consents"
+    path_b = f"/v1/patients/{world.patient_b}/consents"
+    body = {"purpose": "appointment_scheduling"}
+    a = world.patient(world.patient_a).post(path_a, body, headers=K)
+    b = world.patient(world.patient_b).post(path_b, body, headers=K)
+    assert a.status_code == b.status_code == 201
+    assert a.json()["consent_record_id"] != b.json()["consent_record_id"]
+    # the same subject in another organisation is another caller too
+    c = world.patient(world.patient_a, org=world.other_org).post(path_a, body, headers=K)
+    assert c.status_code == 201 and c.json()["consent_record_id"] != a.json()["consent_record_id"]
+
+
+@pytest.mark.django_db
+def test_a_failed_request_stores_nothing_and_the_key_can_be_used_once_fixed(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    bad = api.post(path, {**memory_body(cid), "fact": {"kind": "earliest_time", "time": "25:00"}}, headers=K)
+    assert bad.status_code == 422
+    assert _count("SELECT count(*) FROM idempotency_record", org=world.org, patient=world.patient_a) == 0
+    assert api.post(path, memory_body(cid), headers=K).status_code == 201
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("key", ["", "x" * 101, "has space", "é", "a/b"])
+def test_malformed_keys_are_refused(world, key):
+    cid = world.consent(world.patient_a)
+    r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid),
+                                            headers={"Idempotency-Key": key})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "Idempotency-Key"
+    assert _memories(world) == 0
+
+
+@pytest.mark.django_db
+def test_every_creating_endpoint_replays(world):
+    admin = world.admin()
+    patient = world.patient(world.patient_a)
+    calls = [
+        (admin, "/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-9",
+                               "purpose": "appointment_scheduling", "expires_at": None}),
+        (patient, "/v1/workflows", {"workflow_type": "appointment_booking", "patient_id": str(world.patient_a)}),
+        (patient, "/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"}),
+    ]
+    world.consent(world.patient_a)
+    for api, path, body in calls:
+        key = {"Idempotency-Key": f"k-{uuid.uuid4()}"}
+        first, again = api.post(path, body, headers=key), api.post(path, body, headers=key)
+        assert first.status_code in (200, 201), (path, first.content)
+        assert (again.status_code, again.content) == (first.status_code, first.content), path
+    sid = patient.post("/v1/sessions", {"patient_id": str(world.patient_a),
+                                        "purpose": "appointment_scheduling"}).json()["session"]["session_id"]
+    turn = {"role": "user", "content": "I would like an appointment after 10 please"}
+    first = patient.post(f"/v1/sessions/{sid}/turns", turn, headers=K)
+    again = patient.post(f"/v1/sessions/{sid}/turns", turn, headers=K)
+    assert first.status_code == 201 and again.content == first.content
+    assert _count("SELECT count(*) FROM conversation_turn WHERE session_id = %s", sid, org=world.org,
+                  patient=world.patient_a) == 1
+
+
+def test_concurrent_requests_with_one_key_create_once(committed_db, world):
+    cid = world.consent(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    results, barrier = [], threading.Barrier(4)
+
+    def post():
+        try:
+            barrier.wait()
+            r = world.patient(world.patient_a).post(path, memory_body(cid), headers={"Idempotency-Key": "race"})
+            results.append((r.status_code, r.content))
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=post) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {status for status, _ in results} == {201} and len({body for _, body in results}) == 1, results
+    assert _memories(world) == 1
+
+
+def test_sweep_removes_keys_after_their_retention_only(committed_db, world):
+    from django.core.management import call_command
+
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    assert api.post(path, memory_body(cid), headers={"Idempotency-Key": "old"}).status_code == 201
+    assert api.post(path, memory_body(cid, time="11:00"), headers={"Idempotency-Key": "new"}).status_code == 201
+    with admin_connect() as conn:
+        conn.execute("UPDATE idempotency_record SET created_at = now() - interval '25 hours' "
+                     "WHERE idempotency_key = 'old'")
+        conn.execute("UPDATE idempotency_record SET created_at = now() - interval '23 hours' "
+                     "WHERE idempotency_key = 'new'")
+    call_command("sweep_idempotency_keys")
+    assert _count("SELECT count(*) FROM idempotency_record WHERE idempotency_key = 'old'") == 0
+    assert _count("SELECT count(*) FROM idempotency_record WHERE idempotency_key = 'new'") == 1
+    # the swept key is free again; the kept one still replays
+    assert api.post(path, memory_body(cid, time="11:00"), headers={"Idempotency-Key": "new"}).status_code == 201
+    assert _memories(world) == 2

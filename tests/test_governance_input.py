@@ -1,0 +1,124 @@
+"""Bad input never gets a 500: deep JSON, NaN, NUL and lone surrogates, long query strings, large headers,
+upper-case UUIDs, chunked bodies (through a real gunicorn)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+
+import pytest
+
+from tests.conftest import memory_body
+from tests.fakes.service import LiveService
+
+
+def _mem(world) -> str:
+    return f"/v1/patients/{world.patient_a}/memories"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("depth", [33, 1000, 20000])
+def test_deeply_nested_json_is_malformed_json(world, depth):
+    raw = "[" * depth + "]" * depth
+    r = world.patient(world.patient_a).post(_mem(world), raw=raw)
+    assert r.status_code == 400 and r.json()["code"] == "malformed_json", r.content
+
+
+@pytest.mark.django_db
+def test_nesting_within_the_limit_and_brackets_in_strings_are_fine(world):
+    cid = world.consent(world.patient_a)
+    body = memory_body(cid)
+    body["fact"]["time"] = "[" * 100  # brackets inside a string are not nesting
+    r = world.patient(world.patient_a).post(_mem(world), body)
+    assert r.status_code == 422 and r.json()["code"] == "validation_error"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("raw", ['{"memory_type": NaN}', '{"a": Infinity}', '{"a": -Infinity}', "\xff\xfe{}",
+                                 '{"a": "\x00"}'])
+def test_non_json_constants_and_bytes_are_malformed_json(world, raw):
+    r = world.patient(world.patient_a).post(_mem(world), raw=raw.encode("latin-1"))
+    assert r.status_code == 400 and r.json()["code"] == "malformed_json", r.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("where", ["value", "key", "nested"])
+@pytest.mark.parametrize("bad", ["\\u0000", "\\ud800"])
+def test_unstorable_characters_in_bodies_are_422(world, where, bad):
+    cid = world.consent(world.patient_a)
+    body = json.dumps(memory_body(cid))
+    if where == "value":
+        body = body.replace('"10:00"', f'"10:00{bad}"')
+    elif where == "key":
+        body = body.replace('"memory_type"', f'"memory{bad}_type"')
+    else:
+        body = body.replace('"kind"', '"extra": {"deep": ["x' + bad + '"]}, "kind"')
+    r = world.patient(world.patient_a).post(_mem(world), raw=body)
+    assert r.status_code == 422 and r.json()["code"] == "validation_error", r.content
+    assert r.json()["errors"][0]["code"] == "unstorable_character"
+    assert world.patient(world.patient_a).get(_mem(world)).json()["items"] == []
+
+
+@pytest.mark.django_db
+def test_an_upper_case_patient_id_reaches_its_own_patient(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    upper = str(world.patient_a).upper()
+    r = api.post(f"/v1/patients/{upper}/memories", memory_body(cid))
+    assert r.status_code == 201, r.content
+    assert len(api.get(f"/v1/patients/{upper}/memories").json()["items"]) == 1
+    memory_id = r.json()["memory_id"].upper()
+    assert api.get(f"/v1/patients/{upper}/memories/{memory_id}").status_code == 200
+    # and it is still nobody else's
+    other = world.patient(world.patient_b)
+    assert (other.get(f"/v1/patients/{upper}/memories").json().get("items") or []) == []
+    assert other.get(f"/v1/patients/{upper}/memories/{memory_id}").status_code == 404
+
+
+@pytest.mark.django_db
+def test_long_query_parameters_and_headers_are_problems_not_500(world):
+    api = world.patient(world.patient_a)
+    r = api.get(_mem(world), {"consent_purpose": "x" * 501})
+    assert r.status_code == 422 and r["Content-Type"] == "application/problem+json"
+    r = api.get(_mem(world), {"consent_purpose": "a\x00b"})
+    assert r.status_code == 422
+    r = api.get(_mem(world) + "?" + "&".join(f"p{i}=v" for i in range(2000)))
+    assert r.status_code == 414 and r.json()["code"] == "query_too_long"
+    r = api.get(_mem(world), headers={"X-Padding": "x" * 20000})
+    assert r.status_code == 431 and r.json()["code"] == "headers_too_large"
+
+
+def _chunked_post(url_port: int, path: str, token: str, chunks: list[bytes]) -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", url_port, timeout=30)
+    conn.putrequest("POST", path)
+    conn.putheader("Authorization", f"Bearer {token}")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Transfer-Encoding", "chunked")
+    conn.endheaders()
+    for chunk in chunks:
+        conn.send(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+    conn.send(b"0\r\n\r\n")
+    response = conn.getresponse()
+    body = json.loads(response.read() or b"{}")
+    conn.close()
+    return response.status, body
+
+
+@pytest.mark.slow
+def test_chunked_bodies_are_read_up_to_the_limit_through_gunicorn(committed_db, world, jwks_server):
+    service = LiveService(jwks_server.url, workers=1)
+    try:
+        cid = world.consent(world.patient_a)
+        token = world.patient(world.patient_a).token
+        raw = json.dumps(memory_body(cid)).encode()
+        status, body = _chunked_post(service.port, _mem(world), token, [raw[:10], raw[10:30], raw[30:]])
+        assert status == 201, body
+        assert body["memory"]["fact"] == {"kind": "earliest_time", "time": "10:00"}
+        # over the limit: 413, never read as empty, nothing stored
+        big = b'{"memory_type": "' + b"x" * (70 * 1024) + b'"}'
+        status, body = _chunked_post(service.port, _mem(world), token, [big[i:i + 8192]
+                                                                        for i in range(0, len(big), 8192)])
+        assert status == 413 and body["code"] == "payload_too_large"
+        assert len(world.patient(world.patient_a).get(_mem(world)).json()["items"]) == 1
+    finally:
+        service.close()

@@ -1,0 +1,62 @@
+"""Rate limits per token subject and per organisation, counted in PostgreSQL (shared by every worker process),
+answered with 429 problem+json and Retry-After."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def limits(settings):
+    settings.API_RATE_LIMIT_WINDOW_SECONDS = 3600
+    settings.API_RATE_LIMIT_PER_SUBJECT = 3
+    settings.API_RATE_LIMIT_PER_ORGANIZATION = 5
+    return settings
+
+
+def _get(api, world):
+    return api.get(f"/v1/patients/{world.patient_a}/memories")
+
+
+def test_a_subject_over_its_limit_gets_429_with_retry_after(world, limits):
+    alice = world.patient(world.patient_a)
+    assert [_get(alice, world).status_code for _ in range(3)] == [200, 200, 200]
+    r = _get(alice, world)
+    assert r.status_code == 429 and r["Content-Type"] == "application/problem+json"
+    assert r.json()["code"] == "rate_limited"
+    assert 1 <= int(r["Retry-After"]) <= 3600
+    # a new token for the same subject is the same subject
+    assert _get(world.patient(world.patient_a), world).status_code == 429
+    # another subject of the organisation still has its own allowance
+    assert world.patient(world.patient_b).get(f"/v1/patients/{world.patient_b}/memories").status_code == 200
+
+
+def test_an_organisation_over_its_limit_gets_429_for_every_subject(world, limits):
+    statuses = []
+    for n in range(6):
+        api = world.staff(f"nurse-{n}")
+        statuses.append(_get(api, world).status_code)
+    # staff without grants see an empty list (200) until the organisation's five requests are spent
+    assert statuses[:5] == [200] * 5 and statuses[5] == 429, statuses
+    # other organisations are not affected
+    other = world.patient(world.patient_a, org=world.other_org)
+    assert _get(other, world).status_code == 200
+
+
+def test_limits_can_be_switched_off(world, settings):
+    settings.API_RATE_LIMIT_PER_SUBJECT = 0
+    settings.API_RATE_LIMIT_PER_ORGANIZATION = 0
+    alice = world.patient(world.patient_a)
+    assert {_get(alice, world).status_code for _ in range(5)} == {200}
+
+
+def test_counters_hold_no_identifiers(world, limits):
+    from django.db import connection
+
+    _get(world.patient(world.patient_a), world)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT string_agg(bucket, ' ') FROM api_rate_counter")
+        buckets = cursor.fetchone()[0]
+    assert buckets and str(world.org) not in buckets and str(world.patient_a) not in buckets

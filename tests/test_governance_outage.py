@@ -1,0 +1,173 @@
+"""Outages: with PostgreSQL stopped under load, requests fail fast (503 service_unavailable with Retry-After,
+within the connect timeout), the service recovers by itself when the database returns, and every write it
+acknowledged is readable afterwards. Runs against a spare embedded PostgreSQL the test starts and stops itself
+(the shared test server is never touched)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.conftest import memory_body
+from tests.fakes.service import BASE_DIR, LiveService
+from tests.support import ISSUER, PATIENT_SCOPES, mint
+
+CONNECT_TIMEOUT = 2
+# The connection pool reconnects with exponential backoff (psycopg_pool: 1 s, doubling), so after an outage of a
+# few seconds the service serves again within a few more seconds, without a restart.
+RECOVERY_BOUND = 15
+
+
+def _call(url, method, path, token, body=None, timeout=30):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url + path, data=data, method=method, headers={
+        "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, dict(response.headers), json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), json.loads(exc.read() or b"{}")
+
+
+class SpareDatabase:
+    """An embedded PostgreSQL of its own, bootstrapped and migrated like a deployment."""
+
+    def __init__(self) -> None:
+        import pgserver
+
+        self.dir = Path(tempfile.mkdtemp(prefix="anamnesis-spare-"))
+        self.pgdata = self.dir / "pg"
+        self.server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
+        self.info = self.server.get_postmaster_info()
+        self.env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DATABASE_OWNER_URL")}
+        self.env.update({"EMBEDDED_PGDATA": str(self.pgdata), "DJANGO_SETTINGS_MODULE": "config.settings_test",
+                         "ANAMNESIS_DB_NAME": "anamnesis_spare", "LOG_LEVEL": "WARNING"})
+        for command in (["db_bootstrap"], ["migrate", "--database", "owner", "--verbosity", "0"]):
+            subprocess.run([sys.executable, "manage.py", *command], cwd=BASE_DIR, env=self.env, check=True,
+                           capture_output=True, timeout=300)
+
+    def admin(self) -> psycopg.Connection:
+        return psycopg.connect(self.server.get_uri("anamnesis_spare"), autocommit=True)
+
+    def _pg_ctl(self, *args: str) -> None:
+        from pgserver._commands import pg_ctl
+
+        pg_ctl(list(args), pgdata=self.pgdata, user=self.server.system_user, timeout=60)
+
+    def stop(self) -> None:
+        self._pg_ctl("-w", "-m", "immediate", "stop")  # a crash: no checkpoint, recovery on start
+
+    def start(self) -> None:
+        self._pg_ctl("-w", "-o", '-h ""', "-o", f"-k {self.info.socket_dir}", "-l", str(self.pgdata / "log"),
+                     "start")
+
+    def close(self) -> None:
+        try:
+            self._pg_ctl("-w", "-m", "fast", "stop")
+        except Exception:  # noqa: S110 - already stopped
+            pass
+
+
+@pytest.mark.slow
+def test_database_outage_under_load_fails_fast_recovers_and_loses_no_acknowledged_write(jwks_server, keyring):
+    spare = SpareDatabase()
+    service = None
+    try:
+        org = uuid.uuid4()
+        with spare.admin() as conn:
+            conn.execute("INSERT INTO organization (id, name, created_at, trusted_issuers) VALUES (%s, '', now(), "
+                         "ARRAY[%s])", [org, ISSUER])
+        service = LiveService(jwks_server.url, workers=2, threads=4, extra_env={
+            "EMBEDDED_PGDATA": str(spare.pgdata), "ANAMNESIS_DB_NAME": "anamnesis_spare",
+            "DB_CONNECT_TIMEOUT_SECONDS": str(CONNECT_TIMEOUT), "LOG_LEVEL": "WARNING"})
+        patients = [uuid.uuid4() for _ in range(4)]
+        tokens = {p: mint(keyring, sub=f"patient-{p}", org_id=org, patient_id=p, scope=PATIENT_SCOPES,
+                          exp_in=3600) for p in patients}
+        consents = {}
+        for p in patients:
+            status, _, body = _call(service.url, "POST", f"/v1/patients/{p}/consents", tokens[p],
+                                    {"purpose": "appointment_scheduling"})
+            assert status == 201, body
+            consents[p] = body["consent_record_id"]
+
+        acknowledged: dict[uuid.UUID, list[str]] = {p: [] for p in patients}
+        outcomes: list[tuple[float, float, int, dict, dict]] = []  # (started, seconds, status, headers, body)
+        stop = threading.Event()
+
+        def load(p):
+            n = 0
+            while not stop.is_set():
+                n += 1
+                kind = "earliest_time" if n % 2 else "latest_time"
+                started = time.monotonic()
+                try:
+                    status, headers, body = _call(service.url, "POST", f"/v1/patients/{p}/memories", tokens[p],
+                                                  memory_body(consents[p], kind, f"{8 + n % 10:02d}:{n % 60:02d}"),
+                                                  timeout=15)
+                except OSError as exc:  # the service itself must stay up: a refused connection is a failure
+                    status, headers, body = 0, {}, {"error": type(exc).__name__}
+                outcomes.append((started, time.monotonic() - started, status, headers, body))
+                if status == 201:
+                    acknowledged[p].append(body["memory_id"])
+                time.sleep(0.02)
+
+        threads = [threading.Thread(target=load, args=(p,)) for p in patients]
+        for t in threads:
+            t.start()
+        time.sleep(2)
+        down_at = time.monotonic()
+        spare.stop()
+        time.sleep(4)
+        up_at = time.monotonic()
+        spare.start()
+        time.sleep(RECOVERY_BOUND + 3)
+        stop.set()
+        for t in threads:
+            t.join(timeout=30)
+
+        during = [o for o in outcomes if down_at + 0.2 < o[0] < up_at - 0.2]
+        after = [o for o in outcomes if o[0] > up_at]
+        assert during, "no request was made while the database was down"
+        unavailable = [o for o in during if o[2] == 503]
+        assert unavailable and all(o[2] in (503, 201) for o in during), {o[2] for o in during}
+        for _, seconds, status, headers, body in unavailable:
+            assert body["code"] == "service_unavailable" and int(headers["Retry-After"]) >= 1
+            assert seconds < CONNECT_TIMEOUT, f"a request took {seconds:.2f}s to fail"
+        assert all(o[2] in (201, 503) for o in after), sorted({o[2] for o in after})
+        last_failure = max((o[0] + o[1] for o in after if o[2] != 201), default=up_at)
+        recovered_after = last_failure - up_at
+        assert recovered_after < RECOVERY_BOUND, f"still failing {recovered_after:.1f}s after the database returned"
+        settled = [o for o in after if o[0] > last_failure]
+        assert len(settled) >= 10 and all(o[2] == 201 for o in settled)
+        assert 0 not in {o[2] for o in outcomes}
+        worst = max(o[1] for o in unavailable)
+        print(f"\noutage: {len(during)} requests while down, {len(unavailable)} answered 503 (slowest "
+              f"{worst:.2f}s, Retry-After {unavailable[0][3]['Retry-After']}s); served again "
+              f"{recovered_after:.1f}s after the database returned; "
+              f"{sum(map(len, acknowledged.values()))} acknowledged writes, all readable")
+
+        # every acknowledged write is readable afterwards (history holds superseded versions too)
+        for p, memory_ids in acknowledged.items():
+            for memory_id in memory_ids:
+                status, _, body = _call(service.url, "GET", f"/v1/patients/{p}/memories/{memory_id}/history",
+                                        tokens[p])
+                assert status == 200, (memory_id, body)
+        with spare.admin() as conn:
+            stored = {str(r[0]) for r in conn.execute("SELECT memory_id FROM patient_memory")}
+        assert {m for ids in acknowledged.values() for m in ids} <= stored
+    finally:
+        if service is not None:
+            service.close()
+        spare.close()

@@ -1,0 +1,178 @@
+"""Tenants are provisioned, tokens are bounded: organisations exist for the API only once registered with the
+issuers they trust; token dates are numbers and lifetimes bounded; production insists on https."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+from django.core.management import call_command
+
+from core.authentication import key_set_cache
+from tests.conftest import admin_connect, register_organization
+from tests.support import ISSUER, Api, mint
+
+SECOND_ISSUER = "http://second-hospital.test"
+
+
+def _count(sql: str, *params) -> int:
+    with admin_connect() as conn:
+        return conn.execute(sql, params).fetchone()[0]
+
+
+def _memories(api: Api, patient) -> int:
+    return api.get(f"/v1/patients/{patient}/memories").status_code
+
+
+@pytest.mark.django_db
+def test_a_token_for_an_unregistered_organisation_is_refused_and_leaves_no_trace(world, keyring):
+    stranger = uuid.uuid4()
+    patient = uuid.uuid4()
+    api = Api(mint(keyring, sub="p", org_id=stranger, patient_id=patient))
+    r = api.get(f"/v1/patients/{patient}/memories")
+    assert r.status_code == 403 and r.json()["code"] == "unknown_organization", r.content
+    r = api.post(f"/v1/patients/{patient}/consents", {"purpose": "appointment_scheduling"})
+    assert r.status_code == 403 and r.json()["code"] == "unknown_organization"
+    assert _count("SELECT count(*) FROM organization WHERE id = %s", stranger) == 0
+    assert _count("SELECT count(*) FROM audit_event WHERE organization_id = %s", stranger) == 0
+    assert _count("SELECT count(*) FROM patient_consent WHERE organization_id = %s", stranger) == 0
+
+
+@pytest.mark.django_db
+def test_each_organisation_trusts_only_its_own_issuers(world, keyring, settings, jwks_server):
+    settings.OIDC_TRUSTED_ISSUERS = [
+        {"issuer": ISSUER, "jwks_url": jwks_server.url, "audience": "anamnesis-api"},
+        {"issuer": SECOND_ISSUER, "jwks_url": jwks_server.url + "?second", "audience": "second-api"},
+    ]
+    second_org = uuid.uuid4()
+    register_organization(second_org, SECOND_ISSUER)
+    patient = uuid.uuid4()
+    # the second hospital's provider, its own JWKS URL and audience, for its own organisation
+    ok = Api(mint(keyring, sub="p", org_id=second_org, patient_id=patient, issuer=SECOND_ISSUER,
+                  audience="second-api"))
+    assert _memories(ok, patient) == 200
+    # the same provider naming the first hospital's organisation: that organisation does not trust it
+    r = Api(mint(keyring, sub="p", org_id=world.org, patient_id=patient, issuer=SECOND_ISSUER,
+                 audience="second-api")).get(f"/v1/patients/{patient}/memories")
+    assert r.status_code == 403 and r.json()["code"] == "unknown_organization"
+    # and the first provider cannot speak for the second hospital
+    r = Api(mint(keyring, sub="p", org_id=second_org, patient_id=patient)).get(f"/v1/patients/{patient}/memories")
+    assert r.status_code == 403 and r.json()["code"] == "unknown_organization"
+    # an issuer the deployment does not know at all is an invalid token, and audiences are per issuer
+    assert _memories(Api(mint(keyring, sub="p", org_id=second_org, patient_id=patient,
+                              issuer="http://unknown.test")), patient) == 401
+    assert _memories(Api(mint(keyring, sub="p", org_id=second_org, patient_id=patient, issuer=SECOND_ISSUER)),
+                     patient) == 401
+    assert key_set_cache(jwks_server.url + "?second").url.endswith("?second")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("claims", [
+    {"exp": "9999999999"}, {"iat": "1700000000"}, {"nbf": "1700000000"}, {"exp": True}, {"iat": None},
+    {"exp": 1e400}, {"nbf": [1]},
+])
+def test_token_dates_must_be_numbers(world, keyring, claims):
+    r = Api(mint(keyring, sub="p", org_id=world.org, patient_id=world.patient_a, extra=claims)).get(
+        f"/v1/patients/{world.patient_a}/memories")
+    assert r.status_code == 401 and r.json()["code"] == "invalid_token", (claims, r.content)
+
+
+@pytest.mark.django_db
+def test_token_lifetime_is_bounded(world, keyring, settings):
+    def status(**kw):
+        return Api(mint(keyring, sub="p", org_id=world.org, patient_id=world.patient_a, **kw)).get(
+            f"/v1/patients/{world.patient_a}/memories").status_code
+
+    assert status(exp_in=3600) == 200
+    assert status(exp_in=3601) == 401
+    assert status(exp_in=100 * 365 * 86400) == 401
+    settings.OIDC_MAX_TOKEN_LIFETIME_SECONDS = 600
+    assert status(exp_in=900) == 401
+    assert status(exp_in=600) == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("sub", ["nurse\x00", "a\ud800b"])
+def test_unstorable_characters_in_claims_are_an_invalid_token(world, keyring, sub):
+    r = Api(mint(keyring, sub=sub, org_id=world.org)).get(f"/v1/patients/{world.patient_a}/memories")
+    assert r.status_code == 401 and r.json()["code"] == "invalid_token"
+    r = Api(mint(keyring, sub="nurse", org_id=world.org, scope="memory:read\x00")).get(
+        f"/v1/patients/{world.patient_a}/memories")
+    assert r.status_code == 401
+
+
+@pytest.mark.django_db
+def test_only_a_registry_administrator_lists_and_registers_organisations(world, keyring):
+    with_scope = Api(mint(keyring, sub="ops", org_id=world.org, scope="organization:admin"))
+    # the scope alone, from a tenant's provider, is not enough: the tenant sees its own row, registers nothing
+    r = with_scope.get("/v1/organizations")
+    assert r.status_code == 200 and [o["id"] for o in r.json()["items"]] == [str(world.org)]
+    new = uuid.uuid4()
+    r = with_scope.post("/v1/organizations", {"id": str(new), "name": "Elsewhere", "trusted_issuers": [ISSUER]})
+    assert r.status_code == 403, r.content
+    assert _count("SELECT count(*) FROM organization WHERE id = %s", new) == 0
+    assert Api(mint(keyring, sub="ops", org_id=world.org)).get("/v1/organizations").status_code == 403
+
+    operator_org = uuid.uuid4()
+    register_organization(operator_org, administrator=True)
+    operator = Api(mint(keyring, sub="ops", org_id=operator_org, scope="organization:admin"))
+    r = operator.post("/v1/organizations", {"id": str(new), "name": "St Elsewhere", "trusted_issuers": [ISSUER]})
+    assert r.status_code == 201, r.content
+    assert r.json()["trusted_issuers"] == [ISSUER] and r.json()["administrator"] is False
+    listed = {o["id"] for o in operator.get("/v1/organizations").json()["items"]}
+    assert {str(world.org), str(world.other_org), str(new)} <= listed
+    # the new tenant's tokens are admitted at once
+    patient = uuid.uuid4()
+    assert _memories(Api(mint(keyring, sub="p", org_id=new, patient_id=patient)), patient) == 200
+    again = operator.post("/v1/organizations", {"id": str(new), "name": "x", "trusted_issuers": [ISSUER]})
+    assert again.status_code == 409
+    for bad in ({"trusted_issuers": []}, {"trusted_issuers": ["ftp://x"]}, {"trusted_issuers": [ISSUER],
+                                                                             "administrator": True}):
+        r = operator.post("/v1/organizations", bad)
+        assert r.status_code == 422 and r.json()["code"] == "validation_error", (bad, r.content)
+
+
+def test_register_organization_command_admits_the_organisation(committed_db, keyring):
+    org, patient = uuid.uuid4(), uuid.uuid4()
+    api = Api(mint(keyring, sub="p", org_id=org, patient_id=patient))
+    assert _memories(api, patient) == 403
+    call_command("register_organization", str(org), "--name", "Clinic", "--issuer", "http://other.test")
+    assert _memories(api, patient) == 403  # registered, but not for this issuer
+    call_command("register_organization", str(org), "--issuer", ISSUER)
+    assert _memories(api, patient) == 200
+    assert _count("SELECT trusted_issuers FROM organization WHERE id = %s", org) == ["http://other.test", ISSUER]
+
+
+_PRODUCTION_ENV = {"ANAMNESIS_ENV": "production", "DJANGO_SECRET_KEY": "k" * 50, "DJANGO_ALLOWED_HOSTS": "api.test",
+                   "DATABASE_URL": "postgresql://app@db.test/anamnesis",
+                   "DATABASE_OWNER_URL": "postgresql://owner@db.test/anamnesis",
+                   "OIDC_RP_CLIENT_SECRET": "s", "MEMORY_ENCRYPTION_KEYS": "k1:" + "A" * 44,
+                   "MEMORY_ATTRIBUTE_KEY": "a"}
+
+
+def _import_settings(**extra) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OIDC_", "DATABASE_", "ANAMNESIS_"))}
+    env.update(_PRODUCTION_ENV, **extra)
+    return subprocess.run([sys.executable, "-c", "import config.settings"], env=env, capture_output=True,
+                          text=True, timeout=60, cwd=os.path.dirname(os.path.dirname(__file__)))
+
+
+@pytest.mark.parametrize("extra", [
+    {},
+    {"OIDC_ISSUER": "http://idp.hospital.test", "OIDC_JWKS_URL": "https://idp.hospital.test/jwks"},
+    {"OIDC_ISSUER": "https://idp.hospital.test", "OIDC_JWKS_URL": "http://idp.hospital.test/jwks"},
+    {"OIDC_TRUSTED_ISSUERS": '[{"issuer": "https://a.test", "jwks_url": "http://a.test/jwks"}]'},
+])
+def test_production_refuses_to_start_without_https_issuers(extra):
+    result = _import_settings(**extra)
+    assert result.returncode != 0 and "OIDC" in result.stderr, result.stderr[-500:]
+
+
+def test_production_starts_with_https_issuers():
+    result = _import_settings(OIDC_ISSUER="https://idp.hospital.test", OIDC_JWKS_URL="https://idp.hospital.test/jwks")
+    assert result.returncode == 0, result.stderr[-800:]
+    assert time.time()
