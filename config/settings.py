@@ -189,7 +189,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["core.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["core.permissions.HasRequiredScopes"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["core.renderers.OrjsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "core.errors.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "core.schema.ScopedAutoSchema",

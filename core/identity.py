@@ -63,22 +63,49 @@ _SET_SQL = (
     "set_config('app.service_patient_id', %s, true), set_config('app.service_purpose', %s, true)"
 )
 _ATTR = "_anamnesis_identity"
+# The identity statement not yet sent for the open context (see identity_context).
+_PENDING = "_anamnesis_identity_pending"
+_CLEARED = ["", "", "", "", "", ""]
+
+
+def _params(identity: Identity) -> list[str]:
+    return [
+        str(identity.org_id),
+        identity.actor_sub,
+        str(identity.patient_self_id) if identity.patient_self_id else "",
+        " ".join(sorted(identity.scopes)),
+        str(identity.service_patient_id) if identity.service_patient_id else "",
+        identity.service_purpose or "",
+    ]
 
 
 def _apply(connection, identity: Identity | None) -> None:
-    if identity is None:
-        params = ["", "", "", "", "", ""]
-    else:
-        params = [
-            str(identity.org_id),
-            identity.actor_sub,
-            str(identity.patient_self_id) if identity.patient_self_id else "",
-            " ".join(sorted(identity.scopes)),
-            str(identity.service_patient_id) if identity.service_patient_id else "",
-            identity.service_purpose or "",
-        ]
     with connection.cursor() as cursor:
-        cursor.execute(_SET_SQL, params)
+        cursor.execute(_SET_SQL, _CLEARED if identity is None else _params(identity))
+
+
+def _apply_pending(execute, sql, params, many, context):
+    """Execute wrapper of an open context: the identity statement goes out right before the first statement of
+    the block (savepoints included), so no query of the block can run without it."""
+    connection = context["connection"]
+    pending = getattr(connection, _PENDING, None)
+    if pending is not None:
+        setattr(connection, _PENDING, None)
+        context["cursor"].cursor.execute(_SET_SQL, pending)  # the driver's cursor: no wrappers, no recursion
+    return execute(sql, params, many, context)
+
+
+def claim_identity_statement(using: str = DEFAULT_DB_ALIAS) -> tuple[str, list[str]] | None:
+    """For a hot path that sends its own first statement: the identity statement still owed by the open context,
+    to send in the same round trip (``<identity>; <statement>`` in one simple-query message, which PostgreSQL runs
+    in order inside the block's transaction). None when it has already gone out. The caller must send it before
+    anything else, or the block's later statements run as nobody (zero rows), never as someone else."""
+    connection = connections[using]
+    if getattr(connection, _ATTR, None) is None:
+        raise RuntimeError("no identity context is open on this connection")
+    pending = getattr(connection, _PENDING, None)
+    setattr(connection, _PENDING, None)
+    return (_SET_SQL, pending) if pending is not None else None
 
 
 def current_identity(using: str = DEFAULT_DB_ALIAS) -> Identity | None:
@@ -92,6 +119,11 @@ def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS) -> It
 
     Re-entering with the same identity just nests (a savepoint); entering with a different identity while one
     is open is a programming error and raises, so one request can never act as two people.
+
+    Round trips are what a request pays for here, so the identity statement travels with the block's first
+    statement (an execute wrapper sends it just before; :func:`claim_identity_statement` lets a hot path fold it
+    into the same message), and it is cleared at the end only when an enclosing transaction goes on: when this
+    block is the outermost transaction, its COMMIT or ROLLBACK ends the transaction-local settings anyway.
     """
     connection = connections[using]
     previous = getattr(connection, _ATTR, None)
@@ -101,14 +133,18 @@ def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS) -> It
         with transaction.atomic(using=using):
             yield identity
         return
+    outermost = not connection.in_atomic_block
     with transaction.atomic(using=using):
-        _apply(connection, identity)
         setattr(connection, _ATTR, identity)
+        setattr(connection, _PENDING, _params(identity))
         try:
-            yield identity
+            with connection.execute_wrapper(_apply_pending):
+                yield identity
         except BaseException:
             raise  # the rollback undoes the transaction-local settings
         else:
-            _apply(connection, None)
+            if not outermost and getattr(connection, _PENDING, None) is None:
+                _apply(connection, None)
         finally:
             setattr(connection, _ATTR, None)
+            setattr(connection, _PENDING, None)

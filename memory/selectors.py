@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import uuid
 
+from django.db import connections
 from django.db.models import QuerySet
 
 from core.errors import NotFound
-from core.identity import Identity
+from core.identity import Identity, claim_identity_statement
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryState
 
 
@@ -77,3 +78,38 @@ def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200)
              "withdrawn_at": m.withdrawn_at.isoformat() if m.withdrawn_at else None})
     return [{"release_id": str(r.release_id), "actor_sub": r.actor_sub, "purpose": r.purpose,
              "created_at": r.created_at.isoformat(), "members": members.get(r.release_id, [])} for r in releases]
+
+
+# What a list item needs, in the order memory_list_items() reads it.
+_ITEM_COLUMNS = ("memory_id", "patient_id", "memory_class", "memory_type", "attribute", "fact", "fact_ciphertext",
+                 "fact_key_id", "state", "source", "source_ref", "confidence", "policy_revision", "consent_purpose",
+                 "consent_record_id", "valid_from", "valid_until", "expires_at", "review_by", "superseded_by_id",
+                 "created_by", "created_at")
+
+
+def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memory_type: str | None = None,
+                             consent_purpose: str | None = None,
+                             audit: tuple[str, list] | None = None) -> list[tuple]:
+    """The rows of :func:`memory_list_current` (same queryset, same filters, same order) as plain tuples of
+    ``_ITEM_COLUMNS``, in one round trip: the identity statement the open context still owes and ``audit`` (an
+    INSERT from :func:`core.audit.insert_statement`, sent as a data-modifying CTE of the read) travel in the same
+    message, and all of it commits or rolls back with the block.
+
+    The hot read of the API: no model instances, and the driver's values as they come (``fact`` is JSON text).
+    """
+    qs = memory_list_current(identity=identity, patient_id=patient_id, memory_type=memory_type,
+                             consent_purpose=consent_purpose).values_list(*_ITEM_COLUMNS)
+    sql, params = qs.query.get_compiler(using=qs.db).as_sql()
+    params = list(params)
+    if audit is not None:
+        sql = f"WITH audit_row AS ({audit[0]}) {sql}"
+        params = audit[1] + params
+    claimed = claim_identity_statement(qs.db)
+    if claimed is not None:
+        sql = f"{claimed[0]}; {sql}"
+        params = claimed[1] + params
+    with connections[qs.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        if claimed is not None:
+            cursor.nextset()
+        return cursor.fetchall()
