@@ -175,13 +175,17 @@ MEMORY_ENCRYPTION_ACTIVE_KEY = env.str("MEMORY_ENCRYPTION_ACTIVE_KEY", default="
 MEMORY_RETENTION_DAYS = {"working": 1, "preference": 730, "account_fact": 730, "care_context": 365}
 MEMORY_REVOKED_CONSENT_GRACE_DAYS = env.int("MEMORY_REVOKED_CONSENT_GRACE_DAYS", default=0)
 MEMORY_SUPERSEDED_RETENTION_DAYS = env.int("MEMORY_SUPERSEDED_RETENTION_DAYS", default=90)
-# Embeddings: "local" (all-MiniLM-L6-v2, offline, CPU) or "openai" (an OpenAI-compatible /v1/embeddings server).
+# Embeddings: "local" (all-MiniLM-L6-v2, offline, CPU, in this process), "local-server" (the same model in one
+# process per machine: manage.py run_embedding_server, which manage.py serve starts and points the web workers at)
+# or "openai" (an OpenAI-compatible /v1/embeddings server).
 EMBEDDING_PROVIDER = env.str("EMBEDDING_PROVIDER", default="local")
 EMBEDDING_BASE_URL = env.str("EMBEDDING_BASE_URL", default="")
 EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="")
 EMBEDDING_API_KEY = env.str("EMBEDDING_API_KEY", default="")
 EMBEDDING_TIMEOUT_SECONDS = env.float("EMBEDDING_TIMEOUT_SECONDS", default=5.0)
 EMBEDDING_TORCH_THREADS = env.int("EMBEDDING_TORCH_THREADS", default=1)
+# Where manage.py serve runs the shared embedding server (loopback only); 0 = serve without it (in-process model).
+EMBEDDING_SERVER_PORT = env.int("EMBEDDING_SERVER_PORT", default=8079)
 MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=64 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 
