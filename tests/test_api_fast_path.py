@@ -181,3 +181,18 @@ def test_runtime_connection_sees_no_identity_after_commit(committed_db, world):
     assert len(api.get(mem(world.patient_a)).json()["items"]) == 1
     with runtime_connect() as conn:
         assert conn.execute("SELECT count(*) FROM patient_memory").fetchone()[0] == 0  # RLS: no identity
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("memory_type, purpose", [(None, None), ("scheduling_preference", None),
+                                                  (None, "communication"), ("care_context", "care_coordination")])
+def test_the_compiled_list_query_is_what_the_orm_compiles(memory_type, purpose):
+    """The list query is compiled once per shape; with this request's values it is exactly the ORM's query."""
+    from memory import selectors
+
+    values = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(), "memory_type": memory_type,
+              "consent_purpose": purpose, "now": datetime.now(UTC)}
+    assert selectors._current_rows_sql(**values) == selectors._compile_current_rows(**values)
+    assert (memory_type is not None, purpose is not None) in selectors._SQL_TEMPLATES  # the template was kept
+    again = {**values, "org_id": uuid.uuid4(), "now": datetime.now(UTC) + timedelta(seconds=5)}
+    assert selectors._current_rows_sql(**again) == selectors._compile_current_rows(**again)
