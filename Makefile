@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench migrate clean worker browser
+.PHONY: install run test lint typecheck check bench migrate clean worker browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
@@ -40,6 +40,13 @@ worker: migrate
 
 lint: install
 	$(BIN)/ruff check .
+
+# mypy with the Django and DRF stubs over core and every app's services and selectors (pyproject: [tool.mypy])
+typecheck: install
+	$(BIN)/mypy
+
+# What CI runs before the tests: lint, types, and the apps' import layering (core knows no domain, no cycles)
+check: lint typecheck
 
 bench: migrate
 	$(BIN)/python -m bench.memories_api

@@ -384,7 +384,7 @@ def dispatch_run(args, url: str, workers: int) -> dict:
     seed_operations(args.operations)
     env = dict(_ORIGINAL_ENV)
     env.update({"ANAMNESIS_DB_NAME": DB_NAME, "DJANGO_SETTINGS_MODULE": "config.settings", "LOG_LEVEL": "WARNING",
-                "WORKFLOW_INSURER_BASE_URL": url, "WORKFLOW_WORKER_BATCH_SIZE": str(args.batch_size),
+                "INSURER_BASE_URL": url, "WORKFLOW_WORKER_BATCH_SIZE": str(args.batch_size),
                 "WORKFLOW_WORKER_POLL_SECONDS": "0.05"})
     started = time.perf_counter()
     procs = [WorkerProcess(env, "--until-idle", "--stats-json", "--name", f"bench-{i}") for i in range(workers)]

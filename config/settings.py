@@ -50,7 +50,10 @@ INSTALLED_APPS = [
     "memory",
     "memory.conversations",
     "workflows",
+    "portal",
 ]
+if not PRODUCTION:
+    INSTALLED_APPS.append("demo")  # demo data, the development identity provider and demo tokens
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -63,8 +66,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "core.portal_context.PortalSessionMiddleware",
-    "core.portal_context.ContentSecurityPolicyMiddleware",
+    "portal.context.PortalSessionMiddleware",
+    "portal.context.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -80,7 +83,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "core.portal_context.portal_context",
+                "portal.context.portal_context",
             ],
         },
     },
@@ -107,9 +110,9 @@ OIDC_JWKS_MIN_REFETCH_SECONDS = env.float("OIDC_JWKS_MIN_REFETCH_SECONDS", defau
 OIDC_ALLOWED_ALGORITHMS = ["RS256", "ES256"]
 OIDC_LEEWAY_SECONDS = env.int("OIDC_LEEWAY_SECONDS", default=30)
 
-# --- Portal login (OpenID Connect, authorisation-code flow with PKCE; see core/oidc.py) -------------------------
+# --- Portal login (OpenID Connect, authorisation-code flow with PKCE; see portal/oidc.py) -------------------------
 # Development defaults point at the local provider that `make run` starts (manage.py dev_idp).
-AUTHENTICATION_BACKENDS = ["core.oidc.PortalOIDCBackend"]
+AUTHENTICATION_BACKENDS = ["portal.oidc.PortalOIDCBackend"]
 OIDC_OP_ISSUER = env.str("OIDC_OP_ISSUER", default=OIDC_ISSUER)
 OIDC_OP_AUTHORIZATION_ENDPOINT = env.str("OIDC_OP_AUTHORIZATION_ENDPOINT",
                                          default=OIDC_OP_ISSUER + "/oauth2/authorize")
@@ -131,7 +134,7 @@ OIDC_USE_NONCE = True
 OIDC_TIMEOUT = env.float("OIDC_TIMEOUT_SECONDS", default=5.0)
 OIDC_STORE_ID_TOKEN = True  # only as the id_token_hint for logout at the provider
 OIDC_CREATE_USER = True
-OIDC_CALLBACK_CLASS = "core.oidc.PortalCallbackView"
+OIDC_CALLBACK_CLASS = "portal.oidc.PortalCallbackView"
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGIN_REDIRECT_URL_FAILURE = "/login/"
@@ -189,6 +192,48 @@ EMBEDDING_SERVER_PORT = env.int("EMBEDDING_SERVER_PORT", default=8079)
 MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=64 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 
+# --- Short-term context (conversation sessions) -------------------------------------------------------------
+# Sliding expiry: a session not touched for this long is gone (seed 004: 4 hours of inactivity).
+CONVERSATION_IDLE_SECONDS = env.int("CONVERSATION_IDLE_SECONDS", default=4 * 3600)
+# Absolute limit: no session outlives this, however active.
+CONVERSATION_ABSOLUTE_SECONDS = env.int("CONVERSATION_ABSOLUTE_SECONDS", default=24 * 3600)
+# How long an ended (completed or abandoned) session's turns stay before the sweep removes them.
+CONVERSATION_ENDED_RETENTION_SECONDS = env.int("CONVERSATION_ENDED_RETENTION_SECONDS", default=3600)
+CONVERSATION_MAX_TURNS = env.int("CONVERSATION_MAX_TURNS", default=1000)
+CONVERSATION_MAX_CONTENT_CHARS = env.int("CONVERSATION_MAX_CONTENT_CHARS", default=8000)
+CONVERSATION_MAX_TOOL_RESULT_BYTES = env.int("CONVERSATION_MAX_TOOL_RESULT_BYTES", default=16 * 1024)
+CONVERSATION_CONTEXT_DEFAULT_TOKENS = env.int("CONVERSATION_CONTEXT_DEFAULT_TOKENS", default=2000)
+CONVERSATION_CONTEXT_MIN_TOKENS = env.int("CONVERSATION_CONTEXT_MIN_TOKENS", default=256)
+CONVERSATION_CONTEXT_MAX_TOKENS = env.int("CONVERSATION_CONTEXT_MAX_TOKENS", default=128_000)
+# deterministic (default) or llm (an OpenAI-compatible API; falls back to deterministic on any failure)
+CONVERSATION_SUMMARISER = env.str("CONVERSATION_SUMMARISER", default="deterministic")
+CONVERSATION_LLM_BASE_URL = env.str("CONVERSATION_LLM_BASE_URL", default="")
+CONVERSATION_LLM_MODEL = env.str("CONVERSATION_LLM_MODEL", default="")
+CONVERSATION_LLM_API_KEY = env.str("CONVERSATION_LLM_API_KEY", default="")
+# responses (POST /v1/responses) or chat_completions (POST /v1/chat/completions); both with store: false
+CONVERSATION_LLM_API = env.str("CONVERSATION_LLM_API", default="responses")
+CONVERSATION_LLM_TIMEOUT_SECONDS = env.float("CONVERSATION_LLM_TIMEOUT_SECONDS", default=10.0)
+
+# --- Outside systems -----------------------------------------------------------------------------------------
+# One name per system: <SYSTEM>_BASE_URL. Conversations ask the scheduling system for offers; the outbox worker
+# submits bookings to it and authorisation requests to the insurer.
+SCHEDULING_BASE_URL = env.str("SCHEDULING_BASE_URL", default="http://127.0.0.1:8091")
+INSURER_BASE_URL = env.str("INSURER_BASE_URL", default="http://127.0.0.1:8090")
+SCHEDULING_CONNECT_TIMEOUT_SECONDS = env.float("SCHEDULING_CONNECT_TIMEOUT_SECONDS", default=2.0)
+SCHEDULING_READ_TIMEOUT_SECONDS = env.float("SCHEDULING_READ_TIMEOUT_SECONDS", default=5.0)
+
+# --- Workflow outbox worker ------------------------------------------------------------------------------------
+WORKFLOW_HTTP_CONNECT_TIMEOUT_SECONDS = env.float("WORKFLOW_HTTP_CONNECT_TIMEOUT_SECONDS", default=2.0)
+WORKFLOW_HTTP_READ_TIMEOUT_SECONDS = env.float("WORKFLOW_HTTP_READ_TIMEOUT_SECONDS", default=10.0)
+WORKFLOW_OPERATION_MAX_ATTEMPTS = env.int("WORKFLOW_OPERATION_MAX_ATTEMPTS", default=8)
+WORKFLOW_RETRY_BASE_SECONDS = env.float("WORKFLOW_RETRY_BASE_SECONDS", default=2.0)
+WORKFLOW_RETRY_MAX_SECONDS = env.float("WORKFLOW_RETRY_MAX_SECONDS", default=300.0)
+WORKFLOW_OPERATION_LEASE_SECONDS = env.float("WORKFLOW_OPERATION_LEASE_SECONDS", default=60.0)
+WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = env.int("WORKFLOW_CIRCUIT_FAILURE_THRESHOLD", default=5)
+WORKFLOW_CIRCUIT_COOLDOWN_SECONDS = env.float("WORKFLOW_CIRCUIT_COOLDOWN_SECONDS", default=30.0)
+WORKFLOW_WORKER_BATCH_SIZE = env.int("WORKFLOW_WORKER_BATCH_SIZE", default=10)
+WORKFLOW_WORKER_POLL_SECONDS = env.float("WORKFLOW_WORKER_POLL_SECONDS", default=1.0)
+
 # --- API ----------------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["core.authentication.BearerTokenAuthentication"],
@@ -212,7 +257,7 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/v1",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
-    "ENUM_NAME_OVERRIDES": {"PurposeEnum": "consent.models.PURPOSES"},
+    "ENUM_NAME_OVERRIDES": {"PurposeEnum": "core.vocabulary.PURPOSES"},
 }
 
 # --- Web ----------------------------------------------------------------------------------------------------

@@ -16,10 +16,7 @@ urlpatterns = [
     path("v1/", include("core.urls")),
     path("admin/", admin.site.urls),
     # Portal (server-rendered pages behind OpenID Connect login)
-    path("", include("core.portal_urls")),
-    path("", include("memory.portal_urls")),
-    path("", include("consent.portal_urls")),
-    path("", include("workflows.portal_urls")),
+    path("", include("portal.urls")),
 ]
 
 handler404 = "core.health.not_found"

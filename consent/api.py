@@ -5,10 +5,11 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from consent import selectors, services
-from consent.models import PURPOSES, AccessGrant, ConsentRecord
+from consent.models import AccessGrant, ConsentRecord
 from core import audit
 from core.api import ScopedAPIView
-from memory.facts import StrictSerializer
+from core.serializers import StrictSerializer
+from core.vocabulary import PURPOSES
 
 
 class ConsentOut(serializers.ModelSerializer):

@@ -6,13 +6,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-PURPOSES = [
-    ("appointment_scheduling", "Appointment scheduling"),
-    ("communication", "Communication with the patient"),
-    ("prior_authorization", "Prior authorisation"),
-    ("care_coordination", "Care coordination"),
-]
-PURPOSE_VALUES = [p for p, _ in PURPOSES]
+from core.vocabulary import PURPOSES
 
 
 class ConsentQuerySet(models.QuerySet):

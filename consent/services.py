@@ -9,9 +9,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from consent.access import may_access
 from consent.models import AccessGrant, ConsentRecord
+from consent.signals import consent_revoked
 from core import audit
-from core.access import may_access, require_staff
+from core.access import require_staff
 from core.errors import Conflict, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity
 from core.services import organization_ensure
@@ -70,9 +72,7 @@ def consent_revoke(*, identity: Identity, patient_id: uuid.UUID, consent_id: uui
     record.revoked_at = timezone.now()
     record.revoked_by = identity.actor_sub
     record.save(update_fields=["status", "revoked_at", "revoked_by"])
-    from memory.services import memory_apply_consent_revocation
-
-    memory_apply_consent_revocation(identity=identity, consent=record)
+    consent_revoked.send(sender=ConsentRecord, identity=identity, consent=record)
     audit.record(action="consent.revoke", resource_type="consent", resource_id=record.consent_record_id,
                  patient_id=patient_id, purpose=record.purpose)
     return record

@@ -43,7 +43,9 @@ class ScopedAPIView(APIView):
 
     @property
     def identity(self) -> Identity:
-        return self.request.auth
+        identity = self.request.auth
+        assert isinstance(identity, Identity), "ScopedAPIView runs only after bearer authentication"
+        return identity
 
     def dispatch(self, request, *args, **kwargs):
         self.args = args

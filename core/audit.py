@@ -7,7 +7,7 @@ import uuid
 from django.utils import timezone
 
 from core.identity import current_identity
-from core.middleware import request_id_var
+from core.logging import request_id_var
 from core.models import AuditEvent
 
 

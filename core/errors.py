@@ -7,13 +7,14 @@
 from __future__ import annotations
 
 import logging
+import uuid
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
-from core.middleware import request_id_var
+from core.logging import request_id_var
 
 log = logging.getLogger("anamnesis.errors")
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -22,16 +23,16 @@ PROBLEM_CONTENT_TYPE = "application/problem+json"
 class ApiError(exceptions.APIException):
     """Base for errors the API answers deliberately. Subclasses set status, code and title."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
-    code = "bad_request"
-    title = "Bad request"
+    status_code: int = status.HTTP_400_BAD_REQUEST
+    code: str = "bad_request"
+    title: str = "Bad request"
 
     def __init__(self, message: str | None = None, *, code: str | None = None, errors: list | None = None):
         self.code = code or self.code
         self.message = message or self.title
         self.errors = errors or []
-        self.audit_patient_id = None
-        self.audit_purpose = None
+        self.audit_patient_id: uuid.UUID | str | None = None
+        self.audit_purpose: str | None = None
         super().__init__(detail=self.message, code=self.code)
 
     def about(self, *, patient_id=None, purpose: str | None = None) -> ApiError:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import contextvars
 import re
 import uuid
 
-request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+from django.conf import settings
+
+from core.errors import json_problem
+from core.logging import request_id_var
+
 _SANE = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 
 
@@ -39,9 +42,7 @@ class BodySizeLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        from django.conf import settings
 
-        from core.errors import json_problem
 
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)

@@ -3,6 +3,8 @@
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 
+from core.permissions import required_scopes_for
+
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
     target_class = "core.authentication.BearerTokenAuthentication"
@@ -17,8 +19,6 @@ class ScopedAutoSchema(AutoSchema):
     def get_operation(self, *args, **kwargs):
         operation = super().get_operation(*args, **kwargs)
         if operation is not None and getattr(self.view, "required_scopes", None) is not None:
-            from core.permissions import required_scopes_for
-
             scopes = sorted(required_scopes_for(self.view, self.method))
             operation["x-required-scopes"] = scopes
             note = f"Requires scopes: `{' '.join(scopes)}`."

@@ -7,12 +7,13 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from consent.models import PURPOSES
 from core import audit
 from core.api import ScopedAPIView
+from core.serializers import StrictSerializer
+from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services
 from memory.crypto import decrypt_fact
-from memory.facts import MEMORY_TYPES, StrictSerializer, fact_text, validate_fact
+from memory.facts import MEMORY_TYPES, fact_text, validate_fact
 from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value
 from memory.models import LifecycleEvent, Memory, Source
@@ -127,7 +128,7 @@ class CorrectionIn(StrictSerializer):
 
 
 class QuarantineIn(StrictSerializer):
-    reason_code = serializers.RegexField(r"^[a-z][a-z0-9_]{2,59}$", help_text="e.g. disputed_by_patient")
+    reason_code = serializers.RegexField(REASON_CODE_PATTERN, help_text="e.g. disputed_by_patient")
 
 
 class RepresentationReceipt(serializers.Serializer):

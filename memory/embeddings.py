@@ -134,7 +134,3 @@ def provider() -> EmbeddingProvider:
         return _provider
 
 
-def reset_provider() -> None:
-    global _provider
-    with _provider_lock:
-        _provider = None

@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from django.db import connection
+from django.utils import timezone
 
 from consent.services import consent_record, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
@@ -81,9 +83,7 @@ def _load_population(data: dict) -> tuple[uuid.UUID, dict[str, uuid.UUID], dict[
 
 
 def _in_days(days: int):
-    from datetime import timedelta
 
-    from django.utils import timezone
 
     return timezone.now() + timedelta(days=days)
 

@@ -3,11 +3,15 @@ place here: an open dict is how transcripts leak into "memory"."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from dataclasses import dataclass
 
+from django.conf import settings
 from rest_framework import serializers
 
+from core.serializers import StrictSerializer
 from memory.models import MemoryClass
 
 HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
@@ -15,17 +19,6 @@ DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sun
 PERIODS = ["morning", "afternoon", "evening"]
 CHANNELS = ["sms", "email", "phone", "portal", "letter"]
 LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$")
-
-
-class StrictSerializer(serializers.Serializer):
-    """Refuses fields it does not declare."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
-        return super().to_internal_value(data)
 
 
 class TimeField(serializers.RegexField):
@@ -136,10 +129,7 @@ _ATTRIBUTE_KEY = {"allergy": "substance", "long_term_indication": "medication"}
 def _term_key(value: str) -> str:
     """A keyed hash of a normalised clinical term: stable for supersession, and no plaintext in the attribute
     (which outlives the value as part of the tombstone's indexable identity)."""
-    import hashlib
-    import hmac
 
-    from django.conf import settings
 
     normalised = re.sub(r"[^a-z0-9]+", " ", value.casefold()).strip()
     return hmac.new(settings.MEMORY_ATTRIBUTE_KEY.encode(), normalised.encode(), hashlib.sha256).hexdigest()[:24]

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from core.errors import ConcurrentUpdate, IllegalTransition
 from core.identity import Identity
-from memory.crypto import value_digest
+from memory.crypto import decrypt_fact, value_digest
 from memory.models import LifecycleEvent, Memory, MemoryState
 
 S = MemoryState
@@ -27,9 +27,7 @@ def memory_value(memory: Memory) -> dict | None:
     if memory.fact is not None:
         return memory.fact
     if memory.fact_ciphertext is not None:
-        from memory.crypto import decrypt_fact
-
-        return decrypt_fact(memory.fact_ciphertext, key_id=memory.fact_key_id, memory_id=memory.memory_id,
+        return decrypt_fact(memory.fact_ciphertext, key_id=memory.fact_key_id or "", memory_id=memory.memory_id,
                             patient_id=memory.patient_id)
     return None
 

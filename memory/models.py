@@ -7,7 +7,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from pgvector.django import VectorField
 
-from consent.models import PURPOSES
+from core.vocabulary import PURPOSES
 
 
 class MemoryClass(models.TextChoices):

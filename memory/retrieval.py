@@ -17,10 +17,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from consent.access import may_access
 from core import audit, maintenance
-from core.access import may_access
 from core.errors import NoConsentOrAccess
-from core.identity import Identity
+from core.identity import Identity, identity_context
 from memory import representations, selectors
 from memory.embeddings import EmbeddingUnavailable, provider
 from memory.facts import fact_text
@@ -230,8 +230,6 @@ def memory_reindex(*, batch: int = 200, progress=None) -> int:
     provider was down at write time). Idempotent. Discovery walks live memories once, in key order, through the
     narrow 'reindex' maintenance policy (ids only); each one is checked and embedded under a service identity
     scoped to its patient and purpose."""
-    from core.identity import identity_context
-
     model = provider().name
     done = 0
     after = ("-infinity", uuid.UUID(int=0))

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from core.errors import NotFound
 from core.identity import Identity, claim_identity_statement
-from memory.models import Deletion, LifecycleEvent, Memory, MemoryState
+from memory.models import Deletion, LifecycleEvent, Memory, MemoryState, Release, ReleaseMember
 
 
 def memory_list_current(*, identity: Identity, patient_id: uuid.UUID, memory_type: str | None = None,
@@ -69,8 +69,6 @@ def deletion_receipts(*, identity: Identity, patient_id: uuid.UUID) -> list[dict
 def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200) -> list[dict]:
     """Context packs released for this patient, newest first, with the memories in each (ids and whether the
     memory has since been withdrawn by a deletion). No texts: packs are never stored."""
-    from memory.models import Release, ReleaseMember
-
     releases = list(Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
                     .order_by("-created_at")[:limit])
     members: dict = {}

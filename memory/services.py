@@ -10,16 +10,16 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from consent.access import may_access
 from consent.models import ConsentRecord
 from core import audit, maintenance
-from core.access import may_access
 from core.errors import ConcurrentUpdate, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
-from core.identity import Identity
+from core.identity import Identity, identity_context
 from core.services import organization_ensure
 from memory import representations
-from memory.crypto import encrypt_fact, new_salt
+from memory.crypto import encrypt_fact, keyring, new_salt
 from memory.facts import MEMORY_TYPES, MemoryTypeSpec
-from memory.lifecycle import lifecycle_event, memory_transition
+from memory.lifecycle import lifecycle_event, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval import memory_embed
 
@@ -390,8 +390,6 @@ def memory_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
     """Expire what passed its validity and erase what passed its retention. Idempotent; safe to run from cron
     or several workers at once (each memory is locked and re-checked under a service identity scoped to its
     patient and purpose). Reads never depend on it: they filter by the same deadlines at query time."""
-    from core.identity import identity_context
-
     counts = {"expired": 0, "deleted": 0}
     for _ in range(max_batches):
         due = _due(batch)
@@ -425,10 +423,6 @@ def memory_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
 def memory_rotate_keys(*, batch: int = 500) -> int:
     """Re-encrypt every sensitive value that is not under the active key. Idempotent; each row is re-encrypted
     under a service identity scoped to its patient and purpose."""
-    from core.identity import identity_context
-    from memory.crypto import keyring
-    from memory.lifecycle import memory_value
-
     active, _ = keyring()
     rotated = 0
     while True:
@@ -446,7 +440,9 @@ def memory_rotate_keys(*, batch: int = 500) -> int:
                                                                    fact_ciphertext__isnull=False).first()
                 if memory is None or memory.fact_key_id == active:
                     continue
-                ciphertext, kid = encrypt_fact(memory_value(memory), memory_id=memory.memory_id,
+                value = memory_value(memory)
+                assert value is not None, "a ciphertext decrypts to a value"
+                ciphertext, kid = encrypt_fact(value, memory_id=memory.memory_id,
                                                patient_id=memory.patient_id)
                 Memory.objects.filter(pk=memory.pk).update(fact_ciphertext=ciphertext, fact_key_id=kid)
                 rotated += 1

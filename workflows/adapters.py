@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 
 import httpx
+from django.conf import settings
 
-from workflows import conf
 from workflows.definitions import INSURER, SCHEDULING
 
 CONFIRMED = "confirmed"
@@ -72,8 +72,9 @@ class OutsideSystem:
 
     @classmethod
     def from_settings(cls, system: str) -> OutsideSystem:
-        return cls(SPECS[system], base_url=conf.base_url(system), connect_timeout=conf.connect_timeout(),
-                   read_timeout=conf.read_timeout())
+        return cls(SPECS[system], base_url=getattr(settings, f"{system.upper()}_BASE_URL").rstrip("/"),
+                   connect_timeout=settings.WORKFLOW_HTTP_CONNECT_TIMEOUT_SECONDS,
+                   read_timeout=settings.WORKFLOW_HTTP_READ_TIMEOUT_SECONDS)
 
     def close(self) -> None:
         self.client.close()

@@ -17,7 +17,7 @@ from core import audit
 from core.access import require_staff
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
-from memory.facts import StrictSerializer
+from core.serializers import StrictSerializer
 from workflows import selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
 from workflows.models import Operation, Workflow

@@ -162,14 +162,6 @@ def operations_claim(*, worker: str, limit: int, lease_seconds: float, systems: 
     return claims
 
 
-def circuits_read(*, worker: str) -> dict[str, CircuitSnapshot]:
-    with _worker_transaction(), connection.cursor() as cursor:
-        _set_worker(cursor, worker)
-        cursor.execute(_CIRCUITS_SQL)
-        rows = cursor.fetchall()
-        _set_worker(cursor, "")
-    return {r[0]: CircuitSnapshot(*r) for r in rows}
-
 
 def circuit_record(*, worker: str, system: str, responded: bool, threshold: int,
                    cooldown_seconds: float) -> tuple[str, datetime | None]:

@@ -5,7 +5,7 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
-from consent.models import PURPOSES
+from core.vocabulary import PURPOSES
 
 
 class Workflow(models.Model):

@@ -43,12 +43,6 @@ def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operat
             .order_by("-created_at", "operation_id"))
 
 
-def operation_get(*, identity: Identity, workflow: Workflow, operation_id: uuid.UUID) -> Operation:
-    operation = operation_list(identity=identity, workflow=workflow).filter(operation_id=operation_id).first()
-    if operation is None:
-        raise NotFound()
-    return operation
-
 
 @dataclass(frozen=True)
 class NextSafeAction:
@@ -87,7 +81,7 @@ def workflow_resume(*, identity: Identity, workflow: Workflow) -> Resume:
 
 
 def next_safe_action(*, workflow: Workflow, operations: list[Operation],
-                     unavailable_systems: set[str] = frozenset()) -> NextSafeAction:
+                     unavailable_systems: frozenset[str] | set[str] = frozenset()) -> NextSafeAction:
     """What is safe to do next, from the step, the transition table and the operations (newest first)."""
     spec = WORKFLOW_TYPES[workflow.workflow_type]
     if spec.is_terminal(workflow.current_step):
@@ -116,11 +110,11 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
     if wanted:
         kind = wanted[0]
         last = next((op for op in operations if op.kind == kind.name), None)
-        failed = last is not None and last.status == S.FAILED
+        failed = last if last is not None and last.status == S.FAILED else None
         return NextSafeAction(
             REQUEST_OPERATION, f"Request the {kind.name} operation."
-            + (f" The last one failed ({last.last_error_code}); a new request gets a new key." if failed else ""),
-            last.operation_id if failed else None, kind.name, allowed_next_steps=tuple(
+            + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else ""),
+            failed.operation_id if failed else None, kind.name, allowed_next_steps=tuple(
                 spec.next_steps(workflow.current_step)))
     steps = tuple(spec.next_steps(workflow.current_step))
     message = "Checkpoint the next step when it is known."

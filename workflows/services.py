@@ -14,13 +14,15 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Subquery
 from django.utils import timezone
 
+from consent.access import may_access
 from core import audit
-from core.access import may_access
 from core.errors import (
+    ApiError,
     ConcurrentUpdate,
     Conflict,
     IllegalTransition,
@@ -31,7 +33,6 @@ from core.errors import (
 )
 from core.identity import Identity
 from core.services import organization_ensure
-from workflows import conf
 from workflows.adapters import CONFIRMED, REFUSED, UNKNOWN, Outcome
 from workflows.definitions import CANCELLED, OPERATION_KINDS, WORKFLOW_TYPES, OperationKind
 from workflows.models import ACTIVE_OPERATION_STATUSES, Operation, OperationStatus, Workflow, WorkflowTransition
@@ -80,7 +81,7 @@ def new_idempotency_key(operation_id: uuid.UUID) -> str:
 def retry_delay(attempts: int) -> float:
     """Exponential backoff with jitter: half the capped exponential delay, plus up to the other half at random,
     so workers that failed together do not retry together."""
-    delay = min(conf.retry_max(), conf.retry_base() * 2 ** max(attempts - 1, 0))
+    delay = min(settings.WORKFLOW_RETRY_MAX_SECONDS, settings.WORKFLOW_RETRY_BASE_SECONDS * 2 ** max(attempts - 1, 0))
     return delay / 2 + random.uniform(0, delay / 2)  # noqa: S311 (jitter, not a secret)
 
 
@@ -121,7 +122,7 @@ def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patc
     return workflow
 
 
-def _conflict_about(exc: Conflict, workflow: Workflow) -> Conflict:
+def _conflict_about(exc: Conflict, workflow: Workflow) -> ApiError:
     return exc.about(patient_id=workflow.patient_id, purpose=workflow.purpose)
 
 
@@ -168,7 +169,7 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
                               workflow)
     kind = _operation_kind_for(workflow, request_operation.kind, at_step=next_step) if request_operation else None
     operation = None
-    if kind is not None:
+    if kind is not None and request_operation is not None:
         operation = _insert_operation(identity=identity, workflow=workflow, kind=kind,
                                       payload=request_operation.payload, request_key=None,
                                       at_version=workflow.version + 1)
@@ -213,7 +214,8 @@ def _insert_operation(*, identity: Identity, workflow: Workflow, kind: Operation
                 purpose=workflow.purpose, workflow=workflow, kind=kind.name, system=kind.system,
                 idempotency_key=new_idempotency_key(operation_id), request_key=request_key, payload=payload,
                 payload_hash=payload_hash(payload), status=S.PENDING, attempts=0,
-                attempt_limit=conf.max_attempts(), next_attempt_at=timezone.now(), requested_by=identity.actor_sub,
+                attempt_limit=settings.WORKFLOW_OPERATION_MAX_ATTEMPTS, next_attempt_at=timezone.now(),
+                requested_by=identity.actor_sub,
                 requested_at_version=at_version)
     except IntegrityError:
         # The unique constraints (one per payload, one unsettled per kind) caught what the checks above could not
@@ -274,8 +276,9 @@ def operation_retry(*, identity: Identity, workflow_id: uuid.UUID, operation_id:
     if not (operation.status == S.OUTCOME_UNKNOWN and operation.next_attempt_at is None):
         raise _conflict_about(OperationNotRetryable(f"the operation is {operation.status}"), workflow)
     now = timezone.now()
-    Operation.objects.filter(pk=operation.pk).update(attempt_limit=operation.attempts + conf.max_attempts(),
-                                                     next_attempt_at=now, updated_at=now)
+    Operation.objects.filter(pk=operation.pk).update(
+        attempt_limit=operation.attempts + settings.WORKFLOW_OPERATION_MAX_ATTEMPTS, next_attempt_at=now,
+        updated_at=now)
     operation.refresh_from_db()
     _audit_operation(operation, action="workflow.operation.retry", outcome="success")
     return operation
@@ -318,10 +321,12 @@ def operation_record_outcome(*, identity: Identity, operation_id: uuid.UUID, cla
     kind = OPERATION_KINDS[op.kind]
     spec = WORKFLOW_TYPES[workflow.workflow_type]
     fields: dict = {"claimed_by": None, "claimed_until": None, "updated_at": now}
-
+    reason: str | None
+    target: str | None
     if outcome.kind == CONFIRMED:
         fields.update(status=S.SUCCEEDED, outcome_uncertain=False, result=outcome.result, completed_at=now,
                       next_attempt_at=None, last_error_code=None)
+        assert outcome.result is not None, "a confirmed outcome carries its result"
         audit_outcome, reason, target = "success", outcome.code, kind.on_success
         patch = {kind.result_field: outcome.result[kind.result_field]}
     elif outcome.kind == REFUSED:

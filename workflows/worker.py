@@ -28,8 +28,8 @@ from django.db import DatabaseError, InterfaceError, OperationalError, close_old
 from django.utils import timezone
 
 from core.identity import identity_context
-from core.middleware import request_id_var
-from workflows import conf, services
+from core.logging import request_id_var
+from workflows import services
 from workflows.adapters import CONFIRMED, NOT_FOUND, NOT_SENT, UNKNOWN, Outcome, OutsideSystem, adapters_from_settings
 from workflows.dispatch import CircuitSnapshot, Claim, circuit_record, operations_claim
 
@@ -39,6 +39,13 @@ log = logging.getLogger("anamnesis.worker")
 PAUSE_ENV = "WORKFLOW_WORKER_PAUSE_AT"
 PAUSE_POINTS = ("claim_uncommitted", "claimed", "sent", "recorded")
 RECORD_RETRIES = 3
+
+
+def min_lease_seconds() -> float:
+    """A live worker must not lose its claim mid-call: one attempt is at most a lookup and a submission, each
+    bounded by the connect, write and read timeouts (httpx applies them per phase); the lease covers that with a
+    margin for the two short database transactions around it."""
+    return 1.25 * 2 * (settings.WORKFLOW_HTTP_CONNECT_TIMEOUT_SECONDS + 2 * settings.WORKFLOW_HTTP_READ_TIMEOUT_SECONDS)
 
 
 @dataclass
@@ -77,16 +84,16 @@ class Worker:
                  poll_seconds: float | None = None, stop: threading.Event | None = None) -> None:
         self.name = name or default_worker_name()
         self.adapters = adapters if adapters is not None else adapters_from_settings()
-        self.batch_size = batch_size or conf.batch_size()
-        self.lease_seconds = lease_seconds or conf.lease_seconds()
-        self.poll_seconds = poll_seconds if poll_seconds is not None else conf.poll_seconds()
+        self.batch_size = batch_size or settings.WORKFLOW_WORKER_BATCH_SIZE
+        self.lease_seconds = lease_seconds or settings.WORKFLOW_OPERATION_LEASE_SECONDS
+        self.poll_seconds = poll_seconds if poll_seconds is not None else settings.WORKFLOW_WORKER_POLL_SECONDS
         self.stop = stop or threading.Event()
         self.stats = Stats()
         self.circuits: dict[str, CircuitSnapshot] = {}  # as last seen by a claim or written by this worker
         self.pause_at = "" if getattr(settings, "PRODUCTION", False) else os.environ.get(PAUSE_ENV, "")
-        if self.lease_seconds < conf.min_lease_seconds():
+        if self.lease_seconds < min_lease_seconds():
             raise ValueError(f"the lease ({self.lease_seconds}s) must cover one attempt's timeouts "
-                             f"(at least {conf.min_lease_seconds():.1f}s)")
+                             f"(at least {min_lease_seconds():.1f}s)")
 
     # --- the loop --------------------------------------------------------------------------------------------
     def run(self, *, once: bool = False, until_idle: bool = False, max_seconds: float | None = None) -> Stats:
@@ -174,8 +181,9 @@ class Worker:
             return "closed", None  # nothing to reset: spare the write
         try:
             state, until = circuit_record(worker=self.name, system=claim.system,
-                                          responded=outcome.system_responded, threshold=conf.circuit_threshold(),
-                                          cooldown_seconds=conf.circuit_cooldown())
+                                          responded=outcome.system_responded,
+                                          threshold=settings.WORKFLOW_CIRCUIT_FAILURE_THRESHOLD,
+                                          cooldown_seconds=settings.WORKFLOW_CIRCUIT_COOLDOWN_SECONDS)
         except DatabaseError as exc:
             log.warning("could not record the circuit of %s (%s)", claim.system, type(exc).__name__)
             return "unknown", None

@@ -1,4 +1,4 @@
-"""Row-level security on consents and access grants.
+"""The access rule, and row-level security on consents and access grants.
 
 Grants are readable by the staff subject they name, by the patient they concern, and by organisation
 administrators (grant:write, not acting as a patient); only administrators write them, in their own name.
@@ -8,6 +8,28 @@ Consents follow the common access rule for their purpose. Neither table allows D
 from django.db import migrations
 
 FORWARD = r"""
+-- The access rule as first defined (its current definition: consent/sql/access_rule.sql).
+CREATE FUNCTION app_has_grant(p_org uuid, p_patient uuid, p_purpose text) RETURNS boolean
+LANGUAGE sql STABLE
+AS $$
+  SELECT EXISTS (SELECT 1 FROM patient_access_grants g
+                  WHERE g.organization_id = p_org
+                    AND g.patient_id = p_patient
+                    AND g.actor_sub = app_actor_sub()
+                    AND g.purpose = p_purpose
+                    AND g.revoked_at IS NULL
+                    AND (g.expires_at IS NULL OR g.expires_at > now()))
+$$;
+
+CREATE FUNCTION app_may_access(p_org uuid, p_patient uuid, p_purpose text) RETURNS boolean
+LANGUAGE sql STABLE
+AS $$
+  SELECT p_org = app_org_id()
+     AND (p_patient = app_patient_self_id()
+          OR (p_patient = app_service_patient_id() AND p_purpose = app_service_purpose())
+          OR app_has_grant(p_org, p_patient, p_purpose))
+$$;
+
 ALTER TABLE patient_access_grants ENABLE ROW LEVEL SECURITY;
 ALTER TABLE patient_access_grants FORCE ROW LEVEL SECURITY;
 CREATE POLICY grants_read ON patient_access_grants FOR SELECT
@@ -46,9 +68,11 @@ DROP POLICY IF EXISTS grants_insert ON patient_access_grants;
 DROP POLICY IF EXISTS grants_read ON patient_access_grants;
 ALTER TABLE patient_access_grants NO FORCE ROW LEVEL SECURITY;
 ALTER TABLE patient_access_grants DISABLE ROW LEVEL SECURITY;
+DROP FUNCTION IF EXISTS app_may_access(uuid, uuid, text);
+DROP FUNCTION IF EXISTS app_has_grant(uuid, uuid, text);
 """
 
 
 class Migration(migrations.Migration):
-    dependencies = [("consent", "0001_initial"), ("core", "0002_access_functions")]
+    dependencies = [("consent", "0001_initial"), ("core", "0004_service_identity")]
     operations = [migrations.RunSQL(FORWARD, REVERSE)]

@@ -8,19 +8,22 @@ preferences and records a tool turn).
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from consent.models import PURPOSES
+from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
+from core.serializers import StrictSerializer
+from core.vocabulary import PURPOSES
 from memory.api import MemoryOut
-from memory.conversations import conf, selectors, services
+from memory.conversations import selectors, services
+from memory.conversations.context import public_slots
 from memory.conversations.models import ConversationSession, SessionStatus, TurnRole
 from memory.conversations.parsing import DAYS, INTENTS, PERIODS, SPECIALTIES
 from memory.conversations.slots import clarifying_questions, next_action
-from memory.facts import StrictSerializer
 
 TIME = r"^([01]\d|2[0-3]):[0-5]\d$"
 SOURCE = r"^turn:[1-9][0-9]*$"
@@ -99,8 +102,6 @@ class SessionStateOut(serializers.Serializer):
 
 
 def _state(session: ConversationSession) -> dict:
-    from memory.conversations.context import public_slots
-
     live = session.status == SessionStatus.ACTIVE
     flags = [{k: f[k] for k in ("category", "urgent", "source_id")} for f in session.care_team_flags]
     return {"session": SessionOut(session).data, "slots": public_slots(session.slots),
@@ -141,7 +142,6 @@ class SideEffectOut(serializers.Serializer):
 
 class SummaryOut(serializers.Serializer):
     """Seed 003's structured summary of the older turns."""
-
     confirmed_facts = FactOut(many=True)
     open_questions = QuestionOut(many=True)
     decisions = DecisionOut(many=True)
@@ -167,7 +167,6 @@ class StandingPreferenceOut(serializers.Serializer):
 
 class ModelContextOut(serializers.Serializer):
     """What the model sees. It never holds the patient identifier."""
-
     purpose = serializers.ChoiceField(choices=PURPOSES)
     slots = SlotsOut()
     standing_preferences = StandingPreferenceOut(many=True, help_text="Current long-term scheduling preferences")
@@ -263,7 +262,6 @@ class _SessionView(ScopedAPIView):
 
 class SessionsView(_SessionView):
     """Start a conversation for one patient and one purpose."""
-
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "conversation.start"}
 
@@ -280,14 +278,11 @@ class SessionsView(_SessionView):
 
 class SessionDetailView(_SessionView):
     """A session's state: slots, next action, open questions, care-team flags (no turn text)."""
-
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "conversation.read"}
 
     @extend_schema(operation_id="sessions_read", responses={200: SessionStateOut})
     def get(self, request, session_id):
-        from core import audit
-
         session = selectors.session_get(identity=self.identity, session_id=session_id)
         if session.status == SessionStatus.ACTIVE:
             selectors.check_live(session)
@@ -330,13 +325,13 @@ class SessionContextView(_SessionView):
     def get(self, request, session_id):
         raw = request.query_params.get("max_tokens")
         try:
-            max_tokens = conf.default_budget() if raw in (None, "") else int(raw)
-            if not conf.min_budget() <= max_tokens <= conf.max_budget():
+            max_tokens = settings.CONVERSATION_CONTEXT_DEFAULT_TOKENS if raw in (None, "") else int(raw)
+            if not settings.CONVERSATION_CONTEXT_MIN_TOKENS <= max_tokens <= settings.CONVERSATION_CONTEXT_MAX_TOKENS:
                 raise ValueError
         except ValueError:
             raise ValidationFailed(errors=[{"field": "max_tokens", "code": "invalid",
-                                            "message": f"an integer from {conf.min_budget()} to "
-                                                       f"{conf.max_budget()}"}]) from None
+                                            "message": f"an integer from {settings.CONVERSATION_CONTEXT_MIN_TOKENS} to "
+                                                       f"{settings.CONVERSATION_CONTEXT_MAX_TOKENS}"}]) from None
         session, built = selectors.session_context(identity=self.identity, session_id=session_id,
                                                    max_tokens=max_tokens)
         if built.summary_cache is not None:

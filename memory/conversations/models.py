@@ -20,7 +20,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from consent.models import PURPOSES
+from core.vocabulary import PURPOSES
 
 
 class SessionStatus(models.TextChoices):

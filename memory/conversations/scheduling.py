@@ -14,8 +14,8 @@ import re
 from datetime import datetime
 
 import httpx
+from django.conf import settings
 
-from memory.conversations import conf
 from memory.conversations.errors import SchedulingUnavailable
 from memory.conversations.slots import slot_from_start
 
@@ -30,10 +30,10 @@ def search_slots(*, specialty: str, visit_type: str | None,
     params = {"specialty": specialty}
     if visit_type:
         params["visit_type"] = visit_type
-    timeout = httpx.Timeout(connect=conf.scheduling_connect_timeout(), read=conf.scheduling_read_timeout(),
-                            write=conf.scheduling_read_timeout(), pool=conf.scheduling_connect_timeout())
+    connect, read = settings.SCHEDULING_CONNECT_TIMEOUT_SECONDS, settings.SCHEDULING_READ_TIMEOUT_SECONDS
+    timeout = httpx.Timeout(connect=connect, read=read, write=read, pool=connect)
     try:
-        with httpx.Client(base_url=conf.scheduling_base_url(), timeout=timeout, transport=transport,
+        with httpx.Client(base_url=settings.SCHEDULING_BASE_URL.rstrip("/"), timeout=timeout, transport=transport,
                           follow_redirects=False, headers={"Accept": "application/json"}) as client:
             response = client.get("/v1/slots", params=params)
     except httpx.HTTPError as exc:

@@ -14,16 +14,17 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import psycopg
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from consent.access import may_access
 from consent.models import ConsentRecord
 from core import audit, maintenance
-from core.access import may_access
 from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity, identity_context
 from core.services import organization_ensure
-from memory.conversations import conf, scheduling
+from memory.conversations import scheduling
 from memory.conversations.context import message_tokens, redactor, render_message
 from memory.conversations.errors import (
     ClarificationNeeded,
@@ -84,16 +85,16 @@ def session_start(*, identity: Identity, patient_id: uuid.UUID, purpose: str) ->
         live = ConversationSession.objects.for_patient(identity.org_id, patient_id).filter(purpose=purpose).live(now)
         if live.count() >= MAX_LIVE_SESSIONS_PER_PATIENT:
             raise TooManySessions().about(patient_id=patient_id, purpose=purpose)
-        idle = timedelta(seconds=conf.idle_seconds())
-        absolute = now + timedelta(seconds=conf.absolute_seconds())
+        idle = timedelta(seconds=settings.CONVERSATION_IDLE_SECONDS)
+        absolute = now + timedelta(seconds=settings.CONVERSATION_ABSOLUTE_SECONDS)
         session = ConversationSession.objects.create(
             organization_id=identity.org_id, patient_id=patient_id, purpose=purpose, created_by=identity.actor_sub,
             created_at=now, last_activity_at=now, idle_timeout=idle, absolute_expires_at=absolute,
             expires_at=min(now + idle, absolute), slots=empty_state(), care_team_flags=[])
     audit.record(action="conversation.start", resource_type="conversation_session", resource_id=session.session_id,
                  patient_id=patient_id, purpose=purpose)
-    log.info("conversation started: idle_seconds=%d absolute_seconds=%d", conf.idle_seconds(),
-             conf.absolute_seconds())
+    log.info("conversation started: idle_seconds=%d absolute_seconds=%d", settings.CONVERSATION_IDLE_SECONDS,
+             settings.CONVERSATION_ABSOLUTE_SECONDS)
     return session
 
 
@@ -109,8 +110,8 @@ class TurnAppended:
 def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> None:
     if role not in TurnRole.values:
         raise _invalid("role", f"one of {', '.join(TurnRole.values)}")
-    if len(content) > conf.max_content_chars():
-        raise _invalid("content", f"at most {conf.max_content_chars()} characters", "too_long")
+    if len(content) > settings.CONVERSATION_MAX_CONTENT_CHARS:
+        raise _invalid("content", f"at most {settings.CONVERSATION_MAX_CONTENT_CHARS} characters", "too_long")
     if role != TurnRole.TOOL and not content.strip():
         raise _invalid("content", "required", "required")
     if role == TurnRole.TOOL and not tool_name:
@@ -120,8 +121,9 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
     if tool_result is not None:
         if not isinstance(tool_result, dict):
             raise _invalid("tool_result", "must be an object")
-        if len(dumps(tool_result).encode()) > conf.max_tool_result_bytes():
-            raise _invalid("tool_result", f"at most {conf.max_tool_result_bytes()} bytes as JSON", "too_long")
+        if len(dumps(tool_result).encode()) > settings.CONVERSATION_MAX_TOOL_RESULT_BYTES:
+            raise _invalid("tool_result", f"at most {settings.CONVERSATION_MAX_TOOL_RESULT_BYTES} bytes as JSON",
+                           "too_long")
 
 
 def turn_append(*, identity: Identity, session_id: uuid.UUID, role: str, content: str,
@@ -139,7 +141,7 @@ def turn_append(*, identity: Identity, session_id: uuid.UUID, role: str, content
             check_live(session, now)
             if expected_turn_count is not None and session.turn_count != expected_turn_count:
                 raise ConcurrentUpdate()
-            if session.turn_count >= conf.max_turns():
+            if session.turn_count >= settings.CONVERSATION_MAX_TURNS:
                 raise TurnLimitReached().about(patient_id=session.patient_id, purpose=session.purpose)
             seq = session.turn_count + 1
             view = TurnView(seq=seq, role=role, content=content, tool_name=tool_name, tool_result=tool_result,
@@ -249,7 +251,7 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
                                 code="no_active_consent_or_access").about(
             patient_id=session.patient_id, purpose=session.purpose)
     source_ref = f"conversation:{session.session_id}:turn:{seq}"
-    current = {m.attribute: memory_value(m) for m in memory_list_current(
+    current: dict[str, dict] = {m.attribute: memory_value(m) or {} for m in memory_list_current(
         identity=identity, patient_id=session.patient_id, memory_type=SCHEDULING_PREFERENCE,
         consent_purpose=session.purpose)}
     parsed = turn.parsed or {}
@@ -303,7 +305,8 @@ def session_end(*, identity: Identity, session_id: uuid.UUID, outcome: str) -> C
             raise SessionExpired()
         cleared = _clear_tool_results(session)
         ConversationSession.objects.filter(pk=session.pk).update(
-            status=outcome, ended_at=now, retain_until=now + timedelta(seconds=conf.ended_retention_seconds()),
+            status=outcome, ended_at=now,
+            retain_until=now + timedelta(seconds=settings.CONVERSATION_ENDED_RETENTION_SECONDS),
             slots={}, summary_cache=None)
         session.refresh_from_db()
     audit.record(action="conversation.end", resource_type="conversation_session", resource_id=session_id,

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import httpx
 import jsonschema
+from django.conf import settings
 
-from memory.conversations import conf
 from memory.conversations.parsing import EARLIEST, LATEST, parse_turn
 from memory.conversations.slots import OFFER_TOOL, apply_turn, empty_state, next_action, source_id
 from memory.conversations.tokens import count_tokens
@@ -227,11 +227,11 @@ INSTRUCTIONS = (
 
 
 def _llm_request(turns: Sequence[dict]) -> tuple[str, dict]:
-    model = conf.llm_model()
-    base = conf.llm_base_url()
+    model = settings.CONVERSATION_LLM_MODEL
+    base = settings.CONVERSATION_LLM_BASE_URL.rstrip("/")
     base = base[:-3] if base.endswith("/v1") else base
     user = dumps({"turns": list(turns)})
-    if conf.llm_api() == "chat_completions":
+    if settings.CONVERSATION_LLM_API == "chat_completions":
         return f"{base}/v1/chat/completions", {
             "model": model, "store": False, "temperature": 0,
             "messages": [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": user}],
@@ -267,9 +267,9 @@ def summarise_llm(turns: Sequence[dict], *, allowed_source_ids: set[str], forbid
     rejected. Never raises for the API's behaviour."""
     url, body = _llm_request(turns)
     headers = {"Content-Type": "application/json"}
-    if key := conf.llm_api_key():
+    if key := settings.CONVERSATION_LLM_API_KEY:
         headers["Authorization"] = f"Bearer {key}"
-    timeout = conf.llm_timeout()
+    timeout = settings.CONVERSATION_LLM_TIMEOUT_SECONDS
     try:
         with httpx.Client(timeout=httpx.Timeout(timeout, connect=min(timeout, 3.0)), transport=transport,
                           follow_redirects=False) as client:
@@ -297,7 +297,8 @@ def summarise(turns: Sequence[TurnView], *, render: Callable[[TurnView], dict], 
               care_team_flags: Sequence[dict] = (), max_tokens: int | None = None) -> tuple[dict, str]:
     """The configured summariser's summary of ``turns`` and its name; the deterministic one when the LLM's answer
     is missing or rejected."""
-    if conf.summariser() == LLM and conf.llm_base_url() and conf.llm_model():
+    llm_configured = settings.CONVERSATION_LLM_BASE_URL and settings.CONVERSATION_LLM_MODEL
+    if settings.CONVERSATION_SUMMARISER == LLM and llm_configured:
         allowed = {source_id(t.seq) for t in turns}
         summary = summarise_llm([render(t) for t in turns], allowed_source_ids=allowed, forbidden=forbidden,
                                 max_tokens=max_tokens)

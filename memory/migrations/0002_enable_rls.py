@@ -21,5 +21,5 @@ ALTER TABLE patient_memory DISABLE ROW LEVEL SECURITY;
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memory", "0001_initial"), ("core", "0002_access_functions")]
+    dependencies = [("memory", "0001_initial"), ("consent", "0002_enable_rls")]
     operations = [migrations.RunSQL(FORWARD, REVERSE)]

@@ -15,7 +15,7 @@ from pathlib import Path
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 # Short timeouts and leases so that crash-recovery tests wait seconds, not minutes. The lease must cover one
-# attempt (workflows.conf.min_lease_seconds): 1.25 * 2 * (0.3 + 2 * 0.3) = 2.25 s.
+# attempt (workflows.worker.min_lease_seconds): 1.25 * 2 * (0.3 + 2 * 0.3) = 2.25 s.
 FAST_ENV = {
     "WORKFLOW_HTTP_CONNECT_TIMEOUT_SECONDS": "0.3",
     "WORKFLOW_HTTP_READ_TIMEOUT_SECONDS": "0.3",
@@ -32,9 +32,9 @@ def worker_env(*, db_name: str, settings_module: str, insurer_url: str | None = 
     env.update({"ANAMNESIS_DB_NAME": db_name, "DJANGO_SETTINGS_MODULE": settings_module, "LOG_LEVEL": "WARNING",
                 "PYTHONUNBUFFERED": "1", **FAST_ENV})
     if insurer_url:
-        env["WORKFLOW_INSURER_BASE_URL"] = insurer_url
+        env["INSURER_BASE_URL"] = insurer_url
     if scheduling_url:
-        env["WORKFLOW_SCHEDULING_BASE_URL"] = scheduling_url
+        env["SCHEDULING_BASE_URL"] = scheduling_url
     env.update(extra or {})
     return env
 

@@ -12,8 +12,8 @@ import httpx
 import pytest
 from django.test import Client
 
-from core import devidp
 from core.authentication import key_set_cache
+from demo import devidp
 from tests.support import AUDIENCE
 
 PORTAL_CLIENT_ID = "anamnesis-portal"

@@ -64,7 +64,7 @@ def test_the_providers_id_token_is_not_an_api_access_token(settings, dev_idp, pe
     point_at_idp(settings, dev_idp, api_too=True)
     import httpx
 
-    from core import devidp
+    from demo import devidp
 
     sub = people.patient(world.patient_a)
     location = devidp.sign_in(dev_idp, sub, client_id="anamnesis-portal", redirect_uri="http://testserver/cb",

@@ -15,8 +15,8 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from core.models import PortalIdentity
-from core.oidc import PortalOIDCBackend
-from core.portal_context import PORTAL_ATTR
+from portal.context import PORTAL_ATTR
+from portal.oidc import PortalOIDCBackend
 from tests.portal.conftest import PORTAL_CLIENT_ID, login
 
 pytestmark = pytest.mark.django_db

@@ -40,5 +40,5 @@ ALTER TABLE agent_workflow DISABLE ROW LEVEL SECURITY;
 
 
 class Migration(migrations.Migration):
-    dependencies = [("workflows", "0001_initial"), ("core", "0003_audit_append_only_and_rls")]
+    dependencies = [("workflows", "0001_initial"), ("core", "0003_audit_append_only_and_rls"), ("consent", "0002_enable_rls")]
     operations = [migrations.RunSQL(FORWARD, REVERSE)]

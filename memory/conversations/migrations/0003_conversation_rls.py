@@ -73,5 +73,5 @@ DROP FUNCTION IF EXISTS conversation_session_due(text, timestamptz, timestamptz)
 
 
 class Migration(migrations.Migration):
-    dependencies = [("conversations", "0002_conversation_invariants"), ("core", "0004_service_identity")]
+    dependencies = [("conversations", "0002_conversation_invariants"), ("core", "0004_service_identity"), ("consent", "0002_enable_rls")]
     operations = [migrations.RunSQL(FORWARD, REVERSE)]

@@ -5,8 +5,8 @@
     --max-seconds N   exit after N seconds
     --stats-json      print a one-line JSON summary on exit (counts and codes only)
 
-The outside systems are configured by WORKFLOW_INSURER_BASE_URL and WORKFLOW_SCHEDULING_BASE_URL, timeouts,
-retries, lease and circuit breaker by the other WORKFLOW_* settings (see workflows/conf.py).
+The outside systems are configured by INSURER_BASE_URL and SCHEDULING_BASE_URL, timeouts, retries, lease and
+circuit breaker by the WORKFLOW_* settings (see config/settings.py).
 """
 
 from __future__ import annotations

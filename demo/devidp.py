@@ -22,6 +22,10 @@ import time
 import uuid
 from collections.abc import Iterable
 from datetime import timedelta
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import httpx
 
 DEMO_ORG = "00000000-0000-4000-8000-00000000c0de"
 ALICE = "00000000-0000-4000-8000-0000000a11ce"
@@ -75,7 +79,6 @@ def build_app(*, audience: str = "anamnesis-api", users: dict[str, dict] | None 
     """The provider as a WSGI (Flask) app, with the demo users unless ``users`` is given."""
     _refuse_in_production()
     os.environ.setdefault("AUTHLIB_INSECURE_TRANSPORT", "1")  # plain http on 127.0.0.1 only
-    from pathlib import Path
 
     import flask
     import oidc_provider_mock
@@ -104,8 +107,6 @@ def make_server(host: str = "127.0.0.1", port: int = 8001, **kwargs):
 
 def put_users(base_url: str, users: dict[str, dict], timeout: float = 5.0) -> None:
     """Set (or change) users' claims on a running provider: ``PUT /users/{sub}``."""
-    import httpx
-
     for sub, claims in users.items():
         httpx.put(f"{base_url}/users/{sub}", json=claims, timeout=timeout).raise_for_status()
 
@@ -114,8 +115,6 @@ def sign_in(base_url: str, sub: str, *, client_id: str, redirect_uri: str, scope
             extra: Iterable[tuple[str, str]] = (), timeout: float = 5.0) -> str:
     """Drive the provider's sign-in page as ``sub`` (what a person does with a click) and return the redirect
     URL carrying the authorisation code. For tests and the demo agent; browsers do this themselves."""
-    import httpx
-
     params = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect_uri, "scope": scope,
               "state": secrets.token_urlsafe(16), **dict(extra)}
     response = httpx.post(f"{base_url}/oauth2/authorize", params=params, data={"sub": sub}, timeout=timeout,
@@ -128,9 +127,7 @@ def sign_in(base_url: str, sub: str, *, client_id: str, redirect_uri: str, scope
 def agent_access_token(base_url: str, sub: str = "scheduling-agent", *, client_id: str = "demo-agent",
                        timeout: float = 5.0) -> str:
     """An API access token (JWT) for a demo account, issued by the provider: sign-in, then the code exchange."""
-    from urllib.parse import parse_qs, urlparse
 
-    import httpx
 
     redirect_uri = "http://127.0.0.1/agent-callback"
     location = sign_in(base_url, sub, client_id=client_id, redirect_uri=redirect_uri, timeout=timeout)

@@ -2,7 +2,7 @@
 (only patients the signed-in staff member holds active grants for), a patient's page, recording a consent with its
 evidence; the organisation administrator's grants (grant and revoke, with a reason).
 
-All through :func:`core.portal_context.portal_view` and the same services and selectors as the API.
+All through :func:`portal.context.portal_view` and the same services and selectors as the API.
 """
 
 from __future__ import annotations
@@ -17,17 +17,17 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from consent import selectors, services
-from consent.models import PURPOSES, AccessGrant, ConsentRecord
+from consent.models import AccessGrant, ConsentRecord
 from core import audit
 from core.errors import Conflict, NotFound, ValidationFailed
 from core.identity import Identity
-from core.portal_context import portal_view
+from core.vocabulary import PURPOSES
 from memory import selectors as memory_selectors
-from memory.views import PURPOSE_LABELS, STAFF_SOURCE_LABELS, memory_row
+from memory.models import Memory, MemoryState
+from portal.context import portal_view
+from portal.forms import end_of_day
+from portal.rows import ADMIN_ROLES, PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, memory_row
 
-PATIENT_ROLES = ("patient",)
-STAFF_ROLES = ("staff",)
-ADMIN_ROLES = ("org_admin",)
 STATUS_TEXT = {"granted": "Given", "revoked": "Withdrawn", "expired": "Expired"}
 
 
@@ -62,12 +62,6 @@ def patient_revoke(request, consent_id: uuid.UUID):
 
 
 # --- staff -----------------------------------------------------------------------------------------------------
-def staff_patient_ids(identity: Identity) -> list[uuid.UUID]:
-    """Patients the signed-in staff member holds an active grant for (RLS also hides everyone else's grants)."""
-    return list(AccessGrant.objects.active().filter(organization_id=identity.org_id, actor_sub=identity.actor_sub)
-                .order_by("patient_id").values_list("patient_id", flat=True).distinct())
-
-
 def require_staff_patient(identity: Identity, patient_id: uuid.UUID) -> list[AccessGrant]:
     """The staff member's active grants for this patient, or NotFound (the same answer as an unknown patient)."""
     grants = list(AccessGrant.objects.active().filter(organization_id=identity.org_id, actor_sub=identity.actor_sub,
@@ -97,8 +91,6 @@ def staff_patient(request, patient_id: uuid.UUID):
     grants = require_staff_patient(identity, patient_id)
     memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS)
                 for m in memory_selectors.memory_list_current(identity=identity, patient_id=patient_id)]
-    from memory.models import Memory, MemoryState
-
     quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS)
                    for m in Memory.objects.for_patient(identity.org_id, patient_id)
                    .filter(state=MemoryState.QUARANTINED).order_by("created_at")]
@@ -132,10 +124,6 @@ class ConsentForm(forms.Form):
         return value
 
 
-def _end_of_day(value):
-    from memory.forms import _end_of_day as end
-
-    return end(value)
 
 
 @require_http_methods(["GET", "POST"])
@@ -152,7 +140,7 @@ def staff_record_consent(request, patient_id: uuid.UUID):
                 record, created = services.consent_record(
                     identity=identity, patient_id=patient_id, purpose=form.cleaned_data["purpose"],
                     evidence_ref=form.cleaned_data["evidence_ref"],
-                    expires_at=_end_of_day(form.cleaned_data.get("expires_at")))
+                    expires_at=end_of_day(form.cleaned_data.get("expires_at")))
         except ValidationFailed as exc:
             for error in exc.errors:
                 form.add_error(error["field"] if error.get("field") in form.fields else None, error["message"])
@@ -224,7 +212,7 @@ def admin_access(request):
             with transaction.atomic():
                 _, created = services.grant_create(identity=identity, patient_id=data["patient_id"],
                                                    actor_sub=data["actor_sub"], purpose=data["purpose"],
-                                                   expires_at=_end_of_day(data.get("expires_at")),
+                                                   expires_at=end_of_day(data.get("expires_at")),
                                                    reason=data["reason"])
         except ValidationFailed as exc:
             for error in exc.errors:

@@ -23,7 +23,7 @@ from django.utils.cache import add_never_cache_headers
 from core import audit
 from core.errors import ApiError, Forbidden, InsufficientScope, NoConsentOrAccess, NotFound
 from core.identity import Identity, identity_context
-from core.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
+from portal.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
 
 log = logging.getLogger("anamnesis.portal")
 

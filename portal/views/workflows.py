@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from core import audit
-from core.portal_context import portal_view
+from portal.context import portal_view
 from workflows.definitions import NEEDS_RECONCILIATION
 from workflows.models import Workflow
 from workflows.selectors import reconciliation_queue

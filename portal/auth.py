@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
-from core.oidc import portal_logout_response
+from portal.oidc import portal_logout_response
 
 
 def _safe_next(request) -> str:

@@ -1,7 +1,7 @@
 """Portal pages for memories: a patient's own preferences (view, correct, delete, confirm proposals, deletion
 receipts, who used my information) and the staff actions on one patient's memories (correct, quarantine).
 
-Every view goes through :func:`core.portal_context.portal_view` (login, scopes, identity context around view and
+Every view goes through :func:`portal.context.portal_view` (login, scopes, identity context around view and
 rendering) and calls the same services and selectors as the API.
 """
 
@@ -15,54 +15,16 @@ from django.db import transaction
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from consent.models import PURPOSES
 from core import audit
 from core.errors import IllegalTransition, NotFound, ValidationFailed
 from core.models import AuditEvent
-from core.portal_context import portal_view
 from memory import selectors, services
-from memory.facts import fact_text
-from memory.forms import FactForm, ReasonForm
 from memory.lifecycle import memory_value
-from memory.models import Memory, MemoryClass, MemoryState
-
-PURPOSE_LABELS = dict(PURPOSES)
-SOURCE_LABELS = {
-    "patient_stated": "You told us",
-    "staff_entered": "Entered by care staff",
-    "agent_extracted": "Suggested by an assistant from a conversation",
-    "ehr_import": "Imported from your health record",
-}
-STAFF_SOURCE_LABELS = {
-    "patient_stated": "Stated by the patient",
-    "staff_entered": "Entered by staff",
-    "agent_extracted": "Extracted by an agent",
-    "ehr_import": "EHR import",
-}
-PATIENT_ROLES = ("patient",)
-STAFF_ROLES = ("staff",)
-
-
-def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABELS) -> dict:
-    """What a person needs to judge a remembered fact: what, where it came from, who, when, until when."""
-    value = memory_value(memory)
-    mine = memory.created_by == me or (labels is SOURCE_LABELS and memory.source == "patient_stated")
-    return {
-        "memory": memory,
-        "memory_id": memory.memory_id,
-        "text": fact_text(memory.memory_type, value) if value is not None else "(removed)",
-        "fact": value,
-        "kind": (value or {}).get("kind"),
-        "source": labels.get(memory.source, memory.source),
-        "recorded_by": "you" if mine else memory.created_by,
-        "recorded_at": memory.created_at,
-        "valid_until": memory.valid_until,
-        "expires_at": memory.expires_at,
-        "review_by": memory.review_by,
-        "purpose": PURPOSE_LABELS.get(memory.consent_purpose, memory.consent_purpose),
-        "state": memory.state,
-        "editable_by_patient": memory.memory_class != MemoryClass.CARE_CONTEXT,
-    }
+from memory.models import MemoryClass, MemoryState
+from portal.context import portal_view
+from portal.forms import FactForm, ReasonForm
+from portal.rows import PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, memory_row
+from portal.views.consent import require_staff_patient
 
 
 # --- patient pages ---------------------------------------------------------------------------------------------
@@ -260,8 +222,6 @@ def patient_activity(request):
 @require_http_methods(["GET", "POST"])
 @portal_view(scopes=("memory:write",), roles=STAFF_ROLES)
 def staff_correct(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
-    from consent.views import require_staff_patient
-
     identity = request.portal_identity
     require_staff_patient(identity, patient_id)
     return _correct(request, identity=identity, patient_id=patient_id, memory_id=memory_id,
@@ -272,8 +232,6 @@ def staff_correct(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
 @require_http_methods(["GET", "POST"])
 @portal_view(scopes=("memory:write",), roles=STAFF_ROLES)
 def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
-    from consent.views import require_staff_patient
-
     identity = request.portal_identity
     require_staff_patient(identity, patient_id)
     memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)

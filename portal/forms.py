@@ -9,6 +9,7 @@ from django import forms
 from django.utils import timezone
 from rest_framework import serializers
 
+from core.vocabulary import REASON_CODE_PATTERN
 from memory.facts import CHANNELS, DAYS, PERIODS, validate_fact
 
 
@@ -51,7 +52,7 @@ def _fields_for_kind(kind: str) -> dict[str, forms.Field]:
     return {}
 
 
-def _end_of_day(value) -> datetime | None:
+def end_of_day(value) -> datetime | None:
     if value is None:
         return None
     return timezone.make_aware(datetime.combine(value, time(23, 59)), timezone.get_current_timezone())
@@ -96,8 +97,8 @@ class FactForm(forms.Form):
             return cleaned
         cleaned["fact"] = normalised
         cleaned["attribute"] = attribute
-        cleaned["valid_until_at"] = _end_of_day(cleaned.get("valid_until"))
-        cleaned["review_by_at"] = _end_of_day(cleaned.get("review_by"))
+        cleaned["valid_until_at"] = end_of_day(cleaned.get("valid_until"))
+        cleaned["review_by_at"] = end_of_day(cleaned.get("review_by"))
         return cleaned
 
     def _add_fact_errors(self, detail) -> None:
@@ -118,7 +119,7 @@ class FactForm(forms.Form):
 
 
 class ReasonForm(forms.Form):
-    reason_code = forms.RegexField(label="Reason", regex=r"^[a-z][a-z0-9_]{2,59}$", max_length=60,
+    reason_code = forms.RegexField(label="Reason", regex=REASON_CODE_PATTERN, max_length=60,
                                    help_text="A short code, e.g. doubtful_source",
                                    error_messages={"invalid": "Use lower-case letters, digits and underscores "
                                                               "(3 to 60), starting with a letter."})

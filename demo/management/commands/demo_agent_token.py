@@ -7,6 +7,8 @@ provider's page and exchanges the code, as any OAuth client would. Development o
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from demo import devidp
+
 
 class Command(BaseCommand):
     help = "Print a JWT access token for a demo account from the development identity provider"
@@ -16,8 +18,6 @@ class Command(BaseCommand):
                             help="demo account: scheduling-agent (acts for Alice), alice, bob, nurse-demo, admin-demo")
 
     def handle(self, *args, sub, **options):
-        from core import devidp
-
         if settings.PRODUCTION:
             raise CommandError("development only")
         self.stdout.write(devidp.agent_access_token(settings.OIDC_ISSUER, sub))

@@ -1,6 +1,9 @@
 """Run the development OpenID provider (oidc-provider-mock with the demo accounts) in the foreground."""
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+
+from demo import devidp
 
 
 class Command(BaseCommand):
@@ -11,9 +14,7 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8001)
 
     def handle(self, *args, host, port, **options):
-        from django.conf import settings
 
-        from core import devidp
 
         if settings.PRODUCTION:
             raise CommandError("the development identity provider never runs in production")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from urllib.parse import urlencode
 
 import jwt
 import requests
@@ -27,7 +28,7 @@ from django.core.cache import cache
 from django.core.exceptions import SuspiciousOperation
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView
 
@@ -271,9 +272,7 @@ class PortalCallbackView(OIDCAuthenticationCallbackView):
 
 def portal_logout_response(request) -> HttpResponse:
     """End the Django session, then (when the provider has one) its session too, via end_session."""
-    from urllib.parse import urlencode
 
-    from django.shortcuts import redirect
 
     id_token = request.session.get("oidc_id_token")
     auth.logout(request)  # flushes the session

@@ -20,7 +20,7 @@ ALL = frozenset("memory:read memory:write workflow:read workflow:write consent:r
                 .split())
 
 
-# The demo patients' subjects at the development identity provider (core.devidp), so that what the seed records
+# The demo patients' subjects at the development identity provider (demo.devidp), so that what the seed records
 # shows as theirs when they sign in.
 PATIENT_SUBS = {ALICE: "alice", BOB: "bob"}
 

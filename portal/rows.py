@@ -1,0 +1,49 @@
+"""How the portal shows domain records to people: labels for purposes and sources, and one row per memory."""
+
+from __future__ import annotations
+
+from core.vocabulary import PURPOSES
+from memory.facts import fact_text
+from memory.lifecycle import memory_value
+from memory.models import Memory, MemoryClass
+
+PURPOSE_LABELS = dict(PURPOSES)
+SOURCE_LABELS = {
+    "patient_stated": "You told us",
+    "staff_entered": "Entered by care staff",
+    "agent_extracted": "Suggested by an assistant from a conversation",
+    "ehr_import": "Imported from your health record",
+}
+STAFF_SOURCE_LABELS = {
+    "patient_stated": "Stated by the patient",
+    "staff_entered": "Entered by staff",
+    "agent_extracted": "Extracted by an agent",
+    "ehr_import": "EHR import",
+}
+PATIENT_ROLES = ("patient",)
+STAFF_ROLES = ("staff",)
+ADMIN_ROLES = ("org_admin",)
+
+
+def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABELS) -> dict:
+    """What a person needs to judge a remembered fact: what, where it came from, who, when, until when."""
+    value = memory_value(memory)
+    mine = memory.created_by == me or (labels is SOURCE_LABELS and memory.source == "patient_stated")
+    return {
+        "memory": memory,
+        "memory_id": memory.memory_id,
+        "text": fact_text(memory.memory_type, value) if value is not None else "(removed)",
+        "fact": value,
+        "kind": (value or {}).get("kind"),
+        "source": labels.get(memory.source, memory.source),
+        "recorded_by": "you" if mine else memory.created_by,
+        "recorded_at": memory.created_at,
+        "valid_until": memory.valid_until,
+        "expires_at": memory.expires_at,
+        "review_by": memory.review_by,
+        "purpose": PURPOSE_LABELS.get(memory.consent_purpose, memory.consent_purpose),
+        "state": memory.state,
+        "editable_by_patient": memory.memory_class != MemoryClass.CARE_CONTEXT,
+    }
+
+
