@@ -32,7 +32,11 @@ run: migrate
 browser:
 	@[ -x /usr/bin/chromium ] || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
-test: install browser
+# The scale-out tests start Debian's PgBouncer (transaction pooling) themselves.
+pgbouncer:
+	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer)
+
+test: install browser pgbouncer
 	$(BIN)/python -m pytest
 
 worker: migrate
