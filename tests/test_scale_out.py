@@ -231,3 +231,29 @@ def test_a_client_moves_between_service_processes(world, services):
         events = one.get("/v1/audit-events").json()
         rows = events["items"] if isinstance(events, dict) else events
         assert any(e.get("correlation_id") == request_id for e in rows)
+
+
+@pytest.mark.django_db
+def test_every_patient_scoped_table_carries_the_organisation():
+    """The distribution column Citus would use (docs/scaling.md): every table holding a patient's data has a NOT
+    NULL organization_id, and the unique rules that scope patient data lead with it."""
+    from tests.conftest import admin_connect
+
+    with admin_connect() as conn:
+        rows = conn.execute("""
+            SELECT c.relname,
+                   bool_or(a.attname = 'organization_id' AND a.attnotnull) AS has_org
+              FROM pg_class c
+              JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+              JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+             WHERE c.relkind IN ('r', 'p')
+             GROUP BY c.relname
+            HAVING bool_or(a.attname = 'patient_id')""").fetchall()
+        scoped_unique = dict(conn.execute("""
+            SELECT i.relname, pg_get_indexdef(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+             WHERE i.relname IN ('patient_memory_one_current', 'consent_one_granted_per_purpose',
+                                 'grant_one_open_per_purpose', 'conversation_session_scope_key',
+                                 'workflow_scope_unique')""").fetchall())
+    assert len(rows) >= 15
+    assert [table for table, has_org in rows if not has_org] == []
+    assert len(scoped_unique) == 5 and all("organization_id" in d for d in scoped_unique.values())
