@@ -88,15 +88,12 @@ _ITEM_COLUMNS = ("memory_id", "patient_id", "memory_class", "memory_type", "attr
 
 
 def _compile_current_rows(*, org_id, patient_id, memory_type, consent_purpose, now) -> tuple[str, list]:
-    qs = memory_list_current(identity=_OrgOnly(org_id), patient_id=patient_id, memory_type=memory_type,
+    # Only the organisation of the identity shapes the query; RLS supplies the rest at run time.
+    compiler_identity = Identity(org_id=org_id, actor_sub="query-compiler")
+    qs = memory_list_current(identity=compiler_identity, patient_id=patient_id, memory_type=memory_type,
                              consent_purpose=consent_purpose, now=now).values_list(*_ITEM_COLUMNS)
     sql, params = qs.query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
     return sql, list(params)
-
-
-class _OrgOnly:
-    def __init__(self, org_id):
-        self.org_id = org_id
 
 
 _SQL_TEMPLATES: dict[tuple[bool, bool], tuple[str, list]] = {}
