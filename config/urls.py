@@ -12,6 +12,7 @@ urlpatterns = [
     path("v1/", include("memory.urls")),
     path("v1/", include("memory.conversations.urls")),
     path("v1/", include("consent.urls")),
+    path("v1/", include("directory.urls")),
     path("v1/", include("workflows.urls")),
     path("v1/", include("core.urls")),
     path("admin/", admin.site.urls),

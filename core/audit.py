@@ -1,7 +1,14 @@
-"""Appending audit events. Runs inside the caller's identity context, so the row commits with the work."""
+"""Appending audit events. Runs inside the caller's identity context, so the row commits with the work.
+
+Every column but the actor's subject holds a server-chosen code: actions, resource types, reasons and outcomes
+match a safe pattern, purposes come from the closed set, ids are UUIDs or short codes. Callers validate what a
+request gives them before it can reach here; :func:`record` checks again and the database's check constraints
+(migration ``core.0006``) refuse anything else, so no caller can plant free text in the append-only trail.
+"""
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from django.utils import timezone
@@ -9,49 +16,79 @@ from django.utils import timezone
 from core.identity import current_identity
 from core.logging import request_id_var
 from core.models import AuditEvent
+from core.vocabulary import PURPOSES
+
+PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
+ACTOR_KINDS = frozenset({"patient", "staff", "service", "agent"})
+OUTCOMES = frozenset({"success", "denied", "conflict", "error"})
+# Mirrored by the CHECK constraints in core/migrations/0006_audit_coded_values_i11.py.
+CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,79}\Z")
+RESOURCE_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}\Z")
+CLIENT_ID = re.compile(r"^[\x21-\x7e]{1,255}\Z")
+
+
+def _check(name: str, value, pattern: re.Pattern | None = None, allowed: frozenset | None = None) -> None:
+    if value is None:
+        return
+    if not isinstance(value, str) or (pattern is not None and not pattern.match(value)) or (
+            allowed is not None and value not in allowed):
+        # A programming error, never the caller's: request input is validated before it can reach here.
+        raise ValueError(f"audit {name} is not a server-validated code")
+
+
+def _event(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None, patient_id, purpose: str | None,
+           outcome: str, reason: str | None, caller: str) -> dict:
+    """The checked columns of one event for the identity whose context is open."""
+    identity = current_identity()
+    if identity is None:
+        raise RuntimeError(f"audit.{caller} needs an open identity context")
+    resource_id = str(resource_id) if resource_id is not None else None
+    _check("action", action, CODE)
+    _check("resource_type", resource_type, CODE)
+    _check("resource_id", resource_id, RESOURCE_ID)
+    _check("purpose", purpose, allowed=PURPOSE_CODES)
+    _check("outcome", outcome, allowed=OUTCOMES)
+    _check("reason", reason, CODE)
+    _check("actor_kind", identity.actor_kind, allowed=ACTOR_KINDS)
+    return {
+        "organization_id": identity.org_id,
+        "patient_id": patient_id,
+        "actor_sub": identity.actor_sub,
+        "actor_kind": identity.actor_kind,
+        "agent_client_id": identity.agent_client_id,
+        "on_behalf_of": identity.patient_self_id if identity.agent_client_id else None,
+        "action": action,
+        "resource_type": resource_type,
+        "resource_id": resource_id,
+        "purpose": purpose,
+        "outcome": outcome,
+        "reason": reason,
+        "correlation_id": request_id_var.get() if request_id_var.get() != "-" else str(uuid.uuid4()),
+    }
 
 
 def record(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
            patient_id: uuid.UUID | str | None = None, purpose: str | None = None, outcome: str = "success",
            reason: str | None = None) -> None:
-    """Append one audit event for the identity whose context is open. Never pass values, prompts or tokens."""
-    identity = current_identity()
-    if identity is None:
-        raise RuntimeError("audit.record needs an open identity context")
-    AuditEvent.objects.create(
-        organization_id=identity.org_id,
-        patient_id=patient_id,
-        actor_sub=identity.actor_sub,
-        actor_kind=identity.actor_kind,
-        action=action,
-        resource_type=resource_type,
-        resource_id=str(resource_id) if resource_id is not None else None,
-        purpose=purpose,
-        outcome=outcome,
-        reason=reason,
-        correlation_id=request_id_var.get() if request_id_var.get() != "-" else str(uuid.uuid4()),
-    )
+    """Append one audit event for the identity whose context is open. Never pass values, prompts or tokens.
 
-
-_INSERT_SQL = (
-    "INSERT INTO audit_event (id, occurred_at, organization_id, patient_id, actor_sub, actor_kind, action, "
-    "resource_type, resource_id, purpose, outcome, reason, correlation_id) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
+    An agent acting for a patient is recorded as such: ``agent_client_id`` names the agent and
+    ``on_behalf_of`` the patient it acted for, next to the token's subject.
+    """
+    AuditEvent.objects.create(**_event(action=action, resource_type=resource_type, resource_id=resource_id,
+                                       patient_id=patient_id, purpose=purpose, outcome=outcome, reason=reason,
+                                       caller="record"))
 
 
 def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
                      patient_id: uuid.UUID | str | None = None, purpose: str | None = None,
                      outcome: str = "success", reason: str | None = None) -> tuple[str, list]:
-    """The same event as :func:`record`, as an INSERT statement and its parameters, for a hot read that sends
-    its audit row in the statement that reads (a data-modifying CTE, which PostgreSQL runs whether or not the
-    query reads it). It commits or rolls back with the read, exactly like ``record``."""
-    identity = current_identity()
-    if identity is None:
-        raise RuntimeError("audit.insert_statement needs an open identity context")
-    rid = request_id_var.get()
-    return _INSERT_SQL, [
-        uuid.uuid4(), timezone.now(), identity.org_id, patient_id, identity.actor_sub, identity.actor_kind, action,
-        resource_type, str(resource_id) if resource_id is not None else None, purpose, outcome, reason,
-        rid if rid != "-" else str(uuid.uuid4()),
-    ]
+    """The same event as :func:`record` (same checks, same columns), as an INSERT statement and its parameters,
+    for a hot read that sends its audit row in the statement that reads (a data-modifying CTE, which PostgreSQL
+    runs whether or not the query reads it). It commits or rolls back with the read, exactly like ``record``."""
+    event = {"id": uuid.uuid4(), "occurred_at": timezone.now(),
+             **_event(action=action, resource_type=resource_type, resource_id=resource_id, patient_id=patient_id,
+                      purpose=purpose, outcome=outcome, reason=reason, caller="insert_statement")}
+    columns = ", ".join(event)
+    placeholders = ", ".join(["%s"] * len(event))
+    return f"INSERT INTO audit_event ({columns}) VALUES ({placeholders})", list(event.values())

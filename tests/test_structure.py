@@ -14,7 +14,7 @@ from memory.lifecycle import TRANSITIONS
 from memory.models import MemoryState
 
 FUNCTION = re.compile(r"CREATE OR REPLACE FUNCTION (\w+)\(.*?\bAS \$\$(.*?)\$\$;", re.S)
-RULE_FILES = ["consent/sql/access_rule.sql", "memory/sql/state_transition.sql"]
+RULE_FILES = ["consent/sql/access_rule.sql", "memory/sql/state_transition.sql", "directory/sql/visibility_rule.sql"]
 
 
 def functions_in(path: str) -> dict[str, str]:
@@ -59,10 +59,11 @@ def test_the_database_transition_table_is_the_python_one():
 LAYERS = {
     "core": set(),
     "consent": {"core"},
+    "directory": {"core"},
     "memory": {"core", "consent"},
     "workflows": {"core", "consent", "memory"},
-    "portal": {"core", "consent", "memory", "workflows"},
-    "demo": {"core", "consent", "memory", "workflows"},
+    "portal": {"core", "consent", "directory", "memory", "workflows"},
+    "demo": {"core", "consent", "directory", "memory", "workflows"},
 }
 
 
