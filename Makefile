@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck check bench migrate clean worker browser agent
+.PHONY: install run test lint typecheck check bench migrate clean worker browser agent pgbouncer
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
@@ -34,7 +34,11 @@ run: migrate
 browser:
 	@[ -x /usr/bin/chromium ] || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
-test: install browser
+# The scale-out tests start Debian's PgBouncer (transaction pooling) themselves.
+pgbouncer:
+	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer)
+
+test: install browser pgbouncer
 	$(BIN)/python -m pytest
 
 # The example booking agent over MCP against `make run` (running in another terminal): a fake scheduling system on

@@ -441,6 +441,25 @@ def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen
         time.sleep(0.2)
 
 
+def worker_stats(master_pid: int) -> list[tuple[int, float, float]]:
+    """(pid, resident MB, CPU seconds) of each gunicorn worker (Linux /proc)."""
+    stats = []
+    try:
+        children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
+    except OSError:
+        return stats
+    ticks = os.sysconf("SC_CLK_TCK")
+    for pid in map(int, children):
+        try:
+            rss_kb = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                          if line.startswith("VmRSS:"))
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            stats.append((pid, round(rss_kb / 1024, 1), (int(fields[11]) + int(fields[12])) / ticks))
+        except (OSError, StopIteration, IndexError, ValueError):
+            continue
+    return stats
+
+
 def stop_service(proc: subprocess.Popen, log_file) -> int | None:
     if proc.poll() is None:
         proc.terminate()  # SIGTERM: gunicorn's graceful shutdown of its workers
@@ -611,7 +630,11 @@ def main(argv: list[str] | None = None) -> int:
                                     else (split_before, 0))
             log(f"API warm-up: {warm.ok}/{len(warmup)} ok; keep-alive connections per worker {split_before}"
                 + (f", rebalanced to {split_used} ({reopened} reopened)" if reopened else ""))
+            cpu_before = sum(cpu for _, _, cpu in worker_stats(proc.pid))
             api = drive(args.requests, sessions, api_op(plan, tokens, args.per_patient))
+            workers_after = worker_stats(proc.pid)
+            cpu_ms_per_request = round((sum(cpu for _, _, cpu in workers_after) - cpu_before) * 1000
+                                       / max(api.ok, 1), 2)
             split_after = split(proc.pid, port, sessions)
         finally:
             for s in sessions:
@@ -651,6 +674,8 @@ def main(argv: list[str] | None = None) -> int:
                  "gunicorn_threads": args.threads},
         "api": {**api_s, "reconnects": reconnects, "connections_per_worker": {
                     "after_warmup": split_before, "measured": split_used, "at_end": split_after},
+                "worker_rss_mb": [rss for _, rss, _ in workers_after],
+                "worker_cpu_ms_per_request": cpu_ms_per_request,
                 "audit_rows": audited,
                 "audit_rows_expected": expected_audit, "jwks_fetches": jwks.hits},
         "sql": sql_s,
@@ -686,6 +711,7 @@ def print_summary(r: dict) -> None:
         f"SQL       {s['per_s']:>8} q/s    p50 {s['p50_ms']} ms  p95 {s['p95_ms']} ms  p99 {s['p99_ms']} ms  "
         f"ok {s['ok']} failed {s['failed']}",
         f"API/SQL   p50 x{x['p50']}  throughput x{x['throughput']}",
+        f"workers   resident MB {a['worker_rss_mb']}; worker CPU {a['worker_cpu_ms_per_request']} ms per request",
         f"workers   keep-alive connections per worker {a['connections_per_worker']['measured']} "
         f"(after warm-up {a['connections_per_worker']['after_warmup']})",
         f"audit     {a['audit_rows']} memory.list rows (expected {a['audit_rows_expected']}); "

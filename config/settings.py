@@ -200,13 +200,17 @@ MEMORY_ENCRYPTION_ACTIVE_KEY = env.str("MEMORY_ENCRYPTION_ACTIVE_KEY", default="
 MEMORY_RETENTION_DAYS = {"working": 1, "preference": 730, "account_fact": 730, "care_context": 365}
 MEMORY_REVOKED_CONSENT_GRACE_DAYS = env.int("MEMORY_REVOKED_CONSENT_GRACE_DAYS", default=0)
 MEMORY_SUPERSEDED_RETENTION_DAYS = env.int("MEMORY_SUPERSEDED_RETENTION_DAYS", default=90)
-# Embeddings: "local" (all-MiniLM-L6-v2, offline, CPU) or "openai" (an OpenAI-compatible /v1/embeddings server).
+# Embeddings: "local" (all-MiniLM-L6-v2, offline, CPU, in this process), "local-server" (the same model in one
+# process per machine: manage.py run_embedding_server, which manage.py serve starts and points the web workers at)
+# or "openai" (an OpenAI-compatible /v1/embeddings server).
 EMBEDDING_PROVIDER = env.str("EMBEDDING_PROVIDER", default="local")
 EMBEDDING_BASE_URL = env.str("EMBEDDING_BASE_URL", default="")
 EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="")
 EMBEDDING_API_KEY = env.str("EMBEDDING_API_KEY", default="")
 EMBEDDING_TIMEOUT_SECONDS = env.float("EMBEDDING_TIMEOUT_SECONDS", default=5.0)
 EMBEDDING_TORCH_THREADS = env.int("EMBEDDING_TORCH_THREADS", default=1)
+# Where manage.py serve runs the shared embedding server (loopback only); 0 = serve without it (in-process model).
+EMBEDDING_SERVER_PORT = env.int("EMBEDDING_SERVER_PORT", default=8079)
 MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=64 * 1024)
 # Deepest JSON nesting a request body may have (400 malformed_json beyond).
 MAX_JSON_DEPTH = env.int("MAX_JSON_DEPTH", default=32)
@@ -276,7 +280,7 @@ IDEMPOTENCY_KEY_RETENTION_HOURS = env.int("IDEMPOTENCY_KEY_RETENTION_HOURS", def
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["core.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["core.permissions.HasRequiredScopes"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["core.renderers.OrjsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["core.parsers.StrictJSONParser"],
     "EXCEPTION_HANDLER": "core.errors.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "core.schema.ScopedAutoSchema",

@@ -10,10 +10,6 @@ from core.checks import assert_runtime_role_is_safe  # noqa: E402
 
 assert_runtime_role_is_safe()
 
-# Load the local embedding model when the worker starts, not on its first search (about 4 s).
-from django.conf import settings  # noqa: E402
-
-if settings.EMBEDDING_PROVIDER == "local":
-    from memory.embeddings import provider  # noqa: E402
-
-    provider().warm_up()
+# No embedding model here: a web worker that serves no search stays small (no torch). ``manage.py serve`` runs the
+# machine's one embedding process beside the workers (EMBEDDING_PROVIDER=local-server); with the in-process provider
+# the model loads on the first search.

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import uuid
 
+from django.utils import timezone
+
 from core.identity import current_identity
 from core.logging import request_id_var
 from core.models import AuditEvent
@@ -34,17 +36,12 @@ def _check(name: str, value, pattern: re.Pattern | None = None, allowed: frozens
         raise ValueError(f"audit {name} is not a server-validated code")
 
 
-def record(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
-           patient_id: uuid.UUID | str | None = None, purpose: str | None = None, outcome: str = "success",
-           reason: str | None = None) -> None:
-    """Append one audit event for the identity whose context is open. Never pass values, prompts or tokens.
-
-    An agent acting for a patient is recorded as such: ``agent_client_id`` names the agent and
-    ``on_behalf_of`` the patient it acted for, next to the token's subject.
-    """
+def _event(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None, patient_id, purpose: str | None,
+           outcome: str, reason: str | None, caller: str) -> dict:
+    """The checked columns of one event for the identity whose context is open."""
     identity = current_identity()
     if identity is None:
-        raise RuntimeError("audit.record needs an open identity context")
+        raise RuntimeError(f"audit.{caller} needs an open identity context")
     resource_id = str(resource_id) if resource_id is not None else None
     _check("action", action, CODE)
     _check("resource_type", resource_type, CODE)
@@ -53,18 +50,45 @@ def record(*, action: str, resource_type: str, resource_id: str | uuid.UUID | No
     _check("outcome", outcome, allowed=OUTCOMES)
     _check("reason", reason, CODE)
     _check("actor_kind", identity.actor_kind, allowed=ACTOR_KINDS)
-    AuditEvent.objects.create(
-        organization_id=identity.org_id,
-        patient_id=patient_id,
-        actor_sub=identity.actor_sub,
-        actor_kind=identity.actor_kind,
-        agent_client_id=identity.agent_client_id,
-        on_behalf_of=identity.patient_self_id if identity.agent_client_id else None,
-        action=action,
-        resource_type=resource_type,
-        resource_id=resource_id,
-        purpose=purpose,
-        outcome=outcome,
-        reason=reason,
-        correlation_id=request_id_var.get() if request_id_var.get() != "-" else str(uuid.uuid4()),
-    )
+    return {
+        "organization_id": identity.org_id,
+        "patient_id": patient_id,
+        "actor_sub": identity.actor_sub,
+        "actor_kind": identity.actor_kind,
+        "agent_client_id": identity.agent_client_id,
+        "on_behalf_of": identity.patient_self_id if identity.agent_client_id else None,
+        "action": action,
+        "resource_type": resource_type,
+        "resource_id": resource_id,
+        "purpose": purpose,
+        "outcome": outcome,
+        "reason": reason,
+        "correlation_id": request_id_var.get() if request_id_var.get() != "-" else str(uuid.uuid4()),
+    }
+
+
+def record(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
+           patient_id: uuid.UUID | str | None = None, purpose: str | None = None, outcome: str = "success",
+           reason: str | None = None) -> None:
+    """Append one audit event for the identity whose context is open. Never pass values, prompts or tokens.
+
+    An agent acting for a patient is recorded as such: ``agent_client_id`` names the agent and
+    ``on_behalf_of`` the patient it acted for, next to the token's subject.
+    """
+    AuditEvent.objects.create(**_event(action=action, resource_type=resource_type, resource_id=resource_id,
+                                       patient_id=patient_id, purpose=purpose, outcome=outcome, reason=reason,
+                                       caller="record"))
+
+
+def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
+                     patient_id: uuid.UUID | str | None = None, purpose: str | None = None,
+                     outcome: str = "success", reason: str | None = None) -> tuple[str, list]:
+    """The same event as :func:`record` (same checks, same columns), as an INSERT statement and its parameters,
+    for a hot read that sends its audit row in the statement that reads (a data-modifying CTE, which PostgreSQL
+    runs whether or not the query reads it). It commits or rolls back with the read, exactly like ``record``."""
+    event = {"id": uuid.uuid4(), "occurred_at": timezone.now(),
+             **_event(action=action, resource_type=resource_type, resource_id=resource_id, patient_id=patient_id,
+                      purpose=purpose, outcome=outcome, reason=reason, caller="insert_statement")}
+    columns = ", ".join(event)
+    placeholders = ", ".join(["%s"] * len(event))
+    return f"INSERT INTO audit_event ({columns}) VALUES ({placeholders})", list(event.values())

@@ -6,7 +6,9 @@
   (optional) a UUID;
 * the key set is cached for ``OIDC_JWKS_CACHE_SECONDS`` and refetched when a token names an unknown ``kid``, at
   most once per ``OIDC_JWKS_MIN_REFETCH_SECONDS`` so random key ids cannot turn us into a fetch amplifier;
-* an unreachable key set is the identity provider's outage (503), never the caller's fault (401).
+* an unreachable key set is the identity provider's outage (503), never the caller's fault (401);
+* a verified token's identity is remembered until its ``exp``, while its key stays in the key set
+  (:class:`VerifiedTokens`).
 """
 
 from __future__ import annotations
@@ -174,6 +176,56 @@ def _scopes(claims: dict) -> frozenset[str]:
     raise InvalidToken("the scope claim is malformed")
 
 
+def _check_config() -> tuple:
+    return (settings.OIDC_ISSUER, settings.OIDC_AUDIENCE, tuple(settings.OIDC_ALLOWED_ALGORITHMS),
+            tuple(settings.OIDC_AGENT_CLIENT_IDS))
+
+
+class VerifiedTokens:
+    """Identities of tokens verified recently, so an agent's repeated calls pay for the signature check once.
+
+    An entry lives until the token's own ``exp`` (plus the same leeway the check allows) and only while the key
+    set still holds the very key that verified it: a rotated-out key invalidates its tokens at the next key-set
+    refresh. Bounded (oldest entries go first). A cache of verifications, not of authorisations: every request
+    still runs under RLS, and another node simply verifies the token itself.
+    """
+
+    def __init__(self, max_entries: int = 10_000) -> None:
+        self.max_entries = max_entries
+        self._entries: dict[str, tuple[Identity, float, str | None, jwt.PyJWK, tuple]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, token: str) -> Identity | None:
+        entry = self._entries.get(token)
+        if entry is None:
+            return None
+        identity, valid_until, kid, key, config = entry
+        if time.time() >= valid_until or config != _check_config():
+            self._entries.pop(token, None)
+            return None
+        try:
+            if key_set_cache().get(kid) is not key:
+                self._entries.pop(token, None)
+                return None
+        except (KeySetUnavailable, UnknownKey):
+            self._entries.pop(token, None)
+            return None
+        return identity
+
+    def put(self, token: str, identity: Identity, *, exp: float, kid: str | None, key: jwt.PyJWK) -> None:
+        with self._lock:
+            while len(self._entries) >= self.max_entries:
+                self._entries.pop(next(iter(self._entries)), None)
+            self._entries[token] = (identity, exp + settings.OIDC_LEEWAY_SECONDS, kid, key, _check_config())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+verified_tokens = VerifiedTokens()
+
+
 _CLIENT_ID_CHARS = frozenset(chr(c) for c in range(0x21, 0x7f))
 
 
@@ -198,6 +250,9 @@ def _agent_client_id(claims: dict) -> str | None:
 
 def identity_from_token(token: str) -> Identity:
     """Validate an access token and return the verified identity, or raise InvalidToken / IdP unavailable."""
+    cached = verified_tokens.get(token)
+    if cached is not None:
+        return cached
     try:
         header = jwt.get_unverified_header(token)
     except jwt.PyJWTError:
@@ -255,7 +310,7 @@ def identity_from_token(token: str) -> Identity:
     org_id = _parse_uuid(claims["org_id"])
     patient_id = _parse_uuid(claims["patient_id"]) if claims.get("patient_id") is not None else None
     agent = _agent_client_id(claims)
-    return Identity(
+    identity = Identity(
         org_id=org_id,
         actor_sub=sub,
         patient_self_id=patient_id,
@@ -264,6 +319,9 @@ def identity_from_token(token: str) -> Identity:
         issuer=claims["iss"],
         agent_client_id=agent,
     )
+    if isinstance(claims["exp"], int | float):
+        verified_tokens.put(token, identity, exp=float(claims["exp"]), kid=kid, key=key)
+    return identity
 
 
 class BearerTokenAuthentication(BaseAuthentication):

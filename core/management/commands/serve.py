@@ -1,43 +1,104 @@
 """Serve the application: uvicorn worker processes on ``config.asgi`` (the REST API, portal and ``/mcp``), or, with
 ``--wsgi``, gunicorn on ``config.wsgi`` without the MCP server. Both refuse to start when the runtime role could
-bypass row-level security (core.E001)."""
+bypass row-level security (core.E001).
+
+With the local embedding model (``EMBEDDING_PROVIDER=local``, the default) and ``EMBEDDING_SERVER_PORT`` set, one
+embedding process for the machine (``manage.py run_embedding_server``) starts first, on loopback, and the web
+workers reach it as ``EMBEDDING_PROVIDER=local-server``: no web worker imports torch (about 500-700 MB each).
+SIGTERM or Ctrl-C stops both; when either exits, the other is stopped too.
+
+Neither web server writes its own access log: its lines would carry the path, which holds patient ids. The
+application writes one line per request with the route template instead (core.observability, LOG_ACCESS).
+"""
 
 import os
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
+import httpx
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt()
 
 
 class Command(BaseCommand):
-    help = "Run the service (REST API, portal and the MCP server at /mcp)"
+    help = "Run the service (REST API, portal and the MCP server at /mcp; the machine's embedding server beside it)"
 
     def add_arguments(self, parser):
         parser.add_argument("--bind", default="127.0.0.1:8000")
         parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "2")))
         parser.add_argument("--threads", type=int, default=int(os.environ.get("WEB_THREADS", "4")))
         parser.add_argument("--wsgi", action="store_true", help="gunicorn on config.wsgi only (no /mcp)")
+        parser.add_argument("--embedding-port", type=int, default=settings.EMBEDDING_SERVER_PORT,
+                            help="loopback port of the shared embedding server (0: load the model in-process)")
 
-    def handle(self, *args, bind, workers, threads, wsgi, **options):
-        # Metrics of every worker are summed at scrape time (prometheus-client multiprocess mode).
-        os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="anamnesis-metrics-"))
-        # Neither server writes its own access log: its lines would carry the path, which holds patient ids. The
-        # application writes one line per request with the route template instead (core.observability, LOG_ACCESS).
+    def web_argv(self, *, bind: str, workers: int, threads: int, wsgi: bool) -> list[str]:
         if wsgi:
-            argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", bind,
+            return [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", bind,
                     "--workers", str(workers), "--threads", str(threads),
                     "--config", str(Path(__file__).resolve().parents[2] / "gunicorn_conf.py"),
                     # ids in anything gunicorn logs are masked (core.logging.mask_ids)
                     "--logger-class", "core.logging.GunicornLogger",
                     "--graceful-timeout", "10"]
-        else:
-            host, _, port = bind.rpartition(":")
-            # Django's synchronous views run in a2wsgi's thread pool of WEB_THREADS per worker (config.asgi).
-            os.environ["WEB_THREADS"] = str(threads)
-            argv = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", host or "127.0.0.1",
-                    "--port", port, "--workers", str(workers), "--timeout-graceful-shutdown", "10",
-                    "--no-server-header", "--no-access-log"]
-        self.stdout.write(f"serving on http://{bind}")
-        sys.stdout.flush()
-        os.execv(sys.executable, argv)  # noqa: S606 (fixed argv, no shell)
+        host, _, port = bind.rpartition(":")
+        # Django's synchronous views run in a2wsgi's thread pool of WEB_THREADS per worker (config.asgi).
+        os.environ["WEB_THREADS"] = str(threads)
+        return [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", host or "127.0.0.1",
+                "--port", port, "--workers", str(workers), "--timeout-graceful-shutdown", "10",
+                "--no-server-header", "--no-access-log"]
+
+    def handle(self, *args, bind, workers, threads, wsgi, embedding_port, **options):
+        # Metrics of every worker are summed at scrape time (prometheus-client multiprocess mode).
+        os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="anamnesis-metrics-"))
+        argv = self.web_argv(bind=bind, workers=workers, threads=threads, wsgi=wsgi)
+        if settings.EMBEDDING_PROVIDER != "local" or not embedding_port:
+            self.stdout.write(f"serving on http://{bind}")
+            sys.stdout.flush()
+            os.execv(sys.executable, argv)  # noqa: S606 (fixed argv, no shell)
+        manage = [sys.executable, os.path.join(settings.BASE_DIR, "manage.py")]
+        children: list[subprocess.Popen] = []
+        try:
+            signal.signal(signal.SIGTERM, _interrupt)
+            embedder = subprocess.Popen([*manage, "run_embedding_server", "--port", str(embedding_port)])  # noqa: S603
+            children.append(embedder)
+            self._wait_for(f"http://127.0.0.1:{embedding_port}/health", embedder)
+            env = dict(os.environ, EMBEDDING_PROVIDER="local-server",
+                       EMBEDDING_BASE_URL=f"http://127.0.0.1:{embedding_port}")
+            self.stdout.write(f"serving on http://{bind} (embeddings from 127.0.0.1:{embedding_port})")
+            self.stdout.flush()
+            web = subprocess.Popen(argv, env=env)  # noqa: S603 (fixed argv)
+            children.append(web)
+            while web.poll() is None and embedder.poll() is None:
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            for child in reversed(children):
+                if child.poll() is None:
+                    child.terminate()
+            for child in children:
+                try:
+                    child.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+
+    @staticmethod
+    def _wait_for(url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise CommandError("the embedding server exited during start-up")
+            try:
+                if httpx.get(url, timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        raise CommandError("the embedding server did not start in time")

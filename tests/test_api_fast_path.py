@@ -1,0 +1,178 @@
+"""The hot read (``GET /v1/patients/{id}/memories``) and the plumbing that makes it fast keep every guarantee:
+the same bytes as the serializer path, the audit row in the read's transaction, the identity only inside its
+block, and JSON identical to DRF's renderer."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from django.db import connection, transaction
+from rest_framework.renderers import JSONRenderer
+
+from core.audit import insert_statement
+from core.identity import ACTOR_PATIENT, Identity, identity_context
+from core.models import AuditEvent
+from core.renderers import OrjsonRenderer
+from memory.api import MemoryOut
+from memory.models import Memory
+from tests.conftest import memory_body, runtime_connect
+from tests.support import Api
+
+SETTINGS = ("app.org_id", "app.actor_sub", "app.patient_self_id", "app.scopes", "app.service_patient_id",
+            "app.service_purpose")
+
+
+def mem(pid) -> str:
+    return f"/v1/patients/{pid}/memories"
+
+
+def settings_now(cursor) -> list[str]:
+    cursor.execute("SELECT " + ", ".join(f"current_setting('{s}', true)" for s in SETTINGS))
+    return list(cursor.fetchone())
+
+
+@pytest.mark.django_db
+def test_list_is_byte_identical_to_the_serializer_path(world):
+    """Every field of every kind of memory (plain, encrypted care context, bounded validity, communication)
+    renders exactly as MemoryOut through DRF's JSONRenderer would."""
+    cid = world.consent(world.patient_a)
+    ccid = world.consent(world.patient_a, "communication")
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    world.grant(world.patient_a, "nurse-1", "care_coordination")
+    world.grant(world.patient_a, "nurse-1", "communication")
+    nurse = world.staff("nurse-1")
+    until = (datetime.now(UTC) + timedelta(days=3)).isoformat()
+    assert nurse.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).status_code == 201
+    assert nurse.post(mem(world.patient_a), memory_body(cid, "latest_time", "16:30",
+                                                        valid_until=until)).status_code == 201
+    assert nurse.post(mem(world.patient_a), {
+        "memory_type": "communication_preference", "fact": {"kind": "language", "language": "pl-PL"},
+        "consent_purpose": "communication", "consent_record_id": ccid}).status_code == 201
+    care = {"memory_type": "care_context", "consent_purpose": "care_coordination",
+            "fact": {"kind": "allergy", "substance": "penicillin", "reaction": "rash", "severity": "moderate"},
+            "review_by": (datetime.now(UTC) + timedelta(days=180)).isoformat(), "source": "ehr_import",
+            "source_ref": "ehr:AllergyIntolerance/991"}
+    assert nurse.post(mem(world.patient_a), care).status_code == 201, "care context"
+
+    response = nurse.get(mem(world.patient_a))
+    assert response.status_code == 200
+    items = response.json()["items"]
+    assert len(items) == 4 and any(i["guardrails"]["fetch_live"] for i in items)
+    assert any(i["fact"] and i["fact"].get("substance") == "penicillin" for i in items)  # decrypted
+
+    staff = Identity(org_id=world.org, actor_sub="nurse-1", scopes=frozenset({"memory:read"}))
+    with identity_context(staff):
+        memories = list(Memory.objects.filter(memory_id__in=[i["memory_id"] for i in items]))
+        by_id = {str(m.memory_id): m for m in memories}
+        expected = JSONRenderer().render({"items": MemoryOut([by_id[i["memory_id"]] for i in items],
+                                                             many=True).data})
+    assert response.content == expected
+
+
+@pytest.mark.django_db
+def test_filters_and_order_are_those_of_the_selector(world):
+    cid = world.consent(world.patient_a)
+    ccid = world.consent(world.patient_a, "communication")
+    api = world.patient(world.patient_a)
+    for kind, at in (("latest_time", "17:00"), ("earliest_time", "09:00")):
+        assert api.post(mem(world.patient_a), memory_body(cid, kind, at)).status_code == 201
+    assert api.post(mem(world.patient_a), {
+        "memory_type": "communication_preference", "fact": {"kind": "channel", "channel": "sms"},
+        "consent_purpose": "communication", "consent_record_id": ccid}).status_code == 201
+    assert [i["attribute"] for i in api.get(mem(world.patient_a)).json()["items"]] == [
+        "channel", "earliest_time", "latest_time"]
+    only = api.get(mem(world.patient_a), {"consent_purpose": "communication"}).json()["items"]
+    assert [i["attribute"] for i in only] == ["channel"]
+    typed = api.get(mem(world.patient_a), {"memory_type": "scheduling_preference"}).json()["items"]
+    assert [i["attribute"] for i in typed] == ["earliest_time", "latest_time"]
+    # another patient's token sees nothing of patient A (404 or empty, never A's rows)
+    other = world.patient(world.patient_b).get(mem(world.patient_a))
+    assert other.status_code in (403, 404) or other.json()["items"] == []
+
+
+@pytest.mark.django_db
+def test_the_list_audit_row_is_the_one_record_would_write(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    r = api.get(mem(world.patient_a), {"consent_purpose": "appointment_scheduling"},
+                headers={"X-Request-ID": "req-fast-path-1"})
+    assert r.status_code == 200 and r["X-Request-ID"] == "req-fast-path-1"
+    staff = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(staff):
+        row = AuditEvent.objects.get(action="memory.list", correlation_id="req-fast-path-1")
+    assert (row.organization_id, row.patient_id, row.actor_sub, row.actor_kind, row.resource_type,
+            row.resource_id, row.purpose, row.outcome, row.reason) == (
+        world.org, world.patient_a, f"patient-{world.patient_a}", ACTOR_PATIENT, "memory", None,
+        "appointment_scheduling", "success", None)
+    assert abs((row.occurred_at - datetime.now(UTC)).total_seconds()) < 60
+
+
+@pytest.mark.django_db
+def test_the_audit_statement_needs_an_identity():
+    with pytest.raises(RuntimeError):
+        insert_statement(action="memory.list", resource_type="memory")
+
+
+def test_no_identity_survives_an_outermost_block_on_a_reused_connection(committed_db):
+    """The outermost block skips the clearing statement: its COMMIT or ROLLBACK ends the settings. Proven on one
+    server connection reused for the next transaction."""
+    me = Identity(org_id=uuid.uuid4(), actor_sub="patient-y", patient_self_id=uuid.uuid4(),
+                  scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
+    assert not connection.in_atomic_block
+    with identity_context(me), connection.cursor() as cur:
+        assert settings_now(cur)[0] == str(me.org_id)
+        pid = cur.connection.info.backend_pid
+    with pytest.raises(ZeroDivisionError), identity_context(me), connection.cursor() as cur:
+        cur.execute("SELECT 1")
+        raise ZeroDivisionError
+    with transaction.atomic(), connection.cursor() as cur:
+        assert cur.connection.info.backend_pid == pid
+        assert settings_now(cur) == [""] * len(SETTINGS)
+    with connection.cursor() as cur:  # autocommit, outside any block
+        assert settings_now(cur) == [""] * len(SETTINGS)
+
+
+@pytest.mark.django_db
+def test_orjson_renderer_gives_drf_bytes():
+    data = {"when": datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC), "naive": datetime(2026, 1, 2, 3, 4, 5),
+            "id": uuid.UUID(int=7), "amount": Decimal("0.800"), "text": "zażółć \u2028 line \u2029 para <b>",
+            "nested": [{"a": 1, "b": None, "c": True, "d": 1.5, "e": 1.0}], "tuple": (1, 2), 3: "int key",
+            "day": datetime(2026, 1, 2).date(), "big": 2 ** 60}
+    assert OrjsonRenderer().render(data) == JSONRenderer().render(data)
+    assert OrjsonRenderer().render(None) == JSONRenderer().render(None)
+
+
+@pytest.mark.django_db
+def test_problem_responses_render_through_the_same_renderer(world):
+    r = Api(None).get(mem(world.patient_a))
+    assert r.status_code == 401 and r["Content-Type"].startswith("application/problem+json")
+    assert r.json()["code"] == "invalid_token"
+
+
+def test_runtime_connection_sees_no_identity_after_commit(committed_db, world):
+    """Through the API, as the runtime role: after the request, nothing of its identity lingers server-side."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    assert len(api.get(mem(world.patient_a)).json()["items"]) == 1
+    with runtime_connect() as conn:
+        assert conn.execute("SELECT count(*) FROM patient_memory").fetchone()[0] == 0  # RLS: no identity
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("memory_type, purpose", [(None, None), ("scheduling_preference", None),
+                                                  (None, "communication"), ("care_context", "care_coordination")])
+def test_the_compiled_list_query_is_what_the_orm_compiles(memory_type, purpose):
+    """The list query is compiled once per shape; with this request's values it is exactly the ORM's query."""
+    from memory import selectors
+
+    values = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(), "memory_type": memory_type,
+              "consent_purpose": purpose, "now": datetime.now(UTC)}
+    assert selectors._current_rows_sql(**values) == selectors._compile_current_rows(**values)
+    assert (memory_type is not None, purpose is not None) in selectors._SQL_TEMPLATES  # the template was kept
+    again = {**values, "org_id": uuid.uuid4(), "now": datetime.now(UTC) + timedelta(seconds=5)}
+    assert selectors._current_rows_sql(**again) == selectors._compile_current_rows(**again)
