@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "core",
     "consent",
+    "directory",
     "memory",
     "memory.conversations",
     "workflows",
@@ -111,6 +112,9 @@ OIDC_JWKS_TIMEOUT_SECONDS = env.float("OIDC_JWKS_TIMEOUT_SECONDS", default=3.0)
 OIDC_JWKS_MIN_REFETCH_SECONDS = env.float("OIDC_JWKS_MIN_REFETCH_SECONDS", default=10.0)
 OIDC_ALLOWED_ALGORITHMS = ["RS256", "ES256"]
 OIDC_LEEWAY_SECONDS = env.int("OIDC_LEEWAY_SECONDS", default=30)
+# Client ids (``client_id`` / ``azp`` claim) of AI agents: their tokens never speak as the patient (what they write
+# is proposed). Tokens with an RFC 8693 ``act`` claim are agents' whatever their client.
+OIDC_AGENT_CLIENT_IDS = frozenset(env.list("OIDC_AGENT_CLIENT_IDS", default=[]))
 
 # --- Portal login (OpenID Connect, authorisation-code flow with PKCE; see portal/oidc.py) -------------------------
 # Development defaults point at the local provider that `make run` starts (manage.py dev_idp).

@@ -15,6 +15,7 @@ urlpatterns = [
     path("v1/", include("memory.urls")),
     path("v1/", include("memory.conversations.urls")),
     path("v1/", include("consent.urls")),
+    path("v1/", include("directory.urls")),
     path("v1/", include("workflows.urls")),
     path("v1/", include("core.urls")),
     path("v1/", include("rights.urls")),

@@ -14,3 +14,11 @@ def may_access(*, patient_id: uuid.UUID, purpose: str) -> bool:
     with connection.cursor() as cursor:
         cursor.execute("SELECT COALESCE(app_may_access(app_org_id(), %s, %s), false)", [patient_id, purpose])
         return bool(cursor.fetchone()[0])
+
+
+def may_access_any(*, patient_id: uuid.UUID, purposes: list[str]) -> bool:
+    """True when the open identity may act on this patient's data for at least one of ``purposes`` (one query)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COALESCE(bool_or(app_may_access(app_org_id(), %s, p)), false) "
+                       "FROM unnest(%s::text[]) AS p", [patient_id, list(purposes)])
+        return bool(cursor.fetchone()[0])

@@ -44,8 +44,8 @@ class PatientConsentsView(ScopedAPIView):
         data = body.validated_data
         evidence = data.get("evidence_ref")
         if not evidence:
-            if not self.identity.is_patient(patient_id):
-                raise serializers.ValidationError({"evidence_ref": ["staff must give the consent's evidence"]})
+            if not self.identity.is_patient_themself(patient_id):  # staff and agents name their evidence
+                raise serializers.ValidationError({"evidence_ref": ["staff and agents give the evidence"]})
             evidence = f"patient-self:{self.identity.actor_sub}"
         record, created = services.consent_record(
             identity=self.identity, patient_id=patient_id, purpose=data["purpose"], evidence_ref=evidence,

@@ -17,12 +17,27 @@ from django.db import DatabaseError, InterfaceError, OperationalError
 from rest_framework.views import APIView
 
 from core import audit
-from core.errors import ApiError, ServiceUnavailable
+from core.errors import ApiError, ServiceUnavailable, ValidationFailed
 from core.identity import Identity, identity_context
 
 log = logging.getLogger("anamnesis.api")
 
 _AUDITED_REFUSALS = {403, 404, 409, 410}
+MAX_QUERY_VALUE_CHARS = 500
+MAX_QUERY_PARAMS = 20
+
+
+def check_query_params(request) -> None:
+    """Query parameters are short: no view ever has to store, log or audit a long one (422 naming the field)."""
+    params = request.query_params
+    if len(params) > MAX_QUERY_PARAMS:
+        raise ValidationFailed(errors=[{"field": None, "code": "too_many",
+                                        "message": f"at most {MAX_QUERY_PARAMS} query parameters"}])
+    errors = [{"field": name[:40], "code": "max_length", "message": f"at most {MAX_QUERY_VALUE_CHARS} characters"}
+              for name, values in params.lists()
+              if len(name) > 40 or any(len(v) > MAX_QUERY_VALUE_CHARS for v in values)]
+    if errors:
+        raise ValidationFailed(errors=errors)
 
 
 class ScopedAPIView(APIView):
@@ -55,6 +70,7 @@ class ScopedAPIView(APIView):
         self.headers = self.default_response_headers
         try:
             self.initial(request, *args, **kwargs)
+            check_query_params(request)
             method = request.method.lower()
             handler = getattr(self, method, self.http_method_not_allowed) if (
                 method in self.http_method_names) else self.http_method_not_allowed

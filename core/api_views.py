@@ -15,8 +15,8 @@ from core.models import AuditEvent
 class AuditEventOut(serializers.ModelSerializer):
     class Meta:
         model = AuditEvent
-        fields = ["id", "occurred_at", "patient_id", "actor_sub", "actor_kind", "action", "resource_type",
-                  "resource_id", "purpose", "outcome", "reason", "correlation_id"]
+        fields = ["id", "occurred_at", "patient_id", "actor_sub", "actor_kind", "agent_client_id", "on_behalf_of",
+                  "action", "resource_type", "resource_id", "purpose", "outcome", "reason", "correlation_id"]
 
 
 class AuditEventListView(ScopedAPIView):
@@ -30,7 +30,9 @@ class AuditEventListView(ScopedAPIView):
         operation_id="audit_events_list",
         parameters=[OpenApiParameter("patient_id", str, required=False),
                     OpenApiParameter("limit", int, required=False, description="1-500, default 100")],
-        responses={200: inline_serializer("AuditEventList", {"items": AuditEventOut(many=True)})},
+        responses={200: inline_serializer("AuditEventList", {
+            "view": serializers.ChoiceField(choices=["own", "organization"]),
+            "items": AuditEventOut(many=True)})},
     )
     def get(self, request):
         qs = AuditEvent.objects.filter(organization_id=self.identity.org_id)
@@ -53,4 +55,7 @@ class AuditEventListView(ScopedAPIView):
         items = list(qs.order_by("-occurred_at")[:limit])
         audit.record(action="audit.list", resource_type="audit_event",
                      patient_id=patient_id or self.identity.patient_self_id)
-        return Response({"items": AuditEventOut(items, many=True).data})
+        # A patient (or an agent acting for one) reads their own history; audit:read without a patient context
+        # is the organisation's auditor view.
+        view = "own" if self.identity.patient_self_id else "organization"
+        return Response({"view": view, "items": AuditEventOut(items, many=True).data})

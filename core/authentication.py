@@ -24,7 +24,7 @@ from django.conf import settings
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
 from core.errors import IdentityProviderUnavailable, InvalidToken
-from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
+from core.identity import ACTOR_AGENT, ACTOR_PATIENT, ACTOR_STAFF, Identity
 
 log = logging.getLogger("anamnesis.auth")
 
@@ -137,6 +137,28 @@ def _scopes(claims: dict) -> frozenset[str]:
     raise InvalidToken("the scope claim is malformed")
 
 
+_CLIENT_ID_CHARS = frozenset(chr(c) for c in range(0x21, 0x7f))
+
+
+def _agent_client_id(claims: dict) -> str | None:
+    """The agent's client id when an agent presents this token, else None.
+
+    An agent is named by the RFC 8693 ``act`` claim (``act.client_id`` or ``act.sub``: the party acting for the
+    token's subject), or by a ``client_id`` / ``azp`` listed in ``OIDC_AGENT_CLIENT_IDS``.
+    """
+    act = claims.get("act")
+    if act is not None:
+        agent = act.get("client_id") or act.get("sub") if isinstance(act, dict) else None
+        if not isinstance(agent, str) or not 0 < len(agent) <= 255 or not set(agent) <= _CLIENT_ID_CHARS:
+            raise InvalidToken("the act claim is malformed")
+        return agent
+    for name in ("client_id", "azp"):
+        value = claims.get(name)
+        if isinstance(value, str) and value in settings.OIDC_AGENT_CLIENT_IDS:
+            return value
+    return None
+
+
 def identity_from_token(token: str) -> Identity:
     """Validate an access token and return the verified identity, or raise InvalidToken / IdP unavailable."""
     try:
@@ -183,13 +205,15 @@ def identity_from_token(token: str) -> Identity:
         raise InvalidToken("the org_id claim is missing")
     org_id = _parse_uuid(claims["org_id"])
     patient_id = _parse_uuid(claims["patient_id"]) if claims.get("patient_id") is not None else None
+    agent = _agent_client_id(claims)
     return Identity(
         org_id=org_id,
         actor_sub=sub,
         patient_self_id=patient_id,
         scopes=_scopes(claims),
-        actor_kind=ACTOR_PATIENT if patient_id else ACTOR_STAFF,
+        actor_kind=ACTOR_AGENT if agent else ACTOR_PATIENT if patient_id else ACTOR_STAFF,
         issuer=claims["iss"],
+        agent_client_id=agent,
     )
 
 

@@ -20,6 +20,7 @@ from django.db import DEFAULT_DB_ALIAS, connections, transaction
 ACTOR_PATIENT = "patient"
 ACTOR_STAFF = "staff"
 ACTOR_SERVICE = "service"
+ACTOR_AGENT = "agent"
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,10 @@ class Identity:
     # A service (worker) acting for one workflow sees exactly that patient and purpose.
     service_patient_id: uuid.UUID | None = None
     service_purpose: str | None = None
+    # An AI agent's client id when the token is an agent's (an RFC 8693 ``act`` claim, or a client listed in
+    # ``OIDC_AGENT_CLIENT_IDS``). An agent launched in a patient's context reaches that patient's data like the
+    # patient, but never speaks as them: what it writes is a proposal.
+    agent_client_id: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.org_id, uuid.UUID):
@@ -54,7 +59,16 @@ class Identity:
         return scope in self.scopes
 
     def is_patient(self, patient_id: uuid.UUID) -> bool:
+        """The caller acts in this patient's own context: the patient, or an agent acting for them."""
         return self.patient_self_id is not None and self.patient_self_id == patient_id
+
+    @property
+    def is_agent(self) -> bool:
+        return self.agent_client_id is not None
+
+    def is_patient_themself(self, patient_id: uuid.UUID) -> bool:
+        """The patient in person (their own token or portal login), not an agent acting for them."""
+        return self.is_patient(patient_id) and not self.is_agent
 
 
 _SET_SQL = (

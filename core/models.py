@@ -24,7 +24,8 @@ class AuditEvent(models.Model):
     """Append-only: a trigger refuses UPDATE, DELETE and TRUNCATE, even from the table owner.
 
     Holds who did what to which patient's data, for which purpose, with what outcome: never fact values,
-    prompts or tokens.
+    prompts or tokens. Every column but ``actor_sub`` holds a coded value, enforced by CHECK constraints written
+    in SQL (``core/migrations/0007_audit_coded_values_i11.py``).
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -33,6 +34,9 @@ class AuditEvent(models.Model):
     patient_id = models.UUIDField(null=True, blank=True)
     actor_sub = models.CharField(max_length=255)
     actor_kind = models.CharField(max_length=20)
+    # An agent's client id, and the patient it acted for, when an agent made the request.
+    agent_client_id = models.CharField(max_length=255, null=True, blank=True)
+    on_behalf_of = models.UUIDField(null=True, blank=True)
     action = models.CharField(max_length=80)
     resource_type = models.CharField(max_length=80)
     resource_id = models.CharField(max_length=80, null=True, blank=True)

@@ -16,7 +16,11 @@ SCOPES = {
     "consent:write": "Record or revoke consent",
     "grant:write": "Grant and revoke staff access (organisation administrators)",
     "audit:read": "Read access history",
-    "workflow:reconcile": "See the organisation's workflows stuck in needs_reconciliation (staff)",
+    "workflow:reconcile": "See the workflows stuck in needs_reconciliation of patients one holds grants for (staff)",
+    "workflow:reconcile:org": "With workflow:reconcile: the whole organisation's reconciliation queue",
+    "patient:read": "Find patients in the directory by name, date of birth or identifier",
+    "patient:write": "Register patients in the directory (organisation administrators)",
+    "memory_type:write": "Add and revise the organisation's memory types (organisation administrators)",
 }
 
 

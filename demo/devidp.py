@@ -30,9 +30,11 @@ import httpx
 DEMO_ORG = "00000000-0000-4000-8000-00000000c0de"
 ALICE = "00000000-0000-4000-8000-0000000a11ce"
 BOB = "00000000-0000-4000-8000-000000000b0b"
-PATIENT_API_SCOPES = "memory:read memory:write consent:read consent:write audit:read workflow:read workflow:write"
-STAFF_API_SCOPES = "memory:read memory:write consent:read consent:write workflow:read workflow:write"
-ADMIN_API_SCOPES = "grant:write consent:read audit:read workflow:reconcile"
+PATIENT_API_SCOPES = ("memory:read memory:write consent:read consent:write audit:read workflow:read workflow:write "
+                      "patient:read")
+STAFF_API_SCOPES = "memory:read memory:write consent:read consent:write workflow:read workflow:write patient:read"
+ADMIN_API_SCOPES = ("grant:write consent:read audit:read workflow:reconcile workflow:reconcile:org patient:read "
+                    "patient:write memory:read memory_type:write")
 
 # sub -> claims. The sub is what a person types (or clicks) on the provider's sign-in page.
 DEMO_USERS: dict[str, dict] = {
@@ -45,8 +47,10 @@ DEMO_USERS: dict[str, dict] = {
                    "scope": ADMIN_API_SCOPES},
     "auditor-demo": {"name": "Auditor (demo)", "role": "auditor", "org_id": DEMO_ORG, "scope": "audit:read"},
 }
-# A demo agent acting for Alice (no role: the portal refuses it; the API accepts its access token).
-DEMO_AGENT = {"scheduling-agent": {"org_id": DEMO_ORG, "patient_id": ALICE, "scope": PATIENT_API_SCOPES}}
+# A demo agent acting for Alice (no role: the portal refuses it; the API accepts its access token). Its tokens carry
+# the RFC 8693 ``act`` claim, so the API treats it as an agent, never as Alice: what it records is a proposal.
+DEMO_AGENT = {"scheduling-agent": {"org_id": DEMO_ORG, "patient_id": ALICE, "scope": PATIENT_API_SCOPES,
+                                   "act": {"sub": "scheduling-agent"}}}
 
 
 def _refuse_in_production() -> None:
@@ -66,7 +70,7 @@ def _jwt_access_token_generator(audience: str, max_age: timedelta):
         claims = {"iss": flask.request.host_url.rstrip("/"), "aud": audience, "sub": user.sub,
                   "client_id": client.get_client_id(), "iat": now, "exp": now + int(max_age.total_seconds()),
                   "jti": str(uuid.uuid4())}
-        for name in ("org_id", "patient_id", "scope", "role"):
+        for name in ("org_id", "patient_id", "scope", "role", "act"):
             if user.claims.get(name) is not None:
                 claims[name] = user.claims[name]
         return pyjwt.encode(claims, private, algorithm="RS256", headers={"kid": key["kid"], "typ": "at+jwt"})

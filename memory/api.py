@@ -9,10 +9,12 @@ from core.api import ScopedAPIView
 from core.serializers import StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services
-from memory.facts import MEMORY_TYPES, fact_text, validate_fact
+from memory.facts import fact_text, validate_fact, validate_fact_spec
 from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value
-from memory.models import LifecycleEvent, Memory, Source
+from memory.models import LifecycleEvent, Memory, MemoryState, Source
+from memory.types import NAME as TYPE_NAME
+from memory.types import type_get
 
 
 class MemoryOut(serializers.ModelSerializer):
@@ -25,10 +27,11 @@ class MemoryOut(serializers.ModelSerializer):
 
     class Meta:
         model = Memory
-        fields = ["memory_id", "patient_id", "memory_class", "memory_type", "attribute", "fact", "text",
+        fields = ["memory_id", "patient_id", "memory_class", "memory_type", "type_version", "attribute", "fact",
+                  "text",
                   "state", "source", "source_ref", "confidence", "policy_revision", "consent_purpose",
                   "consent_record_id", "valid_from", "valid_until", "expires_at", "review_by", "superseded_by",
-                  "guardrails", "created_by", "created_at"]
+                  "guardrails", "created_by", "agent_client_id", "created_at"]
 
     def _value(self, obj) -> dict | None:
         """The plaintext, decrypted once per memory although both `fact` and `text` need it."""
@@ -41,39 +44,44 @@ class MemoryOut(serializers.ModelSerializer):
 
     def get_text(self, obj) -> str | None:
         value = self._value(obj)
-        return fact_text(obj.memory_type, value) if value is not None else None
+        return fact_text(obj.memory_type, value, obj.type_version) if value is not None else None
 
     def get_guardrails(self, obj) -> dict:
-        return guardrails_for(obj.memory_class)
+        spec = type_get(obj.memory_type, obj.type_version)
+        return guardrails_for(obj.memory_class, fetch_live=spec.fetch_live if spec else None)
 
 
 class MemoryIn(StrictSerializer):
-    memory_type = serializers.ChoiceField(choices=sorted(MEMORY_TYPES))
+    memory_type = serializers.CharField(max_length=60, help_text="A type from GET /v1/memory-types")
     fact = serializers.JSONField(help_text="Typed fact; `kind` names the attribute, e.g. "
                                            '{"kind": "earliest_time", "time": "10:00"}')
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
     consent_record_id = serializers.UUIDField(required=False, allow_null=True,
                                               help_text="Required except for care context")
     valid_until = serializers.DateTimeField(required=False, allow_null=True)
-    review_by = serializers.DateTimeField(required=False, allow_null=True, help_text="Care context only")
+    review_by = serializers.DateTimeField(required=False, allow_null=True,
+                                          help_text="Types with review (care context)")
     source = serializers.ChoiceField(choices=[Source.STAFF_ENTERED, Source.EHR_IMPORT], required=False,
-                                     help_text="Care context only")
-    source_ref = serializers.CharField(required=False, max_length=255, help_text="Care context only")
+                                     help_text="Types that staff or an EHR import write")
+    source_ref = serializers.CharField(required=False, max_length=255,
+                                       help_text="Types that staff or an EHR import write")
 
     def validate(self, attrs):
-        attribute, fact = validate_fact(attrs["memory_type"], attrs["fact"])
-        attrs["attribute"], attrs["fact"] = attribute, fact
-        if MEMORY_TYPES[attrs["memory_type"]].memory_class != "care_context":
-            for name in ("review_by", "source", "source_ref"):
-                if attrs.get(name):
-                    raise serializers.ValidationError({name: ["only for care context"]})
-            if not attrs.get("consent_record_id"):
-                raise serializers.ValidationError({"consent_record_id": ["This field is required."]})
+        spec, attribute, fact = validate_fact_spec(attrs["memory_type"], attrs["fact"])
+        attrs["attribute"], attrs["fact"], attrs["type_version"] = attribute, fact, spec.version
+        unused = [] if spec.review else ["review_by"]
+        if "ehr_import" not in spec.writers:
+            unused += ["source", "source_ref"]
+        for name in unused:
+            if attrs.get(name):
+                raise serializers.ValidationError({name: [f"not used by {spec.name}"]})
+        if spec.memory_class != "care_context" and not attrs.get("consent_record_id"):
+            raise serializers.ValidationError({"consent_record_id": ["This field is required."]})
         return attrs
 
 
 class ProposalIn(StrictSerializer):
-    memory_type = serializers.ChoiceField(choices=sorted(MEMORY_TYPES))
+    memory_type = serializers.CharField(max_length=60, help_text="A type from GET /v1/memory-types")
     fact = serializers.JSONField()
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
     consent_record_id = serializers.UUIDField()
@@ -82,7 +90,8 @@ class ProposalIn(StrictSerializer):
     valid_until = serializers.DateTimeField(required=False, allow_null=True)
 
     def validate(self, attrs):
-        attrs["attribute"], attrs["fact"] = validate_fact(attrs["memory_type"], attrs["fact"])
+        spec, attrs["attribute"], attrs["fact"] = validate_fact_spec(attrs["memory_type"], attrs["fact"])
+        attrs["type_version"] = spec.version
         return attrs
 
 
@@ -127,6 +136,13 @@ class LifecycleEventOut(serializers.ModelSerializer):
                   "policy_revision", "source_ref", "value_digest", "occurred_at"]
 
 
+class MemoryListParams(serializers.Serializer):
+    """Query parameters of the list: closed sets only (an empty value means "any")."""
+
+    memory_type = serializers.RegexField(TYPE_NAME.pattern, max_length=50, required=False, allow_blank=True)
+    consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False, allow_blank=True)
+
+
 class _MemoryView(ScopedAPIView):
     abstract = True
     resource_type = "memory"
@@ -140,17 +156,19 @@ class PatientMemoriesView(_MemoryView):
 
     @extend_schema(
         operation_id="memories_list",
-        parameters=[OpenApiParameter("memory_type", str, required=False),
-                    OpenApiParameter("consent_purpose", str, required=False)],
+        parameters=[OpenApiParameter("memory_type", str, required=False, pattern=TYPE_NAME.pattern),
+                    OpenApiParameter("consent_purpose", str, required=False, enum=[p for p, _ in PURPOSES])],
         responses={200: inline_serializer("MemoryList", {"items": MemoryOut(many=True)})},
     )
     def get(self, request, patient_id):
+        params = MemoryListParams(data=request.query_params)
+        params.is_valid(raise_exception=True)  # before anything reaches the audit row
+        p = params.validated_data
         items = list(selectors.memory_list_current(
             identity=self.identity, patient_id=patient_id,
-            memory_type=request.query_params.get("memory_type") or None,
-            consent_purpose=request.query_params.get("consent_purpose") or None))
+            memory_type=p.get("memory_type") or None, consent_purpose=p.get("consent_purpose") or None))
         audit.record(action="memory.list", resource_type="memory", patient_id=patient_id,
-                     purpose=request.query_params.get("consent_purpose") or None)
+                     purpose=p.get("consent_purpose") or None)
         return Response({"items": MemoryOut(items, many=True).data})
 
     @extend_schema(
@@ -163,7 +181,9 @@ class PatientMemoriesView(_MemoryView):
         body = MemoryIn(data=request.data)
         body.is_valid(raise_exception=True)
         memory = services.memory_record(identity=self.identity, patient_id=patient_id, **body.validated_data)
-        return Response({"memory_id": str(memory.memory_id), "status": "stored", "memory": MemoryOut(memory).data},
+        # An agent's write is kept as a proposal until the patient or staff confirm it.
+        stored = "proposed" if memory.state == MemoryState.PROPOSED else "stored"
+        return Response({"memory_id": str(memory.memory_id), "status": stored, "memory": MemoryOut(memory).data},
                         status=status.HTTP_201_CREATED)
 
     @extend_schema(operation_id="memories_erase_all", request=None, responses={200: DeletionReceipt})

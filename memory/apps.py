@@ -8,6 +8,7 @@ class MemoryConfig(AppConfig):
 
     def ready(self) -> None:
         from consent.signals import consent_revoked
+        from memory import checks  # noqa: F401  (registers memory.E001)
         from memory.receivers import on_consent_revoked
 
         # Memories under a revoked consent stop being served in the revoking transaction itself.

@@ -63,6 +63,8 @@ class Memory(models.Model):
     patient_id = models.UUIDField()
     memory_class = models.CharField(max_length=20, choices=MemoryClass.choices)
     memory_type = models.CharField(max_length=60)
+    # The version of the type the fact was written with (memory.types): a revision never rewrites old memories.
+    type_version = models.PositiveIntegerField(default=1, db_default=1)
     attribute = models.CharField(max_length=60)
     # The typed fact. NULL once deleted (tombstone) or when the value is stored encrypted.
     fact = models.JSONField(null=True, blank=True)
@@ -88,6 +90,8 @@ class Memory(models.Model):
     superseded_by = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True,
                                       db_column="superseded_by", related_name="supersedes")
     created_by = models.CharField(max_length=255)
+    # The agent's client id when an agent wrote it (then the memory was proposed, agent_extracted).
+    agent_client_id = models.CharField(max_length=255, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
@@ -124,6 +128,53 @@ class Memory(models.Model):
                                    name="memory_consent_required"),
             models.CheckConstraint(condition=Q(state="superseded", superseded_by__isnull=False)
                                    | ~Q(state="superseded"), name="memory_superseded_has_successor"),
+        ]
+
+    def effective_state(self, now=None, *, consent: bool = True) -> str:
+        """The state this memory has now, whether or not the sweep has recorded it: ``expired`` once its validity
+        or retention ended or its consent is no longer active. The same deadlines as
+        :meth:`MemoryQuerySet.current`, so a read by id agrees with lists, search and context packs."""
+        now = now or timezone.now()
+        if self.state in (MemoryState.ACTIVE, MemoryState.PROPOSED, MemoryState.QUARANTINED):
+            if self.expires_at <= now or (self.valid_until is not None and self.valid_until <= now):
+                return MemoryState.EXPIRED
+            record = self.consent_record if consent and self.consent_record_id is not None else None
+            if record is not None and not (record.status == "granted" and record.revoked_at is None and (
+                    record.expires_at is None or record.expires_at > now)):
+                return MemoryState.EXPIRED
+        return self.state
+
+    def as_of_now(self, now=None) -> Memory:
+        """For reads: present the effective state, and withhold the value once retention has passed (the sweep
+        is about to erase it). The instance is for display only: services lock and re-read before any change."""
+        now = now or timezone.now()
+        self.state = self.effective_state(now)
+        if self.state != MemoryState.DELETED and self.expires_at <= now:
+            self.fact = None
+            self.fact_ciphertext = None
+        return self
+
+
+class MemoryType(models.Model):
+    """An organisation's own memory type, one row per version (a revision adds a row; rows never change).
+    Built-in types are not rows: they ship as data in ``memory/catalogue`` (see :mod:`memory.types`)."""
+
+    type_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey("core.Organization", on_delete=models.PROTECT, db_column="organization_id")
+    name = models.CharField(max_length=50)
+    version = models.PositiveIntegerField()
+    memory_class = models.CharField(max_length=20, choices=MemoryClass.choices)
+    # The checked definition (schema, supersession, writers, encryption, validity, purposes, label, text).
+    definition = models.JSONField()
+    created_by = models.CharField(max_length=255)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "memory_type"
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "name", "version"], name="memory_type_version_unique"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="memory_type_version_positive"),
+            models.CheckConstraint(condition=Q(memory_class__in=MemoryClass.values), name="memory_type_class_valid"),
         ]
 
 

@@ -56,7 +56,7 @@ def memory_embed(*, memory: Memory, fact: dict) -> bool:
     """Embed a memory's text and record the vector as a representation. A provider outage leaves the memory
     without a vector (found later by ``reindex_embeddings``) rather than failing the write."""
     try:
-        [vector] = provider().embed([fact_text(memory.memory_type, fact)])
+        [vector] = provider().embed([fact_text(memory.memory_type, fact, memory.type_version)])
     except EmbeddingUnavailable:
         log.warning("memory stored without embedding: provider unavailable")
         return False
@@ -147,7 +147,7 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str,
     [query_vector] = provider().embed([question])
     ordered = list(candidates(identity=identity, patient_id=patient_id, query_vector=query_vector, purpose=purpose,
                               memory_class=memory_class))
-    texts = [fact_text(m.memory_type, memory_value(m)) for m in ordered]
+    texts = [fact_text(m.memory_type, memory_value(m), m.type_version) for m in ordered]
     ranks = _text_ranks(question, texts)
     cal = calibration()
     hits = []

@@ -3,6 +3,7 @@ from __future__ import annotations
 import uuid
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from core.errors import NotFound
 from core.identity import Identity
@@ -23,24 +24,30 @@ def memory_list_current(*, identity: Identity, patient_id: uuid.UUID, memory_typ
     return qs.order_by("memory_type", "attribute", "consent_purpose")
 
 
-def memory_list_proposed(*, identity: Identity, patient_id: uuid.UUID) -> QuerySet[Memory]:
-    return Memory.objects.for_patient(identity.org_id, patient_id).filter(state=MemoryState.PROPOSED).order_by(
-        "created_at")
+def memory_list_proposed(*, identity: Identity, patient_id: uuid.UUID) -> list[Memory]:
+    """Proposals still waiting for confirmation: one whose validity, retention or consent ended is no longer
+    one (the sweep will record it as expired)."""
+    now = timezone.now()
+    proposals = (Memory.objects.for_patient(identity.org_id, patient_id).filter(state=MemoryState.PROPOSED)
+                 .select_related("consent_record").order_by("created_at"))
+    return [m for m in proposals if m.effective_state(now) == MemoryState.PROPOSED]
 
 
 def memory_get(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
-    """One memory in any state (a deleted one is a tombstone without value), or NotFound."""
-    memory = Memory.objects.for_patient(identity.org_id, patient_id).filter(memory_id=memory_id).first()
+    """One memory in the state it has now (see :meth:`Memory.effective_state`): past its validity or consent
+    it reads as expired, past retention as a tombstone without value, never as active. NotFound otherwise."""
+    memory = (Memory.objects.for_patient(identity.org_id, patient_id).filter(memory_id=memory_id)
+              .select_related("consent_record").first())
     if memory is None:
         raise NotFound()
-    return memory
+    return memory.as_of_now()
 
 
 def memory_history(*, identity: Identity, patient_id: uuid.UUID,
                    memory_id: uuid.UUID) -> tuple[list[Memory], list[LifecycleEvent]]:
     """Every version of the memory's attribute chain (newest first) and their lifecycle events."""
     memory = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
-    base = Memory.objects.for_patient(identity.org_id, patient_id)
+    base = Memory.objects.for_patient(identity.org_id, patient_id).select_related("consent_record")
     versions = [memory]
     cursor = memory
     while cursor.superseded_by_id is not None:  # newer versions
@@ -53,6 +60,8 @@ def memory_history(*, identity: Identity, patient_id: uuid.UUID,
         older = list(base.filter(superseded_by_id__in=frontier))
         versions.extend(older)
         frontier = [m.memory_id for m in older]
+    now = timezone.now()
+    versions = [v.as_of_now(now) for v in versions]
     events = list(LifecycleEvent.objects.filter(memory_id__in=[v.memory_id for v in versions])
                   .order_by("occurred_at"))
     return versions, events

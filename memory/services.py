@@ -10,22 +10,35 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from consent.access import may_access
+from consent.access import may_access, may_access_any
 from consent.models import ConsentRecord
 from core import audit, maintenance
 from core.errors import ConcurrentUpdate, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity, identity_context
 from core.services import organization_ensure
+from core.vocabulary import PURPOSES
 from memory import erasure, representations
 from memory.crypto import encrypt_fact, keyring, new_salt
-from memory.facts import MEMORY_TYPES, MemoryTypeSpec
 from memory.lifecycle import lifecycle_event, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval import memory_embed
+from memory.types import TypeSpec, type_get
 
 S = MemoryState
-SENSITIVE_CLASSES = {MemoryClass.CARE_CONTEXT}
-PATIENT_EDITABLE_CLASSES = {MemoryClass.PREFERENCE, MemoryClass.ACCOUNT_FACT, MemoryClass.WORKING}
+
+
+def _spec(memory_type: str, version: int | None = None) -> TypeSpec:
+    spec = type_get(memory_type, version)
+    if spec is None:
+        raise _invalid("memory_type", "unknown memory type; see GET /v1/memory-types")
+    return spec
+
+
+def _patient_may_edit(memory: Memory) -> bool:
+    """Patients correct and delete what they may write themselves (their preferences and account facts), never
+    what the care team recorded."""
+    spec = type_get(memory.memory_type, memory.type_version)
+    return spec is not None and "patient" in spec.writers
 
 
 def _invalid(field: str, message: str, code: str = "invalid") -> ValidationFailed:
@@ -39,8 +52,8 @@ def _attribute_lock(org_id, patient_id, memory_type: str, attribute: str, purpos
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [key])
 
 
-def _retention_deadline(memory_class: str, now: datetime, valid_until: datetime | None) -> datetime:
-    deadline = now + timedelta(days=settings.MEMORY_RETENTION_DAYS[memory_class])
+def _retention_deadline(spec: TypeSpec, now: datetime, valid_until: datetime | None) -> datetime:
+    deadline = now + timedelta(days=spec.retention_days or settings.MEMORY_RETENTION_DAYS[spec.memory_class])
     return max(deadline, valid_until) if valid_until else deadline
 
 
@@ -64,18 +77,20 @@ class NewFact:
     confidence: float = 1.0
 
 
-def _check_new_fact(spec: MemoryTypeSpec, new: NewFact) -> None:
+def _check_new_fact(spec: TypeSpec, new: NewFact) -> None:
     now = timezone.now()
     if new.valid_until is not None and new.valid_until <= now:
         raise _invalid("valid_until", "must be in the future", "not_future")
     if new.consent_purpose not in spec.purposes:
         raise _invalid("consent_purpose", f"{new.memory_type} may be kept for: {', '.join(spec.purposes)}",
                        "invalid_purpose")
-    if spec.memory_class == MemoryClass.CARE_CONTEXT:
+    if spec.review:
         if new.review_by is None:
-            raise _invalid("review_by", "care context needs a review-by date", "required")
+            raise _invalid("review_by", f"{new.memory_type} needs a review-by date", "required")
         if new.review_by <= now:
             raise _invalid("review_by", "must be in the future", "not_future")
+    elif new.review_by is not None:
+        raise _invalid("review_by", f"{new.memory_type} has no review date", "not_applicable")
 
 
 def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient_id, memory_type: str,
@@ -94,19 +109,24 @@ def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient
     return count
 
 
-def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: MemoryTypeSpec, new: NewFact, state: str,
+def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: NewFact, state: str,
             source: str, source_ref: str, consent: ConsentRecord | None, memory_id: uuid.UUID) -> Memory:
+    assert source != Source.PATIENT_STATED or identity.is_patient_themself(patient_id), "only the patient states"
     now = timezone.now()
     salt = new_salt()
+    valid_until = new.valid_until
+    if valid_until is None and spec.default_validity_days:
+        valid_until = now + timedelta(days=spec.default_validity_days)
     memory = Memory(
         memory_id=memory_id, organization_id=identity.org_id, patient_id=patient_id,
-        memory_class=spec.memory_class, memory_type=new.memory_type, attribute=new.attribute,
+        memory_class=spec.memory_class, memory_type=new.memory_type, type_version=spec.version,
+        attribute=new.attribute,
         state=state, source=source, source_ref=source_ref[:255], confidence=new.confidence,
         policy_revision=settings.MEMORY_POLICY_REVISION, consent_purpose=new.consent_purpose,
-        consent_record=consent, valid_from=now, valid_until=new.valid_until, review_by=new.review_by,
-        expires_at=_retention_deadline(spec.memory_class, now, new.valid_until), created_by=identity.actor_sub,
-        digest_salt=salt)
-    if spec.memory_class in SENSITIVE_CLASSES:
+        consent_record=consent, valid_from=now, valid_until=valid_until, review_by=new.review_by,
+        expires_at=_retention_deadline(spec, now, valid_until), created_by=identity.actor_sub,
+        agent_client_id=identity.agent_client_id, digest_salt=salt)
+    if spec.encrypted:
         memory.fact_ciphertext, memory.fact_key_id = encrypt_fact(new.fact, memory_id=memory_id,
                                                                   patient_id=patient_id)
     else:
@@ -124,35 +144,59 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: MemoryTypeSpec, 
 def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, attribute: str, fact: dict,
                   consent_purpose: str, consent_record_id: uuid.UUID | None = None,
                   valid_until: datetime | None = None, review_by: datetime | None = None,
-                  source: str | None = None, source_ref: str = "") -> Memory:
+                  source: str | None = None, source_ref: str = "", type_version: int | None = None) -> Memory:
     """Record a typed fact as active, superseding the current record of the same attribute (and only it).
 
-    Preferences need an active consent of the patient for the purpose; provenance is ``patient_stated`` when the
-    patient writes about themself, ``staff_entered`` otherwise. Care context comes only from staff or an EHR
-    import (with its reference), always with a review-by date, and is stored encrypted.
+    The type decides who may write (``writers``), whether a review date is needed, whether the value is
+    encrypted, and its default validity and retention. Everything but care context needs an active consent of the
+    patient for the purpose; provenance is ``patient_stated`` when the patient writes about themself,
+    ``staff_entered`` or ``ehr_import`` (with its reference) otherwise.
+
+    An agent's token never speaks as the patient: what an agent records is a proposal (``proposed``,
+    ``agent_extracted``, with its client id) until the patient or staff confirm it.
     """
-    spec = MEMORY_TYPES[memory_type]
+    spec = _spec(memory_type, type_version)
+    if identity.is_agent:
+        if "agent_proposal" not in spec.writers:
+            raise Forbidden(f"{memory_type} is recorded by staff or imported from the EHR", code="staff_only")
+        if consent_record_id is None:
+            raise _invalid("consent_record_id", "required", "required")
+        return memory_propose(identity=identity, patient_id=patient_id, memory_type=memory_type,
+                              attribute=attribute, fact=fact, consent_purpose=consent_purpose,
+                              consent_record_id=consent_record_id, valid_until=valid_until,
+                              source_ref=source_ref or f"agent:{identity.agent_client_id}", confidence=1.0,
+                              type_version=type_version)
     new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
                   valid_until=valid_until, review_by=review_by)
     _check_new_fact(spec, new)
     if not may_access(patient_id=patient_id, purpose=consent_purpose):
         raise NoConsentOrAccess()
     consent = None
-    if spec.memory_class == MemoryClass.CARE_CONTEXT:
-        if identity.patient_self_id is not None:
-            raise Forbidden("care context is recorded by staff or imported from the EHR", code="staff_only")
-        source = source or Source.STAFF_ENTERED
-        if source not in (Source.STAFF_ENTERED, Source.EHR_IMPORT):
-            raise _invalid("source", "care context comes from staff_entered or ehr_import")
+    if identity.patient_self_id is not None:
+        if "patient" not in spec.writers:
+            raise Forbidden(f"{memory_type} is recorded by staff or imported from the EHR", code="staff_only")
+        if source is not None or source_ref:
+            raise _invalid("source", "patients state their own facts", "not_applicable")
+        source = Source.PATIENT_STATED
+    else:
+        source = source or (Source.STAFF_ENTERED if "staff" in spec.writers else Source.EHR_IMPORT)
+        writer = {Source.STAFF_ENTERED: "staff", Source.EHR_IMPORT: "ehr_import"}.get(source)
+        if writer not in spec.writers:
+            allowed = [src for src, w in (("staff_entered", "staff"), ("ehr_import", "ehr_import"))
+                       if w in spec.writers]
+            if not allowed:
+                raise Forbidden(f"{memory_type} is only proposed by agents or stated by the patient",
+                                code="staff_only")
+            raise _invalid("source", f"{memory_type} comes from {' or '.join(allowed)}")
         if source == Source.EHR_IMPORT and not source_ref:
             raise _invalid("source_ref", "an EHR import names its source record", "required")
+    if spec.memory_class == MemoryClass.CARE_CONTEXT:
         if consent_record_id is not None:
             consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
     else:
         if consent_record_id is None:
             raise _invalid("consent_record_id", "required", "required")
         consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
-        source = Source.PATIENT_STATED if identity.is_patient(patient_id) else Source.STAFF_ENTERED
     organization_ensure(identity=identity)
     memory_id = uuid.uuid4()
     try:
@@ -176,12 +220,13 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
 
 def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, attribute: str, fact: dict,
                    consent_purpose: str, consent_record_id: uuid.UUID, source_ref: str, confidence: float = 0.8,
-                   valid_until: datetime | None = None) -> Memory:
+                   valid_until: datetime | None = None, type_version: int | None = None) -> Memory:
     """An agent's extraction from a conversation: stored as ``proposed`` and used by nobody until the patient
-    or staff confirm it. ``source_ref`` points at the conversation turn it came from."""
-    spec = MEMORY_TYPES[memory_type]
-    if spec.memory_class == MemoryClass.CARE_CONTEXT:
-        raise Forbidden("care context is never proposed from a conversation", code="staff_only")
+    or staff confirm it. ``source_ref`` points at the conversation turn it came from. Only types whose writers
+    include ``agent_proposal`` can be proposed (never care context)."""
+    spec = _spec(memory_type, type_version)
+    if "agent_proposal" not in spec.writers:
+        raise Forbidden(f"{memory_type} is never proposed from a conversation", code="staff_only")
     new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
                   valid_until=valid_until, confidence=confidence)
     _check_new_fact(spec, new)
@@ -214,9 +259,12 @@ def _consent_still_active(memory: Memory) -> None:
 
 
 def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
-    """The patient or staff confirm a proposal: it becomes the current value of its attribute."""
+    """The patient or staff confirm a proposal: it becomes the current value of its attribute. An agent cannot
+    confirm (its own or another agent's proposal): that would let it speak as the patient after all."""
+    if identity.is_agent:
+        raise Forbidden("an agent's proposals are confirmed by the patient or staff", code="agent_cannot_confirm")
     memory = _locked(identity, patient_id, memory_id)
-    if memory.state != S.PROPOSED:
+    if memory.effective_state(consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
         raise ValidationFailed("only proposed memories can be confirmed", code="not_proposed")
     _consent_still_active(memory)
     with transaction.atomic():
@@ -227,7 +275,8 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
                            purpose=memory.consent_purpose)
         memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE,
                           event_type=LifecycleEvent.Type.CONFIRMED,
-                          reason_code="patient_confirmed" if identity.is_patient(patient_id) else "staff_confirmed")
+                          reason_code=("patient_confirmed" if identity.is_patient_themself(patient_id)
+                                       else "staff_confirmed"))
     audit.record(action="memory.confirm", resource_type="memory", resource_id=memory.memory_id,
                  patient_id=patient_id, purpose=memory.consent_purpose)
     return memory
@@ -247,21 +296,25 @@ def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
 def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, fact: dict,
                    attribute: str, valid_until: datetime | None = None,
                    review_by: datetime | None = None) -> Memory:
-    """Correct a value: a new record supersedes the old one and links to it; history keeps both."""
+    """Correct a value: a new record supersedes the old one and links to it; history keeps both. Agents propose
+    new values instead: a correction would make the agent's value current without the patient's confirmation."""
+    if identity.is_agent:
+        raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
     old = _locked(identity, patient_id, memory_id)
-    if old.state not in (S.ACTIVE, S.QUARANTINED):
-        raise ValidationFailed(f"a {old.state} memory cannot be corrected", code="not_correctable")
+    state = old.effective_state(consent=False)  # consent is checked below, with its own answer
+    if state not in (S.ACTIVE, S.QUARANTINED):
+        raise ValidationFailed(f"a {state} memory cannot be corrected", code="not_correctable")
     if attribute != old.attribute:
         raise _invalid("fact.kind", "a correction keeps the attribute; record a new fact instead")
-    spec = MEMORY_TYPES[old.memory_type]
-    if identity.is_patient(patient_id) and spec.memory_class not in PATIENT_EDITABLE_CLASSES:
+    spec = _spec(old.memory_type)
+    if identity.is_patient(patient_id) and "patient" not in spec.writers:
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")
     _consent_still_active(old)
     new = NewFact(memory_type=old.memory_type, attribute=old.attribute, fact=fact,
                   consent_purpose=old.consent_purpose, valid_until=valid_until,
                   review_by=review_by or old.review_by)
     _check_new_fact(spec, new)
-    source = Source.PATIENT_STATED if identity.is_patient(patient_id) else Source.STAFF_ENTERED
+    source = Source.PATIENT_STATED if identity.is_patient_themself(patient_id) else Source.STAFF_ENTERED
     memory_id_new = uuid.uuid4()
     with transaction.atomic():
         _attribute_lock(old.organization_id, patient_id, old.memory_type, old.attribute, old.consent_purpose)
@@ -339,7 +392,7 @@ def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
                   reason_code: str = "subject_request") -> dict:
     """Delete one memory and every earlier version of it, everywhere; returns the deletion receipt."""
     memory = _locked(identity, patient_id, memory_id)
-    if identity.is_patient(patient_id) and memory.memory_class not in PATIENT_EDITABLE_CLASSES:
+    if identity.is_patient(patient_id) and not _patient_may_edit(memory):
         raise Forbidden("clinical facts are removed by the care team", code="staff_only")
     return _deletion(identity=identity, patient_id=patient_id, memories=_version_chain(memory), scope="memory",
                      reason_code=reason_code)
@@ -349,15 +402,24 @@ def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
                          reason_code: str = "subject_request") -> dict:
     """Erase all of a patient's memories that the caller may act on, each the same way as one deletion.
     A patient's own request leaves staff-recorded care context in place and says so in the receipt.
+
     Copies held by other apps (conversations, workflow state and payloads) are erased in the same transaction by
-    the erasers registered in :mod:`memory.erasure`; each is a section of ``other_copies`` in the receipt."""
+    the erasers registered in :mod:`memory.erasure`; each is a section of ``other_copies`` in the receipt.
+
+    Access is decided before anything is written: a caller who is neither the patient (or an agent acting for
+    them) nor staff holding an active grant for some purpose of this patient gets ``not_found``, as for a patient
+    that does not exist, and no receipt."""
+    if not identity.is_patient(patient_id) and not may_access_any(patient_id=patient_id,
+                                                                  purposes=[p for p, _ in PURPOSES]):
+        raise NotFound().about(patient_id=patient_id)
     memories = list(Memory.objects.select_for_update()
                     .filter(organization_id=identity.org_id, patient_id=patient_id).exclude(state=S.DELETED)
                     .order_by("created_at"))
     retained = []
     if identity.is_patient(patient_id):
-        kept = [m for m in memories if m.memory_class not in PATIENT_EDITABLE_CLASSES]
-        memories = [m for m in memories if m.memory_class in PATIENT_EDITABLE_CLASSES]
+        editable = {m.memory_id for m in memories if _patient_may_edit(m)}
+        kept = [m for m in memories if m.memory_id not in editable]
+        memories = [m for m in memories if m.memory_id in editable]
         retained = [{"memory_id": str(m.memory_id), "memory_class": m.memory_class,
                      "reason": "clinical_record_kept_by_care_team"} for m in kept]
     other_copies = erasure.erase_elsewhere(identity=identity, patient_id=patient_id)

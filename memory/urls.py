@@ -1,6 +1,6 @@
 from django.urls import path
 
-from memory import api
+from memory import api, types_api
 
 P = "patients/<uuid:patient_id>/memories"
 
@@ -16,5 +16,10 @@ urlpatterns = [
     path(f"{P}/<uuid:memory_id>/quarantine", api.MemoryQuarantineView.as_view(), name="memory-quarantine"),
     path(f"{P}/<uuid:memory_id>/confirm", api.MemoryConfirmView.as_view(), name="memory-confirm"),
     path(f"{P}/<uuid:memory_id>/reject", api.MemoryRejectView.as_view(), name="memory-reject"),
+    path("memory-types", types_api.MemoryTypesView.as_view(), name="memory-types"),
+    path("memory-types/<str:name>", types_api.MemoryTypeDetailView.as_view(), name="memory-type-detail"),
+    path("memory-types/<str:name>/versions", types_api.MemoryTypeVersionsView.as_view(), name="memory-type-versions"),
+    path("memory-types/<str:name>/versions/<int:version>", types_api.MemoryTypeVersionView.as_view(),
+         name="memory-type-version"),
     path("patients/<uuid:patient_id>/deletions", api.DeletionsView.as_view(), name="memory-deletions"),
 ]

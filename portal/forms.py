@@ -1,4 +1,4 @@
-"""Portal forms for typed facts. The fields follow the fact's kind; validation is the API's own
+"""Portal forms for typed facts. The fields are generated from the type's JSON Schema; validation is the API's own
 (:func:`memory.facts.validate_fact`), so a value the API refuses is refused here too, next to its field."""
 
 from __future__ import annotations
@@ -10,46 +10,61 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from core.vocabulary import REASON_CODE_PATTERN
-from memory.facts import CHANNELS, DAYS, PERIODS, validate_fact
+from memory.facts import validate_fact
+from memory.types import TypeSpec
 
 
-def _time_field(label: str) -> forms.CharField:
-    return forms.CharField(label=label, max_length=5, widget=forms.TextInput(
-        attrs={"type": "time", "inputmode": "numeric", "autocomplete": "off"}),
-        help_text="24-hour time, HH:MM")
+def _label(name: str, prop: dict) -> str:
+    return prop.get("title") or name.replace("_", " ").capitalize()
 
 
-def _fields_for_kind(kind: str) -> dict[str, forms.Field]:
-    if kind == "earliest_time":
-        return {"time": _time_field("Not before")}
-    if kind == "latest_time":
-        return {"time": _time_field("No later than")}
-    if kind == "excluded_days":
-        return {"days": forms.MultipleChoiceField(label="Days you cannot attend",
-                                                  choices=[(d, d.title()) for d in DAYS],
-                                                  widget=forms.CheckboxSelectMultiple)}
-    if kind == "excluded_periods":
-        return {"periods": forms.MultipleChoiceField(label="Times of day you cannot attend",
-                                                     choices=[(p, p.title()) for p in PERIODS],
-                                                     widget=forms.CheckboxSelectMultiple)}
-    if kind == "channel":
-        return {"channel": forms.ChoiceField(label="How to contact you", choices=[(c, c.title()) for c in CHANNELS])}
-    if kind == "language":
-        return {"language": forms.CharField(label="Language", max_length=35,
-                                            help_text="A language tag such as en or pl-PL")}
-    if kind == "contact_window":
-        return {"start": _time_field("From"), "end": _time_field("Until")}
-    if kind == "allergy":
-        return {"substance": forms.CharField(label="Substance", max_length=80),
-                "reaction": forms.CharField(label="Reaction", max_length=80, required=False),
-                "severity": forms.ChoiceField(label="Severity", required=False, choices=[
-                    ("", "Not stated"), ("mild", "Mild"), ("moderate", "Moderate"), ("severe", "Severe"),
-                    ("unknown", "Unknown")])}
-    if kind == "long_term_indication":
-        return {"medication": forms.CharField(label="Medication", max_length=80),
-                "indication": forms.CharField(label="Indication", max_length=80),
-                "monitoring": forms.CharField(label="Monitoring", max_length=80, required=False)}
-    return {}
+def _choices(prop: dict) -> list[tuple[str, str]]:
+    labels = prop.get("x-labels") or {}
+    return [(v, (labels.get(v) or str(v).replace("_", " ")).capitalize()) for v in prop.get("enum", [])]
+
+
+def _field_for(name: str, prop: dict, required: bool) -> forms.Field | None:
+    """One form field for one property of a fact's JSON Schema (the schema stays the validator)."""
+    common = {"label": _label(name, prop), "required": required, "help_text": prop.get("description", "")}
+    if "enum" in prop:
+        choices = _choices(prop)
+        return forms.ChoiceField(choices=choices if required else [("", "Not stated"), *choices], **common)
+    kind = prop.get("type")
+    if kind == "array" and "enum" in (prop.get("items") or {}):
+        return forms.MultipleChoiceField(choices=_choices(prop["items"]), widget=forms.CheckboxSelectMultiple,
+                                         **common)
+    if kind == "boolean":
+        return forms.BooleanField(**{**common, "required": False})
+    if kind == "integer":
+        return forms.IntegerField(min_value=prop.get("minimum"), max_value=prop.get("maximum"), **common)
+    if kind == "string":
+        if prop.get("x-input") == "time":
+            return forms.CharField(max_length=5, widget=forms.TextInput(
+                attrs={"type": "time", "inputmode": "numeric", "autocomplete": "off"}),
+                **{**common, "help_text": common["help_text"] or "24-hour time, HH:MM"})
+        return forms.CharField(max_length=prop.get("maxLength", 200), **common)
+    return None
+
+
+def fields_from_schema(branch: dict, prefix: str = "") -> dict[str, tuple[tuple[str, ...], forms.Field]]:
+    """Form fields generated from one shape of a type's schema: {form name: (path in the fact, field)}.
+    Nested objects become their fields, named ``outer__inner``; ``kind`` is fixed by the memory being edited."""
+    out: dict[str, tuple[tuple[str, ...], forms.Field]] = {}
+    required = set(branch.get("required", []))
+    for name, prop in branch.get("properties", {}).items():
+        if name == "kind" and not prefix:
+            continue
+        if prop.get("type") == "object":
+            for inner, (path, field) in fields_from_schema(prop, prefix=f"{prefix}{name}__").items():
+                field.label = f"{_label(name, prop)}: {field.label[0].lower()}{field.label[1:]}"
+                if name not in required:
+                    field.required = False
+                out[inner] = ((name, *path), field)
+            continue
+        field = _field_for(name, prop, name in required)
+        if field is not None:
+            out[f"{prefix}{name}"] = ((name,), field)
+    return out
 
 
 def end_of_day(value) -> datetime | None:
@@ -59,39 +74,54 @@ def end_of_day(value) -> datetime | None:
 
 
 class FactForm(forms.Form):
-    """The typed fields of one memory's kind, plus its validity. ``cleaned_data`` gains ``fact``,
-    ``attribute``, ``valid_until_at`` and ``review_by_at``."""
+    """A fact's fields, generated from its type's JSON Schema (the shape of the memory's kind), plus its
+    validity and, for types with review, the review date. ``cleaned_data`` gains ``fact``, ``attribute``,
+    ``valid_until_at`` and ``review_by_at``. Validation is the API's own, so errors name the same fields."""
 
     valid_until = forms.DateField(label="Keep until (optional)", required=False,
                                   widget=forms.DateInput(attrs={"type": "date"}),
                                   help_text="Leave empty to keep it until you change it")
 
-    def __init__(self, *args, memory_type: str, kind: str, care_context: bool = False, **kwargs):
+    def __init__(self, *args, spec: TypeSpec, kind: str | None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.memory_type = memory_type
+        self.spec = spec
         self.kind = kind
-        self.kind_fields = _fields_for_kind(kind)
-        fields = dict(self.kind_fields)
+        branch = spec.branch_for({"kind": kind} if kind else {}) or {}
+        self.paths = {name: path for name, (path, _) in fields_from_schema(branch).items()}
+        fields = {name: field for name, (_, field) in fields_from_schema(branch).items()}
         fields["valid_until"] = self.fields.pop("valid_until")
-        if care_context:
+        if spec.review:
             fields["review_by"] = forms.DateField(label="Review by", widget=forms.DateInput(attrs={"type": "date"}))
         self.fields = fields
 
     @classmethod
     def initial_from_fact(cls, fact: dict) -> dict:
-        return {k: v for k, v in fact.items() if k != "kind"}
+        initial: dict = {}
+        for key, value in fact.items():
+            if key == "kind":
+                continue
+            if isinstance(value, dict):
+                initial.update({f"{key}__{k}": v for k, v in value.items()})
+            else:
+                initial[key] = value
+        return initial
 
     def clean(self):
         cleaned = super().clean()
         if self.errors:
             return cleaned
-        fact = {"kind": self.kind}
-        for name in self.kind_fields:
+        fact: dict = {"kind": self.kind} if self.kind else {}
+        for name, path in self.paths.items():
             value = cleaned.get(name)
-            if value not in (None, "", []):
-                fact[name] = value
+            if value in (None, "", []) or (value is False and not self.fields[name].required
+                                           and name not in self._required_booleans()):
+                continue
+            node = fact
+            for part in path[:-1]:
+                node = node.setdefault(part, {})
+            node[path[-1]] = value
         try:
-            attribute, normalised = validate_fact(self.memory_type, fact)
+            attribute, normalised = validate_fact(self.spec.name, fact)
         except serializers.ValidationError as exc:
             self._add_fact_errors(exc.detail)
             return cleaned
@@ -101,20 +131,29 @@ class FactForm(forms.Form):
         cleaned["review_by_at"] = end_of_day(cleaned.get("review_by"))
         return cleaned
 
-    def _add_fact_errors(self, detail) -> None:
-        fact_errors = detail.get("fact", detail) if isinstance(detail, dict) else {"__all__": detail}
+    def _required_booleans(self) -> set[str]:
+        branch = self.spec.branch_for({"kind": self.kind} if self.kind else {}) or {}
+        return {n for n in branch.get("required", []) if branch.get("properties", {}).get(n, {}).get("type") ==
+                "boolean"}
+
+    def _add_fact_errors(self, detail, prefix: str = "") -> None:
+        fact_errors = detail.get("fact", detail) if isinstance(detail, dict) and not prefix else detail
         if not isinstance(fact_errors, dict):
             self.add_error(None, "; ".join(str(m) for m in fact_errors))
             return
         for name, messages in fact_errors.items():
+            field = f"{prefix}{name}"
+            if isinstance(messages, dict):
+                self._add_fact_errors(messages, prefix=f"{field}__")
+                continue
             messages = messages if isinstance(messages, list) else [messages]
             text = "; ".join(str(m) for m in messages if not isinstance(m, dict | list)) or "is not valid"
-            self.add_error(name if name in self.fields else None, text)
+            self.add_error(field if field in self.fields else None, text)
 
     def add_service_errors(self, errors: list[dict]) -> None:
         """Errors a service raised (ValidationFailed.errors): each next to its field when it has one here."""
         for error in errors or []:
-            field = (error.get("field") or "").removeprefix("fact.")
+            field = (error.get("field") or "").removeprefix("fact.").replace(".", "__")
             self.add_error(field if field in self.fields else None, error.get("message") or "is not valid")
 
 

@@ -50,10 +50,12 @@ ROLE_LABELS = {ROLE_PATIENT: "Patient", ROLE_STAFF: "Care staff", ROLE_ORG_ADMIN
 # scope (audit:read, grant:write, workflow:reconcile) read the portal identity exactly as a token's.
 ROLE_SCOPES: dict[str, frozenset[str]] = {
     ROLE_PATIENT: frozenset({"memory:read", "memory:write", "consent:read", "consent:write", "audit:read",
-                             "workflow:read", "export:read"}),
+                             "workflow:read", "patient:read", "export:read"}),
     ROLE_STAFF: frozenset({"memory:read", "memory:write", "consent:read", "consent:write", "workflow:read",
-                           "workflow:write", "workflow:reconcile"}),
-    ROLE_ORG_ADMIN: frozenset({"grant:write", "consent:read", "audit:read", "workflow:read", "workflow:reconcile"}),
+                           "workflow:write", "workflow:reconcile", "patient:read"}),
+    ROLE_ORG_ADMIN: frozenset({"grant:write", "consent:read", "audit:read", "workflow:read", "workflow:reconcile",
+                               "workflow:reconcile:org", "patient:read", "patient:write", "memory:read",
+                               "memory_type:write"}),
     ROLE_AUDITOR: frozenset({"audit:read"}),
 }
 

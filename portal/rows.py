@@ -5,7 +5,8 @@ from __future__ import annotations
 from core.vocabulary import PURPOSES
 from memory.facts import fact_text
 from memory.lifecycle import memory_value
-from memory.models import Memory, MemoryClass
+from memory.models import Memory
+from memory.types import type_get
 
 PURPOSE_LABELS = dict(PURPOSES)
 SOURCE_LABELS = {
@@ -28,11 +29,13 @@ ADMIN_ROLES = ("org_admin",)
 def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABELS) -> dict:
     """What a person needs to judge a remembered fact: what, where it came from, who, when, until when."""
     value = memory_value(memory)
+    spec = type_get(memory.memory_type, memory.type_version)
     mine = memory.created_by == me or (labels is SOURCE_LABELS and memory.source == "patient_stated")
     return {
         "memory": memory,
         "memory_id": memory.memory_id,
-        "text": fact_text(memory.memory_type, value) if value is not None else "(removed)",
+        "text": fact_text(memory.memory_type, value, memory.type_version) if value is not None else "(removed)",
+        "label": spec.label if spec else memory.memory_type.replace("_", " "),
         "fact": value,
         "kind": (value or {}).get("kind"),
         "source": labels.get(memory.source, memory.source),
@@ -43,7 +46,7 @@ def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABEL
         "review_by": memory.review_by,
         "purpose": PURPOSE_LABELS.get(memory.consent_purpose, memory.consent_purpose),
         "state": memory.state,
-        "editable_by_patient": memory.memory_class != MemoryClass.CARE_CONTEXT,
+        "editable_by_patient": spec is not None and "patient" in spec.writers,
     }
 
 

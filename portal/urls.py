@@ -1,7 +1,7 @@
 from django.urls import include, path
 
 from portal import auth
-from portal.views import consent, memory, workflows
+from portal.views import consent, memory, types, workflows
 
 urlpatterns = [
     path("", auth.home, name="portal-home"),
@@ -34,4 +34,5 @@ urlpatterns = [
     # organisation administrators
     path("staff/access/", consent.admin_access, name="admin-access"),
     path("staff/access/<uuid:grant_id>/revoke/", consent.admin_revoke, name="admin-revoke"),
+    path("staff/memory-types/", types.memory_types, name="memory-types"),
 ]

@@ -13,7 +13,8 @@ from core.authentication import key_set_cache
 from core.bootstrap import bootstrap
 from tests.support import PATIENT_SCOPES, Api, JwksServer, KeyRing, configure_identity_provider, mint
 
-APP_TABLES = ["workflow_operation", "conversation_turn", "conversation_session", "memory_release_member",
+APP_TABLES = ["memory_type", "patient_identifier", "patient_directory", "staff_directory",
+              "workflow_operation", "conversation_turn", "conversation_session", "memory_release_member",
               "memory_release",
               "memory_embedding", "memory_lifecycle_event", "memory_representation", "memory_deletion",
               "patient_memory", "patient_consent", "patient_access_grants", "agent_workflow_transition",

@@ -75,12 +75,21 @@ def mint(keys: KeyRing, *, sub: str | None = "staff-1", org_id: str | uuid.UUID 
          patient_id: str | uuid.UUID | None = None, scope: str = ALL_SCOPES, alg: str = "RS256",
          kid: str | None = None, exp_in: int = 300, iat_offset: int = 0, issuer: str = ISSUER,
          audience: str = AUDIENCE, drop: tuple[str, ...] = (), extra: dict | None = None,
-         headers: dict | None = None) -> str:
+         headers: dict | None = None, act: str | dict | None = None, azp: str | None = None,
+         client_id: str | None = None) -> str:
+    """A signed access token. ``act`` (an agent's id, or a whole RFC 8693 ``act`` object), ``azp`` and
+    ``client_id`` make agents' tokens."""
     now = int(time.time())
     claims = {"iss": issuer, "aud": audience, "sub": sub, "iat": now + iat_offset, "exp": now + exp_in,
               "org_id": str(org_id) if org_id is not None else None, "scope": scope}
     if patient_id is not None:
         claims["patient_id"] = str(patient_id)
+    if act is not None:
+        claims["act"] = {"sub": act} if isinstance(act, str) else act
+    if azp is not None:
+        claims["azp"] = azp
+    if client_id is not None:
+        claims["client_id"] = client_id
     claims.update(extra or {})
     for name in drop:
         claims.pop(name, None)

@@ -14,7 +14,8 @@ from memory.lifecycle import TRANSITIONS
 from memory.models import MemoryState
 
 FUNCTION = re.compile(r"CREATE OR REPLACE FUNCTION (\w+)\(.*?\bAS \$\$(.*?)\$\$;", re.S)
-RULE_FILES = ["consent/sql/access_rule.sql", "memory/sql/state_transition.sql", "workflows/sql/operation_guard.sql"]
+RULE_FILES = ["consent/sql/access_rule.sql", "memory/sql/state_transition.sql", "directory/sql/visibility_rule.sql",
+              "workflows/sql/operation_guard.sql"]
 
 
 def functions_in(path: str) -> dict[str, str]:
@@ -59,12 +60,13 @@ def test_the_database_transition_table_is_the_python_one():
 LAYERS = {
     "core": set(),
     "consent": {"core"},
+    "directory": {"core"},
     "memory": {"core", "consent"},
     "workflows": {"core", "consent", "memory"},
-    "portal": {"core", "consent", "memory", "workflows"},
-    "demo": {"core", "consent", "memory", "workflows"},
+    "portal": {"core", "consent", "directory", "memory", "workflows"},
+    "demo": {"core", "consent", "directory", "memory", "workflows"},
     # rights builds on the domain and on the portal (its download button); nothing imports it
-    "rights": {"core", "consent", "memory", "workflows", "portal"},
+    "rights": {"core", "consent", "directory", "memory", "workflows", "portal"},
 }
 
 

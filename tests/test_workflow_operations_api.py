@@ -256,17 +256,36 @@ def test_reconciliation_queue_shows_the_organisation_without_state(world):
     stuck_b = _stuck(world, world.patient_b)
     _stuck(world, world.patient_a, org=world.other_org)
     at_submit_step(world.patient(world.patient_a), world.patient_a)  # not stuck
-    ops = world.staff("ops-1", scope="workflow:reconcile")  # no grant for either patient
+    # no grant for either patient: the organisation-wide view needs its own scope, and says so
+    ops = world.staff("ops-1", scope="workflow:reconcile workflow:reconcile:org")
     r = ops.get("/v1/workflows/reconciliation")
     assert r.status_code == 200, r.content
+    assert r.json()["view"] == "organization"
     items = r.json()["items"]
     assert {i["workflow_id"] for i in items} == {stuck_a, stuck_b}
     assert all("state" not in i and i["current_step"] == "needs_reconciliation" for i in items)
     assert all(i["operation_id"] is None and i["parked"] is False for i in items)
     # the queue shows no more than that: the workflows themselves stay behind the access rule
     assert ops.get(f"/v1/workflows/{stuck_a}").status_code == 403  # insufficient_scope: workflow:read missing
-    reader = world.staff("ops-1", scope="workflow:read workflow:reconcile")
+    reader = world.staff("ops-1", scope="workflow:read workflow:reconcile workflow:reconcile:org")
     assert reader.get(f"/v1/workflows/{stuck_a}").status_code == 404
+
+
+def test_reconciliation_queue_without_the_organisation_scope_shows_granted_patients_and_purposes_only(world):
+    stuck_a = _stuck(world, world.patient_a)  # prior_authorization
+    _stuck(world, world.patient_b)
+    ops = world.staff("ops-1", scope="workflow:reconcile")
+    r = ops.get("/v1/workflows/reconciliation")
+    assert r.status_code == 200 and r.json() == {"view": "granted_patients", "items": []}
+    world.grant(world.patient_a, "ops-1", "appointment_scheduling")  # another purpose: still nothing
+    assert ops.get("/v1/workflows/reconciliation").json()["items"] == []
+    world.grant(world.patient_a, "ops-1", "prior_authorization")
+    assert [i["workflow_id"] for i in ops.get("/v1/workflows/reconciliation").json()["items"]] == [stuck_a]
+    # the database's rule agrees: through the view, without the organisation scope, only granted rows
+    me = Identity(org_id=world.org, actor_sub="ops-1", scopes=frozenset({"workflow:reconcile"}))
+    with identity_context(me), connection.cursor() as cursor:
+        cursor.execute("SELECT workflow_id FROM workflow_reconciliation_queue")
+        assert [str(w) for (w,) in cursor.fetchall()] == [stuck_a]
 
 
 def test_reconciliation_queue_is_for_staff_with_the_scope(world):

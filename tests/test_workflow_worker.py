@@ -275,7 +275,8 @@ def test_retries_run_out_differently_for_unsent_and_unknown_outcomes(committed_d
     body = read(world, unknown_wf, world.patient_b)
     assert body["current_step"] == "needs_reconciliation"
     assert body["next_safe_action"]["action"] == "staff_reconciliation"
-    queue = world.staff("ops-1", scope="workflow:reconcile").get("/v1/workflows/reconciliation").json()["items"]
+    ops = world.staff("ops-1", scope="workflow:reconcile workflow:reconcile:org")  # organisation-wide view
+    queue = ops.get("/v1/workflows/reconciliation").json()["items"]
     assert [(i["workflow_id"], i["parked"], i["operation_status"]) for i in queue] == [
         (unknown_wf, True, "outcome_unknown")]
     assert worker(insurer).run(once=True).claimed == 0  # parked: the worker leaves it alone
@@ -288,7 +289,7 @@ def test_retries_run_out_differently_for_unsent_and_unknown_outcomes(committed_d
     body = read(world, unknown_wf, world.patient_b)
     assert body["current_step"] == "await_insurer_decision"
     assert insurer.submissions[unknown["idempotency_key"]] == 2  # the 500s never landed; asked before resending
-    assert world.staff("ops-1", scope="workflow:reconcile").get("/v1/workflows/reconciliation").json()["items"] == []
+    assert ops.get("/v1/workflows/reconciliation").json()["items"] == []
 
 
 # --- leases and a database that goes away ---------------------------------------------------------------------

@@ -298,7 +298,9 @@ class ReconciliationItemOut(serializers.Serializer):
 
 
 class WorkflowReconciliationView(ScopedAPIView):
-    """Staff: the organisation's workflows stuck in needs_reconciliation (no state, no payloads)."""
+    """Staff: workflows stuck in needs_reconciliation (no state, no payloads) of the patients and purposes the
+    caller holds grants for; with ``workflow:reconcile:org`` the whole organisation's, labelled ``"view":
+    "organization"``."""
 
     required_scopes = {"GET": ["workflow:reconcile"]}
     audit_actions = {"GET": "workflow.reconciliation.list"}
@@ -306,8 +308,11 @@ class WorkflowReconciliationView(ScopedAPIView):
 
     @extend_schema(operation_id="workflows_reconciliation_queue",
                    parameters=[OpenApiParameter("limit", int, required=False, description="1-500, default 100")],
-                   responses={200: inline_serializer("ReconciliationQueue",
-                                                     {"items": ReconciliationItemOut(many=True)})})
+                   responses={200: inline_serializer("ReconciliationQueue", {
+                       "view": serializers.ChoiceField(
+                           choices=[selectors.VIEW_GRANTED, selectors.VIEW_ORGANIZATION],
+                           help_text="granted_patients, or organization with the workflow:reconcile:org scope"),
+                       "items": ReconciliationItemOut(many=True)})})
     def get(self, request):
         require_staff(self.identity)
         try:
@@ -319,4 +324,5 @@ class WorkflowReconciliationView(ScopedAPIView):
                                             "code": "invalid"}]) from None
         items = selectors.reconciliation_queue(identity=self.identity, limit=limit)
         audit.record(action="workflow.reconciliation.list", resource_type="workflow")
-        return Response({"items": ReconciliationItemOut(items, many=True).data})
+        return Response({"view": selectors.reconciliation_view(self.identity),
+                         "items": ReconciliationItemOut(items, many=True).data})

@@ -129,25 +129,35 @@ SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, u
        system, operation_status, attempts, next_attempt_at, last_error_code
   FROM workflow_reconciliation_queue
  WHERE organization_id = %s
+   AND (%s OR app_may_access(organization_id, patient_id, purpose))
  ORDER BY updated_at, workflow_id
  LIMIT %s
 """
 _RECONCILIATION_COLUMNS = ["workflow_id", "patient_id", "workflow_type", "purpose", "current_step", "version",
                            "updated_at", "operation_id", "operation_kind", "system", "operation_status",
                            "attempts", "next_attempt_at", "last_error_code"]
+ORGANIZATION_SCOPE = "workflow:reconcile:org"
+VIEW_ORGANIZATION = "organization"
+VIEW_GRANTED = "granted_patients"
+
+
+def reconciliation_view(identity: Identity) -> str:
+    """Which queue the caller sees: the organisation's (``workflow:reconcile:org``) or their granted patients'."""
+    return VIEW_ORGANIZATION if identity.has_scope(ORGANIZATION_SCOPE) else VIEW_GRANTED
 
 
 def reconciliation_queue(*, identity: Identity, limit: int = 100) -> list[dict]:
-    """The organisation's workflows in needs_reconciliation, oldest first, with their unsettled operation.
+    """Workflows in needs_reconciliation, oldest first, with their unsettled operation: only these columns, no
+    workflow state, no payload, no result.
 
-    Through a view that shows staff with ``workflow:reconcile`` the whole organisation's queue, but only these
-    columns: no workflow state, no payload, no result. Other callers see the rows the normal rule allows.
+    Staff see the patients and purposes they hold active grants for; the whole organisation's queue needs the
+    ``workflow:reconcile:org`` scope (the database's policy on the view asks for it too).
     """
+    organisation_wide = reconciliation_view(identity) == VIEW_ORGANIZATION
     with connection.cursor() as cursor:
-        cursor.execute(_RECONCILIATION_SQL, [identity.org_id, limit])
+        cursor.execute(_RECONCILIATION_SQL, [identity.org_id, organisation_wide, limit])
         rows = cursor.fetchall()
     items = [dict(zip(_RECONCILIATION_COLUMNS, row, strict=True)) for row in rows]
     for item in items:
         item["parked"] = item["operation_status"] == S.OUTCOME_UNKNOWN and item["next_attempt_at"] is None
     return items
-

@@ -22,6 +22,7 @@ from core import audit
 from core.errors import Conflict, NotFound, ValidationFailed
 from core.identity import Identity
 from core.vocabulary import PURPOSES
+from directory import selectors as directory
 from memory import selectors as memory_selectors
 from memory.models import Memory, MemoryState
 from portal.context import portal_view
@@ -80,8 +81,23 @@ def staff_patients(request):
     patients: dict[uuid.UUID, list[str]] = {}
     for g in grants:
         patients.setdefault(g.patient_id, []).append(PURPOSE_LABELS.get(g.purpose, g.purpose))
-    return render(request, "consent/staff_patients.html",
-                  {"patients": [{"patient_id": p, "purposes": purposes} for p, purposes in patients.items()]})
+    q = request.GET.get("q", "").strip()[:100]
+    found = None
+    if len(q) >= 2:
+        # Row-level security shows only patients this staff member holds a grant for (all of them, for an
+        # administrator), whichever of name, MRN or date of birth was typed.
+        found = directory.patient_search(identity=identity, q=q)
+        for item in found:
+            item["mine"] = uuid.UUID(item["patient_id"]) in patients
+            audit.record(action="patient.search", resource_type="patient", resource_id=item["patient_id"],
+                         patient_id=item["patient_id"])
+    profiles = {uuid.UUID(p["patient_id"]): p for p in directory.patients_get(identity=identity,
+                                                                                patient_ids=list(patients))}
+    for patient_id in profiles:
+        audit.record(action="patient.list", resource_type="patient", resource_id=patient_id, patient_id=patient_id)
+    rows = [{"patient_id": p, "purposes": purposes, "profile": profiles.get(p)} for p, purposes in patients.items()]
+    rows.sort(key=lambda r: (r["profile"] is None, (r["profile"] or {}).get("display_name", "")))
+    return render(request, "consent/staff_patients.html", {"patients": rows, "q": q, "found": found})
 
 
 @require_http_methods(["GET"])
@@ -97,8 +113,11 @@ def staff_patient(request, patient_id: uuid.UUID):
     consents = [consent_row(c, identity.actor_sub)
                 for c in selectors.consent_list(identity=identity, patient_id=patient_id)]
     audit.record(action="memory.list", resource_type="memory", patient_id=patient_id)
+    profile = directory.patient_get(identity=identity, patient_id=patient_id)
+    if profile:
+        audit.record(action="patient.read", resource_type="patient", resource_id=patient_id, patient_id=patient_id)
     return render(request, "consent/staff_patient.html",
-                  {"patient_id": patient_id, "memories": memories, "quarantined": quarantined,
+                  {"patient_id": patient_id, "profile": profile, "memories": memories, "quarantined": quarantined,
                    "consents": consents,
                    "grants": [PURPOSE_LABELS.get(g.purpose, g.purpose) for g in grants]})
 
@@ -157,11 +176,17 @@ def staff_record_consent(request, patient_id: uuid.UUID):
 
 # --- organisation administrators: access grants -----------------------------------------------------------------
 class GrantForm(forms.Form):
-    actor_sub = forms.RegexField(label="Staff member's account id", max_length=255,
+    """The patient and the staff member are chosen from the directory search results (radio buttons), never
+    typed as ids; the submitted values are still checked as an account id and a UUID."""
+
+    actor_sub = forms.RegexField(label="Staff member", max_length=255,
                                  regex=r"^[A-Za-z0-9][A-Za-z0-9._@:\-]{0,254}$",
-                                 error_messages={"invalid": "Letters, digits and . _ @ : - only."},
-                                 help_text="The account id at the identity provider, e.g. nurse-demo")
-    patient_id = forms.UUIDField(label="Patient id", error_messages={"invalid": "Enter a valid patient id (UUID)."})
+                                 error_messages={"invalid": "Letters, digits and . _ @ : - only.",
+                                                 "required": "Find the staff member above and choose them."},
+                                 widget=forms.RadioSelect)
+    patient_id = forms.UUIDField(label="Patient", widget=forms.RadioSelect,
+                                 error_messages={"invalid": "Enter a valid patient id (UUID).",
+                                                 "required": "Find the patient above and choose them."})
     purpose = forms.ChoiceField(label="Purpose", choices=[("", "Choose a purpose")] + PURPOSES)
     expires_at = forms.DateField(label="Expires on (optional)", required=False,
                                  widget=forms.DateInput(attrs={"type": "date"}))
@@ -193,19 +218,45 @@ class RevokeForm(forms.Form):
 
 def _grant_rows(identity: Identity):
     now = timezone.now()
+    grants = list(selectors.grant_list(identity=identity))
+    patients = directory.patient_names(identity=identity, patient_ids={g.patient_id for g in grants})
+    staff = directory.staff_names(identity=identity, subs={g.actor_sub for g in grants})
     rows = []
-    for g in selectors.grant_list(identity=identity):
+    for g in grants:
         active = g.revoked_at is None and (g.expires_at is None or g.expires_at > now)
         rows.append({"grant": g, "id": g.grant_id, "purpose": PURPOSE_LABELS.get(g.purpose, g.purpose),
-                     "active": active})
+                     "active": active, "patient_name": patients.get(g.patient_id),
+                     "staff_name": staff.get(g.actor_sub)})
     return rows
+
+
+def _patient_choice(p: dict) -> tuple[str, str]:
+    born = f", born {p['birth_date']}" if p["birth_date"] else ""
+    ids = "".join(f", {i['value']}" for i in p["identifiers"])
+    return p["patient_id"], f"{p['display_name']}{born}{ids}"
+
+
+def _search_choices(identity: Identity, params) -> dict:
+    """The administrator's two search boxes: patients by name, MRN or date of birth; staff by name."""
+    patient_q = params.get("patient_q", "").strip()[:100]
+    staff_q = params.get("staff_q", "").strip()[:100]
+    patients = directory.patient_search(identity=identity, q=patient_q) if len(patient_q) >= 2 else []
+    for p in patients:
+        audit.record(action="patient.search", resource_type="patient", resource_id=p["patient_id"],
+                     patient_id=p["patient_id"])
+    staff = directory.staff_search(identity=identity, q=staff_q) if staff_q else []
+    return {"patient_q": patient_q, "staff_q": staff_q, "patient_choices": [_patient_choice(p) for p in patients],
+            "staff_choices": [(s["actor_sub"], f"{s['display_name']} ({s['actor_sub']})") for s in staff]}
 
 
 @require_http_methods(["GET", "POST"])
 @portal_view(scopes=("grant:write",), roles=ADMIN_ROLES)
 def admin_access(request):
     identity = request.portal_identity
+    search = _search_choices(identity, request.POST if request.method == "POST" else request.GET)
     form = GrantForm(request.POST or None)
+    form.fields["patient_id"].widget.choices = search["patient_choices"]
+    form.fields["actor_sub"].widget.choices = search["staff_choices"]
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -226,7 +277,7 @@ def admin_access(request):
     audit.record(action="grant.list", resource_type="access_grant")
     status = 422 if request.method == "POST" else 200
     return render(request, "consent/admin_access.html", {"form": form, "grants": _grant_rows(identity),
-                                                         "revoke_form": RevokeForm()}, status=status)
+                                                         "revoke_form": RevokeForm(), **search}, status=status)
 
 
 @require_POST

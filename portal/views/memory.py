@@ -18,9 +18,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 from core import audit
 from core.errors import IllegalTransition, NotFound, ValidationFailed
 from core.models import AuditEvent
+from directory import selectors as directory
 from memory import selectors, services
 from memory.lifecycle import memory_value
-from memory.models import MemoryClass, MemoryState
+from memory.models import MemoryState
+from memory.types import type_get
 from portal.context import portal_view
 from portal.forms import FactForm, ReasonForm
 from portal.rows import PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, memory_row
@@ -38,7 +40,9 @@ def patient_preferences(request):
     proposed = [memory_row(m, me=identity.actor_sub)
                 for m in selectors.memory_list_proposed(identity=identity, patient_id=patient_id)]
     audit.record(action="memory.list", resource_type="memory", patient_id=patient_id)
-    return render(request, "memory/patient_preferences.html", {"current": current, "proposed": proposed})
+    profile = directory.patient_get(identity=identity, patient_id=patient_id)  # their own name: a greeting
+    return render(request, "memory/patient_preferences.html",
+                  {"current": current, "proposed": proposed, "name": profile["display_name"] if profile else None})
 
 
 def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, template: str, done_url: str,
@@ -47,8 +51,10 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
         raise NotFound()
     value = memory_value(memory) or {}
-    care = memory.memory_class == MemoryClass.CARE_CONTEXT
-    kwargs = {"memory_type": memory.memory_type, "kind": value.get("kind"), "care_context": care}
+    spec = type_get(memory.memory_type)  # a correction is written with the type's latest version
+    if spec is None:
+        raise NotFound()
+    kwargs = {"spec": spec, "kind": value.get("kind")}
     if request.method == "POST":
         form = FactForm(request.POST, **kwargs)
         if form.is_valid():
@@ -176,6 +182,11 @@ ACTION_TEXT = {
     "workflow.checkpoint": "moved a task on to its next step",
     "workflow.read": "looked at a task",
     "audit.list": "looked at this access history",
+    "patient.register": "added your name and identifiers to the directory",
+    "patient.read": "looked up your name and identifiers",
+    "patient.list": "saw your name in their list of patients",
+    "patient.search": "found you by searching the directory",
+    "patient.resolve": "found you by your record number",
     "portal.access": "tried to open a page about you",
     "patient.export": "downloaded a copy of everything held about you",
     "memory.fhir_import": "imported a clinical fact from your health record",
@@ -200,7 +211,13 @@ def describe_event(event: AuditEvent, me: str) -> dict:
     what = ACTION_TEXT.get(event.action, event.action.replace(".", " ").replace("_", " "))
     outcome = {"success": "", "denied": " (refused)", "conflict": " (not done: conflicting change)",
                "error": " (failed)"}.get(event.outcome, "")
-    return {"when": event.occurred_at, "who": describe_actor(event.actor_sub, event.actor_kind, me),
+    if event.agent_client_id:  # an agent is never "You", even with the patient's own subject in its token
+        who = f"AI agent “{event.agent_client_id}” acting for " + (
+            "you" if event.on_behalf_of is not None and event.on_behalf_of == event.patient_id
+            else f"“{event.actor_sub}”")
+    else:
+        who = describe_actor(event.actor_sub, event.actor_kind, me)
+    return {"when": event.occurred_at, "who": who,
             "what": what + outcome,
             "why": PURPOSE_LABELS.get(event.purpose, event.purpose) if event.purpose else "—",
             "refused": event.outcome != "success"}

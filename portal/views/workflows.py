@@ -12,7 +12,7 @@ from core import audit
 from portal.context import portal_view
 from workflows.definitions import NEEDS_RECONCILIATION
 from workflows.models import Workflow
-from workflows.selectors import reconciliation_queue
+from workflows.selectors import VIEW_ORGANIZATION, reconciliation_queue, reconciliation_view
 
 BAR_HEIGHT = 28
 BAR_GAP = 10
@@ -44,5 +44,6 @@ def monitor(request):
                   .annotate(n=Count("workflow_id")).order_by("-n", "current_step"))
     queue = reconciliation_queue(identity=identity) if identity.has_scope("workflow:reconcile") else []
     audit.record(action="workflow.reconciliation.list", resource_type="workflow")
-    return render(request, "workflows/monitor.html", {"chart": step_chart(counts), "total": sum(n for _, n in counts),
-                                                      "queue": queue})
+    return render(request, "workflows/monitor.html", {
+        "chart": step_chart(counts), "total": sum(n for _, n in counts), "queue": queue,
+        "organisation_wide": reconciliation_view(identity) == VIEW_ORGANIZATION})

@@ -13,6 +13,9 @@ import pytest
 from django.conf import settings as django_settings
 
 from tests.portal.conftest import point_at_idp
+from tests.support import Api
+
+MRN = "urn:oid:2.16.840.1.113883.19.5"
 
 pytestmark = pytest.mark.slow
 
@@ -139,7 +142,20 @@ def test_a_patient_signs_in_corrects_deletes_and_revokes(browser, live_portal, p
     assert "/login/" in page.url
 
 
+def _directory(world, patients: dict, staff: dict | None = None) -> None:
+    """Names, dates of birth and MRNs in the directory, and staff by name (as an administrator would)."""
+    admin = Api(world.token(sub="org-admin", scope="patient:write patient:read grant:write"))
+    for patient_id, (name, born, mrn) in patients.items():
+        r = admin.post("/v1/patients", {"patient_id": str(patient_id), "display_name": name, "birth_date": born,
+                                        "identifiers": [{"system": MRN, "value": mrn}]})
+        assert r.status_code == 201, r.content
+    for sub, name in (staff or {}).items():
+        assert admin.post("/v1/staff", {"actor_sub": sub, "display_name": name}).status_code == 201
+
+
 def test_a_nurse_sees_only_her_patients_and_not_others_by_url(browser, live_portal, people, world):
+    _directory(world, {world.patient_a: ("Alice Nowak", "1957-03-14", "MRN-0001"),
+                       world.patient_b: ("Bob Kowalski", "1962-11-02", "MRN-0002")})
     nurse = people.staff("nurse")
     world.grant(world.patient_a, nurse, "appointment_scheduling")
     consent_b = world.consent(world.patient_b)
@@ -153,11 +169,12 @@ def test_a_nurse_sees_only_her_patients_and_not_others_by_url(browser, live_port
     page = _page(browser)
     _sign_in(page, live_portal, nurse)
     assert page.get_by_role("heading", name="My patients").is_visible()
-    assert page.get_by_text(str(world.patient_a)).is_visible()
-    assert page.get_by_text(str(world.patient_b)).count() == 0
+    assert page.get_by_role("link", name="Alice Nowak").is_visible()
+    assert page.get_by_text("Bob Kowalski").count() == 0 and page.get_by_text(str(world.patient_a)).count() == 0
     _shot(page, "nurse-patients")
-    page.get_by_role("link", name=str(world.patient_a)).click()
-    assert page.get_by_role("heading", name=re.compile("Patient")).is_visible()
+    page.get_by_role("link", name="Alice Nowak").click()
+    assert page.get_by_role("heading", name="Alice Nowak").is_visible()
+    assert page.get_by_text("MRN-0001").is_visible()
     _shot(page, "nurse-patient-page")
 
     response = page.goto(f"{live_portal}/staff/patients/{world.patient_b}/")
@@ -179,17 +196,21 @@ def test_a_nurse_sees_only_her_patients_and_not_others_by_url(browser, live_port
 def test_an_administrator_grants_access_and_the_nurse_then_sees_the_patient(browser, live_portal, people, world):
     admin = people.admin()
     nurse = people.staff("nurse")
+    _directory(world, {world.patient_b: ("Bob Kowalski", "1962-11-02", "MRN-0002")}, {nurse: "Nurse Joy Adams"})
     world.consent(world.patient_b)
 
     nurse_page = _page(browser)
     _sign_in(nurse_page, live_portal, nurse)
-    assert nurse_page.get_by_text(str(world.patient_b)).count() == 0
+    assert nurse_page.get_by_text("Bob Kowalski").count() == 0
 
     page = _page(browser)
     _sign_in(page, live_portal, admin)
     page.get_by_role("link", name="Access").click()
-    page.get_by_label("Staff member's account id").fill(nurse)
-    page.get_by_label("Patient id").fill(str(world.patient_b))
+    page.get_by_label("Find a patient").fill("MRN-0002")
+    page.get_by_label("Find a staff member").fill("Joy")
+    page.get_by_role("button", name="Search").click()
+    page.get_by_label(re.compile("Bob Kowalski, born 1962-11-02")).check()
+    page.get_by_label(re.compile("Nurse Joy Adams")).check()
     page.get_by_label("Purpose").select_option("appointment_scheduling")
     page.get_by_role("button", name="Grant access").click()
     assert page.get_by_text("Give a reason of at least 5 characters").is_visible() or page.get_by_text(
@@ -198,12 +219,13 @@ def test_an_administrator_grants_access_and_the_nurse_then_sees_the_patient(brow
     page.get_by_label("Reason", exact=True).fill("covering the Tuesday clinic " + uuid.uuid4().hex[:4])
     page.get_by_role("button", name="Grant access").click()
     assert page.get_by_text("Access granted.").is_visible()
+    assert page.get_by_text(re.compile("Nurse Joy Adams → Bob Kowalski")).is_visible()
     _shot(page, "admin-access")
 
     nurse_page.reload()
-    assert nurse_page.get_by_text(str(world.patient_b)).is_visible()
-    nurse_page.get_by_role("link", name=str(world.patient_b)).click()
-    assert nurse_page.get_by_role("heading", name=re.compile("Patient")).is_visible()
+    assert nurse_page.get_by_role("link", name="Bob Kowalski").is_visible()
+    nurse_page.get_by_role("link", name="Bob Kowalski").click()
+    assert nurse_page.get_by_role("heading", name="Bob Kowalski").is_visible()
     _shot(nurse_page, "nurse-sees-granted-patient")
 
     phone = _page(browser, PHONE)
@@ -211,3 +233,49 @@ def test_an_administrator_grants_access_and_the_nurse_then_sees_the_patient(brow
     phone.goto(f"{live_portal}/staff/access/")
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     _shot(phone, "phone-admin-access")
+
+
+def test_a_nurse_finds_her_patient_by_name_and_by_mrn(browser, live_portal, people, world):
+    _directory(world, {world.patient_a: ("Alice Nowak", "1957-03-14", "MRN-0001"),
+                       world.patient_b: ("Bob Kowalski", "1962-11-02", "MRN-0002")})
+    nurse = people.staff("nurse")
+    world.grant(world.patient_a, nurse, "appointment_scheduling")
+    page = _page(browser)
+    _sign_in(page, live_portal, nurse)
+    for query in ("nowak", "MRN-0001"):
+        page.get_by_label("Find a patient").fill(query)
+        page.get_by_role("button", name="Search").click()
+        results = page.get_by_role("region", name=re.compile("Patients matching"))
+        assert results.get_by_role("link", name="Alice Nowak").is_visible(), query
+        assert results.get_by_text("1957-03-14").is_visible()
+    _shot(page, "nurse-finds-patient-by-mrn")
+    page.get_by_label("Find a patient").fill("MRN-0002")  # someone else's patient: not found
+    page.get_by_role("button", name="Search").click()
+    assert page.get_by_text("No patient you have access to matches.").is_visible()
+    assert page.get_by_text("Bob Kowalski").count() == 0
+    page.get_by_label("Find a patient").fill("Alice")
+    page.get_by_role("button", name="Search").click()
+    page.get_by_role("region", name=re.compile("Patients matching")).get_by_role("link", name="Alice Nowak").click()
+    assert page.get_by_role("heading", name="Alice Nowak").is_visible()
+
+
+def test_a_patient_is_greeted_by_name_and_corrects_a_new_type_with_its_generated_form(browser, live_portal, people,
+                                                                                      world):
+    _directory(world, {world.patient_a: ("Alice Nowak", "1957-03-14", "MRN-0001")})
+    consent = world.consent(world.patient_a, "communication")
+    r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories", {
+        "memory_type": "language_support", "fact": {"language": "pl", "interpreter_needed": True},
+        "consent_purpose": "communication", "consent_record_id": consent})
+    assert r.status_code == 201, r.content
+    page = _page(browser)
+    _sign_in(page, live_portal, people.patient(world.patient_a, name="Alice"))
+    assert page.get_by_text("Hello, Alice Nowak").is_visible()
+    assert page.locator("p.fact", has_text="needs a Polish interpreter").is_visible()
+    page.get_by_role("link", name=re.compile("Correct.*Polish")).click()
+    page.get_by_label("How").select_option("sign_language")
+    page.locator("input[name=language]").fill("pso")
+    page.get_by_role("button", name="Save correction").click()
+    page.wait_for_url(f"{live_portal}/me/")
+    assert page.locator("p.fact", has_text="Polish Sign Language (sign language); needs a Polish Sign Language "
+                                           "interpreter").is_visible()
+    _shot(page, "patient-corrected-language-support")

@@ -152,12 +152,12 @@ def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
                               source_ref="turn:2").memory_id
     client = alice["client"]
     page = client.get("/me/").content.decode()
-    assert "Waiting for you to confirm" in page and "contact by sms" in page and "language pl" in page
+    assert "Waiting for you to confirm" in page and "contact by text message" in page and "language Polish" in page
     client.post(f"/me/proposals/{keep}/confirm/")
     client.post(f"/me/proposals/{drop}/reject/")
     page = client.get("/me/").content.decode()
     assert "Waiting for you to confirm" not in page
-    assert "contact by sms" in page and "language pl" not in page
+    assert "contact by text message" in page and "language Polish" not in page
 
 
 def test_forms_without_the_csrf_token_are_refused(world, people, dev_idp):

@@ -1,12 +1,15 @@
-"""Demo data: one clinic, two patients, a nurse with a scheduling grant. Idempotent."""
+"""Demo data: one clinic, two named patients with MRNs, a nurse with a scheduling grant. Idempotent."""
 
 import uuid
+from datetime import date
 
 from django.core.management.base import BaseCommand
 
 from consent.models import AccessGrant
 from consent.services import consent_record, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
+from directory.models import PatientProfile, StaffMember
+from directory.services import Identifier, patient_register, staff_register
 from memory.models import Memory
 from memory.services import memory_record
 from workflows.services import workflow_create
@@ -16,6 +19,10 @@ ALICE = uuid.UUID("00000000-0000-4000-8000-0000000a11ce")
 BOB = uuid.UUID("00000000-0000-4000-8000-000000000b0b")
 NURSE = "nurse-demo"
 ADMIN = "admin-demo"
+MRN_SYSTEM = "urn:oid:2.16.840.1.113883.19.5.99999.1"  # the demo clinic's medical record numbers
+PATIENTS = {ALICE: ("Alice Nowak", "1957-03-14", "MRN-100001"), BOB: ("Bob Kowalski", "1962-11-02", "MRN-100002")}
+STAFF = {NURSE: ("Nurse Joy Adams", "person"), "scheduling-agent": ("Scheduling agent", "agent"),
+         ADMIN: ("Administrator (demo)", "person")}
 ALL = frozenset("memory:read memory:write workflow:read workflow:write consent:read consent:write audit:read"
                 .split())
 
@@ -35,8 +42,16 @@ class Command(BaseCommand):
     help = "Load demo data (idempotent)"
 
     def handle(self, *args, **options):
-        admin = Identity(org_id=DEMO_ORG, actor_sub=ADMIN, scopes=frozenset({"grant:write"}))
+        admin = Identity(org_id=DEMO_ORG, actor_sub=ADMIN, scopes=frozenset({"grant:write", "patient:write"}))
         with identity_context(admin):
+            for patient, (name, born, mrn) in PATIENTS.items():
+                if not PatientProfile.objects.filter(patient_id=patient).exists():
+                    patient_register(identity=admin, patient_id=patient, display_name=name,
+                                     birth_date=date.fromisoformat(born),
+                                     identifiers=[Identifier(system=MRN_SYSTEM, value=mrn)])
+            for sub, (name, kind) in STAFF.items():
+                if not StaffMember.objects.filter(actor_sub=sub).exists():
+                    staff_register(identity=admin, actor_sub=sub, display_name=name, kind=kind)
             if not AccessGrant.objects.filter(actor_sub=NURSE, patient_id=ALICE).exists():
                 grant_create(identity=admin, patient_id=ALICE, actor_sub=NURSE, purpose="appointment_scheduling",
                              expires_at=None, reason="demo: scheduling nurse for Alice")

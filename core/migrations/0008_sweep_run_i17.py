@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('core', '0005_portal_identity'),
+        ('core', '0007_audit_coded_values_i11'),
     ]
 
     operations = [

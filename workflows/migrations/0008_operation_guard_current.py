@@ -10,5 +10,5 @@ SQL = (Path(__file__).resolve().parent.parent / "sql" / "operation_guard.sql").r
 
 
 class Migration(migrations.Migration):
-    dependencies = [("workflows", "0006_circuit_rls")]
+    dependencies = [("workflows", "0007_reconciliation_org_scope_i11")]
     operations = [migrations.RunSQL(SQL, migrations.RunSQL.noop)]

@@ -1,0 +1,145 @@
+"""The directory over HTTP. Agents with access resolve an identifier (``?identifier=system|value``); staff
+search by name, identifier or date of birth (``?q=``); administrators register patients and staff subjects.
+Each patient returned is audited as a read of that patient's data."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from core import audit
+from core.api import ScopedAPIView
+from core.errors import NotFound
+from core.serializers import StrictSerializer
+from directory import selectors, services
+from directory.models import StaffMember
+
+NAME_HELP = "The name staff know the patient by"
+
+
+class IdentifierSerializer(StrictSerializer):
+    system = serializers.RegexField(r"^[A-Za-z0-9:/._#-]{1,200}$", help_text="e.g. urn:oid:... or https://...")
+    value = serializers.RegexField(r"^[A-Za-z0-9._/-]{1,100}$", help_text="e.g. an MRN")
+
+
+class PatientOut(serializers.Serializer):
+    patient_id = serializers.UUIDField()
+    display_name = serializers.CharField()
+    birth_date = serializers.DateField(allow_null=True)
+    identifiers = IdentifierSerializer(many=True)
+
+
+class PatientIn(StrictSerializer):
+    patient_id = serializers.UUIDField(required=False, help_text="An existing patient id; new when absent")
+    display_name = serializers.RegexField(r"^[^\x00-\x1f]{1,200}$", help_text=NAME_HELP)
+    birth_date = serializers.DateField(required=False, allow_null=True)
+    identifiers = IdentifierSerializer(many=True, required=False, max_length=10)
+
+
+class StaffOut(serializers.Serializer):
+    actor_sub = serializers.CharField()
+    display_name = serializers.CharField()
+    kind = serializers.CharField(help_text="person or agent")
+
+
+class StaffIn(StrictSerializer):
+    actor_sub = serializers.CharField(max_length=255)
+    display_name = serializers.RegexField(r"^[^\x00-\x1f]{1,200}$")
+    kind = serializers.CharField(required=False, help_text="person (default) or agent")
+
+    def validate_kind(self, value):
+        if value not in StaffMember.Kind.values:
+            raise serializers.ValidationError(f"one of {', '.join(StaffMember.Kind.values)}")
+        return value
+
+
+class DirectoryQuery(serializers.Serializer):
+    identifier = serializers.RegexField(r"^[^|]{1,200}\|[^|]{1,100}$", required=False,
+                                        error_messages={"invalid": "use system|value"})
+    q = serializers.CharField(min_length=2, max_length=100, required=False)
+
+    def validate(self, attrs):
+        if bool(attrs.get("identifier")) == bool(attrs.get("q")):
+            raise serializers.ValidationError({"identifier": ["give either identifier=system|value or q"]})
+        return attrs
+
+
+def _audit_reads(items: list[dict], action: str) -> None:
+    for item in items:
+        audit.record(action=action, resource_type="patient", resource_id=item["patient_id"],
+                     patient_id=item["patient_id"])
+
+
+class PatientsView(ScopedAPIView):
+    required_scopes = {"GET": ["patient:read"], "POST": ["patient:write"]}
+    audit_actions = {"GET": "patient.search", "POST": "patient.register"}
+    resource_type = "patient"
+
+    @extend_schema(
+        operation_id="patients_search",
+        parameters=[OpenApiParameter("identifier", str, required=False, description="system|value, e.g. an MRN"),
+                    OpenApiParameter("q", str, required=False, description="name, identifier value or YYYY-MM-DD")],
+        responses={200: inline_serializer("PatientList", {"items": PatientOut(many=True)})})
+    def get(self, request):
+        query = DirectoryQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        if query.validated_data.get("identifier"):
+            system, value = query.validated_data["identifier"].split("|", 1)
+            items = selectors.patient_by_identifier(identity=self.identity, system=system, value=value)
+            _audit_reads(items, "patient.resolve")
+        else:
+            items = selectors.patient_search(identity=self.identity, q=query.validated_data["q"])
+            _audit_reads(items, "patient.search")
+        return Response({"items": items})
+
+    @extend_schema(operation_id="patients_register", request=PatientIn, responses={201: PatientOut})
+    def post(self, request):
+        body = PatientIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        d = body.validated_data
+        profile = services.patient_register(
+            identity=self.identity, display_name=d["display_name"], birth_date=d.get("birth_date"),
+            patient_id=d.get("patient_id"),
+            identifiers=[services.Identifier(**i) for i in d.get("identifiers", [])])
+        return Response(selectors.patient_get(identity=self.identity, patient_id=profile.patient_id),
+                        status=status.HTTP_201_CREATED)
+
+
+class PatientDetailView(ScopedAPIView):
+    required_scopes = {"GET": ["patient:read"]}
+    audit_actions = {"GET": "patient.read"}
+    resource_type = "patient"
+
+    @extend_schema(operation_id="patients_read", responses={200: PatientOut})
+    def get(self, request, patient_id):
+        item = selectors.patient_get(identity=self.identity, patient_id=patient_id)
+        if item is None:
+            raise NotFound()
+        _audit_reads([item], "patient.read")
+        return Response(item)
+
+
+class StaffView(ScopedAPIView):
+    """Administrators find staff subjects (people and agents) by name to grant them access."""
+
+    required_scopes = {"GET": ["grant:write"], "POST": ["grant:write"]}
+    audit_actions = {"POST": "staff.register"}
+    resource_type = "staff"
+
+    @extend_schema(operation_id="staff_search",
+                   parameters=[OpenApiParameter("q", str, required=True, description="name or subject")],
+                   responses={200: inline_serializer("StaffList", {"items": StaffOut(many=True)})})
+    def get(self, request):
+        q = request.query_params.get("q", "")
+        if not 1 <= len(q.strip()) <= 100:
+            raise serializers.ValidationError({"q": ["1 to 100 characters"]})
+        return Response({"items": selectors.staff_search(identity=self.identity, q=q)})
+
+    @extend_schema(operation_id="staff_register", request=StaffIn, responses={201: StaffOut})
+    def post(self, request):
+        body = StaffIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        member = services.staff_register(identity=self.identity, **body.validated_data)
+        return Response({"actor_sub": member.actor_sub, "display_name": member.display_name, "kind": member.kind},
+                        status=status.HTTP_201_CREATED)

@@ -1,0 +1,79 @@
+"""Reads of the directory. Row-level security decides which patients the caller may see; the organisation filter
+is repeated so plans use the indexes. Callers that show patients audit each one they return."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import date
+
+from django.db.models import Q
+
+from core.identity import Identity
+from directory.models import PatientIdentifier, PatientProfile, StaffMember
+
+SEARCH_LIMIT = 20
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _out(profiles: list[PatientProfile], identity: Identity) -> list[dict]:
+    ids = [p.patient_id for p in profiles]
+    identifiers: dict[uuid.UUID, list[dict]] = {}
+    for i in PatientIdentifier.objects.filter(organization_id=identity.org_id, patient_id__in=ids).order_by(
+            "system", "value"):
+        identifiers.setdefault(i.patient_id, []).append({"system": i.system, "value": i.value})
+    return [{"patient_id": str(p.patient_id), "display_name": p.display_name,
+             "birth_date": p.birth_date.isoformat() if p.birth_date else None,
+             "identifiers": identifiers.get(p.patient_id, [])} for p in profiles]
+
+
+def patient_by_identifier(*, identity: Identity, system: str, value: str) -> list[dict]:
+    """The patient an identifier names, if the caller may see them: [] for unknown and not-allowed alike."""
+    ids = PatientIdentifier.objects.filter(organization_id=identity.org_id, system=system, value=value).values(
+        "patient_id")
+    return _out(list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id__in=ids)), identity)
+
+
+def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> list[dict]:
+    """Patients the caller may see whose name contains ``q``, whose identifier value is ``q`` (an MRN typed
+    into the box), or, for a YYYY-MM-DD ``q``, who were born that day."""
+    q = q.strip()
+    by_identifier = PatientIdentifier.objects.filter(organization_id=identity.org_id, value__iexact=q).values(
+        "patient_id")
+    condition = Q(display_name__icontains=q) | Q(patient_id__in=by_identifier)
+    if ISO_DATE.match(q):
+        try:
+            condition |= Q(birth_date=date.fromisoformat(q))
+        except ValueError:
+            pass
+    profiles = PatientProfile.objects.filter(organization_id=identity.org_id).filter(condition).order_by(
+        "display_name", "birth_date")[:limit]
+    return _out(list(profiles), identity)
+
+
+def patients_get(*, identity: Identity, patient_ids: list[uuid.UUID]) -> list[dict]:
+    return _out(list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id__in=patient_ids)),
+                identity)
+
+
+def patient_get(*, identity: Identity, patient_id: uuid.UUID) -> dict | None:
+    profiles = list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id=patient_id))
+    return _out(profiles, identity)[0] if profiles else None
+
+
+def patient_names(*, identity: Identity, patient_ids) -> dict[uuid.UUID, str]:
+    """Display names of the given patients that the caller may see (for lists; not audited per name)."""
+    return dict(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id__in=list(patient_ids))
+                .values_list("patient_id", "display_name"))
+
+
+def staff_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> list[dict]:
+    q = q.strip()
+    members = StaffMember.objects.filter(organization_id=identity.org_id).filter(
+        Q(display_name__icontains=q) | Q(actor_sub__iexact=q)).order_by("display_name")[:limit]
+    return [{"actor_sub": m.actor_sub, "display_name": m.display_name, "kind": m.kind} for m in members]
+
+
+def staff_names(*, identity: Identity, subs) -> dict[str, str]:
+    return dict(StaffMember.objects.filter(organization_id=identity.org_id, actor_sub__in=list(subs))
+                .values_list("actor_sub", "display_name"))

@@ -1,0 +1,143 @@
+"""Writes of the memory type registry: organisation administrators add a type and revise it.
+
+A revision is a new version (a new row); memories keep the version they were written with. A revision that a
+current memory of the type (proposed, active or quarantined) would not satisfy is refused, listing each memory id
+and failing field path, never a value. Both changes are audited.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.db import IntegrityError, connection, transaction
+
+from core import audit, maintenance
+from core.access import require_staff
+from core.errors import ConcurrentUpdate, Conflict, NotFound, ValidationFailed
+from core.identity import Identity
+from core.services import organization_ensure
+from memory.crypto import decrypt_fact
+from memory.models import MemoryType
+from memory.types import DefinitionInvalid, FactInvalid, TypeSpec, builtin_catalogue, definition_check, fact_validate
+
+
+class TypeExists(Conflict):
+    code = "memory_type_exists"
+    title = "A memory type with this name exists; revise it instead"
+
+
+class BuiltinType(Conflict):
+    code = "memory_type_builtin"
+    title = "Built-in memory types change only with a release of the service"
+
+
+class RevisionBreaksMemories(Conflict):
+    code = "revision_breaks_memories"
+    title = "Current memories of this type would not satisfy the revision"
+
+
+def _checked(identity: Identity, definition: dict, version: int) -> TypeSpec:
+    if "version" in definition:
+        raise ValidationFailed(errors=[{"field": "version", "message": "assigned by the service", "code": "invalid"}])
+    try:
+        return definition_check(definition, organization_id=identity.org_id, version=version)
+    except DefinitionInvalid as exc:
+        raise ValidationFailed(errors=exc.errors) from None
+
+
+def _insert(identity: Identity, spec: TypeSpec) -> MemoryType:
+    try:
+        with transaction.atomic():
+            return MemoryType.objects.create(organization_id=identity.org_id, name=spec.name, version=spec.version,
+                                             memory_class=spec.memory_class, definition=spec.definition,
+                                             created_by=identity.actor_sub)
+    except IntegrityError:
+        raise ConcurrentUpdate() from None
+
+
+def memory_type_create(*, identity: Identity, definition: dict) -> TypeSpec:
+    """Add an organisation type (version 1). Its name may not be a built-in's or an existing type's."""
+    require_staff(identity)
+    spec = _checked(identity, definition, 1)
+    if spec.name in builtin_catalogue() or MemoryType.objects.filter(organization_id=identity.org_id,
+                                                                      name=spec.name).exists():
+        raise TypeExists()
+    organization_ensure(identity=identity)
+    row = _insert(identity, spec)
+    audit.record(action="memory_type.create", resource_type="memory_type", resource_id=row.type_id)
+    return spec
+
+
+def _paths(detail, prefix: str = "") -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            out += _paths(value, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(detail, list):
+        out += [(prefix, str(message)) for message in detail]
+    return out
+
+
+def _current_values(identity: Identity, name: str) -> list[tuple[uuid.UUID, dict]]:
+    """The values of the organisation's current memories of type ``name``, through the narrow revision policy."""
+    rows = maintenance.discover(
+        "type_revision",
+        "SELECT memory_id, patient_id, fact, fact_ciphertext, fact_key_id FROM patient_memory "
+        "WHERE organization_id = %s AND memory_type = %s AND state IN ('proposed', 'active', 'quarantined') "
+        "ORDER BY memory_id", [identity.org_id, name], settings={"app.type_revision": name})
+    values = []
+    for memory_id, patient_id, fact, ciphertext, key_id in rows:
+        if ciphertext is not None:
+            fact = decrypt_fact(bytes(ciphertext), key_id=key_id, memory_id=memory_id, patient_id=patient_id)
+        elif isinstance(fact, str):
+            fact = json.loads(fact)
+        values.append((memory_id, fact))
+    return values
+
+
+def revision_breakages(*, identity: Identity, spec: TypeSpec) -> list[dict]:
+    """What a revision would break: one line per current memory and failing field path (no values)."""
+    breaks = []
+    for memory_id, fact in _current_values(identity, spec.name):
+        try:
+            fact_validate(spec, fact)
+        except FactInvalid as exc:
+            breaks += [{"memory_id": str(memory_id), "field": path, "message": message, "code": "breaks_memory"}
+                       for path, message in _paths(exc.detail)]
+    return breaks
+
+
+def memory_type_revise(*, identity: Identity, name: str, definition: dict) -> TypeSpec:
+    """Add the next version of an organisation type. It keeps the class and the supersession attribute (so a
+    new value still replaces an old one), and every current memory of the type must satisfy it."""
+    require_staff(identity)
+    if name in builtin_catalogue():
+        raise BuiltinType()
+    # Rows never change (no UPDATE, so no row locks): revisions of one type queue on an advisory lock instead, and
+    # the unique (organisation, name, version) catches anything that slips past it.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                       [f"memory_type:{identity.org_id}:{name}"])
+    latest = MemoryType.objects.filter(organization_id=identity.org_id, name=name).order_by("-version").first()
+    if latest is None:
+        raise NotFound()
+    definition = {"name": name, **definition} if isinstance(definition, dict) else definition
+    spec = _checked(identity, definition, latest.version + 1)
+    errors = []
+    if spec.name != name:
+        errors.append({"field": "name", "message": "a revision keeps the name", "code": "invalid"})
+    if spec.memory_class != latest.memory_class:
+        errors.append({"field": "memory_class", "message": "a revision keeps the class", "code": "invalid"})
+    if list(spec.supersession) != list(latest.definition.get("supersession", [])):
+        errors.append({"field": "supersession", "message": "a revision keeps the supersession attribute",
+                       "code": "invalid"})
+    if errors:
+        raise ValidationFailed(errors=errors)
+    breaks = revision_breakages(identity=identity, spec=spec)
+    if breaks:
+        raise RevisionBreaksMemories(f"{len({b['memory_id'] for b in breaks})} current memories would not "
+                                     f"satisfy version {spec.version}", errors=breaks)
+    row = _insert(identity, spec)
+    audit.record(action="memory_type.revise", resource_type="memory_type", resource_id=row.type_id)
+    return spec

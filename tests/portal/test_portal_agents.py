@@ -1,0 +1,32 @@
+"""The demo agent is an agent: the development provider's token for ``scheduling-agent`` (what
+``manage.py demo_agent_token`` prints) proposes, and the patient's activity page names the agent and the purpose."""
+
+from __future__ import annotations
+
+import pytest
+
+from demo import devidp
+from tests.conftest import memory_body
+from tests.portal.conftest import point_at_idp
+from tests.support import Api
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_demo_agent_proposes_and_the_patient_sees_it_by_name(settings, dev_idp, people, world, signed_in):
+    point_at_idp(settings, dev_idp, api_too=True)
+    alice = people.patient(world.patient_a, name="Alice")
+    me = Api(people.access_token(alice))
+    consent = me.post(f"/v1/patients/{world.patient_a}/consents", {"purpose": "appointment_scheduling"})
+    assert consent.status_code == 201, consent.content
+    claims = {**devidp.DEMO_AGENT["scheduling-agent"], "org_id": str(world.org), "patient_id": str(world.patient_a)}
+    agent = Api(people.access_token(people.raw("scheduling-agent", claims)))
+    r = agent.post(f"/v1/patients/{world.patient_a}/memories",
+                   memory_body(consent.json()["consent_record_id"], "latest_time", "15:00"))
+    assert r.status_code == 201, r.content
+    assert r.json()["status"] == "proposed" and r.json()["memory"]["source"] == "agent_extracted"
+    assert r.json()["memory"]["agent_client_id"] == "scheduling-agent"
+
+    page = signed_in(alice).get("/me/activity/").content.decode()
+    assert "AI agent “scheduling-agent” acting for you" in page
+    assert "Appointment scheduling" in page

@@ -1,0 +1,227 @@
+"""The open memory model in the portal: correction forms generated from each type's JSON Schema, the staff console's
+memory types page, and the directory (a greeting by name, staff finding patients by name and MRN, administrators
+choosing the patient and the staff member from search results)."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+
+import pytest
+
+from memory.facts import validate_fact
+from memory.types import builtin_catalogue
+from tests.support import Api, mint
+from tests.test_memory_types import ROUND_TRIP, wound_care_type
+
+pytestmark = pytest.mark.django_db
+
+MRN = "urn:oid:2.16.840.1.113883.19.5"
+
+
+def directory_admin(world):
+    return world.staff("org-admin", scope="patient:write patient:read grant:write memory_type:write memory:read")
+
+
+def register(world, patient_id, name, born, mrn):
+    r = directory_admin(world).post("/v1/patients", {"patient_id": str(patient_id), "display_name": name,
+                                                     "birth_date": born,
+                                                     "identifiers": [{"system": MRN, "value": mrn}]})
+    assert r.status_code == 201, r.content
+
+
+def form_data(fact: dict) -> dict:
+    """A fact as the generated form posts it: lists as repeated values, booleans as a ticked box, nested objects
+    as ``outer__inner``."""
+    data: dict = {}
+    for key, value in fact.items():
+        if key == "kind":
+            continue
+        if isinstance(value, dict):
+            data.update({f"{key}__{k}": v for k, v in value.items()})
+        elif value is True:
+            data[key] = "on"
+        elif value is False:
+            continue
+        else:
+            data[key] = value
+    return data
+
+
+# --- correction forms generated from the schema, for every built-in type ------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("memory_type", sorted(ROUND_TRIP))
+def test_each_builtin_type_is_corrected_and_deleted_through_the_portal(world, people, signed_in, memory_type):
+    purpose, fact, corrected, _ = ROUND_TRIP[memory_type]
+    versions = builtin_catalogue()[memory_type]
+    spec = versions[max(versions)]
+    pid = uuid.uuid4()
+    if "patient" in spec.writers:
+        body = {"memory_type": memory_type, "fact": fact, "consent_purpose": purpose,
+                "consent_record_id": world.consent(pid, purpose)}
+        r = world.patient(pid).post(f"/v1/patients/{pid}/memories", body)
+        client = signed_in(people.patient(pid))
+        base = "/me/preferences/{id}"
+        home = "/me/"
+    else:
+        sub = people.staff("clinician")
+        world.grant(pid, sub, purpose)
+        r = world.staff(sub).post(f"/v1/patients/{pid}/memories", {
+            "memory_type": memory_type, "fact": fact, "consent_purpose": purpose,
+            "review_by": "2031-01-01T00:00:00Z", "source": "ehr_import", "source_ref": "ehr:allergy/7"})
+        client = signed_in(sub)
+        base = f"/staff/patients/{pid}/memories/{{id}}"
+        home = f"/staff/patients/{pid}/"
+    assert r.status_code == 201, r.content
+    memory = r.json()["memory"]
+    assert memory["text"] in client.get(home).content.decode()
+
+    form = client.get(base.format(id=memory["memory_id"]) + "/correct/").content.decode()
+    branch = spec.branch_for(fact)
+    for name, prop in branch["properties"].items():  # every field of the schema has its input, nested included
+        if name == "kind":
+            continue
+        inner = [f"{name}__{k}" for k in prop.get("properties", {})] or [name]
+        for field in inner:
+            assert f'name="{field}"' in form, (field, form)
+    data = form_data(corrected)
+    if spec.review:
+        data["review_by"] = "2031-06-01"
+    response = client.post(base.format(id=memory["memory_id"]) + "/correct/", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    page = client.get(home).content.decode()
+    listed = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"] if "patient" in spec.writers \
+        else world.staff(sub).get(f"/v1/patients/{pid}/memories").json()["items"]
+    _, expected = validate_fact(memory_type, {**({"kind": fact["kind"]} if "kind" in fact else {}), **corrected})
+    assert [m["fact"] for m in listed] == [expected]
+    new = listed[0]
+    assert new["text"] in page and new["attribute"] == memory["attribute"]
+
+    if "patient" in spec.writers:
+        response = client.post(f"/me/preferences/{new['memory_id']}/delete/", follow=True)
+        assert response.status_code == 200 and "2 " in response.content.decode()
+        assert world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"] == []
+    else:
+        assert "Correct" in page  # staff keep clinical facts; deletion goes through the API with its receipt
+        r = world.staff(sub).client.delete(f"/v1/patients/{pid}/memories/{new['memory_id']}",
+                                           **world.staff(sub)._headers(None))
+        assert r.status_code == 200 and len(r.json()["memory_ids"]) == 2
+
+
+def test_a_bad_value_in_a_generated_form_is_refused_next_to_its_field(world, people, signed_in):
+    pid = uuid.uuid4()
+    cid = world.consent(pid, "communication")
+    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", {
+        "memory_type": "reminder_preference", "fact": {"channel": "sms", "lead_time_hours": 24},
+        "consent_purpose": "communication", "consent_record_id": cid})
+    client = signed_in(people.patient(pid))
+    response = client.post(f"/me/preferences/{r.json()['memory_id']}/correct/",
+                           {"channel": "sms", "lead_time_hours": "999"})
+    assert response.status_code == 422
+    html = response.content.decode()
+    block = re.search(r'<div class="field field-invalid">(?:(?!<div class="field).)*?name="lead_time_hours"', html,
+                      re.S)
+    assert block and "336" in block.group(0), html
+    assert "24 hours" in client.get("/me/").content.decode()
+
+
+# --- the memory types page -------------------------------------------------------------------------------------
+
+def test_an_administrator_adds_and_revises_a_type_on_the_memory_types_page(world, people, signed_in):
+    admin = signed_in(people.admin())
+    page = admin.get("/staff/memory-types/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Language and interpreter" in html and "Built-in" in html
+    bad = admin.post("/staff/memory-types/", {"definition": '{"name": "x"'})
+    assert bad.status_code == 422 and "not a JSON object" in bad.content.decode()
+
+    unclosed = wound_care_type()
+    unclosed["schema"].pop("additionalProperties")
+    bad = admin.post("/staff/memory-types/", {"definition": json.dumps(unclosed)})
+    assert bad.status_code == 422 and "additionalProperties: false" in bad.content.decode()
+    ok = admin.post("/staff/memory-types/", {"definition": json.dumps(wound_care_type())})
+    assert ok.status_code == 302, ok.content.decode()[:2000]
+    assert "Dressing changes" in admin.get("/staff/memory-types/").content.decode()
+    # A patient records one; a revision that it would not satisfy is refused with its id, no value.
+    cid = world.consent(world.patient_a)
+    memory_id = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories", {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid}).json()["memory_id"]
+    narrower = {k: v for k, v in wound_care_type().items() if k != "name"}
+    narrower["schema"]["properties"]["place"] = {"enum": ["clinic"]}
+    refused = admin.post("/staff/memory-types/", {"revise": "dressing_change_preference",
+                                                  "definition": json.dumps(narrower)})
+    assert refused.status_code == 422
+    assert memory_id in refused.content.decode() and "fact.place" in refused.content.decode()
+    wider = {k: v for k, v in wound_care_type().items() if k != "name"}
+    wider["schema"]["properties"]["place"] = {"enum": ["home", "clinic", "pharmacy"]}
+    assert admin.post("/staff/memory-types/", {"revise": "dressing_change_preference",
+                                               "definition": json.dumps(wider)}).status_code == 302
+    assert "version 2" in admin.get("/staff/memory-types/").content.decode()
+
+
+def test_the_memory_types_page_is_for_administrators(world, people, signed_in):
+    nurse = signed_in(people.staff("nurse"))
+    assert nurse.get("/staff/memory-types/").status_code == 403
+
+
+# --- the directory -------------------------------------------------------------------------------------------------
+
+def test_the_portal_greets_the_patient_by_name(world, people, signed_in):
+    register(world, world.patient_a, "Alice Nowak", "1957-03-14", "MRN-0001")
+    client = signed_in(people.patient(world.patient_a))
+    assert "Hello, Alice Nowak" in client.get("/me/").content.decode()
+
+
+def test_a_nurse_finds_her_patient_by_name_and_by_mrn_and_never_sees_bare_ids(world, people, signed_in):
+    register(world, world.patient_a, "Alice Nowak", "1957-03-14", "MRN-0001")
+    register(world, world.patient_b, "Bob Kowalski", "1962-11-02", "MRN-0002")
+    sub = people.staff("nurse")
+    world.grant(world.patient_a, sub, "appointment_scheduling")
+    client = signed_in(sub)
+    listing = client.get("/staff/").content.decode()
+    assert "Alice Nowak" in listing and "MRN-0001" in listing and "1957-03-14" in listing
+    assert f">{world.patient_a}<" not in listing and "<code>" not in listing
+    for q in ("nowak", "MRN-0001", "1957-03-14"):
+        found = client.get("/staff/", {"q": q}).content.decode()
+        assert re.search(r'data-patient-id="[^"]+">\s*<p class="fact"><a [^>]+>Alice Nowak</a>', found), q
+    assert "Bob Kowalski" not in client.get("/staff/", {"q": "Kowalski"}).content.decode()
+    detail = client.get(f"/staff/patients/{world.patient_a}/").content.decode()
+    assert "<h1>Alice Nowak</h1>" in detail and "MRN-0001" in detail
+
+
+def test_an_administrator_chooses_patient_and_staff_from_search_results(world, people, signed_in):
+    register(world, world.patient_a, "Alice Nowak", "1957-03-14", "MRN-0001")
+    nurse_sub = people.staff("nurse")
+    r = directory_admin(world).post("/v1/staff", {"actor_sub": nurse_sub, "display_name": "Nurse Joy Adams"})
+    assert r.status_code == 201
+    admin = signed_in(people.admin())
+    page = admin.get("/staff/access/", {"patient_q": "MRN-0001", "staff_q": "joy"}).content.decode()
+    assert re.search(rf'type="radio" name="patient_id" value="{world.patient_a}"[^>]*>[^<]*Alice Nowak', page), page
+    assert re.search(rf'type="radio" name="actor_sub" value="{nurse_sub}"[^>]*>[^<]*Nurse Joy Adams', page)
+    assert 'name="patient_id" type="text"' not in page
+    missing = admin.post("/staff/access/", {"patient_q": "zzz", "staff_q": "joy", "actor_sub": nurse_sub,
+                                            "purpose": "appointment_scheduling", "reason": "covering the ward"})
+    assert missing.status_code == 422 and "Find the patient above and choose them." in missing.content.decode()
+    ok = admin.post("/staff/access/", {"patient_q": "MRN-0001", "staff_q": "joy", "actor_sub": nurse_sub,
+                                       "patient_id": str(world.patient_a), "purpose": "appointment_scheduling",
+                                       "reason": "covering the ward"}, follow=True)
+    assert ok.status_code == 200
+    assert re.search(r"Nurse Joy Adams</strong> → Alice Nowak", ok.content.decode())
+
+
+def test_the_demo_seed_gives_patients_names_and_mrns(world, keyring):
+    from django.core.management import call_command
+
+    from demo.management.commands.seed_demo import ALICE, DEMO_ORG
+
+    call_command("seed_demo")
+    call_command("seed_demo")  # idempotent
+    # The demo nurse holds a scheduling grant for Alice only.
+    api = Api(mint(keyring, sub="nurse-demo", org_id=DEMO_ORG, scope="patient:read"))
+    found = api.get("/v1/patients", {"q": "Alice"}).json()["items"]
+    assert [(p["patient_id"], p["display_name"]) for p in found] == [(str(ALICE), "Alice Nowak")]
+    assert found[0]["identifiers"][0]["value"] == "MRN-100001"

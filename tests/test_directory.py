@@ -1,0 +1,135 @@
+"""The patient directory through the HTTP API: staff recognise patients by name, date of birth and the
+organisation's identifiers; agents with access resolve an identifier; names are patient data under the same
+row-level security and audited when read."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.identity import Identity, identity_context
+from core.models import AuditEvent
+
+pytestmark = pytest.mark.django_db
+
+MRN = "urn:oid:2.16.840.1.113883.19.5"
+DIRECTORY_ADMIN = "patient:write patient:read grant:write"
+
+
+def directory_admin(world, org=None):
+    return world.staff("org-admin", org=org, scope=DIRECTORY_ADMIN)
+
+
+def register(world, name, birth_date, mrn, org=None, patient_id=None):
+    body = {"display_name": name, "birth_date": birth_date, "identifiers": [{"system": MRN, "value": mrn}]}
+    if patient_id:
+        body["patient_id"] = str(patient_id)
+    r = directory_admin(world, org).post("/v1/patients", body)
+    assert r.status_code == 201, r.content
+    return r.json()
+
+
+def audited(world, action):
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        return list(AuditEvent.objects.filter(organization_id=world.org, action=action)
+                    .values_list("actor_sub", "patient_id"))
+
+
+def test_an_agent_with_access_resolves_an_identifier_and_the_read_is_audited(world):
+    alice = register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
+    assert alice["identifiers"] == [{"system": MRN, "value": "MRN-0001"}]
+    world.grant(world.patient_a, "scheduling-agent", "appointment_scheduling")
+    agent = world.staff("scheduling-agent", scope="patient:read memory:read")
+    r = agent.get("/v1/patients", {"identifier": f"{MRN}|MRN-0001"})
+    assert r.status_code == 200, r.content
+    assert r.json()["items"] == [{"patient_id": str(world.patient_a), "display_name": "Alice Nowak",
+                                  "birth_date": "1957-03-14", "identifiers": [{"system": MRN, "value": "MRN-0001"}]}]
+    assert ("scheduling-agent", world.patient_a) in audited(world, "patient.resolve")
+
+
+def test_without_a_grant_a_patient_is_not_found_by_identifier_or_name(world):
+    register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
+    stranger = world.staff("other-agent", scope="patient:read")
+    assert stranger.get("/v1/patients", {"identifier": f"{MRN}|MRN-0001"}).json()["items"] == []
+    assert stranger.get("/v1/patients", {"q": "Alice"}).json()["items"] == []
+    assert stranger.get(f"/v1/patients/{world.patient_a}").status_code == 404
+    assert stranger.get("/v1/patients", {"identifier": f"{MRN}|MRN-9999"}).json()["items"] == []
+
+
+def test_another_organisation_never_sees_the_directory(world):
+    register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
+    outsider = directory_admin(world, org=world.other_org)
+    assert outsider.get("/v1/patients", {"q": "Alice"}).json()["items"] == []
+    assert outsider.get("/v1/patients", {"identifier": f"{MRN}|MRN-0001"}).json()["items"] == []
+    # The same MRN may exist in another organisation: identifiers are unique per organisation only.
+    register(world, "Someone Else", "1990-01-01", "MRN-0001", org=world.other_org)
+
+
+def test_staff_search_by_name_date_of_birth_and_mrn_shows_only_their_patients(world):
+    register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
+    register(world, "Bob Kowalski", "1962-11-02", "MRN-0002", patient_id=world.patient_b)
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    nurse = world.staff("nurse-1", scope="patient:read")
+    for q in ("alice", "NOWAK", "1957-03-14", "mrn-0001"):
+        found = nurse.get("/v1/patients", {"q": q}).json()["items"]
+        assert [p["display_name"] for p in found] == ["Alice Nowak"], q
+    assert nurse.get("/v1/patients", {"q": "Bob"}).json()["items"] == []
+    admin = directory_admin(world)
+    assert [p["display_name"] for p in admin.get("/v1/patients", {"q": "ow"}).json()["items"]] == [
+        "Alice Nowak", "Bob Kowalski"]
+    assert admin.get("/v1/patients", {"q": "o"}).status_code == 422
+    assert {pid for _, pid in audited(world, "patient.search")} == {world.patient_a, world.patient_b}
+
+
+def test_a_patient_reads_their_own_entry_only(world):
+    register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
+    register(world, "Bob Kowalski", "1962-11-02", "MRN-0002", patient_id=world.patient_b)
+    alice = world.patient(world.patient_a, scope="patient:read")
+    assert alice.get(f"/v1/patients/{world.patient_a}").json()["display_name"] == "Alice Nowak"
+    assert alice.get(f"/v1/patients/{world.patient_b}").status_code == 404
+    assert [p["display_name"] for p in alice.get("/v1/patients", {"q": "ow"}).json()["items"]] == ["Alice Nowak"]
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"display_name": ""}, "display_name"),
+    ({"display_name": "A\nB"}, "display_name"),
+    ({"display_name": "Ann", "birth_date": "14/03/1957"}, "birth_date"),
+    ({"display_name": "Ann", "identifiers": [{"system": MRN, "value": "has space"}]}, "identifiers.0.value"),
+    ({"display_name": "Ann", "identifiers": [{"system": MRN}]}, "identifiers.0.value"),
+    ({"display_name": "Ann", "ssn": "123"}, "ssn"),
+])
+def test_bad_registrations_are_422_naming_the_field(world, body, field):
+    r = directory_admin(world).post("/v1/patients", body)
+    assert r.status_code == 422, r.content
+    assert field in [e["field"] for e in r.json()["errors"]], r.json()
+
+
+def test_a_duplicate_identifier_is_a_conflict_that_says_nothing_about_whose_and_writes_nothing(world):
+    register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
+    r = directory_admin(world).post("/v1/patients", {"display_name": "Carol Lis", "identifiers": [
+        {"system": MRN, "value": "MRN-0001"}]})
+    assert r.status_code == 409 and r.json()["code"] == "identifier_in_use"
+    assert "Alice" not in r.content.decode()
+    assert directory_admin(world).get("/v1/patients", {"q": "Carol"}).json()["items"] == []
+
+
+def test_only_administrators_register_and_queries_need_one_form(world):
+    nurse = world.staff("nurse-1", scope="patient:read")
+    r = nurse.post("/v1/patients", {"display_name": "Ann"})
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+    patient = world.patient(world.patient_a, scope="patient:write patient:read")
+    assert patient.post("/v1/patients", {"display_name": "Ann"}).status_code == 403
+    assert nurse.get("/v1/patients").status_code == 422
+    assert nurse.get("/v1/patients", {"identifier": "no-bar"}).status_code == 422
+
+
+def test_administrators_find_staff_by_name(world):
+    admin = directory_admin(world)
+    r = admin.post("/v1/staff", {"actor_sub": "nurse-demo", "display_name": "Nurse Joy Adams"})
+    assert r.status_code == 201, r.content
+    assert admin.post("/v1/staff", {"actor_sub": "scheduling-agent", "display_name": "Scheduling agent",
+                                    "kind": "agent"}).status_code == 201
+    assert admin.post("/v1/staff", {"actor_sub": "nurse-demo", "display_name": "Again"}).status_code == 409
+    assert [s["actor_sub"] for s in admin.get("/v1/staff", {"q": "joy"}).json()["items"]] == ["nurse-demo"]
+    assert [s["kind"] for s in admin.get("/v1/staff", {"q": "agent"}).json()["items"]] == ["agent"]
+    assert world.staff("nurse-1", scope="patient:read").get("/v1/staff", {"q": "joy"}).status_code == 403
+    assert directory_admin(world, org=world.other_org).get("/v1/staff", {"q": "joy"}).json()["items"] == []

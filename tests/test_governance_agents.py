@@ -1,0 +1,137 @@
+"""Agents are not patients. A token with an RFC 8693 ``act`` claim, or from a client listed in
+``OIDC_AGENT_CLIENT_IDS``, is an agent's: even in a patient's context what it records is a proposal
+(``agent_extracted``, with its client id) until the patient or staff confirm it, and the audit trail names the agent
+and the patient it acted for. A token with ``patient_id`` and no agent marker stays the patient themself."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from tests.conftest import memory_body
+from tests.support import PATIENT_SCOPES, Api, mint
+
+pytestmark = pytest.mark.django_db
+
+
+def mem(pid) -> str:
+    return f"/v1/patients/{pid}/memories"
+
+
+def agent_for(world, patient_id, *, act: str | dict | None = "scheduling-agent", **claims) -> Api:
+    """An agent launched in the patient's context: the patient's subject and patient_id, plus the agent marker."""
+    return Api(mint(world.keyring, sub=f"patient-{patient_id}", org_id=world.org, patient_id=patient_id,
+                    scope=PATIENT_SCOPES, act=act, **claims))
+
+
+def test_an_agent_acting_for_the_patient_records_a_proposal_not_a_patient_statement(world):
+    cid = world.consent(world.patient_a)
+    agent = agent_for(world, world.patient_a)
+    r = agent.post(mem(world.patient_a), memory_body(cid, "latest_time", "15:00"))
+    assert r.status_code == 201, r.content
+    body = r.json()
+    assert body["status"] == "proposed"
+    memory = body["memory"]
+    assert memory["state"] == "proposed" and memory["source"] == "agent_extracted"
+    assert memory["agent_client_id"] == "scheduling-agent"
+    patient = world.patient(world.patient_a)
+    assert patient.get(mem(world.patient_a)).json()["items"] == [], "a proposal is used by nobody"
+    assert [p["memory_id"] for p in patient.get(f"{mem(world.patient_a)}/proposals").json()["items"]] == [
+        body["memory_id"]]
+    # the agent cannot confirm its own proposal (nor correct a current value into place)
+    r = agent.post(f"{mem(world.patient_a)}/{body['memory_id']}/confirm")
+    assert r.status_code == 403 and r.json()["code"] == "agent_cannot_confirm"
+    mine = patient.post(mem(world.patient_a), memory_body(cid)).json()["memory_id"]
+    r = agent.post(f"{mem(world.patient_a)}/{mine}/correct", {"fact": {"kind": "earliest_time", "time": "07:00"}})
+    assert r.status_code == 403 and r.json()["code"] == "agent_cannot_confirm"
+    # the patient confirms: now it is current, still marked as the agent's extraction
+    r = patient.post(f"{mem(world.patient_a)}/{body['memory_id']}/confirm")
+    assert r.status_code == 200 and r.json()["state"] == "active"
+    items = {i["attribute"]: i for i in patient.get(mem(world.patient_a)).json()["items"]}
+    assert items["latest_time"]["source"] == "agent_extracted"
+    assert items["latest_time"]["agent_client_id"] == "scheduling-agent"
+    assert items["earliest_time"]["source"] == "patient_stated" and items["earliest_time"]["agent_client_id"] is None
+
+
+def test_the_patients_own_token_still_states(world):
+    cid = world.consent(world.patient_a)
+    r = world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid))
+    assert r.status_code == 201 and r.json()["status"] == "stored"
+    assert r.json()["memory"]["state"] == "active" and r.json()["memory"]["source"] == "patient_stated"
+
+
+@pytest.mark.parametrize("claim", ["azp", "client_id"])
+def test_configured_agent_clients_are_agents_and_other_clients_are_not(world, settings, claim):
+    settings.OIDC_AGENT_CLIENT_IDS = frozenset({"booking-bot"})
+    cid = world.consent(world.patient_a)
+    agent = agent_for(world, world.patient_a, act=None, **{claim: "booking-bot"})
+    r = agent.post(mem(world.patient_a), memory_body(cid, "latest_time", "15:00"))
+    assert r.status_code == 201 and r.json()["memory"]["state"] == "proposed"
+    assert r.json()["memory"]["agent_client_id"] == "booking-bot"
+    app = agent_for(world, world.patient_a, act=None, **{claim: "patient-app"})
+    r = app.post(mem(world.patient_a), memory_body(cid, "earliest_time", "09:00"))
+    assert r.status_code == 201 and r.json()["memory"]["source"] == "patient_stated"
+
+
+def test_an_agent_for_staff_proposes_too_and_never_writes_care_context(world):
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    world.grant(world.patient_a, "nurse-1", "care_coordination")
+    agent = Api(mint(world.keyring, sub="nurse-1", org_id=world.org, act={"sub": "x", "client_id": "triage-bot"}))
+    r = agent.post(mem(world.patient_a), memory_body(cid, "latest_time", "15:00"))
+    assert r.status_code == 201 and r.json()["memory"]["state"] == "proposed"
+    assert r.json()["memory"]["agent_client_id"] == "triage-bot"
+    care = {"memory_type": "care_context", "consent_purpose": "care_coordination", "review_by": "2099-01-01T00:00Z",
+            "fact": {"kind": "allergy", "substance": "penicillin", "reaction": "rash", "severity": "moderate"}}
+    r = agent.post(mem(world.patient_a), care)
+    assert r.status_code == 403 and r.json()["code"] == "staff_only"
+    # staff confirm the agent's proposal
+    proposals = world.staff("nurse-1").get(f"{mem(world.patient_a)}/proposals").json()["items"]
+    r = world.staff("nurse-1").post(f"{mem(world.patient_a)}/{proposals[0]['memory_id']}/confirm")
+    assert r.status_code == 200 and r.json()["state"] == "active"
+
+
+@pytest.mark.parametrize("act", [{"sub": ""}, {"sub": 7}, "not-an-object", {"client_id": "two words"}, {}])
+def test_a_malformed_act_claim_is_an_invalid_token(world, act):
+    token = mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                 scope=PATIENT_SCOPES, extra={"act": act})
+    r = Api(token).get(mem(world.patient_a))
+    assert r.status_code == 401 and r.json()["code"] == "invalid_token"
+
+
+def test_audit_rows_name_the_agent_the_patient_and_the_purpose(world):
+    cid = world.consent(world.patient_a)
+    agent = agent_for(world, world.patient_a)
+    agent.post(mem(world.patient_a), memory_body(cid, "latest_time", "15:00"))
+    agent.get(mem(world.patient_a), {"consent_purpose": "appointment_scheduling"})
+    events = world.patient(world.patient_a).get("/v1/audit-events").json()
+    assert events["view"] == "own"
+    by_agent = [e for e in events["items"] if e["agent_client_id"] == "scheduling-agent"]
+    assert {e["action"] for e in by_agent} == {"memory.propose", "memory.list"}
+    for e in by_agent:
+        assert e["actor_kind"] == "agent" and e["on_behalf_of"] == str(world.patient_a)
+        assert e["purpose"] == "appointment_scheduling"
+    own = [e for e in events["items"] if e["action"] == "consent.grant"]
+    assert own and all(e["agent_client_id"] is None and e["actor_kind"] == "patient" for e in own)
+    # an auditor sees the same columns for the organisation
+    items = world.admin().get("/v1/audit-events", {"patient_id": str(world.patient_a)}).json()["items"]
+    assert any(e["agent_client_id"] == "scheduling-agent" for e in items)
+
+
+def test_a_refusal_of_an_agent_is_audited_with_the_agent(world):
+    agent = agent_for(world, world.patient_a)
+    r = agent.post(mem(world.patient_a), memory_body(str(uuid.uuid4())))
+    assert r.status_code == 403
+    items = world.patient(world.patient_a).get("/v1/audit-events").json()["items"]
+    denied = [e for e in items if e["outcome"] == "denied"]
+    assert denied and denied[0]["agent_client_id"] == "scheduling-agent"
+
+
+def test_an_agent_cannot_give_consent_in_the_patients_name_without_evidence(world):
+    agent = agent_for(world, world.patient_a)
+    r = agent.post(f"/v1/patients/{world.patient_a}/consents", {"purpose": "appointment_scheduling"})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "evidence_ref"
+    r = agent.post(f"/v1/patients/{world.patient_a}/consents",
+                   {"purpose": "appointment_scheduling", "evidence_ref": "recorded-call-2291"})
+    assert r.status_code == 201 and r.json()["evidence_ref"] == "recorded-call-2291"

@@ -1,0 +1,121 @@
+"""Audit rows hold only server-validated, coded values: request parameters are checked against their closed sets
+before anything is stored, and the database refuses free text in the append-only trail even from a bug."""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+import pytest
+from django.db import DatabaseError, connection, transaction
+
+from core import audit
+from core.identity import Identity, identity_context
+from tests.conftest import admin_connect, database_contains, memory_body
+
+pytestmark = pytest.mark.django_db
+
+PHI = "Patient has HIV, call 555-0100"
+
+
+def mem(pid) -> str:
+    return f"/v1/patients/{pid}/memories"
+
+
+def audit_count() -> int:
+    with admin_connect() as conn:
+        return conn.execute("SELECT count(*) FROM audit_event").fetchone()[0]
+
+
+@pytest.mark.parametrize("name,value", [
+    ("consent_purpose", PHI),
+    ("consent_purpose", "x" * 81),
+    ("consent_purpose", "x" * 5000),
+    ("memory_type", PHI),
+    ("memory_type", "scheduling_preference\x00"),
+])
+def test_list_parameters_outside_their_closed_set_are_422_and_never_stored(world, name, value):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    before = audit_count()
+    r = api.get(mem(world.patient_a), {name: value})
+    assert r.status_code == 422, r.content
+    problem = r.json()
+    assert problem["code"] == "validation_error" and r["Content-Type"] == "application/problem+json"
+    assert name in [e["field"] for e in problem["errors"]]
+    assert audit_count() == before, "a refused parameter writes nothing, not even an audit row"
+    assert database_contains("555-0100") == []
+
+
+def test_valid_list_parameters_still_filter_and_are_audited_as_codes(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    api.post(mem(world.patient_a), memory_body(cid))
+    r = api.get(mem(world.patient_a), {"consent_purpose": "appointment_scheduling",
+                                        "memory_type": "scheduling_preference"})
+    assert r.status_code == 200 and len(r.json()["items"]) == 1
+    assert api.get(mem(world.patient_a), {"consent_purpose": "communication"}).json()["items"] == []
+    assert api.get(mem(world.patient_a), {"consent_purpose": ""}).status_code == 200  # empty means any
+    events = world.patient(world.patient_a).get("/v1/audit-events").json()["items"]
+    purposes = {e["purpose"] for e in events if e["action"] == "memory.list"}
+    assert purposes == {"appointment_scheduling", "communication", None}
+
+
+@pytest.mark.parametrize("path", ["/v1/audit-events", "/v1/grants", "/v1/workflows/reconciliation",
+                                  "memories", "search"])
+def test_over_long_query_parameters_are_422_naming_the_field(world, path):
+    if path == "memories":
+        path = mem(world.patient_a)
+    elif path == "search":
+        path = f"{mem(world.patient_a)}/search"
+    api = world.staff("admin-1", scope="memory:read grant:write audit:read workflow:reconcile")
+    r = api.get(path, {"q": "x" * 501})
+    assert r.status_code == 422 and r.json()["code"] == "validation_error", r.content
+    assert r.json()["errors"][0]["field"] == "q"
+    r = api.get(path, {f"p{i}": "1" for i in range(21)})
+    assert r.status_code == 422
+
+
+def test_grant_list_patient_filter_must_be_a_uuid(world):
+    r = world.admin().get("/v1/grants", {"patient_id": PHI})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "patient_id"
+
+
+def _insert(**overrides):
+    values = {"organization_id": uuid.uuid4(), "actor_sub": "nurse-1", "actor_kind": "staff",
+              "action": "memory.list", "resource_type": "memory", "outcome": "success",
+              "correlation_id": "req-1", **overrides}
+    columns = ", ".join(values)
+    marks = ", ".join(["%s"] * len(values))
+    # as the superuser (no RLS), in a transaction rolled back: only the constraints stand in the way
+    with admin_connect() as conn, conn.transaction(force_rollback=True):
+        conn.execute(f"INSERT INTO audit_event (id, occurred_at, {columns}) VALUES (gen_random_uuid(), now(), "
+                     f"{marks})", list(values.values()))
+
+
+@pytest.mark.parametrize("column,value", [
+    ("purpose", PHI), ("purpose", "research"), ("action", PHI), ("resource_type", "memory; drop"),
+    ("reason", "call 555-0100"), ("resource_id", "Patient has HIV"), ("correlation_id", "a b"),
+    ("actor_kind", "doctor"), ("actor_sub", "nurse\n-1"), ("agent_client_id", "agent one"),
+])
+def test_the_database_refuses_free_text_in_coded_audit_columns(column, value):
+    with pytest.raises(psycopg.errors.CheckViolation):
+        _insert(**{column: value})
+
+
+def test_the_database_accepts_coded_values():
+    _insert(purpose="care_coordination", reason="no_active_consent_or_access", resource_id=str(uuid.uuid4()),
+            agent_client_id="https://agents.example/scheduler", on_behalf_of=uuid.uuid4(), actor_kind="agent")
+
+
+def test_audit_record_refuses_uncoded_values_before_the_insert(world):
+    me = Identity(org_id=world.org, actor_sub="nurse-1")
+    with identity_context(me):
+        for bad in ({"purpose": PHI}, {"reason": "free text"}, {"action": "memory list"}):
+            with pytest.raises(ValueError), transaction.atomic():
+                audit.record(**{"action": "memory.list", "resource_type": "memory", **bad})
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("INSERT INTO audit_event (id, occurred_at, organization_id, actor_sub, actor_kind, action, "
+                           "resource_type, purpose, outcome, correlation_id) VALUES (gen_random_uuid(), now(), %s, "
+                           "'nurse-1', 'staff', 'memory.list', 'memory', %s, 'success', 'r')", [world.org, PHI])

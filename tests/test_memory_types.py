@@ -1,0 +1,402 @@
+"""The open memory model through the HTTP API: the registry of types (built-in catalogue and an organisation's
+own), schema validation naming the field, organisation isolation, revisions that keep old memories readable, and
+every built-in type through the whole lifecycle with no type-specific code."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from core.identity import Identity, identity_context
+from core.models import AuditEvent
+from memory.types import builtin_catalogue, definition_check
+from tests.conftest import memory_body
+
+pytestmark = pytest.mark.django_db
+
+TYPE_ADMIN = "memory_type:write memory:read"
+
+
+def admin(world, org=None):
+    return world.staff("type-admin", org=org, scope=TYPE_ADMIN)
+
+
+def mem_path(pid) -> str:
+    return f"/v1/patients/{pid}/memories"
+
+
+def wound_care_type(**changes) -> dict:
+    """An organisation's own type: how a patient wants their dressing changes booked."""
+    definition = {
+        "name": "dressing_change_preference", "memory_class": "preference", "label": "Dressing changes",
+        "purposes": ["appointment_scheduling"], "writers": ["patient", "staff", "agent_proposal"],
+        "supersession": [], "text": "Dressing changes: at {place}[, every {interval_days} days]",
+        "schema": {"type": "object", "additionalProperties": False, "required": ["place"], "properties": {
+            "place": {"enum": ["home", "clinic"],
+                      "x-labels": {"home": "home (district nurse)", "clinic": "the clinic"}},
+            "interval_days": {"type": "integer", "minimum": 1, "maximum": 14}}},
+    }
+    definition.update(changes)
+    return definition
+
+
+# --- the catalogue -------------------------------------------------------------------------------------------
+
+def test_the_builtin_catalogue_is_data_and_every_definition_checks():
+    """Each catalogue file is a definition that passes the same check as an administrator's, and today's types
+    are there with the classes and purposes the API always had."""
+    catalogue = builtin_catalogue()
+    assert {"scheduling_preference", "communication_preference", "care_context", "accessibility_need",
+            "language_support", "reminder_preference", "transport_need", "dietary_requirement",
+            "observance_preference", "caregiver_contact", "preferred_name"} <= set(catalogue)
+    for versions in catalogue.values():
+        for spec in versions.values():
+            assert definition_check(dict(spec.definition), version=spec.version) == spec
+    assert catalogue["care_context"][1].encrypted and catalogue["care_context"][1].review
+    assert catalogue["scheduling_preference"][1].purposes == ("appointment_scheduling",)
+
+
+def test_agents_read_the_types_and_their_schemas(world):
+    agent = world.staff("scheduling-agent", scope="memory:read")
+    r = agent.get("/v1/memory-types")
+    assert r.status_code == 200, r.content
+    types = {t["name"]: t for t in r.json()["items"]}
+    lang = types["language_support"]
+    assert lang["builtin"] and lang["schema"]["additionalProperties"] is False
+    assert "agent_proposal" in lang["writers"] and lang["memory_class"] == "preference"
+    assert "agent_proposal" not in types["care_context"]["writers"]
+    r = agent.get("/v1/memory-types/care_context")
+    assert [v["version"] for v in r.json()["versions"]] == [2, 1]
+    r = agent.get("/v1/memory-types/care_context/versions/1")
+    assert r.status_code == 200 and "note" not in json.dumps(r.json()["schema"])
+    assert agent.get("/v1/memory-types/no_such_type").status_code == 404
+
+
+# --- validation names the field -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("memory_type, purpose, fact, field", [
+    ("language_support", "communication", {"language": "pl", "interpreter_needed": "yes"},
+     "fact.interpreter_needed"),
+    ("language_support", "communication", {"language": "pl"}, "fact.interpreter_needed"),
+    ("language_support", "communication", {"language": "pl", "interpreter_needed": True, "modality": "telepathy"},
+     "fact.modality"),
+    ("reminder_preference", "communication", {"channel": "sms", "lead_time_hours": 0}, "fact.lead_time_hours"),
+    ("accessibility_need", "appointment_scheduling", {"kind": "mobility", "aid": "wheelchair", "colour": "red"},
+     "fact.colour"),
+    ("accessibility_need", "appointment_scheduling", {"kind": "hearing", "support": []}, "fact.support"),
+    ("caregiver_contact", "communication", {"name": "Jan", "relationship": "parent", "may_be_told": ["all"]},
+     "fact.may_be_told.0"),
+    ("preferred_name", "communication", {"preferred_name": "x" * 61}, "fact.preferred_name"),
+    ("preferred_name", "care_coordination", {"preferred_name": "Kasia", "pronouns": "she/her"}, None),
+])
+def test_schema_validation_errors_name_the_field_and_store_nothing(world, memory_type, purpose, fact, field):
+    cid = world.consent(world.patient_a, purpose)
+    api = world.patient(world.patient_a)
+    r = api.post(mem_path(world.patient_a), {"memory_type": memory_type, "fact": fact, "consent_purpose": purpose,
+                                             "consent_record_id": cid})
+    if field is None:
+        assert r.status_code == 201, r.content
+        return
+    assert r.status_code == 422, r.content
+    problem = r.json()
+    assert problem["code"] == "validation_error" and r["Content-Type"] == "application/problem+json"
+    assert field in [e["field"] for e in problem["errors"]], problem
+    assert "telepathy" not in r.content.decode()  # messages name the rule, not the value
+    assert api.get(mem_path(world.patient_a)).json()["items"] == []
+
+
+def test_a_type_may_only_be_kept_for_its_purposes(world):
+    cid = world.consent(world.patient_a, "prior_authorization")
+    r = world.patient(world.patient_a).post(mem_path(world.patient_a), {
+        "memory_type": "dietary_requirement", "fact": {"diets": ["halal"]}, "consent_purpose": "prior_authorization",
+        "consent_record_id": cid})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "consent_purpose"
+
+
+def test_writers_decide_who_may_write_and_propose(world):
+    """Care context: never the patient, never an agent's proposal; caregiver contact: never proposed."""
+    cid = world.consent(world.patient_a, "communication")
+    patient = world.patient(world.patient_a)
+    r = patient.post(mem_path(world.patient_a), {
+        "memory_type": "care_context", "consent_purpose": "care_coordination", "review_by": "2031-01-01T00:00:00Z",
+        "fact": {"kind": "allergy", "substance": "latex", "note": "use nitrile gloves"}})
+    assert r.status_code == 403 and r.json()["code"] == "staff_only"
+    world.grant(world.patient_a, "scheduling-agent", "communication")
+    agent = world.staff("scheduling-agent")
+    r = agent.post(f"{mem_path(world.patient_a)}/proposals", {
+        "memory_type": "caregiver_contact", "consent_purpose": "communication", "consent_record_id": cid,
+        "source_ref": "session:1/turn:2",
+        "fact": {"name": "Jan Kowalski", "relationship": "spouse_or_partner", "may_be_told": ["appointments"]}})
+    assert r.status_code == 403 and r.json()["code"] == "staff_only"
+    r = agent.post(f"{mem_path(world.patient_a)}/proposals", {
+        "memory_type": "language_support", "consent_purpose": "communication", "consent_record_id": cid,
+        "source_ref": "session:1/turn:3", "fact": {"language": "pl", "interpreter_needed": True}})
+    assert r.status_code == 201 and r.json()["state"] == "proposed"
+    assert r.json()["text"] == "Language support: Polish; needs a Polish interpreter"
+
+
+# --- organisation types ---------------------------------------------------------------------------------------
+
+def test_an_administrator_adds_a_type_that_patients_then_use_and_the_change_is_audited(world):
+    r = admin(world).post("/v1/memory-types", wound_care_type())
+    assert r.status_code == 201, r.content
+    assert r.json()["version"] == 1 and r.json()["builtin"] is False
+    cid = world.consent(world.patient_a)
+    r = world.patient(world.patient_a).post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home", "interval_days": 3},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+    assert r.status_code == 201, r.content
+    memory = r.json()["memory"]
+    assert memory["type_version"] == 1 and memory["attribute"] == "dressing_change_preference"
+    assert memory["text"] == "Dressing changes: at home (district nurse), every 3 days"
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        actions = set(AuditEvent.objects.filter(resource_type="memory_type").values_list("action", flat=True))
+    assert actions == {"memory_type.create"}
+
+
+def test_a_custom_type_is_invisible_to_another_organisation(world):
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    outsider_patient = uuid.uuid4()
+    outsider = world.staff("scheduling-agent", org=world.other_org, scope="memory:read")
+    names = [t["name"] for t in outsider.get("/v1/memory-types").json()["items"]]
+    assert "dressing_change_preference" not in names and "scheduling_preference" in names
+    assert outsider.get("/v1/memory-types/dressing_change_preference").status_code == 404
+    assert outsider.get("/v1/memory-types/dressing_change_preference/versions/1").status_code == 404
+    cid = world.consent(outsider_patient, org=world.other_org)
+    r = world.patient(outsider_patient, org=world.other_org).post(mem_path(outsider_patient), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "memory_type"
+    # The other organisation may define its own type of the same name: names are per organisation.
+    r = admin(world, org=world.other_org).post("/v1/memory-types", wound_care_type(label="Wound dressings"))
+    assert r.status_code == 201, r.content
+    mine = admin(world).get("/v1/memory-types/dressing_change_preference").json()["versions"]
+    assert [v["label"] for v in mine] == ["Dressing changes"]
+
+
+@pytest.mark.parametrize("change, field, code", [
+    ({"schema": {"type": "object", "properties": {"place": {"enum": ["home"]}}}}, "schema", "schema_not_closed"),
+    ({"schema": {"type": "object", "additionalProperties": False, "properties": {"note": {"type": "string"}}}},
+     "schema.properties.note", "unbounded"),
+    ({"schema": {"type": "object", "additionalProperties": False, "properties": {
+        "who": {"type": "object", "properties": {"name": {"enum": ["a"]}}}}}}, "schema.properties.who",
+     "schema_not_closed"),
+    ({"schema": {"type": "object", "additionalProperties": False, "properties": {"x": {"type": "nonsense"}}}},
+     "schema", "invalid_schema"),
+    ({"text": "Dressing changes: at {room}"}, "text", "invalid_template"),
+    ({"supersession": ["interval_days"]}, "supersession", "invalid"),
+    ({"memory_class": "care_context", "writers": ["patient"]}, "writers", "invalid"),
+    ({"name": "scheduling_preference"}, None, "memory_type_exists"),
+    ({"colour": "red"}, "colour", "invalid"),
+    ({"version": 7}, "version", "invalid"),
+])
+def test_a_bad_type_definition_is_refused_naming_the_problem(world, change, field, code):
+    r = admin(world).post("/v1/memory-types", wound_care_type(**change))
+    if code == "memory_type_exists":
+        assert r.status_code == 409 and r.json()["code"] == code
+        return
+    assert r.status_code == 422, r.content
+    errors = r.json()["errors"]
+    assert (field, code) in [(e["field"], e["code"]) for e in errors] or (
+        code == "invalid" and field in [e["field"] for e in errors]), errors
+    assert admin(world).get("/v1/memory-types/dressing_change_preference").status_code == 404
+
+
+def test_only_administrators_with_the_scope_add_types(world):
+    r = world.staff("nurse-1", scope="memory:read memory:write").post("/v1/memory-types", wound_care_type())
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+    patient = world.patient(world.patient_a, scope="memory:read memory_type:write")
+    r = patient.post("/v1/memory-types", wound_care_type())
+    assert r.status_code == 403
+    assert admin(world).get("/v1/memory-types/dressing_change_preference").status_code == 404
+
+
+# --- revisions --------------------------------------------------------------------------------------------
+
+def test_a_revised_type_keeps_old_memories_readable(world):
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    old = patient.post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "clinic"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid}).json()["memory"]
+    # Version 2 adds a place and a field, and words the sentence differently.
+    schema = wound_care_type()["schema"]
+    schema["properties"]["place"] = {"enum": ["home", "clinic", "pharmacy"]}
+    schema["properties"]["time_of_day"] = {"enum": ["morning", "afternoon"]}
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions", {
+        **{k: v for k, v in wound_care_type().items() if k != "name"}, "schema": schema,
+        "text": "Dressing changes at {place}[ in the {time_of_day}]"})
+    assert r.status_code == 201, r.content
+    assert r.json()["version"] == 2
+    read = patient.get(f"{mem_path(world.patient_a)}/{old['memory_id']}").json()
+    assert read["type_version"] == 1 and read["fact"] == {"place": "clinic"}
+    assert read["text"] == "Dressing changes: at the clinic"
+    r = patient.post(f"{mem_path(world.patient_a)}/{old['memory_id']}/correct",
+                     {"fact": {"place": "pharmacy", "time_of_day": "morning"}})
+    assert r.status_code == 201, r.content
+    assert r.json()["type_version"] == 2 and r.json()["text"] == "Dressing changes at pharmacy in the morning"
+    versions = admin(world).get("/v1/memory-types/dressing_change_preference").json()["versions"]
+    assert [v["version"] for v in versions] == [2, 1]
+
+
+def test_a_revision_current_memories_would_not_satisfy_is_refused_listing_what_breaks(world):
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    home = patient.post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home", "interval_days": 3},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid}).json()["memory_id"]
+    schema = wound_care_type()["schema"]
+    schema["properties"]["place"] = {"enum": ["clinic"]}
+    schema["properties"]["interval_days"] = {"type": "integer", "minimum": 7, "maximum": 14}
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions",
+                          wound_care_type(schema=schema))
+    assert r.status_code == 409, r.content
+    problem = r.json()
+    assert problem["code"] == "revision_breaks_memories"
+    assert {(e["memory_id"], e["field"]) for e in problem["errors"]} == {
+        (home, "fact.place"), (home, "fact.interval_days")}
+    assert "home" not in r.content.decode()  # ids and paths, never the values
+    assert [v["version"] for v in admin(world).get(
+        "/v1/memory-types/dressing_change_preference").json()["versions"]] == [1]
+    # The class and the supersession attribute stay; built-in types are not revised by organisations.
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions",
+                          wound_care_type(supersession=["place"]))
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "supersession"
+    r = admin(world).post("/v1/memory-types/scheduling_preference/versions", wound_care_type())
+    assert r.status_code == 409 and r.json()["code"] == "memory_type_builtin"
+    r = admin(world).post("/v1/memory-types/not_there/versions", wound_care_type())
+    assert r.status_code == 404
+
+
+def test_a_revision_checks_encrypted_memories_too(world):
+    definition = wound_care_type(name="carer_note_pref", memory_class="account_fact", encrypted=True,
+                                 writers=["patient", "staff"])
+    assert admin(world).post("/v1/memory-types", definition).status_code == 201
+    cid = world.consent(world.patient_a)
+    r = world.patient(world.patient_a).post(mem_path(world.patient_a), {
+        "memory_type": "carer_note_pref", "fact": {"place": "home"}, "consent_purpose": "appointment_scheduling",
+        "consent_record_id": cid})
+    assert r.status_code == 201 and r.json()["memory"]["fact"] == {"place": "home"}
+    schema = definition["schema"] | {"required": ["place", "interval_days"]}
+    r = admin(world).post("/v1/memory-types/carer_note_pref/versions",
+                          {**definition, "schema": schema})
+    assert r.status_code == 409
+    assert [e["field"] for e in r.json()["errors"]] == ["fact.interval_days"]
+
+
+# --- every built-in type through the whole lifecycle -------------------------------------------------------
+
+ROUND_TRIP = {
+    # type: (purpose, fact, corrected fact (same attribute), question)
+    "scheduling_preference": ("appointment_scheduling", {"kind": "earliest_time", "time": "10:00"},
+                              {"kind": "earliest_time", "time": "11:00"}, "what time can I book?"),
+    "communication_preference": ("communication", {"kind": "channel", "channel": "sms"},
+                                 {"kind": "channel", "channel": "email"}, "how should we contact her?"),
+    "care_context": ("care_coordination", {"kind": "allergy", "substance": "latex", "note": "use nitrile gloves",
+                                           "coded_substance": {"system": "http://snomed.info/sct",
+                                                               "code": "111088007"}},
+                     {"kind": "allergy", "substance": "Latex", "reaction": "hives"}, "which gloves should we use?"),
+    "accessibility_need": ("appointment_scheduling", {"kind": "mobility", "aid": "wheelchair",
+                                                      "step_free_access": True},
+                           {"kind": "mobility", "aid": "walking_frame"}, "does she need step-free access?"),
+    "language_support": ("communication", {"language": "pl", "interpreter_needed": True},
+                         {"language": "pl", "interpreter_needed": False}, "do we need an interpreter?"),
+    "reminder_preference": ("communication", {"channel": "sms", "lead_time_hours": 24},
+                            {"channel": "sms", "lead_time_hours": 48}, "when should we send a reminder?"),
+    "transport_need": ("appointment_scheduling", {"needs": ["hospital_transport"]},
+                       {"needs": ["hospital_transport", "escort"]}, "does she need transport?"),
+    "dietary_requirement": ("care_coordination", {"diets": ["halal"]}, {"diets": ["gluten_free", "halal"]},
+                            "any dietary requirements for the ward?"),
+    "observance_preference": ("appointment_scheduling", {"practice": "religious_observance", "days": ["saturday"]},
+                              {"practice": "religious_observance", "days": ["friday", "saturday"],
+                               "periods": ["evening"]}, "which days should we avoid?"),
+    "caregiver_contact": ("communication", {"name": "Jan Kowalski", "relationship": "spouse_or_partner",
+                                            "may_be_told": ["appointments"]},
+                          {"name": "Jan Kowalski", "relationship": "spouse_or_partner",
+                           "may_be_told": ["appointments", "reminders"]}, "who can we talk to about her visits?"),
+    "preferred_name": ("communication", {"preferred_name": "Kasia", "pronouns": "she/her"},
+                       {"preferred_name": "Kasia", "pronouns": "they/them"}, "what should we call her?"),
+}
+
+
+def test_the_round_trip_covers_every_builtin_type():
+    assert set(ROUND_TRIP) == set(builtin_catalogue())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("memory_type", sorted(ROUND_TRIP))
+def test_each_builtin_type_round_trips_through_write_search_correction_and_deletion(world, memory_type):
+    purpose, fact, corrected, question = ROUND_TRIP[memory_type]
+    spec = builtin_catalogue()[memory_type]
+    spec = spec[max(spec)]
+    pid = uuid.uuid4()
+    world.grant(pid, "clinician", purpose)
+    staff = world.staff("clinician")
+    by_patient = "patient" in spec.writers
+    writer = world.patient(pid) if by_patient else staff
+    body = {"memory_type": memory_type, "fact": fact, "consent_purpose": purpose}
+    if spec.memory_class == "care_context":
+        body |= {"review_by": "2031-01-01T00:00:00Z", "source": "ehr_import", "source_ref": "ehr:allergy/7"}
+    else:
+        body["consent_record_id"] = world.consent(pid, purpose)
+    r = writer.post(mem_path(pid), body)
+    assert r.status_code == 201, r.content
+    first = r.json()["memory"]
+    assert first["type_version"] == spec.version and first["memory_class"] == spec.memory_class
+    assert first["text"] and "{" not in first["text"] and "_" not in first["text"]
+    assert first["guardrails"]["fetch_live"] is spec.fetch_live
+
+    r = staff.get(f"{mem_path(pid)}/search", {"q": question, "min_score": 0})
+    assert r.status_code == 200, r.content
+    assert [h["memory"]["memory_id"] for h in r.json()["items"]] == [first["memory_id"]]
+    r = staff.post(f"/v1/patients/{pid}/context", {"question": question, "purpose": purpose})
+    assert r.status_code == 200, r.content
+
+    r = writer.post(f"{mem_path(pid)}/{first['memory_id']}/correct", {"fact": corrected})
+    assert r.status_code == 201, r.content
+    second = r.json()
+    assert second["attribute"] == first["attribute"] and second["text"] != first["text"]
+    listed = writer.get(mem_path(pid)).json()["items"]
+    assert [m["memory_id"] for m in listed] == [second["memory_id"]]
+
+    r = writer.client.delete(f"{mem_path(pid)}/{second['memory_id']}", **writer._headers(None))
+    assert r.status_code == 200, r.content
+    receipt = r.json()
+    assert set(receipt["memory_ids"]) == {first["memory_id"], second["memory_id"]}
+    assert all(line["state"] == "verified" for line in receipt["representations"])
+    assert writer.get(mem_path(pid)).json()["items"] == []
+
+
+def test_existing_bodies_still_work_and_answers_carry_the_type_version(world):
+    cid = world.consent(world.patient_a)
+    r = world.patient(world.patient_a).post(mem_path(world.patient_a), memory_body(cid))
+    assert r.status_code == 201 and r.json()["memory"]["type_version"] == 1
+    assert r.json()["memory"]["text"] == "Scheduling preference: appointments not before 10:00"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("memory_type", sorted(t for t, versions in builtin_catalogue().items()
+                                               if "agent_proposal" in versions[max(versions)].writers))
+def test_each_proposable_type_goes_through_proposal_confirmation_quarantine_and_correction(world, memory_type):
+    purpose, fact, corrected, _ = ROUND_TRIP[memory_type]
+    pid = uuid.uuid4()
+    cid = world.consent(pid, purpose)
+    world.grant(pid, "scheduling-agent", purpose)
+    agent = world.staff("scheduling-agent")
+    r = agent.post(f"{mem_path(pid)}/proposals", {"memory_type": memory_type, "fact": fact, "consent_purpose": purpose,
+                                                  "consent_record_id": cid, "source_ref": "session:1/turn:1"})
+    assert r.status_code == 201, r.content
+    proposal = r.json()
+    assert proposal["state"] == "proposed" and world.patient(pid).get(mem_path(pid)).json()["items"] == []
+    r = world.patient(pid).post(f"{mem_path(pid)}/{proposal['memory_id']}/confirm")
+    assert r.status_code == 200 and r.json()["state"] == "active"
+    r = agent.post(f"{mem_path(pid)}/{proposal['memory_id']}/quarantine", {"reason_code": "disputed_by_patient"})
+    assert r.status_code == 200 and r.json()["state"] == "quarantined"
+    assert world.patient(pid).get(mem_path(pid)).json()["items"] == []
+    r = world.patient(pid).post(f"{mem_path(pid)}/{proposal['memory_id']}/correct", {"fact": corrected})
+    assert r.status_code == 201, r.content
+    assert [m["memory_id"] for m in world.patient(pid).get(mem_path(pid)).json()["items"]] == [r.json()["memory_id"]]
