@@ -1,6 +1,6 @@
 -- The outbox's guard in the database: what may change on a workflow_operation row.
 --
--- This file is the current definition. Migrations apply it (workflows 0007_operation_guard_current); tests check that
+-- This file is the current definition. Migrations apply it (workflows 0008_operation_guard_current); tests check that
 -- the live function matches this file. To change it: edit this file and add a migration that applies it.
 --
 -- * the key, payload, hash and scope of an operation never change, except that a *settled* operation's payload may

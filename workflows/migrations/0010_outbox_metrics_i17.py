@@ -30,5 +30,5 @@ DROP POLICY IF EXISTS operation_metrics_read ON workflow_operation;
 
 
 class Migration(migrations.Migration):
-    dependencies = [("workflows", "0008_workflow_sweep_discovery_i17")]
+    dependencies = [("workflows", "0009_workflow_sweep_discovery_i17")]
     operations = [migrations.RunSQL(FORWARD, REVERSE)]

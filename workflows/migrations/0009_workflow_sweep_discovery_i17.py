@@ -20,5 +20,5 @@ DROP POLICY IF EXISTS workflow_sweep_discovery ON agent_workflow;
 
 
 class Migration(migrations.Migration):
-    dependencies = [("workflows", "0007_operation_guard_current")]
+    dependencies = [("workflows", "0008_operation_guard_current")]
     operations = [migrations.RunSQL(FORWARD, REVERSE)]
