@@ -59,6 +59,14 @@ def bodies(victim: dict) -> dict[str, dict | None]:
         "workflow_operations_request": {"expected_version": 2, "kind": "submit_prior_authorization",
                                         "payload": PAYLOAD},
         "workflow_operations_retry": None,
+        # organisation-level writes (administrators only): outsiders hold no such scope
+        "memory_types_create": {"name": "mobility_note", "memory_class": "account_fact",
+                                "label": "Mobility", "sentence": "Mobility: {aid}",
+                                "schema": {"type": "object", "properties": {"aid": {"type": "string"}},
+                                           "required": ["aid"], "additionalProperties": False}},
+        "memory_types_revise": {"label": "Scheduling"},
+        "patients_register": {"display_name": "Ann Other", "birth_date": "1970-01-01", "identifiers": []},
+        "staff_register": {"actor_sub": "nurse-y", "display_name": "Nurse Y"},
         "_care": {**CARE, "review_by": later},
     }
 
@@ -97,7 +105,7 @@ def fill(path: str, operation: str, ids: dict) -> str:
     memory = ids["proposal"] if operation in ("memories_confirm", "memories_reject") else ids["memory"]
     values = {"patient_id": ids["patient"], "memory_id": memory, "consent_id": ids["consent"],
               "workflow_id": ids["workflow"], "operation_id": ids["operation"], "session_id": ids["session"],
-              "grant_id": ids["grant"], "seq": "1"}
+              "grant_id": ids["grant"], "seq": "1", "name": "scheduling_preference"}
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 
