@@ -66,7 +66,7 @@ def _restart_pool_if_disconnected() -> None:
             return
         _pool_restarted_at = time.monotonic()
         try:
-            wrapper.close_pool()
+            wrapper.close_pool()  # type: ignore[attr-defined]  # the PostgreSQL backend's pool (Django 5.1+)
         except Exception as exc:  # another thread closed it first, or no pool is configured
             log.info("connection pool not restarted: %s", type(exc).__name__)
 

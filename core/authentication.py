@@ -272,7 +272,8 @@ def identity_from_token(token: str) -> Identity:
         unverified = jwt.decode(token, options={"verify_signature": False})
     except jwt.PyJWTError:
         raise InvalidToken("the token is not a well-formed JWT") from None
-    trusted = trusted_issuers().get(unverified.get("iss")) if isinstance(unverified.get("iss"), str) else None
+    issuer = unverified.get("iss")
+    trusted = trusted_issuers().get(issuer) if isinstance(issuer, str) else None
     if trusted is None:
         raise InvalidToken("the token's issuer is not trusted")
     try:
@@ -300,6 +301,7 @@ def identity_from_token(token: str) -> Identity:
     exp = _numeric_date(claims, "exp", required=True)
     iat = _numeric_date(claims, "iat", required=True)
     _numeric_date(claims, "nbf", required=False)
+    assert exp is not None and iat is not None  # required above
     if exp - iat > settings.OIDC_MAX_TOKEN_LIFETIME_SECONDS:
         raise InvalidToken("the token's lifetime exceeds what this service accepts")
     sub = claims.get("sub")

@@ -228,7 +228,7 @@ def problem_exception_handler(exc, context):
         return _problem_response(problem_body(status_code=406, code="not_acceptable", title="Not acceptable"))
     if isinstance(exc, exceptions.Throttled):
         return _problem_response(problem_body(status_code=429, code="rate_limited", title=RateLimited.title),
-                                 {"Retry-After": str(int(exc.wait or 1))})
+                                 {"Retry-After": str(int(getattr(exc, "wait", None) or 1))})
     if isinstance(exc, exceptions.PermissionDenied):
         return _problem_response(problem_body(status_code=403, code="forbidden", title=Forbidden.title))
     if isinstance(exc, exceptions.APIException):

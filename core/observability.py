@@ -145,7 +145,7 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, request id, message (and the access fields when present).
     Exceptions are reduced to their type: their messages and tracebacks can quote values."""
 
-    converter = time.gmtime
+    converter = time.gmtime  # type: ignore[assignment]  # logging.Formatter's documented way to log in UTC
 
     def format(self, record: logging.LogRecord) -> str:
         line = {"ts": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",

@@ -72,6 +72,7 @@ def _audit_reads(items: list[dict], action: str) -> None:
 
 
 class PatientsView(ScopedAPIView):
+    idempotent_create = True
     required_scopes = {"GET": ["patient:read"], "POST": ["patient:write"]}
     audit_actions = {"GET": "patient.search", "POST": "patient.register"}
     resource_type = "patient"
@@ -122,6 +123,7 @@ class PatientDetailView(ScopedAPIView):
 
 class StaffView(ScopedAPIView):
     """Administrators find staff subjects (people and agents) by name to grant them access."""
+    idempotent_create = True
 
     required_scopes = {"GET": ["grant:write"], "POST": ["grant:write"]}
     audit_actions = {"POST": "staff.register"}

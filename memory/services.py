@@ -180,7 +180,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
         source = Source.PATIENT_STATED
     else:
         source = source or (Source.STAFF_ENTERED if "staff" in spec.writers else Source.EHR_IMPORT)
-        writer = {Source.STAFF_ENTERED: "staff", Source.EHR_IMPORT: "ehr_import"}.get(source)
+        writer = {str(Source.STAFF_ENTERED): "staff", str(Source.EHR_IMPORT): "ehr_import"}.get(str(source))
         if writer not in spec.writers:
             allowed = [src for src, w in (("staff_entered", "staff"), ("ehr_import", "ehr_import"))
                        if w in spec.writers]

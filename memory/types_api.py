@@ -69,6 +69,7 @@ class _TypeView(ScopedAPIView):
 
 
 class MemoryTypesView(_TypeView):
+    idempotent_create = True
     required_scopes = {"GET": ["memory:read"], "POST": ["memory_type:write"]}
     audit_actions = {"POST": "memory_type.create"}
 
@@ -104,6 +105,7 @@ class MemoryTypeDetailView(_TypeView):
 
 
 class MemoryTypeVersionsView(_TypeView):
+    idempotent_create = True
     required_scopes = {"POST": ["memory_type:write"]}
     audit_actions = {"POST": "memory_type.revise"}
 

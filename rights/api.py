@@ -142,6 +142,7 @@ class PatientFhirImportView(ScopedAPIView):
 
     Stored as ``ehr_import`` with ``source_ref`` ``<type>/<id>/_history/<versionId>``; the same resource version
     imported twice is one memory (the second answer is 200 with the first memory)."""
+    idempotent_create = True
 
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "memory.fhir_import"}

@@ -67,6 +67,7 @@ def bodies(victim: dict) -> dict[str, dict | None]:
         "memory_types_revise": {"label": "Scheduling"},
         "patients_register": {"display_name": "Ann Other", "birth_date": "1970-01-01", "identifiers": []},
         "staff_register": {"actor_sub": "nurse-y", "display_name": "Nurse Y"},
+        "organizations_register": {"name": "Elsewhere", "trusted_issuers": ["http://idp.test"]},
         "_care": {**CARE, "review_by": later},
     }
 
