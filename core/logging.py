@@ -35,8 +35,8 @@ def _mask_key() -> bytes:
     return hmac.new(secret, b"anamnesis log ids", hashlib.sha256).digest()
 
 
-def mask_ids(text: str) -> str:
-    if not _UUID.search(text):
+def mask_ids(text: str, *, pattern: re.Pattern = _UUID) -> str:
+    if not pattern.search(text):
         return text
     key = _mask_key()
 
@@ -44,18 +44,25 @@ def mask_ids(text: str) -> str:
         value = match.group(0).replace("-", "").lower()
         return "id:" + hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:10]
 
-    return _UUID.sub(token, text)
+    return pattern.sub(token, text)
+
+
+# In log messages, the ids that name people travel in URL paths (Django's request logging names the path). Our own
+# log calls never name a patient; they do name operations and requests by id on purpose (workflows.worker), so only
+# ids inside paths are masked there.
+_PATH_UUID = re.compile(r"(?<=/)" + _UUID.pattern)
 
 
 class RedactIdsFilter(logging.Filter):
-    """Masks identifiers in the message (Django's request logging names the path); the request id is kept."""
+    """Masks identifiers in paths within the message (Django's request logging names the path); the request id is
+    kept."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
         except Exception:  # a malformed log call: keep Django's own behaviour
             return True
-        masked = mask_ids(message)
+        masked = mask_ids(message, pattern=_PATH_UUID)
         if masked != message:
             record.msg, record.args = masked, None
         return True

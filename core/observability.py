@@ -86,8 +86,10 @@ class MetricsMiddleware:
             _pool_stats()
         except Exception as exc:  # metrics never break a request
             log.warning("pool statistics unavailable: %s", type(exc).__name__)
-        access_log.info("request", extra={"route": route, "method": method, "status": response.status_code,
-                                          "duration_ms": round(elapsed * 1000, 2)})
+        # The route template, never the path: paths hold patient ids.
+        access_log.info("%s %s %s %.1fms", method, route, response.status_code, elapsed * 1000,
+                        extra={"route": route, "method": method, "status": response.status_code,
+                               "duration_ms": round(elapsed * 1000, 2)})
         return response
 
 

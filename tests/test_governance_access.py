@@ -68,6 +68,10 @@ def bodies(victim: dict) -> dict[str, dict | None]:
         "patients_register": {"display_name": "Ann Other", "birth_date": "1970-01-01", "identifiers": []},
         "staff_register": {"actor_sub": "nurse-y", "display_name": "Nurse Y"},
         "organizations_register": {"name": "Elsewhere", "trusted_issuers": ["http://idp.test"]},
+        "patient_fhir_import": {"review_by": later, "resource": {
+            "resourceType": "AllergyIntolerance", "id": "ehr-allergy-9", "meta": {"versionId": "1"},
+            "code": {"coding": [{"system": "http://snomed.info/sct", "code": "764146007", "display": "Penicillin"}]},
+            "patient": {"reference": f"Patient/{victim['patient']}"}}},
         "_care": {**CARE, "review_by": later},
     }
 

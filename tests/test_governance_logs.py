@@ -72,7 +72,8 @@ def test_the_service_logs_hold_no_patient_id(committed_db, world, jwks_server):
         service.stop()
     logs = service.logs()
     service.close()
-    assert re.search(r'"GET /v1/patients/id:[0-9a-f]{10}/memories" 200', logs), logs[-2000:]
+    # the requests were logged (one access line each, by route template), so the scan below is not vacuous
+    assert re.search(r"GET v1/patients/<uuid:patient_id>/memories 200", logs), logs[-2000:]
     for pid in (world.patient_a, world.patient_b):
         for form in (str(pid), str(pid).upper(), pid.hex):
             assert form not in logs, f"patient id found in the service log:\n{logs[-3000:]}"

@@ -151,7 +151,7 @@ _PRODUCTION_ENV = {"ANAMNESIS_ENV": "production", "DJANGO_SECRET_KEY": "k" * 50,
                    "DATABASE_URL": "postgresql://app@db.test/anamnesis",
                    "DATABASE_OWNER_URL": "postgresql://owner@db.test/anamnesis",
                    "OIDC_RP_CLIENT_SECRET": "s", "MEMORY_ENCRYPTION_KEYS": "k1:" + "A" * 44,
-                   "MEMORY_ATTRIBUTE_KEY": "a"}
+                   "MEMORY_ATTRIBUTE_KEY": "a", "MCP_RESOURCE_URL": "https://api.test/mcp"}
 
 
 def _import_settings(**extra) -> subprocess.CompletedProcess:

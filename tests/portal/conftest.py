@@ -14,7 +14,8 @@ from django.test import Client
 
 from core.authentication import key_set_cache
 from demo import devidp
-from tests.support import AUDIENCE
+from tests.conftest import register_organization
+from tests.support import AUDIENCE, ISSUER
 
 PORTAL_CLIENT_ID = "anamnesis-portal"
 
@@ -30,7 +31,7 @@ def dev_idp():
     server.server_close()
 
 
-def point_at_idp(settings, base: str, *, api_too: bool = False) -> None:
+def point_at_idp(settings, base: str, *, api_too: bool = False, world=None) -> None:
     settings.OIDC_OP_ISSUER = base
     settings.OIDC_OP_AUTHORIZATION_ENDPOINT = f"{base}/oauth2/authorize"
     settings.OIDC_OP_TOKEN_ENDPOINT = f"{base}/oauth2/token"
@@ -40,7 +41,11 @@ def point_at_idp(settings, base: str, *, api_too: bool = False) -> None:
     settings.OIDC_RP_CLIENT_ID = PORTAL_CLIENT_ID
     if not api_too:
         return  # the API keeps trusting the test key ring, so World's helpers arrange data as usual
-    # The API trusts the same provider: its access tokens are JWTs for the API's audience.
+    # The API trusts the same provider: its access tokens are JWTs for the API's audience, and the test's
+    # organisations are registered as trusting it.
+    if world is not None:
+        for org in (world.org, world.other_org):
+            register_organization(org, ISSUER, base)
     settings.OIDC_ISSUER = base
     settings.OIDC_JWKS_URL = f"{base}/jwks"
     settings.OIDC_AUDIENCE = AUDIENCE

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_the_demo_agent_proposes_and_the_patient_sees_it_by_name(settings, dev_idp, people, world, signed_in):
-    point_at_idp(settings, dev_idp, api_too=True)
+    point_at_idp(settings, dev_idp, api_too=True, world=world)
     alice = people.patient(world.patient_a, name="Alice")
     me = Api(people.access_token(alice))
     consent = me.post(f"/v1/patients/{world.patient_a}/consents", {"purpose": "appointment_scheduling"})

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_portal_and_api_show_the_same_preferences_and_consents(settings, dev_idp, people, world, signed_in):
-    point_at_idp(settings, dev_idp, api_too=True)
+    point_at_idp(settings, dev_idp, api_too=True, world=world)
     sub = people.patient(world.patient_a, name="Alice")
     api = Api(people.access_token(sub))  # issued by the provider, like a demo agent's
     patient = world.patient_a
@@ -61,7 +61,7 @@ def test_portal_and_api_show_the_same_preferences_and_consents(settings, dev_idp
 
 def test_the_providers_id_token_is_not_an_api_access_token(settings, dev_idp, people, world):
     """ID tokens are for the portal's client id; the API requires its own audience."""
-    point_at_idp(settings, dev_idp, api_too=True)
+    point_at_idp(settings, dev_idp, api_too=True, world=world)
     import httpx
 
     from demo import devidp

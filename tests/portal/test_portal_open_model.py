@@ -12,7 +12,6 @@ import pytest
 
 from memory.facts import validate_fact
 from memory.types import builtin_catalogue
-from tests.support import Api, mint
 from tests.test_memory_types import ROUND_TRIP, wound_care_type
 
 pytestmark = pytest.mark.django_db
@@ -212,16 +211,3 @@ def test_an_administrator_chooses_patient_and_staff_from_search_results(world, p
     assert ok.status_code == 200
     assert re.search(r"Nurse Joy Adams</strong> → Alice Nowak", ok.content.decode())
 
-
-def test_the_demo_seed_gives_patients_names_and_mrns(world, keyring):
-    from django.core.management import call_command
-
-    from demo.management.commands.seed_demo import ALICE, DEMO_ORG
-
-    call_command("seed_demo")
-    call_command("seed_demo")  # idempotent
-    # The demo nurse holds a scheduling grant for Alice only.
-    api = Api(mint(keyring, sub="nurse-demo", org_id=DEMO_ORG, scope="patient:read"))
-    found = api.get("/v1/patients", {"q": "Alice"}).json()["items"]
-    assert [(p["patient_id"], p["display_name"]) for p in found] == [(str(ALICE), "Alice Nowak")]
-    assert found[0]["identifiers"][0]["value"] == "MRN-100001"
