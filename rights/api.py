@@ -152,6 +152,9 @@ class PatientFhirImportView(ScopedAPIView):
                    responses={201: OpenApiResponse(description="Imported"),
                               200: OpenApiResponse(description="Already imported (same resource version)")})
     def post(self, request, patient_id):
+        # Access first: an outsider learns nothing from how the body would have been judged.
+        if not may_access(patient_id=patient_id, purpose=importing.CARE_PURPOSE):
+            raise NoConsentOrAccess().about(patient_id=patient_id, purpose=importing.CARE_PURPOSE)
         body = FhirImportIn(data=request.data)
         body.is_valid(raise_exception=True)
         memory, created = importing.care_context_import(
