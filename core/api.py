@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core import audit, idempotency
+from core.authentication import unstorable
 from core.errors import ApiError, ServiceUnavailable, UnknownOrganization, ValidationFailed
 from core.gate import RequestGate
 from core.identity import Identity, identity_context
@@ -34,7 +35,8 @@ MAX_QUERY_PARAMS = 20
 
 
 def check_query_params(request) -> None:
-    """Query parameters are short: no view ever has to store, log or audit a long one (422 naming the field)."""
+    """Query parameters are short and storable: no view ever has to store, log or audit a long one, nor send one
+    PostgreSQL cannot hold (422 naming the field)."""
     params = request.query_params
     if len(params) > MAX_QUERY_PARAMS:
         raise ValidationFailed(errors=[{"field": None, "code": "too_many",
@@ -42,6 +44,9 @@ def check_query_params(request) -> None:
     errors = [{"field": name[:40], "code": "max_length", "message": f"at most {MAX_QUERY_VALUE_CHARS} characters"}
               for name, values in params.lists()
               if len(name) > 40 or any(len(v) > MAX_QUERY_VALUE_CHARS for v in values)]
+    errors += [{"field": name[:40], "code": "unstorable", "message": "NUL and lone surrogates are not allowed"}
+               for name, values in params.lists()
+               if unstorable(name) or any(unstorable(v) for v in values)]
     if errors:
         raise ValidationFailed(errors=errors)
 

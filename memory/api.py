@@ -194,8 +194,11 @@ class PatientMemoriesView(_MemoryView):
 
     @extend_schema(
         operation_id="memories_list",
-        parameters=[OpenApiParameter("memory_type", str, required=False, pattern=TYPE_NAME.pattern),
-                    OpenApiParameter("consent_purpose", str, required=False, enum=[p for p, _ in PURPOSES])],
+        # an empty value means "any" (as the serializer reads it), so the published sets include it
+        parameters=[OpenApiParameter("memory_type", str, required=False,
+                                     pattern="^$|" + TYPE_NAME.pattern),
+                    OpenApiParameter("consent_purpose", str, required=False,
+                                     enum=[p for p, _ in PURPOSES] + [""])],
         responses={200: inline_serializer("MemoryList", {"items": MemoryOut(many=True)})},
     )
     def get(self, request, patient_id):

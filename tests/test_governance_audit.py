@@ -127,3 +127,15 @@ def test_audit_record_refuses_uncoded_values_before_the_insert(world):
             cursor.execute("INSERT INTO audit_event (id, occurred_at, organization_id, actor_sub, actor_kind, action, "
                            "resource_type, purpose, outcome, correlation_id) VALUES (gen_random_uuid(), now(), %s, "
                            "'nurse-1', 'staff', 'memory.list', 'memory', %s, 'success', 'r')", [world.org, PHI])
+
+
+@pytest.mark.parametrize("path", ["/v1/staff", "/v1/patients", "/v1/audit-events", "memories"])
+def test_query_values_postgresql_cannot_store_are_422_on_every_view(world, path):
+    """A NUL byte in any query value is refused before a view sends it to the database."""
+    if path == "memories":
+        path = mem(world.patient_a)
+    api = world.staff("admin-1", scope="memory:read grant:write audit:read patient:read")
+    for value in ("a\x00b", "\x00"):
+        r = api.get(path, {"q": value})
+        assert r.status_code == 422 and r.json()["code"] == "validation_error", r.content
+        assert r.json()["errors"][0]["field"] == "q"

@@ -30,15 +30,20 @@ CONNECT_TIMEOUT = 2
 RECOVERY_BOUND = 15
 
 
+def _headers(message) -> dict[str, str]:
+    """Header names are case-insensitive (uvicorn sends them in lower case): one spelling for the assertions."""
+    return {name.lower(): value for name, value in message.items()}
+
+
 def _call(url, method, path, token, body=None, timeout=30):
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url + path, data=data, method=method, headers={
         "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, dict(response.headers), json.loads(response.read() or b"{}")
+            return response.status, _headers(response.headers), json.loads(response.read() or b"{}")
     except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), json.loads(exc.read() or b"{}")
+        return exc.code, _headers(exc.headers), json.loads(exc.read() or b"{}")
 
 
 class SpareDatabase:
@@ -143,7 +148,7 @@ def test_database_outage_under_load_fails_fast_recovers_and_loses_no_acknowledge
         unavailable = [o for o in during if o[2] == 503]
         assert unavailable and all(o[2] in (503, 201) for o in during), {o[2] for o in during}
         for _, seconds, status, headers, body in unavailable:
-            assert body["code"] == "service_unavailable" and int(headers["Retry-After"]) >= 1
+            assert body["code"] == "service_unavailable" and int(headers["retry-after"]) >= 1
             assert seconds < CONNECT_TIMEOUT, f"a request took {seconds:.2f}s to fail"
         assert all(o[2] in (201, 503) for o in after), sorted({o[2] for o in after})
         last_failure = max((o[0] + o[1] for o in after if o[2] != 201), default=up_at)
@@ -154,7 +159,7 @@ def test_database_outage_under_load_fails_fast_recovers_and_loses_no_acknowledge
         assert 0 not in {o[2] for o in outcomes}
         worst = max(o[1] for o in unavailable)
         print(f"\noutage: {len(during)} requests while down, {len(unavailable)} answered 503 (slowest "
-              f"{worst:.2f}s, Retry-After {unavailable[0][3]['Retry-After']}s); served again "
+              f"{worst:.2f}s, Retry-After {unavailable[0][3]['retry-after']}s); served again "
               f"{recovered_after:.1f}s after the database returned; "
               f"{sum(map(len, acknowledged.values()))} acknowledged writes, all readable")
 

@@ -47,6 +47,8 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(committed_db
     server_log = service.logs()
     service.close()
     print(output[-4000:])
+    if "Traceback" in server_log:
+        Path("/tmp/schemathesis-server.log").write_text(server_log)
     assert "Traceback" not in server_log, server_log[-3000:]
     assert result.returncode == 0, output[-6000:]
     cases = _generated_cases(output)
