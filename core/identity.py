@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 ACTOR_PATIENT = "patient"
@@ -104,18 +105,62 @@ def _params(identity: Identity) -> list[str]:
     ]
 
 
-def _apply(connection, identity: Identity | None, gate: Gate | None = None) -> None:
+def _statement(identity: Identity | None, gate: Gate | None) -> tuple[str, list]:
     params = _CLEARED if identity is None else _params(identity)
     if gate is None:
-        with connection.cursor() as cursor:
-            cursor.execute(_SET_SQL, params)
-        return
+        return _SET_SQL, params
     prefix, prefix_params, columns, column_params, from_sql, from_params = gate.sql()
+    return (f"{prefix} SELECT {_SET_COLUMNS}{columns} {from_sql}",
+            [*prefix_params, *params, *column_params, *from_params])
+
+
+def _apply(connection, identity: Identity | None, gate: Gate | None = None) -> None:
+    sql, params = _statement(identity, gate)
     with connection.cursor() as cursor:
-        cursor.execute(f"{prefix} SELECT {_SET_COLUMNS}{columns} {from_sql}",
-                       [*prefix_params, *params, *column_params, *from_params])
+        cursor.execute(sql, params)
         row = cursor.fetchone()
-    gate.check(tuple(row[6:]))
+    if gate is not None:
+        gate.check(tuple(row[6:]))
+
+
+class _DeferredIdentity:
+    """A Django execute wrapper that sends the identity statement together with the block's first statement.
+
+    Both go to the server in one pipeline (psycopg's pipeline mode: one network round trip for ``BEGIN``, the
+    identity and the first query), and the gate's verdict is checked before the first query's rows can be read.
+    A refusal raises and the block rolls back, first statement included. Batches (``executemany``) and
+    server-side cursors get the identity statement on its own, just before them.
+    """
+
+    def __init__(self, identity: Identity, gate: Gate | None) -> None:
+        self.identity = identity
+        self.gate = gate
+        self.pending = True
+
+    def __call__(self, execute, sql, params, many, context):
+        if not self.pending:
+            return execute(sql, params, many, context)
+        self.pending = False
+        connection = context["connection"]
+        raw_cursor = getattr(context["cursor"], "cursor", None)
+        if many or raw_cursor is None or isinstance(raw_cursor, psycopg.ServerCursor):
+            _apply(connection, self.identity, self.gate)
+            return execute(sql, params, many, context)
+        identity_sql, identity_params = _statement(self.identity, self.gate)
+        with connection.wrap_database_errors, connection.connection.cursor() as identity_cursor:
+            with connection.connection.pipeline():
+                identity_cursor.execute(identity_sql, identity_params)
+                result = execute(sql, params, many, context)
+            row = identity_cursor.fetchone()
+        if self.gate is not None:
+            self.gate.check(tuple(row[6:]))
+        return result
+
+    def flush(self, connection) -> None:
+        """Send the identity statement now if no statement has carried it yet (the gate must always run)."""
+        if self.pending:
+            self.pending = False
+            _apply(connection, self.identity, self.gate)
 
 
 def current_identity(using: str = DEFAULT_DB_ALIAS) -> Identity | None:
@@ -145,11 +190,12 @@ def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS,
             yield identity
         return
     outermost = not connection.in_atomic_block
-    with transaction.atomic(using=using):
-        _apply(connection, identity, gate)
+    deferred = _DeferredIdentity(identity, gate)
+    with transaction.atomic(using=using), connection.execute_wrapper(deferred):
         setattr(connection, _ATTR, identity)
         try:
             yield identity
+            deferred.flush(connection)
         except BaseException:
             raise  # the rollback undoes the transaction-local settings
         else:

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import orjson
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
@@ -55,15 +53,10 @@ class MemoryOut(serializers.ModelSerializer):
         return guardrails_for(obj.memory_class, fetch_live=spec.fetch_live if spec else None)
 
 
-def _iso(value: datetime | None) -> str | None:
-    """What DRF's DateTimeField renders (ISO 8601, UTC as ``Z``)."""
-    return None if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
 def memory_item(row: tuple) -> dict:
     """One row of :func:`memory.selectors.memory_list_current_rows` as exactly what ``MemoryOut`` renders for the
     same memory (``tests/test_api_fast_path.py`` compares them byte for byte), built without a model instance
-    or serializer fields: the list is the hottest read of the API."""
+    or serializer fields: the list is the hottest read of the API. Timestamps arrive as ISO 8601 text."""
     (memory_id, patient_id, memory_class, memory_type, type_version, attribute, fact, ciphertext, key_id, state,
      source, source_ref, confidence, policy_revision, consent_purpose, consent_record_id, valid_from, valid_until,
      expires_at, review_by, superseded_by, created_by, agent_client_id, created_at) = row
@@ -81,10 +74,10 @@ def memory_item(row: tuple) -> dict:
         "state": state, "source": source, "source_ref": source_ref, "confidence": float(confidence),
         "policy_revision": policy_revision, "consent_purpose": consent_purpose,
         "consent_record_id": str(consent_record_id) if consent_record_id is not None else None,
-        "valid_from": _iso(valid_from), "valid_until": _iso(valid_until), "expires_at": _iso(expires_at),
-        "review_by": _iso(review_by), "superseded_by": str(superseded_by) if superseded_by is not None else None,
+        "valid_from": valid_from, "valid_until": valid_until, "expires_at": expires_at,
+        "review_by": review_by, "superseded_by": str(superseded_by) if superseded_by is not None else None,
         "guardrails": guardrails_for(memory_class, fetch_live=spec.fetch_live if spec else None),
-        "created_by": created_by, "agent_client_id": agent_client_id, "created_at": _iso(created_at),
+        "created_by": created_by, "agent_client_id": agent_client_id, "created_at": created_at,
     }
 
 
@@ -202,9 +195,11 @@ class PatientMemoriesView(_MemoryView):
         responses={200: inline_serializer("MemoryList", {"items": MemoryOut(many=True)})},
     )
     def get(self, request, patient_id):
-        params = MemoryListParams(data=request.query_params)
-        params.is_valid(raise_exception=True)  # before anything reaches the audit row
-        p = params.validated_data
+        p: dict = {}
+        if request.query_params:  # checked before anything reaches the audit row
+            params = MemoryListParams(data=request.query_params)
+            params.is_valid(raise_exception=True)
+            p = params.validated_data
         purpose = p.get("consent_purpose") or None
         rows = selectors.memory_list_current_rows(
             identity=self.identity, patient_id=patient_id, memory_type=p.get("memory_type") or None,

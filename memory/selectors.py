@@ -3,6 +3,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
+import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -137,6 +138,22 @@ def _current_rows_sql(*, org_id, patient_id, memory_type, consent_purpose, now) 
     return sql, [values[v] if is_slot else v for is_slot, v in slots]
 
 
+class _UtcIsoText(psycopg.adapt.Loader):
+    """``timestamptz`` straight from PostgreSQL's text to what the API renders (ISO 8601, UTC as ``Z``, six-digit
+    fractions as Python prints them), without building a datetime: a list of 20 memories has 120 of them.
+
+    The service's connections run in UTC (Django sets ``TimeZone``), so the text ends in ``+00``; anything else
+    goes the long way round."""
+
+    def load(self, data) -> str:
+        text = bytes(data).decode("ascii")
+        if len(text) >= 22 and text.endswith("+00") and text[4] == "-" and text[10] == " ":
+            stamp, _, fraction = text[:-3].partition(".")
+            return f"{stamp[:10]}T{stamp[11:]}{'.' + fraction.ljust(6, '0') if fraction else ''}Z"
+        value = datetime.fromisoformat(text).astimezone(UTC)
+        return value.isoformat().replace("+00:00", "Z")
+
+
 def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memory_type: str | None = None,
                              consent_purpose: str | None = None,
                              audit: tuple[str, list] | None = None) -> list[tuple]:
@@ -144,7 +161,8 @@ def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memor
     ``_ITEM_COLUMNS``, in one round trip: ``audit`` (an INSERT from :func:`core.audit.insert_statement`) is sent as
     a data-modifying CTE of the read, and commits or rolls back with the block.
 
-    The hot read of the API: no model instances, and the driver's values as they come (``fact`` is JSON text).
+    The hot read of the API: no model instances, and the driver's values as they come (``fact`` is JSON text,
+    timestamps are already ISO 8601 text in UTC).
     """
     sql, params = _current_rows_sql(org_id=identity.org_id, patient_id=patient_id, memory_type=memory_type,
                                     consent_purpose=consent_purpose, now=timezone.now())
@@ -152,5 +170,6 @@ def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memor
         sql = f"WITH audit_row AS ({audit[0]}) {sql}"
         params = audit[1] + params
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.cursor.adapters.register_loader("timestamptz", _UtcIsoText)
         cursor.execute(sql, params)
         return cursor.fetchall()

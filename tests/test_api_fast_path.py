@@ -10,15 +10,19 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection, transaction
+from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
 from core.audit import insert_statement
+from core.audit import record as audit_record
+from core.errors import UnknownOrganization
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from core.models import AuditEvent
 from core.renderers import OrjsonRenderer
 from memory.api import MemoryOut
 from memory.models import Memory
-from tests.conftest import memory_body, runtime_connect
+from memory.selectors import _UtcIsoText
+from tests.conftest import admin_connect, memory_body, runtime_connect
 from tests.support import Api
 
 SETTINGS = ("app.org_id", "app.actor_sub", "app.patient_self_id", "app.scopes", "app.service_patient_id",
@@ -176,3 +180,78 @@ def test_the_compiled_list_query_is_what_the_orm_compiles(memory_type, purpose):
     assert (memory_type is not None, purpose is not None) in selectors._SQL_TEMPLATES  # the template was kept
     again = {**values, "org_id": uuid.uuid4(), "now": datetime.now(UTC) + timedelta(seconds=5)}
     assert selectors._current_rows_sql(**again) == selectors._compile_current_rows(**again)
+
+
+class _Refuse:
+    """A gate that adds one column and refuses on it (as admission or a rate limit would)."""
+
+    def __init__(self) -> None:
+        self.checked = 0
+
+    def sql(self):
+        return "", [], ", 0", [], "", []
+
+    def check(self, values):
+        self.checked += 1
+        raise UnknownOrganization()
+
+
+def _me() -> Identity:
+    return Identity(org_id=uuid.uuid4(), actor_sub="patient-z", patient_self_id=uuid.uuid4(),
+                    scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
+
+
+def test_the_gate_decides_even_when_the_block_runs_no_statement(committed_db):
+    gate = _Refuse()
+    with pytest.raises(UnknownOrganization), identity_context(_me(), gate=gate):
+        pass
+    assert gate.checked == 1
+
+
+def test_a_refusal_rolls_back_the_statement_that_carried_the_identity(committed_db):
+    """The identity goes to the server in one pipeline with the block's first statement; a gate that refuses
+    undoes that statement too."""
+    me = _me()
+    with pytest.raises(UnknownOrganization), identity_context(me, gate=_Refuse()):
+        audit_record(action="memory.list", resource_type="memory", patient_id=me.patient_self_id)
+    with connection.cursor() as cur:
+        assert not connection.in_atomic_block
+        cur.execute("SELECT 1")
+    with admin_connect() as conn:
+        assert conn.execute("SELECT count(*) FROM audit_event WHERE actor_sub = 'patient-z'").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("first", ["execute", "executemany", "server_side_cursor"])
+def test_every_kind_of_first_statement_runs_under_the_identity(committed_db, first):
+    me = _me()
+    with identity_context(me):
+        if first == "execute":
+            with connection.cursor() as cur:
+                cur.execute("SELECT current_setting('app.actor_sub', true)")
+                seen = cur.fetchone()[0]
+        elif first == "executemany":
+            with connection.cursor() as cur:
+                cur.executemany("SELECT set_config('test.probe', current_setting('app.actor_sub', true), true) "
+                                "WHERE %s", [(True,), (True,)])
+                cur.execute("SELECT current_setting('test.probe', true)")
+                seen = cur.fetchone()[0]
+        else:
+            with connection.chunked_cursor() as cur:
+                cur.execute("SELECT current_setting('app.actor_sub', true) FROM generate_series(1, 3)")
+                seen = cur.fetchone()[0]
+    assert seen == "patient-z"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Warsaw"])
+def test_list_timestamps_as_text_are_what_drf_renders(zone):
+    """The list reads timestamps as text and reshapes them; every fraction and offset gives DRF's bytes."""
+    stamps = [datetime(2026, 11, 30, 22, 42, 35, tzinfo=UTC), datetime(2026, 11, 30, 22, 42, 35, 500000, tzinfo=UTC),
+              datetime(2026, 1, 2, 3, 4, 5, 1, tzinfo=UTC), datetime(1999, 12, 31, 23, 59, 59, 123456, tzinfo=UTC),
+              datetime(2026, 6, 1, 0, 0, 0, 120000, tzinfo=UTC)]
+    field = serializers.DateTimeField()
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SELECT set_config('TimeZone', %s, true)", [zone])
+        cur.cursor.adapters.register_loader("timestamptz", _UtcIsoText)
+        cur.execute("SELECT unnest(%s::timestamptz[])", [stamps])
+        assert [r[0] for r in cur.fetchall()] == [field.to_representation(s) for s in stamps]

@@ -138,7 +138,9 @@ def services(committed_db, pgbouncer, identity_provider, embedding_server):
                DATABASE_OWNER_URL=f"postgresql://{owner.user}@/{owner.name}?host={owner.host}",
                DB_POOL_MAX_SIZE="4", OIDC_JWKS_URL=identity_provider.url, OIDC_ISSUER=ISSUER,
                OIDC_AUDIENCE=AUDIENCE, LOG_LEVEL="WARNING", EMBEDDING_PROVIDER="local-server",
-               EMBEDDING_BASE_URL=embedding_server, EMBEDDING_TIMEOUT_SECONDS="30")
+               EMBEDDING_BASE_URL=embedding_server, EMBEDDING_TIMEOUT_SECONDS="30",
+               # PgBouncer 1.18 cannot keep protocol-level prepared statements in transaction mode (1.21+ can)
+               DB_PREPARE_THRESHOLD="off")
     procs, ports = [], []
     try:
         for _ in range(2):
