@@ -254,6 +254,7 @@ def seed_background(args, cast: Cast) -> dict:
                 row = {
                     "memory_id": memory_id, "organization_id": org, "patient_id": patient,
                     "memory_class": MEMORY_TYPES[memory_type].memory_class, "memory_type": memory_type,
+                    "type_version": MEMORY_TYPES[memory_type].version, "agent_client_id": None,
                     "attribute": attributes[k], "fact": None if care else Jsonb(fact),
                     "fact_ciphertext": ciphertext, "fact_key_id": key_id, "digest_salt": new_salt(),
                     "state": "active", "source": "ehr_import" if care else "patient_stated",
