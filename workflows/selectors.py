@@ -67,8 +67,9 @@ class Resume:
 def workflow_resume(*, identity: Identity, workflow: Workflow) -> Resume:
     """Step, version, unsettled operations and the next safe action (two queries)."""
     unsettled_first = Case(When(status__in=ACTIVE_OPERATION_STATUSES, then=0), default=1)
-    operations = list(operation_list(identity=identity, workflow=workflow)
-                      .order_by(unsettled_first, "-created_at", "operation_id")[:20])
+    operations = [] if workflow.has_operations is False else list(
+        operation_list(identity=identity, workflow=workflow).order_by(unsettled_first, "-created_at",
+                                                                      "operation_id")[:20])
     operations.sort(key=lambda op: op.created_at, reverse=True)  # newest first, as next_safe_action expects
     pending = [op for op in operations if op.status in ACTIVE_OPERATION_STATUSES]
     open_systems = set()

@@ -16,8 +16,9 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Subquery
+from django.db.models import Subquery
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from consent.access import may_access
 from core import audit
@@ -82,9 +83,17 @@ def retry_delay(attempts: int) -> float:
 
 
 # --- workflows ----------------------------------------------------------------------------------------------
+_WORKFLOW_COLUMNS = ", ".join(f"w.{f.column}" for f in Workflow._meta.concrete_fields)
+# One statement: the row, locked, and whether it has any operation the caller can see (most checkpoints of a
+# booking come before anything is sent out, and then neither the checks nor the answer need the operations).
+_LOCK_SQL = (f"SELECT {_WORKFLOW_COLUMNS}, EXISTS (SELECT 1 FROM workflow_operation o "
+             "WHERE o.workflow_id = w.workflow_id AND o.organization_id = w.organization_id) AS has_operations "
+             "FROM agent_workflow w WHERE w.workflow_id = %s AND w.organization_id = %s FOR UPDATE OF w")
+
+
 def _lock_workflow(*, identity: Identity, workflow_id: uuid.UUID) -> Workflow:
-    workflow = (Workflow.objects.select_for_update()
-                .filter(workflow_id=workflow_id, organization_id=identity.org_id).first())
+    """The workflow row, locked until the transaction ends, with ``has_operations`` set (see the model)."""
+    workflow = next(iter(Workflow.objects.raw(_LOCK_SQL, [workflow_id, identity.org_id])), None)
     if workflow is None:
         raise NotFound()
     return workflow
@@ -98,6 +107,16 @@ def _record_transition(*, identity: Identity, workflow: Workflow, from_step: str
         actor_sub=identity.actor_sub, operation=operation)
 
 
+# The new version, its history row and its audit row in one statement (every caller holds the row lock).
+_ADVANCE_SQL = (
+    "WITH next AS (UPDATE agent_workflow SET current_step = %s, state = %s, version = version + 1, updated_at = %s "
+    "WHERE workflow_id = %s AND organization_id = %s RETURNING version), "
+    "history AS (INSERT INTO agent_workflow_transition (workflow_id, organization_id, patient_id, purpose, "
+    "from_step, to_step, version, actor_sub, occurred_at, operation_id) "
+    "SELECT %s, %s, %s, %s, %s, %s, next.version, %s, %s, %s FROM next), "
+    "audit_row AS ({audit}) SELECT version FROM next")
+
+
 def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patch: dict | None = None,
              operation: Operation | None = None, bounded: bool = True) -> Workflow:
     """Write one new version of a locked workflow (to_step may equal the current step), with its history row.
@@ -107,14 +126,17 @@ def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patc
         raise ValidationFailed(errors=[{"field": "state_patch", "message": "the workflow state is full",
                                         "code": "state_too_large"}])
     from_step, now = workflow.current_step, timezone.now()
-    Workflow.objects.filter(pk=workflow.pk).update(current_step=to_step, state=merged, version=F("version") + 1,
-                                                   updated_at=now)
-    # Every caller holds the row lock, so the new values are known without reading them back.
-    workflow.current_step, workflow.state, workflow.version, workflow.updated_at = (
-        to_step, merged, workflow.version + 1, now)
-    _record_transition(identity=identity, workflow=workflow, from_step=from_step, operation=operation)
-    audit.record(action="workflow.checkpoint", resource_type="workflow", resource_id=workflow.workflow_id,
-                 patient_id=workflow.patient_id, purpose=workflow.purpose)
+    audit_sql, audit_params = audit.insert_statement(
+        action="workflow.checkpoint", resource_type="workflow", resource_id=workflow.workflow_id,
+        patient_id=workflow.patient_id, purpose=workflow.purpose)
+    with connection.cursor() as cursor:
+        cursor.execute(_ADVANCE_SQL.format(audit=audit_sql), [
+            to_step, Jsonb(merged), now, workflow.workflow_id, workflow.organization_id,
+            workflow.workflow_id, workflow.organization_id, workflow.patient_id, workflow.purpose, from_step,
+            to_step, identity.actor_sub, now, operation.operation_id if operation is not None else None,
+            *audit_params])
+        (version,) = cursor.fetchone()
+    workflow.current_step, workflow.state, workflow.version, workflow.updated_at = to_step, merged, version, now
     return workflow
 
 
@@ -158,8 +180,9 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
         raise _conflict_about(IllegalTransition(
             f"{workflow.current_step} -> {next_step} is not allowed; "
             f"allowed: {', '.join(spec.next_steps(workflow.current_step)) or 'none'}"), workflow)
-    active = list(Operation.objects.select_for_update()
-                  .filter(workflow=workflow, status__in=ACTIVE_OPERATION_STATUSES).order_by("created_at"))
+    active = [] if not workflow.has_operations else list(
+        Operation.objects.select_for_update().filter(workflow=workflow, status__in=ACTIVE_OPERATION_STATUSES)
+        .order_by("created_at"))
     if active and next_step != CANCELLED:
         raise _conflict_about(OperationInProgress(f"operation {active[0].operation_id} is {active[0].status}"),
                               workflow)
@@ -213,6 +236,7 @@ def _insert_operation(*, identity: Identity, workflow: Workflow, kind: Operation
                 attempt_limit=settings.WORKFLOW_OPERATION_MAX_ATTEMPTS, next_attempt_at=timezone.now(),
                 requested_by=identity.actor_sub,
                 requested_at_version=at_version)
+        workflow.has_operations = True
     except IntegrityError:
         # The unique constraints (one per payload, one unsettled per kind) caught what the checks above could not
         # see; they bypass RLS, so the answer says no more than "conflict".
