@@ -19,7 +19,10 @@ from __future__ import annotations
 import os
 
 _ORIGINAL_ENV = dict(os.environ)  # what the gunicorn child inherits (plus its own overrides)
-DB_NAME = "anamnesis_bench"
+from bench.common import bench_db_name  # noqa: E402  (stdlib only: does not load Django)
+
+# anamnesis_bench unless BENCH_MEMORIES_DB names another anamnesis_bench* database (bench.scale's larger seeds)
+DB_NAME = bench_db_name("BENCH_MEMORIES_DB", "anamnesis_bench")
 # Before anything loads Django settings: the settings resolve the database from these.
 os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
 os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
