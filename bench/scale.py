@@ -98,7 +98,7 @@ def db_for(patients: int) -> str:
 
 # --- memories_api at one size ----------------------------------------------------------------------------------
 def run_memories_api(args, patients: int, round_no: int) -> dict:
-    output = RESULTS_DIR / f"scale_{patients}_r{round_no}.json"
+    output = args.output.parent / f"scale_{patients}_r{round_no}.json"
     env = dict(_ORIGINAL_ENV, BENCH_MEMORIES_DB=db_for(patients))
     env.pop("ANAMNESIS_DB_NAME", None)
     argv = [sys.executable, "-m", "bench.memories_api", "--patients", str(patients), "--per-patient",
@@ -106,16 +106,18 @@ def run_memories_api(args, patients: int, round_no: int) -> dict:
             "--concurrency", str(args.concurrency), "--reuse", "--output", str(output)]
     log(f"--- round {round_no}: {patients:,} patients ({db_for(patients)}): {' '.join(argv[1:])}")
     t0 = time.perf_counter()
-    done = subprocess.run(argv, cwd=BASE_DIR, env=env, capture_output=True, text=True)
-    lines = done.stdout.splitlines()
-    summary = [ln for ln in lines if re.match(r"(=== memories_api|data |API |SQL |API/SQL|plan |seeded|\s+seeded)",
-                                              ln)]
-    log("\n".join(summary))
-    if done.returncode != 0 or not output.exists():
-        log(done.stdout[-3000:] + done.stderr[-3000:])
-        return {"patients": patients, "round": round_no, "exit": done.returncode, "seconds": None}
+    proc = subprocess.Popen(argv, cwd=BASE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    tail: list[str] = []
+    for line in proc.stdout:  # as it comes: seeding 2M rows takes minutes
+        tail = [*tail[-60:], line.rstrip()]
+        if re.match(r"(=== memories_api|data |API |SQL |API/SQL|plan |seeded|\s+seeded|\s+VACUUM|--reuse)", line):
+            log("  " + line.rstrip())
+    returncode = proc.wait()
+    if returncode != 0 or not output.exists():
+        log("\n".join(tail))
+        return {"patients": patients, "round": round_no, "exit": returncode, "seconds": None}
     r = json.loads(output.read_text())
-    return {"patients": patients, "round": round_no, "exit": done.returncode,
+    return {"patients": patients, "round": round_no, "exit": returncode,
             "seconds": round(time.perf_counter() - t0, 1), "seed_s": r["dataset"]["seed_s"],
             "rows": r["machine"]["patient_memory_rows"], "table_mb": r["machine"]["patient_memory_total_mb"],
             "api": {k: r["api"][k] for k in ("per_s", "p50_ms", "p95_ms", "p99_ms", "ok", "failed")},
@@ -238,7 +240,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
     load_start = round(os.getloadavg()[0], 2)
     started = time.perf_counter()
     runs = []
