@@ -173,3 +173,29 @@ def connections_per_process(pids: list[int], port: int) -> dict[int, int]:
         if cols[3] == "01" and int(cols[1].rsplit(":", 1)[1], 16) == port and cols[9] in by_inode:
             counts[by_inode[cols[9]]] += 1
     return counts
+
+
+def wait_until_ready(proc, port: int, log_file, log_path, timeout: float, stop, name: str = "the service") -> None:
+    """Poll ``GET /health/ready`` on ``port`` until it answers 200. If ``proc`` exits first, close its log and raise
+    with the log's tail; if ``timeout`` seconds pass, ``stop(proc, log_file)`` and raise."""
+    import http.client
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            log_file.close()
+            raise RuntimeError(f"{name} exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
+        try:
+            conn = http.client.HTTPConnection(HOST, port, timeout=2)
+            conn.request("GET", "/health/ready")
+            status = conn.getresponse().status
+            conn.close()
+            if status == 200:
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            stop(proc, log_file)
+            raise RuntimeError(f"the service was not ready within {timeout}s (see {log_path})")
+        time.sleep(0.2)
