@@ -220,6 +220,10 @@ def explain_all(db: str) -> dict:
 
 
 # --- main -------------------------------------------------------------------------------------------------------
+def median(values) -> float:
+    return round(statistics.median(values), 2)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__.split("\n")[0])
     p.add_argument("--small", type=int, default=10_000, help="patients in the smaller database")
@@ -257,10 +261,10 @@ def main(argv: list[str] | None = None) -> int:
             "database": db, "runs": mine, "failed_runs": sum(1 for r in runs if r["patients"] == patients
                                                              and r["exit"] != 0),
             "rows": mine[0]["rows"] if mine else None,
-            "api_p50_ms": statistics.median(r["api"]["p50_ms"] for r in mine) if mine else None,
-            "api_p99_ms": statistics.median(r["api"]["p99_ms"] for r in mine) if mine else None,
-            "sql_p50_ms": statistics.median(r["sql"]["p50_ms"] for r in mine) if mine else None,
-            "sql_p99_ms": statistics.median(r["sql"]["p99_ms"] for r in mine) if mine else None,
+            "api_p50_ms": median(r["api"]["p50_ms"] for r in mine) if mine else None,
+            "api_p99_ms": median(r["api"]["p99_ms"] for r in mine) if mine else None,
+            "sql_p50_ms": median(r["sql"]["p50_ms"] for r in mine) if mine else None,
+            "sql_p99_ms": median(r["sql"]["p99_ms"] for r in mine) if mine else None,
             "plan_extras_added": extras, "plans": plans,
         }
     small, large = sizes[str(args.small)], sizes[str(args.large)]
@@ -270,8 +274,11 @@ def main(argv: list[str] | None = None) -> int:
                  if large["sql_p99_ms"] and small["sql_p99_ms"] else None)
     plans_ok = all(p["ok"] for s in sizes.values() for p in s["plans"].values()) and all(
         s["plans"] for s in sizes.values())
+    with psycopg.connect(common.admin_conninfo("postgres"), autocommit=True) as conn:
+        server = {name: conn.execute(f"SHOW {name}").fetchone()[0]  # the cache the larger seed must fit
+                  for name in ("server_version", "shared_buffers", "effective_cache_size", "work_mem")}
     result = {
-        "benchmark": "scale", "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "benchmark": "scale", "at": datetime.now(UTC).isoformat(timespec="seconds"), "postgres": server,
         "machine": {"cpus": os.cpu_count(), "load_average_1m_at_start": load_start,
                     "load_average_1m_at_end": round(os.getloadavg()[0], 2)},
         "load": {"requests": args.requests, "concurrency": args.concurrency, "rounds": args.rounds,
@@ -313,7 +320,7 @@ def print_summary(r: dict) -> None:
     lines.append(f"p99 ratio {r['p99_ratio']} (target <= {r['target_ratio']}); plans "
                  f"{'all index scans' if r['plans_ok'] else 'NOT all index scans'}; load average "
                  f"{r['machine']['load_average_1m_at_start']} -> {r['machine']['load_average_1m_at_end']}; "
-                 f"{r['elapsed_s']}s")
+                 f"{r['elapsed_s']}s; shared_buffers {r['postgres']['shared_buffers']}")
     lines.append("=" * 88)
     log("\n".join(lines))
 
