@@ -88,7 +88,7 @@ bench-quick: migrate
 	$(BIN)/python -m bench.workflows_api --quick --output $(BENCH_QUICK)/workflows_api.json || rc=1; \
 	$(BIN)/python -m bench.mixed_load --quick --output $(BENCH_QUICK)/mixed_load.json || rc=1; \
 	$(BIN)/python -m bench.scale --quick --output $(BENCH_QUICK)/scale.json || rc=1; \
-	$(BIN)/python -m bench.retrieval_api --patients 500 --requests 100 --serial 50 --service-runs 50 \
+	$(BIN)/python -m bench.retrieval_api --patients 500 --requests 40 --concurrency 2 --serial 40 --service-runs 30 \
 		--singles 20 --batches 2 --main-singles 5 --main-batches 1 --output $(BENCH_QUICK)/retrieval_api.json || rc=1; \
 	$(BIN)/python -m bench.summary --dir $(BENCH_QUICK); \
 	exit $$rc
