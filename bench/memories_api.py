@@ -19,7 +19,10 @@ from __future__ import annotations
 import os
 
 _ORIGINAL_ENV = dict(os.environ)  # what the gunicorn child inherits (plus its own overrides)
-DB_NAME = "anamnesis_bench"
+from bench.common import bench_db_name  # noqa: E402  (stdlib only: does not load Django)
+
+# anamnesis_bench unless BENCH_MEMORIES_DB names another anamnesis_bench* database (bench.scale's larger seeds)
+DB_NAME = bench_db_name("BENCH_MEMORIES_DB", "anamnesis_bench")
 # Before anything loads Django settings: the settings resolve the database from these.
 os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
 os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
@@ -420,25 +423,8 @@ def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen
             "--workers", str(args.workers), "--threads", str(args.threads), "--graceful-timeout", "10"]
     log_file = open(log_path, "w")  # closed by stop_service
     proc = subprocess.Popen(argv, cwd=BASE_DIR, env=env, stdout=log_file, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + args.startup_timeout
-    while True:
-        if proc.poll() is not None:
-            log_file.close()
-            tail = log_path.read_text()[-2000:]
-            raise RuntimeError(f"gunicorn exited with {proc.returncode}:\n{tail}")
-        try:
-            conn = http.client.HTTPConnection(HOST, port, timeout=2)
-            conn.request("GET", "/health/ready")
-            status = conn.getresponse().status
-            conn.close()
-            if status == 200:
-                return proc, port, log_file
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            stop_service(proc, log_file)
-            raise RuntimeError(f"the service was not ready within {args.startup_timeout}s (see {log_path})")
-        time.sleep(0.2)
+    common.wait_until_ready(proc, port, log_file, log_path, args.startup_timeout, stop_service, name="gunicorn")
+    return proc, port, log_file
 
 
 def worker_stats(master_pid: int) -> list[tuple[int, float, float]]:

@@ -171,24 +171,8 @@ def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen
             "--graceful-timeout", "10"]
     log_file = open(log_path, "w")  # closed by stop_process
     proc = subprocess.Popen(argv, cwd=BASE_DIR, env=env, stdout=log_file, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while True:
-        if proc.poll() is not None:
-            log_file.close()
-            raise RuntimeError(f"gunicorn exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
-        try:
-            conn = http.client.HTTPConnection(HOST, port, timeout=2)
-            conn.request("GET", "/health/ready")
-            status = conn.getresponse().status
-            conn.close()
-            if status == 200:
-                return proc, port, log_file
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            stop_process(proc, log_file)
-            raise RuntimeError(f"the service was not ready within 60s (see {log_path})")
-        time.sleep(0.2)
+    common.wait_until_ready(proc, port, log_file, log_path, 60, stop_process, name="gunicorn")
+    return proc, port, log_file
 
 
 def stop_process(proc: subprocess.Popen, log_file=None) -> int | None:
