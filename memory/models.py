@@ -79,16 +79,18 @@ class Memory(models.Model):
     confidence = models.DecimalField(max_digits=4, decimal_places=3, default=1)
     policy_revision = models.CharField(max_length=80)
     consent_purpose = models.CharField(max_length=80, choices=PURPOSES)
+    # The database's key is (consent_record_id, organization_id) (memory/migrations/0012_consent_key_org_i12.py):
+    # Django keeps the relation, the database keeps the constraint (core/distribution.py).
     consent_record = models.ForeignKey("consent.ConsentRecord", on_delete=models.PROTECT, null=True, blank=True,
-                                       db_column="consent_record_id", related_name="memories")
+                                       db_column="consent_record_id", related_name="memories", db_constraint=False)
     valid_from = models.DateTimeField()
     valid_until = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField()
     review_by = models.DateTimeField(null=True, blank=True)
-    # Django creates foreign keys DEFERRABLE INITIALLY DEFERRED on PostgreSQL, which the supersede-then-insert
-    # order needs.
+    # The database's key (superseded_by, organization_id) is DEFERRABLE INITIALLY DEFERRED, as Django's own foreign
+    # keys are on PostgreSQL, which the supersede-then-insert order needs.
     superseded_by = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True,
-                                      db_column="superseded_by", related_name="supersedes")
+                                      db_column="superseded_by", related_name="supersedes", db_constraint=False)
     created_by = models.CharField(max_length=255)
     # The agent's client id when an agent wrote it (then the memory was proposed, agent_extracted).
     agent_client_id = models.CharField(max_length=255, null=True, blank=True)
@@ -195,7 +197,8 @@ class LifecycleEvent(models.Model):
         DELETED = "deleted"
 
     event_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id", related_name="events")
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id", related_name="events",
+                               db_constraint=False)
     organization_id = models.UUIDField()
     patient_id = models.UUIDField()
     purpose = models.CharField(max_length=80)
@@ -235,7 +238,7 @@ class Representation(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id",
-                               related_name="representations")
+                               related_name="representations", db_constraint=False)
     organization_id = models.UUIDField()
     patient_id = models.UUIDField()
     purpose = models.CharField(max_length=80)
@@ -249,7 +252,8 @@ class Representation(models.Model):
     class Meta:
         db_table = "memory_representation"
         constraints = [
-            models.UniqueConstraint(fields=["memory", "target", "external_id"], name="representation_unique"),
+            models.UniqueConstraint(fields=["memory", "target", "external_id", "organization_id"],
+                                    name="representation_unique"),
             models.CheckConstraint(condition=Q(target__in=["postgres", "vector", "cache", "provider_conversation"]),
                                    name="representation_target_valid"),
             models.CheckConstraint(condition=Q(state__in=["active", "deletion_pending", "deleted", "verified"]),
@@ -284,7 +288,8 @@ class MemoryEmbedding(models.Model):
     """A vector representation of a memory's value (a copy of its meaning: deleted with it)."""
 
     id = models.BigAutoField(primary_key=True)
-    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id", related_name="embeddings")
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id", related_name="embeddings",
+                               db_constraint=False)
     organization_id = models.UUIDField()
     patient_id = models.UUIDField()
     purpose = models.CharField(max_length=80)
@@ -295,7 +300,8 @@ class MemoryEmbedding(models.Model):
     class Meta:
         db_table = "memory_embedding"
         indexes = [models.Index(fields=["organization_id", "patient_id"], name="embedding_org_patient")]
-        constraints = [models.UniqueConstraint(fields=["memory", "model"], name="embedding_one_per_model")]
+        constraints = [models.UniqueConstraint(fields=["memory", "model", "organization_id"],
+                                               name="embedding_one_per_model")]
 
 
 class Release(models.Model):
@@ -316,8 +322,10 @@ class Release(models.Model):
 
 class ReleaseMember(models.Model):
     id = models.BigAutoField(primary_key=True)
-    release = models.ForeignKey(Release, on_delete=models.PROTECT, db_column="release_id", related_name="members")
-    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id", related_name="releases")
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, db_column="release_id", related_name="members",
+                                db_constraint=False)
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, db_column="memory_id", related_name="releases",
+                               db_constraint=False)
     organization_id = models.UUIDField()
     patient_id = models.UUIDField()
     purpose = models.CharField(max_length=80)
@@ -328,4 +336,5 @@ class ReleaseMember(models.Model):
 
     class Meta:
         db_table = "memory_release_member"
-        constraints = [models.UniqueConstraint(fields=["release", "memory"], name="release_member_unique")]
+        constraints = [models.UniqueConstraint(fields=["release", "memory", "organization_id"],
+                                               name="release_member_unique")]

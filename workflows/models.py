@@ -37,7 +37,7 @@ class WorkflowTransition(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     workflow = models.ForeignKey(Workflow, on_delete=models.PROTECT, db_column="workflow_id",
-                                 related_name="transitions")
+                                 related_name="transitions", db_constraint=False)
     organization_id = models.UUIDField()
     patient_id = models.UUIDField()
     purpose = models.CharField(max_length=80)
@@ -48,11 +48,12 @@ class WorkflowTransition(models.Model):
     occurred_at = models.DateTimeField(auto_now_add=True)
     # The operation that caused this version: requested with it, or settled by it (set by the worker).
     operation = models.ForeignKey("Operation", on_delete=models.PROTECT, db_column="operation_id", null=True,
-                                  blank=True, related_name="+")
+                                  blank=True, related_name="+", db_constraint=False)
 
     class Meta:
         db_table = "agent_workflow_transition"
-        constraints = [models.UniqueConstraint(fields=["workflow", "version"], name="workflow_transition_version")]
+        constraints = [models.UniqueConstraint(fields=["workflow", "version", "organization_id"],
+                                               name="workflow_transition_version")]
 
 
 class OperationStatus(models.TextChoices):
@@ -82,11 +83,13 @@ class Operation(models.Model):
     organization_id = models.UUIDField()
     patient_id = models.UUIDField()
     purpose = models.CharField(max_length=80)
+    # The database's key onto the workflow is operation_workflow_scope_fk (organisation, patient and purpose too).
     workflow = models.ForeignKey(Workflow, on_delete=models.PROTECT, db_column="workflow_id",
-                                 related_name="operations")
+                                 related_name="operations", db_constraint=False)
     kind = models.CharField(max_length=60)
     system = models.CharField(max_length=40)
-    idempotency_key = models.CharField(max_length=100, unique=True)
+    # Unique within the organisation (operation_idempotency_key); it is made from the operation's UUID.
+    idempotency_key = models.CharField(max_length=100)
     request_key = models.CharField(max_length=100, null=True, blank=True)
     payload = models.JSONField()
     payload_hash = models.CharField(max_length=64)
@@ -115,13 +118,15 @@ class Operation(models.Model):
         ]
         constraints = [
             # The same request twice creates one operation (a failed or cancelled one may be asked for again).
-            models.UniqueConstraint(fields=["workflow", "kind", "payload_hash"], name="operation_one_per_payload",
-                                    condition=~Q(status__in=["failed", "cancelled"])),
+            models.UniqueConstraint(fields=["workflow", "kind", "payload_hash", "organization_id"],
+                                    name="operation_one_per_payload", condition=~Q(status__in=["failed", "cancelled"])),
             # Changed data cannot be sent while an earlier request's outcome is unsettled.
-            models.UniqueConstraint(fields=["workflow", "kind"], name="operation_one_active_per_kind",
+            models.UniqueConstraint(fields=["workflow", "kind", "organization_id"],
+                                    name="operation_one_active_per_kind",
                                     condition=Q(status__in=["pending", "in_flight", "outcome_unknown"])),
-            models.UniqueConstraint(fields=["workflow", "request_key"], name="operation_request_key",
-                                    condition=Q(request_key__isnull=False)),
+            models.UniqueConstraint(fields=["workflow", "request_key", "organization_id"],
+                                    name="operation_request_key", condition=Q(request_key__isnull=False)),
+            models.UniqueConstraint(fields=["idempotency_key", "organization_id"], name="operation_idempotency_key"),
             models.CheckConstraint(condition=Q(status__in=[s.value for s in OperationStatus]),
                                    name="operation_status_valid"),
             models.CheckConstraint(condition=Q(payload_hash__regex=r"^[0-9a-f]{64}$"),

@@ -100,8 +100,9 @@ class ConversationSession(models.Model):
 
 class ConversationTurn(models.Model):
     turn_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # The database's key onto the session is conversation_turn_same_scope (organisation, patient, purpose too).
     session = models.ForeignKey(ConversationSession, on_delete=models.PROTECT, db_column="session_id",
-                                related_name="turns")
+                                related_name="turns", db_constraint=False)
     organization_id = models.UUIDField()
     patient_id = models.UUIDField()
     purpose = models.CharField(max_length=80)
@@ -120,7 +121,7 @@ class ConversationTurn(models.Model):
     class Meta:
         db_table = "conversation_turn"
         constraints = [
-            models.UniqueConstraint(fields=["session", "seq"], name="conversation_turn_seq_unique"),
+            models.UniqueConstraint(fields=["session", "seq", "organization_id"], name="conversation_turn_seq_unique"),
             models.CheckConstraint(condition=Q(seq__gte=1), name="conversation_turn_seq_positive"),
             models.CheckConstraint(condition=Q(role__in=TurnRole.values), name="conversation_turn_role_valid"),
             models.CheckConstraint(condition=Q(role="tool", tool_name__isnull=False)
