@@ -14,13 +14,16 @@ import logging
 import re
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
-from django.db import connection
+import orjson
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import FloatField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from pgvector import Vector
 from pgvector.django import CosineDistance
 
 from consent.access import may_access
@@ -28,6 +31,7 @@ from core import audit, maintenance
 from core.errors import NoConsentOrAccess
 from core.identity import Identity, identity_context
 from memory import representations, selectors
+from memory.crypto import decrypt_fact
 from memory.embeddings import EmbeddingUnavailable, provider
 from memory.facts import fact_text
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
@@ -140,9 +144,9 @@ representations.register(Representation.Target.PROVIDER_CONVERSATION,
 
 # --- search ---------------------------------------------------------------------------------------------------
 
-@dataclass
+@dataclass(eq=False)
 class Hit:
-    memory: Memory
+    memory: Candidate
     text: str
     cosine: float
     text_rank: float
@@ -152,16 +156,17 @@ class Hit:
     safety: bool = False  # an allergy or long-term medicine: what the safety rule must include
     confidence: str = HIGH
     included_by: str = RELEVANCE
+    value: dict | None = None  # the plaintext fact
 
 
 def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[float], purpose: str | None = None,
-               memory_class: str | None = None) -> QuerySet[Memory]:
+               memory_class: str | None = None, now=None, model: str | None = None) -> QuerySet[Memory]:
     """The deterministic filters (the same ``current()`` every read uses: organisation, patient, state,
     validity, retention, consent; then purpose and class), each memory annotated with its cosine similarity to
     the question (0 when it has no vector from the current model). One query; exact, no vector index."""
-    distance = (MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), model=vector_model())
+    distance = (MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), model=model or vector_model())
                 .annotate(distance=CosineDistance("embedding", query_vector)).values("distance")[:1])
-    qs = selectors.memory_list_current(identity=identity, patient_id=patient_id, consent_purpose=purpose)
+    qs = selectors.memory_list_current(identity=identity, patient_id=patient_id, consent_purpose=purpose, now=now)
     if memory_class:
         qs = qs.filter(memory_class=memory_class)
     return qs.annotate(cosine=Coalesce(1 - Subquery(distance), Value(0.0), output_field=FloatField()))
@@ -211,41 +216,170 @@ def _text_ranks(question: str, texts: list[str]) -> list[float]:
         return [float(r[0]) for r in cursor.fetchall()]
 
 
-def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str, purpose: str | None = None,
-                    memory_class: str | None = None) -> list[Hit]:
-    """Every current memory of the patient that the caller may see, with its cosine similarity to the question
-    and its full-text rank. Filters are deterministic and applied first (organisation, patient, purpose, class,
-    state, validity, consent); ranking is exact over that small set."""
+@dataclass(frozen=True)
+class Question:
+    """What the lexicon reads in a question, once per search."""
+    text: str
+    expanded: str  # the question plus the class names of what it names: what is embedded and text-ranked
+    asked: dict[str, float]  # concepts named, monitoring tests included
+    substances: dict[str, float]  # concepts named, without monitoring tests
+    about_allergy: bool
+    about_taking: bool
+
+
+def understand(question: str) -> Question:
     lex = lexicon()
-    expanded = lex.expand(question)
-    asked = lex.mentions(question)
-    substances = lex.mentions(question, tests=False)
-    about_allergy, about_taking = asks_about_allergy(question), asks_about_taking(question)
-    ordered = list(candidates(identity=identity, patient_id=patient_id, query_vector=query_vector(expanded),
-                              purpose=purpose, memory_class=memory_class))
-    values = [memory_value(m) for m in ordered]
+    return Question(text=question, expanded=lex.expand(question), asked=lex.mentions(question),
+                    substances=lex.mentions(question, tests=False), about_allergy=asks_about_allergy(question),
+                    about_taking=asks_about_taking(question))
+
+
+# What a search reads of each candidate: the columns of an API memory item, then the organisation and the cosine.
+CANDIDATE_COLUMNS = (*selectors.ITEM_COLUMNS, "organization_id", "cosine")
+
+
+class Candidate:
+    """One candidate memory as the search query read it (attributes named as on :class:`Memory`; timestamps as
+    ISO 8601 text in UTC, as the API renders them). No model instance: a search reads every current memory of the
+    patient, and builds an answer from a few of them."""
+
+    __slots__ = (*CANDIDATE_COLUMNS, "row")
+
+    def __init__(self, row: tuple) -> None:
+        for name, value in zip(CANDIDATE_COLUMNS, row, strict=True):
+            setattr(self, name, value)
+        self.row = row[:len(selectors.ITEM_COLUMNS)]  # what memory.api.memory_item renders
+
+    def __repr__(self) -> str:
+        return f"<Candidate {self.memory_id}>"
+
+
+_CANDIDATES_SQL: dict[tuple[bool, bool], tuple[str, list]] = {}
+
+
+def _compile_candidates(*, org_id, patient_id, vector: list[float], purpose, memory_class, now,
+                        model) -> tuple[str, list]:
+    # Only the organisation of the identity shapes the query; RLS supplies the rest at run time.
+    qs = candidates(identity=Identity(org_id=org_id, actor_sub="query-compiler"), patient_id=patient_id,
+                    query_vector=vector, purpose=purpose, memory_class=memory_class, now=now, model=model)
+    sql, params = qs.values_list(*CANDIDATE_COLUMNS).query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
+    return sql, list(params)
+
+
+def candidates_sql(*, org_id: uuid.UUID, patient_id: uuid.UUID, vector: list[float], purpose: str | None,
+                   memory_class: str | None, now, model: str) -> tuple[str, list]:
+    """The compiled SQL of ``candidates(...).values_list(*CANDIDATE_COLUMNS)``, compiled once per shape (which
+    optional filters are present) with a unique stand-in for each request value, as
+    :func:`memory.selectors.memory_list_current_rows` does; a shape whose parameters cannot be mapped that way
+    is compiled per request."""
+    shape = (purpose is not None, memory_class is not None)
+    template = _CANDIDATES_SQL.get(shape)
+    if template is None:
+        tag = uuid.uuid4()
+        stand_in_vector = [1.0 + (tag.int % 997) / 8.0, -3.0 - (tag.int % 991) / 16.0]
+        stand_ins = {"org": uuid.uuid4(), "patient": uuid.uuid4(), "vector": Vector(stand_in_vector).to_text(),
+                     "purpose": f"~purpose-{tag}", "class": f"~class-{tag}", "model": f"~model-{tag}",
+                     "now": datetime(1901, 2, 3, 4, 5, 6, tag.int % 999_999 + 1, tzinfo=UTC)}
+        sql, params = _compile_candidates(
+            org_id=stand_ins["org"], patient_id=stand_ins["patient"], vector=stand_in_vector,
+            purpose=stand_ins["purpose"] if shape[0] else None,
+            memory_class=stand_ins["class"] if shape[1] else None, now=stand_ins["now"], model=stand_ins["model"])
+        by_value = {repr(v): k for k, v in stand_ins.items()}
+        slots = [(True, by_value[repr(p)]) if repr(p) in by_value else (False, p) for p in params]
+        needed = ({"org", "patient", "vector", "model", "now"} | ({"purpose"} if shape[0] else set())
+                  | ({"class"} if shape[1] else set()))
+        if {name for is_slot, name in slots if is_slot} != needed:
+            return _compile_candidates(org_id=org_id, patient_id=patient_id, vector=vector, purpose=purpose,
+                                       memory_class=memory_class, now=now, model=model)
+        template = _CANDIDATES_SQL.setdefault(shape, (sql, slots))
+    values = {"org": org_id, "patient": patient_id, "vector": Vector(vector).to_text(), "purpose": purpose,
+              "class": memory_class, "model": model, "now": now}
+    sql, slots = template
+    return sql, [values[v] if is_slot else v for is_slot, v in slots]
+
+
+def fetch_candidates(*, identity: Identity, patient_id: uuid.UUID, vector: list[float], purpose: str | None = None,
+                     memory_class: str | None = None, audit_row: tuple[str, list] | None = None) -> list[Candidate]:
+    """The candidates, in one round trip; ``audit_row`` (from :func:`core.audit.insert_statement`) travels in the
+    same statement as a data-modifying CTE, committing or rolling back with the request like any audit row."""
+    sql, params = candidates_sql(org_id=identity.org_id, patient_id=patient_id, vector=vector, purpose=purpose,
+                                 memory_class=memory_class, now=timezone.now(), model=vector_model())
+    if audit_row is not None:
+        sql = f"WITH audit_row AS ({audit_row[0]}) {sql}"
+        params = audit_row[1] + params
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.cursor.adapters.register_loader("timestamptz", selectors.UtcIsoText)
+        cursor.execute(sql, params)
+        return [Candidate(row) for row in cursor.fetchall()]
+
+
+def _value(memory: Candidate) -> dict | None:
+    """The plaintext fact of a candidate (``fact`` arrives as JSON text), decrypting a sensitive one."""
+    if memory.fact is not None:
+        return orjson.loads(memory.fact)
+    if memory.fact_ciphertext is not None:
+        return decrypt_fact(memory.fact_ciphertext, key_id=memory.fact_key_id or "", memory_id=memory.memory_id,
+                            patient_id=memory.patient_id)
+    return None
+
+
+def candidate_texts(ordered: list[Candidate]) -> tuple[list[dict], list[str]]:
+    """Each candidate's plaintext value (decrypted) and its plain-language text."""
+    values = [_value(m) for m in ordered]
     texts = [fact_text(m.memory_type, v, m.type_version) for m, v in zip(ordered, values, strict=True)]
-    ranks = _text_ranks(expanded, [lex.expand(t) for t in texts])
+    return values, texts
+
+
+def name_texts(texts: list[str]) -> list[dict[str, float]]:
+    """What each text names (lexicon concepts), once per text: both its expansion and its scoring use it."""
+    lex = lexicon()
+    return [lex.mentions(t) for t in texts]
+
+
+def expand_texts(texts: list[str], named: list[dict[str, float]]) -> list[str]:
+    lex = lexicon()
+    return [lex.expand(t, mentioned=m) for t, m in zip(texts, named, strict=True)]
+
+
+def score_candidates(q: Question, ordered: list[Candidate], values: list[dict], texts: list[str],
+                     ranks: list[float], mentioned: list[dict[str, float]]) -> list[Hit]:
+    lex = lexicon()
     cal = calibration()
     hits = []
-    for memory, value, text, text_rank in zip(ordered, values, texts, ranks, strict=True):
+    for memory, value, text, text_rank, names in zip(ordered, values, texts, ranks, mentioned, strict=True):
         cosine = float(memory.cosine)
         safety = memory.memory_class == "care_context" and value.get("kind") in SAFETY_KINDS
-        named = lex.mentions(text) if safety else {}
+        named = names if safety else {}
         taken = value.get("kind") == "long_term_indication"
         # interactions matter for what the patient takes, unless the question is about allergies
-        concept = lex.relevance(asked, named, taken=taken and not about_allergy)
-        if about_taking and not about_allergy and not taken:
+        concept = lex.relevance(q.asked, named, taken=taken and not q.about_allergy)
+        if q.about_taking and not q.about_allergy and not taken:
             concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
-        mismatch = lex.mismatch(substances, named, taken=taken)
+        mismatch = lex.mismatch(q.substances, named, taken=taken)
         # an exact word match (a drug, "INR") lifts a weak cosine: ts_rank is about 0.06 per shared word; a named
         # class that meets the memory's (Bactrim and a sulfonamide allergy) lifts it further
         score = blend(cosine, text_rank, cal.cosine_weight, cal.text_weight, concept, cal.concept_weight, mismatch,
                       cal.mismatch_weight)
         hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=score, concept=concept,
-                        mismatch=mismatch, safety=safety))
+                        mismatch=mismatch, safety=safety, value=value))
     hits.sort(key=lambda h: (-h.score, str(h.memory.memory_id)))
     return hits
+
+
+def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str, purpose: str | None = None,
+                    memory_class: str | None = None, audit_row: tuple[str, list] | None = None) -> list[Hit]:
+    """Every current memory of the patient that the caller may see, with its cosine similarity to the question
+    and its full-text rank. Filters are deterministic and applied first (organisation, patient, purpose, class,
+    state, validity, consent); ranking is exact over that small set.
+
+    Each step is a module-level function looked up at call time (``bench.retrieval_api`` times them one by one)."""
+    q = understand(question)
+    ordered = fetch_candidates(identity=identity, patient_id=patient_id, vector=query_vector(q.expanded),
+                               purpose=purpose, memory_class=memory_class, audit_row=audit_row)
+    values, texts = candidate_texts(ordered)
+    named = name_texts(texts)
+    ranks = _text_ranks(q.expanded, expand_texts(texts, named))
+    return score_candidates(q, ordered, values, texts, ranks, named)
 
 
 def select_hits(ranked: list[Hit], *, question: str, limit: int | None = None,
@@ -266,8 +400,9 @@ def select_hits(ranked: list[Hit], *, question: str, limit: int | None = None,
         for h in chosen:
             h.confidence, h.included_by = LOW, RELEVANCE
     if safety_rule_applies(question):
+        taken = {id(h) for h in chosen}
         for h in ranked:
-            if h.safety and h not in chosen:
+            if h.safety and id(h) not in taken:
                 h.confidence = HIGH if h.score >= threshold else LOW
                 h.included_by = SAFETY_RULE
                 chosen.append(h)
@@ -286,14 +421,21 @@ def confidence_of(hits: list[Hit]) -> str:
 def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
                   min_score: float | None = None, purpose: str | None = None,
                   memory_class: str | None = None) -> list[Hit]:
+    """Ranked and selected hits; the ``memory.search`` audit row is written by the candidates query itself, in
+    the request's transaction."""
+    row = audit.insert_statement(action="memory.search", resource_type="memory", patient_id=patient_id,
+                                 purpose=purpose)
     ranked = rank_candidates(identity=identity, patient_id=patient_id, question=question, purpose=purpose,
-                             memory_class=memory_class)
-    hits = select_hits(ranked, question=question, limit=limit, min_score=min_score)
-    audit.record(action="memory.search", resource_type="memory", patient_id=patient_id, purpose=purpose)
-    return hits
+                             memory_class=memory_class, audit_row=row)
+    return select_hits(ranked, question=question, limit=limit, min_score=min_score)
 
 
 # --- context packs ------------------------------------------------------------------------------------------------
+
+def _moment(text: str) -> datetime:
+    """A candidate's timestamp (ISO 8601 text in UTC) as the aware datetime the model would hold."""
+    return datetime.fromisoformat(text)
+
 
 def _block(hits: list[Hit], notes: list[str]) -> str:
     """The ready-to-insert text. Cites memory ids; never names the patient or their identifier."""
@@ -302,9 +444,9 @@ def _block(hits: list[Hit], notes: list[str]) -> str:
     lines = ["Known facts about this patient (from governed memory; cite the [memory id] you use):"]
     for hit in hits:
         m = hit.memory
-        provenance = f"{m.source.replace('_', ' ')}, recorded {m.valid_from.date().isoformat()}"
+        provenance = f"{m.source.replace('_', ' ')}, recorded {_moment(m.valid_from).date().isoformat()}"
         if m.valid_until:
-            provenance += f", valid until {m.valid_until.date().isoformat()}"
+            provenance += f", valid until {_moment(m.valid_until).date().isoformat()}"
         lines.append(f"- [{m.memory_id}] {hit.text} ({provenance})")
     lines.extend(f"Note: {note}" for note in notes)
     return "\n".join(lines)
@@ -328,7 +470,7 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     release = Release.objects.create(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
                                      actor_sub=identity.actor_sub, session_id=session_id)
     for hit in hits:
-        ReleaseMember.objects.create(release=release, memory=hit.memory, organization_id=identity.org_id,
+        ReleaseMember.objects.create(release=release, memory_id=hit.memory.memory_id, organization_id=identity.org_id,
                                      patient_id=patient_id, purpose=hit.memory.consent_purpose, score=hit.score)
         representations.representation_add(memory=hit.memory, target=Representation.Target.PROVIDER_CONVERSATION,
                                             external_id=f"release:{release.release_id}")
@@ -339,8 +481,8 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
         "purpose": purpose,
         "facts": [{"memory_id": str(h.memory.memory_id), "text": h.text, "memory_class": h.memory.memory_class,
                    "source": h.memory.source, "created_by": h.memory.created_by,
-                   "valid_from": h.memory.valid_from.isoformat(),
-                   "valid_until": h.memory.valid_until.isoformat() if h.memory.valid_until else None,
+                   "valid_from": _moment(h.memory.valid_from).isoformat(),
+                   "valid_until": _moment(h.memory.valid_until).isoformat() if h.memory.valid_until else None,
                    "score": round(h.score, 4), "guardrails": guardrails_for(h.memory.memory_class),
                    "confidence": h.confidence, "included_by": h.included_by} for h in hits],
         "guardrail_notes": notes,

@@ -90,7 +90,7 @@ def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200)
 
 
 # What a list item needs, in the order memory_list_items() reads it.
-_ITEM_COLUMNS = ("memory_id", "patient_id", "memory_class", "memory_type", "type_version", "attribute", "fact",
+ITEM_COLUMNS = ("memory_id", "patient_id", "memory_class", "memory_type", "type_version", "attribute", "fact",
                  "fact_ciphertext", "fact_key_id", "state", "source", "source_ref", "confidence", "policy_revision",
                  "consent_purpose", "consent_record_id", "valid_from", "valid_until", "expires_at", "review_by",
                  "superseded_by_id", "created_by", "agent_client_id", "created_at")
@@ -100,7 +100,7 @@ def _compile_current_rows(*, org_id, patient_id, memory_type, consent_purpose, n
     # Only the organisation of the identity shapes the query; RLS supplies the rest at run time.
     compiler_identity = Identity(org_id=org_id, actor_sub="query-compiler")
     qs = memory_list_current(identity=compiler_identity, patient_id=patient_id, memory_type=memory_type,
-                             consent_purpose=consent_purpose, now=now).values_list(*_ITEM_COLUMNS)
+                             consent_purpose=consent_purpose, now=now).values_list(*ITEM_COLUMNS)
     sql, params = qs.query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
     return sql, list(params)
 
@@ -109,7 +109,7 @@ _SQL_TEMPLATES: dict[tuple[bool, bool], tuple[str, list]] = {}
 
 
 def _current_rows_sql(*, org_id, patient_id, memory_type, consent_purpose, now) -> tuple[str, list]:
-    """The compiled SQL of memory_list_current(...).values_list(_ITEM_COLUMNS), compiled once per shape.
+    """The compiled SQL of memory_list_current(...).values_list(ITEM_COLUMNS), compiled once per shape.
 
     Building and compiling the queryset cost about a third of the request's CPU. The queryset is compiled once per
     combination of optional filters with a unique stand-in for each request value; every parameter is then either
@@ -138,7 +138,7 @@ def _current_rows_sql(*, org_id, patient_id, memory_type, consent_purpose, now) 
     return sql, [values[v] if is_slot else v for is_slot, v in slots]
 
 
-class _UtcIsoText(psycopg.adapt.Loader):
+class UtcIsoText(psycopg.adapt.Loader):
     """``timestamptz`` straight from PostgreSQL's text to what the API renders (ISO 8601, UTC as ``Z``, six-digit
     fractions as Python prints them), without building a datetime: a list of 20 memories has 120 of them.
 
@@ -158,7 +158,7 @@ def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memor
                              consent_purpose: str | None = None,
                              audit: tuple[str, list] | None = None) -> list[tuple]:
     """The rows of :func:`memory_list_current` (same queryset, same filters, same order) as plain tuples of
-    ``_ITEM_COLUMNS``, in one round trip: ``audit`` (an INSERT from :func:`core.audit.insert_statement`) is sent as
+    ``ITEM_COLUMNS``, in one round trip: ``audit`` (an INSERT from :func:`core.audit.insert_statement`) is sent as
     a data-modifying CTE of the read, and commits or rolls back with the block.
 
     The hot read of the API: no model instances, and the driver's values as they come (``fact`` is JSON text,
@@ -170,6 +170,9 @@ def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memor
         sql = f"WITH audit_row AS ({audit[0]}) {sql}"
         params = audit[1] + params
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.cursor.adapters.register_loader("timestamptz", _UtcIsoText)
+        cursor.cursor.adapters.register_loader("timestamptz", UtcIsoText)
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+_UtcIsoText = UtcIsoText  # the name tests/test_api_fast_path.py imports
