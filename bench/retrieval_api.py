@@ -15,14 +15,18 @@
    care_coordination grant created by an admin for the clinician who records the care facts), so encryption,
    embedding, representations and lifecycle events are real. Timed per call: memories/second and the share of
    the embedding. Then the raw provider throughput: texts/second for batches of 1 and of 64.
-3. Service level, in-process: ``rank_candidates`` for a rotating set of realistic questions, and the same steps
-   timed one by one (query embedding, the candidates query, memory fetch, decryption + text, text rank, blend),
-   checked to give the same ranking as ``rank_candidates``.
-4. Through the API: a local JWKS and the service under gunicorn on 127.0.0.1; ``--requests``
-   ``GET /v1/patients/{id}/memories/search?q=...`` with the target patient's token over ``--concurrency``
-   keep-alive connections, then ``--serial`` more over one connection. Every answer must be 200 with items of the
-   target patient only; answers are compared with the in-process ``memory_search`` for the same question, and
-   one ``memory.search`` audit row must exist per request.
+3. Service level, in-process, through the shared embedding server: ``memory_search`` and the rendering of its
+   answer for rotating questions (warm: cached query vectors) and for questions never asked before (cold), each
+   split by the real steps of ``rank_candidates`` (module-level functions wrapped by a clock for the run, never a
+   re-implementation), checked to answer exactly as a plain ``memory_search``.
+4. Through the API, laid out as ``manage.py serve --wsgi`` does: ``run_embedding_server`` on loopback and
+   gunicorn with ``EMBEDDING_PROVIDER=local-server`` (no model in any web worker), a local JWKS;
+   ``--requests`` ``GET /v1/patients/{id}/memories/search?q=...`` with the target patient's token over
+   ``--concurrency`` keep-alive connections, then over one connection ``--serial`` questions each new to the
+   service (``api.serial``: the issue 12 figure) and ``--serial`` repeated ones (``api.serial_warm``), with the CPU
+   time per search of the web workers, the embedding server and PostgreSQL. Every answer must be 200 with items
+   of the target patient only; answers are compared with the in-process ``memory_search`` for the same question,
+   and one ``memory.search`` audit row must exist per request.
 5. EXPLAIN (ANALYZE, BUFFERS) of the candidates query as the runtime role with the patient's identity set: it must use
    the patient index and scan neither patient_memory nor memory_embedding sequentially.
 6. Prints a summary and writes ``bench/results/retrieval_api.json``. Exits non-zero on any failed request, an
@@ -495,7 +499,7 @@ def expected_answers(cast: Cast, questions: list[str]) -> tuple[dict[str, list[s
     rotating QUESTIONS the top texts (shown in the summary)."""
     expected, table = {}, []
     with identity_context(cast.patient):
-        for question in questions:
+        for question in dict.fromkeys(questions):
             hits = retrieval.memory_search(identity=cast.patient, patient_id=cast.target, question=question)
             expected[question] = [str(h.memory.memory_id) for h in hits]
             if question in QUESTIONS:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
 from typing import Protocol
 
@@ -88,7 +89,9 @@ class OpenAICompatible:
         if self._client is None:
             with self._client_lock:
                 if self._client is None:
-                    self._client = httpx.Client(timeout=self.timeout)
+                    # TCP_NODELAY: a request's headers and body must not wait for the server's delayed ACK
+                    transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+                    self._client = httpx.Client(timeout=self.timeout, transport=transport)
         return self._client
 
     def embed(self, texts: list[str]) -> list[list[float]]:
