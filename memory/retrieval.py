@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -159,16 +161,22 @@ class Hit:
     value: dict | None = None  # the plaintext fact
 
 
-def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[float], purpose: str | None = None,
-               memory_class: str | None = None, now=None, model: str | None = None) -> QuerySet[Memory]:
+def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[float] | None,
+               purpose: str | None = None, memory_class: str | None = None, now=None,
+               model: str | None = None) -> QuerySet[Memory]:
     """The deterministic filters (the same ``current()`` every read uses: organisation, patient, state,
     validity, retention, consent; then purpose and class), each memory annotated with its cosine similarity to
-    the question (0 when it has no vector from the current model). One query; exact, no vector index."""
-    distance = (MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), model=model or vector_model())
-                .annotate(distance=CosineDistance("embedding", query_vector)).values("distance")[:1])
+    the question (0 when it has no vector from the current model). One query; exact, no vector index.
+
+    Without ``query_vector``, the filters alone: search reads them while the question is being embedded, then
+    asks for the same cosine (:data:`SIMILARITY_SQL`) once the vector is there."""
     qs = selectors.memory_list_current(identity=identity, patient_id=patient_id, consent_purpose=purpose, now=now)
     if memory_class:
         qs = qs.filter(memory_class=memory_class)
+    if query_vector is None:
+        return qs
+    distance = (MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), model=model or vector_model())
+                .annotate(distance=CosineDistance("embedding", query_vector)).values("distance")[:1])
     return qs.annotate(cosine=Coalesce(1 - Subquery(distance), Value(0.0), output_field=FloatField()))
 
 # Any shared word counts (the question's lexemes OR-ed), so "INR" or a drug name matches on its own. The query is
@@ -179,6 +187,17 @@ WITH q AS MATERIALIZED (
     FROM (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '') AS expr) AS e)
 SELECT CASE WHEN q.expr IS NULL THEN 0 ELSE ts_rank(to_tsvector('english', t), q.query) END
   FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n), q ORDER BY n
+"""
+# Each candidate's cosine similarity to the question, exactly as ``candidates()`` annotates it (0 without a vector
+# of the current model; RLS applies to memory_embedding as to the candidates), and its text rank, in one statement.
+SIMILARITY_SQL = """
+WITH q AS MATERIALIZED (
+  SELECT e.expr, CASE WHEN e.expr IS NULL THEN NULL ELSE to_tsquery('english', e.expr) END AS query
+    FROM (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '') AS expr) AS e)
+SELECT COALESCE(1 - (SELECT me.embedding <=> %s::vector FROM memory_embedding me
+                      WHERE me.memory_id = u.id AND me.model = %s LIMIT 1), 0.0),
+       CASE WHEN q.expr IS NULL THEN 0 ELSE ts_rank(to_tsvector('english', u.t), q.query) END
+  FROM unnest(%s::uuid[], %s::text[]) WITH ORDINALITY AS u(id, t, n), q ORDER BY n
 """
 
 
@@ -218,6 +237,17 @@ def _text_ranks(question: str, texts: list[str]) -> list[float]:
         return [float(r[0]) for r in cursor.fetchall()]
 
 
+def similarities(vector: list[float], question: str, memory_ids: list[uuid.UUID],
+                 texts: list[str]) -> tuple[list[float], list[float]]:
+    """Cosine similarity and text rank of each candidate (:data:`SIMILARITY_SQL`), in its order."""
+    if not memory_ids:
+        return [], []
+    with connection.cursor() as cursor:
+        cursor.execute(SIMILARITY_SQL, [question, Vector(vector).to_text(), vector_model(), memory_ids, texts])
+        rows = cursor.fetchall()
+    return [float(r[0]) for r in rows], [float(r[1]) for r in rows]
+
+
 @dataclass(frozen=True)
 class Question:
     """What the lexicon reads in a question, once per search."""
@@ -236,8 +266,8 @@ def understand(question: str) -> Question:
                     about_taking=asks_about_taking(question))
 
 
-# What a search reads of each candidate: the columns of an API memory item, then the organisation and the cosine.
-CANDIDATE_COLUMNS = (*selectors.ITEM_COLUMNS, "organization_id", "cosine")
+# What a search reads of each candidate: the columns of an API memory item, then the organisation.
+CANDIDATE_COLUMNS = (*selectors.ITEM_COLUMNS, "organization_id")
 
 
 class Candidate:
@@ -245,7 +275,7 @@ class Candidate:
     ISO 8601 text in UTC, as the API renders them). No model instance: a search reads every current memory of the
     patient, and builds an answer from a few of them."""
 
-    __slots__ = (*CANDIDATE_COLUMNS, "row")
+    __slots__ = (*CANDIDATE_COLUMNS, "row", "cosine")
 
     def __init__(self, row: tuple) -> None:
         for name, value in zip(CANDIDATE_COLUMNS, row, strict=True):
@@ -259,18 +289,18 @@ class Candidate:
 _CANDIDATES_SQL: dict[tuple[bool, bool], tuple[str, list]] = {}
 
 
-def _compile_candidates(*, org_id, patient_id, vector: list[float], purpose, memory_class, now,
-                        model) -> tuple[str, list]:
+def _compile_candidates(*, org_id, patient_id, purpose, memory_class, now) -> tuple[str, list]:
     # Only the organisation of the identity shapes the query; RLS supplies the rest at run time.
     qs = candidates(identity=Identity(org_id=org_id, actor_sub="query-compiler"), patient_id=patient_id,
-                    query_vector=vector, purpose=purpose, memory_class=memory_class, now=now, model=model)
+                    query_vector=None, purpose=purpose, memory_class=memory_class, now=now)
     sql, params = qs.values_list(*CANDIDATE_COLUMNS).query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
     return sql, list(params)
 
 
-def candidates_sql(*, org_id: uuid.UUID, patient_id: uuid.UUID, vector: list[float], purpose: str | None,
-                   memory_class: str | None, now, model: str) -> tuple[str, list]:
-    """The compiled SQL of ``candidates(...).values_list(*CANDIDATE_COLUMNS)``, compiled once per shape (which
+def candidates_sql(*, org_id: uuid.UUID, patient_id: uuid.UUID, purpose: str | None, memory_class: str | None,
+                   now) -> tuple[str, list]:
+    """The compiled SQL of ``candidates(query_vector=None, ...).values_list(*CANDIDATE_COLUMNS)``, compiled once per
+    shape (which
     optional filters are present) with a unique stand-in for each request value, as
     :func:`memory.selectors.memory_list_current_rows` does; a shape whose parameters cannot be mapped that way
     is compiled per request."""
@@ -278,34 +308,31 @@ def candidates_sql(*, org_id: uuid.UUID, patient_id: uuid.UUID, vector: list[flo
     template = _CANDIDATES_SQL.get(shape)
     if template is None:
         tag = uuid.uuid4()
-        stand_in_vector = [1.0 + (tag.int % 997) / 8.0, -3.0 - (tag.int % 991) / 16.0]
-        stand_ins = {"org": uuid.uuid4(), "patient": uuid.uuid4(), "vector": Vector(stand_in_vector).to_text(),
-                     "purpose": f"~purpose-{tag}", "class": f"~class-{tag}", "model": f"~model-{tag}",
-                     "now": datetime(1901, 2, 3, 4, 5, 6, tag.int % 999_999 + 1, tzinfo=UTC)}
+        stand_ins = {"org": uuid.uuid4(), "patient": uuid.uuid4(), "purpose": f"~purpose-{tag}",
+                     "class": f"~class-{tag}", "now": datetime(1901, 2, 3, 4, 5, 6, tag.int % 999_999 + 1, tzinfo=UTC)}
         sql, params = _compile_candidates(
-            org_id=stand_ins["org"], patient_id=stand_ins["patient"], vector=stand_in_vector,
+            org_id=stand_ins["org"], patient_id=stand_ins["patient"],
             purpose=stand_ins["purpose"] if shape[0] else None,
-            memory_class=stand_ins["class"] if shape[1] else None, now=stand_ins["now"], model=stand_ins["model"])
+            memory_class=stand_ins["class"] if shape[1] else None, now=stand_ins["now"])
         by_value = {repr(v): k for k, v in stand_ins.items()}
         slots = [(True, by_value[repr(p)]) if repr(p) in by_value else (False, p) for p in params]
-        needed = ({"org", "patient", "vector", "model", "now"} | ({"purpose"} if shape[0] else set())
+        needed = ({"org", "patient", "now"} | ({"purpose"} if shape[0] else set())
                   | ({"class"} if shape[1] else set()))
         if {name for is_slot, name in slots if is_slot} != needed:
-            return _compile_candidates(org_id=org_id, patient_id=patient_id, vector=vector, purpose=purpose,
-                                       memory_class=memory_class, now=now, model=model)
+            return _compile_candidates(org_id=org_id, patient_id=patient_id, purpose=purpose,
+                                       memory_class=memory_class, now=now)
         template = _CANDIDATES_SQL.setdefault(shape, (sql, slots))
-    values = {"org": org_id, "patient": patient_id, "vector": Vector(vector).to_text(), "purpose": purpose,
-              "class": memory_class, "model": model, "now": now}
+    values = {"org": org_id, "patient": patient_id, "purpose": purpose, "class": memory_class, "now": now}
     sql, slots = template
     return sql, [values[v] if is_slot else v for is_slot, v in slots]
 
 
-def fetch_candidates(*, identity: Identity, patient_id: uuid.UUID, vector: list[float], purpose: str | None = None,
+def fetch_candidates(*, identity: Identity, patient_id: uuid.UUID, purpose: str | None = None,
                      memory_class: str | None = None, audit_row: tuple[str, list] | None = None) -> list[Candidate]:
     """The candidates, in one round trip; ``audit_row`` (from :func:`core.audit.insert_statement`) travels in the
     same statement as a data-modifying CTE, committing or rolling back with the request like any audit row."""
-    sql, params = candidates_sql(org_id=identity.org_id, patient_id=patient_id, vector=vector, purpose=purpose,
-                                 memory_class=memory_class, now=timezone.now(), model=vector_model())
+    sql, params = candidates_sql(org_id=identity.org_id, patient_id=patient_id, purpose=purpose,
+                                 memory_class=memory_class, now=timezone.now())
     if audit_row is not None:
         sql = f"WITH audit_row AS ({audit_row[0]}) {sql}"
         params = audit_row[1] + params
@@ -344,12 +371,13 @@ def expand_texts(texts: list[str], named: list[dict[str, float]]) -> list[str]:
 
 
 def score_candidates(q: Question, ordered: list[Candidate], values: list[dict], texts: list[str],
-                     ranks: list[float], mentioned: list[dict[str, float]]) -> list[Hit]:
+                     cosines: list[float], ranks: list[float], mentioned: list[dict[str, float]]) -> list[Hit]:
     lex = lexicon()
     cal = calibration()
     hits = []
-    for memory, value, text, text_rank, names in zip(ordered, values, texts, ranks, mentioned, strict=True):
-        cosine = float(memory.cosine)
+    for memory, value, text, cosine, text_rank, names in zip(ordered, values, texts, cosines, ranks, mentioned,
+                                                              strict=True):
+        memory.cosine = cosine
         safety = memory.memory_class == "care_context" and value.get("kind") in SAFETY_KINDS
         named = names if safety else {}
         taken = value.get("kind") == "long_term_indication"
@@ -376,12 +404,33 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str,
 
     Each step is a module-level function looked up at call time (``bench.retrieval_api`` times them one by one)."""
     q = understand(question)
-    ordered = fetch_candidates(identity=identity, patient_id=patient_id, vector=query_vector(q.expanded),
-                               purpose=purpose, memory_class=memory_class, audit_row=audit_row)
-    values, texts = candidate_texts(ordered)
-    named = name_texts(texts)
-    ranks = _text_ranks(q.expanded, expand_texts(texts, named))
-    return score_candidates(q, ordered, values, texts, ranks, named)
+    # The question is embedded (over HTTP, by the machine's embedding server) while the candidates are read,
+    # decrypted and named: the two waits overlap instead of adding up.
+    pending = _embedder().submit(query_vector, q.expanded)
+    try:
+        ordered = fetch_candidates(identity=identity, patient_id=patient_id, purpose=purpose,
+                                   memory_class=memory_class, audit_row=audit_row)
+        values, texts = candidate_texts(ordered)
+        named = name_texts(texts)
+        expanded = expand_texts(texts, named)
+    finally:
+        vector = pending.result()  # a provider error surfaces here, and the request's transaction rolls back
+    cosines, ranks = similarities(vector, q.expanded, [m.memory_id for m in ordered], expanded)
+    return score_candidates(q, ordered, values, texts, cosines, ranks, named)
+
+
+_embedder_pool: ThreadPoolExecutor | None = None
+_embedder_lock = threading.Lock()
+
+
+def _embedder() -> ThreadPoolExecutor:
+    """Threads that wait for query vectors (no database work happens in them); created on first use, in the
+    process that searches (after any fork)."""
+    global _embedder_pool
+    with _embedder_lock:
+        if _embedder_pool is None:
+            _embedder_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="query-vector")
+        return _embedder_pool
 
 
 def select_hits(ranked: list[Hit], *, question: str, limit: int | None = None,

@@ -63,9 +63,8 @@ def test_search_items_are_byte_identical_to_the_serializer_path(world):
                                                    ("care_coordination", "care_context")])
 def test_the_compiled_candidates_query_is_what_the_orm_compiles(purpose, memory_class):
     for _ in range(2):  # the first call compiles the shape's template, the second uses it
-        values = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(), "vector": [random.random() for _ in range(8)],
-                  "purpose": purpose, "memory_class": memory_class, "now": datetime.now(UTC),
-                  "model": retrieval.vector_model()}
+        values = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(), "purpose": purpose,
+                  "memory_class": memory_class, "now": datetime.now(UTC)}
         assert retrieval.candidates_sql(**values) == retrieval._compile_candidates(**values)
     assert (purpose is not None, memory_class is not None) in retrieval._CANDIDATES_SQL
 
@@ -95,9 +94,9 @@ def test_a_search_that_fails_after_its_candidates_query_leaves_no_audit_row(worl
     assert api.post(mem(world.patient_a), memory_body(cid)).status_code == 201
 
     def broken(*args, **kwargs):
-        raise RuntimeError("text rank failed")
+        raise RuntimeError("similarity statement failed")
 
-    monkeypatch.setattr(retrieval, "_text_ranks", broken)
+    monkeypatch.setattr(retrieval, "similarities", broken)
     me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
                   scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
     with pytest.raises(RuntimeError), identity_context(me):
@@ -118,3 +117,29 @@ def test_the_lexicon_trie_finds_what_the_alternation_of_its_terms_finds():
     for text in texts:
         assert ([(m.start(), m.group(0)) for m in lex.pattern.finditer(text)]
                 == [(m.start(), m.group(0)) for m in plain.finditer(text)]), text
+
+
+@pytest.mark.django_db
+def test_similarities_are_the_cosines_the_orm_annotates(world):
+    """The cosine search reads after the candidates (the question is embedded meanwhile) is exactly the one
+    ``candidates()`` annotates in one query, for memories with and without a vector of the current model."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    for kind, at in (("earliest_time", "10:00"), ("latest_time", "16:30")):
+        assert api.post(mem(world.patient_a), memory_body(cid, kind, at)).status_code == 201
+    me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                  scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
+    question = retrieval.understand("what time can I come in?").expanded
+    vector = retrieval.query_vector(question)
+    with identity_context(me):
+        from memory.models import MemoryEmbedding
+
+        annotated = list(retrieval.candidates(identity=me, patient_id=world.patient_a, query_vector=vector))
+        MemoryEmbedding.objects.filter(memory_id=annotated[0].memory_id).delete()  # one without a vector
+        annotated = list(retrieval.candidates(identity=me, patient_id=world.patient_a, query_vector=vector))
+        ordered = retrieval.fetch_candidates(identity=me, patient_id=world.patient_a)
+        assert [c.memory_id for c in ordered] == [m.memory_id for m in annotated]
+        cosines, ranks = retrieval.similarities(vector, question, [c.memory_id for c in ordered],
+                                                ["what time", "nothing"])
+        assert cosines == [m.cosine for m in annotated] and 0.0 in cosines
+        assert ranks == retrieval._text_ranks(question, ["what time", "nothing"])
