@@ -16,12 +16,12 @@ import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
 import orjson
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import FloatField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -300,31 +300,9 @@ def _compile_candidates(*, org_id, patient_id, purpose, memory_class, now) -> tu
 def candidates_sql(*, org_id: uuid.UUID, patient_id: uuid.UUID, purpose: str | None, memory_class: str | None,
                    now) -> tuple[str, list]:
     """The compiled SQL of ``candidates(query_vector=None, ...).values_list(*CANDIDATE_COLUMNS)``, compiled once per
-    shape (which
-    optional filters are present) with a unique stand-in for each request value, as
-    :func:`memory.selectors.memory_list_current_rows` does; a shape whose parameters cannot be mapped that way
-    is compiled per request."""
-    shape = (purpose is not None, memory_class is not None)
-    template = _CANDIDATES_SQL.get(shape)
-    if template is None:
-        tag = uuid.uuid4()
-        stand_ins = {"org": uuid.uuid4(), "patient": uuid.uuid4(), "purpose": f"~purpose-{tag}",
-                     "class": f"~class-{tag}", "now": datetime(1901, 2, 3, 4, 5, 6, tag.int % 999_999 + 1, tzinfo=UTC)}
-        sql, params = _compile_candidates(
-            org_id=stand_ins["org"], patient_id=stand_ins["patient"],
-            purpose=stand_ins["purpose"] if shape[0] else None,
-            memory_class=stand_ins["class"] if shape[1] else None, now=stand_ins["now"])
-        by_value = {repr(v): k for k, v in stand_ins.items()}
-        slots = [(True, by_value[repr(p)]) if repr(p) in by_value else (False, p) for p in params]
-        needed = ({"org", "patient", "now"} | ({"purpose"} if shape[0] else set())
-                  | ({"class"} if shape[1] else set()))
-        if {name for is_slot, name in slots if is_slot} != needed:
-            return _compile_candidates(org_id=org_id, patient_id=patient_id, purpose=purpose,
-                                       memory_class=memory_class, now=now)
-        template = _CANDIDATES_SQL.setdefault(shape, (sql, slots))
-    values = {"org": org_id, "patient": patient_id, "purpose": purpose, "class": memory_class, "now": now}
-    sql, slots = template
-    return sql, [values[v] if is_slot else v for is_slot, v in slots]
+    shape, as the list's query is (:func:`memory.selectors.compiled_once`)."""
+    return selectors.compiled_once(_CANDIDATES_SQL, _compile_candidates, org_id=org_id, patient_id=patient_id,
+                                   now=now, purpose=purpose, memory_class=memory_class)
 
 
 def fetch_candidates(*, identity: Identity, patient_id: uuid.UUID, purpose: str | None = None,
@@ -333,13 +311,7 @@ def fetch_candidates(*, identity: Identity, patient_id: uuid.UUID, purpose: str 
     same statement as a data-modifying CTE, committing or rolling back with the request like any audit row."""
     sql, params = candidates_sql(org_id=identity.org_id, patient_id=patient_id, purpose=purpose,
                                  memory_class=memory_class, now=timezone.now())
-    if audit_row is not None:
-        sql = f"WITH audit_row AS ({audit_row[0]}) {sql}"
-        params = audit_row[1] + params
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.cursor.adapters.register_loader("timestamptz", selectors.UtcIsoText)
-        cursor.execute(sql, params)
-        return [Candidate(row) for row in cursor.fetchall()]
+    return [Candidate(row) for row in selectors.read_rows(sql, params, audit=audit_row)]
 
 
 def _value(memory: Candidate) -> dict | None:

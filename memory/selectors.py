@@ -108,34 +108,37 @@ def _compile_current_rows(*, org_id, patient_id, memory_type, consent_purpose, n
 _SQL_TEMPLATES: dict[tuple[bool, bool], tuple[str, list]] = {}
 
 
-def _current_rows_sql(*, org_id, patient_id, memory_type, consent_purpose, now) -> tuple[str, list]:
-    """The compiled SQL of memory_list_current(...).values_list(ITEM_COLUMNS), compiled once per shape.
+def compiled_once(templates: dict, compile_sql, *, org_id, patient_id, now, **optional) -> tuple[str, list]:
+    """``compile_sql(org_id=, patient_id=, now=, **optional)``, compiled once per shape (which ``optional`` values
+    are given) and kept in ``templates``.
 
-    Building and compiling the queryset cost about a third of the request's CPU. The queryset is compiled once per
-    combination of optional filters with a unique stand-in for each request value; every parameter is then either
-    a stand-in (replaced by this request's value) or a constant of the query (kept). A shape whose parameters
-    cannot be mapped that way is compiled per request, as before.
+    Building and compiling a queryset cost about a third of a hot read's CPU. It is compiled once per shape with a
+    unique stand-in for each request value; every parameter is then either a stand-in (replaced by this request's
+    value) or a constant of the query (kept). A shape whose parameters cannot be mapped that way is compiled per
+    request, as before.
     """
-    shape = (memory_type is not None, consent_purpose is not None)
-    template = _SQL_TEMPLATES.get(shape)
+    shape = tuple(v is not None for v in optional.values())
+    template = templates.get(shape)
     if template is None:
-        stand_ins = {"org": uuid.uuid4(), "patient": uuid.uuid4(), "type": f"~type-{uuid.uuid4()}",
-                     "purpose": f"~purpose-{uuid.uuid4()}",
-                     "now": datetime(1901, 2, 3, 4, 5, 6, uuid.uuid4().int % 999_999 + 1, tzinfo=UTC)}
-        sql, params = _compile_current_rows(
-            org_id=stand_ins["org"], patient_id=stand_ins["patient"],
-            memory_type=stand_ins["type"] if shape[0] else None,
-            consent_purpose=stand_ins["purpose"] if shape[1] else None, now=stand_ins["now"])
+        tag = uuid.uuid4()
+        stand_ins = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(),
+                     "now": datetime(1901, 2, 3, 4, 5, 6, tag.int % 999_999 + 1, tzinfo=UTC),
+                     **{name: f"~{name}-{tag}" for name, v in optional.items() if v is not None}}
+        sql, params = compile_sql(**{**dict.fromkeys(optional), **stand_ins})
         by_value = {repr(v): k for k, v in stand_ins.items()}
         slots = [(True, by_value[repr(p)]) if repr(p) in by_value else (False, p) for p in params]
-        needed = {"org", "patient", "now"} | ({"type"} if shape[0] else set()) | ({"purpose"} if shape[1] else set())
-        if {name for is_slot, name in slots if is_slot} != needed:
-            return _compile_current_rows(org_id=org_id, patient_id=patient_id, memory_type=memory_type,
-                                         consent_purpose=consent_purpose, now=now)
-        template = _SQL_TEMPLATES.setdefault(shape, (sql, slots))
-    values = {"org": org_id, "patient": patient_id, "type": memory_type, "purpose": consent_purpose, "now": now}
+        if {name for is_slot, name in slots if is_slot} != set(stand_ins):
+            return compile_sql(org_id=org_id, patient_id=patient_id, now=now, **optional)
+        template = templates.setdefault(shape, (sql, slots))
+    values = {"org_id": org_id, "patient_id": patient_id, "now": now, **optional}
     sql, slots = template
     return sql, [values[v] if is_slot else v for is_slot, v in slots]
+
+
+def _current_rows_sql(*, org_id, patient_id, memory_type, consent_purpose, now) -> tuple[str, list]:
+    """The compiled SQL of memory_list_current(...).values_list(ITEM_COLUMNS), compiled once per shape."""
+    return compiled_once(_SQL_TEMPLATES, _compile_current_rows, org_id=org_id, patient_id=patient_id, now=now,
+                         memory_type=memory_type, consent_purpose=consent_purpose)
 
 
 class UtcIsoText(psycopg.adapt.Loader):
@@ -166,6 +169,12 @@ def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memor
     """
     sql, params = _current_rows_sql(org_id=identity.org_id, patient_id=patient_id, memory_type=memory_type,
                                     consent_purpose=consent_purpose, now=timezone.now())
+    return read_rows(sql, params, audit=audit)
+
+
+def read_rows(sql: str, params: list, *, audit: tuple[str, list] | None = None) -> list[tuple]:
+    """Run a hot read, with ``audit`` (an INSERT from :func:`core.audit.insert_statement`) as a data-modifying CTE
+    of the same statement; timestamps come back as ISO 8601 text in UTC (:class:`UtcIsoText`)."""
     if audit is not None:
         sql = f"WITH audit_row AS ({audit[0]}) {sql}"
         params = audit[1] + params
