@@ -15,14 +15,18 @@
    care_coordination grant created by an admin for the clinician who records the care facts), so encryption,
    embedding, representations and lifecycle events are real. Timed per call: memories/second and the share of
    the embedding. Then the raw provider throughput: texts/second for batches of 1 and of 64.
-3. Service level, in-process: ``rank_candidates`` for a rotating set of realistic questions, then again with a
-   clock around each function it calls (query embedding, the candidates query, decryption + text, text rank; the
-   rest is lexicon, blend and sort).
-4. Through the API: a local JWKS and the service under gunicorn on 127.0.0.1; ``--requests``
-   ``GET /v1/patients/{id}/memories/search?q=...`` with the target patient's token over ``--concurrency``
-   keep-alive connections, then ``--serial`` more over one connection. Every answer must be 200 with items of the
-   target patient only; answers are compared with the in-process ``memory_search`` for the same question, and
-   one ``memory.search`` audit row must exist per request.
+3. Service level, in-process, through the shared embedding server: ``memory_search`` and the rendering of its
+   answer for rotating questions (warm: cached query vectors) and for questions never asked before (cold), each
+   split by the real steps of ``rank_candidates`` (module-level functions wrapped by a clock for the run, never a
+   re-implementation), checked to answer exactly as a plain ``memory_search``.
+4. Through the API, laid out as ``manage.py serve --wsgi`` does: ``run_embedding_server`` on loopback and
+   gunicorn with ``EMBEDDING_PROVIDER=local-server`` (no model in any web worker), a local JWKS;
+   ``--requests`` ``GET /v1/patients/{id}/memories/search?q=...`` with the target patient's token over
+   ``--concurrency`` keep-alive connections, then over one connection ``--serial`` questions each new to the
+   service (``api.serial``: the issue 12 figure) and ``--serial`` repeated ones (``api.serial_warm``), with the CPU
+   time per search of the web workers, the embedding server and PostgreSQL. Every answer must be 200 with items
+   of the target patient only; answers are compared with the in-process ``memory_search`` for the same question,
+   and one ``memory.search`` audit row must exist per request.
 5. EXPLAIN (ANALYZE, BUFFERS) of the candidates query as the runtime role with the patient's identity set: it must use
    the patient index and scan neither patient_memory nor memory_embedding sequentially.
 6. Prints a summary and writes ``bench/results/retrieval_api.json``. Exits non-zero on any failed request, an
@@ -44,6 +48,7 @@ os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
 os.environ["DB_POOL"] = "false"
 
 import argparse  # noqa: E402
+import http.client  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import random  # noqa: E402
@@ -75,17 +80,20 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connections  # noqa: E402
 from django.utils import timezone  # noqa: E402
+from pgvector import Vector  # noqa: E402
 from psycopg.types.json import Jsonb  # noqa: E402
 
 from bench import common  # noqa: E402
 from bench.common import log  # noqa: E402
-from bench.retrieval_data import ALLERGENS, MEDICATIONS, PREFERENCES, QUESTIONS, REACTIONS, SEVERITIES  # noqa: E402
+from bench.retrieval_data import ALLERGENS, MEDICATIONS, PREFERENCES, QUESTIONS, REACTIONS, SEVERITIES, fresh_questions  # noqa: E402
 from consent.services import consent_record, grant_create  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
+from core.renderers import OrjsonRenderer  # noqa: E402
 from memory import retrieval  # noqa: E402
+from memory.api import search_result  # noqa: E402
 from memory.crypto import encrypt_fact, new_salt  # noqa: E402
-from memory.embeddings import provider  # noqa: E402
+from memory.embeddings import SharedLocalServer, provider  # noqa: E402
 from memory.facts import MEMORY_TYPES, fact_text, validate_fact  # noqa: E402
 from memory.lifecycle import memory_value  # noqa: E402
 from memory.models import Memory  # noqa: E402
@@ -190,7 +198,6 @@ CONSENT_COLUMNS = ("consent_record_id", "organization_id", "patient_id", "purpos
                    "revoked_at", "expires_at", "evidence_ref", "policy_revision", "recorded_by", "revoked_by",
                    "created_at")
 MEMORY_COLUMNS = tuple(f.column for f in Memory._meta.concrete_fields)
-MEMORY_DEFAULTS = {f.column: f.get_default() for f in Memory._meta.concrete_fields}
 
 EMBEDDINGS_FROM_POOL_SQL = """
 INSERT INTO memory_embedding (memory_id, organization_id, patient_id, purpose, model, embedding, created_at)
@@ -266,10 +273,9 @@ def seed_background(args, cast: Cast) -> dict:
                         MEMORY_TYPES[memory_type].memory_class]),
                     "review_by": now + timedelta(days=180) if care else None, "superseded_by": None,
                     "created_by": CLINICIAN if care else f"patient-{patient}", "created_at": created,
-                    "updated_at": created, "deleted_at": None, "type_version": MEMORY_TYPES[memory_type].version,
+                    "updated_at": created, "deleted_at": None,
                 }
-                # columns added to the model since (agent_client_id, ...) get the model's default
-                memories.append(tuple(row[c] if c in row else MEMORY_DEFAULTS[c] for c in MEMORY_COLUMNS))
+                memories.append(tuple(row[c] for c in MEMORY_COLUMNS))
                 links.append((memory_id, k))
         t1 = time.perf_counter()
         for table, columns, rows in (("patient_consent", CONSENT_COLUMNS, consents),
@@ -381,8 +387,8 @@ def target_texts(cast: Cast) -> list[str]:
                 for m in memory_list_current(identity=cast.patient, patient_id=cast.target)]
 
 
-def provider_throughput(texts: list[str], singles: int, batches: int) -> dict:
-    embed = provider().embed
+def provider_throughput(texts: list[str], singles: int, batches: int, embed=None) -> dict:
+    embed = embed or provider().embed
     embed(texts[:1])  # loaded already; one call so neither series pays for a first call
     sample = [texts[i % len(texts)] for i in range(singles)]
     t0 = time.perf_counter()
@@ -398,91 +404,112 @@ def provider_throughput(texts: list[str], singles: int, batches: int) -> dict:
                         "ms_per_call": round(single_s / singles * 1000, 2)},
             "batch_64": {"texts": 64 * batches, "seconds": round(batch_s, 2),
                          "texts_per_s": round(64 * batches / batch_s, 1),
-                         "ms_per_call": round(batch_s / batches * 1000, 2)}}
+                         "ms_per_call": round(batch_s / batches * 1000, 2)} if batches else None}
 
 
 # --- service level, in-process -------------------------------------------------------------------------------
-# The steps of rank_candidates, timed by wrapping the module-level functions it calls (in this process and thread
-# only, restored after): the timings come from the service's own code path, so they cannot drift from it. A step
-# whose function is no longer there is left out of the split (and named in the result).
-SPLIT_STEPS = (("query_embedding", ("query_vector",), False), ("candidates_query", ("candidates",), True),
-               ("decrypt_and_text", ("memory_value", "fact_text"), False), ("text_rank_sql", ("_text_ranks",), False))
+# The steps of memory.retrieval.rank_candidates, each a module-level function it looks up at call time: the split
+# times the real functions (wrapped by a clock for the run), never a re-implementation of the ranking.
+STEPS = {"understand": "question: lexicon", "query_vector": "query embedding (overlapped)",
+         "fetch_candidates": "candidates SQL", "candidate_texts": "decrypt + text", "name_texts": "texts: lexicon",
+         "expand_texts": "texts: expansion", "similarities": "cosine + text rank SQL",
+         "score_candidates": "score + sort", "select_hits": "select hits"}
+# query_vector runs in a thread of its own while the candidates are read (its time overlaps theirs)
+OVERLAPPED = {"query_vector"}
 
 
 @contextmanager
-def clocked_steps(parts: dict[str, float]):
-    saved = {}
+def timed_steps():
+    """Wrap each step of rank_candidates in memory.retrieval with a clock; yields the seconds spent per step."""
+    spent = dict.fromkeys(STEPS, 0.0)
+    originals = {name: getattr(retrieval, name) for name in STEPS}
 
-    def timed(step: str, fn, materialise: bool):
-        def wrapper(*args, **kwargs):
+    def clocked(name, fn):
+        def run(*args, **kwargs):
             t0 = time.perf_counter()
-            out = fn(*args, **kwargs)
-            if materialise:
-                out = list(out)  # the query runs here, not later inside rank_candidates' own list()
-            parts[step] = parts.get(step, 0.0) + (time.perf_counter() - t0) * 1000
-            return out
-        return wrapper
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - t0
+        return run
 
-    for step, names, materialise in SPLIT_STEPS:
-        for name in names:
-            fn = getattr(retrieval, name, None)
-            if callable(fn):
-                saved[name] = fn
-                setattr(retrieval, name, timed(step, fn, materialise))
+    for name, fn in originals.items():
+        setattr(retrieval, name, clocked(name, fn))
     try:
-        yield [name for _, names, _ in SPLIT_STEPS for name in names if name not in saved]
+        yield spent
     finally:
-        for name, fn in saved.items():
+        for name, fn in originals.items():
             setattr(retrieval, name, fn)
 
 
-def split_search(cast: Cast, question: str) -> tuple[list, dict[str, float], list[str]]:
-    """rank_candidates itself, with a clock on each step (inside the patient's context); the rest (lexicon, blend,
-    sort) is what remains of the whole."""
-    parts: dict[str, float] = {}
-    with clocked_steps(parts) as missing:
+def render_search(hits: list, question: str) -> bytes:
+    """What the API view does with memory_search's hits: the response body, rendered as the service renders it."""
+    return OrjsonRenderer().render(search_result(hits, question=question, min_score=None))
+
+
+def one_search(cast: Cast, question: str, cold: bool) -> tuple[list[str], dict[str, float]]:
+    """memory_search and the rendering of its answer, as the view runs them, in the patient's identity context
+    (identity statement and commit included); the time per step, and the rest (identity, audit, commit)."""
+    if cold:
+        retrieval._query_vector.cache_clear()
+    with timed_steps() as spent:
         t0 = time.perf_counter()
-        hits = retrieval.rank_candidates(identity=cast.patient, patient_id=cast.target, question=question)
-        whole = (time.perf_counter() - t0) * 1000
-    split = {step: parts.get(step, 0.0) for step, names, _ in SPLIT_STEPS if not set(names) <= set(missing)}
-    split["blend_sort_rest"] = max(whole - sum(split.values()), 0.0)
-    return hits, split, missing
+        with identity_context(cast.patient):
+            hits = retrieval.memory_search(identity=cast.patient, patient_id=cast.target, question=question)
+            t1 = time.perf_counter()
+            render_search(hits, question)
+            t2 = time.perf_counter()
+        t3 = time.perf_counter()
+    split = {STEPS[name]: seconds * 1000 for name, seconds in spent.items()}
+    split["render (JSON)"] = (t2 - t1) * 1000
+    serial_steps = sum(v for name, v in spent.items() if name not in OVERLAPPED)
+    split["identity, vector wait, commit"] = ((t1 - t0) + (t3 - t2) - serial_steps) * 1000
+    split["total"] = (t3 - t0) * 1000
+    return [str(h.memory.memory_id) for h in hits], split
 
 
-def service_level(cast: Cast, plan: list[str]) -> dict:
-    totals, parts = [], {}
+def service_level(cast: Cast, plan: list[str], cold_plan: list[str]) -> dict:
+    """In one worker thread: the warm plan (questions repeat: query vectors from the cache) and the cold plan
+    (every question new, the cache cleared before each search), each split by step; CPU time of the thread."""
+    # The clocked run must answer exactly as the plain one (the clock wraps, it does not re-implement).
+    for question in QUESTIONS:
+        with identity_context(cast.patient):
+            plain = [str(h.memory.memory_id) for h in retrieval.memory_search(
+                identity=cast.patient, patient_id=cast.target, question=question)]
+        if one_search(cast, question, cold=False)[0] != plain:
+            raise RuntimeError(f"the timed run answers differently from memory_search for {question!r}")
+    out = {}
     candidates = set()
-    for question in plan:
-        t0 = time.perf_counter()
-        with identity_context(cast.patient):
-            hits = retrieval.rank_candidates(identity=cast.patient, patient_id=cast.target, question=question)
-        totals.append((time.perf_counter() - t0) * 1000)
-        candidates.add(len(hits))
-    wall = sum(totals) / 1000
-    missing: list[str] = []
-    for question in plan:
-        with identity_context(cast.patient):
-            _, split, missing = split_search(cast, question)
-        for name, ms in split.items():
-            parts.setdefault(name, []).append(ms)
-    means = {name: sum(v) / len(v) for name, v in parts.items()}
-    whole = sum(means.values()) or 1.0
-    return {"rank_candidates": {**stats(totals), "per_s": round(len(plan) / wall, 1)},
-            "candidates_per_search": sorted(candidates),
-            "split": {name: {**stats(v), "share": round(means[name] / whole, 3)} for name, v in parts.items()},
-            "split_method": "timers around rank_candidates' own calls", "split_steps_not_found": missing}
+    for label, questions, cold in (("warm", plan, False), ("cold", cold_plan, True)):
+        parts: dict[str, list[float]] = {}
+        cpu0, t0 = time.thread_time(), time.perf_counter()
+        for question in questions:
+            ids, split = one_search(cast, question, cold)
+            candidates.add(len(ids))
+            for name, ms in split.items():
+                parts.setdefault(name, []).append(ms)
+        wall, cpu = time.perf_counter() - t0, time.thread_time() - cpu0
+        means = {name: sum(v) / len(v) for name, v in parts.items()}
+        whole = means.pop("total")
+        out[label] = {"search": {**stats(parts.pop("total")), "per_s": round(len(questions) / wall, 1),
+                                 "cpu_ms_per_search": round(cpu / len(questions) * 1000, 2)},
+                      "split": {name: {**stats(v), "share": round(means[name] / whole, 3)}
+                                for name, v in parts.items()}}
+    return {**out, "hits_per_search": sorted(candidates), "checked_against_memory_search": len(QUESTIONS)}
 
 
-def expected_answers(cast: Cast) -> tuple[dict[str, list[str]], list[dict]]:
-    """What memory_search (the API's service call) returns in-process for each question: ids and top texts."""
+def expected_answers(cast: Cast, questions: list[str]) -> tuple[dict[str, list[str]], list[dict]]:
+    """What memory_search (the API's service call) returns in-process for each question: ids, and for the
+    rotating QUESTIONS the top texts (shown in the summary)."""
     expected, table = {}, []
     with identity_context(cast.patient):
-        for question in QUESTIONS:
+        for question in dict.fromkeys(questions):
             hits = retrieval.memory_search(identity=cast.patient, patient_id=cast.target, question=question)
             expected[question] = [str(h.memory.memory_id) for h in hits]
-            table.append({"q": question, "hits": len(hits),
-                          "top": hits[0].text if hits else None,
-                          "top_score": round(hits[0].score, 3) if hits else None})
+            if question in QUESTIONS:
+                table.append({"q": question, "hits": len(hits),
+                              "top": hits[0].text if hits else None,
+                              "top_score": round(hits[0].score, 3) if hits else None})
     return expected, table
 
 
@@ -493,14 +520,17 @@ def gunicorn_settings() -> list:
     return KNOWN_SETTINGS
 
 
-def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen, int, object]:
-    """bench.memories_api.start_service, with this benchmark's database."""
+def start_service(args, jwks_url: str, embedding_url: str,
+                  log_path: Path) -> tuple[subprocess.Popen, int, object]:
+    """bench.memories_api.start_service, with this benchmark's database and the shared embedding server."""
     port = base.free_port()
     env = dict(_ORIGINAL_ENV)
     env.update({
         "DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
         "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
         "API_RATE_LIMIT_PER_SUBJECT": "1000000000", "API_RATE_LIMIT_PER_ORGANIZATION": "1000000000",
+        # as ``manage.py serve`` runs them: the machine's one embedding process, no model in any web worker
+        "EMBEDDING_PROVIDER": "local-server", "EMBEDDING_BASE_URL": embedding_url,
     })
     argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"{HOST}:{port}",
             "--workers", str(args.workers), "--threads", str(args.threads), "--graceful-timeout", "10",
@@ -511,8 +541,24 @@ def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen
         argv.append("--no-control-socket")
     log_file = open(log_path, "w")  # closed by base.stop_service
     proc = subprocess.Popen(argv, cwd=BASE_DIR, env=env, stdout=log_file, stderr=subprocess.STDOUT)
-    common.wait_until_ready(proc, port, log_file, log_path, args.startup_timeout, base.stop_service, name="gunicorn")
-    return proc, port, log_file
+    deadline = time.monotonic() + args.startup_timeout
+    while True:
+        if proc.poll() is not None:
+            log_file.close()
+            raise RuntimeError(f"gunicorn exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
+        try:
+            conn = http.client.HTTPConnection(HOST, port, timeout=2)
+            conn.request("GET", "/health/ready")
+            status = conn.getresponse().status
+            conn.close()
+            if status == 200:
+                return proc, port, log_file
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            base.stop_service(proc, log_file)
+            raise RuntimeError(f"the service was not ready within {args.startup_timeout}s (see {log_path})")
+        time.sleep(0.2)
 
 
 def search_path(cast: Cast, question: str) -> str:
@@ -539,7 +585,8 @@ def search_op(cast: Cast, plan: list[str], token: str, expected: dict[str, list[
 
 
 def warm_every_worker(cast: Cast, sessions: list[base.HttpSession], token: str) -> list[str]:
-    """Each gunicorn worker loads the model on its first search: make every connection search twice."""
+    """Each gunicorn worker's first search connects to the database and the embedding server: make every
+    connection search twice first."""
     problems = []
     for session in sessions:
         for question in QUESTIONS[:2]:
@@ -555,7 +602,91 @@ def audit_rows_since(since: datetime, actor_sub: str) -> int:
                             "AND occurred_at >= %s", (actor_sub, since)).fetchone()[0]
 
 
-def api_phase(args, cast: Cast, plan: list[str], expected: dict[str, list[str]]) -> dict:
+@contextmanager
+def embedding_server(log_path: Path, timeout: float):
+    """``manage.py run_embedding_server`` on a free loopback port, as ``manage.py serve`` starts it; yields
+    (process, base URL)."""
+    port = base.free_port()
+    env = dict(_ORIGINAL_ENV, DJANGO_SETTINGS_MODULE="config.settings", ANAMNESIS_DB_NAME=DB_NAME,
+               LOG_LEVEL="WARNING")
+    log_file = open(log_path, "w")
+    proc = subprocess.Popen([sys.executable, str(BASE_DIR / "manage.py"), "run_embedding_server", "--port",
+                             str(port)], cwd=BASE_DIR, env=env, stdout=log_file, stderr=subprocess.STDOUT)
+    url = f"http://{HOST}:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the embedding server exited with {proc.returncode} (see {log_path})")
+            try:
+                conn = http.client.HTTPConnection(HOST, port, timeout=2)
+                conn.request("GET", "/health")
+                ready = conn.getresponse().status == 200
+                conn.close()
+                if ready:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the embedding server was not ready within {timeout}s (see {log_path})")
+            time.sleep(0.2)
+        yield proc, url
+    finally:
+        base.stop_service(proc, log_file)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of one process (Linux /proc; 0 when gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_server_pid() -> int | None:
+    """The postmaster of the benchmark's database, when it runs on this machine (its backends are its children)."""
+    with psycopg.connect(admin_conninfo(), autocommit=True) as conn:
+        backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+    try:
+        return int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def children_cpu(pid: int | None) -> float:
+    if pid is None:
+        return 0.0
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    return sum(cpu_seconds(int(c)) for c in children)
+
+
+class CpuMeter:
+    """CPU seconds spent by the web workers, the embedding server and the database's backends over a phase."""
+
+    def __init__(self, master_pid: int, embedder_pid: int, postmaster_pid: int | None) -> None:
+        self.pids = (master_pid, embedder_pid, postmaster_pid)
+
+    def read(self) -> dict[str, float]:
+        master, embedder, postmaster = self.pids
+        return {"web_workers": children_cpu(master), "embedding_server": cpu_seconds(embedder),
+                "postgres": children_cpu(postmaster)}
+
+    @staticmethod
+    def per_request(before: dict[str, float], after: dict[str, float], requests: int) -> dict[str, float]:
+        out = {k: round((after[k] - before[k]) / max(requests, 1) * 1000, 2) for k in before}
+        out["total"] = round(sum(out.values()), 2)
+        return out
+
+
+def api_phase(args, cast: Cast, plan: list[str], serial_plan: list[str], warm_plan: list[str],
+              expected: dict[str, list[str]], embedder, embedding_url: str) -> dict:
+    """Concurrent searches (the rotating realistic questions), then over one connection: ``serial``, every
+    question new to the service (cold: its vector is computed by the embedding server), and ``serial_warm``, the
+    rotating questions again (their vectors cached in the workers). CPU time per search for each serial run."""
     keys = KeyRing()
     token = mint(keys, sub=f"patient-{cast.target}", org_id=cast.org, patient_id=cast.target, scope=PATIENT_SCOPES,
                  exp_in=3600)
@@ -563,12 +694,13 @@ def api_phase(args, cast: Cast, plan: list[str], expected: dict[str, list[str]])
     log_path = RESULTS_DIR / "retrieval_gunicorn.log"
     proc = log_file = None
     differing: list[str] = []
-    serial_differing: list[str] = []
+    serial_runs: dict[str, tuple[base.Run, list[str], dict]] = {}
     try:
         t0 = time.perf_counter()
-        proc, port, log_file = start_service(args, jwks.url, log_path)
+        proc, port, log_file = start_service(args, jwks.url, embedding_url, log_path)
         log(f"gunicorn ({args.workers} workers x {args.threads} threads) ready on {HOST}:{port} in "
-            f"{time.perf_counter() - t0:.1f}s; JWKS at {jwks.url}")
+            f"{time.perf_counter() - t0:.1f}s; JWKS at {jwks.url}; embeddings from {embedding_url}")
+        meter = CpuMeter(proc.pid, embedder.pid, postgres_server_pid())
         audit_since = datetime.now(UTC)
         sessions = [base.HttpSession(port) for _ in range(args.concurrency)]
         try:
@@ -581,10 +713,11 @@ def api_phase(args, cast: Cast, plan: list[str], expected: dict[str, list[str]])
                 warm_problems += warm_every_worker(cast, sessions, token)
             warm_s = time.perf_counter() - t0
             warm_requests = 2 * len(sessions) * (2 if reopened else 1)
-            log(f"API warm-up ({warm_requests} searches, model load in each worker) {warm_s:.1f}s; keep-alive "
-                f"connections per worker {split_before}"
-                + (f", rebalanced to {split_used} ({reopened} reopened)" if reopened else ""))
+            log(f"API warm-up ({warm_requests} searches) {warm_s:.1f}s; keep-alive connections per worker "
+                f"{split_before}" + (f", rebalanced to {split_used} ({reopened} reopened)" if reopened else ""))
+            cpu0 = meter.read()
             api = base.drive(args.requests, sessions, search_op(cast, plan, token, expected, differing))
+            api_cpu = CpuMeter.per_request(cpu0, meter.read(), api.ok)
             split_after = base.split(proc.pid, port, sessions)
             log(f"API: {api.ok}/{args.requests} ok in {api.wall_s:.1f}s at concurrency {args.concurrency}")
         finally:
@@ -593,35 +726,51 @@ def api_phase(args, cast: Cast, plan: list[str], expected: dict[str, list[str]])
         serial_session = base.HttpSession(port)
         try:
             serial_session.get("/health/live")
-            serial = base.drive(args.serial, [serial_session],
-                                search_op(cast, plan, token, expected, serial_differing))
+            for name, questions in (("serial", serial_plan), ("serial_warm", warm_plan)):
+                differs: list[str] = []
+                cpu0 = meter.read()
+                run = base.drive(len(questions), [serial_session],
+                                 search_op(cast, questions, token, expected, differs))
+                serial_runs[name] = (run, differs, CpuMeter.per_request(cpu0, meter.read(), run.ok))
+                log(f"API {name}: {run.ok}/{len(questions)} ok in {run.wall_s:.1f}s over one connection, "
+                    f"p50 {run.summary()['p50_ms']} ms")
         finally:
             serial_session.close()
-        log(f"API serial: {serial.ok}/{args.serial} ok in {serial.wall_s:.1f}s over one connection")
         reconnects = sum(s.reconnects for s in sessions) + serial_session.reconnects
     finally:
         gunicorn_rc = base.stop_service(proc, log_file) if proc is not None else None
         jwks.stop()
     log(f"gunicorn stopped (exit {gunicorn_rc}); JWKS server stopped after {jwks.hits} fetch(es)")
     audited = audit_rows_since(audit_since, f"patient-{cast.target}")
-    expected_audit = api.ok + serial.ok + warm_requests - len(warm_problems)
+    serial_ok = sum(run.ok for run, _, _ in serial_runs.values())
+    expected_audit = api.ok + serial_ok + warm_requests - len(warm_problems)
+    failures = api.failures + [f for run, _, _ in serial_runs.values() for f in run.failures]
+    serial = {name: {**run.summary(), "questions": ("every question new (cold: no cached query vector); "
+                                                    "bench.retrieval_data.fresh_questions: ~45% medicines, 25% "
+                                                    "scheduling, 20% contact, 10% nothing on record")
+                     if name == "serial" else "the 20 rotating QUESTIONS, each asked before (warm: cached vector)",
+                     "cpu_ms_per_search": cpu, "answers_differing_from_in_process": len(differs)}
+              for name, (run, differs, cpu) in serial_runs.items()}
     return {
-        "concurrent": {**api.summary(), "concurrency": args.concurrency, "answers_differing_from_in_process":
-                       len(differing), "differing_questions": sorted(set(differing))},
-        "serial": {**serial.summary(), "answers_differing_from_in_process": len(serial_differing)},
+        "concurrent": {**api.summary(), "concurrency": args.concurrency, "cpu_ms_per_search": api_cpu,
+                       "answers_differing_from_in_process": len(differing),
+                       "differing_questions": sorted(set(differing))},
+        **serial,
         "connections_per_worker": {"after_warmup": split_before, "measured": split_used, "at_end": split_after},
         "warmup": {"requests": warm_requests, "seconds": round(warm_s, 1), "problems": warm_problems},
         "reconnects": reconnects, "gunicorn_exit": gunicorn_rc, "jwks_fetches": jwks.hits,
         "audit_rows": audited, "audit_rows_expected": expected_audit,
-        "failures_sample": (api.failures + serial.failures)[:5], "failed": len(api.failures) + len(serial.failures),
+        "failures_sample": failures[:5], "failed": len(failures),
     }
 
 
 # --- the plan ------------------------------------------------------------------------------------------------
 def explain_candidates(cast: Cast) -> tuple[str, dict]:
+    """The plans of search's two statements: the candidates query (``retrieval.candidates_sql``, as it runs) and
+    the similarity statement (``retrieval.SIMILARITY_SQL``) over its candidates."""
     [query_vector] = provider().embed([QUESTIONS[0]])
-    sql, params = retrieval.candidates(identity=cast.patient, patient_id=cast.target,
-                                       query_vector=query_vector).query.sql_with_params()
+    sql, params = retrieval.candidates_sql(org_id=cast.org, patient_id=cast.target, purpose=None, memory_class=None,
+                                           now=timezone.now())
     identity = (str(cast.org), cast.patient.actor_sub, str(cast.target), " ".join(sorted(cast.patient.scopes)))
     with psycopg.connect(settings.DB_TOPOLOGY.runtime.conninfo(), autocommit=True) as conn, conn.transaction():
         role = conn.execute("SELECT current_user, rolsuper, rolbypassrls FROM pg_roles "
@@ -632,7 +781,13 @@ def explain_candidates(cast: Cast) -> tuple[str, dict]:
         cur.execute(statement, params)  # warm the caches
         cur.execute(statement, params)
         plan = "\n".join(row[0] for row in cur.fetchall())
-        rows = len(cur.execute(sql, params).fetchall())
+        found = cur.execute(sql, params).fetchall()
+        rows = len(found)
+        ids = [r[0] for r in found]
+        texts = [f"text {i}" for i in range(len(ids))]
+        similarity = [QUESTIONS[0], Vector(query_vector).to_text(), vector_model(), ids, texts]
+        cur.execute("EXPLAIN (ANALYZE, BUFFERS) " + retrieval.SIMILARITY_SQL, similarity)
+        plan += "\n\nsimilarities:\n" + "\n".join(row[0] for row in cur.fetchall())
     indexes = sorted(set(re.findall(r"(?:Index Scan|Index Only Scan|Bitmap Index Scan)(?: Backward)? "
                                     r"(?:using|on) (\w+)", plan)))
     seq = sorted(set(re.findall(r"Seq Scan on (\w+)", plan)))
@@ -717,9 +872,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--orgs", type=positive, default=10, help="organisations the patients are spread over")
     p.add_argument("--requests", type=positive, default=500, help="measured API searches at --concurrency")
     p.add_argument("--concurrency", type=positive, default=4, help="client threads (keep-alive connections)")
-    p.add_argument("--serial", type=int, default=100, help="measured API searches over one connection")
+    p.add_argument("--serial", type=positive, default=200,
+                   help="measured API searches over one connection, cold (every question new), and as many warm")
     p.add_argument("--service-runs", type=positive, default=200,
-                   help="in-process rank_candidates runs (and as many timed step-by-step runs)")
+                   help="in-process memory_search runs, timed step by step: as many warm and cold")
     p.add_argument("--singles", type=positive, default=100, help="texts embedded one at a time")
     p.add_argument("--batches", type=positive, default=6, help="batches of 64 texts embedded")
     p.add_argument("--main-singles", type=positive, default=25,
@@ -768,7 +924,20 @@ def run_in_thread(fn, *args, **kwargs):
     return box["result"]
 
 
-def in_process(args, cast: Cast, write: bool, service_plan: list[str]) -> dict:
+@contextmanager
+def provider_for_search(server_provider):
+    """Search in this process reaches the embedding server, as the web workers do (the model loaded here stays
+    for the write path and the provider figures)."""
+    original = retrieval.provider
+    retrieval.provider = lambda: server_provider
+    try:
+        yield
+    finally:
+        retrieval.provider = original
+
+
+def in_process(args, cast: Cast, write: bool, service_plan: list[str], cold_plan: list[str],
+               asked: list[str], server_provider) -> dict:
     writer = None
     if write:
         writer = seed_target(args, cast)
@@ -779,12 +948,17 @@ def in_process(args, cast: Cast, write: bool, service_plan: list[str]) -> dict:
     raw = provider_throughput(texts, args.singles, args.batches)
     log(f"provider (worker thread): batch of 1 {raw['batch_1']['texts_per_s']} texts/s, batch of 64 "
         f"{raw['batch_64']['texts_per_s']} texts/s")
-    expected, answers = expected_answers(cast)
-    service = service_level(cast, service_plan)
-    log(f"service level: rank_candidates p50 {service['rank_candidates']['p50_ms']} ms "
-        f"({service['rank_candidates']['per_s']}/s, one thread)")
-    return {"writer": writer, "texts": texts, "provider": raw, "expected": expected, "answers": answers,
-            "service": service}
+    with provider_for_search(server_provider):
+        server = provider_throughput(texts, args.singles, 0, embed=server_provider.embed)
+        log(f"embedding server (HTTP, one text per call): {server['batch_1']['ms_per_call']} ms/call")
+        expected, answers = expected_answers(cast, asked)
+        service = service_level(cast, service_plan, cold_plan)
+    for label in ("cold", "warm"):
+        v = service[label]["search"]
+        log(f"service level, {label}: memory_search + render p50 {v['p50_ms']} ms, {v['cpu_ms_per_search']} ms "
+            f"CPU in this thread per search ({v['per_s']}/s, one thread)")
+    return {"writer": writer, "texts": texts, "provider": raw, "server": server, "expected": expected,
+            "answers": answers, "service": service}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -804,18 +978,24 @@ def main(argv: list[str] | None = None) -> int:
     seeded = prepare_database(args, cast)
     rng = random.Random(args.seed)
     service_plan = [rng.choice(QUESTIONS) for _ in range(args.service_runs)]
-    api_plan = [rng.choice(QUESTIONS) for _ in range(max(args.requests, args.serial))]
-    local = run_in_thread(in_process, args, cast, seeded is not None, service_plan)
-    writer, raw, expected, answers, service = (local["writer"], local["provider"], local["expected"],
-                                               local["answers"], local["service"])
-    raw_main = provider_throughput(local["texts"], args.main_singles, args.main_batches)
-    log(f"provider (main thread): batch of 1 {raw_main['batch_1']['texts_per_s']} texts/s, batch of 64 "
-        f"{raw_main['batch_64']['texts_per_s']} texts/s")
-    facts = database_facts()
-    log(f"patient_memory {facts['patient_memory_rows']:,} rows ({facts['patient_memory_total_mb']} MB), "
-        f"memory_embedding {facts['memory_embedding_rows']:,} rows ({facts['memory_embedding_total_mb']} MB)")
-
-    api = api_phase(args, cast, api_plan, expected)
+    api_plan = [rng.choice(QUESTIONS) for _ in range(args.requests)]
+    warm_plan = [rng.choice(QUESTIONS) for _ in range(args.serial)]
+    # every question new: the in-process cold runs and the API's serial run get disjoint sets
+    fresh = fresh_questions(args.service_runs + args.serial, seed=args.seed)
+    cold_plan, serial_plan = fresh[:args.service_runs], fresh[args.service_runs:]
+    with embedding_server(RESULTS_DIR / "retrieval_embedding_server.log", args.startup_timeout) as (embedder, url):
+        server_provider = SharedLocalServer(base_url=url, timeout=settings.EMBEDDING_TIMEOUT_SECONDS)
+        local = run_in_thread(in_process, args, cast, seeded is not None, service_plan, cold_plan,
+                              QUESTIONS + serial_plan, server_provider)
+        writer, raw, expected, answers, service = (local["writer"], local["provider"], local["expected"],
+                                                   local["answers"], local["service"])
+        raw_main = provider_throughput(local["texts"], args.main_singles, args.main_batches)
+        log(f"provider (main thread): batch of 1 {raw_main['batch_1']['texts_per_s']} texts/s, batch of 64 "
+            f"{raw_main['batch_64']['texts_per_s']} texts/s")
+        facts = database_facts()
+        log(f"patient_memory {facts['patient_memory_rows']:,} rows ({facts['patient_memory_total_mb']} MB), "
+            f"memory_embedding {facts['memory_embedding_rows']:,} rows ({facts['memory_embedding_total_mb']} MB)")
+        api = api_phase(args, cast, api_plan, serial_plan, warm_plan, expected, embedder, url)
     plan_text, plan_facts = explain_candidates(cast)
     log("\nEXPLAIN (ANALYZE, BUFFERS) of the candidates query as the runtime role, target patient's identity:\n"
         + plan_text + "\n")
@@ -832,7 +1012,7 @@ def main(argv: list[str] | None = None) -> int:
                                                           "per distinct text and copied"},
         "model": {"name": provider().name, "load_s": round(model_load_s, 1)},
         "write_path": writer,
-        "provider": {"worker_thread": raw, "main_thread": raw_main},
+        "provider": {"worker_thread": raw, "main_thread": raw_main, "embedding_server_http": local["server"]},
         "service": service,
         "api": api,
         "answers": answers,
@@ -880,16 +1060,29 @@ def print_summary(r: dict) -> None:
         f"batch 64: {pw['batch_64']['texts_per_s']} texts/s ({pw['batch_64']['ms_per_call']} ms/call) "
         f"[from the main thread: {pm['batch_1']['texts_per_s']} and {pm['batch_64']['texts_per_s']} texts/s, "
         f"torch threads {m['torch_threads']}]",
-        f"service   rank_candidates {s['rank_candidates']['per_s']}/s one thread; p50 "
-        f"{s['rank_candidates']['p50_ms']} ms p95 {s['rank_candidates']['p95_ms']} ms p99 "
-        f"{s['rank_candidates']['p99_ms']} ms; candidates {s['candidates_per_search']}",
-        "split     " + ", ".join(f"{name} {v['p50_ms']} ms ({v['share']:.0%})" for name, v in s["split"].items())
-        + " (p50, share of mean)",
+        f"embedder  one text over HTTP to the embedding server: "
+        f"{p['embedding_server_http']['batch_1']['ms_per_call']} ms per call",
+    ]
+    for label in ("cold", "warm"):
+        v = s[label]
+        lines += [
+            f"service   {label}: memory_search + render p50 {v['search']['p50_ms']} ms p95 {v['search']['p95_ms']} ms; "
+            f"{v['search']['cpu_ms_per_search']} ms CPU in the calling thread per search",
+            f"split     {label}: " + ", ".join(f"{name} {x['p50_ms']} ms ({x['share']:.0%})"
+                                               for name, x in v["split"].items()) + " (p50, share of mean)",
+        ]
+    warm = a["serial_warm"]
+    lines += [
         f"API x{c['concurrency']}    {c['per_s']} req/s  p50 {c['p50_ms']} ms  p95 {c['p95_ms']} ms  p99 "
         f"{c['p99_ms']} ms  ok {c['ok']} failed {c['failed']}; differing from in-process "
         f"{c['answers_differing_from_in_process']}",
-        f"API x1    {one['per_s']} req/s  p50 {one['p50_ms']} ms  p95 {one['p95_ms']} ms  p99 {one['p99_ms']} ms  "
-        f"ok {one['ok']} failed {one['failed']}",
+        f"API x1    p50 {one['p50_ms']} ms  p95 {one['p95_ms']} ms  p99 {one['p99_ms']} ms  {one['per_s']} req/s  "
+        f"ok {one['ok']} failed {one['failed']}  <- issue 12 figure: one connection, every question new (cold); "
+        f"CPU per search {one['cpu_ms_per_search']['total']} ms ({one['cpu_ms_per_search']})",
+        f"API x1    warm (repeated questions, cached vectors): p50 {warm['p50_ms']} ms  p95 {warm['p95_ms']} ms  "
+        f"CPU per search {warm['cpu_ms_per_search']['total']} ms ({warm['cpu_ms_per_search']})",
+        f"load      1-minute load average {m['load_average_1m_at_start']} at start, {m['load_average_1m_at_end']} "
+        f"at end ({m['cpus']} CPUs)",
         f"workers   connections per worker {a['connections_per_worker']['measured']} (after warm-up "
         f"{a['connections_per_worker']['after_warmup']}); warm-up {a['warmup']['seconds']}s; audit "
         f"{a['audit_rows']} memory.search rows (expected {a['audit_rows_expected']}); JWKS fetches "

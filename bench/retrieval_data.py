@@ -116,3 +116,49 @@ QUESTIONS = [
     "what is the patient's favourite football team?",
 ]
 
+
+# Question templates for "cold" searches: every question distinct (none repeats, so none is answered from the query
+# vector cache), a mix of kinds like an agent's or a clinician's day. Workload only: ranking is never tuned on them.
+_MEDICINE_ASKS = ["can we prescribe {}?", "is it safe to give {} today?", "any allergy to {}?",
+                  "is the patient still taking {}?", "can she have {} before the procedure?",
+                  "what do we need to check before starting {}?"]
+_CLINICS = ["cardiology", "diabetes", "dermatology", "physiotherapy", "blood test", "eye clinic", "dental",
+            "orthopaedic", "asthma review", "smear test"]
+_SCHEDULING_ASKS = ["can we book the {} appointment on a {}?", "is a {} slot on {} ok for the patient?",
+                    "what time suits the patient for the {} visit on {}?"]
+_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+_TIMES = ["8am", "9:30", "noon", "2pm", "4:45pm", "early morning", "late afternoon"]
+_CONTACT_ASKS = ["how should we send the {} reminder?", "can we phone about the {} results at {}?",
+                 "which language should the {} letter be in?"]
+_NO_ANSWER = {"does the patient own a {}?": ["dog", "bicycle", "piano", "caravan", "boat", "motorbike", "cat"],
+              "has the patient ever been to {}?": ["Lisbon", "Norway", "Japan", "the opera", "a football match"],
+              "does the patient enjoy {}?": ["jazz", "gardening", "chess", "crosswords", "hiking", "baking"]}
+
+
+def fresh_questions(count: int, seed: int = 7) -> list[str]:
+    """count distinct questions: about 45% medicines, 25% scheduling, 20% contact, 10% with no answer on record."""
+    import random
+
+    rng = random.Random(seed)
+    medicines = ALLERGENS + [m for m, _, _ in MEDICATIONS]
+    out: dict[str, None] = {}
+    kinds = ["medicine"] * 9 + ["scheduling"] * 5 + ["contact"] * 4 + ["none"] * 2
+    tries = 0
+    while len(out) < count and tries < count * 50:
+        tries += 1
+        kind = rng.choice(kinds)
+        if kind == "medicine":
+            q = rng.choice(_MEDICINE_ASKS).format(rng.choice(medicines))
+        elif kind == "scheduling":
+            template = rng.choice(_SCHEDULING_ASKS)
+            q = template.format(rng.choice(_CLINICS) if "{} appointment" in template or "{} visit" in template
+                                else rng.choice(_TIMES), rng.choice(_DAYS))
+        elif kind == "contact":
+            q = rng.choice(_CONTACT_ASKS).format(rng.choice(_CLINICS), rng.choice(_TIMES))
+        else:
+            template = rng.choice(list(_NO_ANSWER))
+            q = template.format(rng.choice(_NO_ANSWER[template]))
+        out.setdefault(q, None)
+    if len(out) < count:
+        raise ValueError(f"only {len(out)} distinct questions")
+    return list(out)

@@ -53,14 +53,20 @@ class MemoryOut(serializers.ModelSerializer):
         return guardrails_for(obj.memory_class, fetch_live=spec.fetch_live if spec else None)
 
 
-def memory_item(row: tuple) -> dict:
+_DECODE = object()
+
+
+def memory_item(row: tuple, value=_DECODE, text: str | None = None) -> dict:
     """One row of :func:`memory.selectors.memory_list_current_rows` as exactly what ``MemoryOut`` renders for the
     same memory (``tests/test_api_fast_path.py`` compares them byte for byte), built without a model instance
-    or serializer fields: the list is the hottest read of the API. Timestamps arrive as ISO 8601 text."""
+    or serializer fields: the list is the hottest read of the API. Timestamps arrive as ISO 8601 text. ``value``:
+    the plaintext fact when the caller has decoded it already, and ``text`` its rendering (search has both)."""
     (memory_id, patient_id, memory_class, memory_type, type_version, attribute, fact, ciphertext, key_id, state,
      source, source_ref, confidence, policy_revision, consent_purpose, consent_record_id, valid_from, valid_until,
      expires_at, review_by, superseded_by, created_by, agent_client_id, created_at) = row
-    if fact is not None:
+    if value is not _DECODE:
+        pass
+    elif fact is not None:
         value = orjson.loads(fact)
     elif ciphertext is not None:
         value = decrypt_fact(ciphertext, key_id=key_id, memory_id=memory_id, patient_id=patient_id)
@@ -70,7 +76,8 @@ def memory_item(row: tuple) -> dict:
     return {
         "memory_id": str(memory_id), "patient_id": str(patient_id), "memory_class": memory_class,
         "memory_type": memory_type, "type_version": type_version, "attribute": attribute, "fact": value,
-        "text": fact_text(memory_type, value, type_version) if value is not None else None,
+        "text": (text if text is not None else fact_text(memory_type, value, type_version))
+        if value is not None else None,
         "state": state, "source": source, "source_ref": source_ref, "confidence": float(confidence),
         "policy_revision": policy_revision, "consent_purpose": consent_purpose,
         "consent_record_id": str(consent_record_id) if consent_record_id is not None else None,
@@ -398,12 +405,17 @@ class PatientMemorySearchView(_MemoryView):
         hits = retrieval.memory_search(identity=self.identity, patient_id=patient_id, question=p["q"],
                                        limit=p.get("limit"), min_score=p.get("min_score"),
                                        purpose=p.get("consent_purpose"), memory_class=p.get("memory_class"))
-        threshold = p.get("min_score", retrieval.calibration().min_score)
-        return Response({"min_score": threshold, "confidence": retrieval.confidence_of(hits),
-                         "safety_rule_applied": retrieval.safety_rule_applies(p["q"]), "items": [
-            {"memory": MemoryOut(h.memory).data, "score": round(h.score, 4), "cosine": round(h.cosine, 4),
-             "text_rank": round(h.text_rank, 4), "concept": round(h.concept, 4), "confidence": h.confidence,
-             "included_by": h.included_by} for h in hits]})
+        return Response(search_result(hits, question=p["q"], min_score=p.get("min_score")))
+
+
+def search_result(hits: list[retrieval.Hit], *, question: str, min_score: float | None) -> dict:
+    """The body of a search answer (``SearchResult``)."""
+    threshold = min_score if min_score is not None else retrieval.calibration().min_score
+    return {"min_score": threshold, "confidence": retrieval.confidence_of(hits),
+            "safety_rule_applied": retrieval.safety_rule_applies(question), "items": [
+        {"memory": memory_item(h.memory.row, h.value, h.text), "score": round(h.score, 4), "cosine": round(h.cosine, 4),
+         "text_rank": round(h.text_rank, 4), "concept": round(h.concept, 4), "confidence": h.confidence,
+         "included_by": h.included_by} for h in hits]}
 
 
 class SearchParams(serializers.Serializer):

@@ -53,10 +53,16 @@ def encrypt_fact(fact: dict, *, memory_id: uuid.UUID, patient_id: uuid.UUID) -> 
     return nonce + AESGCM(keys[kid]).encrypt(nonce, plaintext, _aad(memory_id, patient_id)), kid
 
 
+@lru_cache(maxsize=8)
+def _cipher(key: bytes) -> AESGCM:
+    """One AES-GCM object per key (its key schedule is built once): a search decrypts every candidate."""
+    return AESGCM(key)
+
+
 def decrypt_fact(ciphertext: bytes, *, key_id: str, memory_id: uuid.UUID, patient_id: uuid.UUID) -> dict:
     _, keys = keyring()
     data = bytes(ciphertext)
-    plaintext = AESGCM(keys[key_id]).decrypt(data[:NONCE_BYTES], data[NONCE_BYTES:], _aad(memory_id, patient_id))
+    plaintext = _cipher(keys[key_id]).decrypt(data[:NONCE_BYTES], data[NONCE_BYTES:], _aad(memory_id, patient_id))
     return json.loads(plaintext)
 
 

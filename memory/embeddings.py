@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
 from typing import Protocol
 
@@ -79,13 +80,26 @@ class OpenAICompatible:
         self.api_key = api_key
         self.timeout = timeout
         self.name = f"openai:{model}"
+        self._client: httpx.Client | None = None
+        self._client_lock = threading.Lock()
+
+    def client(self) -> httpx.Client:
+        """One client per provider (and so per process), shared by its threads: connections are kept alive and
+        reused, instead of a new client (TLS context included) and a new connection for every question."""
+        if self._client is None:
+            with self._client_lock:
+                if self._client is None:
+                    # TCP_NODELAY: a request's headers and body must not wait for the server's delayed ACK
+                    transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+                    self._client = httpx.Client(timeout=self.timeout, transport=transport)
+        return self._client
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         try:
-            response = httpx.post(f"{self.base_url}/v1/embeddings",
-                                  json={"model": self.model, "input": texts},
-                                  headers={"Authorization": f"Bearer {self.api_key}"} if self.api_key else {},
-                                  timeout=self.timeout)
+            response = self.client().post(f"{self.base_url}/v1/embeddings",
+                                          json={"model": self.model, "input": texts},
+                                          headers={"Authorization": f"Bearer {self.api_key}"} if self.api_key
+                                          else {})
             response.raise_for_status()
             data = sorted(response.json()["data"], key=lambda d: d["index"])
             vectors = [d["embedding"] for d in data]

@@ -12,15 +12,20 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-from django.db import connection
+import orjson
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import FloatField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from pgvector import Vector
 from pgvector.django import CosineDistance
 
 from consent.access import may_access
@@ -28,6 +33,7 @@ from core import audit, maintenance
 from core.errors import NoConsentOrAccess
 from core.identity import Identity, identity_context
 from memory import representations, selectors
+from memory.crypto import decrypt_fact
 from memory.embeddings import EmbeddingUnavailable, provider
 from memory.facts import fact_text
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
@@ -140,9 +146,9 @@ representations.register(Representation.Target.PROVIDER_CONVERSATION,
 
 # --- search ---------------------------------------------------------------------------------------------------
 
-@dataclass
+@dataclass(eq=False)
 class Hit:
-    memory: Memory
+    memory: Candidate
     text: str
     cosine: float
     text_rank: float
@@ -152,26 +158,46 @@ class Hit:
     safety: bool = False  # an allergy or long-term medicine: what the safety rule must include
     confidence: str = HIGH
     included_by: str = RELEVANCE
+    value: dict | None = None  # the plaintext fact
 
 
-def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[float], purpose: str | None = None,
-               memory_class: str | None = None) -> QuerySet[Memory]:
+def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[float] | None,
+               purpose: str | None = None, memory_class: str | None = None, now=None,
+               model: str | None = None) -> QuerySet[Memory]:
     """The deterministic filters (the same ``current()`` every read uses: organisation, patient, state,
     validity, retention, consent; then purpose and class), each memory annotated with its cosine similarity to
-    the question (0 when it has no vector from the current model). One query; exact, no vector index."""
-    distance = (MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), model=vector_model())
-                .annotate(distance=CosineDistance("embedding", query_vector)).values("distance")[:1])
-    qs = selectors.memory_list_current(identity=identity, patient_id=patient_id, consent_purpose=purpose)
+    the question (0 when it has no vector from the current model). One query; exact, no vector index.
+
+    Without ``query_vector``, the filters alone: search reads them while the question is being embedded, then
+    asks for the same cosine (:data:`SIMILARITY_SQL`) once the vector is there."""
+    qs = selectors.memory_list_current(identity=identity, patient_id=patient_id, consent_purpose=purpose, now=now)
     if memory_class:
         qs = qs.filter(memory_class=memory_class)
+    if query_vector is None:
+        return qs
+    distance = (MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), model=model or vector_model())
+                .annotate(distance=CosineDistance("embedding", query_vector)).values("distance")[:1])
     return qs.annotate(cosine=Coalesce(1 - Subquery(distance), Value(0.0), output_field=FloatField()))
 
-# Any shared word counts (the question's lexemes OR-ed), so "INR" or a drug name matches on its own.
+# Any shared word counts (the question's lexemes OR-ed), so "INR" or a drug name matches on its own. The query is
+# parsed once (MATERIALIZED), not once per text: the same values, a third of the time for 200 texts.
 TEXT_RANK_SQL = """
-WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '') AS expr)
-SELECT CASE WHEN q.expr IS NULL THEN 0
-            ELSE ts_rank(to_tsvector('english', t), to_tsquery('english', q.expr)) END
+WITH q AS MATERIALIZED (
+  SELECT e.expr, CASE WHEN e.expr IS NULL THEN NULL ELSE to_tsquery('english', e.expr) END AS query
+    FROM (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '') AS expr) AS e)
+SELECT CASE WHEN q.expr IS NULL THEN 0 ELSE ts_rank(to_tsvector('english', t), q.query) END
   FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n), q ORDER BY n
+"""
+# Each candidate's cosine similarity to the question, exactly as ``candidates()`` annotates it (0 without a vector
+# of the current model; RLS applies to memory_embedding as to the candidates), and its text rank, in one statement.
+SIMILARITY_SQL = """
+WITH q AS MATERIALIZED (
+  SELECT e.expr, CASE WHEN e.expr IS NULL THEN NULL ELSE to_tsquery('english', e.expr) END AS query
+    FROM (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '') AS expr) AS e)
+SELECT COALESCE(1 - (SELECT me.embedding <=> %s::vector FROM memory_embedding me
+                      WHERE me.memory_id = u.id AND me.model = %s LIMIT 1), 0.0),
+       CASE WHEN q.expr IS NULL THEN 0 ELSE ts_rank(to_tsvector('english', u.t), q.query) END
+  FROM unnest(%s::uuid[], %s::text[]) WITH ORDINALITY AS u(id, t, n), q ORDER BY n
 """
 
 
@@ -211,41 +237,172 @@ def _text_ranks(question: str, texts: list[str]) -> list[float]:
         return [float(r[0]) for r in cursor.fetchall()]
 
 
-def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str, purpose: str | None = None,
-                    memory_class: str | None = None) -> list[Hit]:
-    """Every current memory of the patient that the caller may see, with its cosine similarity to the question
-    and its full-text rank. Filters are deterministic and applied first (organisation, patient, purpose, class,
-    state, validity, consent); ranking is exact over that small set."""
+def similarities(vector: list[float], question: str, memory_ids: list[uuid.UUID],
+                 texts: list[str]) -> tuple[list[float], list[float]]:
+    """Cosine similarity and text rank of each candidate (:data:`SIMILARITY_SQL`), in its order."""
+    if not memory_ids:
+        return [], []
+    with connection.cursor() as cursor:
+        cursor.execute(SIMILARITY_SQL, [question, Vector(vector).to_text(), vector_model(), memory_ids, texts])
+        rows = cursor.fetchall()
+    return [float(r[0]) for r in rows], [float(r[1]) for r in rows]
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the lexicon reads in a question, once per search."""
+    text: str
+    expanded: str  # the question plus the class names of what it names: what is embedded and text-ranked
+    asked: dict[str, float]  # concepts named, monitoring tests included
+    substances: dict[str, float]  # concepts named, without monitoring tests
+    about_allergy: bool
+    about_taking: bool
+
+
+def understand(question: str) -> Question:
     lex = lexicon()
-    expanded = lex.expand(question)
-    asked = lex.mentions(question)
-    substances = lex.mentions(question, tests=False)
-    about_allergy, about_taking = asks_about_allergy(question), asks_about_taking(question)
-    ordered = list(candidates(identity=identity, patient_id=patient_id, query_vector=query_vector(expanded),
-                              purpose=purpose, memory_class=memory_class))
-    values = [memory_value(m) for m in ordered]
+    return Question(text=question, expanded=lex.expand(question), asked=lex.mentions(question),
+                    substances=lex.mentions(question, tests=False), about_allergy=asks_about_allergy(question),
+                    about_taking=asks_about_taking(question))
+
+
+# What a search reads of each candidate: the columns of an API memory item, then the organisation.
+CANDIDATE_COLUMNS = (*selectors.ITEM_COLUMNS, "organization_id")
+
+
+class Candidate:
+    """One candidate memory as the search query read it (attributes named as on :class:`Memory`; timestamps as
+    ISO 8601 text in UTC, as the API renders them). No model instance: a search reads every current memory of the
+    patient, and builds an answer from a few of them."""
+
+    __slots__ = (*CANDIDATE_COLUMNS, "row", "cosine")
+
+    def __init__(self, row: tuple) -> None:
+        for name, value in zip(CANDIDATE_COLUMNS, row, strict=True):
+            setattr(self, name, value)
+        self.row = row[:len(selectors.ITEM_COLUMNS)]  # what memory.api.memory_item renders
+
+    def __repr__(self) -> str:
+        return f"<Candidate {self.memory_id}>"
+
+
+_CANDIDATES_SQL: dict[tuple[bool, bool], tuple[str, list]] = {}
+
+
+def _compile_candidates(*, org_id, patient_id, purpose, memory_class, now) -> tuple[str, list]:
+    # Only the organisation of the identity shapes the query; RLS supplies the rest at run time.
+    qs = candidates(identity=Identity(org_id=org_id, actor_sub="query-compiler"), patient_id=patient_id,
+                    query_vector=None, purpose=purpose, memory_class=memory_class, now=now)
+    sql, params = qs.values_list(*CANDIDATE_COLUMNS).query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
+    return sql, list(params)
+
+
+def candidates_sql(*, org_id: uuid.UUID, patient_id: uuid.UUID, purpose: str | None, memory_class: str | None,
+                   now) -> tuple[str, list]:
+    """The compiled SQL of ``candidates(query_vector=None, ...).values_list(*CANDIDATE_COLUMNS)``, compiled once per
+    shape, as the list's query is (:func:`memory.selectors.compiled_once`)."""
+    return selectors.compiled_once(_CANDIDATES_SQL, _compile_candidates, org_id=org_id, patient_id=patient_id,
+                                   now=now, purpose=purpose, memory_class=memory_class)
+
+
+def fetch_candidates(*, identity: Identity, patient_id: uuid.UUID, purpose: str | None = None,
+                     memory_class: str | None = None, audit_row: tuple[str, list] | None = None) -> list[Candidate]:
+    """The candidates, in one round trip; ``audit_row`` (from :func:`core.audit.insert_statement`) travels in the
+    same statement as a data-modifying CTE, committing or rolling back with the request like any audit row."""
+    sql, params = candidates_sql(org_id=identity.org_id, patient_id=patient_id, purpose=purpose,
+                                 memory_class=memory_class, now=timezone.now())
+    return [Candidate(row) for row in selectors.read_rows(sql, params, audit=audit_row)]
+
+
+def _value(memory: Candidate) -> dict | None:
+    """The plaintext fact of a candidate (``fact`` arrives as JSON text), decrypting a sensitive one."""
+    if memory.fact is not None:
+        return orjson.loads(memory.fact)
+    if memory.fact_ciphertext is not None:
+        return decrypt_fact(memory.fact_ciphertext, key_id=memory.fact_key_id or "", memory_id=memory.memory_id,
+                            patient_id=memory.patient_id)
+    return None
+
+
+def candidate_texts(ordered: list[Candidate]) -> tuple[list[dict], list[str]]:
+    """Each candidate's plaintext value (decrypted) and its plain-language text."""
+    values = [_value(m) for m in ordered]
     texts = [fact_text(m.memory_type, v, m.type_version) for m, v in zip(ordered, values, strict=True)]
-    ranks = _text_ranks(expanded, [lex.expand(t) for t in texts])
+    return values, texts
+
+
+def name_texts(texts: list[str]) -> list[dict[str, float]]:
+    """What each text names (lexicon concepts), once per text: both its expansion and its scoring use it."""
+    lex = lexicon()
+    return [lex.mentions(t) for t in texts]
+
+
+def expand_texts(texts: list[str], named: list[dict[str, float]]) -> list[str]:
+    lex = lexicon()
+    return [lex.expand(t, mentioned=m) for t, m in zip(texts, named, strict=True)]
+
+
+def score_candidates(q: Question, ordered: list[Candidate], values: list[dict], texts: list[str],
+                     cosines: list[float], ranks: list[float], mentioned: list[dict[str, float]]) -> list[Hit]:
+    lex = lexicon()
     cal = calibration()
     hits = []
-    for memory, value, text, text_rank in zip(ordered, values, texts, ranks, strict=True):
-        cosine = float(memory.cosine)
+    for memory, value, text, cosine, text_rank, names in zip(ordered, values, texts, cosines, ranks, mentioned,
+                                                              strict=True):
+        memory.cosine = cosine
         safety = memory.memory_class == "care_context" and value.get("kind") in SAFETY_KINDS
-        named = lex.mentions(text) if safety else {}
+        named = names if safety else {}
         taken = value.get("kind") == "long_term_indication"
         # interactions matter for what the patient takes, unless the question is about allergies
-        concept = lex.relevance(asked, named, taken=taken and not about_allergy)
-        if about_taking and not about_allergy and not taken:
+        concept = lex.relevance(q.asked, named, taken=taken and not q.about_allergy)
+        if q.about_taking and not q.about_allergy and not taken:
             concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
-        mismatch = lex.mismatch(substances, named, taken=taken)
+        mismatch = lex.mismatch(q.substances, named, taken=taken)
         # an exact word match (a drug, "INR") lifts a weak cosine: ts_rank is about 0.06 per shared word; a named
         # class that meets the memory's (Bactrim and a sulfonamide allergy) lifts it further
         score = blend(cosine, text_rank, cal.cosine_weight, cal.text_weight, concept, cal.concept_weight, mismatch,
                       cal.mismatch_weight)
         hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=score, concept=concept,
-                        mismatch=mismatch, safety=safety))
+                        mismatch=mismatch, safety=safety, value=value))
     hits.sort(key=lambda h: (-h.score, str(h.memory.memory_id)))
     return hits
+
+
+def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str, purpose: str | None = None,
+                    memory_class: str | None = None, audit_row: tuple[str, list] | None = None) -> list[Hit]:
+    """Every current memory of the patient that the caller may see, with its cosine similarity to the question
+    and its full-text rank. Filters are deterministic and applied first (organisation, patient, purpose, class,
+    state, validity, consent); ranking is exact over that small set.
+
+    Each step is a module-level function looked up at call time (``bench.retrieval_api`` times them one by one)."""
+    q = understand(question)
+    # The question is embedded (over HTTP, by the machine's embedding server) while the candidates are read,
+    # decrypted and named: the two waits overlap instead of adding up.
+    pending = _embedder().submit(query_vector, q.expanded)
+    try:
+        ordered = fetch_candidates(identity=identity, patient_id=patient_id, purpose=purpose,
+                                   memory_class=memory_class, audit_row=audit_row)
+        values, texts = candidate_texts(ordered)
+        named = name_texts(texts)
+        expanded = expand_texts(texts, named)
+    finally:
+        vector = pending.result()  # a provider error surfaces here, and the request's transaction rolls back
+    cosines, ranks = similarities(vector, q.expanded, [m.memory_id for m in ordered], expanded)
+    return score_candidates(q, ordered, values, texts, cosines, ranks, named)
+
+
+_embedder_pool: ThreadPoolExecutor | None = None
+_embedder_lock = threading.Lock()
+
+
+def _embedder() -> ThreadPoolExecutor:
+    """Threads that wait for query vectors (no database work happens in them); created on first use, in the
+    process that searches (after any fork)."""
+    global _embedder_pool
+    with _embedder_lock:
+        if _embedder_pool is None:
+            _embedder_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="query-vector")
+        return _embedder_pool
 
 
 def select_hits(ranked: list[Hit], *, question: str, limit: int | None = None,
@@ -266,8 +423,9 @@ def select_hits(ranked: list[Hit], *, question: str, limit: int | None = None,
         for h in chosen:
             h.confidence, h.included_by = LOW, RELEVANCE
     if safety_rule_applies(question):
+        taken = {id(h) for h in chosen}
         for h in ranked:
-            if h.safety and h not in chosen:
+            if h.safety and id(h) not in taken:
                 h.confidence = HIGH if h.score >= threshold else LOW
                 h.included_by = SAFETY_RULE
                 chosen.append(h)
@@ -286,14 +444,21 @@ def confidence_of(hits: list[Hit]) -> str:
 def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
                   min_score: float | None = None, purpose: str | None = None,
                   memory_class: str | None = None) -> list[Hit]:
+    """Ranked and selected hits; the ``memory.search`` audit row is written by the candidates query itself, in
+    the request's transaction."""
+    row = audit.insert_statement(action="memory.search", resource_type="memory", patient_id=patient_id,
+                                 purpose=purpose)
     ranked = rank_candidates(identity=identity, patient_id=patient_id, question=question, purpose=purpose,
-                             memory_class=memory_class)
-    hits = select_hits(ranked, question=question, limit=limit, min_score=min_score)
-    audit.record(action="memory.search", resource_type="memory", patient_id=patient_id, purpose=purpose)
-    return hits
+                             memory_class=memory_class, audit_row=row)
+    return select_hits(ranked, question=question, limit=limit, min_score=min_score)
 
 
 # --- context packs ------------------------------------------------------------------------------------------------
+
+def _moment(text: str) -> datetime:
+    """A candidate's timestamp (ISO 8601 text in UTC) as the aware datetime the model would hold."""
+    return datetime.fromisoformat(text)
+
 
 def _block(hits: list[Hit], notes: list[str]) -> str:
     """The ready-to-insert text. Cites memory ids; never names the patient or their identifier."""
@@ -302,9 +467,9 @@ def _block(hits: list[Hit], notes: list[str]) -> str:
     lines = ["Known facts about this patient (from governed memory; cite the [memory id] you use):"]
     for hit in hits:
         m = hit.memory
-        provenance = f"{m.source.replace('_', ' ')}, recorded {m.valid_from.date().isoformat()}"
+        provenance = f"{m.source.replace('_', ' ')}, recorded {_moment(m.valid_from).date().isoformat()}"
         if m.valid_until:
-            provenance += f", valid until {m.valid_until.date().isoformat()}"
+            provenance += f", valid until {_moment(m.valid_until).date().isoformat()}"
         lines.append(f"- [{m.memory_id}] {hit.text} ({provenance})")
     lines.extend(f"Note: {note}" for note in notes)
     return "\n".join(lines)
@@ -328,7 +493,7 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     release = Release.objects.create(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
                                      actor_sub=identity.actor_sub, session_id=session_id)
     for hit in hits:
-        ReleaseMember.objects.create(release=release, memory=hit.memory, organization_id=identity.org_id,
+        ReleaseMember.objects.create(release=release, memory_id=hit.memory.memory_id, organization_id=identity.org_id,
                                      patient_id=patient_id, purpose=hit.memory.consent_purpose, score=hit.score)
         representations.representation_add(memory=hit.memory, target=Representation.Target.PROVIDER_CONVERSATION,
                                             external_id=f"release:{release.release_id}")
@@ -339,8 +504,8 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
         "purpose": purpose,
         "facts": [{"memory_id": str(h.memory.memory_id), "text": h.text, "memory_class": h.memory.memory_class,
                    "source": h.memory.source, "created_by": h.memory.created_by,
-                   "valid_from": h.memory.valid_from.isoformat(),
-                   "valid_until": h.memory.valid_until.isoformat() if h.memory.valid_until else None,
+                   "valid_from": _moment(h.memory.valid_from).isoformat(),
+                   "valid_until": _moment(h.memory.valid_until).isoformat() if h.memory.valid_until else None,
                    "score": round(h.score, 4), "guardrails": guardrails_for(h.memory.memory_class),
                    "confidence": h.confidence, "included_by": h.included_by} for h in hits],
         "guardrail_notes": notes,

@@ -90,7 +90,7 @@ def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200)
 
 
 # What a list item needs, in the order memory_list_items() reads it.
-_ITEM_COLUMNS = ("memory_id", "patient_id", "memory_class", "memory_type", "type_version", "attribute", "fact",
+ITEM_COLUMNS = ("memory_id", "patient_id", "memory_class", "memory_type", "type_version", "attribute", "fact",
                  "fact_ciphertext", "fact_key_id", "state", "source", "source_ref", "confidence", "policy_revision",
                  "consent_purpose", "consent_record_id", "valid_from", "valid_until", "expires_at", "review_by",
                  "superseded_by_id", "created_by", "agent_client_id", "created_at")
@@ -100,7 +100,7 @@ def _compile_current_rows(*, org_id, patient_id, memory_type, consent_purpose, n
     # Only the organisation of the identity shapes the query; RLS supplies the rest at run time.
     compiler_identity = Identity(org_id=org_id, actor_sub="query-compiler")
     qs = memory_list_current(identity=compiler_identity, patient_id=patient_id, memory_type=memory_type,
-                             consent_purpose=consent_purpose, now=now).values_list(*_ITEM_COLUMNS)
+                             consent_purpose=consent_purpose, now=now).values_list(*ITEM_COLUMNS)
     sql, params = qs.query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
     return sql, list(params)
 
@@ -108,37 +108,40 @@ def _compile_current_rows(*, org_id, patient_id, memory_type, consent_purpose, n
 _SQL_TEMPLATES: dict[tuple[bool, bool], tuple[str, list]] = {}
 
 
-def _current_rows_sql(*, org_id, patient_id, memory_type, consent_purpose, now) -> tuple[str, list]:
-    """The compiled SQL of memory_list_current(...).values_list(_ITEM_COLUMNS), compiled once per shape.
+def compiled_once(templates: dict, compile_sql, *, org_id, patient_id, now, **optional) -> tuple[str, list]:
+    """``compile_sql(org_id=, patient_id=, now=, **optional)``, compiled once per shape (which ``optional`` values
+    are given) and kept in ``templates``.
 
-    Building and compiling the queryset cost about a third of the request's CPU. The queryset is compiled once per
-    combination of optional filters with a unique stand-in for each request value; every parameter is then either
-    a stand-in (replaced by this request's value) or a constant of the query (kept). A shape whose parameters
-    cannot be mapped that way is compiled per request, as before.
+    Building and compiling a queryset cost about a third of a hot read's CPU. It is compiled once per shape with a
+    unique stand-in for each request value; every parameter is then either a stand-in (replaced by this request's
+    value) or a constant of the query (kept). A shape whose parameters cannot be mapped that way is compiled per
+    request, as before.
     """
-    shape = (memory_type is not None, consent_purpose is not None)
-    template = _SQL_TEMPLATES.get(shape)
+    shape = tuple(v is not None for v in optional.values())
+    template = templates.get(shape)
     if template is None:
-        stand_ins = {"org": uuid.uuid4(), "patient": uuid.uuid4(), "type": f"~type-{uuid.uuid4()}",
-                     "purpose": f"~purpose-{uuid.uuid4()}",
-                     "now": datetime(1901, 2, 3, 4, 5, 6, uuid.uuid4().int % 999_999 + 1, tzinfo=UTC)}
-        sql, params = _compile_current_rows(
-            org_id=stand_ins["org"], patient_id=stand_ins["patient"],
-            memory_type=stand_ins["type"] if shape[0] else None,
-            consent_purpose=stand_ins["purpose"] if shape[1] else None, now=stand_ins["now"])
+        tag = uuid.uuid4()
+        stand_ins = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(),
+                     "now": datetime(1901, 2, 3, 4, 5, 6, tag.int % 999_999 + 1, tzinfo=UTC),
+                     **{name: f"~{name}-{tag}" for name, v in optional.items() if v is not None}}
+        sql, params = compile_sql(**{**dict.fromkeys(optional), **stand_ins})
         by_value = {repr(v): k for k, v in stand_ins.items()}
         slots = [(True, by_value[repr(p)]) if repr(p) in by_value else (False, p) for p in params]
-        needed = {"org", "patient", "now"} | ({"type"} if shape[0] else set()) | ({"purpose"} if shape[1] else set())
-        if {name for is_slot, name in slots if is_slot} != needed:
-            return _compile_current_rows(org_id=org_id, patient_id=patient_id, memory_type=memory_type,
-                                         consent_purpose=consent_purpose, now=now)
-        template = _SQL_TEMPLATES.setdefault(shape, (sql, slots))
-    values = {"org": org_id, "patient": patient_id, "type": memory_type, "purpose": consent_purpose, "now": now}
+        if {name for is_slot, name in slots if is_slot} != set(stand_ins):
+            return compile_sql(org_id=org_id, patient_id=patient_id, now=now, **optional)
+        template = templates.setdefault(shape, (sql, slots))
+    values = {"org_id": org_id, "patient_id": patient_id, "now": now, **optional}
     sql, slots = template
     return sql, [values[v] if is_slot else v for is_slot, v in slots]
 
 
-class _UtcIsoText(psycopg.adapt.Loader):
+def _current_rows_sql(*, org_id, patient_id, memory_type, consent_purpose, now) -> tuple[str, list]:
+    """The compiled SQL of memory_list_current(...).values_list(ITEM_COLUMNS), compiled once per shape."""
+    return compiled_once(_SQL_TEMPLATES, _compile_current_rows, org_id=org_id, patient_id=patient_id, now=now,
+                         memory_type=memory_type, consent_purpose=consent_purpose)
+
+
+class UtcIsoText(psycopg.adapt.Loader):
     """``timestamptz`` straight from PostgreSQL's text to what the API renders (ISO 8601, UTC as ``Z``, six-digit
     fractions as Python prints them), without building a datetime: a list of 20 memories has 120 of them.
 
@@ -158,7 +161,7 @@ def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memor
                              consent_purpose: str | None = None,
                              audit: tuple[str, list] | None = None) -> list[tuple]:
     """The rows of :func:`memory_list_current` (same queryset, same filters, same order) as plain tuples of
-    ``_ITEM_COLUMNS``, in one round trip: ``audit`` (an INSERT from :func:`core.audit.insert_statement`) is sent as
+    ``ITEM_COLUMNS``, in one round trip: ``audit`` (an INSERT from :func:`core.audit.insert_statement`) is sent as
     a data-modifying CTE of the read, and commits or rolls back with the block.
 
     The hot read of the API: no model instances, and the driver's values as they come (``fact`` is JSON text,
@@ -166,10 +169,17 @@ def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memor
     """
     sql, params = _current_rows_sql(org_id=identity.org_id, patient_id=patient_id, memory_type=memory_type,
                                     consent_purpose=consent_purpose, now=timezone.now())
+    return read_rows(sql, params, audit=audit)
+
+
+def read_rows(sql: str, params: list, *, audit: tuple[str, list] | None = None) -> list[tuple]:
+    """Run a hot read, with ``audit`` (an INSERT from :func:`core.audit.insert_statement`) as a data-modifying CTE
+    of the same statement; timestamps come back as ISO 8601 text in UTC (:class:`UtcIsoText`)."""
     if audit is not None:
         sql = f"WITH audit_row AS ({audit[0]}) {sql}"
         params = audit[1] + params
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.cursor.adapters.register_loader("timestamptz", _UtcIsoText)
+        cursor.cursor.adapters.register_loader("timestamptz", UtcIsoText)
         cursor.execute(sql, params)
         return cursor.fetchall()
+

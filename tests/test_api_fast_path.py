@@ -21,7 +21,7 @@ from core.models import AuditEvent
 from core.renderers import OrjsonRenderer
 from memory.api import MemoryOut
 from memory.models import Memory
-from memory.selectors import _UtcIsoText
+from memory.selectors import UtcIsoText
 from tests.conftest import admin_connect, memory_body, runtime_connect
 from tests.support import Api
 
@@ -252,6 +252,6 @@ def test_list_timestamps_as_text_are_what_drf_renders(zone):
     field = serializers.DateTimeField()
     with transaction.atomic(), connection.cursor() as cur:
         cur.execute("SELECT set_config('TimeZone', %s, true)", [zone])
-        cur.cursor.adapters.register_loader("timestamptz", _UtcIsoText)
+        cur.cursor.adapters.register_loader("timestamptz", UtcIsoText)
         cur.execute("SELECT unnest(%s::timestamptz[])", [stamps])
         assert [r[0] for r in cur.fetchall()] == [field.to_representation(s) for s in stamps]

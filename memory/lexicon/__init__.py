@@ -100,19 +100,43 @@ class Lexicon:
             return 0.0
         return 0.0 if self.relevance(question, memory, taken=taken) > 0 else 1.0
 
-    def expansion(self, text: str) -> str:
-        """The class names of what a text mentions (and of their broader groups), to append to it."""
-        found = self.mentions(text)
+    def expansion(self, text: str, mentioned: dict[str, float] | None = None) -> str:
+        """The class names of what a text mentions (and of their broader groups), to append to it.
+        ``mentioned``: ``self.mentions(text)``, when the caller has it already."""
+        found = self.mentions(text) if mentioned is None else mentioned
         labels = dict.fromkeys(self.concepts[c].label for c in sorted(self.closure(found)) if c not in BROAD)
         return "; ".join(labels)
 
-    def expand(self, text: str) -> str:
-        extra = self.expansion(text)
+    def expand(self, text: str, mentioned: dict[str, float] | None = None) -> str:
+        extra = self.expansion(text, mentioned)
         return f"{text} ({extra})" if extra else text
 
 
 def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", text.casefold().replace("\u2019", "'")).strip()
+
+
+def _trie_pattern(terms) -> str:
+    """One regular expression for all terms, as a trie of characters: at each position it tries the longest term
+    first and falls back to shorter ones, exactly as an alternation of the terms sorted longest first would (the
+    boundary check after it decides between them in the same order), without trying a thousand alternatives at
+    every character of a text."""
+    trie: dict = {}
+    for term in terms:
+        node = trie
+        for ch in term:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return "(?:" + build(trie) + ")"
 
 
 @lru_cache(maxsize=1)
@@ -151,8 +175,7 @@ def lexicon() -> Lexicon:
 
     related = both_ways((c.concept_id, r) for c in concepts.values() for r in c.related)
     interacts = both_ways(tuple(i["classes"]) for i in data["interactions"])
-    terms = sorted(by_term, key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(t) for t in terms) + r")(?![\w-])")
+    pattern = re.compile(r"(?<![\w-])" + _trie_pattern(by_term) + r"(?![\w-])")
     test_terms = frozenset(_normal(t) for spec in data["concepts"].values() for t in spec.get("tests", ()))
     return Lexicon(version=data["version"], concepts=concepts, pattern=pattern, test_terms=test_terms,
                    by_term={t: tuple(v.items()) for t, v in by_term.items()}, ancestors=ancestors,

@@ -1,0 +1,145 @@
+"""Search's fast path (issue 12) answers exactly what the model-and-serializer path did: the same items, byte for
+byte, the same compiled filters as the ORM's ``candidates()``, the audit row in the search's own statement, and a
+lexicon pattern that finds exactly what the plain alternation of its terms finds."""
+
+from __future__ import annotations
+
+import random
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from rest_framework.renderers import JSONRenderer
+
+from core.identity import ACTOR_PATIENT, Identity, identity_context
+from core.models import AuditEvent
+from memory import retrieval
+from memory.api import MemoryOut
+from memory.lexicon import _normal, lexicon
+from memory.models import Memory
+from tests.conftest import memory_body
+
+
+def mem(pid) -> str:
+    return f"/v1/patients/{pid}/memories"
+
+
+@pytest.mark.django_db
+def test_search_items_are_byte_identical_to_the_serializer_path(world):
+    """Plain, encrypted (care context) and bounded-validity memories render in a search answer exactly as
+    MemoryOut renders the model instance; the safety rule's inclusions too."""
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    world.grant(world.patient_a, "nurse-1", "care_coordination")
+    nurse = world.staff("nurse-1")
+    until = (datetime.now(UTC) + timedelta(days=3)).isoformat()
+    assert nurse.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).status_code == 201
+    assert nurse.post(mem(world.patient_a), memory_body(cid, "latest_time", "16:30",
+                                                        valid_until=until)).status_code == 201
+    for fact in ({"kind": "allergy", "substance": "penicillin", "reaction": "rash", "severity": "moderate"},
+                 {"kind": "long_term_indication", "medication": "warfarin", "indication": "atrial fibrillation",
+                  "monitoring": "INR"}):
+        assert nurse.post(mem(world.patient_a), {
+            "memory_type": "care_context", "consent_purpose": "care_coordination", "fact": fact,
+            "review_by": (datetime.now(UTC) + timedelta(days=180)).isoformat(), "source": "ehr_import",
+            "source_ref": "ehr:AllergyIntolerance/991"}).status_code == 201
+
+    staff = Identity(org_id=world.org, actor_sub="nurse-1", scopes=frozenset({"memory:read"}))
+    for question in ("can we prescribe amoxicillin?", "when can the patient come in?"):
+        r = nurse.get(f"{mem(world.patient_a)}/search", {"q": question})
+        assert r.status_code == 200
+        items = r.json()["items"]
+        assert items
+        with identity_context(staff):
+            by_id = {str(m.memory_id): m for m in Memory.objects.filter(
+                memory_id__in=[i["memory"]["memory_id"] for i in items])}
+            expected = JSONRenderer().render([MemoryOut(by_id[i["memory"]["memory_id"]]).data for i in items])
+        assert JSONRenderer().render([i["memory"] for i in items]) == expected
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("purpose, memory_class", [(None, None), ("communication", None), (None, "care_context"),
+                                                   ("care_coordination", "care_context")])
+def test_the_compiled_candidates_query_is_what_the_orm_compiles(purpose, memory_class):
+    for _ in range(2):  # the first call compiles the shape's template, the second uses it
+        values = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(), "purpose": purpose,
+                  "memory_class": memory_class, "now": datetime.now(UTC)}
+        assert retrieval.candidates_sql(**values) == retrieval._compile_candidates(**values)
+    assert (purpose is not None, memory_class is not None) in retrieval._CANDIDATES_SQL
+
+
+@pytest.mark.django_db
+def test_the_search_audit_row_travels_with_the_candidates_query(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    r = api.get(f"{mem(world.patient_a)}/search", {"q": "when can I come in?", "consent_purpose":
+                                                    "appointment_scheduling"},
+                headers={"X-Request-ID": "req-search-fast-1"})
+    assert r.status_code == 200 and r.json()["items"]
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        row = AuditEvent.objects.get(action="memory.search", correlation_id="req-search-fast-1")
+    assert (row.organization_id, row.patient_id, row.actor_sub, row.actor_kind, row.resource_type,
+            row.purpose, row.outcome) == (world.org, world.patient_a, f"patient-{world.patient_a}", ACTOR_PATIENT,
+                                          "memory", "appointment_scheduling", "success")
+
+
+@pytest.mark.django_db
+def test_a_search_that_fails_after_its_candidates_query_leaves_no_audit_row(world, monkeypatch):
+    """The audit row commits with the answer, or not at all."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem(world.patient_a), memory_body(cid)).status_code == 201
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("similarity statement failed")
+
+    monkeypatch.setattr(retrieval, "similarities", broken)
+    me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                  scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
+    with pytest.raises(RuntimeError), identity_context(me):
+        retrieval.memory_search(identity=me, patient_id=world.patient_a, question="when can I come in?")
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        assert not AuditEvent.objects.filter(action="memory.search", patient_id=world.patient_a).exists()
+
+
+def test_the_lexicon_trie_finds_what_the_alternation_of_its_terms_finds():
+    lex = lexicon()
+    terms = sorted(lex.by_term, key=len, reverse=True)
+    plain = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(t) for t in terms) + r")(?![\w-])")
+    rng = random.Random(12)
+    texts = [_normal(" ".join(rng.choice(terms) + rng.choice(["", "s", "-x", " ", "'s", ",", "ing", " and"])
+                              for _ in range(rng.randrange(1, 6)))) for _ in range(3000)]
+    texts += ["can we prescribe amoxicillin?", "is the inr in range?", "latex-free gloves", "co-trimoxazole 480mg"]
+    for text in texts:
+        assert ([(m.start(), m.group(0)) for m in lex.pattern.finditer(text)]
+                == [(m.start(), m.group(0)) for m in plain.finditer(text)]), text
+
+
+@pytest.mark.django_db
+def test_similarities_are_the_cosines_the_orm_annotates(world):
+    """The cosine search reads after the candidates (the question is embedded meanwhile) is exactly the one
+    ``candidates()`` annotates in one query, for memories with and without a vector of the current model."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    for kind, at in (("earliest_time", "10:00"), ("latest_time", "16:30")):
+        assert api.post(mem(world.patient_a), memory_body(cid, kind, at)).status_code == 201
+    me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                  scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
+    question = retrieval.understand("what time can I come in?").expanded
+    vector = retrieval.query_vector(question)
+    with identity_context(me):
+        from memory.models import MemoryEmbedding
+
+        annotated = list(retrieval.candidates(identity=me, patient_id=world.patient_a, query_vector=vector))
+        MemoryEmbedding.objects.filter(memory_id=annotated[0].memory_id).delete()  # one without a vector
+        annotated = list(retrieval.candidates(identity=me, patient_id=world.patient_a, query_vector=vector))
+        ordered = retrieval.fetch_candidates(identity=me, patient_id=world.patient_a)
+        assert [c.memory_id for c in ordered] == [m.memory_id for m in annotated]
+        cosines, ranks = retrieval.similarities(vector, question, [c.memory_id for c in ordered],
+                                                ["what time", "nothing"])
+        assert cosines == [m.cosine for m in annotated] and 0.0 in cosines
+        assert ranks == retrieval._text_ranks(question, ["what time", "nothing"])
