@@ -15,6 +15,7 @@ imports nothing from Django so settings can use it.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
@@ -64,7 +65,7 @@ class DbParams:
         return " ".join(f"{k}='{v}'" for k, v in parts.items())
 
 
-def statement_options(env: dict[str, str] | None = None) -> dict:
+def statement_options(env: Mapping[str, str] | None = None) -> dict:
     """Server-side parameter binding, and prepared statements for what a connection runs repeatedly.
 
     Every query that touches patient data is planned against the row-level-security policies, and planning them
@@ -75,8 +76,8 @@ def statement_options(env: dict[str, str] | None = None) -> dict:
     transaction mode), set ``DB_PREPARE_THRESHOLD=off``: parameters are still bound by the server, nothing is
     prepared.
     """
-    env = os.environ if env is None else env
-    raw = env.get("DB_PREPARE_THRESHOLD", "5").strip().lower()
+    source: Mapping[str, str] = os.environ if env is None else env
+    raw = source.get("DB_PREPARE_THRESHOLD", "5").strip().lower()
     threshold = None if raw in ("", "off", "none") else int(raw)
     return {"server_side_binding": True, "prepare_threshold": threshold}
 

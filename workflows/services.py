@@ -13,6 +13,7 @@ import random
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -130,11 +131,12 @@ def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patc
         action="workflow.checkpoint", resource_type="workflow", resource_id=workflow.workflow_id,
         patient_id=workflow.patient_id, purpose=workflow.purpose)
     with connection.cursor() as cursor:
-        cursor.execute(_ADVANCE_SQL.format(audit=audit_sql), [
+        params: list[Any] = [
             to_step, Jsonb(merged), now, workflow.workflow_id, workflow.organization_id,
             workflow.workflow_id, workflow.organization_id, workflow.patient_id, workflow.purpose, from_step,
             to_step, identity.actor_sub, now, operation.operation_id if operation is not None else None,
-            *audit_params])
+            *audit_params]
+        cursor.execute(_ADVANCE_SQL.format(audit=audit_sql), params)
         (version,) = cursor.fetchone()
     workflow.current_step, workflow.state, workflow.version, workflow.updated_at = to_step, merged, version, now
     return workflow
