@@ -59,7 +59,18 @@ def _route(request) -> str:
     return match.route if match is not None and match.route else UNMATCHED
 
 
+_POOL_EVERY_SECONDS = 1.0
+_pool_read_at = 0.0
+
+
 def _pool_stats() -> None:
+    """Refresh the pool gauge, at most once a second per process (reading the statistics takes the pool's lock,
+    which every request of the process also takes)."""
+    global _pool_read_at
+    now = time.monotonic()
+    if now - _pool_read_at < _POOL_EVERY_SECONDS:
+        return
+    _pool_read_at = now
     pool = getattr(connection, "pool", None)
     if pool is None:
         return

@@ -21,7 +21,7 @@ class Workflow(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    # Known only on a row the services read under lock (``services._lock_workflow``): whether it has any operation
+    # Known only on a row read by ``selectors.workflow_get``: whether it has any operation
     # the caller can see. None means "not known" (ask the database).
     has_operations: bool | None = None
 

@@ -29,9 +29,19 @@ NEXT_ACTIONS = [WAIT_FOR_OPERATION, WAIT_FOR_RECONCILIATION, STAFF_RECONCILIATIO
                 NONE]
 
 
-def workflow_get(*, identity: Identity, workflow_id: uuid.UUID) -> Workflow:
-    """The workflow, or NotFound whether it does not exist or is not the caller's (RLS)."""
-    workflow = Workflow.objects.filter(workflow_id=workflow_id, organization_id=identity.org_id).first()
+_WORKFLOW_COLUMNS = ", ".join(f"w.{f.column}" for f in Workflow._meta.concrete_fields)
+# One statement: the row, and whether it has any operation the caller can see (most checkpoints of a booking come
+# before anything is sent out, and then neither the checks nor the answer need the operations).
+_WORKFLOW_SQL = (f"SELECT {_WORKFLOW_COLUMNS}, EXISTS (SELECT 1 FROM workflow_operation o "
+                 "WHERE o.workflow_id = w.workflow_id AND o.organization_id = w.organization_id) AS has_operations "
+                 "FROM agent_workflow w WHERE w.workflow_id = %s AND w.organization_id = %s")
+
+
+def workflow_get(*, identity: Identity, workflow_id: uuid.UUID, for_update: bool = False) -> Workflow:
+    """The workflow with ``has_operations`` set (see the model), or NotFound whether it does not exist or is not
+    the caller's (RLS). ``for_update``: locked until the transaction ends (the services' writes)."""
+    sql = _WORKFLOW_SQL + (" FOR UPDATE OF w" if for_update else "")
+    workflow = next(iter(Workflow.objects.raw(sql, [workflow_id, identity.org_id])), None)
     if workflow is None:
         raise NotFound()
     return workflow

@@ -36,6 +36,7 @@ from core.errors import (
 )
 from core.identity import Identity
 from core.services import organization_ensure
+from workflows import selectors
 from workflows.adapters import CONFIRMED, REFUSED, UNKNOWN, Outcome
 from workflows.definitions import CANCELLED, OPERATION_KINDS, WORKFLOW_TYPES, OperationKind
 from workflows.models import ACTIVE_OPERATION_STATUSES, Operation, OperationStatus, Workflow, WorkflowTransition
@@ -84,20 +85,9 @@ def retry_delay(attempts: int) -> float:
 
 
 # --- workflows ----------------------------------------------------------------------------------------------
-_WORKFLOW_COLUMNS = ", ".join(f"w.{f.column}" for f in Workflow._meta.concrete_fields)
-# One statement: the row, locked, and whether it has any operation the caller can see (most checkpoints of a
-# booking come before anything is sent out, and then neither the checks nor the answer need the operations).
-_LOCK_SQL = (f"SELECT {_WORKFLOW_COLUMNS}, EXISTS (SELECT 1 FROM workflow_operation o "
-             "WHERE o.workflow_id = w.workflow_id AND o.organization_id = w.organization_id) AS has_operations "
-             "FROM agent_workflow w WHERE w.workflow_id = %s AND w.organization_id = %s FOR UPDATE OF w")
-
-
 def _lock_workflow(*, identity: Identity, workflow_id: uuid.UUID) -> Workflow:
     """The workflow row, locked until the transaction ends, with ``has_operations`` set (see the model)."""
-    workflow = next(iter(Workflow.objects.raw(_LOCK_SQL, [workflow_id, identity.org_id])), None)
-    if workflow is None:
-        raise NotFound()
-    return workflow
+    return selectors.workflow_get(identity=identity, workflow_id=workflow_id, for_update=True)
 
 
 def _record_transition(*, identity: Identity, workflow: Workflow, from_step: str | None,
