@@ -199,6 +199,13 @@ SELECT COALESCE(1 - (SELECT me.embedding <=> %s::vector FROM memory_embedding me
        CASE WHEN q.expr IS NULL THEN 0 ELSE ts_rank(to_tsvector('english', u.t), q.query) END
   FROM unnest(%s::uuid[], %s::text[]) WITH ORDINALITY AS u(id, t, n), q ORDER BY n
 """
+# The cosine half of SIMILARITY_SQL (same expression), for a search whose texts were ranked while the question was
+# still being embedded.
+COSINE_SQL = """
+SELECT COALESCE(1 - (SELECT me.embedding <=> %s::vector FROM memory_embedding me
+                      WHERE me.memory_id = u.id AND me.model = %s LIMIT 1), 0.0)
+  FROM unnest(%s::uuid[]) WITH ORDINALITY AS u(id, n) ORDER BY n
+"""
 
 
 def blend(cosine: float, text_rank: float, cosine_weight: float, text_weight: float, concept: float = 0.0,
@@ -234,6 +241,15 @@ def _text_ranks(question: str, texts: list[str]) -> list[float]:
         return []
     with connection.cursor() as cursor:
         cursor.execute(TEXT_RANK_SQL, [question, texts])
+        return [float(r[0]) for r in cursor.fetchall()]
+
+
+def candidate_cosines(vector: list[float], memory_ids: list[uuid.UUID]) -> list[float]:
+    """Cosine similarity of each candidate (:data:`COSINE_SQL`), in its order."""
+    if not memory_ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(COSINE_SQL, [Vector(vector).to_text(), vector_model(), memory_ids])
         return [float(r[0]) for r in cursor.fetchall()]
 
 
@@ -385,9 +401,15 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str,
         values, texts = candidate_texts(ordered)
         named = name_texts(texts)
         expanded = expand_texts(texts, named)
+        # A question new to this process is usually still being embedded: rank the texts meanwhile.
+        ranks = None if pending.done() else _text_ranks(q.expanded, expanded)
     finally:
         vector = pending.result()  # a provider error surfaces here, and the request's transaction rolls back
-    cosines, ranks = similarities(vector, q.expanded, [m.memory_id for m in ordered], expanded)
+    memory_ids = [m.memory_id for m in ordered]
+    if ranks is None:  # the vector was there already: one statement for both
+        cosines, ranks = similarities(vector, q.expanded, memory_ids, expanded)
+    else:
+        cosines = candidate_cosines(vector, memory_ids)
     return score_candidates(q, ordered, values, texts, cosines, ranks, named)
 
 

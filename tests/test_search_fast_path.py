@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -143,3 +144,39 @@ def test_similarities_are_the_cosines_the_orm_annotates(world):
                                                 ["what time", "nothing"])
         assert cosines == [m.cosine for m in annotated] and 0.0 in cosines
         assert ranks == retrieval._text_ranks(question, ["what time", "nothing"])
+        # the cosine half alone (a search that ranked its texts while the question was being embedded)
+        assert retrieval.candidate_cosines(vector, [c.memory_id for c in ordered]) == cosines
+
+
+@pytest.mark.django_db
+def test_a_search_answers_the_same_whether_its_vector_was_waiting_or_ready(world, monkeypatch):
+    """A question being embedded has its texts ranked meanwhile (two statements); a cached one takes one
+    statement for both: the hits, scores and order are the same."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    for kind, at in (("earliest_time", "10:00"), ("latest_time", "16:30")):
+        assert api.post(mem(world.patient_a), memory_body(cid, kind, at)).status_code == 201
+    me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                  scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
+    question = "what time can I come in?"
+    calls = []
+    monkeypatch.setattr(retrieval, "candidate_cosines", _spy(calls, "cosines", retrieval.candidate_cosines))
+    monkeypatch.setattr(retrieval, "similarities", _spy(calls, "similarities", retrieval.similarities))
+    retrieval._query_vector.cache_clear()
+    real = retrieval.query_vector
+    monkeypatch.setattr(retrieval, "query_vector", lambda text: (time.sleep(0.3), real(text))[1])
+    with identity_context(me):
+        waiting = retrieval.rank_candidates(identity=me, patient_id=world.patient_a, question=question)
+    monkeypatch.setattr(retrieval, "query_vector", real)
+    with identity_context(me):
+        ready = retrieval.rank_candidates(identity=me, patient_id=world.patient_a, question=question)
+    assert calls == ["cosines", "similarities"]
+    assert waiting and [(h.memory.memory_id, h.score, h.cosine, h.text_rank) for h in waiting] == [
+        (h.memory.memory_id, h.score, h.cosine, h.text_rank) for h in ready]
+
+
+def _spy(calls, name, fn):
+    def wrapper(*args, **kwargs):
+        calls.append(name)
+        return fn(*args, **kwargs)
+    return wrapper
