@@ -101,20 +101,24 @@ def query_vector(text: str) -> list[float]:
 
 # --- the vector copy of a memory ---------------------------------------------------------------------------------
 
-def memory_embed(*, memory: Memory, fact: dict) -> bool:
+def memory_embed(*, memory: Memory, fact: dict, new: bool = False) -> bool:
     """Embed a memory's text and record the vector as a representation. A provider outage leaves the memory
-    without a vector (found later by ``reindex_embeddings``) rather than failing the write."""
+    without a vector (found later by ``reindex_embeddings``) rather than failing the write. ``new``: the memory
+    was inserted in this transaction (no vector or representation of it exists yet: plain inserts)."""
     try:
         [vector] = provider().embed([embedding_text(memory.memory_type, fact, memory.type_version)])
     except EmbeddingUnavailable:
         log.warning("memory stored without embedding: provider unavailable")
         return False
-    row, _ = MemoryEmbedding.objects.update_or_create(
-        memory_id=memory.memory_id, model=vector_model(),
-        defaults={"organization_id": memory.organization_id, "patient_id": memory.patient_id,
-                  "purpose": memory.consent_purpose, "embedding": vector})
+    fields = {"organization_id": memory.organization_id, "patient_id": memory.patient_id,
+              "purpose": memory.consent_purpose, "embedding": vector}
+    if new:
+        row = MemoryEmbedding.objects.create(memory_id=memory.memory_id, model=vector_model(), **fields)
+    else:
+        row, _ = MemoryEmbedding.objects.update_or_create(memory_id=memory.memory_id, model=vector_model(),
+                                                          defaults=fields)
     representations.representation_add(memory=memory, target=Representation.Target.VECTOR,
-                                        external_id=f"memory_embedding:{row.pk}")
+                                        external_id=f"memory_embedding:{row.pk}", new=new)
     return True
 
 

@@ -133,8 +133,8 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
         memory.fact = new.fact
     memory.save(force_insert=True)
     representations.representation_add(memory=memory, target=Representation.Target.POSTGRES,
-                                        external_id=str(memory_id))
-    memory_embed(memory=memory, fact=new.fact)
+                                        external_id=str(memory_id), new=True)
+    memory_embed(memory=memory, fact=new.fact, new=True)
     lifecycle_event(identity=identity, memory=memory,
                     event_type=LifecycleEvent.Type.PROPOSED if state == S.PROPOSED else LifecycleEvent.Type.CONFIRMED,
                     from_state=None, to_state=state, reason_code=f"{source}", source_ref=source_ref)
