@@ -542,24 +542,8 @@ def start_service(args, jwks_url: str, embedding_url: str,
         argv.append("--no-control-socket")
     log_file = open(log_path, "w")  # closed by base.stop_service
     proc = subprocess.Popen(argv, cwd=BASE_DIR, env=env, stdout=log_file, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + args.startup_timeout
-    while True:
-        if proc.poll() is not None:
-            log_file.close()
-            raise RuntimeError(f"gunicorn exited with {proc.returncode}:\n{log_path.read_text()[-2000:]}")
-        try:
-            conn = http.client.HTTPConnection(HOST, port, timeout=2)
-            conn.request("GET", "/health/ready")
-            status = conn.getresponse().status
-            conn.close()
-            if status == 200:
-                return proc, port, log_file
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            base.stop_service(proc, log_file)
-            raise RuntimeError(f"the service was not ready within {args.startup_timeout}s (see {log_path})")
-        time.sleep(0.2)
+    common.wait_until_ready(proc, port, log_file, log_path, args.startup_timeout, base.stop_service, name="gunicorn")
+    return proc, port, log_file
 
 
 def search_path(cast: Cast, question: str) -> str:
