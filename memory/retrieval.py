@@ -185,31 +185,23 @@ def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[
 
 # Any shared word counts (the question's lexemes OR-ed), so "INR" or a drug name matches on its own. The query is
 # parsed once (MATERIALIZED), not once per text: the same values, a third of the time for 200 texts.
-TEXT_RANK_SQL = """
+_QUESTION_CTE = """
 WITH q AS MATERIALIZED (
   SELECT e.expr, CASE WHEN e.expr IS NULL THEN NULL ELSE to_tsquery('english', e.expr) END AS query
-    FROM (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '') AS expr) AS e)
-SELECT CASE WHEN q.expr IS NULL THEN 0 ELSE ts_rank(to_tsvector('english', t), q.query) END
-  FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n), q ORDER BY n
-"""
-# Each candidate's cosine similarity to the question, exactly as ``candidates()`` annotates it (0 without a vector
-# of the current model; RLS applies to memory_embedding as to the candidates), and its text rank, in one statement.
-SIMILARITY_SQL = """
-WITH q AS MATERIALIZED (
-  SELECT e.expr, CASE WHEN e.expr IS NULL THEN NULL ELSE to_tsquery('english', e.expr) END AS query
-    FROM (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '') AS expr) AS e)
-SELECT COALESCE(1 - (SELECT me.embedding <=> %s::vector FROM memory_embedding me
-                      WHERE me.memory_id = u.id AND me.model = %s LIMIT 1), 0.0),
-       CASE WHEN q.expr IS NULL THEN 0 ELSE ts_rank(to_tsvector('english', u.t), q.query) END
-  FROM unnest(%s::uuid[], %s::text[]) WITH ORDINALITY AS u(id, t, n), q ORDER BY n
-"""
-# The cosine half of SIMILARITY_SQL (same expression), for a search whose texts were ranked while the question was
-# still being embedded.
-COSINE_SQL = """
-SELECT COALESCE(1 - (SELECT me.embedding <=> %s::vector FROM memory_embedding me
-                      WHERE me.memory_id = u.id AND me.model = %s LIMIT 1), 0.0)
-  FROM unnest(%s::uuid[]) WITH ORDINALITY AS u(id, n) ORDER BY n
-"""
+    FROM (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '') AS expr) AS e)"""
+_TEXT_RANK = "CASE WHEN q.expr IS NULL THEN 0 ELSE ts_rank(to_tsvector('english', u.t), q.query) END"
+# A candidate's cosine similarity to the question, exactly as ``candidates()`` annotates it (0 without a vector of the
+# current model; RLS applies to memory_embedding as to the candidates).
+_COSINE = """COALESCE(1 - (SELECT me.embedding <=> %s::vector FROM memory_embedding me
+                      WHERE me.memory_id = u.id AND me.model = %s LIMIT 1), 0.0)"""
+
+TEXT_RANK_SQL = (f"{_QUESTION_CTE}\nSELECT {_TEXT_RANK}\n"
+                 "  FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n), q ORDER BY n")
+# Each candidate's cosine and text rank in one statement (the vector was there when the texts were ready).
+SIMILARITY_SQL = (f"{_QUESTION_CTE}\nSELECT {_COSINE},\n       {_TEXT_RANK}\n"
+                  "  FROM unnest(%s::uuid[], %s::text[]) WITH ORDINALITY AS u(id, t, n), q ORDER BY n")
+# The cosines alone, for a search whose texts were ranked while the question was still being embedded.
+COSINE_SQL = f"SELECT {_COSINE}\n  FROM unnest(%s::uuid[]) WITH ORDINALITY AS u(id, n) ORDER BY n"
 
 
 def blend(cosine: float, text_rank: float, cosine_weight: float, text_weight: float, concept: float = 0.0,
