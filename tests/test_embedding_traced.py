@@ -1,0 +1,79 @@
+"""The traced model that embeds small calls (a question, a memory being written) gives the vectors
+sentence-transformers gives, one text at a time and as a padded batch, for texts of every length up to the
+model's limit; larger calls keep the eager model; a model laid out otherwise is never traced."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from memory.embeddings import LocalMiniLM, TracedMiniLM, provider
+
+WORDS = ("patient allergy penicillin prefers morning appointments call evening interpreter Spanish warfarin INR "
+         "monitoring latex gloves wheelchair step-free 10:00 é ü 日本 — ( ) ; ?").split()
+
+
+@pytest.fixture(scope="module")
+def local() -> LocalMiniLM:
+    model = LocalMiniLM()
+    model.warm_up()
+    return model
+
+
+def _texts(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    # one word up to far beyond the 256-token limit (truncation), plus the edge cases
+    return ["", " ", "x"] + [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 400))) for _ in range(count)]
+
+
+def _eager(local: LocalMiniLM, texts: list[str]) -> np.ndarray:
+    return local._load().encode(texts, normalize_embeddings=True, show_progress_bar=False)
+
+
+def test_the_local_model_is_traced(local):
+    assert isinstance(local._small, TracedMiniLM)
+
+
+def test_traced_vectors_equal_the_eager_ones_one_at_a_time_and_padded(local):
+    texts = _texts(1, 40)
+    want = _eager(local, texts)
+    one_by_one = np.array([local._small.embed([t])[0] for t in texts])
+    assert np.abs(one_by_one - want).max() < 1e-5
+    for size in (2, 5, LocalMiniLM.SMALL_CALL):  # batches mixing short and long texts: padding and the mask
+        for start in range(0, len(texts) - size, size):
+            got = np.array(local._small.embed(texts[start:start + size]))
+            assert np.abs(got - want[start:start + size]).max() < 1e-5
+
+
+def test_small_calls_take_the_traced_model_and_large_ones_the_eager_one(local, monkeypatch):
+    calls = []
+    monkeypatch.setattr(local._small, "embed", lambda texts: calls.append(len(texts)) or [[0.0]] * len(texts))
+    assert local.embed(["a question"]) == [[0.0]]
+    large = _texts(2, LocalMiniLM.SMALL_CALL)  # SMALL_CALL + 3 texts
+    vectors = local.embed(large)
+    assert calls == [1]
+    assert np.abs(np.array(vectors) - _eager(local, large)).max() < 1e-6
+    assert np.allclose(np.linalg.norm(np.array(vectors), axis=1), 1.0, atol=1e-5)
+
+
+def test_the_in_process_provider_answers_as_before(local):
+    texts = ["Scheduling preference: appointments not before 10:00", "Documented penicillin allergy"]
+    got = np.array(provider().embed(texts))
+    assert got.shape == (2, 384)
+    assert np.abs(got - _eager(local, texts)).max() < 1e-5
+
+
+def test_a_model_laid_out_otherwise_is_not_traced(local):
+    from sentence_transformers import SentenceTransformer
+
+    model = local._load()
+    without_normalisation = SentenceTransformer(modules=[model[0], model[1]], device="cpu")
+    assert TracedMiniLM.build(without_normalisation) is None
+
+
+def test_a_trace_that_answers_differently_is_refused(local, monkeypatch):
+    """The build compares the traced answers with the eager ones and keeps the eager model on any difference."""
+    monkeypatch.setattr(TracedMiniLM, "embed", lambda self, texts: [[1.0] + [0.0] * 383 for _ in texts])
+    assert TracedMiniLM.build(local._load()) is None
