@@ -15,6 +15,7 @@ import os
 import uuid
 from functools import lru_cache
 
+import orjson
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -63,7 +64,10 @@ def decrypt_fact(ciphertext: bytes, *, key_id: str, memory_id: uuid.UUID, patien
     _, keys = keyring()
     data = bytes(ciphertext)
     plaintext = _cipher(keys[key_id]).decrypt(data[:NONCE_BYTES], data[NONCE_BYTES:], _aad(memory_id, patient_id))
-    return json.loads(plaintext)
+    try:
+        return orjson.loads(plaintext)  # what json.dumps wrote, read several times faster (a search reads 200)
+    except orjson.JSONDecodeError:  # what orjson refuses and json reads (NaN, integers beyond 64 bits)
+        return json.loads(plaintext)
 
 
 def new_salt() -> bytes:

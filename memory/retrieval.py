@@ -17,8 +17,10 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 from django.db import DEFAULT_DB_ALIAS, connection
@@ -278,24 +280,51 @@ def understand(question: str) -> Question:
                     about_taking=asks_about_taking(question))
 
 
-# What a search reads of each candidate: the columns of an API memory item, then the organisation.
-CANDIDATE_COLUMNS = (*selectors.ITEM_COLUMNS, "organization_id")
+class Candidate(NamedTuple):
+    """One candidate memory as the search query read it: the columns of an API memory item, then the organisation
+    (``CANDIDATE_COLUMNS``; attributes named as on :class:`Memory`, ``fact`` as JSON text, timestamps as ISO 8601
+    text in UTC, as the API renders them). A tuple, not a model instance: a search reads every current memory of
+    the patient, and builds an answer from a few of them. Its repr names the memory only, never a value."""
 
+    memory_id: uuid.UUID
+    patient_id: uuid.UUID
+    memory_class: str
+    memory_type: str
+    type_version: int
+    attribute: str
+    fact: str | None
+    fact_ciphertext: bytes | None
+    fact_key_id: str | None
+    state: str
+    source: str
+    source_ref: str
+    confidence: Decimal
+    policy_revision: str
+    consent_purpose: str
+    consent_record_id: uuid.UUID | None
+    valid_from: str
+    valid_until: str | None
+    expires_at: str | None
+    review_by: str | None
+    superseded_by_id: uuid.UUID | None
+    created_by: str
+    agent_client_id: str | None
+    created_at: str
+    organization_id: uuid.UUID
 
-class Candidate:
-    """One candidate memory as the search query read it (attributes named as on :class:`Memory`; timestamps as
-    ISO 8601 text in UTC, as the API renders them). No model instance: a search reads every current memory of the
-    patient, and builds an answer from a few of them."""
-
-    __slots__ = (*CANDIDATE_COLUMNS, "row", "cosine")
-
-    def __init__(self, row: tuple) -> None:
-        for name, value in zip(CANDIDATE_COLUMNS, row, strict=True):
-            setattr(self, name, value)
-        self.row = row[:len(selectors.ITEM_COLUMNS)]  # what memory.api.memory_item renders
+    @property
+    def row(self) -> tuple:
+        """What memory.api.memory_item renders."""
+        return tuple(self[:len(selectors.ITEM_COLUMNS)])
 
     def __repr__(self) -> str:
         return f"<Candidate {self.memory_id}>"
+
+
+# What a search reads of each candidate: the columns of an API memory item, then the organisation.
+CANDIDATE_COLUMNS = Candidate._fields
+if CANDIDATE_COLUMNS != (*selectors.ITEM_COLUMNS, "organization_id"):
+    raise ImportError("memory.retrieval.Candidate must list memory.selectors.ITEM_COLUMNS, then organization_id")
 
 
 _CANDIDATES_SQL: dict[tuple[bool, bool], tuple[str, list]] = {}
@@ -323,7 +352,7 @@ def fetch_candidates(*, identity: Identity, patient_id: uuid.UUID, purpose: str 
     same statement as a data-modifying CTE, committing or rolling back with the request like any audit row."""
     sql, params = candidates_sql(org_id=identity.org_id, patient_id=patient_id, purpose=purpose,
                                  memory_class=memory_class, now=timezone.now())
-    return [Candidate(row) for row in selectors.read_rows(sql, params, audit=audit_row)]
+    return [Candidate._make(row) for row in selectors.read_rows(sql, params, audit=audit_row)]
 
 
 def _value(memory: Candidate) -> dict | None:
@@ -361,7 +390,6 @@ def score_candidates(q: Question, ordered: list[Candidate], values: list[dict], 
     hits = []
     for memory, value, text, cosine, text_rank, names in zip(ordered, values, texts, cosines, ranks, mentioned,
                                                               strict=True):
-        memory.cosine = cosine
         safety = memory.memory_class == "care_context" and value.get("kind") in SAFETY_KINDS
         named = names if safety else {}
         taken = value.get("kind") == "long_term_indication"

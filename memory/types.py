@@ -115,6 +115,23 @@ class TypeSpec:
     def template_for(self, kind: str | None) -> str:
         return self.text if isinstance(self.text, str) else self.text.get(kind or "", "")
 
+    @functools.cached_property
+    def _render_plans(self) -> dict[str, tuple[dict, tuple | None]]:
+        return {}
+
+    def render_plan(self, kind: Any) -> tuple[dict, tuple | None]:
+        """What :func:`fact_render` needs for facts of this ``kind``: the properties of its branch and the parsed
+        template (``None``: no template). Worked out once per kind (a list or a search renders many facts)."""
+        key = kind if isinstance(kind, str) else ""
+        plan = self._render_plans.get(key)
+        if plan is None:
+            branch = self.branch_for({"kind": kind}) or {}
+            template = self.template_for(kind)
+            plan = (branch.get("properties", {}), _compiled(template) if template else None)
+            if isinstance(kind, str) or kind is None:
+                self._render_plans[key] = plan
+        return plan
+
 
 def _branch_kinds(branch: dict) -> list[str]:
     kind = branch.get("properties", {}).get("kind", {})
@@ -401,7 +418,8 @@ def _term_key(value: str) -> str:
 
 def attribute_of(spec: TypeSpec, branch: dict, fact: dict) -> str:
     """The attribute a fact supersedes: closed-vocabulary parts as they are, free parts as one keyed hash."""
-    raw, free = [], []
+    raw: list[str] = []
+    free: list[str] = []
     for entry in spec.supersession:
         name = _supersession_field(branch, entry)
         value = fact.get(name) if name else None
@@ -471,17 +489,15 @@ def _compiled(template: str) -> tuple[tuple[bool, tuple], ...]:
 
 def fact_render(spec: TypeSpec, fact: dict) -> str:
     """The fact as one plain-language sentence (for people, full-text search and embeddings)."""
-    branch = spec.branch_for(fact) or {}
-    template = spec.template_for(fact.get("kind"))
-    if not template:
+    props, segments = spec.render_plan(fact.get("kind"))
+    if segments is None:
         return spec.label
-    props = branch.get("properties", {})
     pieces = []
-    for optional, parts in _compiled(template):
-        out = []
+    for optional, parts in segments:
+        out: list[str] | None = []
         for part in parts:
             if isinstance(part, str):
-                out.append(part)
+                out.append(part)  # type: ignore[union-attr]
                 continue
             name, modifier = part
             value = fact.get(name)
@@ -491,10 +507,10 @@ def fact_render(spec: TypeSpec, fact: dict) -> str:
                     break
                 continue
             if modifier != "?":
-                out.append(_words(value, props.get(name, {}), modifier.lstrip("|")))
+                out.append(_words(value, props.get(name, {}), modifier.lstrip("|")))  # type: ignore[union-attr]
         if out is not None:
             pieces.append("".join(out))
-    return re.sub(r"\s+", " ", "".join(pieces)).strip()
+    return " ".join("".join(pieces).split())  # whitespace runs as one space, none at the ends
 
 
 # --- the registry ----------------------------------------------------------------------------------------------
