@@ -282,9 +282,10 @@ def understand(question: str) -> Question:
 
 class Candidate(NamedTuple):
     """One candidate memory as the search query read it: the columns of an API memory item, then the organisation
-    (``CANDIDATE_COLUMNS``; attributes named as on :class:`Memory`, ``fact`` as JSON text, timestamps as ISO 8601
-    text in UTC, as the API renders them). A tuple, not a model instance: a search reads every current memory of
-    the patient, and builds an answer from a few of them. Its repr names the memory only, never a value."""
+    (``CANDIDATE_COLUMNS``; attributes named as on :class:`Memory`, ``fact`` as JSON text, timestamps as
+    PostgreSQL's text in UTC: :attr:`row` renders them as the API does, for the few that are answered). A tuple,
+    not a model instance: a search reads every current memory of the patient, and builds an answer from a few of
+    them. Its repr names the memory only, never a value."""
 
     memory_id: uuid.UUID
     patient_id: uuid.UUID
@@ -314,8 +315,12 @@ class Candidate(NamedTuple):
 
     @property
     def row(self) -> tuple:
-        """What memory.api.memory_item renders."""
-        return tuple(self[:len(selectors.ITEM_COLUMNS)])
+        """What memory.api.memory_item renders (timestamps as ISO 8601 text in UTC)."""
+        row = list(self[:len(selectors.ITEM_COLUMNS)])
+        for i in _TIMESTAMPS:
+            if row[i] is not None:
+                row[i] = selectors.utc_iso(row[i])
+        return tuple(row)
 
     def __repr__(self) -> str:
         return f"<Candidate {self.memory_id}>"
@@ -325,6 +330,8 @@ class Candidate(NamedTuple):
 CANDIDATE_COLUMNS = Candidate._fields
 if CANDIDATE_COLUMNS != (*selectors.ITEM_COLUMNS, "organization_id"):
     raise ImportError("memory.retrieval.Candidate must list memory.selectors.ITEM_COLUMNS, then organization_id")
+_TIMESTAMPS = tuple(i for i, name in enumerate(selectors.ITEM_COLUMNS)
+                    if name in {"valid_from", "valid_until", "expires_at", "review_by", "created_at"})
 
 
 _CANDIDATES_SQL: dict[tuple[bool, bool], tuple[str, list]] = {}
@@ -352,7 +359,7 @@ def fetch_candidates(*, identity: Identity, patient_id: uuid.UUID, purpose: str 
     same statement as a data-modifying CTE, committing or rolling back with the request like any audit row."""
     sql, params = candidates_sql(org_id=identity.org_id, patient_id=patient_id, purpose=purpose,
                                  memory_class=memory_class, now=timezone.now())
-    return [Candidate._make(row) for row in selectors.read_rows(sql, params, audit=audit_row)]
+    return [Candidate._make(row) for row in selectors.read_rows(sql, params, audit=audit_row, iso_timestamps=False)]
 
 
 def _value(memory: Candidate) -> dict | None:
@@ -502,7 +509,7 @@ def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, l
 # --- context packs ------------------------------------------------------------------------------------------------
 
 def _moment(text: str) -> datetime:
-    """A candidate's timestamp (ISO 8601 text in UTC) as the aware datetime the model would hold."""
+    """A candidate's timestamp (PostgreSQL's text, in UTC) as the aware datetime the model would hold."""
     return datetime.fromisoformat(text)
 
 

@@ -7,6 +7,7 @@ import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
 from django.utils import timezone
+from psycopg.types.string import TextLoader
 
 from core.errors import NotFound
 from core.identity import Identity
@@ -141,20 +142,24 @@ def _current_rows_sql(*, org_id, patient_id, memory_type, consent_purpose, now) 
                          memory_type=memory_type, consent_purpose=consent_purpose)
 
 
-class UtcIsoText(psycopg.adapt.Loader):
-    """``timestamptz`` straight from PostgreSQL's text to what the API renders (ISO 8601, UTC as ``Z``, six-digit
-    fractions as Python prints them), without building a datetime: a list of 20 memories has 120 of them.
+def utc_iso(text: str) -> str:
+    """PostgreSQL's text of a ``timestamptz`` as the API renders it (ISO 8601, UTC as ``Z``, six-digit fractions as
+    Python prints them), without building a datetime.
 
     The service's connections run in UTC (Django sets ``TimeZone``), so the text ends in ``+00``; anything else
     goes the long way round."""
+    if len(text) >= 22 and text.endswith("+00") and text[4] == "-" and text[10] == " ":
+        stamp, _, fraction = text[:-3].partition(".")
+        return f"{stamp[:10]}T{stamp[11:]}{'.' + fraction.ljust(6, '0') if fraction else ''}Z"
+    value = datetime.fromisoformat(text).astimezone(UTC)
+    return value.isoformat().replace("+00:00", "Z")
+
+
+class UtcIsoText(psycopg.adapt.Loader):
+    """``timestamptz`` loaded straight as :func:`utc_iso` text: a list of 20 memories has 120 of them."""
 
     def load(self, data) -> str:
-        text = bytes(data).decode("ascii")
-        if len(text) >= 22 and text.endswith("+00") and text[4] == "-" and text[10] == " ":
-            stamp, _, fraction = text[:-3].partition(".")
-            return f"{stamp[:10]}T{stamp[11:]}{'.' + fraction.ljust(6, '0') if fraction else ''}Z"
-        value = datetime.fromisoformat(text).astimezone(UTC)
-        return value.isoformat().replace("+00:00", "Z")
+        return utc_iso(bytes(data).decode("ascii"))
 
 
 def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memory_type: str | None = None,
@@ -172,14 +177,17 @@ def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memor
     return read_rows(sql, params, audit=audit)
 
 
-def read_rows(sql: str, params: list, *, audit: tuple[str, list] | None = None) -> list[tuple]:
+def read_rows(sql: str, params: list, *, audit: tuple[str, list] | None = None,
+              iso_timestamps: bool = True) -> list[tuple]:
     """Run a hot read, with ``audit`` (an INSERT from :func:`core.audit.insert_statement`) as a data-modifying CTE
-    of the same statement; timestamps come back as ISO 8601 text in UTC (:class:`UtcIsoText`)."""
+    of the same statement. Timestamps come back as ISO 8601 text in UTC (:class:`UtcIsoText`), or, with
+    ``iso_timestamps=False``, as PostgreSQL's own text (:func:`utc_iso` turns it into the former; a search reads
+    every current memory and renders a few)."""
     if audit is not None:
         sql = f"WITH audit_row AS ({audit[0]}) {sql}"
         params = audit[1] + params
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.cursor.adapters.register_loader("timestamptz", UtcIsoText)
+        cursor.cursor.adapters.register_loader("timestamptz", UtcIsoText if iso_timestamps else TextLoader)
         cursor.execute(sql, params)
         return cursor.fetchall()
 
