@@ -419,7 +419,7 @@ def score_candidates(q: Question, ordered: list[Candidate], values: list[dict], 
                       cal.mismatch_weight)
         hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=score, concept=concept,
                         mismatch=mismatch, safety=safety, value=value))
-    hits.sort(key=lambda h: (-h.score, str(h.memory.memory_id)))
+    hits.sort(key=lambda h: (-h.score, h.memory.memory_id))  # a UUID orders as its text does, without building it
     return hits
 
 
@@ -490,7 +490,7 @@ def select_hits(ranked: list[Hit], *, question: str, limit: int | None = None,
                 h.confidence = HIGH if h.score >= threshold else LOW
                 h.included_by = SAFETY_RULE
                 chosen.append(h)
-    chosen.sort(key=lambda h: (-h.score, str(h.memory.memory_id)))
+    chosen.sort(key=lambda h: (-h.score, h.memory.memory_id))
     return chosen
 
 
