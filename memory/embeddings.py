@@ -12,14 +12,17 @@ Vectors are L2-normalised so cosine similarity is a dot product.
 
 from __future__ import annotations
 
+import http.client
 import logging
 import os
 import socket
 import threading
 import warnings
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import httpx
+import orjson
 from django.conf import settings
 
 from core.errors import ApiError
@@ -164,16 +167,18 @@ class OpenAICompatible:
                     self._client = httpx.Client(timeout=self.timeout, transport=transport)
         return self._client
 
+    def _post(self, body: dict) -> Any:
+        """The provider's parsed answer to one ``POST /v1/embeddings``; transport errors and non-2xx raise."""
+        response = self.client().post(f"{self.base_url}/v1/embeddings", json=body,
+                                      headers={"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})
+        response.raise_for_status()
+        return response.json()
+
     def embed(self, texts: list[str]) -> list[list[float]]:
         try:
-            response = self.client().post(f"{self.base_url}/v1/embeddings",
-                                          json={"model": self.model, "input": texts},
-                                          headers={"Authorization": f"Bearer {self.api_key}"} if self.api_key
-                                          else {})
-            response.raise_for_status()
-            data = sorted(response.json()["data"], key=lambda d: d["index"])
+            data = sorted(self._post({"model": self.model, "input": texts})["data"], key=lambda d: d["index"])
             vectors = [d["embedding"] for d in data]
-        except (httpx.HTTPError, KeyError, ValueError, TypeError) as exc:
+        except (httpx.HTTPError, OSError, http.client.HTTPException, KeyError, ValueError, TypeError) as exc:
             log.warning("embedding provider failed: %s", type(exc).__name__)
             raise EmbeddingUnavailable() from None
         if len(vectors) != len(texts):
@@ -184,13 +189,50 @@ class OpenAICompatible:
 class SharedLocalServer(OpenAICompatible):
     """The machine's one local model, served by ``manage.py run_embedding_server`` on loopback (``manage.py serve``
     starts it beside the web workers), so no web worker imports torch. Same model, so same name: vectors stored
-    by the in-process provider stay comparable."""
+    by the in-process provider stay comparable.
+
+    Spoken to with the standard library's HTTP client, one kept-alive connection per thread: a search waits for its
+    question's vector, and httpx cost about 0.6 ms of CPU per call here against 0.14 ms."""
 
     name = LocalMiniLM.name
 
     def __init__(self, *, base_url: str, timeout: float) -> None:
         super().__init__(base_url=base_url, model=LocalMiniLM.name, api_key="", timeout=timeout)
         self.name = LocalMiniLM.name
+        url = urlsplit(self.base_url)
+        self._connection_class = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+        self._host, self._port, self._path = url.hostname or "127.0.0.1", url.port, f"{url.path}/v1/embeddings"
+        self._local = threading.local()
+
+    def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
+        """This thread's connection, and whether it was used before (the server may have closed it since)."""
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            return connection, True
+        connection = self._connection_class(self._host, self._port, timeout=self.timeout)
+        connection.connect()
+        # TCP_NODELAY: a request's headers and body must not wait for the server's delayed ACK
+        connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._local.connection = connection
+        return connection, False
+
+    def _post(self, body: dict) -> Any:
+        payload = orjson.dumps(body)
+        while True:
+            connection, reused = self._connection()
+            try:
+                connection.request("POST", self._path, payload, {"Content-Type": "application/json"})
+                response = connection.getresponse()
+                raw = response.read()
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                self._local.connection = None
+                if reused:
+                    continue  # a kept-alive connection the server had closed: once more on a new one
+                raise
+            if response.status != 200:
+                raise ValueError(f"embedding server answered {response.status}")
+            return orjson.loads(raw)
 
 
 def _normalise(vector: list[float]) -> list[float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -46,6 +47,20 @@ def test_bad_input_is_refused_with_a_json_error(server, body, status):
     r = httpx.post(f"{server}/v1/embeddings", content=body, headers={"Content-Type": "application/json"})
     assert r.status_code == status and "error" in r.json()
     assert httpx.post(f"{server}/v1/other", json={"input": "x"}).status_code == 404
+
+
+def test_a_kept_alive_connection_that_died_is_replaced_once(server):
+    """The client keeps one connection per thread; when the server has dropped it, the next call reconnects."""
+    remote = SharedLocalServer(base_url=server, timeout=30)
+    first = remote.embed(["Documented penicillin allergy"])
+    remote._local.connection.sock.shutdown(socket.SHUT_RDWR)  # as a restarted server would leave it
+    assert remote.embed(["Documented penicillin allergy"]) == first
+    assert remote.embed(["Documented penicillin allergy"]) == first  # and the new connection is kept
+
+
+def test_a_refusal_by_the_server_is_the_providers_outage(server):
+    with pytest.raises(EmbeddingUnavailable):
+        SharedLocalServer(base_url=server, timeout=30).embed(["x"] * 257)  # over the server's MAX_INPUTS: 400
 
 
 def test_a_stopped_server_is_the_providers_outage():

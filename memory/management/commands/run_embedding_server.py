@@ -9,11 +9,11 @@ never logged.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import orjson
 from django.core.management.base import BaseCommand, CommandError
 
 from memory.embeddings import LocalMiniLM
@@ -34,7 +34,7 @@ def make_server(host: str, port: int, model: LocalMiniLM) -> ThreadingHTTPServer
         disable_nagle_algorithm = True
 
         def _send(self, status: int, payload: dict) -> None:
-            body = json.dumps(payload).encode()
+            body = orjson.dumps(payload)
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -61,7 +61,7 @@ def make_server(host: str, port: int, model: LocalMiniLM) -> ThreadingHTTPServer
                 self.close_connection = True
                 return self._error(413 if length > MAX_BODY_BYTES else 400, "body missing or too large")
             try:
-                body = json.loads(self.rfile.read(length))
+                body = orjson.loads(self.rfile.read(length))
                 texts = body["input"]
             except (ValueError, KeyError, TypeError):
                 return self._error(400, "expected a JSON object with 'input'")
