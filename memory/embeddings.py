@@ -224,10 +224,10 @@ class SharedLocalServer(OpenAICompatible):
                 connection.request("POST", self._path, payload, {"Content-Type": "application/json"})
                 response = connection.getresponse()
                 raw = response.read()
-            except (OSError, http.client.HTTPException):
+            except (OSError, http.client.HTTPException) as exc:
                 connection.close()
                 self._local.connection = None
-                if reused:
+                if reused and not isinstance(exc, TimeoutError):
                     continue  # a kept-alive connection the server had closed: once more on a new one
                 raise
             if response.status != 200:

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 import httpx
 import pytest
@@ -56,6 +57,34 @@ def test_a_kept_alive_connection_that_died_is_replaced_once(server):
     remote._local.connection.sock.shutdown(socket.SHUT_RDWR)  # as a restarted server would leave it
     assert remote.embed(["Documented penicillin allergy"]) == first
     assert remote.embed(["Documented penicillin allergy"]) == first  # and the new connection is kept
+
+
+def test_a_call_that_times_out_is_not_sent_again():
+    """Only a connection the server closed is retried; a server that does not answer in time is an outage at once
+    (a retry would double the wait and queue a second encode behind the first)."""
+
+    class SlowModel:
+        name = "all-MiniLM-L6-v2"
+        calls = 0
+
+        def embed(self, texts):
+            SlowModel.calls += 1
+            if SlowModel.calls == 2:
+                time.sleep(1.5)
+            return [[1.0] + [0.0] * 383 for _ in texts]
+
+    httpd = make_server("127.0.0.1", 0, SlowModel())
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        remote = SharedLocalServer(base_url=f"http://127.0.0.1:{httpd.server_address[1]}", timeout=0.5)
+        assert remote.embed(["first"])[0][0] == 1.0  # the connection is now kept alive
+        with pytest.raises(EmbeddingUnavailable):
+            remote.embed(["second"])
+        time.sleep(2)  # a retry would have reached the model by now
+        assert SlowModel.calls == 2
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 def test_a_refusal_by_the_server_is_the_providers_outage(server):
