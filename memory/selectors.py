@@ -148,6 +148,8 @@ def utc_iso(text: str) -> str:
 
     The service's connections run in UTC (Django sets ``TimeZone``), so the text ends in ``+00``; anything else
     goes the long way round."""
+    if len(text) == 29 and text[10] == " " and text[19] == "." and text[26:] == "+00" and text[4] == "-":
+        return f"{text[:10]}T{text[11:26]}Z"  # six fraction digits, the usual case: already what Python prints
     if len(text) >= 22 and text.endswith("+00") and text[4] == "-" and text[10] == " ":
         stamp, _, fraction = text[:-3].partition(".")
         return f"{stamp[:10]}T{stamp[11:]}{'.' + fraction.ljust(6, '0') if fraction else ''}Z"
@@ -159,7 +161,7 @@ class UtcIsoText(psycopg.adapt.Loader):
     """``timestamptz`` loaded straight as :func:`utc_iso` text: a list of 20 memories has 120 of them."""
 
     def load(self, data) -> str:
-        return utc_iso(bytes(data).decode("ascii"))
+        return utc_iso(str(data, "ascii"))
 
 
 def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memory_type: str | None = None,
@@ -170,24 +172,27 @@ def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memor
     a data-modifying CTE of the read, and commits or rolls back with the block.
 
     The hot read of the API: no model instances, and the driver's values as they come (``fact`` is JSON text,
-    timestamps are already ISO 8601 text in UTC).
+    timestamps are already ISO 8601 text in UTC, ids are their text: building 80 UUID objects only to print them
+    again was about a twelfth of the request).
     """
     sql, params = _current_rows_sql(org_id=identity.org_id, patient_id=patient_id, memory_type=memory_type,
                                     consent_purpose=consent_purpose, now=timezone.now())
-    return read_rows(sql, params, audit=audit)
+    return read_rows(sql, params, audit=audit, uuid_text=True)
 
 
 def read_rows(sql: str, params: list, *, audit: tuple[str, list] | None = None,
-              iso_timestamps: bool = True) -> list[tuple]:
+              iso_timestamps: bool = True, uuid_text: bool = False) -> list[tuple]:
     """Run a hot read, with ``audit`` (an INSERT from :func:`core.audit.insert_statement`) as a data-modifying CTE
     of the same statement. Timestamps come back as ISO 8601 text in UTC (:class:`UtcIsoText`), or, with
     ``iso_timestamps=False``, as PostgreSQL's own text (:func:`utc_iso` turns it into the former; a search reads
-    every current memory and renders a few)."""
+    every current memory and renders a few). ``uuid_text``: ids come back as their canonical text, not UUIDs."""
     if audit is not None:
         sql = f"WITH audit_row AS ({audit[0]}) {sql}"
         params = audit[1] + params
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.cursor.adapters.register_loader("timestamptz", UtcIsoText if iso_timestamps else TextLoader)
+        if uuid_text:
+            cursor.cursor.adapters.register_loader("uuid", TextLoader)
         cursor.execute(sql, params)
         return cursor.fetchall()
 
