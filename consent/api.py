@@ -8,11 +8,11 @@ from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import StrictSerializer
+from core.serializers import ModelOutSerializer, StrictSerializer
 from core.vocabulary import PURPOSES
 
 
-class ConsentOut(serializers.ModelSerializer):
+class ConsentOut(ModelOutSerializer):
     class Meta:
         model = ConsentRecord
         fields = ["consent_record_id", "patient_id", "purpose", "status", "granted_at", "revoked_at", "expires_at",
@@ -65,7 +65,7 @@ class ConsentRevokeView(ScopedAPIView):
         return Response(ConsentOut(record).data)
 
 
-class GrantOut(serializers.ModelSerializer):
+class GrantOut(ModelOutSerializer):
     class Meta:
         model = AccessGrant
         fields = ["grant_id", "patient_id", "actor_sub", "purpose", "expires_at", "revoked_at", "granted_by",

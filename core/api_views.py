@@ -10,11 +10,11 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
 from core.models import AuditEvent, Organization
-from core.serializers import StrictSerializer
+from core.serializers import ModelOutSerializer, StrictSerializer
 from core.services import organization_register
 
 
-class AuditEventOut(serializers.ModelSerializer):
+class AuditEventOut(ModelOutSerializer):
     class Meta:
         model = AuditEvent
         fields = ["id", "occurred_at", "patient_id", "actor_sub", "actor_kind", "agent_client_id", "on_behalf_of",
@@ -63,7 +63,7 @@ class AuditEventListView(ScopedAPIView):
         return Response({"view": view, "items": AuditEventOut(items, many=True).data})
 
 
-class OrganizationOut(serializers.ModelSerializer):
+class OrganizationOut(ModelOutSerializer):
     class Meta:
         model = Organization
         fields = ["id", "name", "trusted_issuers", "administrator", "created_at"]

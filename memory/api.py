@@ -7,7 +7,7 @@ from rest_framework.response import Response
 
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import StrictSerializer
+from core.serializers import ModelOutSerializer, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services
 from memory.crypto import decrypt_fact
@@ -19,7 +19,7 @@ from memory.types import NAME as TYPE_NAME
 from memory.types import type_get
 
 
-class MemoryOut(serializers.ModelSerializer):
+class MemoryOut(ModelOutSerializer):
     fact = serializers.SerializerMethodField()
     text = serializers.SerializerMethodField()
     guardrails = serializers.SerializerMethodField()
@@ -166,7 +166,7 @@ class DeletionReceipt(serializers.Serializer):
                                          help_text="Erase-all only: conversations, workflow state and payloads")
 
 
-class LifecycleEventOut(serializers.ModelSerializer):
+class LifecycleEventOut(ModelOutSerializer):
     class Meta:
         model = LifecycleEvent
         fields = ["event_id", "memory_id", "event_type", "from_state", "to_state", "actor_sub", "reason_code",

@@ -18,7 +18,7 @@ from core import audit
 from core.access import require_staff
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
-from core.serializers import StrictSerializer
+from core.serializers import ModelOutSerializer, StrictSerializer
 from workflows import selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
 from workflows.models import Operation, Workflow
@@ -75,7 +75,7 @@ class OperationCreateIn(OperationRequestIn):
 
 
 # --- outputs -----------------------------------------------------------------------------------------------
-class OperationOut(serializers.ModelSerializer):
+class OperationOut(ModelOutSerializer):
     class Meta:
         model = Operation
         fields = ["operation_id", "workflow_id", "kind", "system", "status", "idempotency_key", "payload_hash",
@@ -92,7 +92,7 @@ class NextSafeActionOut(serializers.Serializer):
     allowed_next_steps = serializers.ListField(child=serializers.CharField())
 
 
-class WorkflowOut(serializers.ModelSerializer):
+class WorkflowOut(ModelOutSerializer):
     """A workflow with what an agent resuming it needs: step, version, unsettled operations, next safe action.
     Serialise with ``context={"resume": selectors.Resume}``."""
 

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
-from core.serializers import StrictSerializer
+from core.serializers import ModelOutSerializer, StrictSerializer
 from core.vocabulary import PURPOSES
 from memory.api import MemoryOut
 from memory.conversations import selectors, services
@@ -44,7 +44,7 @@ PreferenceKindField = _inline_enum(["earliest_time", "latest_time", "excluded_da
                                    "PreferenceKindField")
 
 
-class SessionOut(serializers.ModelSerializer):
+class SessionOut(ModelOutSerializer):
     idle_timeout_seconds = serializers.SerializerMethodField()
 
     class Meta:
