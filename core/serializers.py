@@ -24,7 +24,7 @@ class ModelOutSerializer(serializers.ModelSerializer):
     """A ModelSerializer whose fields are worked out from the model once per class, not once per instance.
 
     ``ModelSerializer.get_fields`` introspects the model for every instance it makes (each field's class, its
-    keyword arguments, its validators): about a twentieth of a memory create's CPU, to render one memory. Here the
+    keyword arguments, its validators): 0.2 of the 0.6 ms that rendering one memory took. Here the
     fields built the first time are kept unbound on the class, and every instance gets its own deep copy of them,
     as DRF gives every instance a deep copy of the declared fields. Nothing in a field's construction depends on
     the instance, its data or its context.
