@@ -412,9 +412,10 @@ def provider_throughput(texts: list[str], singles: int, batches: int, embed=None
 # times the real functions (wrapped by a clock for the run), never a re-implementation of the ranking.
 STEPS = {"understand": "question: lexicon", "query_vector": "query embedding (overlapped)",
          "fetch_candidates": "candidates SQL", "candidate_texts": "decrypt + text", "name_texts": "texts: lexicon",
-         "expand_texts": "texts: expansion", "_text_ranks": "text rank SQL (while embedding)",
-         "similarities": "cosine + text rank SQL (vector cached)", "candidate_cosines": "cosine SQL",
-         "score_candidates": "score + sort", "select_hits": "select hits"}
+         "expand_texts": "texts: expansion", "send_text_ranks": "text rank SQL sent (while embedding)",
+         "send_similarities": "cosine + text rank SQL sent (vector there)", "send_cosines": "cosine SQL sent",
+         "read_similarities": "waiting for the similarity rows", "score_candidates": "score + sort",
+         "select_hits": "select hits"}
 # query_vector runs in a thread of its own while the candidates are read (its time overlaps theirs)
 OVERLAPPED = {"query_vector"}
 

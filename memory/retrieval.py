@@ -14,7 +14,8 @@ import logging
 import re
 import threading
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -241,33 +242,92 @@ def array_literal(values: list) -> str:
     return "{" + ",".join('"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values) + "}"
 
 
-def _text_ranks(question: str, texts: list[str]) -> list[float]:
-    if not texts:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute(TEXT_RANK_SQL, [question, array_literal(texts)])
-        return [float(r[0]) for r in cursor.fetchall()]
+# Candidates per statement once the question's vector is there: PostgreSQL computes one batch's cosines and text
+# ranks while the next batch is being decrypted and named (see :func:`similarities`).
+BATCH = 50
 
 
-def candidate_cosines(vector: list[float], memory_ids: list[uuid.UUID]) -> list[float]:
-    """Cosine similarity of each candidate (:data:`COSINE_SQL`), in its order."""
-    if not memory_ids:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute(COSINE_SQL, [Vector(vector).to_text(), vector_model(), array_literal(memory_ids)])
-        return [float(r[0]) for r in cursor.fetchall()]
+def send_text_ranks(question: str, texts: list[str]):
+    """Send :data:`TEXT_RANK_SQL` for ``texts`` (in pipeline mode: without waiting); the cursor its rows come to."""
+    cursor = connection.cursor()
+    cursor.execute(TEXT_RANK_SQL, [question, array_literal(texts)])
+    return cursor
 
 
-def similarities(vector: list[float], question: str, memory_ids: list[uuid.UUID],
-                 texts: list[str]) -> tuple[list[float], list[float]]:
-    """Cosine similarity and text rank of each candidate (:data:`SIMILARITY_SQL`), in its order."""
-    if not memory_ids:
-        return [], []
-    with connection.cursor() as cursor:
-        cursor.execute(SIMILARITY_SQL, [question, Vector(vector).to_text(), vector_model(), array_literal(memory_ids),
-                                        array_literal(texts)])
+def send_similarities(vector: str, question: str, memory_ids: list[uuid.UUID], texts: list[str]):
+    """Send :data:`SIMILARITY_SQL` (cosine and text rank of each candidate; ``vector`` as pgvector text)."""
+    cursor = connection.cursor()
+    cursor.execute(SIMILARITY_SQL, [question, vector, vector_model(), array_literal(memory_ids), array_literal(texts)])
+    return cursor
+
+
+def send_cosines(vector: str, memory_ids: list[uuid.UUID]):
+    """Send :data:`COSINE_SQL` (the cosine of each candidate; ``vector`` as pgvector text)."""
+    cursor = connection.cursor()
+    cursor.execute(COSINE_SQL, [vector, vector_model(), array_literal(memory_ids)])
+    return cursor
+
+
+def read_similarities(sent: list) -> tuple[list[float], list[float]]:
+    """The cosines and text ranks of the statements ``sent``, in candidate order: per run of candidates, either
+    ``(similarity_cursor, None)`` or ``(text_rank_cursor, cosine_cursor)``. Waits for what PostgreSQL has not
+    answered yet."""
+    cosines: list[float] = []
+    ranks: list[float] = []
+    for cursor, cosine_cursor in sent:
         rows = cursor.fetchall()
-    return [float(r[0]) for r in rows], [float(r[1]) for r in rows]
+        if cosine_cursor is None:
+            cosines += [float(r[0]) for r in rows]
+            ranks += [float(r[1]) for r in rows]
+        else:
+            cosines += [float(r[0]) for r in cosine_cursor.fetchall()]
+            ranks += [float(r[0]) for r in rows]
+    return cosines, ranks
+
+
+class Texts(NamedTuple):
+    """What a search makes of its candidates in Python, in their order."""
+    values: list[dict]  # the plaintext facts
+    texts: list[str]  # their plain-language texts
+    named: list[dict[str, float]]  # what each text names (lexicon concepts)
+
+
+def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tuple[Texts, list[float], list[float]]:
+    """Each candidate's texts, cosine similarity to the question and full-text rank.
+
+    The texts are made :data:`BATCH` candidates at a time. Once the question's vector (``pending``) is there, each
+    batch's :data:`SIMILARITY_SQL` goes to PostgreSQL as soon as its texts are ready (psycopg's pipeline mode), so
+    the server ranks one batch while the next is decrypted and named. Texts made while the question is still being
+    embedded wait, and go in one statement when it arrives, or, if it has not when the texts are done, are
+    text-ranked at once (:data:`TEXT_RANK_SQL`) and get their cosines when it does (:data:`COSINE_SQL`): on a
+    machine this small, a statement running beside the embedding slows the embedding down more than it saves.
+    Every value is computed per row, so the answer is the same however the batches fell."""
+    made = Texts([], [], [])
+    sent: list = []
+    held_ids: list[uuid.UUID] = []
+    held_texts: list[str] = []
+    connection.ensure_connection()
+    with ExitStack() as cursors, connection.wrap_database_errors, connection.connection.pipeline():
+        for start in range(0, len(ordered), BATCH):
+            batch = ordered[start:start + BATCH]
+            values, texts = candidate_texts(batch)
+            named = name_texts(texts)
+            made.values.extend(values)
+            made.texts.extend(texts)
+            made.named.extend(named)
+            held_ids.extend(m.memory_id for m in batch)
+            held_texts.extend(expand_texts(texts, named))
+            if pending.done():
+                vector = Vector(pending.result()).to_text()  # a provider error surfaces here
+                sent.append((cursors.enter_context(send_similarities(vector, q.expanded, held_ids, held_texts)),
+                             None))
+                held_ids, held_texts = [], []
+        if held_ids:
+            ranks = cursors.enter_context(send_text_ranks(q.expanded, held_texts))
+            vector = Vector(pending.result()).to_text()
+            sent.append((ranks, cursors.enter_context(send_cosines(vector, held_ids))))
+        cosines, ranks = read_similarities(sent)
+    return made, cosines, ranks
 
 
 @dataclass(frozen=True)
@@ -432,24 +492,15 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str,
     Each step is a module-level function looked up at call time (``bench.retrieval_api`` times them one by one)."""
     q = understand(question)
     # The question is embedded (over HTTP, by the machine's embedding server) while the candidates are read,
-    # decrypted and named: the two waits overlap instead of adding up.
+    # decrypted, named and text-ranked: the waits overlap instead of adding up.
     pending = _embedder().submit(query_vector, q.expanded)
     try:
         ordered = fetch_candidates(identity=identity, patient_id=patient_id, purpose=purpose,
                                    memory_class=memory_class, audit_row=audit_row)
-        values, texts = candidate_texts(ordered)
-        named = name_texts(texts)
-        expanded = expand_texts(texts, named)
-        # A question new to this process is usually still being embedded: rank the texts meanwhile.
-        ranks = None if pending.done() else _text_ranks(q.expanded, expanded)
+        made, cosines, ranks = similarities(q, ordered, pending)
     finally:
-        vector = pending.result()  # a provider error surfaces here, and the request's transaction rolls back
-    memory_ids = [m.memory_id for m in ordered]
-    if ranks is None:  # the vector was there already: one statement for both
-        cosines, ranks = similarities(vector, q.expanded, memory_ids, expanded)
-    else:
-        cosines = candidate_cosines(vector, memory_ids)
-    return score_candidates(q, ordered, values, texts, cosines, ranks, named)
+        pending.result()  # never leave before the question's vector (a provider error surfaces here if not above)
+    return score_candidates(q, ordered, made.values, made.texts, cosines, ranks, made.named)
 
 
 _embedder_pool: ThreadPoolExecutor | None = None

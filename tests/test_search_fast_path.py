@@ -8,6 +8,7 @@ import random
 import re
 import time
 import uuid
+from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -120,38 +121,70 @@ def test_the_lexicon_trie_finds_what_the_alternation_of_its_terms_finds():
                 == [(m.start(), m.group(0)) for m in plain.finditer(text)]), text
 
 
+class Arrives(Future):
+    """A question vector that is there once ``after`` batches were made (``done()`` is asked once per batch)."""
+
+    def __init__(self, vector: list[float], after: int) -> None:
+        super().__init__()
+        self._vector, self._after = vector, after
+
+    def done(self) -> bool:
+        if self._after <= 0 and not super().done():
+            self.set_result(self._vector)
+        self._after -= 1
+        return super().done()
+
+    def result(self, timeout=None):
+        if not super().done():
+            self.set_result(self._vector)
+        return super().result(timeout)
+
+
 @pytest.mark.django_db
-def test_similarities_are_the_cosines_the_orm_annotates(world):
-    """The cosine search reads after the candidates (the question is embedded meanwhile) is exactly the one
-    ``candidates()`` annotates in one query, for memories with and without a vector of the current model."""
+def test_similarities_are_the_cosines_the_orm_annotates_however_the_batches_fall(world, monkeypatch):
+    """The cosines search reads batch by batch (the question is embedded meanwhile) are exactly the ones
+    ``candidates()`` annotates in one query, and the text ranks those of one statement over every text, for plain
+    and encrypted memories, with and without a vector of the current model: whether the vector was there before
+    the first batch, arrived between two, or came after the last."""
     cid = world.consent(world.patient_a)
-    api = world.patient(world.patient_a)
-    for kind, at in (("earliest_time", "10:00"), ("latest_time", "16:30")):
-        assert api.post(mem(world.patient_a), memory_body(cid, kind, at)).status_code == 201
-    me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
-                  scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
-    question = retrieval.understand("what time can I come in?").expanded
-    vector = retrieval.query_vector(question)
-    with identity_context(me):
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    world.grant(world.patient_a, "nurse-1", "care_coordination")
+    nurse = world.staff("nurse-1")
+    assert nurse.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).status_code == 201
+    for fact in ({"kind": "allergy", "substance": "penicillin", "reaction": "rash"},
+                 {"kind": "long_term_indication", "medication": "warfarin", "indication": "atrial fibrillation"}):
+        assert nurse.post(mem(world.patient_a), {
+            "memory_type": "care_context", "consent_purpose": "care_coordination", "fact": fact,
+            "review_by": (datetime.now(UTC) + timedelta(days=180)).isoformat(), "source": "ehr_import",
+            "source_ref": "ehr:AllergyIntolerance/991"}).status_code == 201
+    staff = Identity(org_id=world.org, actor_sub="nurse-1", scopes=frozenset({"memory:read"}))
+    q = retrieval.understand("is the penicillin allergy or the warfarin a problem for an appointment?")
+    vector = retrieval.query_vector(q.expanded)
+    monkeypatch.setattr(retrieval, "BATCH", 1)  # one statement per candidate: three batches
+    with identity_context(staff):
+        from django.db import connection
+
         from memory.models import MemoryEmbedding
 
-        annotated = list(retrieval.candidates(identity=me, patient_id=world.patient_a, query_vector=vector))
-        MemoryEmbedding.objects.filter(memory_id=annotated[0].memory_id).delete()  # one without a vector
-        annotated = list(retrieval.candidates(identity=me, patient_id=world.patient_a, query_vector=vector))
-        ordered = retrieval.fetch_candidates(identity=me, patient_id=world.patient_a)
-        assert [c.memory_id for c in ordered] == [m.memory_id for m in annotated]
-        cosines, ranks = retrieval.similarities(vector, question, [c.memory_id for c in ordered],
-                                                ["what time", "nothing"])
-        assert cosines == [m.cosine for m in annotated] and 0.0 in cosines
-        assert ranks == retrieval._text_ranks(question, ["what time", "nothing"])
-        # the cosine half alone (a search that ranked its texts while the question was being embedded)
-        assert retrieval.candidate_cosines(vector, [c.memory_id for c in ordered]) == cosines
+        annotated = list(retrieval.candidates(identity=staff, patient_id=world.patient_a, query_vector=vector))
+        MemoryEmbedding.objects.filter(memory_id=annotated[1].memory_id).delete()  # one without a vector
+        annotated = list(retrieval.candidates(identity=staff, patient_id=world.patient_a, query_vector=vector))
+        ordered = retrieval.fetch_candidates(identity=staff, patient_id=world.patient_a)
+        assert len(ordered) == 3 and [c.memory_id for c in ordered] == [m.memory_id for m in annotated]
+        answers = [retrieval.similarities(q, ordered, Arrives(vector, after)) for after in (0, 1, 2, 3, 9)]
+        made, cosines, ranks = answers[0]
+        assert cosines == [m.cosine for m in annotated] and cosines[1] == 0.0 and all(cosines[::2])
+        expanded = retrieval.expand_texts(made.texts, made.named)
+        with connection.cursor() as cursor:
+            cursor.execute(retrieval.TEXT_RANK_SQL, [q.expanded, retrieval.array_literal(expanded)])
+            assert ranks == [float(r[0]) for r in cursor.fetchall()] and sum(r > 0 for r in ranks) >= 2
+        assert all(answer == answers[0] for answer in answers[1:])
 
 
 @pytest.mark.django_db
 def test_a_search_answers_the_same_whether_its_vector_was_waiting_or_ready(world, monkeypatch):
-    """A question being embedded has its texts ranked meanwhile (two statements); a cached one takes one
-    statement for both: the hits, scores and order are the same."""
+    """A question being embedded has its texts ranked meanwhile and its cosines read once the vector is there
+    (two statements); a cached one takes one statement for both: the hits, scores and order are the same."""
     cid = world.consent(world.patient_a)
     api = world.patient(world.patient_a)
     for kind, at in (("earliest_time", "10:00"), ("latest_time", "16:30")):
@@ -160,8 +193,8 @@ def test_a_search_answers_the_same_whether_its_vector_was_waiting_or_ready(world
                   scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
     question = "what time can I come in?"
     calls = []
-    monkeypatch.setattr(retrieval, "candidate_cosines", _spy(calls, "cosines", retrieval.candidate_cosines))
-    monkeypatch.setattr(retrieval, "similarities", _spy(calls, "similarities", retrieval.similarities))
+    for name in ("send_text_ranks", "send_cosines", "send_similarities"):
+        monkeypatch.setattr(retrieval, name, _spy(calls, name, getattr(retrieval, name)))
     retrieval._query_vector.cache_clear()
     real = retrieval.query_vector
     monkeypatch.setattr(retrieval, "query_vector", lambda text: (time.sleep(0.3), real(text))[1])
@@ -170,9 +203,34 @@ def test_a_search_answers_the_same_whether_its_vector_was_waiting_or_ready(world
     monkeypatch.setattr(retrieval, "query_vector", real)
     with identity_context(me):
         ready = retrieval.rank_candidates(identity=me, patient_id=world.patient_a, question=question)
-    assert calls == ["cosines", "similarities"]
+    assert calls == ["send_text_ranks", "send_cosines", "send_similarities"]
     assert waiting and [(h.memory.memory_id, h.score, h.cosine, h.text_rank) for h in waiting] == [
         (h.memory.memory_id, h.score, h.cosine, h.text_rank) for h in ready]
+
+
+@pytest.mark.django_db
+def test_a_failing_similarity_statement_fails_the_search_and_rolls_back_its_audit_row(world, monkeypatch):
+    """An error in a statement sent in pipeline mode surfaces as Django's database error and the request's
+    transaction rolls back, the search's audit row with it."""
+    from django.db import DatabaseError
+
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).status_code == 201
+    me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                  scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
+    monkeypatch.setattr(retrieval, "TEXT_RANK_SQL", "SELECT 1 / 0 FROM (SELECT %s::text, %s::text[]) AS x")
+    monkeypatch.setattr(retrieval, "SIMILARITY_SQL",
+                        "SELECT 1 / 0, 0 FROM (SELECT %s::text, %s::text, %s::text, %s::text, %s::text) AS x")
+    question = "what time can I come in?"
+    with pytest.raises(DatabaseError), identity_context(me):
+        retrieval.memory_search(identity=me, patient_id=world.patient_a, question=question)
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        assert not AuditEvent.objects.filter(action="memory.search", patient_id=world.patient_a).exists()
+    monkeypatch.undo()
+    with identity_context(me):  # the connection serves the next search
+        assert retrieval.memory_search(identity=me, patient_id=world.patient_a, question=question)
 
 
 def _spy(calls, name, fn):
