@@ -14,7 +14,7 @@ import logging
 import re
 import threading
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
@@ -323,9 +323,9 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
                              None))
                 held_ids, held_texts = [], []
         if held_ids:
-            ranks = cursors.enter_context(send_text_ranks(q.expanded, held_texts))
+            text_ranks = cursors.enter_context(send_text_ranks(q.expanded, held_texts))
             vector = Vector(pending.result()).to_text()
-            sent.append((ranks, cursors.enter_context(send_cosines(vector, held_ids))))
+            sent.append((text_ranks, cursors.enter_context(send_cosines(vector, held_ids))))
         cosines, ranks = read_similarities(sent)
     return made, cosines, ranks
 
@@ -499,7 +499,8 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str,
                                    memory_class=memory_class, audit_row=audit_row)
         made, cosines, ranks = similarities(q, ordered, pending)
     finally:
-        pending.result()  # never leave before the question's vector (a provider error surfaces here if not above)
+        wait([pending])  # never leave the question's embedding running behind the request
+    pending.result()  # a provider error surfaces even when there was nothing to rank
     return score_candidates(q, ordered, made.values, made.texts, cosines, ranks, made.named)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 import uuid
 from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
@@ -140,6 +139,17 @@ class Arrives(Future):
         return super().result(timeout)
 
 
+class Embedder:
+    """In place of search's thread pool: embeds the question at once, and reports the vector there only once
+    ``after`` batches were made (what the pool's timing decides in a real search)."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+
+    def submit(self, fn, *args):
+        return Arrives(fn(*args), self.after)
+
+
 @pytest.mark.django_db
 def test_similarities_are_the_cosines_the_orm_annotates_however_the_batches_fall(world, monkeypatch):
     """The cosines search reads batch by batch (the question is embedded meanwhile) are exactly the ones
@@ -195,12 +205,10 @@ def test_a_search_answers_the_same_whether_its_vector_was_waiting_or_ready(world
     calls = []
     for name in ("send_text_ranks", "send_cosines", "send_similarities"):
         monkeypatch.setattr(retrieval, name, _spy(calls, name, getattr(retrieval, name)))
-    retrieval._query_vector.cache_clear()
-    real = retrieval.query_vector
-    monkeypatch.setattr(retrieval, "query_vector", lambda text: (time.sleep(0.3), real(text))[1])
+    monkeypatch.setattr(retrieval, "_embedder", lambda: Embedder(after=10**6))  # there only when waited for
     with identity_context(me):
         waiting = retrieval.rank_candidates(identity=me, patient_id=world.patient_a, question=question)
-    monkeypatch.setattr(retrieval, "query_vector", real)
+    monkeypatch.setattr(retrieval, "_embedder", lambda: Embedder(after=0))  # there before the first batch
     with identity_context(me):
         ready = retrieval.rank_candidates(identity=me, patient_id=world.patient_a, question=question)
     assert calls == ["send_text_ranks", "send_cosines", "send_similarities"]
@@ -231,6 +239,32 @@ def test_a_failing_similarity_statement_fails_the_search_and_rolls_back_its_audi
     monkeypatch.undo()
     with identity_context(me):  # the connection serves the next search
         assert retrieval.memory_search(identity=me, patient_id=world.patient_a, question=question)
+
+
+@pytest.mark.django_db
+def test_a_search_whose_question_cannot_be_embedded_answers_503_and_leaves_no_audit_row(world, monkeypatch):
+    """The embedding provider down: 503 ``embedding_provider_unavailable`` whether the patient has memories to
+    rank or none, and the search's audit row rolls back with the request."""
+    from memory.embeddings import EmbeddingUnavailable
+
+    class Down:
+        name = retrieval.provider().name
+
+        def embed(self, texts):
+            raise EmbeddingUnavailable()
+
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).status_code == 201
+    world.consent(world.patient_b)
+    monkeypatch.setattr(retrieval, "provider", lambda: Down())
+    retrieval._query_vector.cache_clear()
+    for patient in (world.patient_a, world.patient_b):  # one memory to rank, then none
+        r = world.patient(patient).get(f"{mem(patient)}/search", {"q": "when can I come in on Tuesdays?"})
+        assert r.status_code == 503 and r.json()["code"] == "embedding_provider_unavailable", r.content
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        assert not AuditEvent.objects.filter(action="memory.search").exists()
 
 
 def _spy(calls, name, fn):
