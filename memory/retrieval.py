@@ -303,6 +303,8 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
     machine this small, a statement running beside the embedding slows the embedding down more than it saves.
     Every value is computed per row, so the answer is the same however the batches fell."""
     made = Texts([], [], [])
+    if not ordered:
+        return made, [], []  # nothing to send: no pipeline (its sync is a round trip of its own)
     sent: list = []
     held_ids: list[uuid.UUID] = []
     held_texts: list[str] = []
