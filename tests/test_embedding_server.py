@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from memory.embeddings import EmbeddingUnavailable, SharedLocalServer, provider
-from memory.management.commands.run_embedding_server import make_server
+from memory.management.commands.run_embedding_server import Batcher, make_server
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +96,140 @@ def test_a_stopped_server_is_the_providers_outage():
     remote = SharedLocalServer(base_url="http://127.0.0.1:9", timeout=1)
     with pytest.raises(EmbeddingUnavailable):
         remote.embed(["x"])
+
+
+class Recorder:
+    """A stand-in model that records its calls; each text's vector names the text. The first call waits until
+    the test releases it, so the requests sent meanwhile wait for the model together."""
+
+    name = "all-MiniLM-L6-v2"
+
+    def __init__(self, refuse: str | None = None) -> None:
+        self.calls: list[list[str]] = []
+        self.release = threading.Event()
+        self.refuse = refuse
+
+    def embed(self, texts):
+        self.calls.append(list(texts))
+        if len(self.calls) == 1:
+            assert self.release.wait(30)
+        if self.refuse in texts:
+            raise ValueError("the model refused a text")
+        return [[float(len(t)), float(sum(map(ord, t)))] for t in texts]
+
+
+def until(condition, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def queued(batcher: Batcher, model: Recorder, requests: list[list[str]]) -> dict:
+    """Send one request that occupies the model, then ``requests`` one after another (each has arrived before
+    the next is sent), release the model and return every request's answer or exception by its first text."""
+    answers: dict = {}
+
+    def ask(texts):
+        try:
+            answers[texts[0]] = batcher.embed(texts)
+        except Exception as exc:  # noqa: BLE001
+            answers[texts[0]] = exc
+
+    threads = [threading.Thread(target=ask, args=(["busy"],))]
+    threads[0].start()
+    until(lambda: len(model.calls) == 1)
+    for n, texts in enumerate(requests, start=1):
+        threads.append(threading.Thread(target=ask, args=(texts,)))
+        threads[-1].start()
+        until(lambda n=n: batcher._arrived.qsize() == n)
+    model.release.set()
+    for thread in threads:
+        thread.join(30)
+    return answers
+
+
+def vectors(texts):
+    return [[float(len(t)), float(sum(map(ord, t)))] for t in texts]
+
+
+def test_requests_waiting_for_the_model_share_its_next_call():
+    model = Recorder()
+    answers = queued(Batcher(model), model, [["a question"], ["a memory", "its other text"], ["another question"]])
+    assert model.calls == [["busy"], ["a question", "a memory", "its other text", "another question"]]
+    for texts in (["busy"], ["a question"], ["a memory", "its other text"], ["another question"]):
+        assert answers[texts[0]] == vectors(texts)
+
+
+def test_a_long_text_is_not_padded_onto_short_ones_and_a_call_holds_at_most_max_texts():
+    model = Recorder()
+    long = "Penicillin allergy: hives and swelling after amoxicillin. " * 12
+    answers = queued(Batcher(model, max_texts=4), model,
+                     [["short one"], [long], ["short two"], ["three", "four", "five"], ["six"]])
+    # in arrival order: the long text would cost the short ones its length, and three more would make five
+    assert model.calls == [["busy"], ["short one", "short two", "six"], [long], ["three", "four", "five"]]
+    assert answers[long] == vectors([long]) and answers["three"] == vectors(["three", "four", "five"])
+
+
+def test_a_request_of_more_than_max_texts_runs_alone():
+    model = Recorder()
+    many = [f"text {i}" for i in range(6)]
+    queued(Batcher(model, max_texts=4), model, [["before"], many, ["after"]])
+    assert model.calls == [["busy"], ["before", "after"], many]
+
+
+def test_a_text_the_model_refuses_fails_only_its_own_request():
+    model = Recorder(refuse="bad")
+    answers = queued(Batcher(model), model, [["good one"], ["bad"], ["good two"]])
+    assert model.calls[1] == ["good one", "bad", "good two"]
+    assert sorted(model.calls[2:]) == [["bad"], ["good one"], ["good two"]]
+    assert answers["good one"] == vectors(["good one"]) and answers["good two"] == vectors(["good two"])
+    assert isinstance(answers["bad"], ValueError)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the thread's end, expected
+def test_a_model_thread_that_stopped_answers_every_waiting_request_and_health_says_so():
+    class Stop(BaseException):
+        pass
+
+    class Dying(Recorder):
+        def embed(self, texts):
+            if texts == ["stop"]:
+                raise Stop
+            return super().embed(texts)
+
+    model = Dying()
+    model.release.set()
+    httpd = make_server("127.0.0.1", 0, model)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    try:
+        assert httpx.post(f"{url}/v1/embeddings", json={"input": "fine"}).status_code == 200
+        assert httpx.get(f"{url}/health").status_code == 200
+        with pytest.raises(httpx.HTTPError):  # the request's handler fails; the client sees the connection end
+            httpx.post(f"{url}/v1/embeddings", json={"input": "stop"}, timeout=10)
+        until(lambda: httpx.get(f"{url}/health").status_code == 503)
+        with pytest.raises(EmbeddingUnavailable):  # answered within seconds, not left waiting
+            SharedLocalServer(base_url=url, timeout=10).embed(["after"])
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_concurrent_requests_get_the_vectors_each_would_get_alone(server):
+    texts = ["Prefers morning appointments", "Needs a sign language interpreter", "Wheelchair user",
+             "Prefers text messages to calls", "Daughter is the scheduling contact", "Large print letters"]
+    alone = {t: provider().embed([t])[0] for t in texts}
+    remote = SharedLocalServer(base_url=server, timeout=30)
+    got: dict = {}
+    threads = [threading.Thread(target=lambda t=t: got.__setitem__(t, remote.embed([t])[0])) for t in texts * 3]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert set(got) == set(texts)
+    for t in texts:
+        assert max(abs(a - b) for a, b in zip(got[t], alone[t], strict=True)) < 1e-5
 
 
 def test_a_web_worker_never_imports_torch():
