@@ -12,6 +12,7 @@ application writes one line per request with the route template instead (core.ob
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -55,28 +56,32 @@ class Command(BaseCommand):
                 "--no-server-header", "--no-access-log"]
 
     def handle(self, *args, bind, workers, threads, wsgi, embedding_port, **options):
-        # Metrics of every worker are summed at scrape time (prometheus-client multiprocess mode).
-        os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="anamnesis-metrics-"))
+        # Metrics of every worker are summed at scrape time (prometheus-client multiprocess mode), in a directory
+        # of this run's own unless one is given; it goes when the service stops.
+        made_metrics_dir = None
+        if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            made_metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="anamnesis-metrics-")
         argv = self.web_argv(bind=bind, workers=workers, threads=threads, wsgi=wsgi)
-        if settings.EMBEDDING_PROVIDER != "local" or not embedding_port:
-            self.stdout.write(f"serving on http://{bind}")
-            sys.stdout.flush()
-            os.execv(sys.executable, argv)  # noqa: S606 (fixed argv, no shell)
         manage = [sys.executable, os.path.join(settings.BASE_DIR, "manage.py")]
         children: list[subprocess.Popen] = []
+        exited = None  # the child that ended on its own, which ends the service
         try:
             signal.signal(signal.SIGTERM, _interrupt)
-            embedder = subprocess.Popen([*manage, "run_embedding_server", "--port", str(embedding_port)])  # noqa: S603
-            children.append(embedder)
-            self._wait_for(f"http://127.0.0.1:{embedding_port}/health", embedder)
-            env = dict(os.environ, EMBEDDING_PROVIDER="local-server",
-                       EMBEDDING_BASE_URL=f"http://127.0.0.1:{embedding_port}")
-            self.stdout.write(f"serving on http://{bind} (embeddings from 127.0.0.1:{embedding_port})")
+            env = dict(os.environ)
+            if settings.EMBEDDING_PROVIDER == "local" and embedding_port:
+                embedder = subprocess.Popen([*manage, "run_embedding_server", "--port", str(embedding_port)])  # noqa: S603
+                children.append(embedder)
+                self._wait_for(f"http://127.0.0.1:{embedding_port}/health", embedder)
+                env.update(EMBEDDING_PROVIDER="local-server", EMBEDDING_BASE_URL=f"http://127.0.0.1:{embedding_port}")
+                self.stdout.write(f"serving on http://{bind} (embeddings from 127.0.0.1:{embedding_port})")
+            else:
+                self.stdout.write(f"serving on http://{bind}")
             self.stdout.flush()
             web = subprocess.Popen(argv, env=env)  # noqa: S603 (fixed argv)
             children.append(web)
-            while web.poll() is None and embedder.poll() is None:
+            while exited is None:
                 time.sleep(0.5)
+                exited = next((child for child in children if child.poll() is not None), None)
         except KeyboardInterrupt:
             pass
         finally:
@@ -88,6 +93,12 @@ class Command(BaseCommand):
                     child.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     child.kill()
+                    child.wait()
+            if made_metrics_dir:
+                shutil.rmtree(made_metrics_dir, ignore_errors=True)
+        if exited is not None and exited.returncode != 0:
+            role = "web server" if exited is children[-1] else "embedding server"
+            raise CommandError(f"the {role} exited with status {exited.returncode}")
 
     @staticmethod
     def _wait_for(url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
