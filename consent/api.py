@@ -8,7 +8,7 @@ from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import ModelOutSerializer, StrictSerializer
+from core.serializers import ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES
 
 
@@ -61,6 +61,7 @@ class ConsentRevokeView(ScopedAPIView):
 
     @extend_schema(operation_id="consents_revoke", request=None, responses={200: ConsentOut})
     def post(self, request, patient_id, consent_id):
+        NoBody.check(request)
         record = services.consent_revoke(identity=self.identity, patient_id=patient_id, consent_id=consent_id)
         return Response(ConsentOut(record).data)
 

@@ -150,7 +150,8 @@ class ScopedAPIView(APIView):
         return response
 
     def _audit_refusal(self, request, exc: ApiError) -> None:
-        action = self.audit_actions.get(request.method.upper())
+        method = request.method.upper()
+        action = self.audit_actions.get("GET" if method == "HEAD" else method)
         if not action:
             return
         try:

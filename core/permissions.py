@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rest_framework.exceptions import MethodNotAllowed
 from rest_framework.permissions import BasePermission
 
 from core.errors import InsufficientScope, InvalidToken
@@ -28,6 +29,7 @@ SCOPES = {
 def required_scopes_for(view, method: str) -> frozenset[str]:
     declared = view.required_scopes
     if isinstance(declared, dict):
+        method = "GET" if method.upper() == "HEAD" else method
         scopes = declared.get(method.upper())
         if scopes is None:
             return frozenset()
@@ -44,6 +46,8 @@ class HasRequiredScopes(BasePermission):
             return True
         needed = required_scopes_for(view, request.method)
         if not needed:
+            if not hasattr(view, request.method.lower()):
+                raise MethodNotAllowed(request.method)  # 405, not 403: nobody may use this method here
             return False  # deny by default: a method without declared scopes is not served
         if not needed <= identity.scopes:
             raise InsufficientScope(f"needs: {' '.join(sorted(needed))}")

@@ -20,6 +20,14 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+class NoBody(StrictSerializer):
+    """The body of an action that takes none: absent, empty or ``{}``; malformed JSON is 400, any field 422."""
+
+    @classmethod
+    def check(cls, request) -> None:
+        cls(data=request.data if request.data not in (None, "") else {}).is_valid(raise_exception=True)
+
+
 class ModelOutSerializer(serializers.ModelSerializer):
     """A ModelSerializer whose fields are worked out from the model once per class, not once per instance.
 

@@ -7,7 +7,7 @@ from rest_framework.response import Response
 
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import ModelOutSerializer, StrictSerializer
+from core.serializers import ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services
 from memory.crypto import decrypt_fact
@@ -326,6 +326,7 @@ class MemoryConfirmView(_MemoryView):
 
     @extend_schema(operation_id="memories_confirm", request=None, responses={200: MemoryOut})
     def post(self, request, patient_id, memory_id):
+        NoBody.check(request)
         memory = services.memory_confirm(identity=self.identity, patient_id=patient_id, memory_id=memory_id)
         return Response(MemoryOut(memory).data)
 
@@ -336,6 +337,7 @@ class MemoryRejectView(_MemoryView):
 
     @extend_schema(operation_id="memories_reject", request=None, responses={200: DeletionReceipt})
     def post(self, request, patient_id, memory_id):
+        NoBody.check(request)
         return Response(services.memory_reject(identity=self.identity, patient_id=patient_id, memory_id=memory_id))
 
 

@@ -12,7 +12,7 @@ from core.errors import NotFound
 from core.serializers import StrictSerializer
 from memory import type_services
 from memory.models import MemoryClass, MemoryType
-from memory.types import PURPOSE_VALUES, WRITERS, builtin_catalogue, type_get, type_public, types_visible
+from memory.types import NAME, PURPOSE_VALUES, WRITERS, builtin_catalogue, type_get, type_public, types_visible
 
 
 class MemoryTypeOut(serializers.Serializer):
@@ -93,6 +93,8 @@ class MemoryTypeDetailView(_TypeView):
                        "name": serializers.CharField(), "versions": MemoryTypeOut(many=True)})})
     def get(self, request, name):
         """Every version of one type, newest first (old memories keep the version they were written with)."""
+        if not NAME.match(name):  # NUL or other characters no type name has: never reach the database
+            raise NotFound()
         builtin = builtin_catalogue().get(name)
         if builtin is not None:
             specs = [builtin[v] for v in sorted(builtin, reverse=True)]

@@ -140,7 +140,9 @@ def medication_statement(m: dict, patient_id) -> dict:
 def preference(m: dict, patient_id) -> dict:
     """Profile ``anamnesis-preference`` on Basic (docs/fhir.md): the memory type as code, each field of the typed
     fact as a sub-extension of ``preference-fact`` (lists repeat the sub-extension), the plain-language text."""
-    fields = [{"url": "kind", "valueCode": m["fact"]["kind"]}]
+    # Types without kinds (transport_need, accessibility_need, organisation types, ...) have no "kind" field:
+    # the memory type stands in for it.
+    fields = [{"url": "kind", "valueCode": m["fact"].get("kind") or m["memory_type"]}]
     for name, value in m["fact"].items():
         if name == "kind":
             continue
@@ -161,7 +163,9 @@ def memory_resource(m: dict, patient_id) -> dict | None:
     """The clinical or preference resource carrying a memory's value (None when it holds none)."""
     if m["fact"] is None:
         return None
-    kind = m["fact"].get("kind")
+    # Only the built-in care_context type holds clinical facts; an organisation's type may reuse a kind name
+    # ("allergy") with other fields.
+    kind = m["fact"].get("kind") if m["memory_type"] == "care_context" else None
     if kind == "allergy":
         return allergy(m, patient_id)
     if kind == "long_term_indication":

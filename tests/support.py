@@ -123,6 +123,11 @@ class Api:
         data = raw if raw is not None else json.dumps(body if body is not None else {})
         return self.client.post(path, data=data, content_type="application/json", **self._headers(headers))
 
+    def request(self, method: str, path: str, body=None, headers: dict | None = None):
+        data = json.dumps(body) if body is not None else ""
+        return self.client.generic(method, path, data=data, content_type="application/json",
+                                   **self._headers(headers))
+
 
 def configure_identity_provider(url: str) -> None:
     settings.OIDC_JWKS_URL = url

@@ -268,3 +268,47 @@ def test_patients_cannot_import_care_context(world):
     me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
     r = fhir_import(me, world.patient_a, allergy_resource(world.patient_a))
     assert r.status_code == 403
+
+
+FOOD_NOTE = {  # an organisation's type that reuses the kind name "allergy" with fields of its own
+    "name": "food_note", "memory_class": "account_fact", "label": "Food note", "purposes": ["appointment_scheduling"],
+    "writers": ["patient", "staff"], "encrypted": False, "review": False, "fetch_live": False,
+    "default_validity_days": None, "retention_days": None, "supersession": ["kind"],
+    "text": {"allergy": "Food: {food}"},
+    "schema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "oneOf": [
+        {"type": "object", "properties": {"kind": {"const": "allergy"}, "food": {"type": "string", "maxLength": 40}},
+         "required": ["kind", "food"], "additionalProperties": False}]},
+}
+
+
+@pytest.mark.django_db
+def test_fhir_export_holds_types_without_kinds_and_organisation_types_that_reuse_a_clinical_kind(world):
+    admin = world.staff("type-admin", scope="memory_type:write memory:read")
+    assert admin.post("/v1/memory-types", FOOD_NOTE).status_code == 201
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    cid = world.consent(world.patient_a)
+    for memory_type, fact in [("transport_need", {"needs": ["escort"]}),
+                              ("dietary_requirement", {"diets": ["vegan"]}),
+                              ("food_note", {"kind": "allergy", "food": "nuts"})]:
+        r = me.post(f"/v1/patients/{world.patient_a}/memories", {
+            "memory_type": memory_type, "fact": fact, "consent_purpose": "appointment_scheduling",
+            "consent_record_id": cid})
+        assert r.status_code == 201, r.content
+    bundle = export(me, world.patient_a, "fhir")  # the whole stream, not cut off half-way
+    Bundle.model_validate(bundle)
+    resources = [entry["resource"] for entry in bundle["entry"]]
+    assert not [r for r in resources if r["resourceType"] == "AllergyIntolerance"]  # no clinical fact was stored
+    kinds = {sub["valueCode"] for r in resources if r["resourceType"] == "Basic"
+             for ext in r["extension"] if ext["url"].endswith("preference-fact")
+             for sub in ext["extension"] if sub["url"] == "kind"}
+    assert kinds == {"transport_need", "dietary_requirement", "allergy"}
+
+
+@pytest.mark.django_db
+def test_fhir_import_refuses_fields_it_does_not_know(world):
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician", scope=STAFF_SCOPES)
+    r = nurse.post(f"/v1/patients/{world.patient_a}/fhir-import", {
+        "resource": allergy_resource(world.patient_a), "review_by": "2031-01-01T00:00:00Z", "state": "active"})
+    assert r.status_code == 422 and r.json()["code"] == "validation_error"
+    assert nurse.get(f"/v1/patients/{world.patient_a}/memories").json()["items"] == []

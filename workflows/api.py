@@ -18,7 +18,7 @@ from core import audit
 from core.access import require_staff
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
-from core.serializers import ModelOutSerializer, StrictSerializer
+from core.serializers import ModelOutSerializer, NoBody, StrictSerializer
 from workflows import selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
 from workflows.models import Operation, Workflow
@@ -304,6 +304,7 @@ class WorkflowOperationRetryView(ScopedAPIView):
                    "keeps its key: the worker asks the outside system first and resubmits only if the key is "
                    "unknown there.")
     def post(self, request, workflow_id, operation_id):
+        NoBody.check(request)
         operation = services.operation_retry(identity=self.identity, workflow_id=workflow_id,
                                              operation_id=operation_id)
         return Response(OperationOut(operation).data)
