@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.conftest import memory_body
+
 pytestmark = pytest.mark.django_db
 
 
@@ -118,3 +120,21 @@ def test_staff_see_only_their_own_grants_and_administrators_only_their_organisat
         assert list(AccessGrant.objects.values_list("actor_sub", flat=True)) == ["nurse-1"]
     assert len(world.admin().get("/v1/grants").json()["items"]) == 2
     assert world.admin(org=world.other_org).get("/v1/grants").json()["items"] == []
+
+
+def test_a_grant_to_a_patients_subject_opens_nothing_to_that_patients_token(world):
+    """Grants are staff's: a patient's token reaches that patient alone, even if an administrator granted its
+    subject access to someone else (the same subject signing in as staff does get what was granted)."""
+    a, b = world.patient_a, world.patient_b
+    cid = world.consent(b)
+    bob = world.patient(b)
+    stored = bob.post(f"/v1/patients/{b}/memories", memory_body(cid))
+    assert stored.status_code == 201
+    memory_id = stored.json()["memory_id"]
+    world.grant(b, f"patient-{a}", "appointment_scheduling")
+    alice = world.patient(a)
+    assert alice.get(f"/v1/patients/{b}/memories").json()["items"] == []
+    assert alice.get(f"/v1/patients/{b}/memories/{memory_id}").status_code == 404
+    assert alice.get(f"/v1/patients/{b}/consents").json()["items"] == []
+    as_staff = world.staff(f"patient-{a}", scope="memory:read")
+    assert [m["memory_id"] for m in as_staff.get(f"/v1/patients/{b}/memories").json()["items"]] == [memory_id]

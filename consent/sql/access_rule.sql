@@ -1,6 +1,8 @@
 -- The access rule, shared by every patient-scoped policy: the patient themself, a service identity acting for
 -- exactly this patient and purpose, or a staff subject with an active, unexpired, unrevoked grant for exactly this
--- purpose; always inside the caller's organisation.
+-- purpose; always inside the caller's organisation. Grants are staff's: an identity acting as a patient (a
+-- patient's token, or an agent's in a patient's context) reaches that patient only, whatever grants its subject
+-- holds, as in the directory's rule (directory/sql/visibility_rule.sql).
 --
 -- This file is the current definition. Migrations apply it (consent 0003_access_rule_current); a test checks that
 -- the database's live functions match it. To change the rule: edit this file and add a migration that applies it.
@@ -30,5 +32,5 @@ AS $$
   SELECT p_org = app_org_id()
      AND (p_patient = app_patient_self_id()
           OR (p_patient = app_service_patient_id() AND p_purpose = app_service_purpose())
-          OR app_has_grant(p_org, p_patient, p_purpose))
+          OR (app_patient_self_id() IS NULL AND app_has_grant(p_org, p_patient, p_purpose)))
 $$;
