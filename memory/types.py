@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
+import regex
+from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.exceptions import SchemaError
 
 from core.vocabulary import PURPOSES
@@ -314,6 +315,26 @@ def _check_supersession_and_text(d: dict, branches: list[dict], errors: list[dic
 
 # --- facts ---------------------------------------------------------------------------------------------------
 
+# An organisation's administrator writes the patterns, and anyone the type lets write may send a value: a pattern
+# such as (a+)+$ takes exponential time on some values (hours for 40 characters) while the request holds its
+# transaction. Values are matched by the ``regex`` module with a deadline; a value the pattern cannot decide in
+# time is refused like one that does not match.
+PATTERN_TIMEOUT_SECONDS = 0.05
+
+
+def _pattern(validator, pattern: str, instance: Any, schema: dict):
+    if not validator.is_type(instance, "string"):
+        return
+    try:
+        matched = regex.search(pattern, instance, timeout=PATTERN_TIMEOUT_SECONDS)
+    except (TimeoutError, regex.error):
+        matched = None
+    if matched is None:
+        yield ValidationError(f"does not match {pattern!r}")
+
+
+FactValidator = validators.extend(Draft202012Validator, {"pattern": _pattern})
+
 # Specs are immutable and kept (catalogue, organisation cache), so a validator is built once per schema shape.
 _validators: dict[int, tuple[dict, Draft202012Validator]] = {}
 
@@ -323,7 +344,7 @@ def _validator(branch: dict) -> Draft202012Validator:
     if entry is None or entry[0] is not branch:
         if len(_validators) > 8192:
             _validators.clear()
-        entry = _validators[id(branch)] = (branch, Draft202012Validator(branch))
+        entry = _validators[id(branch)] = (branch, FactValidator(branch))
     return entry[1]
 
 

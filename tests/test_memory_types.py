@@ -5,6 +5,7 @@ every built-in type through the whole lifecycle with no type-specific code."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 
 import pytest
@@ -154,6 +155,32 @@ def test_an_administrator_adds_a_type_that_patients_then_use_and_the_change_is_a
     with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
         actions = set(AuditEvent.objects.filter(resource_type="memory_type").values_list("action", flat=True))
     assert actions == {"memory_type.create"}
+
+
+def test_a_pattern_that_would_take_exponential_time_refuses_the_value_at_once(world):
+    """An administrator's pattern such as (a+)+$ backtracks exponentially on "aaa...!": the value is refused like
+    one that does not match, within the pattern deadline, and values the pattern decides still pass or fail."""
+    schema = {"type": "object", "additionalProperties": False, "required": ["place", "code"], "properties": {
+        "place": {"enum": ["home", "clinic"]},
+        "code": {"type": "string", "maxLength": 60, "pattern": "^(a+)+$", "x-error": "letters a only"}}}
+    r = admin(world).post("/v1/memory-types", wound_care_type(schema=schema, text="Dressing changes: at {place}"))
+    assert r.status_code == 201, r.content
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+
+    def write(code: str):
+        return patient.post(mem_path(world.patient_a), {
+            "memory_type": "dressing_change_preference", "fact": {"place": "home", "code": code},
+            "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+
+    started = time.monotonic()
+    r = write("a" * 50 + "!")  # about 2**50 steps for the backtracking engine
+    assert time.monotonic() - started < 5
+    assert r.status_code == 422 and r.json()["errors"] == [
+        {"field": "fact.code", "message": "letters a only", "code": "invalid"}], r.content
+    assert patient.get(mem_path(world.patient_a)).json()["items"] == []
+    assert write("b").status_code == 422
+    assert write("aaa").status_code == 201
 
 
 def test_a_custom_type_is_invisible_to_another_organisation(world):
