@@ -20,6 +20,7 @@ import random
 import time
 
 from django.conf import settings
+from django.db import connection
 
 from core.errors import RateLimited, UnknownOrganization
 from core.identity import Identity
@@ -73,3 +74,19 @@ class RequestGate:
         for (_, limit), used in zip(self.limits, values[1:], strict=True):
             if used >= limit:
                 raise RateLimited(self.retry_after)
+
+
+class AdmissionGate(RequestGate):
+    """Admission only, for the portal's pages: a browser session of an organisation that is not (or no longer)
+    registered as trusting the session's issuer sees nothing. Pages are not rate-limited (logins are)."""
+
+    def __init__(self, identity: Identity) -> None:
+        super().__init__(identity)
+        self.limits = []
+
+
+def admitted(org_id: str, issuer: str) -> bool:
+    """Whether ``org_id`` is registered and trusts ``issuer`` (``app_admit``; asked outside any identity)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT app_admit(%s::uuid, %s)", [org_id, issuer])
+        return bool(cursor.fetchone()[0])

@@ -21,7 +21,8 @@ from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
 
 from core import audit
-from core.errors import ApiError, Forbidden, InsufficientScope, NoConsentOrAccess, NotFound
+from core.errors import ApiError, Forbidden, InsufficientScope, NoConsentOrAccess, NotFound, UnknownOrganization
+from core.gate import AdmissionGate
 from core.identity import Identity, identity_context
 from portal.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
 
@@ -135,10 +136,14 @@ def portal_view(*, scopes: tuple[str, ...] = (), roles: tuple[str, ...] | None =
             if (roles is not None and role not in roles) or any(not identity.has_scope(s) for s in scopes):
                 return error_page(request, 403)
             try:
-                with identity_context(identity):
+                with identity_context(identity, gate=AdmissionGate(identity)):
                     response = view(request, *args, **kwargs)
                     if hasattr(response, "render") and not getattr(response, "is_rendered", True):
                         response.render()
+            except UnknownOrganization:
+                # The organisation was removed from the registry, or no longer trusts this provider: nothing is
+                # shown, and nothing is audited (as for the API: nobody could read such rows).
+                return error_page(request, 403)
             except (NotFound, Forbidden, NoConsentOrAccess, InsufficientScope) as exc:
                 _audit_refusal(identity, request, kwargs, exc)
                 # "Not yours" looks exactly like "not there".

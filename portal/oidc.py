@@ -33,6 +33,7 @@ from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView
 
 from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey
+from core.gate import admitted
 from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
 from core.models import PortalIdentity
 
@@ -168,9 +169,12 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
 
     def verify_claims(self, claims):
         try:
-            portal_claims(claims)
+            checked = portal_claims(claims)
         except ClaimsRefused as exc:
             log.warning("login refused: %s", exc)
+            return False
+        if not admitted(checked["org_id"], checked["iss"]):  # as the API answers 403 unknown_organization
+            log.warning("login refused: the organisation is not registered for this identity provider")
             return False
         return True
 

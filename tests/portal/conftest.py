@@ -39,13 +39,14 @@ def point_at_idp(settings, base: str, *, api_too: bool = False, world=None) -> N
     settings.OIDC_OP_JWKS_ENDPOINT = f"{base}/jwks"
     settings.OIDC_OP_END_SESSION_ENDPOINT = f"{base}/oauth2/end_session"
     settings.OIDC_RP_CLIENT_ID = PORTAL_CLIENT_ID
-    if not api_too:
-        return  # the API keeps trusting the test key ring, so World's helpers arrange data as usual
-    # The API trusts the same provider: its access tokens are JWTs for the API's audience, and the test's
-    # organisations are registered as trusting it.
+    # The test's organisations trust the provider too (as the demo's does): portal sessions are admitted like
+    # API tokens, by the registry.
     if world is not None:
         for org in (world.org, world.other_org):
             register_organization(org, ISSUER, base)
+    if not api_too:
+        return  # the API keeps trusting the test key ring, so World's helpers arrange data as usual
+    # The API trusts the same provider: its access tokens are JWTs for the API's audience.
     settings.OIDC_ISSUER = base
     settings.OIDC_JWKS_URL = f"{base}/jwks"
     settings.OIDC_AUDIENCE = AUDIENCE
@@ -90,7 +91,7 @@ class People:
 
 @pytest.fixture
 def people(dev_idp, world, settings) -> People:
-    point_at_idp(settings, dev_idp)
+    point_at_idp(settings, dev_idp, world=world)
     return People(dev_idp, world)
 
 

@@ -17,7 +17,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from core.models import PortalIdentity
 from portal.context import PORTAL_ATTR
 from portal.oidc import PortalOIDCBackend
+from tests.conftest import register_organization
 from tests.portal.conftest import PORTAL_CLIENT_ID, login
+from tests.support import ISSUER
 
 pytestmark = pytest.mark.django_db
 
@@ -196,3 +198,22 @@ def test_a_patient_cannot_open_staff_pages(people, world, signed_in):
     client = signed_in(people.patient(world.patient_a))
     assert client.get("/staff/access/").status_code == 403
     assert client.get(f"/staff/patients/{uuid.uuid4()}/").status_code == 403
+
+
+def test_a_login_for_an_organisation_not_registered_for_the_provider_is_refused(people, dev_idp):
+    """As the API answers such tokens 403 unknown_organization: no session, no account."""
+    sub = people.raw("stranger", {"name": "Stranger", "role": "org_admin", "org_id": str(uuid.uuid4()),
+                                  "scope": "grant:write"})
+    client = Client()
+    response = login(client, dev_idp, sub)
+    assert response.status_code == 403 and b"Sign-in did not complete" in response.content
+    assert client.get("/staff/").status_code == 302  # still signed out
+    assert not PortalIdentity.objects.filter(subject=sub).exists()
+
+
+def test_a_session_of_an_organisation_removed_from_the_registry_sees_nothing_more(people, world, signed_in):
+    client = signed_in(people.patient(world.patient_a))
+    assert client.get("/me/").status_code == 200
+    register_organization(world.org, ISSUER)  # the organisation no longer trusts the portal's provider
+    response = client.get("/me/")
+    assert response.status_code == 403 and str(world.patient_a).encode() not in response.content
