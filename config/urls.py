@@ -1,4 +1,3 @@
-from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -19,7 +18,6 @@ urlpatterns = [
     path("v1/", include("workflows.urls")),
     path("v1/", include("core.urls")),
     path("v1/", include("rights.urls")),
-    path("admin/", admin.site.urls),
     path("me/export/", patient_export, name="patient-export"),
     # Portal (server-rendered pages behind OpenID Connect login)
     path("", include("portal.urls")),

@@ -172,6 +172,13 @@ def test_unauthenticated_visitors_are_sent_to_sign_in():
         assert response.status_code == 302 and response["Location"].startswith("/login/"), path
 
 
+def test_there_is_no_second_login_page_django_admin_is_not_served():
+    """Every person signs in through the identity provider; Django's admin (a password login under no RLS
+    identity) is not reachable."""
+    for path in ["/admin/", "/admin/login/"]:
+        assert Client().get(path).status_code == 404, path
+
+
 def _portal_patterns(resolver=None, prefix=""):
     resolver = resolver or get_resolver()
     for p in resolver.url_patterns:
