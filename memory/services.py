@@ -13,7 +13,7 @@ from django.utils import timezone
 from consent.access import may_access, may_access_any
 from consent.models import ConsentRecord
 from core import audit, maintenance
-from core.errors import ConcurrentUpdate, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
+from core.errors import ConcurrentUpdate, Conflict, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity, identity_context
 from core.services import organization_ensure
 from core.vocabulary import PURPOSES
@@ -265,7 +265,7 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
         raise Forbidden("an agent's proposals are confirmed by the patient or staff", code="agent_cannot_confirm")
     memory = _locked(identity, patient_id, memory_id)
     if memory.effective_state(consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
-        raise ValidationFailed("only proposed memories can be confirmed", code="not_proposed")
+        raise Conflict("only proposed memories can be confirmed", code="not_proposed")
     _consent_still_active(memory)
     with transaction.atomic():
         _attribute_lock(memory.organization_id, patient_id, memory.memory_type, memory.attribute,
@@ -286,7 +286,7 @@ def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
     """Reject a proposal: its value is erased everywhere, as for a deletion."""
     memory = _locked(identity, patient_id, memory_id)
     if memory.state != S.PROPOSED:
-        raise ValidationFailed("only proposed memories can be rejected", code="not_proposed")
+        raise Conflict("only proposed memories can be rejected", code="not_proposed")
     lifecycle_event(identity=identity, memory=memory, event_type=LifecycleEvent.Type.REJECTED,
                     from_state=memory.state, to_state=memory.state, reason_code="proposal_rejected")
     return _deletion(identity=identity, patient_id=patient_id, memories=[memory], scope="memory",
@@ -303,7 +303,8 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     old = _locked(identity, patient_id, memory_id)
     state = old.effective_state(consent=False)  # consent is checked below, with its own answer
     if state not in (S.ACTIVE, S.QUARANTINED):
-        raise ValidationFailed(f"a {state} memory cannot be corrected", code="not_correctable")
+        raise Conflict(f"{'an' if state[0] in 'aeiou' else 'a'} {state} memory cannot be corrected",
+                       code="not_correctable")
     if attribute != old.attribute:
         raise _invalid("fact.kind", "a correction keeps the attribute; record a new fact instead")
     spec = _spec(old.memory_type)

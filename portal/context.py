@@ -21,7 +21,15 @@ from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
 
 from core import audit
-from core.errors import ApiError, Forbidden, InsufficientScope, NoConsentOrAccess, NotFound, UnknownOrganization
+from core.errors import (
+    ApiError,
+    Conflict,
+    Forbidden,
+    InsufficientScope,
+    NoConsentOrAccess,
+    NotFound,
+    UnknownOrganization,
+)
 from core.gate import AdmissionGate
 from core.identity import Identity, identity_context
 from portal.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
@@ -116,9 +124,10 @@ def _audit_refusal(identity: Identity, request, kwargs: dict, exc: ApiError) -> 
 
 
 def error_page(request, status: int):
-    titles = {403: "You cannot do that", 404: "Page not found"}
+    titles = {403: "You cannot do that", 404: "Page not found", 409: "This has changed"}
     messages = {403: "Your account does not allow this action.",
-                404: "There is nothing here, or it is not available to you."}
+                404: "There is nothing here, or it is not available to you.",
+                409: "It changed since the page was shown (perhaps in another window). Go back and reload it."}
     return render(request, "portal/error.html", {"title": titles.get(status, "Error"),
                                                  "message": messages.get(status, "")}, status=status)
 
@@ -144,6 +153,8 @@ def portal_view(*, scopes: tuple[str, ...] = (), roles: tuple[str, ...] | None =
                 # The organisation was removed from the registry, or no longer trusts this provider: nothing is
                 # shown, and nothing is audited (as for the API: nobody could read such rows).
                 return error_page(request, 403)
+            except Conflict:  # e.g. a proposal confirmed twice (a double submit): nothing was changed
+                return error_page(request, 409)
             except (NotFound, Forbidden, NoConsentOrAccess, InsufficientScope) as exc:
                 _audit_refusal(identity, request, kwargs, exc)
                 # "Not yours" looks exactly like "not there".

@@ -44,7 +44,7 @@ def test_a_memory_past_its_validity_reads_as_expired_by_id_and_in_history_before
     assert [v["state"] for v in history["versions"]] == ["expired"]
     # and it cannot be corrected as if it were current
     r = patient.post(f"{mem(world.patient_a)}/{mid}/correct", {"fact": {"kind": "earliest_time", "time": "11:00"}})
-    assert r.status_code == 422 and r.json()["code"] == "not_correctable"
+    assert r.status_code == 409 and r.json()["code"] == "not_correctable"
 
 
 def test_a_memory_past_retention_reads_as_expired_without_its_value(world):
@@ -84,5 +84,5 @@ def test_a_proposal_past_its_validity_is_no_longer_listed_or_confirmable(world):
     assert patient.get(f"{mem(world.patient_a)}/proposals").json()["items"] == []
     assert patient.get(f"{mem(world.patient_a)}/{pid}").json()["state"] == "expired"
     r = patient.post(f"{mem(world.patient_a)}/{pid}/confirm")
-    assert r.status_code == 422 and r.json()["code"] == "not_proposed"
+    assert r.status_code == 409 and r.json()["code"] == "not_proposed"
     assert patient.get(mem(world.patient_a)).json()["items"] == []

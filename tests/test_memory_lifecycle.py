@@ -56,7 +56,7 @@ def test_proposals_are_invisible_until_confirmed(world):
     assert r.status_code == 200 and r.json()["state"] == "active"
     items = patient.get(mem(world.patient_a)).json()["items"]
     assert [i["fact"]["time"] for i in items] == ["15:00"]
-    assert patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm").status_code == 422
+    assert patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm").status_code == 409
 
 
 def test_rejected_proposal_is_erased(world):

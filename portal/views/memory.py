@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core import audit
-from core.errors import IllegalTransition, NotFound, ValidationFailed
+from core.errors import Conflict, IllegalTransition, NotFound, ValidationFailed
 from core.models import AuditEvent
 from directory import selectors as directory
 from memory import selectors, services
@@ -65,7 +65,7 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
                                             attribute=form.cleaned_data["attribute"],
                                             valid_until=form.cleaned_data["valid_until_at"],
                                             review_by=form.cleaned_data["review_by_at"])
-            except ValidationFailed as exc:
+            except (ValidationFailed, Conflict) as exc:  # Conflict: it was replaced or expired meanwhile
                 form.add_service_errors(exc.errors or [{"field": None, "message": exc.message}])
             else:
                 messages.success(request, "Saved. The earlier value is kept in the history as replaced.")

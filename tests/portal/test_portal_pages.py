@@ -158,6 +158,9 @@ def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
     page = client.get("/me/").content.decode()
     assert "Waiting for you to confirm" not in page
     assert "contact by text message" in page and "language Polish" not in page
+    # a second submit of the same form (another window, a double click) changes nothing and says so
+    again = client.post(f"/me/proposals/{keep}/confirm/")
+    assert again.status_code == 409 and "This has changed" in again.content.decode()
 
 
 def test_forms_without_the_csrf_token_are_refused(world, people, dev_idp):
