@@ -16,6 +16,7 @@ import uuid
 import anyio
 import mcp_types as types
 from django.conf import settings
+from jsonschema import Draft202012Validator
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -99,11 +100,55 @@ def _error_problem(exc: ApiError) -> dict:
                         errors=exc.errors)
 
 
+_argument_validators: dict[str, Draft202012Validator] = {}
+
+
+def _argument_message(error) -> str:
+    """What is wrong, never echoing the value (an argument may be health information)."""
+    v = error.validator_value
+    match error.validator:
+        case "type":
+            kinds = " or ".join(v) if isinstance(v, list) else v
+            return f"must be {'an' if kinds[0] in 'aeiou' else 'a'} {kinds}"
+        case "enum":
+            return "one of " + ", ".join(repr(x) for x in v)
+        case "pattern":
+            return "does not have the expected form"
+        case "maxLength" | "maxItems" | "maximum":
+            return f"at most {v}" + (" characters" if error.validator == "maxLength" else "")
+        case "minLength" | "minItems" | "minimum":
+            return f"at least {v}" + (" characters" if error.validator == "minLength" else "")
+    return "is not valid"
+
+
+def argument_errors(name: str, arguments: dict) -> list[dict]:
+    """The arguments checked against the tool's published input schema (the REST operation checks them again)."""
+    validator = _argument_validators.get(name)
+    if validator is None:
+        validator = _argument_validators[name] = Draft202012Validator(input_schema(name))
+    errors = []
+    for error in validator.iter_errors(arguments):
+        at = ".".join(str(part) for part in error.absolute_path)
+        if error.validator == "required":
+            errors += [{"field": f"{at}.{field}" if at else field, "message": "This field is required.",
+                        "code": "required"} for field in error.validator_value if field not in error.instance]
+        elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = set(error.schema.get("properties", {}))
+            errors += [{"field": f"{at}.{field}" if at else field, "message": "Unknown field.",
+                        "code": "unknown_field"} for field in sorted(set(error.instance) - known)]
+        else:
+            errors.append({"field": at or None, "message": _argument_message(error), "code": "invalid"})
+    return errors
+
+
 def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str | None) -> tuple[bool, dict]:
     """Run one tool as the caller; blocking. Returns (ok, body) where a refusal's body is a problem document."""
     spec = TOOLS_BY_NAME.get(name)
     if spec is None:
         return False, _error_problem(ValidationFailed(f"unknown tool {name}", code="unknown_tool"))
+    invalid = argument_errors(name, arguments)
+    if invalid:
+        return False, _error_problem(ValidationFailed(errors=invalid))
     missing = [a for a in spec.also_required if arguments.get(a) in (None, "")]
     if missing:
         return False, _error_problem(ValidationFailed(errors=[

@@ -36,7 +36,7 @@ def scheduling(settings):
 
 def call(live, token: str, name: str, arguments: dict | None = None):
     async def go():
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http, \
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http, \
                 Client(streamable_http_client(live.mcp_url, http_client=http)) as client:
             return await client.call_tool(name, arguments or {})
     return anyio.run(go)
@@ -44,7 +44,7 @@ def call(live, token: str, name: str, arguments: dict | None = None):
 
 def list_tools(live, token: str):
     async def go():
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http, \
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http, \
                 Client(streamable_http_client(live.mcp_url, http_client=http)) as client:
             return (await client.list_tools()).tools
     return anyio.run(go)
@@ -228,6 +228,28 @@ def test_bad_arguments_are_validation_errors_not_crashes(world, live):
                                                 "payload": {"slot_id": "A1", "appointment_type": "x"},
                                                 "expected_version": 1})
     assert r.is_error and r.structured_content["code"] == "validation_error"
+
+
+@pytest.mark.parametrize("name, arguments, field, code", [
+    ("list_memories", {"patient_id": 123}, "patient_id", "invalid"),
+    ("search_memories", {"patient_id": "PATIENT", "q": ["morning", "evening"]}, "q", "invalid"),
+    ("search_memories", {"patient_id": "PATIENT", "q": {"a": 1}}, "q", "invalid"),
+    ("search_memories", {"patient_id": "PATIENT", "q": "morning", "limit": "5"}, "limit", "invalid"),
+    ("list_memories", {"patient_id": "PATIENT", "consent_purpose": "marketing"}, "consent_purpose", "invalid"),
+    ("list_memories", {}, "patient_id", "required"),
+    ("list_memories", {"patient_id": "PATIENT", "patient": "x"}, "patient", "unknown_field"),
+])
+def test_arguments_are_checked_against_the_tools_schema_before_anything_runs(world, live, name, arguments, field,
+                                                                            code):
+    """A wrong type is a validation error naming the argument (not a 404 for a number taken as an id, nor a list
+    turned into its text and searched); the value itself is never echoed."""
+    arguments = {k: (str(world.patient_a) if v == "PATIENT" else v) for k, v in arguments.items()}
+    r = call(live, patient_token(world), name, arguments)
+    assert r.is_error
+    problem = r.structured_content
+    assert problem["code"] == "validation_error"
+    assert {"field": field, "code": code} in [{"field": e["field"], "code": e["code"]} for e in problem["errors"]]
+    assert "morning" not in json.dumps(problem) and "evening" not in json.dumps(problem)
 
 
 def test_session_and_workflow_tools(world, live, scheduling):
