@@ -4,6 +4,9 @@ Each patient returned is audited as a read of that patient's data."""
 
 from __future__ import annotations
 
+from datetime import date
+
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -35,6 +38,17 @@ class PatientIn(StrictSerializer):
     display_name = serializers.RegexField(r"^[^\x00-\x1f]{1,200}$", help_text=NAME_HELP)
     birth_date = serializers.DateField(required=False, allow_null=True)
     identifiers = IdentifierSerializer(many=True, required=False, max_length=10)
+
+    def validate_birth_date(self, value):
+        if value is not None and not date(1880, 1, 1) <= value <= timezone.localdate():
+            raise serializers.ValidationError("a date of birth between 1880-01-01 and today")
+        return value
+
+    def validate_identifiers(self, value):
+        pairs = [(i["system"], i["value"]) for i in value]
+        if len(set(pairs)) != len(pairs):
+            raise serializers.ValidationError("the same identifier is given twice")
+        return value
 
 
 class StaffOut(serializers.Serializer):

@@ -96,6 +96,10 @@ def test_a_patient_reads_their_own_entry_only(world):
     ({"display_name": "Ann", "identifiers": [{"system": MRN, "value": "has space"}]}, "identifiers.0.value"),
     ({"display_name": "Ann", "identifiers": [{"system": MRN}]}, "identifiers.0.value"),
     ({"display_name": "Ann", "ssn": "123"}, "ssn"),
+    ({"display_name": "Ann", "birth_date": "2999-01-01"}, "birth_date"),
+    ({"display_name": "Ann", "birth_date": "1066-10-14"}, "birth_date"),
+    ({"display_name": "Ann", "identifiers": [{"system": MRN, "value": "MRN-7"}, {"system": MRN, "value": "MRN-7"}]},
+     "identifiers"),
 ])
 def test_bad_registrations_are_422_naming_the_field(world, body, field):
     r = directory_admin(world).post("/v1/patients", body)
