@@ -7,9 +7,11 @@ from rest_framework.response import Response
 
 from core import audit
 from core.api import ScopedAPIView
+from core.errors import NotFound, ValidationFailed
 from core.serializers import ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services
+from memory.conversations import selectors as conversation_selectors
 from memory.crypto import decrypt_fact
 from memory.facts import fact_text, validate_fact, validate_fact_spec
 from memory.guardrails import guardrails_for
@@ -461,6 +463,18 @@ class ContextPackOut(serializers.Serializer):
     text = serializers.CharField(help_text="Ready to insert into a prompt; never contains the patient identifier")
 
 
+def _check_session_of(identity, patient_id, session_id) -> None:
+    """The release names a conversation of this patient that the caller may see (one answer for "no such session"
+    and "another patient's")."""
+    try:
+        session = conversation_selectors.session_get(identity=identity, session_id=session_id)
+    except NotFound:
+        session = None
+    if session is None or session.patient_id != patient_id:
+        raise ValidationFailed(errors=[{"field": "session_id", "code": "invalid",
+                                        "message": "not a conversation session of this patient"}])
+
+
 class PatientContextView(_MemoryView):
     idempotent_create = True
     required_scopes = {"POST": ["memory:read"]}
@@ -472,6 +486,8 @@ class PatientContextView(_MemoryView):
         body = ContextIn(data=request.data)
         body.is_valid(raise_exception=True)
         d = body.validated_data
+        if d.get("session_id") is not None:
+            _check_session_of(self.identity, patient_id, d["session_id"])
         return Response(retrieval.context_pack(identity=self.identity, patient_id=patient_id, question=d["question"],
                                                purpose=d["purpose"], limit=d.get("limit"),
                                                session_id=d.get("session_id")))

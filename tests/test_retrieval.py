@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.core.management import call_command
 
@@ -203,6 +205,30 @@ def test_context_pack_cites_facts_never_the_patient_id_and_is_recorded(world, cl
     releases = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/releases").json()["items"]
     assert releases[0]["release_id"] == pack["release_id"] and releases[0]["actor_sub"] == "clinician"
     assert ids["pen"] in [m["memory_id"] for m in releases[0]["members"]]
+
+
+def test_a_context_pack_names_only_a_session_of_its_patient(world, clinic):
+    """A release records the conversation it went to: that must be one of this patient's sessions the caller can
+    see; a made-up id and another patient's session get the same refusal, and no release is recorded."""
+    nurse, _ = clinic
+    world.grant(world.patient_b, "clinician", "care_coordination")
+    sessions = {}
+    for pid in (world.patient_a, world.patient_b):
+        r = nurse.post("/v1/sessions", {"patient_id": str(pid), "purpose": "care_coordination"})
+        assert r.status_code == 201, r.content
+        sessions[pid] = r.json()["session"]["session_id"]
+    url = f"/v1/patients/{world.patient_a}/context"
+    body = {"question": "penicillin", "purpose": "care_coordination"}
+    refusals = [nurse.post(url, {**body, "session_id": sid}) for sid in (str(uuid.uuid4()), sessions[world.patient_b])]
+    assert [r.status_code for r in refusals] == [422, 422]
+    assert refusals[0].json()["errors"] == refusals[1].json()["errors"] == [
+        {"field": "session_id", "code": "invalid", "message": "not a conversation session of this patient"}]
+    patient = world.patient(world.patient_a)
+    assert patient.get(f"/v1/patients/{world.patient_a}/releases").json()["items"] == []
+    r = nurse.post(url, {**body, "session_id": sessions[world.patient_a]})
+    assert r.status_code == 200, r.content
+    assert [x["release_id"] for x in patient.get(f"/v1/patients/{world.patient_a}/releases").json()["items"]] == [
+        r.json()["release_id"]]
 
 
 def test_context_pack_needs_access_for_its_purpose(world, clinic):
