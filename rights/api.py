@@ -76,7 +76,7 @@ def fhir_export(identity: Identity, patient_id: uuid.UUID) -> Iterator[str]:
         first = False
         return text
 
-    yield entry(fhir.patient(patient_id))
+    yield entry(fhir.patient(patient_id, next(export.directory_entry(identity, patient_id), None)))
     for c in export.consents(identity, patient_id):
         yield entry(fhir.consent(export.consent_dict(c), patient_id))
     resource_types: dict[str, str] = {}

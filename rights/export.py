@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from consent.models import AccessGrant, ConsentRecord
 from core.identity import Identity
 from core.models import AuditEvent
+from directory.selectors import patient_get
 from memory.conversations.models import ConversationSession, ConversationTurn
 from memory.facts import fact_text
 from memory.guardrails import guardrails_for
@@ -28,6 +29,14 @@ FORMAT = "anamnesis-export/1"
 
 def _iso(value):
     return value.isoformat() if value is not None else None
+
+
+def directory_entry(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    """The patient's entry in the organisation's directory (name, date of birth, identifiers such as an MRN), if
+    there is one the caller may see: zero or one row."""
+    entry = patient_get(identity=identity, patient_id=patient_id)
+    if entry is not None:
+        yield entry
 
 
 def memories(identity: Identity, patient_id: uuid.UUID) -> Iterator[Memory]:
@@ -172,6 +181,7 @@ def export_sections(identity: Identity, patient_id: uuid.UUID) -> list[tuple[str
         return rows()
 
     return [
+        ("directory", lazy(directory_entry)),
         ("memories", lazy(memories, memory_dict)),
         ("lifecycle_events", lazy(lifecycle_events, lifecycle_event_dict)),
         ("consents", lazy(consents, consent_dict)),

@@ -69,9 +69,17 @@ def patient_ref(patient_id) -> dict:
     return {"reference": f"urn:uuid:{patient_id}"}
 
 
-def patient(patient_id: uuid.UUID) -> dict:
-    return {"resourceType": "Patient", "id": str(patient_id),
-            "identifier": [{"system": SYSTEM_PATIENT, "value": str(patient_id)}]}
+def patient(patient_id: uuid.UUID, entry: dict | None = None) -> dict:
+    """The patient: our id, and what the organisation's directory holds (``entry``: name, date of birth, its
+    identifiers such as an MRN) when there is an entry."""
+    resource = {"resourceType": "Patient", "id": str(patient_id),
+                "identifier": [{"system": SYSTEM_PATIENT, "value": str(patient_id)}]}
+    if entry is not None:
+        resource["identifier"] += [{"system": i["system"], "value": i["value"]} for i in entry["identifiers"]]
+        resource["name"] = [{"text": entry["display_name"]}]
+        if entry["birth_date"]:
+            resource["birthDate"] = entry["birth_date"]
+    return resource
 
 
 def consent(c: dict, patient_id) -> dict:

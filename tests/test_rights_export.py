@@ -312,3 +312,29 @@ def test_fhir_import_refuses_fields_it_does_not_know(world):
         "resource": allergy_resource(world.patient_a), "review_by": "2031-01-01T00:00:00Z", "state": "active"})
     assert r.status_code == 422 and r.json()["code"] == "validation_error"
     assert nurse.get(f"/v1/patients/{world.patient_a}/memories").json()["items"] == []
+
+
+@pytest.mark.django_db
+def test_both_exports_hold_the_patients_directory_entry(world):
+    """Name, date of birth and the organisation's identifiers are data held about the patient too."""
+    admin = world.staff("org-admin", scope="patient:write patient:read grant:write")
+    r = admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Alice Nowak",
+                                    "birth_date": "1957-03-14",
+                                    "identifiers": [{"system": "urn:oid:1.2.3.4", "value": "MRN-0001"}]})
+    assert r.status_code == 201, r.content
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    body = export(me, world.patient_a)
+    assert body["directory"] == [{"patient_id": str(world.patient_a), "display_name": "Alice Nowak",
+                                  "birth_date": "1957-03-14",
+                                  "identifiers": [{"system": "urn:oid:1.2.3.4", "value": "MRN-0001"}]}]
+    bundle = export(me, world.patient_a, "fhir")
+    Bundle.model_validate(bundle)
+    patient = next(e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "Patient")
+    assert patient["name"] == [{"text": "Alice Nowak"}] and patient["birthDate"] == "1957-03-14"
+    assert {"system": "urn:oid:1.2.3.4", "value": "MRN-0001"} in patient["identifier"]
+    # a patient with no directory entry: an empty section, and the Patient holds our id only
+    other = world.patient(world.patient_b, scope=EXPORT_SCOPES)
+    assert export(other, world.patient_b)["directory"] == []
+    patient_b = next(e["resource"] for e in export(other, world.patient_b, "fhir")["entry"]
+                     if e["resource"]["resourceType"] == "Patient")
+    assert "name" not in patient_b and len(patient_b["identifier"]) == 1
