@@ -55,6 +55,18 @@ class BearerGuard:
         self.metadata_url = metadata_url
 
     async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope.get("method") == "POST":
+            # As for the REST API: a body over MAX_REQUEST_BYTES is a 413 problem before anything else reads it
+            # (whether or not it is authenticated, with or without Content-Length).
+            body = await _body_within(scope, receive, settings.MAX_REQUEST_BYTES)
+            if body is None:
+                response = JSONResponse(problem_body(status_code=413, code="payload_too_large",
+                                                     title="The request body is too large"),
+                                        status_code=413, media_type="application/problem+json",
+                                        headers={"Connection": "close"})
+                await response(scope, receive, send)
+                return
+            receive = _replaying(body, receive)
         scheme, _, token = Headers(scope=scope).get("authorization", "").partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token or len(token) > 16_384:
@@ -83,6 +95,39 @@ class BearerGuard:
         response = JSONResponse(_error_problem(exc), status_code=exc.status_code, headers=headers,
                                 media_type="application/problem+json")
         await response(scope, receive, send)
+
+
+async def _body_within(scope, receive, limit: int) -> bytes | None:
+    """The whole request body, or None as soon as it is known to be over ``limit`` bytes."""
+    declared = Headers(scope=scope).get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client went away; the app will see the disconnect
+        chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
+        if size > limit:
+            return None
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replaying(body: bytes, receive):
+    """A ``receive`` that hands the app the body already read, then whatever the client sends next."""
+    pending = True
+
+    async def replay():
+        nonlocal pending
+        if pending:
+            pending = False
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 def _problem_result(body: dict) -> types.CallToolResult:

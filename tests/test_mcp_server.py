@@ -143,6 +143,22 @@ def test_unauthenticated_requests_point_to_the_protected_resource_metadata(live)
     assert bad.status_code == 401 and "resource_metadata=" in bad.headers["WWW-Authenticate"]
 
 
+@pytest.mark.parametrize("chunked", [False, True])
+@pytest.mark.parametrize("authenticated", [False, True])
+def test_a_body_over_the_limit_is_a_413_problem_like_over_rest(world, live, settings, chunked, authenticated):
+    size = settings.MAX_REQUEST_BYTES + 1
+    message = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"pad": "x" * size}})
+    content = iter([message.encode()[i:i + 8192] for i in range(0, len(message), 8192)]) if chunked else message
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    if authenticated:
+        headers["Authorization"] = f"Bearer {patient_token(world)}"
+    r = httpx.post(live.mcp_url, content=content, headers=headers, timeout=30)
+    assert r.status_code == 413, r.text[:300]
+    assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "payload_too_large"
+    # and a call under the limit still works on the same service
+    assert list_tools(live, patient_token(world))
+
+
 def test_an_identity_provider_outage_is_503_not_401(world, live, identity_provider):
     token = patient_token(world)
     identity_provider.available = False
