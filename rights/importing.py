@@ -16,11 +16,13 @@ from datetime import datetime
 
 import pydantic
 from django.db import connection, transaction
+from django.utils import timezone
 from rest_framework import serializers
 
-from core.errors import ValidationFailed
+from core.errors import Conflict, Forbidden, ValidationFailed
 from core.identity import Identity
 from memory.facts import validate_fact
+from memory.lifecycle import memory_value
 from memory.models import Memory, MemoryState, Source
 from memory.services import memory_record
 from rights.fhir import MODELS, SYSTEM_PATIENT
@@ -110,6 +112,10 @@ def _fact(resource: dict, patient_id: uuid.UUID) -> dict:
     return fact
 
 
+def _invalid_review_by() -> ValidationFailed:
+    return ValidationFailed(errors=[{"field": "review_by", "message": "must be in the future", "code": "not_future"}])
+
+
 def source_ref_of(resource: dict) -> str:
     rid, version = resource.get("id"), (resource.get("meta") or {}).get("versionId")
     if not rid or not _FHIR_ID.match(str(rid)):
@@ -121,7 +127,13 @@ def source_ref_of(resource: dict) -> str:
 
 def care_context_import(*, identity: Identity, patient_id: uuid.UUID, resource: dict,
                         review_by: datetime) -> tuple[Memory, bool]:
-    """Import one FHIR resource as care context; returns (memory, created). Idempotent per resource version."""
+    """Import one FHIR resource as care context; returns (memory, created). Idempotent per resource version: the
+    same version again returns the memory it made; the same version with other content is a conflict (a changed
+    resource has a new ``meta.versionId``). Who may import and the review date are checked either way."""
+    if identity.is_agent or identity.patient_self_id is not None:
+        raise Forbidden("care context is imported by staff", code="staff_only")
+    if review_by <= timezone.now():
+        raise _invalid_review_by()
     if resource.get("resourceType") not in IMPORTABLE:
         raise _invalid("resourceType", f"one of {', '.join(IMPORTABLE)}", "invalid_choice")
     _validate_model(resource)
@@ -138,6 +150,9 @@ def care_context_import(*, identity: Identity, patient_id: uuid.UUID, resource: 
                     .filter(source=Source.EHR_IMPORT, source_ref=source_ref).exclude(state=MemoryState.DELETED)
                     .order_by("created_at").first())
         if existing is not None:
+            if memory_value(existing) != fact:
+                raise Conflict("this version of the resource was imported with other content; a changed resource "
+                               "has a new meta.versionId", code="resource_version_conflict")
             return existing, False
         memory = memory_record(identity=identity, patient_id=patient_id, memory_type="care_context",
                                attribute=attribute, fact=fact, consent_purpose=CARE_PURPOSE, review_by=review_by,

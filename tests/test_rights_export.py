@@ -226,6 +226,14 @@ def test_fhir_import_round_trips_and_is_idempotent_per_resource_version(world):
     again = fhir_import(nurse, world.patient_a, allergy_resource(world.patient_a))
     assert again.status_code == 200 and again.json()["memory_id"] == memory["memory_id"]
     assert again.json()["status"] == "already_imported"
+    # the same version with other content is not silently taken for the first: a changed resource is a new version
+    changed = fhir_import(nurse, world.patient_a, allergy_resource(world.patient_a, substance="Amoxicillin"))
+    assert changed.status_code == 409 and changed.json()["code"] == "resource_version_conflict"
+    # who may import, and the review date, are checked for a resource already imported too
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    assert fhir_import(me, world.patient_a, allergy_resource(world.patient_a)).status_code == 403
+    past = fhir_import(nurse, world.patient_a, allergy_resource(world.patient_a), review_by="2001-01-01T00:00:00Z")
+    assert past.status_code == 422 and past.json()["errors"][0]["field"] == "review_by"
     med = fhir_import(nurse, world.patient_a, medication_resource(world.patient_a)).json()["memory"]
     assert med["fact"] == {"kind": "long_term_indication", "medication": "warfarin",
                            "indication": "atrial fibrillation", "monitoring": "INR"}
