@@ -80,15 +80,37 @@ def record(*, action: str, resource_type: str, resource_id: str | uuid.UUID | No
                                        caller="record"))
 
 
+# A read of a patient's records by someone who may not see them answers like a read of nothing (an empty list);
+# its audit row says what happened: ``denied``, with the reason the refused detail reads give. The purposes and
+# outcomes are server constants from closed sets, written into the statement (nothing to adapt per request).
+_BY_ACCESS = ("CASE WHEN EXISTS (SELECT 1 FROM unnest(ARRAY[{purposes}]) AS p(purpose) "
+              "WHERE app_may_access(%s::uuid, %s::uuid, p.purpose)) THEN {yes} ELSE {no} END")
+_BY_ACCESS_VALUES = {"outcome": ("'success'", "'denied'"), "reason": ("NULL", "'no_active_consent_or_access'")}
+
+
 def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
                      patient_id: uuid.UUID | str | None = None, purpose: str | None = None,
-                     outcome: str = "success", reason: str | None = None) -> tuple[str, list]:
+                     outcome: str = "success", reason: str | None = None,
+                     outcome_by_access: bool = False) -> tuple[str, list]:
     """The same event as :func:`record` (same checks, same columns), as an INSERT statement and its parameters,
     for a hot read that sends its audit row in the statement that reads (a data-modifying CTE, which PostgreSQL
-    runs whether or not the query reads it). It commits or rolls back with the read, exactly like ``record``."""
+    runs whether or not the query reads it). It commits or rolls back with the read, exactly like ``record``.
+
+    ``outcome_by_access``: the row is ``success`` if the caller may access ``patient_id`` for ``purpose`` (any
+    purpose when None), else ``denied`` with reason ``no_active_consent_or_access``, decided by the access rule in
+    the same statement."""
     event = {"id": uuid.uuid4(), "occurred_at": timezone.now(),
              **_event(action=action, resource_type=resource_type, resource_id=resource_id, patient_id=patient_id,
                       purpose=purpose, outcome=outcome, reason=reason, caller="insert_statement")}
     columns = ", ".join(event)
-    placeholders = ", ".join(["%s"] * len(event))
-    return f"INSERT INTO audit_event ({columns}) VALUES ({placeholders})", list(event.values())
+    placeholders, params = [], []
+    for name, value in event.items():
+        if outcome_by_access and name in _BY_ACCESS_VALUES:
+            purposes = ", ".join(f"'{p}'" for p in ([purpose] if purpose else sorted(PURPOSE_CODES)))  # checked codes
+            yes, no = _BY_ACCESS_VALUES[name]
+            placeholders.append(_BY_ACCESS.format(purposes=purposes, yes=yes, no=no))
+            params += [event["organization_id"], patient_id]
+        else:
+            placeholders.append("%s")
+            params.append(value)
+    return f"INSERT INTO audit_event ({columns}) VALUES ({', '.join(placeholders)})", params

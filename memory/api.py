@@ -214,7 +214,7 @@ class PatientMemoriesView(_MemoryView):
             identity=self.identity, patient_id=patient_id, memory_type=p.get("memory_type") or None,
             consent_purpose=purpose,
             audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
-                                         purpose=purpose))
+                                         purpose=purpose, outcome_by_access=True))
         return Response({"items": [memory_item(row) for row in rows]})
 
     @extend_schema(

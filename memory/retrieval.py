@@ -562,7 +562,7 @@ def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, l
     """Ranked and selected hits; the ``memory.search`` audit row is written by the candidates query itself, in
     the request's transaction."""
     row = audit.insert_statement(action="memory.search", resource_type="memory", patient_id=patient_id,
-                                 purpose=purpose)
+                                 purpose=purpose, outcome_by_access=True)
     ranked = rank_candidates(identity=identity, patient_id=patient_id, question=question, purpose=purpose,
                              memory_class=memory_class, audit_row=row)
     return select_hits(ranked, question=question, limit=limit, min_score=min_score)

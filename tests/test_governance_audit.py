@@ -11,6 +11,7 @@ from django.db import DatabaseError, connection, transaction
 
 from core import audit
 from core.identity import Identity, identity_context
+from core.models import AuditEvent
 from tests.conftest import admin_connect, database_contains, memory_body
 
 pytestmark = pytest.mark.django_db
@@ -139,3 +140,35 @@ def test_query_values_postgresql_cannot_store_are_422_on_every_view(world, path)
         r = api.get(path, {"q": value})
         assert r.status_code == 422 and r.json()["code"] == "validation_error", r.content
         assert r.json()["errors"][0]["field"] == "q"
+
+
+def _list_and_search_rows(world, actor_sub: str) -> list[tuple]:
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        return list(AuditEvent.objects.filter(
+            organization_id=world.org, patient_id=world.patient_a, actor_sub=actor_sub,
+            action__in=["memory.list", "memory.search"]).order_by("occurred_at").values_list(
+            "action", "outcome", "reason"))
+
+
+def test_a_list_or_search_by_someone_without_access_answers_empty_and_is_audited_as_denied(world):
+    """The answer is the one for a patient with no memories (nothing is revealed), but the trail, and the
+    patient's own activity page, record a refused read, not a successful one."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    assert patient.post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    stranger = world.staff("stranger", scope="memory:read")
+    assert stranger.get(mem(world.patient_a)).json() == {"items": []}
+    r = stranger.get(f"{mem(world.patient_a)}/search", {"q": "morning"})
+    assert r.status_code == 200 and r.json()["items"] == []
+    denied = ("denied", "no_active_consent_or_access")
+    assert _list_and_search_rows(world, "stranger") == [("memory.list", *denied), ("memory.search", *denied)]
+    # the patient themself, and staff granted one purpose, read successfully
+    assert patient.get(mem(world.patient_a)).json()["items"]
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    assert world.staff("nurse-1", scope="memory:read").get(mem(world.patient_a)).json()["items"]
+    assert _list_and_search_rows(world, f"patient-{world.patient_a}") == [("memory.list", "success", None)]
+    assert _list_and_search_rows(world, "nurse-1") == [("memory.list", "success", None)]
+    # a grant for another purpose than the one asked for: denied for that purpose
+    r = world.staff("nurse-1", scope="memory:read").get(mem(world.patient_a), {"consent_purpose": "communication"})
+    assert r.json() == {"items": []}
+    assert _list_and_search_rows(world, "nurse-1")[-1] == ("memory.list", *denied)
