@@ -35,7 +35,8 @@ class PatientConsentsView(ScopedAPIView):
                    responses={200: inline_serializer("ConsentList", {"items": ConsentOut(many=True)})})
     def get(self, request, patient_id):
         items = list(selectors.consent_list(identity=self.identity, patient_id=patient_id))
-        audit.record(action="consent.list", resource_type="consent", patient_id=patient_id)
+        audit.record(action="consent.list", resource_type="consent", patient_id=patient_id,
+                     outcome_by_access=True)
         return Response({"items": ConsentOut(items, many=True).data})
 
     @extend_schema(operation_id="consents_create", request=ConsentIn, responses={201: ConsentOut, 200: ConsentOut})

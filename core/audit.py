@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import uuid
 
+from django.db import connection
 from django.utils import timezone
 
 from core.identity import current_identity
@@ -69,12 +70,19 @@ def _event(*, action: str, resource_type: str, resource_id: str | uuid.UUID | No
 
 def record(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
            patient_id: uuid.UUID | str | None = None, purpose: str | None = None, outcome: str = "success",
-           reason: str | None = None) -> None:
+           reason: str | None = None, outcome_by_access: bool = False) -> None:
     """Append one audit event for the identity whose context is open. Never pass values, prompts or tokens.
 
     An agent acting for a patient is recorded as such: ``agent_client_id`` names the agent and
-    ``on_behalf_of`` the patient it acted for, next to the token's subject.
+    ``on_behalf_of`` the patient it acted for, next to the token's subject. ``outcome_by_access``: as for
+    :func:`insert_statement` (a list read by someone who may not see the patient is recorded as ``denied``).
     """
+    if outcome_by_access:
+        sql, params = insert_statement(action=action, resource_type=resource_type, resource_id=resource_id,
+                                       patient_id=patient_id, purpose=purpose, outcome_by_access=True)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+        return
     AuditEvent.objects.create(**_event(action=action, resource_type=resource_type, resource_id=resource_id,
                                        patient_id=patient_id, purpose=purpose, outcome=outcome, reason=reason,
                                        caller="record"))

@@ -311,7 +311,8 @@ class MemoryProposalsView(_MemoryView):
                    responses={200: inline_serializer("ProposalList", {"items": MemoryOut(many=True)})})
     def get(self, request, patient_id):
         items = list(selectors.memory_list_proposed(identity=self.identity, patient_id=patient_id))
-        audit.record(action="memory.proposals", resource_type="memory", patient_id=patient_id)
+        audit.record(action="memory.proposals", resource_type="memory", patient_id=patient_id,
+                     outcome_by_access=True)
         return Response({"items": MemoryOut(items, many=True).data})
 
     @extend_schema(operation_id="memories_propose", request=ProposalIn, responses={201: MemoryOut})
@@ -352,7 +353,8 @@ class DeletionsView(_MemoryView):
                    responses={200: inline_serializer("DeletionList", {"items": DeletionReceipt(many=True)})})
     def get(self, request, patient_id):
         receipts = selectors.deletion_receipts(identity=self.identity, patient_id=patient_id)
-        audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id)
+        audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id,
+                     outcome_by_access=True)
         return Response({"items": receipts})
 
 
@@ -512,5 +514,6 @@ class PatientReleasesView(_MemoryView):
                    responses={200: inline_serializer("ReleaseList", {"items": ReleaseOut(many=True)})})
     def get(self, request, patient_id):
         items = selectors.release_list(identity=self.identity, patient_id=patient_id)
-        audit.record(action="memory.releases", resource_type="memory_release", patient_id=patient_id)
+        audit.record(action="memory.releases", resource_type="memory_release", patient_id=patient_id,
+                     outcome_by_access=True)
         return Response({"items": items})

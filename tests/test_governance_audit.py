@@ -172,3 +172,22 @@ def test_a_list_or_search_by_someone_without_access_answers_empty_and_is_audited
     r = world.staff("nurse-1", scope="memory:read").get(mem(world.patient_a), {"consent_purpose": "communication"})
     assert r.json() == {"items": []}
     assert _list_and_search_rows(world, "nurse-1")[-1] == ("memory.list", *denied)
+
+
+@pytest.mark.parametrize("path, action", [
+    ("/v1/patients/{pid}/consents", "consent.list"),
+    ("/v1/patients/{pid}/memories/proposals", "memory.proposals"),
+    ("/v1/patients/{pid}/deletions", "memory.deletions"),
+    ("/v1/patients/{pid}/releases", "memory.releases"),
+])
+def test_other_lists_of_a_patient_are_audited_as_denied_for_someone_without_access(world, path, action):
+    url = path.format(pid=world.patient_a)
+    stranger = world.staff("stranger", scope="memory:read consent:read")
+    r = stranger.get(url)
+    assert r.status_code == 200 and r.json()["items"] == []
+    patient = world.patient(world.patient_a)
+    assert patient.get(url).status_code == 200
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        rows = dict(AuditEvent.objects.filter(organization_id=world.org, patient_id=world.patient_a,
+                                              action=action).values_list("actor_sub", "outcome"))
+    assert rows == {"stranger": "denied", f"patient-{world.patient_a}": "success"}
