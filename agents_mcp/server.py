@@ -55,6 +55,14 @@ class BearerGuard:
         self.metadata_url = metadata_url
 
     async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope.get("method") in ("GET", "DELETE"):
+            # Stateless, JSON responses: no server-initiated stream to listen to (GET would hold an idle event
+            # stream open) and no session to end (DELETE). The transport allows 405 for both.
+            response = JSONResponse(problem_body(status_code=405, code="method_not_allowed",
+                                                 title="Method not allowed"),
+                                    status_code=405, media_type="application/problem+json", headers={"Allow": "POST"})
+            await response(scope, receive, send)
+            return
         if scope["type"] == "http" and scope.get("method") == "POST":
             # As for the REST API: a body over MAX_REQUEST_BYTES is a 413 problem before anything else reads it
             # (whether or not it is authenticated, with or without Content-Length).

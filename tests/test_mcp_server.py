@@ -159,6 +159,16 @@ def test_a_body_over_the_limit_is_a_413_problem_like_over_rest(world, live, sett
     assert list_tools(live, patient_token(world))
 
 
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_there_is_no_event_stream_or_session_to_open_or_end(world, live, method):
+    """Stateless with JSON responses: GET (an event stream) and DELETE (ending a session) are 405, answered at
+    once instead of holding an idle stream open."""
+    r = httpx.request(method, live.mcp_url, headers={"Accept": "text/event-stream, application/json",
+                                                     "Authorization": f"Bearer {patient_token(world)}"}, timeout=10)
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    assert r.json()["code"] == "method_not_allowed"
+
+
 def test_an_identity_provider_outage_is_503_not_401(world, live, identity_provider):
     token = patient_token(world)
     identity_provider.available = False
