@@ -335,6 +335,8 @@ def memory_quarantine(*, identity: Identity, patient_id: uuid.UUID, memory_id: u
     """Staff take a doubtful fact out of every read at once, with a reason."""
     if identity.patient_self_id is not None:
         raise Forbidden("quarantine is a staff action; patients correct or delete", code="staff_only")
+    if identity.is_agent:  # it would take a fact (an allergy too) out of every read on an agent's word
+        raise Forbidden("an agent reports a doubtful fact to staff, who quarantine it", code="agent_cannot_confirm")
     memory = _locked(identity, patient_id, memory_id)
     memory_transition(identity=identity, memory=memory, to_state=S.QUARANTINED,
                       event_type=LifecycleEvent.Type.QUARANTINED, reason_code=reason_code)

@@ -59,3 +59,32 @@ def test_concurrent_checkpoint_writers_get_one_success_and_409s(committed_db, wo
         t.join(timeout=30)
     assert sorted(statuses) == [200, 409, 409, 409, 409]
     assert api.get(f"/v1/workflows/{wf['workflow_id']}").json()["version"] == 2
+
+
+def test_one_turn_proposed_concurrently_gives_one_proposal_per_attribute(committed_db, world):
+    from tests.test_conversations_api import say, session_path, start
+
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "Please don't book me before 10 a.m. and nothing after 5pm.")
+    barrier = threading.Barrier(6)
+    statuses: list[int] = []
+
+    def propose():
+        try:
+            caller = world.patient(world.patient_a)
+            barrier.wait(timeout=10)
+            statuses.append(caller.post(session_path(sid, "/turns/1/propose")).status_code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=propose) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert len(statuses) == 6 and set(statuses) <= {200, 201}, statuses
+    proposals = api.get(f"/v1/patients/{world.patient_a}/memories/proposals").json()["items"]
+    attributes = sorted(p["attribute"] for p in proposals)
+    assert attributes == sorted(set(attributes)) and len(attributes) == 2, attributes

@@ -135,3 +135,19 @@ def test_an_agent_cannot_give_consent_in_the_patients_name_without_evidence(worl
     r = agent.post(f"/v1/patients/{world.patient_a}/consents",
                    {"purpose": "appointment_scheduling", "evidence_ref": "recorded-call-2291"})
     assert r.status_code == 201 and r.json()["evidence_ref"] == "recorded-call-2291"
+
+
+def test_an_agent_cannot_quarantine_a_memory_even_for_staff(world):
+    """Quarantine takes a fact (an allergy too) out of every read; staff decide it, not an agent acting for them."""
+    cid = world.consent(world.patient_a)
+    stored = world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid)).json()["memory_id"]
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    bot = Api(mint(world.keyring, sub="nurse-1", org_id=world.org, scope="memory:read memory:write",
+                   act={"sub": "nurse-bot"}))
+    r = bot.post(f"{mem(world.patient_a)}/{stored}/quarantine", {"reason_code": "disputed_by_patient"})
+    assert r.status_code == 403 and r.json()["code"] == "agent_cannot_confirm"
+    assert [m["memory_id"] for m in world.patient(world.patient_a).get(mem(world.patient_a)).json()["items"]] == [
+        stored]
+    nurse = world.staff("nurse-1", scope="memory:read memory:write")
+    assert nurse.post(f"{mem(world.patient_a)}/{stored}/quarantine",
+                      {"reason_code": "disputed_by_patient"}).status_code == 200

@@ -282,8 +282,11 @@ def test_retries_run_out_differently_for_unsent_and_unknown_outcomes(committed_d
     assert worker(insurer).run(once=True).claimed == 0  # parked: the worker leaves it alone
 
     insurer.normal()
-    r = world.patient(world.patient_b).post(
-        f"/v1/workflows/{unknown_wf}/operations/{unknown['operation_id']}/retry")
+    retry = f"/v1/workflows/{unknown_wf}/operations/{unknown['operation_id']}/retry"
+    r = world.patient(world.patient_b).post(retry)  # a person checks with the insurer first: staff
+    assert r.status_code == 403 and r.json()["code"] == "staff_only"
+    world.grant(world.patient_b, "ops-1", "prior_authorization")
+    r = world.staff("ops-1", scope="workflow:read workflow:write").post(retry)
     assert r.status_code == 200 and r.json()["attempt_limit"] == 4 and r.json()["next_attempt_at"]
     worker(insurer).run(until_idle=True)
     body = read(world, unknown_wf, world.patient_b)

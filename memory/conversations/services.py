@@ -265,6 +265,9 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
             field = "days" if kind == "excluded_days" else "periods"
             fact = {**fact, field: sorted(set(fact[field]) | set(current[kind][field]))}  # add, never drop
         attribute, normalised = validate_fact(SCHEDULING_PREFERENCE, fact)
+        with connection.cursor() as cursor:  # the same turn proposed concurrently: one proposal per attribute
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                           [f"proposal:{identity.org_id}:{session.patient_id}:{source_ref}:{attribute}"])
         if current.get(attribute) == normalised:
             skipped.append({"kind": kind, "reason": "already_current"})
             continue
