@@ -44,6 +44,11 @@ def _event(*, action: str, resource_type: str, resource_id: str | uuid.UUID | No
     if identity is None:
         raise RuntimeError(f"audit.{caller} needs an open identity context")
     resource_id = str(resource_id) if resource_id is not None else None
+    if identity.patient_self_id is not None and patient_id is not None and str(patient_id) != str(
+            identity.patient_self_id):
+        # Someone acting as one patient asked about another: the row stays in the organisation's trail but not in
+        # that other patient's history, which would show them this patient's subject and id.
+        patient_id = None
     _check("action", action, CODE)
     _check("resource_type", resource_type, CODE)
     _check("resource_id", resource_id, RESOURCE_ID)

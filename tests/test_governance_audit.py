@@ -3,6 +3,7 @@ before anything is stored, and the database refuses free text in the append-only
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import psycopg
@@ -191,3 +192,22 @@ def test_other_lists_of_a_patient_are_audited_as_denied_for_someone_without_acce
         rows = dict(AuditEvent.objects.filter(organization_id=world.org, patient_id=world.patient_a,
                                               action=action).values_list("actor_sub", "outcome"))
     assert rows == {"stranger": "denied", f"patient-{world.patient_a}": "success"}
+
+
+def test_one_patient_asking_about_another_leaves_nothing_in_the_others_history(world):
+    """Alice's token used on Bob's id answers as for a patient with nothing (or refuses), and the audit rows stay
+    in the organisation's trail without Bob's id: Bob's history never shows Alice's subject or patient id."""
+    a, b = world.patient_a, world.patient_b
+    alice = world.patient(a)
+    for path in (mem(b), f"/v1/patients/{b}/consents", f"/v1/patients/{b}/releases"):
+        assert alice.get(path).json()["items"] == []
+    assert alice.get("/v1/audit-events", {"patient_id": str(b)}).json()["items"] == []
+    r = alice.post("/v1/sessions", {"patient_id": str(b), "purpose": "appointment_scheduling"})
+    assert r.status_code in (403, 404)
+    bob_history = world.patient(b).get("/v1/audit-events").json()["items"]
+    assert not [e for e in bob_history if e["actor_sub"] != f"patient-{b}"], bob_history
+    assert str(a) not in json.dumps(bob_history)
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        attempts = list(AuditEvent.objects.filter(organization_id=world.org, actor_sub=f"patient-{a}")
+                        .values_list("action", "patient_id", "outcome"))
+    assert ("memory.list", None, "denied") in attempts  # the organisation's trail keeps the attempt
