@@ -146,7 +146,8 @@ class ScopedAPIView(APIView):
         response = handler(request, *args, **kwargs)
         if 200 <= response.status_code < 300:
             idempotency.idempotency_store(identity=self.identity, key=key, digest=digest,
-                                          status=response.status_code, data=response.data)
+                                          status=response.status_code, data=response.data,
+                                          patient_id=idempotency.patient_of(kwargs, response.data, self.identity))
         return response
 
     def _audit_refusal(self, request, exc: ApiError) -> None:

@@ -91,15 +91,41 @@ def idempotency_lookup(*, identity: Identity, key: str, digest: str) -> Replay |
     return Replay(status=status, data=json.loads(plain))
 
 
-def idempotency_store(*, identity: Identity, key: str, digest: str, status: int, data) -> None:
-    """In the creation's own transaction: remember its response for this key."""
+def patient_of(kwargs: dict, data, identity: Identity):
+    """The patient a response is about: the URL's, else the one the response names (at its top or one level
+    down: ``{"session": {"patient_id": ...}}``), else the caller's own when they act as a patient."""
+    if kwargs.get("patient_id"):
+        return kwargs["patient_id"]
+    if isinstance(data, dict):
+        for part in (data, *(v for v in data.values() if isinstance(v, dict))):
+            if part.get("patient_id"):
+                return part["patient_id"]
+    return identity.patient_self_id
+
+
+def idempotency_store(*, identity: Identity, key: str, digest: str, status: int, data, patient_id=None) -> None:
+    """In the creation's own transaction: remember its response for this key (and which patient it is about, so
+    that deleting that patient's data removes it too: :func:`idempotency_forget_patient`)."""
     plain = json.dumps(data, cls=JSONEncoder, separators=(",", ":")).encode()
     nonce = os.urandom(12)
     sealed = nonce + _aead().encrypt(nonce, plain, _aad(identity, key))
     with connection.cursor() as cursor:
         cursor.execute("INSERT INTO idempotency_record (organization_id, actor_sub, idempotency_key, request_hash, "
-                       "response_status, response_body) VALUES (%s, %s, %s, %s, %s, %s)",
-                       [identity.org_id, identity.actor_sub, key, digest, status, sealed])
+                       "response_status, response_body, patient_id) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                       [identity.org_id, identity.actor_sub, key, digest, status, sealed,
+                        str(patient_id) if patient_id else None])
+
+
+def idempotency_forget_patient(*, identity: Identity, patient_id) -> int:
+    """Inside a deletion's transaction, after it decided access: remove every caller's stored responses about this
+    patient (a replay would give back deleted values). Those keys then act as new ones. Returns how many."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('app.erase_patient', %s, true)", [str(patient_id)])
+        cursor.execute("DELETE FROM idempotency_record WHERE organization_id = %s AND patient_id = %s",
+                       [identity.org_id, patient_id])
+        removed = cursor.rowcount
+        cursor.execute("SELECT set_config('app.erase_patient', '', true)")
+    return removed
 
 
 def idempotency_sweep(*, older_than_hours: int | None = None) -> int:

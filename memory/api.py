@@ -166,6 +166,9 @@ class DeletionReceipt(serializers.Serializer):
     retained = serializers.ListField(child=serializers.DictField())
     other_copies = serializers.ListField(child=serializers.DictField(), required=False,
                                          help_text="Erase-all only: conversations, workflow state and payloads")
+    stored_responses_removed = serializers.IntegerField(
+        help_text="Stored responses of safe retries (Idempotency-Key) about this patient, of every caller, removed: "
+                  "a replay cannot give the deleted values back; those keys act as new ones")
 
 
 class LifecycleEventOut(ModelOutSerializer):

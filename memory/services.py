@@ -14,6 +14,7 @@ from consent.access import may_access, may_access_any
 from consent.models import ConsentRecord
 from core import audit, maintenance
 from core.errors import ConcurrentUpdate, Conflict, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
+from core.idempotency import idempotency_forget_patient
 from core.identity import Identity, identity_context
 from core.services import organization_ensure
 from core.vocabulary import PURPOSES
@@ -380,11 +381,15 @@ def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memor
         erased.append(str(memory.memory_id))
         audit.record(action="memory.delete", resource_type="memory", resource_id=memory.memory_id,
                      patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
+    # Stored responses for safe retries may hold these values (a created memory, a context pack, a turn): every
+    # caller's responses about this patient go, so a replay cannot give them back.
+    stored_responses = idempotency_forget_patient(identity=identity, patient_id=patient_id)
     completed = timezone.now()
     receipt = {"deletion_id": str(deletion.deletion_id), "patient_id": str(patient_id), "scope": scope,
                "reason_code": reason_code, "requested_by": identity.actor_sub,
                "requested_at": deletion.requested_at.isoformat(), "completed_at": completed.isoformat(),
-               "memory_ids": erased, "representations": lines, "retained": retained or []}
+               "memory_ids": erased, "representations": lines, "retained": retained or [],
+               "stored_responses_removed": stored_responses}
     if other_copies is not None:
         receipt["other_copies"] = other_copies
     Deletion.objects.filter(pk=deletion.pk).update(completed_at=completed, receipt=receipt)

@@ -185,3 +185,35 @@ def test_sweep_removes_keys_after_their_retention_only(committed_db, world):
     # the swept key is free again; the kept one still replays
     assert api.post(path, memory_body(cid, time="11:00"), headers={"Idempotency-Key": "new"}).status_code == 201
     assert _memories(world) == 2
+
+
+@pytest.mark.django_db
+def test_deleting_a_memory_or_erasing_a_patient_leaves_no_stored_response_to_replay(world):
+    """A stored response may hold a value: once the value is deleted, a retry with the same key is answered anew
+    (never replayed), for the patient's own keys and for every other caller's (an agent's context pack)."""
+    a = world.patient_a
+    cid = world.consent(a)
+    patient = world.patient(a)
+    world.grant(a, "nurse-1", "appointment_scheduling")
+    nurse = world.staff("nurse-1")
+    created = patient.post(f"/v1/patients/{a}/memories", memory_body(cid, time="07:15"),
+                           headers={"Idempotency-Key": "pn-1"})
+    assert created.status_code == 201
+    pack_body = {"question": "when can the patient come in?", "purpose": "appointment_scheduling"}
+    pack = nurse.post(f"/v1/patients/{a}/context", pack_body, headers={"Idempotency-Key": "ctx-1"})
+    assert pack.status_code == 200 and "07:15" in pack.content.decode()
+    receipt = patient.client.delete(f"/v1/patients/{a}/memories/{created.json()['memory_id']}",
+                                    HTTP_AUTHORIZATION=f"Bearer {patient.token}").json()
+    assert receipt["stored_responses_removed"] == 2
+    again = nurse.post(f"/v1/patients/{a}/context", pack_body, headers={"Idempotency-Key": "ctx-1"})
+    assert again.status_code == 200 and "Idempotent-Replayed" not in again.headers
+    assert "07:15" not in again.content.decode()
+    # erase-all: a turn's stored response (the session and its slots) is not given back either
+    sid = patient.post("/v1/sessions", {"patient_id": str(a), "purpose": "appointment_scheduling"},
+                       headers={"Idempotency-Key": "s-1"}).json()["session"]["session_id"]
+    turn = {"role": "user", "content": "Not on Wednesdays please"}
+    assert patient.post(f"/v1/sessions/{sid}/turns", turn, headers={"Idempotency-Key": "t-1"}).status_code == 201
+    erased = patient.client.delete(f"/v1/patients/{a}/memories", HTTP_AUTHORIZATION=f"Bearer {patient.token}")
+    assert erased.status_code == 200 and erased.json()["stored_responses_removed"] >= 3  # pack, session, turn
+    replay = patient.post(f"/v1/sessions/{sid}/turns", turn, headers={"Idempotency-Key": "t-1"})
+    assert "Idempotent-Replayed" not in replay.headers and replay.status_code in (404, 410)
