@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 
 from core import audit, idempotency
 from core.authentication import unstorable
-from core.errors import ApiError, ServiceUnavailable, UnknownOrganization, ValidationFailed
+from core.errors import ApiError, RateLimited, ServiceUnavailable, UnknownOrganization, ValidationFailed
 from core.gate import RequestGate
 from core.identity import Identity, identity_context
 
@@ -123,7 +123,9 @@ class ScopedAPIView(APIView):
                 # An unregistered organisation gets no audit rows: nobody could read them, and anyone could
                 # fill the table with them.
                 if exc.status_code in _AUDITED_REFUSALS and not isinstance(exc, UnknownOrganization):
-                    self._audit_refusal(request, exc)
+                    limited = self._audit_refusal(request, exc)
+                    if limited is not None:
+                        raise limited from None
                 raise
             except (OperationalError, InterfaceError) as exc:
                 log.error("database unavailable: %s", type(exc).__name__)
@@ -150,13 +152,17 @@ class ScopedAPIView(APIView):
                                           patient_id=idempotency.patient_of(kwargs, response.data, self.identity))
         return response
 
-    def _audit_refusal(self, request, exc: ApiError) -> None:
+    def _audit_refusal(self, request, exc: ApiError) -> RateLimited | None:
+        """Audit a refusal in a transaction of its own, which also counts the request against the caller's rate
+        limits (the refused request's own hit rolled back with it): guessing ids is throttled like any other
+        work, and the append-only trail cannot be flooded. Over the limit, nothing is written and the caller is
+        answered 429 instead (returned here)."""
         method = request.method.upper()
         action = self.audit_actions.get("GET" if method == "HEAD" else method)
         if not action:
-            return
+            return None
         try:
-            with identity_context(request.auth):
+            with identity_context(request.auth, gate=RequestGate(request.auth)):
                 audit.record(
                     action=action,
                     resource_type=self.audit_resource_type(),
@@ -166,8 +172,11 @@ class ScopedAPIView(APIView):
                     outcome="denied" if exc.status_code in (403, 404, 410) else "conflict",
                     reason=exc.code,
                 )
+        except RateLimited as limited:
+            return limited
         except Exception as audit_exc:  # the refusal stands even if its audit row cannot be written
             log.error("could not audit a refusal: %s", type(audit_exc).__name__)
+        return None
 
     # Views refine these; defaults read the URL.
     def audit_resource_type(self) -> str:

@@ -3,6 +3,8 @@ answered with 429 problem+json and Retry-After."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 pytestmark = pytest.mark.django_db
@@ -60,3 +62,18 @@ def test_counters_hold_no_identifiers(world, limits):
         cursor.execute("SELECT string_agg(bucket, ' ') FROM api_rate_counter")
         buckets = cursor.fetchone()[0]
     assert buckets and str(world.org) not in buckets and str(world.patient_a) not in buckets
+
+
+def test_refused_requests_count_against_the_limit_and_stop_being_audited_past_it(world, limits):
+    """Guessing ids (every answer a 404) is throttled like any other work, and the append-only trail cannot be
+    flooded: past the limit the answer is 429 and no audit row is written."""
+    from core.identity import Identity, identity_context
+    from core.models import AuditEvent
+
+    guesser = world.staff("guesser")
+    statuses = [guesser.get(f"/v1/patients/{world.patient_a}/memories/{uuid.uuid4()}").status_code
+                for _ in range(5)]
+    assert statuses == [404, 404, 404, 429, 429], statuses
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        rows = AuditEvent.objects.filter(organization_id=world.org, actor_sub="guesser").count()
+    assert rows == 3
