@@ -35,6 +35,7 @@ from agents_mcp import dispatch
 from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token
 from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
+from core.serializers import schema_error_message
 
 log = logging.getLogger("anamnesis.mcp")
 
@@ -58,21 +59,17 @@ class BearerGuard:
         if scope["type"] == "http" and scope.get("method") in ("GET", "DELETE"):
             # Stateless, JSON responses: no server-initiated stream to listen to (GET would hold an idle event
             # stream open) and no session to end (DELETE). The transport allows 405 for both.
-            response = JSONResponse(problem_body(status_code=405, code="method_not_allowed",
-                                                 title="Method not allowed"),
-                                    status_code=405, media_type="application/problem+json", headers={"Allow": "POST"})
-            await response(scope, receive, send)
+            await _problem(scope, receive, send, problem_body(status_code=405, code="method_not_allowed",
+                                                              title="Method not allowed"), {"Allow": "POST"})
             return
         if scope["type"] == "http" and scope.get("method") == "POST":
             # As for the REST API: a body over MAX_REQUEST_BYTES is a 413 problem before anything else reads it
             # (whether or not it is authenticated, with or without Content-Length).
             body = await _body_within(scope, receive, settings.MAX_REQUEST_BYTES)
             if body is None:
-                response = JSONResponse(problem_body(status_code=413, code="payload_too_large",
-                                                     title="The request body is too large"),
-                                        status_code=413, media_type="application/problem+json",
-                                        headers={"Connection": "close"})
-                await response(scope, receive, send)
+                await _problem(scope, receive, send, problem_body(status_code=413, code="payload_too_large",
+                                                                  title="The request body is too large"),
+                               {"Connection": "close"})
                 return
             receive = _replaying(body, receive)
         scheme, _, token = Headers(scope=scope).get("authorization", "").partition(" ")
@@ -100,9 +97,12 @@ class BearerGuard:
         if exc.status_code == 401:
             headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
                                            f'resource_metadata="{self.metadata_url}"')
-        response = JSONResponse(_error_problem(exc), status_code=exc.status_code, headers=headers,
-                                media_type="application/problem+json")
-        await response(scope, receive, send)
+        await _problem(scope, receive, send, _error_problem(exc), headers)
+
+
+async def _problem(scope, receive, send, body: dict, headers: dict[str, str]) -> None:
+    response = JSONResponse(body, status_code=body["status"], headers=headers, media_type="application/problem+json")
+    await response(scope, receive, send)
 
 
 async def _body_within(scope, receive, limit: int) -> bytes | None:
@@ -156,24 +156,6 @@ def _error_problem(exc: ApiError) -> dict:
 _argument_validators: dict[str, Draft202012Validator] = {}
 
 
-def _argument_message(error) -> str:
-    """What is wrong, never echoing the value (an argument may be health information)."""
-    v = error.validator_value
-    match error.validator:
-        case "type":
-            kinds = " or ".join(v) if isinstance(v, list) else v
-            return f"must be {'an' if kinds[0] in 'aeiou' else 'a'} {kinds}"
-        case "enum":
-            return "one of " + ", ".join(repr(x) for x in v)
-        case "pattern":
-            return "does not have the expected form"
-        case "maxLength" | "maxItems" | "maximum":
-            return f"at most {v}" + (" characters" if error.validator == "maxLength" else "")
-        case "minLength" | "minItems" | "minimum":
-            return f"at least {v}" + (" characters" if error.validator == "minLength" else "")
-    return "is not valid"
-
-
 def argument_errors(name: str, arguments: dict) -> list[dict]:
     """The arguments checked against the tool's published input schema (the REST operation checks them again)."""
     validator = _argument_validators.get(name)
@@ -190,7 +172,7 @@ def argument_errors(name: str, arguments: dict) -> list[dict]:
             errors += [{"field": f"{at}.{field}" if at else field, "message": "Unknown field.",
                         "code": "unknown_field"} for field in sorted(set(error.instance) - known)]
         else:
-            errors.append({"field": at or None, "message": _argument_message(error), "code": "invalid"})
+            errors.append({"field": at or None, "message": schema_error_message(error), "code": "invalid"})
     return errors
 
 

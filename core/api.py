@@ -26,6 +26,7 @@ from core.authentication import unstorable
 from core.errors import ApiError, RateLimited, ServiceUnavailable, UnknownOrganization, ValidationFailed
 from core.gate import RequestGate
 from core.identity import Identity, identity_context
+from core.permissions import declared_method
 
 log = logging.getLogger("anamnesis.api")
 
@@ -157,8 +158,7 @@ class ScopedAPIView(APIView):
         limits (the refused request's own hit rolled back with it): guessing ids is throttled like any other
         work, and the append-only trail cannot be flooded. Over the limit, nothing is written and the caller is
         answered 429 instead (returned here)."""
-        method = request.method.upper()
-        action = self.audit_actions.get("GET" if method == "HEAD" else method)
+        action = self.audit_actions.get(declared_method(request.method))
         if not action:
             return None
         try:

@@ -116,10 +116,10 @@ def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid
              **_event(action=action, resource_type=resource_type, resource_id=resource_id, patient_id=patient_id,
                       purpose=purpose, outcome=outcome, reason=reason, caller="insert_statement")}
     columns = ", ".join(event)
+    purposes = ", ".join(f"'{p}'" for p in ([purpose] if purpose else sorted(PURPOSE_CODES)))  # checked codes
     placeholders, params = [], []
     for name, value in event.items():
         if outcome_by_access and name in _BY_ACCESS_VALUES:
-            purposes = ", ".join(f"'{p}'" for p in ([purpose] if purpose else sorted(PURPOSE_CODES)))  # checked codes
             yes, no = _BY_ACCESS_VALUES[name]
             placeholders.append(_BY_ACCESS.format(purposes=purposes, yes=yes, no=no))
             params += [event["organization_id"], patient_id]

@@ -37,17 +37,19 @@ def _bucket(kind: str, *parts: str) -> str:
 
 
 class RequestGate:
-    def __init__(self, identity: Identity) -> None:
+    """``rate_limited=False``: admission only (the portal's pages; its logins are limited on their own)."""
+
+    def __init__(self, identity: Identity, *, rate_limited: bool = True) -> None:
         self.identity = identity
         window = settings.API_RATE_LIMIT_WINDOW_SECONDS
         now = time.time()
         self.window_number = int(now // window)
         self.retry_after = math.ceil((self.window_number + 1) * window - now)
         self.limits: list[tuple[str, int]] = []
-        if settings.API_RATE_LIMIT_PER_SUBJECT > 0:
+        if rate_limited and settings.API_RATE_LIMIT_PER_SUBJECT > 0:
             self.limits.append((_bucket("sub", str(identity.org_id), identity.issuer, identity.actor_sub),
                                 settings.API_RATE_LIMIT_PER_SUBJECT))
-        if settings.API_RATE_LIMIT_PER_ORGANIZATION > 0:
+        if rate_limited and settings.API_RATE_LIMIT_PER_ORGANIZATION > 0:
             self.limits.append((_bucket("org", str(identity.org_id)), settings.API_RATE_LIMIT_PER_ORGANIZATION))
 
     def sql(self) -> tuple[str, list, str, list, str, list]:
@@ -74,15 +76,6 @@ class RequestGate:
         for (_, limit), used in zip(self.limits, values[1:], strict=True):
             if used >= limit:
                 raise RateLimited(self.retry_after)
-
-
-class AdmissionGate(RequestGate):
-    """Admission only, for the portal's pages: a browser session of an organisation that is not (or no longer)
-    registered as trusting the session's issuer sees nothing. Pages are not rate-limited (logins are)."""
-
-    def __init__(self, identity: Identity) -> None:
-        super().__init__(identity)
-        self.limits = []
 
 
 def admitted(org_id: str, issuer: str) -> bool:

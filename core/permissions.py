@@ -26,11 +26,16 @@ SCOPES = {
 }
 
 
+def declared_method(method: str) -> str:
+    """The method whose declarations (scopes, audit action) apply: HEAD is a GET without the body."""
+    method = method.upper()
+    return "GET" if method == "HEAD" else method
+
+
 def required_scopes_for(view, method: str) -> frozenset[str]:
     declared = view.required_scopes
     if isinstance(declared, dict):
-        method = "GET" if method.upper() == "HEAD" else method
-        scopes = declared.get(method.upper())
+        scopes = declared.get(declared_method(method))
         if scopes is None:
             return frozenset()
         return frozenset(scopes)

@@ -48,3 +48,34 @@ class ModelOutSerializer(serializers.ModelSerializer):
             prototypes = super().get_fields()
             cls._field_prototypes = prototypes
         return copy.deepcopy(prototypes)
+
+
+def schema_error_message(error) -> str:
+    """A JSON Schema validation error (jsonschema's) as a message naming the rule, never echoing the value (which
+    may be health information). ``x-error`` in the schema words a failed ``pattern`` or ``maxLength``."""
+    s, v = error.schema, error.validator_value
+    match error.validator:
+        case "pattern":
+            return s.get("x-error") or "does not have the expected form"
+        case "enum":
+            return f"one of {', '.join(str(x) for x in v)}"
+        case "const":
+            return f"must be {v}"
+        case "type":
+            kinds = " or ".join(v) if isinstance(v, list) else str(v)
+            return f"must be {'an' if kinds[0] in 'aeiou' else 'a'} {kinds}"
+        case "maxLength":
+            return s.get("x-error") or f"at most {v} characters"
+        case "minLength":
+            return "This field may not be blank." if v == 1 else f"at least {v} characters"
+        case "maxItems":
+            return f"at most {v} items"
+        case "minItems":
+            return f"at least {v} item{'s' if v != 1 else ''}"
+        case "minimum":
+            return f"at least {v}"
+        case "maximum":
+            return f"at most {v}"
+        case "uniqueItems":
+            return "no repeated items"
+    return "is not valid"

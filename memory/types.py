@@ -40,6 +40,7 @@ import regex
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.exceptions import SchemaError
 
+from core.serializers import schema_error_message
 from core.vocabulary import PURPOSES
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "catalogue"
@@ -359,35 +360,6 @@ def _put(detail: dict, path: list[str], message: str) -> None:
         node[path[-1]].append(message)
 
 
-def _message(error) -> str:
-    """A message naming the rule, never echoing the value (which may be health information)."""
-    s, v = error.schema, error.validator_value
-    match error.validator:
-        case "pattern":
-            return s.get("x-error") or "does not have the expected form"
-        case "enum":
-            return f"one of {', '.join(str(x) for x in v)}"
-        case "const":
-            return f"must be {v}"
-        case "type":
-            return f"must be {'an' if str(v)[0] in 'aeiou' else 'a'} {v}"
-        case "maxLength":
-            return s.get("x-error") or f"at most {v} characters"
-        case "minLength":
-            return "This field may not be blank." if v == 1 else f"at least {v} characters"
-        case "maxItems":
-            return f"at most {v} items"
-        case "minItems":
-            return f"at least {v} item{'s' if v != 1 else ''}"
-        case "minimum":
-            return f"at least {v}"
-        case "maximum":
-            return f"at most {v}"
-        case "uniqueItems":
-            return "no repeated items"
-    return "is not valid"
-
-
 def _normalise(branch: dict, fact: dict) -> dict:
     """Sets of choices are kept once each and in the order the schema lists them."""
     out = dict(fact)
@@ -419,7 +391,7 @@ def fact_validate(spec: TypeSpec, fact: Any) -> tuple[str, dict]:
             for name in missing:
                 _put(detail, ["fact", *path, name], "This field is required.")
         else:
-            _put(detail, ["fact", *path] if path else ["fact"], _message(error))
+            _put(detail, ["fact", *path] if path else ["fact"], schema_error_message(error))
     if not detail:
         for first, second, message in branch.get("x-ascending", []):
             if fact.get(first) is not None and fact.get(second) is not None and fact[first] >= fact[second]:

@@ -30,7 +30,7 @@ from core.errors import (
     NotFound,
     UnknownOrganization,
 )
-from core.gate import AdmissionGate
+from core.gate import RequestGate
 from core.identity import Identity, identity_context
 from portal.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
 
@@ -145,7 +145,7 @@ def portal_view(*, scopes: tuple[str, ...] = (), roles: tuple[str, ...] | None =
             if (roles is not None and role not in roles) or any(not identity.has_scope(s) for s in scopes):
                 return error_page(request, 403)
             try:
-                with identity_context(identity, gate=AdmissionGate(identity)):
+                with identity_context(identity, gate=RequestGate(identity, rate_limited=False)):
                     response = view(request, *args, **kwargs)
                     if hasattr(response, "render") and not getattr(response, "is_rendered", True):
                         response.render()

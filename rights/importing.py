@@ -112,10 +112,6 @@ def _fact(resource: dict, patient_id: uuid.UUID) -> dict:
     return fact
 
 
-def _invalid_review_by() -> ValidationFailed:
-    return ValidationFailed(errors=[{"field": "review_by", "message": "must be in the future", "code": "not_future"}])
-
-
 def source_ref_of(resource: dict) -> str:
     rid, version = resource.get("id"), (resource.get("meta") or {}).get("versionId")
     if not rid or not _FHIR_ID.match(str(rid)):
@@ -133,7 +129,8 @@ def care_context_import(*, identity: Identity, patient_id: uuid.UUID, resource: 
     if identity.is_agent or identity.patient_self_id is not None:
         raise Forbidden("care context is imported by staff", code="staff_only")
     if review_by <= timezone.now():
-        raise _invalid_review_by()
+        raise ValidationFailed(errors=[{"field": "review_by", "message": "must be in the future",
+                                        "code": "not_future"}])
     if resource.get("resourceType") not in IMPORTABLE:
         raise _invalid("resourceType", f"one of {', '.join(IMPORTABLE)}", "invalid_choice")
     _validate_model(resource)

@@ -133,3 +133,32 @@ def configure_identity_provider(url: str) -> None:
     settings.OIDC_JWKS_URL = url
     settings.OIDC_ISSUER = ISSUER
     settings.OIDC_AUDIENCE = AUDIENCE
+
+
+
+def run_threads(count: int, target) -> list:
+    """Run ``target(i)`` for i in range(count) in as many threads, released together; their results, in the order
+    they finished. An exception in any thread fails the test. Each thread closes its own database connections
+    (real commits: committed_db)."""
+    from django.db import connections
+
+    barrier = threading.Barrier(count)
+    results: list = []
+    errors: list = []
+
+    def worker(i):
+        try:
+            barrier.wait(timeout=10)
+            results.append(target(i))
+        except Exception as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == []
+    return results

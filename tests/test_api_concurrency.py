@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import threading
-
-from django.db import connections
-
 from tests.conftest import memory_body
+from tests.support import run_threads
 
 
 def mem_path(pid) -> str:
@@ -15,22 +12,8 @@ def mem_path(pid) -> str:
 
 def test_concurrent_writers_get_success_or_409_never_two_current(committed_db, world):
     cid = world.consent(world.patient_a)
-    barrier = threading.Barrier(6)
-    statuses: list[int] = []
-
-    def writer(i):
-        try:
-            api = world.patient(world.patient_a)
-            barrier.wait(timeout=10)
-            statuses.append(api.post(mem_path(world.patient_a), memory_body(cid, time=f"{8 + i:02d}:00")).status_code)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=writer, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
+    statuses = run_threads(6, lambda i: world.patient(world.patient_a).post(
+        mem_path(world.patient_a), memory_body(cid, time=f"{8 + i:02d}:00")).status_code)
     assert len(statuses) == 6 and set(statuses) <= {201, 409}, statuses
     items = world.patient(world.patient_a).get(mem_path(world.patient_a)).json()["items"]
     assert len(items) == 1
@@ -40,23 +23,9 @@ def test_concurrent_checkpoint_writers_get_one_success_and_409s(committed_db, wo
     api = world.patient(world.patient_a)
     wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization",
                                     "patient_id": str(world.patient_a)}).json()
-    barrier = threading.Barrier(5)
-    statuses: list[int] = []
-
-    def writer():
-        try:
-            me = world.patient(world.patient_a)
-            barrier.wait(timeout=10)
-            statuses.append(me.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint",
-                                    {"expected_version": 1, "next_step": "submit_prior_authorization"}).status_code)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=writer) for _ in range(5)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
+    statuses = run_threads(5, lambda _: world.patient(world.patient_a).post(
+        f"/v1/workflows/{wf['workflow_id']}/checkpoint",
+        {"expected_version": 1, "next_step": "submit_prior_authorization"}).status_code)
     assert sorted(statuses) == [200, 409, 409, 409, 409]
     assert api.get(f"/v1/workflows/{wf['workflow_id']}").json()["version"] == 2
 
@@ -68,22 +37,8 @@ def test_one_turn_proposed_concurrently_gives_one_proposal_per_attribute(committ
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]
     say(api, sid, "Please don't book me before 10 a.m. and nothing after 5pm.")
-    barrier = threading.Barrier(6)
-    statuses: list[int] = []
-
-    def propose():
-        try:
-            caller = world.patient(world.patient_a)
-            barrier.wait(timeout=10)
-            statuses.append(caller.post(session_path(sid, "/turns/1/propose")).status_code)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=propose) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
+    statuses = run_threads(6, lambda _: world.patient(world.patient_a).post(
+        session_path(sid, "/turns/1/propose")).status_code)
     assert len(statuses) == 6 and set(statuses) <= {200, 201}, statuses
     proposals = api.get(f"/v1/patients/{world.patient_a}/memories/proposals").json()["items"]
     attributes = sorted(p["attribute"] for p in proposals)

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -21,6 +20,7 @@ from django.utils import timezone
 from core.identity import identity_context
 from memory.conversations.models import ConversationSession
 from tests.conftest import admin_connect, database_contains, runtime_connect
+from tests.support import run_threads
 from tests.test_conversations_api import SEED_TURN_1, SEED_TURN_2, context, patient_identity, say, session_path, start
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -161,29 +161,6 @@ def test_sweep_discovery_sees_only_due_sessions_and_only_in_maintenance(committe
 
 
 # --- concurrency ------------------------------------------------------------------------------------------------
-
-def run_threads(count: int, target) -> list:
-    barrier = threading.Barrier(count)
-    results: list = []
-    errors: list = []
-
-    def worker(i):
-        try:
-            barrier.wait(timeout=10)
-            results.append(target(i))
-        except Exception as exc:  # reported below
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert errors == []
-    return results
-
 
 def test_concurrent_turns_on_one_session_are_ordered_and_never_lost(committed_db, world):
     api = world.patient(world.patient_a)

@@ -3,16 +3,16 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from django.urls import get_resolver
 
 from core.api import ScopedAPIView
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from tests.conftest import admin_connect, memory_body
+from tests.support import run_threads
 
 K = {"Idempotency-Key": "retry-1"}
 
@@ -147,21 +147,12 @@ def test_every_creating_endpoint_replays(world):
 def test_concurrent_requests_with_one_key_create_once(committed_db, world):
     cid = world.consent(world.patient_a)
     path = f"/v1/patients/{world.patient_a}/memories"
-    results, barrier = [], threading.Barrier(4)
 
-    def post():
-        try:
-            barrier.wait()
-            r = world.patient(world.patient_a).post(path, memory_body(cid), headers={"Idempotency-Key": "race"})
-            results.append((r.status_code, r.content))
-        finally:
-            connections.close_all()
+    def post(_):
+        r = world.patient(world.patient_a).post(path, memory_body(cid), headers={"Idempotency-Key": "race"})
+        return r.status_code, r.content
 
-    threads = [threading.Thread(target=post) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = run_threads(4, post)
     assert {status for status, _ in results} == {201} and len({body for _, body in results}) == 1, results
     assert _memories(world) == 1
 
