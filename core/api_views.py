@@ -22,7 +22,8 @@ class AuditEventOut(ModelOutSerializer):
 
 
 class AuditEventListView(ScopedAPIView):
-    """Access history. A patient sees their own; an auditor (audit:read) sees the organisation's."""
+    """Access history, newest first. A patient sees their own; an auditor (audit:read) sees the organisation's.
+    Older pages: pass the answer's ``next_cursor`` as ``cursor`` (null when there is nothing older)."""
 
     required_scopes = {"GET": ["audit:read"]}
     audit_actions = {"GET": "audit.list"}
@@ -31,10 +32,13 @@ class AuditEventListView(ScopedAPIView):
     @extend_schema(
         operation_id="audit_events_list",
         parameters=[OpenApiParameter("patient_id", str, required=False),
-                    OpenApiParameter("limit", int, required=False, description="1-500, default 100")],
+                    OpenApiParameter("limit", int, required=False, description="1-500, default 100"),
+                    OpenApiParameter("cursor", str, required=False,
+                                     description="the next_cursor of the previous page: the events before it")],
         responses={200: inline_serializer("AuditEventList", {
             "view": serializers.ChoiceField(choices=["own", "organization"]),
-            "items": AuditEventOut(many=True)})},
+            "items": AuditEventOut(many=True),
+            "next_cursor": serializers.CharField(allow_null=True, help_text="null on the last page")})},
     )
     def get(self, request):
         qs = AuditEvent.objects.filter(organization_id=self.identity.org_id)
@@ -54,13 +58,18 @@ class AuditEventListView(ScopedAPIView):
             errors.append({"field": "limit", "message": "an integer from 1 to 500", "code": "invalid"})
         if errors:
             raise ValidationFailed(errors=errors)
-        items = list(qs.order_by("-occurred_at")[:limit])
+        try:
+            page = audit.history_page(qs, cursor=request.query_params.get("cursor"), limit=limit)
+        except ValueError:
+            raise ValidationFailed(errors=[{"field": "cursor", "message": "not a cursor this list gave",
+                                            "code": "invalid"}]) from None
         audit.record(action="audit.list", resource_type="audit_event",
                      patient_id=patient_id or self.identity.patient_self_id)
         # A patient (or an agent acting for one) reads their own history; audit:read without a patient context
         # is the organisation's auditor view.
         view = "own" if self.identity.patient_self_id else "organization"
-        return Response({"view": view, "items": AuditEventOut(items, many=True).data})
+        return Response({"view": view, "items": AuditEventOut(page.items, many=True).data,
+                         "next_cursor": page.next_cursor})
 
 
 class OrganizationOut(ModelOutSerializer):

@@ -124,8 +124,10 @@ def _audit_refusal(identity: Identity, request, kwargs: dict, exc: ApiError) -> 
 
 
 def error_page(request, status: int):
-    titles = {403: "You cannot do that", 404: "Page not found", 409: "This has changed"}
-    messages = {403: "Your account does not allow this action.",
+    titles = {400: "This link is not valid", 403: "You cannot do that", 404: "Page not found",
+              409: "This has changed"}
+    messages = {400: "Part of the address is not one this site gave. Go back and follow the link again.",
+                403: "Your account does not allow this action.",
                 404: "There is nothing here, or it is not available to you.",
                 409: "It changed since the page was shown (perhaps in another window). Go back and reload it."}
     return render(request, "portal/error.html", {"title": titles.get(status, "Error"),

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import timedelta
 
 import psycopg
 import pytest
 from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 
 from core import audit
 from core.identity import Identity, identity_context
@@ -211,3 +213,40 @@ def test_one_patient_asking_about_another_leaves_nothing_in_the_others_history(w
         attempts = list(AuditEvent.objects.filter(organization_id=world.org, actor_sub=f"patient-{a}")
                         .values_list("action", "patient_id", "outcome"))
     assert ("memory.list", None, "denied") in attempts  # the organisation's trail keeps the attempt
+
+
+def test_the_history_pages_back_through_every_event_once_even_when_times_tie(world):
+    """``next_cursor`` walks the whole history newest first: events sharing one timestamp (one transaction's rows
+    often do) are neither repeated nor skipped at a page boundary, and the last page says there is nothing older."""
+    a = world.patient_a
+    staff = Identity(org_id=world.org, actor_sub="nurse-pages", scopes=frozenset({"audit:read"}))
+    tied = timezone.now() - timedelta(hours=1)
+    with identity_context(staff):
+        for i in range(12):
+            AuditEvent.objects.create(
+                organization_id=world.org, patient_id=a, actor_sub="nurse-pages", actor_kind="staff",
+                action="memory.list", resource_type="memory", outcome="success", correlation_id=f"page-{i}",
+                occurred_at=tied if i < 7 else tied - timedelta(minutes=i))
+        expected = [str(e) for e in AuditEvent.objects.filter(organization_id=world.org, patient_id=a)
+                    .order_by("-occurred_at", "-id").values_list("id", flat=True)]
+    api = world.patient(a)
+    seen, cursor = [], None
+    for _ in range(20):
+        body = api.get("/v1/audit-events", {"limit": 3, **({"cursor": cursor} if cursor else {})}).json()
+        seen += [e["id"] for e in body["items"]]
+        cursor = body["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == expected and len(expected) >= 12
+
+
+@pytest.mark.parametrize("cursor", ["x", "bm90IGpzb24", "WyJub3QgYSBkYXRlIiwgIngiXQ", "W10", "e30", "a" * 300,
+                                    "WyIyMDI2LTAxLTAxVDAwOjAwOjAwIiwgIjAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMCJd",
+                                    "WzEsIDJd", "é"])
+def test_a_cursor_the_history_did_not_give_is_422_and_writes_nothing(world, cursor):
+    api = world.patient(world.patient_a)
+    before = audit_count()
+    r = api.get("/v1/audit-events", {"cursor": cursor})
+    assert r.status_code == 422, r.content
+    assert [e["field"] for e in r.json()["errors"]] == ["cursor"]
+    assert audit_count() == before

@@ -23,7 +23,7 @@ from memory import selectors, services
 from memory.lifecycle import memory_value
 from memory.models import MemoryState
 from memory.types import type_get
-from portal.context import portal_view
+from portal.context import error_page, portal_view
 from portal.forms import FactForm, ReasonForm
 from portal.rows import PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, memory_row
 from portal.views.consent import require_staff_patient
@@ -228,8 +228,12 @@ def describe_event(event: AuditEvent, me: str) -> dict:
 def patient_activity(request):
     identity = request.portal_identity
     patient_id = identity.patient_self_id
-    events = [describe_event(e, identity.actor_sub) for e in AuditEvent.objects.filter(
-        organization_id=identity.org_id, patient_id=patient_id).order_by("-occurred_at")[:200]]
+    try:
+        page = audit.history_page(AuditEvent.objects.filter(organization_id=identity.org_id, patient_id=patient_id),
+                                  cursor=request.GET.get("older"), limit=200)
+    except ValueError:
+        return error_page(request, 400)
+    events = [describe_event(e, identity.actor_sub) for e in page.items]
     releases = []
     for r in selectors.release_list(identity=identity, patient_id=patient_id, limit=50):
         releases.append({"who": describe_actor(r["actor_sub"], "", identity.actor_sub),
@@ -238,7 +242,8 @@ def patient_activity(request):
                          "count": len(r["members"]),
                          "withdrawn": sum(1 for m in r["members"] if m["withdrawn_at"])})
     audit.record(action="audit.list", resource_type="audit_event", patient_id=patient_id)
-    return render(request, "memory/activity.html", {"events": events, "releases": releases})
+    return render(request, "memory/activity.html", {"events": events, "releases": releases,
+                                                    "older": page.next_cursor, "paged": bool(request.GET.get("older"))})
 
 
 # --- staff actions on one patient's memories -------------------------------------------------------------------

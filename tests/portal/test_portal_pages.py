@@ -305,3 +305,24 @@ def test_a_patient_downloads_a_copy_of_everything_as_json_and_fhir(alice, world)
 def test_staff_have_no_patient_download_button(world, people, signed_in):
     client = signed_in(people.staff())
     assert client.get("/me/export/").status_code == 403
+
+
+def test_who_used_my_information_pages_back_to_the_oldest_event(alice, world):
+    """The activity page shows the newest events and links to older ones, down to the first; a link it did not
+    give is a clear error page, not an empty history."""
+    client = alice["client"]
+    for _ in range(4):  # each view of the page is itself in the history: more than one page of 200 in the end
+        world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories")
+    staff = Identity(org_id=world.org, actor_sub="nurse-old", scopes=frozenset({"audit:read"}))
+    with identity_context(staff):
+        AuditEvent.objects.bulk_create(AuditEvent(
+            organization_id=world.org, patient_id=world.patient_a, actor_sub="nurse-old", actor_kind="staff",
+            action="memory.list", resource_type="memory", outcome="success", correlation_id=f"old-{i}",
+            purpose="appointment_scheduling") for i in range(210))
+    first = client.get("/me/activity/").content.decode()
+    older = re.search(r'href="\?older=([^"]+)"', first)
+    assert older, "a full first page links to older events"
+    second = client.get(f"/me/activity/?older={older.group(1)}").content.decode()
+    assert "recorded your consent" in second and "recorded your consent" not in first  # the oldest event
+    assert 'href="?older=' not in second and 'href="?">Newest' in second
+    assert client.get("/me/activity/?older=not-a-cursor").status_code == 400
