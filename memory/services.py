@@ -54,7 +54,8 @@ def _attribute_lock(org_id, patient_id, memory_type: str, attribute: str, purpos
 
 
 def _retention_deadline(spec: TypeSpec, now: datetime, valid_until: datetime | None) -> datetime:
-    deadline = now + timedelta(days=spec.retention_days or settings.MEMORY_RETENTION_DAYS[spec.memory_class])
+    deadline = now + timedelta(days=spec.kept_days)
+    # valid_until was checked to lie within the retention when the request came (a moment before ``now``)
     return max(deadline, valid_until) if valid_until else deadline
 
 
@@ -82,6 +83,10 @@ def _check_new_fact(spec: TypeSpec, new: NewFact) -> None:
     now = timezone.now()
     if new.valid_until is not None and new.valid_until <= now:
         raise _invalid("valid_until", "must be in the future", "not_future")
+    if new.valid_until is not None and new.valid_until > now + timedelta(days=spec.kept_days):
+        # A memory is never kept past its type's retention, so it cannot be valid past it either.
+        raise _invalid("valid_until", f"at most {spec.kept_days} days ahead: {new.memory_type} is kept no longer",
+                       "beyond_retention")
     if new.consent_purpose not in spec.purposes:
         raise _invalid("consent_purpose", f"{new.memory_type} may be kept for: {', '.join(spec.purposes)}",
                        "invalid_purpose")

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import regex
+from django.conf import settings
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.exceptions import SchemaError
 
@@ -97,6 +98,11 @@ class TypeSpec:
     @property
     def builtin(self) -> bool:
         return self.organization_id is None
+
+    @property
+    def kept_days(self) -> int:
+        """How long a memory of this type is kept at most: the type's retention, else its class's."""
+        return self.retention_days or settings.MEMORY_RETENTION_DAYS[self.memory_class]
 
     @property
     def kinds(self) -> list[str]:
@@ -229,10 +235,17 @@ def definition_check(definition: Any, *, organization_id: uuid.UUID | None = Non
     for flag in ("encrypted", "review", "fetch_live"):
         if not isinstance(d.get(flag, False), bool):
             errors.append(_err(flag, "true or false"))
+    days_ok = True
     for days in ("default_validity_days", "retention_days"):
         value = d.get(days)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 3650):
             errors.append(_err(days, "null or a whole number of days from 1 to 3650"))
+            days_ok = False
+    if days_ok and d.get("default_validity_days") and d["memory_class"] in MEMORY_CLASSES:
+        kept = d.get("retention_days") or settings.MEMORY_RETENTION_DAYS[d["memory_class"]]
+        if d["default_validity_days"] > kept:
+            # validity past the retention would keep every memory of the type longer than its retention allows
+            errors.append(_err("default_validity_days", f"at most the retention, {kept} days", "beyond_retention"))
     schema = d["schema"]
     branches: list[dict] = []
     if not isinstance(schema, dict):

@@ -86,3 +86,21 @@ def test_a_proposal_past_its_validity_is_no_longer_listed_or_confirmable(world):
     r = patient.post(f"{mem(world.patient_a)}/{pid}/confirm")
     assert r.status_code == 409 and r.json()["code"] == "not_proposed"
     assert patient.get(mem(world.patient_a)).json()["items"] == []
+
+
+@pytest.mark.parametrize("days", [731, 365 * 20, None])
+def test_a_validity_past_the_retention_is_refused_and_stores_nothing(world, days):
+    """A preference is kept at most 730 days; a validity past that would keep it longer (9999-12-31 forever)."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    until = "9999-12-31T00:00:00Z" if days is None else future(days)
+    r = patient.post(mem(world.patient_a), memory_body(cid, valid_until=until))
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("valid_until", "beyond_retention")]
+    assert patient.get(mem(world.patient_a)).json()["items"] == []
+    kept = patient.post(mem(world.patient_a), memory_body(cid, valid_until=future(729))).json()
+    assert kept["status"] == "stored"
+    r = patient.post(f"{mem(world.patient_a)}/{kept['memory_id']}/correct",
+                     {"fact": {"kind": "earliest_time", "time": "11:00"}, "valid_until": until})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "beyond_retention"
+    assert patient.get(f"{mem(world.patient_a)}/{kept['memory_id']}").json()["state"] == "active"

@@ -218,6 +218,8 @@ def test_a_custom_type_is_invisible_to_another_organisation(world):
     ({"name": "scheduling_preference"}, None, "memory_type_exists"),
     ({"colour": "red"}, "colour", "invalid"),
     ({"version": 7}, "version", "invalid"),
+    ({"default_validity_days": 400, "retention_days": 30}, "default_validity_days", "beyond_retention"),
+    ({"default_validity_days": 3000}, "default_validity_days", "beyond_retention"),  # past the class's 730
 ])
 def test_a_bad_type_definition_is_refused_naming_the_problem(world, change, field, code):
     r = admin(world).post("/v1/memory-types", wound_care_type(**change))
