@@ -13,7 +13,15 @@ from django.utils import timezone
 from consent.access import may_access, may_access_any
 from consent.models import ConsentRecord
 from core import audit, maintenance
-from core.errors import ConcurrentUpdate, Conflict, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
+from core.errors import (
+    ConcurrentUpdate,
+    Conflict,
+    Forbidden,
+    IllegalTransition,
+    NoConsentOrAccess,
+    NotFound,
+    ValidationFailed,
+)
 from core.idempotency import idempotency_forget_patient
 from core.identity import Identity, identity_context
 from core.services import organization_ensure
@@ -344,6 +352,10 @@ def memory_quarantine(*, identity: Identity, patient_id: uuid.UUID, memory_id: u
     if identity.is_agent:  # it would take a fact (an allergy too) out of every read on an agent's word
         raise Forbidden("an agent reports a doubtful fact to staff, who quarantine it", code="agent_cannot_confirm")
     memory = _locked(identity, patient_id, memory_id)
+    if memory.state == S.ACTIVE and memory.effective_state(consent=False) == S.EXPIRED:
+        # past its validity or retention it is out of every read already, and reads as expired (as correct says)
+        raise IllegalTransition("an expired memory cannot become quarantined").about(
+            patient_id=patient_id, purpose=memory.consent_purpose)
     memory_transition(identity=identity, memory=memory, to_state=S.QUARANTINED,
                       event_type=LifecycleEvent.Type.QUARANTINED, reason_code=reason_code)
     audit.record(action="memory.quarantine", resource_type="memory", resource_id=memory.memory_id,

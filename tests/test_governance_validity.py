@@ -104,3 +104,19 @@ def test_a_validity_past_the_retention_is_refused_and_stores_nothing(world, days
                      {"fact": {"kind": "earliest_time", "time": "11:00"}, "valid_until": until})
     assert r.status_code == 422 and r.json()["errors"][0]["code"] == "beyond_retention"
     assert patient.get(f"{mem(world.patient_a)}/{kept['memory_id']}").json()["state"] == "active"
+
+
+def test_a_memory_past_its_validity_cannot_be_quarantined_as_if_it_were_current(world):
+    """It reads as expired by id and is out of every read already; quarantine would record it as a current fact
+    under review (as correction refuses)."""
+    cid = world.consent(world.patient_a)
+    mid = world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid, valid_until=future())).json()[
+        "memory_id"]
+    travel(world, mid, "valid_from = now() - interval '3 days', valid_until = now() - interval '1 second'")
+    world.grant(world.patient_a, "nurse-q", "appointment_scheduling")
+    nurse = world.staff("nurse-q")
+    r = nurse.post(f"{mem(world.patient_a)}/{mid}/quarantine", {"reason_code": "disputed_by_patient"})
+    assert r.status_code == 409 and r.json()["code"] == "illegal_transition", r.content
+    assert nurse.get(f"{mem(world.patient_a)}/{mid}").json()["state"] == "expired"
+    history = nurse.get(f"{mem(world.patient_a)}/{mid}/history").json()
+    assert [v["state"] for v in history["versions"]] == ["expired"]
