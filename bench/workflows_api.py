@@ -121,6 +121,7 @@ class Run:
     latencies_ms: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     wall_s: float = 0.0
+    client_cpu_s: float = 0.0  # this process's CPU while driving: the load generator's share of the machine
 
     def summary(self) -> dict:
         lat = sorted(self.latencies_ms)
@@ -128,7 +129,9 @@ class Run:
         return {"ok": ok, "failed": len(self.failures), "wall_s": round(self.wall_s, 2),
                 "per_s": round(ok / self.wall_s, 1) if self.wall_s else 0.0,
                 "p50_ms": percentile(lat, 50), "p95_ms": percentile(lat, 95), "p99_ms": percentile(lat, 99),
-                "max_ms": round(lat[-1], 2) if lat else None}
+                "max_ms": round(lat[-1], 2) if lat else None,
+                "client_cpu_share": round(self.client_cpu_s / self.wall_s / (os.cpu_count() or 1), 3)
+                if self.wall_s else None}
 
 
 class HttpSession:
@@ -224,12 +227,12 @@ def drive_checkpoints(port: int, plan: list[list[tuple[str, str]]], per_thread: 
             session.close()
 
     threads = [threading.Thread(target=worker, args=(owned,), daemon=True) for owned in plan]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    run.wall_s = time.perf_counter() - started
+    run.wall_s, run.client_cpu_s = time.perf_counter() - started, time.process_time() - cpu
     return run
 
 
@@ -252,12 +255,12 @@ def drive_reads(port: int, plan: list[list[tuple[str, str]]], per_thread: int) -
             session.close()
 
     threads = [threading.Thread(target=worker, args=(owned,), daemon=True) for owned in plan]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    run.wall_s = time.perf_counter() - started
+    run.wall_s, run.client_cpu_s = time.perf_counter() - started, time.process_time() - cpu
     return run
 
 
@@ -473,7 +476,7 @@ def print_summary(r: dict) -> None:
         f"machine      {r['machine']['cpus']} CPUs, PostgreSQL {r['machine']['postgres']}; gunicorn {a['gunicorn']}, "
         f"{a['concurrency']} client threads, {a['workflows']} workflows",
         f"checkpoints  {c['per_s']:>7} /s  p50 {c['p50_ms']} ms  p95 {c['p95_ms']} ms  p99 {c['p99_ms']} ms  "
-        f"ok {c['ok']} failed {c['failed']}",
+        f"ok {c['ok']} failed {c['failed']}  (the client used {c['client_cpu_share']:.0%} of the machine)",
         f"resume reads {rd['per_s']:>7} /s  p50 {rd['p50_ms']} ms  p95 {rd['p95_ms']} ms  p99 {rd['p99_ms']} ms  "
         f"ok {rd['ok']} failed {rd['failed']}",
     ]
