@@ -40,6 +40,8 @@ import regex
 from django.conf import settings
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.exceptions import SchemaError
+from referencing import Registry
+from referencing.exceptions import NoSuchResource, Unresolvable
 
 from core.serializers import schema_error_message
 from core.vocabulary import PURPOSES
@@ -154,29 +156,119 @@ def _err(path: str, message: str, code: str = "invalid") -> dict:
     return {"field": path, "message": message, "code": code}
 
 
-def _walk_objects(schema: Any, path: str, out: list[dict]) -> None:
-    """Every object shape must be closed, every string and array bounded; no references to elsewhere."""
-    if not isinstance(schema, dict):
+# What a memory type's schema may say, keyword by keyword: a closed allowlist, so no keyword that names another
+# schema (``$ref``, ``$id``, ``$defs``, ``prefixItems``, ``contains``, ...) or opens the shape can slip through a
+# walk that did not know it. Everything listed here is a leaf, except ``properties``, ``items`` and ``oneOf``, which
+# the walk follows.
+_SCALARS = (str, int, float, bool)
+_KEYWORDS: dict[str, str] = {
+    "type": "type", "title": "text", "description": "text", "$comment": "text", "format": "text",
+    "x-error": "text", "x-input": "text", "x-labels": "labels", "x-ascending": "ascending",
+    "properties": "schemas", "required": "names", "additionalProperties": "false", "items": "schema",
+    "oneOf": "branches", "enum": "values", "const": "value", "pattern": "text",
+    "maxLength": "count", "minLength": "count", "maxItems": "count", "minItems": "count", "uniqueItems": "flag",
+    "minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "exclusiveMaximum": "number",
+    "multipleOf": "number",
+}
+_TYPES = ("object", "array", "string", "integer", "number", "boolean")
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _keyword_ok(kind: str, value: Any) -> bool:
+    match kind:
+        case "text":
+            return isinstance(value, str)
+        case "labels":
+            return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+        case "schemas":
+            return isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())
+        case "names":
+            return isinstance(value, list) and all(isinstance(v, str) for v in value)
+        case "false":
+            return value is False
+        case "schema":
+            return isinstance(value, dict)
+        case "branches":
+            return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+        case "values":
+            return isinstance(value, list) and bool(value) and all(isinstance(v, _SCALARS) for v in value)
+        case "value":
+            return isinstance(value, _SCALARS)
+        case "count":
+            return _is_count(value)
+        case "flag":
+            return isinstance(value, bool)
+        case "number":
+            return isinstance(value, int | float) and not isinstance(value, bool)
+    return True  # "type" and "ascending" are checked on their own
+
+
+def _check_ascending(schema: dict, path: str, out: list[dict]) -> None:
+    """``x-ascending``: ``[[a, b, message], ...]``, a and b fields of this shape of one comparable type."""
+    rules, props = schema["x-ascending"], schema.get("properties") or {}
+    if not isinstance(rules, list):
+        out.append(_err(f"{path}.x-ascending", "a list of [first, second, message]", "invalid_schema"))
         return
-    for banned in ("$ref", "$dynamicRef", "patternProperties", "unevaluatedProperties", "dependentSchemas",
-                   "if", "anyOf", "allOf", "not"):
-        if banned in schema:
-            out.append(_err(path, f"'{banned}' is not supported in memory type schemas", "unsupported_keyword"))
-    is_object = schema.get("type") == "object" or "properties" in schema
+    for i, rule in enumerate(rules):
+        where = f"{path}.x-ascending[{i}]"
+        if not (isinstance(rule, list) and len(rule) == 3 and all(isinstance(x, str) for x in rule)
+                and 1 <= len(rule[2]) <= 200):
+            out.append(_err(where, "[first, second, message]: two field names and a message", "invalid_schema"))
+            continue
+        first, second = props.get(rule[0]), props.get(rule[1])
+        kinds = {p.get("type") for p in (first, second) if isinstance(p, dict)}
+        if first is None or second is None or rule[0] == rule[1]:
+            out.append(_err(where, "first and second are two fields of this shape", "invalid_schema"))
+        elif len(kinds) != 1 or not kinds <= {"string", "integer", "number"}:
+            out.append(_err(where, "first and second are both strings or both numbers", "invalid_schema"))
+
+
+def _walk_objects(schema: Any, path: str, out: list[dict], *, top: bool = True) -> None:
+    """Every keyword from the allowlist; every object shape closed, every value typed (one type, or a closed
+    vocabulary), every string and array bounded; no references to elsewhere (nothing is ever fetched)."""
+    if not isinstance(schema, dict):
+        out.append(_err(path, "must be a JSON Schema object", "invalid_schema"))
+        return
+    for key, value in schema.items():
+        kind = ("text" if top else None) if key == "$schema" else _KEYWORDS.get(key)
+        if kind is None:
+            out.append(_err(path, f"'{key}' is not supported in memory type schemas", "unsupported_keyword"))
+        elif not _keyword_ok(kind, value):
+            out.append(_err(f"{path}.{key}", "not a value this keyword takes here", "invalid_schema"))
+    kind_of = schema.get("type")
+    if "type" in schema and kind_of not in _TYPES:
+        out.append(_err(f"{path}.type", f"one of {', '.join(_TYPES)} (one type, never null or a list)",
+                        "unsupported_type"))
+    if "oneOf" in schema and not top:
+        out.append(_err(path, "oneOf only at the top, to tell shapes apart by kind", "unsupported_keyword"))
+    if "type" not in schema and not ({"enum", "const"} & set(schema)) and not (top and "oneOf" in schema):
+        out.append(_err(path, "every field needs a type, an enum or a const (no open values)", "unbounded"))
+    is_object = kind_of == "object" or "properties" in schema
     if is_object and "oneOf" not in schema and schema.get("additionalProperties") is not False:
         out.append(_err(path, "every object must set additionalProperties: false", "schema_not_closed"))
-    if schema.get("type") == "string" and not ({"enum", "const", "maxLength", "pattern"} & set(schema)):
+    if kind_of == "string" and not ({"enum", "const", "maxLength", "pattern"} & set(schema)):
         out.append(_err(path, "a string needs maxLength, a pattern or an enum (no open free text)", "unbounded"))
-    if schema.get("type") == "array" and "maxItems" not in schema:
+    if kind_of == "array" and "maxItems" not in schema:
         out.append(_err(path, "an array needs maxItems", "unbounded"))
-    if isinstance(schema.get("maxLength"), int) and schema["maxLength"] > 500:
+    if kind_of == "array" and "items" not in schema:
+        out.append(_err(path, "an array needs items (what each item is)", "unbounded"))
+    if _is_count(schema.get("maxLength")) and schema["maxLength"] > 500:
         out.append(_err(path, "maxLength is at most 500", "unbounded"))
-    for name, sub in (schema.get("properties") or {}).items():
-        _walk_objects(sub, f"{path}.properties.{name}", out)
+    if _is_count(schema.get("maxItems")) and schema["maxItems"] > 100:
+        out.append(_err(path, "maxItems is at most 100", "unbounded"))
+    if "x-ascending" in schema:
+        _check_ascending(schema, path, out)
+    if _keyword_ok("schemas", schema.get("properties", {})):
+        for name, sub in (schema.get("properties") or {}).items():
+            _walk_objects(sub, f"{path}.properties.{name}", out, top=False)
     if isinstance(schema.get("items"), dict):
-        _walk_objects(schema["items"], f"{path}.items", out)
-    for i, sub in enumerate(schema.get("oneOf") or []):
-        _walk_objects(sub, f"{path}.oneOf[{i}]", out)
+        _walk_objects(schema["items"], f"{path}.items", out, top=False)
+    if top and _keyword_ok("branches", schema.get("oneOf", [])):
+        for i, sub in enumerate(schema.get("oneOf") or []):
+            _walk_objects(sub, f"{path}.oneOf[{i}]", out, top=False)
 
 
 def _placeholders(template: str) -> list[tuple[str, str]]:
@@ -347,7 +439,17 @@ def _pattern(validator, pattern: str, instance: Any, schema: dict):
         yield ValidationError(f"does not match {pattern!r}")
 
 
-FactValidator = validators.extend(Draft202012Validator, {"pattern": _pattern})
+def _no_retrieval(uri: str):
+    raise NoSuchResource(ref=uri)
+
+
+# Nothing a schema names is ever fetched (no file, no URL): definitions refuse $ref, and were one stored before
+# that rule, it resolves to nothing. An integer is a JSON integer: 3.0 or 1e1 would be stored and shown as "3.0".
+_NO_RETRIEVAL = Registry(retrieve=_no_retrieval)  # type: ignore[call-arg]
+FactValidator = validators.extend(
+    Draft202012Validator, {"pattern": _pattern},
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)))
 
 # Specs are immutable and kept (catalogue, organisation cache), so a validator is built once per schema shape.
 _validators: dict[int, tuple[dict, Draft202012Validator]] = {}
@@ -358,7 +460,7 @@ def _validator(branch: dict) -> Draft202012Validator:
     if entry is None or entry[0] is not branch:
         if len(_validators) > 8192:
             _validators.clear()
-        entry = _validators[id(branch)] = (branch, FactValidator(branch))
+        entry = _validators[id(branch)] = (branch, FactValidator(branch, registry=_NO_RETRIEVAL))
     return entry[1]
 
 
@@ -393,7 +495,11 @@ def fact_validate(spec: TypeSpec, fact: Any) -> tuple[str, dict]:
         raise FactInvalid({"fact": {"kind": [f"one of {spec.kinds}"]}})
     fact = _normalise(branch, fact)
     detail: dict = {}
-    for error in _validator(branch).iter_errors(fact):
+    try:
+        errors = list(_validator(branch).iter_errors(fact))
+    except Unresolvable:  # a type stored before references were refused: it names something never fetched
+        raise FactInvalid({"fact": ["this type's schema refers elsewhere; an administrator must revise it"]}) from None
+    for error in errors:
         path = [str(p) for p in error.absolute_path]
         if error.validator == "additionalProperties":
             allowed = set(error.schema.get("properties", {}))

@@ -28,6 +28,12 @@ def mem_path(pid) -> str:
     return f"/v1/patients/{pid}/memories"
 
 
+def _shape(place: dict) -> dict:
+    """The wound care type's schema with another definition of its ``place`` field."""
+    return {"type": "object", "additionalProperties": False, "required": ["place"], "properties": {
+        "place": place, "interval_days": {"type": "integer", "minimum": 1, "maximum": 14}}}
+
+
 def wound_care_type(**changes) -> dict:
     """An organisation's own type: how a patient wants their dressing changes booked."""
     definition = {
@@ -219,6 +225,35 @@ def test_a_custom_type_is_invisible_to_another_organisation(world):
     ({"colour": "red"}, "colour", "invalid"),
     ({"version": 7}, "version", "invalid"),
     ({"default_validity_days": 400, "retention_days": 30}, "default_validity_days", "beyond_retention"),
+    # every keyword is checked wherever it stands: nothing names another schema, nothing is open or untyped
+    ({"schema": _shape({"type": "array", "maxItems": 2, "items": {"enum": ["a"]},
+                        "prefixItems": [{"$ref": "file:///etc/passwd"}]})}, "schema.properties.place",
+     "unsupported_keyword"),
+    ({"schema": _shape({"type": "array", "maxItems": 2, "items": {"enum": ["a"]},
+                        "contains": {"$ref": "http://127.0.0.1:9/x.json"}})}, "schema.properties.place",
+     "unsupported_keyword"),
+    ({"schema": {**_shape({"enum": ["home"]}), "$defs": {"x": {"$ref": "http://127.0.0.1:9/"}}}}, "schema",
+     "unsupported_keyword"),
+    ({"schema": _shape({"enum": ["home"], "$id": "http://127.0.0.1:9/"})}, "schema.properties.place",
+     "unsupported_keyword"),
+    ({"schema": _shape({})}, "schema.properties.place", "unbounded"),
+    ({"schema": _shape({"type": ["string", "null"], "maxLength": 10})}, "schema.properties.place.type",
+     "unsupported_type"),
+    ({"schema": _shape({"type": "string", "maxLength": 100000.0})}, "schema.properties.place.maxLength",
+     "invalid_schema"),
+    ({"schema": _shape({"type": "array", "maxItems": 3})}, "schema.properties.place", "unbounded"),
+    ({"schema": _shape({"type": "array", "maxItems": 3, "items": {"enum": ["a", {"b": 1}]}})},
+     "schema.properties.place.items.enum", "invalid_schema"),
+    ({"schema": _shape({"type": "string", "maxLength": 9, "oneOf": [{"const": "a"}]})}, "schema.properties.place",
+     "unsupported_keyword"),
+    ({"schema": {**_shape({"type": "string", "maxLength": 9}), "x-ascending": "zz"}}, "schema.x-ascending",
+     "invalid_schema"),
+    ({"schema": {**_shape({"type": "string", "maxLength": 9}), "x-ascending": [["place", "interval_days"]]}},
+     "schema.x-ascending[0]", "invalid_schema"),
+    ({"schema": {**_shape({"type": "string", "maxLength": 9}), "x-ascending": [["place", "interval_days", "m"]]}},
+     "schema.x-ascending[0]", "invalid_schema"),  # a string and an integer do not compare
+    ({"schema": {**_shape({"type": "string", "maxLength": 9}), "x-ascending": [["place", "nowhere", "m"]]}},
+     "schema.x-ascending[0]", "invalid_schema"),
     ({"default_validity_days": 3000}, "default_validity_days", "beyond_retention"),  # past the class's 730
 ])
 def test_a_bad_type_definition_is_refused_naming_the_problem(world, change, field, code):
@@ -429,3 +464,41 @@ def test_each_proposable_type_goes_through_proposal_confirmation_quarantine_and_
     r = world.patient(pid).post(f"{mem_path(pid)}/{proposal['memory_id']}/correct", {"fact": corrected})
     assert r.status_code == 201, r.content
     assert [m["memory_id"] for m in world.patient(pid).get(mem_path(pid)).json()["items"]] == [r.json()["memory_id"]]
+
+
+def test_a_reference_in_a_stored_schema_is_never_fetched(world, tmp_path):
+    """Were a type with a $ref stored before references were refused, validating a fact fetches nothing (no file,
+    no URL): the fact is refused, and the outside server sees no request."""
+    import dataclasses
+
+    from memory.types import FactInvalid, fact_validate
+    from tests.support import JwksServer, KeyRing
+
+    secret = tmp_path / "secret.json"
+    secret.write_text(json.dumps({"enum": ["SECRET-VALUE-123"]}))
+    outside = JwksServer(KeyRing())  # any real HTTP server that counts the requests it gets
+    try:
+        spec = definition_check(wound_care_type(schema=_shape({"enum": ["home"]})))
+        for ref in (secret.as_uri(), outside.url):
+            stored = dataclasses.replace(spec, schema=_shape({"$ref": ref}))
+            with pytest.raises(FactInvalid) as refused:
+                fact_validate(stored, {"place": "home"})
+            assert "SECRET" not in json.dumps(refused.value.detail)
+            assert "refers elsewhere" in json.dumps(refused.value.detail)
+    finally:
+        outside.stop()
+    assert outside.hits == 0
+
+
+@pytest.mark.parametrize("value", [3.0, 10.0, True])
+def test_an_integer_field_takes_json_integers_only(world, value):
+    """3.0 would be stored as a float and read back as "every 3.0 days"."""
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    r = patient.post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home", "interval_days": value},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+    assert r.status_code == 422, r.content
+    assert r.json()["errors"] == [{"field": "fact.interval_days", "message": "must be an integer", "code": "invalid"}]
+    assert patient.get(mem_path(world.patient_a)).json()["items"] == []
