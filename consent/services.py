@@ -14,7 +14,7 @@ from consent.models import AccessGrant, ConsentRecord
 from consent.signals import consent_revoked
 from core import audit
 from core.access import require_staff
-from core.errors import Conflict, NoConsentOrAccess, NotFound, ValidationFailed
+from core.errors import Conflict, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity
 from core.services import organization_ensure
 
@@ -60,7 +60,10 @@ def consent_record(*, identity: Identity, patient_id: uuid.UUID, purpose: str, e
 
 def consent_revoke(*, identity: Identity, patient_id: uuid.UUID, consent_id: uuid.UUID) -> ConsentRecord:
     """Revoke a consent. Memories that depend on it stop being served in this same transaction (reads join the
-    consent's status). Revoking a revoked consent is a no-op."""
+    consent's status). Revoking a revoked consent is a no-op. The patient (or staff, for them) decides: an agent
+    acting for the patient never revokes on its own word, as everything depending on the consent stops with it."""
+    if identity.is_agent:
+        raise Forbidden("the patient or staff revoke a consent; an agent cannot", code="agent_cannot_revoke")
     record = (ConsentRecord.objects.select_for_update()
               .filter(consent_record_id=consent_id, patient_id=patient_id, organization_id=identity.org_id)
               .first())

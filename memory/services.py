@@ -297,7 +297,10 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
 
 
 def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> dict:
-    """Reject a proposal: its value is erased everywhere, as for a deletion."""
+    """Reject a proposal: its value is erased everywhere, as for a deletion. The patient's or staff's review, as
+    confirming is: never an agent's."""
+    if identity.is_agent:
+        raise Forbidden("an agent's proposals are reviewed by the patient or staff", code="agent_cannot_confirm")
     memory = _locked(identity, patient_id, memory_id)
     if memory.state != S.PROPOSED:
         raise Conflict("only proposed memories can be rejected", code="not_proposed")
@@ -410,12 +413,23 @@ def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memor
     if other_copies is not None:
         receipt["other_copies"] = other_copies
     Deletion.objects.filter(pk=deletion.pk).update(completed_at=completed, receipt=receipt)
+    if scope == "patient":  # the request itself, beside a row per memory: it also erased the other copies
+        audit.record(action="memory.erase_all", resource_type="deletion", resource_id=deletion.deletion_id,
+                     patient_id=patient_id, reason=reason_code)
     return receipt
+
+
+def _refuse_agent_deletion(identity: Identity) -> None:
+    """Deleting is the patient's decision (or staff's, for them): an agent acting for the patient never takes it
+    on their behalf, as it never confirms or corrects; its receipt would credit the patient with the request."""
+    if identity.is_agent:
+        raise Forbidden("the patient or staff delete; an agent cannot", code="agent_cannot_delete")
 
 
 def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
                   reason_code: str = "subject_request") -> dict:
     """Delete one memory and every earlier version of it, everywhere; returns the deletion receipt."""
+    _refuse_agent_deletion(identity)
     memory = _locked(identity, patient_id, memory_id)
     if identity.is_patient(patient_id) and not _patient_may_edit(memory):
         raise Forbidden("clinical facts are removed by the care team", code="staff_only")
@@ -434,6 +448,7 @@ def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
 
     Copies held by other apps (conversations, workflow state and payloads) are erased in the same transaction by
     the erasers registered in :mod:`memory.erasure`; each is a section of ``other_copies`` in the receipt."""
+    _refuse_agent_deletion(identity)
     if not identity.is_patient(patient_id) and not may_access_any(patient_id=patient_id,
                                                                   purposes=[p for p, _ in PURPOSES]):
         raise NotFound().about(patient_id=patient_id)

@@ -151,3 +151,33 @@ def test_an_agent_cannot_quarantine_a_memory_even_for_staff(world):
     nurse = world.staff("nurse-1", scope="memory:read memory:write")
     assert nurse.post(f"{mem(world.patient_a)}/{stored}/quarantine",
                       {"reason_code": "disputed_by_patient"}).status_code == 200
+
+
+def test_an_agent_cannot_delete_erase_reject_or_revoke_for_the_patient(world):
+    """Deleting, erasing everything, rejecting a proposal and withdrawing consent are the patient's decisions (or
+    staff's for them). An agent acting for the patient is refused each, and nothing changes; its receipt would have
+    credited the patient with the request. The patient's own token still can."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    stored = patient.post(mem(world.patient_a), memory_body(cid)).json()["memory_id"]
+    agent = agent_for(world, world.patient_a)
+    proposal = agent.post(mem(world.patient_a), memory_body(cid, "latest_time", "15:00")).json()["memory_id"]
+    bot = Api(mint(world.keyring, sub="nurse-1", org_id=world.org, scope="memory:read memory:write consent:write",
+                   act={"sub": "nurse-bot"}))
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    for api in (agent, bot):
+        r = api.client.delete(f"{mem(world.patient_a)}/{stored}", HTTP_AUTHORIZATION=f"Bearer {api.token}")
+        assert r.status_code == 403 and r.json()["code"] == "agent_cannot_delete", r.content
+        r = api.client.delete(mem(world.patient_a), HTTP_AUTHORIZATION=f"Bearer {api.token}")
+        assert r.status_code == 403 and r.json()["code"] == "agent_cannot_delete", r.content
+        r = api.post(f"{mem(world.patient_a)}/{proposal}/reject")
+        assert r.status_code == 403 and r.json()["code"] == "agent_cannot_confirm", r.content
+        r = api.post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+        assert r.status_code == 403 and r.json()["code"] == "agent_cannot_revoke", r.content
+    assert [m["memory_id"] for m in patient.get(mem(world.patient_a)).json()["items"]] == [stored]
+    assert [p["memory_id"] for p in patient.get(f"{mem(world.patient_a)}/proposals").json()["items"]] == [proposal]
+    assert patient.get(f"/v1/patients/{world.patient_a}/consents").json()["items"][0]["status"] == "granted"
+    assert patient.post(f"{mem(world.patient_a)}/{proposal}/reject").status_code == 200
+    r = patient.client.delete(f"{mem(world.patient_a)}/{stored}", HTTP_AUTHORIZATION=f"Bearer {patient.token}")
+    assert r.status_code == 200 and r.json()["requested_by"] == f"patient-{world.patient_a}"
+    assert patient.post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke").status_code == 200

@@ -97,6 +97,11 @@ def test_erase_all_twice_is_harmless(world):
     assert delete(api, f"/v1/patients/{world.patient_a}/memories").status_code == 200
     second = delete(api, f"/v1/patients/{world.patient_a}/memories").json()
     assert all(section["erased"] == [] for section in second["other_copies"])
+    # each request is in the patient's history as itself, naming its receipt
+    events = api.get("/v1/audit-events").json()["items"]
+    erasures = [e for e in events if e["action"] == "memory.erase_all"]
+    assert len(erasures) == 2 and {e["outcome"] for e in erasures} == {"success"}
+    assert erasures[0]["resource_id"] == second["deletion_id"] and erasures[0]["resource_type"] == "deletion"
 
 
 def test_workflow_sweep_redacts_after_retention_and_is_idempotent(committed_db, world, settings):

@@ -194,6 +194,23 @@ ACTION_TEXT = {
     "conversation.erase": "erased a conversation with you",
     "workflow.redact": "removed personal details from a finished task",
     "workflow.operation.redact": "removed personal details from a finished request to an outside system",
+    "memory.reject": "turned down a suggested preference",
+    "memory.release": "was given some of your preferences for a task",
+    "conversation.start": "started a conversation with you",
+    "conversation.turn": "added to a conversation with you",
+    "conversation.read": "looked at a conversation with you",
+    "conversation.context": "used a conversation with you to help with a task",
+    "conversation.offers": "looked for appointment times for you",
+    "conversation.propose": "suggested preferences from a conversation for you to confirm",
+    "conversation.end": "ended a conversation with you",
+    "conversation.purge": "removed an expired conversation with you",
+    "conversation.care_team_flag": "passed something from a conversation to your care team",
+    "workflow.operation.request": "asked an outside system to act on a task for you",
+    "workflow.operation.attempt": "contacted an outside system about a task for you",
+    "workflow.operation.retry": "asked an outside system again about a task for you",
+    "workflow.operation.cancel": "cancelled a request to an outside system",
+    "workflow.operation.list": "looked at requests to outside systems for a task",
+    "workflow.reconciliation.list": "checked tasks whose outcome is unknown",
 }
 
 

@@ -326,3 +326,18 @@ def test_who_used_my_information_pages_back_to_the_oldest_event(alice, world):
     assert "recorded your consent" in second and "recorded your consent" not in first  # the oldest event
     assert 'href="?older=' not in second and 'href="?">Newest' in second
     assert client.get("/me/activity/?older=not-a-cursor").status_code == 400
+
+
+def test_the_activity_page_words_conversations_and_erasure_in_plain_language(alice, world):
+    api = world.patient(world.patient_a)
+    session = api.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"})
+    assert session.status_code == 201, session.content
+    sid = session.json()["session"]["session_id"]
+    assert api.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "Mornings are hard"}).status_code == 201
+    assert api.post(f"/v1/sessions/{sid}/end", {"outcome": "completed"}).status_code == 200
+    r = api.client.delete(f"/v1/patients/{world.patient_a}/memories", HTTP_AUTHORIZATION=f"Bearer {api.token}")
+    assert r.status_code == 200
+    page = alice["client"].get("/me/activity/").content.decode()
+    assert "started a conversation with you" in page and "added to a conversation with you" in page
+    assert "ended a conversation with you" in page and "erased your information" in page
+    assert not re.search(r"<td>(conversation|memory|workflow) [a-z_ ]+</td>", page), "a raw action code"
