@@ -1,5 +1,6 @@
-"""Correlation ids (taken from ``X-Request-ID`` when it is sane, generated otherwise, echoed on the response), and
-the request shapes refused before any view runs (paths, headers, query strings, bodies)."""
+"""Correlation ids (taken from ``X-Request-ID`` when it is sane, generated otherwise, echoed on the response),
+``Cache-Control: no-store`` on every response that did not set its own, and the request shapes refused before any
+view runs (paths, headers, query strings, bodies)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ class RequestIdMiddleware:
         finally:
             request_id_var.reset(token)
         response["X-Request-ID"] = rid
+        # Answers hold personal data (memories, exports, access history) or say who may see it: no shared or
+        # browser cache keeps them. Static files are served before this, with their own caching.
+        response.setdefault("Cache-Control", "no-store")
         return response
 
 

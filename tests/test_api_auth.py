@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from django.urls import get_resolver
 
 from core.api import ScopedAPIView
+from tests.conftest import memory_body
 from tests.support import Api, mint
 
 pytestmark = pytest.mark.django_db
@@ -187,3 +188,17 @@ def test_correlation_id_is_echoed_or_generated(world):
     assert r["X-Request-ID"] == "abc-123"
     r = api.get(_path(world), headers={"X-Request-ID": "bad id with spaces"})
     assert uuid.UUID(r["X-Request-ID"])
+
+
+def test_no_answer_is_kept_by_a_cache(world):
+    """Memories, exports and access history are personal data: every API answer, errors too, says no-store."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(_path(world), memory_body(cid)).status_code == 201
+    for path, status in ((_path(world), 200), (f"{_path(world)}/search?q=morning", 200), ("/v1/audit-events", 200),
+                         (f"/v1/patients/{world.patient_a}/consents", 200),
+                         (f"/v1/patients/{world.patient_b}/memories/{uuid.uuid4()}", 404)):
+        r = api.get(path)
+        assert r.status_code == status and "no-store" in r["Cache-Control"], path
+    r = Api("not-a-token").get(_path(world))
+    assert r.status_code == 401 and "no-store" in r["Cache-Control"]
