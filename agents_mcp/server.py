@@ -35,6 +35,7 @@ from agents_mcp import dispatch
 from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token
 from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
+from core.parsers import has_repeated_keys
 from core.serializers import schema_error_message
 
 log = logging.getLogger("anamnesis.mcp")
@@ -56,6 +57,7 @@ class BearerGuard:
         self.metadata_url = metadata_url
 
     async def __call__(self, scope, receive, send) -> None:
+        body = None
         if scope["type"] == "http" and scope.get("method") in ("GET", "DELETE"):
             # Stateless, JSON responses: no server-initiated stream to listen to (GET would hold an idle event
             # stream open) and no session to end (DELETE). The transport allows 405 for both.
@@ -82,6 +84,12 @@ class BearerGuard:
         except ApiError as exc:
             log.info("mcp bearer token refused: %s", exc.code)
             await self._refuse(scope, receive, send, exc)
+            return
+        if body is not None and has_repeated_keys(body):
+            # As the REST API's parser: which of two equal keys counts is not guessed (the SDK keeps the last).
+            await JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+                "code": types.PARSE_ERROR, "message": "Parse error: a key appears twice in one object"}},
+                status_code=400)(scope, receive, send)
             return
         access = AccessToken(token=token, client_id=identity.actor_sub, scopes=sorted(identity.scopes),
                              subject=identity.actor_sub, claims={"iss": identity.issuer})

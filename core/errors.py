@@ -211,7 +211,8 @@ def problem_exception_handler(exc, context):
         return _problem_response(body, headers)
     if isinstance(exc, exceptions.ParseError):
         return _problem_response(problem_body(status_code=400, code="malformed_json",
-                                              title="The request body is not valid JSON"))
+                                              title="The request body is not valid JSON",
+                                              message=getattr(exc, "problem_message", None)))
     if isinstance(exc, exceptions.UnsupportedMediaType):
         return _problem_response(problem_body(status_code=415, code="unsupported_media_type",
                                               title="Send application/json"))

@@ -3,6 +3,8 @@
 * nesting deeper than ``MAX_JSON_DEPTH`` is 400 ``malformed_json`` (Python's parser would otherwise recurse
   until it fails with an error we would answer as 500), checked on the raw bytes before parsing;
 * ``NaN``, ``Infinity`` are not JSON (RFC 8259) and jsonb refuses them: 400 ``malformed_json``;
+* a key twice in one object (``{"purpose": "a", "purpose": "b"}``) is 400 ``malformed_json``: parsers disagree on
+  which one counts (Python keeps the last), so a proxy or a log could read another request than the one acted on;
 * NUL characters and lone surrogates in any string or key cannot be stored (PostgreSQL text, UTF-8): 422
   ``validation_error``, naming where.
 """
@@ -71,6 +73,28 @@ def _refuse_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _object_without_repeated_keys(pairs: list[tuple[str, object]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _RepeatedKey
+    return obj
+
+
+def has_repeated_keys(raw: bytes) -> bool:
+    """Whether a JSON body has a key twice in one object (malformed JSON is for the caller's own parser to say)."""
+    try:
+        json.loads(raw, object_pairs_hook=_object_without_repeated_keys)
+    except _RepeatedKey:
+        return True
+    except (ValueError, RecursionError):
+        return False
+    return False
+
+
 class StrictJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         raw = stream.read() if stream is not None else b""
@@ -78,7 +102,12 @@ class StrictJSONParser(JSONParser):
             raise ParseError("JSON nested too deeply")
         try:
             text = raw.decode("utf-8")
-            data = json.loads(text, parse_constant=_refuse_constant)
+            data = json.loads(text, parse_constant=_refuse_constant,
+                              object_pairs_hook=_object_without_repeated_keys)
+        except _RepeatedKey:
+            refused = ParseError("malformed JSON: a key appears twice in one object")
+            refused.problem_message = "A key appears twice in one object of the request body"  # type: ignore[attr-defined]
+            raise refused from None
         except (ValueError, RecursionError):
             raise ParseError("malformed JSON") from None
         if bad := unstorable_paths(data):

@@ -42,6 +42,25 @@ def test_non_json_constants_and_bytes_are_malformed_json(world, raw):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("repeated", ["consent_purpose", "fact.time"])
+def test_a_key_twice_in_one_object_is_malformed_json_and_stores_nothing(world, repeated):
+    """Parsers disagree on which of two equal keys counts (Python's keeps the last): refused, not guessed."""
+    cid = world.consent(world.patient_a)
+    body = json.dumps(memory_body(cid))
+    if repeated == "consent_purpose":
+        raw = body.replace('"consent_purpose": ', '"consent_purpose": "communication", "consent_purpose": ', 1)
+    else:
+        raw = body.replace('"time": ', '"time": "07:00", "time": ', 1)
+    assert raw != body
+    api = world.patient(world.patient_a)
+    r = api.post(_mem(world), raw=raw.encode())
+    assert r.status_code == 400 and r.json()["code"] == "malformed_json", r.content
+    assert "twice" in r.json()["message"]
+    assert api.get(_mem(world)).json()["items"] == []
+    assert api.post(_mem(world), raw=body.encode()).status_code == 201  # the same body with each key once
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("where", ["value", "key", "nested"])
 @pytest.mark.parametrize("bad", ["\\u0000", "\\ud800"])
 def test_unstorable_characters_in_bodies_are_422(world, where, bad):

@@ -394,3 +394,16 @@ def test_manage_py_serve_answers_the_api_and_mcp_from_one_process_tree(world, co
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+def test_a_key_twice_in_one_object_is_a_parse_error_as_over_rest(world, live):
+    """The SDK would keep the last of two equal keys (here: which patient a tool acts on); refused instead."""
+    cid = world.consent(world.patient_a)
+    message = ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "list_memories", '
+               f'"arguments": {{"patient_id": "{world.patient_b}", "patient_id": "{world.patient_a}"}}}}}}')
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    r = httpx.post(live.mcp_url, content=message, headers=headers, timeout=30)
+    assert r.status_code == 400 and r.json()["error"]["code"] == -32700, r.text[:300]
+    assert "twice" in r.json()["error"]["message"]
+    assert cid and list_tools(live, patient_token(world))  # the service answers the next call as usual
