@@ -8,7 +8,7 @@ from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import ModelOutSerializer, NoBody, StrictSerializer
+from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES
 
 
@@ -22,7 +22,7 @@ class ConsentOut(ModelOutSerializer):
 class ConsentIn(StrictSerializer):
     purpose = serializers.ChoiceField(choices=PURPOSES)
     evidence_ref = serializers.CharField(max_length=255, required=False, allow_blank=False)
-    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+    expires_at = DateTimeIn(required=False, allow_null=True)
 
 
 class PatientConsentsView(ScopedAPIView):
@@ -78,7 +78,7 @@ class GrantIn(StrictSerializer):
     patient_id = serializers.UUIDField()
     actor_sub = serializers.CharField(max_length=255)
     purpose = serializers.ChoiceField(choices=PURPOSES)
-    expires_at = serializers.DateTimeField(allow_null=True)
+    expires_at = DateTimeIn(allow_null=True)
     reason = serializers.CharField(max_length=400, required=False, allow_blank=True, default="")
 
 

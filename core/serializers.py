@@ -4,6 +4,7 @@ model renderings work their fields out once per class."""
 from __future__ import annotations
 
 import copy
+import re
 from typing import ClassVar
 
 from rest_framework import serializers
@@ -18,6 +19,23 @@ class StrictSerializer(serializers.Serializer):
             if unknown:
                 raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
         return super().to_internal_value(data)
+
+
+_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:\d{2})?")
+
+
+class DateTimeIn(serializers.DateTimeField):
+    """A date and time as RFC 3339 writes it (the offset may be left out: UTC). Python's own parser also reads
+    week dates (``2030-W01``), ordinal dates and a bare date, each as some midnight nobody wrote: refused."""
+
+    default_error_messages = {"invalid": "a date and time, such as 2027-01-31T09:00:00Z"}
+
+    def to_internal_value(self, value):
+        if isinstance(value, str):
+            if not _DATE_TIME.fullmatch(value):
+                self.fail("invalid")
+            value = value.upper()  # RFC 3339 allows t and z; Django's parser reads only T and Z
+        return super().to_internal_value(value)
 
 
 class NoBody(StrictSerializer):

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound, ValidationFailed
-from core.serializers import ModelOutSerializer, NoBody, StrictSerializer
+from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services
 from memory.conversations import selectors as conversation_selectors
@@ -97,8 +97,8 @@ class MemoryIn(StrictSerializer):
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
     consent_record_id = serializers.UUIDField(required=False, allow_null=True,
                                               help_text="Required except for care context")
-    valid_until = serializers.DateTimeField(required=False, allow_null=True)
-    review_by = serializers.DateTimeField(required=False, allow_null=True,
+    valid_until = DateTimeIn(required=False, allow_null=True)
+    review_by = DateTimeIn(required=False, allow_null=True,
                                           help_text="Types with review (care context)")
     source = serializers.ChoiceField(choices=[Source.STAFF_ENTERED, Source.EHR_IMPORT], required=False,
                                      help_text="Types that staff or an EHR import write")
@@ -126,7 +126,7 @@ class ProposalIn(StrictSerializer):
     consent_record_id = serializers.UUIDField()
     source_ref = serializers.CharField(max_length=255, help_text="The conversation turn it was extracted from")
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False, default=0.8)
-    valid_until = serializers.DateTimeField(required=False, allow_null=True)
+    valid_until = DateTimeIn(required=False, allow_null=True)
 
     def validate(self, attrs):
         spec, attrs["attribute"], attrs["fact"] = validate_fact_spec(attrs["memory_type"], attrs["fact"])
@@ -136,8 +136,8 @@ class ProposalIn(StrictSerializer):
 
 class CorrectionIn(StrictSerializer):
     fact = serializers.JSONField()
-    valid_until = serializers.DateTimeField(required=False, allow_null=True)
-    review_by = serializers.DateTimeField(required=False, allow_null=True)
+    valid_until = DateTimeIn(required=False, allow_null=True)
+    review_by = DateTimeIn(required=False, allow_null=True)
 
 
 class QuarantineIn(StrictSerializer):

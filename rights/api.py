@@ -19,7 +19,7 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import NoConsentOrAccess, ValidationFailed
 from core.identity import Identity
-from core.serializers import StrictSerializer
+from core.serializers import DateTimeIn, StrictSerializer
 from core.vocabulary import PURPOSES
 from rights import export, fhir, importing
 from rights.streaming import stream_in_identity
@@ -135,7 +135,7 @@ class PatientExportView(ScopedAPIView):
 
 class FhirImportIn(StrictSerializer):
     resource = serializers.DictField(help_text="A FHIR R4 AllergyIntolerance or MedicationStatement")
-    review_by = serializers.DateTimeField(help_text="When the care team reviews the imported fact")
+    review_by = DateTimeIn(help_text="When the care team reviews the imported fact")
 
 
 class PatientFhirImportView(ScopedAPIView):
