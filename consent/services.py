@@ -42,6 +42,9 @@ def consent_record(*, identity: Identity, patient_id: uuid.UUID, purpose: str, e
     existing = ConsentRecord.objects.active(now).filter(
         organization_id=identity.org_id, patient_id=patient_id, purpose=purpose).first()
     if existing is not None:
+        if existing.expires_at != expires_at:  # another expiry would be a new consent: never silently dropped
+            raise Conflict("a consent for this purpose is in force with another expiry; withdraw it first to give "
+                           "a new one", code="consent_exists").about(patient_id=patient_id, purpose=purpose)
         return existing, False
     try:
         with transaction.atomic():
@@ -92,6 +95,10 @@ def grant_create(*, identity: Identity, patient_id: uuid.UUID, actor_sub: str, p
     existing = AccessGrant.objects.active().filter(
         organization_id=identity.org_id, patient_id=patient_id, actor_sub=actor_sub, purpose=purpose).first()
     if existing is not None:
+        if existing.expires_at != expires_at or existing.reason != reason:
+            # e.g. a shorter expiry asked for: answering with the old grant would leave access open unawares
+            raise Conflict("an open grant for this subject, patient and purpose has other terms; revoke it first "
+                           "to grant anew", code="grant_exists").about(patient_id=patient_id, purpose=purpose)
         return existing, False
     now = timezone.now()
     # An expired but unrevoked grant still holds the open-grant slot: close it first.

@@ -138,3 +138,31 @@ def test_a_grant_to_a_patients_subject_opens_nothing_to_that_patients_token(worl
     assert alice.get(f"/v1/patients/{b}/consents").json()["items"] == []
     as_staff = world.staff(f"patient-{a}", scope="memory:read")
     assert [m["memory_id"] for m in as_staff.get(f"/v1/patients/{b}/memories").json()["items"]] == [memory_id]
+
+
+def test_asking_again_with_other_terms_is_409_and_changes_nothing(world):
+    """The same consent or grant again is answered with the one in force (200); other terms (a shorter expiry for
+    a grant, say) are a conflict, never an answer that looks like success while access stays open."""
+    later = (datetime.now(UTC) + timedelta(days=200)).isoformat()
+    sooner = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    body = {"patient_id": str(world.patient_a), "actor_sub": "nurse-t", "purpose": "communication",
+            "expires_at": later, "reason": "a"}
+    first = world.admin().post("/v1/grants", body)
+    assert first.status_code == 201
+    assert world.admin().post("/v1/grants", body).json()["grant_id"] == first.json()["grant_id"]
+    for change in ({"expires_at": sooner}, {"expires_at": None}, {"reason": "b"}):
+        r = world.admin().post("/v1/grants", {**body, **change})
+        assert r.status_code == 409 and r.json()["code"] == "grant_exists", (change, r.content)
+    grants = world.admin().get("/v1/grants", {"patient_id": str(world.patient_a)}).json()["items"]
+    assert [(g["expires_at"], g["reason"]) for g in grants] == [(first.json()["expires_at"], "a")]
+
+    patient = world.patient(world.patient_a)
+    given = patient.post(consents(world.patient_a), {"purpose": "communication", "expires_at": later})
+    assert given.status_code == 201
+    same = patient.post(consents(world.patient_a), {"purpose": "communication", "expires_at": later})
+    assert same.status_code == 200 and same.json()["consent_record_id"] == given.json()["consent_record_id"]
+    for other in (sooner, None):
+        r = patient.post(consents(world.patient_a), {"purpose": "communication", "expires_at": other})
+        assert r.status_code == 409 and r.json()["code"] == "consent_exists", r.content
+    assert [c["expires_at"] for c in patient.get(consents(world.patient_a)).json()["items"]] == [
+        given.json()["expires_at"]]

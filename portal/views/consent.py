@@ -163,8 +163,10 @@ def staff_record_consent(request, patient_id: uuid.UUID):
         except ValidationFailed as exc:
             for error in exc.errors:
                 form.add_error(error["field"] if error.get("field") in form.fields else None, error["message"])
-        except Conflict:
-            form.add_error(None, "A consent for this purpose was recorded at the same time; reload the page.")
+        except Conflict as exc:
+            form.add_error(None, "A consent for this purpose is already in force with another expiry; withdraw it "
+                           "first." if exc.code == "consent_exists" else
+                           "A consent for this purpose was recorded at the same time; reload the page.")
         else:
             messages.success(request, "Consent recorded." if created else
                              "An active consent for this purpose already exists; nothing was changed.")
@@ -268,8 +270,10 @@ def admin_access(request):
         except ValidationFailed as exc:
             for error in exc.errors:
                 form.add_error(error["field"] if error.get("field") in form.fields else None, error["message"])
-        except Conflict:
-            form.add_error(None, "The same grant was created at the same time; reload the page.")
+        except Conflict as exc:
+            form.add_error(None, "That person already has this access with another expiry or reason; end it first "
+                           "to grant it anew." if exc.code == "grant_exists" else
+                           "The same grant was created at the same time; reload the page.")
         else:
             messages.success(request, "Access granted." if created else
                              "That person already has this access; nothing was changed.")
