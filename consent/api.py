@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -91,8 +91,10 @@ class GrantsView(ScopedAPIView):
     required_scopes = {"GET": ["grant:write"], "POST": ["grant:write"]}
     audit_actions = {"POST": "grant.create"}
     resource_type = "access_grant"
+    query_parameters = {"GET": frozenset({"patient_id"})}
 
     @extend_schema(operation_id="grants_list",
+                   parameters=[OpenApiParameter("patient_id", str, required=False, description="one patient's")],
                    responses={200: inline_serializer("GrantList", {"items": GrantOut(many=True)})})
     def get(self, request):
         items = list(selectors.grant_list(identity=self.identity,

@@ -35,10 +35,17 @@ MAX_QUERY_VALUE_CHARS = 500
 MAX_QUERY_PARAMS = 20
 
 
-def check_query_params(request) -> None:
-    """Query parameters are short and storable: no view ever has to store, log or audit a long one, nor send one
-    PostgreSQL cannot hold (422 naming the field)."""
+# DRF's own: ``?format=json`` picks the renderer on every view (the export's json or fhir).
+ALWAYS_ALLOWED_QUERY_PARAMS = frozenset({"format"})
+
+
+def check_query_params(request, allowed: frozenset[str]) -> None:
+    """Query parameters are the view's declared ones, each given once, short and storable: a misspelt filter is
+    not silently ignored (answering the unfiltered list), and no view ever has to store, log or audit a long
+    one, nor send one PostgreSQL cannot hold (422 naming the parameter)."""
     params = request.query_params
+    if not params:
+        return
     if len(params) > MAX_QUERY_PARAMS:
         raise ValidationFailed(errors=[{"field": None, "code": "too_many",
                                         "message": f"at most {MAX_QUERY_PARAMS} query parameters"}])
@@ -50,6 +57,13 @@ def check_query_params(request) -> None:
                if unstorable(name) or any(unstorable(v) for v in values)]
     if errors:
         raise ValidationFailed(errors=errors)
+    unknown = [{"field": name[:40], "code": "unknown_parameter",
+                "message": f"not a parameter of this operation; it takes {', '.join(sorted(allowed)) or 'none'}"}
+               for name in params if name not in allowed and name not in ALWAYS_ALLOWED_QUERY_PARAMS]
+    repeated = [{"field": name[:40], "code": "repeated_parameter", "message": "given more than once"}
+                for name, values in params.lists() if len(values) > 1]
+    if unknown or repeated:
+        raise ValidationFailed(errors=unknown + repeated)
 
 
 _pool_restart_lock = threading.Lock()
@@ -81,6 +95,8 @@ class ScopedAPIView(APIView):
     required_scopes: dict[str, list[str]] | list[str] | None = None
     audit_actions: dict[str, str] = {}
     idempotent_create: bool = False
+    # The query parameters each method takes (as its OpenAPI operation declares them); anything else is 422.
+    query_parameters: dict[str, frozenset[str]] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -108,7 +124,7 @@ class ScopedAPIView(APIView):
         self.headers = self.default_response_headers
         try:
             self.initial(request, *args, **kwargs)
-            check_query_params(request)
+            check_query_params(request, self.query_parameters.get(declared_method(request.method), frozenset()))
             method = request.method.lower()
             handler = getattr(self, method, self.http_method_not_allowed) if (
                 method in self.http_method_names) else self.http_method_not_allowed

@@ -28,6 +28,7 @@ class AuditEventListView(ScopedAPIView):
     required_scopes = {"GET": ["audit:read"]}
     audit_actions = {"GET": "audit.list"}
     resource_type = "audit_event"
+    query_parameters = {"GET": frozenset({"patient_id", "limit", "cursor"})}
 
     @extend_schema(
         operation_id="audit_events_list",

@@ -45,7 +45,7 @@ class ApiError(exceptions.APIException):
 class ValidationFailed(ApiError):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
     code = "validation_error"
-    title = "The request body is not valid"
+    title = "The request is not valid"  # its body or its query parameters: errors[].field names which
 
 
 class NotFound(ApiError):

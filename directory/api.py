@@ -90,6 +90,7 @@ class PatientsView(ScopedAPIView):
     required_scopes = {"GET": ["patient:read"], "POST": ["patient:write"]}
     audit_actions = {"GET": "patient.search", "POST": "patient.register"}
     resource_type = "patient"
+    query_parameters = {"GET": frozenset({"identifier", "q"})}
 
     @extend_schema(
         operation_id="patients_search",
@@ -142,6 +143,7 @@ class StaffView(ScopedAPIView):
     required_scopes = {"GET": ["grant:write"], "POST": ["grant:write"]}
     audit_actions = {"POST": "staff.register"}
     resource_type = "staff"
+    query_parameters = {"GET": frozenset({"q"})}
 
     @extend_schema(operation_id="staff_search",
                    parameters=[OpenApiParameter("q", str, required=True, description="name or subject")],

@@ -196,6 +196,7 @@ class PatientMemoriesView(_MemoryView):
     idempotent_create = True
     required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"], "DELETE": ["memory:write"]}
     audit_actions = {"GET": "memory.list", "POST": "memory.create", "DELETE": "memory.erase_all"}
+    query_parameters = {"GET": frozenset({"memory_type", "consent_purpose"})}
 
     @extend_schema(
         operation_id="memories_list",
@@ -392,6 +393,7 @@ class PatientMemorySearchView(_MemoryView):
 
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "memory.search"}
+    query_parameters = {"GET": frozenset({"q", "limit", "min_score", "consent_purpose", "memory_class"})}
 
     @extend_schema(
         operation_id="memories_search",

@@ -106,6 +106,7 @@ class PatientExportView(ScopedAPIView):
     required_scopes = {"GET": ["export:read"]}
     audit_actions = {"GET": "patient.export"}
     resource_type = "patient_export"
+    query_parameters = {"GET": frozenset({"format"})}
     renderer_classes = [JSONRenderer, FhirJSONRenderer]
 
     def perform_content_negotiation(self, request, force=False):

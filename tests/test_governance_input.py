@@ -141,3 +141,24 @@ def test_chunked_bodies_are_read_up_to_the_limit_through_gunicorn(committed_db, 
         assert len(world.patient(world.patient_a).get(_mem(world)).json()["items"]) == 1
     finally:
         service.close()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", [{"memroy_type": "scheduling_preference"}, {"limit": "5"}, {"q": "morning"}])
+def test_a_query_parameter_the_operation_does_not_take_is_422_naming_it(world, query):
+    """A misspelt filter was ignored and the unfiltered list answered; now it is named, with what is taken."""
+    api = world.patient(world.patient_a)
+    r = api.get(_mem(world), query)
+    assert r.status_code == 422, r.content
+    problem = r.json()
+    assert problem["title"] == "The request is not valid"
+    assert [(e["field"], e["code"]) for e in problem["errors"]] == [(next(iter(query)), "unknown_parameter")]
+    assert "consent_purpose" in problem["errors"][0]["message"] and "memory_type" in problem["errors"][0]["message"]
+    assert api.get(_mem(world), {"memory_type": "scheduling_preference", "format": "json"}).status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_query_parameter_given_twice_is_422_not_the_last_one_silently(world):
+    r = world.patient(world.patient_a).get("/v1/audit-events?limit=1&limit=50")
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("limit", "repeated_parameter")]

@@ -44,3 +44,20 @@ def test_every_operation_declares_scopes_and_has_a_test(tmp_path):
             if literal not in test_sources:
                 missing.append(f"{method.upper()} {path}")
     assert missing == []
+
+
+def test_the_query_parameters_a_view_takes_are_those_its_operation_declares(tmp_path):
+    """A view refuses query parameters it does not declare (422 unknown_parameter): the published document and
+    the views must name the same ones, or agents built from the document would be refused."""
+    from django.urls import resolve
+
+    schema = _schema(tmp_path)
+    samples = {"name": "scheduling_preference", "version": "1", "seq": "1"}
+    for path, operations in schema["paths"].items():
+        concrete = re.sub(r"\{([^}]+)\}", lambda m: samples.get(m.group(1), "00000000-0000-4000-8000-000000000001"),
+                          path)
+        view = resolve(concrete).func.view_class
+        for method, operation in operations.items():
+            published = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
+            taken = set(view.query_parameters.get(method.upper(), frozenset()))
+            assert published == taken, f"{method.upper()} {path}: document {sorted(published)}, view {sorted(taken)}"

@@ -335,6 +335,7 @@ class WorkflowReconciliationView(ScopedAPIView):
 
     required_scopes = {"GET": ["workflow:reconcile"]}
     audit_actions = {"GET": "workflow.reconciliation.list"}
+    query_parameters = {"GET": frozenset({"limit"})}
     resource_type = "workflow"
 
     @extend_schema(operation_id="workflows_reconciliation_queue",

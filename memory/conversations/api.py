@@ -316,6 +316,7 @@ class SessionTurnsView(_SessionView):
 class SessionContextView(_SessionView):
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "conversation.context"}
+    query_parameters = {"GET": frozenset({"max_tokens"})}
 
     @extend_schema(
         operation_id="sessions_context",
