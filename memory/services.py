@@ -67,7 +67,21 @@ def _retention_deadline(spec: TypeSpec, now: datetime, valid_until: datetime | N
     return max(deadline, valid_until) if valid_until else deadline
 
 
+def _hold_consent(org_id, consent_record_id) -> None:
+    """Share-lock the consent a write is made under, before any memory row, until the transaction ends.
+
+    A withdrawal locks the consent (FOR UPDATE), then the memories under it. A write that checked the consent
+    without a lock could commit a memory after the withdrawal's scan (active under a withdrawn consent), and one
+    that locked a memory row first deadlocked with it. Held first, in share mode, writes under one consent still
+    run side by side; a withdrawal waits for them and then sees their memories, and a write that waited for a
+    withdrawal reads the consent as it now is."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM patient_consent WHERE consent_record_id = %s AND organization_id = %s "
+                       "FOR SHARE", [consent_record_id, org_id])
+
+
 def _active_consent(identity: Identity, patient_id, purpose: str, consent_record_id) -> ConsentRecord:
+    _hold_consent(identity.org_id, consent_record_id)
     consent = ConsentRecord.objects.active().filter(
         consent_record_id=consent_record_id, patient_id=patient_id, purpose=purpose,
         organization_id=identity.org_id).first()
@@ -266,6 +280,16 @@ def _locked(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> 
     return memory
 
 
+def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
+    """:func:`_locked`, with the memory's consent share-locked first (see :func:`_hold_consent`)."""
+    consent_record_id = (Memory.objects.filter(memory_id=memory_id, patient_id=patient_id,
+                                               organization_id=identity.org_id)
+                         .values_list("consent_record_id", flat=True).first())
+    if consent_record_id is not None:
+        _hold_consent(identity.org_id, consent_record_id)
+    return _locked(identity, patient_id, memory_id)
+
+
 def _consent_still_active(memory: Memory) -> None:
     if memory.consent_record_id is not None and not ConsentRecord.objects.active().filter(
             pk=memory.consent_record_id).exists():
@@ -277,7 +301,7 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     confirm (its own or another agent's proposal): that would let it speak as the patient after all."""
     if identity.is_agent:
         raise Forbidden("an agent's proposals are confirmed by the patient or staff", code="agent_cannot_confirm")
-    memory = _locked(identity, patient_id, memory_id)
+    memory = _locked_under_consent(identity, patient_id, memory_id)
     if memory.effective_state(consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
         raise Conflict("only proposed memories can be confirmed", code="not_proposed")
     _consent_still_active(memory)
@@ -317,7 +341,7 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     new values instead: a correction would make the agent's value current without the patient's confirmation."""
     if identity.is_agent:
         raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
-    old = _locked(identity, patient_id, memory_id)
+    old = _locked_under_consent(identity, patient_id, memory_id)
     state = old.effective_state(consent=False)  # consent is checked below, with its own answer
     if state not in (S.ACTIVE, S.QUARANTINED):
         raise Conflict(f"{'an' if state[0] in 'aeiou' else 'a'} {state} memory cannot be corrected",
@@ -473,11 +497,15 @@ def memory_apply_consent_revocation(*, identity: Identity, consent: ConsentRecor
     grace_until = timezone.now() + timedelta(days=settings.MEMORY_REVOKED_CONSENT_GRACE_DAYS)
     count = 0
     for memory in Memory.objects.select_for_update().filter(
-            consent_record=consent, state__in=[S.ACTIVE, S.PROPOSED, S.QUARANTINED]):
+            consent_record=consent, state__in=[S.ACTIVE, S.PROPOSED, S.QUARANTINED]).order_by("memory_id"):
         memory_transition(identity=identity, memory=memory, to_state=S.EXPIRED,
                           event_type=LifecycleEvent.Type.CONSENT_REVOKED, reason_code="consent_revoked",
                           expires_at=min(memory.expires_at, grace_until))
         count += 1
+    # Earlier values (superseded) and expired ones were kept under the consent too: the sweep erases them with the
+    # rest, and reads withhold their values from now on.
+    Memory.objects.filter(consent_record=consent, state__in=[S.SUPERSEDED, S.EXPIRED],
+                          expires_at__gt=grace_until).update(expires_at=grace_until, updated_at=timezone.now())
     return count
 
 

@@ -43,3 +43,42 @@ def test_one_turn_proposed_concurrently_gives_one_proposal_per_attribute(committ
     proposals = api.get(f"/v1/patients/{world.patient_a}/memories/proposals").json()["items"]
     attributes = sorted(p["attribute"] for p in proposals)
     assert attributes == sorted(set(attributes)) and len(attributes) == 2, attributes
+
+
+def test_a_withdrawal_racing_writes_leaves_nothing_active_under_it_and_never_deadlocks(committed_db, world):
+    """A withdrawal and writes under the same consent, released together: every answer is a success or a clear
+    refusal (never 503 from a deadlock), the consent ends withdrawn, and no memory is left active under it, whether
+    it was written before or after the withdrawal took effect."""
+    from core.identity import Identity, identity_context
+    from memory.models import Memory
+
+    for _ in range(3):
+        pid = world.patient_a
+        cid = world.consent(pid, "communication")
+        api = world.patient(pid)
+        existing = api.post(mem_path(pid), {"memory_type": "preferred_name", "fact": {"preferred_name": "Al"},
+                                            "consent_purpose": "communication", "consent_record_id": cid})
+        assert existing.status_code == 201, existing.content
+
+        def act(i):
+            me = world.patient(pid)
+            if i == 0:
+                return "revoke", me.post(f"/v1/patients/{pid}/consents/{cid}/revoke").status_code
+            if i == 1:  # a correction supersedes the current value under the same consent
+                return "correct", me.post(f"{mem_path(pid)}/{existing.json()['memory_id']}/correct",
+                                          {"fact": {"preferred_name": "Alfie"}}).status_code
+            body = {"memory_type": "reminder_preference", "fact": {"channel": ["sms", "email", "phone"][i % 3],
+                                                                    "lead_time_hours": 24},
+                    "consent_purpose": "communication", "consent_record_id": cid}
+            return "create", me.post(mem_path(pid), body).status_code
+
+        outcomes = run_threads(5, act)
+        assert ("revoke", 200) in outcomes, outcomes
+        assert {status for _, status in outcomes} <= {200, 201, 403, 404, 409}, outcomes
+        with identity_context(Identity(org_id=world.org, actor_sub="t", patient_self_id=pid)):
+            left = list(Memory.objects.filter(consent_record_id=cid, state__in=["active", "proposed",
+                                                                              "quarantined"]))
+            kept = [m for m in Memory.objects.filter(consent_record_id=cid).exclude(state="deleted")
+                    if m.expires_at > m.updated_at]
+        assert left == [], [(m.memory_type, m.state) for m in left]
+        assert kept == [], [(m.memory_type, m.state) for m in kept]

@@ -3,6 +3,7 @@ expiry at query time and the sweep, consent revocation."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -259,3 +260,24 @@ def test_key_rotation_reencrypts_under_the_active_key(world, settings):
     settings.MEMORY_ENCRYPTION_KEYS = f"k2:{k2}"  # the old key is gone; values still read
     item = nurse.get(f"{mem(world.patient_a)}/{mid}").json()
     assert item["fact"]["substance"] == "penicillin"
+
+
+def test_withdrawing_consent_reaches_earlier_values_too(world):
+    """A corrected value's earlier version was kept under the same consent: after the withdrawal it reads without
+    its value, and the sweep erases it with the current one."""
+    cid = world.consent(world.patient_a, "care_coordination")
+    patient = world.patient(world.patient_a)
+    body = {"memory_type": "dietary_requirement", "fact": {"diets": ["vegetarian"]},
+            "consent_purpose": "care_coordination", "consent_record_id": cid}
+    first = patient.post(mem(world.patient_a), body)
+    assert first.status_code == 201, first.content
+    old = first.json()["memory_id"]
+    fixed = patient.post(f"{mem(world.patient_a)}/{old}/correct", {"fact": {"diets": ["vegan"]}})
+    assert fixed.status_code == 201, fixed.content
+    assert patient.post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke").status_code == 200
+    read = patient.get(f"{mem(world.patient_a)}/{old}").json()
+    assert read["fact"] is None and "vegetarian" not in json.dumps(
+        patient.get(f"{mem(world.patient_a)}/{old}/history").json())
+    call_command("sweep_memories", verbosity=0)
+    for memory_id in (old, fixed.json()["memory_id"]):
+        assert patient.get(f"{mem(world.patient_a)}/{memory_id}").json()["state"] == "deleted"
