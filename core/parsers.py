@@ -95,22 +95,35 @@ def has_repeated_keys(raw: bytes) -> bool:
     return False
 
 
+class NotJson(ValueError):
+    """Text the strict reading refuses; ``str()`` says why, in words for the person who sent it."""
+
+
+def strict_loads(raw: bytes | str):
+    """JSON as the API reads it (the module docstring's rules): :class:`NotJson` for what is not JSON to us,
+    :class:`ValidationFailed` for strings PostgreSQL cannot store. Also for JSON that arrives inside a form."""
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "surrogatepass")
+    if json_depth_exceeds(raw, settings.MAX_JSON_DEPTH):
+        raise NotJson("The JSON is nested too deeply")
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant,
+                          object_pairs_hook=_object_without_repeated_keys)
+    except _RepeatedKey:
+        raise NotJson("A key appears twice in one object") from None
+    except (ValueError, RecursionError):
+        raise NotJson("It is not valid JSON") from None
+    if bad := unstorable_paths(data):
+        raise ValidationFailed(errors=[{"field": where, "message": "NUL and unpaired surrogate characters "
+                                        "cannot be stored", "code": "unstorable_character"} for where in bad])
+    return data
+
+
 class StrictJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
-        raw = stream.read() if stream is not None else b""
-        if json_depth_exceeds(raw, settings.MAX_JSON_DEPTH):
-            raise ParseError("JSON nested too deeply")
         try:
-            text = raw.decode("utf-8")
-            data = json.loads(text, parse_constant=_refuse_constant,
-                              object_pairs_hook=_object_without_repeated_keys)
-        except _RepeatedKey:
-            refused = ParseError("malformed JSON: a key appears twice in one object")
-            refused.problem_message = "A key appears twice in one object of the request body"  # type: ignore[attr-defined]
+            return strict_loads(stream.read() if stream is not None else b"")
+        except NotJson as exc:
+            refused = ParseError(f"malformed JSON: {exc}")
+            refused.problem_message = f"The request body: {str(exc)[0].lower()}{str(exc)[1:]}"  # type: ignore[attr-defined]
             raise refused from None
-        except (ValueError, RecursionError):
-            raise ParseError("malformed JSON") from None
-        if bad := unstorable_paths(data):
-            raise ValidationFailed(errors=[{"field": where, "message": "NUL and unpaired surrogate characters "
-                                            "cannot be stored", "code": "unstorable_character"} for where in bad])
-        return data

@@ -14,7 +14,7 @@ from django.db import IntegrityError, connection, transaction
 
 from core import audit, maintenance
 from core.access import require_staff
-from core.errors import ConcurrentUpdate, Conflict, NotFound, ValidationFailed
+from core.errors import ConcurrentUpdate, Conflict, NotFound, ValidationFailed, VersionConflict
 from core.identity import Identity
 from core.services import organization_ensure
 from memory.crypto import decrypt_fact
@@ -108,9 +108,14 @@ def revision_breakages(*, identity: Identity, spec: TypeSpec) -> list[dict]:
     return breaks
 
 
-def memory_type_revise(*, identity: Identity, name: str, definition: dict) -> TypeSpec:
+def memory_type_revise(*, identity: Identity, name: str, definition: dict,
+                       based_on_version: int | None = None) -> tuple[TypeSpec, bool]:
     """Add the next version of an organisation type. It keeps the class and the supersession attribute (so a
-    new value still replaces an old one), and every current memory of the type must satisfy it."""
+    new value still replaces an old one), and every current memory of the type must satisfy it.
+
+    ``based_on_version``: the version the revision was made from; another revision having come first is a
+    ``version_conflict`` (it would be undone unseen). The latest definition again adds nothing: that version is
+    returned with created=False (a double submit makes one version, not two)."""
     require_staff(identity)
     if name in builtin_catalogue():
         raise BuiltinType()
@@ -122,8 +127,12 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict) -> Ty
     latest = MemoryType.objects.filter(organization_id=identity.org_id, name=name).order_by("-version").first()
     if latest is None:
         raise NotFound()
+    if based_on_version is not None and based_on_version != latest.version:
+        raise VersionConflict(f"version {latest.version} is the latest; revise it instead of {based_on_version}")
     definition = {"name": name, **definition} if isinstance(definition, dict) else definition
     spec = _checked(identity, definition, latest.version + 1)
+    if spec.definition == latest.definition:
+        return _checked(identity, definition, latest.version), False
     errors = []
     if spec.name != name:
         errors.append({"field": "name", "message": "a revision keeps the name", "code": "invalid"})
@@ -140,4 +149,4 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict) -> Ty
                                      f"satisfy version {spec.version}", errors=breaks)
     row = _insert(identity, spec)
     audit.record(action="memory_type.revise", resource_type="memory_type", resource_id=row.type_id)
-    return spec
+    return spec, True

@@ -122,6 +122,11 @@ class TypeSpec:
                 return branch
         return None
 
+    def attribute_fields(self, branch: dict) -> list[str]:
+        """The fields of this shape whose values name the attribute (what a new value supersedes): a correction
+        keeps them; another value is another attribute, recorded as a new fact."""
+        return [name for entry in self.supersession if (name := _supersession_field(branch, entry))]
+
     def template_for(self, kind: str | None) -> str:
         return self.text if isinstance(self.text, str) else self.text.get(kind or "", "")
 
@@ -281,6 +286,10 @@ def _check_template(template: Any, branch: dict, path: str, out: list[dict]) -> 
         return
     if template.count("[") != template.count("]") or re.search(r"\[[^\]]*\[", template):
         out.append(_err(path, "unbalanced or nested [ ] segments", "invalid_template"))
+    if re.search(r"[{}]", _PLACEHOLDER.sub("", template)):
+        # {0}, {x!r}, a lone brace: not a placeholder, and it would reach people and agents as it stands
+        out.append(_err(path, "braces only around a field's name: {field}, {field|filter} or {field?}",
+                        "invalid_template"))
     props = branch.get("properties", {})
     for name, modifier in _placeholders(template):
         if name not in props:

@@ -53,11 +53,20 @@ class MemoryTypeIn(StrictSerializer):
     schema = serializers.JSONField()
 
 
-def _definition(request) -> dict:
-    """The body as given (after DRF's shape check): definition_check sees exactly what the client sent."""
-    body = MemoryTypeIn(data=request.data)
+class MemoryTypeRevisionIn(MemoryTypeIn):
+    based_on_version = serializers.IntegerField(
+        min_value=1, required=False, help_text="The version this revision was made from: 409 version_conflict "
+        "when another revision came first (recommended; without it the revision follows whatever is latest)")
+
+
+def _definition(request, serializer=MemoryTypeIn) -> tuple[dict, dict]:
+    """The body as given (after DRF's shape check), so definition_check sees exactly what the client sent; and
+    the request's other fields."""
+    body = serializer(data=request.data)
     body.is_valid(raise_exception=True)
-    return {k: request.data[k] for k in body.validated_data}
+    others = {"based_on_version"}
+    return ({k: request.data[k] for k in body.validated_data if k not in others},
+            {k: v for k, v in body.validated_data.items() if k in others})
 
 
 class _TypeView(ScopedAPIView):
@@ -81,7 +90,7 @@ class MemoryTypesView(_TypeView):
 
     @extend_schema(operation_id="memory_types_create", request=MemoryTypeIn, responses={201: MemoryTypeOut})
     def post(self, request):
-        spec = type_services.memory_type_create(identity=self.identity, definition=_definition(request))
+        spec = type_services.memory_type_create(identity=self.identity, definition=_definition(request)[0])
         return Response(type_public(spec), status=status.HTTP_201_CREATED)
 
 
@@ -111,12 +120,16 @@ class MemoryTypeVersionsView(_TypeView):
     required_scopes = {"POST": ["memory_type:write"]}
     audit_actions = {"POST": "memory_type.revise"}
 
-    @extend_schema(operation_id="memory_types_revise", request=MemoryTypeIn, responses={201: MemoryTypeOut})
+    @extend_schema(operation_id="memory_types_revise", request=MemoryTypeRevisionIn,
+                   responses={201: MemoryTypeOut, 200: MemoryTypeOut})
     def post(self, request, name):
         """A new version. Refused (409 revision_breaks_memories) when current memories would not satisfy it:
-        ``errors`` lists each memory id and failing field path."""
-        spec = type_services.memory_type_revise(identity=self.identity, name=name, definition=_definition(request))
-        return Response(type_public(spec), status=status.HTTP_201_CREATED)
+        ``errors`` lists each memory id and failing field path. The latest version's definition again is that
+        version (200), not a copy of it; a revision based on an older version is 409 version_conflict."""
+        definition, others = _definition(request, MemoryTypeRevisionIn)
+        spec, created = type_services.memory_type_revise(identity=self.identity, name=name, definition=definition,
+                                                         based_on_version=others.get("based_on_version"))
+        return Response(type_public(spec), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class MemoryTypeVersionView(_TypeView):

@@ -82,13 +82,23 @@ class FactForm(forms.Form):
                                   widget=forms.DateInput(attrs={"type": "date"}),
                                   help_text="Leave empty to keep it until you change it")
 
-    def __init__(self, *args, spec: TypeSpec, kind: str | None, **kwargs):
+    def __init__(self, *args, spec: TypeSpec, kind: str | None, correcting: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.spec = spec
         self.kind = kind
         branch = spec.branch_for({"kind": kind} if kind else {}) or {}
         self.paths = {name: path for name, (path, _) in fields_from_schema(branch).items()}
         fields = {name: field for name, (_, field) in fields_from_schema(branch).items()}
+        if correcting:
+            # What the preference is about (say, the reminder's channel) is kept by a correction: shown, fixed to
+            # the memory's value (the form's initial), never offered as a choice the service would refuse.
+            props = branch.get("properties", {})
+            for name in spec.attribute_fields(branch):
+                # a closed vocabulary (the channel): another value is another attribute; a free value (a
+                # substance's name) may still be corrected in its spelling, which names the same attribute
+                if name in fields and ("enum" in props.get(name, {}) or "const" in props.get(name, {})):
+                    fields[name].disabled = True
+                    fields[name].help_text = "What this is about; it stays as it is when you correct the rest"
         fields["valid_until"] = self.fields.pop("valid_until")
         if spec.review:
             fields["review_by"] = forms.DateField(label="Review by", widget=forms.DateInput(attrs={"type": "date"}))

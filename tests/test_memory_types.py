@@ -219,6 +219,9 @@ def test_a_custom_type_is_invisible_to_another_organisation(world):
     ({"schema": {"type": "object", "additionalProperties": False, "properties": {"x": {"type": "nonsense"}}}},
      "schema", "invalid_schema"),
     ({"text": "Dressing changes: at {room}"}, "text", "invalid_template"),
+    ({"text": "Dressing changes: at {place} {0}"}, "text", "invalid_template"),
+    ({"text": "Dressing changes: at {place!r}"}, "text", "invalid_template"),
+    ({"text": "Dressing changes: at {place} }"}, "text", "invalid_template"),
     ({"supersession": ["interval_days"]}, "supersession", "invalid"),
     ({"memory_class": "care_context", "writers": ["patient"]}, "writers", "invalid"),
     ({"name": "scheduling_preference"}, None, "memory_type_exists"),
@@ -502,3 +505,20 @@ def test_an_integer_field_takes_json_integers_only(world, value):
     assert r.status_code == 422, r.content
     assert r.json()["errors"] == [{"field": "fact.interval_days", "message": "must be an integer", "code": "invalid"}]
     assert patient.get(mem_path(world.patient_a)).json()["items"] == []
+
+
+def test_a_revision_sent_twice_is_one_version_and_a_stale_one_is_a_conflict(world):
+    """A double submit makes one version (the latest definition again is that version, 200); a revision made from
+    an older version is 409 version_conflict, never saved over the one that came first."""
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    url = "/v1/memory-types/dressing_change_preference/versions"
+    revision = wound_care_type(label="Wound dressings")
+    first = admin(world).post(url, {**revision, "based_on_version": 1})
+    assert first.status_code == 201 and first.json()["version"] == 2, first.content
+    again = admin(world).post(url, revision)
+    assert again.status_code == 200 and again.json()["version"] == 2
+    stale = admin(world).post(url, {**wound_care_type(text="Dressings: {place}"), "based_on_version": 1})
+    assert stale.status_code == 409 and stale.json()["code"] == "version_conflict", stale.content
+    versions = admin(world).get("/v1/memory-types/dressing_change_preference").json()["versions"]
+    assert [(v["version"], v["label"]) for v in versions] == [(2, "Wound dressings"), (1, "Dressing changes")]
+    assert admin(world).post(url, {**revision, "based_on_version": 0}).status_code == 422

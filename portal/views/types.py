@@ -12,7 +12,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from core.errors import Conflict, NotFound, ValidationFailed
+from core.parsers import NotJson, strict_loads
 from memory import type_services
+from memory.types import NAME as TYPE_NAME
 from memory.types import type_public, types_visible
 from portal.context import portal_view
 from portal.rows import ADMIN_ROLES, PURPOSE_LABELS
@@ -38,19 +40,28 @@ def memory_types(request):
     breaks: list[dict] = []
     submitted = request.POST.get("definition", "")
     revising = request.POST.get("revise", "")
+    based_on = request.POST.get("based_on", "")
     if request.method == "POST":
         try:
-            definition = json.loads(submitted)
+            if revising and not TYPE_NAME.fullmatch(revising):
+                raise NotFound()
+            definition = strict_loads(submitted)  # as the API reads it: bounded nesting, storable strings
             if not isinstance(definition, dict):
-                raise ValueError
-        except ValueError:
-            problems = [{"field": "definition", "message": "The definition is not a JSON object."}]
+                raise NotJson("It is not a JSON object")
+        except NotJson as exc:
+            problems = [{"field": "definition", "message": f"The definition is not a JSON object: {exc}."}]
+        except ValidationFailed as exc:
+            problems = exc.errors
+        except NotFound as exc:
+            problems = [{"field": None, "message": exc.title}]
         else:
             try:
                 with transaction.atomic():  # nothing half-saved when a check refuses
                     if revising:
-                        spec = type_services.memory_type_revise(identity=identity, name=revising,
-                                                                definition=definition)
+                        # the version the form showed: a revision saved meanwhile is a conflict, never undone
+                        spec, _ = type_services.memory_type_revise(
+                            identity=identity, name=revising, definition=definition,
+                            based_on_version=int(based_on) if based_on.isdigit() else None)
                     else:
                         spec = type_services.memory_type_create(identity=identity, definition=definition)
             except ValidationFailed as exc:
@@ -59,7 +70,7 @@ def memory_types(request):
                 breaks = exc.errors
                 problems = [{"field": None, "message": exc.message}]
             except (Conflict, NotFound) as exc:
-                problems = [{"field": None, "message": exc.title}]
+                problems = [{"field": None, "message": exc.message if exc.code == "version_conflict" else exc.title}]
             else:
                 messages.success(request, f"Saved {spec.label} as version {spec.version}.")
                 return redirect("memory-types")
@@ -69,4 +80,4 @@ def memory_types(request):
     return render(request, "memory/types.html", {
         "types": types, "problems": problems, "breaks": breaks, "revising": revising,
         "definition": submitted if (problems and not revising) else json.dumps(EXAMPLE, indent=2),
-        "revision_text": submitted if revising else ""}, status=422 if problems else 200)
+        "revision_text": submitted if revising else "", "based_on": based_on}, status=422 if problems else 200)

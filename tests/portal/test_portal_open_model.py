@@ -109,21 +109,40 @@ def test_each_builtin_type_is_corrected_and_deleted_through_the_portal(world, pe
         assert r.status_code == 200 and len(r.json()["memory_ids"]) == 2
 
 
-def test_a_bad_value_in_a_generated_form_is_refused_next_to_its_field(world, people, signed_in):
+def _reminder_by_text(world, people, signed_in):
+    """A new patient with a reminder preference (by text message, 24 hours before), signed in to the portal:
+    (patient id, the portal client, the memory's correction page)."""
     pid = uuid.uuid4()
     cid = world.consent(pid, "communication")
     r = world.patient(pid).post(f"/v1/patients/{pid}/memories", {
         "memory_type": "reminder_preference", "fact": {"channel": "sms", "lead_time_hours": 24},
         "consent_purpose": "communication", "consent_record_id": cid})
-    client = signed_in(people.patient(pid))
-    response = client.post(f"/me/preferences/{r.json()['memory_id']}/correct/",
-                           {"channel": "sms", "lead_time_hours": "999"})
+    assert r.status_code == 201, r.content
+    return pid, signed_in(people.patient(pid)), f"/me/preferences/{r.json()['memory_id']}/correct/"
+
+
+def test_a_bad_value_in_a_generated_form_is_refused_next_to_its_field(world, people, signed_in):
+    _, client, url = _reminder_by_text(world, people, signed_in)
+    response = client.post(url, {"channel": "sms", "lead_time_hours": "999"})
     assert response.status_code == 422
     html = response.content.decode()
     block = re.search(r'<div class="field field-invalid">(?:(?!<div class="field).)*?name="lead_time_hours"', html,
                       re.S)
     assert block and "336" in block.group(0), html
     assert "24 hours" in client.get("/me/").content.decode()
+
+
+def test_a_correction_form_keeps_what_the_preference_is_about(world, people, signed_in):
+    """The reminder's channel names the attribute: the form shows it fixed (not a choice the service would refuse
+    with "a correction keeps the attribute"), and a posted other channel changes nothing but the rest."""
+    pid, client, url = _reminder_by_text(world, people, signed_in)
+    form = client.get(url).content.decode()
+    channel = re.search(r'<select[^>]*name="channel"[^>]*>', form)
+    assert channel and "disabled" in channel.group(0), form
+    response = client.post(url, {"channel": "email", "lead_time_hours": "48"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
+    assert [(i["fact"]["channel"], i["fact"]["lead_time_hours"]) for i in items] == [("sms", 48)]
 
 
 # --- the memory types page -------------------------------------------------------------------------------------
@@ -211,3 +230,19 @@ def test_an_administrator_chooses_patient_and_staff_from_search_results(world, p
     assert ok.status_code == 200
     assert re.search(r"Nurse Joy Adams</strong> → Alice Nowak", ok.content.decode())
 
+
+
+@pytest.mark.parametrize("definition, revise", [
+    ("[" * 4000 + "]" * 4000, ""),
+    (json.dumps(wound_care_type(label="Dressing\u0000changes")), ""),
+    ('{"name": "x", "name": "y"}', ""),
+    (json.dumps(wound_care_type()), "scheduling\u0000preference"),
+])
+def test_the_memory_types_page_refuses_what_the_api_refuses_on_the_page(world, people, signed_in, definition,
+                                                                         revise):
+    """Deep nesting, NUL characters and repeated keys are refused next to the definition (the API's rules), never
+    a 500; nothing is saved."""
+    admin = signed_in(people.admin())
+    response = admin.post("/staff/memory-types/", {"definition": definition, "revise": revise})
+    assert response.status_code == 422, response.content.decode()[:500]
+    assert world.patient(world.patient_a).get("/v1/memory-types/dressing_change_preference").status_code == 404
