@@ -16,6 +16,7 @@ from core import audit
 from core.access import require_staff
 from core.errors import Conflict, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity
+from core.serializers import visible
 from core.services import organization_ensure
 
 
@@ -31,6 +32,10 @@ def consent_record(*, identity: Identity, patient_id: uuid.UUID, purpose: str, e
     Idempotent: while a granted, unexpired consent exists for the purpose it is returned (created=False).
     """
     _future(expires_at, "expires_at")
+    evidence_ref = visible(evidence_ref)
+    if not evidence_ref:  # zero-width spaces are not evidence (the portal's form reaches here without the API's)
+        raise ValidationFailed(errors=[{"field": "evidence_ref", "message": "This field may not be blank.",
+                                        "code": "blank"}])
     if not may_access(patient_id=patient_id, purpose=purpose):
         raise NoConsentOrAccess()
     organization_ensure(identity=identity)
@@ -52,7 +57,8 @@ def consent_record(*, identity: Identity, patient_id: uuid.UUID, purpose: str, e
                 organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
                 status=ConsentRecord.Status.GRANTED, granted_at=now, expires_at=expires_at,
                 evidence_ref=evidence_ref, policy_revision=settings.MEMORY_POLICY_REVISION,
-                recorded_by=identity.actor_sub)
+                # an agent acting for the patient recorded it, not the patient (its token carries their subject)
+                recorded_by=f"agent:{identity.agent_client_id}" if identity.agent_client_id else identity.actor_sub)
     except IntegrityError:
         raise Conflict("a consent for this purpose was recorded concurrently; read it again",
                        code="concurrent_update_retry") from None
@@ -91,6 +97,7 @@ def grant_create(*, identity: Identity, patient_id: uuid.UUID, actor_sub: str, p
     purpose is returned unchanged (created=False)."""
     require_staff(identity)
     _future(expires_at, "expires_at")
+    reason = visible(reason)
     organization_ensure(identity=identity)
     existing = AccessGrant.objects.active().filter(
         organization_id=identity.org_id, patient_id=patient_id, actor_sub=actor_sub, purpose=purpose).first()
@@ -127,6 +134,7 @@ def grant_revoke(*, identity: Identity, grant_id: uuid.UUID, reason: str = "") -
         return grant
     grant.revoked_at = timezone.now()
     grant.revoked_by = identity.actor_sub
+    reason = visible(reason)
     if reason:
         grant.reason = (grant.reason + " | revoked: " + reason)[:500]
     grant.save(update_fields=["revoked_at", "revoked_by", "reason"])

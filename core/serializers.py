@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import re
+import unicodedata
 from typing import ClassVar
 
 from rest_framework import serializers
@@ -36,6 +37,38 @@ class DateTimeIn(serializers.DateTimeField):
                 self.fail("invalid")
             value = value.upper()  # RFC 3339 allows t and z; Django's parser reads only T and Z
         return super().to_internal_value(value)
+
+
+def _invisible(ch: str) -> bool:
+    # white space, and format characters such as the zero-width space and joiners (category Cf)
+    return ch.isspace() or unicodedata.category(ch) in ("Cf", "Zs", "Cc")
+
+
+def visible(text: str) -> str:
+    """``text`` trimmed of white space and invisible characters at both ends ("" when it shows nothing)."""
+    start, end = 0, len(text)
+    while start < end and _invisible(text[start]):
+        start += 1
+    while end > start and _invisible(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
+def require_visible(value: str) -> None:
+    """A validator: the text shows something (not only white space and zero-width characters)."""
+    if not visible(value):
+        raise serializers.ValidationError("This field may not be blank.", code="blank")
+
+
+class VisibleCharField(serializers.CharField):
+    """Free text a person reads later (evidence, reasons, names): trimmed of white space and invisible characters
+    at both ends, so a value of only zero-width spaces is blank, as one of only spaces already was."""
+
+    def to_internal_value(self, data):
+        value = visible(super().to_internal_value(data))
+        if not value and not self.allow_blank:
+            self.fail("blank")
+        return value
 
 
 class NoBody(StrictSerializer):

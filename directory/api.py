@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound
-from core.serializers import StrictSerializer
+from core.serializers import StrictSerializer, require_visible
 from directory import selectors, services
 from directory.models import StaffMember
 
@@ -35,7 +35,8 @@ class PatientOut(serializers.Serializer):
 
 class PatientIn(StrictSerializer):
     patient_id = serializers.UUIDField(required=False, help_text="An existing patient id; new when absent")
-    display_name = serializers.RegexField(r"^[^\x00-\x1f]{1,200}$", help_text=NAME_HELP)
+    display_name = serializers.RegexField(r"^[^\x00-\x1f]{1,200}$", help_text=NAME_HELP,
+                                          validators=[require_visible])
     birth_date = serializers.DateField(required=False, allow_null=True)
     identifiers = IdentifierSerializer(many=True, required=False, max_length=10)
 
@@ -59,7 +60,7 @@ class StaffOut(serializers.Serializer):
 
 class StaffIn(StrictSerializer):
     actor_sub = serializers.CharField(max_length=255)
-    display_name = serializers.RegexField(r"^[^\x00-\x1f]{1,200}$")
+    display_name = serializers.RegexField(r"^[^\x00-\x1f]{1,200}$", validators=[require_visible])
     kind = serializers.CharField(required=False, help_text="person (default) or agent")
 
     def validate_kind(self, value):

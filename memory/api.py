@@ -503,6 +503,7 @@ class PatientContextView(_MemoryView):
 class ReleaseOut(serializers.Serializer):
     release_id = serializers.UUIDField()
     actor_sub = serializers.CharField()
+    agent_client_id = serializers.CharField(allow_null=True, help_text="the agent it went to, acting for actor_sub")
     purpose = serializers.CharField()
     created_at = serializers.DateTimeField()
     members = serializers.ListField(child=serializers.DictField())

@@ -312,6 +312,8 @@ class Release(models.Model):
     patient_id = models.UUIDField()
     purpose = models.CharField(max_length=80)
     actor_sub = models.CharField(max_length=255)
+    # The agent it was handed to, when an agent asked (actor_sub is then the person it acted for).
+    agent_client_id = models.CharField(max_length=255, null=True, blank=True)
     session_id = models.UUIDField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -606,7 +606,8 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     if safety_rule_applies(question) and any(h.safety for h in hits):
         notes.append(SAFETY_NOTE)
     release = Release.objects.create(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
-                                     actor_sub=identity.actor_sub, session_id=session_id)
+                                     actor_sub=identity.actor_sub, agent_client_id=identity.agent_client_id,
+                                     session_id=session_id)
     for hit in hits:
         ReleaseMember.objects.create(release=release, memory_id=hit.memory.memory_id, organization_id=identity.org_id,
                                      patient_id=patient_id, purpose=hit.memory.consent_purpose, score=hit.score)

@@ -86,7 +86,8 @@ def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200)
         members.setdefault(m.release_id, []).append(
             {"memory_id": str(m.memory_id), "score": round(m.score, 4),
              "withdrawn_at": m.withdrawn_at.isoformat() if m.withdrawn_at else None})
-    return [{"release_id": str(r.release_id), "actor_sub": r.actor_sub, "purpose": r.purpose,
+    return [{"release_id": str(r.release_id), "actor_sub": r.actor_sub, "agent_client_id": r.agent_client_id,
+             "purpose": r.purpose,
              "created_at": r.created_at.isoformat(), "members": members.get(r.release_id, [])} for r in releases]
 
 

@@ -30,7 +30,9 @@ def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABEL
     """What a person needs to judge a remembered fact: what, where it came from, who, when, until when."""
     value = memory_value(memory)
     spec = type_get(memory.memory_type, memory.type_version)
-    mine = memory.created_by == me or (labels is SOURCE_LABELS and memory.source == "patient_stated")
+    # An agent's write carries the subject it acted for: it is the agent's, never "you".
+    mine = not memory.agent_client_id and (
+        memory.created_by == me or (labels is SOURCE_LABELS and memory.source == "patient_stated"))
     return {
         "memory": memory,
         "memory_id": memory.memory_id,
@@ -39,7 +41,8 @@ def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABEL
         "fact": value,
         "kind": (value or {}).get("kind"),
         "source": labels.get(memory.source, memory.source),
-        "recorded_by": "you" if mine else memory.created_by,
+        "recorded_by": "you" if mine else (f"AI agent “{memory.agent_client_id}”" if memory.agent_client_id
+                                           else memory.created_by),
         "recorded_at": memory.created_at,
         "valid_until": memory.valid_until,
         "expires_at": memory.expires_at,

@@ -102,7 +102,7 @@ def test_grant_validation(world):
     r = admin.post("/v1/grants", {"patient_id": "x", "actor_sub": "", "purpose": "spying"})
     assert r.status_code == 422
     fields = {e["field"] for e in r.json()["errors"]}
-    assert {"patient_id", "actor_sub", "purpose", "expires_at"} <= fields
+    assert {"patient_id", "actor_sub", "purpose"} <= fields and "expires_at" not in fields  # optional: until revoked
     past = (datetime.now(UTC) - timedelta(days=1)).isoformat()
     r = admin.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "n", "purpose": "communication",
                                   "expires_at": past})
@@ -166,3 +166,29 @@ def test_asking_again_with_other_terms_is_409_and_changes_nothing(world):
         assert r.status_code == 409 and r.json()["code"] == "consent_exists", r.content
     assert [c["expires_at"] for c in patient.get(consents(world.patient_a)).json()["items"]] == [
         given.json()["expires_at"]]
+
+
+@pytest.mark.parametrize("invisible", ["\u200b\u200b\u200b", " \u2060 ", "\ufeff", "\u200d\u00a0"])
+def test_evidence_and_reasons_made_of_invisible_characters_are_blank(world, invisible):
+    """Zero-width characters are not evidence of a consent, nor a reason anyone can read."""
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    nurse = world.staff("nurse-1")
+    r = nurse.post(consents(world.patient_a), {"purpose": "appointment_scheduling", "evidence_ref": invisible})
+    assert r.status_code == 422 and [(e["field"], e["code"]) for e in r.json()["errors"]] == [
+        ("evidence_ref", "blank")], r.content
+    assert nurse.get(consents(world.patient_a)).json()["items"] == []
+    r = nurse.post(consents(world.patient_a), {"purpose": "appointment_scheduling",
+                                               "evidence_ref": f"{invisible}form-7{invisible}"})
+    assert r.status_code == 201 and r.json()["evidence_ref"] == "form-7"
+    grant = world.admin().post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-2",
+                                              "purpose": "communication", "expires_at": None, "reason": invisible})
+    assert grant.status_code == 201 and grant.json()["reason"] == ""
+    r = world.staff("admin-1", scope="patient:write").post("/v1/patients", {"display_name": invisible})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "display_name"
+
+
+def test_a_grant_without_an_expiry_lasts_until_revoked(world):
+    """expires_at is optional, as in the staff console (it was required, even as null)."""
+    r = world.admin().post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-open",
+                                          "purpose": "communication"})
+    assert r.status_code == 201 and r.json()["expires_at"] is None, r.content

@@ -135,6 +135,20 @@ def test_an_agent_cannot_give_consent_in_the_patients_name_without_evidence(worl
     r = agent.post(f"/v1/patients/{world.patient_a}/consents",
                    {"purpose": "appointment_scheduling", "evidence_ref": "recorded-call-2291"})
     assert r.status_code == 201 and r.json()["evidence_ref"] == "recorded-call-2291"
+    # recorded by the agent, not by the patient whose subject its token carries
+    assert r.json()["recorded_by"] == "agent:scheduling-agent"
+
+
+def test_a_context_pack_an_agent_asks_for_is_recorded_as_given_to_the_agent(world):
+    cid = world.consent(world.patient_a)
+    assert world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    agent = agent_for(world, world.patient_a)
+    r = agent.post(f"/v1/patients/{world.patient_a}/context", {"question": "when can she come in?",
+                                                                "purpose": "appointment_scheduling"})
+    assert r.status_code == 200, r.content
+    [release] = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/releases").json()["items"]
+    assert release["agent_client_id"] == "scheduling-agent"
+    assert release["actor_sub"] == f"patient-{world.patient_a}"
 
 
 def test_an_agent_cannot_quarantine_a_memory_even_for_staff(world):

@@ -37,7 +37,9 @@ def consent_row(record: ConsentRecord, me: str) -> dict:
             "purpose": PURPOSE_LABELS.get(record.purpose, record.purpose),
             "status": STATUS_TEXT.get(record.status, record.status), "active": record.status == "granted",
             "given_at": record.granted_at, "expires_at": record.expires_at, "revoked_at": record.revoked_at,
-            "recorded_by": "you" if record.recorded_by == me else record.recorded_by,
+            "recorded_by": "you" if record.recorded_by == me else (
+                f"AI agent “{record.recorded_by.removeprefix('agent:')}”" if record.recorded_by.startswith("agent:")
+                else record.recorded_by),
             "evidence": record.evidence_ref}
 
 

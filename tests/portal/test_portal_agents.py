@@ -27,6 +27,11 @@ def test_the_demo_agent_proposes_and_the_patient_sees_it_by_name(settings, dev_i
     assert r.json()["status"] == "proposed" and r.json()["memory"]["source"] == "agent_extracted"
     assert r.json()["memory"]["agent_client_id"] == "scheduling-agent"
 
-    page = signed_in(alice).get("/me/activity/").content.decode()
+    client = signed_in(alice)
+    page = client.get("/me/activity/").content.decode()
     assert "AI agent “scheduling-agent” acting for you" in page
     assert "Appointment scheduling" in page
+    # the suggestion is the agent's, not "recorded by you" (its token carries Alice's subject)
+    preferences = client.get("/me/").content.decode()
+    assert "AI agent “scheduling-agent”" in preferences
+    assert "<dd>you</dd>" not in preferences
