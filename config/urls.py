@@ -23,5 +23,5 @@ urlpatterns = [
     path("", include("portal.urls")),
 ]
 
-handler404 = "core.health.not_found"
+handler404 = "portal.context.not_found"  # a page for browsers, a problem document for the API
 handler500 = "core.health.server_error"

@@ -20,7 +20,7 @@ from django.contrib import auth
 from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
 
-from core import audit
+from core import audit, health
 from core.errors import (
     ApiError,
     Conflict,
@@ -132,6 +132,19 @@ def error_page(request, status: int):
                 409: "It changed since the page was shown (perhaps in another window). Go back and reload it."}
     return render(request, "portal/error.html", {"title": titles.get(status, "Error"),
                                                  "message": messages.get(status, "")}, status=status)
+
+
+_API_PATHS = ("/v1/", "/mcp", "/health/", "/metrics")
+
+
+def not_found(request, exception=None):
+    """Django's 404 for a path nothing serves (or a page that raised Http404): a page for a browser, the problem
+    document for everyone else (API clients, and anything under the API's paths)."""
+    if not request.path.startswith(_API_PATHS) and "text/html" in request.headers.get("Accept", ""):
+        response = error_page(request, 404)
+        add_never_cache_headers(response)
+        return response
+    return health.not_found(request, exception)
 
 
 def portal_view(*, scopes: tuple[str, ...] = (), roles: tuple[str, ...] | None = None):

@@ -61,6 +61,11 @@ def json_export(identity: Identity, patient_id: uuid.UUID) -> Iterator[str]:
     yield "}"
 
 
+def export_filename(stem: str, fmt: str) -> str:
+    """``my-data.json``, ``my-data.fhir.json``: the format once, and always a .json a computer opens."""
+    return f"{stem}.json" if fmt == "json" else f"{stem}.{fmt}.json"
+
+
 def fhir_export(identity: Identity, patient_id: uuid.UUID) -> Iterator[str]:
     now = timezone.now().isoformat()
     envelope = {"resourceType": "Bundle", "id": str(uuid.uuid4()), "meta": {"lastUpdated": now},
@@ -129,7 +134,7 @@ class PatientExportView(ScopedAPIView):
             lambda: json_export(identity, patient_id))
         response = StreamingHttpResponse(stream_in_identity(identity, produce),
                                          content_type=f"{request.accepted_renderer.media_type}; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="patient-{patient_id}.{fmt}.json"'
+        response["Content-Disposition"] = f'attachment; filename="{export_filename(f"patient-{patient_id}", fmt)}"'
         response["Cache-Control"] = "no-store"
         return response
 

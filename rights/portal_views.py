@@ -6,7 +6,7 @@ from django.http import Http404, StreamingHttpResponse
 
 from core import audit
 from portal.context import portal_view
-from rights.api import fhir_export, json_export
+from rights.api import export_filename, fhir_export, json_export
 from rights.streaming import stream_in_identity
 
 FORMATS = {"json": "application/json", "fhir": "application/fhir+json"}
@@ -25,5 +25,5 @@ def patient_export(request):
         lambda: json_export(identity, patient_id))
     response = StreamingHttpResponse(stream_in_identity(identity, produce), content_type=f"{FORMATS[fmt]}; "
                                                                                           "charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="my-data.{fmt}.json"'
+    response["Content-Disposition"] = f'attachment; filename="{export_filename("my-data", fmt)}"'
     return response

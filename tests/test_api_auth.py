@@ -66,6 +66,12 @@ def _attack_tokens(world, keyring) -> dict[str, str]:
         "missing org_id": mint(keyring, sub="x", patient_id=world.patient_a),
         "malformed org_id": mint(keyring, sub="x", org_id="not-a-uuid"),
         "malformed patient_id": mint(keyring, sub="x", org_id=world.org, patient_id="123"),
+        # Python's UUID parser reads these too; no identity provider writes them
+        "org_id in braces": mint(keyring, sub="x", org_id="{" + str(world.org) + "}"),
+        "org_id as urn:uuid": mint(keyring, sub="x", org_id=f"urn:uuid:{world.org}"),
+        "patient_id without dashes": mint(keyring, sub="x", org_id=world.org, patient_id=world.patient_a.hex),
+        "scope split by a tab": mint(keyring, **good, scope="memory:read\tmemory:write"),
+        "scope split by a newline": mint(keyring, **good, scope="memory:read\nmemory:write"),
         "tampered payload": f"{header}.{tampered}.{signature}",
         "missing exp": mint(keyring, **good, drop=("exp",)),
         "missing iat": mint(keyring, **good, drop=("iat",)),

@@ -117,6 +117,22 @@ def test_each_problem_code_raises_its_own_exception(world, live):
     assert type(unknown) is errors.ConflictError and unknown.code == "brand_new_conflict"
 
 
+def test_staff_give_a_consent_with_its_evidence_and_expiry(world, live):
+    """Staff and agents name the evidence; the client sends it (it could only send the purpose)."""
+    from datetime import UTC, datetime, timedelta
+
+    world.grant(world.patient_a, "nurse-client", "communication")
+    until = datetime.now(UTC) + timedelta(days=90)
+    with AnamnesisClient(live.url, world.token(sub="nurse-client", scope="consent:read consent:write")) as nurse:
+        with pytest.raises(errors.ValidationError) as missing:
+            nurse.give_consent(world.patient_a, "communication")
+        assert missing.value.errors[0]["field"] == "evidence_ref"
+        consent = nurse.give_consent(world.patient_a, "communication", evidence_ref="signed-form-12",
+                                     expires_at=until)
+    assert consent.evidence_ref == "signed-form-12" and consent.recorded_by == "nurse-client"
+    assert abs((consent.expires_at - until).total_seconds()) < 1
+
+
 def test_503_from_the_service_is_retried_with_backoff_then_raised(world, live, scheduling):
     sleeps = Sleeps()
     world.consent(world.patient_a)

@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core import audit
-from core.errors import Conflict, IllegalTransition, NotFound, ValidationFailed
+from core.errors import Conflict, Forbidden, IllegalTransition, NotFound, ValidationFailed
 from core.models import AuditEvent
 from directory import selectors as directory
 from memory import selectors, services
@@ -49,14 +49,18 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
              extra: dict | None = None):
     memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
-        raise NotFound()
+        # replaced, expired or deleted since the page that links here was shown: "this has changed", not "no page"
+        raise Conflict("it is no longer the current value", code="not_correctable")
     value = memory_value(memory) or {}
     spec = type_get(memory.memory_type)  # a correction is written with the type's latest version
     if spec is None:
         raise NotFound()
-    kwargs = {"spec": spec, "kind": value.get("kind")}
+    if identity.is_patient(patient_id) and "patient" not in spec.writers:
+        raise Forbidden("clinical facts are corrected by the care team", code="staff_only")  # before the form
+    initial = FactForm.initial_from_fact(value)
+    kwargs = {"spec": spec, "kind": value.get("kind"), "correcting": True}
     if request.method == "POST":
-        form = FactForm(request.POST, **kwargs)
+        form = FactForm(request.POST, initial=initial, **kwargs)
         if form.is_valid():
             try:
                 with transaction.atomic():  # nothing half-saved when the service refuses
@@ -72,7 +76,6 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
                 return redirect(done_url)
         status = 422 if form.errors else 200
     else:
-        initial = FactForm.initial_from_fact(value)
         if memory.valid_until:
             initial["valid_until"] = memory.valid_until.date()
         if memory.review_by:
@@ -96,6 +99,10 @@ def patient_correct(request, memory_id: uuid.UUID):
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_delete(request, memory_id: uuid.UUID):
     identity = request.portal_identity
+    memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED, MemoryState.PROPOSED):
+        # the page showed it as current; it was replaced (deleting the old value would keep the new one) or is gone
+        raise Conflict("it is no longer the current value", code="not_current")
     receipt = services.memory_delete(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
     return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
 
@@ -252,15 +259,20 @@ def patient_activity(request):
         return error_page(request, 400)
     events = [describe_event(e, identity.actor_sub) for e in page.items]
     releases = []
-    for r in selectors.release_list(identity=identity, patient_id=patient_id, limit=50):
-        releases.append({"who": describe_actor(r["actor_sub"], "", identity.actor_sub),
+    paged = bool(request.GET.get("older"))
+    for r in [] if paged else selectors.release_list(identity=identity, patient_id=patient_id, limit=50):
+        if not r["members"]:
+            continue  # a context pack that held nothing gave nothing away
+        who = (f"AI agent “{r['agent_client_id']}”" if r["agent_client_id"]
+               else describe_actor(r["actor_sub"], "", identity.actor_sub))
+        releases.append({"who": who,
                          "why": PURPOSE_LABELS.get(r["purpose"], r["purpose"]),
                          "when": datetime.fromisoformat(r["created_at"]),
                          "count": len(r["members"]),
                          "withdrawn": sum(1 for m in r["members"] if m["withdrawn_at"])})
     audit.record(action="audit.list", resource_type="audit_event", patient_id=patient_id)
     return render(request, "memory/activity.html", {"events": events, "releases": releases,
-                                                    "older": page.next_cursor, "paged": bool(request.GET.get("older"))})
+                                                    "older": page.next_cursor, "paged": paged})
 
 
 # --- staff actions on one patient's memories -------------------------------------------------------------------

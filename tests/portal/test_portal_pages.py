@@ -288,7 +288,10 @@ def test_a_patient_downloads_a_copy_of_everything_as_json_and_fhir(alice, world)
     page = alice["client"].get("/me/")
     assert b'href="/me/export/"' in page.content and b'href="/me/export/?format=fhir"' in page.content
     r = alice["client"].get("/me/export/")
-    assert r.status_code == 200 and r.streaming and r["Content-Disposition"].startswith("attachment")
+    assert r.status_code == 200 and r.streaming and r["Content-Disposition"] == 'attachment; filename="my-data.json"'
+    fhir = alice["client"].get("/me/export/?format=fhir")
+    assert fhir["Content-Disposition"] == 'attachment; filename="my-data.fhir.json"'
+    b"".join(fhir.streaming_content)
     import json
 
     body = json.loads(b"".join(r.streaming_content))
@@ -341,3 +344,33 @@ def test_the_activity_page_words_conversations_and_erasure_in_plain_language(ali
     assert "started a conversation with you" in page and "added to a conversation with you" in page
     assert "ended a conversation with you" in page and "erased your information" in page
     assert not re.search(r"<td>(conversation|memory|workflow) [a-z_ ]+</td>", page), "a raw action code"
+
+
+def test_a_stale_page_says_this_has_changed_and_changes_nothing(alice, world):
+    """The preference was corrected in another window: correcting or deleting from the old page is the 409 page,
+    and the current value stays (deleting the old version would have kept the new one in use)."""
+    client = alice["client"]
+    assert client.post(f"/me/preferences/{alice['first']}/correct/", {"time": "11:30"}).status_code == 302
+    for response in (client.get(f"/me/preferences/{alice['first']}/correct/"),
+                     client.post(f"/me/preferences/{alice['first']}/correct/", {"time": "12:00"}),
+                     client.post(f"/me/preferences/{alice['first']}/delete/")):
+        assert response.status_code == 409 and "This has changed" in response.content.decode()
+    page = client.get("/me/").content.decode()
+    assert "not before 11:30" in page and "12:00" not in page
+
+
+def test_a_patient_is_refused_the_correction_form_of_a_clinical_fact(alice, world):
+    from tests.test_memory_lifecycle import care_body, nurse_with
+
+    nurse = nurse_with(world, "care_coordination")
+    allergy = nurse.post(f"/v1/patients/{world.patient_a}/memories", care_body()).json()["memory_id"]
+    assert alice["client"].get(f"/me/preferences/{allergy}/correct/").status_code == 403
+
+
+def test_a_path_nothing_serves_is_a_page_for_browsers_and_a_problem_for_the_api(client):
+    page = client.get("/staff/nothing-here/", HTTP_ACCEPT="text/html,application/xhtml+xml")
+    assert page.status_code == 404 and page["Content-Type"].startswith("text/html")
+    assert "Page not found" in page.content.decode()
+    for path, accept in (("/v1/nothing-here", "text/html"), ("/staff/nothing-here/", "application/json")):
+        r = client.get(path, HTTP_ACCEPT=accept)
+        assert r.status_code == 404 and r["Content-Type"] == "application/problem+json", path

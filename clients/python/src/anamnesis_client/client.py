@@ -21,6 +21,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -84,8 +85,16 @@ class _Operations:
         raise NotImplementedError
 
     # --- consents ------------------------------------------------------------------------------------------
-    def give_consent(self, patient_id: uuid.UUID | str, purpose: str, *, idempotency_key: str | None = None):
-        return self._run(Call("POST", f"/v1/patients/{patient_id}/consents", m.Consent, json={"purpose": purpose},
+    def give_consent(self, patient_id: uuid.UUID | str, purpose: str, *, evidence_ref: str | None = None,
+                     expires_at: datetime | None = None, idempotency_key: str | None = None):
+        """Record a consent. The patient's own token needs nothing more; staff and agents name the evidence
+        (``evidence_ref``, e.g. the signed form)."""
+        body: dict[str, Any] = {"purpose": purpose}
+        if evidence_ref is not None:
+            body["evidence_ref"] = evidence_ref
+        if expires_at is not None:
+            body["expires_at"] = expires_at.isoformat()
+        return self._run(Call("POST", f"/v1/patients/{patient_id}/consents", m.Consent, json=body,
                               creating=True, idempotency_key=idempotency_key))
 
     # --- long-term memory ----------------------------------------------------------------------------------

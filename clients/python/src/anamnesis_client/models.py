@@ -117,6 +117,11 @@ class Consent(_Out):
     patient_id: uuid.UUID
     purpose: str
     status: str
+    evidence_ref: str | None = None
+    recorded_by: str | None = None
+    granted_at: dt.datetime | None = None
+    expires_at: dt.datetime | None = None
+    revoked_at: dt.datetime | None = None
 
 
 class Session(_Out):
