@@ -97,6 +97,9 @@ def grant_create(*, identity: Identity, patient_id: uuid.UUID, actor_sub: str, p
     purpose is returned unchanged (created=False)."""
     require_staff(identity)
     _future(expires_at, "expires_at")
+    if actor_sub == identity.actor_sub:  # two people: no administrator opens a patient's records to themself
+        raise ValidationFailed(errors=[{"field": "actor_sub", "message": "another administrator grants you access",
+                                        "code": "self_grant"}])
     reason = visible(reason)
     organization_ensure(identity=identity)
     existing = AccessGrant.objects.active().filter(

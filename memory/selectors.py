@@ -31,10 +31,20 @@ def memory_list_current(*, identity: Identity, patient_id: uuid.UUID, memory_typ
 def memory_list_proposed(*, identity: Identity, patient_id: uuid.UUID) -> list[Memory]:
     """Proposals still waiting for confirmation: one whose validity, retention or consent ended is no longer
     one (the sweep will record it as expired)."""
+    return _in_state(identity, patient_id, MemoryState.PROPOSED)
+
+
+def memory_list_quarantined(*, identity: Identity, patient_id: uuid.UUID) -> list[Memory]:
+    """Memories staff set aside as doubtful (used by nobody), while they are still current: the patient sees
+    them, and may correct or delete them."""
+    return _in_state(identity, patient_id, MemoryState.QUARANTINED)
+
+
+def _in_state(identity: Identity, patient_id: uuid.UUID, state: str) -> list[Memory]:
     now = timezone.now()
-    proposals = (Memory.objects.for_patient(identity.org_id, patient_id).filter(state=MemoryState.PROPOSED)
-                 .select_related("consent_record").order_by("created_at"))
-    return [m for m in proposals if m.effective_state(now) == MemoryState.PROPOSED]
+    rows = (Memory.objects.for_patient(identity.org_id, patient_id).filter(state=state)
+            .select_related("consent_record").order_by("created_at"))
+    return [m for m in rows if m.effective_state(now) == state]
 
 
 def memory_get(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:

@@ -192,3 +192,11 @@ def test_a_grant_without_an_expiry_lasts_until_revoked(world):
     r = world.admin().post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-open",
                                           "purpose": "communication"})
     assert r.status_code == 201 and r.json()["expires_at"] is None, r.content
+
+
+def test_an_administrator_cannot_grant_themself_access(world):
+    r = world.admin().post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "org-admin",
+                                          "purpose": "care_coordination"})
+    assert r.status_code == 422 and [(e["field"], e["code"]) for e in r.json()["errors"]] == [
+        ("actor_sub", "self_grant")], r.content
+    assert world.admin().get("/v1/grants").json()["items"] == []

@@ -339,6 +339,12 @@ def test_proposals_need_consent_and_point_at_the_turn(world):
     assert api.get(f"/v1/patients/{world.patient_a}/memories").json()["items"] == [], "unused until confirmed"
     again = api.post(session_path(sid, "/turns/1/propose")).json()
     assert again["proposed"] == [] and again["skipped"] == [{"kind": "earliest_time", "reason": "already_proposed"}]
+    # the same wish in another conversation, while the first suggestion still waits: one suggestion to review
+    other = start(api, world.patient_a)["session"]["session_id"]
+    say(api, other, "Again: nothing before 10am please.")
+    later = api.post(session_path(other, "/turns/1/propose")).json()
+    assert later["proposed"] == [] and later["skipped"] == [{"kind": "earliest_time", "reason": "already_proposed"}]
+    assert len(api.get(f"/v1/patients/{world.patient_a}/memories/proposals").json()["items"]) == 1
     r = api.post(f"/v1/patients/{world.patient_a}/memories/{proposal['memory_id']}/confirm")
     assert r.status_code == 200
     items = api.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]

@@ -16,6 +16,7 @@ from datetime import timedelta
 import psycopg
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from consent.access import may_access
@@ -271,8 +272,13 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
         if current.get(attribute) == normalised:
             skipped.append({"kind": kind, "reason": "already_current"})
             continue
-        if Memory.objects.filter(organization_id=identity.org_id, patient_id=session.patient_id,
-                                 source_ref=source_ref, attribute=attribute, state=MemoryState.PROPOSED).exists():
+        pending = Memory.objects.filter(organization_id=identity.org_id, patient_id=session.patient_id,
+                                        memory_type=SCHEDULING_PREFERENCE, attribute=attribute,
+                                        state=MemoryState.PROPOSED)
+        # this turn's proposal, or the same value still waiting from another turn or conversation: the patient
+        # reviews each suggestion once (fact is never encrypted for this type: it is compared as stored)
+        if pending.filter(Q(source_ref=source_ref) | Q(fact=normalised, consent_purpose=session.purpose)).filter(
+                Q(valid_until__isnull=True) | Q(valid_until__gt=timezone.now())).exists():
             skipped.append({"kind": kind, "reason": "already_proposed"})
             continue
         proposed.append(memory_propose(

@@ -39,10 +39,13 @@ def patient_preferences(request):
                for m in selectors.memory_list_current(identity=identity, patient_id=patient_id)]
     proposed = [memory_row(m, me=identity.actor_sub)
                 for m in selectors.memory_list_proposed(identity=identity, patient_id=patient_id)]
+    set_aside = [memory_row(m, me=identity.actor_sub)
+                 for m in selectors.memory_list_quarantined(identity=identity, patient_id=patient_id)]
     audit.record(action="memory.list", resource_type="memory", patient_id=patient_id)
     profile = directory.patient_get(identity=identity, patient_id=patient_id)  # their own name: a greeting
     return render(request, "memory/patient_preferences.html",
-                  {"current": current, "proposed": proposed, "name": profile["display_name"] if profile else None})
+                  {"current": current, "proposed": proposed, "set_aside": set_aside,
+                   "name": profile["display_name"] if profile else None})
 
 
 def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, template: str, done_url: str,

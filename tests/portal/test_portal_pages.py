@@ -374,3 +374,15 @@ def test_a_path_nothing_serves_is_a_page_for_browsers_and_a_problem_for_the_api(
     for path, accept in (("/v1/nothing-here", "text/html"), ("/staff/nothing-here/", "application/json")):
         r = client.get(path, HTTP_ACCEPT=accept)
         assert r.status_code == 404 and r["Content-Type"] == "application/problem+json", path
+
+
+def test_a_preference_staff_set_aside_is_shown_to_the_patient_who_may_correct_it(alice, world):
+    world.grant(world.patient_a, "nurse-q", "appointment_scheduling")
+    r = world.staff("nurse-q").post(f"/v1/patients/{world.patient_a}/memories/{alice['first']}/quarantine",
+                                    {"reason_code": "disputed_by_patient"})
+    assert r.status_code == 200, r.content
+    page = alice["client"].get("/me/").content.decode()
+    assert "Set aside for review" in page and "not before 10:00" in page.split("Set aside for review")[1]
+    assert f"/me/preferences/{alice['first']}/correct/" in page
+    assert alice["client"].post(f"/me/preferences/{alice['first']}/correct/", {"time": "10:30"}).status_code == 302
+    assert "Set aside for review" not in alice["client"].get("/me/").content.decode()
