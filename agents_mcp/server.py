@@ -35,6 +35,8 @@ from agents_mcp import dispatch
 from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token
 from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
+from core.logging import request_id_var
+from core.middleware import normalise_request_id
 from core.parsers import has_repeated_keys
 from core.serializers import schema_error_message
 
@@ -57,6 +59,8 @@ class BearerGuard:
         self.metadata_url = metadata_url
 
     async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            scope, send = _with_response_headers(scope, send)
         body = None
         if scope["type"] == "http" and scope.get("method") in ("GET", "DELETE"):
             # Stateless, JSON responses: no server-initiated stream to listen to (GET would hold an idle event
@@ -106,6 +110,24 @@ class BearerGuard:
             headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
                                            f'resource_metadata="{self.metadata_url}"')
         await _problem(scope, receive, send, _error_problem(exc), headers)
+
+
+def _with_response_headers(scope, send):
+    """As the REST API answers: an ``X-Request-ID`` (the caller's when sane, the one the tools' audit rows carry),
+    ``Cache-Control: no-store`` (tool results hold personal data) and ``nosniff``, on every response."""
+    rid = normalise_request_id(Headers(scope=scope).get("x-request-id"))
+    headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"x-request-id"]
+    scope = {**scope, "headers": [*headers, (b"x-request-id", rid.encode())]}
+    extra = [(b"x-request-id", rid.encode()), (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]
+
+    async def sending(message):
+        if message["type"] == "http.response.start":
+            names = {k.lower() for k, _ in message.get("headers", [])}
+            message = {**message, "headers": [*message.get("headers", []),
+                                              *[(k, v) for k, v in extra if k not in names]]}
+        await send(message)
+
+    return scope, sending
 
 
 async def _problem(scope, receive, send, body: dict, headers: dict[str, str]) -> None:
@@ -181,11 +203,21 @@ def argument_errors(name: str, arguments: dict) -> list[dict]:
                         "code": "unknown_field"} for field in sorted(set(error.instance) - known)]
         else:
             errors.append({"field": at or None, "message": schema_error_message(error), "code": "invalid"})
-    return errors
+    unique = {(e["field"], e["code"], e["message"]): e for e in errors}  # one per field and rule, in order
+    return list(unique.values())
 
 
 def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str | None) -> tuple[bool, dict]:
-    """Run one tool as the caller; blocking. Returns (ok, body) where a refusal's body is a problem document."""
+    """Run one tool as the caller; blocking. Returns (ok, body) where a refusal's body is a problem document
+    carrying the request id (as the REST operation's would)."""
+    reset = request_id_var.set(request_id or str(uuid.uuid4()))
+    try:
+        return _run_tool(name, arguments, token=token, host=host, request_id=request_id_var.get())
+    finally:
+        request_id_var.reset(reset)
+
+
+def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str) -> tuple[bool, dict]:
     spec = TOOLS_BY_NAME.get(name)
     if spec is None:
         return False, _error_problem(ValidationFailed(f"unknown tool {name}", code="unknown_tool"))
@@ -228,7 +260,7 @@ def build_server(token_source=None) -> Server:
         if not token:
             return _problem_result(problem_body(status_code=401, code="invalid_token", title="No access token"))
         host, request_id = _request_meta(ctx)
-        request_id = request_id or uuid.uuid4().hex
+        request_id = request_id or str(uuid.uuid4())
         ok, body = await anyio.to_thread.run_sync(
             lambda: run_tool(params.name, dict(params.arguments or {}), token=token, host=host,
                              request_id=request_id))

@@ -362,12 +362,16 @@ LOGGING = {
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT,
                     "filters": ["request_id", "redact_ids"]},
+        "null": {"class": "logging.NullHandler"},  # (no handler at all would fall back to Python's last resort)
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
         # Django logs the full request line of 4xx/5xx; URLs hold only ids, never values, but keep it terse.
         "django.request": {"level": "ERROR"},
         "django.server": {"level": "WARNING"},
+        # A request naming a host we do not serve is answered 400 and not logged: its Host header is the caller's
+        # text (a traceback at ERROR per request was a way to fill the logs with it).
+        "django.security.DisallowedHost": {"handlers": ["null"], "propagate": False},
         "pgserver": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         # One line per request (LOG_ACCESS=false silences it).

@@ -23,5 +23,6 @@ urlpatterns = [
     path("", include("portal.urls")),
 ]
 
+handler400 = "portal.context.bad_request"  # a page for browsers, a problem document for the API
 handler404 = "portal.context.not_found"  # a page for browsers, a problem document for the API
 handler500 = "core.health.server_error"

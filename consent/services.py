@@ -13,7 +13,7 @@ from consent.access import may_access
 from consent.models import AccessGrant, ConsentRecord
 from consent.signals import consent_revoked
 from core import audit
-from core.access import require_staff
+from core.access import require_person_deciding_access
 from core.errors import Conflict, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity
 from core.serializers import visible
@@ -95,7 +95,7 @@ def grant_create(*, identity: Identity, patient_id: uuid.UUID, actor_sub: str, p
     """Grant a staff subject access to one patient for one purpose. Organisation administrators only
     (``grant:write``, enforced by the view and again by RLS). An open grant for the same subject, patient and
     purpose is returned unchanged (created=False)."""
-    require_staff(identity)
+    require_person_deciding_access(identity)
     _future(expires_at, "expires_at")
     if actor_sub == identity.actor_sub:  # two people: no administrator opens a patient's records to themself
         raise ValidationFailed(errors=[{"field": "actor_sub", "message": "another administrator grants you access",
@@ -129,7 +129,7 @@ def grant_create(*, identity: Identity, patient_id: uuid.UUID, actor_sub: str, p
 
 
 def grant_revoke(*, identity: Identity, grant_id: uuid.UUID, reason: str = "") -> AccessGrant:
-    require_staff(identity)
+    require_person_deciding_access(identity)
     grant = AccessGrant.objects.select_for_update().filter(grant_id=grant_id).first()
     if grant is None:
         raise NotFound()
@@ -139,7 +139,7 @@ def grant_revoke(*, identity: Identity, grant_id: uuid.UUID, reason: str = "") -
     grant.revoked_by = identity.actor_sub
     reason = visible(reason)
     if reason:
-        grant.reason = (grant.reason + " | revoked: " + reason)[:500]
+        grant.reason = (f"{grant.reason} | revoked: {reason}" if grant.reason else f"revoked: {reason}")[:500]
     grant.save(update_fields=["revoked_at", "revoked_by", "reason"])
     audit.record(action="grant.revoke", resource_type="access_grant", resource_id=grant.grant_id,
                  patient_id=grant.patient_id, purpose=grant.purpose)

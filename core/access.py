@@ -11,3 +11,11 @@ def require_staff(identity: Identity) -> None:
     """Organisation-level actions (grants) are never taken by a patient token."""
     if identity.patient_self_id is not None:
         raise Forbidden("this action is for organisation staff")
+
+
+def require_person_deciding_access(identity: Identity) -> None:
+    """Who may see a patient's records is decided by an administrator, never by an AI agent acting for one (it
+    could grant itself, or whoever a prompt names): grants, their revocation and the staff register."""
+    require_staff(identity)
+    if identity.is_agent:
+        raise Forbidden("an administrator decides access; an agent cannot", code="agent_cannot_grant")

@@ -10,7 +10,7 @@ from datetime import date
 from django.db import IntegrityError, transaction
 
 from core import audit
-from core.access import require_staff
+from core.access import require_person_deciding_access, require_staff
 from core.errors import Conflict
 from core.identity import Identity
 from core.services import organization_ensure
@@ -64,7 +64,7 @@ def patient_register(*, identity: Identity, display_name: str, birth_date: date 
 
 def staff_register(*, identity: Identity, actor_sub: str, display_name: str,
                    kind: str = StaffMember.Kind.PERSON) -> StaffMember:
-    require_staff(identity)
+    require_person_deciding_access(identity)
     organization_ensure(identity=identity)
     try:
         with transaction.atomic():

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import auth
+from django.core.exceptions import DisallowedHost
 from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
 
@@ -29,6 +30,7 @@ from core.errors import (
     NoConsentOrAccess,
     NotFound,
     UnknownOrganization,
+    json_problem,
 )
 from core.gate import RequestGate
 from core.identity import Identity, identity_context
@@ -145,6 +147,17 @@ def not_found(request, exception=None):
         add_never_cache_headers(response)
         return response
     return health.not_found(request, exception)
+
+
+def bad_request(request, exception=None):
+    """Django's 400 (a Host we do not serve, a malformed request): the problem document under the API's paths and
+    for API clients, a page for a browser."""
+    if (not isinstance(exception, DisallowedHost) and not request.path.startswith(_API_PATHS)
+            and "text/html" in request.headers.get("Accept", "")):
+        response = error_page(request, 400)
+        add_never_cache_headers(response)
+        return response
+    return json_problem(400, "bad_request", "Bad request")
 
 
 def portal_view(*, scopes: tuple[str, ...] = (), roles: tuple[str, ...] | None = None):

@@ -208,3 +208,9 @@ def test_no_answer_is_kept_by_a_cache(world):
         assert r.status_code == status and "no-store" in r["Cache-Control"], path
     r = Api("not-a-token").get(_path(world))
     assert r.status_code == 401 and "no-store" in r["Cache-Control"]
+
+
+def test_a_host_we_do_not_serve_is_a_problem_document_for_the_api(world):
+    r = Api(None).client.get(_path(world), HTTP_HOST="zebulon-quixfeather.evil")
+    assert r.status_code == 400 and r["Content-Type"] == "application/problem+json"
+    assert r.json()["code"] == "bad_request"

@@ -195,3 +195,20 @@ def test_an_agent_cannot_delete_erase_reject_or_revoke_for_the_patient(world):
     r = patient.client.delete(f"{mem(world.patient_a)}/{stored}", HTTP_AUTHORIZATION=f"Bearer {patient.token}")
     assert r.status_code == 200 and r.json()["requested_by"] == f"patient-{world.patient_a}"
     assert patient.post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke").status_code == 200
+
+
+def test_an_agent_acting_for_an_administrator_decides_no_access(world):
+    """It could grant itself (or whoever a prompt names) a patient's records: grants, revoking them and the staff
+    register are an administrator's own acts (403 agent_cannot_grant), and nothing changes."""
+    bot = Api(mint(world.keyring, sub="org-admin", org_id=world.org, scope="grant:write patient:write",
+                   act={"sub": "helper-agent"}))
+    r = bot.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "helper-agent",
+                                "purpose": "care_coordination"})
+    assert r.status_code == 403 and r.json()["code"] == "agent_cannot_grant", r.content
+    grant = world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    r = bot.post(f"/v1/grants/{grant['grant_id']}/revoke", {"reason": "x"})
+    assert r.status_code == 403 and r.json()["code"] == "agent_cannot_grant"
+    r = bot.post("/v1/staff", {"actor_sub": "helper-agent", "display_name": "Helper"})
+    assert r.status_code == 403 and r.json()["code"] == "agent_cannot_grant"
+    [only] = world.admin().get("/v1/grants").json()["items"]
+    assert only["grant_id"] == grant["grant_id"] and only["revoked_at"] is None

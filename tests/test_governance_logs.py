@@ -30,10 +30,10 @@ def test_ids_are_masked_stably_and_nothing_else_changes():
     assert str(pid) not in record.getMessage()
 
 
-def _call(service, method, path, token, body=None):
+def _call(service, method, path, token, body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(service.url + path, data=data, method=method, headers={
-        "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        "Authorization": f"Bearer {token}", "Content-Type": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read() or b"{}")
@@ -68,6 +68,9 @@ def test_the_service_logs_hold_no_patient_id(committed_db, world, jwks_server):
         ]
         statuses = [_call(service, *call)[0] for call in calls]
         assert 500 not in statuses, statuses
+        # a Host we do not serve: 400, and the caller's text is not logged (it was, at ERROR, with a traceback)
+        assert _call(service, "GET", f"/v1/patients/{a}/memories", alice,
+                     headers={"Host": "zebulon-quixfeather.evil"})[0] == 400
     finally:
         service.stop()
     logs = service.logs()
@@ -78,3 +81,4 @@ def test_the_service_logs_hold_no_patient_id(committed_db, world, jwks_server):
         for form in (str(pid), str(pid).upper(), pid.hex):
             assert form not in logs, f"patient id found in the service log:\n{logs[-3000:]}"
     assert memory_id not in logs
+    assert "zebulon" not in logs and "Traceback" not in logs

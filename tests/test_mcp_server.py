@@ -407,3 +407,25 @@ def test_a_key_twice_in_one_object_is_a_parse_error_as_over_rest(world, live):
     assert r.status_code == 400 and r.json()["error"]["code"] == -32700, r.text[:300]
     assert "twice" in r.json()["error"]["message"]
     assert cid and list_tools(live, patient_token(world))  # the service answers the next call as usual
+
+
+def test_tool_answers_carry_no_store_and_the_request_id_of_their_audit_rows(world, live):
+    """As over REST: a tool result holds personal data (never cached), and its X-Request-ID is the correlation id
+    its audit rows carry; a refusal's problem names it too."""
+    world.consent(world.patient_a)
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}", "X-Request-ID": "mcp-call-42"}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "list_memories", "arguments": {"patient_id": str(world.patient_a)}}}
+    r = httpx.post(live.mcp_url, json=message, headers=headers, timeout=60)
+    assert r.status_code == 200, r.text[:300]
+    assert r.headers["cache-control"] == "no-store" and r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["x-request-id"] == "mcp-call-42"
+    with admin_connect() as conn:
+        rows = conn.execute("SELECT action FROM audit_event WHERE correlation_id = %s", ["mcp-call-42"]).fetchall()
+    assert ("memory.list",) in rows
+    bad = {**message, "params": {"name": "list_memories", "arguments": {}}}
+    problem = httpx.post(live.mcp_url, json=bad, headers={**headers, "X-Request-ID": "mcp-call-43"},
+                         timeout=60).json()["result"]["structuredContent"]
+    assert problem["request_id"] == "mcp-call-43"
+    assert [e["field"] for e in problem["errors"]] == ["patient_id"]
