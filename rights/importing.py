@@ -10,9 +10,10 @@ version of the resource supersedes it like any new value of the same substance o
 
 from __future__ import annotations
 
+import calendar
 import re
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pydantic
 from django.db import connection, transaction
@@ -55,16 +56,42 @@ def _code(concept: dict | None) -> str | None:
     return None
 
 
+_LOCAL_PATIENT = re.compile(r"(?:Patient/([A-Za-z0-9\-.]{1,64})(?:/_history/[A-Za-z0-9\-.]{1,64})?|urn:uuid:(\S+))")
+
+
 def _check_subject(reference: dict | None, patient_id: uuid.UUID, field: str) -> None:
-    """The resource must be about the patient in the URL: ``Patient/<id>``/``urn:uuid:<id>``, or our identifier."""
+    """The resource must be about the patient in the URL, and every part of the reference must say so: a local
+    ``Patient/<id>`` (any version) or ``urn:uuid:<id>``, our patient identifier, a ``type`` of Patient. One part
+    naming this patient while another names someone else (or a Group, or another server) is refused."""
     reference = reference or {}
     ref = reference.get("reference") or ""
     identifier = reference.get("identifier") or {}
-    if ref.rsplit("/", 1)[-1].removeprefix("urn:uuid:") == str(patient_id):
-        return
-    if identifier.get("system") == SYSTEM_PATIENT and identifier.get("value") == str(patient_id):
-        return
-    raise _invalid(field, "must reference this patient", "subject_mismatch")
+    named = False
+    if ref:
+        local = _LOCAL_PATIENT.fullmatch(ref)
+        if local is None or (local.group(1) or local.group(2)) != str(patient_id):
+            raise _invalid(f"{field}.reference", "must be Patient/<this patient's id>", "subject_mismatch")
+        named = True
+    if identifier:
+        if identifier.get("system") != SYSTEM_PATIENT or identifier.get("value") != str(patient_id):
+            raise _invalid(f"{field}.identifier", f"must be this patient's {SYSTEM_PATIENT} identifier",
+                           "subject_mismatch")
+        named = True
+    if reference.get("type") not in (None, "Patient"):
+        raise _invalid(f"{field}.type", "must be Patient", "subject_mismatch")
+    if not named:
+        raise _invalid(field, "must reference this patient", "subject_mismatch")
+
+
+def _refuse_modifier_extensions(resource: dict) -> None:
+    """A modifierExtension changes what the resource means ("not taken", say); one we do not understand must not
+    be dropped silently (FHIR R4, Extensibility): refused."""
+    parts = [("", resource), *((f"reaction[{i}].", r) for i, r in enumerate(resource.get("reaction") or [])
+                                if isinstance(r, dict))]
+    for where, part in parts:
+        if part.get("modifierExtension"):
+            raise _invalid(f"{where}modifierExtension", "changes the resource's meaning; not imported",
+                           "not_importable")
 
 
 def _validate_model(resource: dict) -> None:
@@ -77,10 +104,14 @@ def _validate_model(resource: dict) -> None:
 
 
 def _fact(resource: dict, patient_id: uuid.UUID) -> dict:
+    _refuse_modifier_extensions(resource)
     if resource["resourceType"] == "AllergyIntolerance":
         _check_subject(resource.get("patient"), patient_id, "patient")
-        if _code(resource.get("verificationStatus")) in ("refuted", "entered-in-error"):
-            raise _invalid("verificationStatus", "refuted or entered-in-error allergies are not imported",
+        if _code(resource.get("verificationStatus")) not in (None, "confirmed"):
+            # refuted, entered-in-error, or unconfirmed: the export would present it as a confirmed allergy
+            raise _invalid("verificationStatus", "only confirmed allergies are imported", "not_importable")
+        if _code(resource.get("clinicalStatus")) not in (None, "active"):
+            raise _invalid("clinicalStatus", "only active allergies are imported (not inactive or resolved)",
                            "not_importable")
         substance = _text(resource.get("code"))
         if not substance:
@@ -91,13 +122,19 @@ def _fact(resource: dict, patient_id: uuid.UUID) -> dict:
             manifestation = _text((reactions[0].get("manifestation") or [None])[0])
             if manifestation:
                 fact["reaction"] = manifestation
-            if reactions[0].get("severity") in ("mild", "moderate", "severe"):
-                fact["severity"] = reactions[0]["severity"]
+            severity = reactions[0].get("severity")
+            if severity is not None and severity not in ("mild", "moderate", "severe"):
+                raise _invalid("reaction[0].severity", "one of mild, moderate, severe", "invalid_choice")
+            if severity:
+                fact["severity"] = severity
         return fact
     _check_subject(resource.get("subject"), patient_id, "subject")
     if resource.get("status") not in ("active", "intended", "on-hold"):
         raise _invalid("status", "only active, intended or on-hold statements are long-term indications",
                        "not_importable")
+    ended = (resource.get("effectivePeriod") or {}).get("end")
+    if ended and _instant(ended) <= timezone.now():
+        raise _invalid("effectivePeriod.end", "the statement has ended; not a current indication", "not_importable")
     medication = _text(resource.get("medicationCodeableConcept"))
     if not medication:
         raise _invalid("medicationCodeableConcept", "needs a text or a coding display", "required")
@@ -110,6 +147,30 @@ def _fact(resource: dict, patient_id: uuid.UUID) -> dict:
         if text.startswith("monitoring: "):
             fact["monitoring"] = text.removeprefix("monitoring: ")
     return fact
+
+
+def _instant(value: str) -> datetime:
+    """A FHIR date or dateTime (the model validated its form) as an instant; a partial date is its last moment."""
+    if len(value) <= 10:  # YYYY, YYYY-MM or YYYY-MM-DD
+        parts = [int(p) for p in value.split("-")]
+        year, month = parts[0], parts[1] if len(parts) > 1 else 12
+        day = parts[2] if len(parts) > 2 else calendar.monthrange(year, month)[1]
+        return datetime(year, month, day, 23, 59, 59, tzinfo=UTC)
+    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _newer_version_imported(identity: Identity, patient_id: uuid.UUID, resource: dict) -> str | None:
+    """The version of this resource already imported that is newer than this one, if versions are numbers."""
+    version = str((resource.get("meta") or {}).get("versionId"))
+    if not version.isdigit():
+        return None
+    prefix = f"{resource['resourceType']}/{resource['id']}/_history/"
+    refs = (Memory.objects.for_patient(identity.org_id, patient_id)
+            .filter(source=Source.EHR_IMPORT, source_ref__startswith=prefix).exclude(state=MemoryState.DELETED)
+            .values_list("source_ref", flat=True))
+    newer = [v for v in (r.removeprefix(prefix) for r in refs) if v.isdigit() and int(v) > int(version)]
+    return max(newer, key=int) if newer else None
 
 
 def source_ref_of(resource: dict) -> str:
@@ -151,6 +212,9 @@ def care_context_import(*, identity: Identity, patient_id: uuid.UUID, resource: 
                 raise Conflict("this version of the resource was imported with other content; a changed resource "
                                "has a new meta.versionId", code="resource_version_conflict")
             return existing, False
+        newer = _newer_version_imported(identity, patient_id, resource)
+        if newer is not None:  # an older version arriving late must not replace what the newer one says
+            raise Conflict(f"version {newer} of this resource is already imported", code="stale_resource_version")
         memory = memory_record(identity=identity, patient_id=patient_id, memory_type="care_context",
                                attribute=attribute, fact=fact, consent_purpose=CARE_PURPOSE, review_by=review_by,
                                source=Source.EHR_IMPORT, source_ref=source_ref)

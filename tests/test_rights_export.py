@@ -248,9 +248,18 @@ def test_fhir_import_round_trips_and_is_idempotent_per_resource_version(world):
     assert r.json()["memory"]["fact"] == memory["fact"]  # same value; supersedes the first import
     current = nurse.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
     assert [m["memory_id"] for m in current if m["fact"]["kind"] == "allergy"] == [r.json()["memory_id"]]
-    # a new version of the EHR resource supersedes
-    newer = fhir_import(nurse, world.patient_a, allergy_resource(world.patient_a, version="2"))
+    # a new version of the EHR resource supersedes; an older one arriving late does not undo it
+    newer = fhir_import(nurse, world.patient_a, allergy_resource(world.patient_a, version="3"))
     assert newer.status_code == 201
+    late = fhir_import(nurse, world.patient_a, allergy_resource(world.patient_a, version="2", substance="Pollen"))
+    assert late.status_code == 409 and late.json()["code"] == "stale_resource_version", late.content
+    # a subject given with its version is still this patient; a statement that ended is not a current indication
+    versioned = {**allergy_resource(world.patient_a, rid="ehr-allergy-9"),
+                 "patient": {"reference": f"Patient/{world.patient_a}/_history/3"}}
+    assert fhir_import(nurse, world.patient_a, versioned).status_code == 201
+    ended = {**medication_resource(world.patient_a, rid="ehr-med-8"), "effectivePeriod": {"end": "2011-05"}}
+    r = fhir_import(nurse, world.patient_a, ended)
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "resource.effectivePeriod.end", r.content
 
 
 @pytest.mark.django_db
@@ -261,10 +270,25 @@ def test_fhir_import_round_trips_and_is_idempotent_per_resource_version(world):
     ({"reaction": [{"severity": "moderate"}]}, "resource.reaction.0.manifestation", "fhir_invalid"),
     ({"code": {"text": "x" * 200}}, "resource.fact.substance", "invalid"),
     ({"verificationStatus": {"coding": [{"code": "refuted"}]}}, "resource.verificationStatus", "not_importable"),
+    # the export would present these as confirmed, active allergies
+    ({"verificationStatus": {"coding": [{"code": "unconfirmed"}]}}, "resource.verificationStatus", "not_importable"),
+    ({"clinicalStatus": {"coding": [{"code": "resolved"}]}}, "resource.clinicalStatus", "not_importable"),
+    ({"modifierExtension": [{"url": "http://example.org/not-really", "valueBoolean": True}]},
+     "resource.modifierExtension", "not_importable"),
+    ({"reaction": [{"manifestation": [{"text": "hives"}], "severity": "catastrophic"}]},
+     "resource.reaction[0].severity", "invalid_choice"),
+    # every part of the subject names this patient, locally
+    ({"patient": {"reference": "Group/PATIENT"}}, "resource.patient", "subject_mismatch"),
+    ({"patient": {"reference": "http://evil.example/fhir/Patient/PATIENT"}}, "resource.patient", "subject_mismatch"),
+    ({"patient": {"reference": "Patient/PATIENT", "identifier": {"system": "urn:anamnesis:patient",
+                                                                 "value": "OTHER"}}},
+     "resource.patient.identifier", "subject_mismatch"),
 ])
 def test_fhir_import_refuses_bad_resources_clearly(world, change, field, code):
     world.grant(world.patient_a, "clinician", "care_coordination")
     nurse = world.staff("clinician", scope=STAFF_SCOPES)
+    change = json.loads(json.dumps(change).replace("PATIENT", str(world.patient_a))
+                        .replace("OTHER", str(world.patient_b)))
     r = fhir_import(nurse, world.patient_a, {**allergy_resource(world.patient_a), **change})
     assert r.status_code == 422, r.content
     assert r.json()["code"] == "validation_error"
