@@ -18,6 +18,8 @@ import threading
 import time
 
 from django.db import DatabaseError, InterfaceError, OperationalError, connections
+from django.http import Http404
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -97,6 +99,7 @@ class ScopedAPIView(APIView):
     idempotent_create: bool = False
     # The query parameters each method takes (as its OpenAPI operation declares them); anything else is 422.
     query_parameters: dict[str, frozenset[str]] = {}
+    format_refused: ValidationFailed | None = None  # set by content negotiation, raised after authentication
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -109,6 +112,17 @@ class ScopedAPIView(APIView):
             raise TypeError(f"{cls.__name__} may not override dispatch, authentication or permissions")
 
     abstract = True
+
+    def perform_content_negotiation(self, request, force=False):
+        """``?format=`` names a renderer (json; the export's fhir too): another is the caller's mistake (422 naming
+        it, once the caller is authenticated), not a missing resource (DRF answers 404)."""
+        try:
+            return super().perform_content_negotiation(request, force)
+        except (Http404, exceptions.NotFound):
+            formats = ", ".join(sorted({r.format for r in self.get_renderers()}))
+            self.format_refused = ValidationFailed(errors=[{"field": "format", "message": f"one of {formats}",
+                                                            "code": "invalid_choice"}])
+            return super().perform_content_negotiation(request, force=True)
 
     @property
     def identity(self) -> Identity:
@@ -124,6 +138,8 @@ class ScopedAPIView(APIView):
         self.headers = self.default_response_headers
         try:
             self.initial(request, *args, **kwargs)
+            if self.format_refused is not None:
+                raise self.format_refused
             check_query_params(request, self.query_parameters.get(declared_method(request.method), frozenset()))
             method = request.method.lower()
             handler = getattr(self, method, self.http_method_not_allowed) if (

@@ -21,9 +21,18 @@ from directory.models import StaffMember
 NAME_HELP = "The name staff know the patient by"
 
 
+RESERVED_SYSTEM_PREFIX = "urn:anamnesis:"  # the service's own ids (patients, memories, consents) in FHIR
+
+
 class IdentifierSerializer(StrictSerializer):
     system = serializers.RegexField(r"^[A-Za-z0-9:/._#-]{1,200}$", help_text="e.g. urn:oid:... or https://...")
     value = serializers.RegexField(r"^[A-Za-z0-9._/-]{1,100}$", help_text="e.g. an MRN")
+
+    def validate_system(self, value: str) -> str:
+        if value.lower().startswith(RESERVED_SYSTEM_PREFIX):
+            # another patient's id under it would export as this patient's own
+            raise serializers.ValidationError(f"{RESERVED_SYSTEM_PREFIX}... names the service's own records")
+        return value
 
 
 class PatientOut(serializers.Serializer):
@@ -73,6 +82,10 @@ class DirectoryQuery(serializers.Serializer):
     identifier = serializers.RegexField(r"^[^|]{1,200}\|[^|]{1,100}$", required=False,
                                         error_messages={"invalid": "use system|value"})
     q = serializers.CharField(min_length=2, max_length=100, required=False)
+
+    def validate_identifier(self, value: str) -> str:
+        system, _, code = value.partition("|")
+        return f"{system.strip()}|{code.strip()}"  # as registration trims them
 
     def validate(self, attrs):
         if bool(attrs.get("identifier")) == bool(attrs.get("q")):

@@ -127,12 +127,12 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict,
     latest = MemoryType.objects.filter(organization_id=identity.org_id, name=name).order_by("-version").first()
     if latest is None:
         raise NotFound()
-    if based_on_version is not None and based_on_version != latest.version:
-        raise VersionConflict(f"version {latest.version} is the latest; revise it instead of {based_on_version}")
     definition = {"name": name, **definition} if isinstance(definition, dict) else definition
     spec = _checked(identity, definition, latest.version + 1)
-    if spec.definition == latest.definition:
+    if spec.definition == latest.definition:  # sent again (a double submit, a retry): that version, whatever its base
         return _checked(identity, definition, latest.version), False
+    if based_on_version is not None and based_on_version != latest.version:
+        raise VersionConflict(f"version {latest.version} is the latest; revise it instead of {based_on_version}")
     errors = []
     if spec.name != name:
         errors.append({"field": "name", "message": "a revision keeps the name", "code": "invalid"})

@@ -67,6 +67,14 @@ def fields_from_schema(branch: dict, prefix: str = "") -> dict[str, tuple[tuple[
     return out
 
 
+def search_text(params, name: str) -> str:
+    """What was typed into a search box: trimmed, at most 100 characters, without characters PostgreSQL cannot
+    hold (a NUL in the query string was a 500)."""
+    value = params.get(name, "")
+    value = "".join(ch for ch in value if ch != "\x00" and not "\ud800" <= ch <= "\udfff")
+    return value.strip()[:100]
+
+
 def end_of_day(value) -> datetime | None:
     if value is None:
         return None

@@ -7,17 +7,17 @@ import uuid
 from collections.abc import Iterator
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import Http404, StreamingHttpResponse
+from django.http import StreamingHttpResponse
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import exceptions, serializers, status
+from rest_framework import serializers, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
 from consent.access import may_access
 from core import audit
 from core.api import ScopedAPIView
-from core.errors import NoConsentOrAccess, ValidationFailed
+from core.errors import NoConsentOrAccess
 from core.identity import Identity
 from core.serializers import DateTimeIn, StrictSerializer
 from core.vocabulary import PURPOSES
@@ -113,13 +113,6 @@ class PatientExportView(ScopedAPIView):
     resource_type = "patient_export"
     query_parameters = {"GET": frozenset({"format"})}
     renderer_classes = [JSONRenderer, FhirJSONRenderer]
-
-    def perform_content_negotiation(self, request, force=False):
-        try:
-            return super().perform_content_negotiation(request, force)
-        except (Http404, exceptions.NotFound):
-            raise ValidationFailed(errors=[{"field": "format", "message": "json or fhir",
-                                            "code": "invalid_choice"}]) from None
 
     @extend_schema(operation_id="patient_export",
                    parameters=[OpenApiParameter("format", str, enum=["json", "fhir"], required=False)],

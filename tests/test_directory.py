@@ -44,6 +44,9 @@ def test_an_agent_with_access_resolves_an_identifier_and_the_read_is_audited(wor
     assert r.json()["items"] == [{"patient_id": str(world.patient_a), "display_name": "Alice Nowak",
                                   "birth_date": "1957-03-14", "identifiers": [{"system": MRN, "value": "MRN-0001"}]}]
     assert ("scheduling-agent", world.patient_a) in audited(world, "patient.resolve")
+    # the identifier as typed with spaces around it is the same one (registration trims them too)
+    spaced = agent.get("/v1/patients", {"identifier": f"{MRN}| MRN-0001 "}).json()["items"]
+    assert [p["patient_id"] for p in spaced] == [str(world.patient_a)]
 
 
 def test_without_a_grant_a_patient_is_not_found_by_identifier_or_name(world):
@@ -100,6 +103,11 @@ def test_a_patient_reads_their_own_entry_only(world):
     ({"display_name": "Ann", "birth_date": "1066-10-14"}, "birth_date"),
     ({"display_name": "Ann", "identifiers": [{"system": MRN, "value": "MRN-7"}, {"system": MRN, "value": "MRN-7"}]},
      "identifiers"),
+    # the service's own system: another patient's id under it would export as this patient's own
+    ({"display_name": "Ann", "identifiers": [{"system": "urn:anamnesis:patient",
+                                             "value": "00000000-0000-4000-8000-0000000a11ce"}]},
+     "identifiers.0.system"),
+    ({"display_name": "\u200b\u200b"}, "display_name"),
 ])
 def test_bad_registrations_are_422_naming_the_field(world, body, field):
     r = directory_admin(world).post("/v1/patients", body)

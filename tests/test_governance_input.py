@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import memory_body
 from tests.fakes.service import LiveService
+from tests.support import Api
 
 
 def _mem(world) -> str:
@@ -162,3 +163,12 @@ def test_a_query_parameter_given_twice_is_422_not_the_last_one_silently(world):
     r = world.patient(world.patient_a).get("/v1/audit-events?limit=1&limit=50")
     assert r.status_code == 422, r.content
     assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("limit", "repeated_parameter")]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("fmt", ["xml", "api", "fhir"])
+def test_a_format_no_renderer_has_is_422_naming_it_after_authentication(world, fmt):
+    r = world.patient(world.patient_a).get(_mem(world), {"format": fmt})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["format"], r.content
+    assert "json" in r.json()["errors"][0]["message"]
+    assert Api(None).get(_mem(world), {"format": fmt}).status_code == 401  # who asks comes first

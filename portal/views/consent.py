@@ -26,7 +26,7 @@ from directory import selectors as directory
 from memory import selectors as memory_selectors
 from memory.models import Memory, MemoryState
 from portal.context import portal_view
-from portal.forms import end_of_day
+from portal.forms import end_of_day, search_text
 from portal.rows import ADMIN_ROLES, PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, memory_row
 
 STATUS_TEXT = {"granted": "Given", "revoked": "Withdrawn", "expired": "Expired"}
@@ -83,7 +83,7 @@ def staff_patients(request):
     patients: dict[uuid.UUID, list[str]] = {}
     for g in grants:
         patients.setdefault(g.patient_id, []).append(PURPOSE_LABELS.get(g.purpose, g.purpose))
-    q = request.GET.get("q", "").strip()[:100]
+    q = search_text(request.GET, "q")
     found = None
     if len(q) >= 2:
         # Row-level security shows only patients this staff member holds a grant for (all of them, for an
@@ -242,8 +242,8 @@ def _patient_choice(p: dict) -> tuple[str, str]:
 
 def _search_choices(identity: Identity, params) -> dict:
     """The administrator's two search boxes: patients by name, MRN or date of birth; staff by name."""
-    patient_q = params.get("patient_q", "").strip()[:100]
-    staff_q = params.get("staff_q", "").strip()[:100]
+    patient_q = search_text(params, "patient_q")
+    staff_q = search_text(params, "staff_q")
     patients = directory.patient_search(identity=identity, q=patient_q) if len(patient_q) >= 2 else []
     for p in patients:
         audit.record(action="patient.search", resource_type="patient", resource_id=p["patient_id"],

@@ -386,3 +386,9 @@ def test_a_preference_staff_set_aside_is_shown_to_the_patient_who_may_correct_it
     assert f"/me/preferences/{alice['first']}/correct/" in page
     assert alice["client"].post(f"/me/preferences/{alice['first']}/correct/", {"time": "10:30"}).status_code == 302
     assert "Set aside for review" not in alice["client"].get("/me/").content.decode()
+
+
+def test_search_boxes_take_what_the_database_cannot_hold_without_a_500(world, nurse, people, signed_in):
+    assert nurse["client"].get("/staff/?q=a%00b").status_code == 200
+    admin = signed_in(people.admin())
+    assert admin.get("/staff/access/?patient_q=a%00b&staff_q=%00").status_code == 200
