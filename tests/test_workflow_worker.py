@@ -344,6 +344,34 @@ def test_cancelling_withdraws_an_unsent_operation_before_the_worker_sends_it(com
     assert operation_row(op["operation_id"])["status"] == "cancelled" and insurer.created == 0
 
 
+@pytest.mark.parametrize("arrived", [False, True])
+def test_a_cancelled_workflows_unknown_outcome_is_settled_by_lookup_and_never_resubmitted(committed_db, world,
+                                                                                         insurer, arrived):
+    """Cancelled while the insurer's answer was unknown: the worker only asks. A request that arrived is adopted
+    (kept on the operation); one that did not ends (failed: workflow_cancelled). The insurer never gets a new
+    request for a workflow nobody wants any more (it created an authorization for the cancelled workflow once the
+    insurer recovered)."""
+    workflow_id, op = submit_workflow(world)
+    if arrived:
+        insurer.accept_then_fail(times=1)
+    else:
+        insurer.fail(times=1)
+    worker(insurer).run(once=True)
+    assert read(world, workflow_id)["current_step"] == "needs_reconciliation"
+    version = read(world, workflow_id)["version"]
+    r = world.patient(world.patient_a).post(f"/v1/workflows/{workflow_id}/checkpoint",
+                                            {"expected_version": version, "next_step": "cancelled"})
+    assert r.status_code == 200, r.content
+    make_due(op["operation_id"])
+    worker(insurer).run(until_idle=True)
+    row = operation_row(op["operation_id"])
+    assert insurer.lookups[op["idempotency_key"]] == 1
+    assert insurer.submissions[op["idempotency_key"]] == 1 and insurer.created == int(arrived)
+    assert (row["status"], row["last_error_code"]) == (
+        ("succeeded", None) if arrived else ("failed", "workflow_cancelled")), row
+    assert read(world, workflow_id)["current_step"] == "cancelled"
+
+
 def test_the_worker_refuses_a_lease_shorter_than_one_attempt(insurer):
     with pytest.raises(ValueError, match="lease"):
         Worker(name="w", adapters={}, lease_seconds=0.5)

@@ -38,7 +38,7 @@ from core.errors import (
 from core.identity import Identity
 from core.services import organization_ensure
 from workflows import selectors
-from workflows.adapters import CONFIRMED, REFUSED, UNKNOWN, Outcome
+from workflows.adapters import CONFIRMED, NOT_FOUND, REFUSED, UNKNOWN, Outcome
 from workflows.definitions import CANCELLED, OPERATION_KINDS, WORKFLOW_TYPES, OperationKind
 from workflows.models import ACTIVE_OPERATION_STATUSES, Operation, OperationStatus, Workflow, WorkflowTransition
 
@@ -347,6 +347,11 @@ def operation_record_outcome(*, identity: Identity, operation_id: uuid.UUID, cla
         assert outcome.result is not None, "a confirmed outcome carries its result"
         audit_outcome, reason, target = "success", outcome.code, kind.on_success
         patch = {kind.result_field: outcome.result[kind.result_field]}
+    elif outcome.kind == NOT_FOUND:  # only for a cancelled workflow's operation: it provably never arrived (failed,
+        # as any operation that provably never arrived), and it is not sent now
+        fields.update(status=S.FAILED, outcome_uncertain=False, completed_at=now, next_attempt_at=None,
+                      last_error_code="workflow_cancelled")
+        audit_outcome, reason, patch, target = "success", "workflow_cancelled", None, None
     elif outcome.kind == REFUSED:
         fields.update(status=S.FAILED, outcome_uncertain=False, completed_at=now, next_attempt_at=None,
                       last_error_code=outcome.code)
@@ -393,6 +398,7 @@ class Dispatch:
     payload: dict
     attempts: int
     outcome_uncertain: bool
+    withdrawn: bool = False  # its workflow was cancelled: settle what may have arrived, never submit
 
 
 # One round trip: the attempt is counted and the lease renewed only while the claim is still this worker's.
@@ -401,7 +407,9 @@ UPDATE workflow_operation
    SET attempts = attempts + 1, claimed_until = now() + make_interval(secs => %(lease)s),
        next_attempt_at = now() + make_interval(secs => %(lease)s), updated_at = now()
  WHERE operation_id = %(id)s AND status = 'in_flight' AND claimed_by = %(claimed_by)s
-RETURNING kind, system, idempotency_key, payload, attempts, outcome_uncertain
+RETURNING kind, system, idempotency_key, payload, attempts, outcome_uncertain,
+          (SELECT w.current_step FROM agent_workflow w WHERE w.workflow_id = workflow_operation.workflow_id
+              AND w.organization_id = workflow_operation.organization_id)
 """
 
 
@@ -414,10 +422,10 @@ def operation_start_attempt(*, operation_id: uuid.UUID, claimed_by: str, lease_s
         row = cursor.fetchone()
     if row is None:
         return None
-    kind, system, key, payload, attempts, uncertain = row
+    kind, system, key, payload, attempts, uncertain, workflow_step = row
     return Dispatch(operation_id=operation_id, kind=kind, system=system, idempotency_key=key,
                     payload=json.loads(payload) if isinstance(payload, str) else payload, attempts=attempts,
-                    outcome_uncertain=uncertain)
+                    outcome_uncertain=uncertain, withdrawn=workflow_step == CANCELLED)
 
 
 def operation_release_claim(*, operation_id: uuid.UUID, claimed_by: str, not_before: datetime) -> bool:

@@ -194,8 +194,10 @@ class Worker:
 
     @staticmethod
     def _attempt(adapter: OutsideSystem, dispatch: services.Dispatch) -> Outcome:
-        """Never submit twice: when an earlier attempt may have arrived, ask first and adopt what is there."""
-        if dispatch.outcome_uncertain:
+        """Never submit twice: when an earlier attempt may have arrived, ask first and adopt what is there. For a
+        cancelled workflow, never submit at all: what arrived is adopted (kept on the operation), what did not ends
+        (the insurer must not get a request for a workflow nobody wants any more)."""
+        if dispatch.outcome_uncertain or dispatch.withdrawn:
             found = adapter.lookup(key=dispatch.idempotency_key)
             if found.kind == CONFIRMED:
                 return found  # it did arrive: adopt the existing result
@@ -203,6 +205,8 @@ class Worker:
                 # The lookup itself failed. Nothing is learnt about the submission (a 4xx here is not a refusal
                 # of it), and nothing is submitted this attempt.
                 return Outcome(NOT_SENT if found.kind == NOT_SENT else UNKNOWN, f"lookup_{found.code}")
+            if dispatch.withdrawn:
+                return found  # recorded as failed: workflow_cancelled
         return adapter.submit(key=dispatch.idempotency_key, payload=dispatch.payload)
 
     def _record(self, claim: Claim, outcome: Outcome) -> None:
