@@ -35,12 +35,16 @@ def patient_by_identifier(*, identity: Identity, system: str, value: str) -> lis
 
 
 def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> list[dict]:
-    """Patients the caller may see whose name contains ``q``, whose identifier value is ``q`` (an MRN typed
-    into the box), or, for a YYYY-MM-DD ``q``, who were born that day."""
+    """Patients the caller may see whose name holds every word of ``q`` (in any order: "Nowak Alice" finds Alice
+    Nowak), whose identifier value is ``q`` (an MRN typed into the box), or, for a YYYY-MM-DD ``q``, who were born
+    that day."""
     q = q.strip()
     by_identifier = PatientIdentifier.objects.filter(organization_id=identity.org_id, value__iexact=q).values(
         "patient_id")
-    condition = Q(display_name__icontains=q) | Q(patient_id__in=by_identifier)
+    by_name = Q()
+    for word in q.split()[:5]:
+        by_name &= Q(display_name__icontains=word)
+    condition = by_name | Q(patient_id__in=by_identifier)
     if ISO_DATE.match(q):
         try:
             condition |= Q(birth_date=date.fromisoformat(q))

@@ -72,6 +72,10 @@ def test_specialty_comes_from_the_message_never_a_default(text, specialty):
     ("I don't want to cancel, just move my appointment", "reschedule"),
     ("Please don't book me before 10 a.m.", None),
     ("What about Thursday?", None),
+    # asking for an appointment, with a word or two about it between
+    ("I need a dermatology appointment, mornings only please", "book"),
+    ("I'd like an urgent cardiology consultation", "book"),
+    ("I don't need a dermatology appointment any more", None),
 ])
 def test_intent(text, intent):
     assert parse_turn(text).intent == intent

@@ -72,7 +72,7 @@ def test_staff_search_by_name_date_of_birth_and_mrn_shows_only_their_patients(wo
     register(world, "Bob Kowalski", "1962-11-02", "MRN-0002", patient_id=world.patient_b)
     world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
     nurse = world.staff("nurse-1", scope="patient:read")
-    for q in ("alice", "NOWAK", "1957-03-14", "mrn-0001"):
+    for q in ("alice", "NOWAK", "1957-03-14", "mrn-0001", "Nowak Alice", "  alice   nowak "):
         found = nurse.get("/v1/patients", {"q": q}).json()["items"]
         assert [p["display_name"] for p in found] == ["Alice Nowak"], q
     assert nurse.get("/v1/patients", {"q": "Bob"}).json()["items"] == []

@@ -62,7 +62,8 @@ _INTENT = re.compile(
     r"|\bmove (?:it|(?:my|the) (?:\w+[- ])?(?:appointment|booking|visit|follow-?up|consultation|check-?up))"
     r"|\bchange (?:my|the) (?:appointment|booking|visit|time|date))"
     r"|(?P<cancel>\bcancel\w*|\bcall off)"
-    r"|(?P<book>\bbook\w*|\bschedul\w*|\b(?:make|get|need) (?:an|a new) appointment|\bnew appointment"
+    r"|(?P<book>\bbook\w*|\bschedul\w*|\bnew appointment"
+    r"|\b(?:make|get|need|want|like|arrange) (?:an?|a new|another)(?: [a-z-]+){0,2} (?:appointment|visit|consultation)"
     r"|\bappointment with|\bsee (?:a|the|my) (?:doctor|specialist|\w+ologist))")
 _VISIT = re.compile(r"(?P<followup>\bfollow[- ]?ups?\b|\bcheck[- ]?ups?\b|\breview\b)"
                     r"|(?P<new>\bnew patient\b|\bfirst (?:appointment|visit)\b"
