@@ -22,12 +22,13 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:\d{2})?")
+_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:\d{2})?)?")
 
 
 class DateTimeIn(serializers.DateTimeField):
-    """A date and time as RFC 3339 writes it (the offset may be left out: UTC). Python's own parser also reads
-    week dates (``2030-W01``), ordinal dates and a bare date, each as some midnight nobody wrote: refused."""
+    """A date and time as RFC 3339 writes it (the offset may be left out: UTC), or a calendar date (its midnight,
+    UTC). Python's own parser also reads week dates (``2030-W01``) and ordinal dates (``2030-001``), each as some
+    midnight nobody wrote: refused."""
 
     default_error_messages = {"invalid": "a date and time, such as 2027-01-31T09:00:00Z"}
 

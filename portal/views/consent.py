@@ -273,8 +273,8 @@ def admin_access(request):
             for error in exc.errors:
                 form.add_error(error["field"] if error.get("field") in form.fields else None, error["message"])
         except Conflict as exc:
-            form.add_error(None, "That person already has this access with another expiry or reason; end it first "
-                           "to grant it anew." if exc.code == "grant_exists" else
+            form.add_error(None, "That person already has this access with another expiry; end it first to grant "
+                           "it anew." if exc.code == "grant_exists" else
                            "The same grant was created at the same time; reload the page.")
         else:
             messages.success(request, "Access granted." if created else
