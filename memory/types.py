@@ -174,6 +174,7 @@ _KEYWORDS: dict[str, str] = {
     "maxLength": "count", "minLength": "count", "maxItems": "count", "minItems": "count", "uniqueItems": "flag",
     "minimum": "number", "maximum": "number", "exclusiveMinimum": "number", "exclusiveMaximum": "number",
     "multipleOf": "number",
+    "default": "value", "examples": "values", "deprecated": "flag",  # annotations: a scalar, scalars, a flag
 }
 _TYPES = ("object", "array", "string", "integer", "number", "boolean")
 
