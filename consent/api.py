@@ -8,7 +8,7 @@ from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, VisibleCharField
+from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES
 
 
@@ -21,7 +21,7 @@ class ConsentOut(ModelOutSerializer):
 
 class ConsentIn(StrictSerializer):
     purpose = serializers.ChoiceField(choices=PURPOSES)
-    evidence_ref = VisibleCharField(max_length=255, required=False, allow_blank=False)
+    evidence_ref = serializers.CharField(max_length=255, required=False, allow_blank=False)
     expires_at = DateTimeIn(required=False, allow_null=True)
 
 
@@ -79,11 +79,11 @@ class GrantIn(StrictSerializer):
     actor_sub = serializers.CharField(max_length=255)
     purpose = serializers.ChoiceField(choices=PURPOSES)
     expires_at = DateTimeIn(required=False, allow_null=True, default=None, help_text="none: until revoked")
-    reason = VisibleCharField(max_length=400, required=False, allow_blank=True, default="")
+    reason = serializers.CharField(max_length=400, required=False, allow_blank=True, default="")
 
 
 class GrantRevokeIn(StrictSerializer):
-    reason = VisibleCharField(max_length=200, required=False, allow_blank=True, default="")
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
 class GrantsView(ScopedAPIView):

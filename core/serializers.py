@@ -61,17 +61,6 @@ def require_visible(value: str) -> None:
         raise serializers.ValidationError("This field may not be blank.", code="blank")
 
 
-class VisibleCharField(serializers.CharField):
-    """Free text a person reads later (evidence, reasons, names): trimmed of white space and invisible characters
-    at both ends, so a value of only zero-width spaces is blank, as one of only spaces already was."""
-
-    def to_internal_value(self, data):
-        value = visible(super().to_internal_value(data))
-        if not value and not self.allow_blank:
-            self.fail("blank")
-        return value
-
-
 class NoBody(StrictSerializer):
     """The body of an action that takes none: absent, empty or ``{}``; malformed JSON is 400, any field 422."""
 

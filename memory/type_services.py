@@ -7,6 +7,7 @@ and failing field path, never a value. Both changes are audited.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 
@@ -130,7 +131,7 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict,
     definition = {"name": name, **definition} if isinstance(definition, dict) else definition
     spec = _checked(identity, definition, latest.version + 1)
     if spec.definition == latest.definition:  # sent again (a double submit, a retry): that version, whatever its base
-        return _checked(identity, definition, latest.version), False
+        return dataclasses.replace(spec, version=latest.version), False
     if based_on_version is not None and based_on_version != latest.version:
         raise VersionConflict(f"version {latest.version} is the latest; revise it instead of {based_on_version}")
     errors = []

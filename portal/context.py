@@ -139,25 +139,27 @@ def error_page(request, status: int):
 _API_PATHS = ("/v1/", "/mcp", "/health/", "/metrics")
 
 
+def _page_for_browser(request, status: int, exception=None):
+    """Django's own 400 and 404 as a page, when a browser asked for one outside the API's paths; else None (the
+    problem document). A Host we do not serve is never rendered: the page would ask for that host again."""
+    if (isinstance(exception, DisallowedHost) or request.path.startswith(_API_PATHS)
+            or "text/html" not in request.headers.get("Accept", "")):
+        return None
+    response = error_page(request, status)
+    add_never_cache_headers(response)
+    return response
+
+
 def not_found(request, exception=None):
-    """Django's 404 for a path nothing serves (or a page that raised Http404): a page for a browser, the problem
-    document for everyone else (API clients, and anything under the API's paths)."""
-    if not request.path.startswith(_API_PATHS) and "text/html" in request.headers.get("Accept", ""):
-        response = error_page(request, 404)
-        add_never_cache_headers(response)
-        return response
-    return health.not_found(request, exception)
+    """Django's 404 for a path nothing serves (or a page that raised Http404)."""
+    page = _page_for_browser(request, 404, exception)
+    return page if page is not None else health.not_found(request, exception)
 
 
 def bad_request(request, exception=None):
-    """Django's 400 (a Host we do not serve, a malformed request): the problem document under the API's paths and
-    for API clients, a page for a browser."""
-    if (not isinstance(exception, DisallowedHost) and not request.path.startswith(_API_PATHS)
-            and "text/html" in request.headers.get("Accept", "")):
-        response = error_page(request, 400)
-        add_never_cache_headers(response)
-        return response
-    return json_problem(400, "bad_request", "Bad request")
+    """Django's 400 (a Host we do not serve, a malformed request)."""
+    page = _page_for_browser(request, 400, exception)
+    return page if page is not None else json_problem(400, "bad_request", "Bad request")
 
 
 def portal_view(*, scopes: tuple[str, ...] = (), roles: tuple[str, ...] | None = None):

@@ -26,6 +26,11 @@ STAFF_ROLES = ("staff",)
 ADMIN_ROLES = ("org_admin",)
 
 
+def agent_label(client_id: str) -> str:
+    """How the portal names an AI agent (its client id), wherever it acted."""
+    return f"AI agent “{client_id}”"
+
+
 def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABELS) -> dict:
     """What a person needs to judge a remembered fact: what, where it came from, who, when, until when."""
     value = memory_value(memory)
@@ -41,7 +46,7 @@ def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABEL
         "fact": value,
         "kind": (value or {}).get("kind"),
         "source": labels.get(memory.source, memory.source),
-        "recorded_by": "you" if mine else (f"AI agent “{memory.agent_client_id}”" if memory.agent_client_id
+        "recorded_by": "you" if mine else (agent_label(memory.agent_client_id) if memory.agent_client_id
                                            else memory.created_by),
         "recorded_at": memory.created_at,
         "valid_until": memory.valid_until,

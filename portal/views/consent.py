@@ -27,7 +27,15 @@ from memory import selectors as memory_selectors
 from memory.models import Memory, MemoryState
 from portal.context import portal_view
 from portal.forms import end_of_day, search_text
-from portal.rows import ADMIN_ROLES, PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, memory_row
+from portal.rows import (
+    ADMIN_ROLES,
+    PATIENT_ROLES,
+    PURPOSE_LABELS,
+    STAFF_ROLES,
+    STAFF_SOURCE_LABELS,
+    agent_label,
+    memory_row,
+)
 
 STATUS_TEXT = {"granted": "Given", "revoked": "Withdrawn", "expired": "Expired"}
 
@@ -38,7 +46,7 @@ def consent_row(record: ConsentRecord, me: str) -> dict:
             "status": STATUS_TEXT.get(record.status, record.status), "active": record.status == "granted",
             "given_at": record.granted_at, "expires_at": record.expires_at, "revoked_at": record.revoked_at,
             "recorded_by": "you" if record.recorded_by == me else (
-                f"AI agent “{record.recorded_by.removeprefix('agent:')}”" if record.recorded_by.startswith("agent:")
+                agent_label(record.recorded_by.removeprefix("agent:")) if record.recorded_by.startswith("agent:")
                 else record.recorded_by),
             "evidence": record.evidence_ref}
 

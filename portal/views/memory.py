@@ -25,7 +25,7 @@ from memory.models import MemoryState
 from memory.types import type_get
 from portal.context import error_page, portal_view
 from portal.forms import FactForm, ReasonForm
-from portal.rows import PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, memory_row
+from portal.rows import PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, agent_label, memory_row
 from portal.views.consent import require_staff_patient
 
 
@@ -239,7 +239,7 @@ def describe_event(event: AuditEvent, me: str) -> dict:
     outcome = {"success": "", "denied": " (refused)", "conflict": " (not done: conflicting change)",
                "error": " (failed)"}.get(event.outcome, "")
     if event.agent_client_id:  # an agent is never "You", even with the patient's own subject in its token
-        who = f"AI agent “{event.agent_client_id}” acting for " + (
+        who = f"{agent_label(event.agent_client_id)} acting for " + (
             "you" if event.on_behalf_of is not None and event.on_behalf_of == event.patient_id
             else f"“{event.actor_sub}”")
     else:
@@ -266,7 +266,7 @@ def patient_activity(request):
     for r in [] if paged else selectors.release_list(identity=identity, patient_id=patient_id, limit=50):
         if not r["members"]:
             continue  # a context pack that held nothing gave nothing away
-        who = (f"AI agent “{r['agent_client_id']}”" if r["agent_client_id"]
+        who = (agent_label(r["agent_client_id"]) if r["agent_client_id"]
                else describe_actor(r["actor_sub"], "", identity.actor_sub))
         releases.append({"who": who,
                          "why": PURPOSE_LABELS.get(r["purpose"], r["purpose"]),
