@@ -20,9 +20,11 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
+from core.identity import ACTOR_PATIENT, Identity, identity_context
 from tests.conftest import admin_connect
 from tests.fakes.outside import FakeOutsideSystem
 from tests.fakes.processes import WorkerProcess, run_worker, wait_until, worker_env
+from workflows.models import WorkflowTransition
 
 pytestmark = pytest.mark.slow
 
@@ -221,3 +223,25 @@ def test_concurrent_checkpoints_asking_for_an_operation_get_one_success_and_409s
     assert sorted(_concurrently(5, call)) == [200, 409, 409, 409, 409]
     body = api.get(f"/v1/workflows/{wf['workflow_id']}").json()
     assert body["version"] == 2 and len(body["pending_operations"]) == 1
+
+
+def test_concurrent_checkpoints_from_one_version_get_one_success_and_version_conflicts(committed_db, world):
+    api = world.patient(world.patient_a)
+    wf = api.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                    "patient_id": str(world.patient_a)}).json()["workflow_id"]
+    for version in range(1, 4):  # each round: five writers who all read the same version
+        step = "propose_slots" if version % 2 else "collect_preferences"
+
+        def call(version=version, step=step):
+            r = world.patient(world.patient_a).post(f"/v1/workflows/{wf}/checkpoint", {
+                "expected_version": version, "next_step": step, "state_patch": {"round": version}})
+            return r.status_code, r.json().get("code")
+
+        assert sorted(_concurrently(5, call)) == [(200, None)] + [(409, "version_conflict")] * 4
+    with identity_context(Identity(org_id=world.org, actor_sub="x", patient_self_id=world.patient_a,
+                                   actor_kind=ACTOR_PATIENT)):
+        history = list(WorkflowTransition.objects.filter(workflow_id=wf).order_by("version")
+                       .values_list("version", "from_step", "to_step"))
+    assert history == [(1, None, "collect_preferences"), (2, "collect_preferences", "propose_slots"),
+                       (3, "propose_slots", "collect_preferences"), (4, "collect_preferences", "propose_slots")]
+    assert api.get(f"/v1/workflows/{wf}").json()["state"] == {"round": 3}

@@ -88,3 +88,37 @@ def test_every_version_has_its_history_row_and_audit_row(world):
                        (3, SUBMIT, "needs_reconciliation", actor),
                        (4, "needs_reconciliation", "await_insurer_decision", actor)]
     assert audits == 3
+
+
+def test_the_audit_row_names_the_workflows_patient_and_purpose_for_patients_and_staff(world):
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a)["workflow_id"]
+    checkpoint(api, wf, 1, SUBMIT)
+    world.grant(world.patient_a, "nurse-1", "prior_authorization")
+    checkpoint(world.staff("nurse-1"), wf, 2, "needs_reconciliation")
+    me = Identity(org_id=world.org, actor_sub="x", patient_self_id=world.patient_a, actor_kind=ACTOR_PATIENT)
+    with identity_context(me):
+        rows = list(AuditEvent.objects.filter(action="workflow.checkpoint", resource_id=wf).order_by("occurred_at")
+                    .values_list("patient_id", "purpose", "actor_sub", "outcome"))
+    assert rows == [(world.patient_a, "prior_authorization", f"patient-{world.patient_a}", "success"),
+                    (world.patient_a, "prior_authorization", "nurse-1", "success")]
+
+
+def test_a_full_state_refuses_a_new_key_and_writes_nothing(world):
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a, "appointment_booking")["workflow_id"]
+    version, steps = 1, ["propose_slots", "collect_preferences"]
+    for i in range(10):  # 20 new keys each: the state's 200
+        version = checkpoint(api, wf, version, steps[i % 2], {f"k{i}_{j}": j for j in range(20)})["version"]
+    r = api.post(f"/v1/workflows/{wf}/checkpoint",
+                 {"expected_version": version, "next_step": steps[0], "state_patch": {"one_more": 1}})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "state_too_large"
+    after = api.get(f"/v1/workflows/{wf}").json()
+    assert after["version"] == version and "one_more" not in after["state"]
+    # changing keys it already has is still a checkpoint
+    assert checkpoint(api, wf, version, steps[0], {"k0_0": "changed"})["state"]["k0_0"] == "changed"
+    me = Identity(org_id=world.org, actor_sub="x", patient_self_id=world.patient_a, actor_kind=ACTOR_PATIENT)
+    with identity_context(me):
+        assert WorkflowTransition.objects.filter(workflow_id=wf).count() == version + 1
+        assert AuditEvent.objects.filter(action="workflow.checkpoint", resource_id=wf,
+                                         outcome="success").count() == version
