@@ -42,28 +42,14 @@ def _check(name: str, value, pattern: re.Pattern | None = None, allowed: frozens
         raise ValueError(f"audit {name} is not a server-validated code")
 
 
-@dataclass(frozen=True)
-class Column:
-    """A column of the row an audit INSERT is selected from (``insert_statement(rows_from=...)``), for a value only
-    the statement finds, such as the patient of the workflow it updates. Server code names it, never a request;
-    the database's check constraints still check what it holds."""
-
-    sql: str
-
-
-def _event(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None, patient_id,
-           purpose: str | Column | None, outcome: str, reason: str | None, caller: str) -> dict:
+def _event(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None, patient_id, purpose: str | None,
+           outcome: str, reason: str | None, caller: str) -> dict:
     """The checked columns of one event for the identity whose context is open."""
     identity = current_identity()
     if identity is None:
         raise RuntimeError(f"audit.{caller} needs an open identity context")
     resource_id = str(resource_id) if resource_id is not None else None
-    if isinstance(patient_id, Column):
-        if identity.patient_self_id is not None:  # the rule below, decided by the statement
-            self_id = uuid.UUID(str(identity.patient_self_id))  # a UUID's text: nothing to quote
-            patient_id = Column(f"(CASE WHEN {patient_id.sql} = '{self_id}'::uuid "
-                                f"THEN {patient_id.sql} END)")
-    elif identity.patient_self_id is not None and patient_id is not None and str(patient_id) != str(
+    if identity.patient_self_id is not None and patient_id is not None and str(patient_id) != str(
             identity.patient_self_id):
         # Someone acting as one patient asked about another: the row stays in the organisation's trail but not in
         # that other patient's history, which would show them this patient's subject and id.
@@ -71,8 +57,7 @@ def _event(*, action: str, resource_type: str, resource_id: str | uuid.UUID | No
     _check("action", action, CODE)
     _check("resource_type", resource_type, CODE)
     _check("resource_id", resource_id, RESOURCE_ID)
-    if not isinstance(purpose, Column):
-        _check("purpose", purpose, allowed=PURPOSE_CODES)
+    _check("purpose", purpose, allowed=PURPOSE_CODES)
     _check("outcome", outcome, allowed=OUTCOMES)
     _check("reason", reason, CODE)
     _check("actor_kind", identity.actor_kind, allowed=ACTOR_KINDS)
@@ -122,21 +107,16 @@ _BY_ACCESS_VALUES = {"outcome": ("'success'", "'denied'"), "reason": ("NULL", "'
 
 
 def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
-                     patient_id: uuid.UUID | str | Column | None = None, purpose: str | Column | None = None,
+                     patient_id: uuid.UUID | str | None = None, purpose: str | None = None,
                      outcome: str = "success", reason: str | None = None,
-                     outcome_by_access: bool = False, rows_from: str | None = None) -> tuple[str, list]:
+                     outcome_by_access: bool = False) -> tuple[str, list]:
     """The same event as :func:`record` (same checks, same columns), as an INSERT statement and its parameters,
     for a hot read that sends its audit row in the statement that reads (a data-modifying CTE, which PostgreSQL
     runs whether or not the query reads it). It commits or rolls back with the read, exactly like ``record``.
 
     ``outcome_by_access``: the row is ``success`` if the caller may access ``patient_id`` for ``purpose`` (any
     purpose when None), else ``denied`` with reason ``no_active_consent_or_access``, decided by the access rule in
-    the same statement.
-
-    ``rows_from``: the name of a CTE earlier in the statement; one event is written per row it returns (none when
-    it returns none), and ``patient_id`` and ``purpose`` may be :class:`Column` s of it."""
-    if rows_from is None and (isinstance(patient_id, Column) or isinstance(purpose, Column)):
-        raise ValueError("audit columns need rows_from")
+    the same statement."""
     event = {"id": uuid.uuid4(), "occurred_at": timezone.now(),
              **_event(action=action, resource_type=resource_type, resource_id=resource_id, patient_id=patient_id,
                       purpose=purpose, outcome=outcome, reason=reason, caller="insert_statement")}
@@ -144,17 +124,13 @@ def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid
     purposes = ", ".join(f"'{p}'" for p in ([purpose] if purpose else sorted(PURPOSE_CODES)))  # checked codes
     placeholders, params = [], []
     for name, value in event.items():
-        if isinstance(value, Column):
-            placeholders.append(value.sql)
-        elif outcome_by_access and name in _BY_ACCESS_VALUES:
+        if outcome_by_access and name in _BY_ACCESS_VALUES:
             yes, no = _BY_ACCESS_VALUES[name]
             placeholders.append(_BY_ACCESS.format(purposes=purposes, yes=yes, no=no))
             params += [event["organization_id"], patient_id]
         else:
             placeholders.append("%s")
             params.append(value)
-    if rows_from is not None:
-        return f"INSERT INTO audit_event ({columns}) SELECT {', '.join(placeholders)} FROM {rows_from}", params
     return f"INSERT INTO audit_event ({columns}) VALUES ({', '.join(placeholders)})", params
 
 

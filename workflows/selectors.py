@@ -31,12 +31,11 @@ NEXT_ACTIONS = [WAIT_FOR_OPERATION, WAIT_FOR_RECONCILIATION, STAFF_RECONCILIATIO
                 NONE]
 
 
-WORKFLOW_COLUMNS = ", ".join(f"w.{f.column}" for f in Workflow._meta.concrete_fields)
-HAS_OPERATIONS = ("EXISTS (SELECT 1 FROM workflow_operation o "
-                  "WHERE o.workflow_id = w.workflow_id AND o.organization_id = w.organization_id)")
+_WORKFLOW_COLUMNS = ", ".join(f"w.{f.column}" for f in Workflow._meta.concrete_fields)
 # One statement: the row, and whether it has any operation the caller can see (most checkpoints of a booking come
 # before anything is sent out, and then neither the checks nor the answer need the operations).
-_WORKFLOW_SQL = (f"SELECT {WORKFLOW_COLUMNS}, {HAS_OPERATIONS} AS has_operations "
+_WORKFLOW_SQL = (f"SELECT {_WORKFLOW_COLUMNS}, EXISTS (SELECT 1 FROM workflow_operation o "
+                 "WHERE o.workflow_id = w.workflow_id AND o.organization_id = w.organization_id) AS has_operations "
                  "FROM agent_workflow w WHERE w.workflow_id = %s AND w.organization_id = %s")
 
 
@@ -50,7 +49,7 @@ def _workflow_converters() -> tuple[tuple[int, Any, Any], ...]:
                  for converter in field.get_db_converters(connection))  # type: ignore[attr-defined]
 
 
-def workflow_from_row(row: tuple) -> Workflow:
+def _workflow_from_row(row: tuple) -> Workflow:
     """A model instance from a row of ``_WORKFLOW_SQL``, as ``Workflow.objects.raw`` would build it (each field's
     database converters applied, ``from_db`` so it is not "adding"), without a RawQuerySet's per-query work:
     resolving columns and converters cost about a twentieth of a checkpoint's CPU."""
@@ -71,7 +70,7 @@ def workflow_get(*, identity: Identity, workflow_id: uuid.UUID, for_update: bool
         row = cursor.fetchone()
     if row is None:
         raise NotFound()
-    return workflow_from_row(row)
+    return _workflow_from_row(row)
 
 
 def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operation]:

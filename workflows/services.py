@@ -7,7 +7,6 @@ recording all take the workflow lock, so they serialise per workflow and never d
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import random
@@ -134,58 +133,6 @@ def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patc
     return workflow
 
 
-# A checkpoint with nothing to decide in Python (no operation asked for, not a cancellation) in one statement: the
-# version, the transition table (the steps from which the next one is legal), "no unsettled operation" and the
-# state's size are conditions of the UPDATE, which takes the row lock itself; the history and audit rows are
-# selected from what it returns, so nothing is written when it updates nothing. A concurrent writer's commit makes
-# PostgreSQL check the conditions again on the new row version, so a stale version updates nothing. When nothing is
-# updated, the locking path below runs and says why. ``old`` is the same row as the statement's snapshot saw it:
-# its step is the transition's from_step (the version condition guarantees no other write came between).
-# The transition table enters as the "type/step" pairs from which the next step is legal.
-_COLUMNS = ", ".join(f.column for f in Workflow._meta.concrete_fields)
-_CHECKPOINT_SQL = (
-    "WITH next AS (UPDATE agent_workflow w SET current_step = %s, state = w.state || %s, version = w.version + 1, "
-    "updated_at = %s FROM agent_workflow old "
-    "WHERE w.workflow_id = %s AND w.organization_id = %s AND old.workflow_id = w.workflow_id "
-    "AND old.organization_id = w.organization_id AND w.version = %s "
-    "AND w.workflow_type || '/' || w.current_step = ANY(%s) "
-    "AND NOT EXISTS (SELECT 1 FROM workflow_operation o WHERE o.workflow_id = w.workflow_id "
-    "AND o.organization_id = w.organization_id AND o.status = ANY(%s)) "
-    "AND (SELECT count(*) FROM jsonb_object_keys(w.state || %s)) <= %s "
-    f"RETURNING {selectors.WORKFLOW_COLUMNS}, {selectors.HAS_OPERATIONS} AS has_operations, "
-    "old.current_step AS from_step), "
-    "history AS (INSERT INTO agent_workflow_transition (workflow_id, organization_id, patient_id, purpose, "
-    "from_step, to_step, version, actor_sub, occurred_at, operation_id) "
-    "SELECT workflow_id, organization_id, patient_id, purpose, from_step, current_step, version, %s, %s, NULL "
-    "FROM next), "
-    f"audit_row AS ({{audit}}) SELECT {_COLUMNS}, has_operations FROM next")
-_ACTIVE = [str(status) for status in ACTIVE_OPERATION_STATUSES]
-
-
-@functools.cache
-def _steps_leading_to(next_step: str) -> list[str]:
-    """"type/step" for every workflow type and step from which the transition table allows ``next_step``."""
-    return sorted(f"{name}/{step}" for name, spec in WORKFLOW_TYPES.items()
-                  for step, nexts in spec.transitions.items() if next_step in nexts)
-
-
-def _checkpoint_in_one_statement(*, identity: Identity, workflow_id: uuid.UUID, expected_version: int,
-                                 next_step: str, state_patch: dict) -> Workflow | None:
-    """The new version if the checkpoint was legal as it stands, else None (nothing written)."""
-    now = timezone.now()
-    audit_sql, audit_params = audit.insert_statement(
-        action="workflow.checkpoint", resource_type="workflow", resource_id=workflow_id,
-        patient_id=audit.Column("next.patient_id"), purpose=audit.Column("next.purpose"), rows_from="next")
-    patch = Jsonb(state_patch)
-    params: list[Any] = [
-        next_step, patch, now, workflow_id, identity.org_id, expected_version, _steps_leading_to(next_step), _ACTIVE,
-        patch, MAX_STATE_KEYS, identity.actor_sub, now, *audit_params]
-    with connection.cursor() as cursor:
-        cursor.execute(_CHECKPOINT_SQL.format(audit=audit_sql), params)
-        row = cursor.fetchone()
-    return None if row is None else selectors.workflow_from_row(row)
-
-
 def _conflict_about(exc: Conflict, workflow: Workflow) -> ApiError:
     return exc.about(patient_id=workflow.patient_id, purpose=workflow.purpose)
 
@@ -218,12 +165,6 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
     is unsettled, the operation owns the next move (only ``cancelled`` is still accepted), so a client can never
     advance past an outcome nobody knows yet.
     """
-    if request_operation is None and next_step != CANCELLED:
-        workflow = _checkpoint_in_one_statement(
-            identity=identity, workflow_id=workflow_id, expected_version=expected_version, next_step=next_step,
-            state_patch=state_patch)
-        if workflow is not None:
-            return workflow
     workflow = _lock_workflow(identity=identity, workflow_id=workflow_id)
     if workflow.version != expected_version:
         raise _conflict_about(VersionConflict(f"current version is {workflow.version}"), workflow)
