@@ -12,11 +12,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 
+from django.utils import timezone
+
 from consent.models import AccessGrant, ConsentRecord
 from core.identity import Identity
 from core.models import AuditEvent
 from directory.selectors import patient_get
-from memory.conversations.models import ConversationSession, ConversationTurn
+from memory.conversations.models import ConversationSession, ConversationTurn, SessionStatus, TurnRole
 from memory.facts import fact_text
 from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value
@@ -41,9 +43,13 @@ def directory_entry(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]
 
 def memories(identity: Identity, patient_id: uuid.UUID) -> Iterator[Memory]:
     """Every memory that still holds a value (any state but ``deleted``); tombstones are covered by the
-    deletion receipts and the lifecycle history."""
-    return (Memory.objects.for_patient(identity.org_id, patient_id).exclude(state=MemoryState.DELETED)
+    deletion receipts and the lifecycle history. As every read shows them (``Memory.as_of_now``): past its
+    ``expires_at`` (retention over, or its consent withdrawn) a memory is listed as expired without its value,
+    which the sweep is about to erase."""
+    now = timezone.now()
+    rows = (Memory.objects.for_patient(identity.org_id, patient_id).exclude(state=MemoryState.DELETED)
             .order_by("created_at", "memory_id").iterator(chunk_size=CHUNK))
+    return (m.as_of_now(now) for m in rows)
 
 
 def memory_dict(m: Memory) -> dict:
@@ -112,22 +118,32 @@ def _deletions(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
         yield d.receipt
 
 
+# A session still marked active but past its expiry is shown as the sweep is about to leave it, as an ended one
+# is: expired, without slots, and its tool results cleared (every session endpoint already answers 410).
+EXPIRED = "expired"
+
+
 def _sessions(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    now = timezone.now()
     for s in (ConversationSession.objects.for_patient(identity.org_id, patient_id)
               .order_by("created_at", "session_id").iterator(chunk_size=CHUNK)):
-        yield {"session_id": str(s.session_id), "purpose": s.purpose, "status": s.status,
+        expired = s.status == SessionStatus.ACTIVE and s.expires_at <= now
+        yield {"session_id": str(s.session_id), "purpose": s.purpose, "status": EXPIRED if expired else s.status,
                "created_by": s.created_by, "created_at": _iso(s.created_at),
                "last_activity_at": _iso(s.last_activity_at), "expires_at": _iso(s.expires_at),
                "ended_at": _iso(s.ended_at), "retain_until": _iso(s.retain_until), "turn_count": s.turn_count,
-               "slots": s.slots, "care_team_flags": s.care_team_flags}
+               "slots": {} if expired else s.slots, "care_team_flags": s.care_team_flags}
 
 
 def _turns(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
+    expired = set(ConversationSession.objects.for_patient(identity.org_id, patient_id).filter(
+        status=SessionStatus.ACTIVE, expires_at__lte=timezone.now()).values_list("session_id", flat=True))
     for t in (ConversationTurn.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
               .order_by("session_id", "seq").iterator(chunk_size=CHUNK)):
-        yield {"session_id": str(t.session_id), "seq": t.seq, "role": t.role, "content": t.content,
-               "tool_name": t.tool_name, "tool_result": t.tool_result, "created_by": t.created_by,
-               "created_at": _iso(t.created_at)}
+        cleared = t.session_id in expired and t.role == TurnRole.TOOL
+        yield {"session_id": str(t.session_id), "seq": t.seq, "role": t.role, "content": "" if cleared else t.content,
+               "tool_name": t.tool_name, "tool_result": None if cleared else t.tool_result,
+               "created_by": t.created_by, "created_at": _iso(t.created_at)}
 
 
 def _workflows(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:

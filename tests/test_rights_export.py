@@ -4,6 +4,7 @@ care context. Through the HTTP API as the patient and as staff."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from fhir.resources.R4B.bundle import Bundle
@@ -11,6 +12,7 @@ from fhir.resources.R4B.bundle import Bundle
 from rights.fhir import MODELS
 from tests.conftest import memory_body
 from tests.support import PATIENT_SCOPES, Api
+from tests.test_conversations_lifecycle import travel
 
 EXPORT_SCOPES = PATIENT_SCOPES + " export:read"
 STAFF_SCOPES = "memory:read memory:write workflow:read workflow:write consent:read export:read"
@@ -370,3 +372,37 @@ def test_both_exports_hold_the_patients_directory_entry(world):
     patient_b = next(e["resource"] for e in export(other, world.patient_b, "fhir")["entry"]
                      if e["resource"]["resourceType"] == "Patient")
     assert "name" not in patient_b and len(patient_b["identifier"]) == 1
+
+
+@pytest.mark.django_db
+def test_exports_withhold_values_once_consent_is_withdrawn_as_every_read_does(world):
+    seeded = seed_patient(world, world.patient_a)
+    me, nurse = seeded["me"], seeded["nurse"]
+    r = me.post(f"/v1/patients/{world.patient_a}/consents/{seeded['consent_id']}/revoke")
+    assert r.status_code == 200, r.content
+    for reader in (me, nurse):
+        body = export(reader, world.patient_a)
+        preferences = [m for m in body["memories"] if m["consent_record_id"] == seeded["consent_id"]]
+        assert preferences and all(m["fact"] is None and m["text"] is None for m in preferences)
+        assert {m["state"] for m in preferences} <= {"expired", "superseded", "proposed"}
+        assert "10:00" not in json.dumps(body["memories"]) and "friday" not in json.dumps(body["memories"])
+        bundle = json.dumps(export(reader, world.patient_a, "fhir"))
+        assert "10:00" not in bundle and "Penicillin" in bundle  # care context has its own basis
+
+
+@pytest.mark.django_db
+def test_an_expired_conversation_is_exported_as_expired_without_slots_or_tool_results(world):
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    sid = me.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"}
+                  ).json()["session"]["session_id"]
+    assert me.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "Thursday after 2pm"}).status_code == 201
+    assert me.post(f"/v1/sessions/{sid}/turns", {"role": "tool", "content": "", "tool_name": "scheduling.hold_slot",
+                                                 "tool_result": {"slot": "thu-1430"}}).status_code == 201
+    travel(world.org, world.patient_a, sid, idle_ago=timedelta(hours=4, seconds=1))
+    assert me.get(f"/v1/sessions/{sid}").status_code == 410
+    body = export(me, world.patient_a)
+    (session,) = body["conversation_sessions"]
+    assert session["status"] == "expired" and session["slots"] == {}
+    turns = {t["role"]: t for t in body["conversation_turns"]}
+    assert turns["tool"]["tool_result"] is None and "thu-1430" not in json.dumps(body)
+    assert turns["user"]["content"] == "Thursday after 2pm"
