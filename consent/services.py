@@ -15,6 +15,7 @@ from consent.signals import consent_revoked
 from core import audit
 from core.access import require_person_deciding_access
 from core.errors import Conflict, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
+from core.idempotency import idempotency_withdraw
 from core.identity import Identity
 from core.serializers import visible
 from core.services import organization_ensure
@@ -85,6 +86,8 @@ def consent_revoke(*, identity: Identity, patient_id: uuid.UUID, consent_id: uui
     record.revoked_by = identity.actor_sub
     record.save(update_fields=["status", "revoked_at", "revoked_by"])
     consent_revoked.send(sender=ConsentRecord, identity=identity, consent=record)
+    # Answers given under it (a context pack, a created memory) are not replayed to a retry any more.
+    idempotency_withdraw(identity=identity, patient_id=patient_id)
     audit.record(action="consent.revoke", resource_type="consent", resource_id=record.consent_record_id,
                  patient_id=patient_id, purpose=record.purpose)
     return record
@@ -138,6 +141,7 @@ def grant_revoke(*, identity: Identity, grant_id: uuid.UUID, reason: str = "") -
     if reason:
         grant.reason = (f"{grant.reason} | revoked: {reason}" if grant.reason else f"revoked: {reason}")[:500]
     grant.save(update_fields=["revoked_at", "revoked_by", "reason"])
+    idempotency_withdraw(identity=identity, patient_id=grant.patient_id, actor_sub=grant.actor_sub)
     audit.record(action="grant.revoke", resource_type="access_grant", resource_id=grant.grant_id,
                  patient_id=grant.patient_id, purpose=grant.purpose)
     return grant

@@ -177,6 +177,11 @@ class ScopedAPIView(APIView):
         digest = idempotency.request_hash(method=request.method, path=request.path, body=request._request.body)
         replay = idempotency.idempotency_lookup(identity=self.identity, key=key, digest=digest)
         if replay is not None:
+            action = self.audit_actions.get(declared_method(request.method))
+            if action:  # given again: the patient's access history shows it as it showed the first answer
+                audit.record(action=action, resource_type=self.audit_resource_type(),
+                             resource_id=self.audit_resource_id(), patient_id=replay.patient_id,
+                             reason="idempotent_replay")
             return Response(replay.data, status=replay.status, headers={"Idempotent-Replayed": "true"})
         response = handler(request, *args, **kwargs)
         if 200 <= response.status_code < 300:

@@ -144,6 +144,15 @@ class IdempotencyKeyReused(Conflict):
     title = "This Idempotency-Key was used for a different request; use a new key for new data"
 
 
+class IdempotentResponseWithdrawn(Conflict):
+    """A retry of a request that was carried out, whose answer was withdrawn since: the data it held was deleted,
+    or the access under which it was given ended. Nothing is done again."""
+
+    code = "idempotent_response_withdrawn"
+    title = ("This request was carried out before and its answer has been withdrawn (the data was deleted or "
+             "access to it ended); nothing was done again. Send a new Idempotency-Key to make a new request")
+
+
 class PayloadTooLarge(ApiError):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     code = "payload_too_large"

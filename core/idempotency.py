@@ -10,7 +10,11 @@ advisory lock: the second waits for the first and then replays it. Failed reques
 be used again once the request is fixed.
 
 Responses may hold a memory's value, so they are stored encrypted (AES-256-GCM, key derived from the secret key)
-and removed by ``manage.py sweep_idempotency_keys``.
+and removed by ``manage.py sweep_idempotency_keys``. A response is never given back once what it holds is gone or
+may no longer be seen: deleting the patient's data, withdrawing their consent or revoking a grant withdraws it
+(:func:`idempotency_withdraw`: the key stays, the response goes; a retry is 409 ``idempotent_response_withdrawn``
+and does nothing), and a response about a patient is replayed only while the caller may still access that
+patient (else 403, as a new request would be).
 """
 
 from __future__ import annotations
@@ -29,10 +33,15 @@ from django.conf import settings
 from django.db import connection, transaction
 from rest_framework.utils.encoders import JSONEncoder
 
-from core.errors import IdempotencyKeyReused, ValidationFailed
+from core.errors import IdempotencyKeyReused, IdempotentResponseWithdrawn, NoConsentOrAccess, ValidationFailed
 from core.identity import Identity
+from core.vocabulary import PURPOSES
 
 HEADER = "Idempotency-Key"
+_PURPOSES = [p for p, _ in PURPOSES]
+# Whether the caller may access the record's patient for any purpose (the access rule, as RLS applies it).
+_MAY_ACCESS = ("(patient_id IS NOT NULL AND EXISTS (SELECT 1 FROM unnest(%s::text[]) AS p(purpose) "
+               "WHERE app_may_access(organization_id, patient_id, p.purpose)))")
 _KEY = re.compile(r"^[A-Za-z0-9._:\-]{1,100}$")
 
 
@@ -66,6 +75,7 @@ def _aad(identity: Identity, key: str) -> bytes:
 class Replay:
     status: int
     data: object
+    patient_id: str | None
 
 
 def idempotency_lookup(*, identity: Identity, key: str, digest: str) -> Replay | None:
@@ -74,21 +84,27 @@ def idempotency_lookup(*, identity: Identity, key: str, digest: str) -> Replay |
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
                        [f"idempotency|{identity.org_id}|{identity.actor_sub}|{key}"])
-        cursor.execute("SELECT request_hash, response_status, response_body FROM idempotency_record "
+        cursor.execute("SELECT request_hash, response_status, response_body, patient_id::text, "
+                       f"NOT under_access OR {_MAY_ACCESS} "
+                       "FROM idempotency_record "
                        "WHERE organization_id = %s AND actor_sub = %s AND idempotency_key = %s",
-                       [identity.org_id, identity.actor_sub, key])
+                       [_PURPOSES, identity.org_id, identity.actor_sub, key])
         row = cursor.fetchone()
     if row is None:
         return None
-    stored_hash, status, sealed = row
+    stored_hash, status, sealed, patient_id, may_access = row
     if not hmac.compare_digest(stored_hash, digest):
         raise IdempotencyKeyReused()
+    if sealed is None:
+        raise IdempotentResponseWithdrawn()
+    if not may_access:  # the grant it was given under has ended (revoked or expired)
+        raise NoConsentOrAccess()
     sealed = bytes(sealed)
     try:
         plain = _aead().decrypt(sealed[:12], sealed[12:], _aad(identity, key))
     except InvalidTag:  # the secret key changed since: the response cannot be given again
         raise IdempotencyKeyReused("this key's first response can no longer be replayed; use a new key") from None
-    return Replay(status=status, data=json.loads(plain))
+    return Replay(status=status, data=json.loads(plain), patient_id=patient_id)
 
 
 def patient_of(kwargs: dict, data, identity: Identity):
@@ -105,24 +121,35 @@ def patient_of(kwargs: dict, data, identity: Identity):
 
 def idempotency_store(*, identity: Identity, key: str, digest: str, status: int, data, patient_id=None) -> None:
     """In the creation's own transaction: remember its response for this key (and which patient it is about, so
-    that deleting that patient's data removes it too: :func:`idempotency_forget_patient`)."""
+    that deleting that patient's data withdraws it too: :func:`idempotency_withdraw`)."""
     plain = json.dumps(data, cls=JSONEncoder, separators=(",", ":")).encode()
     nonce = os.urandom(12)
     sealed = nonce + _aead().encrypt(nonce, plain, _aad(identity, key))
     with connection.cursor() as cursor:
-        cursor.execute("INSERT INTO idempotency_record (organization_id, actor_sub, idempotency_key, request_hash, "
-                       "response_status, response_body, patient_id) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                       [identity.org_id, identity.actor_sub, key, digest, status, sealed,
+        cursor.execute("INSERT INTO idempotency_record AS r (organization_id, actor_sub, idempotency_key, "
+                       "request_hash, response_status, response_body, patient_id, under_access) "
+                       "SELECT organization_id, actor_sub, idempotency_key, request_hash, response_status, "
+                       f"response_body, patient_id, {_MAY_ACCESS} FROM (VALUES (%s::uuid, %s, %s, %s, "
+                       "%s::smallint, %s::bytea, %s::uuid)) AS v(organization_id, actor_sub, idempotency_key, "
+                       "request_hash, response_status, response_body, patient_id)",
+                       [_PURPOSES, identity.org_id, identity.actor_sub, key, digest, status, sealed,
                         str(patient_id) if patient_id else None])
 
 
-def idempotency_forget_patient(*, identity: Identity, patient_id) -> int:
-    """Inside a deletion's transaction, after it decided access: remove every caller's stored responses about this
-    patient (a replay would give back deleted values). Those keys then act as new ones. Returns how many."""
+def idempotency_withdraw(*, identity: Identity, patient_id, actor_sub: str | None = None) -> int:
+    """Inside a deletion's, consent withdrawal's or grant revocation's transaction, after it decided access: withdraw
+    the stored responses about this patient (of every caller, or of ``actor_sub`` only), as a replay would give back
+    what was deleted or may no longer be seen. The keys stay: a retry is told its answer was withdrawn and does
+    nothing (a retry of a deleted memory's creation would otherwise create it again). Returns how many."""
+    sql = ("UPDATE idempotency_record SET response_status = NULL, response_body = NULL, withdrawn_at = now() "
+           "WHERE organization_id = %s AND patient_id = %s AND withdrawn_at IS NULL")
+    params: list = [identity.org_id, patient_id]
+    if actor_sub is not None:
+        sql += " AND actor_sub = %s"
+        params.append(actor_sub)
     with connection.cursor() as cursor:
         cursor.execute("SELECT set_config('app.erase_patient', %s, true)", [str(patient_id)])
-        cursor.execute("DELETE FROM idempotency_record WHERE organization_id = %s AND patient_id = %s",
-                       [identity.org_id, patient_id])
+        cursor.execute(sql, params)
         removed = cursor.rowcount
         cursor.execute("SELECT set_config('app.erase_patient', '', true)")
     return removed

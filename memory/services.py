@@ -22,7 +22,7 @@ from core.errors import (
     NotFound,
     ValidationFailed,
 )
-from core.idempotency import idempotency_forget_patient
+from core.idempotency import idempotency_withdraw
 from core.identity import Identity, identity_context
 from core.services import organization_ensure
 from core.vocabulary import PURPOSES
@@ -426,8 +426,9 @@ def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memor
         audit.record(action="memory.delete", resource_type="memory", resource_id=memory.memory_id,
                      patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
     # Stored responses for safe retries may hold these values (a created memory, a context pack, a turn): every
-    # caller's responses about this patient go, so a replay cannot give them back.
-    stored_responses = idempotency_forget_patient(identity=identity, patient_id=patient_id)
+    # caller's responses about this patient are withdrawn, so a replay can neither give them back nor, as a new
+    # request, create the memory again.
+    stored_responses = idempotency_withdraw(identity=identity, patient_id=patient_id)
     completed = timezone.now()
     receipt = {"deletion_id": str(deletion.deletion_id), "patient_id": str(patient_id), "scope": scope,
                "reason_code": reason_code, "requested_by": identity.actor_sub,

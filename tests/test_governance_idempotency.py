@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import time
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
@@ -13,6 +15,7 @@ from core.api import ScopedAPIView
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from tests.conftest import admin_connect, memory_body
 from tests.support import run_threads
+from tests.test_governance_agents import agent_for
 
 K = {"Idempotency-Key": "retry-1"}
 
@@ -178,17 +181,23 @@ def test_sweep_removes_keys_after_their_retention_only(committed_db, world):
     assert _memories(world) == 2
 
 
+def withdrawn(response) -> bool:
+    return (response.status_code == 409 and response.json()["code"] == "idempotent_response_withdrawn"
+            and "Idempotent-Replayed" not in response.headers)
+
+
 @pytest.mark.django_db
-def test_deleting_a_memory_or_erasing_a_patient_leaves_no_stored_response_to_replay(world):
-    """A stored response may hold a value: once the value is deleted, a retry with the same key is answered anew
-    (never replayed), for the patient's own keys and for every other caller's (an agent's context pack)."""
+def test_deleting_a_memory_or_erasing_a_patient_withdraws_every_stored_response_about_them(world):
+    """A stored response may hold a value: once the value is deleted, a retry with the same key is told the answer
+    was withdrawn (409), for the patient's own keys and for every other caller's (a nurse's context pack). It never
+    replays the value, and a retry of the creation does not create the deleted memory again."""
     a = world.patient_a
     cid = world.consent(a)
     patient = world.patient(a)
     world.grant(a, "nurse-1", "appointment_scheduling")
     nurse = world.staff("nurse-1")
-    created = patient.post(f"/v1/patients/{a}/memories", memory_body(cid, time="07:15"),
-                           headers={"Idempotency-Key": "pn-1"})
+    body = memory_body(cid, time="07:15")
+    created = patient.post(f"/v1/patients/{a}/memories", body, headers={"Idempotency-Key": "pn-1"})
     assert created.status_code == 201
     pack_body = {"question": "when can the patient come in?", "purpose": "appointment_scheduling"}
     pack = nurse.post(f"/v1/patients/{a}/context", pack_body, headers={"Idempotency-Key": "ctx-1"})
@@ -197,8 +206,15 @@ def test_deleting_a_memory_or_erasing_a_patient_leaves_no_stored_response_to_rep
                                     HTTP_AUTHORIZATION=f"Bearer {patient.token}").json()
     assert receipt["stored_responses_removed"] == 2
     again = nurse.post(f"/v1/patients/{a}/context", pack_body, headers={"Idempotency-Key": "ctx-1"})
-    assert again.status_code == 200 and "Idempotent-Replayed" not in again.headers
-    assert "07:15" not in again.content.decode()
+    assert withdrawn(again) and "07:15" not in again.content.decode()
+    retried = patient.post(f"/v1/patients/{a}/memories", body, headers={"Idempotency-Key": "pn-1"})
+    assert withdrawn(retried)
+    assert patient.get(f"/v1/patients/{a}/memories").json()["items"] == []  # not created again
+    # another request under the same key is still another request
+    assert patient.post(f"/v1/patients/{a}/memories", memory_body(cid, time="08:00"),
+                        headers={"Idempotency-Key": "pn-1"}).json()["code"] == "idempotency_key_reused"
+    # a new key is a new request
+    assert patient.post(f"/v1/patients/{a}/memories", body, headers={"Idempotency-Key": "pn-2"}).status_code == 201
     # erase-all: a turn's stored response (the session and its slots) is not given back either
     sid = patient.post("/v1/sessions", {"patient_id": str(a), "purpose": "appointment_scheduling"},
                        headers={"Idempotency-Key": "s-1"}).json()["session"]["session_id"]
@@ -207,4 +223,51 @@ def test_deleting_a_memory_or_erasing_a_patient_leaves_no_stored_response_to_rep
     erased = patient.client.delete(f"/v1/patients/{a}/memories", HTTP_AUTHORIZATION=f"Bearer {patient.token}")
     assert erased.status_code == 200 and erased.json()["stored_responses_removed"] >= 3  # pack, session, turn
     replay = patient.post(f"/v1/sessions/{sid}/turns", turn, headers={"Idempotency-Key": "t-1"})
-    assert "Idempotent-Replayed" not in replay.headers and replay.status_code in (404, 410)
+    assert withdrawn(replay) and "Wednesdays" not in replay.content.decode()
+
+
+@pytest.mark.django_db
+def test_answers_given_under_a_consent_or_grant_are_not_replayed_once_it_ends(world):
+    a = world.patient_a
+    cid = world.consent(a, purpose="communication")
+    patient = world.patient(a)
+    assert patient.post(f"/v1/patients/{a}/memories", {
+        "memory_type": "communication_preference", "fact": {"kind": "channel", "channel": "sms"},
+        "consent_purpose": "communication", "consent_record_id": cid}).status_code == 201
+    grant = world.grant(a, "nurse-1", "communication")["grant_id"]
+    nurse, agent = world.staff("nurse-1"), agent_for(world, a)
+    ask = {"question": "how should we contact the patient, by text message?", "purpose": "communication"}
+    for caller, key in ((nurse, "n-1"), (agent, "a-1")):
+        first = caller.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": key})
+        assert first.status_code == 200 and "text message" in first.content.decode()
+        replayed = caller.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": key})
+        assert replayed.headers["Idempotent-Replayed"] == "true" and replayed.json() == first.json()
+    # the grant ends: the nurse's answer is withdrawn, the agent's (for the patient) is not
+    admin = world.admin()
+    assert admin.post(f"/v1/grants/{grant}/revoke", {}).status_code == 200
+    assert withdrawn(nurse.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "n-1"}))
+    assert agent.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "a-1"}).status_code == 200
+    # the consent is withdrawn: nobody's answer is given again
+    assert patient.post(f"/v1/patients/{a}/consents/{cid}/revoke").status_code == 200
+    again = agent.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "a-1"})
+    assert withdrawn(again) and "text message" not in again.content.decode()
+
+
+def test_a_replay_is_refused_once_the_grant_it_was_given_under_expires_and_each_replay_is_audited(committed_db,
+                                                                                                   world):
+    """Committed: PostgreSQL's now() is the transaction's start, and the grant must run out between requests."""
+    a = world.patient_a
+    cid = world.consent(a)
+    world.patient(a).post(f"/v1/patients/{a}/memories", memory_body(cid, time="07:15"))
+    ends = datetime.now(UTC) + timedelta(seconds=3)
+    world.grant(a, "nurse-1", "appointment_scheduling", expires_at=ends.isoformat())
+    nurse = world.staff("nurse-1")
+    ask = {"question": "when can the patient come in?", "purpose": "appointment_scheduling"}
+    assert nurse.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "k"}).status_code == 200
+    assert nurse.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "k"}).status_code == 200
+    events = world.patient(a).get("/v1/audit-events", {"patient_id": str(a)}).json()["items"]
+    assert [e["reason"] for e in events if e["action"] == "memory.context_pack"] == ["idempotent_replay", None]
+    time.sleep(max(0.0, (ends - datetime.now(UTC)).total_seconds()) + 0.1)  # the grant runs out, unrevoked
+    refused = nurse.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "k"})
+    assert refused.status_code == 403 and refused.json()["code"] == "no_active_consent_or_access"
+    assert "07:15" not in refused.content.decode()
