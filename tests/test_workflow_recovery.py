@@ -245,3 +245,34 @@ def test_concurrent_checkpoints_from_one_version_get_one_success_and_version_con
     assert history == [(1, None, "collect_preferences"), (2, "collect_preferences", "propose_slots"),
                        (3, "propose_slots", "collect_preferences"), (4, "collect_preferences", "propose_slots")]
     assert api.get(f"/v1/workflows/{wf}").json()["state"] == {"round": 3}
+
+
+def test_once_the_outbox_is_used_only_the_outcome_moves_the_workflow_and_records_the_outside_id(committed_db, world,
+                                                                                              insurer):
+    api = world.patient(world.patient_a)
+    workflow_id, _ = submit_workflow(world)
+    run_worker(env_for(insurer), "--until-idle")
+    body = read(world, workflow_id)
+    assert body["current_step"] == "await_insurer_decision"
+    real_id = body["state"]["authorization_id"]
+    forged = api.post(f"/v1/workflows/{workflow_id}/checkpoint", {
+        "expected_version": body["version"], "next_step": "completed",
+        "state_patch": {"authorization_id": "FORGED-1"}})
+    assert forged.status_code == 422 and forged.json()["errors"][0] == {
+        "field": "state_patch.authorization_id", "code": "server_owned",
+        "message": "recorded from the outcome of submit_prior_authorization, never by a checkpoint"}
+    assert read(world, workflow_id)["state"]["authorization_id"] == real_id
+    done = api.post(f"/v1/workflows/{workflow_id}/checkpoint", {
+        "expected_version": body["version"], "next_step": "completed", "state_patch": {"decision_seen": True}})
+    assert done.status_code == 200 and done.json()["state"]["authorization_id"] == real_id
+    # a workflow whose submission was refused goes back to submit; from there it cannot claim the outcome itself
+    refused_id, _ = submit_workflow(world)
+    insurer.refuse(1)
+    run_worker(env_for(insurer), "--until-idle")
+    body = read(world, refused_id)
+    assert body["current_step"] == SUBMIT and body["pending_operations"] == []
+    for step in ("await_insurer_decision", "needs_reconciliation"):
+        r = api.post(f"/v1/workflows/{refused_id}/checkpoint", {"expected_version": body["version"],
+                                                                 "next_step": step})
+        assert r.status_code == 409 and r.json()["code"] == "illegal_transition", r.content
+    assert read(world, refused_id)["version"] == body["version"]
