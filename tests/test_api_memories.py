@@ -215,3 +215,10 @@ def test_auditor_reads_the_organisation_and_patients_only_their_own(world):
     assert mine and {e["patient_id"] for e in mine} == {str(world.patient_a)}
     other_org_auditor = Api(world.token(sub="auditor", scope="audit:read", org_id=world.other_org))
     assert other_org_auditor.get("/v1/audit-events").json()["items"] == []
+
+
+@pytest.mark.parametrize("query", ["limit=", "min_score=", "consent_purpose=", "memory_class="])
+def test_a_search_parameter_given_empty_is_refused_not_ignored(world, query):
+    api = world.patient(world.patient_a)
+    r = api.client.get(f"/v1/patients/{world.patient_a}/memories/search?q=diet&{query}", **api._headers(None))
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == query[:-1]
