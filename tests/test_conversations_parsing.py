@@ -76,6 +76,10 @@ def test_specialty_comes_from_the_message_never_a_default(text, specialty):
     ("I need a dermatology appointment, mornings only please", "book"),
     ("I'd like an urgent cardiology consultation", "book"),
     ("I don't need a dermatology appointment any more", None),
+    # a follow-up or check-up asked for is a visit to book
+    ("I need a cardiology follow-up, Thursday, not mornings.", "book"),
+    ("I'd like a check-up next week", "book"),
+    ("I don't need a follow-up", None),
 ])
 def test_intent(text, intent):
     assert parse_turn(text).intent == intent

@@ -63,7 +63,8 @@ _INTENT = re.compile(
     r"|\bchange (?:my|the) (?:appointment|booking|visit|time|date))"
     r"|(?P<cancel>\bcancel\w*|\bcall off)"
     r"|(?P<book>\bbook\w*|\bschedul\w*|\bnew appointment"
-    r"|\b(?:make|get|need|want|like|arrange) (?:an?|a new|another)(?: [a-z-]+){0,2} (?:appointment|visit|consultation)"
+    r"|\b(?:make|get|need|want|like|arrange) (?:an?|a new|another)(?: [a-z-]+){0,2} "
+    r"(?:appointment|visit|consultation|follow-?up|check-?up)"
     r"|\bappointment with|\bsee (?:a|the|my) (?:doctor|specialist|\w+ologist))")
 _VISIT = re.compile(r"(?P<followup>\bfollow[- ]?ups?\b|\bcheck[- ]?ups?\b|\breview\b)"
                     r"|(?P<new>\bnew patient\b|\bfirst (?:appointment|visit)\b"
