@@ -155,6 +155,14 @@ class IdempotencyKeyReused(ConflictError):
     status = 409
 
 
+class IdempotentResponseWithdrawn(ConflictError):
+    """The request was carried out before; its answer was withdrawn since (the data was deleted, or access to it
+    ended). Nothing was done again: send a new key to make a new request."""
+
+    code = "idempotent_response_withdrawn"
+    status = 409
+
+
 class OperationNotRetryable(ConflictError):
     code = "operation_not_retryable"
     status = 409
@@ -298,6 +306,7 @@ __all__ = [
     "OperationInProgress",
     "OperationNotAllowed",
     "IdempotencyKeyReused",
+    "IdempotentResponseWithdrawn",
     "OperationNotRetryable",
     "NotProposed",
     "NotCorrectable",
