@@ -164,8 +164,10 @@ class DeletionReceipt(serializers.Serializer):
     memory_ids = serializers.ListField(child=serializers.UUIDField())
     representations = RepresentationReceipt(many=True)
     retained = serializers.ListField(child=serializers.DictField())
-    other_copies = serializers.ListField(child=serializers.DictField(), required=False,
-                                         help_text="Erase-all only: conversations, workflow state and payloads")
+    other_copies = serializers.ListField(
+        child=serializers.DictField(), required=False,
+        help_text="Other copies reached: erase-all's conversations, workflow state and payloads; one memory's "
+                  "deletion, the conversation tool results that held it")
     stored_responses_removed = serializers.IntegerField(
         help_text="Stored responses of safe retries (Idempotency-Key) about this patient, of every caller, removed: "
                   "a replay cannot give the deleted values back; those keys act as new ones")

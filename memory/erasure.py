@@ -1,4 +1,4 @@
-"""Copies of a patient's information held outside long-term memory, reached by erase-all.
+"""Copies of a patient's information held outside long-term memory, reached by erase-all and by deleting one memory.
 
 Erase-all (``memory.services.memory_erase_patient``) must also reach short-term conversations and workflow state,
 but ``memory`` may not import the apps that hold them. Those apps register an eraser here when they load
@@ -46,3 +46,19 @@ def registered_kinds() -> list[str]:
 def erase_elsewhere(*, identity: Identity, patient_id: uuid.UUID) -> list[dict]:
     """Run every registered eraser, in a stable order, in the caller's transaction."""
     return [_ERASERS[kind](identity=identity, patient_id=patient_id).as_dict() for kind in sorted(_ERASERS)]
+
+
+# Deleting one memory reaches its copies elsewhere too: an app registers a forgetter that is given what identifies
+# the memory's value (its id, its text, its distinctive values) and removes the copies that hold any of them.
+_FORGETTERS: dict[str, Eraser] = {}
+
+
+def register_forgetter(kind: str, forgetter: Eraser) -> None:
+    """Register ``forgetter(identity=..., patient_id=..., needles=[...]) -> ErasureSection`` (idempotent)."""
+    _FORGETTERS[kind] = forgetter
+
+
+def forget_copies(*, identity: Identity, patient_id: uuid.UUID, needles: list[str]) -> list[dict]:
+    """Run every registered forgetter, in a stable order, in the deletion's transaction."""
+    return [_FORGETTERS[kind](identity=identity, patient_id=patient_id, needles=needles).as_dict()
+            for kind in sorted(_FORGETTERS)]

@@ -28,6 +28,7 @@ from core.services import organization_ensure
 from core.vocabulary import PURPOSES
 from memory import erasure, representations
 from memory.crypto import encrypt_fact, keyring, new_salt
+from memory.facts import fact_text
 from memory.lifecycle import lifecycle_event, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval import memory_embed
@@ -414,7 +415,7 @@ def _erase(*, identity: Identity, memory: Memory, reason_code: str) -> list[dict
 
 def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memory], scope: str,
               reason_code: str, retained: list[dict] | None = None,
-              other_copies: list[dict] | None = None) -> dict:
+              other_copies: list[dict] | None = None, copies_of: list[str] | None = None) -> dict:
     organization_ensure(identity=identity)
     deletion = Deletion.objects.create(organization_id=identity.org_id, patient_id=patient_id, scope=scope,
                                        requested_by=identity.actor_sub, reason_code=reason_code)
@@ -429,6 +430,8 @@ def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memor
     # caller's responses about this patient are withdrawn, so a replay can neither give them back nor, as a new
     # request, create the memory again.
     stored_responses = idempotency_withdraw(identity=identity, patient_id=patient_id)
+    if copies_of:
+        other_copies = erasure.forget_copies(identity=identity, patient_id=patient_id, needles=copies_of)
     completed = timezone.now()
     receipt = {"deletion_id": str(deletion.deletion_id), "patient_id": str(patient_id), "scope": scope,
                "reason_code": reason_code, "requested_by": identity.actor_sub,
@@ -458,8 +461,30 @@ def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
     memory = _locked(identity, patient_id, memory_id)
     if identity.is_patient(patient_id) and not _patient_may_edit(memory):
         raise Forbidden("clinical facts are removed by the care team", code="staff_only")
-    return _deletion(identity=identity, patient_id=patient_id, memories=_version_chain(memory), scope="memory",
-                     reason_code=reason_code)
+    chain = _version_chain(memory)
+    needles = [needle for m in chain for needle in _distinctive(m)]  # read before the values are erased
+    return _deletion(identity=identity, patient_id=patient_id, memories=chain, scope="memory",
+                     reason_code=reason_code, copies_of=needles)
+
+
+def _distinctive(memory: Memory) -> list[str]:
+    """What identifies a memory's value where a copy of it may be held (a tool result an agent put into a
+    conversation): its id, its text, and those of its values that are distinctive (text with a space or a digit,
+    six characters or more: a name, a phone number, a substance), never a bare word such as a day or a time."""
+    value = memory_value(memory)
+    needles = [str(memory.memory_id)]
+    if value:
+        needles.append(fact_text(memory.memory_type, value))
+        stack: list = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, str) and len(item) >= 6 and any(c == " " or c.isdigit() for c in item):
+                needles.append(item)
+    return needles
 
 
 def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,

@@ -138,3 +138,30 @@ def test_settled_payload_may_only_be_redacted_never_rewritten(world):
         with pytest.raises(IntegrityError), transaction.atomic():
             Operation.objects.filter(workflow_id=done["workflow_id"]).update(payload={"member_ref": "other"})
         assert Operation.objects.filter(workflow_id=done["workflow_id"]).update(payload={"_redacted": True}) == 1
+
+
+@pytest.mark.django_db
+def test_deleting_one_memory_clears_the_conversation_tool_results_that_copied_it(world):
+    from tests.test_conversations_api import context, say, start
+
+    a = world.patient_a
+    cid = world.consent(a, purpose="communication")
+    patient = world.patient(a)
+    created = patient.post(f"/v1/patients/{a}/memories", {
+        "memory_type": "caregiver_contact", "consent_purpose": "communication", "consent_record_id": cid,
+        "fact": {"name": "Zebulon Quixotic", "relationship": "sibling", "phone": "+48 555 123 987",
+                 "may_be_told": ["appointments"]}})
+    assert created.status_code == 201, created.content
+    memory_id = created.json()["memory_id"]
+    sid = start(patient, a)["session"]["session_id"]
+    say(patient, sid, "Please call my brother if I'm late")
+    say(patient, sid, "", role="tool", tool_name="memory.lookup", tool_result={"contact": "zebulon quixotic"})
+    say(patient, sid, "", role="tool", tool_name="memory.lookup", tool_result={"ref": memory_id})
+    say(patient, sid, "", role="tool", tool_name="scheduling.offers", tool_result={"slot": "thu-1430 Friday"})
+    receipt = patient.client.delete(f"/v1/patients/{a}/memories/{memory_id}", **patient._headers(None)).json()
+    (copies,) = receipt["other_copies"]
+    assert copies["kind"] == "conversation_tool_results" and copies["erased"] == [{"session_id": sid,
+                                                                                      "turns": [2, 3]}]
+    text = str(context(patient, sid))
+    assert "uixotic" not in text and memory_id not in text
+    assert "thu-1430" in text and "call my brother" in text  # the rest of the conversation stays

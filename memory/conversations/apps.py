@@ -10,6 +10,7 @@ class ConversationsConfig(AppConfig):
     def ready(self) -> None:
         from memory import erasure
         from memory.conversations import checks  # noqa: F401  (registers the tokenizer check)
-        from memory.conversations.services import session_erase_patient
+        from memory.conversations.services import session_erase_patient, session_forget_memory
 
         erasure.register("conversation_sessions", session_erase_patient)
+        erasure.register_forgetter("conversation_tool_results", session_forget_memory)

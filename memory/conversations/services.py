@@ -8,6 +8,7 @@ system happen before any lock is taken.
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from dataclasses import dataclass
@@ -377,6 +378,31 @@ def session_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]
     return counts
 
 
+
+
+# --- deleting one memory --------------------------------------------------------------------------------------
+
+def session_forget_memory(*, identity: Identity, patient_id: uuid.UUID, needles: list[str]) -> ErasureSection:
+    """Deleting one memory reaches the copies an agent put into a conversation: the tool results of the patient's
+    sessions (those the caller may access) that hold any of ``needles`` (the memory's id, text or distinctive
+    values, case-insensitive) are cleared, as ending a session clears them, and the cached summary of their
+    session goes too. What the patient or the assistant said stays: it is the conversation, not a copy."""
+    section = ErasureSection(kind="conversation_tool_results",
+                             note="tool results holding the deleted memory cleared; the session's summary is made anew")
+    wanted = [n.casefold() for n in needles if n]
+    turns = (ConversationTurn.objects.select_for_update()
+             .filter(organization_id=identity.org_id, patient_id=patient_id, role=TurnRole.TOOL)
+             .exclude(tool_result__isnull=True, content="").order_by("session_id", "seq"))
+    hit: dict[uuid.UUID, list[int]] = {}
+    for turn in turns:
+        held = (json.dumps(turn.tool_result, ensure_ascii=False) + "\n" + turn.content).casefold()
+        if any(n in held for n in wanted):
+            hit.setdefault(turn.session_id, []).append(turn.seq)
+    for session_id, seqs in hit.items():
+        ConversationTurn.objects.filter(session_id=session_id, seq__in=seqs).update(tool_result=None, content="")
+        ConversationSession.objects.filter(session_id=session_id).update(summary_cache=None)
+        section.erased.append({"session_id": str(session_id), "turns": seqs})
+    return section
 
 
 # --- erase-all ------------------------------------------------------------------------------------------------
