@@ -41,10 +41,10 @@ MAX_QUERY_PARAMS = 20
 ALWAYS_ALLOWED_QUERY_PARAMS = frozenset({"format"})
 
 
-def check_query_params(request, allowed: frozenset[str]) -> None:
-    """Query parameters are the view's declared ones, each given once, short and storable: a misspelt filter is
-    not silently ignored (answering the unfiltered list), and no view ever has to store, log or audit a long
-    one, nor send one PostgreSQL cannot hold (422 naming the parameter)."""
+def check_query_params(request, allowed: frozenset[str], blank_allowed: frozenset[str] = frozenset()) -> None:
+    """Query parameters are the view's declared ones, each given once, not empty (unless declared so), short and
+    storable: a misspelt or empty filter is not silently ignored (answering the unfiltered list), and no view ever
+    has to store, log or audit a long one, nor send one PostgreSQL cannot hold (422 naming the parameter)."""
     params = request.query_params
     if not params:
         return
@@ -64,8 +64,11 @@ def check_query_params(request, allowed: frozenset[str]) -> None:
                for name in params if name not in allowed and name not in ALWAYS_ALLOWED_QUERY_PARAMS]
     repeated = [{"field": name[:40], "code": "repeated_parameter", "message": "given more than once"}
                 for name, values in params.lists() if len(values) > 1]
-    if unknown or repeated:
-        raise ValidationFailed(errors=unknown + repeated)
+    empty = [{"field": name[:40], "code": "blank", "message": "given empty; leave it out instead"}
+             for name, values in params.lists()
+             if "" in values and name not in blank_allowed and (name in allowed or name in ALWAYS_ALLOWED_QUERY_PARAMS)]
+    if unknown or repeated or empty:
+        raise ValidationFailed(errors=unknown + repeated + empty)
 
 
 _pool_restart_lock = threading.Lock()
@@ -99,6 +102,8 @@ class ScopedAPIView(APIView):
     idempotent_create: bool = False
     # The query parameters each method takes (as its OpenAPI operation declares them); anything else is 422.
     query_parameters: dict[str, frozenset[str]] = {}
+    # Parameters that may be given empty (e.g. a filter where empty means "any"); any other empty one is 422.
+    blank_query_parameters: dict[str, frozenset[str]] = {}
     format_refused: ValidationFailed | None = None  # set by content negotiation, raised after authentication
 
     def __init_subclass__(cls, **kwargs):
@@ -140,7 +145,9 @@ class ScopedAPIView(APIView):
             self.initial(request, *args, **kwargs)
             if self.format_refused is not None:
                 raise self.format_refused
-            check_query_params(request, self.query_parameters.get(declared_method(request.method), frozenset()))
+            method_name = declared_method(request.method)
+            check_query_params(request, self.query_parameters.get(method_name, frozenset()),
+                               self.blank_query_parameters.get(method_name, frozenset()))
             method = request.method.lower()
             handler = getattr(self, method, self.http_method_not_allowed) if (
                 method in self.http_method_names) else self.http_method_not_allowed
@@ -187,7 +194,7 @@ class ScopedAPIView(APIView):
         if 200 <= response.status_code < 300:
             idempotency.idempotency_store(identity=self.identity, key=key, digest=digest,
                                           status=response.status_code, data=response.data,
-                                          patient_id=idempotency.patient_of(kwargs, response.data, self.identity))
+                                          patient_id=self.idempotency_patient_id(response.data))
         return response
 
     def _audit_refusal(self, request, exc: ApiError) -> RateLimited | None:
@@ -227,3 +234,9 @@ class ScopedAPIView(APIView):
 
     def audit_patient_id(self):
         return self.kwargs.get("patient_id")
+
+    def idempotency_patient_id(self, data):
+        """The patient a stored response is about, so that deleting their data or ending access withdraws it
+        (``idempotency.patient_of``: the URL's, else the one the answer names). Views whose URL and answer do
+        not name the patient say which it is."""
+        return idempotency.patient_of(self.kwargs, data, self.identity)

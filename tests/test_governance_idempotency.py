@@ -271,3 +271,25 @@ def test_a_replay_is_refused_once_the_grant_it_was_given_under_expires_and_each_
     refused = nurse.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "k"})
     assert refused.status_code == 403 and refused.json()["code"] == "no_active_consent_or_access"
     assert "07:15" not in refused.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_stored_answer_about_a_session_is_withdrawn_with_the_access_it_was_given_under(world):
+    """Answers about a session (proposals, offers) name no patient: the session says whose they are."""
+    a = world.patient_a
+    world.consent(a)
+    grant = world.grant(a, "nurse-1", "appointment_scheduling")["grant_id"]
+    nurse = world.staff("nurse-1")
+    sid = nurse.post("/v1/sessions", {"patient_id": str(a), "purpose": "appointment_scheduling"}
+                     ).json()["session"]["session_id"]
+    assert nurse.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "I always prefer after 11:00 from "
+                                                                                "now on"}).status_code == 201
+    path = f"/v1/sessions/{sid}/turns/1/propose"
+    first = nurse.post(path, None, headers={"Idempotency-Key": "pr-1"})
+    assert first.status_code == 201 and first.json()["proposed"], first.content
+    assert nurse.post(path, None, headers={"Idempotency-Key": "pr-1"}).headers["Idempotent-Replayed"] == "true"
+    events = world.patient(a).get("/v1/audit-events", {"patient_id": str(a)}).json()["items"]
+    assert any(e["action"] == "conversation.propose" and e["reason"] == "idempotent_replay" for e in events)
+    assert world.admin().post(f"/v1/grants/{grant}/revoke", {}).status_code == 200
+    again = nurse.post(path, None, headers={"Idempotency-Key": "pr-1"})
+    assert withdrawn(again) and "11:00" not in again.content.decode()

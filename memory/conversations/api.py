@@ -259,6 +259,12 @@ class _SessionView(ScopedAPIView):
     abstract = True
     resource_type = "conversation_session"
 
+    def idempotency_patient_id(self, data):
+        # an answer about a session (offers, proposals) need not name its patient: the session does
+        if "session_id" in self.kwargs:
+            return selectors.session_patient_id(identity=self.identity, session_id=self.kwargs["session_id"])
+        return super().idempotency_patient_id(data)
+
 
 class SessionsView(_SessionView):
     """Start a conversation for one patient and one purpose."""

@@ -31,6 +31,12 @@ def session_get(*, identity: Identity, session_id: uuid.UUID) -> ConversationSes
     return session
 
 
+def session_patient_id(*, identity: Identity, session_id: uuid.UUID) -> uuid.UUID | None:
+    """The patient of a session the caller may see (None if they may not)."""
+    return (ConversationSession.objects.filter(session_id=session_id, organization_id=identity.org_id)
+            .values_list("patient_id", flat=True).first())
+
+
 def check_live(session: ConversationSession, now=None) -> None:
     """Raise when the session may no longer be used: ended (410 session_ended) or expired (410 session_expired)."""
     if session.status != SessionStatus.ACTIVE:
