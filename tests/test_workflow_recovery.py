@@ -271,8 +271,18 @@ def test_once_the_outbox_is_used_only_the_outcome_moves_the_workflow_and_records
     run_worker(env_for(insurer), "--until-idle")
     body = read(world, refused_id)
     assert body["current_step"] == SUBMIT and body["pending_operations"] == []
+    assert body["allowed_next_steps"] == ["cancelled"]  # the outcome steps are not the client's to take
+    assert body["next_safe_action"]["action"] == "request_operation"
     for step in ("await_insurer_decision", "needs_reconciliation"):
         r = api.post(f"/v1/workflows/{refused_id}/checkpoint", {"expected_version": body["version"],
                                                                  "next_step": step})
         assert r.status_code == 409 and r.json()["code"] == "illegal_transition", r.content
     assert read(world, refused_id)["version"] == body["version"]
+    # nor may the checkpoint that asks for the operation write the id its outcome records
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization",
+                                    "patient_id": str(world.patient_a)}).json()
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 1, "next_step": SUBMIT, "state_patch": {"authorization_id": "FORGED-2"},
+        "request_operation": {"kind": SUBMIT, "payload": PAYLOAD}})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "server_owned"
+    assert read(world, wf["workflow_id"])["version"] == 1

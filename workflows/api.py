@@ -108,7 +108,7 @@ class WorkflowOut(ModelOutSerializer):
                   "created_at", "updated_at"]
 
     def get_allowed_next_steps(self, obj) -> list[str]:
-        return WORKFLOW_TYPES[obj.workflow_type].next_steps(obj.current_step)
+        return self.context["resume"].allowed_next_steps
 
     def get_terminal(self, obj) -> bool:
         return WORKFLOW_TYPES[obj.workflow_type].is_terminal(obj.current_step)
@@ -136,8 +136,8 @@ def workflow_body(workflow: Workflow, resume: selectors.Resume) -> dict:
     return {
         "workflow_id": str(workflow.workflow_id), "patient_id": str(workflow.patient_id),
         "workflow_type": workflow.workflow_type, "purpose": workflow.purpose, "current_step": workflow.current_step,
-        "state": workflow.state, "version": workflow.version, "allowed_next_steps": spec.next_steps(
-            workflow.current_step), "terminal": spec.is_terminal(workflow.current_step),
+        "state": workflow.state, "version": workflow.version, "allowed_next_steps": resume.allowed_next_steps,
+        "terminal": spec.is_terminal(workflow.current_step),
         "pending_operations": OperationOut(resume.pending_operations, many=True).data if resume.pending_operations
         else [],
         "next_safe_action": {

@@ -119,6 +119,14 @@ def operation_kinds_for(workflow_type: str) -> list[OperationKind]:
     return [k for k in OPERATION_KINDS.values() if k.workflow_type == workflow_type]
 
 
+def checkpoint_steps(workflow_type: str, current_step: str, kinds_used) -> list[str]:
+    """The steps a checkpoint may move to: the transition table's, less the steps that follow from the outcome of
+    an operation kind the workflow has used (``kinds_used``: names), which only that outcome moves it to."""
+    owned = {step for name in kinds_used for step in (OPERATION_KINDS[name].on_success,
+                                                      OPERATION_KINDS[name].on_unknown)}
+    return [step for step in WORKFLOW_TYPES[workflow_type].next_steps(current_step) if step not in owned]
+
+
 def _check_tables() -> None:
     """Every operation's outcome steps must be legal moves of its workflow's table (checked at import)."""
     for kind in OPERATION_KINDS.values():

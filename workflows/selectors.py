@@ -14,7 +14,7 @@ from django.db.models import Case, QuerySet, When
 
 from core.errors import NotFound
 from core.identity import Identity
-from workflows.definitions import NEEDS_RECONCILIATION, WORKFLOW_TYPES, operation_kinds_for
+from workflows.definitions import NEEDS_RECONCILIATION, WORKFLOW_TYPES, checkpoint_steps, operation_kinds_for
 from workflows.models import ACTIVE_OPERATION_STATUSES, Circuit, Operation, OperationStatus, Workflow
 
 S = OperationStatus
@@ -98,6 +98,7 @@ class Resume:
     pending_operations: list[Operation]
     latest_operation: Operation | None
     next_safe_action: NextSafeAction
+    allowed_next_steps: list[str]  # what a checkpoint may move to (definitions.checkpoint_steps)
 
 
 def workflow_resume(*, identity: Identity, workflow: Workflow) -> Resume:
@@ -114,7 +115,9 @@ def workflow_resume(*, identity: Identity, workflow: Workflow) -> Resume:
     latest = operations[0] if operations else None
     return Resume(workflow=workflow, pending_operations=pending, latest_operation=latest,
                   next_safe_action=next_safe_action(workflow=workflow, operations=operations,
-                                                    unavailable_systems=open_systems))
+                                                    unavailable_systems=open_systems),
+                  allowed_next_steps=checkpoint_steps(workflow.workflow_type, workflow.current_step,
+                                                      {op.kind for op in operations}))
 
 
 def next_safe_action(*, workflow: Workflow, operations: list[Operation],
@@ -152,8 +155,8 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
             REQUEST_OPERATION, f"Request the {kind.name} operation."
             + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else ""),
             failed.operation_id if failed else None, kind.name, allowed_next_steps=tuple(
-                spec.next_steps(workflow.current_step)))
-    steps = tuple(spec.next_steps(workflow.current_step))
+                checkpoint_steps(workflow.workflow_type, workflow.current_step, {op.kind for op in operations})))
+    steps = tuple(checkpoint_steps(workflow.workflow_type, workflow.current_step, {op.kind for op in operations}))
     message = "Checkpoint the next step when it is known."
     if workflow.current_step == NEEDS_RECONCILIATION:
         message = "No operation is unsettled: checkpoint the step the outside system's answer supports."

@@ -39,7 +39,7 @@ from core.identity import Identity
 from core.services import organization_ensure
 from workflows import selectors
 from workflows.adapters import CONFIRMED, NOT_FOUND, REFUSED, UNKNOWN, Outcome
-from workflows.definitions import CANCELLED, OPERATION_KINDS, WORKFLOW_TYPES, OperationKind
+from workflows.definitions import CANCELLED, OPERATION_KINDS, WORKFLOW_TYPES, OperationKind, checkpoint_steps
 from workflows.models import ACTIVE_OPERATION_STATUSES, Operation, OperationStatus, Workflow, WorkflowTransition
 
 MAX_STATE_KEYS = 200
@@ -179,8 +179,9 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
     if active and next_step != CANCELLED:
         raise _conflict_about(OperationInProgress(f"operation {active[0].operation_id} is {active[0].status}"),
                               workflow)
-    if workflow.has_operations:
-        _refuse_what_operations_decide(workflow, next_step=next_step, state_patch=state_patch)
+    if workflow.has_operations or request_operation is not None:
+        _refuse_what_operations_decide(workflow, next_step=next_step, state_patch=state_patch,
+                                       requested=request_operation.kind if request_operation else None)
     kind = _operation_kind_for(workflow, request_operation.kind, at_step=next_step) if request_operation else None
     operation = None
     if kind is not None and request_operation is not None:
@@ -194,21 +195,22 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
     return workflow
 
 
-def _refuse_what_operations_decide(workflow: Workflow, *, next_step: str, state_patch: dict) -> None:
-    """Once a workflow has sent an operation of a kind, that kind's outcome is the outside system's to report: a
-    checkpoint cannot move into the steps its outcome leads to (``on_success``, ``on_unknown``), nor write the
-    outside system's id (``result_field``) that its success records. A workflow that never used the outbox keeps
-    the plain transition table (a client that talks to the outside system itself checkpoints what it learnt)."""
-    kinds = [OPERATION_KINDS[name] for name in
-             Operation.objects.filter(workflow=workflow).values_list("kind", flat=True).distinct()]
-    for kind in kinds:
-        outcomes = (kind.on_success, kind.on_unknown)
-        if next_step in outcomes:
-            allowed = [step for step in WORKFLOW_TYPES[workflow.workflow_type].next_steps(workflow.current_step)
-                       if step not in outcomes]
-            raise _conflict_about(IllegalTransition(
-                f"{next_step} follows from the outcome of {kind.name}, which the service records; "
-                f"allowed: {', '.join(allowed) or 'none'}"), workflow)
+def _refuse_what_operations_decide(workflow: Workflow, *, next_step: str, state_patch: dict,
+                                   requested: str | None) -> None:
+    """Once a workflow has sent an operation of a kind (or asks for one in this checkpoint), that kind's outcome is
+    the outside system's to report: a checkpoint cannot move into the steps its outcome leads to (``on_success``,
+    ``on_unknown``), nor write the outside system's id (``result_field``) that its success records. A workflow that
+    never used the outbox keeps the plain transition table (a client that talks to the outside system itself
+    checkpoints what it learnt)."""
+    used = set(Operation.objects.filter(workflow=workflow).values_list("kind", flat=True).distinct()
+               ) if workflow.has_operations else set()
+    allowed = checkpoint_steps(workflow.workflow_type, workflow.current_step, used)
+    if next_step not in allowed and WORKFLOW_TYPES[workflow.workflow_type].allows(workflow.current_step, next_step):
+        raise _conflict_about(IllegalTransition(
+            f"{next_step} follows from the outcome of an operation, which the service records; "
+            f"allowed: {', '.join(allowed) or 'none'}"), workflow)
+    for name in sorted(used | ({requested} if requested in OPERATION_KINDS else set())):
+        kind = OPERATION_KINDS[name]
         if kind.result_field in state_patch:
             raise ValidationFailed(errors=[{
                 "field": f"state_patch.{kind.result_field}", "code": "server_owned",
