@@ -25,18 +25,6 @@ class StrictSerializer(serializers.Serializer):
 _DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:\d{2})?)?")
 
 
-class QueryParams(serializers.Serializer):
-    """Query parameters. One given empty (``?limit=``) is refused unless its field allows blank: DRF reads an empty
-    optional value as not given, so the request would be answered as if the parameter were absent."""
-
-    def to_internal_value(self, data):
-        empty = {name: ["This parameter may not be empty."] for name, field in self.fields.items()
-                 if data.get(name) == "" and not getattr(field, "allow_blank", False)}
-        if empty:
-            raise serializers.ValidationError(empty)
-        return super().to_internal_value(data)
-
-
 class DateTimeIn(serializers.DateTimeField):
     """A date and time as RFC 3339 writes it (the offset may be left out: UTC), or a calendar date (its midnight,
     UTC). Python's own parser also reads week dates (``2030-W01``) and ordinal dates (``2030-001``), each as some

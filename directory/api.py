@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound
-from core.serializers import QueryParams, StrictSerializer, require_visible
+from core.serializers import StrictSerializer, require_visible
 from directory import selectors, services
 from directory.models import StaffMember
 
@@ -78,7 +78,7 @@ class StaffIn(StrictSerializer):
         return value
 
 
-class DirectoryQuery(QueryParams):
+class DirectoryQuery(serializers.Serializer):
     identifier = serializers.RegexField(r"^[^|]{1,200}\|[^|]{1,100}$", required=False,
                                         error_messages={"invalid": "use system|value"})
     q = serializers.CharField(min_length=2, max_length=100, required=False)

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound, ValidationFailed
-from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, QueryParams, StrictSerializer
+from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services
 from memory.conversations import selectors as conversation_selectors
@@ -180,7 +180,7 @@ class LifecycleEventOut(ModelOutSerializer):
                   "policy_revision", "source_ref", "value_digest", "occurred_at"]
 
 
-class MemoryListParams(QueryParams):
+class MemoryListParams(serializers.Serializer):
     """Query parameters of the list: closed sets only (an empty value means "any")."""
 
     memory_type = serializers.RegexField(TYPE_NAME.pattern, max_length=50, required=False, allow_blank=True)
@@ -199,6 +199,7 @@ class PatientMemoriesView(_MemoryView):
     required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"], "DELETE": ["memory:write"]}
     audit_actions = {"GET": "memory.list", "POST": "memory.create", "DELETE": "memory.erase_all"}
     query_parameters = {"GET": frozenset({"memory_type", "consent_purpose"})}
+    blank_query_parameters = {"GET": frozenset({"memory_type", "consent_purpose"})}  # empty means "any"
 
     @extend_schema(
         operation_id="memories_list",
@@ -431,7 +432,7 @@ def search_result(hits: list[retrieval.Hit], *, question: str, min_score: float 
          "included_by": h.included_by} for h in hits]}
 
 
-class SearchParams(QueryParams):
+class SearchParams(serializers.Serializer):
     q = serializers.CharField(min_length=1, max_length=500)
     limit = serializers.IntegerField(min_value=1, max_value=20, required=False)
     min_score = serializers.FloatField(min_value=0, max_value=1, required=False)

@@ -221,4 +221,5 @@ def test_auditor_reads_the_organisation_and_patients_only_their_own(world):
 def test_a_search_parameter_given_empty_is_refused_not_ignored(world, query):
     api = world.patient(world.patient_a)
     r = api.client.get(f"/v1/patients/{world.patient_a}/memories/search?q=diet&{query}", **api._headers(None))
-    assert r.status_code == 422 and r.json()["errors"][0]["field"] == query[:-1]
+    assert r.status_code == 422 and r.json()["errors"][0] == {"field": query[:-1], "code": "blank",
+                                                              "message": "given empty; leave it out instead"}

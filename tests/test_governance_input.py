@@ -166,6 +166,23 @@ def test_a_query_parameter_given_twice_is_422_not_the_last_one_silently(world):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("path, query", [
+    ("/v1/audit-events", "patient_id="), ("/v1/audit-events", "cursor="), ("/v1/grants", "patient_id="),
+    ("/v1/patients/{a}/export", "format="), ("/v1/patients/{a}/memories/search", "q=diet&limit="),
+])
+def test_a_query_parameter_given_empty_is_422_not_read_as_absent(world, path, query):
+    """An empty filter answered the unfiltered list (the organisation's whole trail, every grant)."""
+    admin = Api(world.token(sub="org-admin", scope="grant:write consent:read audit:read export:read"))
+    api = admin if path in ("/v1/audit-events", "/v1/grants") else world.patient(
+        world.patient_a, scope="memory:read export:read")
+    r = api.client.get(f"{path.format(a=world.patient_a)}?{query}", **api._headers(None))
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [(query.split("&")[-1][:-1], "blank")]
+    # where empty means "any", it is declared so
+    assert world.patient(world.patient_a).get(_mem(world), {"memory_type": ""}).status_code == 200
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("fmt", ["xml", "api", "fhir"])
 def test_a_format_no_renderer_has_is_422_naming_it_after_authentication(world, fmt):
     r = world.patient(world.patient_a).get(_mem(world), {"format": fmt})
