@@ -126,7 +126,7 @@ def idempotency_store(*, identity: Identity, key: str, digest: str, status: int,
     nonce = os.urandom(12)
     sealed = nonce + _aead().encrypt(nonce, plain, _aad(identity, key))
     with connection.cursor() as cursor:
-        cursor.execute("INSERT INTO idempotency_record AS r (organization_id, actor_sub, idempotency_key, "
+        cursor.execute("INSERT INTO idempotency_record (organization_id, actor_sub, idempotency_key, "
                        "request_hash, response_status, response_body, patient_id, under_access) "
                        "SELECT organization_id, actor_sub, idempotency_key, request_hash, response_status, "
                        f"response_body, patient_id, {_MAY_ACCESS} FROM (VALUES (%s::uuid, %s, %s, %s, "
