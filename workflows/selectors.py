@@ -146,6 +146,7 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
             WAIT_FOR_OPERATION, f"The request to the {op.system} is queued"
             + (f"; the {op.system} is unavailable and it will be retried with backoff." if down else "."),
             op.operation_id, op.kind, op.next_attempt_at if op.status == S.PENDING else op.claimed_until)
+    steps = tuple(checkpoint_steps(workflow.workflow_type, workflow.current_step, {op.kind for op in operations}))
     wanted = [k for k in operation_kinds_for(workflow.workflow_type) if workflow.current_step in k.requested_at]
     if wanted:
         kind = wanted[0]
@@ -154,9 +155,7 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
         return NextSafeAction(
             REQUEST_OPERATION, f"Request the {kind.name} operation."
             + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else ""),
-            failed.operation_id if failed else None, kind.name, allowed_next_steps=tuple(
-                checkpoint_steps(workflow.workflow_type, workflow.current_step, {op.kind for op in operations})))
-    steps = tuple(checkpoint_steps(workflow.workflow_type, workflow.current_step, {op.kind for op in operations}))
+            failed.operation_id if failed else None, kind.name, allowed_next_steps=steps)
     message = "Checkpoint the next step when it is known."
     if workflow.current_step == NEEDS_RECONCILIATION:
         message = "No operation is unsettled: checkpoint the step the outside system's answer supports."
