@@ -32,13 +32,14 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agents_mcp import dispatch
-from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema, operations
+from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token
 from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
 from core.parsers import has_repeated_keys
 from core.serializers import schema_error_message
+from memory.conversations.context import REDACTED, redactor
 
 log = logging.getLogger("anamnesis.mcp")
 
@@ -209,15 +210,38 @@ def argument_errors(name: str, arguments: dict) -> list[dict]:
 
 def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str | None) -> tuple[bool, dict]:
     """Run one tool as the caller; blocking. Returns (ok, body) where a refusal's body is a problem document
-    carrying the request id (as the REST operation's would)."""
+    carrying the request id (as the REST operation's would).
+
+    The body goes into the model's context, so it never shows a patient identifier (seed 000): every
+    ``patient_id`` reads ``[patient]``, and the launch-context patient and the ``patient_id`` argument are
+    replaced wherever else they occur (ids inside texts and tool results, an upper-case or unhyphenated copy)."""
     reset = request_id_var.set(request_id or str(uuid.uuid4()))
+    patients: list[uuid.UUID] = []
     try:
-        return _run_tool(name, arguments, token=token, host=host, request_id=request_id_var.get())
+        ok, body = _run_tool(name, arguments, token=token, host=host, request_id=request_id_var.get(),
+                             patients=patients)
     finally:
         request_id_var.reset(reset)
+    return ok, without_patient_ids(body, patients)
 
 
-def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str) -> tuple[bool, dict]:
+def without_patient_ids(body: dict, patients: list[uuid.UUID]) -> dict:
+    redact = redactor(*patients)
+
+    def walk(value, key=None):
+        if key == PATIENT_ARGUMENT and isinstance(value, str):
+            return REDACTED
+        if isinstance(value, dict):
+            return {redact(k): walk(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return redact(value)
+
+    return walk(body)
+
+
+def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str,
+              patients: list[uuid.UUID]) -> tuple[bool, dict]:
     spec = TOOLS_BY_NAME.get(name)
     if spec is None:
         return False, _error_problem(ValidationFailed(f"unknown tool {name}", code="unknown_tool"))
@@ -228,13 +252,32 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
     if missing:
         return False, _error_problem(ValidationFailed(errors=[
             {"field": a, "message": "This field is required.", "code": "required"} for a in missing]))
+    op = operations()[name]
     try:
-        outcome = dispatch.call(operations()[name], arguments, token=token, host=host, request_id=request_id)
+        launch_patient = identity_from_token(token).patient_self_id
+    except ApiError as exc:
+        return False, _error_problem(exc)
+    patients += [p for p in (launch_patient, _uuid_or_none(arguments.get(PATIENT_ARGUMENT))) if p is not None]
+    if op.takes_patient and arguments.get(PATIENT_ARGUMENT) is None:
+        if launch_patient is None:
+            return False, _error_problem(ValidationFailed(errors=[{
+                "field": PATIENT_ARGUMENT, "code": "required",
+                "message": "This field is required: the token names no patient it acts for."}]))
+        arguments = {**arguments, PATIENT_ARGUMENT: str(launch_patient)}
+    try:
+        outcome = dispatch.call(op, arguments, token=token, host=host, request_id=request_id)
     except dispatch.ArgumentError as exc:
         return False, _error_problem(ValidationFailed(errors=exc.errors))
     if not outcome.ok and "code" not in outcome.body:
         return False, problem_body(status_code=outcome.status, code="internal_error", title="Internal error")
     return outcome.ok, outcome.body
+
+
+def _uuid_or_none(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def _request_meta(ctx) -> tuple[str, str | None]:
@@ -268,8 +311,9 @@ def build_server(token_source=None) -> Server:
 
     return Server("anamnesis", version="1.0.0",
                   instructions="Governed patient memory. Agents propose memories; patients or staff confirm them. "
-                               "Refusals are tool errors whose structured content is an RFC 9457 problem with a "
-                               "stable `code`.",
+                               "Acting for one patient (your token names them), leave patient_id out: results "
+                               "show the patient as [patient], never their identifier. Refusals are tool errors "
+                               "whose structured content is an RFC 9457 problem with a stable `code`.",
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 

@@ -4,6 +4,11 @@ A tool's input schema is derived from that operation in the OpenAPI document (pa
 plus the request body, flattened into one object), so the two cannot drift apart; a tool call is executed by
 that very operation (see :mod:`agents_mcp.dispatch`), so bearer validation, scopes, the RLS identity, audit rows
 and problem codes are the REST API's own.
+
+One difference, for the model's sake (seed 000: the patient identifier never enters model context): a tool's
+``patient_id`` is optional. An agent acting for one patient has it in its token's launch context (the
+``patient_id`` claim) and the server fills it in; only a token that names no patient (staff) must pass it. The
+tool results never show it (see :mod:`agents_mcp.server`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,12 @@ from typing import Any
 
 # Header parameters become snake_case arguments.
 _HEADER_ARGUMENTS = {"Idempotency-Key": "idempotency_key"}
+
+# The argument the token's launch context supplies (see the module's docstring).
+PATIENT_ARGUMENT = "patient_id"
+PATIENT_DESCRIPTION = ("The patient. Leave it out when your token names the patient you act for (its patient_id "
+                       "claim, the launch context): the server uses that one. Required with a token that names no "
+                       "patient (staff).")
 
 
 @dataclass(frozen=True)
@@ -90,6 +101,10 @@ class Operation:
     body_params: tuple[str, ...]
     input_schema: dict[str, Any]
 
+    @property
+    def takes_patient(self) -> bool:
+        return PATIENT_ARGUMENT in self.input_schema["properties"]
+
 
 def openapi_document() -> dict:
     from drf_spectacular.generators import SchemaGenerator
@@ -153,6 +168,9 @@ def _operation(document: dict, spec: ToolSpec) -> Operation:
                 if op["requestBody"].get("required", False) or body.get("required"):
                     required += list(body.get("required", []))
             required += [a for a in spec.also_required if a not in required]
+            if PATIENT_ARGUMENT in properties:
+                properties[PATIENT_ARGUMENT] = {**properties[PATIENT_ARGUMENT], "description": PATIENT_DESCRIPTION}
+                required = [a for a in required if a != PATIENT_ARGUMENT]
             schema = {"type": "object", "properties": properties, "required": sorted(set(required)),
                       "additionalProperties": False}
             return Operation(method=method.upper(), path=path, path_params=tuple(path_params),

@@ -10,8 +10,11 @@ Scripted by default (no language model). With ``OPENAI_BASE_URL`` set (and ``OPE
 
     ANAMNESIS_TOKEN=$(.venv/bin/python manage.py demo_agent_token) .venv/bin/python examples/booking_agent.py
 
-Options: ``--url`` (default http://127.0.0.1:8000/mcp), ``--patient-id`` (default: the token's ``patient_id``
-claim). Prints a JSON summary of what it did on stdout.
+The agent acts for the patient its token names (the ``patient_id`` claim, the launch context): it passes no patient
+id to any tool and never sees one (the results read ``[patient]``), so the id never reaches a model's context.
+
+Options: ``--url`` (default http://127.0.0.1:8000/mcp), ``--patient-id`` (only for a token that names no patient,
+e.g. a staff member's). Prints a JSON summary of what it did on stdout.
 """
 
 from __future__ import annotations
@@ -73,8 +76,9 @@ def token_patient_id(token: str) -> str | None:
     return claims.get("patient_id")
 
 
-async def scripted(tools: Tools, patient_id: str) -> dict:
-    started = await tools("start_session", patient_id=patient_id, purpose=PURPOSE)
+async def scripted(tools: Tools, patient: dict) -> dict:
+    """``patient``: ``{}`` when the token names the patient, else ``{"patient_id": ...}``."""
+    started = await tools("start_session", **patient, purpose=PURPOSE)
     session_id = started["session"]["session_id"]
     summary: dict[str, Any] = {"session_id": session_id}
 
@@ -99,7 +103,7 @@ async def scripted(tools: Tools, patient_id: str) -> dict:
     await tools("add_turn", session_id=session_id, role="assistant",
                 content=f"{slot['day'].title()} at {slot['time']} is free. Shall I book it?")
 
-    workflow = await tools("create_workflow", workflow_type="appointment_booking", patient_id=patient_id)
+    workflow = await tools("create_workflow", workflow_type="appointment_booking", **patient)
     workflow = await tools("checkpoint_workflow", workflow_id=workflow["workflow_id"],
                            expected_version=workflow["version"], next_step="propose_slots",
                            state_patch={"specialty": context["slots"]["specialty"], "offers": len(offers["offers"])})
@@ -127,7 +131,7 @@ async def scripted(tools: Tools, patient_id: str) -> dict:
             "session_status": ended["session"]["status"]}
 
 
-async def model_driven(tools: Tools, patient_id: str) -> dict:
+async def model_driven(tools: Tools, patient: dict) -> dict:
     """Let an OpenAI-compatible chat model choose the tool calls for the same patient turns (at most 12 calls per
     turn). The tool list and schemas come from the MCP server."""
     base = os.environ["OPENAI_BASE_URL"].rstrip("/")
@@ -136,7 +140,7 @@ async def model_driven(tools: Tools, patient_id: str) -> dict:
     functions = [{"type": "function", "function": {"name": t.name, "description": t.description or "",
                                                    "parameters": t.input_schema}} for t in listed]
     messages: list[dict] = [{"role": "system", "content": (
-        f"You book appointments for patient {patient_id} (purpose {PURPOSE}) using the tools. Start a session, "
+        f"You book appointments for {_whom(patient)} (purpose {PURPOSE}) using the tools. Start a session, "
         "record every patient message with add_turn, search offers, create and checkpoint an appointment_booking "
         "workflow, request book_appointment with an idempotency key, propose stated preferences from the turn "
         "that stated them, and end the session. Never invent slot ids.")}]
@@ -161,15 +165,21 @@ async def model_driven(tools: Tools, patient_id: str) -> dict:
     return {"outcome": "model_driven", "tool_calls": tools.calls}
 
 
-async def run(url: str, token: str, patient_id: str) -> dict:
+def _whom(patient: dict) -> str:
+    if patient:  # a staff token: the model has to pass the id it is given
+        return f"patient {patient['patient_id']}"
+    return "the patient your access acts for (leave patient_id out of every tool call)"
+
+
+async def run(url: str, token: str, patient: dict) -> dict:
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http, \
             Client(streamable_http_client(url, http_client=http)) as client:
         tools = Tools(client)
         # A refusal is returned, not raised, so it does not leave the client's task group as an exception group.
         try:
             if os.environ.get("OPENAI_BASE_URL"):
-                return await model_driven(tools, patient_id)
-            return await scripted(tools, patient_id)
+                return await model_driven(tools, patient)
+            return await scripted(tools, patient)
         except ToolRefused as exc:
             return {"outcome": "refused", "tool": exc.tool, "problem": exc.problem}
 
@@ -183,11 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     if not token:
         print("set ANAMNESIS_TOKEN to an access token (make run: manage.py demo_agent_token)", file=sys.stderr)
         return 2
-    patient_id = args.patient_id or token_patient_id(token)
-    if not patient_id:
+    if not args.patient_id and not token_patient_id(token):
         print("the token names no patient: pass --patient-id", file=sys.stderr)
         return 2
-    summary = asyncio.run(run(args.url, token, patient_id))
+    patient = {"patient_id": args.patient_id} if args.patient_id else {}
+    summary = asyncio.run(run(args.url, token, patient))
     if summary["outcome"] == "refused":
         print(json.dumps(summary), file=sys.stderr)
         return 1

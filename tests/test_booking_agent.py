@@ -5,7 +5,6 @@ confirms the standing preference the agent proposed."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import threading
@@ -124,13 +123,12 @@ class FakeChatModel:
 
     @staticmethod
     def decide(messages: list[dict]) -> dict:
-        patient_id = re.search(r"patient ([0-9a-f-]{36})", messages[0]["content"]).group(1)
         results = [json.loads(m["content"]) for m in messages if m["role"] == "tool"]
         session_id = next((r["session"]["session_id"] for r in results if "session" in r), None)
         users = [i for i, m in enumerate(messages) if m["role"] == "user"]
         done_this_turn = sum(1 for m in messages[users[-1]:] if m["role"] == "tool")
         text = messages[users[-1]]["content"]
-        plan = {1: [("start_session", {"patient_id": patient_id, "purpose": "appointment_scheduling"}),
+        plan = {1: [("start_session", {"purpose": "appointment_scheduling"}),
                     ("add_turn", {"role": "user", "content": text})],
                 2: [("add_turn", {"role": "user", "content": text}), ("search_offers", {})],
                 3: [("add_turn", {"role": "user", "content": text}), ("end_session", {"outcome": "completed"})]}
@@ -167,5 +165,7 @@ def test_with_openai_base_url_a_model_chooses_the_tool_calls(world, live, schedu
                                      "end_session"]
     offered = [json.loads(m["content"]) for m in model.requests[-1]["messages"] if m["role"] == "tool"]
     assert [o["slot_id"] for r in offered if "offers" in r for o in r["offers"]] == ["A1"]
+    # the model was never told the patient's id, nor shown it in a tool result (seed 000)
+    assert str(world.patient_a) not in json.dumps(model.requests[-1]["messages"])
     tools = {t["function"]["name"]: t["function"] for t in model.requests[0]["tools"]}
     assert "request_operation" in tools and tools["request_operation"]["parameters"]["type"] == "object"

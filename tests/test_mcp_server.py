@@ -76,7 +76,9 @@ def test_tool_list_names_every_tool_with_its_schema(world, live):
     tools = {t.name: t for t in list_tools(live, patient_token(world))}
     assert set(tools) == {t.name for t in TOOLS}
     assert tools["propose_memory"].input_schema == input_schema("propose_memory")
-    assert "patient_id" in tools["search_memories"].input_schema["required"]
+    # the patient comes from the token's launch context; only a token naming none must pass it
+    assert "patient_id" not in tools["search_memories"].input_schema["required"]
+    assert "launch context" in tools["search_memories"].input_schema["properties"]["patient_id"]["description"]
     assert tools["read_workflow"].annotations.read_only_hint is True
 
 
@@ -110,7 +112,7 @@ def test_mcp_tool_schemas_stay_in_step_with_the_served_openapi_document(world, l
             required |= set(body.get("required", []))
         got = tool.input_schema
         assert set(got["properties"]) == set(expected), name
-        assert set(got["required"]) == required, name
+        assert set(got["required"]) == required - {"patient_id"}, name  # the launch context supplies it
         assert got["additionalProperties"] is False
         for field, schema in expected.items():
             mine = got["properties"][field]
@@ -262,7 +264,6 @@ def test_bad_arguments_are_validation_errors_not_crashes(world, live):
     ("search_memories", {"patient_id": "PATIENT", "q": {"a": 1}}, "q", "invalid"),
     ("search_memories", {"patient_id": "PATIENT", "q": "morning", "limit": "5"}, "limit", "invalid"),
     ("list_memories", {"patient_id": "PATIENT", "consent_purpose": "marketing"}, "consent_purpose", "invalid"),
-    ("list_memories", {}, "patient_id", "required"),
     ("list_memories", {"patient_id": "PATIENT", "patient": "x"}, "patient", "unknown_field"),
 ])
 def test_arguments_are_checked_against_the_tools_schema_before_anything_runs(world, live, name, arguments, field,
@@ -276,6 +277,68 @@ def test_arguments_are_checked_against_the_tools_schema_before_anything_runs(wor
     assert problem["code"] == "validation_error"
     assert {"field": field, "code": code} in [{"field": e["field"], "code": e["code"]} for e in problem["errors"]]
     assert "morning" not in json.dumps(problem) and "evening" not in json.dumps(problem)
+
+
+def _shows_patient(result, patient_id: uuid.UUID) -> bool:
+    """Whether a tool result shows the patient's id in any form, in its text or its structured content."""
+    shown = json.dumps(result.structured_content) + "".join(c.text for c in result.content)
+    return any(marker in shown.lower() for marker in (str(patient_id), patient_id.hex))
+
+
+def test_an_agent_acting_for_one_patient_never_has_their_id_in_its_context(world, live, scheduling):
+    """Seed 000: the patient identifier never enters model context. The agent's token names the patient (its
+    launch context), so no tool needs the id, and no result shows it: not the session, memories, workflows, a
+    tool result that quoted it, nor a refusal."""
+    cid = world.consent(world.patient_a)
+    pid = world.patient_a
+    token = world.token(sub="scheduling-agent", patient_id=pid, scope=PATIENT_SCOPES,
+                        act={"sub": "scheduling-agent"})
+    results = []
+
+    def tool(name, arguments):
+        result = call(live, token, name, arguments)
+        results.append((name, result))
+        return result
+
+    started = ok(tool("start_session", {"purpose": "appointment_scheduling"}))
+    assert started["session"]["patient_id"] == "[patient]"
+    sid = started["session"]["session_id"]
+    ok(tool("add_turn", {"session_id": sid, "role": "user", "content": SEED_TURN_1}))
+    ok(tool("add_turn", {"session_id": sid, "role": "tool", "tool_name": "ehr_lookup", "content": "found",
+                         "tool_result": {"patient": str(pid).upper(), "ref": f"urn:uuid:{pid}"}}))
+    ok(tool("search_offers", {"session_id": sid}))
+    ok(tool("get_session_context", {"session_id": sid}))
+    proposed = ok(tool("propose_memory", {**memory_body(cid), "source_ref": "turn:1"}))
+    assert proposed["patient_id"] == "[patient]" and proposed["state"] == "proposed"
+    assert world.patient(pid).post(f"/v1/patients/{pid}/memories/{proposed['memory_id']}/confirm").status_code \
+        == 200
+    listed = ok(tool("list_memories", {}))
+    assert [m["memory_id"] for m in listed["items"]] == [proposed["memory_id"]], "the token's patient was used"
+    ok(tool("search_memories", {"q": "what time can I be booked?"}))
+    ok(tool("get_context_pack", {"question": "when can I come in?", "purpose": "appointment_scheduling"}))
+    workflow = ok(tool("create_workflow", {"workflow_type": "appointment_booking"}))
+    ok(tool("read_workflow", {"workflow_id": workflow["workflow_id"]}))
+    refused(tool("create_workflow", {"workflow_type": "no_such_workflow"}), "validation_error")
+    assert tool("get_context_pack", {"patient_id": str(world.patient_b), "question": "when?",
+                                     "purpose": "appointment_scheduling"}).is_error
+    ok(tool("end_session", {"session_id": sid, "outcome": "completed"}))
+    leaking = [name for name, result in results if _shows_patient(result, pid)]
+    assert leaking == [], leaking
+    # the calls were the patient's, as the audit trail shows
+    assert {"memory.list", "memory.search", "memory.context_pack"} <= {row[0] for row in audit_rows(pid)}
+
+
+def test_a_token_that_names_no_patient_must_pass_one_and_does_not_see_it_back(world, live):
+    """Staff act for many patients, so their tools need the id; the answer still shows ``[patient]``."""
+    world.consent(world.patient_a)
+    world.grant(world.patient_a, "nurse-7", "appointment_scheduling")
+    token = world.token(sub="nurse-7")
+    problem = refused(call(live, token, "list_memories", {}), "validation_error")
+    assert [(e["field"], e["code"]) for e in problem["errors"]] == [("patient_id", "required")]
+    started = call(live, token, "start_session", {"patient_id": str(world.patient_a),
+                                                  "purpose": "appointment_scheduling"})
+    assert ok(started)["session"]["patient_id"] == "[patient]" and not _shows_patient(started, world.patient_a)
+    refused(call(live, token, "start_session", {"purpose": "appointment_scheduling"}), "validation_error")
 
 
 def test_session_and_workflow_tools(world, live, scheduling):
@@ -424,7 +487,7 @@ def test_tool_answers_carry_no_store_and_the_request_id_of_their_audit_rows(worl
     with admin_connect() as conn:
         rows = conn.execute("SELECT action FROM audit_event WHERE correlation_id = %s", ["mcp-call-42"]).fetchall()
     assert ("memory.list",) in rows
-    bad = {**message, "params": {"name": "list_memories", "arguments": {}}}
+    bad = {**message, "params": {"name": "list_memories", "arguments": {"patient_id": 123}}}
     problem = httpx.post(live.mcp_url, json=bad, headers={**headers, "X-Request-ID": "mcp-call-43"},
                          timeout=60).json()["result"]["structuredContent"]
     assert problem["request_id"] == "mcp-call-43"

@@ -36,12 +36,15 @@ def patient_markers(patient_id: uuid.UUID) -> tuple[str, str]:
     return str(patient_id), patient_id.hex
 
 
-def redactor(patient_id: uuid.UUID):
-    pattern = re.compile("|".join(re.escape(m) for m in patient_markers(patient_id)), re.IGNORECASE)
+def redactor(*patient_ids: uuid.UUID):
+    """A function replacing every occurrence of these patients' identifiers (in any case, with or without
+    hyphens) in a JSON value's strings and keys by ``[patient]``."""
+    markers = [m for patient_id in patient_ids for m in patient_markers(patient_id)]
+    pattern = re.compile("|".join(re.escape(m) for m in markers), re.IGNORECASE) if markers else None
 
     def redact(value):
         if isinstance(value, str):
-            return pattern.sub(REDACTED, value)
+            return pattern.sub(REDACTED, value) if pattern is not None else value
         if isinstance(value, list):
             return [redact(v) for v in value]
         if isinstance(value, dict):
