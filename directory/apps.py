@@ -5,3 +5,9 @@ class DirectoryConfig(AppConfig):
     name = "directory"
     verbose_name = "Patient and staff directory"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from core import patient_identifiers
+        from directory.selectors import identifier_values
+
+        patient_identifiers.register(identifier_values)

@@ -34,6 +34,12 @@ def patient_by_identifier(*, identity: Identity, system: str, value: str) -> lis
     return _out(list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id__in=ids)), identity)
 
 
+def identifier_values(org_id: uuid.UUID, patient_id: uuid.UUID) -> list[str]:
+    """The values of the patient's identifiers the caller may see (for redaction: core.patient_identifiers)."""
+    return list(PatientIdentifier.objects.filter(organization_id=org_id, patient_id=patient_id)
+                .values_list("value", flat=True))
+
+
 def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> list[dict]:
     """Patients the caller may see whose name holds every word of ``q`` (in any order: "Nowak Alice" finds Alice
     Nowak), whose identifier value is ``q`` (an MRN typed into the box), or, for a YYYY-MM-DD ``q``, who were born

@@ -202,6 +202,33 @@ def test_context_holds_slots_and_turns_and_never_the_patient_identifier(world):
     assert body["budget"]["used_tokens"] == count_tokens(dumps(ctx))
 
 
+def test_the_patients_other_identifiers_are_redacted_like_their_id(world):
+    """An MRN the directory knows the patient by is an identifier too: a tool result or a turn quoting it reaches
+    the model as ``[patient]``, and the stored turn's token count is that of what the model sees."""
+    admin = world.staff("org-admin", scope="patient:write patient:read grant:write")
+    r = admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill",
+                                    "identifiers": [{"system": "urn:oid:2.16.840.1.113883.19.5",
+                                                     "value": "MRN-774411"}]})
+    assert r.status_code == 201, r.content
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "My record number is mrn-774411.")
+    tool = api.post(session_path(sid, "/turns"), {"role": "tool", "tool_name": "ehr_lookup", "content": "found",
+                                                  "tool_result": {"mrn": "MRN-774411", "visits": 3}})
+    assert tool.status_code == 201, tool.content
+    body = context(api, sid)
+    text = json.dumps(body)
+    assert "774411" not in text, text
+    assert body["context"]["messages"][0]["content"] == "My record number is [patient]."
+    assert body["context"]["messages"][1]["tool_result"] == {"mrn": "[patient]", "visits": 3}
+    assert body["budget"]["used_tokens"] == count_tokens(dumps(body["context"]))
+    # another patient's conversation keeps that text: only the patient's own identifiers are theirs
+    other = world.patient(world.patient_b)
+    sid_b = start(other, world.patient_b)["session"]["session_id"]
+    say(other, sid_b, "Is MRN-774411 a valid number?")
+    assert "MRN-774411" in json.dumps(context(other, sid_b))
+
+
 def test_context_stays_within_the_budget_and_summarises_older_turns(world):
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]

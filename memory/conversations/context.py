@@ -5,7 +5,7 @@ real ``cl100k_base`` tokenizer): the purpose, the structured slots, the patient'
 preferences, the next action and open questions, care-team flags (codes only), a structured summary of the older
 turns (seed 003 form) and the newest turns that fit. Every turn is either in ``messages`` or covered by the summary;
 none is silently dropped. The patient identifier is never part of it: there is no field for it, and any occurrence
-in turn text or tool results is replaced by ``[patient]``.
+in turn text or tool results is replaced by ``[patient]``, and so is any of the patient's other identifiers (an MRN).
 """
 
 from __future__ import annotations
@@ -36,10 +36,11 @@ def patient_markers(patient_id: uuid.UUID) -> tuple[str, str]:
     return str(patient_id), patient_id.hex
 
 
-def redactor(*patient_ids: uuid.UUID):
-    """A function replacing every occurrence of these patients' identifiers (in any case, with or without
-    hyphens) in a JSON value's strings and keys by ``[patient]``."""
-    markers = [m for patient_id in patient_ids for m in patient_markers(patient_id)]
+def redactor(*patient_ids: uuid.UUID, also: Sequence[str] = ()):
+    """A function replacing every occurrence of these patients' ids (in any case, with or without hyphens) and of
+    the values ``also`` (their other identifiers: core.patient_identifiers) in a JSON value's strings and keys by
+    ``[patient]``."""
+    markers = [*also, *(m for patient_id in patient_ids for m in patient_markers(patient_id))]
     pattern = re.compile("|".join(re.escape(m) for m in markers), re.IGNORECASE) if markers else None
 
     def redact(value):
@@ -104,8 +105,9 @@ def summary_reserve(max_tokens: int) -> int:
 
 def build_context(*, purpose: str, patient_id: uuid.UUID, slots: dict, care_team_flags: Sequence[dict],
                   standing: Sequence[dict], turns: Sequence[TurnView], max_tokens: int,
-                  summary_cache: dict | None = None) -> BuiltContext:
-    redact = redactor(patient_id)
+                  summary_cache: dict | None = None, identifiers: Sequence[str] = ()) -> BuiltContext:
+    """``identifiers``: the patient's other identifiers (an MRN), redacted like the id."""
+    redact = redactor(patient_id, also=identifiers)
     flags = [{"category": f["category"], "urgent": f["urgent"], "source_id": f["source_id"]} for f in care_team_flags]
     base = {
         "purpose": purpose,
@@ -131,7 +133,7 @@ def build_context(*, purpose: str, patient_id: uuid.UUID, slots: dict, care_team
         available -= costs[n - 1 - k]
         k += 1
 
-    forbidden = patient_markers(patient_id)
+    forbidden = (*patient_markers(patient_id), *identifiers)
     state = {"llm_tried": False, "slack": 4}
 
     def attempt(k: int) -> tuple[dict | None, int, str | None, dict | None]:

@@ -12,6 +12,7 @@ from django.utils import timezone
 from core import audit
 from core.errors import NotFound
 from core.identity import Identity
+from core.patient_identifiers import identifier_values
 from memory.conversations.context import BuiltContext, build_context
 from memory.conversations.errors import SessionEnded, SessionExpired
 from memory.conversations.models import ConversationSession, ConversationTurn, SessionStatus
@@ -83,7 +84,8 @@ def session_context(*, identity: Identity, session_id: uuid.UUID, max_tokens: in
     built = build_context(purpose=session.purpose, patient_id=session.patient_id, slots=session.slots,
                           care_team_flags=session.care_team_flags, standing=standing,
                           turns=turns if turns is not None else turn_views(session=session), max_tokens=max_tokens,
-                          summary_cache=session.summary_cache)
+                          summary_cache=session.summary_cache,
+                          identifiers=identifier_values(session.organization_id, session.patient_id))
     audit.record(action="conversation.context", resource_type="conversation_session", resource_id=session_id,
                  patient_id=session.patient_id, purpose=session.purpose)
     return session, built

@@ -25,6 +25,7 @@ from consent.models import ConsentRecord
 from core import audit, maintenance
 from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity, identity_context
+from core.patient_identifiers import identifier_values
 from core.services import organization_ensure
 from memory.conversations import scheduling
 from memory.conversations.context import message_tokens, redactor, render_message
@@ -149,7 +150,9 @@ def turn_append(*, identity: Identity, session_id: uuid.UUID, role: str, content
             seq = session.turn_count + 1
             view = TurnView(seq=seq, role=role, content=content, tool_name=tool_name, tool_result=tool_result,
                             parsed=parsed)
-            tokens = message_tokens(render_message(view, redactor(session.patient_id)))
+            redact = redactor(session.patient_id,
+                              also=identifier_values(session.organization_id, session.patient_id))
+            tokens = message_tokens(render_message(view, redact))
             turn = ConversationTurn.objects.create(
                 session=session, organization_id=session.organization_id, patient_id=session.patient_id,
                 purpose=session.purpose, seq=seq, role=role, content=content, tool_name=tool_name,
