@@ -118,7 +118,8 @@ OIDC_LEEWAY_SECONDS = env.int("OIDC_LEEWAY_SECONDS", default=30)
 OIDC_MAX_TOKEN_LIFETIME_SECONDS = env.int("OIDC_MAX_TOKEN_LIFETIME_SECONDS", default=3600)
 # One deployment may serve several hospitals, each with its own identity provider: a JSON list of
 # {"issuer": ..., "jwks_url": ..., "audience": ...}. Empty: the one issuer above. Which organisation trusts which
-# issuer is in the organisation registry (manage.py register_organization).
+# issuer is in the organisation registry (manage.py register_organization). Subjects of every issuer after the
+# first are "<issuer>#<sub>" in the service, unless the entry says "subject_namespace": "" (core.authentication).
 OIDC_TRUSTED_ISSUERS = env.json("OIDC_TRUSTED_ISSUERS", default=[])
 if PRODUCTION:
     _required_in_production("OIDC_ISSUER", None) if not OIDC_TRUSTED_ISSUERS else None

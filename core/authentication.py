@@ -117,15 +117,46 @@ class TrustedIssuer:
     issuer: str
     jwks_url: str
     audience: str
+    # Prefix of this issuer's subjects in the service (see local_subject); "" keeps them bare.
+    subject_namespace: str = ""
 
 
 def trusted_issuers() -> dict[str, TrustedIssuer]:
     """The issuers this deployment accepts tokens from (``OIDC_TRUSTED_ISSUERS``, or the one ``OIDC_ISSUER``).
-    Which organisation trusts which of them is the registry's business (``core.gate``)."""
+    Which organisation trusts which of them is the registry's business (``core.gate``).
+
+    A subject is unique only at its issuer (OIDC Core §5.7), so each issuer after the first has its subjects in
+    a namespace of their own, its issuer identifier, unless its entry says otherwise (``"subject_namespace": ""``
+    makes two providers share one set of users, on purpose)."""
     configured = settings.OIDC_TRUSTED_ISSUERS or [
         {"issuer": settings.OIDC_ISSUER, "jwks_url": settings.OIDC_JWKS_URL, "audience": settings.OIDC_AUDIENCE}]
-    return {c["issuer"]: TrustedIssuer(c["issuer"], c["jwks_url"], c.get("audience") or settings.OIDC_AUDIENCE)
-            for c in configured}
+    return {c["issuer"]: TrustedIssuer(c["issuer"], c["jwks_url"], c.get("audience") or settings.OIDC_AUDIENCE,
+                                       c.get("subject_namespace", "" if i == 0 else c["issuer"]))
+            for i, c in enumerate(configured)}
+
+
+SUBJECT_SEPARATOR = "#"
+
+
+def local_subject(issuer: str, sub: str) -> str:
+    """Who the token's subject is in this service: what grants, consents, receipts and audit rows name.
+
+    The first issuer's subjects stay bare (``nurse-7``); another issuer's are ``<namespace>#<sub>``
+    (``https://idp.b.example#nurse-7``), so a provider cannot speak for a user of another that happens to share a
+    ``sub``. A bare subject that reads like a namespaced one is refused, and so is one too long to store."""
+    issuers = trusted_issuers()
+    trusted = issuers.get(issuer)
+    namespace = trusted.subject_namespace if trusted is not None else ""
+    if namespace:
+        local = f"{namespace}{SUBJECT_SEPARATOR}{sub}"
+    elif any(t.subject_namespace and sub.startswith(t.subject_namespace + SUBJECT_SEPARATOR)
+             for t in issuers.values()):
+        raise InvalidToken("the subject claim is malformed")
+    else:
+        local = sub
+    if len(local) > 255:
+        raise InvalidToken("the subject claim is malformed")
+    return local
 
 
 def key_set_cache(url: str | None = None) -> KeySetCache:
@@ -319,7 +350,7 @@ def identity_from_token(token: str) -> Identity:
     agent = _agent_client_id(claims)
     identity = Identity(
         org_id=org_id,
-        actor_sub=sub,
+        actor_sub=local_subject(claims["iss"], sub),
         patient_self_id=patient_id,
         scopes=_scopes(claims),
         actor_kind=ACTOR_AGENT if agent else ACTOR_PATIENT if patient_id else ACTOR_STAFF,

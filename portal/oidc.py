@@ -32,7 +32,8 @@ from django.shortcuts import redirect, render
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView
 
-from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey
+from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey, local_subject
+from core.errors import InvalidToken
 from core.gate import admitted
 from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
 from core.models import PortalIdentity
@@ -94,15 +95,19 @@ def portal_claims(claims: dict) -> dict:
     if role != ROLE_PATIENT and patient_id is not None:
         raise ClaimsRefused("staff logins carry no patient_id")
     name = claims.get("name") if isinstance(claims.get("name"), str) else ""
-    return {"iss": claims["iss"], "sub": sub, "org_id": org_id, "role": role, "patient_id": patient_id,
-            "name": name[:120]}
+    try:
+        actor_sub = local_subject(claims["iss"], sub)  # as the API names this user (issuer namespaces)
+    except InvalidToken:
+        raise ClaimsRefused("the sub claim is missing or malformed") from None
+    return {"iss": claims["iss"], "sub": sub, "actor_sub": actor_sub, "org_id": org_id, "role": role,
+            "patient_id": patient_id, "name": name[:120]}
 
 
 def identity_from_session(data: dict) -> Identity:
     """The RLS identity of a portal session (the same dataclass the API builds from a token)."""
     role = data["role"]
     patient_id = uuid.UUID(data["patient_id"]) if data.get("patient_id") else None
-    return Identity(org_id=uuid.UUID(data["org_id"]), actor_sub=data["sub"], patient_self_id=patient_id,
+    return Identity(org_id=uuid.UUID(data["org_id"]), actor_sub=data["actor_sub"], patient_self_id=patient_id,
                     scopes=ROLE_SCOPES[role], actor_kind=ACTOR_PATIENT if patient_id else ACTOR_STAFF,
                     issuer=data["iss"])
 

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from core.authentication import key_set_cache
-from tests.conftest import admin_connect, register_organization
+from tests.conftest import admin_connect, memory_body, register_organization
 from tests.support import ISSUER, Api, mint
 
 SECOND_ISSUER = "http://second-hospital.test"
@@ -68,6 +68,60 @@ def test_each_organisation_trusts_only_its_own_issuers(world, keyring, settings,
     assert _memories(Api(mint(keyring, sub="p", org_id=second_org, patient_id=patient, issuer=SECOND_ISSUER)),
                      patient) == 401
     assert key_set_cache(jwks_server.url + "?second").url.endswith("?second")
+
+
+def _actors(world) -> set[str]:
+    """Who the audit trail names (as the patient reads it: "who used my information")."""
+    return {e["actor_sub"] for e in world.patient(world.patient_a).get("/v1/audit-events").json()["items"]}
+
+
+def _two_issuers(settings, jwks_server, **second) -> None:
+    settings.OIDC_TRUSTED_ISSUERS = [
+        {"issuer": ISSUER, "jwks_url": jwks_server.url, "audience": "anamnesis-api"},
+        {"issuer": SECOND_ISSUER, "jwks_url": jwks_server.url + "?second", "audience": "anamnesis-api", **second},
+    ]
+
+
+@pytest.mark.django_db
+def test_a_subject_is_someone_only_at_their_own_issuer(world, keyring, settings, jwks_server):
+    """One organisation trusting two providers: the second's ``nurse-9`` is not the first's ``nurse-9`` (OIDC
+    subjects are unique per issuer), so it inherits neither their grants nor their receipts; it is named
+    ``<issuer>#nurse-9`` wherever the service names people. A bare subject posing as a namespaced one is refused."""
+    _two_issuers(settings, jwks_server)
+    register_organization(world.org, ISSUER, SECOND_ISSUER)
+    cid = world.consent(world.patient_a)
+    assert world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories",
+                                               memory_body(cid)).status_code == 201
+    world.grant(world.patient_a, "nurse-9", "appointment_scheduling")
+    first = Api(mint(keyring, sub="nurse-9", org_id=world.org))
+    second = Api(mint(keyring, sub="nurse-9", org_id=world.org, issuer=SECOND_ISSUER))
+    path = f"/v1/patients/{world.patient_a}/memories"
+    assert len(first.get(path).json()["items"]) == 1
+    r = second.get(path)
+    assert r.status_code == 200 and r.json()["items"] == [], "the first provider's nurse-9 holds the grant"
+    assert f"{SECOND_ISSUER}#nurse-9" in _actors(world)
+    # a grant to the second provider's user, by its namespaced name, works
+    world.grant(world.patient_a, f"{SECOND_ISSUER}#nurse-9", "appointment_scheduling")
+    assert len(second.get(path).json()["items"]) == 1
+    # the first provider cannot mint that name for one of its own users
+    forged = Api(mint(keyring, sub=f"{SECOND_ISSUER}#nurse-9", org_id=world.org))
+    assert forged.get(path).status_code == 401
+    # a patient's receipts are theirs at their own provider only
+    assert world.patient(world.patient_a).request("DELETE", path).status_code == 200
+    other_alice = Api(mint(keyring, sub=f"patient-{world.patient_a}", org_id=world.org, issuer=SECOND_ISSUER))
+    r = other_alice.get(f"/v1/patients/{world.patient_a}/deletions")
+    assert r.status_code == 200 and r.json()["items"] == [], r.content
+
+
+@pytest.mark.django_db
+def test_two_providers_may_share_their_users_when_configured_to(world, keyring, settings, jwks_server):
+    _two_issuers(settings, jwks_server, subject_namespace="")
+    register_organization(world.org, ISSUER, SECOND_ISSUER)
+    world.consent(world.patient_a)
+    world.grant(world.patient_a, "nurse-9", "appointment_scheduling")
+    second = Api(mint(keyring, sub="nurse-9", org_id=world.org, issuer=SECOND_ISSUER))
+    assert second.get(f"/v1/patients/{world.patient_a}/consents").status_code == 200
+    assert "nurse-9" in _actors(world) and f"{SECOND_ISSUER}#nurse-9" not in _actors(world)
 
 
 @pytest.mark.django_db
