@@ -538,11 +538,15 @@ def select_hits(ranked: list[Hit], *, question: str, limit: int | None = None,
         for h in chosen:
             h.confidence, h.included_by = LOW, RELEVANCE
     if safety_rule_applies(question):
+        # every allergy and long-term medicine, also one already among the low-confidence best guesses: those
+        # are left out of context packs, a safety inclusion never is
         taken = {id(h) for h in chosen}
         for h in ranked:
-            if h.safety and id(h) not in taken:
-                h.confidence = HIGH if h.score >= threshold else LOW
-                h.included_by = SAFETY_RULE
+            if not h.safety or (id(h) in taken and h.confidence == HIGH):
+                continue
+            h.confidence = HIGH if h.score >= threshold else LOW
+            h.included_by = SAFETY_RULE
+            if id(h) not in taken:
                 chosen.append(h)
     chosen.sort(key=lambda h: (-h.score, h.memory.memory_id))
     return chosen

@@ -155,6 +155,23 @@ def test_safety_rule_reaches_context_packs_with_its_note(world, safety_clinic):
     assert all(f["guardrails"]["fetch_live"] for f in pack["facts"] if f["memory_class"] == "care_context")
 
 
+@pytest.mark.parametrize("question", ["Can I give Bactrim?", "Is ibuprofen ok?", "flu vaccine today"])
+def test_a_patients_only_allergy_is_in_the_pack_when_it_is_also_a_best_guess(world, question):
+    """With few memories the allergy is among the low-confidence best guesses too; the safety rule still includes
+    it (a pack leaves best guesses out, never a safety inclusion), so a pack never says "none on record" over it."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician")
+    allergy = care(world, nurse, {"kind": "allergy", "substance": "penicillin", "reaction": "anaphylaxis",
+                                  "severity": "severe"})
+    pack = nurse.post(f"/v1/patients/{world.patient_a}/context",
+                      {"question": question, "purpose": "care_coordination"}).json()
+    assert pack["safety_rule_applied"] is True
+    assert [f["memory_id"] for f in pack["facts"]] == [allergy], pack
+    assert "none relevant" not in pack["text"] and allergy in pack["text"]
+    body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": question}).json()
+    assert [(i["memory"]["memory_id"], i["included_by"]) for i in body["items"]] == [(allergy, "safety_rule")]
+
+
 def test_safety_rule_does_not_apply_to_scheduling_questions(world, safety_clinic):
     nurse, ids = safety_clinic
     body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search",
