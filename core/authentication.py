@@ -2,8 +2,8 @@
 
 * algorithms come from a fixed allow-list (RS256, ES256), never from the token; keys never from the token's
   ``jku``/``x5u``/``jwk``/``x5c`` headers;
-* ``exp iat iss aud sub`` are required, issuer and audience checked, ``org_id`` must be a UUID, ``patient_id``
-  (optional) a UUID;
+* ``exp iat iss aud sub`` are required (``sub`` without control characters), issuer and audience checked,
+  ``org_id`` must be a UUID, ``patient_id`` (optional) a UUID;
 * the key set is cached for ``OIDC_JWKS_CACHE_SECONDS`` and refetched when a token names an unknown ``kid``, at
   most once per ``OIDC_JWKS_MIN_REFETCH_SECONDS`` so random key ids cannot turn us into a fetch amplifier;
 * an unreachable key set is the identity provider's outage (503), never the caller's fault (401);
@@ -18,8 +18,10 @@ import logging
 import re
 import threading
 import time
+import unicodedata
 import uuid
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import httpx
 import jwt
@@ -170,6 +172,13 @@ def key_set_cache(url: str | None = None) -> KeySetCache:
             cache = _key_set_caches[url] = KeySetCache(url, ttl=config[1], min_refetch=config[2],
                                                        timeout=config[3])
         return cache
+
+
+def well_formed_subject(sub: object) -> TypeGuard[str]:
+    """A ``sub`` we can store and print (audit trails name it): text of 1 to 255 characters, not only spaces, no
+    NUL, lone surrogate or other control character."""
+    return (isinstance(sub, str) and bool(sub.strip()) and len(sub) <= 255 and not unstorable(sub)
+            and not any(unicodedata.category(ch) == "Cc" for ch in sub))
 
 
 def unstorable(value: str) -> bool:
@@ -341,7 +350,7 @@ def identity_from_token(token: str) -> Identity:
     if exp - iat > settings.OIDC_MAX_TOKEN_LIFETIME_SECONDS:
         raise InvalidToken("the token's lifetime exceeds what this service accepts")
     sub = claims.get("sub")
-    if not isinstance(sub, str) or not sub.strip() or len(sub) > 255 or unstorable(sub):
+    if not well_formed_subject(sub):
         raise InvalidToken("the subject claim is missing or malformed")
     if "org_id" not in claims:
         raise InvalidToken("the org_id claim is missing")

@@ -4,6 +4,7 @@ import hmac
 import logging
 import os
 import re
+import traceback
 
 # The request id of the work in progress (an HTTP request, or a worker's operation): log lines, problem bodies
 # and audit rows carry it so one can be found from another.
@@ -55,9 +56,12 @@ _PATH_UUID = re.compile(r"(?<=/)" + _UUID.pattern)
 
 class RedactIdsFilter(logging.Filter):
     """Masks identifiers in paths within the message (Django's request logging names the path); the request id is
-    kept."""
+    kept. A traceback through a database error is logged without that error's text (see
+    :func:`traceback_without_data`)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
+            record.exc_text = traceback_without_data(record.exc_info[1])
         try:
             message = record.getMessage()
         except Exception:  # a malformed log call: keep Django's own behaviour
@@ -66,6 +70,44 @@ class RedactIdsFilter(logging.Filter):
         if masked != message:
             record.msg, record.args = masked, None
         return True
+
+
+def _is_database_error(exc: BaseException) -> bool:
+    import psycopg
+    from django.db import Error
+
+    return isinstance(exc, Error | psycopg.Error)
+
+
+def traceback_without_data(exc: BaseException) -> str | None:
+    """The traceback as logging prints it, but a database error's message is replaced by its SQLSTATE: PostgreSQL
+    quotes the offending values (``DETAIL: Key (...)=(...)``, ``CONTEXT: JSON data, line 1: ...``), which may be
+    patient data. None (logging's own formatting) when no database error is in the chain."""
+    chain: list[tuple[BaseException, str | None]] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        cause = current.__cause__
+        context = None if current.__suppress_context__ else current.__context__
+        chain.append((current, "cause" if cause is not None else "context" if context is not None else None))
+        current = cause if cause is not None else context
+    if not any(_is_database_error(e) for e, _ in chain):
+        return None
+    parts: list[str] = []
+    for e, link in reversed(chain):  # the first cause first, as Python prints a chain
+        if link is not None:  # how e follows the one printed before it
+            parts.append("\n\nThe above exception was the direct cause of the following exception:\n\n"
+                         if link == "cause" else
+                         "\n\nDuring handling of the above exception, another exception occurred:\n\n")
+        kind = f"{type(e).__module__}.{type(e).__qualname__}"
+        if _is_database_error(e):
+            state = getattr(e, "sqlstate", None) or getattr(e.__cause__, "sqlstate", None)
+            text = f"{kind}: (message withheld: it may quote data) SQLSTATE {state or 'unknown'}"
+        else:
+            text = "".join(traceback.format_exception_only(e)).rstrip("\n")
+        parts.append("Traceback (most recent call last):\n" + "".join(traceback.format_tb(e.__traceback__)) + text)
+    return "".join(parts)
 
 
 try:

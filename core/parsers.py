@@ -2,7 +2,8 @@
 
 * nesting deeper than ``MAX_JSON_DEPTH`` is 400 ``malformed_json`` (Python's parser would otherwise recurse
   until it fails with an error we would answer as 500), checked on the raw bytes before parsing;
-* ``NaN``, ``Infinity`` are not JSON (RFC 8259) and jsonb refuses them: 400 ``malformed_json``;
+* ``NaN``, ``Infinity`` are not JSON (RFC 8259) and jsonb refuses them: 400 ``malformed_json``; so is a number
+  beyond a double's range (``1e999``), which Python would read as infinity;
 * a key twice in one object (``{"purpose": "a", "purpose": "b"}``) is 400 ``malformed_json``: parsers disagree on
   which one counts (Python keeps the last), so a proxy or a log could read another request than the one acted on;
 * NUL characters and lone surrogates in any string or key cannot be stored (PostgreSQL text, UTF-8): 422
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError
@@ -73,6 +75,17 @@ def _refuse_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
+class _OutOfRange(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _OutOfRange
+    return value
+
+
 class _RepeatedKey(ValueError):
     pass
 
@@ -107,10 +120,12 @@ def strict_loads(raw: bytes | str):
     if json_depth_exceeds(raw, settings.MAX_JSON_DEPTH):
         raise NotJson("The JSON is nested too deeply")
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant,
+        data = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant, parse_float=_finite_float,
                           object_pairs_hook=_object_without_repeated_keys)
     except _RepeatedKey:
         raise NotJson("A key appears twice in one object") from None
+    except _OutOfRange:
+        raise NotJson("A number is out of range") from None
     except (ValueError, RecursionError):
         raise NotJson("It is not valid JSON") from None
     if bad := unstorable_paths(data):

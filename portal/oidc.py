@@ -32,7 +32,7 @@ from django.shortcuts import redirect, render
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView
 
-from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey, local_subject
+from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey, local_subject, well_formed_subject
 from core.errors import InvalidToken
 from core.gate import admitted
 from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
@@ -85,7 +85,7 @@ def _uuid_claim(claims: dict, name: str, *, required: bool) -> str | None:
 def portal_claims(claims: dict) -> dict:
     """The session's view of a verified login: issuer, subject, organisation, role, patient id (patients only)."""
     sub = claims.get("sub")
-    if not isinstance(sub, str) or not sub.strip() or len(sub) > 255:
+    if not well_formed_subject(sub):
         raise ClaimsRefused("the sub claim is missing or malformed")
     role = claims.get("role")
     if role not in ROLES:

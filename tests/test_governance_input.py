@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from core.identity import Identity, identity_context
 from tests.conftest import memory_body
 from tests.fakes.service import LiveService
 from tests.support import Api
@@ -40,6 +41,24 @@ def test_nesting_within_the_limit_and_brackets_in_strings_are_fine(world):
 def test_non_json_constants_and_bytes_are_malformed_json(world, raw):
     r = world.patient(world.patient_a).post(_mem(world), raw=raw.encode("latin-1"))
     assert r.status_code == 400 and r.json()["code"] == "malformed_json", r.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("number", ["1e999", "-1e999", "1.5e400"])
+def test_a_number_beyond_a_doubles_range_is_malformed_json_and_writes_nothing(world, number):
+    """Python reads ``1e999`` as infinity, which jsonb refuses: it was a 500 (with the neighbouring JSON text in the
+    database error) wherever a body holds free JSON, such as workflow state."""
+    api = world.patient(world.patient_a)
+    raw = (f'{{"patient_id": "{world.patient_a}", "workflow_type": "appointment_booking", '
+           f'"state": {{"note": "x", "n": {number}}}}}')
+    r = api.post("/v1/workflows", raw=raw.encode())
+    assert r.status_code == 400 and r.json()["code"] == "malformed_json", r.content
+    assert "out of range" in r.json()["message"]
+    from workflows.models import Workflow
+
+    with identity_context(Identity(org_id=world.org, actor_sub="probe", patient_self_id=world.patient_a)):
+        assert not Workflow.objects.filter(patient_id=world.patient_a).exists()
+    assert api.post("/v1/workflows", raw=raw.replace(number, "1e300").encode()).status_code == 201
 
 
 @pytest.mark.django_db

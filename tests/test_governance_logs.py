@@ -30,6 +30,28 @@ def test_ids_are_masked_stably_and_nothing_else_changes():
     assert str(pid) not in record.getMessage()
 
 
+@pytest.mark.django_db
+def test_a_database_errors_text_never_reaches_the_log(caplog):
+    """PostgreSQL quotes the values it refuses (here a name in JSON text); a logged traceback keeps the frames and
+    the SQLSTATE, never that text."""
+    from django.db import connection, transaction
+
+    value = json.dumps({"name": "Ada Quill, MRN-55"})[:-1] + ', "n": Infinity}'
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT %s::jsonb", [value])
+    except Exception:
+        logging.getLogger("django.request").exception("Internal Server Error: /v1/workflows")
+    record = caplog.records[-1]
+    RedactIdsFilter().filter(record)
+    text = logging.Formatter("%(message)s").format(record)
+    assert "Ada Quill" not in text and "MRN-55" not in text
+    assert "SQLSTATE 22P02" in text and "DataError" in text and "cursor.execute" in text
+    plain = logging.LogRecord("x", logging.ERROR, __file__, 1, "boom", None, (ValueError, ValueError("kept"), None))
+    RedactIdsFilter().filter(plain)
+    assert "kept" in logging.Formatter("%(message)s").format(plain), "other errors keep their text"
+
+
 def _call(service, method, path, token, body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(service.url + path, data=data, method=method, headers={
