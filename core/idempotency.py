@@ -48,7 +48,7 @@ _KEY = re.compile(r"^[A-Za-z0-9._:\-]{1,100}$")
 def clean_key(raw: str | None) -> str | None:
     if raw is None:
         return None
-    if not _KEY.match(raw):
+    if not _KEY.fullmatch(raw):
         raise ValidationFailed(errors=[{"field": HEADER, "message": "1-100 of A-Z a-z 0-9 . _ : -",
                                         "code": "invalid"}])
     return raw

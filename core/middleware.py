@@ -17,7 +17,7 @@ _SANE = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 
 
 def normalise_request_id(value: str | None) -> str:
-    if value and _SANE.match(value):
+    if value and _SANE.fullmatch(value):
         return value
     return str(uuid.uuid4())
 

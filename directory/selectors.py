@@ -51,7 +51,7 @@ def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> 
     for word in q.split()[:5]:
         by_name &= Q(display_name__icontains=word)
     condition = by_name | Q(patient_id__in=by_identifier)
-    if ISO_DATE.match(q):
+    if ISO_DATE.fullmatch(q):
         try:
             condition |= Q(birth_date=date.fromisoformat(q))
         except ValueError:

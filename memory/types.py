@@ -319,7 +319,7 @@ def definition_check(definition: Any, *, organization_id: uuid.UUID | None = Non
     if errors:
         raise DefinitionInvalid(errors)
     d = definition
-    if not isinstance(d["name"], str) or not NAME.match(d["name"]):
+    if not isinstance(d["name"], str) or not NAME.fullmatch(d["name"]):
         errors.append(_err("name", "lower-case letters, digits and _ (3 to 50), starting with a letter"))
     if d["memory_class"] not in MEMORY_CLASSES:
         errors.append(_err("memory_class", f"one of {list(MEMORY_CLASSES)}"))
@@ -438,11 +438,33 @@ def _check_supersession_and_text(d: dict, branches: list[dict], errors: list[dic
 PATTERN_TIMEOUT_SECONDS = 0.05
 
 
+@functools.lru_cache(maxsize=1024)
+def ecma_anchors(pattern: str) -> str:
+    """The pattern with ECMA-262's meaning of ``$`` (JSON Schema's regular expressions): the end of the text. In
+    Python's dialects ``$`` also matches before a final newline, so ``^[a-z]+$`` would let ``"abc\\n"`` through.
+    Each ``$`` outside a character class becomes ``\\Z``."""
+    out, in_class, escaped = [], False, False
+    for ch in pattern:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "$":
+            out.append("\\Z")
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
 def _pattern(validator, pattern: str, instance: Any, schema: dict):
     if not validator.is_type(instance, "string"):
         return
     try:
-        matched = regex.search(pattern, instance, timeout=PATTERN_TIMEOUT_SECONDS)
+        matched = regex.search(ecma_anchors(pattern), instance, timeout=PATTERN_TIMEOUT_SECONDS)
     except (TimeoutError, regex.error):
         matched = None
     if matched is None:
@@ -496,6 +518,23 @@ def _normalise(branch: dict, fact: dict) -> dict:
     return out
 
 
+# No text in a fact is longer than this, whatever its schema says: maxLength is capped at it, and a pattern alone
+# (which a definition may give instead of maxLength) bounds nothing.
+MAX_FACT_TEXT_CHARS = 500
+
+
+def _over_long(value: Any, path: list[str]):
+    if isinstance(value, str):
+        if len(value) > MAX_FACT_TEXT_CHARS:
+            yield path
+    elif isinstance(value, dict):
+        for key, child in value.items():
+            yield from _over_long(child, [*path, str(key)])
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            yield from _over_long(child, [*path, str(i)])
+
+
 def fact_validate(spec: TypeSpec, fact: Any) -> tuple[str, dict]:
     """Return (attribute, normalised fact) or raise :class:`FactInvalid` with errors keyed by field path."""
     if not isinstance(fact, dict):
@@ -521,6 +560,8 @@ def fact_validate(spec: TypeSpec, fact: Any) -> tuple[str, dict]:
                 _put(detail, ["fact", *path, name], "This field is required.")
         else:
             _put(detail, ["fact", *path] if path else ["fact"], schema_error_message(error))
+    for path in _over_long(fact, []):
+        _put(detail, ["fact", *path], f"at most {MAX_FACT_TEXT_CHARS} characters")
     if not detail:
         for first, second, message in branch.get("x-ascending", []):
             if fact.get(first) is not None and fact.get(second) is not None and fact[first] >= fact[second]:
@@ -674,7 +715,7 @@ def type_get(name: str, version: int | None = None, *, org_id: uuid.UUID | None 
     builtin = builtin_catalogue().get(name)
     if builtin is not None:
         return builtin.get(version) if version is not None else builtin[max(builtin)]
-    if not isinstance(name, str) or not NAME.match(name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         return None
     if org_id is None:
         from core.identity import current_identity

@@ -102,7 +102,7 @@ class MemoryTypeDetailView(_TypeView):
                        "name": serializers.CharField(), "versions": MemoryTypeOut(many=True)})})
     def get(self, request, name):
         """Every version of one type, newest first (old memories keep the version they were written with)."""
-        if not NAME.match(name):  # NUL or other characters no type name has: never reach the database
+        if not NAME.fullmatch(name):  # NUL or other characters no type name has: never reach the database
             raise NotFound()
         builtin = builtin_catalogue().get(name)
         if builtin is not None:

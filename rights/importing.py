@@ -175,9 +175,9 @@ def _newer_version_imported(identity: Identity, patient_id: uuid.UUID, resource:
 
 def source_ref_of(resource: dict) -> str:
     rid, version = resource.get("id"), (resource.get("meta") or {}).get("versionId")
-    if not rid or not _FHIR_ID.match(str(rid)):
+    if not rid or not _FHIR_ID.fullmatch(str(rid)):
         raise _invalid("id", "an imported resource names its id in the EHR", "required")
-    if not version or not _FHIR_ID.match(str(version)):
+    if not version or not _FHIR_ID.fullmatch(str(version)):
         raise _invalid("meta.versionId", "an imported resource names its version", "required")
     return f"{resource['resourceType']}/{rid}/_history/{version}"
 

@@ -97,6 +97,9 @@ def test_agents_read_the_types_and_their_schemas(world):
      "fact.may_be_told.0"),
     ("preferred_name", "communication", {"preferred_name": "x" * 61}, "fact.preferred_name"),
     ("preferred_name", "care_coordination", {"preferred_name": "Kasia", "pronouns": "she/her"}, None),
+    # a pattern's $ is the end of the text, as in JSON Schema (Python's also matched before a final newline)
+    ("scheduling_preference", "appointment_scheduling", {"kind": "earliest_time", "time": "10:00\n"},
+     "fact.time"),
 ])
 def test_schema_validation_errors_name_the_field_and_store_nothing(world, memory_type, purpose, fact, field):
     cid = world.consent(world.patient_a, purpose)
@@ -189,6 +192,22 @@ def test_a_pattern_that_would_take_exponential_time_refuses_the_value_at_once(wo
     assert write("aaa").status_code == 201
 
 
+def test_a_pattern_alone_does_not_let_a_value_grow_past_the_text_limit(world):
+    """A definition may bound a string by a pattern instead of maxLength; ``^.+$`` bounds nothing, so every text
+    in a fact is at most MAX_FACT_TEXT_CHARS (500) characters whatever the schema says."""
+    place = {"type": "string", "pattern": "^[a-z]+$"}
+    assert admin(world).post("/v1/memory-types", wound_care_type(
+        schema=_shape(place), text="Dressing changes: at {place}")).status_code == 201
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    body = {"memory_type": "dressing_change_preference", "consent_purpose": "appointment_scheduling",
+            "consent_record_id": cid}
+    r = api.post(mem_path(world.patient_a), {**body, "fact": {"place": "a" * 501}})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["fact.place"], r.content
+    assert "500" in r.json()["errors"][0]["message"]
+    assert api.post(mem_path(world.patient_a), {**body, "fact": {"place": "a" * 500}}).status_code == 201
+
+
 def test_a_custom_type_is_invisible_to_another_organisation(world):
     assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
     outsider_patient = uuid.uuid4()
@@ -225,6 +244,8 @@ def test_a_custom_type_is_invisible_to_another_organisation(world):
     ({"supersession": ["interval_days"]}, "supersession", "invalid"),
     ({"memory_class": "care_context", "writers": ["patient"]}, "writers", "invalid"),
     ({"name": "scheduling_preference"}, None, "memory_type_exists"),
+    ({"name": "scheduling_preference\n"}, "name", "invalid"),  # not a second, unusable copy of a built-in
+    ({"name": "dressing_change_preference\n"}, "name", "invalid"),
     ({"colour": "red"}, "colour", "invalid"),
     ({"version": 7}, "version", "invalid"),
     ({"default_validity_days": 400, "retention_days": 30}, "default_validity_days", "beyond_retention"),

@@ -115,11 +115,11 @@ class OutsideSystem:
         if not isinstance(body, dict):
             return None
         external_id = body.get(self.spec.result_field)
-        if not isinstance(external_id, str) or not _SAFE_ID.match(external_id):
+        if not isinstance(external_id, str) or not _SAFE_ID.fullmatch(external_id):
             return None
         status = body.get("status")
         result = {self.spec.result_field: external_id}
-        if isinstance(status, str) and _SAFE_STATUS.match(status):
+        if isinstance(status, str) and _SAFE_STATUS.fullmatch(status):
             result["status"] = status
         return result
 

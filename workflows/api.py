@@ -279,7 +279,7 @@ class WorkflowOperationsView(ScopedAPIView):
                    "the payload's hash.")
     def post(self, request, workflow_id):
         key = request.headers.get("Idempotency-Key")
-        if key is not None and not IDEMPOTENCY_KEY.match(key):
+        if key is not None and not IDEMPOTENCY_KEY.fullmatch(key):
             raise ValidationFailed(errors=[{"field": "Idempotency-Key", "message": "1-100 of A-Z a-z 0-9 . _ : -",
                                             "code": "invalid"}])
         body = OperationCreateIn(data=request.data)

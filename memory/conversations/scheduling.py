@@ -66,7 +66,7 @@ def _slot(item) -> dict | None:
     if not isinstance(item, dict):
         return None
     slot_id, start = item.get("slot_id"), item.get("start")
-    if not isinstance(slot_id, str) or not _SAFE_ID.match(slot_id) or not isinstance(start, str):
+    if not isinstance(slot_id, str) or not _SAFE_ID.fullmatch(slot_id) or not isinstance(start, str):
         return None
     try:
         when = datetime.fromisoformat(start)

@@ -140,7 +140,7 @@ def summarise_deterministic(turns: Sequence[TurnView], *, care_team_flags: Seque
         elif _WRITE_TOOL.search(t.tool_name):
             status = t.tool_result.get("status") if isinstance(t.tool_result, dict) else None
             side_effects.append({"effect": f"Called {t.tool_name[:60]}",
-                                 "status": status if isinstance(status, str) and _SAFE_STATUS.match(status) else "",
+                                 "status": status if isinstance(status, str) and _SAFE_STATUS.fullmatch(status) else "",
                                  "source_id": source_id(t.seq)})
     if state.get("selected_slot_id") and "selected_slot_id" in sources:
         decisions.append({"decision": f"The patient chose slot {state['selected_slot_id']}",
