@@ -32,7 +32,7 @@ from memory.facts import fact_text
 from memory.lifecycle import lifecycle_event, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval import memory_embed
-from memory.types import TypeSpec, type_get
+from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
 S = MemoryState
 
@@ -122,6 +122,31 @@ def _check_new_fact(spec: TypeSpec, new: NewFact) -> None:
         raise _invalid("review_by", f"{new.memory_type} has no review date", "not_applicable")
 
 
+class TypeRevised(ConcurrentUpdate):
+    title = "The memory type was revised while this was written; send it again"
+
+
+def _hold_type(identity: Identity, spec: TypeSpec, new: NewFact) -> None:
+    """Hold an organisation type (shared: writes do not wait for each other) until this write commits, so no
+    revision comes between the fact's check and its insert (a revision holds it exclusively and checks every
+    current memory). A revision that came first and refuses the fact makes this a retry: the next try is
+    checked against it."""
+    if spec.builtin:
+        return  # built-in types change only with a release
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock_shared(hashtextextended(%s, 0))",
+                       [revision_lock_key(identity.org_id, spec.name)])
+    latest = type_get(spec.name, org_id=identity.org_id)
+    if latest is None or latest.version == spec.version:
+        return
+    try:
+        fact_validate(latest, new.fact)
+    except FactInvalid:
+        raise TypeRevised() from None
+    if new.consent_purpose not in latest.purposes:
+        raise TypeRevised()
+
+
 def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient_id, memory_type: str,
                        attribute: str, purpose: str, event_type: str = LifecycleEvent.Type.SUPERSEDED) -> int:
     now = timezone.now()
@@ -141,6 +166,7 @@ def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient
 def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: NewFact, state: str,
             source: str, source_ref: str, consent: ConsentRecord | None, memory_id: uuid.UUID) -> Memory:
     assert source != Source.PATIENT_STATED or identity.is_patient_themself(patient_id), "only the patient states"
+    _hold_type(identity, spec, new)
     now = timezone.now()
     salt = new_salt()
     valid_until = new.valid_until

@@ -20,7 +20,15 @@ from core.identity import Identity
 from core.services import organization_ensure
 from memory.crypto import decrypt_fact
 from memory.models import MemoryType
-from memory.types import DefinitionInvalid, FactInvalid, TypeSpec, builtin_catalogue, definition_check, fact_validate
+from memory.types import (
+    DefinitionInvalid,
+    FactInvalid,
+    TypeSpec,
+    builtin_catalogue,
+    definition_check,
+    fact_validate,
+    revision_lock_key,
+)
 
 
 class TypeExists(Conflict):
@@ -80,27 +88,31 @@ def _paths(detail, prefix: str = "") -> list[tuple[str, str]]:
     return out
 
 
-def _current_values(identity: Identity, name: str) -> list[tuple[uuid.UUID, dict]]:
-    """The values of the organisation's current memories of type ``name``, through the narrow revision policy."""
+def _current_values(identity: Identity, name: str) -> list[tuple[uuid.UUID, str, dict]]:
+    """The purposes and values of the organisation's current memories of type ``name``, through the narrow
+    revision policy."""
     rows = maintenance.discover(
         "type_revision",
-        "SELECT memory_id, patient_id, fact, fact_ciphertext, fact_key_id FROM patient_memory "
+        "SELECT memory_id, patient_id, consent_purpose, fact, fact_ciphertext, fact_key_id FROM patient_memory "
         "WHERE organization_id = %s AND memory_type = %s AND state IN ('proposed', 'active', 'quarantined') "
         "ORDER BY memory_id", [identity.org_id, name], settings={"app.type_revision": name})
     values = []
-    for memory_id, patient_id, fact, ciphertext, key_id in rows:
+    for memory_id, patient_id, purpose, fact, ciphertext, key_id in rows:
         if ciphertext is not None:
             fact = decrypt_fact(bytes(ciphertext), key_id=key_id, memory_id=memory_id, patient_id=patient_id)
         elif isinstance(fact, str):
             fact = json.loads(fact)
-        values.append((memory_id, fact))
+        values.append((memory_id, purpose, fact))
     return values
 
 
 def revision_breakages(*, identity: Identity, spec: TypeSpec) -> list[dict]:
     """What a revision would break: one line per current memory and failing field path (no values)."""
     breaks = []
-    for memory_id, fact in _current_values(identity, spec.name):
+    for memory_id, purpose, fact in _current_values(identity, spec.name):
+        if purpose not in spec.purposes:  # kept for a purpose the revision no longer allows
+            breaks.append({"memory_id": str(memory_id), "field": "consent_purpose", "code": "breaks_memory",
+                           "message": f"kept for {purpose}, which the revision's purposes leave out"})
         try:
             fact_validate(spec, fact)
         except FactInvalid as exc:
@@ -124,7 +136,7 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict,
     # the unique (organisation, name, version) catches anything that slips past it.
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                       [f"memory_type:{identity.org_id}:{name}"])
+                       [revision_lock_key(identity.org_id, name)])
     latest = MemoryType.objects.filter(organization_id=identity.org_id, name=name).order_by("-version").first()
     if latest is None:
         raise NotFound()

@@ -709,6 +709,12 @@ def _spec_from_row(row) -> TypeSpec:
                             version=row.version)
 
 
+def revision_lock_key(org_id: uuid.UUID, name: str) -> str:
+    """The advisory lock of one organisation type: revisions take it exclusively, memory writes shared, so a
+    revision never slips in between a write's check of the fact and its insert."""
+    return f"memory_type:{org_id}:{name}"
+
+
 def type_get(name: str, version: int | None = None, *, org_id: uuid.UUID | None = None) -> TypeSpec | None:
     """The type ``name`` (its latest version unless ``version``), built-in or the organisation's own; None if the
     caller's organisation cannot see it. Must run inside an identity context for organisation types."""

@@ -360,6 +360,49 @@ def test_a_revision_current_memories_would_not_satisfy_is_refused_listing_what_b
     assert r.status_code == 404
 
 
+def test_a_revision_may_not_leave_out_a_purpose_current_memories_are_kept_for(world):
+    """Else those memories stay in every read for a purpose the type no longer allows, and the patient's own
+    correction fails on a field they never sent."""
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    cid = world.consent(world.patient_a)
+    kept = world.patient(world.patient_a).post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid}).json()["memory_id"]
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions",
+                          wound_care_type(purposes=["communication"]))
+    assert r.status_code == 409 and r.json()["code"] == "revision_breaks_memories", r.content
+    assert [(e["memory_id"], e["field"]) for e in r.json()["errors"]] == [(kept, "consent_purpose")]
+    widened = admin(world).post("/v1/memory-types/dressing_change_preference/versions",
+                                wound_care_type(purposes=["appointment_scheduling", "communication"]))
+    assert widened.status_code == 201, widened.content
+
+
+def test_a_write_checked_against_a_version_a_revision_then_replaced_is_a_retry(world):
+    """A write checks its fact against the latest version, then inserts; a revision committed in between (it
+    found no memory it would break) must not leave a memory it refuses. The write holds the type (shared) while
+    it inserts and checks the fact again against a newer version: 409, and the retry gets the 422."""
+    from core.errors import ConcurrentUpdate
+    from memory import services
+
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    cid = world.consent(world.patient_a)
+    schema = wound_care_type()["schema"]
+    schema["properties"]["place"] = {"enum": ["clinic"]}
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions", wound_care_type(schema=schema))
+    assert r.status_code == 201, r.content
+    patient = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a)
+    with identity_context(patient), pytest.raises(ConcurrentUpdate):
+        services.memory_record(identity=patient, patient_id=world.patient_a, memory_type="dressing_change_preference",
+                               attribute="dressing_change_preference", fact={"place": "home"},
+                               consent_purpose="appointment_scheduling", consent_record_id=uuid.UUID(cid),
+                               type_version=1)  # checked against version 1, as a write begun before the revision
+    retried = world.patient(world.patient_a).post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+    assert retried.status_code == 422 and retried.json()["errors"][0]["field"] == "fact.place", retried.content
+    assert world.patient(world.patient_a).get(mem_path(world.patient_a)).json()["items"] == []
+
+
 def test_a_revision_checks_encrypted_memories_too(world):
     definition = wound_care_type(name="carer_note_pref", memory_class="account_fact", encrypted=True,
                                  writers=["patient", "staff"])
