@@ -73,7 +73,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "portal.context.PortalSessionMiddleware",
     "portal.context.ContentSecurityPolicyMiddleware",
+    "portal.context.MethodNotAllowedPageMiddleware",
 ]
+# A form without our CSRF token: the portal's page for browsers (only pages take forms).
+CSRF_FAILURE_VIEW = "portal.context.csrf_failure"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

@@ -125,15 +125,49 @@ def _audit_refusal(identity: Identity, request, kwargs: dict, exc: ApiError) -> 
         log.error("could not audit a portal refusal: %s", type(audit_exc).__name__)
 
 
-def error_page(request, status: int):
+def error_page(request, status: int, *, title: str | None = None, message: str | None = None):
     titles = {400: "This link is not valid", 403: "You cannot do that", 404: "Page not found",
-              409: "This has changed"}
+              405: "This page does not open this way", 409: "This has changed"}
     messages = {400: "Part of the address is not one this site gave. Go back and follow the link again.",
                 403: "Your account does not allow this action.",
                 404: "There is nothing here, or it is not available to you.",
+                405: "This address answers a button on a page, not a link. Go back and use the button.",
                 409: "It changed since the page was shown (perhaps in another window). Go back and reload it."}
-    return render(request, "portal/error.html", {"title": titles.get(status, "Error"),
-                                                 "message": messages.get(status, "")}, status=status)
+    return render(request, "portal/error.html", {"title": title or titles.get(status, "Error"),
+                                                 "message": message or messages.get(status, "")}, status=status)
+
+
+def _wants_page(request) -> bool:
+    return not request.path.startswith(_API_PATHS) and "text/html" in request.headers.get("Accept", "")
+
+
+def csrf_failure(request, reason: str = ""):
+    """``CSRF_FAILURE_VIEW``: a form that did not come from one of our pages (or whose page is too old). Only pages
+    take forms (the API takes bearer tokens, never cookies), so a browser gets the portal's page."""
+    if not _wants_page(request):
+        return json_problem(403, "csrf_failed", "The form did not come from this site")
+    response = error_page(request, 403, title="This form has expired",
+                          message="The form did not come from this site, or its page is too old. Go back, reload "
+                                  "the page and try again.")
+    add_never_cache_headers(response)
+    return response
+
+
+class MethodNotAllowedPageMiddleware:
+    """Django answers a method a page does not take (a link to a button's address) with an empty 405; a browser
+    gets the portal's page instead, with the same ``Allow``."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if response.status_code != 405 or response.content or not _wants_page(request):
+            return response
+        page = error_page(request, 405)
+        page["Allow"] = response.get("Allow", "")
+        add_never_cache_headers(page)
+        return page
 
 
 _API_PATHS = ("/v1/", "/mcp", "/health/", "/metrics")
@@ -142,8 +176,7 @@ _API_PATHS = ("/v1/", "/mcp", "/health/", "/metrics")
 def _page_for_browser(request, status: int, exception=None):
     """Django's own 400 and 404 as a page, when a browser asked for one outside the API's paths; else None (the
     problem document). A Host we do not serve is never rendered: the page would ask for that host again."""
-    if (isinstance(exception, DisallowedHost) or request.path.startswith(_API_PATHS)
-            or "text/html" not in request.headers.get("Accept", "")):
+    if isinstance(exception, DisallowedHost) or not _wants_page(request):
         return None
     response = error_page(request, status)
     add_never_cache_headers(response)

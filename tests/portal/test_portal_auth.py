@@ -107,6 +107,10 @@ def test_a_good_id_token_passes_and_hs256_is_never_accepted(settings, jwks_serve
 def test_logout_is_a_post_that_ends_the_session_and_the_providers(people, world, signed_in, dev_idp):
     client = signed_in(people.patient(world.patient_a))
     assert client.get("/logout/").status_code == 405
+    # a browser following a link there gets the portal's page, not a blank one
+    page = client.get("/logout/", HTTP_ACCEPT="text/html")
+    assert page.status_code == 405 and page["Allow"] == "POST" and "does not open this way" in page.content.decode()
+    assert "Content-Security-Policy" in page
     response = client.post("/logout/")
     assert response.status_code == 302
     assert response["Location"].startswith(dev_idp + "/oauth2/end_session?")
@@ -118,6 +122,9 @@ def test_logout_needs_the_csrf_token(people, world, dev_idp):
     client = Client(enforce_csrf_checks=True)
     login(client, dev_idp, people.patient(world.patient_a))
     assert client.post("/logout/").status_code == 403
+    page = client.post("/logout/", HTTP_ACCEPT="text/html")
+    assert page.status_code == 403 and "This form has expired" in page.content.decode()
+    assert "Content-Security-Policy" in page and "<style" not in page.content.decode()  # our page, not Django's
     assert client.get("/me/").status_code == 200
 
 
