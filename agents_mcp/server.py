@@ -60,8 +60,17 @@ class BearerGuard:
         self.metadata_url = metadata_url
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http":
-            scope, send = _with_response_headers(scope, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        scope, send, rid = _with_response_headers(scope, send)
+        reset = request_id_var.set(rid)  # problem bodies carry the id the X-Request-ID header says
+        try:
+            await self._guarded(scope, receive, send)
+        finally:
+            request_id_var.reset(reset)
+
+    async def _guarded(self, scope, receive, send) -> None:
         body = None
         if scope["type"] == "http" and scope.get("method") in ("GET", "DELETE"):
             # Stateless, JSON responses: no server-initiated stream to listen to (GET would hold an idle event
@@ -113,22 +122,68 @@ class BearerGuard:
         await _problem(scope, receive, send, _error_problem(exc), headers)
 
 
+# The SDK's transport refuses some requests in plain text: they become problem documents, as everything else.
+_TRANSPORT_CODES = {400: "bad_request", 403: "origin_not_allowed", 406: "not_acceptable", 413: "payload_too_large",
+                    415: "unsupported_media_type", 421: "host_not_allowed"}
+
+
 def _with_response_headers(scope, send):
     """As the REST API answers: an ``X-Request-ID`` (the caller's when sane, the one the tools' audit rows carry),
-    ``Cache-Control: no-store`` (tool results hold personal data) and ``nosniff``, on every response."""
+    ``Cache-Control: no-store`` (tool results hold personal data) and ``nosniff``, on every response. A refusal
+    the SDK's transport answers in plain text becomes a problem document; a JSON-RPC error whose message is a
+    validation library's dump gets one line instead (it named the library's types and linked its site)."""
     rid = normalise_request_id(Headers(scope=scope).get("x-request-id"))
     headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"x-request-id"]
     scope = {**scope, "headers": [*headers, (b"x-request-id", rid.encode())]}
     extra = [(b"x-request-id", rid.encode()), (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]
+    held: dict = {}
+
+    async def start(message):
+        names = {k.lower() for k, _ in message.get("headers", [])}
+        await send({**message, "headers": [*message.get("headers", []),
+                                           *[(k, v) for k, v in extra if k not in names]]})
 
     async def sending(message):
+        if message["type"] == "http.response.start" and message["status"] >= 400:
+            held.update(start=message, body=b"")  # rewritten once the whole body is known
+            return
+        if message["type"] == "http.response.body" and held:
+            held["body"] += message.get("body", b"")
+            if message.get("more_body", False):
+                return
+            status, body, content_type = _readable_refusal(held["start"], held["body"], rid)
+            kept = [(k, v) for k, v in held["start"].get("headers", [])
+                    if k.lower() not in (b"content-length", b"content-type")]
+            await start({**held["start"], "status": status, "headers": [
+                *kept, (b"content-type", content_type), (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+            held.clear()
+            return
         if message["type"] == "http.response.start":
-            names = {k.lower() for k, _ in message.get("headers", [])}
-            message = {**message, "headers": [*message.get("headers", []),
-                                              *[(k, v) for k, v in extra if k not in names]]}
+            await start(message)
+            return
         await send(message)
 
-    return scope, sending
+    return scope, sending, rid
+
+
+def _readable_refusal(start: dict, body: bytes, rid: str) -> tuple[int, bytes, bytes]:
+    status = start["status"]
+    content_type = dict((k.lower(), v) for k, v in start.get("headers", [])).get(b"content-type", b"")
+    if b"json" in content_type:
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return status, body, content_type
+        error = message.get("error") if isinstance(message, dict) else None
+        if isinstance(error, dict) and str(error.get("message", "")).startswith("Validation error:"):
+            error["message"] = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
+            return status, json.dumps(message).encode(), content_type
+        return status, body, content_type
+    code = _TRANSPORT_CODES.get(status, "bad_request")
+    text = body.decode("utf-8", "replace").strip()[:200] or code.replace("_", " ").capitalize()
+    problem = {**problem_body(status_code=status, code=code, title=text), "request_id": rid}
+    return status, json.dumps(problem).encode(), b"application/problem+json"
 
 
 async def _problem(scope, receive, send, body: dict, headers: dict[str, str]) -> None:

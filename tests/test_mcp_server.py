@@ -145,6 +145,28 @@ def test_unauthenticated_requests_point_to_the_protected_resource_metadata(live)
     assert bad.status_code == 401 and "resource_metadata=" in bad.headers["WWW-Authenticate"]
 
 
+def test_transport_refusals_are_problem_documents_naming_their_request_id(world, live):
+    """The SDK's own refusals (DNS-rebinding protection, a message that is no JSON-RPC) read as the rest of the
+    API: a problem document with a stable code, the body's request_id that of the X-Request-ID header, and no
+    validation library's dump."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    for extra, status, code in [({"Origin": "http://evil.example"}, 403, "origin_not_allowed"),
+                                ({"Host": "evil.example"}, 421, "host_not_allowed")]:
+        r = httpx.post(live.mcp_url, json=listing, headers={**headers, **extra}, timeout=30)
+        assert r.status_code == status and r.headers["content-type"] == "application/problem+json", r.text
+        assert r.json()["code"] == code and r.json()["request_id"] == r.headers["x-request-id"]
+    r = httpx.get(live.mcp_url, headers=headers, timeout=30)
+    assert r.status_code == 405 and r.json()["request_id"] == r.headers["x-request-id"] != "-"
+    for raw in ("[]", '{"jsonrpc": "2.0"}'):
+        r = httpx.post(live.mcp_url, content=raw, headers=headers, timeout=30)
+        error = r.json()["error"]
+        assert r.status_code == 400 and error["code"] == -32602, r.text
+        assert "pydantic" not in r.text and "\n" not in error["message"]
+    assert list_tools(live, patient_token(world))  # and the next call is served as usual
+
+
 @pytest.mark.parametrize("chunked", [False, True])
 @pytest.mark.parametrize("authenticated", [False, True])
 def test_a_body_over_the_limit_is_a_413_problem_like_over_rest(world, live, settings, chunked, authenticated):
