@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import orjson
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -8,6 +7,7 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound, ValidationFailed
+from core.parsers import fast_loads
 from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services
@@ -69,7 +69,7 @@ def memory_item(row: tuple, value=_DECODE, text: str | None = None) -> dict:
     if value is not _DECODE:
         pass
     elif fact is not None:
-        value = orjson.loads(fact)
+        value = fast_loads(fact)
     elif ciphertext is not None:
         value = decrypt_fact(ciphertext, key_id=key_id, memory_id=memory_id, patient_id=patient_id)
     else:

@@ -23,7 +23,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-import orjson
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import FloatField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
@@ -35,6 +34,7 @@ from consent.access import may_access
 from core import audit, maintenance
 from core.errors import NoConsentOrAccess
 from core.identity import Identity, identity_context
+from core.parsers import fast_loads
 from memory import representations, selectors
 from memory.crypto import decrypt_fact
 from memory.embeddings import EmbeddingUnavailable, provider
@@ -435,7 +435,7 @@ def fetch_candidates(*, identity: Identity, patient_id: uuid.UUID, purpose: str 
 def _value(memory: Candidate) -> dict | None:
     """The plaintext fact of a candidate (``fact`` arrives as JSON text), decrypting a sensitive one."""
     if memory.fact is not None:
-        return orjson.loads(memory.fact)
+        return fast_loads(memory.fact)
     if memory.fact_ciphertext is not None:
         return decrypt_fact(memory.fact_ciphertext, key_id=memory.fact_key_id or "", memory_id=memory.memory_id,
                             patient_id=memory.patient_id)

@@ -44,10 +44,12 @@ def test_non_json_constants_and_bytes_are_malformed_json(world, raw):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("number", ["1e999", "-1e999", "1.5e400"])
+@pytest.mark.parametrize("number", ["1e999", "-1e999", "1.5e400", "1" + "0" * 309, "9223372036854775808",
+                                    "-9223372036854775809"])
 def test_a_number_beyond_a_doubles_range_is_malformed_json_and_writes_nothing(world, number):
     """Python reads ``1e999`` as infinity, which jsonb refuses: it was a 500 (with the neighbouring JSON text in the
-    database error) wherever a body holds free JSON, such as workflow state."""
+    database error) wherever a body holds free JSON, such as workflow state. An integer beyond 64 bits was stored,
+    and every later read of it failed (orjson reads 64-bit integers only)."""
     api = world.patient(world.patient_a)
     raw = (f'{{"patient_id": "{world.patient_a}", "workflow_type": "appointment_booking", '
            f'"state": {{"note": "x", "n": {number}}}}}')
@@ -59,7 +61,15 @@ def test_a_number_beyond_a_doubles_range_is_malformed_json_and_writes_nothing(wo
     with identity_context(Identity(org_id=world.org, actor_sub="probe", patient_self_id=world.patient_a)):
         assert not Workflow.objects.filter(patient_id=world.patient_a).exists()
     assert api.post("/v1/workflows", raw=raw.replace(number, "1e300").encode()).status_code == 201
+    assert api.post("/v1/workflows", raw=raw.replace(number, "-9223372036854775808").encode()).status_code == 201
 
+
+def test_a_fact_stored_with_a_huge_integer_still_reads():
+    """Rows written before the parser refused such integers: reads fall back to Python's JSON reader."""
+    from core.parsers import fast_loads
+
+    assert fast_loads('{"n": 1' + "0" * 309 + "}") == {"n": 10**309}
+    assert fast_loads(b'{"n": 1}') == {"n": 1}
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("repeated", ["consent_purpose", "fact.time"])
