@@ -229,6 +229,33 @@ def test_the_patients_other_identifiers_are_redacted_like_their_id(world):
     assert "MRN-774411" in json.dumps(context(other, sid_b))
 
 
+def test_a_summary_of_older_turns_is_redacted_like_the_turns(world):
+    """The deterministic summary quotes what tool results said (offered slot ids, the chosen one); an id or MRN
+    inside them reaches the model as [patient] there too."""
+    from memory.conversations.summaries import OFFER_TOOL
+
+    admin = world.staff("org-admin", scope="patient:write patient:read grant:write")
+    assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill",
+                                       "identifiers": [{"system": "urn:oid:2.16.840.1.113883.19.5",
+                                                        "value": "MRN-553311"}]}).status_code == 201
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    offers = {"offers": [{"slot_id": "MRN-553311-A1", "day": "thursday", "time": "14:00"},
+                         {"slot_id": f"{world.patient_a}-A2", "day": "thursday", "time": "15:00"}]}
+    r = api.post(session_path(sid, "/turns"), {"role": "tool", "tool_name": OFFER_TOOL, "content": "offers",
+                                               "tool_result": offers})
+    assert r.status_code == 201, r.content
+    say(api, sid, "The second one please.")
+    for i in range(20):
+        say(api, sid, f"Checking option {i} against the calendar now, one moment please.", role="assistant")
+    body = context(api, sid, max_tokens=400)
+    assert body["context"]["summary"] is not None and body["budget"]["turns_summarised"] >= 3
+    text = json.dumps(body)
+    assert "553311" not in text and str(world.patient_a) not in text, body["context"]["summary"]
+    assert "[patient]" in json.dumps(body["context"]["summary"])
+
+
 def test_context_stays_within_the_budget_and_summarises_older_turns(world):
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]

@@ -156,6 +156,8 @@ def build_context(*, purpose: str, patient_id: uuid.UUID, slots: dict, care_team
             else:
                 summary = summaries.summarise_deterministic(older, care_team_flags=care_team_flags)
                 name = summaries.DETERMINISTIC
+            # the deterministic summary quotes tool results (offered slot ids) as they came: redacted like turns
+            summary = redact(summary)
             fitted = summaries.trim(summary, room) if room > 0 else None
             if fitted is None:
                 return None, max_tokens + 1, name, cache
