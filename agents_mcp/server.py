@@ -16,6 +16,7 @@ import uuid
 import anyio
 import mcp_types as types
 from django.conf import settings
+from django.db import DatabaseError, connection
 from jsonschema import Draft202012Validator
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
@@ -35,9 +36,11 @@ from agents_mcp import dispatch
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token
 from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
+from core.identity import identity_context
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
 from core.parsers import has_repeated_keys
+from core.patient_identifiers import identifier_values
 from core.serializers import schema_error_message
 from memory.conversations.context import REDACTED, redactor
 
@@ -268,20 +271,55 @@ def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: s
     carrying the request id (as the REST operation's would).
 
     The body goes into the model's context, so it never shows a patient identifier (seed 000): every
-    ``patient_id`` reads ``[patient]``, and the launch-context patient and the ``patient_id`` argument are
-    replaced wherever else they occur (ids inside texts and tool results, an upper-case or unhyphenated copy)."""
+    ``patient_id`` reads ``[patient]``, and the patients the call is about (the launch context's, the
+    ``patient_id`` argument, any ``patient_id`` in the answer) are replaced wherever else they occur (ids inside
+    texts, states and tool results, an upper-case or unhyphenated copy), with the identifiers the directory knows
+    them by (an MRN)."""
     reset = request_id_var.set(request_id or str(uuid.uuid4()))
     patients: list[uuid.UUID] = []
     try:
         ok, body = _run_tool(name, arguments, token=token, host=host, request_id=request_id_var.get(),
                              patients=patients)
+        patients += [p for p in _patient_ids_in(body) if p not in patients]
+        identifiers = _identifiers_of(token, patients)
     finally:
         request_id_var.reset(reset)
-    return ok, without_patient_ids(body, patients)
+    return ok, without_patient_ids(body, patients, identifiers)
 
 
-def without_patient_ids(body: dict, patients: list[uuid.UUID]) -> dict:
-    redact = redactor(*patients)
+def _patient_ids_in(value) -> list[uuid.UUID]:
+    found: list[uuid.UUID] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if key == PATIENT_ARGUMENT and (pid := _uuid_or_none(child)) is not None and pid not in found:
+                    found.append(pid)
+                else:
+                    stack.append(child)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def _identifiers_of(token: str, patients: list[uuid.UUID]) -> tuple[str, ...]:
+    """The directory identifiers (MRNs) of these patients that the caller may see (row-level security)."""
+    if not patients:
+        return ()
+    try:
+        identity = identity_from_token(token)
+        with identity_context(identity):
+            return tuple(v for p in patients for v in identifier_values(identity.org_id, p))
+    except (ApiError, DatabaseError) as exc:  # the call itself answered; the ids are redacted all the same
+        log.warning("mcp: patient identifiers unavailable for redaction (%s)", type(exc).__name__)
+        return ()
+    finally:
+        connection.close()  # as the request handler does: no worker thread keeps a connection (or a pool slot)
+
+
+def without_patient_ids(body: dict, patients: list[uuid.UUID], identifiers: tuple[str, ...] = ()) -> dict:
+    redact = redactor(*patients, also=identifiers)
 
     def walk(value, key=None):
         if key == PATIENT_ARGUMENT and isinstance(value, str):

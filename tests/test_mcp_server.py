@@ -361,6 +361,20 @@ def test_a_token_that_names_no_patient_must_pass_one_and_does_not_see_it_back(wo
                                                   "purpose": "appointment_scheduling"})
     assert ok(started)["session"]["patient_id"] == "[patient]" and not _shows_patient(started, world.patient_a)
     refused(call(live, token, "start_session", {"purpose": "appointment_scheduling"}), "validation_error")
+    # a workflow read by its id alone: the patient it names is redacted in its state too, with their MRN
+    admin = world.staff("org-admin", scope="patient:write patient:read grant:write")
+    assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill",
+                                       "identifiers": [{"system": "urn:oid:2.16.840.1.113883.19.5",
+                                                        "value": "MRN-661177"}]}).status_code == 201
+    agent = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=PATIENT_SCOPES,
+                        act={"sub": "scheduling-agent"})
+    workflow = ok(call(live, agent, "create_workflow", {"workflow_type": "appointment_booking"}))
+    ok(call(live, agent, "checkpoint_workflow", {
+        "workflow_id": workflow["workflow_id"], "expected_version": workflow["version"], "next_step": "propose_slots",
+        "state_patch": {"patient_ref": str(world.patient_a).upper(), "record": "MRN-661177"}}))
+    read = call(live, token, "read_workflow", {"workflow_id": workflow["workflow_id"]})
+    assert ok(read)["state"] == {"patient_ref": "[patient]", "record": "[patient]"}, read.structured_content
+    assert not _shows_patient(read, world.patient_a)
 
 
 def test_session_and_workflow_tools(world, live, scheduling):
