@@ -25,4 +25,4 @@ urlpatterns = [
 
 handler400 = "portal.context.bad_request"  # a page for browsers, a problem document for the API
 handler404 = "portal.context.not_found"  # a page for browsers, a problem document for the API
-handler500 = "core.health.server_error"
+handler500 = "portal.context.server_error"  # a page for browsers, a problem document for the API

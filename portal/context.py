@@ -18,8 +18,10 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import auth
 from django.core.exceptions import DisallowedHost
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
+from django.utils.html import escape
 
 from core import audit, health
 from core.errors import (
@@ -187,6 +189,25 @@ def not_found(request, exception=None):
     """Django's 404 for a path nothing serves (or a page that raised Http404)."""
     page = _page_for_browser(request, 404, exception)
     return page if page is not None else health.not_found(request, exception)
+
+
+def server_error(request):
+    """Django's 500: a page for browsers (no template context that could fail again: the page is static), the
+    problem document for the API."""
+    if not _wants_page(request):
+        return health.server_error(request)
+    response = HttpResponse(_SERVER_ERROR_PAGE.format(request_id=escape(getattr(request, "request_id", "-"))),
+                            status=500, content_type="text/html; charset=utf-8")
+    add_never_cache_headers(response)
+    return response
+
+
+_SERVER_ERROR_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Something went wrong</title></head>
+<body><main><h1>Something went wrong</h1>
+<p>Nothing was changed by this request. Try again in a moment; if it happens again, tell us this reference:
+<code>{request_id}</code>.</p><p><a href="/">Back to the start</a></p></main></body></html>
+"""
 
 
 def bad_request(request, exception=None):

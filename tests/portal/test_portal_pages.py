@@ -64,6 +64,25 @@ def test_a_patient_never_sees_another_patients_preferences(world, alice, people,
     assert "07:15" in bob.get("/me/").content.decode()
 
 
+def test_a_server_error_is_a_page_for_browsers_and_a_problem_for_the_api(alice, monkeypatch):
+    """A fault behind a page shows the portal's plain page with the request's reference (nothing that could fail
+    again: no template, no database); the API keeps its problem document."""
+    import portal.views.memory as views
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a fault")
+
+    client = alice["client"]
+    client.raise_request_exception = False
+    monkeypatch.setattr(views, "render", broken)
+    page = client.get("/me/", HTTP_ACCEPT="text/html", HTTP_X_REQUEST_ID="fault-1")
+    assert page.status_code == 500 and page["Content-Type"].startswith("text/html")
+    assert "Something went wrong" in page.content.decode() and "fault-1" in page.content.decode()
+    assert "a fault" not in page.content.decode()
+    api = client.get("/me/", HTTP_ACCEPT="application/json")
+    assert api.status_code == 500 and api.json()["code"] == "internal_error"
+
+
 def test_correcting_a_preference_supersedes_it(alice, world):
     client = alice["client"]
     form = client.get(f"/me/preferences/{alice['first']}/correct/").content.decode()
