@@ -75,9 +75,10 @@ class BearerGuard:
 
     async def _guarded(self, scope, receive, send) -> None:
         body = None
-        if scope["type"] == "http" and scope.get("method") in ("GET", "DELETE"):
+        if scope["type"] == "http" and scope.get("method") != "POST":
             # Stateless, JSON responses: no server-initiated stream to listen to (GET would hold an idle event
-            # stream open) and no session to end (DELETE). The transport allows 405 for both.
+            # stream open) and no session to end (DELETE); the transport allows 405 for both. Nothing else is
+            # served either (PUT, PATCH...): the same answer.
             await _problem(scope, receive, send, problem_body(status_code=405, code="method_not_allowed",
                                                               title="Method not allowed"), {"Allow": "POST"})
             return
@@ -180,6 +181,8 @@ def _readable_refusal(start: dict, body: bytes, rid: str) -> tuple[int, bytes, b
             return status, body, content_type
         error = message.get("error") if isinstance(message, dict) else None
         if isinstance(error, dict) and str(error.get("message", "")).startswith("Validation error:"):
+            # JSON that is no JSON-RPC message is an invalid request (-32600), not invalid parameters
+            error["code"] = types.INVALID_REQUEST
             error["message"] = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
             return status, json.dumps(message).encode(), content_type
         return status, body, content_type

@@ -174,11 +174,16 @@ def key_set_cache(url: str | None = None) -> KeySetCache:
         return cache
 
 
+# Control and format characters (zero-width spaces, direction overrides that make "\u202eecila" show as "alice"),
+# line and paragraph separators: a subject is a name people read in access histories.
+_UNPRINTABLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
 def well_formed_subject(sub: object) -> TypeGuard[str]:
     """A ``sub`` we can store and print (audit trails name it): text of 1 to 255 characters, not only spaces, no
-    NUL, lone surrogate or other control character."""
+    NUL, lone surrogate, control, invisible formatting or line-separator character."""
     return (isinstance(sub, str) and bool(sub.strip()) and len(sub) <= 255 and not unstorable(sub)
-            and not any(unicodedata.category(ch) == "Cc" for ch in sub))
+            and not any(unicodedata.category(ch) in _UNPRINTABLE for ch in sub))
 
 
 def unstorable(value: str) -> bool:

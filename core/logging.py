@@ -13,7 +13,11 @@ request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id
 
 class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = request_id_var.get()
+        rid = request_id_var.get()
+        if rid == "-":
+            # Django logs a 4xx/5xx after the middleware that set the id has returned; its record names the request
+            rid = getattr(getattr(record, "request", None), "request_id", None) or rid
+        record.request_id = rid
         return True
 
 

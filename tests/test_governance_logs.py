@@ -52,6 +52,22 @@ def test_a_database_errors_text_never_reaches_the_log(caplog):
     assert "kept" in logging.Formatter("%(message)s").format(plain), "other errors keep their text"
 
 
+def test_djangos_own_error_lines_carry_the_request_id():
+    """django.request logs a 5xx after RequestIdMiddleware has returned (the context variable is reset): the id
+    comes from the request the record names, so the line can be matched to its access line and audit rows."""
+    from django.test import RequestFactory
+
+    from core.logging import RequestIdFilter
+
+    request = RequestFactory().get("/v1/sessions")
+    request.request_id = "req-503-1"
+    record = logging.LogRecord("django.request", logging.ERROR, __file__, 1, "Service Unavailable: %s",
+                               ("/v1/sessions",), None)
+    record.request = request
+    RequestIdFilter().filter(record)
+    assert record.request_id == "req-503-1"
+
+
 def _call(service, method, path, token, body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(service.url + path, data=data, method=method, headers={

@@ -152,7 +152,9 @@ def test_token_lifetime_is_bounded(world, keyring, settings):
 @pytest.mark.django_db
 @pytest.mark.parametrize("sub", ["nurse\x00", "a\ud800b",
                                  # control characters: a subject is printed in audit trails (it was a 500)
-                                 "nurse\tdemo", "nurse\ndemo", "a\rb", "a\x1bb", "a\x7fb", "a\x85b"])
+                                 "nurse\tdemo", "nurse\ndemo", "a\rb", "a\x1bb", "a\x7fb", "a\x85b",
+                                 # invisible or direction-changing: "\u202eecila" shows as "alice"
+                                 "ali\u2028ce", "\u202eecila", "ali\u200bce", "\ufeffalice"])
 def test_unstorable_characters_in_claims_are_an_invalid_token(world, keyring, sub):
     r = Api(mint(keyring, sub=sub, org_id=world.org)).get(f"/v1/patients/{world.patient_a}/memories")
     assert r.status_code == 401 and r.json()["code"] == "invalid_token"

@@ -157,12 +157,14 @@ def test_transport_refusals_are_problem_documents_naming_their_request_id(world,
         r = httpx.post(live.mcp_url, json=listing, headers={**headers, **extra}, timeout=30)
         assert r.status_code == status and r.headers["content-type"] == "application/problem+json", r.text
         assert r.json()["code"] == code and r.json()["request_id"] == r.headers["x-request-id"]
-    r = httpx.get(live.mcp_url, headers=headers, timeout=30)
-    assert r.status_code == 405 and r.json()["request_id"] == r.headers["x-request-id"] != "-"
+    for method in ("GET", "PUT", "PATCH"):
+        r = httpx.request(method, live.mcp_url, headers=headers, timeout=30)
+        assert r.status_code == 405 and r.headers["allow"] == "POST", (method, r.text)
+        assert r.json()["code"] == "method_not_allowed" and r.json()["request_id"] == r.headers["x-request-id"]
     for raw in ("[]", '{"jsonrpc": "2.0"}'):
         r = httpx.post(live.mcp_url, content=raw, headers=headers, timeout=30)
         error = r.json()["error"]
-        assert r.status_code == 400 and error["code"] == -32602, r.text
+        assert r.status_code == 400 and error["code"] == -32600, r.text
         assert "pydantic" not in r.text and "\n" not in error["message"]
     assert list_tools(live, patient_token(world))  # and the next call is served as usual
 
