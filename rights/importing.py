@@ -85,13 +85,32 @@ def _check_subject(reference: dict | None, patient_id: uuid.UUID, field: str) ->
 
 def _refuse_modifier_extensions(resource: dict) -> None:
     """A modifierExtension changes what the resource means ("not taken", say); one we do not understand must not
-    be dropped silently (FHIR R4, Extensibility): refused."""
-    parts = [("", resource), *((f"reaction[{i}].", r) for i, r in enumerate(resource.get("reaction") or [])
-                                if isinstance(r, dict))]
-    for where, part in parts:
-        if part.get("modifierExtension"):
-            raise _invalid(f"{where}modifierExtension", "changes the resource's meaning; not imported",
-                           "not_importable")
+    be dropped silently (FHIR R4, Extensibility): refused, wherever it stands (a reaction, a dosage...)."""
+    stack: list[tuple[str, object]] = [("", resource)]
+    while stack:
+        where, part = stack.pop()
+        if isinstance(part, dict):
+            if part.get("modifierExtension"):
+                raise _invalid(f"{where}modifierExtension", "changes the resource's meaning; not imported",
+                               "not_importable")
+            stack.extend((f"{where}{key}.", child) for key, child in part.items() if key != "modifierExtension")
+        elif isinstance(part, list):
+            stack.extend((f"{where.rstrip('.')}[{i}].", child) for i, child in enumerate(part))
+
+
+# The code systems an allergy's statuses are read in; a status only in another system is not understood.
+VERIFICATION_SYSTEM = "http://terminology.hl7.org/CodeSystem/allergyintolerance-verification"
+CLINICAL_SYSTEM = "http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical"
+
+
+def _status_allows(concept: dict | None, system: str, allowed: str) -> bool:
+    """Whether a status concept allows the import: absent, or every coding in ``system`` says ``allowed`` (and
+    there is one). A local coding that says "confirmed" beside HL7's "entered-in-error" decides nothing."""
+    codings = [c for c in (concept or {}).get("coding") or [] if isinstance(c, dict)]
+    if not codings:
+        return True
+    ours = [c.get("code") for c in codings if c.get("system") == system]
+    return bool(ours) and all(code == allowed for code in ours)
 
 
 def _validate_model(resource: dict) -> None:
@@ -107,12 +126,13 @@ def _fact(resource: dict, patient_id: uuid.UUID) -> dict:
     _refuse_modifier_extensions(resource)
     if resource["resourceType"] == "AllergyIntolerance":
         _check_subject(resource.get("patient"), patient_id, "patient")
-        if _code(resource.get("verificationStatus")) not in (None, "confirmed"):
+        if not _status_allows(resource.get("verificationStatus"), VERIFICATION_SYSTEM, "confirmed"):
             # refuted, entered-in-error, or unconfirmed: the export would present it as a confirmed allergy
-            raise _invalid("verificationStatus", "only confirmed allergies are imported", "not_importable")
-        if _code(resource.get("clinicalStatus")) not in (None, "active"):
-            raise _invalid("clinicalStatus", "only active allergies are imported (not inactive or resolved)",
+            raise _invalid("verificationStatus", f"only allergies confirmed in {VERIFICATION_SYSTEM} are imported",
                            "not_importable")
+        if not _status_allows(resource.get("clinicalStatus"), CLINICAL_SYSTEM, "active"):
+            raise _invalid("clinicalStatus", f"only allergies active in {CLINICAL_SYSTEM} are imported (not "
+                           "inactive or resolved)", "not_importable")
         substance = _text(resource.get("code"))
         if not substance:
             raise _invalid("code", "needs a text or a coding display naming the substance", "required")

@@ -277,6 +277,15 @@ def test_fhir_import_round_trips_and_is_idempotent_per_resource_version(world):
     ({"clinicalStatus": {"coding": [{"code": "resolved"}]}}, "resource.clinicalStatus", "not_importable"),
     ({"modifierExtension": [{"url": "http://example.org/not-really", "valueBoolean": True}]},
      "resource.modifierExtension", "not_importable"),
+    # a status is read in HL7's code system: a local "confirmed" listed first decides nothing
+    ({"verificationStatus": {"coding": [{"system": "http://example.org/local", "code": "confirmed"}, {
+        "system": "http://terminology.hl7.org/CodeSystem/allergyintolerance-verification",
+        "code": "entered-in-error"}]}}, "resource.verificationStatus", "not_importable"),
+    ({"clinicalStatus": {"coding": [{"system": "http://example.org/local", "code": "active"}, {
+        "system": "http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical", "code": "resolved"}]}},
+     "resource.clinicalStatus", "not_importable"),
+    ({"clinicalStatus": {"coding": [{"system": "http://example.org/local", "code": "active"}]}},
+     "resource.clinicalStatus", "not_importable"),
     ({"reaction": [{"manifestation": [{"text": "hives"}], "severity": "catastrophic"}]},
      "resource.reaction[0].severity", "invalid_choice"),
     # every part of the subject names this patient, locally
@@ -295,6 +304,20 @@ def test_fhir_import_refuses_bad_resources_clearly(world, change, field, code):
     assert r.status_code == 422, r.content
     assert r.json()["code"] == "validation_error"
     assert any(e["field"].startswith(field) and e["code"] == code for e in r.json()["errors"]), r.json()
+
+
+@pytest.mark.django_db
+def test_a_modifier_extension_anywhere_refuses_the_import(world):
+    """FHIR R4: an unknown modifierExtension must not be ignored, wherever it stands (here a dosage)."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician", scope=STAFF_SCOPES)
+    statement = {**medication_resource(world.patient_a), "dosage": [{"text": "as directed", "modifierExtension": [
+        {"url": "http://example.org/fhir/StructureDefinition/not-taken", "valueBoolean": True}]}]}
+    r = fhir_import(nurse, world.patient_a, statement)
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [
+        ("resource.dosage[0].modifierExtension", "not_importable")]
+    assert nurse.get(f"/v1/patients/{world.patient_a}/memories").json()["items"] == []
 
 
 @pytest.mark.django_db
