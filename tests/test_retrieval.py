@@ -116,6 +116,14 @@ def safety_clinic(world):
 
 
 SAFETY_QUESTIONS = [
+    # foods, drinks and remedies that interact with medicines, blood products, cancer treatment, dental fillings
+    ("grapefruit juice with breakfast?", None),
+    ("is a glass of wine ok tonight?", None),
+    ("she wants to try St John's wort", None),
+    ("blood transfusion planned", None),
+    ("starting chemotherapy next week", None),
+    ("tooth filling on Monday", None),
+    ("can we put a plaster on it?", None),
     ("Can we give her Bactrim?", {"sulfa"}),  # brand -> sulfamethoxazole -> sulfonamide antibiotics
     ("What gloves should the nurse use?", {"latex"}),  # where latex hides
     ("we're putting in a urinary catheter today", {"latex"}),
