@@ -314,3 +314,17 @@ def test_async_client(world, live, scheduling):
     offers, (memories, ctx) = anyio.run(go)
     assert [o.slot_id for o in offers.offers] == ["A1"] and memories == []
     assert isinstance(ctx, models.SessionContext) and time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize("status, code, cls, family", [
+    (409, "consent_exists", "ConsentExists", errors.ConflictError),
+    (409, "grant_exists", "GrantExists", errors.ConflictError),
+    (409, "revision_breaks_memories", "RevisionBreaksMemories", errors.ConflictError),
+    (403, "unknown_organization", "UnknownOrganization", errors.ForbiddenError),
+    (403, "agent_cannot_grant", "AgentCannotGrant", errors.ForbiddenError),
+])
+def test_documented_problem_codes_have_their_own_class_in_their_family(status, code, cls, family):
+    """A caller catches the precise refusal (a consent that already exists) or its family (any conflict)."""
+    error = errors.error_from_problem(status, {"code": code, "message": "m", "request_id": "r-1"})
+    assert type(error).__name__ == cls and isinstance(error, family) and error.code == code
+    assert error.request_id == "r-1" and cls in errors.__all__

@@ -258,6 +258,118 @@ class DatabaseUnavailable(ServiceUnavailable):
     status = 503
 
 
+class AgentCannotConfirm(ForbiddenError):
+    """An agent's proposals are confirmed (or rejected) by the patient or staff."""
+
+    code = "agent_cannot_confirm"
+    status = 403
+
+
+class AgentCannotDelete(ForbiddenError):
+    """The patient or staff delete memories; an agent cannot."""
+
+    code = "agent_cannot_delete"
+    status = 403
+
+
+class AgentCannotGrant(ForbiddenError):
+    """An administrator grants and revokes access and registers staff; an agent cannot."""
+
+    code = "agent_cannot_grant"
+    status = 403
+
+
+class AgentCannotRevoke(ForbiddenError):
+    """The patient or staff revoke a consent; an agent cannot."""
+
+    code = "agent_cannot_revoke"
+    status = 403
+
+
+class UnknownOrganization(ForbiddenError):
+    """The token's organisation is not registered, or does not trust the token's issuer."""
+
+    code = "unknown_organization"
+    status = 403
+
+
+class ConsentExists(ConflictError):
+    """The patient already has an active consent for this purpose."""
+
+    code = "consent_exists"
+    status = 409
+
+
+class GrantExists(ConflictError):
+    """This staff member already holds an active grant for the patient and purpose."""
+
+    code = "grant_exists"
+    status = 409
+
+
+class PatientExists(ConflictError):
+    """The directory already has this patient."""
+
+    code = "patient_exists"
+    status = 409
+
+
+class StaffExists(ConflictError):
+    """The directory already has this staff member."""
+
+    code = "staff_exists"
+    status = 409
+
+
+class IdentifierInUse(ConflictError):
+    """Another patient of the organisation has this identifier."""
+
+    code = "identifier_in_use"
+    status = 409
+
+
+class OrganizationExists(ConflictError):
+    """An organisation with this id is already registered."""
+
+    code = "organization_exists"
+    status = 409
+
+
+class MemoryTypeExists(ConflictError):
+    """A memory type with this name exists: revise it instead."""
+
+    code = "memory_type_exists"
+    status = 409
+
+
+class MemoryTypeBuiltin(ConflictError):
+    """Built-in memory types change only with a release of the service."""
+
+    code = "memory_type_builtin"
+    status = 409
+
+
+class RevisionBreaksMemories(ConflictError):
+    """Current memories of the type would not satisfy the revision (``errors`` lists them)."""
+
+    code = "revision_breaks_memories"
+    status = 409
+
+
+class ResourceVersionConflict(ConflictError):
+    """A FHIR resource changed without a new meta.versionId."""
+
+    code = "resource_version_conflict"
+    status = 409
+
+
+class StaleResourceVersion(ConflictError):
+    """A newer version of this FHIR resource is already imported."""
+
+    code = "stale_resource_version"
+    status = 409
+
+
 class InternalError(AnamnesisError):
     code = "internal_error"
     status = 500
@@ -326,6 +438,22 @@ __all__ = [
     "SchedulingUnavailable",
     "OutsideSystemUnavailable",
     "DatabaseUnavailable",
+    "AgentCannotConfirm",
+    "AgentCannotDelete",
+    "AgentCannotGrant",
+    "AgentCannotRevoke",
+    "UnknownOrganization",
+    "ConsentExists",
+    "GrantExists",
+    "PatientExists",
+    "StaffExists",
+    "IdentifierInUse",
+    "OrganizationExists",
+    "MemoryTypeExists",
+    "MemoryTypeBuiltin",
+    "RevisionBreaksMemories",
+    "ResourceVersionConflict",
+    "StaleResourceVersion",
     "InternalError",
     "PROBLEM_CLASSES",
     "error_from_problem",
