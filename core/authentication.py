@@ -140,15 +140,31 @@ def trusted_issuers() -> dict[str, TrustedIssuer]:
 SUBJECT_SEPARATOR = "#"
 
 
+def _namespace(issuer: str) -> tuple[str, dict[str, TrustedIssuer]]:
+    issuers = trusted_issuers()
+    trusted = issuers.get(issuer)
+    return (trusted.subject_namespace if trusted is not None else ""), issuers
+
+
+def local_agent(issuer: str, client_id: str) -> str:
+    """An agent's client id as the service names it: like subjects (see local_subject), a client of an issuer
+    after the first is ``<namespace>#<client id>``, so two providers' agents of one name stay apart."""
+    namespace, issuers = _namespace(issuer)
+    local = f"{namespace}{SUBJECT_SEPARATOR}{client_id}" if namespace else client_id
+    posing = not namespace and any(t.subject_namespace and client_id.startswith(t.subject_namespace + SUBJECT_SEPARATOR)
+                                   for t in issuers.values())
+    if posing or len(local) > 255 or not local.isascii():
+        raise InvalidToken("the agent's client id is malformed")
+    return local
+
+
 def local_subject(issuer: str, sub: str) -> str:
     """Who the token's subject is in this service: what grants, consents, receipts and audit rows name.
 
     The first issuer's subjects stay bare (``nurse-7``); another issuer's are ``<namespace>#<sub>``
     (``https://idp.b.example#nurse-7``), so a provider cannot speak for a user of another that happens to share a
     ``sub``. A bare subject that reads like a namespaced one is refused, and so is one too long to store."""
-    issuers = trusted_issuers()
-    trusted = issuers.get(issuer)
-    namespace = trusted.subject_namespace if trusted is not None else ""
+    namespace, issuers = _namespace(issuer)
     if namespace:
         local = f"{namespace}{SUBJECT_SEPARATOR}{sub}"
     elif any(t.subject_namespace and sub.startswith(t.subject_namespace + SUBJECT_SEPARATOR)
@@ -362,6 +378,8 @@ def identity_from_token(token: str) -> Identity:
     org_id = _parse_uuid(claims["org_id"])
     patient_id = _parse_uuid(claims["patient_id"]) if claims.get("patient_id") is not None else None
     agent = _agent_client_id(claims)
+    if agent is not None:
+        agent = local_agent(claims["iss"], agent)
     identity = Identity(
         org_id=org_id,
         actor_sub=local_subject(claims["iss"], sub),

@@ -106,6 +106,15 @@ def test_a_subject_is_someone_only_at_their_own_issuer(world, keyring, settings,
     # the first provider cannot mint that name for one of its own users
     forged = Api(mint(keyring, sub=f"{SECOND_ISSUER}#nurse-9", org_id=world.org))
     assert forged.get(path).status_code == 401
+    # agents too: the second provider's scheduling agent is named with its issuer, and cannot be forged
+    agent = Api(mint(keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                     issuer=SECOND_ISSUER, extra={"act": {"sub": "booking-bot"}}))
+    assert agent.get(path).status_code == 200
+    events = world.patient(world.patient_a).get("/v1/audit-events").json()["items"]
+    assert f"{SECOND_ISSUER}#booking-bot" in {e["agent_client_id"] for e in events}
+    forged_agent = Api(mint(keyring, sub="x", org_id=world.org, patient_id=world.patient_a,
+                            extra={"act": {"sub": f"{SECOND_ISSUER}#booking-bot"}}))
+    assert forged_agent.get(path).status_code == 401
     # a patient's receipts are theirs at their own provider only
     assert world.patient(world.patient_a).request("DELETE", path).status_code == 200
     other_alice = Api(mint(keyring, sub=f"patient-{world.patient_a}", org_id=world.org, issuer=SECOND_ISSUER))
