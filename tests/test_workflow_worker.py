@@ -369,7 +369,13 @@ def test_a_cancelled_workflows_unknown_outcome_is_settled_by_lookup_and_never_re
     assert insurer.submissions[op["idempotency_key"]] == 1 and insurer.created == int(arrived)
     assert (row["status"], row["last_error_code"]) == (
         ("succeeded", None) if arrived else ("failed", "workflow_cancelled")), row
-    assert read(world, workflow_id)["current_step"] == "cancelled"
+    resumed = read(world, workflow_id)
+    assert resumed["current_step"] == "cancelled"
+    # an authorisation made for a cancelled workflow is somebody's to withdraw: whoever reads it is told so
+    action = resumed["next_safe_action"]
+    assert action["action"] == ("undo_at_outside_system" if arrived else "none"), action
+    if arrived:
+        assert action["operation_id"] == op["operation_id"] and "withdraw" in action["message"]
 
 
 def test_the_worker_refuses_a_lease_shorter_than_one_attempt(insurer):

@@ -14,7 +14,13 @@ from django.db.models import Case, QuerySet, When
 
 from core.errors import NotFound
 from core.identity import Identity
-from workflows.definitions import NEEDS_RECONCILIATION, WORKFLOW_TYPES, checkpoint_steps, operation_kinds_for
+from workflows.definitions import (
+    CANCELLED,
+    NEEDS_RECONCILIATION,
+    WORKFLOW_TYPES,
+    checkpoint_steps,
+    operation_kinds_for,
+)
 from workflows.models import ACTIVE_OPERATION_STATUSES, Circuit, Operation, OperationStatus, Workflow
 
 S = OperationStatus
@@ -27,8 +33,9 @@ STAFF_RECONCILIATION = "staff_reconciliation"
 REQUEST_OPERATION = "request_operation"
 CHECKPOINT = "checkpoint"
 NONE = "none"
+UNDO_AT_OUTSIDE_SYSTEM = "undo_at_outside_system"
 NEXT_ACTIONS = [WAIT_FOR_OPERATION, WAIT_FOR_RECONCILIATION, STAFF_RECONCILIATION, REQUEST_OPERATION, CHECKPOINT,
-                NONE]
+                UNDO_AT_OUTSIDE_SYSTEM, NONE]
 
 
 _WORKFLOW_COLUMNS = ", ".join(f"w.{f.column}" for f in Workflow._meta.concrete_fields)
@@ -125,6 +132,15 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
     """What is safe to do next, from the step, the transition table and the operations (newest first)."""
     spec = WORKFLOW_TYPES[workflow.workflow_type]
     if spec.is_terminal(workflow.current_step):
+        kept = [op for op in operations if op.status == S.SUCCEEDED]
+        if workflow.current_step == CANCELLED and kept:
+            # an authorisation or a booking made for a workflow nobody wants any more (before the cancellation,
+            # or after it, by a request that had already arrived): this service never undoes an outside action
+            op = kept[0]
+            return NextSafeAction(
+                UNDO_AT_OUTSIDE_SYSTEM, f"The workflow was cancelled, but the {op.system} holds what its {op.kind} "
+                f"did (the result is kept on the operation). Cancel or withdraw it at the {op.system}; this service "
+                "does not undo outside actions.", op.operation_id, op.kind)
         return NextSafeAction(NONE, "The workflow is finished.")
     pending = [op for op in operations if op.status in ACTIVE_OPERATION_STATUSES]
     uncertain = [op for op in pending if op.status == S.OUTCOME_UNKNOWN or op.outcome_uncertain]
