@@ -72,5 +72,6 @@ def staff_register(*, identity: Identity, actor_sub: str, display_name: str,
                                                 display_name=display_name.strip(), kind=kind)
     except IntegrityError:
         raise StaffExists() from None
-    audit.record(action="staff.register", resource_type="staff", resource_id=actor_sub[:80])
+    # the row id names the member: a subject is free text (an e-mail address, "<issuer>#<sub>")
+    audit.record(action="staff.register", resource_type="staff", resource_id=str(member.id))
     return member

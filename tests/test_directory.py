@@ -145,3 +145,7 @@ def test_administrators_find_staff_by_name(world):
     assert [s["kind"] for s in admin.get("/v1/staff", {"q": "agent"}).json()["items"]] == ["agent"]
     assert world.staff("nurse-1", scope="patient:read").get("/v1/staff", {"q": "joy"}).status_code == 403
     assert directory_admin(world, org=world.other_org).get("/v1/staff", {"q": "joy"}).json()["items"] == []
+    # a subject is free text: an e-mail address, another provider's namespaced name (it was a 500 from the audit row)
+    for sub in ("jane.doe@hospital.example", "http://idp.b.example#nurse-9", "Dr Jane Doe"):
+        r = admin.post("/v1/staff", {"actor_sub": sub, "display_name": f"Staff {sub[:4]}"})
+        assert r.status_code == 201, (sub, r.content)

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from core import audit
+from core.authentication import well_formed_subject
 from core.errors import Conflict, NotFound, ValidationFailed
 from core.identity import Identity
 from core.vocabulary import PURPOSES
@@ -191,11 +192,10 @@ class GrantForm(forms.Form):
     """The patient and the staff member are chosen from the directory search results (radio buttons), never
     typed as ids; the submitted values are still checked as an account id and a UUID."""
 
-    actor_sub = forms.RegexField(label="Staff member", max_length=255,
-                                 regex=r"^[A-Za-z0-9][A-Za-z0-9._@:\-]{0,254}$",
-                                 error_messages={"invalid": "Letters, digits and . _ @ : - only.",
-                                                 "required": "Find the staff member above and choose them."},
-                                 widget=forms.RadioSelect)
+    # any subject a token may carry (an e-mail address, another provider's "<issuer>#<sub>")
+    actor_sub = forms.CharField(label="Staff member", max_length=255,
+                                error_messages={"required": "Find the staff member above and choose them."},
+                                widget=forms.RadioSelect)
     patient_id = forms.UUIDField(label="Patient", widget=forms.RadioSelect,
                                  error_messages={"invalid": "Enter a valid patient id (UUID).",
                                                  "required": "Find the patient above and choose them."})
@@ -204,6 +204,12 @@ class GrantForm(forms.Form):
                                  widget=forms.DateInput(attrs={"type": "date"}))
     reason = forms.CharField(label="Reason", max_length=300, widget=forms.Textarea(attrs={"rows": 2}),
                              help_text="Why this person needs access (kept with the grant)")
+
+    def clean_actor_sub(self):
+        value = self.cleaned_data["actor_sub"]
+        if not well_formed_subject(value):
+            raise forms.ValidationError("Find the staff member above and choose them.", code="invalid")
+        return value
 
     def clean_reason(self):
         value = self.cleaned_data["reason"].strip()

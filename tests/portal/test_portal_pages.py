@@ -411,3 +411,14 @@ def test_search_boxes_take_what_the_database_cannot_hold_without_a_500(world, nu
     assert nurse["client"].get("/staff/?q=a%00b").status_code == 200
     admin = signed_in(people.admin())
     assert admin.get("/staff/access/?patient_q=a%00b&staff_q=%00").status_code == 200
+
+
+@pytest.mark.parametrize("sub, ok", [("jane.doe@hospital.example", True), ("http://idp.b.example#nurse-9", True),
+                                     ("nurse\tdemo", False), ("\u202eecila", False)])
+def test_the_grant_form_takes_any_subject_a_token_may_carry(sub, ok):
+    """Staff of a second provider are named '<issuer>#<sub>': the administrator's form grants them too."""
+    from portal.views.consent import GrantForm
+
+    form = GrantForm(data={"actor_sub": sub, "patient_id": str(uuid.uuid4()), "purpose": "appointment_scheduling",
+                           "reason": "covers the clinic this month"})
+    assert form.is_valid() is ok, form.errors
