@@ -111,10 +111,15 @@ def grant_create(*, identity: Identity, patient_id: uuid.UUID, actor_sub: str, p
                            "first to grant anew", code="grant_exists").about(patient_id=patient_id, purpose=purpose)
         return existing, False
     now = timezone.now()
-    # An expired but unrevoked grant still holds the open-grant slot: close it first.
-    AccessGrant.objects.filter(organization_id=identity.org_id, patient_id=patient_id, actor_sub=actor_sub,
-                               purpose=purpose, revoked_at__isnull=True, expires_at__lte=now).update(
-        revoked_at=now, revoked_by=identity.actor_sub)
+    # An expired but unrevoked grant still holds the open-grant slot: it is closed as of its expiry, revoked by
+    # nobody (it was not revoked: it ran out), and the closing is audited.
+    for stale in AccessGrant.objects.filter(organization_id=identity.org_id, patient_id=patient_id,
+                                            actor_sub=actor_sub, purpose=purpose, revoked_at__isnull=True,
+                                            expires_at__lte=now):
+        AccessGrant.objects.filter(pk=stale.pk, revoked_at__isnull=True).update(revoked_at=stale.expires_at,
+                                                                              revoked_by=None)
+        audit.record(action="grant.expire", resource_type="access_grant", resource_id=stale.grant_id,
+                     patient_id=patient_id, purpose=purpose, reason="expired")
     try:
         with transaction.atomic():
             grant = AccessGrant.objects.create(

@@ -194,3 +194,25 @@ def test_a_grant_without_an_expiry_lasts_until_revoked(world):
     r = world.admin().post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-open",
                                           "purpose": "communication"})
     assert r.status_code == 201 and r.json()["expires_at"] is None, r.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_granting_anew_after_a_grant_ran_out_does_not_record_it_as_revoked(committed_db, world):
+    """The expired grant keeps its story: it ended at its expiry, revoked by nobody, and its closing (to free the
+    one-open-grant slot) is in the patient's access history."""
+    from tests.conftest import admin_connect
+
+    first = world.grant(world.patient_a, "nurse-4", "appointment_scheduling",
+                        expires_at=(datetime.now(UTC) + timedelta(days=1)).isoformat())
+    ended = datetime.now(UTC) - timedelta(hours=1)
+    with admin_connect() as conn:  # the clock moved on (grants are never changed through the API)
+        conn.execute("UPDATE patient_access_grants SET expires_at = %s WHERE grant_id = %s",
+                     [ended, first["grant_id"]])
+    second = world.grant(world.patient_a, "nurse-4", "appointment_scheduling")
+    assert second["grant_id"] != first["grant_id"]
+    grants = {g["grant_id"]: g for g in world.admin().get("/v1/grants", {"patient_id": str(world.patient_a)})
+              .json()["items"]}
+    old = grants[first["grant_id"]]
+    assert old["revoked_by"] is None and datetime.fromisoformat(old["revoked_at"].replace("Z", "+00:00")) == ended
+    events = world.patient(world.patient_a).get("/v1/audit-events").json()["items"]
+    assert ("grant.expire", first["grant_id"]) in {(e["action"], e["resource_id"]) for e in events}
