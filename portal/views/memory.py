@@ -187,6 +187,7 @@ ACTION_TEXT = {
     "consent.list": "looked at your consents",
     "grant.create": "gave a staff member access to your information",
     "grant.revoke": "ended a staff member's access to your information",
+    "grant.expire": "closed a staff member's access that had run out",
     "grant.list": "looked at who has access to your information",
     "workflow.create": "started a task for you",
     "workflow.checkpoint": "moved a task on to its next step",
