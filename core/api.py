@@ -25,7 +25,14 @@ from rest_framework.views import APIView
 
 from core import audit, idempotency
 from core.authentication import unstorable
-from core.errors import ApiError, RateLimited, ServiceUnavailable, UnknownOrganization, ValidationFailed
+from core.errors import (
+    ApiError,
+    IdempotentResponseWithdrawn,
+    RateLimited,
+    ServiceUnavailable,
+    UnknownOrganization,
+    ValidationFailed,
+)
 from core.gate import RequestGate
 from core.identity import Identity, identity_context
 from core.permissions import declared_method
@@ -184,6 +191,8 @@ class ScopedAPIView(APIView):
         digest = idempotency.request_hash(method=request.method, path=request.path, body=request._request.body)
         replay = idempotency.idempotency_lookup(identity=self.identity, key=key, digest=digest)
         if replay is not None:
+            if not self.replay_still_holds(replay.data):
+                raise IdempotentResponseWithdrawn()
             action = self.audit_actions.get(declared_method(request.method))
             if action:  # given again: the patient's access history shows it as it showed the first answer
                 audit.record(action=action, resource_type=self.audit_resource_type(),
@@ -234,6 +243,12 @@ class ScopedAPIView(APIView):
 
     def audit_patient_id(self):
         return self.kwargs.get("patient_id")
+
+    def replay_still_holds(self, data) -> bool:
+        """Whether a stored answer may be given again now. Deletions, erasure and withdrawn consents withdraw
+        answers when they happen; what ends by the clock (a consent's or a memory's expiry) or by another's act
+        on the data (a quarantine) is checked here, by the views whose answers hold such data."""
+        return True
 
     def idempotency_patient_id(self, data):
         """The patient a stored response is about, so that deleting their data or ending access withdraws it

@@ -191,6 +191,15 @@ class _MemoryView(ScopedAPIView):
     abstract = True
     resource_type = "memory"
 
+    def replay_still_holds(self, data) -> bool:
+        """A stored answer showing memories is given again only while each still reads as it did: a value whose
+        consent or validity ran out, or that staff set aside, is not served by a retry either."""
+        shown = selectors.memory_states_shown(data)
+        if not shown:
+            return True
+        now = selectors.memory_states_now(identity=self.identity, memory_ids=list(shown))
+        return all(now.get(memory_id) == state for memory_id, state in shown.items())
+
 
 class PatientMemoriesView(_MemoryView):
     """Long-term memories of one patient (compatible with the seed's reference service)."""

@@ -57,6 +57,33 @@ def memory_get(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUI
     return memory.as_of_now()
 
 
+def memory_states_shown(data) -> dict[str, str]:
+    """The memories an answer shows, by id, with the state it showed them in (``active`` for a context pack's
+    facts, which show current memories only)."""
+    shown: dict[str, str] = {}
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            memory_id = item.get("memory_id")
+            if isinstance(memory_id, str) and ("fact" in item or "text" in item):
+                state = item.get("state")
+                shown[memory_id] = state if isinstance(state, str) else str(MemoryState.ACTIVE)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return shown
+
+
+def memory_states_now(*, identity: Identity, memory_ids: list[str]) -> dict[str, str]:
+    """The state each of these memories has now, for the caller (row-level security: one they may no longer see
+    is missing)."""
+    rows = (Memory.objects.filter(organization_id=identity.org_id, memory_id__in=memory_ids)
+            .select_related("consent_record"))
+    now = timezone.now()
+    return {str(m.memory_id): m.effective_state(now) for m in rows}
+
+
 def memory_history(*, identity: Identity, patient_id: uuid.UUID,
                    memory_id: uuid.UUID) -> tuple[list[Memory], list[LifecycleEvent]]:
     """Every version of the memory's attribute chain (newest first) and their lifecycle events."""

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection
 from django.urls import get_resolver
+from django.utils import timezone
 
 from core.api import ScopedAPIView
 from core.identity import ACTOR_PATIENT, Identity, identity_context
@@ -251,6 +252,40 @@ def test_answers_given_under_a_consent_or_grant_are_not_replayed_once_it_ends(wo
     assert patient.post(f"/v1/patients/{a}/consents/{cid}/revoke").status_code == 200
     again = agent.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "a-1"})
     assert withdrawn(again) and "text message" not in again.content.decode()
+
+
+@pytest.mark.django_db
+def test_an_answer_showing_memories_is_not_replayed_once_they_no_longer_read_so(world):
+    """What ends by the clock or by another's act is not an event that withdraws answers: a context pack that
+    showed a value is not given again once staff set the value aside, or once it lapsed (its validity or consent
+    ran out); a retry is told the answer was withdrawn and learns nothing."""
+    from memory.models import Memory
+
+    a = world.patient_a
+    cid = world.consent(a)
+    patient = world.patient(a)
+    world.grant(a, "nurse-1", "appointment_scheduling")
+    nurse = world.staff("nurse-1")
+    early = patient.post(f"/v1/patients/{a}/memories", memory_body(cid, time="07:15")).json()["memory_id"]
+    late = patient.post(f"/v1/patients/{a}/memories", memory_body(cid, kind="latest_time",
+                                                                  time="17:45")).json()["memory_id"]
+    ask = {"question": "when can the patient come in?", "purpose": "appointment_scheduling"}
+    first = nurse.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "q-1"})
+    assert first.status_code == 200 and "07:15" in first.content.decode()
+    assert nurse.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "q-1"}).status_code == 200
+    r = nurse.post(f"/v1/patients/{a}/memories/{early}/quarantine", {"reason_code": "doubtful"})
+    assert r.status_code == 200, r.content
+    again = nurse.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "q-1"})
+    assert withdrawn(again) and "07:15" not in again.content.decode()
+    # a value past its validity: the answer that showed it is not given again either
+    second = nurse.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "q-2"})
+    assert second.status_code == 200 and "17:45" in second.content.decode()
+    me = Identity(org_id=world.org, actor_sub=f"patient-{a}", patient_self_id=a, actor_kind=ACTOR_PATIENT)
+    with identity_context(me):  # the clock moves on: the memory's validity ended a minute ago
+        Memory.objects.filter(memory_id=late).update(valid_from=timezone.now() - timedelta(minutes=2),
+                                                     valid_until=timezone.now() - timedelta(minutes=1))
+    lapsed = nurse.post(f"/v1/patients/{a}/context", ask, headers={"Idempotency-Key": "q-2"})
+    assert withdrawn(lapsed) and "17:45" not in lapsed.content.decode()
 
 
 def test_a_replay_is_refused_once_the_grant_it_was_given_under_expires_and_each_replay_is_audited(committed_db,
