@@ -538,6 +538,13 @@ def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
         memories = [m for m in memories if m.memory_id in editable]
         retained = [{"memory_id": str(m.memory_id), "memory_class": m.memory_class,
                      "reason": "clinical_record_kept_by_care_team"} for m in kept]
+    else:
+        # Staff reach the purposes they hold grants for; the receipt must not read as if everything went.
+        unreached = [p for p, _ in PURPOSES if not may_access(patient_id=patient_id, purpose=p)]
+        if unreached:
+            retained.append({"reason": "outside_callers_access", "purposes": unreached,
+                             "note": "what is kept for these purposes was not reached: the caller holds no grant "
+                                     "for them (the patient's own request reaches everything)"})
     other_copies = erasure.erase_elsewhere(identity=identity, patient_id=patient_id)
     return _deletion(identity=identity, patient_id=patient_id, memories=memories, scope="patient",
                      reason_code=reason_code, retained=retained, other_copies=other_copies)

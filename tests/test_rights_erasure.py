@@ -104,6 +104,30 @@ def test_erase_all_twice_is_harmless(world):
     assert erasures[0]["resource_id"] == second["deletion_id"] and erasures[0]["resource_type"] == "deletion"
 
 
+@pytest.mark.django_db
+def test_a_staff_erasure_says_which_purposes_it_did_not_reach(world):
+    """A staff member reaches the purposes they hold grants for: the receipt says what it left, never reading as
+    if everything went (the patient's communication memory stays, and the receipt names that purpose)."""
+    a = world.patient_a
+    patient = world.patient(a)
+    for purpose, body in (("appointment_scheduling", None), ("communication", {
+            "memory_type": "communication_preference", "fact": {"kind": "channel", "channel": "sms"},
+            "consent_purpose": "communication"})):
+        cid = world.consent(a, purpose)
+        created = patient.post(f"/v1/patients/{a}/memories", {**(body or memory_body(cid)), "consent_record_id": cid})
+        assert created.status_code == 201, created.content
+    world.grant(a, "nurse-2", "appointment_scheduling")
+    receipt = delete(world.staff("nurse-2"), f"/v1/patients/{a}/memories").json()
+    unreached = [r for r in receipt["retained"] if r.get("reason") == "outside_callers_access"]
+    assert len(unreached) == 1 and "communication" in unreached[0]["purposes"]
+    assert "appointment_scheduling" not in unreached[0]["purposes"]
+    left = patient.get(f"/v1/patients/{a}/memories").json()["items"]
+    assert [m["consent_purpose"] for m in left] == ["communication"]
+    # the patient's own request reaches every purpose, and says nothing of the kind
+    mine = delete(patient, f"/v1/patients/{a}/memories").json()
+    assert not [r for r in mine["retained"] if r.get("reason") == "outside_callers_access"]
+
+
 def test_workflow_sweep_redacts_after_retention_and_is_idempotent(committed_db, world, settings):
     api = world.patient(world.patient_a)
     done = finished_prior_authorization(api, world.patient_a)
