@@ -393,3 +393,23 @@ def test_a_database_outage_mid_checkpoint_is_503_and_stores_nothing(world, monke
     # the agent retries the very same checkpoint once the database is back, and it goes through
     assert checkpoint(api, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True},
                       {"kind": SUBMIT, "payload": PAYLOAD}).status_code == 200
+
+
+def test_an_id_the_client_wrote_before_using_the_outbox_is_cleared_when_the_operation_is_asked_for(world):
+    """A client that talked to the insurer itself may have checkpointed an authorization_id. Once it asks the
+    outbox for a submission, that id is cleared in the same version: the insurer's answer writes it (or nothing
+    does, if it refuses), and a stale id never stands beside an outcome it did not come from."""
+    world.consent(world.patient_a, purpose="prior_authorization")
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a)
+    r = checkpoint(api, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True, "authorization_id": "PA-ELSEWHERE"})
+    assert r.status_code == 200 and r.json()["state"]["authorization_id"] == "PA-ELSEWHERE", r.content
+    asked = request_op(api, wf["workflow_id"], 2)
+    assert asked.status_code == 201, asked.content
+    read = api.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert read["state"].get("authorization_id") is None and read["state"]["referral_verified"] is True
+    # the same in the checkpoint that asks for it
+    other = create(api, world.patient_a)
+    r = checkpoint(api, other["workflow_id"], 1, SUBMIT, {"authorization_id": "PA-ELSEWHERE"},
+                   {"kind": SUBMIT, "payload": PAYLOAD})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "state_patch.authorization_id"

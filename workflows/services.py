@@ -185,6 +185,7 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
     kind = _operation_kind_for(workflow, request_operation.kind, at_step=next_step) if request_operation else None
     operation = None
     if kind is not None and request_operation is not None:
+        state_patch = _clearing_an_id_no_operation_recorded(workflow, kind, state_patch)
         operation = _insert_operation(identity=identity, workflow=workflow, kind=kind,
                                       payload=request_operation.payload, request_key=None,
                                       at_version=workflow.version + 1)
@@ -212,9 +213,27 @@ def _refuse_what_operations_decide(workflow: Workflow, *, next_step: str, state_
     for name in sorted(used | ({requested} if requested in OPERATION_KINDS else set())):
         kind = OPERATION_KINDS[name]
         if kind.result_field in state_patch:
-            raise ValidationFailed(errors=[{
-                "field": f"state_patch.{kind.result_field}", "code": "server_owned",
-                "message": f"recorded from the outcome of {kind.name}, never by a checkpoint"}])
+            clearing = state_patch[kind.result_field] is None and not _succeeded(workflow, kind.name)
+            if not clearing:  # a value the client wrote before it used the outbox may still be cleared
+                raise ValidationFailed(errors=[{
+                    "field": f"state_patch.{kind.result_field}", "code": "server_owned",
+                    "message": f"recorded from the outcome of {kind.name}, never by a checkpoint"}])
+
+
+def _succeeded(workflow: Workflow, kind: str) -> bool:
+    return workflow.has_operations is not False and Operation.objects.filter(
+        workflow=workflow, kind=kind, status=S.SUCCEEDED).exists()
+
+
+def _clearing_an_id_no_operation_recorded(workflow: Workflow, kind: OperationKind, state_patch: dict) -> dict:
+    """The state patch of a version that asks for an operation: an id its success records, written by the client
+    before it used the outbox, is cleared in the same version. From now on the outside system's answer writes it
+    (or nothing does, if it refuses): a stale id would otherwise stand whatever the outcome, and a checkpoint may
+    no longer change it."""
+    state = {**(workflow.state or {}), **state_patch}
+    if state.get(kind.result_field) is not None and not _succeeded(workflow, kind.name):
+        return {**state_patch, kind.result_field: None}
+    return state_patch
 
 
 def _cancel_unsent(*, identity: Identity, workflow: Workflow, operations: list[Operation]) -> None:
@@ -294,7 +313,8 @@ def operation_request(*, identity: Identity, workflow_id: uuid.UUID, expected_ve
     spec = _operation_kind_for(workflow, kind, at_step=workflow.current_step)
     operation = _insert_operation(identity=identity, workflow=workflow, kind=spec, payload=payload,
                                   request_key=request_key, at_version=workflow.version + 1)
-    _advance(identity=identity, workflow=workflow, to_step=workflow.current_step, operation=operation)
+    _advance(identity=identity, workflow=workflow, to_step=workflow.current_step, operation=operation,
+             state_patch=_clearing_an_id_no_operation_recorded(workflow, spec, {}))
     return operation, True
 
 
