@@ -202,6 +202,27 @@ def test_context_holds_slots_and_turns_and_never_the_patient_identifier(world):
     assert body["budget"]["used_tokens"] == count_tokens(dumps(ctx))
 
 
+def test_remarks_routed_to_the_care_team_reach_the_staff_who_care_for_the_patient(world):
+    """"Routed to the care team" means the care team can see it: the staff holding a grant for the conversation's
+    purpose read each flag (what kind, how urgent, which turn; never what was said), urgent first; anyone else
+    reads nothing, as for a patient with no flags."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)  # blood thinners
+    say(api, sid, "I have crushing chest pain right now")
+    world.grant(world.patient_a, "nurse-5", "appointment_scheduling")
+    path = f"/v1/patients/{world.patient_a}/care-team-flags"
+    r = world.staff("nurse-5").get(path)
+    assert r.status_code == 200, r.content
+    items = r.json()["items"]
+    assert [(f["category"], f["urgent"]) for f in items][0][1] is True, items
+    assert {f["category"] for f in items} >= {"medication_anticoagulant"} and all(f["session_id"] == sid
+                                                                                   for f in items)
+    assert "thinner" not in r.content.decode() and "chest" not in r.content.decode()
+    assert world.staff("nurse-6").get(path).json()["items"] == []  # no grant: nothing, as for no flags
+    assert world.patient(world.patient_b).get(path).json()["items"] == []
+
+
 def test_the_patients_other_identifiers_are_redacted_like_their_id(world):
     """An MRN the directory knows the patient by is an identifier too: a tool result or a turn quoting it reaches
     the model as ``[patient]``, and the stored turn's token count is that of what the model sees."""

@@ -9,7 +9,7 @@ preferences and records a tool turn).
 from __future__ import annotations
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -397,4 +397,28 @@ class TurnProposeView(_SessionView):
         result = services.preferences_propose(identity=self.identity, session_id=session_id, seq=seq)
         return Response({"proposed": MemoryOut(result.proposed, many=True).data, "skipped": result.skipped},
                         status=status.HTTP_201_CREATED)
+
+
+class CareTeamFlagOut(serializers.Serializer):
+    session_id = serializers.UUIDField()
+    purpose = serializers.CharField()
+    session_status = serializers.CharField()
+    category = serializers.CharField(help_text="e.g. medication_anticoagulant, urgent_symptom: a code, never text")
+    urgent = serializers.BooleanField()
+    source_id = serializers.RegexField(SOURCE)
+    flagged_at = serializers.DateTimeField(allow_null=True)
+
+
+class PatientCareTeamFlagsView(ScopedAPIView):
+    """Clinical remarks routed to the care team from the patient's conversations (codes, never what was said),
+    for whoever may see those conversations: urgent first. Nothing the caller may not see: an empty list."""
+
+    resource_type = "conversation_session"
+    required_scopes = {"GET": ["memory:read"]}
+    audit_actions = {"GET": "conversation.flags"}
+
+    @extend_schema(operation_id="care_team_flags_list",
+                   responses={200: inline_serializer("CareTeamFlags", {"items": CareTeamFlagOut(many=True)})})
+    def get(self, request, patient_id):
+        return Response({"items": selectors.care_team_flags(identity=self.identity, patient_id=patient_id)})
 

@@ -12,4 +12,6 @@ urlpatterns = [
     path(f"{S}/context", api.SessionContextView.as_view(), name="session-context"),
     path(f"{S}/offers", api.SessionOffersView.as_view(), name="session-offers"),
     path(f"{S}/end", api.SessionEndView.as_view(), name="session-end"),
+    path("patients/<uuid:patient_id>/care-team-flags", api.PatientCareTeamFlagsView.as_view(),
+         name="patient-care-team-flags"),
 ]

@@ -25,6 +25,7 @@ from core.identity import Identity
 from core.vocabulary import PURPOSES
 from directory import selectors as directory
 from memory import selectors as memory_selectors
+from memory.conversations import selectors as conversation_selectors
 from memory.models import Memory, MemoryState
 from portal.context import portal_view
 from portal.forms import end_of_day, search_text
@@ -127,9 +128,13 @@ def staff_patient(request, patient_id: uuid.UUID):
     profile = directory.patient_get(identity=identity, patient_id=patient_id)
     if profile:
         audit.record(action="patient.read", resource_type="patient", resource_id=patient_id, patient_id=patient_id)
+    flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
+              "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
+              "flagged_at": (f["flagged_at"] or "")[:16].replace("T", " ")}
+             for f in conversation_selectors.care_team_flags(identity=identity, patient_id=patient_id)]
     return render(request, "consent/staff_patient.html",
                   {"patient_id": patient_id, "profile": profile, "memories": memories, "quarantined": quarantined,
-                   "consents": consents,
+                   "consents": consents, "flags": flags,
                    "grants": [PURPOSE_LABELS.get(g.purpose, g.purpose) for g in grants]})
 
 

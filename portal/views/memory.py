@@ -214,6 +214,7 @@ ACTION_TEXT = {
     "conversation.offers": "looked for appointment times for you",
     "conversation.propose": "suggested preferences from a conversation for you to confirm",
     "conversation.end": "ended a conversation with you",
+    "conversation.flags": "looked at what your conversations flagged for the care team",
     "conversation.purge": "removed an expired conversation with you",
     "conversation.care_team_flag": "passed something from a conversation to your care team",
     "workflow.operation.request": "asked an outside system to act on a task for you",

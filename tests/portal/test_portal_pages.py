@@ -210,6 +210,17 @@ def test_a_nurse_sees_only_the_patients_she_holds_grants_for(world, nurse):
     assert "not before 10:00" in detail and "Appointment scheduling" in detail
 
 
+def test_the_nurse_sees_what_conversations_flagged_for_the_care_team(world, nurse):
+    patient = world.patient(world.patient_a)
+    sid = patient.post("/v1/sessions", {"patient_id": str(world.patient_a),
+                                        "purpose": "appointment_scheduling"}).json()["session"]["session_id"]
+    assert patient.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "I have crushing chest pain right "
+                                                                                  "now"}).status_code == 201
+    detail = nurse["client"].get(f"/staff/patients/{world.patient_a}/").content.decode()
+    assert "Flagged for the care team" in detail and "Urgent:" in detail
+    assert "chest pain" not in detail  # what kind of remark, never what was said
+
+
 def test_another_patients_page_looks_exactly_like_a_missing_one_and_is_audited(world, nurse):
     consent_b = world.consent(world.patient_b)
     _memory(world, world.patient_b, consent_b, time="07:15")
