@@ -140,20 +140,24 @@ def trusted_issuers() -> dict[str, TrustedIssuer]:
 SUBJECT_SEPARATOR = "#"
 
 
-def _namespace(issuer: str) -> tuple[str, dict[str, TrustedIssuer]]:
+def _namespaced(issuer: str, name: str) -> str:
+    """``name`` (a subject or a client id) as the service knows it: in its issuer's namespace, or bare. A bare
+    name that reads like one in another issuer's namespace is refused: it would speak for that issuer's user."""
     issuers = trusted_issuers()
     trusted = issuers.get(issuer)
-    return (trusted.subject_namespace if trusted is not None else ""), issuers
+    namespace = trusted.subject_namespace if trusted is not None else ""
+    if namespace:
+        return f"{namespace}{SUBJECT_SEPARATOR}{name}"
+    if any(t.subject_namespace and name.startswith(t.subject_namespace + SUBJECT_SEPARATOR) for t in issuers.values()):
+        raise InvalidToken("a name in the token poses as another issuer's")
+    return name
 
 
 def local_agent(issuer: str, client_id: str) -> str:
     """An agent's client id as the service names it: like subjects (see local_subject), a client of an issuer
     after the first is ``<namespace>#<client id>``, so two providers' agents of one name stay apart."""
-    namespace, issuers = _namespace(issuer)
-    local = f"{namespace}{SUBJECT_SEPARATOR}{client_id}" if namespace else client_id
-    posing = not namespace and any(t.subject_namespace and client_id.startswith(t.subject_namespace + SUBJECT_SEPARATOR)
-                                   for t in issuers.values())
-    if posing or len(local) > 255 or not local.isascii():
+    local = _namespaced(issuer, client_id)
+    if len(local) > 255 or not local.isascii():
         raise InvalidToken("the agent's client id is malformed")
     return local
 
@@ -164,14 +168,7 @@ def local_subject(issuer: str, sub: str) -> str:
     The first issuer's subjects stay bare (``nurse-7``); another issuer's are ``<namespace>#<sub>``
     (``https://idp.b.example#nurse-7``), so a provider cannot speak for a user of another that happens to share a
     ``sub``. A bare subject that reads like a namespaced one is refused, and so is one too long to store."""
-    namespace, issuers = _namespace(issuer)
-    if namespace:
-        local = f"{namespace}{SUBJECT_SEPARATOR}{sub}"
-    elif any(t.subject_namespace and sub.startswith(t.subject_namespace + SUBJECT_SEPARATOR)
-             for t in issuers.values()):
-        raise InvalidToken("the subject claim is malformed")
-    else:
-        local = sub
+    local = _namespaced(issuer, sub)
     if len(local) > 255:
         raise InvalidToken("the subject claim is malformed")
     return local
