@@ -32,6 +32,9 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+from tests.fakes.scheduling import SEED_SLOTS, slots_matching
 
 HOST = "127.0.0.1"
 
@@ -209,6 +212,9 @@ class FakeOutsideSystem:
                 prefix = fake.spec.collection + "/by-idempotency-key/"
                 if self.path == "/_fake/stats":
                     return self._send(200, fake.stats())
+                if fake.spec is SPECS["scheduling"] and urlparse(self.path).path == "/v1/slots":
+                    # the slot search too, so one fake serves both offers and bookings in development
+                    return self._send(200, {"slots": slots_matching(SEED_SLOTS, parse_qs(urlparse(self.path).query))})
                 if not self.path.startswith(prefix):
                     return self._send(404, {"code": "no_such_route"})
                 key = self.path[len(prefix):]

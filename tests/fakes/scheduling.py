@@ -38,6 +38,13 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
 
 
+def slots_matching(slots: list[dict], query: dict[str, list[str]]) -> list[dict]:
+    """The slot search's answer: the slots of the asked specialty (and visit type, when asked)."""
+    specialty = query.get("specialty", [""])[0]
+    visit_type = query.get("visit_type", [None])[0]
+    return [s for s in slots if s["specialty"] == specialty and (visit_type is None or s["visit_type"] == visit_type)]
+
+
 class FakeScheduling:
     def __init__(self, slots: list[dict] | None = None, *, port: int = 0) -> None:
         self.slots = [dict(s) for s in (slots if slots is not None else SEED_SLOTS)]
@@ -71,11 +78,7 @@ class FakeScheduling:
                     time.sleep(outer.hang_seconds)
                 if mode == "garbage":
                     return self._send(200, b"<html>oops</html>")
-                specialty = query.get("specialty", [""])[0]
-                visit_type = query.get("visit_type", [None])[0]
-                found = [s for s in outer.slots if s["specialty"] == specialty
-                         and (visit_type is None or s["visit_type"] == visit_type)]
-                return self._send(200, {"slots": found})
+                return self._send(200, {"slots": slots_matching(outer.slots, query)})
 
             def _send(self, status: int, body) -> None:
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
