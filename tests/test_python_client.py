@@ -328,3 +328,16 @@ def test_documented_problem_codes_have_their_own_class_in_their_family(status, c
     error = errors.error_from_problem(status, {"code": code, "message": "m", "request_id": "r-1"})
     assert type(error).__name__ == cls and isinstance(error, family) and error.code == code
     assert error.request_id == "r-1" and cls in errors.__all__
+
+
+
+def test_the_client_reads_what_conversations_flagged_for_the_care_team(world, live):
+    pid = world.patient_a
+    patient = world.patient(pid)
+    sid = patient.post("/v1/sessions", {"patient_id": str(pid), "purpose": "appointment_scheduling"}).json()[
+        "session"]["session_id"]
+    patient.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "I have crushing chest pain right now"})
+    world.grant(pid, "nurse-8", "appointment_scheduling")
+    with AnamnesisClient(live.url, world.token(sub="nurse-8")) as api:
+        flags = api.care_team_flags(pid)
+    assert flags and flags[0].urgent is True and str(flags[0].session_id) == sid

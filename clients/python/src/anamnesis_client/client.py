@@ -115,6 +115,10 @@ class _Operations:
         return self._run(Call("POST", f"/v1/patients/{patient_id}/memories/proposals", m.Memory,
                               json=proposal.body(), creating=True, idempotency_key=idempotency_key))
 
+    def care_team_flags(self, patient_id: uuid.UUID | str):
+        """What the patient's conversations flagged for the care team (staff who may see them), urgent first."""
+        return self._run(Call("GET", f"/v1/patients/{patient_id}/care-team-flags", m.CareTeamFlag, unwrap="items"))
+
     def list_proposals(self, patient_id: uuid.UUID | str):
         return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/proposals", m.Memory, unwrap="items"))
 

@@ -112,6 +112,18 @@ class ContextPack(_Out):
     text: str
 
 
+class CareTeamFlag(_Out):
+    """A clinical remark a conversation routed to the care team: its kind and urgency, never the words."""
+
+    session_id: uuid.UUID
+    purpose: str
+    session_status: str
+    category: str
+    urgent: bool
+    source_id: str
+    flagged_at: dt.datetime | None = None
+
+
 class Consent(_Out):
     consent_record_id: uuid.UUID
     patient_id: uuid.UUID
