@@ -2,8 +2,9 @@
 
 * nesting deeper than ``MAX_JSON_DEPTH`` is 400 ``malformed_json`` (Python's parser would otherwise recurse
   until it fails with an error we would answer as 500), checked on the raw bytes before parsing;
-* ``NaN``, ``Infinity`` are not JSON (RFC 8259) and jsonb refuses them: 400 ``malformed_json``; so is a number
-  beyond a double's range (``1e999``), which Python would read as infinity, and an integer beyond 64 bits;
+* ``NaN``, ``Infinity`` are not JSON (RFC 8259) and jsonb refuses them: 400 ``malformed_json``;
+* a number beyond a double's range (``1e999``, which Python reads as infinity) or an integer beyond 64 bits is JSON
+  we cannot keep: 422 ``validation_error`` (``out_of_range``), naming where;
 * a key twice in one object (``{"purpose": "a", "purpose": "b"}``) is 400 ``malformed_json``: parsers disagree on
   which one counts (Python keeps the last), so a proxy or a log could read another request than the one acted on;
 * NUL characters and lone surrogates in any string or key cannot be stored (PostgreSQL text, UTF-8): 422
@@ -52,15 +53,37 @@ def _unstorable(text: str) -> bool:
     return "\x00" in text or any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
+_INT_LIMIT = 2**63  # a 64-bit integer: what JSON libraries agree on (orjson, PostgreSQL's bigint)
+
+
+def _out_of_range(number) -> bool:
+    """An integer beyond 64 bits (orjson, which reads facts back, refuses it), or a number beyond a double's
+    range, which Python reads as infinity and jsonb refuses."""
+    if isinstance(number, bool):
+        return False
+    if isinstance(number, int):
+        return not -_INT_LIMIT <= number < _INT_LIMIT
+    return isinstance(number, float) and math.isinf(number)
+
+
 def unstorable_paths(value, path: str = "") -> list[str]:
     """Where a parsed JSON value holds a string PostgreSQL cannot store (breadth is bounded by the body size)."""
+    return _problem_paths(value, path)[0]
+
+
+def _problem_paths(value, path: str = "") -> tuple[list[str], list[str]]:
+    """Where a parsed JSON value holds a string PostgreSQL cannot store, and where a number out of range."""
     found: list[str] = []
+    numbers: list[str] = []
     stack = [(value, path)]
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
             if _unstorable(item):
                 found.append(where or "(body)")
+        elif isinstance(item, int | float):
+            if _out_of_range(item):
+                numbers.append(where or "(body)")
         elif isinstance(item, dict):
             for key, child in item.items():
                 if _unstorable(key):
@@ -69,34 +92,11 @@ def unstorable_paths(value, path: str = "") -> list[str]:
                     stack.append((child, f"{where}.{key}".lstrip(".")))
         elif isinstance(item, list):
             stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
-    return sorted(found)
+    return sorted(found), sorted(numbers)
 
 
 def _refuse_constant(name: str):
     raise ValueError(f"{name} is not JSON")
-
-
-class _OutOfRange(ValueError):
-    pass
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise _OutOfRange
-    return value
-
-
-_INT_LIMIT = 2**63  # a 64-bit integer: what JSON libraries agree on (orjson, PostgreSQL's bigint)
-
-
-def _bounded_int(text: str) -> int:
-    if len(text) > 20:  # more digits than any 64-bit integer, before Python builds a huge one
-        raise _OutOfRange
-    value = int(text)
-    if not -_INT_LIMIT <= value < _INT_LIMIT:
-        raise _OutOfRange
-    return value
 
 
 def fast_loads(text: str | bytes):
@@ -136,24 +136,26 @@ class NotJson(ValueError):
 
 def strict_loads(raw: bytes | str):
     """JSON as the API reads it (the module docstring's rules): :class:`NotJson` for what is not JSON to us,
-    :class:`ValidationFailed` for strings PostgreSQL cannot store. Also for JSON that arrives inside a form."""
+    :class:`ValidationFailed` for strings PostgreSQL cannot store and numbers out of range. Also for JSON that
+    arrives inside a form."""
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogatepass")
     if json_depth_exceeds(raw, settings.MAX_JSON_DEPTH):
         raise NotJson("The JSON is nested too deeply")
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant, parse_float=_finite_float,
-                          parse_int=_bounded_int,
+        data = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant,
                           object_pairs_hook=_object_without_repeated_keys)
     except _RepeatedKey:
         raise NotJson("A key appears twice in one object") from None
-    except _OutOfRange:
-        raise NotJson("A number is out of range") from None
     except (ValueError, RecursionError):
         raise NotJson("It is not valid JSON") from None
-    if bad := unstorable_paths(data):
-        raise ValidationFailed(errors=[{"field": where, "message": "NUL and unpaired surrogate characters "
-                                        "cannot be stored", "code": "unstorable_character"} for where in bad])
+    bad, numbers = _problem_paths(data)
+    if bad or numbers:
+        raise ValidationFailed(errors=[
+            *({"field": where, "message": "NUL and unpaired surrogate characters cannot be stored",
+               "code": "unstorable_character"} for where in bad),
+            *({"field": where, "message": "a number out of range (at most a 64-bit integer or a finite double)",
+               "code": "out_of_range"} for where in numbers)])
     return data
 
 
