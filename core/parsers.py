@@ -66,13 +66,9 @@ def _out_of_range(number) -> bool:
     return isinstance(number, float) and math.isinf(number)
 
 
-def unstorable_paths(value, path: str = "") -> list[str]:
-    """Where a parsed JSON value holds a string PostgreSQL cannot store (breadth is bounded by the body size)."""
-    return _problem_paths(value, path)[0]
-
-
 def _problem_paths(value, path: str = "") -> tuple[list[str], list[str]]:
-    """Where a parsed JSON value holds a string PostgreSQL cannot store, and where a number out of range."""
+    """Where a parsed JSON value holds a string PostgreSQL cannot store, and where a number out of range
+    (breadth is bounded by the body size)."""
     found: list[str] = []
     numbers: list[str] = []
     stack = [(value, path)]

@@ -707,9 +707,15 @@ _cache: dict[tuple, TypeSpec] = {}
 _cache_lock = threading.Lock()
 
 
-def _spec_from_row(row) -> TypeSpec:
-    return definition_check(copy.deepcopy(row.definition), organization_id=row.organization_id,
-                            version=row.version)
+def _spec_from_row(row) -> TypeSpec | None:
+    """A stored type as a spec; None for a row stored under an earlier, looser rule (a name ending in a newline)
+    that fails today's check: unusable, so not offered, and the rest of the registry still answers."""
+    try:
+        return definition_check(copy.deepcopy(row.definition), organization_id=row.organization_id,
+                                version=row.version)
+    except DefinitionInvalid:
+        log.warning("memory type row %s fails today's definition check; left out", row.type_id)
+        return None
 
 
 def revision_lock_key(org_id: uuid.UUID, name: str) -> str:
@@ -741,10 +747,8 @@ def type_get(name: str, version: int | None = None, *, org_id: uuid.UUID | None 
     row = (rows.filter(version=version) if version is not None else rows.order_by("-version")).first()
     if row is None:
         return None
-    try:
-        spec = _spec_from_row(row)
-    except DefinitionInvalid:  # stored under an earlier, looser rule (see types_visible): unusable
-        log.warning("memory type row %s fails today's definition check; left out", row.type_id)
+    spec = _spec_from_row(row)
+    if spec is None:
         return None
     with _cache_lock:
         if len(_cache) > 4096:
@@ -759,12 +763,9 @@ def types_visible(*, org_id: uuid.UUID) -> list[TypeSpec]:
 
     own: dict[str, TypeSpec] = {}
     for row in MemoryType.objects.filter(organization_id=org_id).order_by("name", "version"):
-        try:
-            own[row.name] = _spec_from_row(row)
-        except DefinitionInvalid:
-            # Stored under an earlier, looser rule (a name ending in a newline): unusable, so not offered, and
-            # the rest of the registry still answers.
-            log.warning("memory type row %s fails today's definition check; left out", row.type_id)
+        spec = _spec_from_row(row)
+        if spec is not None:
+            own[row.name] = spec
     return sorted(builtin_latest().values(), key=lambda s: s.name) + [own[n] for n in sorted(own)]
 
 
