@@ -10,6 +10,7 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
+import gc  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 from a2wsgi import WSGIMiddleware  # noqa: E402
@@ -23,6 +24,8 @@ def _load_wsgi_application():
         from config.wsgi import application
 
         operations()  # the tools' schemas from the OpenAPI document, built once before the first request
+        gc.collect()
+        gc.freeze()  # as config.wsgi does: what start-up built is never walked by the garbage collector again
         return application
 
     with ThreadPoolExecutor(max_workers=1) as pool:

@@ -1,5 +1,6 @@
 """What every API request passes before its handler runs, in the statement that sets its identity (no extra
-round trip, no second transaction):
+round trip, no second transaction). A refusal is raised by PostgreSQL in that statement (``app_gate_refuse``), so the
+transaction is aborted before any statement pipelined after it runs:
 
 * **admission**: the token's ``org_id`` must be a registered organisation that trusts the token's issuer
   (``app_admit``), else 403 ``unknown_organization``. Read from the database on every request, never cached, so
@@ -13,6 +14,7 @@ service did, not attempts (refusals are audited separately).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import math
@@ -29,10 +31,16 @@ _HIT = ("INSERT INTO api_rate_counter AS c (bucket, window_number, backend, hits
         "ON CONFLICT (bucket, window_number, backend) DO UPDATE SET hits = c.hits + 1")
 _SUM = "(SELECT COALESCE(sum(hits), 0) FROM api_rate_counter WHERE bucket = %s AND window_number = %s)"
 _SWEEP = "DELETE FROM api_rate_counter WHERE window_number < %s"
+# Raised by app_gate_refuse (core/migrations/0013_gate_refuses_in_sql_i12.py) in the statement that sets the
+# identity: the transaction aborts there, before anything sent after it in the same pipeline can run or commit.
+UNKNOWN_ORGANIZATION_SQLSTATE = "AN403"
+RATE_LIMITED_SQLSTATE = "AN429"
 
 
+@functools.lru_cache(maxsize=4096)
 def _bucket(kind: str, *parts: str) -> str:
-    """A keyed hash: the table never holds an organisation id or a subject."""
+    """A keyed hash: the table never holds an organisation id or a subject. The same caller's bucket is the same
+    on every request, so it is worked out once per process (a pure function of the secret key and the parts)."""
     return hmac.new(settings.SECRET_KEY.encode(), "|".join((kind, *parts)).encode(), hashlib.sha256).hexdigest()[:40]
 
 
@@ -64,18 +72,22 @@ class RequestGate:
                 ctes.append("swept AS (" + _SWEEP + ")")
                 prefix_params.append(self.window_number - 1)
             prefix = "WITH " + ", ".join(ctes)
-        columns = ", app_admit(%s::uuid, %s)" + "".join(", " + _SUM for _ in self.limits)
+        # The hits counted so far in this window (this request's own is not among them: the CTE's insert is not
+        # visible to the statement's sub-selects) must stay below each limit.
+        within = " AND ".join(f"{_SUM} < %s" for _ in self.limits) or "true"
+        columns = f", app_gate_refuse(app_admit(%s::uuid, %s), {within})"
         column_params: list = [str(self.identity.org_id), self.identity.issuer]
-        for bucket, _ in self.limits:
-            column_params += [bucket, self.window_number]
+        for bucket, limit in self.limits:
+            column_params += [bucket, self.window_number, limit]
         return prefix, prefix_params, columns, column_params, "", []
 
-    def check(self, values: tuple) -> None:
-        if not values[0]:
-            raise UnknownOrganization()
-        for (_, limit), used in zip(self.limits, values[1:], strict=True):
-            if used >= limit:
-                raise RateLimited(self.retry_after)
+    def refusal(self, sqlstate: str | None) -> Exception | None:
+        """The answer for the gate's refusal in SQL (``app_gate_refuse``), or None for any other error."""
+        if sqlstate == UNKNOWN_ORGANIZATION_SQLSTATE:
+            return UnknownOrganization()
+        if sqlstate == RATE_LIMITED_SQLSTATE:
+            return RateLimited(self.retry_after)
+        return None
 
 
 def admitted(org_id: str, issuer: str) -> bool:

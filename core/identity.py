@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import psycopg
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 
 ACTOR_PATIENT = "patient"
 ACTOR_STAFF = "staff"
@@ -75,13 +75,14 @@ class Identity:
 
 class Gate(Protocol):
     """Work folded into the statement that sets the identity, so a request pays no extra round trip for it
-    (admission of the token's organisation, rate limits: see :mod:`core.gate`). ``check`` sees the extra
-    columns and raises to refuse; the refusal rolls the whole transaction back."""
+    (admission of the token's organisation, rate limits: see :mod:`core.gate`). It refuses in SQL, by raising in
+    that statement, which aborts the transaction before anything pipelined after it runs; ``refusal`` turns the
+    error's SQLSTATE into the answer (None for an error that is not the gate's)."""
 
     def sql(self) -> tuple[str, list, str, list, str, list]:
         """(``WITH`` prefix, its params, extra select columns, their params, ``FROM`` clause, its params)."""
 
-    def check(self, values: tuple) -> None: ...
+    def refusal(self, sqlstate: str | None) -> Exception | None: ...
 
 
 _SET_COLUMNS = (
@@ -91,6 +92,7 @@ _SET_COLUMNS = (
 )
 _SET_SQL = "SELECT " + _SET_COLUMNS
 _ATTR = "_anamnesis_identity"
+_DEFERRED_ATTR = "_anamnesis_deferred_identity"
 _CLEARED = ["", "", "", "", "", ""]
 
 
@@ -114,46 +116,69 @@ def _statement(identity: Identity | None, gate: Gate | None) -> tuple[str, list]
             [*prefix_params, *params, *column_params, *from_params])
 
 
+@contextmanager
+def _refusals(gate: Gate | None) -> Iterator[None]:
+    """The gate's refusal raised by PostgreSQL, as the gate's answer (any other error passes through)."""
+    try:
+        yield
+    except (psycopg.Error, DatabaseError) as exc:
+        cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+        refused = gate.refusal(getattr(cause, "sqlstate", None)) if gate is not None else None
+        if refused is None:
+            raise
+        raise refused from None
+
+
 def _apply(connection, identity: Identity | None, gate: Gate | None = None) -> None:
     sql, params = _statement(identity, gate)
-    with connection.cursor() as cursor:
+    with _refusals(gate), connection.cursor() as cursor:
         cursor.execute(sql, params)
-        row = cursor.fetchone()
-    if gate is not None:
-        gate.check(tuple(row[6:]))
 
 
 class _DeferredIdentity:
     """A Django execute wrapper that sends the identity statement together with the block's first statement.
 
     Both go to the server in one pipeline (psycopg's pipeline mode: one network round trip for ``BEGIN``, the
-    identity and the first query), and the gate's verdict is checked before the first query's rows can be read.
-    A refusal raises and the block rolls back, first statement included. Batches (``executemany``) and
-    server-side cursors get the identity statement on its own, just before them.
+    identity and the first query). The gate refuses in the identity statement, which aborts the transaction
+    before the first query runs. Batches (``executemany``) and server-side cursors get the identity statement
+    on its own, just before them.
+
+    A block opened with ``commit_early=True`` that is the outermost transaction may have its last statement carry
+    the ``COMMIT`` (:func:`commit_with_next_statement`): the statement and the commit travel in one pipeline, so a
+    read with its audit row, or a checkpoint, is one round trip less. A statement after that would run outside
+    the block's transaction and identity, so it is refused as the programming error it is.
     """
 
-    def __init__(self, identity: Identity, gate: Gate | None) -> None:
+    def __init__(self, identity: Identity, gate: Gate | None, *, commit_early: bool) -> None:
         self.identity = identity
         self.gate = gate
+        self.commit_early = commit_early
         self.pending = True
+        self.commit_next = False
+        self.committed = False
 
     def __call__(self, execute, sql, params, many, context):
-        if not self.pending:
-            return execute(sql, params, many, context)
-        self.pending = False
+        if self.committed:
+            raise RuntimeError("this block's transaction was committed with its last statement; "
+                               "no statement may follow it")
+        commit, self.commit_next = self.commit_next, False  # the hint is for exactly this statement
         connection = context["connection"]
         raw_cursor = getattr(context["cursor"], "cursor", None)
         if many or raw_cursor is None or isinstance(raw_cursor, psycopg.ServerCursor):
-            _apply(connection, self.identity, self.gate)
+            self.flush(connection)
             return execute(sql, params, many, context)
-        identity_sql, identity_params = _statement(self.identity, self.gate)
-        with connection.wrap_database_errors, connection.connection.cursor() as identity_cursor:
-            with connection.connection.pipeline():
-                identity_cursor.execute(identity_sql, identity_params)
+        if not (self.pending or commit):
+            return execute(sql, params, many, context)
+        raw = connection.connection
+        with connection.wrap_database_errors, _refusals(self.gate), raw.cursor() as side_cursor:
+            with raw.pipeline():
+                if self.pending:
+                    self.pending = False
+                    side_cursor.execute(*_statement(self.identity, self.gate))
                 result = execute(sql, params, many, context)
-            row = identity_cursor.fetchone()
-        if self.gate is not None:
-            self.gate.check(tuple(row[6:]))
+                if commit:
+                    side_cursor.execute("COMMIT", prepare=False)
+        self.committed = commit
         return result
 
     def flush(self, connection) -> None:
@@ -163,17 +188,30 @@ class _DeferredIdentity:
             _apply(connection, self.identity, self.gate)
 
 
+def commit_with_next_statement(using: str = DEFAULT_DB_ALIAS) -> None:
+    """Say that the open identity block's next statement is its last (a hot read that writes its audit row in the
+    same statement; a checkpoint's version, history and audit row). If the block allows it (``commit_early``) and
+    is the outermost transaction, ``COMMIT`` goes to the server in the same pipeline as that statement: what it
+    wrote is durable before its result is read. Otherwise nothing changes (the block commits when it ends)."""
+    connection = connections[using]
+    deferred = getattr(connection, _DEFERRED_ATTR, None)
+    if deferred is not None and deferred.commit_early and not connection.savepoint_ids:
+        deferred.commit_next = True
+
+
 def current_identity(using: str = DEFAULT_DB_ALIAS) -> Identity | None:
     """The identity whose context is open on this connection, if any."""
     return getattr(connections[using], _ATTR, None)
 
 
 @contextmanager
-def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS,
-                     gate: Gate | None = None) -> Iterator[Identity]:
+def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS, gate: Gate | None = None,
+                     commit_early: bool = False) -> Iterator[Identity]:
     """Run the block in one transaction whose row-level-security identity is ``identity``.
 
     ``gate`` (API requests) adds admission and rate-limit checks to the same statement; it may refuse.
+    ``commit_early``: the block's code may let its last statement carry the COMMIT (:func:`commit_with_next_statement`);
+    only for a block after which nothing runs in it (an API handler without a stored idempotent response).
 
     Re-entering with the same identity just nests (a savepoint); entering with a different identity while one
     is open is a programming error and raises, so one request can never act as two people.
@@ -190,9 +228,10 @@ def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS,
             yield identity
         return
     outermost = not connection.in_atomic_block
-    deferred = _DeferredIdentity(identity, gate)
+    deferred = _DeferredIdentity(identity, gate, commit_early=commit_early and outermost)
     with transaction.atomic(using=using), connection.execute_wrapper(deferred):
         setattr(connection, _ATTR, identity)
+        setattr(connection, _DEFERRED_ATTR, deferred)
         try:
             yield identity
             deferred.flush(connection)
@@ -203,3 +242,4 @@ def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS,
                 _apply(connection, None)
         finally:
             setattr(connection, _ATTR, None)
+            setattr(connection, _DEFERRED_ATTR, None)

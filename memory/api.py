@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound, ValidationFailed
+from core.identity import commit_with_next_statement
 from core.parsers import fast_loads
 from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
@@ -226,6 +227,7 @@ class PatientMemoriesView(_MemoryView):
             params.is_valid(raise_exception=True)
             p = params.validated_data
         purpose = p.get("consent_purpose") or None
+        commit_with_next_statement()  # the read, with its audit row, is the request's one statement
         rows = selectors.memory_list_current_rows(
             identity=self.identity, patient_id=patient_id, memory_type=p.get("memory_type") or None,
             consent_purpose=purpose,

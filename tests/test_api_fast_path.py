@@ -8,6 +8,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+import psycopg
 import pytest
 from django.db import connection, transaction
 from rest_framework import serializers
@@ -16,7 +17,7 @@ from rest_framework.renderers import JSONRenderer
 from core.audit import insert_statement
 from core.audit import record as audit_record
 from core.errors import UnknownOrganization
-from core.identity import ACTOR_PATIENT, Identity, identity_context
+from core.identity import ACTOR_PATIENT, Identity, commit_with_next_statement, identity_context
 from core.models import AuditEvent
 from core.renderers import OrjsonRenderer
 from memory.api import MemoryOut
@@ -183,17 +184,17 @@ def test_the_compiled_list_query_is_what_the_orm_compiles(memory_type, purpose):
 
 
 class _Refuse:
-    """A gate that adds one column and refuses on it (as admission or a rate limit would)."""
+    """A gate that refuses in SQL, as admission or a rate limit does (``app_gate_refuse``)."""
 
     def __init__(self) -> None:
         self.checked = 0
 
     def sql(self):
-        return "", [], ", 0", [], "", []
+        return "", [], ", app_gate_refuse(false, true)", [], "", []
 
-    def check(self, values):
+    def refusal(self, sqlstate):
         self.checked += 1
-        raise UnknownOrganization()
+        return UnknownOrganization() if sqlstate == "AN403" else None
 
 
 def _me() -> Identity:
@@ -219,6 +220,82 @@ def test_a_refusal_rolls_back_the_statement_that_carried_the_identity(committed_
         cur.execute("SELECT 1")
     with admin_connect() as conn:
         assert conn.execute("SELECT count(*) FROM audit_event WHERE actor_sub = 'patient-z'").fetchone()[0] == 0
+
+
+def _audit_rows(actor_sub: str) -> int:
+    with admin_connect() as conn:
+        return conn.execute("SELECT count(*) FROM audit_event WHERE actor_sub = %s", [actor_sub]).fetchone()[0]
+
+
+def _read_with_audit_row(me: Identity) -> list:
+    sql, params = insert_statement(action="memory.list", resource_type="memory", patient_id=me.patient_self_id)
+    with connection.cursor() as cur:
+        cur.execute(f"WITH audit_row AS ({sql}) SELECT current_setting('app.actor_sub', true)", params)
+        return cur.fetchall()
+
+
+def test_a_first_and_last_statement_commits_in_its_own_round_trip(committed_db):
+    """A read that says it is the block's only statement is committed with it: its audit row is durable before
+    the block ends (another connection sees it), and a statement after it is refused, since it would run outside
+    the block's transaction and identity."""
+    me = _me()
+    with identity_context(me, commit_early=True):
+        commit_with_next_statement()
+        assert _read_with_audit_row(me) == [("patient-z",)]
+        assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        assert _audit_rows("patient-z") == 1
+        with pytest.raises(RuntimeError, match="committed with its last statement"), connection.cursor() as cur:
+            cur.execute("SELECT 1")
+    assert _audit_rows("patient-z") == 1
+    with runtime_connect() as conn:  # nothing of the identity survives on the server
+        assert conn.execute("SELECT current_setting('app.actor_sub', true)").fetchone()[0] in ("", None)
+
+
+def test_a_refused_request_commits_nothing_even_with_its_commit_in_the_pipeline(committed_db):
+    """The gate refuses in the identity statement, so the read, its audit row and the COMMIT sent after it in
+    the same pipeline never run."""
+    me = _me()
+    gate = _Refuse()
+    with pytest.raises(UnknownOrganization), identity_context(me, gate=gate, commit_early=True):
+        commit_with_next_statement()
+        _read_with_audit_row(me)
+    assert gate.checked == 1
+    assert _audit_rows("patient-z") == 0
+    with connection.cursor() as cur:  # the connection is usable again
+        assert not connection.in_atomic_block
+        cur.execute("SELECT 1")
+
+
+def test_inside_an_enclosing_transaction_the_block_commits_with_it(committed_db):
+    """Not the outermost transaction: the hint changes nothing, and an enclosing rollback undoes the read's row."""
+    me = _me()
+    with pytest.raises(ZeroDivisionError), transaction.atomic():
+        with identity_context(me, commit_early=True):
+            commit_with_next_statement()
+            _read_with_audit_row(me)
+            with connection.cursor() as cur:  # more statements may follow: nothing was committed early
+                cur.execute("SELECT 1")
+        assert _audit_rows("patient-z") == 0  # not yet committed
+        1 / 0
+    assert _audit_rows("patient-z") == 0
+
+
+def test_a_list_read_is_committed_with_its_read(committed_db, world):
+    """Through the API: the list's audit row is in the trail, and the runtime connection is left with no
+    identity and no open transaction."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem(world.patient_a), memory_body(cid)).status_code == 201
+
+    def listed() -> int:
+        with admin_connect() as conn:
+            return conn.execute("SELECT count(*) FROM audit_event WHERE action = 'memory.list' "
+                                "AND outcome = 'success' AND patient_id = %s", [world.patient_a]).fetchone()[0]
+
+    r = api.get(mem(world.patient_a))
+    assert r.status_code == 200 and len(r.json()["items"]) == 1
+    assert listed() == 1
+    assert not connection.in_atomic_block
 
 
 @pytest.mark.parametrize("first", ["execute", "executemany", "server_side_cursor"])

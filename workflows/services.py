@@ -35,7 +35,7 @@ from core.errors import (
     ValidationFailed,
     VersionConflict,
 )
-from core.identity import Identity
+from core.identity import Identity, commit_with_next_statement
 from core.services import organization_ensure
 from workflows import selectors
 from workflows.adapters import CONFIRMED, NOT_FOUND, REFUSED, UNKNOWN, Outcome
@@ -189,6 +189,8 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
         operation = _insert_operation(identity=identity, workflow=workflow, kind=kind,
                                       payload=request_operation.payload, request_key=None,
                                       at_version=workflow.version + 1)
+    if operation is None and next_step != CANCELLED and workflow.has_operations is False:
+        commit_with_next_statement()  # the new version is the checkpoint's last statement (and its answer's)
     workflow = _advance(identity=identity, workflow=workflow, to_step=next_step, state_patch=state_patch,
                         operation=operation)
     if next_step == CANCELLED:
