@@ -187,7 +187,8 @@ class ScopedAPIView(APIView):
         except Exception as exc:
             response = self.handle_exception(exc)
         self.response = self.finalize_response(request, response, *args, **kwargs)
-        self.response._resource_closers.append(self._release)
+        # Django's own list of what closing the response runs (no public API adds to it; Django adds its closers so)
+        self.response._resource_closers.append(self._release)  # type: ignore[attr-defined]
         return self.response
 
     def _release(self) -> None:
