@@ -1,4 +1,5 @@
-"""gunicorn hooks for Prometheus multiprocess mode (manage.py serve passes this file with -c).
+"""gunicorn settings: the worker class, and hooks for Prometheus multiprocess mode (manage.py serve passes this file
+with -c; ./gunicorn.conf.py, which gunicorn reads by default from the project folder, is this file).
 
 Every worker writes its counters and histograms into ``PROMETHEUS_MULTIPROC_DIR``; /metrics sums them. The directory
 is emptied when the server starts (stale files would count twice), and a dead worker's live gauges are dropped.
@@ -20,3 +21,7 @@ def child_exit(server, worker):
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)
+
+
+# gthread, leaving new connections to a worker with a free thread (core.gunicorn_worker)
+worker_class = "core.gunicorn_worker.BalancedThreadWorker"
