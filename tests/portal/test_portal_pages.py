@@ -55,13 +55,16 @@ def test_a_patient_never_sees_another_patients_preferences(world, alice, people,
     consent_b = world.consent(world.patient_b)
     b_memory = _memory(world, world.patient_b, consent_b, "earliest_time", "07:15")
     client = alice["client"]
-    assert "07:15" not in client.get("/me/").content.decode()
+    # the fact as the page words it, and its id: a bare "07:15" is also the clock at a quarter past seven, and the
+    # page shows when each preference was recorded
+    page = client.get("/me/").content.decode()
+    assert "not before 07:15" not in page and b_memory not in page
     for path in (f"/me/preferences/{b_memory}/correct/",):
         assert client.get(path).status_code == 404
     assert client.post(f"/me/preferences/{b_memory}/delete/").status_code == 404
     assert client.post(f"/me/consents/{consent_b}/revoke/").status_code == 404
     bob = signed_in(people.patient(world.patient_b))
-    assert "07:15" in bob.get("/me/").content.decode()
+    assert "not before 07:15" in bob.get("/me/").content.decode()
 
 
 def test_a_server_error_is_a_page_for_browsers_and_a_problem_for_the_api(alice, monkeypatch):
