@@ -197,6 +197,11 @@ class _Refuse:
         return UnknownOrganization() if sqlstate == "AN403" else None
 
 
+def _audit_rows(actor_sub: str) -> int:
+    with admin_connect() as conn:
+        return conn.execute("SELECT count(*) FROM audit_event WHERE actor_sub = %s", [actor_sub]).fetchone()[0]
+
+
 def _me() -> Identity:
     return Identity(org_id=uuid.uuid4(), actor_sub="patient-z", patient_self_id=uuid.uuid4(),
                     scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
@@ -218,13 +223,7 @@ def test_a_refusal_rolls_back_the_statement_that_carried_the_identity(committed_
     with connection.cursor() as cur:
         assert not connection.in_atomic_block
         cur.execute("SELECT 1")
-    with admin_connect() as conn:
-        assert conn.execute("SELECT count(*) FROM audit_event WHERE actor_sub = 'patient-z'").fetchone()[0] == 0
-
-
-def _audit_rows(actor_sub: str) -> int:
-    with admin_connect() as conn:
-        return conn.execute("SELECT count(*) FROM audit_event WHERE actor_sub = %s", [actor_sub]).fetchone()[0]
+    assert _audit_rows("patient-z") == 0
 
 
 def _read_with_audit_row(me: Identity) -> list:

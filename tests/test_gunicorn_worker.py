@@ -5,7 +5,6 @@ default configuration starts it (./gunicorn.conf.py), in front of a small WSGI a
 from __future__ import annotations
 
 import http.client
-import socket
 import subprocess
 import sys
 import threading
@@ -14,15 +13,9 @@ from collections import Counter
 
 import pytest
 
-from tests.fakes.service import BASE_DIR
+from tests.fakes.service import BASE_DIR, free_port
 
 WORKERS, THREADS = 2, 2
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _pid_of_answer(conn: http.client.HTTPConnection) -> str:
@@ -34,7 +27,7 @@ def _pid_of_answer(conn: http.client.HTTPConnection) -> str:
 
 @pytest.mark.slow
 def test_keep_alive_clients_that_connect_at_once_are_spread_over_the_workers():
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "tests.fakes.pid_app:application", "--bind", f"127.0.0.1:{port}",
          "--workers", str(WORKERS), "--threads", str(THREADS), "--log-level", "warning"],
@@ -54,8 +47,8 @@ def test_keep_alive_clients_that_connect_at_once_are_spread_over_the_workers():
             conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(WORKERS * THREADS)]
             for c in conns:
                 c.connect()
-            answers: list[str] = []
-            threads = [threading.Thread(target=lambda c=c: answers.append(_pid_of_answer(c))) for c in conns]
+            # one request on each at the same time, so that every thread of every worker is busy
+            threads = [threading.Thread(target=_pid_of_answer, args=(c,)) for c in conns]
             for t in threads:
                 t.start()
             for t in threads:
