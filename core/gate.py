@@ -1,5 +1,5 @@
 """What every API request passes before its handler runs, in the statement that sets its identity (no extra
-round trip, no second transaction). A refusal is raised by PostgreSQL in that statement (``app_gate_refuse``), so the
+round trip, no second transaction). A refusal is raised by PostgreSQL in that statement (``app_gate``), so the
 transaction is aborted before any statement pipelined after it runs:
 
 * **admission**: the token's ``org_id`` must be a registered organisation that trusts the token's issuer
@@ -31,7 +31,7 @@ _HIT = ("INSERT INTO api_rate_counter AS c (bucket, window_number, backend, hits
         "ON CONFLICT (bucket, window_number, backend) DO UPDATE SET hits = c.hits + 1")
 _SUM = "(SELECT COALESCE(sum(hits), 0) FROM api_rate_counter WHERE bucket = %s AND window_number = %s)"
 _SWEEP = "DELETE FROM api_rate_counter WHERE window_number < %s"
-# Raised by app_gate_refuse (core/migrations/0013_gate_refuses_in_sql_i12.py) in the statement that sets the
+# Raised by app_gate (core/migrations/0014_cheap_checks_and_gate_i12.py) in the statement that sets the
 # identity: the transaction aborts there, before anything sent after it in the same pipeline can run or commit.
 UNKNOWN_ORGANIZATION_SQLSTATE = "AN403"
 RATE_LIMITED_SQLSTATE = "AN429"
@@ -75,14 +75,14 @@ class RequestGate:
         # The hits counted so far in this window (this request's own is not among them: the CTE's insert is not
         # visible to the statement's sub-selects) must stay below each limit.
         within = " AND ".join(f"{_SUM} < %s" for _ in self.limits) or "true"
-        columns = f", app_gate_refuse(app_admit(%s::uuid, %s), {within})"
+        columns = f", app_gate(%s::uuid, %s, {within})"
         column_params: list = [str(self.identity.org_id), self.identity.issuer]
         for bucket, limit in self.limits:
             column_params += [bucket, self.window_number, limit]
         return prefix, prefix_params, columns, column_params, "", []
 
     def refusal(self, sqlstate: str | None) -> Exception | None:
-        """The answer for the gate's refusal in SQL (``app_gate_refuse``), or None for any other error."""
+        """The answer for the gate's refusal in SQL (``app_gate``), or None for any other error."""
         if sqlstate == UNKNOWN_ORGANIZATION_SQLSTATE:
             return UnknownOrganization()
         if sqlstate == RATE_LIMITED_SQLSTATE:

@@ -184,13 +184,13 @@ def test_the_compiled_list_query_is_what_the_orm_compiles(memory_type, purpose):
 
 
 class _Refuse:
-    """A gate that refuses in SQL, as admission or a rate limit does (``app_gate_refuse``)."""
+    """A gate that refuses in SQL, as admission does (``app_gate`` for an organisation that does not exist)."""
 
     def __init__(self) -> None:
         self.checked = 0
 
     def sql(self):
-        return "", [], ", app_gate_refuse(false, true)", [], "", []
+        return "", [], ", app_gate(%s::uuid, %s, true)", [str(uuid.uuid4()), "http://nobody.test"], "", []
 
     def refusal(self, sqlstate):
         self.checked += 1

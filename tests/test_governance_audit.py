@@ -121,6 +121,34 @@ def test_the_database_accepts_coded_values():
             agent_client_id="https://agents.example/scheduler", on_behalf_of=uuid.uuid4(), actor_kind="agent")
 
 
+# The checks' length bounds (char_length beside an unbounded pattern, core 0014): each limit itself is accepted,
+# one character more, or none at all, is refused.
+_AUDIT_BOUNDS = [("action", "m" * 80, 80), ("resource_type", "memory" + "_" * 74, 80), ("reason", "r" * 80, 80),
+                 ("resource_id", "9" * 80, 80), ("correlation_id", "c" * 128, 128),
+                 ("agent_client_id", "~" * 255, 255)]
+
+
+@pytest.mark.parametrize("column,value,limit", _AUDIT_BOUNDS)
+def test_the_database_accepts_coded_values_up_to_their_length_limit(column, value, limit):
+    assert len(value) == limit
+    _insert(**{column: value})
+
+
+@pytest.mark.parametrize("column,value,limit", _AUDIT_BOUNDS)
+def test_the_database_refuses_coded_values_one_over_their_length_limit_or_empty(column, value, limit):
+    # refused by the check, or by the column's own varchar length where it has one
+    with pytest.raises((psycopg.errors.CheckViolation, psycopg.errors.StringDataRightTruncation)):
+        _insert(**{column: value + value[-1]})
+    with pytest.raises(psycopg.errors.CheckViolation):
+        _insert(**{column: ""})
+
+
+@pytest.mark.parametrize("column,value", [("action", "9memory"), ("resource_type", "_memory"), ("reason", ".x")])
+def test_the_database_refuses_codes_that_do_not_start_with_a_letter(column, value):
+    with pytest.raises(psycopg.errors.CheckViolation):
+        _insert(**{column: value})
+
+
 def test_audit_record_refuses_uncoded_values_before_the_insert(world):
     me = Identity(org_id=world.org, actor_sub="nurse-1")
     with identity_context(me):

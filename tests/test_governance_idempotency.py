@@ -7,6 +7,7 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
+import psycopg
 import pytest
 from django.db import connection
 from django.urls import get_resolver
@@ -120,6 +121,21 @@ def test_malformed_keys_are_refused(world, key):
                                             headers={"Idempotency-Key": key})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "Idempotency-Key"
     assert _memories(world) == 0
+
+
+@pytest.mark.parametrize("key,stored", [("k" * 100, True), ("a.b:c_d-9", True), ("k" * 101, False), ("", False),
+                                        ("has space", False), ("a/b", False)])
+def test_the_database_holds_only_well_formed_keys(key, stored):
+    """The table's own check, as the superuser (no RLS) in a transaction rolled back: the same keys as the API's."""
+    with admin_connect() as conn, conn.transaction(force_rollback=True):
+        insert = ("INSERT INTO idempotency_record (organization_id, actor_sub, idempotency_key, request_hash, "
+                  "response_status, response_body) VALUES (gen_random_uuid(), 'nurse-1', %s, repeat('a', 64), 201, "
+                  "'\\x00')")
+        if stored:
+            conn.execute(insert, [key])
+        else:
+            with pytest.raises(psycopg.errors.CheckViolation):
+                conn.execute(insert, [key])
 
 
 @pytest.mark.django_db
