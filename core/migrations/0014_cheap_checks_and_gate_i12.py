@@ -13,6 +13,8 @@
   ``app_admit`` stays for :func:`core.gate.admitted`; ``app_gate_refuse`` goes.
 """
 
+from importlib import import_module
+
 from django.db import migrations
 
 CODE = "^[A-Za-z][A-Za-z0-9_.]*$"
@@ -83,23 +85,7 @@ ALTER TABLE idempotency_record DROP CONSTRAINT idempotency_record_idempotency_ke
 ALTER TABLE idempotency_record ADD CONSTRAINT idempotency_record_idempotency_key_check CHECK (
   idempotency_key ~ '^[A-Za-z0-9._:-]{1,100}$');
 DROP FUNCTION IF EXISTS app_gate(uuid, text, boolean);
-CREATE FUNCTION app_gate_refuse(p_admitted boolean, p_within_limits boolean) RETURNS boolean
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path = public, pg_temp
-AS $$
-BEGIN
-  IF NOT coalesce(p_admitted, false) THEN
-    RAISE EXCEPTION 'organisation not admitted' USING ERRCODE = 'AN403';
-  END IF;
-  IF NOT coalesce(p_within_limits, false) THEN
-    RAISE EXCEPTION 'rate limit reached' USING ERRCODE = 'AN429';
-  END IF;
-  RETURN true;
-END
-$$;
-REVOKE EXECUTE ON FUNCTION app_gate_refuse(boolean, boolean) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION app_gate_refuse(boolean, boolean) TO anamnesis_runtime;
-"""
+""" + import_module("core.migrations.0013_gate_refuses_in_sql_i12").FORWARD  # app_gate_refuse again
 
 
 class Migration(migrations.Migration):
