@@ -21,6 +21,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from core import audit, idempotency
@@ -127,7 +128,16 @@ class ScopedAPIView(APIView):
 
     def perform_content_negotiation(self, request, force=False):
         """``?format=`` names a renderer (json; the export's fhir too): another is the caller's mistake (422 naming
-        it, once the caller is authenticated), not a missing resource (DRF answers 404)."""
+        it, once the caller is authenticated), not a missing resource (DRF answers 404).
+
+        What almost every agent sends (no ``Accept``, ``*/*`` or the first renderer's own type, no ``?format=``)
+        gets the first renderer without DRF parsing media types: DRF's answer for it is the same."""
+        renderers = self.get_renderers()
+        accept = request.META.get("HTTP_ACCEPT")
+        if (not force and renderers and (accept is None or accept in ("*/*", renderers[0].media_type))
+                and api_settings.URL_FORMAT_OVERRIDE not in request.GET
+                and not self.kwargs.get(api_settings.FORMAT_SUFFIX_KWARG)):
+            return renderers[0], renderers[0].media_type
         try:
             return super().perform_content_negotiation(request, force)
         except (Http404, exceptions.NotFound):

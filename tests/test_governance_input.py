@@ -219,3 +219,19 @@ def test_a_format_no_renderer_has_is_422_naming_it_after_authentication(world, f
     assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["format"], r.content
     assert "json" in r.json()["errors"][0]["message"]
     assert Api(None).get(_mem(world), {"format": fmt}).status_code == 401  # who asks comes first
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("accept, status", [
+    (None, 200), ("*/*", 200), ("application/json", 200), ("application/json; q=0.5", 200), ("application/*", 200),
+    ("text/html, */*;q=0.1", 200), ("text/html", 406), ("application/xml", 406),
+])
+def test_what_a_caller_accepts_is_answered_as_drf_negotiates_it(world, accept, status):
+    """The common Accept values skip DRF's media-type parsing (core.api.ScopedAPIView.perform_content_negotiation);
+    the answer is DRF's own for every value, the usual ones and the rest."""
+    api = world.patient(world.patient_a)
+    r = api.get(_mem(world), headers={"Accept": accept} if accept is not None else None)
+    assert r.status_code == status, r.content
+    assert r["Content-Type"] == ("application/json" if status == 200 else "application/problem+json"), r["Content-Type"]
+    if status == 406:
+        assert r.json()["code"] == "not_acceptable"
