@@ -65,16 +65,20 @@ MIDDLEWARE = [
     "core.observability.MetricsMiddleware",
     "core.middleware.RequestShapeMiddleware",
     "core.middleware.BodySizeLimitMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # The browser's layers (core.browser.BrowserOnly) stand aside on the bearer-token paths below.
+    "core.browser.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "core.browser.CsrfViewMiddleware",
+    "core.browser.AuthenticationMiddleware",
+    "core.browser.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "portal.context.PortalSessionMiddleware",
     "portal.context.ContentSecurityPolicyMiddleware",
     "portal.context.MethodNotAllowedPageMiddleware",
 ]
+# Paths that take a bearer token, never a cookie; the API's documentation is a page among them.
+BEARER_PATH_PREFIXES = ("/v1/", "/mcp", "/health/", "/metrics")
+BEARER_PATH_PAGES = ("/v1/docs",)
 # A form without our CSRF token: the portal's page for browsers (only pages take forms).
 CSRF_FAILURE_VIEW = "portal.context.csrf_failure"
 

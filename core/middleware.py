@@ -115,3 +115,5 @@ class BodySizeLimitMiddleware:
         if length > limit:
             return json_problem(413, "payload_too_large", "The request body is too large")
         return self.get_response(request)
+
+

@@ -140,7 +140,8 @@ def error_page(request, status: int, *, title: str | None = None, message: str |
 
 
 def _wants_page(request) -> bool:
-    return not request.path.startswith(_API_PATHS) and "text/html" in request.headers.get("Accept", "")
+    return (not request.path.startswith(settings.BEARER_PATH_PREFIXES)
+            and "text/html" in request.headers.get("Accept", ""))
 
 
 def csrf_failure(request, reason: str = ""):
@@ -171,8 +172,6 @@ class MethodNotAllowedPageMiddleware:
         add_never_cache_headers(page)
         return page
 
-
-_API_PATHS = ("/v1/", "/mcp", "/health/", "/metrics")
 
 
 def _page_for_browser(request, status: int, exception=None):

@@ -231,3 +231,27 @@ def test_a_session_of_an_organisation_removed_from_the_registry_sees_nothing_mor
     register_organization(world.org, ISSUER)  # the organisation no longer trusts the portal's provider
     response = client.get("/me/")
     assert response.status_code == 403 and str(world.patient_a).encode() not in response.content
+
+
+def test_the_api_never_takes_the_portal_session_and_the_browser_layers_stand_aside_there(people, world, dev_idp):
+    """A signed-in browser's cookies on the bearer-token paths: no session is read, renewed or set there (no
+    ``Set-Cookie``, no ``Vary: Cookie``), no CSRF check stands in for the missing token (401, not 403), and the
+    headers every response carries are still there. The pages keep the whole browser chain."""
+    from django.contrib.sessions.models import Session
+
+    client = Client(enforce_csrf_checks=True)
+    login(client, dev_idp, people.patient(world.patient_a))
+    key = client.cookies["sessionid"].value
+    expiry = Session.objects.get(session_key=key).expire_date
+    path = f"/v1/patients/{world.patient_a}/memories"
+    for response, status in ((client.get(path), 401), (client.post(path, data="{}", content_type="application/json"),
+                                                       401), (client.get("/health/live"), 200)):
+        assert response.status_code == status, (response.status_code, response.content[:200])
+        assert "Set-Cookie" not in response.headers and "Cookie" not in response.get("Vary", "")
+        assert response["X-Frame-Options"] == "DENY" and response["X-Request-ID"]
+    assert client.post(path, data="{}", content_type="application/json").json()["code"] != "csrf_failed"
+    assert Session.objects.get(session_key=key).expire_date == expiry  # API calls are not portal activity
+    page = client.get("/me/")  # a page renews the sliding session
+    assert page.status_code == 200 and page.cookies["sessionid"].value == key
+    assert Session.objects.get(session_key=key).expire_date >= expiry
+    assert client.get("/v1/docs").status_code in (200, 301, 302)
