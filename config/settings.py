@@ -79,6 +79,18 @@ MIDDLEWARE = [
 # Paths that take a bearer token, never a cookie; the API's documentation is a page among them.
 BEARER_PATH_PREFIXES = ("/v1/", "/mcp", "/health/", "/metrics")
 BEARER_PATH_PAGES = ("/v1/docs",)
+# What serves those paths under WSGI (core.wsgi): the list above without the browser's layers (static files,
+# sessions, CSRF, the session user, messages, the portal's session and error pages), in the same order.
+BROWSER_ONLY_MIDDLEWARE = (
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "core.browser.SessionMiddleware",
+    "core.browser.CsrfViewMiddleware",
+    "core.browser.AuthenticationMiddleware",
+    "core.browser.MessageMiddleware",
+    "portal.context.PortalSessionMiddleware",
+    "portal.context.MethodNotAllowedPageMiddleware",
+)
+BEARER_PATH_MIDDLEWARE = [m for m in MIDDLEWARE if m not in BROWSER_ONLY_MIDDLEWARE]
 # A form without our CSRF token: the portal's page for browsers (only pages take forms).
 CSRF_FAILURE_VIEW = "portal.context.csrf_failure"
 

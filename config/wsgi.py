@@ -1,9 +1,15 @@
 import os
 
-from django.core.wsgi import get_wsgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-application = get_wsgi_application()
+django.setup(set_prefix=False)
+
+# Pages through every middleware, bearer-token paths (the API, MCP, health, metrics) through the ones that serve
+# them (core.wsgi).
+from core.wsgi import RoutedWSGIApplication  # noqa: E402
+
+application = RoutedWSGIApplication()
 
 # Refuse to serve when the runtime role could bypass row-level security.
 from core.checks import assert_runtime_role_is_safe  # noqa: E402

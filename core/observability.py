@@ -80,6 +80,21 @@ def _pool_stats() -> None:
     POOL.labels("waiting").set(stats.get("requests_waiting", 0))
 
 
+_CHILDREN: dict[tuple, tuple] = {}
+
+
+def _children(route: str, method: str, status: int) -> tuple:
+    """The request counter's and the latency histogram's series for these labels. Looked up once per label set
+    (``labels()`` takes the metric's lock and builds the key on every call); the set is bounded by the routes,
+    methods and statuses the service has."""
+    key = (route, method, status)
+    children = _CHILDREN.get(key)
+    if children is None:
+        children = _CHILDREN.setdefault(key, (REQUESTS.labels(route, method, str(status)),
+                                              LATENCY.labels(route, method, str(status))))
+    return children
+
+
 class MetricsMiddleware:
     """Counts and times every request by route template; writes one access log line per request."""
 
@@ -90,9 +105,10 @@ class MetricsMiddleware:
         started = time.perf_counter()
         response = self.get_response(request)
         elapsed = time.perf_counter() - started
-        route, method, status = _route(request), request.method, str(response.status_code)
-        REQUESTS.labels(route, method, status).inc()
-        LATENCY.labels(route, method, status).observe(elapsed)
+        route, method, status = _route(request), request.method, response.status_code
+        counter, histogram = _children(route, method, status)
+        counter.inc()
+        histogram.observe(elapsed)
         try:
             _pool_stats()
         except Exception as exc:  # metrics never break a request

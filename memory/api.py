@@ -19,7 +19,7 @@ from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.types import NAME as TYPE_NAME
-from memory.types import type_get
+from memory.types import fact_render, type_get
 
 
 class MemoryOut(ModelOutSerializer):
@@ -59,11 +59,12 @@ class MemoryOut(ModelOutSerializer):
 _DECODE = object()
 
 
-def memory_item(row: tuple, value=_DECODE, text: str | None = None) -> dict:
+def memory_item(row: tuple, value=_DECODE, text: str | None = None, *, specs: dict | None = None) -> dict:
     """One row of :func:`memory.selectors.memory_list_current_rows` as exactly what ``MemoryOut`` renders for the
     same memory (``tests/test_api_fast_path.py`` compares them byte for byte), built without a model instance
-    or serializer fields: the list is the hottest read of the API. Timestamps arrive as ISO 8601 text. ``value``:
-    the plaintext fact when the caller has decoded it already, and ``text`` its rendering (search has both)."""
+    or serializer fields: the list is the hottest read of the API. Timestamps arrive as ISO 8601 text in UTC.
+    ``value``: the plaintext fact when the caller has decoded it already, and ``text`` its rendering (search has
+    both). ``specs``: a dict kept by the caller across the rows of one answer, so each type is looked up once."""
     (memory_id, patient_id, memory_class, memory_type, type_version, attribute, fact, ciphertext, key_id, state,
      source, source_ref, confidence, policy_revision, consent_purpose, consent_record_id, valid_from, valid_until,
      expires_at, review_by, superseded_by, created_by, agent_client_id, created_at) = row
@@ -75,12 +76,22 @@ def memory_item(row: tuple, value=_DECODE, text: str | None = None) -> dict:
         value = decrypt_fact(ciphertext, key_id=key_id, memory_id=memory_id, patient_id=patient_id)
     else:
         value = None
-    spec = type_get(memory_type, type_version)
+    looked_up = specs.get((memory_type, type_version)) if specs is not None else None
+    if looked_up is None:
+        # The guardrails read the memory's own version; its text falls back to the latest (as fact_text does).
+        spec = type_get(memory_type, type_version)
+        looked_up = (spec, spec or type_get(memory_type))
+        if specs is not None:
+            specs[(memory_type, type_version)] = looked_up
+    spec, text_spec = looked_up
+    if value is None:
+        text = None
+    elif text is None:
+        text = fact_render(text_spec, value) if text_spec is not None else memory_type.replace("_", " ")
     return {
         "memory_id": str(memory_id), "patient_id": str(patient_id), "memory_class": memory_class,
         "memory_type": memory_type, "type_version": type_version, "attribute": attribute, "fact": value,
-        "text": (text if text is not None else fact_text(memory_type, value, type_version))
-        if value is not None else None,
+        "text": text,
         "state": state, "source": source, "source_ref": source_ref, "confidence": float(confidence),
         "policy_revision": policy_revision, "consent_purpose": consent_purpose,
         "consent_record_id": str(consent_record_id) if consent_record_id is not None else None,
@@ -233,7 +244,8 @@ class PatientMemoriesView(_MemoryView):
             consent_purpose=purpose,
             audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
                                          purpose=purpose, outcome_by_access=True))
-        return Response({"items": [memory_item(row) for row in rows]})
+        specs: dict = {}
+        return Response({"items": [memory_item(row, specs=specs) for row in rows]})
 
     @extend_schema(
         operation_id="memories_create",

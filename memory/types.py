@@ -139,13 +139,15 @@ class TypeSpec:
 
     def render_plan(self, kind: Any) -> tuple[dict, tuple | None]:
         """What :func:`fact_render` needs for facts of this ``kind``: the properties of its branch and the parsed
-        template (``None``: no template). Worked out once per kind (a list or a search renders many facts)."""
+        template (``None``: no template), each placeholder with its property and how to word it. Worked out once per
+        kind (a list or a search renders many facts)."""
         key = kind if isinstance(kind, str) else ""
         plan = self._render_plans.get(key)
         if plan is None:
             branch = self.branch_for({"kind": kind}) or {}
             template = self.template_for(kind)
-            plan = (branch.get("properties", {}), _compiled(template) if template else None)
+            props = branch.get("properties", {})
+            plan = (props, _planned(_compiled(template), props) if template else None)
             if isinstance(kind, str) or kind is None:
                 self._render_plans[key] = plan
         return plan
@@ -653,27 +655,50 @@ def _compiled(template: str) -> tuple[tuple[bool, tuple], ...]:
     return tuple(segments)
 
 
-def fact_render(spec: TypeSpec, fact: dict) -> str:
-    """The fact as one plain-language sentence (for people, full-text search and embeddings)."""
-    props, segments = spec.render_plan(fact.get("kind"))
-    if segments is None:
-        return spec.label
-    pieces = []
+def _planned(segments: tuple, props: dict) -> tuple:
+    """A parsed template with each placeholder as ``(name, presence_only, filter, property, verbatim)``:
+    ``verbatim`` when a text value is shown as it stands (no filter, no labels, not a closed set), the usual case,
+    which :func:`fact_render` then words without calling :func:`_words`."""
+    planned = []
     for optional, parts in segments:
-        out: list[str] | None = []
+        steps: list = []
         for part in parts:
             if isinstance(part, str):
-                out.append(part)  # type: ignore[union-attr]
+                steps.append(part)
                 continue
             name, modifier = part
-            value = fact.get(name)
+            prop = props.get(name, {})
+            verbatim = (modifier == "" and not prop.get("x-labels") and "enum" not in prop
+                        and "const" not in prop)
+            steps.append((name, modifier == "?", modifier.lstrip("|"), prop, verbatim))
+        planned.append((optional, tuple(steps)))
+    return tuple(planned)
+
+
+def fact_render(spec: TypeSpec, fact: dict) -> str:
+    """The fact as one plain-language sentence (for people, full-text search and embeddings)."""
+    _, segments = spec.render_plan(fact.get("kind"))
+    if segments is None:
+        return spec.label
+    get = fact.get
+    pieces = []
+    for optional, steps in segments:
+        out: list[str] | None = []
+        for step in steps:
+            if step.__class__ is str:
+                out.append(step)  # type: ignore[union-attr]
+                continue
+            name, presence_only, flt, prop, verbatim = step
+            value = get(name)
             if not _present(value):
                 if optional:
                     out = None
                     break
                 continue
-            if modifier != "?":
-                out.append(_words(value, props.get(name, {}), modifier.lstrip("|")))  # type: ignore[union-attr]
+            if presence_only:
+                continue
+            out.append(value if verbatim and value.__class__ is str  # type: ignore[union-attr]
+                       else _words(value, prop, flt))
         if out is not None:
             pieces.append("".join(out))
     return " ".join("".join(pieces).split())  # whitespace runs as one space, none at the ends

@@ -83,13 +83,19 @@ class ContentSecurityPolicyMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if any(request.path.startswith(p) for p in settings.PORTAL_CSP_EXEMPT_PREFIXES):
+        if request.path.startswith(tuple(settings.PORTAL_CSP_EXEMPT_PREFIXES)):
             return response
         if "Content-Security-Policy" not in response:
-            idp_origin = "/".join(settings.OIDC_OP_AUTHORIZATION_ENDPOINT.split("/")[:3])
-            response["Content-Security-Policy"] = settings.PORTAL_CONTENT_SECURITY_POLICY.replace(
-                "{idp_origin}", idp_origin)
+            response["Content-Security-Policy"] = _content_security_policy(
+                settings.PORTAL_CONTENT_SECURITY_POLICY, settings.OIDC_OP_AUTHORIZATION_ENDPOINT)
         return response
+
+
+@functools.lru_cache(maxsize=8)
+def _content_security_policy(policy: str, authorization_endpoint: str) -> str:
+    """The policy with the identity provider's origin filled in (worked out once per configuration, not per
+    response)."""
+    return policy.replace("{idp_origin}", "/".join(authorization_endpoint.split("/")[:3]))
 
 
 def portal_context(request) -> dict:
