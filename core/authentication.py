@@ -240,8 +240,9 @@ def _scopes(claims: dict) -> frozenset[str]:
 
 
 def _check_config() -> tuple:
+    # The trusted issuers too: a verified token names its subject in its issuer's namespace (local_subject).
     return (settings.OIDC_ISSUER, settings.OIDC_AUDIENCE, tuple(settings.OIDC_ALLOWED_ALGORITHMS),
-            tuple(settings.OIDC_AGENT_CLIENT_IDS))
+            tuple(settings.OIDC_AGENT_CLIENT_IDS), repr(settings.OIDC_TRUSTED_ISSUERS))
 
 
 class VerifiedTokens:
@@ -262,12 +263,13 @@ class VerifiedTokens:
         entry = self._entries.get(token)
         if entry is None:
             return None
-        identity, valid_until, kid, key, config = entry
+        identity, valid_until, kid, key, config, jwks_url = entry
         if time.time() >= valid_until or config != _check_config():
             self._entries.pop(token, None)
             return None
         try:
-            if key_set_cache().get(kid) is not key:
+            # the key set of the issuer that signed it (each trusted issuer publishes its own)
+            if key_set_cache(jwks_url).get(kid) is not key:
                 self._entries.pop(token, None)
                 return None
         except (KeySetUnavailable, UnknownKey):
@@ -275,11 +277,13 @@ class VerifiedTokens:
             return None
         return identity
 
-    def put(self, token: str, identity: Identity, *, exp: float, kid: str | None, key: jwt.PyJWK) -> None:
+    def put(self, token: str, identity: Identity, *, exp: float, kid: str | None, key: jwt.PyJWK,
+            jwks_url: str) -> None:
         with self._lock:
             while len(self._entries) >= self.max_entries:
                 self._entries.pop(next(iter(self._entries)), None)
-            self._entries[token] = (identity, exp + settings.OIDC_LEEWAY_SECONDS, kid, key, _check_config())
+            self._entries[token] = (identity, exp + settings.OIDC_LEEWAY_SECONDS, kid, key, _check_config(),
+                                    jwks_url)
 
     def clear(self) -> None:
         with self._lock:
@@ -387,7 +391,8 @@ def identity_from_token(token: str) -> Identity:
         agent_client_id=agent,
     )
     if isinstance(claims["exp"], int | float):
-        verified_tokens.put(token, identity, exp=float(claims["exp"]), kid=kid, key=key)
+        verified_tokens.put(token, identity, exp=float(claims["exp"]), kid=kid, key=key,
+                            jwks_url=trusted.jwks_url)
     return identity
 
 

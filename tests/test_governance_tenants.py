@@ -243,3 +243,26 @@ def test_production_starts_with_https_issuers():
     result = _import_settings(OIDC_ISSUER="https://idp.hospital.test", OIDC_JWKS_URL="https://idp.hospital.test/jwks")
     assert result.returncode == 0, result.stderr[-800:]
     assert time.time()
+
+
+@pytest.mark.django_db
+def test_a_second_issuers_verified_token_is_kept_and_dropped_with_its_issuer(world, keyring, settings, jwks_server):
+    """A token of any trusted issuer is verified once and then served from the cache, checked against its own
+    issuer's key set (it was checked against the first issuer's, so another issuer's tokens were verified anew on
+    every request); once the deployment stops trusting that issuer, the kept verification goes with it."""
+    from core.authentication import InvalidToken, identity_from_token, verified_tokens
+
+    _two_issuers(settings, jwks_server)
+    second_org = uuid.uuid4()
+    register_organization(second_org, SECOND_ISSUER)
+    patient = uuid.uuid4()
+    token = mint(keyring, sub="p", org_id=second_org, patient_id=patient, issuer=SECOND_ISSUER)
+    verified_tokens.clear()
+    first = identity_from_token(token)
+    assert first.actor_sub == f"{SECOND_ISSUER}#p"
+    assert identity_from_token(token) is first  # kept, not verified again
+    assert _memories(Api(token), patient) == 200
+    settings.OIDC_TRUSTED_ISSUERS = [{"issuer": ISSUER, "jwks_url": jwks_server.url, "audience": "anamnesis-api"}]
+    with pytest.raises(InvalidToken):
+        identity_from_token(token)
+    assert _memories(Api(token), patient) == 401
