@@ -256,7 +256,7 @@ class VerifiedTokens:
 
     def __init__(self, max_entries: int = 10_000) -> None:
         self.max_entries = max_entries
-        self._entries: dict[str, tuple[Identity, float, str | None, jwt.PyJWK, tuple]] = {}
+        self._entries: dict[str, tuple[Identity, float, str | None, jwt.PyJWK, tuple, str]] = {}
         self._lock = threading.Lock()
 
     def get(self, token: str) -> Identity | None:
