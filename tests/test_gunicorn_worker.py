@@ -62,3 +62,86 @@ def test_keep_alive_clients_that_connect_at_once_are_spread_over_the_workers():
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+class _Server:
+    """gunicorn as the project's default configuration starts it, serving tests.fakes.pid_app."""
+
+    def __init__(self, workers: int, threads: int) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "tests.fakes.pid_app:application", "--bind",
+             f"127.0.0.1:{self.port}", "--workers", str(workers), "--threads", str(threads), "--log-level",
+             "warning"], cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while True:
+            assert time.monotonic() < deadline, "gunicorn did not start"
+            try:
+                probe = self.connect()
+                _served_by(probe)
+                probe.close()
+                return
+            except OSError:
+                time.sleep(0.2)
+
+    def connect(self) -> http.client.HTTPConnection:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        conn.connect()
+        return conn
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def _served_by(conn: http.client.HTTPConnection) -> str:
+    conn.request("GET", "/?fast")
+    response = conn.getresponse()
+    assert response.status == 200
+    return response.read().decode()
+
+
+@pytest.mark.slow
+def test_a_client_that_asks_again_at_once_keeps_its_thread():
+    """A kept-alive client whose next request follows its answer at once is served by the thread that answered
+    it, without going back through the worker's poller and thread pool: two clients taking turns are served by
+    two threads, each by its own (through the pool, one idle thread would take every request of both)."""
+    server = _Server(workers=1, threads=4)
+    try:
+        a, b = server.connect(), server.connect()
+        seen: dict[str, Counter] = {"a": Counter(), "b": Counter()}
+        for _ in range(100):
+            seen["a"][_served_by(a)] += 1
+            seen["b"][_served_by(b)] += 1
+        (thread_a, count_a), = seen["a"].most_common(1)
+        (thread_b, count_b), = seen["b"].most_common(1)
+        assert thread_a != thread_b, seen
+        assert count_a >= 80 and count_b >= 80, seen  # a pause of the machine may hand one back now and then
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_more_busy_clients_than_threads_are_all_served():
+    """With more kept-alive clients than threads, no thread keeps a client for itself: three clients asking
+    without pause of a worker with two threads are each answered, about as often as the others."""
+    server = _Server(workers=1, threads=2)
+    try:
+        conns = [server.connect() for _ in range(3)]
+        answered = Counter()
+        stop = time.monotonic() + 3
+
+        def ask(i: int) -> None:
+            while time.monotonic() < stop:
+                _served_by(conns[i])
+                answered[i] += 1
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        total = sum(answered.values())
+        assert total > 0 and all(answered[i] >= total / 6 for i in range(3)), answered
+    finally:
+        server.stop()
