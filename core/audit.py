@@ -2,8 +2,9 @@
 
 Every column but the actor's subject holds a server-chosen code: actions, resource types, reasons and outcomes
 match a safe pattern, purposes come from the closed set, ids are UUIDs or short codes. Callers validate what a
-request gives them before it can reach here; :func:`record` checks again and the database's check constraints
-(migration ``core.0006``) refuse anything else, so no caller can plant free text in the append-only trail.
+request gives them before it can reach here; :func:`record` checks again and the database refuses anything else
+(the conditions of migrations ``core.0006`` and ``core.0014``, checked by the ``audit_event_check_codes`` trigger
+since ``core.0015``), so no caller can plant free text in the append-only trail.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from core.vocabulary import PURPOSES
 PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
 ACTOR_KINDS = frozenset({"patient", "staff", "service", "agent"})
 OUTCOMES = frozenset({"success", "denied", "conflict", "error"})
-# Mirrored by the CHECK constraints in core/migrations/0006_audit_coded_values_i11.py.
+# Mirrored in the database by the audit_event_check_codes trigger (core/migrations/0015_audit_codes_in_one_check_i12).
 CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,79}\Z")
 RESOURCE_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}\Z")
 CLIENT_ID = re.compile(r"^[\x21-\x7e]{1,255}\Z")

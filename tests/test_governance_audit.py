@@ -278,3 +278,15 @@ def test_a_cursor_the_history_did_not_give_is_422_and_writes_nothing(world, curs
     assert r.status_code == 422, r.content
     assert [e["field"] for e in r.json()["errors"]] == ["cursor"]
     assert audit_count() == before
+
+
+@pytest.mark.parametrize("column,value,check", [
+    ("action", "9memory", "audit_action_code"), ("outcome", "maybe", "audit_outcome_valid"),
+    ("actor_sub", "", "audit_actor_sub_printable"), ("agent_client_id", "agent one", "audit_agent_client_id_code"),
+])
+def test_a_refused_audit_row_names_the_check_it_fails(column, value, check):
+    """The coded columns are checked by one trigger (core 0015), which still names the failed check."""
+    with pytest.raises(psycopg.errors.CheckViolation) as refused:
+        _insert(**{column: value})
+    assert refused.value.diag.constraint_name == check
+    assert refused.value.diag.table_name == "audit_event"
