@@ -12,11 +12,16 @@ from django.middleware import csrf
 from django.utils.deprecation import MiddlewareMixin
 
 
-def bearer_path(request) -> bool:
-    """Whether the request is to a path that takes a bearer token and never a cookie (the API, MCP, health,
-    metrics: ``settings.BEARER_PATH_PREFIXES``), other than a page among them (``settings.BEARER_PATH_PAGES``)."""
-    path = request.path_info
+def is_bearer_path(path: str) -> bool:
+    """Whether the path takes a bearer token and never a cookie (the API, MCP, health, metrics:
+    ``settings.BEARER_PATH_PREFIXES``), other than a page among them (``settings.BEARER_PATH_PAGES``). The prefixes
+    are ASCII, so a WSGI ``PATH_INFO`` will do as well as Django's ``path_info``."""
     return path.startswith(settings.BEARER_PATH_PREFIXES) and not path.startswith(settings.BEARER_PATH_PAGES)
+
+
+def bearer_path(request) -> bool:
+    """:func:`is_bearer_path` for a Django request."""
+    return is_bearer_path(request.path_info)
 
 
 class BrowserOnly(MiddlewareMixin):

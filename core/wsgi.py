@@ -18,10 +18,7 @@ from django.core.handlers.exception import convert_exception_to_response
 from django.core.handlers.wsgi import WSGIHandler
 from django.utils.module_loading import import_string
 
-
-def is_bearer_path(path: str) -> bool:
-    """``core.browser.bearer_path`` for a WSGI ``PATH_INFO`` (its prefixes are ASCII, so the raw path will do)."""
-    return path.startswith(settings.BEARER_PATH_PREFIXES) and not path.startswith(settings.BEARER_PATH_PAGES)
+from core.browser import is_bearer_path
 
 
 class BearerPathHandler(WSGIHandler):

@@ -134,22 +134,23 @@ class TypeSpec:
         return self.text if isinstance(self.text, str) else self.text.get(kind or "", "")
 
     @functools.cached_property
-    def _render_plans(self) -> dict[str, tuple[dict, tuple | None]]:
+    def _render_plans(self) -> dict[str, tuple | None]:
         return {}
 
-    def render_plan(self, kind: Any) -> tuple[dict, tuple | None]:
-        """What :func:`fact_render` needs for facts of this ``kind``: the properties of its branch and the parsed
-        template (``None``: no template), each placeholder with its property and how to word it. Worked out once per
-        kind (a list or a search renders many facts)."""
+    def render_plan(self, kind: Any) -> tuple | None:
+        """What :func:`fact_render` needs for facts of this ``kind``: the parsed template (``None``: no template), each
+        placeholder with its property and how to word it. Worked out once per kind (a list or a search renders many
+        facts)."""
         key = kind if isinstance(kind, str) else ""
-        plan = self._render_plans.get(key)
-        if plan is None:
-            branch = self.branch_for({"kind": kind}) or {}
-            template = self.template_for(kind)
-            props = branch.get("properties", {})
-            plan = (props, _planned(_compiled(template), props) if template else None)
-            if isinstance(kind, str) or kind is None:
-                self._render_plans[key] = plan
+        if key in self._render_plans:
+            return self._render_plans[key]
+        template = self.template_for(kind)
+        plan = None
+        if template:
+            props = (self.branch_for({"kind": kind}) or {}).get("properties", {})
+            plan = _planned(_compiled(template), props)
+        if isinstance(kind, str) or kind is None:
+            self._render_plans[key] = plan
         return plan
 
 
@@ -677,7 +678,7 @@ def _planned(segments: tuple, props: dict) -> tuple:
 
 def fact_render(spec: TypeSpec, fact: dict) -> str:
     """The fact as one plain-language sentence (for people, full-text search and embeddings)."""
-    _, segments = spec.render_plan(fact.get("kind"))
+    segments = spec.render_plan(fact.get("kind"))
     if segments is None:
         return spec.label
     get = fact.get

@@ -25,47 +25,9 @@ def _pid_of_answer(conn: http.client.HTTPConnection) -> str:
     return response.read().decode()
 
 
-@pytest.mark.slow
-def test_keep_alive_clients_that_connect_at_once_are_spread_over_the_workers():
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tests.fakes.pid_app:application", "--bind", f"127.0.0.1:{port}",
-         "--workers", str(WORKERS), "--threads", str(THREADS), "--log-level", "warning"],
-        cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        seen: set[str] = set()
-        while len(seen) < WORKERS:  # every worker has booted and serves
-            assert time.monotonic() < deadline, "gunicorn did not start its workers"
-            try:
-                probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                seen.add(_pid_of_answer(probe))
-                probe.close()
-            except OSError:
-                time.sleep(0.2)
-        for _ in range(5):
-            conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(WORKERS * THREADS)]
-            for c in conns:
-                c.connect()
-            # one request on each at the same time, so that every thread of every worker is busy
-            threads = [threading.Thread(target=_pid_of_answer, args=(c,)) for c in conns]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            # a second request on each kept-alive connection goes to the worker that accepted it
-            again = [_pid_of_answer(c) for c in conns]
-            for c in conns:
-                c.close()
-            assert sorted(Counter(again).values()) == [THREADS] * WORKERS, Counter(again)
-            time.sleep(0.3)  # the workers see the closed connections before the next round
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
 class _Server:
-    """gunicorn as the project's default configuration starts it, serving tests.fakes.pid_app."""
+    """gunicorn as the project's default configuration starts it (./gunicorn.conf.py), serving tests.fakes.pid_app;
+    ready once every worker has booted and answered."""
 
     def __init__(self, workers: int, threads: int) -> None:
         self.port = free_port()
@@ -74,13 +36,13 @@ class _Server:
              f"127.0.0.1:{self.port}", "--workers", str(workers), "--threads", str(threads), "--log-level",
              "warning"], cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
-        while True:
-            assert time.monotonic() < deadline, "gunicorn did not start"
+        seen: set[str] = set()
+        while len(seen) < workers:
+            assert time.monotonic() < deadline, "gunicorn did not start its workers"
             try:
-                probe = self.connect()
-                _served_by(probe)
+                probe = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+                seen.add(_served_by(probe).split(":")[0])
                 probe.close()
-                return
             except OSError:
                 time.sleep(0.2)
 
@@ -99,6 +61,28 @@ def _served_by(conn: http.client.HTTPConnection) -> str:
     response = conn.getresponse()
     assert response.status == 200
     return response.read().decode()
+
+
+@pytest.mark.slow
+def test_keep_alive_clients_that_connect_at_once_are_spread_over_the_workers():
+    server = _Server(workers=WORKERS, threads=THREADS)
+    try:
+        for _ in range(5):
+            conns = [server.connect() for _ in range(WORKERS * THREADS)]
+            # one request on each at the same time, so that every thread of every worker is busy
+            threads = [threading.Thread(target=_pid_of_answer, args=(c,)) for c in conns]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            # a second request on each kept-alive connection goes to the worker that accepted it
+            again = [_pid_of_answer(c) for c in conns]
+            for c in conns:
+                c.close()
+            assert sorted(Counter(again).values()) == [THREADS] * WORKERS, Counter(again)
+            time.sleep(0.3)  # the workers see the closed connections before the next round
+    finally:
+        server.stop()
 
 
 @pytest.mark.slow
