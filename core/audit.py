@@ -32,6 +32,7 @@ OUTCOMES = frozenset({"success", "denied", "conflict", "error"})
 CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,79}\Z")
 RESOURCE_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}\Z")
 CLIENT_ID = re.compile(r"^[\x21-\x7e]{1,255}\Z")
+_COLUMN_REF = re.compile(r"^[a-z][a-z_]{0,62}\.[a-z][a-z_]{0,62}\Z")
 
 
 def _check(name: str, value, pattern: re.Pattern | None = None, allowed: frozenset | None = None) -> None:
@@ -110,14 +111,21 @@ _BY_ACCESS_VALUES = {"outcome": ("'success'", "'denied'"), "reason": ("NULL", "'
 def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
                      patient_id: uuid.UUID | str | None = None, purpose: str | None = None,
                      outcome: str = "success", reason: str | None = None,
-                     outcome_by_access: bool = False) -> tuple[str, list]:
+                     outcome_by_access: bool = False, purpose_from: str | None = None) -> tuple[str, list]:
     """The same event as :func:`record` (same checks, same columns), as an INSERT statement and its parameters,
     for a hot read that sends its audit row in the statement that reads (a data-modifying CTE, which PostgreSQL
     runs whether or not the query reads it). It commits or rolls back with the read, exactly like ``record``.
 
     ``outcome_by_access``: the row is ``success`` if the caller may access ``patient_id`` for ``purpose`` (any
     purpose when None), else ``denied`` with reason ``no_active_consent_or_access``, decided by the access rule in
-    the same statement."""
+    the same statement.
+
+    ``purpose_from`` (``cte.column``, a name in the caller's code): the purpose is that column of the statement's
+    CTE ``cte``, and the row is written once for each row the CTE has: a read by id learns the purpose from the
+    record it reads, and a record that is not there (or not the caller's to see) writes nothing here; its refusal
+    is audited as every refusal is."""
+    if purpose_from is not None and (purpose is not None or outcome_by_access or not _COLUMN_REF.match(purpose_from)):
+        raise ValueError("purpose_from names one column of a CTE, instead of a purpose")
     event = {"id": uuid.uuid4(), "occurred_at": timezone.now(),
              **_event(action=action, resource_type=resource_type, resource_id=resource_id, patient_id=patient_id,
                       purpose=purpose, outcome=outcome, reason=reason, caller="insert_statement")}
@@ -129,9 +137,14 @@ def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid
             yes, no = _BY_ACCESS_VALUES[name]
             placeholders.append(_BY_ACCESS.format(purposes=purposes, yes=yes, no=no))
             params += [event["organization_id"], patient_id]
+        elif purpose_from is not None and name == "purpose":
+            placeholders.append(purpose_from)
         else:
             placeholders.append("%s")
             params.append(value)
+    if purpose_from is not None:
+        source = purpose_from.split(".", 1)[0]
+        return f"INSERT INTO audit_event ({columns}) SELECT {', '.join(placeholders)} FROM {source}", params
     return f"INSERT INTO audit_event ({columns}) VALUES ({', '.join(placeholders)})", params
 
 

@@ -273,10 +273,12 @@ class MemoryDetailView(_MemoryView):
 
     @extend_schema(operation_id="memories_read", responses={200: MemoryOut})
     def get(self, request, patient_id, memory_id):
-        memory = selectors.memory_get(identity=self.identity, patient_id=patient_id, memory_id=memory_id)
-        audit.record(action="memory.read", resource_type="memory", resource_id=memory_id, patient_id=patient_id,
-                     purpose=memory.consent_purpose)
-        return Response(MemoryOut(memory).data)
+        row = selectors.memory_read_row(
+            identity=self.identity, patient_id=patient_id, memory_id=memory_id,
+            audit=audit.insert_statement(action="memory.read", resource_type="memory", resource_id=memory_id,
+                                         patient_id=patient_id,
+                                         purpose_from=f"{selectors.READ_ROW_CTE}.consent_purpose"))
+        return Response(memory_item(row))
 
     @extend_schema(operation_id="memories_delete", request=None, responses={200: DeletionReceipt})
     def delete(self, request, patient_id, memory_id):

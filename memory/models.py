@@ -57,6 +57,18 @@ class MemoryQuerySet(models.QuerySet):
         )
 
 
+LIVE_STATES = frozenset({MemoryState.ACTIVE, MemoryState.PROPOSED, MemoryState.QUARANTINED})
+
+
+def state_now(state: str, *, past_deadline: bool, consent_lapsed: bool) -> str:
+    """The rule of :meth:`Memory.effective_state`, given its two facts (``memory.selectors.memory_read_row``
+    has the database work them out): a live memory past its validity or retention, or whose consent lapsed,
+    reads as expired."""
+    if state in LIVE_STATES and (past_deadline or consent_lapsed):
+        return MemoryState.EXPIRED
+    return state
+
+
 class Memory(models.Model):
     memory_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("core.Organization", on_delete=models.PROTECT, db_column="organization_id")
@@ -136,15 +148,14 @@ class Memory(models.Model):
         """The state this memory has now, whether or not the sweep has recorded it: ``expired`` once its validity
         or retention ended or its consent is no longer active. The same deadlines as
         :meth:`MemoryQuerySet.current`, so a read by id agrees with lists, search and context packs."""
+        if self.state not in LIVE_STATES:
+            return self.state
         now = now or timezone.now()
-        if self.state in (MemoryState.ACTIVE, MemoryState.PROPOSED, MemoryState.QUARANTINED):
-            if self.expires_at <= now or (self.valid_until is not None and self.valid_until <= now):
-                return MemoryState.EXPIRED
-            record = self.consent_record if consent and self.consent_record_id is not None else None
-            if record is not None and not (record.status == "granted" and record.revoked_at is None and (
-                    record.expires_at is None or record.expires_at > now)):
-                return MemoryState.EXPIRED
-        return self.state
+        record = self.consent_record if consent and self.consent_record_id is not None else None
+        return state_now(self.state, past_deadline=self.expires_at <= now or (
+            self.valid_until is not None and self.valid_until <= now), consent_lapsed=record is not None and not (
+            record.status == "granted" and record.revoked_at is None and (
+                record.expires_at is None or record.expires_at > now)))
 
     def as_of_now(self, now=None) -> Memory:
         """For reads: present the effective state, and withhold the value once retention has passed (the sweep

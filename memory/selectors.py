@@ -11,7 +11,7 @@ from psycopg.types.string import TextLoader
 
 from core.errors import NotFound
 from core.identity import Identity
-from memory.models import Deletion, LifecycleEvent, Memory, MemoryState, Release, ReleaseMember
+from memory.models import Deletion, LifecycleEvent, Memory, MemoryState, Release, ReleaseMember, state_now
 
 
 def memory_list_current(*, identity: Identity, patient_id: uuid.UUID, memory_type: str | None = None,
@@ -234,3 +234,45 @@ def read_rows(sql: str, params: list, *, audit: tuple[str, list] | None = None,
         cursor.execute(sql, params)
         return cursor.fetchall()
 
+
+READ_ROW_CTE = "memory_row"  # the read by id's row, for an audit statement's ``purpose_from``
+
+
+def _read_row_sql() -> str:
+    """One memory by id as ``ITEM_COLUMNS``, then what :func:`memory.models.state_now` needs to know, worked out
+    by the database as :meth:`Memory.effective_state` does in Python (the consent joined as ``select_related``
+    joins it: one the caller may not see counts as none): past retention; past validity or retention; consent
+    no longer live."""
+    column = {field.attname: field.column for field in Memory._meta.concrete_fields}
+    columns = ", ".join(f"m.{column[name]}" for name in ITEM_COLUMNS)
+    return (f"SELECT {columns}, m.expires_at <= %s AS past_retention, "
+            "(m.expires_at <= %s OR COALESCE(m.valid_until <= %s, false)) AS past_deadline, "
+            "COALESCE(m.consent_record_id IS NOT NULL AND NOT (c.status = 'granted' AND c.revoked_at IS NULL "
+            "AND (c.expires_at IS NULL OR c.expires_at > %s)), false) AS consent_lapsed "
+            "FROM patient_memory m LEFT OUTER JOIN patient_consent c ON c.consent_record_id = m.consent_record_id "
+            "WHERE m.organization_id = %s AND m.patient_id = %s AND m.memory_id = %s")
+
+
+_READ_ROW_SQL = _read_row_sql()
+_FACT, _CIPHERTEXT, _STATE = (ITEM_COLUMNS.index(name) for name in ("fact", "fact_ciphertext", "state"))
+
+
+def memory_read_row(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
+                    audit: tuple[str, list] | None = None) -> tuple:
+    """:func:`memory_get` as one row of ``ITEM_COLUMNS`` (what ``memory.api.memory_item`` renders), in one round
+    trip: the same memory in the same effective state, its value withheld past retention. ``audit``: an INSERT
+    from :func:`core.audit.insert_statement` with ``purpose_from`` a column of ``READ_ROW_CTE``, written in the
+    same statement when the memory is there. NotFound otherwise (RLS hides another patient's memory)."""
+    now = timezone.now()
+    sql, params = _READ_ROW_SQL, [now, now, now, now, identity.org_id, patient_id, memory_id]
+    if audit is not None:
+        sql = f"WITH {READ_ROW_CTE} AS ({sql}), audit_row AS ({audit[0]}) SELECT * FROM {READ_ROW_CTE}"
+        params = params + audit[1]
+    rows = read_rows(sql, params, uuid_text=True)
+    if not rows:
+        raise NotFound()
+    *row, past_retention, past_deadline, consent_lapsed = rows[0]
+    row[_STATE] = state_now(row[_STATE], past_deadline=past_deadline, consent_lapsed=consent_lapsed)
+    if row[_STATE] != MemoryState.DELETED and past_retention:
+        row[_FACT] = row[_CIPHERTEXT] = None  # as Memory.as_of_now: the sweep is about to erase it
+    return tuple(row)

@@ -11,6 +11,7 @@ from decimal import Decimal
 import psycopg
 import pytest
 from django.db import connection, transaction
+from orjson import loads as orjson_loads
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
@@ -22,7 +23,7 @@ from core.models import AuditEvent
 from core.renderers import OrjsonRenderer
 from memory.api import MemoryOut
 from memory.models import Memory
-from memory.selectors import UtcIsoText
+from memory.selectors import UtcIsoText, memory_get
 from tests.conftest import admin_connect, memory_body, runtime_connect
 from tests.support import Api
 
@@ -331,3 +332,130 @@ def test_list_timestamps_as_text_are_what_drf_renders(zone):
         cur.cursor.adapters.register_loader("timestamptz", UtcIsoText)
         cur.execute("SELECT unnest(%s::timestamptz[])", [stamps])
         assert [r[0] for r in cur.fetchall()] == [field.to_representation(s) for s in stamps]
+
+
+@pytest.mark.django_db
+def test_a_read_by_id_is_byte_identical_to_the_serializer_path_in_every_state(world):
+    """``GET .../memories/{id}`` (one statement: the row, its state worked out by the database, the audit row)
+    answers exactly what MemoryOut renders for ``memory_get``'s instance: current, superseded, proposed,
+    quarantined, encrypted, past its validity, past retention (no value), consent lapsed, deleted. Each case
+    is a patient of its own, so no write supersedes another case's memory."""
+    until = (datetime.now(UTC) + timedelta(days=3)).isoformat()
+
+    def case(write) -> tuple[uuid.UUID, str, str]:
+        pid = uuid.uuid4()
+        cid = world.consent(pid)
+        for actor, purpose in (("nurse-1", "appointment_scheduling"), ("nurse-1", "care_coordination"),
+                               ("booking-agent", "appointment_scheduling")):
+            world.grant(pid, actor, purpose)
+        return pid, cid, write(pid, cid, world.patient(pid))
+
+    def stored(api, pid, body, path=""):
+        r = api.post(mem(pid) + path, body)
+        assert r.status_code == 201, r.content
+        return r.json()["memory_id"]
+
+    def superseded(pid, cid, patient):
+        first = stored(patient, pid, memory_body(cid, "earliest_time", "09:00"))
+        stored(patient, pid, memory_body(cid, "earliest_time", "10:00"))
+        return first
+
+    def quarantined(pid, cid, patient):
+        mid = stored(patient, pid, memory_body(cid))
+        assert world.staff("nurse-1").post(f"{mem(pid)}/{mid}/quarantine",
+                                           {"reason_code": "disputed"}).status_code == 200
+        return mid
+
+    def deleted(pid, cid, patient):
+        mid = stored(patient, pid, memory_body(cid))
+        assert patient.request("DELETE", f"{mem(pid)}/{mid}").status_code == 200
+        return mid
+
+    def moved(sql):
+        def write(pid, cid, patient):
+            mid = stored(patient, pid, memory_body(cid, valid_until=until))
+            with identity_context(Identity(org_id=world.org, actor_sub="t", patient_self_id=pid)), \
+                    connection.cursor() as cur:
+                cur.execute(sql, [cid if "patient_consent" in sql else mid])
+            return mid
+        return write
+
+    cases = {
+        "current": (lambda pid, cid, patient: stored(patient, pid, memory_body(cid)), ("active", False)),
+        "superseded": (superseded, ("superseded", False)),
+        "proposed": (lambda pid, cid, patient: stored(world.staff("booking-agent"), pid, {
+            **memory_body(cid, "latest_time", "15:00"), "source_ref": "turn:1"}, "/proposals"), ("proposed", False)),
+        "quarantined": (quarantined, ("quarantined", False)),
+        "encrypted": (lambda pid, cid, patient: stored(world.staff("nurse-1"), pid, {
+            "memory_type": "care_context", "consent_purpose": "care_coordination",
+            "fact": {"kind": "allergy", "substance": "latex", "reaction": "rash", "severity": "mild"},
+            "review_by": (datetime.now(UTC) + timedelta(days=90)).isoformat()}), ("active", False)),
+        "past validity": (moved("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
+                                "valid_until = now() - interval '1 second' WHERE memory_id = %s"), ("expired", False)),
+        "past retention": (moved("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
+                                 "expires_at = now() - interval '1 second' WHERE memory_id = %s"), ("expired", True)),
+        "consent lapsed": (moved("UPDATE patient_consent SET granted_at = now() - interval '2 days', "
+                                 "expires_at = now() - interval '1 second' WHERE consent_record_id = %s"),
+                           ("expired", False)),
+        "deleted": (deleted, ("deleted", True)),
+    }
+    seen = {}
+    for name, (write, _) in cases.items():
+        pid, _, memory_id = case(write)
+        readers = [(world.patient(pid), Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid,
+                                                 scopes=frozenset({"memory:read"})))]
+        if name == "encrypted":  # staff read it decrypted too
+            readers.append((world.staff("nurse-1"), Identity(org_id=world.org, actor_sub="nurse-1",
+                                                             scopes=frozenset({"memory:read"}))))
+        for api, identity in readers:
+            response = api.get(f"{mem(pid)}/{memory_id}")
+            assert response.status_code == 200, (name, response.content)
+            with identity_context(identity):
+                expected = JSONRenderer().render(MemoryOut(memory_get(identity=identity, patient_id=pid,
+                                                                      memory_id=uuid.UUID(memory_id))).data)
+            assert response.content == expected, name
+            body = orjson_loads(response.content)
+            seen[name] = (body["state"], body["fact"] is None)
+            if name == "encrypted":
+                assert body["fact"]["substance"] == "latex"
+    assert seen == {name: outcome for name, (_, outcome) in cases.items()}
+
+
+@pytest.mark.django_db
+def test_a_read_by_id_writes_the_audit_row_record_would_and_nothing_when_refused(world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    mid = api.post(mem(world.patient_a), memory_body(cid)).json()["memory_id"]
+    assert api.get(f"{mem(world.patient_a)}/{mid}", headers={"X-Request-ID": "req-read-1"}).status_code == 200
+    # another patient asking for it by id: the same answer as for no such memory, and only the refusal's row
+    other = world.patient(world.patient_b)
+    for memory_id, request_id in ((mid, "req-read-2"), (str(uuid.uuid4()), "req-read-3")):
+        r = other.get(f"{mem(world.patient_b)}/{memory_id}", headers={"X-Request-ID": request_id})
+        assert r.status_code == 404 and r.json()["code"] == "not_found"
+    staff = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(staff):
+        row = AuditEvent.objects.get(correlation_id="req-read-1")
+        refused = {e.correlation_id: (e.action, e.outcome, e.reason, e.purpose)
+                   for e in AuditEvent.objects.filter(correlation_id__in=["req-read-2", "req-read-3"])}
+    assert (row.organization_id, row.patient_id, row.actor_sub, row.actor_kind, row.action, row.resource_type,
+            row.resource_id, row.purpose, row.outcome, row.reason) == (
+        world.org, world.patient_a, f"patient-{world.patient_a}", ACTOR_PATIENT, "memory.read", "memory", mid,
+        "appointment_scheduling", "success", None)
+    assert refused == {"req-read-2": ("memory.read", "denied", "not_found", None),
+                       "req-read-3": ("memory.read", "denied", "not_found", None)}
+
+
+@pytest.mark.django_db
+def test_an_audit_row_takes_its_purpose_from_a_named_column_only(world):
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me):
+        for bad in ("memory_row", "memory_row.purpose; DROP TABLE x", "Memory_Row.purpose", "a.b.c"):
+            with pytest.raises(ValueError):
+                insert_statement(action="memory.read", resource_type="memory", purpose_from=bad)
+        with pytest.raises(ValueError):  # one or the other
+            insert_statement(action="memory.read", resource_type="memory", purpose="appointment_scheduling",
+                             purpose_from="memory_row.consent_purpose")
+        sql, params = insert_statement(action="memory.read", resource_type="memory",
+                                       purpose_from="memory_row.consent_purpose")
+    assert sql.endswith(" FROM memory_row") and "memory_row.consent_purpose" in sql
+    assert "appointment_scheduling" not in params
