@@ -89,15 +89,13 @@ def record(*, action: str, resource_type: str, resource_id: str | uuid.UUID | No
     ``on_behalf_of`` the patient it acted for, next to the token's subject. ``outcome_by_access``: as for
     :func:`insert_statement` (a list read by someone who may not see the patient is recorded as ``denied``).
     """
-    if outcome_by_access:
-        sql, params = insert_statement(action=action, resource_type=resource_type, resource_id=resource_id,
-                                       patient_id=patient_id, purpose=purpose, outcome_by_access=True)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-        return
-    AuditEvent.objects.create(**_event(action=action, resource_type=resource_type, resource_id=resource_id,
-                                       patient_id=patient_id, purpose=purpose, outcome=outcome, reason=reason,
-                                       caller="record"))
+    # The statement insert_statement builds, not the ORM's save(): the same columns and checks, written on every
+    # audited request, without building and compiling a model insert each time.
+    sql, params = insert_statement(action=action, resource_type=resource_type, resource_id=resource_id,
+                                   patient_id=patient_id, purpose=purpose, outcome=outcome, reason=reason,
+                                   outcome_by_access=outcome_by_access)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
 # A read of a patient's records by someone who may not see them answers like a read of nothing (an empty list);

@@ -104,17 +104,30 @@ def query_vector(text: str) -> list[float]:
 
 # --- the vector copy of a memory ---------------------------------------------------------------------------------
 
-def memory_embed(*, memory: Memory, fact: dict, new: bool = False) -> bool:
+def memory_vector_start(memory_type: str, fact: dict, version: int) -> Future[list[list[float]]]:
+    """Start embedding a memory that is about to be written, on the embedder threads, so that the model works
+    while the write's statements run; :func:`memory_embed` (``vector=``) takes the result. The text is worked out
+    here, on the request's thread (an organisation's type is read from the database). Writes start it only once
+    their access and consent checks have passed: a refused write costs no embedding."""
+    text = embedding_text(memory_type, fact, version)
+    return _embedder().submit(provider().embed, [text])
+
+
+def memory_embed(*, memory: Memory, fact: dict, new: bool = False,
+                 vector: Future[list[list[float]]] | None = None) -> bool:
     """Embed a memory's text and record the vector as a representation. A provider outage leaves the memory
     without a vector (found later by ``reindex_embeddings``) rather than failing the write. ``new``: the memory
-    was inserted in this transaction (no vector or representation of it exists yet: plain inserts)."""
+    was inserted in this transaction (no vector or representation of it exists yet: plain inserts). ``vector``:
+    the embedding :func:`memory_vector_start` began for this memory's type version and fact."""
     try:
-        [vector] = provider().embed([embedding_text(memory.memory_type, fact, memory.type_version)])
+        if vector is None:
+            vector = _done(provider().embed, [embedding_text(memory.memory_type, fact, memory.type_version)])
+        [vector_value] = vector.result()
     except EmbeddingUnavailable:
         log.warning("memory stored without embedding: provider unavailable")
         return False
     fields = {"organization_id": memory.organization_id, "patient_id": memory.patient_id,
-              "purpose": memory.consent_purpose, "embedding": vector}
+              "purpose": memory.consent_purpose, "embedding": vector_value}
     if new:
         row = MemoryEmbedding.objects.create(memory_id=memory.memory_id, model=vector_model(), **fields)
     else:
@@ -506,13 +519,23 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str,
     return score_candidates(q, ordered, made.values, made.texts, cosines, ranks, made.named)
 
 
+def _done(call, *args) -> Future:
+    """``call(*args)`` run here, as a finished future (what it raised is raised by ``result()``)."""
+    future: Future = Future()
+    try:
+        future.set_result(call(*args))
+    except Exception as exc:  # noqa: BLE001 (handed over as it is, by result())
+        future.set_exception(exc)
+    return future
+
+
 _embedder_pool: ThreadPoolExecutor | None = None
 _embedder_lock = threading.Lock()
 
 
 def _embedder() -> ThreadPoolExecutor:
-    """Threads that wait for query vectors (no database work happens in them); created on first use, in the
-    process that searches (after any fork)."""
+    """Threads that wait for the vectors of questions and of memories being written (no database work happens
+    in them); created on first use, in the process that embeds (after any fork)."""
     global _embedder_pool
     with _embedder_lock:
         if _embedder_pool is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -31,7 +32,7 @@ from memory.crypto import encrypt_fact, keyring, new_salt
 from memory.facts import fact_text
 from memory.lifecycle import lifecycle_event, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
-from memory.retrieval import memory_embed
+from memory.retrieval import memory_embed, memory_vector_start
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
 S = MemoryState
@@ -164,7 +165,8 @@ def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient
 
 
 def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: NewFact, state: str,
-            source: str, source_ref: str, consent: ConsentRecord | None, memory_id: uuid.UUID) -> Memory:
+            source: str, source_ref: str, consent: ConsentRecord | None, memory_id: uuid.UUID,
+            vector: Future | None = None) -> Memory:
     assert source != Source.PATIENT_STATED or identity.is_patient_themself(patient_id), "only the patient states"
     _hold_type(identity, spec, new)
     now = timezone.now()
@@ -189,7 +191,7 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
     memory.save(force_insert=True)
     representations.representation_add(memory=memory, target=Representation.Target.POSTGRES,
                                         external_id=str(memory_id), new=True)
-    memory_embed(memory=memory, fact=new.fact, new=True)
+    memory_embed(memory=memory, fact=new.fact, new=True, vector=vector)
     lifecycle_event(identity=identity, memory=memory,
                     event_type=LifecycleEvent.Type.PROPOSED if state == S.PROPOSED else LifecycleEvent.Type.CONFIRMED,
                     from_state=None, to_state=state, reason_code=f"{source}", source_ref=source_ref)
@@ -252,6 +254,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
         if consent_record_id is None:
             raise _invalid("consent_record_id", "required", "required")
         consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
+    vector = memory_vector_start(memory_type, fact, spec.version)  # the model works while the rows are written
     organization_ensure(identity=identity)
     memory_id = uuid.uuid4()
     try:
@@ -262,7 +265,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
                                             purpose=consent_purpose)
             memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
                              source=source, source_ref=source_ref or f"api:{identity.actor_sub}", consent=consent,
-                             memory_id=memory_id)
+                             memory_id=memory_id, vector=vector)
     except IntegrityError:
         raise ConcurrentUpdate() from None
     audit.record(action="memory.create", resource_type="memory", resource_id=memory.memory_id,
@@ -290,9 +293,11 @@ def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: st
     if not may_access(patient_id=patient_id, purpose=consent_purpose):
         raise NoConsentOrAccess()
     consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
+    vector = memory_vector_start(memory_type, fact, spec.version)
     organization_ensure(identity=identity)
     memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
-                     source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent=consent, memory_id=uuid.uuid4())
+                     source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent=consent, memory_id=uuid.uuid4(),
+                     vector=vector)
     audit.record(action="memory.propose", resource_type="memory", resource_id=memory.memory_id,
                  patient_id=patient_id, purpose=consent_purpose)
     return memory

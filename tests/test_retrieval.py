@@ -9,7 +9,10 @@ from django.core.management import call_command
 
 from core.identity import Identity, identity_context
 from memory.models import MemoryEmbedding
+from memory.retrieval import embedding_text
 from tests.conftest import memory_body
+from tests.fakes.embeddings import FakeEmbeddings
+from tests.fakes.embeddings import _vector as fake_vector
 
 pytestmark = pytest.mark.django_db
 
@@ -286,6 +289,54 @@ def test_correction_remakes_the_embedding(world, clinic):
                        {"fact": {"kind": "earliest_time", "time": "11:00"}}).json()
     with identity_context(Identity(org_id=world.org, actor_sub="p", patient_self_id=world.patient_a)):
         assert MemoryEmbedding.objects.filter(memory_id=new["memory_id"]).count() == 1
+
+
+@pytest.fixture
+def recording_embeddings(monkeypatch):
+    """The service's embeddings from an OpenAI-compatible stand-in that records every text it is asked for."""
+    from memory import embeddings
+
+    fake = FakeEmbeddings()
+    provider = embeddings.OpenAICompatible(base_url=fake.url, model="fake-16", api_key="", timeout=2)
+    monkeypatch.setattr(embeddings, "_provider", embeddings._Timed(provider, "openai"))
+    yield fake
+    fake.stop()
+
+
+def test_a_written_memory_is_embedded_once_as_its_text(world, recording_embeddings):
+    """The embedding a write starts before its statements run is the memory's own: its type version's text,
+    asked for once, stored as the provider's (normalised) vector; the same for an agent's proposal."""
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    mid = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories",
+                                              memory_body(cid, "earliest_time", "09:30")).json()["memory_id"]
+    proposal = world.staff("booking-agent").post(f"/v1/patients/{world.patient_a}/memories/proposals", {
+        **memory_body(cid, "latest_time", "16:00"), "source_ref": "turn:3"})
+    assert proposal.status_code == 201, proposal.content
+    texts = [embedding_text("scheduling_preference", {"kind": "earliest_time", "time": "09:30"}, 1),
+             embedding_text("scheduling_preference", {"kind": "latest_time", "time": "16:00"}, 1)]
+    assert recording_embeddings.texts == texts
+    me = Identity(org_id=world.org, actor_sub="p", patient_self_id=world.patient_a)
+    with identity_context(me):
+        stored = {str(e.memory_id): list(e.embedding) for e in MemoryEmbedding.objects.filter(
+            memory_id__in=[mid, proposal.json()["memory_id"]])}
+    for memory_id, text in zip([mid, proposal.json()["memory_id"]], texts, strict=True):
+        raw = fake_vector(text)
+        norm = sum(x * x for x in raw) ** 0.5
+        assert stored[memory_id] == pytest.approx([x / norm for x in raw], abs=1e-6)
+
+
+def test_a_refused_write_costs_no_embedding(world, recording_embeddings):
+    """A write refused by its access or consent checks never reaches the model (nor does a bad one)."""
+    cid = world.consent(world.patient_a)
+    other = world.consent(world.patient_b)
+    api = world.patient(world.patient_a)
+    assert api.post(f"/v1/patients/{world.patient_a}/memories", memory_body(other)).status_code == 403
+    assert world.staff("stranger").post(f"/v1/patients/{world.patient_a}/memories",
+                                        memory_body(cid)).status_code == 403
+    assert api.post(f"/v1/patients/{world.patient_a}/memories",
+                    memory_body(cid, "earliest_time", "25:00")).status_code == 422
+    assert recording_embeddings.texts == []
 
 
 def test_reindex_fills_missing_vectors(world, clinic):

@@ -16,10 +16,14 @@ def _vector(text: str, dimensions: int = 16) -> list[float]:
 
 class FakeEmbeddings:
     def __init__(self) -> None:
+        self.texts: list[str] = []  # every text asked for, in order of arrival
+        outer = self
+
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 texts = body.get("input") or []
+                outer.texts.extend(texts)
                 payload = json.dumps({"data": [{"index": i, "embedding": _vector(t)}
                                                for i, t in enumerate(texts)]}).encode()
                 self.send_response(200)
