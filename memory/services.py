@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from consent.access import may_access, may_access_any
@@ -33,6 +33,7 @@ from memory.facts import fact_text
 from memory.lifecycle import lifecycle_event, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval import memory_embed, memory_vector_start
+from memory.selectors import compiled_once
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
 S = MemoryState
@@ -82,14 +83,36 @@ def _hold_consent(org_id, consent_record_id) -> None:
                        "FOR SHARE", [consent_record_id, org_id])
 
 
-def _active_consent(identity: Identity, patient_id, purpose: str, consent_record_id) -> ConsentRecord:
-    _hold_consent(identity.org_id, consent_record_id)
-    consent = ConsentRecord.objects.active().filter(
+def _compile_active_consent(*, org_id, patient_id, now, purpose, consent_record_id) -> tuple[str, list]:
+    qs = ConsentRecord.objects.active(now).filter(
         consent_record_id=consent_record_id, patient_id=patient_id, purpose=purpose,
-        organization_id=identity.org_id).first()
-    if consent is None:
+        organization_id=org_id).values_list("consent_record_id", flat=True)
+    sql, params = qs.query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
+    return f"{sql} FOR SHARE", list(params)
+
+
+_ACTIVE_CONSENT_SQL: dict = {}
+
+
+def _active_consent(identity: Identity, patient_id, purpose: str, consent_record_id) -> uuid.UUID:
+    """The consent a new memory is written under: active (``ConsentRecord.objects.active()``), this patient's, for
+    this purpose, and share-locked until the transaction ends, as :func:`_hold_consent` locks it, in one statement
+    (the query is compiled once). A write that meets a withdrawal's lock waits for it, and PostgreSQL checks the
+    conditions again on the row it then locks: a withdrawn consent is not found. NoConsentOrAccess otherwise."""
+    if not isinstance(consent_record_id, uuid.UUID):
+        try:
+            consent_record_id = uuid.UUID(str(consent_record_id))
+        except ValueError:
+            raise NoConsentOrAccess() from None
+    sql, params = compiled_once(_ACTIVE_CONSENT_SQL, _compile_active_consent, org_id=identity.org_id,
+                                patient_id=patient_id, now=timezone.now(), purpose=purpose,
+                                consent_record_id=consent_record_id)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
         raise NoConsentOrAccess()
-    return consent
+    return row[0]
 
 
 @dataclass(frozen=True)
@@ -165,7 +188,7 @@ def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient
 
 
 def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: NewFact, state: str,
-            source: str, source_ref: str, consent: ConsentRecord | None, memory_id: uuid.UUID,
+            source: str, source_ref: str, consent_record_id: uuid.UUID | None, memory_id: uuid.UUID,
             vector: Future | None = None) -> Memory:
     assert source != Source.PATIENT_STATED or identity.is_patient_themself(patient_id), "only the patient states"
     _hold_type(identity, spec, new)
@@ -180,7 +203,7 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
         attribute=new.attribute,
         state=state, source=source, source_ref=source_ref[:255], confidence=new.confidence,
         policy_revision=settings.MEMORY_POLICY_REVISION, consent_purpose=new.consent_purpose,
-        consent_record=consent, valid_from=now, valid_until=valid_until, review_by=new.review_by,
+        consent_record_id=consent_record_id, valid_from=now, valid_until=valid_until, review_by=new.review_by,
         expires_at=_retention_deadline(spec, now, valid_until), created_by=identity.actor_sub,
         agent_client_id=identity.agent_client_id, digest_salt=salt)
     if spec.encrypted:
@@ -228,7 +251,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
     _check_new_fact(spec, new)
     if not may_access(patient_id=patient_id, purpose=consent_purpose):
         raise NoConsentOrAccess()
-    consent = None
+    consent: uuid.UUID | None = None
     if identity.patient_self_id is not None:
         if "patient" not in spec.writers:
             raise Forbidden(f"{memory_type} is recorded by staff or imported from the EHR", code="staff_only")
@@ -264,8 +287,8 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
                                             patient_id=patient_id, memory_type=memory_type, attribute=attribute,
                                             purpose=consent_purpose)
             memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
-                             source=source, source_ref=source_ref or f"api:{identity.actor_sub}", consent=consent,
-                             memory_id=memory_id, vector=vector)
+                             source=source, source_ref=source_ref or f"api:{identity.actor_sub}",
+                             consent_record_id=consent, memory_id=memory_id, vector=vector)
     except IntegrityError:
         raise ConcurrentUpdate() from None
     audit.record(action="memory.create", resource_type="memory", resource_id=memory.memory_id,
@@ -296,7 +319,8 @@ def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: st
     vector = memory_vector_start(memory_type, fact, spec.version)
     organization_ensure(identity=identity)
     memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
-                     source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent=consent, memory_id=uuid.uuid4(),
+                     source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent_record_id=consent,
+                     memory_id=uuid.uuid4(),
                      vector=vector)
     audit.record(action="memory.propose", resource_type="memory", resource_id=memory.memory_id,
                  patient_id=patient_id, purpose=consent_purpose)
@@ -396,7 +420,8 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
                            patient_id=patient_id, memory_type=old.memory_type, attribute=old.attribute,
                            purpose=old.consent_purpose, event_type=LifecycleEvent.Type.CORRECTED)
         memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
-                         source=source, source_ref=f"correction-of:{old.memory_id}", consent=old.consent_record,
+                         source=source, source_ref=f"correction-of:{old.memory_id}",
+                         consent_record_id=old.consent_record_id,
                          memory_id=memory_id_new)
     audit.record(action="memory.correct", resource_type="memory", resource_id=memory.memory_id,
                  patient_id=patient_id, purpose=memory.consent_purpose)

@@ -184,6 +184,22 @@ def test_the_compiled_list_query_is_what_the_orm_compiles(memory_type, purpose):
     assert selectors._current_rows_sql(**again) == selectors._compile_current_rows(**again)
 
 
+@pytest.mark.django_db
+def test_the_compiled_consent_check_is_what_the_orm_compiles_and_share_locks():
+    """A write's consent check (active, this patient's, this purpose, FOR SHARE) is compiled once; with each
+    request's values it is the ORM's query for ``ConsentRecord.objects.active()`` with those filters."""
+    from memory import services
+
+    for _ in range(2):
+        values = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(), "now": datetime.now(UTC),
+                  "purpose": "appointment_scheduling", "consent_record_id": uuid.uuid4()}
+        sql, params = services.compiled_once(services._ACTIVE_CONSENT_SQL, services._compile_active_consent,
+                                             **values)
+        assert (sql, params) == services._compile_active_consent(**values)
+        assert sql.endswith(" FOR SHARE") and values["consent_record_id"] in params
+    assert (True, True) in services._ACTIVE_CONSENT_SQL  # kept, not compiled per request
+
+
 class _Refuse:
     """A gate that refuses in SQL, as admission does (``app_gate`` for an organisation that does not exist)."""
 
