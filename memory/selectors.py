@@ -149,7 +149,8 @@ _SQL_TEMPLATES: dict[tuple[bool, bool], tuple[str, list]] = {}
 
 def compiled_once(templates: dict, compile_sql, *, org_id, patient_id, now, **optional) -> tuple[str, list]:
     """``compile_sql(org_id=, patient_id=, now=, **optional)``, compiled once per shape (which ``optional`` values
-    are given) and kept in ``templates``. ``optional`` values are text, or UUIDs (their stand-ins are UUIDs).
+    are given) and kept in ``templates``. ``optional`` values are text, or UUIDs (their stand-ins are UUIDs);
+    ``now`` is None for a query that does not depend on the time (a call site always gives it, or never).
 
     Building and compiling a queryset cost about a third of a hot read's CPU. It is compiled once per shape with a
     unique stand-in for each request value; every parameter is then either a stand-in (replaced by this request's
@@ -161,10 +162,10 @@ def compiled_once(templates: dict, compile_sql, *, org_id, patient_id, now, **op
     if template is None:
         tag = uuid.uuid4()
         stand_ins = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(),
-                     "now": datetime(1901, 2, 3, 4, 5, 6, tag.int % 999_999 + 1, tzinfo=UTC),
+                     **({"now": datetime(1901, 2, 3, 4, 5, 6, tag.int % 999_999 + 1, tzinfo=UTC)} if now else {}),
                      **{name: uuid.uuid4() if isinstance(v, uuid.UUID) else f"~{name}-{tag}"
                         for name, v in optional.items() if v is not None}}
-        sql, params = compile_sql(**{**dict.fromkeys(optional), **stand_ins})
+        sql, params = compile_sql(**{"now": None, **dict.fromkeys(optional), **stand_ins})
         by_value = {repr(v): k for k, v in stand_ins.items()}
         slots = [(True, by_value[repr(p)]) if repr(p) in by_value else (False, p) for p in params]
         if {name for is_slot, name in slots if is_slot} != set(stand_ins):

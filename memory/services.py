@@ -171,14 +171,26 @@ def _hold_type(identity: Identity, spec: TypeSpec, new: NewFact) -> None:
         raise TypeRevised()
 
 
+def _compile_current_of_attribute(*, org_id, patient_id, now, memory_type, attribute, purpose) -> tuple[str, list]:
+    qs = Memory.objects.select_for_update().filter(
+        organization_id=org_id, patient_id=patient_id, memory_type=memory_type, attribute=attribute,
+        consent_purpose=purpose, state__in=[S.ACTIVE, S.QUARANTINED], superseded_by__isnull=True)
+    sql, params = qs.query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
+    return sql, list(params)
+
+
+_CURRENT_OF_ATTRIBUTE_SQL: dict = {}
+
+
 def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient_id, memory_type: str,
                        attribute: str, purpose: str, event_type: str = LifecycleEvent.Type.SUPERSEDED) -> int:
     now = timezone.now()
-    current = Memory.objects.select_for_update().filter(
-        organization_id=org_id, patient_id=patient_id, memory_type=memory_type, attribute=attribute,
-        consent_purpose=purpose, state__in=[S.ACTIVE, S.QUARANTINED], superseded_by__isnull=True)
+    # the current records of the attribute, locked (FOR UPDATE); the query is compiled once
+    sql, params = compiled_once(_CURRENT_OF_ATTRIBUTE_SQL, _compile_current_of_attribute, org_id=org_id,
+                                patient_id=patient_id, now=None, memory_type=memory_type, attribute=attribute,
+                                purpose=purpose)
     count = 0
-    for old in current:
+    for old in Memory.objects.raw(sql, params):
         keep_until = min(old.expires_at, now + timedelta(days=settings.MEMORY_SUPERSEDED_RETENTION_DAYS))
         memory_transition(identity=identity, memory=old, to_state=S.SUPERSEDED,
                           event_type=event_type,

@@ -200,6 +200,23 @@ def test_the_compiled_consent_check_is_what_the_orm_compiles_and_share_locks():
     assert (True, True) in services._ACTIVE_CONSENT_SQL  # kept, not compiled per request
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_compiled_supersession_lock_is_what_the_orm_compiles():
+    """The query that locks an attribute's current records (FOR UPDATE) before a new value supersedes them is
+    compiled once, without the time (it does not depend on it); with each write's values it is the ORM's."""
+    from memory import services
+
+    with transaction.atomic():  # the ORM compiles FOR UPDATE only inside a transaction
+        for kind in ("earliest_time", "latest_time"):
+            values = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(), "memory_type": "scheduling_preference",
+                      "attribute": kind, "purpose": "appointment_scheduling"}
+            sql, params = services.compiled_once(services._CURRENT_OF_ATTRIBUTE_SQL,
+                                                 services._compile_current_of_attribute, now=None, **values)
+            assert (sql, params) == services._compile_current_of_attribute(now=None, **values)
+            assert sql.endswith("FOR UPDATE") and kind in params
+    assert (True, True, True) in services._CURRENT_OF_ATTRIBUTE_SQL
+
+
 class _Refuse:
     """A gate that refuses in SQL, as admission does (``app_gate`` for an organisation that does not exist)."""
 
