@@ -290,7 +290,8 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
             raise _invalid("consent_record_id", "required", "required")
         consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
     vector = memory_vector_start(memory_type, fact, spec.version)  # the model works while the rows are written
-    organization_ensure(identity=identity)
+    if consent is None:  # an active consent of the organisation means its row exists (a foreign key)
+        organization_ensure(identity=identity)
     memory_id = uuid.uuid4()
     try:
         with transaction.atomic():
@@ -303,11 +304,10 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
                              consent_record_id=consent, memory_id=memory_id, vector=vector)
     except IntegrityError:
         raise ConcurrentUpdate() from None
-    audit.record(action="memory.create", resource_type="memory", resource_id=memory.memory_id,
-                 patient_id=patient_id, purpose=consent_purpose)
-    if superseded:
-        audit.record(action="memory.supersede", resource_type="memory", resource_id=memory.memory_id,
-                     patient_id=patient_id, purpose=consent_purpose)
+    event = {"resource_type": "memory", "resource_id": memory.memory_id, "patient_id": patient_id,
+             "purpose": consent_purpose}
+    audit.record_all([{"action": "memory.create", **event}] + (
+        [{"action": "memory.supersede", **event}] if superseded else []))
     return memory
 
 
@@ -328,8 +328,7 @@ def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: st
     if not may_access(patient_id=patient_id, purpose=consent_purpose):
         raise NoConsentOrAccess()
     consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
-    vector = memory_vector_start(memory_type, fact, spec.version)
-    organization_ensure(identity=identity)
+    vector = memory_vector_start(memory_type, fact, spec.version)  # its consent's organisation exists
     memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
                      source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent_record_id=consent,
                      memory_id=uuid.uuid4(),

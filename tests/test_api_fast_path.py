@@ -17,6 +17,7 @@ from rest_framework.renderers import JSONRenderer
 
 from core.audit import insert_statement
 from core.audit import record as audit_record
+from core.audit import record_all as audit_record_all
 from core.errors import UnknownOrganization
 from core.identity import ACTOR_PATIENT, Identity, commit_with_next_statement, identity_context
 from core.models import AuditEvent
@@ -492,3 +493,39 @@ def test_an_audit_row_takes_its_purpose_from_a_named_column_only(world):
                                        purpose_from="memory_row.consent_purpose")
     assert sql.endswith(" FROM memory_row") and "memory_row.consent_purpose" in sql
     assert "appointment_scheduling" not in params
+
+
+@pytest.mark.django_db
+def test_a_superseding_write_leaves_its_two_audit_rows_in_one_statement(world):
+    """A new value of an attribute writes ``memory.create`` and ``memory.supersede`` (one INSERT of two rows, as
+    record would write each); a first value writes only ``memory.create``."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    first = api.post(mem(world.patient_a), memory_body(cid, "earliest_time", "09:00"),
+                     headers={"X-Request-ID": "req-first-value"})
+    second = api.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00"),
+                      headers={"X-Request-ID": "req-new-value"})
+    assert first.status_code == second.status_code == 201
+    staff = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(staff):
+        rows = {(e.correlation_id, e.action): e for e in AuditEvent.objects.filter(
+            correlation_id__in=["req-first-value", "req-new-value"])}
+    assert sorted(rows) == [("req-first-value", "memory.create"), ("req-new-value", "memory.create"),
+                            ("req-new-value", "memory.supersede")]
+    created, superseded = rows["req-new-value", "memory.create"], rows["req-new-value", "memory.supersede"]
+    assert created.id != superseded.id
+    for row in (created, superseded):
+        assert (row.organization_id, row.patient_id, row.actor_sub, row.actor_kind, row.resource_type,
+                row.resource_id, row.purpose, row.outcome, row.reason) == (
+            world.org, world.patient_a, f"patient-{world.patient_a}", ACTOR_PATIENT, "memory",
+            second.json()["memory_id"], "appointment_scheduling", "success", None)
+
+
+@pytest.mark.django_db
+def test_audit_rows_of_different_shapes_are_not_written_together(world):
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me):
+        with pytest.raises(ValueError):
+            audit_record_all([{"action": "memory.read", "resource_type": "memory"},
+                              {"action": "memory.read", "resource_type": "memory",
+                               "purpose_from": "memory_row.consent_purpose"}])
