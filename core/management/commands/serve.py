@@ -53,6 +53,8 @@ class Command(BaseCommand):
         os.environ["WEB_THREADS"] = str(threads)
         return [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", host or "127.0.0.1",
                 "--port", port, "--workers", str(workers), "--timeout-graceful-shutdown", "10",
+                # named, not left to "auto": without them uvicorn would quietly fall back to h11 and asyncio
+                "--http", "httptools", "--loop", "uvloop",
                 "--no-server-header", "--no-access-log"]
 
     def handle(self, *args, bind, workers, threads, wsgi, embedding_port, **options):
