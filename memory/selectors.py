@@ -84,25 +84,43 @@ def memory_states_now(*, identity: Identity, memory_ids: list[str]) -> dict[str,
     return {str(m.memory_id): m.effective_state(now) for m in rows}
 
 
+# A memory's attribute chain in one statement, instead of a query per version: the newer versions (following
+# superseded_by; step -1 is the next one) and the older (those superseded by it, a generation per step; several
+# records can be superseded by the same one). RLS applies to every row; the steps are bounded.
+_CHAIN_SQL = (
+    "WITH RECURSIVE newer(memory_id, superseded_by, step) AS ("
+    "SELECT memory_id, superseded_by, 0 FROM patient_memory "
+    "WHERE organization_id = %s AND patient_id = %s AND memory_id = %s "
+    "UNION ALL SELECT m.memory_id, m.superseded_by, n.step - 1 FROM patient_memory m "
+    "JOIN newer n ON m.memory_id = n.superseded_by "
+    "WHERE m.organization_id = %s AND m.patient_id = %s AND n.step > -%s), "
+    "older(memory_id, step) AS ("
+    "SELECT memory_id, 1 FROM patient_memory "
+    "WHERE organization_id = %s AND patient_id = %s AND superseded_by = %s "
+    "UNION ALL SELECT m.memory_id, o.step + 1 FROM patient_memory m "
+    "JOIN older o ON m.superseded_by = o.memory_id "
+    "WHERE m.organization_id = %s AND m.patient_id = %s AND o.step < %s) "
+    "SELECT memory_id, step FROM newer WHERE step < 0 UNION ALL SELECT memory_id, step FROM older")
+_CHAIN_LIMIT = 100_000
+
+
 def memory_history(*, identity: Identity, patient_id: uuid.UUID,
                    memory_id: uuid.UUID) -> tuple[list[Memory], list[LifecycleEvent]]:
     """Every version of the memory's attribute chain (newest first) and their lifecycle events."""
     memory = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
-    base = Memory.objects.for_patient(identity.org_id, patient_id).select_related("consent_record")
-    versions = [memory]
-    cursor = memory
-    while cursor.superseded_by_id is not None:  # newer versions
-        cursor = base.filter(memory_id=cursor.superseded_by_id).first()
-        if cursor is None:
-            break
-        versions.insert(0, cursor)
-    frontier = [memory.memory_id]
-    while frontier:  # older versions
-        older = list(base.filter(superseded_by_id__in=frontier))
-        versions.extend(older)
-        frontier = [m.memory_id for m in older]
+    org = identity.org_id
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(_CHAIN_SQL, [org, patient_id, memory.memory_id, org, patient_id, _CHAIN_LIMIT,
+                                    org, patient_id, memory.memory_id, org, patient_id, _CHAIN_LIMIT])
+        chain = cursor.fetchall()
+    rows = {m.memory_id: m for m in Memory.objects.for_patient(org, patient_id).select_related(
+        "consent_record").filter(memory_id__in=[m for m, _ in chain])}
+    # newest first: the newer versions from the furthest, this one, then the older ones a generation at a time
+    ordered = sorted((step, -rows[m].created_at.timestamp(), str(m)) for m, step in chain if m in rows)
+    newer = [rows[uuid.UUID(m)] for step, _, m in ordered if step < 0]
+    older = [rows[uuid.UUID(m)] for step, _, m in ordered if step > 0]
     now = timezone.now()
-    versions = [v.as_of_now(now) for v in versions]
+    versions = [v.as_of_now(now) for v in [*newer, memory, *older]]
     events = list(LifecycleEvent.objects.filter(memory_id__in=[v.memory_id for v in versions])
                   .order_by("occurred_at"))
     return versions, events

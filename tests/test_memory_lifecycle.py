@@ -108,6 +108,25 @@ def test_a_second_allergy_does_not_supersede_the_first(world):
                      "Long-term warfarin therapy for atrial fibrillation; INR monitoring required"]
 
 
+def test_history_of_a_long_chain_lists_every_version_in_a_few_statements(world, django_assert_max_num_queries):
+    """Twelve values of one attribute: the history of any version lists all twelve, newest first, each pointing at
+    its successor, read in the same handful of statements however long the chain (a query per version before)."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    ids = [patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", f"{7 + i:02d}:00")).json()["memory_id"]
+           for i in range(12)]
+    for middle in (ids[0], ids[5], ids[-1]):
+        with django_assert_max_num_queries(12):
+            history = patient.get(f"{mem(world.patient_a)}/{middle}/history").json()
+        versions = history["versions"]
+        assert [v["memory_id"] for v in versions] == ids[::-1]
+        assert [v["superseded_by"] for v in versions] == [None, *ids[::-1][:-1]]
+        assert [v["state"] for v in versions] == ["active"] + ["superseded"] * 11
+    # another patient's memory has no history here, as before
+    other = world.patient(world.patient_b)
+    assert other.get(f"/v1/patients/{world.patient_b}/memories/{ids[5]}/history").status_code == 404
+
+
 def test_correction_supersedes_and_history_shows_both(world):
     cid = world.consent(world.patient_a)
     patient = world.patient(world.patient_a)
