@@ -101,13 +101,13 @@ def record(*, action: str, resource_type: str, resource_id: str | uuid.UUID | No
 def record_all(events: list[dict]) -> None:
     """Several events (each a dict of :func:`record`'s arguments) in one INSERT: one round trip for a write that
     leaves more than one row (a new value and the supersession it made)."""
-    statements = [insert_statement(**event) for event in events]
-    heads = {sql.split(" VALUES ", 1)[0] for sql, _ in statements}
-    if len(heads) != 1 or any(" VALUES " not in sql for sql, _ in statements):
-        raise ValueError("record_all takes events of one shape")
-    values = ", ".join(sql.split(" VALUES ", 1)[1] for sql, _ in statements)
+    rows = [_row(**event) for event in events]
+    if any(source is not None for _, _, _, source in rows):
+        raise ValueError("record_all takes rows of values, not rows read from a CTE")
+    values = ", ".join(f"({placeholders})" for _, placeholders, _, _ in rows)
     with connection.cursor() as cursor:
-        cursor.execute(f"{heads.pop()} VALUES {values}", [p for _, params in statements for p in params])
+        cursor.execute(f"INSERT INTO audit_event ({rows[0][0]}) VALUES {values}",
+                       [p for _, _, params, _ in rows for p in params])
 
 
 # A read of a patient's records by someone who may not see them answers like a read of nothing (an empty list);
@@ -134,6 +134,19 @@ def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid
     CTE ``cte``, and the row is written once for each row the CTE has: a read by id learns the purpose from the
     record it reads, and a record that is not there (or not the caller's to see) writes nothing here; its refusal
     is audited as every refusal is."""
+    columns, placeholders, params, source = _row(
+        action=action, resource_type=resource_type, resource_id=resource_id, patient_id=patient_id, purpose=purpose,
+        outcome=outcome, reason=reason, outcome_by_access=outcome_by_access, purpose_from=purpose_from)
+    if source is not None:
+        return f"INSERT INTO audit_event ({columns}) SELECT {placeholders} FROM {source}", params
+    return f"INSERT INTO audit_event ({columns}) VALUES ({placeholders})", params
+
+
+def _row(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
+         patient_id: uuid.UUID | str | None = None, purpose: str | None = None, outcome: str = "success",
+         reason: str | None = None, outcome_by_access: bool = False,
+         purpose_from: str | None = None) -> tuple[str, str, list, str | None]:
+    """One event as (columns, placeholders, parameters, the CTE its purpose is read from or None)."""
     if purpose_from is not None and (purpose is not None or outcome_by_access or not _COLUMN_REF.match(purpose_from)):
         raise ValueError("purpose_from names one column of a CTE, instead of a purpose")
     event = {"id": uuid.uuid4(), "occurred_at": timezone.now(),
@@ -152,10 +165,8 @@ def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid
         else:
             placeholders.append("%s")
             params.append(value)
-    if purpose_from is not None:
-        source = purpose_from.split(".", 1)[0]
-        return f"INSERT INTO audit_event ({columns}) SELECT {', '.join(placeholders)} FROM {source}", params
-    return f"INSERT INTO audit_event ({columns}) VALUES ({', '.join(placeholders)})", params
+    source = purpose_from.split(".", 1)[0] if purpose_from is not None else None
+    return columns, ", ".join(placeholders), params, source
 
 
 # --- reading the trail back, a page at a time -------------------------------------------------------------------

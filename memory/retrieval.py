@@ -120,9 +120,8 @@ def memory_embed(*, memory: Memory, fact: dict, new: bool = False,
     was inserted in this transaction (no vector or representation of it exists yet: plain inserts). ``vector``:
     the embedding :func:`memory_vector_start` began for this memory's type version and fact."""
     try:
-        if vector is None:
-            vector = _done(provider().embed, [embedding_text(memory.memory_type, fact, memory.type_version)])
-        [vector_value] = vector.result()
+        [vector_value] = vector.result() if vector is not None else provider().embed(
+            [embedding_text(memory.memory_type, fact, memory.type_version)])
     except EmbeddingUnavailable:
         log.warning("memory stored without embedding: provider unavailable")
         return False
@@ -517,16 +516,6 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: str,
         wait([pending])  # never leave the question's embedding running behind the request
     pending.result()  # a provider error surfaces even when there was nothing to rank
     return score_candidates(q, ordered, made.values, made.texts, cosines, ranks, made.named)
-
-
-def _done(call, *args) -> Future:
-    """``call(*args)`` run here, as a finished future (what it raised is raised by ``result()``)."""
-    future: Future = Future()
-    try:
-        future.set_result(call(*args))
-    except Exception as exc:  # noqa: BLE001 (handed over as it is, by result())
-        future.set_exception(exc)
-    return future
 
 
 _embedder_pool: ThreadPoolExecutor | None = None
