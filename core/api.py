@@ -35,7 +35,7 @@ from core.errors import (
     ValidationFailed,
 )
 from core.gate import RequestGate
-from core.identity import Identity, identity_context
+from core.identity import Identity, commit_held, commit_with_next_statement, identity_context
 from core.permissions import declared_method
 
 log = logging.getLogger("anamnesis.api")
@@ -172,8 +172,9 @@ class ScopedAPIView(APIView):
                 self.idempotent_create and method == "post") else None
             try:
                 # Nothing runs in the block after the handler unless a response is stored for safe retries, so the
-                # handler's last statement may carry the COMMIT (core.identity.commit_with_next_statement).
-                with identity_context(request.auth, gate=RequestGate(request.auth), commit_early=key is None):
+                # handler's last statement, or else the one that stores the response, may carry the COMMIT
+                # (core.identity.commit_with_next_statement).
+                with identity_context(request.auth, gate=RequestGate(request.auth), commit_early=True):
                     if key is None:
                         response = handler(request, *args, **kwargs)
                     else:
@@ -231,11 +232,13 @@ class ScopedAPIView(APIView):
                              resource_id=self.audit_resource_id(), patient_id=replay.patient_id,
                              reason="idempotent_replay")
             return Response(replay.data, status=replay.status, headers={"Idempotent-Replayed": "true"})
-        response = handler(request, *args, **kwargs)
+        with commit_held():  # the response is stored after the handler: its statement ends the transaction
+            response = handler(request, *args, **kwargs)
         if 200 <= response.status_code < 300:
+            patient_id = self.idempotency_patient_id(response.data)  # may read the database
+            commit_with_next_statement()  # the store is the transaction's last statement
             idempotency.idempotency_store(identity=self.identity, key=key, digest=digest,
-                                          status=response.status_code, data=response.data,
-                                          patient_id=self.idempotency_patient_id(response.data))
+                                          status=response.status_code, data=response.data, patient_id=patient_id)
         return response
 
     def _audit_refusal(self, request, exc: ApiError) -> RateLimited | None:

@@ -101,13 +101,21 @@ def record(*, action: str, resource_type: str, resource_id: str | uuid.UUID | No
 def record_all(events: list[dict]) -> None:
     """Several events (each a dict of :func:`record`'s arguments) in one INSERT: one round trip for a write that
     leaves more than one row (a new value and the supersession it made)."""
-    rows = [_row(**event) for event in events]
-    if any(source is not None for _, _, _, source in rows):
-        raise ValueError("record_all takes rows of values, not rows read from a CTE")
-    values = ", ".join(f"({placeholders})" for _, placeholders, _, _ in rows)
+    sql, params = insert_all_statement(events)
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO audit_event ({rows[0][0]}) VALUES {values}",
-                       [p for _, _, params, _ in rows for p in params])
+        cursor.execute(sql, params)
+
+
+def insert_all_statement(events: list[dict]) -> tuple[str, list]:
+    """:func:`record_all`'s INSERT and its parameters, for a write that sends its audit rows in the statement that
+    writes its records (``core.rows.statement``): they commit or roll back with them."""
+    rows = [_row(**event) for event in events]
+    if not rows or any(source is not None for _, _, _, source in rows):
+        raise ValueError("record_all takes one or more rows of values, not rows read from a CTE")
+    if len({columns for columns, _, _, _ in rows}) != 1:
+        raise ValueError("record_all takes events of one shape")
+    values = ", ".join(f"({placeholders})" for _, placeholders, _, _ in rows)
+    return f"INSERT INTO audit_event ({rows[0][0]}) VALUES {values}", [p for _, _, params, _ in rows for p in params]
 
 
 # A read of a patient's records by someone who may not see them answers like a read of nothing (an empty list);

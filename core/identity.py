@@ -199,6 +199,22 @@ def commit_with_next_statement(using: str = DEFAULT_DB_ALIAS) -> None:
         deferred.commit_next = True
 
 
+@contextmanager
+def commit_held(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """No statement of the block carries the ``COMMIT`` (:func:`commit_with_next_statement` is ignored in it): the
+    code that runs after it still has statements to send (an idempotent create stores its answer after the
+    handler, and that statement is the one that may carry it)."""
+    deferred = getattr(connections[using], _DEFERRED_ATTR, None)
+    if deferred is None:
+        yield
+        return
+    allowed, deferred.commit_early = deferred.commit_early, False
+    try:
+        yield
+    finally:
+        deferred.commit_early = allowed
+
+
 def current_identity(using: str = DEFAULT_DB_ALIAS) -> Identity | None:
     """The identity whose context is open on this connection, if any."""
     return getattr(connections[using], _ATTR, None)

@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connection
+from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
+from core import rows
 from core.errors import ConcurrentUpdate, IllegalTransition
 from core.identity import Identity
 from memory.crypto import decrypt_fact, value_digest
@@ -32,14 +37,21 @@ def memory_value(memory: Memory) -> dict | None:
     return None
 
 
-def lifecycle_event(*, identity: Identity, memory: Memory, event_type: str, from_state: str | None,
-                    to_state: str, reason_code: str, source_ref: str = "", with_digest: bool = True) -> None:
-    LifecycleEvent.objects.create(
+def lifecycle_row(*, identity: Identity, memory: Memory, event_type: str, from_state: str | None, to_state: str,
+                  reason_code: str, source_ref: str = "", with_digest: bool = True) -> LifecycleEvent:
+    """The event, not yet written (a write that sends it in its own statement: ``core.rows``)."""
+    return LifecycleEvent(
         memory_id=memory.memory_id, organization_id=memory.organization_id, patient_id=memory.patient_id,
         purpose=memory.consent_purpose, event_type=event_type, from_state=from_state, to_state=to_state,
         actor_sub=identity.actor_sub, reason_code=reason_code, policy_revision=settings.MEMORY_POLICY_REVISION,
         source_ref=source_ref[:255],
         value_digest=value_digest(memory_value(memory), memory.digest_salt) if with_digest else None)
+
+
+def lifecycle_event(*, identity: Identity, memory: Memory, event_type: str, from_state: str | None,
+                    to_state: str, reason_code: str, source_ref: str = "", with_digest: bool = True) -> None:
+    lifecycle_row(identity=identity, memory=memory, event_type=event_type, from_state=from_state, to_state=to_state,
+                  reason_code=reason_code, source_ref=source_ref, with_digest=with_digest).save(force_insert=True)
 
 
 def memory_transition(*, identity: Identity, memory: Memory, to_state: str, event_type: str, reason_code: str,
@@ -48,7 +60,8 @@ def memory_transition(*, identity: Identity, memory: Memory, to_state: str, even
 
     Guarded by the state the caller read: if someone else moved the memory meanwhile, nothing is written and
     the caller gets ``concurrent_update_retry``. Moving to ``deleted`` erases the value, its ciphertext and its
-    digest key in the same statement, leaving a tombstone (ids, times, lifecycle events).
+    digest key in the same statement, leaving a tombstone (ids, times, lifecycle events); its event carries no
+    digest. The move and its event are one statement: the event is written only if the move was made.
     """
     from_state = memory.state
     if to_state not in TRANSITIONS[from_state]:
@@ -60,19 +73,22 @@ def memory_transition(*, identity: Identity, memory: Memory, to_state: str, even
         updates["superseded_by_id"] = superseded_by_id
     if expires_at is not None:
         updates["expires_at"] = expires_at
-    digest_first = to_state != S.DELETED
-    if digest_first:
-        lifecycle_event(identity=identity, memory=memory, event_type=event_type, from_state=from_state,
-                        to_state=to_state, reason_code=reason_code, source_ref=source_ref)
+    event = lifecycle_row(identity=identity, memory=memory, event_type=event_type, from_state=from_state,
+                          to_state=to_state, reason_code=reason_code, source_ref=source_ref,
+                          with_digest=to_state != S.DELETED)
     if to_state == S.DELETED:
         updates.update(fact=None, fact_ciphertext=None, fact_key_id=None, digest_salt=None, deleted_at=now,
                        attribute=memory.attribute.split(":", 1)[0])
-    changed = Memory.objects.filter(pk=memory.pk, state=from_state).update(**updates)
-    if changed != 1:
+    query = cast(UpdateQuery, Memory.objects.filter(pk=memory.pk, state=from_state).query.chain(UpdateQuery))
+    query.add_update_values(updates)
+    move_sql, move_params = query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
+    sql, params = rows.statement([("moved", (f"{move_sql} RETURNING 1", list(move_params))),
+                                  ("event", rows.insert(event, source="moved"))])
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        written = cursor.rowcount
+    if written != 1:
         raise ConcurrentUpdate()
     for field, value in updates.items():
         setattr(memory, field, value)
-    if not digest_first:
-        lifecycle_event(identity=identity, memory=memory, event_type=event_type, from_state=from_state,
-                        to_state=to_state, reason_code=reason_code, source_ref=source_ref, with_digest=False)
     return memory

@@ -40,14 +40,18 @@ def _postgres_verify(rep: Representation) -> bool:
 register(Representation.Target.POSTGRES, Handler(remove=_postgres_remove, verify=_postgres_verify))
 
 
-def representation_add(*, memory: Memory, target: str, external_id: str, new: bool = False) -> Representation:
-    """Record a copy of the memory (idempotent). ``new``: the memory was inserted in this transaction, so it has
-    no copy yet and the row is simply inserted (one statement instead of get_or_create's four)."""
+def copy_row(*, memory: Memory, target: str, external_id: str) -> Representation:
+    """The record of a copy of a memory, not yet written (a new memory's copies go in the statement that inserts
+    it: ``core.rows``)."""
+    return Representation(memory_id=memory.memory_id, target=target, external_id=external_id,
+                          organization_id=memory.organization_id, patient_id=memory.patient_id,
+                          purpose=memory.consent_purpose)
+
+
+def representation_add(*, memory: Memory, target: str, external_id: str) -> Representation:
+    """Record a copy of the memory (idempotent)."""
     fields = {"organization_id": memory.organization_id, "patient_id": memory.patient_id,
               "purpose": memory.consent_purpose}
-    if new:
-        return Representation.objects.create(memory_id=memory.memory_id, target=target, external_id=external_id,
-                                             **fields)
     rep, _ = Representation.objects.get_or_create(
         memory_id=memory.memory_id, target=target, external_id=external_id, defaults=fields)
     return rep

@@ -31,7 +31,7 @@ from pgvector import Vector
 from pgvector.django import CosineDistance
 
 from consent.access import may_access
-from core import audit, maintenance
+from core import audit, maintenance, rows
 from core.errors import NoConsentOrAccess
 from core.identity import Identity, identity_context
 from core.parsers import fast_loads
@@ -113,27 +113,45 @@ def memory_vector_start(memory_type: str, fact: dict, version: int) -> Future[li
     return _embedder().submit(provider().embed, [text])
 
 
-def memory_embed(*, memory: Memory, fact: dict, new: bool = False,
-                 vector: Future[list[list[float]]] | None = None) -> bool:
-    """Embed a memory's text and record the vector as a representation. A provider outage leaves the memory
-    without a vector (found later by ``reindex_embeddings``) rather than failing the write. ``new``: the memory
-    was inserted in this transaction (no vector or representation of it exists yet: plain inserts). ``vector``:
-    the embedding :func:`memory_vector_start` began for this memory's type version and fact."""
+def _vector_of(memory: Memory, fact: dict, vector: Future[list[list[float]]] | None) -> list[float] | None:
+    """The memory's vector: the one :func:`memory_vector_start` began, else asked for now. None when the provider
+    is unavailable: the memory is kept without one (``reindex_embeddings`` finds it later) rather than refused."""
     try:
-        [vector_value] = vector.result() if vector is not None else provider().embed(
+        [value] = vector.result() if vector is not None else provider().embed(
             [embedding_text(memory.memory_type, fact, memory.type_version)])
     except EmbeddingUnavailable:
         log.warning("memory stored without embedding: provider unavailable")
+        return None
+    return value
+
+
+def memory_vector_rows(*, memory: Memory, fact: dict,
+                       vector: Future[list[list[float]]] | None = None) -> list[tuple[str, tuple[str, list]]]:
+    """A new memory's vector and the representation that records it, as parts of the statement that inserts the
+    memory (``core.rows.statement``): the CTEs ``vector`` and ``vector_copy``; none without a vector."""
+    value = _vector_of(memory, fact, vector)
+    if value is None:
+        return []
+    row = MemoryEmbedding(memory_id=memory.memory_id, model=vector_model(), organization_id=memory.organization_id,
+                          patient_id=memory.patient_id, purpose=memory.consent_purpose, embedding=value)
+    copy = representations.copy_row(memory=memory, target=Representation.Target.VECTOR, external_id="")
+    return [("vector", rows.insert(row, returning="id")),
+            ("vector_copy", rows.insert(copy, expressions={
+                "external_id": "(SELECT 'memory_embedding:' || vector.id FROM vector)"}))]
+
+
+def memory_embed(*, memory: Memory, fact: dict) -> bool:
+    """Embed an existing memory's text (again) and record the vector as a representation; False when the provider
+    is unavailable."""
+    value = _vector_of(memory, fact, None)
+    if value is None:
         return False
     fields = {"organization_id": memory.organization_id, "patient_id": memory.patient_id,
-              "purpose": memory.consent_purpose, "embedding": vector_value}
-    if new:
-        row = MemoryEmbedding.objects.create(memory_id=memory.memory_id, model=vector_model(), **fields)
-    else:
-        row, _ = MemoryEmbedding.objects.update_or_create(memory_id=memory.memory_id, model=vector_model(),
-                                                          defaults=fields)
+              "purpose": memory.consent_purpose, "embedding": value}
+    row, _ = MemoryEmbedding.objects.update_or_create(memory_id=memory.memory_id, model=vector_model(),
+                                                      defaults=fields)
     representations.representation_add(memory=memory, target=Representation.Target.VECTOR,
-                                        external_id=f"memory_embedding:{row.pk}", new=new)
+                                        external_id=f"memory_embedding:{row.pk}")
     return True
 
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from consent.access import may_access, may_access_any
 from consent.models import ConsentRecord
-from core import audit, maintenance
+from core import audit, maintenance, rows
 from core.errors import (
     ConcurrentUpdate,
     Conflict,
@@ -30,9 +30,9 @@ from core.vocabulary import PURPOSES
 from memory import erasure, representations
 from memory.crypto import encrypt_fact, keyring, new_salt
 from memory.facts import fact_text
-from memory.lifecycle import lifecycle_event, memory_transition, memory_value
+from memory.lifecycle import lifecycle_event, lifecycle_row, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
-from memory.retrieval import memory_embed, memory_vector_start
+from memory.retrieval import memory_vector_rows, memory_vector_start
 from memory.selectors import compiled_once
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
@@ -113,6 +113,43 @@ def _active_consent(identity: Identity, patient_id, purpose: str, consent_record
     if row is None:
         raise NoConsentOrAccess()
     return row[0]
+
+
+def _compile_write_checks(*, org_id, patient_id, now, purpose, consent_record_id, lock_key) -> tuple[str, list]:
+    consent_sql, consent_params = _compile_active_consent(org_id=org_id, patient_id=patient_id, now=now,
+                                                          purpose=purpose, consent_record_id=consent_record_id)
+    # ``access`` is worked out once (OFFSET 0 keeps PostgreSQL from folding it into each use); nothing is locked
+    # for a caller without access.
+    return (f"SELECT access.may, CASE WHEN access.may THEN ({consent_sql}) END, "
+            "CASE WHEN access.may THEN pg_advisory_xact_lock(hashtextextended(%s, 0))::text END "
+            "FROM (SELECT COALESCE(app_may_access(app_org_id(), %s, %s), false) AS may OFFSET 0) AS access",
+            [*consent_params, lock_key, patient_id, purpose])
+
+
+_WRITE_CHECKS_SQL: dict = {}
+
+
+def _write_checks(identity: Identity, patient_id, memory_type: str, attribute: str, purpose: str,
+                  consent_record_id) -> tuple[bool, uuid.UUID | None]:
+    """A new value's checks in one statement: whether the caller may access the patient for the purpose (the rule
+    RLS applies); the consent it names if that is active, this patient's and for this purpose, share-locked as
+    :func:`_active_consent` locks it (None if not, or if none is named); and, with access, the attribute's lock
+    (:func:`_attribute_lock`), so that the current value read next is the latest."""
+    consent_id = consent_record_id
+    if consent_id is not None and not isinstance(consent_id, uuid.UUID):
+        try:
+            consent_id = uuid.UUID(str(consent_id))
+        except ValueError:
+            consent_id = None  # names no consent: refused as an inactive one is
+    # a consent id is always bound (a nil UUID when none is named, which no consent has)
+    sql, params = compiled_once(_WRITE_CHECKS_SQL, _compile_write_checks, org_id=identity.org_id,
+                                patient_id=patient_id, now=timezone.now(), purpose=purpose,
+                                consent_record_id=consent_id or uuid.UUID(int=0),
+                                lock_key=f"memory:{identity.org_id}:{patient_id}:{memory_type}:{attribute}:{purpose}")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        may, consent, _ = cursor.fetchone()
+    return bool(may), (consent if consent_id is not None else None)
 
 
 @dataclass(frozen=True)
@@ -201,9 +238,12 @@ def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient
 
 def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: NewFact, state: str,
             source: str, source_ref: str, consent_record_id: uuid.UUID | None, memory_id: uuid.UUID,
-            vector: Future | None = None) -> Memory:
+            vector: Future | None = None, audit_events: list[dict] | None = None) -> Memory:
+    """Insert the new record with everything that goes with it (its copies: the row and its vector; its first
+    lifecycle event; the write's audit rows) in one statement (``core.rows``). The caller holds the type
+    (:func:`_hold_type`) before its first write, so a revision that refuses the fact stops it before anything is
+    written."""
     assert source != Source.PATIENT_STATED or identity.is_patient_themself(patient_id), "only the patient states"
-    _hold_type(identity, spec, new)
     now = timezone.now()
     salt = new_salt()
     valid_until = new.valid_until
@@ -223,13 +263,20 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
                                                                   patient_id=patient_id)
     else:
         memory.fact = new.fact
-    memory.save(force_insert=True)
-    representations.representation_add(memory=memory, target=Representation.Target.POSTGRES,
-                                        external_id=str(memory_id), new=True)
-    memory_embed(memory=memory, fact=new.fact, new=True, vector=vector)
-    lifecycle_event(identity=identity, memory=memory,
-                    event_type=LifecycleEvent.Type.PROPOSED if state == S.PROPOSED else LifecycleEvent.Type.CONFIRMED,
-                    from_state=None, to_state=state, reason_code=f"{source}", source_ref=source_ref)
+    first = LifecycleEvent.Type.PROPOSED if state == S.PROPOSED else LifecycleEvent.Type.CONFIRMED
+    event = lifecycle_row(identity=identity, memory=memory, event_type=first, from_state=None, to_state=state,
+                          reason_code=f"{source}", source_ref=source_ref)
+    parts = [("memory_row", rows.insert(memory)),
+             ("row_copy", rows.insert(representations.copy_row(memory=memory, target=Representation.Target.POSTGRES,
+                                                               external_id=str(memory_id)))),
+             *memory_vector_rows(memory=memory, fact=new.fact, vector=vector),
+             ("first_event", rows.insert(event))]
+    if audit_events:
+        parts.append(("audit_rows", audit.insert_all_statement(audit_events)))
+    sql, params = rows.statement(parts)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+    memory._state.adding, memory._state.db = False, DEFAULT_DB_ALIAS  # as save() leaves it
     return memory
 
 
@@ -261,7 +308,10 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
     new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
                   valid_until=valid_until, review_by=review_by)
     _check_new_fact(spec, new)
-    if not may_access(patient_id=patient_id, purpose=consent_purpose):
+    # access, the consent named (share-locked) and the attribute's lock, in one statement
+    may, named_consent = _write_checks(identity, patient_id, memory_type, attribute, consent_purpose,
+                                       consent_record_id)
+    if not may:
         raise NoConsentOrAccess()
     consent: uuid.UUID | None = None
     if identity.patient_self_id is not None:
@@ -282,33 +332,32 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
             raise _invalid("source", f"{memory_type} comes from {' or '.join(allowed)}")
         if source == Source.EHR_IMPORT and not source_ref:
             raise _invalid("source_ref", "an EHR import names its source record", "required")
-    if spec.memory_class == MemoryClass.CARE_CONTEXT:
-        if consent_record_id is not None:
-            consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
-    else:
-        if consent_record_id is None:
-            raise _invalid("consent_record_id", "required", "required")
-        consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
+    if consent_record_id is None and spec.memory_class != MemoryClass.CARE_CONTEXT:
+        raise _invalid("consent_record_id", "required", "required")
+    if consent_record_id is not None:
+        if named_consent is None:
+            raise NoConsentOrAccess()
+        consent = named_consent
     vector = memory_vector_start(memory_type, fact, spec.version)  # the model works while the rows are written
     if consent is None:  # an active consent of the organisation means its row exists (a foreign key)
         organization_ensure(identity=identity)
     memory_id = uuid.uuid4()
+    event = {"resource_type": "memory", "resource_id": memory_id, "patient_id": patient_id,
+             "purpose": consent_purpose}
+    _hold_type(identity, spec, new)
     try:
-        with transaction.atomic():
-            _attribute_lock(identity.org_id, patient_id, memory_type, attribute, consent_purpose)
+        # no savepoint of its own (two round trips): a failure spoils the enclosing block, which rolls it back
+        with transaction.atomic(savepoint=False):
             superseded = _supersede_current(identity=identity, new_id=memory_id, org_id=identity.org_id,
                                             patient_id=patient_id, memory_type=memory_type, attribute=attribute,
                                             purpose=consent_purpose)
-            memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
-                             source=source, source_ref=source_ref or f"api:{identity.actor_sub}",
-                             consent_record_id=consent, memory_id=memory_id, vector=vector)
+            return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
+                           source=source, source_ref=source_ref or f"api:{identity.actor_sub}",
+                           consent_record_id=consent, memory_id=memory_id, vector=vector,
+                           audit_events=[{"action": "memory.create", **event}] + (
+                               [{"action": "memory.supersede", **event}] if superseded else []))
     except IntegrityError:
         raise ConcurrentUpdate() from None
-    event = {"resource_type": "memory", "resource_id": memory.memory_id, "patient_id": patient_id,
-             "purpose": consent_purpose}
-    audit.record_all([{"action": "memory.create", **event}] + (
-        [{"action": "memory.supersede", **event}] if superseded else []))
-    return memory
 
 
 def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, attribute: str, fact: dict,
@@ -329,13 +378,13 @@ def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: st
         raise NoConsentOrAccess()
     consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
     vector = memory_vector_start(memory_type, fact, spec.version)  # its consent's organisation exists
-    memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
-                     source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent_record_id=consent,
-                     memory_id=uuid.uuid4(),
-                     vector=vector)
-    audit.record(action="memory.propose", resource_type="memory", resource_id=memory.memory_id,
-                 patient_id=patient_id, purpose=consent_purpose)
-    return memory
+    memory_id = uuid.uuid4()
+    _hold_type(identity, spec, new)
+    return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
+                   source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent_record_id=consent,
+                   memory_id=memory_id, vector=vector,
+                   audit_events=[{"action": "memory.propose", "resource_type": "memory", "resource_id": memory_id,
+                                  "patient_id": patient_id, "purpose": consent_purpose}])
 
 
 def _locked(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
@@ -425,18 +474,18 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     _check_new_fact(spec, new)
     source = Source.PATIENT_STATED if identity.is_patient_themself(patient_id) else Source.STAFF_ENTERED
     memory_id_new = uuid.uuid4()
-    with transaction.atomic():
+    _hold_type(identity, spec, new)
+    with transaction.atomic(savepoint=False):  # a failure spoils the enclosing block, which rolls it back
         _attribute_lock(old.organization_id, patient_id, old.memory_type, old.attribute, old.consent_purpose)
         _supersede_current(identity=identity, new_id=memory_id_new, org_id=old.organization_id,
                            patient_id=patient_id, memory_type=old.memory_type, attribute=old.attribute,
                            purpose=old.consent_purpose, event_type=LifecycleEvent.Type.CORRECTED)
-        memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
-                         source=source, source_ref=f"correction-of:{old.memory_id}",
-                         consent_record_id=old.consent_record_id,
-                         memory_id=memory_id_new)
-    audit.record(action="memory.correct", resource_type="memory", resource_id=memory.memory_id,
-                 patient_id=patient_id, purpose=memory.consent_purpose)
-    return memory
+        return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
+                       source=source, source_ref=f"correction-of:{old.memory_id}",
+                       consent_record_id=old.consent_record_id, memory_id=memory_id_new,
+                       audit_events=[{"action": "memory.correct", "resource_type": "memory",
+                                      "resource_id": memory_id_new, "patient_id": patient_id,
+                                      "purpose": old.consent_purpose}])
 
 
 def memory_quarantine(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,

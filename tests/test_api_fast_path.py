@@ -19,10 +19,10 @@ from core.audit import insert_statement
 from core.audit import record as audit_record
 from core.audit import record_all as audit_record_all
 from core.errors import UnknownOrganization
-from core.identity import ACTOR_PATIENT, Identity, commit_with_next_statement, identity_context
+from core.identity import ACTOR_PATIENT, Identity, commit_held, commit_with_next_statement, identity_context
 from core.models import AuditEvent
 from core.renderers import OrjsonRenderer
-from memory.api import MemoryOut
+from memory.api import MemoryOut, memory_out
 from memory.models import Memory
 from memory.selectors import UtcIsoText, memory_get
 from tests.conftest import admin_connect, memory_body, runtime_connect
@@ -285,6 +285,22 @@ def test_a_first_and_last_statement_commits_in_its_own_round_trip(committed_db):
         assert conn.execute("SELECT current_setting('app.actor_sub', true)").fetchone()[0] in ("", None)
 
 
+def test_inside_commit_held_no_statement_ends_the_block_and_the_next_after_it_may(committed_db):
+    """An idempotent create: the handler's statements run with the COMMIT held (its hint is ignored; statements
+    may follow), and the statement that stores the response afterwards carries it."""
+    me = _me()
+    with identity_context(me, commit_early=True):
+        with commit_held():
+            commit_with_next_statement()
+            _read_with_audit_row(me)
+            assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+            assert _audit_rows("patient-z") == 0  # not committed yet
+        commit_with_next_statement()
+        _read_with_audit_row(me)
+        assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        assert _audit_rows("patient-z") == 2
+
+
 def test_a_refused_request_commits_nothing_even_with_its_commit_in_the_pipeline(committed_db):
     """The gate refuses in the identity statement, so the read, its audit row and the COMMIT sent after it in
     the same pipeline never run."""
@@ -445,9 +461,10 @@ def test_a_read_by_id_is_byte_identical_to_the_serializer_path_in_every_state(wo
             response = api.get(f"{mem(pid)}/{memory_id}")
             assert response.status_code == 200, (name, response.content)
             with identity_context(identity):
-                expected = JSONRenderer().render(MemoryOut(memory_get(identity=identity, patient_id=pid,
-                                                                      memory_id=uuid.UUID(memory_id))).data)
+                memory = memory_get(identity=identity, patient_id=pid, memory_id=uuid.UUID(memory_id))
+                expected = JSONRenderer().render(MemoryOut(memory).data)
             assert response.content == expected, name
+            assert JSONRenderer().render(memory_out(memory)) == expected, name  # what writes answer with
             body = orjson_loads(response.content)
             seen[name] = (body["state"], body["fact"] is None)
             if name == "encrypted":
@@ -529,3 +546,44 @@ def test_audit_rows_of_different_shapes_are_not_written_together(world):
             audit_record_all([{"action": "memory.read", "resource_type": "memory"},
                               {"action": "memory.read", "resource_type": "memory",
                                "purpose_from": "memory_row.consent_purpose"}])
+
+
+@pytest.mark.django_db
+def test_a_write_answers_with_the_record_as_it_is_stored(world):
+    """What a create, a proposal and a correction answer with (built from the record just written, without the
+    serializer) is byte for byte what MemoryOut renders for that record read back: plain, bounded, encrypted,
+    proposed, and a correction that superseded a value."""
+    pid = world.patient_a
+    cid = world.consent(pid)
+    for actor, purpose in (("nurse-1", "care_coordination"), ("nurse-1", "appointment_scheduling"),
+                           ("booking-agent", "appointment_scheduling")):
+        world.grant(pid, actor, purpose)
+    patient, nurse, agent = world.patient(pid), world.staff("nurse-1"), world.staff("booking-agent")
+    reader = Identity(org_id=world.org, actor_sub="nurse-1", scopes=frozenset({"memory:read"}))
+    until = (datetime.now(UTC) + timedelta(days=3)).isoformat()
+    writes = {}
+
+    def check(name, response):
+        """The answer against the record read back at once (a later write may supersede it)."""
+        assert response.status_code in (200, 201), (name, response.content)
+        answer = response.json()
+        shown = answer.get("memory", answer)
+        with identity_context(reader):
+            stored = memory_get(identity=reader, patient_id=pid, memory_id=uuid.UUID(shown["memory_id"]))
+            expected = JSONRenderer().render(MemoryOut(stored).data)
+        assert JSONRenderer().render(shown) == expected, name
+        writes[name] = shown
+
+    check("plain", patient.post(mem(pid), memory_body(cid, "earliest_time", "09:00")))
+    check("bounded, superseding", patient.post(mem(pid), memory_body(cid, "earliest_time", "09:30",
+                                                                      valid_until=until)))
+    check("encrypted", nurse.post(mem(pid), {
+        "memory_type": "care_context", "consent_purpose": "care_coordination",
+        "fact": {"kind": "allergy", "substance": "latex", "reaction": "rash", "severity": "mild"},
+        "review_by": (datetime.now(UTC) + timedelta(days=90)).isoformat()}))
+    check("proposed", agent.post(mem(pid) + "/proposals", {**memory_body(cid, "latest_time", "15:00"),
+                                                            "source_ref": "turn:1"}))
+    current = writes["bounded, superseding"]["memory_id"]
+    check("correction", patient.post(f"{mem(pid)}/{current}/correct", {"fact": {"kind": "earliest_time",
+                                                                               "time": "08:00"}}))
+    assert (writes["encrypted"]["fact"]["substance"], writes["proposed"]["state"]) == ("latex", "proposed")
