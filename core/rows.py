@@ -20,6 +20,15 @@ from django.db.models import Model
 from django.db.models.sql import InsertQuery
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}\Z")
+_BOUNDED_TEXT = re.compile(r"^(varchar|character varying)\(\d+\)\Z")
+
+
+def _unbounded(db_type: str | None) -> str:
+    """A parameter's type for its cast: a string's without its length, since a cast to ``varchar(n)`` would cut a
+    longer value where the column refuses it (as an INSERT of VALUES does)."""
+    if db_type is None:
+        raise ValueError("a column without a database type")
+    return _BOUNDED_TEXT.sub(r"\1", db_type)
 
 
 def insert(obj: Model, *, expressions: dict[str, str] | None = None, source: str | None = None,
@@ -47,7 +56,7 @@ def insert(obj: Model, *, expressions: dict[str, str] | None = None, source: str
         if field.column in expressions:
             parts.append(expressions.pop(field.column))
         else:
-            parts.append(f"CAST({placeholder} AS {field.db_type(connection)})" if source else placeholder)
+            parts.append(f"CAST({placeholder} AS {_unbounded(field.db_type(connection))})" if source else placeholder)
             kept += params[position:position + taken]
         position += taken
     if expressions:

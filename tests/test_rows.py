@@ -7,7 +7,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import DataError, connection, transaction
 from django.utils import timezone
 
 from core import rows
@@ -93,6 +93,14 @@ def test_rows_of_a_statement_read_each_others_returning_and_follow_their_source(
         assert event("quarantined") == 0  # the guard matched nothing: no event (NULLs and text cast as columns)
         assert event("active") == 1
         assert LifecycleEvent.objects.filter(memory_id=memory.memory_id).count() == 1
+        # a value too long for its column is refused, as a plain INSERT refuses it, never cut to fit
+        long_row = LifecycleEvent(memory_id=memory.memory_id, organization_id=world.org, patient_id=world.patient_a,
+                                  purpose="appointment_scheduling", event_type="quarantined", from_state=None,
+                                  to_state="active", actor_sub=me.actor_sub, reason_code="r" * 61,
+                                  policy_revision="p1")
+        sql, params = rows.statement([("moved", ("SELECT 1", [])), ("event", rows.insert(long_row, source="moved"))])
+        with pytest.raises(DataError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql, params)
 
 
 def test_a_statement_refuses_unknown_columns_and_names(world):
