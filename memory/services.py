@@ -57,11 +57,26 @@ def _invalid(field: str, message: str, code: str = "invalid") -> ValidationFaile
     return ValidationFailed(errors=[{"field": field, "message": message, "code": code}])
 
 
+def _attribute_lock_key(org_id, patient_id, memory_type: str, attribute: str, purpose: str) -> str:
+    return f"memory:{org_id}:{patient_id}:{memory_type}:{attribute}:{purpose}"
+
+
 def _attribute_lock(org_id, patient_id, memory_type: str, attribute: str, purpose: str) -> None:
     """Serialise writers of one attribute: each supersedes the previous instead of colliding with it."""
-    key = f"memory:{org_id}:{patient_id}:{memory_type}:{attribute}:{purpose}"
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [key])
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                       [_attribute_lock_key(org_id, patient_id, memory_type, attribute, purpose)])
+
+
+def _consent_uuid(consent_record_id) -> uuid.UUID | None:
+    """The consent id a write names, as a UUID; None if it names none or is not one (refused as an inactive
+    consent is)."""
+    if consent_record_id is None or isinstance(consent_record_id, uuid.UUID):
+        return consent_record_id
+    try:
+        return uuid.UUID(str(consent_record_id))
+    except ValueError:
+        return None
 
 
 def _retention_deadline(spec: TypeSpec, now: datetime, valid_until: datetime | None) -> datetime:
@@ -99,11 +114,9 @@ def _active_consent(identity: Identity, patient_id, purpose: str, consent_record
     this purpose, and share-locked until the transaction ends, as :func:`_hold_consent` locks it, in one statement
     (the query is compiled once). A write that meets a withdrawal's lock waits for it, and PostgreSQL checks the
     conditions again on the row it then locks: a withdrawn consent is not found. NoConsentOrAccess otherwise."""
-    if not isinstance(consent_record_id, uuid.UUID):
-        try:
-            consent_record_id = uuid.UUID(str(consent_record_id))
-        except ValueError:
-            raise NoConsentOrAccess() from None
+    consent_record_id = _consent_uuid(consent_record_id)
+    if consent_record_id is None:
+        raise NoConsentOrAccess()
     sql, params = compiled_once(_ACTIVE_CONSENT_SQL, _compile_active_consent, org_id=identity.org_id,
                                 patient_id=patient_id, now=timezone.now(), purpose=purpose,
                                 consent_record_id=consent_record_id)
@@ -135,17 +148,13 @@ def _write_checks(identity: Identity, patient_id, memory_type: str, attribute: s
     RLS applies); the consent it names if that is active, this patient's and for this purpose, share-locked as
     :func:`_active_consent` locks it (None if not, or if none is named); and, with access, the attribute's lock
     (:func:`_attribute_lock`), so that the current value read next is the latest."""
-    consent_id = consent_record_id
-    if consent_id is not None and not isinstance(consent_id, uuid.UUID):
-        try:
-            consent_id = uuid.UUID(str(consent_id))
-        except ValueError:
-            consent_id = None  # names no consent: refused as an inactive one is
+    consent_id = _consent_uuid(consent_record_id)
     # a consent id is always bound (a nil UUID when none is named, which no consent has)
     sql, params = compiled_once(_WRITE_CHECKS_SQL, _compile_write_checks, org_id=identity.org_id,
                                 patient_id=patient_id, now=timezone.now(), purpose=purpose,
                                 consent_record_id=consent_id or uuid.UUID(int=0),
-                                lock_key=f"memory:{identity.org_id}:{patient_id}:{memory_type}:{attribute}:{purpose}")
+                                lock_key=_attribute_lock_key(identity.org_id, patient_id, memory_type, attribute,
+                                                             purpose))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         may, consent, _ = cursor.fetchone()
