@@ -46,6 +46,15 @@ from memory.conversations.context import REDACTED, redactor
 
 log = logging.getLogger("anamnesis.mcp")
 
+# The paths the MCP app answers (the rest of the service is Django's): the endpoint and the OAuth
+# protected-resource metadata (RFC 9728).
+MCP_PATH_PREFIXES = ("/mcp", "/.well-known/oauth-protected-resource")
+
+
+def is_mcp_path(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in MCP_PATH_PREFIXES)
+
+
 # Every scope a tool may need; published in the protected-resource metadata.
 SCOPES_SUPPORTED = ["memory:read", "memory:write", "workflow:read", "workflow:write"]
 

@@ -4,12 +4,14 @@
 
 1. (Re)creates its own database ``anamnesis_bench_mcp`` and migrates it as the owner role; a local JWKS server signs
    the tokens.
-2. Serves the service with ``manage.py serve`` (uvicorn on config.asgi: Django in a2wsgi's thread pool, /mcp in the
-   MCP SDK) and, for comparison, ``manage.py serve --wsgi`` (gunicorn on config.wsgi, no /mcp), both 2 workers x 4
-   threads, with EMBEDDING_PROVIDER=openai pointed at nothing (no model is loaded; the measured read embeds nothing).
-3. One patient with a consent and two memories. Sequential latency of ``GET /v1/patients/{p}/memories`` over REST
-   and of the ``list_memories`` tool over MCP (the SDK's client, one connection), ``--calls`` each; then REST
-   throughput over ``--concurrency`` keep-alive connections for ``--seconds`` against each server.
+2. Serves the service with ``manage.py serve`` (gunicorn on config.wsgi: /mcp in the MCP SDK's app through a2wsgi's
+   ASGIMiddleware) and, for comparison, ``manage.py serve --asgi`` (uvicorn on config.asgi: Django in a2wsgi's
+   thread pool, /mcp in the MCP SDK), both 2 workers x 4 threads, with EMBEDDING_PROVIDER=openai pointed at nothing
+   (no model is loaded; the measured read embeds nothing).
+3. One patient with a consent and two memories. Against each server: sequential latency of
+   ``GET /v1/patients/{p}/memories`` over REST and of the ``list_memories`` tool over MCP (the SDK's client, one
+   connection), ``--calls`` each; then REST throughput over ``--concurrency`` keep-alive connections for
+   ``--seconds``.
 4. Prints a summary and writes it to ``bench/results/mcp_tools.json``.
 """
 
@@ -62,16 +64,28 @@ def prepare_database() -> None:
     connections["owner"].close()
 
 
-def start(jwks_url: str, *, wsgi: bool, log_path: Path) -> tuple[subprocess.Popen, str]:
+def seed(url: str, token: str, patient: uuid.UUID, path: str) -> None:
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}) as http:
+        cid = http.post(f"/v1/patients/{patient}/consents", json={"purpose": "appointment_scheduling"}).json()[
+            "consent_record_id"]
+        for kind, value in (("earliest_time", "10:00"), ("latest_time", "16:00")):
+            r = http.post(path, json={"memory_type": "scheduling_preference", "fact": {"kind": kind, "time": value},
+                                      "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+            assert r.status_code == 201, r.text
+
+
+def start(jwks_url: str, *, asgi: bool, log_path: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     url = f"http://{HOST}:{port}"
     env = {**_ORIGINAL_ENV, "DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
            "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
            "MCP_RESOURCE_URL": f"{url}/mcp", "EMBEDDING_PROVIDER": "openai",
-           "EMBEDDING_BASE_URL": f"http://{HOST}:9"}
+           "EMBEDDING_BASE_URL": f"http://{HOST}:9",
+           # one subject sends every request: the limiter's statement is measured, its limits are not reached
+           "API_RATE_LIMIT_PER_SUBJECT": "1000000000", "API_RATE_LIMIT_PER_ORGANIZATION": "1000000000"}
     argv = [sys.executable, "manage.py", "serve", "--bind", f"{HOST}:{port}", "--workers", "2", "--threads", "4"]
-    if wsgi:
-        argv.append("--wsgi")
+    if asgi:
+        argv.append("--asgi")
     out = open(log_path, "w")  # noqa: SIM115 (closed with the process)
     proc = subprocess.Popen(argv, cwd=BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT,
                             start_new_session=True)
@@ -169,37 +183,32 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS_DIR.mkdir(exist_ok=True)
     keys = KeyRing()
     jwks = JwksServer(keys)
+    from tests.conftest import register_organization
+
     org, patient = uuid.uuid4(), uuid.uuid4()
+    register_organization(org)  # admitted: its tokens' issuer is trusted (core.gate)
     token = mint(keys, sub=f"patient-{patient}", org_id=org, patient_id=patient, scope=PATIENT_SCOPES, exp_in=3600)
     path = f"/v1/patients/{patient}/memories"
     results: dict = {"calls": args.calls, "seconds": args.seconds, "concurrency": args.concurrency}
-    proc, url = start(jwks.url, wsgi=False, log_path=RESULTS_DIR / "mcp_tools_serve.log")
     try:
-        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}) as http:
-            cid = http.post(f"/v1/patients/{patient}/consents", json={"purpose": "appointment_scheduling"}).json()[
-                "consent_record_id"]
-            for kind, value in (("earliest_time", "10:00"), ("latest_time", "16:00")):
-                r = http.post(path, json={"memory_type": "scheduling_preference", "fact": {"kind": kind,
-                              "time": value}, "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
-                assert r.status_code == 201, r.text
-        rest_sequential(url, token, path, 20)  # warm both paths
-        mcp_sequential(url, token, str(patient), 20)
-        results["rest_sequential_asgi"] = rest_sequential(url, token, path, args.calls)
-        results["mcp_sequential"] = mcp_sequential(url, token, str(patient), args.calls)
-        results["rest_concurrent_asgi"] = rest_throughput(url, token, path, args.seconds, args.concurrency)
+        for server, asgi in (("wsgi", False), ("asgi", True)):
+            proc, url = start(jwks.url, asgi=asgi, log_path=RESULTS_DIR / f"mcp_tools_{server}.log")
+            try:
+                if not asgi:  # the patient's memories, once
+                    seed(url, token, patient, path)
+                rest_sequential(url, token, path, 20)  # warm both paths
+                mcp_sequential(url, token, str(patient), 20)
+                results[f"rest_sequential_{server}"] = rest_sequential(url, token, path, args.calls)
+                results[f"mcp_sequential_{server}"] = mcp_sequential(url, token, str(patient), args.calls)
+                results[f"rest_concurrent_{server}"] = rest_throughput(url, token, path, args.seconds,
+                                                                       args.concurrency)
+            finally:
+                stop(proc)
     finally:
-        stop(proc)
-    proc, url = start(jwks.url, wsgi=True, log_path=RESULTS_DIR / "mcp_tools_wsgi.log")
-    try:
-        rest_sequential(url, token, path, 20)
-        results["rest_sequential_wsgi"] = rest_sequential(url, token, path, args.calls)
-        results["rest_concurrent_wsgi"] = rest_throughput(url, token, path, args.seconds, args.concurrency)
-    finally:
-        stop(proc)
         jwks.stop()
-    for name in ("rest_sequential_wsgi", "rest_sequential_asgi", "mcp_sequential", "rest_concurrent_wsgi",
-                 "rest_concurrent_asgi"):
-        log(f"{name:22} {json.dumps(results[name])}")
+    for name, value in results.items():
+        if isinstance(value, dict):
+            log(f"{name:22} {json.dumps(value)}")
     (RESULTS_DIR / "mcp_tools.json").write_text(json.dumps(results, indent=2))
     return 0
 

@@ -3,15 +3,16 @@ nothing acknowledged was lost.
 
     .venv/bin/python -m bench.mixed_load                       # 50 connections, 60 s, 10,000 patients x 20
     .venv/bin/python -m bench.mixed_load --quick               # 50 connections, 15 s, 1,000 patients
-    .venv/bin/python -m bench.mixed_load --server gunicorn     # manage.py serve --wsgi instead of uvicorn
+    .venv/bin/python -m bench.mixed_load --server asgi         # manage.py serve --asgi (uvicorn) instead of gunicorn
 
 1. Own database ``anamnesis_bench_mixed`` (``BENCH_MIXED_DB`` names another, ``anamnesis_bench*`` only): dropped,
    recreated, migrated as the owner role and seeded in bulk with bench.memories_api's seeding SQL (organisations,
    one granted scheduling consent and ``--per-patient`` current memories per patient); ``--reuse`` keeps a seed of
    the same size.
-2. Serves the product the way ``manage.py serve`` does by default (uvicorn workers on ``config.asgi``, the machine's
-   one embedding server beside them on a free loopback port), or with ``--server gunicorn`` as ``manage.py serve
-   --wsgi`` does; a local JWKS (tests.support) signs the tokens. Runtime role, RLS, audit: the real service.
+2. Serves the product the way ``manage.py serve`` does by default (gunicorn on ``config.wsgi``, the machine's one
+   embedding server beside it on a free loopback port), or with ``--server asgi`` as ``manage.py serve --asgi``
+   does (uvicorn workers on ``config.asgi``); a local JWKS (tests.support) signs the tokens. Runtime role, RLS,
+   audit: the real service.
 3. Each connection owns ``--owned`` patients (its memory writes) and ``--workflows`` workflows (its checkpoints,
    created through the API first), so no 409 is expected anywhere; reads go to a shared pool of ``--read-pool``
    patients. Operations, chosen at random by ``--mix``: ``list`` (GET .../memories), ``read`` (GET .../memories/{id}),
@@ -154,7 +155,7 @@ def cast(args, rng: random.Random) -> tuple[list[dict], list[dict]]:
 # --- the service -----------------------------------------------------------------------------------------------
 def start_service(args, jwks_url: str, log_path: Path,
                   fake_embeddings_url: str | None = None) -> tuple[subprocess.Popen, int, object]:
-    """``manage.py serve`` (uvicorn, the default) or ``manage.py serve --wsgi`` (gunicorn), as deployed. With
+    """``manage.py serve`` (gunicorn, the default) or ``manage.py serve --asgi`` (uvicorn), as deployed. With
     ``fake_embeddings_url`` (``--embeddings fake``, the test's mode) the workers embed through the tests' fake
     OpenAI-compatible server instead, and serve starts no embedding server (start-up in seconds, not ~20 s)."""
     port = free_port()
@@ -172,8 +173,8 @@ def start_service(args, jwks_url: str, log_path: Path,
                     "EMBEDDING_MODEL": "fake-16"})
     argv = [sys.executable, "manage.py", "serve", "--bind", f"{HOST}:{port}", "--workers", str(args.workers),
             "--threads", str(args.threads), "--embedding-port", str(free_port())]
-    if args.server == "gunicorn":
-        argv.append("--wsgi")
+    if args.server == "asgi":
+        argv.append("--asgi")
     log_file = open(log_path, "w")  # closed by base.stop_service
     proc = subprocess.Popen(argv, cwd=BASE_DIR, env=env, stdout=log_file, stderr=subprocess.STDOUT)
     common.wait_until_ready(proc, port, log_file, log_path, args.startup_timeout, base.stop_service,
@@ -366,8 +367,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--workflows", type=positive, default=2, help="workflows each connection checkpoints")
     p.add_argument("--read-pool", type=positive, default=1000, help="patients the reads go to")
     p.add_argument("--clients", type=positive, default=2, help="load generator processes")
-    p.add_argument("--server", choices=("serve", "gunicorn"), default="serve",
-                   help="serve: manage.py serve (uvicorn, the default deployment); gunicorn: manage.py serve --wsgi")
+    p.add_argument("--server", choices=("serve", "asgi"), default="serve",
+                   help="serve: manage.py serve (gunicorn, the default deployment); asgi: manage.py serve --asgi")
     p.add_argument("--embeddings", choices=("real", "fake"), default="real",
                    help="real: the machine's embedding server, as serve runs it; fake: hash vectors from "
                         "tests.fakes.embeddings (the test's mode)")
@@ -458,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         "load": {"connections": args.connections, "seconds": args.seconds, "warmup_seconds": args.warmup_seconds,
                  "mix": args.mix, "owned_patients_per_connection": args.owned,
                  "workflows_per_connection": args.workflows, "read_pool": len(pool), **layout},
-        "server": {"kind": args.server, "command": "manage.py serve" + (" --wsgi" if args.server == "gunicorn"
+        "server": {"kind": args.server, "command": "manage.py serve" + (" --asgi" if args.server == "asgi"
                                                                           else ""),
                    "workers": args.workers, "threads": args.threads, "embeddings": args.embeddings,
                    "startup_s": round(startup_s, 1), "exit": rc, "jwks_fetches": jwks.hits},

@@ -19,7 +19,7 @@
    answer for rotating questions (warm: cached query vectors) and for questions never asked before (cold), each
    split by the real steps of ``rank_candidates`` (module-level functions wrapped by a clock for the run, never a
    re-implementation), checked to answer exactly as a plain ``memory_search``.
-4. Through the API, laid out as ``manage.py serve --wsgi`` does: ``run_embedding_server`` on loopback and
+4. Through the API, laid out as ``manage.py serve`` does: ``run_embedding_server`` on loopback and
    gunicorn with ``EMBEDDING_PROVIDER=local-server`` (no model in any web worker), a local JWKS;
    ``--requests`` ``GET /v1/patients/{id}/memories/search?q=...`` with the target patient's token over
    ``--concurrency`` keep-alive connections, then over one connection ``--serial`` questions each new to the

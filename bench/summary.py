@@ -80,10 +80,10 @@ def rows(directory: Path) -> list[tuple[str, str, str, bool | None, str]]:
                         None, where))
     else:
         missing("mixed load: p99, errors, lost", "<= 200 ms, 0, 0", "mixed_load")
-    g = load(directory, "mixed_load_gunicorn.json")  # --server gunicorn, beside the default (info)
+    g = load(directory, "mixed_load_asgi.json")  # --server asgi, beside the default (info)
     if g:
         o, rss = g["overall"], [r for r in g["worker_rss_mb"] if r is not None]
-        out.append(("mixed load under serve --wsgi (info)",
+        out.append(("mixed load under serve --asgi (info)",
                     f"p99 {o['p99_ms']} ms, {o['per_s']} req/s, errors {g['errors']['total']}, lost "
                     f"{g['nothing_lost']['lost_total']}, workers {rss} MB", "", None,
                     f"{g['load']['connections']} conn, {g['load']['seconds']:g}s; {g['at']}"))

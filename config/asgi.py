@@ -20,10 +20,8 @@ def _load_wsgi_application():
     """config.wsgi (django.setup, the core.E001 database check, the model warm-up), loaded in a thread: uvicorn's
     worker processes import this module inside their event loop, where Django refuses synchronous database work."""
     def load():
-        from agents_mcp.tools import operations
-        from config.wsgi import application
+        from config.wsgi import django_application as application  # (its MCP app built the tools' schemas)
 
-        operations()  # the tools' schemas from the OpenAPI document, built once before the first request
         gc.collect()
         gc.freeze()  # as config.wsgi does: what start-up built is never walked by the garbage collector again
         return application
@@ -34,11 +32,7 @@ def _load_wsgi_application():
 
 wsgi_application = _load_wsgi_application()
 
-_MCP_PREFIXES = ("/mcp", "/.well-known/oauth-protected-resource")
-
-
-def _is_mcp(path: str) -> bool:
-    return any(path == p or path.startswith(p + "/") for p in _MCP_PREFIXES)
+from agents_mcp.server import build_app, is_mcp_path  # noqa: E402  (Django is set up by now)
 
 
 class Router:
@@ -49,15 +43,13 @@ class Router:
         self.mcp_app = mcp_app
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "lifespan" or (scope["type"] in ("http", "websocket") and _is_mcp(scope["path"])):
+        if scope["type"] == "lifespan" or (scope["type"] in ("http", "websocket") and is_mcp_path(scope["path"])):
             await self.mcp_app(scope, receive, send)
         else:
             await self.django_app(scope, receive, send)
 
 
 def build_application():
-    from agents_mcp.server import build_app
-
     workers = int(os.environ.get("WEB_THREADS", "8"))
     return Router(WSGIMiddleware(wsgi_application, workers=workers), build_app())
 

@@ -448,7 +448,8 @@ def test_the_stdio_entry_point_acts_as_the_token_in_its_environment(world, commi
 
 @pytest.mark.slow
 def test_manage_py_serve_answers_the_api_and_mcp_from_one_process_tree(world, committed_db, jwks_server, settings):
-    """The deployment path: `manage.py serve` (uvicorn on config.asgi) serves Django and /mcp on one port."""
+    """The deployment path: `manage.py serve` (gunicorn on config.wsgi, /mcp through agents_mcp.wsgi) serves Django
+    and /mcp on one port."""
     import os
     import signal
     import subprocess

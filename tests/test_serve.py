@@ -33,7 +33,7 @@ def test_serve_ends_with_an_error_when_its_web_server_cannot_start(tmp_path):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("EMBEDDING_", "PROMETHEUS_"))}
         env.update({"DJANGO_SETTINGS_MODULE": "config.settings_test", "TMPDIR": str(tmp_path),
                     "EMBEDDING_PROVIDER": "openai", "EMBEDDING_BASE_URL": "http://127.0.0.1:9"})
-        done = subprocess.run([sys.executable, "manage.py", "serve", "--wsgi", "--bind", f"127.0.0.1:{port}",
+        done = subprocess.run([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{port}",
                                "--workers", "1", "--threads", "1"], cwd=BASE_DIR, env=env, capture_output=True,
                               text=True, timeout=120)
     assert done.returncode != 0

@@ -1,0 +1,83 @@
+"""/mcp under WSGI (agents_mcp.wsgi), as ``manage.py serve`` runs it on gunicorn: MCP's paths go to the SDK's app,
+everything else to Django; the app's event loop and lifespan start once per process, however many threads ask
+first. (``tests/test_mcp_server.py`` calls the tools through ``manage.py serve`` itself.)"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from agents_mcp.wsgi import McpWsgi, WithMcp
+
+
+def _environ(method: str, path: str, body: bytes = b"") -> dict:
+    return {"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "8000", "HTTP_HOST": "127.0.0.1:8000", "wsgi.input": io.BytesIO(body),
+            "wsgi.url_scheme": "http", "wsgi.errors": sys.stderr, "SERVER_PROTOCOL": "HTTP/1.1",
+            "REMOTE_ADDR": "127.0.0.1", "CONTENT_LENGTH": str(len(body)), "CONTENT_TYPE": "application/json",
+            "HTTP_ACCEPT": "application/json, text/event-stream"}
+
+
+def _call(app, method: str, path: str, body: bytes = b"") -> tuple[int, dict, bytes]:
+    started = {}
+
+    def start_response(status, headers, exc_info=None):
+        started["status"], started["headers"] = int(status.split()[0]), {k.lower(): v for k, v in headers}
+
+    response = app(_environ(method, path, body), start_response)
+    try:
+        content = b"".join(response)
+    finally:
+        if hasattr(response, "close"):
+            response.close()
+    return started["status"], started["headers"], content
+
+
+def test_mcp_paths_go_to_the_mcp_app_and_every_other_path_to_django():
+    seen: list[tuple[str, str]] = []
+
+    def recorder(name):
+        def app(environ, start_response):
+            seen.append((name, environ["PATH_INFO"]))
+            start_response("204 No Content", [])
+            return [b""]
+        return app
+
+    app = WithMcp(recorder("django"), recorder("mcp"))  # type: ignore[arg-type]
+    paths = ["/mcp", "/mcp/", "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp",
+             "/mcpx", "/v1/patients", "/", "/.well-known/oauth-protected-resourcex", "/health/live"]
+    for path in paths:
+        _call(app, "GET", path)
+    assert seen == [("mcp", "/mcp"), ("mcp", "/mcp/"), ("mcp", "/.well-known/oauth-protected-resource"),
+                    ("mcp", "/.well-known/oauth-protected-resource/mcp"), ("django", "/mcpx"),
+                    ("django", "/v1/patients"), ("django", "/"), ("django", "/.well-known/oauth-protected-resourcex"),
+                    ("django", "/health/live")]
+
+
+def test_the_first_requests_start_one_event_loop_and_the_app_answers_on_it():
+    before = [t for t in threading.enumerate() if t.name == "mcp-event-loop"]
+    mcp = McpWsgi()
+    refusal = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+
+    def first(k: int) -> tuple[int, dict, bytes]:
+        if k % 2:
+            return _call(mcp, "GET", "/.well-known/oauth-protected-resource/mcp")
+        return _call(mcp, "POST", "/mcp", refusal)
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(pool.map(first, range(12)))
+    loops = [t for t in threading.enumerate() if t.name == "mcp-event-loop" and t not in before]
+    assert len(loops) == 1 and loops[0].is_alive()
+    for k, (status, headers, body) in enumerate(answers):
+        if k % 2:  # the RFC 9728 metadata of the /mcp resource
+            assert status == 200 and json.loads(body)["resource"].endswith("/mcp"), body[:300]
+        else:  # no token: the REST API's problem, with where to find the metadata
+            assert status == 401, body[:300]
+            assert 'resource_metadata="' in headers["www-authenticate"]
+            assert json.loads(body)["code"] == "invalid_token"
+    # a later request is served on the same loop
+    assert _call(mcp, "GET", "/mcp")[0] == 405
+    assert [t for t in threading.enumerate() if t.name == "mcp-event-loop" and t not in before] == loops
