@@ -5,8 +5,10 @@ the REST API, the portal and MCP.
 The tools' schemas (from the OpenAPI document) are built when :class:`McpWsgi` is made, once per process before
 the first request. The app and its event loop are started at the first MCP request, in the process that serves it
 (after gunicorn's fork): a thread of its own runs the loop, and the app's lifespan (the session manager's task
-group) runs on it for the life of the process. Each request's WSGI thread waits for its answer; the tool's
-REST operation itself runs in one of the SDK's worker threads, as under uvicorn.
+group) runs on it for the life of the process; it is never told to shut down (stateless: no session, nothing
+to close). Each request's WSGI thread waits for its answer; the tool's REST operation itself runs in one of the
+SDK's worker threads, as under uvicorn. If the app cannot start, its loop is stopped and the request fails (500);
+the next MCP request tries again.
 """
 
 from __future__ import annotations
@@ -63,7 +65,11 @@ class McpWsgi:
             self._lifespan = loop.create_task(_lifespan(app, started))
             await started
 
-        asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=STARTUP_TIMEOUT_SECONDS)
+        try:
+            asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=STARTUP_TIMEOUT_SECONDS)
+        except BaseException:
+            loop.call_soon_threadsafe(loop.stop)  # no thread left behind by a failed start
+            raise
         return ASGIMiddleware(app, loop=loop)
 
     def __call__(self, environ, start_response):

@@ -10,6 +10,8 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from agents_mcp.wsgi import McpWsgi, WithMcp
 
 
@@ -81,3 +83,24 @@ def test_the_first_requests_start_one_event_loop_and_the_app_answers_on_it():
     # a later request is served on the same loop
     assert _call(mcp, "GET", "/mcp")[0] == 405
     assert [t for t in threading.enumerate() if t.name == "mcp-event-loop" and t not in before] == loops
+
+
+def test_an_app_that_cannot_start_fails_the_request_leaves_no_loop_behind_and_the_next_request_tries_again(
+        monkeypatch):
+    import agents_mcp.wsgi as mcp_wsgi
+
+    async def failing(scope, receive, send):
+        assert scope["type"] == "lifespan"
+        await receive()
+        await send({"type": "lifespan.startup.failed", "message": "no"})
+
+    before = set(threading.enumerate())
+    mcp = McpWsgi()
+    monkeypatch.setattr(mcp_wsgi, "build_app", lambda: failing)
+    with pytest.raises(RuntimeError, match="startup failed"):
+        _call(mcp, "GET", "/.well-known/oauth-protected-resource/mcp")
+    for loop_thread in [t for t in threading.enumerate() if t.name == "mcp-event-loop" and t not in before]:
+        loop_thread.join(timeout=5)
+        assert not loop_thread.is_alive()
+    monkeypatch.undo()
+    assert _call(mcp, "GET", "/.well-known/oauth-protected-resource/mcp")[0] == 200
