@@ -25,3 +25,11 @@ def child_exit(server, worker):
 
 # gthread, leaving new connections to a worker with a free thread (core.gunicorn_worker)
 worker_class = "core.gunicorn_worker.BalancedThreadWorker"
+
+# Above the application's own limits, so that it answers what they refuse with its problem documents (a query
+# string over MAX_QUERY_STRING_CHARS, 4,096 characters: 414 query_too_long; headers over 16 KiB in all: 431
+# headers_too_large). Beyond these, gunicorn refuses (as the same problem documents, core.gunicorn_worker): the
+# request line at 8,190 bytes (its largest bounded setting), a header field at 16 KiB, more than 200 fields.
+limit_request_line = 8190
+limit_request_field_size = 16384
+limit_request_fields = 200

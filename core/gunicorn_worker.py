@@ -14,9 +14,11 @@ connection per pause.
 
 from __future__ import annotations
 
+import json
 import select
 import time
 
+from gunicorn import util
 from gunicorn.workers.gthread import ThreadWorker
 
 ACCEPT_DEFER_SECONDS = 0.005
@@ -79,3 +81,33 @@ class BalancedThreadWorker(ThreadWorker):
         except (OSError, ValueError):
             return False
         return bool(readable)
+
+
+# gunicorn answers some requests itself, before the application sees them: a request line or a header field over
+# its limits (core.gunicorn_conf sets them above the application's own: MAX_QUERY_STRING_CHARS, 16 KiB of headers),
+# a malformed request. It writes those answers as an HTML page; the API's clients get the API's problem document
+# instead, with the application's codes for the same refusals. The page's message (which may quote the request, and
+# with it a patient id) is not sent.
+_SERVER_PROBLEMS = {
+    400: ("bad_request", "The request is malformed"),
+    403: ("forbidden", "The request is forbidden"),
+    414: ("query_too_long", "The request's path and query string are too long"),
+    417: ("expectation_failed", "The request's expectation cannot be met"),
+    431: ("headers_too_large", "The request headers are too large"),
+    500: ("internal_error", "Internal error"),
+    501: ("not_implemented", "The request's transfer coding is not supported"),
+}
+
+
+def write_problem(sock, status_int: int, reason: str, mesg: str) -> None:
+    """``gunicorn.util.write_error``'s signature and framing (the connection closes), with a problem document."""
+    from core.errors import PROBLEM_CONTENT_TYPE, problem_body
+
+    code, title = _SERVER_PROBLEMS.get(status_int, ("bad_request", reason))
+    body = json.dumps(problem_body(status_code=status_int, code=code, title=title)).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n")
+    util.write_nonblock(sock, head.encode("latin1") + body)
+
+
+util.write_error = write_problem  # what gunicorn.workers.base's handle_error calls

@@ -5,6 +5,8 @@ default configuration starts it (./gunicorn.conf.py), in front of a small WSGI a
 from __future__ import annotations
 
 import http.client
+import json
+import socket
 import subprocess
 import sys
 import threading
@@ -127,5 +129,48 @@ def test_more_busy_clients_than_threads_are_all_served():
             t.join()
         total = sum(answered.values())
         assert total > 0 and all(answered[i] >= total / 6 for i in range(3)), answered
+    finally:
+        server.stop()
+
+
+def _ask(server: _Server, path: str, headers: dict | None = None) -> tuple[int, str | None, bytes]:
+    conn = server.connect()
+    try:
+        conn.request("GET", path, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, response.getheader("Content-Type"), response.read()
+    finally:
+        conn.close()
+
+
+@pytest.mark.slow
+def test_what_gunicorn_refuses_itself_is_a_problem_document_and_what_the_application_limits_reaches_it():
+    """The application refuses a query string over 4,096 characters (414 query_too_long) and headers over 16 KiB
+    (431 headers_too_large) with its problem documents, so gunicorn's limits (./gunicorn.conf.py) sit above those.
+    What gunicorn refuses beyond them, or as malformed, is the same problem document instead of its HTML page, and
+    never quotes the request (a path holds a patient id)."""
+    server = _Server(workers=1, threads=2)
+    try:
+        # within gunicorn's limits: the application sees the request (and judges it by its own limits)
+        assert _ask(server, "/?q=" + "a" * 6000)[0] == 200
+        assert _ask(server, "/", {"X-Big": "b" * 12_000})[0] == 200
+        assert _ask(server, "/", {f"X-Field-{i}": "1" for i in range(150)})[0] == 200
+        refused = (("/?q=" + "a" * 9000, None, 414, "query_too_long"),
+                   ("/", {"X-Big": "b" * 20_000}, 431, "headers_too_large"),
+                   ("/", {f"X-Field-{i}": "1" for i in range(250)}, 431, "headers_too_large"))
+        for path, headers, status, code in refused:
+            got, content_type, body = _ask(server, path, headers)
+            assert (got, content_type) == (status, "application/problem+json"), body[:200]
+            problem = json.loads(body)
+            assert (problem["status"], problem["code"]) == (status, code)
+        patient = "1b4e28ba-2fa1-11d2-883f-0016d3cca427"
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw:
+            raw.sendall(f"GET /v1/patients/{patient}/memories HTTP/9.9\r\nHost: x\r\n\r\n".encode())
+            answer = b""
+            while chunk := raw.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400 ") and b"Content-Type: application/problem+json" in head, answer[:300]
+        assert json.loads(body)["code"] == "bad_request" and patient.encode() not in answer
     finally:
         server.stop()
