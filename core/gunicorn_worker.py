@@ -19,6 +19,7 @@ import select
 import time
 
 from gunicorn import util
+from gunicorn.http import wsgi
 from gunicorn.workers.gthread import ThreadWorker
 
 ACCEPT_DEFER_SECONDS = 0.005
@@ -111,3 +112,14 @@ def write_problem(sock, status_int: int, reason: str, mesg: str) -> None:
 
 
 util.write_error = write_problem  # what gunicorn.workers.base's handle_error calls
+
+
+# No ``Server`` header: what answers is nobody's business (uvicorn runs with --no-server-header, manage.py serve).
+_default_headers = wsgi.Response.default_headers
+
+
+def _default_headers_without_server(self) -> list[str]:
+    return [line for line in _default_headers(self) if not line.startswith("Server:")]
+
+
+wsgi.Response.default_headers = _default_headers_without_server  # type: ignore[method-assign]

@@ -138,6 +138,7 @@ def _ask(server: _Server, path: str, headers: dict | None = None) -> tuple[int, 
     try:
         conn.request("GET", path, headers=headers or {})
         response = conn.getresponse()
+        assert response.getheader("Server") is None  # what answers is nobody's business
         return response.status, response.getheader("Content-Type"), response.read()
     finally:
         conn.close()
@@ -148,7 +149,7 @@ def test_what_gunicorn_refuses_itself_is_a_problem_document_and_what_the_applica
     """The application refuses a query string over 4,096 characters (414 query_too_long) and headers over 16 KiB
     (431 headers_too_large) with its problem documents, so gunicorn's limits (./gunicorn.conf.py) sit above those.
     What gunicorn refuses beyond them, or as malformed, is the same problem document instead of its HTML page, and
-    never quotes the request (a path holds a patient id)."""
+    never quotes the request (a path holds a patient id). No answer names the server (no ``Server`` header)."""
     server = _Server(workers=1, threads=2)
     try:
         # within gunicorn's limits: the application sees the request (and judges it by its own limits)
