@@ -122,4 +122,4 @@ def _default_headers_without_server(self) -> list[str]:
     return [line for line in _default_headers(self) if not line.startswith("Server:")]
 
 
-wsgi.Response.default_headers = _default_headers_without_server  # type: ignore[method-assign]
+wsgi.Response.default_headers = _default_headers_without_server
