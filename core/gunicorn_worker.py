@@ -114,7 +114,8 @@ def write_problem(sock, status_int: int, reason: str, mesg: str) -> None:
 util.write_error = write_problem  # what gunicorn.workers.base's handle_error calls
 
 
-# No ``Server`` header: what answers is nobody's business (uvicorn runs with --no-server-header, manage.py serve).
+# No ``Server`` header: what answers is nobody's business (manage.py serve --asgi runs uvicorn with
+# --no-server-header).
 _default_headers = wsgi.Response.default_headers
 
 
