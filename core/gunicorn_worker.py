@@ -10,6 +10,10 @@ This worker accepts as usual while it holds fewer connections than it has thread
 waits ``ACCEPT_DEFER_SECONDS`` after each accept before it takes another one, so that a worker with a free thread
 (woken by the same readiness) takes it first. Nothing is capped: when every worker is busy, each still accepts, one
 connection per pause.
+
+Importing this module (gunicorn does, to load the worker class) also changes two things gunicorn writes itself:
+what it refuses before the application sees a request is answered as the API's problem document, not an HTML page
+(:func:`write_problem`), and no answer carries a ``Server`` header.
 """
 
 from __future__ import annotations
