@@ -1,5 +1,6 @@
-"""The ASGI entry point (``manage.py serve``): ``/mcp`` and the OAuth protected-resource metadata go to the MCP
-server (the official SDK's Starlette app), everything else to the Django application.
+"""The ASGI entry point (``manage.py serve --asgi``; ``manage.py serve`` runs gunicorn on ``config.wsgi``): ``/mcp``
+and the OAuth protected-resource metadata go to the MCP server (the official SDK's Starlette app), everything else
+to the Django application.
 
 Django is served through its WSGI application in a thread pool (a2wsgi), not Django's ASGI handler: our views are
 synchronous, and Django's ASGI handler runs synchronous views one at a time per process (thread-sensitive), which
