@@ -37,3 +37,7 @@ limit_request_fields = 200
 # An idle kept-alive connection stays open 5 s (gunicorn's default is 2 s), as under uvicorn (manage.py serve
 # --asgi): a client pausing a few seconds between calls reuses its connection.
 keepalive = 5
+
+# No control socket (gunicorn 27 opens $XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl by default): nothing
+# here uses it, and two services of one user on one machine would take the same path.
+control_socket_disable = True

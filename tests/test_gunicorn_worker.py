@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -31,12 +32,12 @@ class _Server:
     """gunicorn as the project's default configuration starts it (./gunicorn.conf.py), serving tests.fakes.pid_app;
     ready once every worker has booted and answered."""
 
-    def __init__(self, workers: int, threads: int) -> None:
+    def __init__(self, workers: int, threads: int, env: dict | None = None) -> None:
         self.port = free_port()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "tests.fakes.pid_app:application", "--bind",
              f"127.0.0.1:{self.port}", "--workers", str(workers), "--threads", str(threads), "--log-level",
-             "warning"], cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             "warning"], cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         deadline = time.monotonic() + 30
         seen: set[str] = set()
         while len(seen) < workers:
@@ -173,5 +174,18 @@ def test_what_gunicorn_refuses_itself_is_a_problem_document_and_what_the_applica
         head, _, body = answer.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 400 ") and b"Content-Type: application/problem+json" in head, answer[:300]
         assert json.loads(body)["code"] == "bad_request" and patient.encode() not in answer
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_no_control_socket_is_opened(tmp_path):
+    """gunicorn 27 would open one in the user's runtime directory or home, the same path for every service of the
+    user on the machine; nothing here uses it."""
+    env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"} | {"HOME": str(tmp_path)}
+    server = _Server(workers=1, threads=1, env=env)
+    try:
+        assert _ask(server, "/?fast")[0] == 200
+        assert not list(tmp_path.rglob("*.ctl")), list(tmp_path.rglob("*"))
     finally:
         server.stop()
