@@ -14,12 +14,15 @@ the next MCP request tries again.
 from __future__ import annotations
 
 import asyncio
+import io
 import threading
 
 from a2wsgi import ASGIMiddleware
+from django.conf import settings
 
 from agents_mcp.server import build_app, is_mcp_path
 from agents_mcp.tools import operations
+from core.middleware import read_at_most
 
 STARTUP_TIMEOUT_SECONDS = 30.0
 
@@ -73,6 +76,12 @@ class McpWsgi:
         return ASGIMiddleware(app, loop=loop)
 
     def __call__(self, environ, start_response):
+        if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower() and not environ.get("CONTENT_LENGTH"):
+            # a2wsgi hands the app CONTENT_LENGTH bytes of the body, so a chunked one (de-chunked by the server)
+            # would reach it empty: read it here, at most one byte over the limit the app refuses (413).
+            body = read_at_most(environ["wsgi.input"], settings.MAX_REQUEST_BYTES)
+            environ = {**environ, "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))}
+            environ.pop("HTTP_TRANSFER_ENCODING")
         served = self._served
         if served is None:
             with self._lock:

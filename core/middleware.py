@@ -76,6 +76,18 @@ class RequestShapeMiddleware:
         return self.get_response(request)
 
 
+def read_at_most(stream, limit: int) -> bytes:
+    """A body from ``stream`` (a server's ``wsgi.input``, already de-chunked), at most ``limit + 1`` bytes: one byte
+    more than ``limit`` says the body is over it, without reading the rest."""
+    data = b""
+    while len(data) <= limit:
+        piece = stream.read(min(65536, limit + 1 - len(data)))
+        if not piece:
+            break
+        data += piece
+    return data
+
+
 class BodySizeLimitMiddleware:
     """413 for bodies over MAX_REQUEST_BYTES, before anything reads them.
 
@@ -94,12 +106,7 @@ class BodySizeLimitMiddleware:
             stream = request.META.get("wsgi.input")
             if stream is None:
                 return json_problem(411, "length_required", "Send a Content-Length or a chunked body")
-            data = b""
-            while len(data) <= limit:
-                piece = stream.read(min(65536, limit + 1 - len(data)))
-                if not piece:
-                    break
-                data += piece
+            data = read_at_most(stream, limit)
             if len(data) > limit:
                 return json_problem(413, "payload_too_large", "The request body is too large")
             request.META["CONTENT_LENGTH"] = str(len(data))

@@ -104,3 +104,52 @@ def test_an_app_that_cannot_start_fails_the_request_leaves_no_loop_behind_and_th
         assert not loop_thread.is_alive()
     monkeypatch.undo()
     assert _call(mcp, "GET", "/.well-known/oauth-protected-resource/mcp")[0] == 200
+
+
+def _chunked(path: str, body: bytes) -> dict:
+    """What a WSGI server hands over for a chunked body: de-chunked in wsgi.input, no CONTENT_LENGTH."""
+    environ = _environ("POST", path, body)
+    del environ["CONTENT_LENGTH"]
+    environ["HTTP_TRANSFER_ENCODING"] = "chunked"
+    return environ
+
+
+def test_a_chunked_body_reaches_the_mcp_app_whole(monkeypatch, settings):
+    """a2wsgi hands an ASGI app CONTENT_LENGTH bytes of the body; without one, a chunked body would arrive empty."""
+    import agents_mcp.wsgi as mcp_wsgi
+
+    async def echo(scope, receive, send):
+        if scope["type"] == "lifespan":
+            await receive()
+            await send({"type": "lifespan.startup.complete"})
+            await receive()  # never: the lifespan runs for the life of the process
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body, more = body + message.get("body", b""), message.get("more_body", False)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": body})
+
+    monkeypatch.setattr(mcp_wsgi, "build_app", lambda: echo)
+    mcp = McpWsgi()
+    pad = "x" * (settings.MAX_REQUEST_BYTES - 100)  # just within the limit
+    message = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "pad": pad}).encode()
+    started = {}
+    answer = b"".join(mcp(_chunked("/mcp", message), lambda status, headers, exc_info=None: started.update(
+        status=status)))
+    assert started["status"].startswith("200") and answer == message
+
+
+def test_a_chunked_body_over_the_limit_is_refused_by_the_mcp_app_as_over_rest(settings):
+    """Read at most one byte over MAX_REQUEST_BYTES, so the MCP app's own check answers (413), as the REST API's
+    BodySizeLimitMiddleware does for a chunked body."""
+    settings.MAX_REQUEST_BYTES = 64 * 1024
+    started = {}
+
+    def start_response(status, headers, exc_info=None):
+        started["status"] = int(status.split()[0])
+
+    oversized = b"x" * (settings.MAX_REQUEST_BYTES + 10)
+    body = b"".join(McpWsgi()(_chunked("/mcp", oversized), start_response))
+    assert started["status"] == 413 and json.loads(body)["code"] == "payload_too_large"
