@@ -116,7 +116,7 @@ def memory_history(*, identity: Identity, patient_id: uuid.UUID,
     rows = {m.memory_id: m for m in Memory.objects.for_patient(org, patient_id).select_related(
         "consent_record").filter(memory_id__in=[m for m, _ in chain])}
     # newest first: the newer versions from the furthest, this one, then the older ones a generation at a time
-    ordered = sorted(((step, -rows[m].created_at.timestamp(), m) for m, step in chain if m in rows))
+    ordered = sorted((step, -rows[m].created_at.timestamp(), m) for m, step in chain if m in rows)
     newer = [rows[m] for step, _, m in ordered if step < 0]
     older = [rows[m] for step, _, m in ordered if step > 0]
     now = timezone.now()

@@ -247,9 +247,10 @@ def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient
 
 def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: NewFact, state: str,
             source: str, source_ref: str, consent_record_id: uuid.UUID | None, memory_id: uuid.UUID,
-            vector: Future | None = None, audit_events: list[dict] | None = None) -> Memory:
+            audit_actions: list[str], vector: Future | None = None) -> Memory:
     """Insert the new record with everything that goes with it (its copies: the row and its vector; its first
-    lifecycle event; the write's audit rows) in one statement (``core.rows``). The caller holds the type
+    lifecycle event; the write's audit rows, one per action in ``audit_actions``, about the new record) in one
+    statement (``core.rows``). The caller holds the type
     (:func:`_hold_type`) before its first write, so a revision that refuses the fact stops it before anything is
     written."""
     assert source != Source.PATIENT_STATED or identity.is_patient_themself(patient_id), "only the patient states"
@@ -279,9 +280,10 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
              ("row_copy", rows.insert(representations.copy_row(memory=memory, target=Representation.Target.POSTGRES,
                                                                external_id=str(memory_id)))),
              *memory_vector_rows(memory=memory, fact=new.fact, vector=vector),
-             ("first_event", rows.insert(event))]
-    if audit_events:
-        parts.append(("audit_rows", audit.insert_all_statement(audit_events)))
+             ("first_event", rows.insert(event)),
+             ("audit_rows", audit.insert_all_statement([
+                 {"action": action, "resource_type": "memory", "resource_id": memory_id, "patient_id": patient_id,
+                  "purpose": new.consent_purpose} for action in audit_actions]))]
     sql, params = rows.statement(parts)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -351,8 +353,6 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
     if consent is None:  # an active consent of the organisation means its row exists (a foreign key)
         organization_ensure(identity=identity)
     memory_id = uuid.uuid4()
-    event = {"resource_type": "memory", "resource_id": memory_id, "patient_id": patient_id,
-             "purpose": consent_purpose}
     _hold_type(identity, spec, new)
     try:
         # no savepoint of its own (two round trips): a failure spoils the enclosing block, which rolls it back
@@ -363,8 +363,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
             return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
                            source=source, source_ref=source_ref or f"api:{identity.actor_sub}",
                            consent_record_id=consent, memory_id=memory_id, vector=vector,
-                           audit_events=[{"action": "memory.create", **event}] + (
-                               [{"action": "memory.supersede", **event}] if superseded else []))
+                           audit_actions=["memory.create"] + (["memory.supersede"] if superseded else []))
     except IntegrityError:
         raise ConcurrentUpdate() from None
 
@@ -387,13 +386,10 @@ def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: st
         raise NoConsentOrAccess()
     consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
     vector = memory_vector_start(memory_type, fact, spec.version)  # its consent's organisation exists
-    memory_id = uuid.uuid4()
     _hold_type(identity, spec, new)
     return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
                    source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent_record_id=consent,
-                   memory_id=memory_id, vector=vector,
-                   audit_events=[{"action": "memory.propose", "resource_type": "memory", "resource_id": memory_id,
-                                  "patient_id": patient_id, "purpose": consent_purpose}])
+                   memory_id=uuid.uuid4(), vector=vector, audit_actions=["memory.propose"])
 
 
 def _locked(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
@@ -492,9 +488,7 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
         return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
                        source=source, source_ref=f"correction-of:{old.memory_id}",
                        consent_record_id=old.consent_record_id, memory_id=memory_id_new,
-                       audit_events=[{"action": "memory.correct", "resource_type": "memory",
-                                      "resource_id": memory_id_new, "patient_id": patient_id,
-                                      "purpose": old.consent_purpose}])
+                       audit_actions=["memory.correct"])
 
 
 def memory_quarantine(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
