@@ -82,6 +82,7 @@ def _load_population(data: dict) -> tuple[uuid.UUID, dict[str, uuid.UUID], dict[
                 with identity_context(clinician):
                     services.memory_quarantine(identity=clinician, patient_id=pid, memory_id=memory.memory_id,
                                                reason_code="eval_disputed")
+    retrieval.vector_writes.wait(timeout=600)  # questions are asked of stored vectors, as in service
     return org, patient_ids, keys
 
 

@@ -9,21 +9,25 @@ band; when nothing reaches the calibrated threshold, search still answers its be
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
+import os
+import queue
 import re
 import threading
+import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import NamedTuple
 
-from django.db import DEFAULT_DB_ALIAS, connection
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.db.models import FloatField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -33,11 +37,11 @@ from pgvector.django import CosineDistance
 from consent.access import may_access
 from core import audit, maintenance, rows
 from core.errors import NoConsentOrAccess
-from core.identity import Identity, identity_context
+from core.identity import Identity, commit_with_next_statement, identity_context
 from core.parsers import fast_loads
 from memory import representations, selectors
 from memory.crypto import decrypt_fact
-from memory.embeddings import EmbeddingUnavailable, provider
+from memory.embeddings import EmbeddingUnavailable, LocalMiniLM, provider
 from memory.facts import fact_text
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
 from memory.lexicon import lexicon
@@ -104,54 +108,150 @@ def query_vector(text: str) -> list[float]:
 
 # --- the vector copy of a memory ---------------------------------------------------------------------------------
 
-def memory_vector_start(memory_type: str, fact: dict, version: int) -> Future[list[list[float]]]:
-    """Start embedding a memory that is about to be written, on the embedder threads, so that the model works
-    while the write's statements run; :func:`memory_embed` (``vector=``) takes the result. The text is worked out
-    here, on the request's thread (an organisation's type is read from the database). Writes start it only once
-    their access and consent checks have passed: a refused write costs no embedding."""
-    text = embedding_text(memory_type, fact, version)
-    return _embedder().submit(provider().embed, [text])
-
-
-def _vector_of(memory: Memory, fact: dict, vector: Future[list[list[float]]] | None) -> list[float] | None:
-    """The memory's vector: the one :func:`memory_vector_start` began, else asked for now. None when the provider
-    is unavailable: the memory is kept without one (``reindex_embeddings`` finds it later) rather than refused."""
+def _vector_of(memory: Memory, fact: dict) -> list[float] | None:
+    """The memory's vector, or None when the provider is unavailable: the memory is kept without one
+    (``reindex_embeddings`` finds it later) rather than refused."""
     try:
-        [value] = vector.result() if vector is not None else provider().embed(
-            [embedding_text(memory.memory_type, fact, memory.type_version)])
+        [value] = provider().embed([embedding_text(memory.memory_type, fact, memory.type_version)])
     except EmbeddingUnavailable:
         log.warning("memory stored without embedding: provider unavailable")
         return None
     return value
 
 
-def memory_vector_rows(*, memory: Memory, fact: dict,
-                       vector: Future[list[list[float]]] | None = None) -> list[tuple[str, tuple[str, list]]]:
-    """A new memory's vector and the representation that records it, as parts of the statement that inserts the
-    memory (``core.rows.statement``): the CTEs ``vector`` and ``vector_copy``; none without a vector."""
-    value = _vector_of(memory, fact, vector)
-    if value is None:
-        return []
+def memory_vector_copy(memory: Memory) -> Representation:
+    """The record of a new memory's vector copy, written with the memory (``core.rows``) before the vector itself
+    is (:func:`memory_vector_later`): a deletion that comes first removes and verifies it like any vector copy, and
+    its receipt names it. One record per memory, whatever the model: its handler removes every vector of the
+    memory."""
+    return representations.copy_row(memory=memory, target=Representation.Target.VECTOR,
+                                    external_id=f"memory_embedding:{memory.memory_id}")
+
+
+def memory_vector_later(memory: Memory, fact: dict) -> None:
+    """Have a new memory's vector written once its transaction has committed, by this process's vector writer
+    (:class:`VectorWrites`): the write that makes the memory does not wait for the model. Until the vector is
+    there, search embeds the memory's text itself (:func:`fill_missing_cosines`); if the process ends first,
+    ``reindex_embeddings`` writes it. The text is worked out here, on the writing request's thread (an
+    organisation's type is read from the database)."""
+    text = embedding_text(memory.memory_type, fact, memory.type_version)
+    transaction.on_commit(partial(vector_writes.put, memory, text))
+
+
+# A new memory's vector goes in only while the memory is there: the share lock waits for a deletion, expiry or
+# supersession that holds the row, and a deleted memory gets none (its deletion has removed what there was); a
+# deletion that comes after waits for the vector's transaction, then removes the vector with the other copies.
+_LIVE_SQL = ("SELECT memory_id FROM patient_memory WHERE memory_id = %s AND organization_id = %s "
+             "AND state <> 'deleted' FOR SHARE")
+
+
+def _vector_write(memory: Memory, value: list[float]) -> bool:
+    """Write the vector of a memory whose transaction committed, under a service identity scoped to its patient and
+    purpose, in one round trip (identity, share lock, insert and commit travel together). False when the memory is
+    gone or already has a vector of this model."""
     row = MemoryEmbedding(memory_id=memory.memory_id, model=vector_model(), organization_id=memory.organization_id,
                           patient_id=memory.patient_id, purpose=memory.consent_purpose, embedding=value)
-    copy = representations.copy_row(memory=memory, target=Representation.Target.VECTOR, external_id="")
-    return [("vector", rows.insert(row, returning="id")),
-            ("vector_copy", rows.insert(copy, expressions={
-                "external_id": "(SELECT 'memory_embedding:' || vector.id FROM vector)"}))]
+    sql, params = rows.statement([("live", (_LIVE_SQL, [memory.memory_id, memory.organization_id])),
+                                  ("vector", rows.insert(row, source="live"))])
+    identity = Identity.service(org_id=memory.organization_id, name="memory-vector", patient_id=memory.patient_id,
+                                purpose=memory.consent_purpose)
+    with identity_context(identity, commit_early=True), connection.cursor() as cursor:
+        commit_with_next_statement()
+        cursor.execute(f"{sql} ON CONFLICT DO NOTHING", params)
+        return cursor.rowcount == 1
+
+
+class VectorWrites:
+    """New memories' vectors, made and written by one thread per process after each memory's transaction commits.
+
+    The thread gathers the memories written within :data:`GATHER_SECONDS` of each other (at most :data:`BATCH`)
+    and has the model embed them in one call: most of a short text's cost is the call itself, so a memory's
+    vector costs about half as much in a batch of four as alone. Each vector is then written in its own
+    transaction (:func:`_vector_write`). A failure is logged (its kind only) and leaves the memories without
+    vectors, as an unavailable provider does. :meth:`wait` returns once every vector handed over so far is
+    written or given up on (tests, evaluation, and the process's exit, which waits a few seconds)."""
+
+    GATHER_SECONDS = 0.1
+    BATCH = LocalMiniLM.SMALL_CALL
+    EXIT_WAIT_SECONDS = 10.0
+    IDLE_SECONDS = 1.0  # the thread's database connection goes back after this long without work
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Memory, str]] = queue.SimpleQueue()
+        self._pending = 0
+        self._changed = threading.Condition()
+        self._started_in: int | None = None  # the process whose thread serves the queue (a fork has none)
+
+    def put(self, memory: Memory, text: str) -> None:
+        with self._changed:
+            self._pending += 1
+            if self._started_in != os.getpid():
+                self._started_in = os.getpid()
+                threading.Thread(target=self._serve, name="memory-vector-writer", daemon=True).start()
+                atexit.register(self.wait, self.EXIT_WAIT_SECONDS)
+        self._jobs.put((memory, text))
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Whether every vector handed over so far is written (or given up on), waiting up to ``timeout``."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._pending == 0, timeout)
+
+    def _gather(self) -> list[tuple[Memory, str]]:
+        batch = [self._jobs.get(timeout=self.IDLE_SECONDS)]
+        deadline = time.monotonic() + self.GATHER_SECONDS
+        while len(batch) < self.BATCH and (left := deadline - time.monotonic()) > 0:
+            try:
+                batch.append(self._jobs.get(timeout=left))
+            except queue.Empty:
+                break
+        return batch
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                batch = self._gather()
+            except queue.Empty:
+                connection.close()  # nothing to write for a while: the connection goes back to the pool
+                continue
+            try:
+                self._write(batch)
+            finally:
+                with self._changed:
+                    self._pending -= len(batch)
+                    self._changed.notify_all()
+
+    @staticmethod
+    def _write(batch: list[tuple[Memory, str]]) -> None:
+        try:
+            vectors = provider().embed([text for _, text in batch])
+        except EmbeddingUnavailable:
+            log.warning("%d memories stored without embedding: provider unavailable", len(batch))
+            return
+        except Exception as exc:  # noqa: BLE001 (the memories stay without vectors; reindexing writes them)
+            log.warning("%d memories stored without embedding: %s", len(batch), type(exc).__name__)
+            return
+        for (memory, _), vector in zip(batch, vectors, strict=True):
+            try:
+                _vector_write(memory, vector)
+            except Exception as exc:  # noqa: BLE001 (as above, for this memory)
+                log.warning("memory vector not written: %s", type(exc).__name__)
+                connection.close()
+
+
+vector_writes = VectorWrites()
 
 
 def memory_embed(*, memory: Memory, fact: dict) -> bool:
     """Embed an existing memory's text (again) and record the vector as a representation; False when the provider
     is unavailable."""
-    value = _vector_of(memory, fact, None)
+    value = _vector_of(memory, fact)
     if value is None:
         return False
     fields = {"organization_id": memory.organization_id, "patient_id": memory.patient_id,
               "purpose": memory.consent_purpose, "embedding": value}
-    row, _ = MemoryEmbedding.objects.update_or_create(memory_id=memory.memory_id, model=vector_model(),
-                                                      defaults=fields)
+    MemoryEmbedding.objects.update_or_create(memory_id=memory.memory_id, model=vector_model(), defaults=fields)
     representations.representation_add(memory=memory, target=Representation.Target.VECTOR,
-                                        external_id=f"memory_embedding:{row.pk}")
+                                        external_id=f"memory_embedding:{memory.memory_id}")
     return True
 
 
@@ -223,10 +323,11 @@ WITH q AS MATERIALIZED (
   SELECT e.expr, CASE WHEN e.expr IS NULL THEN NULL ELSE to_tsquery('english', e.expr) END AS query
     FROM (SELECT NULLIF(replace(plainto_tsquery('english', %s)::text, ' & ', ' | '), '') AS expr) AS e)"""
 _TEXT_RANK = "CASE WHEN q.expr IS NULL THEN 0 ELSE ts_rank(to_tsvector('english', u.t), q.query) END"
-# A candidate's cosine similarity to the question, exactly as ``candidates()`` annotates it (0 without a vector of the
-# current model; RLS applies to memory_embedding as to the candidates).
-_COSINE = """COALESCE(1 - (SELECT me.embedding <=> %s::vector FROM memory_embedding me
-                      WHERE me.memory_id = u.id AND me.model = %s LIMIT 1), 0.0)"""
+# A candidate's cosine similarity to the question, as ``candidates()`` annotates it, but NULL without a vector of the
+# current model (:func:`similarities` embeds such a candidate's text itself); RLS applies to memory_embedding as to
+# the candidates.
+_COSINE = """1 - (SELECT me.embedding <=> %s::vector FROM memory_embedding me
+                 WHERE me.memory_id = u.id AND me.model = %s LIMIT 1)"""
 
 TEXT_RANK_SQL = (f"{_QUESTION_CTE}\nSELECT {_TEXT_RANK}\n"
                  "  FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n), q ORDER BY n")
@@ -298,21 +399,50 @@ def send_cosines(vector: str, memory_ids: list[uuid.UUID]):
     return cursor
 
 
-def read_similarities(sent: list) -> tuple[list[float], list[float]]:
-    """The cosines and text ranks of the statements ``sent``, in candidate order: per run of candidates, either
-    ``(similarity_cursor, None)`` or ``(text_rank_cursor, cosine_cursor)``. Waits for what PostgreSQL has not
-    answered yet."""
-    cosines: list[float] = []
+def _cosine(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def read_similarities(sent: list) -> tuple[list[float | None], list[float]]:
+    """The cosines (None for a candidate without a vector) and text ranks of the statements ``sent``, in candidate
+    order: per run of candidates, either ``(similarity_cursor, None)`` or ``(text_rank_cursor, cosine_cursor)``.
+    Waits for what PostgreSQL has not answered yet."""
+    cosines: list[float | None] = []
     ranks: list[float] = []
     for cursor, cosine_cursor in sent:
         rows = cursor.fetchall()
         if cosine_cursor is None:
-            cosines += [float(r[0]) for r in rows]
+            cosines += [_cosine(r[0]) for r in rows]
             ranks += [float(r[1]) for r in rows]
         else:
-            cosines += [float(r[0]) for r in cosine_cursor.fetchall()]
+            cosines += [_cosine(r[0]) for r in cosine_cursor.fetchall()]
             ranks += [float(r[0]) for r in rows]
     return cosines, ranks
+
+
+# How many candidates without a vector a search embeds itself (the newest first): memories written a moment ago,
+# whose vectors are on their way (:class:`VectorWrites`). More than that means vectors are missing for another
+# reason (a new model before ``reindex_embeddings``, a provider outage at write time); the rest count as
+# dissimilar (cosine 0) and are still found by their words.
+EMBED_MISSING_AT_MOST = 32
+
+
+def fill_missing_cosines(cosines: list[float | None], candidates: list[Candidate], expanded: list[str],
+                         question_vector: list[float]) -> list[float]:
+    """Each candidate's cosine, embedding the texts (``expanded``, as they are embedded when written) of those
+    without a vector; 0 for those beyond :data:`EMBED_MISSING_AT_MOST`, or all of them if the provider fails."""
+    missing = sorted((i for i, c in enumerate(cosines) if c is None),
+                     key=lambda i: candidates[i].created_at, reverse=True)[:EMBED_MISSING_AT_MOST]
+    found: dict[int, float] = {}
+    if missing:
+        try:
+            vectors = provider().embed([expanded[i] for i in missing])
+        except EmbeddingUnavailable:
+            log.warning("search without the vectors of %d new memories: provider unavailable", len(missing))
+        else:
+            found = {i: sum(a * b for a, b in zip(question_vector, v, strict=True))
+                     for i, v in zip(missing, vectors, strict=True)}
+    return [c if c is not None else found.get(i, 0.0) for i, c in enumerate(cosines)]
 
 
 class Texts(NamedTuple):
@@ -338,6 +468,7 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
     sent: list = []
     held_ids: list[uuid.UUID] = []
     held_texts: list[str] = []
+    expanded: list[str] = []
     connection.ensure_connection()
     with ExitStack() as cursors, connection.wrap_database_errors, connection.connection.pipeline():
         for start in range(0, len(ordered), BATCH):
@@ -348,7 +479,9 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
             made.texts.extend(texts)
             made.named.extend(named)
             held_ids.extend(m.memory_id for m in batch)
-            held_texts.extend(expand_texts(texts, named))
+            batch_expanded = expand_texts(texts, named)
+            held_texts.extend(batch_expanded)
+            expanded.extend(batch_expanded)
             if pending.done():
                 vector = Vector(pending.result()).to_text()  # a provider error surfaces here
                 sent.append((cursors.enter_context(send_similarities(vector, q.expanded, held_ids, held_texts)),
@@ -359,7 +492,7 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
             vector = Vector(pending.result()).to_text()
             sent.append((text_ranks, cursors.enter_context(send_cosines(vector, held_ids))))
         cosines, ranks = read_similarities(sent)
-    return made, cosines, ranks
+    return made, fill_missing_cosines(cosines, ordered, expanded, pending.result()), ranks
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -32,7 +31,7 @@ from memory.crypto import encrypt_fact, keyring, new_salt
 from memory.facts import fact_text
 from memory.lifecycle import lifecycle_event, lifecycle_row, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
-from memory.retrieval import memory_vector_rows, memory_vector_start
+from memory.retrieval import memory_vector_copy, memory_vector_later
 from memory.selectors import compiled_once
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
@@ -247,12 +246,12 @@ def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient
 
 def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: NewFact, state: str,
             source: str, source_ref: str, consent_record_id: uuid.UUID | None, memory_id: uuid.UUID,
-            audit_actions: list[str], vector: Future | None = None) -> Memory:
-    """Insert the new record with everything that goes with it (its copies: the row and its vector; its first
-    lifecycle event; the write's audit rows, one per action in ``audit_actions``, about the new record) in one
-    statement (``core.rows``). The caller holds the type
-    (:func:`_hold_type`) before its first write, so a revision that refuses the fact stops it before anything is
-    written."""
+            audit_actions: list[str]) -> Memory:
+    """Insert the new record with everything that goes with it (its copies: the row, and the record of its vector,
+    which is made and written once this transaction commits (:func:`memory.retrieval.memory_vector_later`); its
+    first lifecycle event; the write's audit rows, one per action in ``audit_actions``, about the new record) in one
+    statement (``core.rows``). The caller holds the type (:func:`_hold_type`) before its first write, so a
+    revision that refuses the fact stops it before anything is written."""
     assert source != Source.PATIENT_STATED or identity.is_patient_themself(patient_id), "only the patient states"
     now = timezone.now()
     salt = new_salt()
@@ -279,7 +278,7 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
     parts = [("memory_row", rows.insert(memory)),
              ("row_copy", rows.insert(representations.copy_row(memory=memory, target=Representation.Target.POSTGRES,
                                                                external_id=str(memory_id)))),
-             *memory_vector_rows(memory=memory, fact=new.fact, vector=vector),
+             ("vector_copy", rows.insert(memory_vector_copy(memory))),
              ("first_event", rows.insert(event)),
              ("audit_rows", audit.insert_all_statement([
                  {"action": action, "resource_type": "memory", "resource_id": memory_id, "patient_id": patient_id,
@@ -288,6 +287,7 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
     memory._state.adding, memory._state.db = False, DEFAULT_DB_ALIAS  # as save() leaves it
+    memory_vector_later(memory, new.fact)
     return memory
 
 
@@ -349,7 +349,6 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
         if named_consent is None:
             raise NoConsentOrAccess()
         consent = named_consent
-    vector = memory_vector_start(memory_type, fact, spec.version)  # the model works while the rows are written
     if consent is None:  # an active consent of the organisation means its row exists (a foreign key)
         organization_ensure(identity=identity)
     memory_id = uuid.uuid4()
@@ -362,7 +361,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
                                             purpose=consent_purpose)
             return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
                            source=source, source_ref=source_ref or f"api:{identity.actor_sub}",
-                           consent_record_id=consent, memory_id=memory_id, vector=vector,
+                           consent_record_id=consent, memory_id=memory_id,
                            audit_actions=["memory.create"] + (["memory.supersede"] if superseded else []))
     except IntegrityError:
         raise ConcurrentUpdate() from None
@@ -385,11 +384,10 @@ def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: st
     if not may_access(patient_id=patient_id, purpose=consent_purpose):
         raise NoConsentOrAccess()
     consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
-    vector = memory_vector_start(memory_type, fact, spec.version)  # its consent's organisation exists
     _hold_type(identity, spec, new)
     return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
                    source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent_record_id=consent,
-                   memory_id=uuid.uuid4(), vector=vector, audit_actions=["memory.propose"])
+                   memory_id=uuid.uuid4(), audit_actions=["memory.propose"])
 
 
 def _locked(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:

@@ -88,11 +88,28 @@ def wipe_app_tables() -> None:
                      "open_until = NULL")
 
 
+def settle_vector_writes() -> None:
+    """Wait for the vectors of memories a test wrote (``memory.retrieval.VectorWrites`` writes them after the
+    write commits), so none is written into the next test's tables or through its provider."""
+    from memory.retrieval import vector_writes
+
+    assert vector_writes.wait(timeout=60), "new memories' vectors still being written"
+
+
+@pytest.fixture(autouse=True)
+def vector_writes_settled():
+    """After each test, before its database is cleaned (pytest-django's fixtures are set up before this one, so
+    they are torn down after it)."""
+    yield
+    settle_vector_writes()
+
+
 @pytest.fixture
 def committed_db(django_db_setup, django_db_blocker):
     """Real commits (for concurrency and connection-reuse tests); tables are wiped afterwards."""
     with django_db_blocker.unblock():
         yield
+        settle_vector_writes()
         for conn in connections.all():
             conn.close()
         wipe_app_tables()

@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from core.identity import Identity, identity_context
 from memory.models import MemoryEmbedding
-from memory.retrieval import embedding_text
+from memory.retrieval import embedding_text, vector_writes
 from tests.conftest import memory_body
 from tests.fakes.embeddings import FakeEmbeddings
 from tests.fakes.embeddings import _vector as fake_vector
@@ -282,11 +282,13 @@ def test_deleting_a_memory_removes_its_embedding_and_withdraws_it_from_releases(
         i["memory"]["memory_id"] != ids["pen"] for i in search(nurse, world.patient_a, "amoxicillin"))
 
 
+@pytest.mark.django_db(transaction=True)
 def test_correction_remakes_the_embedding(world, clinic):
     _, ids = clinic
     patient = world.patient(world.patient_a)
     new = patient.post(f"/v1/patients/{world.patient_a}/memories/{ids['nb10']}/correct",
                        {"fact": {"kind": "earliest_time", "time": "11:00"}}).json()
+    assert vector_writes.wait(timeout=10)
     with identity_context(Identity(org_id=world.org, actor_sub="p", patient_self_id=world.patient_a)):
         assert MemoryEmbedding.objects.filter(memory_id=new["memory_id"]).count() == 1
 
@@ -303,6 +305,7 @@ def recording_embeddings(monkeypatch):
     fake.stop()
 
 
+@pytest.mark.django_db(transaction=True)
 def test_a_written_memory_is_embedded_once_as_its_text(world, recording_embeddings):
     """The embedding a write starts before its statements run is the memory's own: its type version's text,
     asked for once, stored as the provider's (normalised) vector; the same for an agent's proposal."""
@@ -315,6 +318,7 @@ def test_a_written_memory_is_embedded_once_as_its_text(world, recording_embeddin
     assert proposal.status_code == 201, proposal.content
     texts = [embedding_text("scheduling_preference", {"kind": "earliest_time", "time": "09:30"}, 1),
              embedding_text("scheduling_preference", {"kind": "latest_time", "time": "16:00"}, 1)]
+    assert vector_writes.wait(timeout=10)
     assert recording_embeddings.texts == texts
     me = Identity(org_id=world.org, actor_sub="p", patient_self_id=world.patient_a)
     with identity_context(me):
@@ -342,6 +346,7 @@ def test_a_refused_write_costs_no_embedding(world, recording_embeddings):
 def test_reindex_fills_missing_vectors(world, clinic):
     _, ids = clinic
     me = Identity(org_id=world.org, actor_sub="p", patient_self_id=world.patient_a)
+    assert vector_writes.wait(timeout=10)
     with identity_context(me):
         MemoryEmbedding.objects.filter(memory_id=ids["nb10"]).delete()
     call_command("reindex_embeddings", verbosity=0)
@@ -393,6 +398,7 @@ def test_openai_compatible_provider_against_a_local_server(settings):
 
 
 @pytest.mark.slow
+@pytest.mark.django_db(transaction=True)  # committed, so the memories' vectors are written as in service
 def test_held_out_evaluation_meets_the_goals():
     """On the held-out part of the evaluation set (never used to calibrate): P@1 >= 0.9, hit@3 >= 0.97,
     questions with no answer answered empty >= 0.9, no leakage, no stale memory, the safety rule complete."""

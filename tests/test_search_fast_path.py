@@ -150,12 +150,13 @@ class Embedder:
         return Arrives(fn(*args), self.after)
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)
 def test_similarities_are_the_cosines_the_orm_annotates_however_the_batches_fall(world, monkeypatch):
     """The cosines search reads batch by batch (the question is embedded meanwhile) are exactly the ones
     ``candidates()`` annotates in one query, and the text ranks those of one statement over every text, for plain
-    and encrypted memories, with and without a vector of the current model: whether the vector was there before
-    the first batch, arrived between two, or came after the last."""
+    and encrypted memories: whether the vector was there before the first batch, arrived between two, or came after
+    the last. A candidate without a vector of the current model (``candidates()`` says 0) gets the cosine of its
+    text, embedded by the search itself."""
     cid = world.consent(world.patient_a)
     world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
     world.grant(world.patient_a, "nurse-1", "care_coordination")
@@ -167,6 +168,7 @@ def test_similarities_are_the_cosines_the_orm_annotates_however_the_batches_fall
             "memory_type": "care_context", "consent_purpose": "care_coordination", "fact": fact,
             "review_by": (datetime.now(UTC) + timedelta(days=180)).isoformat(), "source": "ehr_import",
             "source_ref": "ehr:AllergyIntolerance/991"}).status_code == 201
+    assert retrieval.vector_writes.wait(timeout=30)
     staff = Identity(org_id=world.org, actor_sub="nurse-1", scopes=frozenset({"memory:read"}))
     q = retrieval.understand("is the penicillin allergy or the warfarin a problem for an appointment?")
     vector = retrieval.query_vector(q.expanded)
@@ -183,8 +185,12 @@ def test_similarities_are_the_cosines_the_orm_annotates_however_the_batches_fall
         assert len(ordered) == 3 and [c.memory_id for c in ordered] == [m.memory_id for m in annotated]
         answers = [retrieval.similarities(q, ordered, Arrives(vector, after)) for after in (0, 1, 2, 3, 9)]
         made, cosines, ranks = answers[0]
-        assert cosines == [m.cosine for m in annotated] and cosines[1] == 0.0 and all(cosines[::2])
+        assert cosines[::2] == [m.cosine for m in annotated][::2] and all(cosines[::2])
         expanded = retrieval.expand_texts(made.texts, made.named)
+        [own] = retrieval.provider().embed([expanded[1]])
+        assert annotated[1].cosine == 0.0
+        assert cosines[1] == pytest.approx(sum(a * b for a, b in zip(vector, own, strict=True)), abs=1e-9)
+        assert cosines[1] != 0.0
         with connection.cursor() as cursor:
             cursor.execute(retrieval.TEXT_RANK_SQL, [q.expanded, retrieval.array_literal(expanded)])
             assert ranks == [float(r[0]) for r in cursor.fetchall()] and sum(r > 0 for r in ranks) >= 2
