@@ -13,8 +13,9 @@
 2. The target patient gets ``--target-memories`` current memories through the real service
    (``memory.services.memory_record`` under ``identity_context``; consents recorded by the patient, a
    care_coordination grant created by an admin for the clinician who records the care facts), so encryption,
-   embedding, representations and lifecycle events are real. Timed per call: memories/second and the share of
-   the embedding. Then the raw provider throughput: texts/second for batches of 1 and of 64.
+   embedding, representations and lifecycle events are real. Timed per call: memories/second, then how long
+   until every vector was written (the vectors are made after each write commits: memory.retrieval.VectorWrites).
+   Then the raw provider throughput: texts/second for batches of 1 and of 64.
 3. Service level, in-process, through the shared embedding server: ``memory_search`` and the rendering of its
    answer for rotating questions (warm: cached query vectors) and for questions never asked before (cold), each
    split by the real steps of ``rank_candidates`` (module-level functions wrapped by a clock for the run, never a
