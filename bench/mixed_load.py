@@ -19,9 +19,9 @@ nothing acknowledged was lost.
    ``create`` (POST .../memories as the patient, with consent and an Idempotency-Key), ``checkpoint``
    (POST /v1/workflows/{id}/checkpoint with the expected version). ``--clients`` processes (bench.loadgen) drive the
    connections; ``--warmup-seconds`` unmeasured, then ``--seconds`` measured.
-4. After the run, as the superuser: every acknowledged memory exists (for its patient), every acknowledged checkpoint
-   version exists in the workflow's history and each workflow is at the version its client last saw, and every
-   acknowledged request (its X-Request-ID) has exactly one audit row of its action.
+4. After the run, as the superuser: every acknowledged memory exists (for its patient) with its vector, every
+   acknowledged checkpoint version exists in the workflow's history and each workflow is at the version its client
+   last saw, and every acknowledged request (its X-Request-ID) has exactly one audit row of its action.
 5. Prints throughput, p50/p95/p99 per operation and overall, errors, the loss check, the resident memory of every
    service process after the load, and writes ``bench/results/mixed_load.json``. Exits 1 on any error (a transport
    error or any non-2xx) or anything lost; the p99 target is reported, not enforced (see bench.summary).
@@ -306,6 +306,11 @@ def verify(since: datetime, acked: list[list], created: list[list], checkpoints:
         memories_found = cur.execute(
             "SELECT count(*) FROM created c JOIN patient_memory m "
             "ON m.memory_id = c.memory_id AND m.patient_id = c.patient_id").fetchone()[0]
+        # written after each create commits (memory.retrieval.VectorWrites); the workers wrote what they held as
+        # they stopped
+        vectors_found = cur.execute(
+            "SELECT count(*) FROM created c WHERE EXISTS (SELECT 1 FROM memory_embedding e "
+            "WHERE e.memory_id = c.memory_id AND e.patient_id = c.patient_id)").fetchone()[0]
         versions_found = cur.execute(
             "SELECT count(*) FROM cp JOIN agent_workflow_transition t "
             "ON t.workflow_id = cp.workflow_id AND t.version = cp.version").fetchone()[0]
@@ -318,6 +323,7 @@ def verify(since: datetime, acked: list[list], created: list[list], checkpoints:
     by_action = {action: {"acked": n, "missing": missing, "duplicated": dup} for action, n, missing, dup in audit}
     lost = {
         "memories": len(created) - memories_found,
+        "memory_vectors": len(created) - vectors_found,
         "checkpoint_versions": len(checkpoints) - versions_found,
         "workflows_not_at_last_version": len(final_versions) - workflows_at_version,
         "workflows": len(workflow_ids) - workflows_found,
@@ -326,6 +332,7 @@ def verify(since: datetime, acked: list[list], created: list[list], checkpoints:
     }
     return {
         "acked_requests": len(acked), "created_memories": len(created), "memories_found": memories_found,
+        "vectors_found": vectors_found,
         "checkpoints": len(checkpoints), "checkpoint_versions_found": versions_found,
         "workflows": len(workflow_ids), "workflows_found": workflows_found,
         "workflows_at_last_version": workflows_at_version, "audit_by_action": by_action,
@@ -509,7 +516,8 @@ def print_summary(r: dict) -> None:
     audit = ", ".join(f"{a} {v['acked']}" + (f" (missing {v['missing']}, dup {v['duplicated']})"
                                              if v["missing"] or v["duplicated"] else "")
                       for a, v in n["audit_by_action"].items())
-    print(f"lost      {n['lost_total']}: memories {n['memories_found']}/{n['created_memories']} found, checkpoint "
+    print(f"lost      {n['lost_total']}: memories {n['memories_found']}/{n['created_memories']} found "
+          f"({n['vectors_found']} with their vectors), checkpoint "
           f"versions {n['checkpoint_versions_found']}/{n['checkpoints']}, workflows at their last version "
           f"{n['workflows_at_last_version']}/{n['workflows']}", file=out)
     print(f"audit     one row per acknowledged request: {audit}", file=out)

@@ -13,6 +13,7 @@ from core.services import organization_register_or_update
 from directory.models import PatientProfile, StaffMember
 from directory.services import Identifier, patient_register, staff_register
 from memory.models import Memory
+from memory.retrieval import vector_writes
 from memory.services import memory_record
 from workflows.services import workflow_create
 
@@ -75,4 +76,5 @@ class Command(BaseCommand):
                                   consent_purpose="appointment_scheduling",
                                   consent_record_id=consent.consent_record_id)
                 workflow_create(identity=me, workflow_type="prior_authorization", patient_id=patient)
+        vector_writes.wait(timeout=120)  # the memories' vectors are written after their writes commit
         self.stdout.write(f"demo data ready: organisation {DEMO_ORG}, patients {ALICE} and {BOB}")
