@@ -12,7 +12,6 @@ from __future__ import annotations
 import atexit
 import json
 import logging
-import os
 import queue
 import re
 import threading
@@ -180,15 +179,15 @@ class VectorWrites:
         self._jobs: queue.SimpleQueue[tuple[Memory, str]] = queue.SimpleQueue()
         self._pending = 0
         self._changed = threading.Condition()
-        self._started_in: int | None = None  # the process whose thread serves the queue (a fork has none)
+        self._thread: threading.Thread | None = None  # started by the first write (after a fork, again)
+        atexit.register(self.wait, self.EXIT_WAIT_SECONDS)
 
     def put(self, memory: Memory, text: str) -> None:
         with self._changed:
             self._pending += 1
-            if self._started_in != os.getpid():
-                self._started_in = os.getpid()
-                threading.Thread(target=self._serve, name="memory-vector-writer", daemon=True).start()
-                atexit.register(self.wait, self.EXIT_WAIT_SECONDS)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="memory-vector-writer", daemon=True)
+                self._thread.start()
         self._jobs.put((memory, text))
 
     def wait(self, timeout: float | None = None) -> bool:
