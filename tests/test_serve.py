@@ -1,8 +1,11 @@
-"""``manage.py serve`` leaves nothing behind when it stops, and a web server that cannot start ends it with an
-error instead of a service that looks up but serves nothing."""
+"""``manage.py serve`` leaves nothing behind when it stops (its web server stops before the embedding server its
+workers still use), and a web server that cannot start ends it with an error instead of a service that looks up but
+serves nothing."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import socket
 import subprocess
@@ -39,3 +42,30 @@ def test_serve_ends_with_an_error_when_its_web_server_cannot_start(tmp_path):
     assert done.returncode != 0
     assert "the web server exited with status" in done.stderr, done.stderr[-2000:]
     assert not list(tmp_path.glob("anamnesis-metrics-*"))
+
+
+@pytest.mark.slow
+def test_a_memory_stored_just_before_serve_stops_gets_its_vector(committed_db, world, jwks_server):
+    """A vector is written after its memory's write commits, in the worker, by the machine's embedding server
+    (``serve``'s other child): ``serve`` stops the web server, whose workers write what they hold as they stop,
+    and only then the embedding server. The stop is sent as soon as the write has answered, while the worker's
+    vector writer is still gathering."""
+    from tests.conftest import admin_connect, memory_body
+
+    service = LiveService(jwks_server.url, workers=1, extra_env={"EMBEDDING_PROVIDER": "local"})
+    try:
+        cid = world.consent(world.patient_a)
+        conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=30)
+        conn.request("POST", f"/v1/patients/{world.patient_a}/memories", body=json.dumps(memory_body(cid)),
+                     headers={"Authorization": f"Bearer {world.patient(world.patient_a).token}",
+                              "Content-Type": "application/json"})
+        response = conn.getresponse()
+        created = json.loads(response.read())
+        service.stop()
+    finally:
+        service.close()
+    assert response.status == 201, created
+    with admin_connect() as db:
+        stored = db.execute("SELECT count(*) FROM memory_embedding WHERE memory_id = %s",
+                            [created["memory_id"]]).fetchone()[0]
+    assert stored == 1

@@ -92,10 +92,11 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             pass
         finally:
+            # The web server first, and only then the embedding server: workers that stop write the vectors of the
+            # memories they have just stored (memory.retrieval.VectorWrites), which takes the model.
             for child in reversed(children):
                 if child.poll() is None:
                     child.terminate()
-            for child in children:
                 try:
                     child.wait(timeout=15)
                 except subprocess.TimeoutExpired:
