@@ -10,7 +10,7 @@ import threading
 import pytest
 from django.core.management import call_command
 
-from core.identity import Identity, identity_context
+from core.identity import ACTOR_PATIENT, Identity, identity_context
 from memory import embeddings, retrieval
 from memory.models import MemoryEmbedding, Representation
 from memory.retrieval import vector_writes
@@ -51,7 +51,7 @@ def vectors_stored(memory_id) -> int:
 
 def patient(world) -> Identity:
     return Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
-                    scopes=frozenset({"memory:read"}), actor_kind="patient")
+                    scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
 
 
 def test_a_write_answers_before_its_vector_and_search_finds_it_meanwhile(world, held_writer):
