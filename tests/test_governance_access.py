@@ -13,7 +13,7 @@ import psycopg.sql
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 
-from tests.conftest import admin_connect, memory_body
+from tests.conftest import admin_connect, memory_body, settle_vector_writes
 from tests.support import ALL_SCOPES, Api
 
 WRITE_METHODS = ("post", "put", "patch", "delete")
@@ -159,6 +159,7 @@ def refused_cleanly(api: Api, method: str, path: str, body) -> tuple[int, str]:
 @pytest.fixture
 def walk(committed_db, world):
     victim = arrange(world)
+    settle_vector_writes()  # the arranged memories' vectors are in before the walk counts rows
     return world, victim
 
 
