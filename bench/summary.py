@@ -67,8 +67,9 @@ def rows(directory: Path) -> list[tuple[str, str, str, bool | None, str]]:
                     f"<= {x['targets']['p99_ms']:g} ms",
                     (o["p99_ms"] is not None and o["p99_ms"] <= x["targets"]["p99_ms"]) if full else None, where))
         out.append(("mixed load: errors", str(x["errors"]["total"]), "0", x["errors"]["total"] == 0, where))
+        vectors = f" (their vectors: {n['vectors_found']} found)" if "vectors_found" in n else ""
         out.append(("mixed load: acknowledged writes/audit rows lost",
-                    f"{n['lost_total']} of {n['created_memories']} memories, {n['checkpoints']} checkpoints, "
+                    f"{n['lost_total']} of {n['created_memories']} memories{vectors}, {n['checkpoints']} checkpoints, "
                     f"{n['acked_requests']} audit rows", "0", n["lost_total"] == 0, where))
         rss = [r for r in x["worker_rss_mb"] if r is not None]
         model = [p for p in x["processes"] if p["role"] == "embedding_server"]
