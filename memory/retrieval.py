@@ -426,12 +426,12 @@ def read_similarities(sent: list) -> tuple[list[float | None], list[float]]:
 EMBED_MISSING_AT_MOST = 32
 
 
-def fill_missing_cosines(cosines: list[float | None], candidates: list[Candidate], expanded: list[str],
+def fill_missing_cosines(cosines: list[float | None], ordered: list[Candidate], expanded: list[str],
                          question_vector: list[float]) -> list[float]:
     """Each candidate's cosine, embedding the texts (``expanded``, as they are embedded when written) of those
     without a vector; 0 for those beyond :data:`EMBED_MISSING_AT_MOST`, or all of them if the provider fails."""
     missing = sorted((i for i, c in enumerate(cosines) if c is None),
-                     key=lambda i: candidates[i].created_at, reverse=True)[:EMBED_MISSING_AT_MOST]
+                     key=lambda i: ordered[i].created_at, reverse=True)[:EMBED_MISSING_AT_MOST]
     found: dict[int, float] = {}
     if missing:
         try:

@@ -5,7 +5,7 @@ row-level security (core.E001).
 gunicorn is the default: its worker (core.gunicorn_worker) leaves a new keep-alive connection to a worker with a
 free thread, where uvicorn's workers take whichever they accept first (31/19 of 50 connections in one run), and
 it serves Django's synchronous views without a hop through an event loop. Under the 50-connection mixed load it
-served 396-402 requests/s with a p99 of 208-213 ms, uvicorn 377-383 requests/s and 218-251 ms (bench.mixed_load).
+served about 5% more requests than uvicorn, with a lower p99 (bench.mixed_load; the figures in docs/scaling.md).
 
 With the local embedding model (``EMBEDDING_PROVIDER=local``, the default) and ``EMBEDDING_SERVER_PORT`` set, one
 embedding process for the machine (``manage.py run_embedding_server``) starts first, on loopback, and the web
