@@ -34,6 +34,7 @@ from starlette.routing import Route
 
 from agents_mcp import dispatch
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
+from conversations.context import REDACTED, redactor
 from core.authentication import identity_from_token
 from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
 from core.identity import identity_context
@@ -42,7 +43,6 @@ from core.middleware import normalise_request_id
 from core.parsers import has_repeated_keys
 from core.patient_identifiers import identifier_values
 from core.serializers import schema_error_message
-from memory.conversations.context import REDACTED, redactor
 
 log = logging.getLogger("anamnesis.mcp")
 

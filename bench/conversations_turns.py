@@ -46,11 +46,11 @@ from django.db import connections  # noqa: E402
 
 from bench import common  # noqa: E402
 from bench.common import log  # noqa: E402
+from conversations import selectors, services  # noqa: E402
+from conversations.summaries import dumps  # noqa: E402
+from conversations.tokens import count_tokens  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
-from memory.conversations import selectors, services  # noqa: E402
-from memory.conversations.summaries import dumps  # noqa: E402
-from memory.conversations.tokens import count_tokens  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "conversations_turns.json"
 PURPOSE = "appointment_scheduling"

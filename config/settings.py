@@ -49,7 +49,7 @@ INSTALLED_APPS = [
     "consent",
     "directory",
     "memory",
-    "memory.conversations",
+    "conversations",
     "workflows",
     "portal",
     "rights",

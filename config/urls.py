@@ -12,7 +12,7 @@ urlpatterns = [
     path("v1/schema", SpectacularAPIView.as_view(), name="schema"),
     path("v1/docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("v1/", include("memory.urls")),
-    path("v1/", include("memory.conversations.urls")),
+    path("v1/", include("conversations.urls")),
     path("v1/", include("consent.urls")),
     path("v1/", include("directory.urls")),
     path("v1/", include("workflows.urls")),

@@ -6,13 +6,12 @@ from rest_framework.response import Response
 
 from core import audit
 from core.api import ScopedAPIView
-from core.errors import NotFound, ValidationFailed
+from core.errors import ValidationFailed
 from core.identity import commit_with_next_statement
 from core.parsers import fast_loads
 from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
-from memory import retrieval, selectors, services
-from memory.conversations import selectors as conversation_selectors
+from memory import retrieval, selectors, services, sessions
 from memory.crypto import decrypt_fact
 from memory.facts import fact_text, validate_fact, validate_fact_spec
 from memory.guardrails import guardrails_for
@@ -522,11 +521,7 @@ class ContextPackOut(serializers.Serializer):
 def _check_session_of(identity, patient_id, session_id) -> None:
     """The release names a conversation of this patient that the caller may see (one answer for "no such session"
     and "another patient's")."""
-    try:
-        session = conversation_selectors.session_get(identity=identity, session_id=session_id)
-    except NotFound:
-        session = None
-    if session is None or session.patient_id != patient_id:
+    if not sessions.is_session_of(identity=identity, patient_id=patient_id, session_id=session_id):
         raise ValidationFailed(errors=[{"field": "session_id", "code": "invalid",
                                         "message": "not a conversation session of this patient"}])
 

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from django.utils import timezone
 
 from consent.models import AccessGrant, ConsentRecord
+from conversations.models import ConversationSession, ConversationTurn, SessionStatus, TurnRole
 from core.identity import Identity
 from core.models import AuditEvent
 from directory.selectors import patient_get
-from memory.conversations.models import ConversationSession, ConversationTurn, SessionStatus, TurnRole
 from memory.facts import fact_text
 from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value

@@ -11,11 +11,11 @@ import psycopg
 import pytest
 from django.db import connection, transaction
 
+from conversations.models import ConversationSession, ConversationTurn
+from conversations.summaries import SUMMARY_SCHEMA, dumps, summary_problems
+from conversations.tokens import count_tokens
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from core.models import AuditEvent
-from memory.conversations.models import ConversationSession, ConversationTurn
-from memory.conversations.summaries import SUMMARY_SCHEMA, dumps, summary_problems
-from memory.conversations.tokens import count_tokens
 from memory.models import Memory
 from tests.conftest import memory_body
 from tests.support import Api
@@ -253,7 +253,7 @@ def test_the_patients_other_identifiers_are_redacted_like_their_id(world):
 def test_a_summary_of_older_turns_is_redacted_like_the_turns(world):
     """The deterministic summary quotes what tool results said (offered slot ids, the chosen one); an id or MRN
     inside them reaches the model as [patient] there too."""
-    from memory.conversations.summaries import OFFER_TOOL
+    from conversations.summaries import OFFER_TOOL
 
     admin = world.staff("org-admin", scope="patient:write patient:read grant:write")
     assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill",

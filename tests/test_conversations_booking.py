@@ -8,8 +8,8 @@ import json
 
 import pytest
 
+from conversations.models import ConversationTurn
 from core.identity import identity_context
-from memory.conversations.models import ConversationTurn
 from tests.conftest import memory_body
 from tests.fakes.scheduling import SEED_SLOTS, FakeScheduling
 from tests.test_conversations_api import SEED_TURN_1, SEED_TURN_2, context, patient_identity, say, session_path, start
@@ -174,8 +174,8 @@ def test_offers_need_both_scopes(world, scheduling):
 def test_offers_are_refused_when_the_conversation_moved_on_meanwhile(world, scheduling, monkeypatch):
     """Offers are recorded only against the turns they were searched for: a turn that arrives during the search
     makes them stale, and the caller is told to retry (409) rather than given a tool result for other slots."""
-    from memory.conversations import scheduling as client
-    from memory.conversations import services
+    from conversations import scheduling as client
+    from conversations import services
 
     api, sid = conversation(world, SEED_TURN_1, SEED_TURN_2)
     real = client.search_slots

@@ -17,8 +17,8 @@ from django.core.management import call_command
 from django.db import connections
 from django.utils import timezone
 
+from conversations.models import ConversationSession
 from core.identity import identity_context
-from memory.conversations.models import ConversationSession
 from tests.conftest import admin_connect, database_contains, runtime_connect
 from tests.support import run_threads
 from tests.test_conversations_api import SEED_TURN_1, SEED_TURN_2, context, patient_identity, say, session_path, start
@@ -127,7 +127,7 @@ def test_the_sweep_removes_expired_and_retired_sessions_with_their_turns(committ
     assert purged == [(sids["ended_long_ago"], "service:session-sweep", "ended_retention"),
                       (sids["expired"], "service:session-sweep", "expired")]
 
-    from memory.conversations.services import session_sweep
+    from conversations.services import session_sweep
 
     assert session_sweep() == {"sessions": 0, "turns": 0}, "idempotent"
     assert say(api, sids["live"], "still here?")["turn"]["seq"] == 3
@@ -221,7 +221,7 @@ def test_concurrent_sessions_for_one_patient_stay_independent(committed_db, worl
 CHILD = """
 import json, uuid
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from memory.conversations import selectors, services
+from conversations import selectors, services
 org, pid, sid = (uuid.UUID(x) for x in {ids!r})
 me = Identity(org_id=org, actor_sub=f"patient-{{pid}}", patient_self_id=pid, actor_kind=ACTOR_PATIENT,
               scopes=frozenset({{"memory:read", "memory:write"}}))

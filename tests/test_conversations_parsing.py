@@ -1,4 +1,4 @@
-"""The one parser of patients' messages (memory.conversations.parsing) and the slot fold built on it.
+"""The one parser of patients' messages (conversations.parsing) and the slot fold built on it.
 
 Property-based tests (Hypothesis) pin down the time-preference parser: direction never flips, 24-hour and am/pm
 forms agree, ambiguous input never yields a value, and any text parses without error into valid typed facts.
@@ -10,8 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory import facts as memory_facts_module
-from memory.conversations.parsing import (
+from conversations.parsing import (
     DAYS,
     EARLIEST,
     LATEST,
@@ -20,7 +19,8 @@ from memory.conversations.parsing import (
     parse_time_preferences,
     parse_turn,
 )
-from memory.conversations.slots import OFFER_TOOL, apply_turn, empty_state, next_action, offer_constraints, slot_matches
+from conversations.slots import OFFER_TOOL, apply_turn, empty_state, next_action, offer_constraints, slot_matches
+from memory import facts as memory_facts_module
 
 SEED_TURN_1 = ("I need to reschedule my cardiology follow-up. I can't do mornings, and I'm currently taking blood "
                "thinners.")

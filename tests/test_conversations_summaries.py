@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from memory.conversations import tokens
-from memory.conversations.parsing import parse_turn
-from memory.conversations.summaries import (
+from conversations import tokens
+from conversations.parsing import parse_turn
+from conversations.summaries import (
     STRICT_SUMMARY_SCHEMA,
     SUMMARY_SCHEMA,
     TurnView,

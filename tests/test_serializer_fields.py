@@ -7,10 +7,10 @@ import pytest
 from rest_framework import serializers
 
 from consent.api import ConsentOut, GrantOut
+from conversations.api import SessionOut
 from core.api_views import AuditEventOut, OrganizationOut
 from core.serializers import ModelOutSerializer
 from memory.api import LifecycleEventOut, MemoryOut
-from memory.conversations.api import SessionOut
 from workflows.api import OperationOut, WorkflowOut
 
 RENDERINGS = [MemoryOut, LifecycleEventOut, ConsentOut, GrantOut, AuditEventOut, OrganizationOut, SessionOut,

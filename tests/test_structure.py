@@ -63,11 +63,12 @@ LAYERS = {
     "directory": {"core"},
     "memory": {"core", "consent"},
     "workflows": {"core", "consent", "memory"},
-    "portal": {"core", "consent", "directory", "memory", "workflows"},
-    "demo": {"core", "consent", "directory", "memory", "workflows"},
+    "conversations": {"core", "consent", "memory", "workflows"},
+    "portal": {"core", "consent", "directory", "memory", "conversations", "workflows"},
+    "demo": {"core", "consent", "directory", "memory", "conversations", "workflows"},
     # rights builds on the domain and on the portal (its download button); nothing imports it
-    "rights": {"core", "consent", "directory", "memory", "workflows", "portal"},
-    "agents_mcp": {"core", "consent", "directory", "memory", "workflows"},
+    "rights": {"core", "consent", "directory", "memory", "conversations", "workflows", "portal"},
+    "agents_mcp": {"core", "consent", "directory", "memory", "conversations", "workflows"},
 }
 
 

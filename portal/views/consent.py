@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
+from conversations import selectors as conversation_selectors
 from core import audit
 from core.authentication import well_formed_subject
 from core.errors import Conflict, NotFound, ValidationFailed
@@ -25,7 +26,6 @@ from core.identity import Identity
 from core.vocabulary import PURPOSES
 from directory import selectors as directory
 from memory import selectors as memory_selectors
-from memory.conversations import selectors as conversation_selectors
 from memory.models import Memory, MemoryState
 from portal.context import portal_view
 from portal.forms import end_of_day, search_text

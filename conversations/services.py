@@ -22,14 +22,9 @@ from django.utils import timezone
 
 from consent.access import may_access
 from consent.models import ConsentRecord
-from core import audit, maintenance
-from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
-from core.identity import Identity, identity_context
-from core.patient_identifiers import identifier_values
-from core.services import organization_ensure
-from memory.conversations import scheduling
-from memory.conversations.context import message_tokens, redactor, render_message
-from memory.conversations.errors import (
+from conversations import scheduling
+from conversations.context import message_tokens, redactor, render_message
+from conversations.errors import (
     ClarificationNeeded,
     SessionAlreadyEnded,
     SessionExpired,
@@ -37,16 +32,21 @@ from memory.conversations.errors import (
     TooManySessions,
     TurnLimitReached,
 )
-from memory.conversations.models import ENDED_STATUSES, ConversationSession, ConversationTurn, SessionStatus, TurnRole
-from memory.conversations.parsing import REMARK_POLICY, memory_facts, parse_turn
-from memory.conversations.selectors import (
+from conversations.models import ENDED_STATUSES, ConversationSession, ConversationTurn, SessionStatus, TurnRole
+from conversations.parsing import REMARK_POLICY, memory_facts, parse_turn
+from conversations.selectors import (
     SCHEDULING_PREFERENCE,
     check_live,
     session_get_live,
     standing_preferences,
 )
-from memory.conversations.slots import OFFER_TOOL, apply_turn, empty_state, offer_constraints, slot_matches, source_id
-from memory.conversations.summaries import TurnView, dumps
+from conversations.slots import OFFER_TOOL, apply_turn, empty_state, offer_constraints, slot_matches, source_id
+from conversations.summaries import TurnView, dumps
+from core import audit, maintenance
+from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
+from core.identity import Identity, identity_context
+from core.patient_identifiers import identifier_values
+from core.services import organization_ensure
 from memory.erasure import ErasureSection
 from memory.facts import MEMORY_TYPES, validate_fact
 from memory.lifecycle import memory_value

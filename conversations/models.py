@@ -111,7 +111,7 @@ class ConversationTurn(models.Model):
     content = models.TextField()
     tool_name = models.CharField(max_length=64, null=True, blank=True)
     tool_result = models.JSONField(null=True, blank=True)
-    # The parser's reading of a user turn (memory.conversations.parsing.TurnParse.as_dict), so slots and
+    # The parser's reading of a user turn (conversations.parsing.TurnParse.as_dict), so slots and
     # summaries replay without parsing again and proposals read the turn exactly as the slots did.
     parsed = models.JSONField(null=True, blank=True)
     token_count = models.IntegerField()

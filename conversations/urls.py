@@ -1,6 +1,6 @@
 from django.urls import path
 
-from memory.conversations import api
+from conversations import api
 
 S = "sessions/<uuid:session_id>"
 

@@ -13,17 +13,17 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from conversations import selectors, services
+from conversations.context import public_slots
+from conversations.models import ConversationSession, SessionStatus, TurnRole
+from conversations.parsing import DAYS, INTENTS, PERIODS, SPECIALTIES
+from conversations.slots import clarifying_questions, next_action
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
 from core.serializers import ModelOutSerializer, StrictSerializer
 from core.vocabulary import PURPOSES
 from memory.api import MemoryOut
-from memory.conversations import selectors, services
-from memory.conversations.context import public_slots
-from memory.conversations.models import ConversationSession, SessionStatus, TurnRole
-from memory.conversations.parsing import DAYS, INTENTS, PERIODS, SPECIALTIES
-from memory.conversations.slots import clarifying_questions, next_action
 
 TIME = r"^([01]\d|2[0-3]):[0-5]\d$"
 SOURCE = r"^turn:[1-9][0-9]*$"

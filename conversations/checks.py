@@ -7,11 +7,11 @@ from django.core.checks import Error, register
 
 @register()
 def check_tokenizer(app_configs=None, **kwargs):
-    from memory.conversations.tokens import TokenizerUnavailable, encoding
+    from conversations.tokens import TokenizerUnavailable, encoding
 
     try:
         encoding()
     except TokenizerUnavailable as exc:
         return [Error(f"the conversation tokenizer cannot load: {exc}", id="conversations.E001",
-                      hint="memory/conversations/data/cl100k_base.tiktoken.gz must be the published file")]
+                      hint="conversations/data/cl100k_base.tiktoken.gz must be the published file")]
     return []

@@ -9,14 +9,14 @@ from collections.abc import Sequence
 
 from django.utils import timezone
 
+from conversations.context import BuiltContext, build_context
+from conversations.errors import SessionEnded, SessionExpired
+from conversations.models import ConversationSession, ConversationTurn, SessionStatus
+from conversations.summaries import TurnView
 from core import audit
 from core.errors import NotFound
 from core.identity import Identity
 from core.patient_identifiers import identifier_values
-from memory.conversations.context import BuiltContext, build_context
-from memory.conversations.errors import SessionEnded, SessionExpired
-from memory.conversations.models import ConversationSession, ConversationTurn, SessionStatus
-from memory.conversations.summaries import TurnView
 from memory.facts import MEMORY_TYPES
 from memory.lifecycle import memory_value
 from memory.selectors import memory_list_current
@@ -78,7 +78,7 @@ def standing_preferences(*, identity: Identity, session: ConversationSession, re
 
 def session_context(*, identity: Identity, session_id: uuid.UUID, max_tokens: int,
                     turns: Sequence[TurnView] | None = None) -> tuple[ConversationSession, BuiltContext]:
-    """The model context of a live session within ``max_tokens`` (see memory.conversations.context)."""
+    """The model context of a live session within ``max_tokens`` (see conversations.context)."""
     session = session_get_live(identity=identity, session_id=session_id)
     standing = standing_preferences(identity=identity, session=session, reason="conversation_context")
     built = build_context(purpose=session.purpose, patient_id=session.patient_id, slots=session.slots,

@@ -16,8 +16,8 @@ from datetime import datetime
 import httpx
 from django.conf import settings
 
-from memory.conversations.errors import SchedulingUnavailable
-from memory.conversations.slots import slot_from_start
+from conversations.errors import SchedulingUnavailable
+from conversations.slots import slot_from_start
 
 log = logging.getLogger("anamnesis.conversations")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,64}$")

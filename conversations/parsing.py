@@ -1,7 +1,7 @@
 """The one parser of patients' messages: scheduling slots, time preferences with their direction, clarifying
 questions, references to offered slots and clinical remarks.
 
-It serves the short-term slots of a conversation (``memory.conversations.slots``) and the long-term preference
+It serves the short-term slots of a conversation (``conversations.slots``) and the long-term preference
 proposals made from a turn (:func:`memory_facts`), so both read a message the same way. It is a narrow rule-based
 parser for scheduling talk, not clinical NLP: what it cannot read with confidence it leaves out or turns into a
 clarifying question, never a guess.

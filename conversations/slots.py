@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from datetime import datetime
 
-from memory.conversations.parsing import DAYS, EARLIEST, LATEST, PERIOD_HOURS, PERIODS, Clarification
+from conversations.parsing import DAYS, EARLIEST, LATEST, PERIOD_HOURS, PERIODS, Clarification
 
 OFFER_TOOL = "scheduling.search_slots"
 MAX_PENDING = 5

@@ -4,8 +4,8 @@ import time
 
 from django.core.management.base import BaseCommand
 
+from conversations.services import session_sweep
 from core.observability import sweep_record
-from memory.conversations.services import session_sweep
 
 
 class Command(BaseCommand):

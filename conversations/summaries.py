@@ -24,9 +24,9 @@ import httpx
 import jsonschema
 from django.conf import settings
 
-from memory.conversations.parsing import EARLIEST, LATEST, parse_turn
-from memory.conversations.slots import OFFER_TOOL, apply_turn, empty_state, next_action, source_id
-from memory.conversations.tokens import count_tokens
+from conversations.parsing import EARLIEST, LATEST, parse_turn
+from conversations.slots import OFFER_TOOL, apply_turn, empty_state, next_action, source_id
+from conversations.tokens import count_tokens
 
 log = logging.getLogger("anamnesis.conversations")
 

@@ -17,11 +17,11 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.conversations import summaries
-from memory.conversations.errors import BudgetTooSmall
-from memory.conversations.slots import EMPTY_STATE, clarifying_questions, next_action, source_id
-from memory.conversations.summaries import TurnView, dumps
-from memory.conversations.tokens import TOKENIZER_NAME, count_tokens
+from conversations import summaries
+from conversations.errors import BudgetTooSmall
+from conversations.slots import EMPTY_STATE, clarifying_questions, next_action, source_id
+from conversations.summaries import TurnView, dumps
+from conversations.tokens import TOKENIZER_NAME, count_tokens
 
 log = logging.getLogger("anamnesis.conversations")
 
