@@ -8,23 +8,22 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
 from core.identity import commit_with_next_statement
-from core.parsers import fast_loads
 from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services, sessions
-from memory.crypto import decrypt_fact
-from memory.facts import fact_text, validate_fact, validate_fact_spec
-from memory.guardrails import guardrails_for
-from memory.lifecycle import memory_value
+from memory.facts import validate_fact, validate_fact_spec
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
+from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
-from memory.types import fact_render, type_get
 
 
 class MemoryOut(ModelOutSerializer):
-    fact = serializers.SerializerMethodField()
-    text = serializers.SerializerMethodField()
-    guardrails = serializers.SerializerMethodField()
+    """A memory as the API shows it. The fields declare its schema; the rendering is :mod:`memory.rendering`'s, the
+    one every face uses."""
+
+    fact = serializers.DictField(allow_null=True, read_only=True)
+    text = serializers.CharField(allow_null=True, read_only=True)
+    guardrails = serializers.DictField(read_only=True)
     consent_record_id = serializers.UUIDField(allow_null=True)
     superseded_by = serializers.UUIDField(source="superseded_by_id", allow_null=True)
     confidence = serializers.FloatField()
@@ -37,89 +36,8 @@ class MemoryOut(ModelOutSerializer):
                   "consent_record_id", "valid_from", "valid_until", "expires_at", "review_by", "superseded_by",
                   "guardrails", "created_by", "agent_client_id", "created_at"]
 
-    def _value(self, obj) -> dict | None:
-        """The plaintext, decrypted once per memory although both `fact` and `text` need it."""
-        if getattr(self, "_last", (None, None))[0] is not obj:
-            self._last = (obj, memory_value(obj))
-        return self._last[1]
-
-    def get_fact(self, obj) -> dict | None:
-        return self._value(obj)
-
-    def get_text(self, obj) -> str | None:
-        value = self._value(obj)
-        return fact_text(obj.memory_type, value, obj.type_version) if value is not None else None
-
-    def get_guardrails(self, obj) -> dict:
-        spec = type_get(obj.memory_type, obj.type_version)
-        return guardrails_for(obj.memory_class, fetch_live=spec.fetch_live if spec else None)
-
-
-_DECODE = object()
-
-
-def memory_item(row: tuple, value=_DECODE, text: str | None = None, *, specs: dict | None = None) -> dict:
-    """One row of :func:`memory.selectors.memory_list_current_rows` as exactly what ``MemoryOut`` renders for the
-    same memory (``tests/test_api_fast_path.py`` compares them byte for byte), built without a model instance
-    or serializer fields: the list is the hottest read of the API. Timestamps arrive as ISO 8601 text in UTC.
-    ``value``: the plaintext fact when the caller has decoded it already, and ``text`` its rendering (search has
-    both). ``specs``: a dict kept by the caller across the rows of one answer, so each type is looked up once."""
-    (memory_id, patient_id, memory_class, memory_type, type_version, attribute, fact, ciphertext, key_id, state,
-     source, source_ref, confidence, policy_revision, consent_purpose, consent_record_id, valid_from, valid_until,
-     expires_at, review_by, superseded_by, created_by, agent_client_id, created_at) = row
-    if value is not _DECODE:
-        pass
-    elif fact is not None:
-        value = fast_loads(fact)
-    elif ciphertext is not None:
-        value = decrypt_fact(ciphertext, key_id=key_id, memory_id=memory_id, patient_id=patient_id)
-    else:
-        value = None
-    looked_up = specs.get((memory_type, type_version)) if specs is not None else None
-    if looked_up is None:
-        # The guardrails read the memory's own version; its text falls back to the latest (as fact_text does).
-        spec = type_get(memory_type, type_version)
-        looked_up = (spec, spec or type_get(memory_type))
-        if specs is not None:
-            specs[(memory_type, type_version)] = looked_up
-    spec, text_spec = looked_up
-    if value is None:
-        text = None
-    elif text is None:
-        text = fact_render(text_spec, value) if text_spec is not None else memory_type.replace("_", " ")
-    return {
-        "memory_id": str(memory_id), "patient_id": str(patient_id), "memory_class": memory_class,
-        "memory_type": memory_type, "type_version": type_version, "attribute": attribute, "fact": value,
-        "text": text,
-        "state": state, "source": source, "source_ref": source_ref, "confidence": float(confidence),
-        "policy_revision": policy_revision, "consent_purpose": consent_purpose,
-        "consent_record_id": str(consent_record_id) if consent_record_id is not None else None,
-        "valid_from": valid_from, "valid_until": valid_until, "expires_at": expires_at,
-        "review_by": review_by, "superseded_by": str(superseded_by) if superseded_by is not None else None,
-        "guardrails": guardrails_for(memory_class, fetch_live=spec.fetch_live if spec else None),
-        "created_by": created_by, "agent_client_id": agent_client_id, "created_at": created_at,
-    }
-
-
-_WHEN = serializers.DateTimeField()  # MemoryOut's rendering of a model's datetimes
-
-
-def memory_out(memory: Memory) -> dict:
-    """``MemoryOut(memory).data`` for one memory, without building the serializer's two dozen fields (DRF deep-copies
-    them for each instance): the answer to a write. ``tests/test_api_fast_path.py`` compares the two byte for byte."""
-    def when(value):
-        return _WHEN.to_representation(value) if value is not None else None
-
-    def text(value):
-        return str(value) if value is not None else None
-
-    row = (memory.memory_id, memory.patient_id, text(memory.memory_class), text(memory.memory_type),
-           int(memory.type_version), text(memory.attribute), None, None, None, text(memory.state),
-           text(memory.source), text(memory.source_ref), memory.confidence, text(memory.policy_revision),
-           text(memory.consent_purpose), memory.consent_record_id, when(memory.valid_from), when(memory.valid_until),
-           when(memory.expires_at), when(memory.review_by), memory.superseded_by_id, text(memory.created_by),
-           text(memory.agent_client_id), when(memory.created_at))
-    return memory_item(row, memory_value(memory))
+    def to_representation(self, instance: Memory) -> dict:
+        return memory_out(instance)
 
 
 class MemoryIn(StrictSerializer):

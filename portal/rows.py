@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from core.vocabulary import PURPOSES
-from memory.facts import fact_text
 from memory.lifecycle import memory_value
 from memory.models import Memory
+from memory.rendering import memory_text
 from memory.types import type_get
 
 PURPOSE_LABELS = dict(PURPOSES)
@@ -41,7 +41,7 @@ def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABEL
     return {
         "memory": memory,
         "memory_id": memory.memory_id,
-        "text": fact_text(memory.memory_type, value, memory.type_version) if value is not None else "(removed)",
+        "text": memory_text(memory.memory_type, value, memory.type_version) if value is not None else "(removed)",
         "label": spec.label if spec else memory.memory_type.replace("_", " "),
         "fact": value,
         "kind": (value or {}).get("kind"),

@@ -19,10 +19,8 @@ from conversations.models import ConversationSession, ConversationTurn, SessionS
 from core.identity import Identity
 from core.models import AuditEvent
 from directory.selectors import patient_get
-from memory.facts import fact_text
-from memory.guardrails import guardrails_for
-from memory.lifecycle import memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryState, Release, ReleaseMember
+from memory.rendering import memory_out
 from workflows.models import Operation, Workflow, WorkflowTransition
 
 CHUNK = 500
@@ -53,16 +51,8 @@ def memories(identity: Identity, patient_id: uuid.UUID) -> Iterator[Memory]:
 
 
 def memory_dict(m: Memory) -> dict:
-    value = memory_value(m)
-    return {"memory_id": str(m.memory_id), "memory_class": m.memory_class, "memory_type": m.memory_type,
-            "attribute": m.attribute, "fact": value, "text": fact_text(m.memory_type, value) if value else None,
-            "state": m.state, "source": m.source, "source_ref": m.source_ref, "confidence": float(m.confidence),
-            "policy_revision": m.policy_revision, "consent_purpose": m.consent_purpose,
-            "consent_record_id": str(m.consent_record_id) if m.consent_record_id else None,
-            "valid_from": _iso(m.valid_from), "valid_until": _iso(m.valid_until), "expires_at": _iso(m.expires_at),
-            "review_by": _iso(m.review_by), "superseded_by": str(m.superseded_by_id) if m.superseded_by_id else None,
-            "guardrails": guardrails_for(m.memory_class), "created_by": m.created_by,
-            "created_at": _iso(m.created_at)}
+    """The memory as the API shows it (:func:`memory.rendering.memory_out`)."""
+    return memory_out(m)
 
 
 def lifecycle_events(identity: Identity, patient_id: uuid.UUID) -> Iterator[LifecycleEvent]:

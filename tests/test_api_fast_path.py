@@ -22,10 +22,11 @@ from core.errors import UnknownOrganization
 from core.identity import ACTOR_PATIENT, Identity, commit_held, commit_with_next_statement, identity_context
 from core.models import AuditEvent
 from core.renderers import OrjsonRenderer
-from memory.api import MemoryOut, memory_out
 from memory.models import Memory
+from memory.rendering import memory_out
 from memory.selectors import UtcIsoText, memory_get
 from tests.conftest import admin_connect, memory_body, runtime_connect
+from tests.reference_rendering import ReferenceMemoryOut
 from tests.support import Api
 
 SETTINGS = ("app.org_id", "app.actor_sub", "app.patient_self_id", "app.scopes", "app.service_patient_id",
@@ -44,7 +45,7 @@ def settings_now(cursor) -> list[str]:
 @pytest.mark.django_db
 def test_list_is_byte_identical_to_the_serializer_path(world):
     """Every field of every kind of memory (plain, encrypted care context, bounded validity, communication)
-    renders exactly as MemoryOut through DRF's JSONRenderer would."""
+    renders exactly as ReferenceMemoryOut through DRF's JSONRenderer would."""
     cid = world.consent(world.patient_a)
     ccid = world.consent(world.patient_a, "communication")
     world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
@@ -74,7 +75,7 @@ def test_list_is_byte_identical_to_the_serializer_path(world):
     with identity_context(staff):
         memories = list(Memory.objects.filter(memory_id__in=[i["memory_id"] for i in items]))
         by_id = {str(m.memory_id): m for m in memories}
-        expected = JSONRenderer().render({"items": MemoryOut([by_id[i["memory_id"]] for i in items],
+        expected = JSONRenderer().render({"items": ReferenceMemoryOut([by_id[i["memory_id"]] for i in items],
                                                              many=True).data})
     assert response.content == expected
 
@@ -387,7 +388,7 @@ def test_list_timestamps_as_text_are_what_drf_renders(zone):
 @pytest.mark.django_db
 def test_a_read_by_id_is_byte_identical_to_the_serializer_path_in_every_state(world):
     """``GET .../memories/{id}`` (one statement: the row, its state worked out by the database, the audit row)
-    answers exactly what MemoryOut renders for ``memory_get``'s instance: current, superseded, proposed,
+    answers exactly what ReferenceMemoryOut renders for ``memory_get``'s instance: current, superseded, proposed,
     quarantined, encrypted, past its validity, past retention (no value), consent lapsed, deleted. Each case
     is a patient of its own, so no write supersedes another case's memory."""
     until = (datetime.now(UTC) + timedelta(days=3)).isoformat()
@@ -462,7 +463,7 @@ def test_a_read_by_id_is_byte_identical_to_the_serializer_path_in_every_state(wo
             assert response.status_code == 200, (name, response.content)
             with identity_context(identity):
                 memory = memory_get(identity=identity, patient_id=pid, memory_id=uuid.UUID(memory_id))
-                expected = JSONRenderer().render(MemoryOut(memory).data)
+                expected = JSONRenderer().render(ReferenceMemoryOut(memory).data)
             assert response.content == expected, name
             assert JSONRenderer().render(memory_out(memory)) == expected, name  # what writes answer with
             body = orjson_loads(response.content)
@@ -551,7 +552,7 @@ def test_audit_rows_of_different_shapes_are_not_written_together(world):
 @pytest.mark.django_db
 def test_a_write_answers_with_the_record_as_it_is_stored(world):
     """What a create, a proposal and a correction answer with (built from the record just written, without the
-    serializer) is byte for byte what MemoryOut renders for that record read back: plain, bounded, encrypted,
+    serializer) is byte for byte what ReferenceMemoryOut renders for that record read back: plain, bounded, encrypted,
     proposed, and a correction that superseded a value."""
     pid = world.patient_a
     cid = world.consent(pid)
@@ -570,7 +571,7 @@ def test_a_write_answers_with_the_record_as_it_is_stored(world):
         shown = answer.get("memory", answer)
         with identity_context(reader):
             stored = memory_get(identity=reader, patient_id=pid, memory_id=uuid.UUID(shown["memory_id"]))
-            expected = JSONRenderer().render(MemoryOut(stored).data)
+            expected = JSONRenderer().render(ReferenceMemoryOut(stored).data)
         assert JSONRenderer().render(shown) == expected, name
         writes[name] = shown
 

@@ -16,10 +16,10 @@ from rest_framework.renderers import JSONRenderer
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from core.models import AuditEvent
 from memory import retrieval
-from memory.api import MemoryOut
 from memory.lexicon import _normal, lexicon
 from memory.models import Memory
 from tests.conftest import memory_body
+from tests.reference_rendering import ReferenceMemoryOut
 
 
 def mem(pid) -> str:
@@ -29,7 +29,7 @@ def mem(pid) -> str:
 @pytest.mark.django_db
 def test_search_items_are_byte_identical_to_the_serializer_path(world):
     """Plain, encrypted (care context) and bounded-validity memories render in a search answer exactly as
-    MemoryOut renders the model instance; the safety rule's inclusions too."""
+    ReferenceMemoryOut renders the model instance; the safety rule's inclusions too."""
     cid = world.consent(world.patient_a)
     world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
     world.grant(world.patient_a, "nurse-1", "care_coordination")
@@ -55,7 +55,7 @@ def test_search_items_are_byte_identical_to_the_serializer_path(world):
         with identity_context(staff):
             by_id = {str(m.memory_id): m for m in Memory.objects.filter(
                 memory_id__in=[i["memory"]["memory_id"] for i in items])}
-            expected = JSONRenderer().render([MemoryOut(by_id[i["memory"]["memory_id"]]).data for i in items])
+            expected = JSONRenderer().render([ReferenceMemoryOut(by_id[i["memory"]["memory_id"]]).data for i in items])
         assert JSONRenderer().render([i["memory"] for i in items]) == expected
 
 
