@@ -10,7 +10,7 @@ from core.errors import ValidationFailed
 from core.identity import commit_with_next_statement
 from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
-from memory import retrieval, selectors, services, sessions
+from memory import deletion, retrieval, selectors, services, sessions
 from memory.facts import validate_fact, validate_fact_spec
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.rendering import memory_item, memory_out
@@ -202,7 +202,7 @@ class PatientMemoriesView(_MemoryView):
 
     @extend_schema(operation_id="memories_erase_all", request=None, responses={200: DeletionReceipt})
     def delete(self, request, patient_id):
-        return Response(services.memory_erase_patient(identity=self.identity, patient_id=patient_id))
+        return Response(deletion.memory_erase_patient(identity=self.identity, patient_id=patient_id))
 
 
 class MemoryDetailView(_MemoryView):
@@ -220,7 +220,7 @@ class MemoryDetailView(_MemoryView):
 
     @extend_schema(operation_id="memories_delete", request=None, responses={200: DeletionReceipt})
     def delete(self, request, patient_id, memory_id):
-        return Response(services.memory_delete(identity=self.identity, patient_id=patient_id, memory_id=memory_id))
+        return Response(deletion.memory_delete(identity=self.identity, patient_id=patient_id, memory_id=memory_id))
 
 
 class MemoryHistoryView(_MemoryView):

@@ -1,6 +1,6 @@
 """Copies of a patient's information held outside long-term memory, reached by erase-all and by deleting one memory.
 
-Erase-all (``memory.services.memory_erase_patient``) must also reach short-term conversations and workflow state,
+Erase-all (``memory.deletion.memory_erase_patient``) must also reach short-term conversations and workflow state,
 but ``memory`` may not import the apps that hold them. Those apps register an eraser here when they load
 (``AppConfig.ready``); erase-all calls every eraser inside its own transaction, under the caller's identity, so
 row-level security decides what each eraser can reach and a failure anywhere rolls the whole erasure back.

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import cast
 
 from django.conf import settings
@@ -11,7 +12,7 @@ from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
 from core import rows
-from core.errors import ConcurrentUpdate, IllegalTransition
+from core.errors import ConcurrentUpdate, IllegalTransition, NotFound
 from core.identity import Identity
 from memory.crypto import decrypt_fact, value_digest
 from memory.models import LifecycleEvent, Memory, MemoryState
@@ -25,6 +26,17 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     S.EXPIRED: frozenset({S.DELETED}),
     S.DELETED: frozenset(),
 }
+
+
+def memory_lock(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
+    """The caller's memory, locked for update, in any state but deleted; NotFound for missing and for not-yours
+    alike."""
+    memory = (Memory.objects.select_for_update()
+              .filter(memory_id=memory_id, patient_id=patient_id, organization_id=identity.org_id)
+              .exclude(state=S.DELETED).first())
+    if memory is None:
+        raise NotFound()
+    return memory
 
 
 def memory_value(memory: Memory) -> dict | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from consent.models import ConsentRecord
 from core.identity import Identity
-from memory.services import memory_apply_consent_revocation
+from memory.deletion import memory_apply_consent_revocation
 
 
 def on_consent_revoked(sender, *, identity: Identity, consent: ConsentRecord, **kwargs) -> None:

@@ -10,27 +10,24 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, transaction
 from django.utils import timezone
 
-from consent.access import may_access, may_access_any
+from consent.access import may_access
 from consent.models import ConsentRecord
-from core import audit, maintenance, rows
+from core import audit, rows
 from core.errors import (
     ConcurrentUpdate,
     Conflict,
     Forbidden,
     IllegalTransition,
     NoConsentOrAccess,
-    NotFound,
     ValidationFailed,
 )
-from core.idempotency import idempotency_withdraw
-from core.identity import Identity, identity_context
+from core.identity import Identity
 from core.services import organization_ensure
-from core.vocabulary import PURPOSES
-from memory import erasure, representations
-from memory.crypto import encrypt_fact, keyring, new_salt
-from memory.facts import fact_text
-from memory.lifecycle import lifecycle_event, lifecycle_row, memory_transition, memory_value
-from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
+from memory import representations
+from memory.crypto import encrypt_fact, new_salt
+from memory.deletion import erase_with_receipt
+from memory.lifecycle import lifecycle_event, lifecycle_row, memory_lock, memory_transition
+from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval import memory_vector_copy, memory_vector_later
 from memory.selectors import compiled_once
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
@@ -43,13 +40,6 @@ def _spec(memory_type: str, version: int | None = None) -> TypeSpec:
     if spec is None:
         raise _invalid("memory_type", "unknown memory type; see GET /v1/memory-types")
     return spec
-
-
-def _patient_may_edit(memory: Memory) -> bool:
-    """Patients correct and delete what they may write themselves (their preferences and account facts), never
-    what the care team recorded."""
-    spec = type_get(memory.memory_type, memory.type_version)
-    return spec is not None and "patient" in spec.writers
 
 
 def _invalid(field: str, message: str, code: str = "invalid") -> ValidationFailed:
@@ -390,23 +380,15 @@ def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: st
                    memory_id=uuid.uuid4(), audit_actions=["memory.propose"])
 
 
-def _locked(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
-    memory = (Memory.objects.select_for_update()
-              .filter(memory_id=memory_id, patient_id=patient_id, organization_id=identity.org_id)
-              .exclude(state=S.DELETED).first())
-    if memory is None:
-        raise NotFound()
-    return memory
-
-
 def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
-    """:func:`_locked`, with the memory's consent share-locked first (see :func:`_hold_consent`)."""
+    """:func:`memory.lifecycle.memory_lock`, with the memory's consent share-locked first (see
+    :func:`_hold_consent`)."""
     consent_record_id = (Memory.objects.filter(memory_id=memory_id, patient_id=patient_id,
                                                organization_id=identity.org_id)
                          .values_list("consent_record_id", flat=True).first())
     if consent_record_id is not None:
         _hold_consent(identity.org_id, consent_record_id)
-    return _locked(identity, patient_id, memory_id)
+    return memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
 
 
 def _consent_still_active(memory: Memory) -> None:
@@ -444,12 +426,12 @@ def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
     confirming is: never an agent's."""
     if identity.is_agent:
         raise Forbidden("an agent's proposals are reviewed by the patient or staff", code="agent_cannot_confirm")
-    memory = _locked(identity, patient_id, memory_id)
+    memory = memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
     if memory.state != S.PROPOSED:
         raise Conflict("only proposed memories can be rejected", code="not_proposed")
     lifecycle_event(identity=identity, memory=memory, event_type=LifecycleEvent.Type.REJECTED,
                     from_state=memory.state, to_state=memory.state, reason_code="proposal_rejected")
-    return _deletion(identity=identity, patient_id=patient_id, memories=[memory], scope="memory",
+    return erase_with_receipt(identity=identity, patient_id=patient_id, memories=[memory], scope="memory",
                      reason_code="proposal_rejected")
 
 
@@ -496,7 +478,7 @@ def memory_quarantine(*, identity: Identity, patient_id: uuid.UUID, memory_id: u
         raise Forbidden("quarantine is a staff action; patients correct or delete", code="staff_only")
     if identity.is_agent:  # it would take a fact (an allergy too) out of every read on an agent's word
         raise Forbidden("an agent reports a doubtful fact to staff, who quarantine it", code="agent_cannot_confirm")
-    memory = _locked(identity, patient_id, memory_id)
+    memory = memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
     if memory.state == S.ACTIVE and memory.effective_state(consent=False) == S.EXPIRED:
         # past its validity or retention it is out of every read already, and reads as expired (as correct says)
         raise IllegalTransition("an expired memory cannot become quarantined").about(
@@ -506,229 +488,3 @@ def memory_quarantine(*, identity: Identity, patient_id: uuid.UUID, memory_id: u
     audit.record(action="memory.quarantine", resource_type="memory", resource_id=memory.memory_id,
                  patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
     return memory
-
-
-def _version_chain(memory: Memory) -> list[Memory]:
-    """The memory and every earlier version it superseded (they hold older copies of the value)."""
-    chain, frontier, seen = [memory], [memory.memory_id], {memory.memory_id}
-    while frontier:
-        older = list(Memory.objects.select_for_update().filter(superseded_by_id__in=frontier)
-                     .exclude(state=S.DELETED))
-        frontier = [m.memory_id for m in older if m.memory_id not in seen]
-        seen.update(frontier)
-        chain.extend(m for m in older if m.memory_id in frontier)
-    return chain
-
-
-def _erase(*, identity: Identity, memory: Memory, reason_code: str) -> list[dict]:
-    reps = representations.representations_mark_pending(memory)
-    lifecycle_event(identity=identity, memory=memory, event_type=LifecycleEvent.Type.DELETION_REQUESTED,
-                    from_state=memory.state, to_state=memory.state, reason_code=reason_code, with_digest=False)
-    memory_transition(identity=identity, memory=memory, to_state=S.DELETED, event_type=LifecycleEvent.Type.DELETED,
-                      reason_code=reason_code)
-    representations.representations_remove(reps)
-    return representations.representations_verify(memory)
-
-
-def _deletion(*, identity: Identity, patient_id: uuid.UUID, memories: list[Memory], scope: str,
-              reason_code: str, retained: list[dict] | None = None,
-              other_copies: list[dict] | None = None, copies_of: list[str] | None = None) -> dict:
-    organization_ensure(identity=identity)
-    deletion = Deletion.objects.create(organization_id=identity.org_id, patient_id=patient_id, scope=scope,
-                                       requested_by=identity.actor_sub, reason_code=reason_code)
-    lines: list[dict] = []
-    erased: list[str] = []
-    for memory in memories:
-        lines.extend(_erase(identity=identity, memory=memory, reason_code=reason_code))
-        erased.append(str(memory.memory_id))
-        audit.record(action="memory.delete", resource_type="memory", resource_id=memory.memory_id,
-                     patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
-    # Stored responses for safe retries may hold these values (a created memory, a context pack, a turn): every
-    # caller's responses about this patient are withdrawn, so a replay can neither give them back nor, as a new
-    # request, create the memory again.
-    stored_responses = idempotency_withdraw(identity=identity, patient_id=patient_id)
-    if copies_of:
-        other_copies = erasure.forget_copies(identity=identity, patient_id=patient_id, needles=copies_of)
-    completed = timezone.now()
-    receipt = {"deletion_id": str(deletion.deletion_id), "patient_id": str(patient_id), "scope": scope,
-               "reason_code": reason_code, "requested_by": identity.actor_sub,
-               "requested_at": deletion.requested_at.isoformat(), "completed_at": completed.isoformat(),
-               "memory_ids": erased, "representations": lines, "retained": retained or [],
-               "stored_responses_removed": stored_responses}
-    if other_copies is not None:
-        receipt["other_copies"] = other_copies
-    Deletion.objects.filter(pk=deletion.pk).update(completed_at=completed, receipt=receipt)
-    if scope == "patient":  # the request itself, beside a row per memory: it also erased the other copies
-        audit.record(action="memory.erase_all", resource_type="deletion", resource_id=deletion.deletion_id,
-                     patient_id=patient_id, reason=reason_code)
-    return receipt
-
-
-def _refuse_agent_deletion(identity: Identity) -> None:
-    """Deleting is the patient's decision (or staff's, for them): an agent acting for the patient never takes it
-    on their behalf, as it never confirms or corrects; its receipt would credit the patient with the request."""
-    if identity.is_agent:
-        raise Forbidden("the patient or staff delete; an agent cannot", code="agent_cannot_delete")
-
-
-def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
-                  reason_code: str = "subject_request") -> dict:
-    """Delete one memory and every earlier version of it, everywhere; returns the deletion receipt."""
-    _refuse_agent_deletion(identity)
-    memory = _locked(identity, patient_id, memory_id)
-    if identity.is_patient(patient_id) and not _patient_may_edit(memory):
-        raise Forbidden("clinical facts are removed by the care team", code="staff_only")
-    chain = _version_chain(memory)
-    needles = [needle for m in chain for needle in _distinctive(m)]  # read before the values are erased
-    return _deletion(identity=identity, patient_id=patient_id, memories=chain, scope="memory",
-                     reason_code=reason_code, copies_of=needles)
-
-
-def _distinctive(memory: Memory) -> list[str]:
-    """What identifies a memory's value where a copy of it may be held (a tool result an agent put into a
-    conversation): its id, its text, and those of its values that are distinctive (text with a space or a digit,
-    six characters or more: a name, a phone number, a substance), never a bare word such as a day or a time."""
-    value = memory_value(memory)
-    needles = [str(memory.memory_id)]
-    if value:
-        needles.append(fact_text(memory.memory_type, value))
-        stack: list = [value]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, dict):
-                stack.extend(item.values())
-            elif isinstance(item, list):
-                stack.extend(item)
-            elif isinstance(item, str) and len(item) >= 6 and any(c == " " or c.isdigit() for c in item):
-                needles.append(item)
-    return needles
-
-
-def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
-                         reason_code: str = "subject_request") -> dict:
-    """Erase all of a patient's memories that the caller may act on, each the same way as one deletion.
-    A patient's own request leaves staff-recorded care context in place and says so in the receipt.
-
-    Access is decided before anything is written: a caller who is neither the patient (or an agent acting for
-    them) nor staff holding an active grant for some purpose of this patient gets ``not_found``, as for a patient
-    that does not exist, and no receipt.
-
-    Copies held by other apps (conversations, workflow state and payloads) are erased in the same transaction by
-    the erasers registered in :mod:`memory.erasure`; each is a section of ``other_copies`` in the receipt."""
-    _refuse_agent_deletion(identity)
-    if not identity.is_patient(patient_id) and not may_access_any(patient_id=patient_id,
-                                                                  purposes=[p for p, _ in PURPOSES]):
-        raise NotFound().about(patient_id=patient_id)
-    memories = list(Memory.objects.select_for_update()
-                    .filter(organization_id=identity.org_id, patient_id=patient_id).exclude(state=S.DELETED)
-                    .order_by("created_at"))
-    retained = []
-    if identity.is_patient(patient_id):
-        editable = {m.memory_id for m in memories if _patient_may_edit(m)}
-        kept = [m for m in memories if m.memory_id not in editable]
-        memories = [m for m in memories if m.memory_id in editable]
-        retained = [{"memory_id": str(m.memory_id), "memory_class": m.memory_class,
-                     "reason": "clinical_record_kept_by_care_team"} for m in kept]
-    else:
-        # Staff reach the purposes they hold grants for; the receipt must not read as if everything went.
-        unreached = [p for p, _ in PURPOSES if not may_access(patient_id=patient_id, purpose=p)]
-        if unreached:
-            retained.append({"reason": "outside_callers_access", "purposes": unreached,
-                             "note": "what is kept for these purposes was not reached: the caller holds no grant "
-                                     "for them (the patient's own request reaches everything)"})
-    other_copies = erasure.erase_elsewhere(identity=identity, patient_id=patient_id)
-    return _deletion(identity=identity, patient_id=patient_id, memories=memories, scope="patient",
-                     reason_code=reason_code, retained=retained, other_copies=other_copies)
-
-
-def memory_apply_consent_revocation(*, identity: Identity, consent: ConsentRecord) -> int:
-    """Memories kept under a revoked consent stop being served in this transaction and are erased after the
-    configured grace period by the sweep."""
-    grace_until = timezone.now() + timedelta(days=settings.MEMORY_REVOKED_CONSENT_GRACE_DAYS)
-    count = 0
-    for memory in Memory.objects.select_for_update().filter(
-            consent_record=consent, state__in=[S.ACTIVE, S.PROPOSED, S.QUARANTINED]).order_by("memory_id"):
-        memory_transition(identity=identity, memory=memory, to_state=S.EXPIRED,
-                          event_type=LifecycleEvent.Type.CONSENT_REVOKED, reason_code="consent_revoked",
-                          expires_at=min(memory.expires_at, grace_until))
-        count += 1
-    # Earlier values (superseded) and expired ones were kept under the consent too: the sweep erases them with the
-    # rest, and reads withhold their values from now on.
-    Memory.objects.filter(consent_record=consent, state__in=[S.SUPERSEDED, S.EXPIRED],
-                          expires_at__gt=grace_until).update(expires_at=grace_until, updated_at=timezone.now())
-    return count
-
-
-SWEEP_ACTOR = "memory-sweep"
-
-
-def _due(batch: int) -> list[tuple]:
-    """Discover due memories across organisations through the narrow maintenance policy (SELECT only)."""
-    return maintenance.discover(
-        "memory_sweep",
-        "SELECT memory_id, organization_id, patient_id, consent_purpose FROM patient_memory "
-        "WHERE state <> 'deleted' AND (expires_at <= statement_timestamp() OR "
-        "(state IN ('active', 'proposed', 'quarantined') AND valid_until <= statement_timestamp())) "
-        "ORDER BY expires_at LIMIT %s", [batch])
-
-
-def memory_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
-    """Expire what passed its validity and erase what passed its retention. Idempotent; safe to run from cron
-    or several workers at once (each memory is locked and re-checked under a service identity scoped to its
-    patient and purpose). Reads never depend on it: they filter by the same deadlines at query time."""
-    counts = {"expired": 0, "deleted": 0}
-    for _ in range(max_batches):
-        due = _due(batch)
-        if not due:
-            break
-        progressed = False
-        for memory_id, org_id, patient_id, purpose in due:
-            identity = Identity.service(org_id=org_id, name=SWEEP_ACTOR, patient_id=patient_id, purpose=purpose)
-            with identity_context(identity):
-                memory = Memory.objects.select_for_update(skip_locked=True).filter(pk=memory_id).exclude(
-                    state=S.DELETED).first()
-                if memory is None:
-                    continue
-                now = timezone.now()
-                if memory.expires_at <= now:
-                    _deletion(identity=identity, patient_id=patient_id, memories=[memory], scope="memory",
-                              reason_code="retention_elapsed")
-                    counts["deleted"] += 1
-                    progressed = True
-                elif memory.valid_until and memory.valid_until <= now and memory.state in (
-                        S.ACTIVE, S.PROPOSED, S.QUARANTINED):
-                    memory_transition(identity=identity, memory=memory, to_state=S.EXPIRED,
-                                      event_type=LifecycleEvent.Type.EXPIRED, reason_code="validity_ended")
-                    counts["expired"] += 1
-                    progressed = True
-        if not progressed:
-            break
-    return counts
-
-
-def memory_rotate_keys(*, batch: int = 500) -> int:
-    """Re-encrypt every sensitive value that is not under the active key. Idempotent; each row is re-encrypted
-    under a service identity scoped to its patient and purpose."""
-    active, _ = keyring()
-    rotated = 0
-    while True:
-        due = maintenance.discover(
-            "key_rotation",
-            "SELECT memory_id, organization_id, patient_id, consent_purpose FROM patient_memory "
-            "WHERE fact_ciphertext IS NOT NULL AND fact_key_id IS DISTINCT FROM %s LIMIT %s", [active, batch],
-            settings={"app.active_key_id": active})
-        if not due:
-            return rotated
-        for memory_id, org_id, patient_id, purpose in due:
-            identity = Identity.service(org_id=org_id, name="key-rotation", patient_id=patient_id, purpose=purpose)
-            with identity_context(identity):
-                memory = Memory.objects.select_for_update().filter(pk=memory_id,
-                                                                   fact_ciphertext__isnull=False).first()
-                if memory is None or memory.fact_key_id == active:
-                    continue
-                value = memory_value(memory)
-                assert value is not None, "a ciphertext decrypts to a value"
-                ciphertext, kid = encrypt_fact(value, memory_id=memory.memory_id,
-                                               patient_id=memory.patient_id)
-                Memory.objects.filter(pk=memory.pk).update(fact_ciphertext=ciphertext, fact_key_id=kid)
-                rotated += 1

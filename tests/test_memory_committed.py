@@ -12,8 +12,8 @@ from django.db import connections
 
 from core.errors import NotFound
 from core.identity import identity_context
+from memory.deletion import memory_delete, memory_erase_patient
 from memory.models import Memory
-from memory.services import memory_delete, memory_erase_patient
 from tests.conftest import admin_connect, database_contains
 from tests.test_foundation import give_consent, patient, record_pref
 

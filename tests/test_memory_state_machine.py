@@ -23,7 +23,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from consent.services import consent_record, consent_revoke, grant_create
 from core.errors import ApiError
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from memory import selectors, services
+from memory import deletion, selectors, services
 from memory.models import Memory
 
 KINDS = ["earliest_time", "latest_time"]
@@ -151,11 +151,11 @@ class MemoryLifecycle(RuleBasedStateMachine):
                        .order_by("created_at").values_list("memory_id", flat=True))
         if ids:
             memory_id = data.draw(st.sampled_from(ids))
-            self._note_receipt(self._try(self.me, services.memory_delete, memory_id=memory_id))
+            self._note_receipt(self._try(self.me, deletion.memory_delete, memory_id=memory_id))
 
     @rule()
     def erase_all(self):
-        self._note_receipt(self._try(self.me, services.memory_erase_patient))
+        self._note_receipt(self._try(self.me, deletion.memory_erase_patient))
 
     @rule()
     def revoke_and_regrant(self):
@@ -175,7 +175,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
 
     @rule()
     def sweep(self):
-        services.memory_sweep(batch=50, max_batches=3)
+        deletion.memory_sweep(batch=50, max_batches=3)
 
     # --- bookkeeping --------------------------------------------------------------------------------------
     def unique_time(self) -> str:

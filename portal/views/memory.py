@@ -19,7 +19,7 @@ from core import audit
 from core.errors import Conflict, Forbidden, IllegalTransition, NotFound, ValidationFailed
 from core.models import AuditEvent
 from directory import selectors as directory
-from memory import selectors, services
+from memory import deletion, selectors, services
 from memory.lifecycle import memory_value
 from memory.models import MemoryState
 from memory.types import type_get
@@ -106,7 +106,7 @@ def patient_delete(request, memory_id: uuid.UUID):
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED, MemoryState.PROPOSED):
         # the page showed it as current; it was replaced (deleting the old value would keep the new one) or is gone
         raise Conflict("it is no longer the current value", code="not_current")
-    receipt = services.memory_delete(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    receipt = deletion.memory_delete(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
     return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
 
 
@@ -118,7 +118,7 @@ def patient_delete_all(request):
         if request.POST.get("confirm") != "yes":
             return render(request, "memory/delete_all.html",
                           {"error": "Tick the box to confirm that everything should be deleted."}, status=422)
-        receipt = services.memory_erase_patient(identity=identity, patient_id=identity.patient_self_id)
+        receipt = deletion.memory_erase_patient(identity=identity, patient_id=identity.patient_self_id)
         return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
     return render(request, "memory/delete_all.html", {})
 

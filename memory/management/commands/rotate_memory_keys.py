@@ -3,7 +3,7 @@ the active key id; once it reports 0 the old key can be removed from MEMORY_ENCR
 
 from django.core.management.base import BaseCommand
 
-from memory.services import memory_rotate_keys
+from memory.deletion import memory_rotate_keys
 
 
 class Command(BaseCommand):

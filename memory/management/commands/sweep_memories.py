@@ -5,7 +5,7 @@ import time
 from django.core.management.base import BaseCommand
 
 from core.observability import sweep_record
-from memory.services import memory_sweep
+from memory.deletion import memory_sweep
 
 
 class Command(BaseCommand):
