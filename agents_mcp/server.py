@@ -282,7 +282,7 @@ def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: s
     """Run one tool as the caller; blocking. Returns (ok, body) where a refusal's body is a problem document
     carrying the request id (as the REST operation's would).
 
-    The body goes into the model's context, so it never shows a patient identifier (seed 000): every
+    The body goes into the model's context, so it never shows a patient identifier: every
     ``patient_id`` reads ``[patient]``, and the patients the call is about (the launch context's, the
     ``patient_id`` argument, any ``patient_id`` in the answer) are replaced wherever else they occur (ids inside
     texts, states and tool results, an upper-case or unhyphenated copy), with the identifiers the directory knows

@@ -5,7 +5,7 @@ plus the request body, flattened into one object), so the two cannot drift apart
 that very operation (see :mod:`agents_mcp.dispatch`), so bearer validation, scopes, the RLS identity, audit rows
 and problem codes are the REST API's own.
 
-One difference, for the model's sake (seed 000: the patient identifier never enters model context): a tool's
+One difference, for the model's sake (the patient identifier never enters model context): a tool's
 ``patient_id`` is optional. An agent acting for one patient has it in its token's launch context (the
 ``patient_id`` claim) and the server fills it in; only a token that names no patient (staff) must pass it. The
 tool results never show it (see :mod:`agents_mcp.server`).

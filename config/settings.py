@@ -240,7 +240,7 @@ MAX_QUERY_STRING_CHARS = env.int("MAX_QUERY_STRING_CHARS", default=4096)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 
 # --- Short-term context (conversation sessions) -------------------------------------------------------------
-# Sliding expiry: a session not touched for this long is gone (seed 004: 4 hours of inactivity).
+# Sliding expiry: a session not touched for this long is gone (the specification's 4 hours of inactivity).
 CONVERSATION_IDLE_SECONDS = env.int("CONVERSATION_IDLE_SECONDS", default=4 * 3600)
 # Absolute limit: no session outlives this, however active.
 CONVERSATION_ABSOLUTE_SECONDS = env.int("CONVERSATION_ABSOLUTE_SECONDS", default=24 * 3600)

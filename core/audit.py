@@ -28,7 +28,7 @@ from core.vocabulary import PURPOSES
 PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
 ACTOR_KINDS = frozenset({"patient", "staff", "service", "agent"})
 OUTCOMES = frozenset({"success", "denied", "conflict", "error"})
-# Mirrored in the database by the audit_event_check_codes trigger (core/migrations/0015_audit_codes_in_one_check_i12).
+# Mirrored in the database by the audit_event_check_codes trigger (core migration 0015, audit codes in one check).
 CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,79}\Z")
 RESOURCE_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}\Z")
 CLIENT_ID = re.compile(r"^[\x21-\x7e]{1,255}\Z")

@@ -31,7 +31,7 @@ _HIT = ("INSERT INTO api_rate_counter AS c (bucket, window_number, backend, hits
         "ON CONFLICT (bucket, window_number, backend) DO UPDATE SET hits = c.hits + 1")
 _SUM = "(SELECT COALESCE(sum(hits), 0) FROM api_rate_counter WHERE bucket = %s AND window_number = %s)"
 _SWEEP = "DELETE FROM api_rate_counter WHERE window_number < %s"
-# Raised by app_gate (core/migrations/0014_cheap_checks_and_gate_i12.py) in the statement that sets the
+# Raised by app_gate (core migration 0014, cheap checks and the gate) in the statement that sets the
 # identity: the transaction aborts there, before anything sent after it in the same pipeline can run or commit.
 UNKNOWN_ORGANIZATION_SQLSTATE = "AN403"
 RATE_LIMITED_SQLSTATE = "AN429"

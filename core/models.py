@@ -31,7 +31,7 @@ class AuditEvent(models.Model):
 
     Holds who did what to which patient's data, for which purpose, with what outcome: never fact values,
     prompts or tokens. Every column but ``actor_sub`` holds a coded value, enforced by CHECK constraints written
-    in SQL (``core/migrations/0007_audit_coded_values_i11.py``).
+    in SQL (core migration 0007, audit coded values).
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)

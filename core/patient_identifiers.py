@@ -1,6 +1,6 @@
 """The other names a patient goes by (a medical record number, an insurance member id), for redaction.
 
-What reaches a model's context never identifies the patient (seed 000): conversations replace the patient's id,
+What reaches a model's context never identifies the patient: conversations replace the patient's id,
 and these values too, by ``[patient]``. ``core`` knows no domain, so the app that holds identifiers registers a
 reader here when it loads (``AppConfig.ready``: the directory). A reader runs under the caller's identity, so
 row-level security decides what it returns: for anyone who may read the conversation, that is the patient's own.

@@ -1,4 +1,4 @@
-"""Guardrail notes that travel with memories of some classes (seed 004: memory versus real-time data)."""
+"""Guardrail notes that travel with memories of some classes (memory versus real-time data)."""
 
 from memory.models import MemoryClass
 

@@ -91,7 +91,7 @@ class Memory(models.Model):
     confidence = models.DecimalField(max_digits=4, decimal_places=3, default=1)
     policy_revision = models.CharField(max_length=80)
     consent_purpose = models.CharField(max_length=80, choices=PURPOSES)
-    # The database's key is (consent_record_id, organization_id) (memory/migrations/0012_consent_key_org_i12.py):
+    # The database's key is (consent_record_id, organization_id) (memory migration 0012):
     # Django keeps the relation, the database keeps the constraint (core/distribution.py).
     consent_record = models.ForeignKey("consent.ConsentRecord", on_delete=models.PROTECT, null=True, blank=True,
                                        db_column="consent_record_id", related_name="memories", db_constraint=False)
@@ -233,7 +233,7 @@ class LifecycleEvent(models.Model):
 
 
 class Representation(models.Model):
-    """Every place a memory's value lives, so that deletion can reach and verify each one (seed 003)."""
+    """Every place a memory's value lives, so that deletion can reach and verify each one."""
 
     class Target(models.TextChoices):
         POSTGRES = "postgres"
