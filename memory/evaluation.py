@@ -152,8 +152,8 @@ def score(collected: dict, *, cosine_weight: float, text_weight: float, min_scor
         pkey = run["item"]["patient"]
 
         def blended(c):
-            return blend(c.cosine, c.text_rank, cosine_weight, text_weight, c.concept, concept_weight,
-                                   c.mismatch, mismatch_weight)
+            return blend(c.cosine, c.text_rank, cosine_weight, text_weight, c.concept, concept_weight, c.mismatch,
+                         mismatch_weight)
 
         ranked = sorted(run["candidates"], key=lambda c: -blended(c))
         floor = max(min_score, relative_cutoff * blended(ranked[0])) if ranked else min_score
