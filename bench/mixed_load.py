@@ -306,8 +306,8 @@ def verify(since: datetime, acked: list[list], created: list[list], checkpoints:
         memories_found = cur.execute(
             "SELECT count(*) FROM created c JOIN patient_memory m "
             "ON m.memory_id = c.memory_id AND m.patient_id = c.patient_id").fetchone()[0]
-        # written after each create commits (memory.retrieval.VectorWrites); the workers wrote what they held as
-        # they stopped
+        # written after each create commits (memory.retrieval.vectors.VectorWrites); the workers wrote what they held
+        # as they stopped
         vectors_found = cur.execute(
             "SELECT count(*) FROM created c WHERE EXISTS (SELECT 1 FROM memory_embedding e "
             "WHERE e.memory_id = c.memory_id AND e.patient_id = c.patient_id)").fetchone()[0]

@@ -2,8 +2,8 @@
 
 Prints, for the evaluation set's questions (expanded by the lexicon, as search embeds them): the provider's
 single-text latency (every question new: what each search paid before the cache), the first call through
-``retrieval.query_vector`` (a miss: the same plus the lexicon expansion) and a repeated question (a hit in the LRU
-cache of recent query vectors). No database needed.
+``memory.retrieval.scoring.query_vector`` (a miss: the same plus the lexicon expansion) and a repeated question (a
+hit in the LRU cache of recent query vectors). No database needed.
 
     .venv/bin/python -m bench.query_embedding [--rounds 3]
 """
@@ -21,9 +21,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
 
 from bench.common import log, percentile  # noqa: E402
-from memory import evaluation, retrieval  # noqa: E402
+from memory import evaluation  # noqa: E402
 from memory.embeddings import provider  # noqa: E402
 from memory.lexicon import lexicon  # noqa: E402
+from memory.retrieval import scoring  # noqa: E402
 
 
 def stats(samples: list[float]) -> dict:
@@ -48,17 +49,17 @@ def main() -> None:
             t = time.perf_counter()
             provider().embed([text])
             uncached.append(time.perf_counter() - t)
-    retrieval._query_vector.cache_clear()
+    scoring._query_vector.cache_clear()
     miss: list[float] = []
     hit: list[float] = []
     for q in questions:
         t = time.perf_counter()
-        retrieval.query_vector(lex.expand(q))
+        scoring.query_vector(lex.expand(q))
         miss.append(time.perf_counter() - t)
     for _ in range(args.rounds):
         for q in questions:
             t = time.perf_counter()
-            retrieval.query_vector(lex.expand(q))
+            scoring.query_vector(lex.expand(q))
             hit.append(time.perf_counter() - t)
     expansion: list[float] = []
     for q in questions:

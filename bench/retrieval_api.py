@@ -14,11 +14,12 @@
    (``memory.services.memory_record`` under ``identity_context``; consents recorded by the patient, a
    care_coordination grant created by an admin for the clinician who records the care facts), so encryption,
    embedding, representations and lifecycle events are real. Timed per call: memories/second, then how long
-   until every vector was written (the vectors are made after each write commits: memory.retrieval.VectorWrites).
+   until every vector was written (the vectors are made after each write commits:
+   memory.retrieval.vectors.VectorWrites).
    Then the raw provider throughput: texts/second for batches of 1 and of 64.
 3. Service level, in-process, through the shared embedding server: ``memory_search`` and the rendering of its
    answer for rotating questions (warm: cached query vectors) and for questions never asked before (cold), each
-   split by the real steps of ``rank_candidates`` (module-level functions wrapped by a clock for the run, never a
+   split by the real steps of ``memory_search`` (module-level functions wrapped by a clock for the run, never a
    re-implementation), checked to answer exactly as a plain ``memory_search``.
 4. Through the API, laid out as ``manage.py serve`` does: ``run_embedding_server`` on loopback and
    gunicorn with ``EMBEDDING_PROVIDER=local-server`` (no model in any web worker), a local JWKS;
@@ -91,14 +92,16 @@ from consent.services import consent_record, grant_create  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
 from core.renderers import OrjsonRenderer  # noqa: E402
-from memory import retrieval  # noqa: E402
-from memory.api import search_result  # noqa: E402
+from memory.api import search_body  # noqa: E402
 from memory.crypto import encrypt_fact, new_salt  # noqa: E402
 from memory.embeddings import SharedLocalServer, provider  # noqa: E402
 from memory.facts import MEMORY_TYPES, fact_text, validate_fact  # noqa: E402
 from memory.lifecycle import memory_value  # noqa: E402
 from memory.models import Memory  # noqa: E402
-from memory.retrieval import embedding_text, vector_model, vector_writes  # noqa: E402
+from memory.retrieval import scoring, search, vectors  # noqa: E402
+from memory.retrieval.candidates import candidates_sql  # noqa: E402
+from memory.retrieval.search import SearchResult, memory_search  # noqa: E402
+from memory.retrieval.vectors import embedding_text, vector_model, vector_writes  # noqa: E402
 from memory.selectors import memory_list_current  # noqa: E402
 from memory.services import memory_record  # noqa: E402
 from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
@@ -326,14 +329,14 @@ class TimedProvider:
 
 @contextmanager
 def timed_embeddings():
-    """memory.retrieval.memory_embed looks up ``provider`` in its module at call time: swap in a timing proxy."""
+    """memory.retrieval.vectors looks up ``provider`` in its module at call time: swap in a timing proxy."""
     timed = TimedProvider(provider())
-    original = retrieval.provider
-    retrieval.provider = lambda: timed
+    original = vectors.provider
+    vectors.provider = lambda: timed
     try:
         yield timed
     finally:
-        retrieval.provider = original
+        vectors.provider = original
 
 
 def seed_target(args, cast: Cast) -> dict:
@@ -412,23 +415,27 @@ def provider_throughput(texts: list[str], singles: int, batches: int, embed=None
 
 
 # --- service level, in-process -------------------------------------------------------------------------------
-# The steps of memory.retrieval.rank_candidates, each a module-level function it looks up at call time: the split
-# times the real functions (wrapped by a clock for the run), never a re-implementation of the ranking.
+# The steps of memory.retrieval.search.memory_search, each a module-level function looked up at call time in the
+# module named here: the split times the real functions (wrapped by a clock for the run), never a
+# re-implementation of the ranking.
 STEPS = {"understand": "question: lexicon", "query_vector": "query embedding (overlapped)",
          "fetch_candidates": "candidates SQL", "candidate_texts": "decrypt + text", "name_texts": "texts: lexicon",
          "expand_texts": "texts: expansion", "send_text_ranks": "text rank SQL sent (while embedding)",
          "send_similarities": "cosine + text rank SQL sent (vector there)", "send_cosines": "cosine SQL sent",
          "read_similarities": "waiting for the similarity rows", "score_candidates": "score + sort",
          "select_hits": "select hits"}
+STEP_MODULES = {name: search for name in ("understand", "query_vector", "fetch_candidates", "score_candidates",
+                                          "select_hits")}
+STEP_MODULES.update({name: scoring for name in STEPS if name not in STEP_MODULES})
 # query_vector runs in a thread of its own while the candidates are read (its time overlaps theirs)
 OVERLAPPED = {"query_vector"}
 
 
 @contextmanager
 def timed_steps():
-    """Wrap each step of rank_candidates in memory.retrieval with a clock; yields the seconds spent per step."""
+    """Wrap each step of memory_search with a clock; yields the seconds spent per step."""
     spent = dict.fromkeys(STEPS, 0.0)
-    originals = {name: getattr(retrieval, name) for name in STEPS}
+    originals = {name: getattr(STEP_MODULES[name], name) for name in STEPS}
 
     def clocked(name, fn):
         def run(*args, **kwargs):
@@ -440,30 +447,30 @@ def timed_steps():
         return run
 
     for name, fn in originals.items():
-        setattr(retrieval, name, clocked(name, fn))
+        setattr(STEP_MODULES[name], name, clocked(name, fn))
     try:
         yield spent
     finally:
         for name, fn in originals.items():
-            setattr(retrieval, name, fn)
+            setattr(STEP_MODULES[name], name, fn)
 
 
-def render_search(hits: list, question: str) -> bytes:
-    """What the API view does with memory_search's hits: the response body, rendered as the service renders it."""
-    return OrjsonRenderer().render(search_result(hits, question=question, min_score=None))
+def render_search(result: SearchResult) -> bytes:
+    """What the API view does with memory_search's result: the response body, rendered as the service renders it."""
+    return OrjsonRenderer().render(search_body(result))
 
 
 def one_search(cast: Cast, question: str, cold: bool) -> tuple[list[str], dict[str, float]]:
     """memory_search and the rendering of its answer, as the view runs them, in the patient's identity context
     (identity statement and commit included); the time per step, and the rest (identity, audit, commit)."""
     if cold:
-        retrieval._query_vector.cache_clear()
+        scoring._query_vector.cache_clear()
     with timed_steps() as spent:
         t0 = time.perf_counter()
         with identity_context(cast.patient):
-            hits = retrieval.memory_search(identity=cast.patient, patient_id=cast.target, question=question)
+            result = memory_search(identity=cast.patient, patient_id=cast.target, question=question)
             t1 = time.perf_counter()
-            render_search(hits, question)
+            render_search(result)
             t2 = time.perf_counter()
         t3 = time.perf_counter()
     split = {STEPS[name]: seconds * 1000 for name, seconds in spent.items()}
@@ -471,7 +478,7 @@ def one_search(cast: Cast, question: str, cold: bool) -> tuple[list[str], dict[s
     serial_steps = sum(v for name, v in spent.items() if name not in OVERLAPPED)
     split["identity, vector wait, commit"] = ((t1 - t0) + (t3 - t2) - serial_steps) * 1000
     split["total"] = (t3 - t0) * 1000
-    return [str(h.memory.memory_id) for h in hits], split
+    return [str(h.memory.memory_id) for h in result.hits], split
 
 
 def service_level(cast: Cast, plan: list[str], cold_plan: list[str]) -> dict:
@@ -480,8 +487,8 @@ def service_level(cast: Cast, plan: list[str], cold_plan: list[str]) -> dict:
     # The clocked run must answer exactly as the plain one (the clock wraps, it does not re-implement).
     for question in QUESTIONS:
         with identity_context(cast.patient):
-            plain = [str(h.memory.memory_id) for h in retrieval.memory_search(
-                identity=cast.patient, patient_id=cast.target, question=question)]
+            plain = [str(h.memory.memory_id) for h in memory_search(
+                identity=cast.patient, patient_id=cast.target, question=question).hits]
         if one_search(cast, question, cold=False)[0] != plain:
             raise RuntimeError(f"the timed run answers differently from memory_search for {question!r}")
     out = {}
@@ -510,7 +517,7 @@ def expected_answers(cast: Cast, questions: list[str]) -> tuple[dict[str, list[s
     expected, table = {}, []
     with identity_context(cast.patient):
         for question in dict.fromkeys(questions):
-            hits = retrieval.memory_search(identity=cast.patient, patient_id=cast.target, question=question)
+            hits = memory_search(identity=cast.patient, patient_id=cast.target, question=question).hits
             expected[question] = [str(h.memory.memory_id) for h in hits]
             if question in QUESTIONS:
                 table.append({"q": question, "hits": len(hits),
@@ -756,11 +763,11 @@ def api_phase(args, cast: Cast, plan: list[str], serial_plan: list[str], warm_pl
 
 # --- the plan ------------------------------------------------------------------------------------------------
 def explain_candidates(cast: Cast) -> tuple[str, dict]:
-    """The plans of search's two statements: the candidates query (``retrieval.candidates_sql``, as it runs) and
-    the similarity statement (``retrieval.SIMILARITY_SQL``) over its candidates."""
+    """The plans of search's two statements: the candidates query (``candidates_sql``, as it runs) and
+    the similarity statement (``scoring.SIMILARITY_SQL``) over its candidates."""
     [query_vector] = provider().embed([QUESTIONS[0]])
-    sql, params = retrieval.candidates_sql(org_id=cast.org, patient_id=cast.target, purpose=None, memory_class=None,
-                                           now=timezone.now())
+    sql, params = candidates_sql(org_id=cast.org, patient_id=cast.target, purpose=None, memory_class=None,
+                                 now=timezone.now())
     identity = (str(cast.org), cast.patient.actor_sub, str(cast.target), " ".join(sorted(cast.patient.scopes)))
     with psycopg.connect(settings.DB_TOPOLOGY.runtime.conninfo(), autocommit=True) as conn, conn.transaction():
         role = conn.execute("SELECT current_user, rolsuper, rolbypassrls FROM pg_roles "
@@ -776,7 +783,7 @@ def explain_candidates(cast: Cast) -> tuple[str, dict]:
         ids = [r[0] for r in found]
         texts = [f"text {i}" for i in range(len(ids))]
         similarity = [QUESTIONS[0], Vector(query_vector).to_text(), vector_model(), ids, texts]
-        cur.execute("EXPLAIN (ANALYZE, BUFFERS) " + retrieval.SIMILARITY_SQL, similarity)
+        cur.execute("EXPLAIN (ANALYZE, BUFFERS) " + scoring.SIMILARITY_SQL, similarity)
         plan += "\n\nsimilarities:\n" + "\n".join(row[0] for row in cur.fetchall())
     indexes = sorted(set(re.findall(r"(?:Index Scan|Index Only Scan|Bitmap Index Scan)(?: Backward)? "
                                     r"(?:using|on) (\w+)", plan)))
@@ -918,12 +925,12 @@ def run_in_thread(fn, *args, **kwargs):
 def provider_for_search(server_provider):
     """Search in this process reaches the embedding server, as the web workers do (the model loaded here stays
     for the write path and the provider figures)."""
-    original = retrieval.provider
-    retrieval.provider = lambda: server_provider
+    original = scoring.provider
+    scoring.provider = lambda: server_provider
     try:
         yield
     finally:
-        retrieval.provider = original
+        scoring.provider = original
 
 
 def in_process(args, cast: Cast, write: bool, service_plan: list[str], cold_plan: list[str],

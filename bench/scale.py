@@ -14,8 +14,8 @@
    vector per patient), then EXPLAIN (ANALYZE, BUFFERS) as the runtime role, in a transaction with the patient's
    identity set as the service sets it, with literal parameters as Django sends them: the list read (the selector's
    queryset, and the API's one-round-trip variant when the selector module has it), a memory read by id, the
-   search's deterministic filter query (``retrieval.candidates``) and the checkpoint's workflow lookup
-   (``SELECT ... FOR UPDATE``). SQL comes from the service's own querysets, so it follows the service's changes.
+   search's deterministic filter query (``memory.retrieval.candidates.candidates``) and the checkpoint's workflow
+   lookup (``SELECT ... FOR UPDATE``). SQL comes from the service's own querysets, so it follows the service's changes.
 3. Prints p50/p99 side by side with the ratio, the plans' indexes, and writes ``bench/results/scale.json``.
    Exits 1 when a memories_api run fails, or a plan scans a patient-scoped table sequentially or reaches its main
    table without an index. The 1.5x ratio is reported (bench.summary), not enforced: figures on a shared 2-core box
@@ -54,8 +54,10 @@ from django.db import connections, transaction  # noqa: E402
 from bench import common  # noqa: E402
 from bench.common import log  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity  # noqa: E402
-from memory import retrieval, selectors  # noqa: E402
+from memory import selectors  # noqa: E402
 from memory.models import Memory  # noqa: E402
+from memory.retrieval.candidates import candidates  # noqa: E402
+from memory.retrieval.vectors import vector_model  # noqa: E402
 from tests.support import PATIENT_SCOPES  # noqa: E402
 from workflows.models import Workflow  # noqa: E402
 
@@ -128,7 +130,7 @@ def run_memories_api(args, patients: int, round_no: int) -> dict:
 # --- the plans ------------------------------------------------------------------------------------------------------
 def add_plan_extras(db: str) -> dict[str, int]:
     added = {}
-    params = {"purpose": PURPOSE, "model": retrieval.vector_model(), "dims": VECTOR_DIMS}
+    params = {"purpose": PURPOSE, "model": vector_model(), "dims": VECTOR_DIMS}
     with psycopg.connect(common.admin_conninfo(db)) as conn:
         for table, statement in SEED_PLAN_EXTRAS.items():
             if conn.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {table})").fetchone()[0]:  # noqa: S608 (fixed names)
@@ -150,8 +152,8 @@ def statements(org: uuid.UUID, patient: uuid.UUID, memory_id: uuid.UUID,
         # memory.selectors.memory_get's queryset
         "read_by_id": (Memory.objects.for_patient(org, patient).filter(memory_id=memory_id)
                        .select_related("consent_record").order_by("pk")[:1].query.sql_with_params()),
-        "search_filter": retrieval.candidates(identity=identity, patient_id=patient,
-                                              query_vector=[0.05] * VECTOR_DIMS).query.sql_with_params(),
+        "search_filter": candidates(identity=identity, patient_id=patient,
+                                    query_vector=[0.05] * VECTOR_DIMS).query.sql_with_params(),
         # workflows.services._lock_workflow's queryset (every checkpoint)
         "checkpoint_lookup": (Workflow.objects.select_for_update().filter(workflow_id=workflow_id,
                                                                           organization_id=org)

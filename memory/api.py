@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import datetime
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -12,6 +14,7 @@ from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSeria
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, selectors, services, sessions
 from memory.facts import validate_fact, validate_fact_spec
+from memory.guardrails import guardrails_for
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
@@ -379,20 +382,19 @@ class PatientMemorySearchView(_MemoryView):
         params = SearchParams(data=request.query_params)
         params.is_valid(raise_exception=True)
         p = params.validated_data
-        hits = retrieval.memory_search(identity=self.identity, patient_id=patient_id, question=p["q"],
-                                       limit=p.get("limit"), min_score=p.get("min_score"),
-                                       purpose=p.get("consent_purpose"), memory_class=p.get("memory_class"))
-        return Response(search_result(hits, question=p["q"], min_score=p.get("min_score")))
+        result = retrieval.memory_search(identity=self.identity, patient_id=patient_id, question=p["q"],
+                                         limit=p.get("limit"), min_score=p.get("min_score"),
+                                         purpose=p.get("consent_purpose"), memory_class=p.get("memory_class"))
+        return Response(search_body(result))
 
 
-def search_result(hits: list[retrieval.Hit], *, question: str, min_score: float | None) -> dict:
+def search_body(result: retrieval.SearchResult) -> dict:
     """The body of a search answer (``SearchResult``)."""
-    threshold = min_score if min_score is not None else retrieval.calibration().min_score
-    return {"min_score": threshold, "confidence": retrieval.confidence_of(hits),
-            "safety_rule_applied": retrieval.safety_rule_applies(question), "items": [
+    return {"min_score": result.min_score, "confidence": result.confidence,
+            "safety_rule_applied": result.safety_rule_applied, "items": [
         {"memory": memory_item(h.memory.row, h.value, h.text), "score": round(h.score, 4), "cosine": round(h.cosine, 4),
          "text_rank": round(h.text_rank, 4), "concept": round(h.concept, 4), "confidence": h.confidence,
-         "included_by": h.included_by} for h in hits]}
+         "included_by": h.included_by} for h in result.hits]}
 
 
 class SearchParams(serializers.Serializer):
@@ -457,9 +459,29 @@ class PatientContextView(_MemoryView):
         d = body.validated_data
         if d.get("session_id") is not None:
             _check_session_of(self.identity, patient_id, d["session_id"])
-        return Response(retrieval.context_pack(identity=self.identity, patient_id=patient_id, question=d["question"],
-                                               purpose=d["purpose"], limit=d.get("limit"),
-                                               session_id=d.get("session_id")))
+        pack = retrieval.context_pack(identity=self.identity, patient_id=patient_id, question=d["question"],
+                                      purpose=d["purpose"], limit=d.get("limit"), session_id=d.get("session_id"))
+        return Response(context_pack_body(pack))
+
+
+def context_pack_body(pack: retrieval.ContextPack) -> dict:
+    """The body of a context pack (``ContextPackOut``)."""
+    return {
+        "release_id": str(pack.release_id),
+        "purpose": pack.purpose,
+        "facts": [{"memory_id": str(h.memory.memory_id), "text": h.text, "memory_class": h.memory.memory_class,
+                   "source": h.memory.source, "created_by": h.memory.created_by,
+                   "valid_from": datetime.fromisoformat(h.memory.valid_from).isoformat(),
+                   "valid_until": (datetime.fromisoformat(h.memory.valid_until).isoformat()
+                                   if h.memory.valid_until else None),
+                   "score": round(h.score, 4), "guardrails": guardrails_for(h.memory.memory_class),
+                   "confidence": h.confidence, "included_by": h.included_by} for h in pack.hits],
+        "guardrail_notes": list(pack.guardrail_notes),
+        "confidence": pack.confidence,
+        "safety_rule_applied": pack.safety_rule_applied,
+        "left_out_low_confidence": pack.left_out_low_confidence,
+        "text": pack.text,
+    }
 
 
 class ReleaseOut(serializers.Serializer):

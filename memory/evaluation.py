@@ -21,8 +21,13 @@ from django.utils import timezone
 
 from consent.services import consent_record, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from memory import retrieval, services
+from memory import services
 from memory.facts import validate_fact
+from memory.retrieval.question import understand
+from memory.retrieval.scoring import blend
+from memory.retrieval.search import rank_candidates
+from memory.retrieval.selection import select_hits
+from memory.retrieval.vectors import vector_writes
 
 EVAL_FILE = Path(__file__).parent / "eval" / "retrieval_eval.json"
 PURPOSE_OF = {"scheduling_preference": "appointment_scheduling", "communication_preference": "communication",
@@ -82,7 +87,7 @@ def _load_population(data: dict) -> tuple[uuid.UUID, dict[str, uuid.UUID], dict[
                 with identity_context(clinician):
                     services.memory_quarantine(identity=clinician, patient_id=pid, memory_id=memory.memory_id,
                                                reason_code="eval_disputed")
-    retrieval.vector_writes.wait(timeout=600)  # questions are asked of stored vectors, as in service
+    vector_writes.wait(timeout=600)  # questions are asked of stored vectors, as in service
     return org, patient_ids, keys
 
 
@@ -108,9 +113,10 @@ def collect(data: dict | None = None, *, split: str | None = None) -> dict:
         pkey = item["patient"]
         pid = patient_ids[pkey]
         me = Identity(org_id=org, actor_sub=f"patient-{pkey}", patient_self_id=pid, actor_kind=ACTOR_PATIENT)
+        question = understand(item["question"])
         with identity_context(me):
-            hits = retrieval.rank_candidates(identity=me, patient_id=pid, question=item["question"])
-            answered = retrieval.select_hits(list(hits), question=item["question"])
+            hits = rank_candidates(identity=me, patient_id=pid, question=question)
+            answered = select_hits(list(hits), question=question)
         candidates = [Candidate(key=keys.get(h.memory.memory_id, (None, None))[1],
                                 patient_key=keys.get(h.memory.memory_id, ("?", None))[0],
                                 cosine=h.cosine, text_rank=h.text_rank, concept=h.concept, mismatch=h.mismatch,
@@ -121,9 +127,9 @@ def collect(data: dict | None = None, *, split: str | None = None) -> dict:
         intruder = Identity(org_id=org, actor_sub=f"patient-{other_key}", patient_self_id=patient_ids[other_key],
                             actor_kind=ACTOR_PATIENT)
         with identity_context(intruder):
-            intruding = len(retrieval.rank_candidates(identity=intruder, patient_id=pid, question=item["question"]))
+            intruding = len(rank_candidates(identity=intruder, patient_id=pid, question=question))
         runs.append({"item": item, "candidates": candidates, "intruding": intruding,
-                     "safety_rule": retrieval.safety_rule_applies(item["question"]),
+                     "safety_rule": question.safety_rule,
                      "answered_keys": {keys.get(h.memory.memory_id, (None, None))[1] for h in answered}})
     stale_keys = {(p, m) for p, ms in data["patients"].items() for m, spec in ms.items() if spec.get("stale")}
     return {"runs": runs, "k": data.get("k", 3), "stale_keys": stale_keys}
@@ -146,8 +152,8 @@ def score(collected: dict, *, cosine_weight: float, text_weight: float, min_scor
         pkey = run["item"]["patient"]
 
         def blended(c):
-            return retrieval.blend(c.cosine, c.text_rank, cosine_weight, text_weight, c.concept, concept_weight,
-                                   c.mismatch, mismatch_weight)
+            return blend(c.cosine, c.text_rank, cosine_weight, text_weight, c.concept, concept_weight, c.mismatch,
+                         mismatch_weight)
 
         ranked = sorted(run["candidates"], key=lambda c: -blended(c))
         floor = max(min_score, relative_cutoff * blended(ranked[0])) if ranked else min_score

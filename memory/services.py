@@ -28,7 +28,7 @@ from memory.crypto import encrypt_fact, new_salt
 from memory.deletion import erase_with_receipt
 from memory.lifecycle import lifecycle_event, lifecycle_row, memory_lock, memory_transition
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
-from memory.retrieval import memory_vector_copy, memory_vector_later
+from memory.retrieval.vectors import memory_vector_copy, memory_vector_later
 from memory.selectors import compiled_once
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
@@ -238,7 +238,7 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
             source: str, source_ref: str, consent_record_id: uuid.UUID | None, memory_id: uuid.UUID,
             audit_actions: list[str]) -> Memory:
     """Insert the new record with everything that goes with it (its copies: the row, and the record of its vector,
-    which is made and written once this transaction commits (:func:`memory.retrieval.memory_vector_later`); its
+    which is made and written once this transaction commits (:func:`memory_vector_later`); its
     first lifecycle event; the write's audit rows, one per action in ``audit_actions``, about the new record) in one
     statement (``core.rows``). The caller holds the type (:func:`_hold_type`) before its first write, so a
     revision that refuses the fact stops it before anything is written."""

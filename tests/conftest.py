@@ -89,9 +89,9 @@ def wipe_app_tables() -> None:
 
 
 def settle_vector_writes() -> None:
-    """Wait for the vectors of memories a test wrote (``memory.retrieval.VectorWrites`` writes them after the
+    """Wait for the vectors of memories a test wrote (``memory.retrieval.vectors.VectorWrites`` writes them after the
     write commits), so none is written into the next test's tables or through its provider."""
-    from memory.retrieval import vector_writes
+    from memory.retrieval.vectors import vector_writes
 
     assert vector_writes.wait(timeout=60), "new memories' vectors still being written"
 

@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from core.identity import Identity, identity_context
 from memory.models import MemoryEmbedding
-from memory.retrieval import embedding_text, vector_writes
+from memory.retrieval.vectors import embedding_text, vector_writes
 from tests.conftest import memory_body
 from tests.fakes.embeddings import FakeEmbeddings
 from tests.fakes.embeddings import _vector as fake_vector
@@ -402,12 +402,13 @@ def test_openai_compatible_provider_against_a_local_server(settings):
 def test_held_out_evaluation_meets_the_goals():
     """On the held-out part of the evaluation set (never used to calibrate): P@1 >= 0.9, hit@3 >= 0.97,
     questions with no answer answered empty >= 0.9, no leakage, no stale memory, the safety rule complete."""
-    from memory import evaluation, retrieval
+    from memory import evaluation
+    from memory.retrieval.calibration import calibration
 
     data = evaluation.load()
     assert len(data["questions"]) >= 250 and len(data["patients"]) >= 30
     heldout = evaluation.collect(data, split="heldout")
-    cal = retrieval.calibration()
+    cal = calibration()
     report = evaluation.score(heldout, cosine_weight=cal.cosine_weight, text_weight=cal.text_weight,
                               concept_weight=cal.concept_weight, mismatch_weight=cal.mismatch_weight,
                               min_score=cal.min_score, relative_cutoff=cal.relative_cutoff)
@@ -434,7 +435,7 @@ def test_evaluation_split_is_fixed_and_by_patient():
 def retrieval_calibration() -> dict:
     import json
 
-    from memory.retrieval import CALIBRATION_FILE
+    from memory.retrieval.calibration import CALIBRATION_FILE
 
     return json.loads(CALIBRATION_FILE.read_text())
 

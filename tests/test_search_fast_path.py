@@ -15,9 +15,10 @@ from rest_framework.renderers import JSONRenderer
 
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from core.models import AuditEvent
-from memory import retrieval
 from memory.lexicon import _normal, lexicon
 from memory.models import Memory
+from memory.retrieval import candidates, scoring, search, vectors
+from memory.retrieval.question import understand
 from tests.conftest import memory_body
 from tests.reference_rendering import ReferenceMemoryOut
 
@@ -66,8 +67,8 @@ def test_the_compiled_candidates_query_is_what_the_orm_compiles(purpose, memory_
     for _ in range(2):  # the first call compiles the shape's template, the second uses it
         values = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(), "purpose": purpose,
                   "memory_class": memory_class, "now": datetime.now(UTC)}
-        assert retrieval.candidates_sql(**values) == retrieval._compile_candidates(**values)
-    assert (purpose is not None, memory_class is not None) in retrieval._CANDIDATES_SQL
+        assert candidates.candidates_sql(**values) == candidates._compile_candidates(**values)
+    assert (purpose is not None, memory_class is not None) in candidates._CANDIDATES_SQL
 
 
 @pytest.mark.django_db
@@ -97,11 +98,11 @@ def test_a_search_that_fails_after_its_candidates_query_leaves_no_audit_row(worl
     def broken(*args, **kwargs):
         raise RuntimeError("similarity statement failed")
 
-    monkeypatch.setattr(retrieval, "similarities", broken)
+    monkeypatch.setattr(search, "similarities", broken)
     me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
                   scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
     with pytest.raises(RuntimeError), identity_context(me):
-        retrieval.memory_search(identity=me, patient_id=world.patient_a, question="when can I come in?")
+        search.memory_search(identity=me, patient_id=world.patient_a, question="when can I come in?")
     auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
     with identity_context(auditor):
         assert not AuditEvent.objects.filter(action="memory.search", patient_id=world.patient_a).exists()
@@ -168,31 +169,31 @@ def test_similarities_are_the_cosines_the_orm_annotates_however_the_batches_fall
             "memory_type": "care_context", "consent_purpose": "care_coordination", "fact": fact,
             "review_by": (datetime.now(UTC) + timedelta(days=180)).isoformat(), "source": "ehr_import",
             "source_ref": "ehr:AllergyIntolerance/991"}).status_code == 201
-    assert retrieval.vector_writes.wait(timeout=30)
+    assert vectors.vector_writes.wait(timeout=30)
     staff = Identity(org_id=world.org, actor_sub="nurse-1", scopes=frozenset({"memory:read"}))
-    q = retrieval.understand("is the penicillin allergy or the warfarin a problem for an appointment?")
-    vector = retrieval.query_vector(q.expanded)
-    monkeypatch.setattr(retrieval, "BATCH", 1)  # one statement per candidate: three batches
+    q = understand("is the penicillin allergy or the warfarin a problem for an appointment?")
+    vector = scoring.query_vector(q.expanded)
+    monkeypatch.setattr(scoring, "BATCH", 1)  # one statement per candidate: three batches
     with identity_context(staff):
         from django.db import connection
 
         from memory.models import MemoryEmbedding
 
-        annotated = list(retrieval.candidates(identity=staff, patient_id=world.patient_a, query_vector=vector))
+        annotated = list(candidates.candidates(identity=staff, patient_id=world.patient_a, query_vector=vector))
         MemoryEmbedding.objects.filter(memory_id=annotated[1].memory_id).delete()  # one without a vector
-        annotated = list(retrieval.candidates(identity=staff, patient_id=world.patient_a, query_vector=vector))
-        ordered = retrieval.fetch_candidates(identity=staff, patient_id=world.patient_a)
+        annotated = list(candidates.candidates(identity=staff, patient_id=world.patient_a, query_vector=vector))
+        ordered = candidates.fetch_candidates(identity=staff, patient_id=world.patient_a)
         assert len(ordered) == 3 and [c.memory_id for c in ordered] == [m.memory_id for m in annotated]
-        answers = [retrieval.similarities(q, ordered, Arrives(vector, after)) for after in (0, 1, 2, 3, 9)]
+        answers = [scoring.similarities(q, ordered, Arrives(vector, after)) for after in (0, 1, 2, 3, 9)]
         made, cosines, ranks = answers[0]
         assert cosines[::2] == [m.cosine for m in annotated][::2] and all(cosines[::2])
-        expanded = retrieval.expand_texts(made.texts, made.named)
-        [own] = retrieval.provider().embed([expanded[1]])
+        expanded = scoring.expand_texts(made.texts, made.named)
+        [own] = scoring.provider().embed([expanded[1]])
         assert annotated[1].cosine == 0.0
         assert cosines[1] == pytest.approx(sum(a * b for a, b in zip(vector, own, strict=True)), abs=1e-9)
         assert cosines[1] != 0.0
         with connection.cursor() as cursor:
-            cursor.execute(retrieval.TEXT_RANK_SQL, [q.expanded, retrieval.array_literal(expanded)])
+            cursor.execute(scoring.TEXT_RANK_SQL, [q.expanded, scoring.array_literal(expanded)])
             assert ranks == [float(r[0]) for r in cursor.fetchall()] and sum(r > 0 for r in ranks) >= 2
         assert all(answer == answers[0] for answer in answers[1:])
 
@@ -210,13 +211,13 @@ def test_a_search_answers_the_same_whether_its_vector_was_waiting_or_ready(world
     question = "what time can I come in?"
     calls = []
     for name in ("send_text_ranks", "send_cosines", "send_similarities"):
-        monkeypatch.setattr(retrieval, name, _spy(calls, name, getattr(retrieval, name)))
-    monkeypatch.setattr(retrieval, "_embedder", lambda: Embedder(after=10**6))  # there only when waited for
+        monkeypatch.setattr(scoring, name, _spy(calls, name, getattr(scoring, name)))
+    monkeypatch.setattr(search, "_embedder", lambda: Embedder(after=10**6))  # there only when waited for
     with identity_context(me):
-        waiting = retrieval.rank_candidates(identity=me, patient_id=world.patient_a, question=question)
-    monkeypatch.setattr(retrieval, "_embedder", lambda: Embedder(after=0))  # there before the first batch
+        waiting = search.rank_candidates(identity=me, patient_id=world.patient_a, question=understand(question))
+    monkeypatch.setattr(search, "_embedder", lambda: Embedder(after=0))  # there before the first batch
     with identity_context(me):
-        ready = retrieval.rank_candidates(identity=me, patient_id=world.patient_a, question=question)
+        ready = search.rank_candidates(identity=me, patient_id=world.patient_a, question=understand(question))
     assert calls == ["send_text_ranks", "send_cosines", "send_similarities"]
     assert waiting and [(h.memory.memory_id, h.score, h.cosine, h.text_rank) for h in waiting] == [
         (h.memory.memory_id, h.score, h.cosine, h.text_rank) for h in ready]
@@ -233,18 +234,18 @@ def test_a_failing_similarity_statement_fails_the_search_and_rolls_back_its_audi
     assert api.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).status_code == 201
     me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
                   scopes=frozenset({"memory:read"}), actor_kind=ACTOR_PATIENT)
-    monkeypatch.setattr(retrieval, "TEXT_RANK_SQL", "SELECT 1 / 0 FROM (SELECT %s::text, %s::text[]) AS x")
-    monkeypatch.setattr(retrieval, "SIMILARITY_SQL",
+    monkeypatch.setattr(scoring, "TEXT_RANK_SQL", "SELECT 1 / 0 FROM (SELECT %s::text, %s::text[]) AS x")
+    monkeypatch.setattr(scoring, "SIMILARITY_SQL",
                         "SELECT 1 / 0, 0 FROM (SELECT %s::text, %s::text, %s::text, %s::text, %s::text) AS x")
     question = "what time can I come in?"
     with pytest.raises(DatabaseError), identity_context(me):
-        retrieval.memory_search(identity=me, patient_id=world.patient_a, question=question)
+        search.memory_search(identity=me, patient_id=world.patient_a, question=question)
     auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
     with identity_context(auditor):
         assert not AuditEvent.objects.filter(action="memory.search", patient_id=world.patient_a).exists()
     monkeypatch.undo()
     with identity_context(me):  # the connection serves the next search
-        assert retrieval.memory_search(identity=me, patient_id=world.patient_a, question=question)
+        assert search.memory_search(identity=me, patient_id=world.patient_a, question=question).hits
 
 
 @pytest.mark.django_db
@@ -254,7 +255,7 @@ def test_a_search_whose_question_cannot_be_embedded_answers_503_and_leaves_no_au
     from memory.embeddings import EmbeddingUnavailable
 
     class Down:
-        name = retrieval.provider().name
+        name = scoring.provider().name
 
         def embed(self, texts):
             raise EmbeddingUnavailable()
@@ -263,8 +264,8 @@ def test_a_search_whose_question_cannot_be_embedded_answers_503_and_leaves_no_au
     api = world.patient(world.patient_a)
     assert api.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).status_code == 201
     world.consent(world.patient_b)
-    monkeypatch.setattr(retrieval, "provider", lambda: Down())
-    retrieval._query_vector.cache_clear()
+    monkeypatch.setattr(scoring, "provider", lambda: Down())
+    scoring._query_vector.cache_clear()
     for patient in (world.patient_a, world.patient_b):  # one memory to rank, then none
         r = world.patient(patient).get(f"{mem(patient)}/search", {"q": "when can I come in on Tuesdays?"})
         assert r.status_code == 503 and r.json()["code"] == "embedding_provider_unavailable", r.content
@@ -289,8 +290,8 @@ def test_array_literals_reach_postgresql_as_the_values_they_hold():
              "line\nbreak\ttab", "a,b", "}{", "'quoted'", "\\\"both\\\""]
     ids = [uuid.uuid4() for _ in range(3)]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT %s::text[], %s::uuid[], %s::text[]", [retrieval.array_literal(texts),
-                                                                    retrieval.array_literal(ids),
-                                                                    retrieval.array_literal([])])
+        cursor.execute("SELECT %s::text[], %s::uuid[], %s::text[]", [scoring.array_literal(texts),
+                                                                    scoring.array_literal(ids),
+                                                                    scoring.array_literal([])])
         got_texts, got_ids, empty = cursor.fetchone()
     assert got_texts == texts and got_ids == ids and empty == []

@@ -1,5 +1,5 @@
-"""A new memory's vector is made and written after its write commits (memory.retrieval.VectorWrites): the write does
-not wait for the model, search finds the memory by meaning meanwhile, a deletion that comes first leaves no vector
+"""A new memory's vector is made and written after its write commits (memory.retrieval.vectors.VectorWrites): the write
+does not wait for the model, search finds the memory by meaning meanwhile, a deletion that comes first leaves no vector
 behind, and memories written together are embedded in one call."""
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ import pytest
 from django.core.management import call_command
 
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from memory import embeddings, retrieval
+from memory import embeddings
 from memory.models import MemoryEmbedding, Representation
-from memory.retrieval import vector_writes
+from memory.retrieval import scoring, vectors
+from memory.retrieval.question import understand
+from memory.retrieval.search import rank_candidates
+from memory.retrieval.vectors import vector_writes
 from tests.conftest import admin_connect, memory_body
 from tests.fakes.embeddings import FakeEmbeddings
 
@@ -66,12 +69,12 @@ def test_a_write_answers_before_its_vector_and_search_finds_it_meanwhile(world, 
 
     question = "can I come in before ten in the morning?"
     with identity_context(patient(world)):
-        meanwhile = retrieval.rank_candidates(identity=patient(world), patient_id=world.patient_a, question=question)
+        meanwhile = rank_candidates(identity=patient(world), patient_id=world.patient_a, question=understand(question))
     held_writer.release()
     assert vector_writes.wait(timeout=30)
     assert vectors_stored(memory_id) == 1
     with identity_context(patient(world)):
-        written = retrieval.rank_candidates(identity=patient(world), patient_id=world.patient_a, question=question)
+        written = rank_candidates(identity=patient(world), patient_id=world.patient_a, question=understand(question))
     assert [str(h.memory.memory_id) for h in meanwhile] == [memory_id]
     assert meanwhile[0].cosine > 0.2
     assert meanwhile[0].cosine == pytest.approx(written[0].cosine, abs=1e-5)
@@ -100,7 +103,7 @@ def test_a_deletion_waits_for_a_vector_being_written_and_removes_it(world, monke
     cid = world.consent(world.patient_a)
     api = world.patient(world.patient_a)
     inserting, go_on = threading.Event(), threading.Event()
-    write = retrieval._vector_write
+    write = vectors._vector_write
 
     def slow(memory, value):
         from django.db import connection
@@ -114,8 +117,8 @@ def test_a_deletion_waits_for_a_vector_being_written_and_removes_it(world, monke
         with connection.execute_wrapper(held):
             return write(memory, value)
 
-    monkeypatch.setattr(retrieval, "_vector_write", slow)
-    monkeypatch.setattr(retrieval, "commit_with_next_statement", lambda: None)  # commits as its block ends
+    monkeypatch.setattr(vectors, "_vector_write", slow)
+    monkeypatch.setattr(vectors, "commit_with_next_statement", lambda: None)  # commits as its block ends
     memory_id = api.post(mem(world.patient_a), memory_body(cid)).json()["memory_id"]
     assert inserting.wait(timeout=30)
     answers: list = []
@@ -171,10 +174,10 @@ def test_search_embeds_only_the_newest_missing_vectors_itself(world, held_writer
     api = world.patient(world.patient_a)
     older = api.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).json()["memory_id"]
     newer = api.post(mem(world.patient_a), memory_body(cid, "latest_time", "16:00")).json()["memory_id"]
-    monkeypatch.setattr(retrieval, "EMBED_MISSING_AT_MOST", 1)
+    monkeypatch.setattr(scoring, "EMBED_MISSING_AT_MOST", 1)
     with identity_context(patient(world)):
-        hits = retrieval.rank_candidates(identity=patient(world), patient_id=world.patient_a,
-                                         question="what time of day suits me for appointments?")
+        hits = rank_candidates(identity=patient(world), patient_id=world.patient_a,
+                               question=understand("what time of day suits me for appointments?"))
     cosines = {str(h.memory.memory_id): h.cosine for h in hits}
     assert cosines[older] == 0.0 and cosines[newer] > 0.1
 
@@ -187,6 +190,6 @@ def test_vectors_stored_for_writes_are_the_memorys_own(world):
     assert vector_writes.wait(timeout=30)
     with identity_context(patient(world)):
         stored = list(MemoryEmbedding.objects.get(memory_id=memory_id).embedding)
-    text = retrieval.embedding_text("scheduling_preference", {"kind": "earliest_time", "time": "08:15"}, 1)
+    text = vectors.embedding_text("scheduling_preference", {"kind": "earliest_time", "time": "08:15"}, 1)
     [expected] = embeddings.provider().embed([text])
     assert stored == pytest.approx(expected, abs=1e-6)

@@ -50,11 +50,20 @@ class Lexicon:
         """Concepts a text names, each with how directly (1.0 its own name, less for a product it hides in).
         An umbrella word ("medication") counts only when nothing more specific of its kind is named.
         ``tests=False`` leaves out monitoring tests (INR, TSH), which point at a medicine without naming it."""
+        return self._named((m.group(0) for m in self.pattern.finditer(_normal(text))), tests=tests)
+
+    def mentions_both(self, text: str) -> tuple[dict[str, float], dict[str, float]]:
+        """``mentions(text)`` and ``mentions(text, tests=False)`` from one reading of the text (a question needs
+        both: what it asks about, and the substances it names)."""
+        terms = [m.group(0) for m in self.pattern.finditer(_normal(text))]
+        return self._named(terms, tests=True), self._named(terms, tests=False)
+
+    def _named(self, terms, *, tests: bool) -> dict[str, float]:
         found: dict[str, float] = {}
-        for m in self.pattern.finditer(_normal(text)):
-            if not tests and m.group(0) in self.test_terms:
+        for term in terms:
+            if not tests and term in self.test_terms:
                 continue
-            for concept_id, weight in self.by_term[m.group(0)]:
+            for concept_id, weight in self.by_term[term]:
                 found[concept_id] = max(found.get(concept_id, 0.0), weight)
         specific = {self.concepts[c].category for c in found if c not in BROAD}
         return {c: w for c, w in found.items() if c not in BROAD or self.concepts[c].category not in specific}

@@ -93,7 +93,7 @@ class Command(BaseCommand):
             pass
         finally:
             # The web server first, and only then the embedding server: workers that stop write the vectors of the
-            # memories they have just stored (memory.retrieval.VectorWrites), which takes the model.
+            # memories they have just stored (memory.retrieval.vectors.VectorWrites), which takes the model.
             for child in reversed(children):
                 if child.poll() is None:
                     child.terminate()

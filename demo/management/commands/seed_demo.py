@@ -13,7 +13,7 @@ from core.services import organization_register_or_update
 from directory.models import PatientProfile, StaffMember
 from directory.services import Identifier, patient_register, staff_register
 from memory.models import Memory
-from memory.retrieval import vector_writes
+from memory.retrieval.vectors import vector_writes
 from memory.services import memory_record
 from workflows.services import workflow_create
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from memory import evaluation, retrieval
+from memory import evaluation
+from memory.retrieval.calibration import CALIBRATION_FILE, calibration
 
 
 class Command(BaseCommand):
@@ -30,7 +31,7 @@ class Command(BaseCommand):
         def report(cal, parts):
             return {name or "all": evaluation.score(part(name), **cal) for name in parts}
 
-        current = retrieval.calibration()
+        current = calibration()
         weights = {"cosine_weight": current.cosine_weight, "text_weight": current.text_weight,
                    "concept_weight": current.concept_weight,
                    "mismatch_weight": current.mismatch_weight, "min_score": current.min_score,
@@ -42,10 +43,10 @@ class Command(BaseCommand):
             fitted = {k: best[k] for k in evaluation.WEIGHTS}
             out["calibrated"] = report(fitted, parts)
             if options["write"]:
-                retrieval.CALIBRATION_FILE.write_text(json.dumps({
+                CALIBRATION_FILE.write_text(json.dumps({
                     **fitted, "limit": 5, "low_limit": 3,
                     "measured_on": "memory/eval/retrieval_eval.json (fitted on split=calibration)",
                     "heldout": {k: v for k, v in out["calibrated"]["heldout"].items() if k not in evaluation.WEIGHTS},
                 }, indent=2) + "\n")
-                retrieval.calibration.cache_clear()
+                calibration.cache_clear()
         self.stdout.write(json.dumps(out, indent=2))

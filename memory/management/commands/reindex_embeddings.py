@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from memory.retrieval import memory_reindex
+from memory.retrieval.vectors import memory_reindex
 
 
 class Command(BaseCommand):

@@ -1,0 +1,76 @@
+"""Search by meaning: the question understood once, the candidates read through the deterministic filters, ranked
+exactly over that small set (no vector index), the answer selected and returned as one :class:`SearchResult`
+that the API renders as it is.
+
+Each step is a module-level function looked up at call time (``bench.retrieval_api`` times them one by one)."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+from core import audit
+from core.identity import Identity
+from memory.retrieval.calibration import calibration
+from memory.retrieval.candidates import fetch_candidates
+from memory.retrieval.question import Question, understand
+from memory.retrieval.scoring import Hit, query_vector, score_candidates, similarities
+from memory.retrieval.selection import confidence_of, select_hits
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A search's whole answer: everything a caller renders, so nothing is asked of retrieval afterwards."""
+    hits: tuple[Hit, ...]  # best first
+    min_score: float  # the threshold asked for, or the calibrated one (before the relative cut-off)
+    confidence: str  # the answer's band (:func:`memory.retrieval.selection.confidence_of`)
+    safety_rule_applied: bool  # the question named something a patient could be given or exposed to
+
+
+_embedder_pool: ThreadPoolExecutor | None = None
+_embedder_lock = threading.Lock()
+
+
+def _embedder() -> ThreadPoolExecutor:
+    """Threads that wait for the vectors of questions and of memories being written (no database work happens
+    in them); created on first use, in the process that embeds (after any fork)."""
+    global _embedder_pool
+    with _embedder_lock:
+        if _embedder_pool is None:
+            _embedder_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="query-vector")
+        return _embedder_pool
+
+
+def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Question, purpose: str | None = None,
+                    memory_class: str | None = None, audit_row: tuple[str, list] | None = None) -> list[Hit]:
+    """Every current memory of the patient that the caller may see, with its cosine similarity to the question
+    and its full-text rank. Filters are deterministic and applied first (organisation, patient, purpose, class,
+    state, validity, consent); ranking is exact over that small set."""
+    # The question is embedded (over HTTP, by the machine's embedding server) while the candidates are read,
+    # decrypted, named and text-ranked: the waits overlap instead of adding up.
+    pending = _embedder().submit(query_vector, question.expanded)
+    try:
+        ordered = fetch_candidates(identity=identity, patient_id=patient_id, purpose=purpose,
+                                   memory_class=memory_class, audit_row=audit_row)
+        made, cosines, ranks = similarities(question, ordered, pending)
+    finally:
+        wait([pending])  # never leave the question's embedding running behind the request
+    pending.result()  # a provider error surfaces even when there was nothing to rank
+    return score_candidates(question, ordered, made.values, made.texts, cosines, ranks, made.named)
+
+
+def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
+                  min_score: float | None = None, purpose: str | None = None,
+                  memory_class: str | None = None) -> SearchResult:
+    """Ranked and selected hits with the answer's confidence; the ``memory.search`` audit row is written by the
+    candidates query itself, in the request's transaction."""
+    q = understand(question)
+    row = audit.insert_statement(action="memory.search", resource_type="memory", patient_id=patient_id,
+                                 purpose=purpose, outcome_by_access=True)
+    ranked = rank_candidates(identity=identity, patient_id=patient_id, question=q, purpose=purpose,
+                             memory_class=memory_class, audit_row=row)
+    hits = select_hits(ranked, question=q, limit=limit, min_score=min_score)
+    return SearchResult(hits=tuple(hits), min_score=calibration().min_score if min_score is None else min_score,
+                        confidence=confidence_of(hits), safety_rule_applied=q.safety_rule)

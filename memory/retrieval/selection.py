@@ -1,0 +1,51 @@
+"""Which ranked hits make an answer, and how sure it is.
+
+Two rules come before the score. **Safety**: a question that names something a patient could be given or exposed
+to gets every allergy and long-term medicine among the candidates, whatever their score. **No silent empty
+answers**: when nothing reaches the calibrated threshold, the best few are still answered, marked ``low``."""
+
+from __future__ import annotations
+
+from memory.retrieval.calibration import calibration
+from memory.retrieval.question import Question
+from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
+
+
+def select_hits(ranked: list[Hit], *, question: Question, limit: int | None = None,
+                min_score: float | None = None) -> list[Hit]:
+    """From hits ranked best first: those that reach the threshold (``high``), or else the best few (``low``);
+    then, when the question names something a patient could be given or exposed to, every allergy and long-term
+    medicine among the candidates, whatever its score (``included_by: safety_rule``). Best first."""
+    cal = calibration()
+    threshold = cal.min_score if min_score is None else min_score
+    if min_score is None and ranked:
+        # with many memories, keep only hits close to the best one (calibrated on the evaluation set)
+        threshold = max(threshold, cal.relative_cutoff * ranked[0].score)
+    chosen = [h for h in ranked if h.score >= threshold][: (limit or cal.limit)]
+    for h in chosen:
+        h.confidence, h.included_by = HIGH, RELEVANCE
+    if not chosen:
+        chosen = ranked[: min(limit or cal.low_limit, cal.low_limit)]
+        for h in chosen:
+            h.confidence, h.included_by = LOW, RELEVANCE
+    if question.safety_rule:
+        # every allergy and long-term medicine, also one already among the low-confidence best guesses: those
+        # are left out of context packs, a safety inclusion never is
+        taken = {id(h) for h in chosen}
+        for h in ranked:
+            if not h.safety or (id(h) in taken and h.confidence == HIGH):
+                continue
+            h.confidence = HIGH if h.score >= threshold else LOW
+            h.included_by = SAFETY_RULE
+            if id(h) not in taken:
+                chosen.append(h)
+    chosen.sort(key=lambda h: (-h.score, h.memory.memory_id))
+    return chosen
+
+
+def confidence_of(hits: list[Hit]) -> str:
+    """The answer's band: ``high`` when a hit reached the threshold on relevance, ``low`` when only the best
+    guesses (or safety inclusions) are there, ``none`` when the patient has nothing the caller may see."""
+    if any(h.confidence == HIGH and h.included_by == RELEVANCE for h in hits):
+        return HIGH
+    return LOW if hits else "none"
