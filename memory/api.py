@@ -13,12 +13,11 @@ from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSeria
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import retrieval, selectors, services, sessions
 from memory.crypto import decrypt_fact
-from memory.facts import fact_text, validate_fact, validate_fact_spec
 from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.types import NAME as TYPE_NAME
-from memory.types import fact_render, type_get
+from memory.types import fact_render, fact_text, type_get, validate_fact, validate_fact_spec
 
 
 class MemoryOut(ModelOutSerializer):

@@ -22,7 +22,7 @@ from django.utils import timezone
 from consent.services import consent_record, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from memory import retrieval, services
-from memory.facts import validate_fact
+from memory.types import validate_fact
 
 EVAL_FILE = Path(__file__).parent / "eval" / "retrieval_eval.json"
 PURPOSE_OF = {"scheduling_preference": "appointment_scheduling", "communication_preference": "communication",

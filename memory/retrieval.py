@@ -41,11 +41,11 @@ from core.parsers import fast_loads
 from memory import representations, selectors
 from memory.crypto import decrypt_fact
 from memory.embeddings import EmbeddingUnavailable, LocalMiniLM, provider
-from memory.facts import fact_text
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
 from memory.lexicon import lexicon
 from memory.lifecycle import memory_value
 from memory.models import Memory, MemoryEmbedding, Release, ReleaseMember, Representation
+from memory.types import fact_text
 
 log = logging.getLogger("anamnesis.retrieval")
 CALIBRATION_FILE = Path(__file__).with_name("retrieval_calibration.json")

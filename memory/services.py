@@ -28,12 +28,11 @@ from core.services import organization_ensure
 from core.vocabulary import PURPOSES
 from memory import erasure, representations
 from memory.crypto import encrypt_fact, keyring, new_salt
-from memory.facts import fact_text
 from memory.lifecycle import lifecycle_event, lifecycle_row, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval import memory_vector_copy, memory_vector_later
 from memory.selectors import compiled_once
-from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
+from memory.types import FactInvalid, TypeSpec, fact_text, fact_validate, revision_lock_key, type_get
 
 S = MemoryState
 

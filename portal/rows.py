@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from core.vocabulary import PURPOSES
-from memory.facts import fact_text
 from memory.lifecycle import memory_value
 from memory.models import Memory
-from memory.types import type_get
+from memory.types import fact_text, type_get
 
 PURPOSE_LABELS = dict(PURPOSES)
 SOURCE_LABELS = {

@@ -19,10 +19,10 @@ from conversations.models import ConversationSession, ConversationTurn, SessionS
 from core.identity import Identity
 from core.models import AuditEvent
 from directory.selectors import patient_get
-from memory.facts import fact_text
 from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryState, Release, ReleaseMember
+from memory.types import fact_text
 from workflows.models import Operation, Workflow, WorkflowTransition
 
 CHUNK = 500
