@@ -95,7 +95,6 @@ from core.renderers import OrjsonRenderer  # noqa: E402
 from memory.api import search_body  # noqa: E402
 from memory.crypto import encrypt_fact, new_salt  # noqa: E402
 from memory.embeddings import SharedLocalServer, provider  # noqa: E402
-from memory.facts import MEMORY_TYPES, fact_text, validate_fact  # noqa: E402
 from memory.lifecycle import memory_value  # noqa: E402
 from memory.models import Memory  # noqa: E402
 from memory.retrieval import scoring, search, vectors  # noqa: E402
@@ -104,6 +103,7 @@ from memory.retrieval.search import SearchResult, memory_search  # noqa: E402
 from memory.retrieval.vectors import embedding_text, vector_model, vector_writes  # noqa: E402
 from memory.selectors import memory_list_current  # noqa: E402
 from memory.services import memory_record  # noqa: E402
+from memory.types import builtin_latest, fact_text, validate_fact  # noqa: E402
 from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -230,6 +230,7 @@ def seed_background(args, cast: Cast) -> dict:
     rng = random.Random(args.seed)
     now = timezone.now()
     policy = settings.MEMORY_POLICY_REVISION
+    latest = builtin_latest()
     started = time.perf_counter()
     counts = Counter()
     with psycopg.connect(admin_conninfo()) as conn:
@@ -257,15 +258,15 @@ def seed_background(args, cast: Cast) -> dict:
                 k = rng.choice(by_slot[slot])
                 _, memory_type, purpose, fact = entries[k]
                 memory_id = uuid.UUID(int=rng.getrandbits(128), version=4)
-                care = MEMORY_TYPES[memory_type].memory_class == "care_context"
+                care = latest[memory_type].memory_class == "care_context"
                 ciphertext = key_id = None
                 if care:
                     ciphertext, key_id = encrypt_fact(fact, memory_id=memory_id, patient_id=patient)
                 created = since + timedelta(minutes=1 + len(links))
                 row = {
                     "memory_id": memory_id, "organization_id": org, "patient_id": patient,
-                    "memory_class": MEMORY_TYPES[memory_type].memory_class, "memory_type": memory_type,
-                    "type_version": MEMORY_TYPES[memory_type].version, "agent_client_id": None,
+                    "memory_class": latest[memory_type].memory_class, "memory_type": memory_type,
+                    "type_version": latest[memory_type].version, "agent_client_id": None,
                     "attribute": attributes[k], "fact": None if care else Jsonb(fact),
                     "fact_ciphertext": ciphertext, "fact_key_id": key_id, "digest_salt": new_salt(),
                     "state": "active", "source": "ehr_import" if care else "patient_stated",
@@ -274,7 +275,7 @@ def seed_background(args, cast: Cast) -> dict:
                     "consent_record_id": None if care else consent_ids[purpose], "valid_from": created,
                     "valid_until": None,
                     "expires_at": created + timedelta(days=settings.MEMORY_RETENTION_DAYS[
-                        MEMORY_TYPES[memory_type].memory_class]),
+                        latest[memory_type].memory_class]),
                     "review_by": now + timedelta(days=180) if care else None, "superseded_by": None,
                     "created_by": CLINICIAN if care else f"patient-{patient}", "created_at": created,
                     "updated_at": created, "deleted_at": None,
@@ -357,7 +358,7 @@ def seed_target(args, cast: Cast) -> dict:
         started = time.perf_counter()
         for i, (memory_type, purpose, fact) in enumerate(facts):
             attribute, fact = validate_fact(memory_type, fact)
-            memory_class = MEMORY_TYPES[memory_type].memory_class
+            memory_class = builtin_latest()[memory_type].memory_class
             if memory_class == "care_context":
                 who = cast.clinician
                 extra = {"review_by": review_by, "source": "ehr_import" if i % 2 else "staff_entered",

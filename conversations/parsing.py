@@ -599,7 +599,7 @@ def _prefer_first(norm: str, positive: list[str], negative: list[str], term: str
 # --- long-term preference proposals ---------------------------------------------------------------------------
 
 def memory_facts(parsed: TurnParse | dict) -> list[dict]:
-    """The typed ``scheduling_preference`` facts (memory.facts) a turn states: earliest/latest times, excluded
+    """The typed ``scheduling_preference`` facts (memory.types) a turn states: earliest/latest times, excluded
     days and excluded periods. Preferred days and periods are about this booking, so they are not proposed; nor is
     anything that needed a clarifying question."""
     data = parsed.as_dict() if isinstance(parsed, TurnParse) else parsed

@@ -17,9 +17,9 @@ from core import audit
 from core.errors import NotFound
 from core.identity import Identity
 from core.patient_identifiers import identifier_values
-from memory.facts import MEMORY_TYPES
 from memory.lifecycle import memory_value
 from memory.selectors import memory_list_current
+from memory.types import builtin_latest
 
 SCHEDULING_PREFERENCE = "scheduling_preference"
 
@@ -62,7 +62,7 @@ def turn_views(*, session: ConversationSession) -> list[TurnView]:
 def standing_preferences(*, identity: Identity, session: ConversationSession, reason: str) -> list[dict]:
     """The patient's current long-term scheduling preferences, read under the caller's identity (RLS, consent,
     validity), audited as a memory read. Empty for purposes that keep no scheduling preferences."""
-    if session.purpose not in MEMORY_TYPES[SCHEDULING_PREFERENCE].purposes:
+    if session.purpose not in builtin_latest()[SCHEDULING_PREFERENCE].purposes:
         return []
     memories = list(memory_list_current(identity=identity, patient_id=session.patient_id,
                                         memory_type=SCHEDULING_PREFERENCE, consent_purpose=session.purpose))

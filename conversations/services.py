@@ -48,11 +48,11 @@ from core.identity import Identity, identity_context
 from core.patient_identifiers import identifier_values
 from core.services import organization_ensure
 from memory.erasure import ErasureSection
-from memory.facts import MEMORY_TYPES, validate_fact
 from memory.lifecycle import memory_value
 from memory.models import Memory, MemoryState
 from memory.selectors import memory_list_current
 from memory.services import memory_propose
+from memory.types import builtin_latest, validate_fact
 
 log = logging.getLogger("anamnesis.conversations")
 
@@ -248,7 +248,7 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
         raise NotFound()
     if turn.role != TurnRole.USER:
         raise ValidationFailed("only what the patient said can be proposed", code="not_a_patient_statement")
-    if session.purpose not in MEMORY_TYPES[SCHEDULING_PREFERENCE].purposes:
+    if session.purpose not in builtin_latest()[SCHEDULING_PREFERENCE].purposes:
         raise ValidationFailed("this purpose keeps no scheduling preferences", code="purpose_not_supported")
     consent = ConsentRecord.objects.active().filter(organization_id=identity.org_id, patient_id=session.patient_id,
                                                     purpose=session.purpose).first()

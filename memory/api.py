@@ -13,11 +13,11 @@ from core.identity import commit_with_next_statement
 from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, selectors, services, sessions
-from memory.facts import validate_fact, validate_fact_spec
 from memory.guardrails import guardrails_for
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
+from memory.types import validate_fact, validate_fact_spec
 
 
 class MemoryOut(ModelOutSerializer):

@@ -26,8 +26,7 @@ from memory import erasure, representations
 from memory.crypto import encrypt_fact, keyring
 from memory.lifecycle import lifecycle_event, memory_lock, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryState
-from memory.rendering import memory_text
-from memory.types import type_get
+from memory.types import fact_text, type_get
 
 S = MemoryState
 
@@ -123,7 +122,7 @@ def _distinctive(memory: Memory) -> list[str]:
     value = memory_value(memory)
     needles = [str(memory.memory_id)]
     if value:
-        needles.append(memory_text(memory.memory_type, value, memory.type_version))
+        needles.append(fact_text(memory.memory_type, value, memory.type_version))
         stack: list = [value]
         while stack:
             item = stack.pop()

@@ -22,12 +22,12 @@ from django.utils import timezone
 from consent.services import consent_record, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from memory import services
-from memory.facts import validate_fact
 from memory.retrieval.question import understand
 from memory.retrieval.scoring import blend
 from memory.retrieval.search import rank_candidates
 from memory.retrieval.selection import select_hits
 from memory.retrieval.vectors import vector_writes
+from memory.types import validate_fact
 
 EVAL_FILE = Path(__file__).parent / "eval" / "retrieval_eval.json"
 PURPOSE_OF = {"scheduling_preference": "appointment_scheduling", "communication_preference": "communication",

@@ -1,10 +1,10 @@
-"""One renderer of a memory: the JSON that the API, the MCP tools and the export give, and the plain-language text
-that people, full-text search and embeddings read.
+"""One renderer of a memory: the JSON that the API, the MCP tools and the export give.
 
-Every face renders a memory through here, so a memory reads the same wherever it is shown: its text comes from its
-own type version (an organisation may have revised the type since), falling back to the latest version when that
-one is gone. The list, the read, search and the answers to writes build the same dict from either a row of
-:data:`memory.selectors.ITEM_COLUMNS` (the hot reads: no model instance, no serializer fields) or a model instance.
+Every face renders a memory through here, so a memory reads the same wherever it is shown: its text is its type's
+rendering (:func:`memory.types.fact_text`) by its own type version (an organisation may have revised the type
+since), falling back to the latest version when that one is gone. The list, the read, search and the answers to
+writes build the same dict from either a row of :data:`memory.selectors.ITEM_COLUMNS` (the hot reads: no model
+instance, no serializer fields) or a model instance.
 """
 
 from __future__ import annotations
@@ -17,15 +17,6 @@ from memory.guardrails import guardrails_for
 from memory.lifecycle import memory_value
 from memory.models import Memory
 from memory.types import fact_render, type_get
-
-
-def memory_text(memory_type: str, fact: dict, version: int | None = None) -> str:
-    """A short plain-language rendering of a typed fact, by the memory's own type version."""
-    spec = type_get(memory_type, version) or type_get(memory_type)
-    if spec is None:
-        return memory_type.replace("_", " ")
-    return fact_render(spec, fact)
-
 
 _DECODE = object()
 
@@ -47,7 +38,7 @@ def memory_item(row: tuple, value=_DECODE, text: str | None = None, *, specs: di
         value = None
     looked_up = specs.get((memory_type, type_version)) if specs is not None else None
     if looked_up is None:
-        # The guardrails read the memory's own version; its text falls back to the latest (as memory_text does).
+        # The guardrails read the memory's own version; its text falls back to the latest (as fact_text does).
         spec = type_get(memory_type, type_version)
         looked_up = (spec, spec or type_get(memory_type))
         if specs is not None:

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from memory import api, types_api
+from memory import api
+from memory.types import api as types_api
 
 P = "patients/<uuid:patient_id>/memories"
 

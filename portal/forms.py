@@ -1,5 +1,5 @@
 """Portal forms for typed facts. The fields are generated from the type's JSON Schema; validation is the API's own
-(:func:`memory.facts.validate_fact`), so a value the API refuses is refused here too, next to its field."""
+(:func:`memory.types.validate_fact`), so a value the API refuses is refused here too, next to its field."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from core.vocabulary import REASON_CODE_PATTERN
-from memory.facts import validate_fact
-from memory.types import TypeSpec
+from memory.types import TypeSpec, validate_fact
 
 
 def _label(name: str, prop: dict) -> str:

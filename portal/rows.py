@@ -5,8 +5,7 @@ from __future__ import annotations
 from core.vocabulary import PURPOSES
 from memory.lifecycle import memory_value
 from memory.models import Memory
-from memory.rendering import memory_text
-from memory.types import type_get
+from memory.types import fact_text, type_get
 
 PURPOSE_LABELS = dict(PURPOSES)
 SOURCE_LABELS = {
@@ -41,7 +40,7 @@ def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABEL
     return {
         "memory": memory,
         "memory_id": memory.memory_id,
-        "text": memory_text(memory.memory_type, value, memory.type_version) if value is not None else "(removed)",
+        "text": fact_text(memory.memory_type, value, memory.type_version) if value is not None else "(removed)",
         "label": spec.label if spec else memory.memory_type.replace("_", " "),
         "fact": value,
         "kind": (value or {}).get("kind"),

@@ -22,10 +22,10 @@ from rest_framework import serializers
 
 from core.errors import Conflict, Forbidden, ValidationFailed
 from core.identity import Identity
-from memory.facts import validate_fact
 from memory.lifecycle import memory_value
 from memory.models import Memory, MemoryState, Source
 from memory.services import memory_record
+from memory.types import validate_fact
 from rights.fhir import MODELS, SYSTEM_PATIENT
 
 IMPORTABLE = ("AllergyIntolerance", "MedicationStatement")

@@ -6,6 +6,8 @@ forms agree, ambiguous input never yields a value, and any text parses without e
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,12 +22,18 @@ from conversations.parsing import (
     parse_turn,
 )
 from conversations.slots import OFFER_TOOL, apply_turn, empty_state, next_action, offer_constraints, slot_matches
-from memory import facts as memory_facts_module
+from memory.types import builtin_latest, validate_fact
 
 SEED_TURN_1 = ("I need to reschedule my cardiology follow-up. I can't do mornings, and I'm currently taking blood "
                "thinners.")
 SEED_TURN_2 = "What about Thursday?"
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SCHEDULING = builtin_latest()["scheduling_preference"]
+
+
+def scheduling_field(kind: str, name: str) -> dict:
+    """One field of the scheduling_preference type's schema, in the shape for ``kind``."""
+    return SCHEDULING.branch_for({"kind": kind})["properties"][name]
 
 
 def times(text: str) -> list[tuple[str, str]]:
@@ -159,7 +167,9 @@ def test_ambiguous_question_offers_both_readings():
 
 
 def test_parser_lists_match_the_memory_fact_types():
-    assert list(DAYS) == memory_facts_module.DAYS and list(PERIODS) == memory_facts_module.PERIODS
+    days = scheduling_field("excluded_days", "days")["items"]["enum"]
+    periods = scheduling_field("excluded_periods", "periods")["items"]["enum"]
+    assert list(DAYS) == days and list(PERIODS) == periods
 
 
 # --- properties of the time parser -------------------------------------------------------------------------------
@@ -255,9 +265,9 @@ def test_property_any_text_parses_into_valid_facts(text):
     """Never raises; every time is a valid HH:MM; every proposed fact validates as a typed memory fact."""
     p = parse_turn(text)
     for t in p.times:
-        assert memory_facts_module.HHMM.match(t.time)
+        assert re.fullmatch(scheduling_field(t.kind, "time")["pattern"], t.time)
     for fact in memory_facts(p):
-        memory_facts_module.validate_fact("scheduling_preference", fact)
+        validate_fact("scheduling_preference", fact)
 
 
 @PROPERTY

@@ -20,12 +20,12 @@ from django.db import connection
 from pgvector import Vector
 
 from memory.embeddings import EmbeddingUnavailable, provider
-from memory.facts import fact_text
 from memory.lexicon import lexicon
 from memory.retrieval.calibration import calibration
 from memory.retrieval.candidates import Candidate, candidate_value
 from memory.retrieval.question import Question
 from memory.retrieval.vectors import vector_model
+from memory.types import fact_text
 
 log = logging.getLogger("anamnesis.retrieval")
 

@@ -21,10 +21,10 @@ from core import maintenance, rows
 from core.identity import Identity, commit_with_next_statement, identity_context
 from memory import representations
 from memory.embeddings import EmbeddingUnavailable, LocalMiniLM, provider
-from memory.facts import fact_text
 from memory.lexicon import lexicon
 from memory.lifecycle import memory_value
 from memory.models import Memory, MemoryEmbedding, Representation
+from memory.types import fact_text
 
 log = logging.getLogger("anamnesis.retrieval")
 

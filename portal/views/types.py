@@ -13,8 +13,8 @@ from django.views.decorators.http import require_http_methods
 
 from core.errors import Conflict, NotFound, ValidationFailed
 from core.parsers import NotJson, strict_loads
-from memory import type_services
 from memory.types import NAME as TYPE_NAME
+from memory.types import services as type_services
 from memory.types import type_public, types_visible
 from portal.context import portal_view
 from portal.rows import ADMIN_ROLES, PURPOSE_LABELS

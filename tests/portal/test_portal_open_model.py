@@ -10,8 +10,7 @@ import uuid
 
 import pytest
 
-from memory.facts import validate_fact
-from memory.types import builtin_catalogue
+from memory.types import builtin_catalogue, validate_fact
 from tests.test_memory_types import ROUND_TRIP, wound_care_type
 
 pytestmark = pytest.mark.django_db

@@ -10,9 +10,10 @@ from rest_framework.response import Response
 from core.api import ScopedAPIView
 from core.errors import NotFound
 from core.serializers import StrictSerializer
-from memory import type_services
 from memory.models import MemoryClass, MemoryType
-from memory.types import NAME, PURPOSE_VALUES, WRITERS, builtin_catalogue, type_get, type_public, types_visible
+from memory.types import services
+from memory.types.registry import builtin_catalogue, type_get, type_public, types_visible
+from memory.types.spec import NAME, PURPOSE_VALUES, WRITERS
 
 
 class MemoryTypeOut(serializers.Serializer):
@@ -90,7 +91,7 @@ class MemoryTypesView(_TypeView):
 
     @extend_schema(operation_id="memory_types_create", request=MemoryTypeIn, responses={201: MemoryTypeOut})
     def post(self, request):
-        spec = type_services.memory_type_create(identity=self.identity, definition=_definition(request)[0])
+        spec = services.memory_type_create(identity=self.identity, definition=_definition(request)[0])
         return Response(type_public(spec), status=status.HTTP_201_CREATED)
 
 
@@ -127,8 +128,8 @@ class MemoryTypeVersionsView(_TypeView):
         ``errors`` lists each memory id and failing field path. The latest version's definition again is that
         version (200), not a copy of it; a revision based on an older version is 409 version_conflict."""
         definition, others = _definition(request, MemoryTypeRevisionIn)
-        spec, created = type_services.memory_type_revise(identity=self.identity, name=name, definition=definition,
-                                                         based_on_version=others.get("based_on_version"))
+        spec, created = services.memory_type_revise(identity=self.identity, name=name, definition=definition,
+                                                    based_on_version=others.get("based_on_version"))
         return Response(type_public(spec), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

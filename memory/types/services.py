@@ -20,15 +20,10 @@ from core.identity import Identity
 from core.services import organization_ensure
 from memory.crypto import decrypt_fact
 from memory.models import MemoryType
-from memory.types import (
-    DefinitionInvalid,
-    FactInvalid,
-    TypeSpec,
-    builtin_catalogue,
-    definition_check,
-    fact_validate,
-    revision_lock_key,
-)
+from memory.types.definitions import definition_check
+from memory.types.facts import fact_validate
+from memory.types.registry import builtin_catalogue, revision_lock_key
+from memory.types.spec import DefinitionInvalid, FactInvalid, TypeSpec
 
 
 class TypeExists(Conflict):
