@@ -18,16 +18,14 @@
 
 from __future__ import annotations
 
-import os
+from bench.bootstrap import setup_django
 
 DB_NAME = "anamnesis_bench_conv"
-os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
-# The app's private settings add it to INSTALLED_APPS until config.settings lists it (then they add nothing).
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ["DB_POOL"] = "false"
+setup_django(DB_NAME)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -35,10 +33,6 @@ import time  # noqa: E402
 import uuid  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from pathlib import Path  # noqa: E402
-
-import django  # noqa: E402
-
-django.setup()
 
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
@@ -139,15 +133,20 @@ def service_level(args) -> dict:
 def api_level(args) -> dict:
     from django.test import Client
 
-    from tests.support import PATIENT_SCOPES, JwksServer, KeyRing, configure_identity_provider, mint
+    from bench.tokens import (
+        PATIENT_SCOPES,
+        JwksServer,
+        SigningKey,
+        configure_identity_provider,
+        mint,
+        register_organization,
+    )
 
-    keys = KeyRing()
+    keys = SigningKey()
     jwks = JwksServer(keys)
     try:
         configure_identity_provider(jwks.url)
         org, pid = uuid.uuid4(), uuid.uuid4()
-        from tests.conftest import register_organization
-
         register_organization(org)
         token = mint(keys, sub=f"patient-{pid}", org_id=org, patient_id=pid, scope=PATIENT_SCOPES)
         client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")

@@ -11,21 +11,15 @@ flat as the patient grows because rows are fetched in chunks.
 
 from __future__ import annotations
 
-import os
+from bench.bootstrap import setup_django
 
 DB_NAME = "anamnesis_bench_export"
-os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-os.environ["DB_POOL"] = "false"
+setup_django(DB_NAME)
 
 import argparse  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 import uuid  # noqa: E402
-
-import django  # noqa: E402
-
-django.setup()
 
 import psycopg  # noqa: E402
 from django.conf import settings  # noqa: E402

@@ -17,26 +17,20 @@
 
 from __future__ import annotations
 
-import os
+from bench.bootstrap import ORIGINAL_ENV, setup_django
 
-_ORIGINAL_ENV = dict(os.environ)
 DB_NAME = "anamnesis_bench_mcp"
-os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-os.environ["DB_POOL"] = "false"
+setup_django(DB_NAME)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
 from pathlib import Path  # noqa: E402
-
-import django  # noqa: E402
-
-django.setup()
 
 import anyio  # noqa: E402
 import httpx  # noqa: E402
@@ -49,8 +43,16 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from bench import common  # noqa: E402
 from bench.common import HOST, free_port, log, percentile  # noqa: E402
+from bench.tokens import (  # noqa: E402
+    AUDIENCE,
+    ISSUER,
+    PATIENT_SCOPES,
+    JwksServer,
+    SigningKey,
+    mint,
+    register_organization,
+)
 from core.bootstrap import bootstrap  # noqa: E402
-from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 RESULTS_DIR = BASE_DIR / "bench" / "results"
@@ -77,7 +79,7 @@ def seed(url: str, token: str, patient: uuid.UUID, path: str) -> None:
 def start(jwks_url: str, *, asgi: bool, log_path: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     url = f"http://{HOST}:{port}"
-    env = {**_ORIGINAL_ENV, "DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
+    env = {**ORIGINAL_ENV, "DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
            "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
            "MCP_RESOURCE_URL": f"{url}/mcp", "EMBEDDING_PROVIDER": "openai",
            "EMBEDDING_BASE_URL": f"http://{HOST}:9",
@@ -181,10 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     common.check_topology(DB_NAME)
     prepare_database()
     RESULTS_DIR.mkdir(exist_ok=True)
-    keys = KeyRing()
+    keys = SigningKey()
     jwks = JwksServer(keys)
-    from tests.conftest import register_organization
-
     org, patient = uuid.uuid4(), uuid.uuid4()
     register_organization(org)  # admitted: its tokens' issuer is trusted (core.gate)
     token = mint(keys, sub=f"patient-{patient}", org_id=org, patient_id=patient, scope=PATIENT_SCOPES, exp_in=3600)

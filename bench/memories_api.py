@@ -16,22 +16,17 @@
 
 from __future__ import annotations
 
-import os
-
-_ORIGINAL_ENV = dict(os.environ)  # what the gunicorn child inherits (plus its own overrides)
-from bench.common import bench_db_name  # noqa: E402  (stdlib only: does not load Django)
+from bench.bootstrap import ORIGINAL_ENV, setup_django
+from bench.common import bench_db_name  # stdlib only: does not load Django
 
 # anamnesis_bench unless BENCH_MEMORIES_DB names another anamnesis_bench* database (bench.scale's larger seeds)
 DB_NAME = bench_db_name("BENCH_MEMORIES_DB", "anamnesis_bench")
-# Before anything loads Django settings: the settings resolve the database from these.
-os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-# This process only: plain connections, nothing pooled across the DROP DATABASE.
-os.environ["DB_POOL"] = "false"
+setup_django(DB_NAME)
 
 import argparse  # noqa: E402
 import http.client  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import platform  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
@@ -45,10 +40,6 @@ from dataclasses import dataclass, field  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
-
 import psycopg  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
@@ -56,11 +47,11 @@ from django.db import connections  # noqa: E402
 
 from bench import common  # noqa: E402
 from bench.common import free_port, log, percentile  # noqa: E402
+from bench.tokens import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, SigningKey, mint  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
 from memory.models import Memory  # noqa: E402
 from memory.selectors import memory_list_current  # noqa: E402
-from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 RESULTS_DIR = BASE_DIR / "bench" / "results"
@@ -412,7 +403,7 @@ def balance(master_pid: int, port: int, sessions: list[HttpSession],
 
 def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen, int, object]:
     port = free_port()
-    env = dict(_ORIGINAL_ENV)
+    env = dict(ORIGINAL_ENV)
     env.update({
         "DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
         "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
@@ -588,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
     matched = check_sql_matches_orm(*plan[0])
     log(f"the SQL baseline returns the same {matched} rows, in the same order, as the API's selector")
 
-    keys = KeyRing()
+    keys = SigningKey()
     t0 = time.perf_counter()
     tokens = {patient: mint(keys, sub=f"patient-{patient}", org_id=org, patient_id=patient,
                             scope=PATIENT_SCOPES, exp_in=3600)

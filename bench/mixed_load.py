@@ -11,7 +11,7 @@ nothing acknowledged was lost.
    the same size.
 2. Serves the product the way ``manage.py serve`` does by default (gunicorn on ``config.wsgi``, the machine's one
    embedding server beside it on a free loopback port), or with ``--server asgi`` as ``manage.py serve --asgi``
-   does (uvicorn workers on ``config.asgi``); a local JWKS (tests.support) signs the tokens. Runtime role, RLS,
+   does (uvicorn workers on ``config.asgi``); a local JWKS (bench.tokens) signs the tokens. Runtime role, RLS,
    audit: the real service.
 3. Each connection owns ``--owned`` patients (its memory writes) and ``--workflows`` workflows (its checkpoints,
    created through the API first), so no 409 is expected anywhere; reads go to a shared pool of ``--read-pool``
@@ -29,20 +29,17 @@ nothing acknowledged was lost.
 
 from __future__ import annotations
 
-import os
-
-_ORIGINAL_ENV = dict(os.environ)  # what the service inherits (plus its own overrides)
-from bench.common import bench_db_name  # noqa: E402  (stdlib only: does not load Django)
+from bench.bootstrap import ORIGINAL_ENV, setup_django
+from bench.common import bench_db_name  # stdlib only: does not load Django
 
 DB_NAME = bench_db_name("BENCH_MIXED_DB", "anamnesis_bench_mixed")
-os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-os.environ["DB_POOL"] = "false"  # this process only: plain connections, nothing pooled across the DROP DATABASE
+setup_django(DB_NAME)  # settings now point at DB_NAME for the life of this process
 
 import argparse  # noqa: E402
 import http.client  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import platform  # noqa: E402
 import random  # noqa: E402
 import subprocess  # noqa: E402
@@ -53,26 +50,17 @@ import uuid  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()  # settings now point at DB_NAME for the life of this process
-
-# Importing bench.memories_api points ANAMNESIS_DB_NAME at its own database (the settings are already loaded, so
-# nothing here changes); put the environment back for anything started later.
-from bench import memories_api as base  # noqa: E402
-
-os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
-
 import psycopg  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connections  # noqa: E402
 
 from bench import common  # noqa: E402
+from bench import memories_api as base  # noqa: E402  (its setup_django() changes nothing: ours ran)
 from bench.common import HOST, free_port, log, percentile  # noqa: E402
+from bench.embeddings import FakeEmbeddings  # noqa: E402
+from bench.tokens import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, SigningKey, mint  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
-from tests.fakes.embeddings import FakeEmbeddings  # noqa: E402
-from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 RESULTS_DIR = BASE_DIR / "bench" / "results"
@@ -156,11 +144,12 @@ def cast(args, rng: random.Random) -> tuple[list[dict], list[dict]]:
 def start_service(args, jwks_url: str, log_path: Path,
                   fake_embeddings_url: str | None = None) -> tuple[subprocess.Popen, int, object]:
     """``manage.py serve`` (gunicorn, the default) or ``manage.py serve --asgi`` (uvicorn), as deployed. With
-    ``fake_embeddings_url`` (``--embeddings fake``, the test's mode) the workers embed through the tests' fake
-    OpenAI-compatible server instead, and serve starts no embedding server (start-up in seconds, not ~20 s)."""
+    ``fake_embeddings_url`` (``--embeddings fake``, the test's mode) the workers embed through a fake
+    OpenAI-compatible server instead (bench.embeddings), and serve starts no embedding server (start-up in
+    seconds, not ~20 s)."""
     port = free_port()
-    env = {k: v for k, v in _ORIGINAL_ENV.items() if not k.startswith("EMBEDDING_")} if fake_embeddings_url \
-        else dict(_ORIGINAL_ENV)
+    env = {k: v for k, v in ORIGINAL_ENV.items() if not k.startswith("EMBEDDING_")} if fake_embeddings_url \
+        else dict(ORIGINAL_ENV)
     env.update({
         "DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
         "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
@@ -378,7 +367,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="serve: manage.py serve (gunicorn, the default deployment); asgi: manage.py serve --asgi")
     p.add_argument("--embeddings", choices=("real", "fake"), default="real",
                    help="real: the machine's embedding server, as serve runs it; fake: hash vectors from "
-                        "tests.fakes.embeddings (the test's mode)")
+                        "bench.embeddings (the test's mode)")
     p.add_argument("--workers", type=positive, default=2, help="web workers")
     p.add_argument("--threads", type=positive, default=4, help="threads per web worker")
     p.add_argument("--reuse", action="store_true", help="keep the database if it holds a seed of this size")
@@ -413,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     dataset = prepare_database(args)
     rng = random.Random(args.seed)
     owned, pool = cast(args, rng)
-    keys = KeyRing()
+    keys = SigningKey()
     t0 = time.perf_counter()
     tokens = {p["patient"]: mint(keys, sub=f"patient-{p['patient']}", org_id=p["org"], patient_id=p["patient"],
                                  scope=PATIENT_SCOPES, exp_in=3600) for p in owned + pool}

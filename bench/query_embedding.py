@@ -11,14 +11,12 @@ hit in the LRU cache of recent query vectors). No database needed.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 
-import django
+from bench.bootstrap import setup_django
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django.setup()
+setup_django()  # no database: settings only
 
 from bench.common import log, percentile  # noqa: E402
 from memory import evaluation  # noqa: E402

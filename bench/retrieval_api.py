@@ -39,19 +39,15 @@ Helpers (load driver, keep-alive sessions, gunicorn worker balancing, percentile
 
 from __future__ import annotations
 
-import os
+from bench.bootstrap import ORIGINAL_ENV, setup_django
 
-_ORIGINAL_ENV = dict(os.environ)  # what the gunicorn child inherits (plus its own overrides)
 DB_NAME = "anamnesis_bench_retrieval"
-# Before anything loads Django settings: the settings resolve the database from these.
-os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-# This process only: plain connections, nothing pooled across the DROP DATABASE.
-os.environ["DB_POOL"] = "false"
+setup_django(DB_NAME)  # settings now point at DB_NAME for the life of this process
 
 import argparse  # noqa: E402
 import http.client  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import platform  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
@@ -66,16 +62,6 @@ from datetime import UTC, datetime, timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
 from urllib.parse import urlencode  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()  # settings now point at DB_NAME for the life of this process
-
-# Importing bench.memories_api sets ANAMNESIS_DB_NAME to its own database (settings are already loaded, so it
-# changes nothing here); put the environment back so nothing started later could pick that name up.
-from bench import memories_api as base  # noqa: E402
-
-os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
-
 import psycopg  # noqa: E402
 import torch  # noqa: E402
 from django.conf import settings  # noqa: E402
@@ -86,8 +72,10 @@ from pgvector import Vector  # noqa: E402
 from psycopg.types.json import Jsonb  # noqa: E402
 
 from bench import common  # noqa: E402
+from bench import memories_api as base  # noqa: E402  (its setup_django() changes nothing: ours ran)
 from bench.common import log  # noqa: E402
 from bench.retrieval_data import ALLERGENS, MEDICATIONS, PREFERENCES, QUESTIONS, REACTIONS, SEVERITIES, fresh_questions  # noqa: E402
+from bench.tokens import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, SigningKey, mint  # noqa: E402
 from consent.services import consent_record, grant_create  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
@@ -104,7 +92,6 @@ from memory.retrieval.vectors import embedding_text, vector_model, vector_writes
 from memory.selectors import memory_list_current  # noqa: E402
 from memory.services import memory_record  # noqa: E402
 from memory.types import builtin_latest, fact_text, validate_fact  # noqa: E402
-from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 RESULTS_DIR = BASE_DIR / "bench" / "results"
@@ -538,7 +525,7 @@ def start_service(args, jwks_url: str, embedding_url: str,
                   log_path: Path) -> tuple[subprocess.Popen, int, object]:
     """bench.memories_api.start_service, with this benchmark's database and the shared embedding server."""
     port = base.free_port()
-    env = dict(_ORIGINAL_ENV)
+    env = dict(ORIGINAL_ENV)
     env.update({
         "DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
         "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
@@ -605,7 +592,7 @@ def embedding_server(log_path: Path, timeout: float):
     """``manage.py run_embedding_server`` on a free loopback port, as ``manage.py serve`` starts it; yields
     (process, base URL)."""
     port = base.free_port()
-    env = dict(_ORIGINAL_ENV, DJANGO_SETTINGS_MODULE="config.settings", ANAMNESIS_DB_NAME=DB_NAME,
+    env = dict(ORIGINAL_ENV, DJANGO_SETTINGS_MODULE="config.settings", ANAMNESIS_DB_NAME=DB_NAME,
                LOG_LEVEL="WARNING")
     log_file = open(log_path, "w")
     proc = subprocess.Popen([sys.executable, str(BASE_DIR / "manage.py"), "run_embedding_server", "--port",
@@ -685,7 +672,7 @@ def api_phase(args, cast: Cast, plan: list[str], serial_plan: list[str], warm_pl
     """Concurrent searches (the rotating realistic questions), then over one connection: ``serial``, every
     question new to the service (cold: its vector is computed by the embedding server), and ``serial_warm``, the
     rotating questions again (their vectors cached in the workers). CPU time per search for each serial run."""
-    keys = KeyRing()
+    keys = SigningKey()
     token = mint(keys, sub=f"patient-{cast.target}", org_id=cast.org, patient_id=cast.target, scope=PATIENT_SCOPES,
                  exp_in=3600)
     jwks = JwksServer(keys)

@@ -24,16 +24,14 @@
 
 from __future__ import annotations
 
-import os
+from bench.bootstrap import ORIGINAL_ENV, setup_django
 
-_ORIGINAL_ENV = dict(os.environ)
 SMALL_DB = "anamnesis_bench"  # memories_api's default database, seeded at 10,000 patients
-os.environ["ANAMNESIS_DB_NAME"] = SMALL_DB  # this process only builds SQL; EXPLAIN connects to each size's database
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-os.environ["DB_POOL"] = "false"
+setup_django(SMALL_DB)  # this process only builds SQL; EXPLAIN connects to each size's database
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import re  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -43,22 +41,18 @@ import uuid  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
-
 import psycopg  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.db import connections, transaction  # noqa: E402
 
 from bench import common  # noqa: E402
 from bench.common import log  # noqa: E402
+from bench.tokens import PATIENT_SCOPES  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity  # noqa: E402
 from memory import selectors  # noqa: E402
 from memory.models import Memory  # noqa: E402
 from memory.retrieval.candidates import candidates  # noqa: E402
 from memory.retrieval.vectors import vector_model  # noqa: E402
-from tests.support import PATIENT_SCOPES  # noqa: E402
 from workflows.models import Workflow  # noqa: E402
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -101,7 +95,7 @@ def db_for(patients: int) -> str:
 # --- memories_api at one size ----------------------------------------------------------------------------------
 def run_memories_api(args, patients: int, round_no: int) -> dict:
     output = args.output.parent / f"scale_{patients}_r{round_no}.json"
-    env = dict(_ORIGINAL_ENV, BENCH_MEMORIES_DB=db_for(patients))
+    env = dict(ORIGINAL_ENV, BENCH_MEMORIES_DB=db_for(patients))
     env.pop("ANAMNESIS_DB_NAME", None)
     argv = [sys.executable, "-m", "bench.memories_api", "--patients", str(patients), "--per-patient",
             str(args.per_patient), "--requests", str(args.requests), "--warmup", str(args.warmup),

@@ -21,32 +21,26 @@
 
 from __future__ import annotations
 
-import os
+from bench.bootstrap import ORIGINAL_ENV, setup_django
 
-_ORIGINAL_ENV = dict(os.environ)  # what child processes inherit (plus their own overrides)
 DB_NAME = "anamnesis_bench_wf"
-# Before anything loads Django settings: the settings resolve the database from these.
-os.environ["ANAMNESIS_DB_NAME"] = DB_NAME
-os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-os.environ["DB_POOL"] = "false"  # this process only: plain connections, nothing pooled across the DROP DATABASE
+setup_django(DB_NAME)
 
 import argparse  # noqa: E402
 import http.client  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import platform  # noqa: E402
 import re  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from pathlib import Path  # noqa: E402
-
-import django  # noqa: E402
-
-django.setup()
 
 import psycopg  # noqa: E402
 from django.conf import settings  # noqa: E402
@@ -55,9 +49,8 @@ from django.db import connections  # noqa: E402
 
 from bench import common  # noqa: E402
 from bench.common import free_port, log, percentile  # noqa: E402
+from bench.tokens import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, SigningKey, mint  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
-from tests.fakes.processes import WorkerProcess  # noqa: E402
-from tests.support import AUDIENCE, ISSUER, PATIENT_SCOPES, JwksServer, KeyRing, mint  # noqa: E402
 from workflows.services import payload_hash  # noqa: E402
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -165,7 +158,7 @@ class HttpSession:
 
 def start_service(args, jwks_url: str, log_path: Path) -> tuple[subprocess.Popen, int, object]:
     port = free_port()
-    env = dict(_ORIGINAL_ENV)
+    env = dict(ORIGINAL_ENV)
     env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "ANAMNESIS_DB_NAME": DB_NAME,
                 "OIDC_JWKS_URL": jwks_url, "OIDC_ISSUER": ISSUER, "OIDC_AUDIENCE": AUDIENCE, "LOG_LEVEL": "WARNING",
                 "API_RATE_LIMIT_PER_SUBJECT": "1000000000", "API_RATE_LIMIT_PER_ORGANIZATION": "1000000000"})
@@ -189,6 +182,33 @@ def stop_process(proc: subprocess.Popen, log_file=None) -> int | None:
     if log_file is not None:
         log_file.close()
     return proc.returncode
+
+
+class WorkerRun:
+    """One ``manage.py run_worker`` process. Its stdout (``--stats-json`` ends it with one JSON line) and stderr
+    (logs, shown when something goes wrong) go to temporary files, read once it has ended."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.stdout = tempfile.TemporaryFile(mode="w+")
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen([sys.executable, "manage.py", "run_worker", *args], cwd=BASE_DIR, env=env,
+                                     stdout=self.stdout, stderr=self.stderr, text=True)
+        self.lines: list[str] = []
+
+    def wait(self, timeout: float) -> int:
+        try:
+            rc = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise RuntimeError(f"the worker did not finish within {timeout}s: {self.describe()}") from None
+        self.stdout.seek(0)
+        self.lines = self.stdout.read().splitlines()
+        return rc
+
+    def describe(self) -> str:
+        self.stderr.seek(0)
+        return f"rc={self.proc.poll()} stdout={self.lines[-5:]} stderr={self.stderr.read()[-3000:]}"
 
 
 def drive_checkpoints(port: int, plan: list[list[tuple[str, str]]], per_thread: int) -> Run:
@@ -265,7 +285,7 @@ def drive_reads(port: int, plan: list[list[tuple[str, str]]], per_thread: int) -
 
 
 def api_phase(args) -> dict:
-    keys = KeyRing()
+    keys = SigningKey()
     org = uuid.uuid4()
     patients = [uuid.uuid4() for _ in range(args.workflows)]
     tokens = {p: mint(keys, sub=f"patient-{p}", org_id=org, patient_id=p, scope=PATIENT_SCOPES, exp_in=3600)
@@ -374,12 +394,12 @@ def explain_claim(settled: int, due: int) -> tuple[str, dict]:
 def dispatch_run(args, url: str, workers: int) -> dict:
     fake_control(url, {"mode": "reset"})
     seed_operations(args.operations)
-    env = dict(_ORIGINAL_ENV)
+    env = dict(ORIGINAL_ENV)
     env.update({"ANAMNESIS_DB_NAME": DB_NAME, "DJANGO_SETTINGS_MODULE": "config.settings", "LOG_LEVEL": "WARNING",
                 "INSURER_BASE_URL": url, "WORKFLOW_WORKER_BATCH_SIZE": str(args.batch_size),
                 "WORKFLOW_WORKER_POLL_SECONDS": "0.05"})
     started = time.perf_counter()
-    procs = [WorkerProcess(env, "--until-idle", "--stats-json", "--name", f"bench-{i}") for i in range(workers)]
+    procs = [WorkerRun(env, "--until-idle", "--stats-json", "--name", f"bench-{i}") for i in range(workers)]
     problems = []
     for p in procs:
         if p.wait(timeout=args.worker_timeout) != 0:

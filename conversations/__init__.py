@@ -1,1 +1,1 @@
-"""Short-term context: conversation sessions with slots, token budgets, summaries and expiry (issue 6)."""
+"""Short-term context: conversation sessions with slots, token budgets, summaries and expiry."""

@@ -141,7 +141,7 @@ class SideEffectOut(serializers.Serializer):
 
 
 class SummaryOut(serializers.Serializer):
-    """Seed 003's structured summary of the older turns."""
+    """The structured summary of the older turns (summaries.SUMMARY_SCHEMA)."""
     confirmed_facts = FactOut(many=True)
     open_questions = QuestionOut(many=True)
     decisions = DecisionOut(many=True)
@@ -174,7 +174,7 @@ class ModelContextOut(serializers.Serializer):
     clarifying_questions = QuestionOut(many=True)
     care_team_flags = FlagOut(many=True)
     care_team_note = serializers.CharField(allow_null=True)
-    summary = SummaryOut(allow_null=True, help_text="Older turns that did not fit, summarised (seed 003 form)")
+    summary = SummaryOut(allow_null=True, help_text="Older turns that did not fit, summarised")
     summarised_through = serializers.RegexField(SOURCE, allow_null=True)
     messages = MessageOut(many=True, help_text="The newest turns that fit, oldest first")
 

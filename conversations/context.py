@@ -3,9 +3,10 @@
 The context is one JSON object (serialised by :func:`summaries.dumps`, and counted on exactly that text with the
 real ``cl100k_base`` tokenizer): the purpose, the structured slots, the patient's standing (long-term) scheduling
 preferences, the next action and open questions, care-team flags (codes only), a structured summary of the older
-turns (seed 003 form) and the newest turns that fit. Every turn is either in ``messages`` or covered by the summary;
-none is silently dropped. The patient identifier is never part of it: there is no field for it, and any occurrence
-in turn text or tool results is replaced by ``[patient]``, and so is any of the patient's other identifiers (an MRN).
+turns (in the form ``summaries.SUMMARY_SCHEMA`` fixes) and the newest turns that fit. Every turn is either in
+``messages`` or covered by the summary; none is silently dropped. The patient identifier is never part of it:
+there is no field for it, and any occurrence in turn text or tool results is replaced by ``[patient]``, and so is
+any of the patient's other identifiers (an MRN).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import copy
 import logging
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from conversations import summaries
@@ -108,8 +109,34 @@ def build_context(*, purpose: str, patient_id: uuid.UUID, slots: dict, care_team
                   summary_cache: dict | None = None, identifiers: Sequence[str] = ()) -> BuiltContext:
     """``identifiers``: the patient's other identifiers (an MRN), redacted like the id."""
     redact = redactor(patient_id, also=identifiers)
+    base = _base_context(purpose=purpose, slots=slots, care_team_flags=care_team_flags, standing=standing,
+                         redact=redact)
+    base_tokens = count_tokens(dumps(base))
+    if base_tokens > max_tokens:
+        raise BudgetTooSmall(errors=[{"field": "max_tokens", "message": f"needs at least {base_tokens}",
+                                      "code": "too_small"}])
+    n = len(turns)
+    costs = [t.token_count or message_tokens(render_message(t, redact)) for t in turns]
+    reserve = 0 if base_tokens + sum(costs) <= max_tokens else summary_reserve(max_tokens)
+    packer = _Packer(base=base, turns=turns, redact=redact, max_tokens=max_tokens, summary_cache=summary_cache,
+                     care_team_flags=care_team_flags, forbidden=(*patient_markers(patient_id), *identifiers))
+    fitted, cache_out = packer.fit(_newest_that_fit(costs, max_tokens - base_tokens - reserve))
+    fitted = packer.widen(fitted, costs)
+    assert fitted.context is not None, "fit() and widen() return only a context that fits"
+    k, used, summariser_name = fitted.included, fitted.used, fitted.summariser
+    result = BuiltContext(context=fitted.context, used_tokens=used, max_tokens=max_tokens, turns_total=n,
+                          turns_included=k, turns_summarised=n - k, summariser=summariser_name,
+                          summary_cache=cache_out)
+    log.info("conversation context: budget=%d used=%d turns=%d included=%d summarised=%d summariser=%s",
+             max_tokens, used, n, k, n - k, summariser_name or "none")
+    return result
+
+
+def _base_context(*, purpose: str, slots: dict, care_team_flags: Sequence[dict], standing: Sequence[dict],
+                  redact) -> dict:
+    """Everything but the turns and their summary: always in the context, whatever the budget."""
     flags = [{"category": f["category"], "urgent": f["urgent"], "source_id": f["source_id"]} for f in care_team_flags]
-    base = {
+    return {
         "purpose": purpose,
         "slots": redact(public_slots(slots)),
         "standing_preferences": [{k: v for k, v in s.items() if k != "memory_id"} for s in standing],
@@ -121,83 +148,104 @@ def build_context(*, purpose: str, patient_id: uuid.UUID, slots: dict, care_team
         "summarised_through": None,
         "messages": [],
     }
-    base_tokens = count_tokens(dumps(base))
-    if base_tokens > max_tokens:
-        raise BudgetTooSmall(errors=[{"field": "max_tokens", "message": f"needs at least {base_tokens}",
-                                      "code": "too_small"}])
-    n = len(turns)
-    costs = [t.token_count or message_tokens(render_message(t, redact)) for t in turns]
-    reserve = 0 if base_tokens + sum(costs) <= max_tokens else summary_reserve(max_tokens)
-    available, k = max_tokens - base_tokens - reserve, 0
-    while k < n and costs[n - 1 - k] <= available:
-        available -= costs[n - 1 - k]
+
+
+def _newest_that_fit(costs: Sequence[int], room: int, already: int = 0) -> int:
+    """How many of the newest turns fit in ``room`` tokens beyond the ``already`` newest ones (counted in too)."""
+    n, k = len(costs), already
+    while k < n and costs[n - 1 - k] <= room:
+        room -= costs[n - 1 - k]
         k += 1
+    return k
 
-    forbidden = (*patient_markers(patient_id), *identifiers)
-    state = {"llm_tried": False, "slack": 4}
 
-    def attempt(k: int) -> tuple[dict | None, int, str | None, dict | None]:
-        """The context with the newest ``k`` turns and a summary of the rest, or None when it does not fit."""
-        older, recent = turns[:n - k], turns[n - k:]
-        context = {**base, "messages": [render_message(t, redact) for t in recent]}
+@dataclass
+class _Attempt:
+    context: dict | None  # None when it does not fit
+    used: int
+    summariser: str | None
+    cache: dict | None
+    included: int
+
+
+@dataclass
+class _Packer:
+    """Tries contexts with the newest ``k`` turns and a summary of the rest. One packer per context: it remembers
+    that the LLM summariser was tried (never a second API call for one context) and the slack the summary's room
+    has been tightened by."""
+
+    base: dict
+    turns: Sequence[TurnView]
+    redact: Callable
+    max_tokens: int
+    summary_cache: dict | None
+    care_team_flags: Sequence[dict]
+    forbidden: tuple[str, ...]
+    llm_tried: bool = False
+    slack: int = 4
+
+    def attempt(self, k: int) -> _Attempt:
+        """The context with the newest ``k`` turns and a summary of the rest (``context`` None when it does not
+        fit)."""
+        n, max_tokens, redact = len(self.turns), self.max_tokens, self.redact
+        older, recent = self.turns[:n - k], self.turns[n - k:]
+        context = {**self.base, "messages": [render_message(t, redact) for t in recent]}
         name = cache = None
         if older:
             through = older[-1].seq
-            room = max_tokens - count_tokens(dumps(context)) - state["slack"]
-            if summary_cache and summary_cache.get("through_seq") == through:
-                summary, name = summary_cache["summary"], summaries.LLM
-            elif not state["llm_tried"]:
-                summary, name = summaries.summarise(
-                    older, render=lambda t: render_message(t, redact), forbidden=forbidden,
-                    care_team_flags=care_team_flags, max_tokens=room)
-                # never a second API call for one context: a changed cut is summarised deterministically
-                state["llm_tried"] = name != summaries.DETERMINISTIC
-                cache = {"through_seq": through, "summary": summary} if name == summaries.LLM else None
-            else:
-                summary = summaries.summarise_deterministic(older, care_team_flags=care_team_flags)
-                name = summaries.DETERMINISTIC
+            room = max_tokens - count_tokens(dumps(context)) - self.slack
+            summary, name, cache = self._summary(older, through, room)
             # the deterministic summary quotes tool results (offered slot ids) as they came: redacted like turns
             summary = redact(summary)
             fitted = summaries.trim(summary, room) if room > 0 else None
             if fitted is None:
-                return None, max_tokens + 1, name, cache
+                return _Attempt(None, max_tokens + 1, name, cache, k)
             context["summary"], context["summarised_through"] = fitted, source_id(through)
         used = count_tokens(dumps(context))
-        return (context if used <= max_tokens else None), used, name, cache
+        return _Attempt(context if used <= max_tokens else None, used, name, cache, k)
 
-    context, used, name, cache_out = None, max_tokens + 1, None, None
-    for _ in range(n + 8):
-        context, used, name, cache = attempt(k)
-        cache_out = cache_out or cache
-        if context is not None:
-            break
-        if k == 0:  # separators tokenise a little differently from the parts: tighten the summary's room
-            state["slack"] += max(used - max_tokens, 0) + 2
-            if state["slack"] > max_tokens:
-                break
-        else:
-            k -= 1
-    if context is None:
+    def _summary(self, older: Sequence[TurnView], through: int, room: int) -> tuple[dict, str, dict | None]:
+        if self.summary_cache and self.summary_cache.get("through_seq") == through:
+            return self.summary_cache["summary"], summaries.LLM, None
+        if not self.llm_tried:
+            summary, name = summaries.summarise(
+                older, render=lambda t: render_message(t, self.redact), forbidden=self.forbidden,
+                care_team_flags=self.care_team_flags, max_tokens=room)
+            # never a second API call for one context: a changed cut is summarised deterministically
+            self.llm_tried = name != summaries.DETERMINISTIC
+            return summary, name, ({"through_seq": through, "summary": summary} if name == summaries.LLM else None)
+        summary = summaries.summarise_deterministic(older, care_team_flags=self.care_team_flags)
+        return summary, summaries.DETERMINISTIC, None
+
+    def fit(self, k: int) -> tuple[_Attempt, dict | None]:
+        """The first context that fits, dropping turns into the summary from ``k`` down, and an LLM summary worth
+        keeping from any attempt. Raises BudgetTooSmall when not even the slots and a summary fit."""
+        fitted: _Attempt | None = None
+        cache_out = None
+        for _ in range(len(self.turns) + 8):
+            fitted = self.attempt(k)
+            cache_out = cache_out or fitted.cache
+            if fitted.context is not None:
+                return fitted, cache_out
+            if k == 0:  # separators tokenise a little differently from the parts: tighten the summary's room
+                self.slack += max(fitted.used - self.max_tokens, 0) + 2
+                if self.slack > self.max_tokens:
+                    break
+            else:
+                k -= 1
         raise BudgetTooSmall(errors=[{"field": "max_tokens", "message": "too small for the slots and a summary",
                                       "code": "too_small"}])
-    # The reserve may have been more than the summary needed: give what is left to more turns.
-    for _ in range(3):
-        if name != summaries.DETERMINISTIC or k == n:
-            break
-        spare, more = max_tokens - used - 2, k
-        while more < n and costs[n - 1 - more] <= spare:
-            spare -= costs[n - 1 - more]
-            more += 1
-        if more == k:
-            break
-        bigger, bigger_used, name2, _ = attempt(more)
-        if bigger is None:
-            break
-        context, used, k, name = bigger, bigger_used, more, name2
-    summariser_name = name
-    result = BuiltContext(context=context, used_tokens=used, max_tokens=max_tokens, turns_total=n,
-                          turns_included=k, turns_summarised=n - k, summariser=summariser_name,
-                          summary_cache=cache_out)
-    log.info("conversation context: budget=%d used=%d turns=%d included=%d summarised=%d summariser=%s",
-             max_tokens, used, n, k, n - k, summariser_name or "none")
-    return result
+
+    def widen(self, fitted: _Attempt, costs: Sequence[int]) -> _Attempt:
+        """The reserve may have been more than the summary needed: give what is left to more turns."""
+        for _ in range(3):
+            if fitted.summariser != summaries.DETERMINISTIC or fitted.included == len(self.turns):
+                break
+            more = _newest_that_fit(costs, self.max_tokens - fitted.used - 2, fitted.included)
+            if more == fitted.included:
+                break
+            bigger = self.attempt(more)
+            if bigger.context is None:
+                break
+            fitted = bigger
+        return fitted

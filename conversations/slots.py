@@ -67,33 +67,59 @@ def apply_turn(state: dict, *, seq: int, role: str, parsed: dict | None = None, 
     if role != "user" or not parsed:
         return new
 
-    changed = False
+    merge = _Merge(new, src)
+    _merge_task(merge, parsed)
+    _merge_days(merge, parsed)
+    _merge_periods(merge, parsed)
+    _merge_times(merge, parsed)
+    if merge.changed:
+        new["last_offer"] = None  # offers made under other constraints are stale
+        new["selected_slot_id"] = None
+    elif new["last_offer"] and (chosen := _resolve_reference(new["last_offer"]["slots"], parsed.get("reference"))):
+        new["selected_slot_id"] = chosen
+        new["sources"]["selected_slot_id"] = src
+    return new
 
-    def put(key: str, value) -> None:
-        nonlocal changed
-        if new[key] != value:
-            new[key] = value
-            changed = True
-        new["sources"][key] = src
 
+class _Merge:
+    """One user turn being merged into ``new`` (the state's copy): every value put cites the turn, and ``changed``
+    records whether any constraint changed, which makes earlier offers stale."""
+
+    def __init__(self, new: dict, src: str) -> None:
+        self.new, self.src, self.changed = new, src, False
+
+    def put(self, key: str, value) -> None:
+        if self.new[key] != value:
+            self.new[key] = value
+            self.changed = True
+        self.new["sources"][key] = self.src
+
+
+def _merge_task(merge: _Merge, parsed: dict) -> None:
     if parsed.get("intent"):
         # Booking the new time is part of a reschedule, not a new task.
-        if not (parsed["intent"] == "book" and new["intent"] == "reschedule"):
-            put("intent", parsed["intent"])
+        if not (parsed["intent"] == "book" and merge.new["intent"] == "reschedule"):
+            merge.put("intent", parsed["intent"])
     if parsed.get("specialty"):
-        put("specialty", parsed["specialty"])
+        merge.put("specialty", parsed["specialty"])
     if parsed.get("visit_type"):
-        put("visit_type", parsed["visit_type"])
+        merge.put("visit_type", parsed["visit_type"])
 
+
+def _merge_days(merge: _Merge, parsed: dict) -> None:
+    new = merge.new
     excluded_days = set(new["excluded_days"]) - set(parsed.get("preferred_days", ())) | set(
         parsed.get("excluded_days", ()))
     if parsed.get("preferred_days"):
-        put("preferred_days", [d for d in _ordered(parsed["preferred_days"], DAYS) if d not in excluded_days])
+        merge.put("preferred_days", [d for d in _ordered(parsed["preferred_days"], DAYS) if d not in excluded_days])
     elif set(new["preferred_days"]) & excluded_days:
-        put("preferred_days", [d for d in new["preferred_days"] if d not in excluded_days])
+        merge.put("preferred_days", [d for d in new["preferred_days"] if d not in excluded_days])
     if parsed.get("excluded_days") or set(new["excluded_days"]) != excluded_days:
-        put("excluded_days", _ordered(excluded_days, DAYS))
+        merge.put("excluded_days", _ordered(excluded_days, DAYS))
 
+
+def _merge_periods(merge: _Merge, parsed: dict) -> None:
+    new = merge.new
     # "the afternoon one" answering "3:00 am or 3:00 pm?" says which 3 o'clock, not which part of the day to book
     answering = bool(parsed.get("meridiem")) and any(
         p.get("code") == "ambiguous_time" and p.get("candidates") for p in new["pending_clarifications"])
@@ -101,37 +127,33 @@ def apply_turn(state: dict, *, seq: int, role: str, parsed: dict | None = None, 
     said_excluded = () if answering else parsed.get("excluded_periods", ())
     excluded_periods = set(new["excluded_periods"]) - set(preferred_periods) | set(said_excluded)
     if preferred_periods:
-        put("preferred_period", preferred_periods[-1] if preferred_periods[-1] not in excluded_periods else None)
+        merge.put("preferred_period", preferred_periods[-1] if preferred_periods[-1] not in excluded_periods else None)
     elif new["preferred_period"] in excluded_periods:
-        put("preferred_period", None)
+        merge.put("preferred_period", None)
     if said_excluded or set(new["excluded_periods"]) != excluded_periods:
-        put("excluded_periods", _ordered(excluded_periods, PERIODS))
+        merge.put("excluded_periods", _ordered(excluded_periods, PERIODS))
 
+
+def _merge_times(merge: _Merge, parsed: dict) -> None:
+    """Stated times, answers to open questions, and the new questions this turn raises."""
+    new = merge.new
     pending = list(new["pending_clarifications"])
     for t in parsed.get("times", ()):
-        put(t["kind"], t["time"])
+        merge.put(t["kind"], t["time"])
         pending = [p for p in pending if p.get("kind") != t["kind"]]
     pending, resolved = _resolve_pending(pending, parsed)
     for kind, value in resolved:
-        put(kind, value)
+        merge.put(kind, value)
     for c in parsed.get("clarifications", ()):
         clarification = Clarification(c["code"], c.get("kind"), tuple(c.get("candidates", ())))
         # one open question per kind: a restated time replaces the earlier question about it
         pending = [p for p in pending if (p.get("kind"), p.get("code")) != (clarification.kind, clarification.code)]
         pending.append({"code": clarification.code, "kind": clarification.kind,
                         "candidates": list(clarification.candidates), "question": clarification.question,
-                        "source_id": src})
-        changed = True
+                        "source_id": merge.src})
+        merge.changed = True
     if pending != new["pending_clarifications"]:
         new["pending_clarifications"] = pending[-MAX_PENDING:]
-
-    if changed:
-        new["last_offer"] = None  # offers made under other constraints are stale
-        new["selected_slot_id"] = None
-    elif new["last_offer"] and (chosen := _resolve_reference(new["last_offer"]["slots"], parsed.get("reference"))):
-        new["selected_slot_id"] = chosen
-        new["sources"]["selected_slot_id"] = src
-    return new
 
 
 def _resolve_pending(pending: list[dict], parsed: dict) -> tuple[list[dict], list[tuple[str, str]]]:

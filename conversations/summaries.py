@@ -1,5 +1,6 @@
-"""Summaries of older turns in the structured form of seed 003: ``confirmed_facts`` (each with ``source_id`` and
-``confidence``), ``open_questions``, ``decisions``, ``side_effects``, ``source_ids`` and ``next_action``.
+"""Summaries of older turns in the structured form the product's specification fixes: ``confirmed_facts`` (each
+with ``source_id`` and ``confidence``), ``open_questions``, ``decisions``, ``side_effects``, ``source_ids`` and
+``next_action``.
 
 * :func:`summarise_deterministic` (the default, used in tests) replays the slot fold over the older turns and
   states what they established, citing the turn each value came from. It never restates a clinical remark: those
@@ -30,7 +31,7 @@ from conversations.tokens import count_tokens
 
 log = logging.getLogger("anamnesis.conversations")
 
-# Seed 003, verbatim: the contract every summary satisfies.
+# The specification's summary schema, verbatim: the contract every summary satisfies.
 SUMMARY_SCHEMA: dict = {
     "type": "object",
     "required": ["confirmed_facts", "open_questions", "decisions", "side_effects", "source_ids", "next_action"],
@@ -46,7 +47,7 @@ SUMMARY_SCHEMA: dict = {
 }
 _SOURCE = {"type": "string", "pattern": r"^turn:[1-9][0-9]*$"}
 _TEXT = {"type": "string", "minLength": 1, "maxLength": 300}
-# What this service produces and accepts: the seed's schema with every item's shape pinned down.
+# What this service produces and accepts: the specification's schema with every item's shape pinned down.
 STRICT_SUMMARY_SCHEMA: dict = {
     "type": "object",
     "additionalProperties": False,

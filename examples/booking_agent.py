@@ -1,4 +1,4 @@
-"""An example agent: seed 000's booking conversation, end to end, over MCP (the official SDK's client).
+"""An example agent: the specified booking conversation, end to end, over MCP (the official SDK's client).
 
 It opens a conversation session, sends the patient's turns, reads the slots and standing preferences from the
 session context, has the service ask the scheduling system for offers, checkpoints an appointment-booking
@@ -32,7 +32,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 PURPOSE = "appointment_scheduling"
-# The patient's side of seed 000's conversation, in order.
+# The patient's side of the specification's booking conversation (a cardiology reschedule), in order.
 PATIENT_TURNS = (
     "I need to reschedule my cardiology follow-up. I can't do mornings, and I'm currently taking blood thinners.",
     "What about Thursday?",

@@ -1,4 +1,4 @@
-"""Adapters over HTTP for the outside systems (an insurer, a scheduling system).
+"""Adapters over HTTP for the outside systems (an insurer, a scheduling system): the one client of each.
 
 Each call answers with an :class:`Outcome` that says only what the answer *proves*:
 
@@ -9,6 +9,9 @@ Each call answers with an :class:`Outcome` that says only what the answer *prove
 * ``unknown``: the request may have arrived (a read or write timeout, a dropped connection, a 5xx, 408, 409, 429,
   or an answer we cannot read). A timeout proves nothing, so nor does this.
 
+A read of the scheduling system's slots (:meth:`SchedulingSystem.slots`) is ``confirmed`` when the system answered
+200 with a readable list; any other outcome means the slots could not be read.
+
 Only error codes leave an adapter (``timeout``, ``http_503``...), never payload values or response bodies.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 import httpx
 from django.conf import settings
@@ -30,6 +34,9 @@ UNKNOWN = "unknown"
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,100}$")
 _SAFE_STATUS = re.compile(r"^[a-z_]{1,40}$")
+_SAFE_SLOT_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,64}$")
+SLOTS_PATH = "/v1/slots"
+MAX_SLOTS = 500
 
 
 @dataclass(frozen=True)
@@ -85,15 +92,21 @@ class OutsideSystem:
     def lookup(self, *, key: str) -> Outcome:
         return self._call("GET", f"{self.spec.collection}/by-idempotency-key/{key}", lookup=True)
 
-    def _call(self, method: str, path: str, *, lookup: bool = False, **kwargs) -> Outcome:
+    def _request(self, method: str, path: str, **kwargs) -> httpx.Response | Outcome:
+        """The system's answer, or the outcome of a request that got none."""
         try:
-            response = self.client.request(method, path, **kwargs)
+            return self.client.request(method, path, **kwargs)
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
             return Outcome(NOT_SENT, _code(exc))  # no connection, so no request: provably not delivered
         except httpx.TimeoutException:
             return Outcome(UNKNOWN, "timeout")  # sent (or partly sent), no answer: proves nothing
         except httpx.TransportError as exc:
             return Outcome(UNKNOWN, _code(exc))
+
+    def _call(self, method: str, path: str, *, lookup: bool = False, **kwargs) -> Outcome:
+        response = self._request(method, path, **kwargs)
+        if isinstance(response, Outcome):
+            return response
         status = response.status_code
         if lookup and status == 404:
             return Outcome(NOT_FOUND, "not_found")
@@ -124,6 +137,59 @@ class OutsideSystem:
         return result
 
 
+class SchedulingSystem(OutsideSystem):
+    """The scheduling system: appointments submitted and looked up like any outside system's requests, and the
+    slots it offers, read."""
+
+    @classmethod
+    def for_slot_search(cls, *, transport: httpx.BaseTransport | None = None) -> SchedulingSystem:
+        """With the timeouts of a patient waiting for offers (SCHEDULING_*), not the outbox worker's."""
+        return cls(SPECS[SCHEDULING], base_url=settings.SCHEDULING_BASE_URL.rstrip("/"),
+                   connect_timeout=settings.SCHEDULING_CONNECT_TIMEOUT_SECONDS,
+                   read_timeout=settings.SCHEDULING_READ_TIMEOUT_SECONDS, transport=transport)
+
+    def slots(self, *, specialty: str, visit_type: str | None) -> Outcome:
+        """The slots for this specialty (and visit type, when known). Confirmed, its result ``{"slots": [{"slot_id",
+        "start"}], "returned": n, "skipped": n}``: ``start`` a naive (clinic-local) datetime; only the first
+        MAX_SLOTS are read, and one without a safe id or a readable start is skipped. Only the specialty and visit
+        type are sent."""
+        params = {"specialty": specialty}
+        if visit_type:
+            params["visit_type"] = visit_type
+        try:
+            response = self._request("GET", SLOTS_PATH, params=params)
+        except httpx.HTTPError:  # beyond the transport's errors: an answer that cannot be decoded
+            return Outcome(UNKNOWN, "unreadable_answer")
+        if isinstance(response, Outcome):
+            return response
+        if response.status_code != 200:
+            return Outcome(UNKNOWN, f"http_{response.status_code}")
+        try:
+            body = response.json()
+        except ValueError:
+            return Outcome(UNKNOWN, "unreadable_answer")
+        items = body.get("slots") if isinstance(body, dict) else None
+        if not isinstance(items, list):
+            return Outcome(UNKNOWN, "unreadable_answer")
+        read = [_slot(item) for item in items[:MAX_SLOTS]]
+        slots = [slot for slot in read if slot is not None]
+        return Outcome(CONFIRMED, "confirmed",
+                       {"slots": slots, "returned": len(items), "skipped": len(read) - len(slots)})
+
+
+def _slot(item) -> dict | None:
+    if not isinstance(item, dict):
+        return None
+    slot_id, start = item.get("slot_id"), item.get("start")
+    if not isinstance(slot_id, str) or not _SAFE_SLOT_ID.fullmatch(slot_id) or not isinstance(start, str):
+        return None
+    try:
+        when = datetime.fromisoformat(start)
+    except ValueError:
+        return None
+    return {"slot_id": slot_id, "start": when.replace(tzinfo=None)}
+
+
 def _code(exc: Exception) -> str:
     return {
         httpx.ConnectError: "connect_failed",
@@ -136,4 +202,5 @@ def _code(exc: Exception) -> str:
 
 
 def adapters_from_settings() -> dict[str, OutsideSystem]:
-    return {system: OutsideSystem.from_settings(system) for system in SPECS}
+    return {system: (SchedulingSystem if system == SCHEDULING else OutsideSystem).from_settings(system)
+            for system in SPECS}

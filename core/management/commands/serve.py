@@ -18,20 +18,14 @@ application writes one line per request with the route template instead (core.ob
 
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import httpx
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt()
+from core.supervision import supervised, wait_until_ready
 
 
 class Command(BaseCommand):
@@ -70,54 +64,28 @@ class Command(BaseCommand):
             made_metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="anamnesis-metrics-")
         argv = self.web_argv(bind=bind, workers=workers, threads=threads, asgi=asgi)
         manage = [sys.executable, os.path.join(settings.BASE_DIR, "manage.py")]
-        children: list[subprocess.Popen] = []
-        exited = None  # the child that ended on its own, which ends the service
+        exited = web = None  # the child that ended on its own, which ends the service
         try:
-            signal.signal(signal.SIGTERM, _interrupt)
-            env = dict(os.environ)
-            if settings.EMBEDDING_PROVIDER == "local" and embedding_port:
-                embedder = subprocess.Popen([*manage, "run_embedding_server", "--port", str(embedding_port)])  # noqa: S603
-                children.append(embedder)
-                self._wait_for(f"http://127.0.0.1:{embedding_port}/health", embedder)
-                env.update(EMBEDDING_PROVIDER="local-server", EMBEDDING_BASE_URL=f"http://127.0.0.1:{embedding_port}")
-                self.stdout.write(f"serving on http://{bind} (embeddings from 127.0.0.1:{embedding_port})")
-            else:
-                self.stdout.write(f"serving on http://{bind}")
-            self.stdout.flush()
-            web = subprocess.Popen(argv, env=env)  # noqa: S603 (fixed argv)
-            children.append(web)
-            while exited is None:
-                time.sleep(0.5)
-                exited = next((child for child in children if child.poll() is not None), None)
-        except KeyboardInterrupt:
-            pass
+            # The web server is started last so that it stops first, and only then the embedding server: workers
+            # that stop write the vectors of the memories they have just stored (memory.retrieval.vectors.VectorWrites),
+            # which takes the model.
+            with supervised(stop_timeout=15) as children:
+                env = dict(os.environ)
+                if settings.EMBEDDING_PROVIDER == "local" and embedding_port:
+                    embedder = children.start([*manage, "run_embedding_server", "--port", str(embedding_port)])
+                    wait_until_ready(f"http://127.0.0.1:{embedding_port}/health", embedder, name="embedding server",
+                                     timeout=60.0, interval=0.3)
+                    env.update(EMBEDDING_PROVIDER="local-server",
+                               EMBEDDING_BASE_URL=f"http://127.0.0.1:{embedding_port}")
+                    self.stdout.write(f"serving on http://{bind} (embeddings from 127.0.0.1:{embedding_port})")
+                else:
+                    self.stdout.write(f"serving on http://{bind}")
+                self.stdout.flush()
+                web = children.start(argv, env=env)
+                exited = children.wait()
         finally:
-            # The web server first, and only then the embedding server: workers that stop write the vectors of the
-            # memories they have just stored (memory.retrieval.vectors.VectorWrites), which takes the model.
-            for child in reversed(children):
-                if child.poll() is None:
-                    child.terminate()
-                try:
-                    child.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-                    child.wait()
             if made_metrics_dir:
                 shutil.rmtree(made_metrics_dir, ignore_errors=True)
         if exited is not None and exited.returncode != 0:
-            role = "web server" if exited is children[-1] else "embedding server"
+            role = "web server" if exited is web else "embedding server"
             raise CommandError(f"the {role} exited with status {exited.returncode}")
-
-    @staticmethod
-    def _wait_for(url: str, process: subprocess.Popen, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise CommandError("the embedding server exited during start-up")
-            try:
-                if httpx.get(url, timeout=1.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        raise CommandError("the embedding server did not start in time")

@@ -1,0 +1,50 @@
+"""The one parser of patients' messages: scheduling slots, time preferences with their direction, clarifying
+questions, references to offered slots and clinical remarks.
+
+It serves the short-term slots of a conversation (``conversations.slots``) and the long-term preference
+proposals made from a turn (:func:`memory_facts`), so both read a message the same way. It is a narrow rule-based
+parser for scheduling talk, not clinical NLP: what it cannot read with confidence it leaves out or turns into a
+clarifying question, never a guess.
+
+Rules that matter (each has tests):
+
+* **Direction is kept.** "before 3 pm" is a latest time, "after 14:30" an earliest one; a negation in the same
+  clause flips a plain relation ("don't book me before 10" is an earliest time, "I can't come after 4pm" a latest
+  one); "not before", "no later than" and the like are read as one relation and never flipped again.
+* **24-hour and am/pm forms agree.** "15:00", "3 pm", "3pm", "3 p.m." and "3:00 PM" are all 15:00.
+* **Ambiguous times are asked about.** A bare hour from 1 to 7 without minutes or am/pm ("after 3"), or an
+  unpadded 1:00-7:59 without am/pm ("after 3:30"), reads one way on a 24-hour clock (03:00, before any clinic
+  opens) and another in speech (15:00). Those yield a clarifying question with both candidates and no value.
+  Bare 8-12 read as the morning/noon hour (their 24-hour reading), and 0 or 13-23 as 24-hour times.
+* **Negation excludes.** "I can't do mornings" excludes mornings; it is not a preference for them. Negation is
+  scoped to its clause, and phrases such as "don't mind" or "isn't there" do not negate.
+* **Nothing is defaulted.** Intent and specialty come from the message or stay empty.
+"""
+
+from conversations.parsing.terms import DAYS, PERIOD_HOURS, PERIODS
+from conversations.parsing.text import normalise
+from conversations.parsing.times import (
+    AMBIGUOUS_BARE_HOURS,
+    EARLIEST,
+    LATEST,
+    Clarification,
+    TimePreference,
+    parse_time_preferences,
+    spoken,
+)
+from conversations.parsing.turn import (
+    INTENTS,
+    REMARK_POLICY,
+    SPECIALTIES,
+    Reference,
+    Remark,
+    TurnParse,
+    memory_facts,
+    parse_turn,
+)
+
+__all__ = [
+    "AMBIGUOUS_BARE_HOURS", "DAYS", "EARLIEST", "INTENTS", "LATEST", "PERIODS", "PERIOD_HOURS", "REMARK_POLICY",
+    "SPECIALTIES", "Clarification", "Reference", "Remark", "TimePreference", "TurnParse", "memory_facts",
+    "normalise", "parse_time_preferences", "parse_turn", "spoken",
+]

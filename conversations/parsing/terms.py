@@ -1,0 +1,148 @@
+"""Days and periods of the day in a patient's message: which are wanted, which are excluded, and which of two
+alternatives comes first."""
+
+from __future__ import annotations
+
+import re
+
+from conversations.parsing.text import clause_of, mask, negated_before
+from conversations.parsing.times import CLOCK_WITH_PERIOD
+
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+PERIODS = ("morning", "afternoon", "evening")
+# The clock hours of each period (slot start times), used to match offers against period constraints.
+PERIOD_HOURS = {"morning": range(0, 12), "afternoon": range(12, 17), "evening": range(17, 24)}
+
+# A negative predicate after a day or period: "mornings don't work", "Monday is out", "Mondays are impossible".
+_NEG_AFTER = re.compile(
+    r"^(?:\s*(?:and|or|&|,)\s*[a-z]+)*(?:\s+(?:really|just|generally|usually|always))?"
+    r"(?:(?:'s|'re|\s+is|\s+are)\s+(?:out|impossible|bad|difficult|tricky|no good|not\b|never\b)"
+    r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b)")
+_DAY = re.compile(r"\b(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds)s?\b"
+                  r"|\b(?P<group>weekends?|weekdays?)\b")
+_DAY_ALIASES = {"tues": "tuesday", "thurs": "thursday", "weds": "wednesday"}
+_PERIOD = re.compile(r"\b(?P<period>morning|afternoon|evening)s?\b|\b(?P<tonight>tonight)\b")
+# Mentions of a day or period that are not about the appointment.
+_NOT_A_PREFERENCE = re.compile(
+    r"\bgood (?:morning|afternoon|evening)\b|\b(?:this|yesterday|last) (?:morning|afternoon|evening)\b"
+    r"|\blast (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\byesterday\b"
+    r"|\b(?:morning|afternoon|evening) (?:medication|meds|medicine|routine|shift|walk|run|coffee|pills?|tablets?|"
+    r"dose|injection|traffic|rush|school|class|classes|job|work)\b")
+
+
+def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, expand):
+    """(positive, negative) values of day or period terms, in order of mention, each judged in its own clause."""
+    positive: list[str] = []
+    negative: list[str] = []
+    not_pref = mask(text, _NOT_A_PREFERENCE)
+    for m in pattern.finditer(not_pref):
+        values = expand(m)
+        c_start, c_end = clause_of(clauses, m.start())
+        scope_start = max([c_start] + [e for s, e in time_spans if c_start <= s and e <= m.start()])
+        negated = negated_before(masked, scope_start, m.start()) or bool(_NEG_AFTER.match(masked[m.end():c_end]))
+        for value in values:
+            (negative if negated else positive).append(value)
+    return positive, negative
+
+
+def _expand_day(m: re.Match) -> list[str]:
+    if m.group("group"):
+        return ["saturday", "sunday"] if m.group("group").startswith("weekend") else list(DAYS[:5])
+    day = m.group("day")
+    return [_DAY_ALIASES.get(day, day)]
+
+
+def _expand_period(m: re.Match) -> list[str]:
+    return ["evening"] if m.group("tonight") else [m.group("period")]
+
+
+# --- preferences between alternatives ----------------------------------------------------------------------------
+
+_PERIOD_WORD = r"(?:morning|afternoon|evening)s?|tonight|lunch ?time|after lunch"
+_DAY_WORD = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds)s?|weekends?"
+             r"|weekdays?")
+_GAP = r"[^.;!?]{0,40}?"
+_SHORT = r"(?:\s+(?:the|a|an|in the|on|on a|on the|at|for|doing|coming in|coming|going|in)){0,3}\s+"
+# (pattern, which group is preferred). {t} is the term pattern. Each names two alternatives and says which one
+# comes first, so the one named last does not win by position.
+_ALTERNATIVES = (
+    (r"\b(?:prefer|preferring|preferably|like|want|fancy|choose|pick|take|do)\b" + _GAP + r"\b(?P<a>{t})\b" + _GAP
+     + r"\b(?:to|over|rather than|more than|instead of|than|in preference to|ahead of|sooner than|not)\b"
+     + r"(?:" + _SHORT + r"|\s+)(?P<b>{t})\b", "a"),
+    (r"\b(?P<a>{t})\b" + _GAP + r"\b(?:better|easier|best|more convenient|preferable|nicer|handier|simpler|"
+     r"good|suits? me more|work(?:s)? more)\b" + r"(?:\s+for me)?\s+(?:than|to)(?:" + _SHORT + r"|\s+)(?P<b>{t})\b",
+     "a"),
+    (r"\b(?P<a>{t})\b" + _GAP + r"\b(?:worse|harder|more difficult|less convenient|trickier|not as good|"
+     r"less good|more awkward|more of a problem)\b(?:\s+for me)?\s+(?:than|as)(?:" + _SHORT + r"|\s+)(?P<b>{t})\b",
+     "b"),
+    (r"\brather\b" + _GAP + r"\b(?P<a>{t})\b" + _GAP + r"\bthan\b(?:" + _SHORT + r"|\s+)(?P<b>{t})\b", "a"),
+    (r"\b(?P<a>{t})\b(?:\s+(?:is|are|would be|'s|'re))?\s+(?:over|rather than|instead of|in preference to|ahead of|"
+     r"before|sooner than|then)(?:" + _SHORT + r"|\s+)(?P<b>{t})\b", "a"),
+    (r"\b(?:ideally|preferably|if possible|first choice|best)\b" + _GAP + r"\b(?P<a>{t})\b" + _GAP
+     + r"\b(?P<b>{t})\b", "a"),
+    (r"\b(?P<a>{t})\b" + _GAP + r"\b(?:if (?:possible|you can|i can|there's one|available)|ideally|preferably|"
+     r"first|by preference|for preference|my first choice|first choice)\b" + _GAP + r"\b(?P<b>{t})\b", "a"),
+    (r"\b(?P<a>{t})\b" + _GAP + r"\b(?:or failing that|failing that|otherwise|if not|as a backup|at a push|"
+     r"at a pinch|second choice|would also do|would do|as a last resort)\b" + _GAP + r"\b(?P<b>{t})\b", "a"),
+    (r"\b(?P<b>{t})\b" + _GAP + r"\b(?:only if|if you have to|if i have to|if there's nothing|at a push|at a pinch|"
+     r"as a last resort|as a backup|second choice)\b" + _GAP + r"\b(?P<a>{t})\b" + r"(?=" + _GAP
+     + r"\b(?:first|preferably|ideally|is better|are better|if possible)\b)", "a"),
+)
+_ALTERNATIVE_PATTERNS = {
+    key: tuple((re.compile(p.replace("{t}", t)), which) for p, which in _ALTERNATIVES)
+    for key, t in (("period", _PERIOD_WORD), ("day", _DAY_WORD))}
+
+
+def _expand_period_word(word: str) -> list[str]:
+    if word.startswith("tonight"):
+        return ["evening"]
+    if "lunch" in word:
+        return ["afternoon"]
+    return [word.rstrip("s")]
+
+
+def _expand_day_word(word: str) -> list[str]:
+    if word.startswith("weekend"):
+        return ["saturday", "sunday"]
+    if word.startswith("weekday"):
+        return list(DAYS[:5])
+    word = word.rstrip("s") if word not in ("tues", "thurs", "weds") else word
+    return [_DAY_ALIASES.get(word, word)]
+
+
+def _prefer_first(norm: str, positive: list[str], negative: list[str], term: str, expand):
+    """Preferences between alternatives ("mornings to afternoons", "rather X than Y", "X over Y", "X is better
+    than Y", "Y is worse than X", "ideally X, otherwise Y"): the preferred one stays preferred and the other is
+    no longer a preference (it is not excluded: it is the second choice). Nothing changes without such a
+    construction."""
+    key = "period" if term == _PERIOD_WORD else "day"
+    masked = mask(norm, _NOT_A_PREFERENCE)
+    better: list[str] = []
+    worse: list[str] = []
+    for pattern, which in _ALTERNATIVE_PATTERNS[key]:
+        for m in pattern.finditer(masked):
+            a, b = expand(m.group("a")), expand(m.group("b"))
+            first, second = (a, b) if which == "a" else (b, a)
+            if set(first) & set(second):
+                continue
+            better.extend(first)
+            worse.extend(second)
+    if not better:
+        return positive, negative
+    preferred = [v for v in better if v not in negative]
+    positive = preferred + [v for v in positive if v not in worse and v not in preferred]
+    return positive, negative
+
+
+def day_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str]]:
+    """(positive, negative) days in order of mention, the first of two alternatives put first."""
+    positive, negative = _terms(norm, masked, clauses, time_spans, _DAY, _expand_day)
+    return _prefer_first(norm, positive, negative, _DAY_WORD, _expand_day_word)
+
+
+def period_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str]]:
+    """(positive, negative) periods in order of mention, the first of two alternatives put first."""
+    # "3 in the afternoon" names a time; its "afternoon" is not a preference for the afternoon
+    no_meridiem_times = mask(norm, CLOCK_WITH_PERIOD)
+    positive, negative = _terms(no_meridiem_times, masked, clauses, time_spans, _PERIOD, _expand_period)
+    return _prefer_first(norm, positive, negative, _PERIOD_WORD, _expand_period_word)

@@ -1,0 +1,58 @@
+"""Normalised text, clauses and the scope of negation: how every part of the parser reads a message.
+
+A negation reaches to the end of its clause and no further, and phrases such as "don't mind" that contain a
+negator word but do not negate are masked out before anything looks for one.
+"""
+
+from __future__ import annotations
+
+import re
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+
+# Clause boundaries: negation never reaches across them. "anything but" is a negation, not a boundary.
+_BOUNDARY = re.compile(
+    r"[;!?\n]|\.(?=\s|$)|,"
+    r"|(?<!anything )(?<!everything )\bbut\b|\b(?:however|whereas|although|though|because|since|so|then|unless|"
+    r"otherwise)\b"
+    r"|\band\b(?=\s+(?:i|i'm|i've|i'd|i'll|we|my|it|it's|that|this|they|he|she|you|please)\b)")
+
+_NEGATOR = re.compile(
+    r"\b(?:can't|cant|cannot|can not|couldn't|could not|won't|will not|wouldn't|would not|unable to|not|no|never|"
+    r"don't|dont|do not|doesn't|does not|isn't|aren't|nothing|none|except|excluding|avoid|anything but|"
+    r"everything but|other than|apart from|without|busy|unavailable|tied up|at work)\b")
+# Phrases that contain a negator word but do not negate what follows.
+NOT_NEGATION = re.compile(
+    r"\b(?:don't|dont|do not|doesn't|does not|wouldn't|would not|never) mind\b|\bno problem\b|\bnot a problem\b"
+    r"|\bnot only\b|\bno matter\b|\bnot sure\b|\bno idea\b|\bcan't you\b|\bcouldn't you\b|\bisn't there\b"
+    r"|\baren't there\b|\bdon't you\b|\bdo you not\b|\bis there nothing\b|\bhaven't you\b|\bno worries\b")
+
+
+def normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
+
+
+def mask(text: str, pattern: re.Pattern) -> str:
+    return pattern.sub(lambda m: " " * (m.end() - m.start()), text)
+
+
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for m in _BOUNDARY.finditer(text):
+        if m.start() > start:
+            spans.append((start, m.start()))
+        start = m.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
+
+
+def clause_of(spans: list[tuple[int, int]], pos: int) -> tuple[int, int]:
+    for start, end in spans:
+        if start <= pos < end:
+            return start, end
+    return pos, pos
+
+
+def negated_before(masked: str, start: int, end: int) -> bool:
+    return bool(_NEGATOR.search(masked, start, end))

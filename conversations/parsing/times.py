@@ -1,0 +1,208 @@
+"""Times of day in a patient's message: clock readings, the relation that gives each its direction, and the
+clarifying questions asked instead of guessing (ambiguous hours, negated ranges, unreadable times)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from conversations.parsing.text import NOT_NEGATION, clause_of, clause_spans, mask, negated_before, normalise
+
+EARLIEST = "earliest_time"
+LATEST = "latest_time"
+# Bare hours whose 24-hour reading (01:00-07:00) and spoken reading (1-7 pm) disagree: asked, never guessed.
+AMBIGUOUS_BARE_HOURS = range(1, 8)
+
+_CLOCK = (
+    r"(?:(?<![\w:./])(?P<{p}h>\d{{1,2}})(?:[:.](?P<{p}m>\d{{2}}))?(?:\s*o'?clock)?"
+    r"(?:\s*(?P<{p}ampm>a\.?\s?m\b\.?|p\.?\s?m\b\.?|in the (?:morning|afternoon|evening)\b|at night\b"
+    r"|tonight\b))?(?:\s*o'?clock)?"
+    r"(?![\w:/]|\.\d)(?!\s*(?:min|mins|minute|minutes|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|"
+    r"percent|mg|ml|kg|times|people|of)\b)"
+    r"|(?P<{p}word>\bnoon\b|\bmidday\b|\bmidnight\b))"
+)
+_RELATIONS = {
+    # read as one relation, already carrying their negation: never flipped
+    "no later than": (LATEST, True), "not later than": (LATEST, True), "not after": (LATEST, True),
+    "no earlier than": (EARLIEST, True), "not earlier than": (EARLIEST, True), "not before": (EARLIEST, True),
+    # plain relations: a negation earlier in the clause flips them
+    "earlier than": (LATEST, False), "before": (LATEST, False), "by": (LATEST, False), "until": (LATEST, False),
+    "till": (LATEST, False), "til": (LATEST, False), "up to": (LATEST, False),
+    "later than": (EARLIEST, False), "after": (EARLIEST, False), "from": (EARLIEST, False),
+    "starting at": (EARLIEST, False), "starting from": (EARLIEST, False),
+}
+_REL_WORDS = "|".join(sorted((re.escape(r) for r in _RELATIONS), key=len, reverse=True))
+_FILLER = r"(?:(?:any ?time|anything|something)\s+)?"
+_APPROX = r"(?:(?:about|around|roughly|approximately|say)\s+)?(?:at\s+)?"
+_RANGE = re.compile(r"\b(?:between|from)\s+" + _APPROX + _CLOCK.format(p="a") + r"\s*(?:and|to|until|till|-)\s*"
+                    + _APPROX + _CLOCK.format(p="b"))
+_PREFIX = re.compile(r"\b(?P<rel>" + _REL_WORDS + r")\s+" + _FILLER + _APPROX + _CLOCK.format(p=""))
+_SUFFIX = re.compile(_CLOCK.format(p="") + r"\s+(?P<suffix>at the latest|or earlier|at the earliest|or later|"
+                                           r"onwards?|or after)\b")
+_SUFFIX_KIND = {"at the latest": LATEST, "or earlier": LATEST, "at the earliest": EARLIEST, "or later": EARLIEST,
+                "onward": EARLIEST, "onwards": EARLIEST, "or after": EARLIEST}
+ANY_CLOCK = re.compile(_CLOCK.format(p=""))
+CLOCK_WITH_PERIOD = re.compile(r"(?<![\w:./])\d{1,2}(?:[:.]\d{2})?(?:\s*o'?clock)?\s*(?:in the (?:morning|afternoon|"
+                                r"evening)|at night|tonight)\b")
+# An answer to "3:00 am or 3:00 pm?": one meridiem word, and nothing else but filler ("PM, sorry", "the
+# afternoon one", "I meant in the evening", "definitely p.m.", "not the morning").
+_MERIDIEM_WORD = re.compile(r"\b(?:(?P<am>a\.\s?m\b\.?|am|morning|early|earlier|first|former)"
+                            r"|(?P<pm>p\.\s?m\b\.?|pm|afternoon|evening|night|nighttime|"
+                            r"late|later|second|latter))(?![\w.])")
+_FILLER_WORDS = frozenset(
+    "sorry oh ah um uh er erm hmm i i'm meant mean means it it's its was is in the yes yeah yep no nope of course "
+    "please thanks thank you ok okay so that one definitely obviously clearly sure oops my bad apologies haha lol "
+    "said say wrote typed should have been be a bit time sense like mean't actually well just at o'clock clock "
+    "answer choice option choose pick go with would rather prefer for".split())
+_NEGATED_MERIDIEM = re.compile(r"\b(?:not|no|never)\b")
+
+
+@dataclass(frozen=True)
+class TimePreference:
+    kind: str  # earliest_time or latest_time
+    time: str  # 24-hour HH:MM
+
+
+@dataclass(frozen=True)
+class Clarification:
+    code: str  # ambiguous_time, invalid_time or negated_range
+    kind: str | None
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def question(self) -> str:
+        which = {EARLIEST: "the earliest time", LATEST: "the latest time"}.get(self.kind or "", "the time")
+        if self.code == "ambiguous_time" and len(self.candidates) == 2:
+            return f"Do you mean {spoken(self.candidates[0])} or {spoken(self.candidates[1])} as {which}?"
+        if self.code == "negated_range":
+            return "Which times would suit you instead, for example 'after 2 pm' or 'before 11:00'?"
+        return f"I could not read {which}; could you say it like '3 pm' or '15:00'?"
+
+
+def spoken(hhmm: str) -> str:
+    """'15:00' -> '3:00 pm' (for questions to a person)."""
+    h, m = (int(x) for x in hhmm.split(":"))
+    return f"{h % 12 or 12}:{m:02d} {'am' if h < 12 else 'pm'}"
+
+
+@dataclass(frozen=True)
+class _Clock:
+    value: str | None  # HH:MM when unambiguous
+    candidates: tuple[str, ...] = ()  # when ambiguous
+    invalid: bool = False
+    hour: int | None = None  # the number said, for references
+    meridiem: str | None = None
+
+
+def read_clock(m: re.Match, p: str = "", inherit_meridiem: str | None = None) -> _Clock:
+    word = m.group(f"{p}word")
+    if word:
+        return _Clock("00:00" if word == "midnight" else "12:00", hour=12)
+    raw_h, raw_m, raw_ampm = m.group(f"{p}h"), m.group(f"{p}m"), m.group(f"{p}ampm")
+    h, minute = int(raw_h), int(raw_m or 0)
+    ampm = _meridiem_of(raw_ampm) if raw_ampm else inherit_meridiem
+    if minute > 59:
+        return _Clock(None, invalid=True, hour=h)
+    if ampm:
+        if not 1 <= h <= 12:
+            return _Clock(None, invalid=True, hour=h)
+        return _Clock(f"{h % 12 + (12 if ampm == 'pm' else 0):02d}:{minute:02d}", hour=h, meridiem=ampm)
+    if h > 23:
+        return _Clock(None, invalid=True, hour=h)
+    zero_padded = len(raw_h) == 2 and raw_h.startswith("0")  # "03:30" is a 24-hour time, "3:30" is not
+    if h in AMBIGUOUS_BARE_HOURS and not zero_padded:
+        return _Clock(None, candidates=(f"{h:02d}:{minute:02d}", f"{h + 12:02d}:{minute:02d}"), hour=h)
+    return _Clock(f"{h:02d}:{minute:02d}", hour=h)
+
+
+def _meridiem_of(word: str) -> str:
+    """'a.m.', 'am', 'in the morning' -> 'am'; 'pm', 'in the afternoon', 'at night' -> 'pm'."""
+    return "am" if word.startswith("a") and not word.startswith("at") or word.endswith("morning") else "pm"
+
+
+def _flip(kind: str) -> str:
+    return EARLIEST if kind == LATEST else LATEST
+
+
+def time_phrases(text: str, masked: str, clauses: list[tuple[int, int]]):
+    """(span, kind, _Clock) for every time phrase, in text order, and the spans taken. Ranges are read first;
+    prefixed and suffixed phrases skip spans already taken. ``kind`` is None for a negated range."""
+    taken: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    found: list[tuple[tuple[int, int], str | None, _Clock | None]] = []
+    for m in _RANGE.finditer(text):
+        second = read_clock(m, "b")
+        first = read_clock(m, "a")
+        if first.value is None and first.candidates and first.meridiem is None and second.meridiem:
+            inherited = read_clock(m, "a", inherit_meridiem=second.meridiem)
+            if inherited.value and second.value and inherited.value <= second.value:
+                first = inherited
+        c_start, _ = clause_of(clauses, m.start())
+        if negated_before(masked, c_start, m.start()):
+            found.append(((m.start(), m.end()), None, None))  # "not between 12 and 2": ask instead
+        else:
+            found.append(((m.start(), m.start() + 1), EARLIEST, first))
+            found.append(((m.start() + 1, m.end()), LATEST, second))
+        taken.append((m.start(), m.end()))
+    last_end_by_clause: dict[int, int] = {}
+    for m in _PREFIX.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        kind, atomic = _RELATIONS[m.group("rel")]
+        c_start, _ = clause_of(clauses, m.start())
+        scope_start = max(c_start, last_end_by_clause.get(c_start, c_start))
+        if not atomic and negated_before(masked, scope_start, m.start()):
+            kind = _flip(kind)
+        last_end_by_clause[c_start] = m.end()
+        found.append(((m.start(), m.end()), kind, read_clock(m)))
+        taken.append((m.start(), m.end()))
+    for m in _SUFFIX.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        found.append(((m.start(), m.end()), _SUFFIX_KIND[m.group("suffix")], read_clock(m)))
+        taken.append((m.start(), m.end()))
+    return sorted(found, key=lambda item: item[0]), taken
+
+
+def parse_time_preferences(text: str) -> tuple[list[TimePreference], list[Clarification]]:
+    """Time preferences with their direction, and clarifying questions for what cannot be read safely."""
+    norm = normalise(text)
+    masked = mask(norm, NOT_NEGATION)
+    phrases, _ = time_phrases(norm, masked, clause_spans(norm))
+    return times_from(phrases)
+
+
+def times_from(phrases) -> tuple[list[TimePreference], list[Clarification]]:
+    times: list[TimePreference] = []
+    questions: list[Clarification] = []
+    for _span, kind, clock in phrases:
+        if kind is None or clock is None:
+            questions.append(Clarification("negated_range", None))
+        elif clock.value is not None:
+            times.append(TimePreference(kind, clock.value))
+        elif clock.candidates:
+            questions.append(Clarification("ambiguous_time", kind, clock.candidates))
+        else:
+            questions.append(Clarification("invalid_time", kind))
+    return times, questions
+
+
+def meridiem_answer(norm: str) -> str | None:
+    """'am' or 'pm' when the whole message is an answer to an am/pm question, else None. Numbers ("3", "3:00")
+    may be repeated; a negation flips the answer ("not the morning one")."""
+    words = _MERIDIEM_WORD.findall(norm)
+    found = {"am" if am else "pm" for am, pm in words}
+    if len(found) != 1:
+        return None
+    rest = _MERIDIEM_WORD.sub(" ", norm)
+    rest = re.sub(r"\b\d{1,2}(?:[:.]\d{2})?\b", " ", rest)
+    negated = bool(_NEGATED_MERIDIEM.search(rest))
+    rest = _NEGATED_MERIDIEM.sub(" ", rest)
+    tokens = [t for t in re.split(r"[^a-z']+", rest) if t]
+    if any(t not in _FILLER_WORDS for t in tokens):
+        return None
+    answer = found.pop()
+    return ("pm" if answer == "am" else "am") if negated else answer

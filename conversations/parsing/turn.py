@@ -1,0 +1,229 @@
+"""The whole message in one pass (:func:`parse_turn`): intent, specialty, visit type, days, periods and times,
+references to offered slots and clinical remarks; and the long-term preference proposals a turn states
+(:func:`memory_facts`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from conversations.parsing.terms import DAYS, PERIODS, day_terms, period_terms
+from conversations.parsing.text import NOT_NEGATION, clause_of, clause_spans, mask, negated_before, normalise
+from conversations.parsing.times import (
+    ANY_CLOCK,
+    Clarification,
+    TimePreference,
+    meridiem_answer,
+    read_clock,
+    time_phrases,
+    times_from,
+)
+
+INTENTS = ("book", "reschedule", "cancel")
+
+SPECIALTIES: dict[str, str] = {
+    "cardiology": r"cardiolog\w*|cardiac|heart (?:clinic|doctor|specialist)",
+    "dermatology": r"dermatolog\w*|skin (?:clinic|doctor|specialist)",
+    "endocrinology": r"endocrinolog\w*|diabetes (?:clinic|review)",
+    "gastroenterology": r"gastroenterolog\w*",
+    "general_practice": r"\bgp\b|general practi\w*|family doctor",
+    "gynaecology": r"gyn(?:a)?ecolog\w*",
+    "nephrology": r"nephrolog\w*|kidney (?:clinic|doctor|specialist)",
+    "neurology": r"neurolog\w*",
+    "oncology": r"oncolog\w*",
+    "ophthalmology": r"ophthalmolog\w*|eye (?:clinic|doctor|specialist)",
+    "orthopaedics": r"orthop(?:a)?edic\w*",
+    "paediatrics": r"pa?ediatric\w*",
+    "psychiatry": r"psychiatr\w*",
+    "pulmonology": r"pulmonolog\w*|respiratory (?:clinic|medicine)",
+    "rheumatology": r"rheumatolog\w*",
+    "urology": r"urolog\w*",
+}
+_SPECIALTY = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in SPECIALTIES.items()))
+
+_INTENT = re.compile(
+    r"(?P<reschedule>\bre-?schedul\w*|\bre-?book\w*|\bpostpon\w*|\bpush (?:it|my appointment) back"
+    r"|\bbring (?:it|my appointment) forward"
+    r"|\bmove (?:it|(?:my|the) (?:\w+[- ])?(?:appointment|booking|visit|follow-?up|consultation|check-?up))"
+    r"|\bchange (?:my|the) (?:appointment|booking|visit|time|date))"
+    r"|(?P<cancel>\bcancel\w*|\bcall off)"
+    r"|(?P<book>\bbook\w*|\bschedul\w*|\bnew appointment"
+    r"|\b(?:make|get|need|want|like|arrange) (?:an?|a new|another)(?: [a-z-]+){0,2} "
+    r"(?:appointment|visit|consultation|follow-?up|check-?up)"
+    r"|\bappointment with|\bsee (?:a|the|my) (?:doctor|specialist|\w+ologist))")
+_VISIT = re.compile(r"(?P<followup>\bfollow[- ]?ups?\b|\bcheck[- ]?ups?\b|\breview\b)"
+                    r"|(?P<new>\bnew patient\b|\bfirst (?:appointment|visit)\b"
+                    r"|\binitial (?:appointment|consultation)\b)")
+
+_SLOT_ID = re.compile(r"\b[a-z]{1,3}-?\d{1,4}\b")
+_ORDINAL = re.compile(r"\bthe (?P<o>first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\b(?: one| slot| option)?")
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
+             "5th": 5, "last": -1}
+_ACCEPTANCE = re.compile(r"\b(?:yes|yeah|yep|sure|ok|okay|sounds good|perfect|great|that works|that one|"
+                         r"that'll do|book it|take it|i'll take|go ahead)\b")
+
+# Clinical remarks: routed to the care team per policy, never kept as memory. Most specific first.
+REMARK_POLICY = "care-team-routing-v1"
+_REMARKS: tuple[tuple[str, bool, re.Pattern], ...] = (
+    ("urgent_symptom", True, re.compile(
+        r"\bchest pains?\b|\bcan't breathe\b|\bcannot breathe\b|\bshort(?:ness)? of breath\b|\bdifficulty breathing\b"
+        r"|\bfaint(?:ed|ing)\b|\bpassed out\b|\bbleeding (?:heavily|a lot)\b|\bheavy bleeding\b|\bstroke\b"
+        r"|\bsuicid\w*|\bkill myself\b|\boverdos\w*")),
+    ("medication_anticoagulant", False, re.compile(
+        r"\bblood[- ]thinn\w*|\banticoagula\w*|\bwarfarin\b|\bcoumadin\b|\bapixaban\b|\beliquis\b|\brivaroxaban\b"
+        r"|\bxarelto\b|\bdabigatran\b|\bpradaxa\b|\bedoxaban\b|\bheparin\b|\benoxaparin\b|\bclopidogrel\b"
+        r"|\bplavix\b")),
+    ("allergy", False, re.compile(r"\ballerg\w*|\banaphyla\w*")),
+    ("pregnancy", False, re.compile(r"\bpregnan\w*")),
+    ("medication", False, re.compile(
+        r"\b(?:taking|take|started|stopped|prescribed|using|on)\s+(?:\w+\s+){0,3}?"
+        r"(?:medication|medicine|meds|pills?|tablets?|insulin|antibiotics?|steroids?|chemo\w*|\w+(?:pril|olol|statin|"
+        r"sartan|cillin|mycin|azole|formin|prazole|dipine|oxetine))\b")),
+    ("symptom", False, re.compile(
+        r"\b(?:in pain|pain in (?:my|the) \w+|(?:back|stomach|joint|leg|arm|abdominal|knee|neck) pain|painful|"
+        r"bleeding|bruis\w*|dizz\w*|nause\w*|vomit\w*|fever|rash|swelling|swollen|palpitations?|"
+        r"headaches?|migraines?|infection)\b")),
+)
+
+
+@dataclass(frozen=True)
+class Remark:
+    category: str
+    urgent: bool
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What a message may be pointing at among slots already offered (resolved against them, never guessed)."""
+
+    slot_ids: tuple[str, ...] = ()
+    ordinal: int | None = None
+    times: tuple[str, ...] = ()  # explicit 24-hour times mentioned without a relation
+    hours: tuple[int, ...] = ()  # bare hours mentioned without a relation ("the 2 o'clock one")
+    acceptance: bool = False
+
+
+@dataclass(frozen=True)
+class TurnParse:
+    intent: str | None = None
+    specialty: str | None = None
+    visit_type: str | None = None
+    preferred_days: tuple[str, ...] = ()
+    excluded_days: tuple[str, ...] = ()
+    preferred_periods: tuple[str, ...] = ()
+    excluded_periods: tuple[str, ...] = ()
+    times: tuple[TimePreference, ...] = ()
+    clarifications: tuple[Clarification, ...] = ()
+    meridiem: str | None = None  # a bare "pm" / "in the afternoon" answer to a clarifying question
+    reference: Reference = field(default_factory=Reference)
+    remarks: tuple[Remark, ...] = ()
+
+    def as_dict(self) -> dict:
+        """JSON-ready (stored with the turn, so slots can be replayed without parsing again)."""
+        return asdict(self)
+
+
+def _unique(values) -> tuple:
+    return tuple(dict.fromkeys(values))
+
+
+def _intent(text: str, masked: str, clauses) -> str | None:
+    found: set[str | None] = set()
+    for m in _INTENT.finditer(text):
+        c_start, _ = clause_of(clauses, m.start())
+        window_start = max(c_start, m.start() - 20)
+        if negated_before(masked, window_start, m.start()):
+            continue  # "don't book me before 10" is a time preference, "I don't want to cancel" no cancellation
+        found.add(m.lastgroup)
+    if "reschedule" in found or {"cancel", "book"} <= found:
+        return "reschedule"
+    if "cancel" in found:
+        return "cancel"
+    return "book" if "book" in found else None
+
+
+def _specialty(text: str, masked: str, clauses) -> str | None:
+    chosen = None
+    for m in _SPECIALTY.finditer(text):
+        c_start, _ = clause_of(clauses, m.start())
+        if negated_before(masked, max(c_start, m.start() - 12), m.start()):
+            continue  # "dermatology, not cardiology"
+        chosen = m.lastgroup
+    return chosen
+
+
+def _remarks(text: str) -> tuple[Remark, ...]:
+    found: list[Remark] = []
+    for category, urgent, pattern in _REMARKS:
+        if pattern.search(text):
+            found.append(Remark(category, urgent))
+    categories = {r.category for r in found}
+    if "medication_anticoagulant" in categories:  # the specific category covers the generic one
+        found = [r for r in found if r.category != "medication"]
+    if "urgent_symptom" in categories:
+        found = [r for r in found if r.category != "symptom"]
+    return tuple(found)
+
+
+def _reference(text: str, masked: str, time_spans) -> Reference:
+    outside = text
+    for s, e in time_spans:
+        outside = outside[:s] + " " * (e - s) + outside[e:]
+    times: list[str] = []
+    hours: list[int] = []
+    for m in ANY_CLOCK.finditer(outside):
+        clock = read_clock(m)
+        if clock.value:
+            times.append(clock.value)
+        if clock.hour is not None and not m.group("word") and (clock.meridiem is None and m.group("m") is None):
+            hours.append(clock.hour)
+    ordinal = None
+    if om := _ORDINAL.search(text):
+        ordinal = _ORDINALS[om.group("o")]
+    return Reference(slot_ids=_unique(m.group(0).replace("-", "") for m in _SLOT_ID.finditer(text)),
+                     ordinal=ordinal, times=_unique(times), hours=_unique(hours),
+                     acceptance=bool(_ACCEPTANCE.search(masked)))
+
+
+def parse_turn(text: str) -> TurnParse:
+    """Everything a patient's message says about the booking, in one pass. Never raises on any text."""
+    norm = normalise(text)
+    masked = mask(norm, NOT_NEGATION)
+    clauses = clause_spans(norm)
+    phrases, time_spans = time_phrases(norm, masked, clauses)
+    times, questions = times_from(phrases)
+    pos_days, neg_days = day_terms(norm, masked, clauses, time_spans)
+    pos_periods, neg_periods = period_terms(norm, masked, clauses, time_spans)
+    return TurnParse(
+        intent=_intent(norm, masked, clauses),
+        specialty=_specialty(norm, masked, clauses),
+        visit_type=(v.lastgroup if (v := _VISIT.search(norm)) else None),
+        preferred_days=_unique(d for d in pos_days if d not in neg_days),
+        excluded_days=_unique(neg_days),
+        preferred_periods=_unique(p for p in pos_periods if p not in neg_periods),
+        excluded_periods=_unique(neg_periods),
+        times=tuple(times),
+        clarifications=tuple(questions),
+        meridiem=meridiem_answer(norm),
+        reference=_reference(norm, masked, time_spans),
+        remarks=_remarks(norm),
+    )
+
+
+# --- long-term preference proposals ---------------------------------------------------------------------------
+
+def memory_facts(parsed: TurnParse | dict) -> list[dict]:
+    """The typed ``scheduling_preference`` facts (memory.types) a turn states: earliest/latest times, excluded
+    days and excluded periods. Preferred days and periods are about this booking, so they are not proposed; nor is
+    anything that needed a clarifying question."""
+    data = parsed.as_dict() if isinstance(parsed, TurnParse) else parsed
+    facts: dict[str, dict] = {}
+    for t in data.get("times", []):
+        facts[t["kind"]] = {"kind": t["kind"], "time": t["time"]}  # the last statement of a kind wins
+    if data.get("excluded_days"):
+        facts["excluded_days"] = {"kind": "excluded_days",
+                                  "days": sorted(set(data["excluded_days"]), key=DAYS.index)}
+    if data.get("excluded_periods"):
+        facts["excluded_periods"] = {"kind": "excluded_periods",
+                                     "periods": sorted(set(data["excluded_periods"]), key=PERIODS.index)}
+    return list(facts.values())

@@ -1,0 +1,87 @@
+"""Child processes of a foreground command (``serve``, ``run_demo``): started in order, stopped in reverse order.
+
+Each child is stopped and waited for (up to ``stop_timeout``, then killed) before the one started before it is
+stopped: ``serve``'s web workers write the vectors of the memories they have just stored as they stop, and need
+the embedding server started before them until they are done. SIGTERM is handled like Ctrl-C, so a supervisor
+stopped by its process manager leaves no child behind.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+
+import httpx
+from django.core.management.base import CommandError
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt()
+
+
+class Children:
+    """The children started so far, in start order; ``watched`` ones end the command when they exit."""
+
+    def __init__(self) -> None:
+        self.started: list[subprocess.Popen] = []
+        self.watched: list[subprocess.Popen] = []
+
+    def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
+              watch: bool = True) -> subprocess.Popen:
+        child = subprocess.Popen(list(argv), env=env)  # noqa: S603 (argv built by the calling command)
+        self.started.append(child)
+        if watch:
+            self.watched.append(child)
+        return child
+
+    def wait(self, interval: float = 0.5) -> subprocess.Popen:
+        """The first watched child to exit (blocks until one does)."""
+        while True:
+            time.sleep(interval)
+            exited = next((child for child in self.watched if child.poll() is not None), None)
+            if exited is not None:
+                return exited
+
+    def stop(self, timeout: float) -> None:
+        for child in reversed(self.started):
+            if child.poll() is None:
+                child.terminate()
+            try:
+                child.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+
+
+@contextmanager
+def supervised(*, stop_timeout: float = 15.0) -> Iterator[Children]:
+    """Children started in the block are stopped when it ends, however it ends; Ctrl-C and SIGTERM end the block
+    quietly, any other exception still propagates (after the children are stopped)."""
+    children = Children()
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield children
+    except KeyboardInterrupt:
+        pass
+    finally:
+        children.stop(stop_timeout)
+        signal.signal(signal.SIGTERM, previous)
+
+
+def wait_until_ready(url: str, process: subprocess.Popen, *, name: str, timeout: float,
+                     interval: float) -> None:
+    """Returns once ``url`` answers 200; CommandError when ``process`` exits first or ``timeout`` passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise CommandError(f"the {name} exited during start-up")
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(interval)
+    raise CommandError(f"the {name} did not start in time")
