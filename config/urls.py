@@ -3,7 +3,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from core import health
 from core.observability import metrics_view
-from rights.portal_views import patient_export
+from portal.views.export import patient_export
 
 urlpatterns = [
     path("health/live", health.live, name="health-live"),

@@ -5,6 +5,7 @@ import uuid
 from django.db.models import QuerySet
 
 from consent.models import AccessGrant, ConsentRecord
+from core import audit
 from core.errors import ValidationFailed
 from core.identity import Identity
 
@@ -13,6 +14,14 @@ def consent_list(*, identity: Identity, patient_id: uuid.UUID) -> QuerySet[Conse
     """A patient's consents that the caller may see (RLS: the patient, or staff with a grant per purpose)."""
     return ConsentRecord.objects.filter(organization_id=identity.org_id, patient_id=patient_id).order_by(
         "-granted_at")
+
+
+def consent_list_audited(*, identity: Identity, patient_id: uuid.UUID) -> list[ConsentRecord]:
+    """:func:`consent_list`, read to be shown to the caller: audited as ``consent.list``, ``denied`` when the caller
+    may not see the patient (the list is then empty, as for a patient with no consents)."""
+    records = list(consent_list(identity=identity, patient_id=patient_id))
+    audit.record(action="consent.list", resource_type="consent", patient_id=patient_id, outcome_by_access=True)
+    return records
 
 
 def grant_list(*, identity: Identity, patient_id: str | None = None) -> QuerySet[AccessGrant]:
@@ -24,3 +33,19 @@ def grant_list(*, identity: Identity, patient_id: str | None = None) -> QuerySet
             raise ValidationFailed(errors=[{"field": "patient_id", "message": "must be a UUID",
                                             "code": "invalid"}]) from None
     return qs.order_by("-created_at")[:500]
+
+
+def grant_list_audited(*, identity: Identity, patient_id: str | None = None) -> list[AccessGrant]:
+    """:func:`grant_list`, read to be shown to an administrator: audited as ``grant.list``."""
+    grants = list(grant_list(identity=identity, patient_id=patient_id))
+    audit.record(action="grant.list", resource_type="access_grant")
+    return grants
+
+
+def grant_list_for_actor(*, identity: Identity, patient_id: uuid.UUID | None = None) -> list[AccessGrant]:
+    """The active grants the caller's own subject holds (for one patient, or for all), by patient then purpose.
+    Not audited: they are the caller's access, not a patient's data."""
+    qs = AccessGrant.objects.active().filter(organization_id=identity.org_id, actor_sub=identity.actor_sub)
+    if patient_id is not None:
+        qs = qs.filter(patient_id=patient_id)
+    return list(qs.order_by("patient_id", "purpose"))

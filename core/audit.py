@@ -20,7 +20,7 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from core.identity import current_identity
+from core.identity import Identity, current_identity
 from core.logging import request_id_var
 from core.models import AuditEvent
 from core.vocabulary import PURPOSES
@@ -211,3 +211,12 @@ def history_page(events: QuerySet[AuditEvent], *, cursor: str | None, limit: int
         events = events.filter(Q(occurred_at__lt=when) | Q(occurred_at=when, id__lt=ident))
     items = list(events.order_by("-occurred_at", "-id")[:limit + 1])
     return HistoryPage(items=items[:limit], next_cursor=_cursor(items[limit - 1]) if len(items) > limit else None)
+
+
+def patient_history(*, identity: Identity, patient_id: uuid.UUID, cursor: str | None, limit: int) -> HistoryPage:
+    """A page of :func:`history_page` over the events about one patient, audited as ``audit.list`` (after the read:
+    the page never shows its own reading). ValueError, and nothing audited, for a cursor it did not give."""
+    page = history_page(AuditEvent.objects.filter(organization_id=identity.org_id, patient_id=patient_id),
+                        cursor=cursor, limit=limit)
+    record(action="audit.list", resource_type="audit_event", patient_id=patient_id)
+    return page

@@ -1,5 +1,6 @@
 """Reads of the directory. Row-level security decides which patients the caller may see; the organisation filter
-is repeated so plans use the indexes. Callers that show patients audit each one they return."""
+is repeated so plans use the indexes. The ``*_audited`` reads are for showing patients to someone: they record each
+patient they return; the others are for callers that audit in their own way, or show nothing of a patient."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import date
 
 from django.db.models import Q
 
+from core import audit
 from core.identity import Identity
 from directory.models import PatientIdentifier, PatientProfile, StaffMember
 
@@ -61,6 +63,11 @@ def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> 
     return _out(list(profiles), identity)
 
 
+def patient_search_audited(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> list[dict]:
+    """:func:`patient_search`, each patient found audited as ``patient.search``."""
+    return _audited(patient_search(identity=identity, q=q, limit=limit), "patient.search")
+
+
 def patients_get(*, identity: Identity, patient_ids: list[uuid.UUID]) -> list[dict]:
     return _out(list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id__in=patient_ids)),
                 identity)
@@ -69,6 +76,25 @@ def patients_get(*, identity: Identity, patient_ids: list[uuid.UUID]) -> list[di
 def patient_get(*, identity: Identity, patient_id: uuid.UUID) -> dict | None:
     profiles = list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id=patient_id))
     return _out(profiles, identity)[0] if profiles else None
+
+
+def patients_get_audited(*, identity: Identity, patient_ids: list[uuid.UUID]) -> list[dict]:
+    """:func:`patients_get` for a list of patients shown to the caller: each one audited as ``patient.list``."""
+    return _audited(patients_get(identity=identity, patient_ids=patient_ids), "patient.list")
+
+
+def patient_get_audited(*, identity: Identity, patient_id: uuid.UUID) -> dict | None:
+    """:func:`patient_get`, audited as ``patient.read`` when the patient is there for the caller (None, unaudited,
+    otherwise: the caller learns nothing, and there is no patient to record)."""
+    profile = patient_get(identity=identity, patient_id=patient_id)
+    return _audited([profile], "patient.read")[0] if profile else None
+
+
+def _audited(items: list[dict], action: str) -> list[dict]:
+    for item in items:
+        audit.record(action=action, resource_type="patient", resource_id=item["patient_id"],
+                     patient_id=item["patient_id"])
+    return items
 
 
 def patient_names(*, identity: Identity, patient_ids) -> dict[uuid.UUID, str]:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import psycopg
@@ -9,6 +10,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from psycopg.types.string import TextLoader
 
+from core import audit
 from core.errors import NotFound
 from core.identity import Identity
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryState, Release, ReleaseMember, state_now
@@ -296,3 +298,31 @@ def memory_read_row(*, identity: Identity, patient_id: uuid.UUID, memory_id: uui
     if row[_STATE] != MemoryState.DELETED and past_retention:
         row[_FACT] = row[_CIPHERTEXT] = None  # as Memory.as_of_now: the sweep is about to erase it
     return tuple(row)
+
+
+# --- reads a page shows, each audited as the one read it is ------------------------------------------------------
+@dataclass(frozen=True)
+class MemoryOverview:
+    current: list[Memory]
+    quarantined: list[Memory]
+    proposed: list[Memory]  # empty unless asked for
+
+
+def memory_overview(*, identity: Identity, patient_id: uuid.UUID, with_proposed: bool = False) -> MemoryOverview:
+    """A patient's current memories and those set aside as doubtful (and, ``with_proposed``, the suggestions
+    waiting for them), as a page shows them together: audited as one ``memory.list``."""
+    overview = MemoryOverview(
+        current=list(memory_list_current(identity=identity, patient_id=patient_id)),
+        quarantined=memory_list_quarantined(identity=identity, patient_id=patient_id),
+        proposed=memory_list_proposed(identity=identity, patient_id=patient_id) if with_proposed else [])
+    audit.record(action="memory.list", resource_type="memory", patient_id=patient_id)
+    return overview
+
+
+def deletion_receipts_audited(*, identity: Identity, patient_id: uuid.UUID) -> list[dict]:
+    """:func:`deletion_receipts`, read to be shown: audited as ``memory.deletions``, ``denied`` when the caller may
+    not see the patient (the list is then empty)."""
+    receipts = deletion_receipts(identity=identity, patient_id=patient_id)
+    audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id,
+                 outcome_by_access=True)
+    return receipts

@@ -101,6 +101,17 @@ def fhir_export(identity: Identity, patient_id: uuid.UUID) -> Iterator[str]:
     yield "]}"
 
 
+def patient_export_stream(*, identity: Identity, patient_id: uuid.UUID, fmt: str) -> Iterator[bytes]:
+    """The patient's export in ``fmt`` (``json`` or ``fhir``) as a response body, audited as ``patient.export``
+    now, before the first byte (the body is produced later, in a transaction of its own: ``rights.streaming``).
+    The caller has checked that ``identity`` may export this patient."""
+    audit.record(action="patient.export", resource_type="patient", resource_id=patient_id, patient_id=patient_id,
+                 reason=fmt)
+    produce = (lambda: fhir_export(identity, patient_id)) if fmt == "fhir" else (
+        lambda: json_export(identity, patient_id))
+    return stream_in_identity(identity, produce)
+
+
 class PatientExportView(ScopedAPIView):
     """A copy of everything held about the patient (right of access, portability), streamed.
 
@@ -120,12 +131,8 @@ class PatientExportView(ScopedAPIView):
     def get(self, request, patient_id):
         _require_access(self.identity, patient_id)
         fmt = request.accepted_renderer.format
-        audit.record(action="patient.export", resource_type="patient", resource_id=patient_id,
-                     patient_id=patient_id, reason=fmt)
-        identity = self.identity
-        produce = (lambda: fhir_export(identity, patient_id)) if fmt == "fhir" else (
-            lambda: json_export(identity, patient_id))
-        response = StreamingHttpResponse(stream_in_identity(identity, produce),
+        response = StreamingHttpResponse(patient_export_stream(identity=self.identity, patient_id=patient_id,
+                                                               fmt=fmt),
                                          content_type=f"{request.accepted_renderer.media_type}; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{export_filename(f"patient-{patient_id}", fmt)}"'
         response["Cache-Control"] = "no-store"

@@ -55,8 +55,9 @@ def test_the_database_transition_table_is_the_python_one():
 
 
 # --- layering ---------------------------------------------------------------------------------------------------
-# Arrows point down only: core knows no domain; the domain apps build on consent; the faces (portal, demo, the MCP
-# server agents_mcp) build on the domain and nothing imports them. A function-local import counts like any other.
+# Arrows point down only: core knows no domain; the domain apps build on consent; the faces (rights, portal, demo,
+# the MCP server agents_mcp) build on the domain and nothing imports them but the portal, which offers rights'
+# export as a button. A function-local import counts like any other.
 LAYERS = {
     "core": set(),
     "consent": {"core"},
@@ -64,10 +65,9 @@ LAYERS = {
     "memory": {"core", "consent"},
     "workflows": {"core", "consent", "memory"},
     "conversations": {"core", "consent", "memory", "workflows"},
-    "portal": {"core", "consent", "directory", "memory", "conversations", "workflows"},
+    "portal": {"core", "consent", "directory", "memory", "conversations", "workflows", "rights"},
     "demo": {"core", "consent", "directory", "memory", "conversations", "workflows"},
-    # rights builds on the domain and on the portal (its download button); nothing imports it
-    "rights": {"core", "consent", "directory", "memory", "conversations", "workflows", "portal"},
+    "rights": {"core", "consent", "directory", "memory", "conversations", "workflows"},
     "agents_mcp": {"core", "consent", "directory", "memory", "conversations", "workflows"},
 }
 
@@ -96,3 +96,61 @@ def app_imports(app: str) -> dict[str, list[str]]:
 def test_apps_import_only_the_layers_below_them(app):
     imports = app_imports(app)
     assert {other: where for other, where in imports.items() if other not in LAYERS[app]} == {}
+
+
+# --- the portal reads through selectors -------------------------------------------------------------------------
+# A page shows what the selectors and services give it, and they record the reads and writes they make: a query or
+# an audit row written in a view is one the API's face of the same read may not make alike. Two named exceptions,
+# neither of them a read of patient data: the login backend finds and creates the browser's user accounts
+# (mozilla-django-oidc's hooks), and portal_view audits the refusals it turns into error pages after the rollback,
+# as ScopedAPIView does for the API.
+PORTAL_QUERIES_ALLOWED = {("portal/oidc.py", "filter_users_by_claims"), ("portal/oidc.py", "create_user")}
+PORTAL_AUDIT_ALLOWED = {("portal/context.py", "_audit_refusal")}
+AUDIT_WRITES = {"record", "record_all", "insert_statement", "insert_all_statement"}
+MANAGERS = {"objects", "_default_manager", "_base_manager"}
+
+
+class _PortalUses(ast.NodeVisitor):
+    """(file, innermost function) of every model manager used and every audit write, in one module."""
+
+    def __init__(self, rel: str) -> None:
+        self.rel, self.where = rel, ["<module>"]
+        self.queries: set[tuple[str, str]] = set()
+        self.audits: set[tuple[str, str]] = set()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:  # noqa: N802
+        self.where.append(node.name)
+        self.generic_visit(node)
+        self.where.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # noqa: N815
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:  # noqa: N802
+        if node.attr in MANAGERS:
+            self.queries.add((self.rel, self.where[-1]))
+        elif node.attr in AUDIT_WRITES and isinstance(node.value, ast.Name) and node.value.id == "audit":
+            self.audits.add((self.rel, self.where[-1]))
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:  # noqa: N802
+        if node.module == "core.audit" and any(a.name in AUDIT_WRITES for a in node.names):
+            self.audits.add((self.rel, self.where[-1]))
+
+
+def portal_uses() -> _PortalUses:
+    root = Path(settings.BASE_DIR)
+    found = _PortalUses("")
+    for path in sorted((root / "portal").rglob("*.py")):
+        module = _PortalUses(str(path.relative_to(root)))
+        module.visit(ast.parse(path.read_text(), str(path)))
+        found.queries |= module.queries
+        found.audits |= module.audits
+    return found
+
+
+def test_portal_pages_read_through_selectors_that_audit_their_reads():
+    """No portal module runs a model manager's query or writes an audit row, but for the named exceptions."""
+    found = portal_uses()
+    assert found.queries <= PORTAL_QUERIES_ALLOWED
+    assert found.audits <= PORTAL_AUDIT_ALLOWED
+    assert found.audits, "the walk finds audit writes (portal_view's refusals)"

@@ -10,8 +10,9 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import Case, QuerySet, When
+from django.db.models import Case, Count, QuerySet, When
 
+from core import audit
 from core.errors import NotFound
 from core.identity import Identity
 from workflows.definitions import (
@@ -216,3 +217,23 @@ def reconciliation_queue(*, identity: Identity, limit: int = 100) -> list[dict]:
     for item in items:
         item["parked"] = item["operation_status"] == S.OUTCOME_UNKNOWN and item["next_attempt_at"] is None
     return items
+
+
+@dataclass(frozen=True)
+class Monitor:
+    """The staff's workflow monitor: how many workflows the caller can see stand at each step (most first), and
+    their reconciliation queue (empty without ``workflow:reconcile``)."""
+
+    step_counts: list[tuple[str, int]]
+    queue: list[dict]
+    view: str
+
+
+def workflow_monitor(*, identity: Identity) -> Monitor:
+    """What the monitor page shows, audited as ``workflow.reconciliation.list``: the page offers the queue, so its
+    every opening is recorded, whether or not the caller's scopes fill it."""
+    counts = list(Workflow.objects.filter(organization_id=identity.org_id).values_list("current_step")
+                  .annotate(n=Count("workflow_id")).order_by("-n", "current_step"))
+    queue = reconciliation_queue(identity=identity) if identity.has_scope("workflow:reconcile") else []
+    audit.record(action="workflow.reconciliation.list", resource_type="workflow")
+    return Monitor(step_counts=counts, queue=queue, view=reconciliation_view(identity))

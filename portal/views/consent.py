@@ -19,14 +19,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from conversations import selectors as conversation_selectors
-from core import audit
 from core.authentication import well_formed_subject
 from core.errors import Conflict, NotFound, ValidationFailed
 from core.identity import Identity
 from core.vocabulary import PURPOSES
 from directory import selectors as directory
 from memory import selectors as memory_selectors
-from memory.models import Memory, MemoryState
 from portal.context import portal_view
 from portal.forms import end_of_day, search_text
 from portal.rows import (
@@ -59,8 +57,7 @@ def consent_row(record: ConsentRecord, me: str) -> dict:
 def patient_consents(request):
     identity = request.portal_identity
     rows = [consent_row(c, identity.actor_sub)
-            for c in selectors.consent_list(identity=identity, patient_id=identity.patient_self_id)]
-    audit.record(action="consent.list", resource_type="consent", patient_id=identity.patient_self_id)
+            for c in selectors.consent_list_audited(identity=identity, patient_id=identity.patient_self_id)]
     return render(request, "consent/patient_consents.html", {"consents": rows})
 
 
@@ -77,8 +74,7 @@ def patient_revoke(request, consent_id: uuid.UUID):
 # --- staff -----------------------------------------------------------------------------------------------------
 def require_staff_patient(identity: Identity, patient_id: uuid.UUID) -> list[AccessGrant]:
     """The staff member's active grants for this patient, or NotFound (the same answer as an unknown patient)."""
-    grants = list(AccessGrant.objects.active().filter(organization_id=identity.org_id, actor_sub=identity.actor_sub,
-                                                      patient_id=patient_id).order_by("purpose"))
+    grants = selectors.grant_list_for_actor(identity=identity, patient_id=patient_id)
     if not grants:
         raise NotFound().about(patient_id=patient_id)
     return grants
@@ -88,8 +84,7 @@ def require_staff_patient(identity: Identity, patient_id: uuid.UUID) -> list[Acc
 @portal_view(roles=("staff", "org_admin", "auditor"))
 def staff_patients(request):
     identity = request.portal_identity
-    grants = list(AccessGrant.objects.active().filter(organization_id=identity.org_id,
-                                                      actor_sub=identity.actor_sub).order_by("patient_id", "purpose"))
+    grants = selectors.grant_list_for_actor(identity=identity)
     patients: dict[uuid.UUID, list[str]] = {}
     for g in grants:
         patients.setdefault(g.patient_id, []).append(PURPOSE_LABELS.get(g.purpose, g.purpose))
@@ -98,15 +93,11 @@ def staff_patients(request):
     if len(q) >= 2:
         # Row-level security shows only patients this staff member holds a grant for (all of them, for an
         # administrator), whichever of name, MRN or date of birth was typed.
-        found = directory.patient_search(identity=identity, q=q)
+        found = directory.patient_search_audited(identity=identity, q=q)
         for item in found:
             item["mine"] = uuid.UUID(item["patient_id"]) in patients
-            audit.record(action="patient.search", resource_type="patient", resource_id=item["patient_id"],
-                         patient_id=item["patient_id"])
-    profiles = {uuid.UUID(p["patient_id"]): p for p in directory.patients_get(identity=identity,
-                                                                                patient_ids=list(patients))}
-    for patient_id in profiles:
-        audit.record(action="patient.list", resource_type="patient", resource_id=patient_id, patient_id=patient_id)
+    profiles = {uuid.UUID(p["patient_id"]): p for p in directory.patients_get_audited(identity=identity,
+                                                                                        patient_ids=list(patients))}
     rows = [{"patient_id": p, "purposes": purposes, "profile": profiles.get(p)} for p, purposes in patients.items()]
     rows.sort(key=lambda r: (r["profile"] is None, (r["profile"] or {}).get("display_name", "")))
     return render(request, "consent/staff_patients.html", {"patients": rows, "q": q, "found": found})
@@ -117,17 +108,13 @@ def staff_patients(request):
 def staff_patient(request, patient_id: uuid.UUID):
     identity = request.portal_identity
     grants = require_staff_patient(identity, patient_id)
-    memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS)
-                for m in memory_selectors.memory_list_current(identity=identity, patient_id=patient_id)]
-    quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS)
-                   for m in Memory.objects.for_patient(identity.org_id, patient_id)
-                   .filter(state=MemoryState.QUARANTINED).order_by("created_at")]
+    overview = memory_selectors.memory_overview(identity=identity, patient_id=patient_id)
+    memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.current]
+    quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.quarantined]
+    # beside the memories they govern: the page's read is recorded once, as memory.list, not a consent.list too
     consents = [consent_row(c, identity.actor_sub)
                 for c in selectors.consent_list(identity=identity, patient_id=patient_id)]
-    audit.record(action="memory.list", resource_type="memory", patient_id=patient_id)
-    profile = directory.patient_get(identity=identity, patient_id=patient_id)
-    if profile:
-        audit.record(action="patient.read", resource_type="patient", resource_id=patient_id, patient_id=patient_id)
+    profile = directory.patient_get_audited(identity=identity, patient_id=patient_id)
     flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
               "flagged_at": (f["flagged_at"] or "")[:16].replace("T", " ")}
@@ -241,7 +228,7 @@ class RevokeForm(forms.Form):
 
 def _grant_rows(identity: Identity):
     now = timezone.now()
-    grants = list(selectors.grant_list(identity=identity))
+    grants = selectors.grant_list_audited(identity=identity)
     patients = directory.patient_names(identity=identity, patient_ids={g.patient_id for g in grants})
     staff = directory.staff_names(identity=identity, subs={g.actor_sub for g in grants})
     rows = []
@@ -263,10 +250,7 @@ def _search_choices(identity: Identity, params) -> dict:
     """The administrator's two search boxes: patients by name, MRN or date of birth; staff by name."""
     patient_q = search_text(params, "patient_q")
     staff_q = search_text(params, "staff_q")
-    patients = directory.patient_search(identity=identity, q=patient_q) if len(patient_q) >= 2 else []
-    for p in patients:
-        audit.record(action="patient.search", resource_type="patient", resource_id=p["patient_id"],
-                     patient_id=p["patient_id"])
+    patients = directory.patient_search_audited(identity=identity, q=patient_q) if len(patient_q) >= 2 else []
     staff = directory.staff_search(identity=identity, q=staff_q) if staff_q else []
     return {"patient_q": patient_q, "staff_q": staff_q, "patient_choices": [_patient_choice(p) for p in patients],
             "staff_choices": [(s["actor_sub"], f"{s['display_name']} ({s['actor_sub']})") for s in staff]}
@@ -299,7 +283,6 @@ def admin_access(request):
             messages.success(request, "Access granted." if created else
                              "That person already has this access; nothing was changed.")
             return redirect("admin-access")
-    audit.record(action="grant.list", resource_type="access_grant")
     status = 422 if request.method == "POST" else 200
     return render(request, "consent/admin_access.html", {"form": form, "grants": _grant_rows(identity),
                                                          "revoke_form": RevokeForm(), **search}, status=status)

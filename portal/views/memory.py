@@ -35,13 +35,10 @@ from portal.views.consent import require_staff_patient
 def patient_preferences(request):
     identity = request.portal_identity
     patient_id = identity.patient_self_id
-    current = [memory_row(m, me=identity.actor_sub)
-               for m in selectors.memory_list_current(identity=identity, patient_id=patient_id)]
-    proposed = [memory_row(m, me=identity.actor_sub)
-                for m in selectors.memory_list_proposed(identity=identity, patient_id=patient_id)]
-    set_aside = [memory_row(m, me=identity.actor_sub)
-                 for m in selectors.memory_list_quarantined(identity=identity, patient_id=patient_id)]
-    audit.record(action="memory.list", resource_type="memory", patient_id=patient_id)
+    overview = selectors.memory_overview(identity=identity, patient_id=patient_id, with_proposed=True)
+    current = [memory_row(m, me=identity.actor_sub) for m in overview.current]
+    proposed = [memory_row(m, me=identity.actor_sub) for m in overview.proposed]
+    set_aside = [memory_row(m, me=identity.actor_sub) for m in overview.quarantined]
     profile = directory.patient_get(identity=identity, patient_id=patient_id)  # their own name: a greeting
     return render(request, "memory/patient_preferences.html",
                   {"current": current, "proposed": proposed, "set_aside": set_aside,
@@ -142,8 +139,7 @@ def patient_receipt(request, deletion_id: uuid.UUID):
 @portal_view(scopes=("memory:read",), roles=PATIENT_ROLES)
 def patient_receipts(request):
     identity = request.portal_identity
-    receipts = selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
-    audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=identity.patient_self_id)
+    receipts = selectors.deletion_receipts_audited(identity=identity, patient_id=identity.patient_self_id)
     return render(request, "memory/receipts.html", {"receipts": receipts})
 
 
@@ -258,8 +254,8 @@ def patient_activity(request):
     identity = request.portal_identity
     patient_id = identity.patient_self_id
     try:
-        page = audit.history_page(AuditEvent.objects.filter(organization_id=identity.org_id, patient_id=patient_id),
-                                  cursor=request.GET.get("older"), limit=200)
+        page = audit.patient_history(identity=identity, patient_id=patient_id, cursor=request.GET.get("older"),
+                                     limit=200)
     except ValueError:
         return error_page(request, 400)
     events = [describe_event(e, identity.actor_sub) for e in page.items]
@@ -275,7 +271,6 @@ def patient_activity(request):
                          "when": datetime.fromisoformat(r["created_at"]),
                          "count": len(r["members"]),
                          "withdrawn": sum(1 for m in r["members"] if m["withdrawn_at"])})
-    audit.record(action="audit.list", resource_type="audit_event", patient_id=patient_id)
     return render(request, "memory/activity.html", {"events": events, "releases": releases,
                                                     "older": page.next_cursor, "paged": paged})
 

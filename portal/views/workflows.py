@@ -4,15 +4,12 @@ narrow view that staff with ``workflow:reconcile`` read)."""
 
 from __future__ import annotations
 
-from django.db.models import Count
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
-from core import audit
 from portal.context import portal_view
 from workflows.definitions import NEEDS_RECONCILIATION
-from workflows.models import Workflow
-from workflows.selectors import VIEW_ORGANIZATION, reconciliation_queue, reconciliation_view
+from workflows.selectors import VIEW_ORGANIZATION, workflow_monitor
 
 BAR_HEIGHT = 28
 BAR_GAP = 10
@@ -39,11 +36,8 @@ def step_chart(counts: list[tuple[str, int]]) -> dict:
 @require_http_methods(["GET"])
 @portal_view(scopes=("workflow:read",), roles=("staff", "org_admin"))
 def monitor(request):
-    identity = request.portal_identity
-    counts = list(Workflow.objects.filter(organization_id=identity.org_id).values_list("current_step")
-                  .annotate(n=Count("workflow_id")).order_by("-n", "current_step"))
-    queue = reconciliation_queue(identity=identity) if identity.has_scope("workflow:reconcile") else []
-    audit.record(action="workflow.reconciliation.list", resource_type="workflow")
+    shown = workflow_monitor(identity=request.portal_identity)
+    counts = shown.step_counts
     return render(request, "workflows/monitor.html", {
-        "chart": step_chart(counts), "total": sum(n for _, n in counts), "queue": queue,
-        "organisation_wide": reconciliation_view(identity) == VIEW_ORGANIZATION})
+        "chart": step_chart(counts), "total": sum(n for _, n in counts), "queue": shown.queue,
+        "organisation_wide": shown.view == VIEW_ORGANIZATION})

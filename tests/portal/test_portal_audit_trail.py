@@ -1,0 +1,109 @@
+"""Each portal page leaves exactly the audit rows of the reads it shows: one row per read, with the action, resource,
+patient and outcome the page has always recorded, whichever layer writes them."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from core.identity import Identity, identity_context
+from core.models import AuditEvent
+from tests.portal.test_portal_open_model import register
+
+pytestmark = pytest.mark.django_db
+
+
+def rows_of(client, world, actor_sub: str, path: str, *, status: int = 200) -> Counter:
+    """The audit rows ``actor_sub`` leaves by opening ``path``, counted as
+    (action, resource_type, resource_id, patient_id, outcome, reason)."""
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        before = set(AuditEvent.objects.filter(actor_sub=actor_sub).values_list("id", flat=True))
+    response = client.get(path)
+    assert response.status_code == status, response.content[:300]
+    if hasattr(response, "streaming_content"):
+        b"".join(response.streaming_content)
+    with identity_context(auditor):
+        new = AuditEvent.objects.filter(actor_sub=actor_sub).exclude(id__in=before)
+        return Counter((e.action, e.resource_type, e.resource_id, e.patient_id, e.outcome, e.reason) for e in new)
+
+
+@pytest.fixture
+def alice(world, people, signed_in):
+    consent = world.consent(world.patient_a)
+    register(world, world.patient_a, "Alice Nowak", "1980-02-03", "MRN-A-1")
+    sub = people.patient(world.patient_a, name="Alice")
+    return {"sub": sub, "client": signed_in(sub), "consent": consent}
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("/me/", [("memory.list", "memory", None)]),
+    ("/me/consents/", [("consent.list", "consent", None)]),
+    ("/me/deletions/", [("memory.deletions", "memory_deletion", None)]),
+    ("/me/activity/", [("audit.list", "audit_event", None)]),
+])
+def test_a_patients_pages_record_one_read_each(world, alice, path, expected):
+    rows = rows_of(alice["client"], world, alice["sub"], path)
+    assert rows == Counter((*e, world.patient_a, "success", None) for e in expected)
+
+
+def test_a_refused_history_cursor_is_not_a_read(world, alice):
+    assert rows_of(alice["client"], world, alice["sub"], "/me/activity/?older=not-a-cursor", status=400) == Counter()
+
+
+@pytest.mark.parametrize("fmt", ["json", "fhir"])
+def test_the_download_button_records_the_export_with_its_format(world, alice, fmt):
+    rows = rows_of(alice["client"], world, alice["sub"], f"/me/export/?format={fmt}")
+    assert rows == Counter([("patient.export", "patient", str(world.patient_a), world.patient_a, "success", fmt)])
+
+
+@pytest.fixture
+def nurse(world, people, signed_in):
+    register(world, world.patient_a, "Alice Nowak", "1980-02-03", "MRN-A-1")
+    register(world, world.patient_b, "Bob Nowak", "1975-06-07", "MRN-B-1")
+    sub = people.staff("nurse")
+    world.grant(world.patient_a, sub, "appointment_scheduling")
+    return {"sub": sub, "client": signed_in(sub)}
+
+
+def test_the_staff_list_records_each_patient_shown_and_each_found(world, nurse):
+    a = world.patient_a
+    assert rows_of(nurse["client"], world, nurse["sub"], "/staff/") == Counter([
+        ("patient.list", "patient", str(a), a, "success", None)])
+    # the search finds only the patients she may see (Bob's grant is someone else's business)
+    assert rows_of(nurse["client"], world, nurse["sub"], "/staff/?q=Nowak") == Counter([
+        ("patient.search", "patient", str(a), a, "success", None),
+        ("patient.list", "patient", str(a), a, "success", None)])
+
+
+def test_a_staff_patient_page_records_its_memories_profile_and_flags(world, nurse):
+    a = world.patient_a
+    assert rows_of(nurse["client"], world, nurse["sub"], f"/staff/patients/{a}/") == Counter([
+        ("memory.list", "memory", None, a, "success", None),
+        ("patient.read", "patient", str(a), a, "success", None),
+        ("conversation.flags", "conversation_session", None, a, "success", None)])
+
+
+def test_a_staff_patient_page_without_a_profile_records_no_patient_read(world, people, signed_in):
+    sub = people.staff("nurse")
+    world.grant(world.patient_a, sub, "appointment_scheduling")
+    rows = rows_of(signed_in(sub), world, sub, f"/staff/patients/{world.patient_a}/")
+    assert sorted(action for action, *_ in rows.elements()) == ["conversation.flags", "memory.list"]
+
+
+def test_the_workflow_monitor_records_the_queue_read(world, nurse):
+    assert rows_of(nurse["client"], world, nurse["sub"], "/staff/workflows/") == Counter([
+        ("workflow.reconciliation.list", "workflow", None, None, "success", None)])
+
+
+def test_the_access_page_records_each_patient_found_and_the_grant_list(world, people, signed_in):
+    register(world, world.patient_a, "Alice Nowak", "1980-02-03", "MRN-A-1")
+    sub = people.admin()
+    client = signed_in(sub)
+    a = world.patient_a
+    assert rows_of(client, world, sub, "/staff/access/") == Counter([
+        ("grant.list", "access_grant", None, None, "success", None)])
+    assert rows_of(client, world, sub, "/staff/access/?patient_q=Alice&staff_q=nobody") == Counter([
+        ("patient.search", "patient", str(a), a, "success", None),
+        ("grant.list", "access_grant", None, None, "success", None)])
