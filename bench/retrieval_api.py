@@ -344,7 +344,6 @@ def seed_target(args, cast: Cast) -> dict:
     with timed_embeddings() as timed:
         started = time.perf_counter()
         for i, (memory_type, purpose, fact) in enumerate(facts):
-            attribute, fact = validate_fact(memory_type, fact)
             memory_class = builtin_latest()[memory_type].memory_class
             if memory_class == "care_context":
                 who = cast.clinician
@@ -355,8 +354,8 @@ def seed_target(args, cast: Cast) -> dict:
                 extra = {"consent_record_id": consents[purpose]}
             t0 = time.perf_counter()
             with identity_context(who):
-                memory_record(identity=who, patient_id=cast.target, memory_type=memory_type, attribute=attribute,
-                              fact=fact, consent_purpose=purpose, **extra)
+                memory_record(identity=who, patient_id=cast.target, memory_type=memory_type, fact=fact,
+                              consent_purpose=purpose, **extra)
             per_class[memory_class].append((time.perf_counter() - t0) * 1000)
         total = time.perf_counter() - started
         # the vectors are made and written after each write commits (memory.retrieval.VectorWrites)

@@ -287,7 +287,7 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
             continue
         proposed.append(memory_propose(
             identity=identity, patient_id=session.patient_id, memory_type=SCHEDULING_PREFERENCE,
-            attribute=attribute, fact=normalised, consent_purpose=session.purpose,
+            fact=normalised, consent_purpose=session.purpose,
             consent_record_id=consent.consent_record_id, source_ref=source_ref))
     audit.record(action="conversation.propose", resource_type="conversation_session", resource_id=session_id,
                  patient_id=session.patient_id, purpose=session.purpose)

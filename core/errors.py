@@ -47,6 +47,12 @@ class ValidationFailed(ApiError):
     code = "validation_error"
     title = "The request is not valid"  # its body or its query parameters: errors[].field names which
 
+    @classmethod
+    def from_detail(cls, detail) -> ValidationFailed:
+        """From a detail nested by field path, as a DRF serializer's errors are: the same errors the API gives
+        for a serializer's refusal."""
+        return cls(errors=_flatten(detail))
+
 
 class NotFound(ApiError):
     """Same answer for "does not exist" and "exists but is not yours"."""

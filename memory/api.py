@@ -17,7 +17,6 @@ from memory.guardrails import guardrails_for
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
-from memory.types import validate_fact, validate_fact_spec
 
 
 class MemoryOut(ModelOutSerializer):
@@ -58,19 +57,6 @@ class MemoryIn(StrictSerializer):
     source_ref = serializers.CharField(required=False, max_length=255,
                                        help_text="Types that staff or an EHR import write")
 
-    def validate(self, attrs):
-        spec, attribute, fact = validate_fact_spec(attrs["memory_type"], attrs["fact"])
-        attrs["attribute"], attrs["fact"], attrs["type_version"] = attribute, fact, spec.version
-        unused = [] if spec.review else ["review_by"]
-        if "ehr_import" not in spec.writers:
-            unused += ["source", "source_ref"]
-        for name in unused:
-            if attrs.get(name):
-                raise serializers.ValidationError({name: [f"not used by {spec.name}"]})
-        if spec.memory_class != "care_context" and not attrs.get("consent_record_id"):
-            raise serializers.ValidationError({"consent_record_id": ["This field is required."]})
-        return attrs
-
 
 class ProposalIn(StrictSerializer):
     memory_type = serializers.CharField(max_length=60, help_text="A type from GET /v1/memory-types")
@@ -80,11 +66,6 @@ class ProposalIn(StrictSerializer):
     source_ref = serializers.CharField(max_length=255, help_text="The conversation turn it was extracted from")
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False, default=0.8)
     valid_until = DateTimeIn(required=False, allow_null=True)
-
-    def validate(self, attrs):
-        spec, attrs["attribute"], attrs["fact"] = validate_fact_spec(attrs["memory_type"], attrs["fact"])
-        attrs["type_version"] = spec.version
-        return attrs
 
 
 class CorrectionIn(StrictSerializer):
@@ -250,13 +231,8 @@ class MemoryCorrectView(_MemoryView):
     def post(self, request, patient_id, memory_id):
         body = CorrectionIn(data=request.data)
         body.is_valid(raise_exception=True)
-        old = selectors.memory_get(identity=self.identity, patient_id=patient_id, memory_id=memory_id)
-        try:
-            attribute, fact = validate_fact(old.memory_type, body.validated_data["fact"])
-        except serializers.ValidationError as exc:
-            raise serializers.ValidationError(exc.detail) from None
         memory = services.memory_correct(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
-                                         fact=fact, attribute=attribute,
+                                         fact=body.validated_data["fact"],
                                          valid_until=body.validated_data.get("valid_until"),
                                          review_by=body.validated_data.get("review_by"))
         return Response(memory_out(memory), status=status.HTTP_201_CREATED)

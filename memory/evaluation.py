@@ -27,7 +27,6 @@ from memory.retrieval.scoring import blend
 from memory.retrieval.search import rank_candidates
 from memory.retrieval.selection import select_hits
 from memory.retrieval.vectors import vector_writes
-from memory.types import validate_fact
 
 EVAL_FILE = Path(__file__).parent / "eval" / "retrieval_eval.json"
 PURPOSE_OF = {"scheduling_preference": "appointment_scheduling", "communication_preference": "communication",
@@ -64,18 +63,18 @@ def _load_population(data: dict) -> tuple[uuid.UUID, dict[str, uuid.UUID], dict[
                                                    evidence_ref="eval")[0].consent_record_id
         # stale ones first, so that a current value of the same attribute supersedes rather than is superseded
         for mkey, spec in sorted(memories.items(), key=lambda kv: "stale" not in kv[1]):
-            attribute, fact = validate_fact(spec["memory_type"], spec["fact"])
+            fact = spec["fact"]
             purpose = PURPOSE_OF[spec["memory_type"]]
             if spec["memory_type"] == "care_context":
                 with identity_context(clinician):
                     memory = services.memory_record(
-                        identity=clinician, patient_id=pid, memory_type="care_context", attribute=attribute,
+                        identity=clinician, patient_id=pid, memory_type="care_context",
                         fact=fact, consent_purpose=purpose, review_by=_in_days(180), source="ehr_import",
                         source_ref=f"ehr:{pkey}:{mkey}")
             else:
                 with identity_context(me):
                     memory = services.memory_record(
-                        identity=me, patient_id=pid, memory_type=spec["memory_type"], attribute=attribute,
+                        identity=me, patient_id=pid, memory_type=spec["memory_type"],
                         fact=fact, consent_purpose=purpose, consent_record_id=consents[purpose])
             keys[memory.memory_id] = (pkey, mkey)
             stale = spec.get("stale")

@@ -43,7 +43,7 @@ def _patient(org, pid) -> Identity:
 
 def _record(identity, pid, consent_id, kind, fact, **kw):
     return services.memory_record(identity=identity, patient_id=pid, memory_type="scheduling_preference",
-                                  attribute=kind, fact=fact, consent_purpose="appointment_scheduling",
+                                  fact=fact, consent_purpose="appointment_scheduling",
                                   consent_record_id=consent_id, **kw)
 
 
@@ -84,7 +84,6 @@ def run(*, patients: int = 1000, seed: int = 7) -> QualityReport:
                 counts["validity_passed"] += 1
             if rng.random() < 0.2:
                 services.memory_propose(identity=me, patient_id=pid, memory_type="scheduling_preference",
-                                        attribute="excluded_periods",
                                         fact={"kind": "excluded_periods", "periods": ["morning"]},
                                         consent_purpose="appointment_scheduling", consent_record_id=cid,
                                         source_ref="quality:turn")

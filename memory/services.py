@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, transaction
@@ -23,7 +24,7 @@ from core.errors import (
 )
 from core.identity import Identity
 from core.services import organization_ensure
-from memory import representations
+from memory import representations, selectors
 from memory.crypto import encrypt_fact, new_salt
 from memory.deletion import erase_with_receipt
 from memory.lifecycle import lifecycle_event, lifecycle_row, memory_lock, memory_transition
@@ -44,6 +45,24 @@ def _spec(memory_type: str, version: int | None = None) -> TypeSpec:
 
 def _invalid(field: str, message: str, code: str = "invalid") -> ValidationFailed:
     return ValidationFailed(errors=[{"field": field, "message": message, "code": code}])
+
+
+def _fact_checked(spec: TypeSpec, fact: Any) -> tuple[str, dict]:
+    """The fact's attribute and its normalised form, or 422 naming each field its type refuses."""
+    try:
+        return fact_validate(spec, fact)
+    except FactInvalid as exc:
+        raise ValidationFailed.from_detail(exc.detail) from None
+
+
+def _check_fields_used(spec: TypeSpec, *, review_by, source, source_ref) -> None:
+    """Fields the type has no use for are refused rather than silently dropped."""
+    unused = {"review_by": review_by} if not spec.review else {}
+    if "ehr_import" not in spec.writers:
+        unused |= {"source": source, "source_ref": source_ref}
+    for name, value in unused.items():
+        if value:
+            raise _invalid(name, f"not used by {spec.name}")
 
 
 def _attribute_lock_key(org_id, patient_id, memory_type: str, attribute: str, purpose: str) -> str:
@@ -281,31 +300,33 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
     return memory
 
 
-def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, attribute: str, fact: dict,
+def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, fact: Any,
                   consent_purpose: str, consent_record_id: uuid.UUID | None = None,
                   valid_until: datetime | None = None, review_by: datetime | None = None,
-                  source: str | None = None, source_ref: str = "", type_version: int | None = None) -> Memory:
+                  source: str | None = None, source_ref: str = "") -> Memory:
     """Record a typed fact as active, superseding the current record of the same attribute (and only it).
 
-    The type decides who may write (``writers``), whether a review date is needed, whether the value is
-    encrypted, and its default validity and retention. Everything but care context needs an active consent of the
-    patient for the purpose; provenance is ``patient_stated`` when the patient writes about themself,
-    ``staff_entered`` or ``ehr_import`` (with its reference) otherwise.
+    The type decides the fact's shape and its attribute, who may write (``writers``), whether a review date is
+    needed, whether the value is encrypted, and its default validity and retention. Everything but care context
+    needs an active consent of the patient for the purpose; provenance is ``patient_stated`` when the patient
+    writes about themself, ``staff_entered`` or ``ehr_import`` (with its reference) otherwise.
 
     An agent's token never speaks as the patient: what an agent records is a proposal (``proposed``,
     ``agent_extracted``, with its client id) until the patient or staff confirm it.
     """
-    spec = _spec(memory_type, type_version)
+    spec = _spec(memory_type)
+    attribute, fact = _fact_checked(spec, fact)
+    _check_fields_used(spec, review_by=review_by, source=source, source_ref=source_ref)
+    if consent_record_id is None and spec.memory_class != MemoryClass.CARE_CONTEXT:
+        raise _invalid("consent_record_id", "This field is required.", "required")
     if identity.is_agent:
         if "agent_proposal" not in spec.writers:
             raise Forbidden(f"{memory_type} is recorded by staff or imported from the EHR", code="staff_only")
-        if consent_record_id is None:
-            raise _invalid("consent_record_id", "required", "required")
-        return memory_propose(identity=identity, patient_id=patient_id, memory_type=memory_type,
-                              attribute=attribute, fact=fact, consent_purpose=consent_purpose,
-                              consent_record_id=consent_record_id, valid_until=valid_until,
-                              source_ref=source_ref or f"agent:{identity.agent_client_id}", confidence=1.0,
-                              type_version=type_version)
+        assert consent_record_id is not None  # agents never write care context
+        return _propose(identity=identity, patient_id=patient_id, spec=spec, attribute=attribute, fact=fact,
+                        consent_purpose=consent_purpose, consent_record_id=consent_record_id,
+                        valid_until=valid_until, source_ref=source_ref or f"agent:{identity.agent_client_id}",
+                        confidence=1.0)
     new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
                   valid_until=valid_until, review_by=review_by)
     _check_new_fact(spec, new)
@@ -333,8 +354,6 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
             raise _invalid("source", f"{memory_type} comes from {' or '.join(allowed)}")
         if source == Source.EHR_IMPORT and not source_ref:
             raise _invalid("source_ref", "an EHR import names its source record", "required")
-    if consent_record_id is None and spec.memory_class != MemoryClass.CARE_CONTEXT:
-        raise _invalid("consent_record_id", "required", "required")
     if consent_record_id is not None:
         if named_consent is None:
             raise NoConsentOrAccess()
@@ -357,16 +376,25 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
         raise ConcurrentUpdate() from None
 
 
-def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, attribute: str, fact: dict,
+def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, fact: Any,
                    consent_purpose: str, consent_record_id: uuid.UUID, source_ref: str, confidence: float = 0.8,
-                   valid_until: datetime | None = None, type_version: int | None = None) -> Memory:
+                   valid_until: datetime | None = None) -> Memory:
     """An agent's extraction from a conversation: stored as ``proposed`` and used by nobody until the patient
     or staff confirm it. ``source_ref`` points at the conversation turn it came from. Only types whose writers
     include ``agent_proposal`` can be proposed (never care context)."""
-    spec = _spec(memory_type, type_version)
+    spec = _spec(memory_type)
+    attribute, fact = _fact_checked(spec, fact)
+    return _propose(identity=identity, patient_id=patient_id, spec=spec, attribute=attribute, fact=fact,
+                    consent_purpose=consent_purpose, consent_record_id=consent_record_id, source_ref=source_ref,
+                    confidence=confidence, valid_until=valid_until)
+
+
+def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attribute: str, fact: dict,
+             consent_purpose: str, consent_record_id: uuid.UUID, source_ref: str, confidence: float,
+             valid_until: datetime | None) -> Memory:
     if "agent_proposal" not in spec.writers:
-        raise Forbidden(f"{memory_type} is never proposed from a conversation", code="staff_only")
-    new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
+        raise Forbidden(f"{spec.name} is never proposed from a conversation", code="staff_only")
+    new = NewFact(memory_type=spec.name, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
                   valid_until=valid_until, confidence=confidence)
     _check_new_fact(spec, new)
     if not source_ref:
@@ -435,11 +463,13 @@ def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
                      reason_code="proposal_rejected")
 
 
-def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, fact: dict,
-                   attribute: str, valid_until: datetime | None = None,
-                   review_by: datetime | None = None) -> Memory:
-    """Correct a value: a new record supersedes the old one and links to it; history keeps both. Agents propose
-    new values instead: a correction would make the agent's value current without the patient's confirmation."""
+def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, fact: Any,
+                   valid_until: datetime | None = None, review_by: datetime | None = None) -> Memory:
+    """Correct a value: a new record supersedes the old one and links to it; history keeps both. The new value is
+    checked against the type's latest version and keeps the attribute. Agents propose new values instead: a
+    correction would make the agent's value current without the patient's confirmation."""
+    current_type = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id).memory_type
+    attribute, fact = _fact_checked(_spec(current_type), fact)
     if identity.is_agent:
         raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
     old = _locked_under_consent(identity, patient_id, memory_id)

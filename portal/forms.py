@@ -1,5 +1,6 @@
-"""Portal forms for typed facts. The fields are generated from the type's JSON Schema; validation is the API's own
-(:func:`memory.types.validate_fact`), so a value the API refuses is refused here too, next to its field."""
+"""Portal forms for typed facts. The fields are generated from the type's JSON Schema; a form only shapes what was
+typed into a fact. The write's service checks it, as it does for the API, and its errors are shown next to their
+fields (:meth:`FactForm.add_service_errors`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,9 @@ from datetime import datetime, time
 
 from django import forms
 from django.utils import timezone
-from rest_framework import serializers
 
 from core.vocabulary import REASON_CODE_PATTERN
-from memory.types import TypeSpec, validate_fact
+from memory.types import TypeSpec
 
 
 def _label(name: str, prop: dict) -> str:
@@ -82,8 +82,8 @@ def end_of_day(value) -> datetime | None:
 
 class FactForm(forms.Form):
     """A fact's fields, generated from its type's JSON Schema (the shape of the memory's kind), plus its
-    validity and, for types with review, the review date. ``cleaned_data`` gains ``fact``, ``attribute``,
-    ``valid_until_at`` and ``review_by_at``. Validation is the API's own, so errors name the same fields."""
+    validity and, for types with review, the review date. ``cleaned_data`` gains ``fact``, ``valid_until_at`` and
+    ``review_by_at``; the service checks the fact, and its errors name the same fields as the API's."""
 
     valid_until = forms.DateField(label="Keep until (optional)", required=False,
                                   widget=forms.DateInput(attrs={"type": "date"}),
@@ -137,13 +137,7 @@ class FactForm(forms.Form):
             for part in path[:-1]:
                 node = node.setdefault(part, {})
             node[path[-1]] = value
-        try:
-            attribute, normalised = validate_fact(self.spec.name, fact)
-        except serializers.ValidationError as exc:
-            self._add_fact_errors(exc.detail)
-            return cleaned
-        cleaned["fact"] = normalised
-        cleaned["attribute"] = attribute
+        cleaned["fact"] = fact
         cleaned["valid_until_at"] = end_of_day(cleaned.get("valid_until"))
         cleaned["review_by_at"] = end_of_day(cleaned.get("review_by"))
         return cleaned
@@ -152,20 +146,6 @@ class FactForm(forms.Form):
         branch = self.spec.branch_for({"kind": self.kind} if self.kind else {}) or {}
         return {n for n in branch.get("required", []) if branch.get("properties", {}).get(n, {}).get("type") ==
                 "boolean"}
-
-    def _add_fact_errors(self, detail, prefix: str = "") -> None:
-        fact_errors = detail.get("fact", detail) if isinstance(detail, dict) and not prefix else detail
-        if not isinstance(fact_errors, dict):
-            self.add_error(None, "; ".join(str(m) for m in fact_errors))
-            return
-        for name, messages in fact_errors.items():
-            field = f"{prefix}{name}"
-            if isinstance(messages, dict):
-                self._add_fact_errors(messages, prefix=f"{field}__")
-                continue
-            messages = messages if isinstance(messages, list) else [messages]
-            text = "; ".join(str(m) for m in messages if not isinstance(m, dict | list)) or "is not valid"
-            self.add_error(field if field in self.fields else None, text)
 
     def add_service_errors(self, errors: list[dict]) -> None:
         """Errors a service raised (ValidationFailed.errors): each next to its field when it has one here."""

@@ -217,7 +217,7 @@ def care_context_import(*, identity: Identity, patient_id: uuid.UUID, resource: 
     _validate_model(resource)
     source_ref = source_ref_of(resource)
     try:
-        attribute, fact = validate_fact("care_context", _fact(resource, patient_id))
+        _, fact = validate_fact("care_context", _fact(resource, patient_id))
     except serializers.ValidationError as exc:
         raise serializers.ValidationError({"resource": exc.detail}) from None
     with transaction.atomic():
@@ -236,6 +236,6 @@ def care_context_import(*, identity: Identity, patient_id: uuid.UUID, resource: 
         if newer is not None:  # an older version arriving late must not replace what the newer one says
             raise Conflict(f"version {newer} of this resource is already imported", code="stale_resource_version")
         memory = memory_record(identity=identity, patient_id=patient_id, memory_type="care_context",
-                               attribute=attribute, fact=fact, consent_purpose=CARE_PURPOSE, review_by=review_by,
+                               fact=fact, consent_purpose=CARE_PURPOSE, review_by=review_by,
                                source=Source.EHR_IMPORT, source_ref=source_ref)
     return memory, True

@@ -42,7 +42,7 @@ def admin(org) -> Identity:
 
 def record_pref(identity, patient_id, consent_id, kind="earliest_time", time="10:00"):
     return memory_record(identity=identity, patient_id=patient_id, memory_type="scheduling_preference",
-                         attribute=kind, fact={"kind": kind, "time": time},
+                         fact={"kind": kind, "time": time},
                          consent_purpose="appointment_scheduling", consent_record_id=consent_id)
 
 
@@ -171,7 +171,7 @@ def test_staff_grant_for_one_purpose_cannot_read_or_write_another():
     me = patient(org, pid)
     with identity_context(me):
         record_pref(me, pid, sched)
-        memory_record(identity=me, patient_id=pid, memory_type="communication_preference", attribute="channel",
+        memory_record(identity=me, patient_id=pid, memory_type="communication_preference",
                       fact={"kind": "channel", "channel": "sms"}, consent_purpose="communication",
                       consent_record_id=ConsentRecord.objects.get(purpose="communication").pk)
     give_grant(org, pid, "nurse-1", "communication")

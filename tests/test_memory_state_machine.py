@@ -67,7 +67,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
                                   evidence_ref="t")
             self.neighbour = services.memory_record(
                 identity=other_me, patient_id=self.other, memory_type="scheduling_preference",
-                attribute="earliest_time", fact={"kind": "earliest_time", "time": "23:59"},
+                fact={"kind": "earliest_time", "time": "23:59"},
                 consent_purpose="appointment_scheduling", consent_record_id=c.consent_record_id).memory_id
         self.sink = LogSink()
         logging.getLogger().addHandler(self.sink)
@@ -101,14 +101,14 @@ class MemoryLifecycle(RuleBasedStateMachine):
     def record(self, kind, as_staff):
         t = self.unique_time()
         self._written(t, self._try(self.staff if as_staff else self.me, services.memory_record,
-                                   memory_type="scheduling_preference", attribute=kind, fact={"kind": kind, "time": t},
+                                   memory_type="scheduling_preference", fact={"kind": kind, "time": t},
                                    consent_purpose="appointment_scheduling", consent_record_id=self.consent_id))
 
     @rule(kind=st.sampled_from(KINDS))
     def propose(self, kind):
         t = self.unique_time()
         self._written(t, self._try(self.staff, services.memory_propose, memory_type="scheduling_preference",
-                                   attribute=kind, fact={"kind": kind, "time": t},
+                                   fact={"kind": kind, "time": t},
                                    consent_purpose="appointment_scheduling", consent_record_id=self.consent_id,
                                    source_ref="session:x/turn:1"))
 
@@ -133,7 +133,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
             with identity_context(self.me):
                 kind = Memory.objects.get(pk=memory_id).attribute
             t = self.unique_time()
-            self._written(t, self._try(self.me, services.memory_correct, memory_id=memory_id, attribute=kind,
+            self._written(t, self._try(self.me, services.memory_correct, memory_id=memory_id,
                                        fact={"kind": kind, "time": t}))
 
     @rule(data=st.data())

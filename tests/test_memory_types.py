@@ -394,7 +394,7 @@ def test_a_revision_may_not_leave_out_a_purpose_current_memories_are_kept_for(wo
     assert widened.status_code == 201, widened.content
 
 
-def test_a_write_checked_against_a_version_a_revision_then_replaced_is_a_retry(world):
+def test_a_write_checked_against_a_version_a_revision_then_replaced_is_a_retry(world, monkeypatch):
     """A write checks its fact against the latest version, then inserts; a revision committed in between (it
     found no memory it would break) must not leave a memory it refuses. The write holds the type (shared) while
     it inserts and checks the fact again against a newer version: 409, and the retry gets the 422."""
@@ -408,11 +408,14 @@ def test_a_write_checked_against_a_version_a_revision_then_replaced_is_a_retry(w
     r = admin(world).post("/v1/memory-types/dressing_change_preference/versions", wound_care_type(schema=schema))
     assert r.status_code == 201, r.content
     patient = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a)
+    looked_up = services._spec
+    # the write looked its type up before the revision committed: it checks the fact against version 1
+    monkeypatch.setattr(services, "_spec", lambda memory_type, version=None: looked_up(memory_type, 1))
     with identity_context(patient), pytest.raises(ConcurrentUpdate):
         services.memory_record(identity=patient, patient_id=world.patient_a, memory_type="dressing_change_preference",
-                               attribute="dressing_change_preference", fact={"place": "home"},
-                               consent_purpose="appointment_scheduling", consent_record_id=uuid.UUID(cid),
-                               type_version=1)  # checked against version 1, as a write begun before the revision
+                               fact={"place": "home"}, consent_purpose="appointment_scheduling",
+                               consent_record_id=uuid.UUID(cid))
+    monkeypatch.undo()
     retried = world.patient(world.patient_a).post(mem_path(world.patient_a), {
         "memory_type": "dressing_change_preference", "fact": {"place": "home"},
         "consent_purpose": "appointment_scheduling", "consent_record_id": cid})

@@ -66,7 +66,6 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
                 with transaction.atomic():  # nothing half-saved when the service refuses
                     services.memory_correct(identity=identity, patient_id=patient_id, memory_id=memory_id,
                                             fact=form.cleaned_data["fact"],
-                                            attribute=form.cleaned_data["attribute"],
                                             valid_until=form.cleaned_data["valid_until_at"],
                                             review_by=form.cleaned_data["review_by_at"])
             except (ValidationFailed, Conflict) as exc:  # Conflict: it was replaced or expired meanwhile

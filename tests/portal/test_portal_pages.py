@@ -165,11 +165,11 @@ def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
     world.grant(world.patient_a, "agent-x", "appointment_scheduling")
     with identity_context(agent):
         keep = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
-                              attribute="channel", fact={"kind": "channel", "channel": "sms"},
+                              fact={"kind": "channel", "channel": "sms"},
                               consent_purpose="appointment_scheduling", consent_record_id=alice["consent"],
                               source_ref="turn:1").memory_id
         drop = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
-                              attribute="language", fact={"kind": "language", "language": "pl"},
+                              fact={"kind": "language", "language": "pl"},
                               consent_purpose="appointment_scheduling", consent_record_id=alice["consent"],
                               source_ref="turn:2").memory_id
     client = alice["client"]

@@ -72,7 +72,7 @@ class Command(BaseCommand):
                                             evidence_ref="demo-portal-checkbox")
                 for kind, time in prefs:
                     memory_record(identity=me, patient_id=patient, memory_type="scheduling_preference",
-                                  attribute=kind, fact={"kind": kind, "time": time},
+                                  fact={"kind": kind, "time": time},
                                   consent_purpose="appointment_scheduling",
                                   consent_record_id=consent.consent_record_id)
                 workflow_create(identity=me, workflow_type="prior_authorization", patient_id=patient)
