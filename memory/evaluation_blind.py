@@ -204,7 +204,7 @@ def _load_patient(pop: Population, pkey: str, memories: dict, specs: dict[str, T
             pop.stale[(pkey, mkey)] = entry["stale"]
         spec = specs.get(name)
         if spec is not None and entry.get("version") not in (None, spec.version):
-            pop.fail(name, "record", f"version_{entry['version']}_not_latest")
+            pop.fail(name, "version", f"set_version_{entry['version']}_not_the_latest")  # written at the latest
         try:
             memory = _record(pop, me, consents, pkey, mkey, entry, spec)
         except ApiError as exc:

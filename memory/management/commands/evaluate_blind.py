@@ -3,6 +3,7 @@ through the real services and asked through the API's search (memory.evaluation_
 printed last and only in aggregate; tune on the calibration split, quote the held-out one."""
 
 import json
+import time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
@@ -23,9 +24,11 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         splits = evaluation_blind.SPLITS if options["split"] == "both" else (options["split"],)
         reports = {}
+        started = time.perf_counter()
         for split in splits:  # calibration first, so the held-out figures are the last thing printed
             reports[split] = evaluation_blind.evaluate(evaluation_blind.load_split(split), split=split)
             self.stdout.write(evaluation_blind.format_report(reports[split], title=TITLES[split]) + "\n\n")
+        self.stdout.write(f"total time: {time.perf_counter() - started:.0f} s\n")
         if options["json"]:
             options["json"].parent.mkdir(parents=True, exist_ok=True)
             options["json"].write_text(json.dumps(reports, indent=2) + "\n")
