@@ -61,7 +61,7 @@ typecheck: install
 # What CI runs before the tests: lint, types, and the apps' import layering (core knows no domain, no cycles)
 check: lint typecheck
 
-# Every benchmark at full size, then one table of issue 12's goals (bench/summary.py) from their JSON in
+# Every benchmark at full size, then one table of the fast path's goals (bench/summary.py) from their JSON in
 # bench/results/. A benchmark that fails (an error, a lost write, a sequential scan) does not stop the others; the
 # target exits non-zero at the end if any did. The list read's ratio to a bare Django read: ../shared/tools/api-ratio.
 bench: migrate

@@ -25,7 +25,7 @@
    gunicorn with ``EMBEDDING_PROVIDER=local-server`` (no model in any web worker), a local JWKS;
    ``--requests`` ``GET /v1/patients/{id}/memories/search?q=...`` with the target patient's token over
    ``--concurrency`` keep-alive connections, then over one connection ``--serial`` questions each new to the
-   service (``api.serial``: the issue 12 figure) and ``--serial`` repeated ones (``api.serial_warm``), with the CPU
+   service (``api.serial``: the search goal's figure) and ``--serial`` repeated ones (``api.serial_warm``), with the CPU
    time per search of the web workers, the embedding server and PostgreSQL. Every answer must be 200 with items
    of the target patient only; answers are compared with the in-process ``memory_search`` for the same question,
    and one ``memory.search`` audit row must exist per request.
@@ -1062,7 +1062,7 @@ def print_summary(r: dict) -> None:
         f"{c['p99_ms']} ms  ok {c['ok']} failed {c['failed']}; differing from in-process "
         f"{c['answers_differing_from_in_process']}",
         f"API x1    p50 {one['p50_ms']} ms  p95 {one['p95_ms']} ms  p99 {one['p99_ms']} ms  {one['per_s']} req/s  "
-        f"ok {one['ok']} failed {one['failed']}  <- issue 12 figure: one connection, every question new (cold); "
+        f"ok {one['ok']} failed {one['failed']}  <- the goal's figure: one connection, every question new (cold); "
         f"CPU per search {one['cpu_ms_per_search']['total']} ms ({one['cpu_ms_per_search']})",
         f"API x1    warm (repeated questions, cached vectors): p50 {warm['p50_ms']} ms  p95 {warm['p95_ms']} ms  "
         f"CPU per search {warm['cpu_ms_per_search']['total']} ms ({warm['cpu_ms_per_search']})",

@@ -1,4 +1,4 @@
-"""One table of issue 12's goals from the benchmarks' JSON results (no Django, no database).
+"""One table of the fast path's goals from the benchmarks' JSON results (no Django, no database).
 
     .venv/bin/python -m bench.summary                          # bench/results/ (make bench)
     .venv/bin/python -m bench.summary --dir bench/results/quick   # make bench-quick
@@ -141,7 +141,7 @@ def render(table: list[tuple[str, str, str, bool | None, str]]) -> str:
     widths = [max(len(str(row[i])) for row in table) for i in range(3)]
     widths = [max(w, len(h)) for w, h in zip(widths, ("goal", "figure", "target"), strict=True)]
     head = f"{'goal':<{widths[0]}}  {'figure':<{widths[1]}}  {'target':<{widths[2]}}  {'result':<6}  measured at"
-    lines = ["=== issue 12: goals " + "=" * (len(head) - 20), head, "-" * len(head)]
+    lines = ["=== fast-path goals " + "=" * (len(head) - 20), head, "-" * len(head)]
     for goal, figure, target, ok, where in table:
         lines.append(f"{goal:<{widths[0]}}  {figure:<{widths[1]}}  {target:<{widths[2]}}  {verdict(ok):<6}  {where}")
     lines.append("-" * len(head))

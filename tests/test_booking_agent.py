@@ -165,7 +165,7 @@ def test_with_openai_base_url_a_model_chooses_the_tool_calls(world, live, schedu
                                      "end_session"]
     offered = [json.loads(m["content"]) for m in model.requests[-1]["messages"] if m["role"] == "tool"]
     assert [o["slot_id"] for r in offered if "offers" in r for o in r["offers"]] == ["A1"]
-    # the model was never told the patient's id, nor shown it in a tool result (seed 000)
+    # the model was never told the patient's id, nor shown it in a tool result
     assert str(world.patient_a) not in json.dumps(model.requests[-1]["messages"])
     tools = {t["function"]["name"]: t["function"] for t in model.requests[0]["tools"]}
     assert "request_operation" in tools and tools["request_operation"]["parameters"]["type"] == "object"

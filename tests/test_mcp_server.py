@@ -310,7 +310,7 @@ def _shows_patient(result, patient_id: uuid.UUID) -> bool:
 
 
 def test_an_agent_acting_for_one_patient_never_has_their_id_in_its_context(world, live, scheduling):
-    """Seed 000: the patient identifier never enters model context. The agent's token names the patient (its
+    """The patient identifier never enters model context. The agent's token names the patient (its
     launch context), so no tool needs the id, and no result shows it: not the session, memories, workflows, a
     tool result that quoted it, nor a refusal."""
     cid = world.consent(world.patient_a)

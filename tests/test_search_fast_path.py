@@ -1,4 +1,4 @@
-"""Search's fast path (issue 12) answers exactly what the model-and-serializer path did: the same items, byte for
+"""Search's fast path answers exactly what the model-and-serializer path did: the same items, byte for
 byte, the same compiled filters as the ORM's ``candidates()``, the audit row in the search's own statement, and a
 lexicon pattern that finds exactly what the plain alternation of its terms finds."""
 
