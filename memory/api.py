@@ -20,8 +20,9 @@ from memory.types import NAME as TYPE_NAME
 
 
 class MemoryOut(ModelOutSerializer):
-    """A memory as the API shows it. The fields declare its schema; the rendering is :mod:`memory.rendering`'s, the
-    one every face uses."""
+    """A remembered fact: its value and text, where it came from, what it is kept for, until when, and its state."""
+
+    # The fields declare the schema; the rendering is memory.rendering's, the one every face uses.
 
     fact = serializers.DictField(allow_null=True, read_only=True)
     text = serializers.CharField(allow_null=True, read_only=True)
