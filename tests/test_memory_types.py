@@ -13,6 +13,7 @@ import pytest
 from core.identity import Identity, identity_context
 from core.models import AuditEvent
 from memory.types import builtin_catalogue, definition_check
+from memory.types.spec import DefinitionInvalid
 from tests.conftest import memory_body
 
 pytestmark = pytest.mark.django_db
@@ -606,3 +607,39 @@ def test_a_revision_sent_twice_is_one_version_and_a_stale_one_is_a_conflict(worl
     versions = admin(world).get("/v1/memory-types/dressing_change_preference").json()["versions"]
     assert [(v["version"], v["label"]) for v in versions] == [(2, "Wound dressings"), (1, "Dressing changes")]
     assert admin(world).post(url, {**revision, "based_on_version": 0}).status_code == 422
+
+
+def _kinds_type(*kinds: str, free: bool = False) -> dict:
+    """A type whose attribute is its kind (a closed vocabulary), and with ``free`` also a free-text field."""
+    required = ["kind", "what"] if free else ["kind"]
+    props = {"kind": {"enum": list(kinds)}, "what": {"type": "string", "maxLength": 40, "pattern": "^[a-z ]+$"}}
+    return wound_care_type(
+        name="care_wish", label="Care wishes", supersession=["kind", "what"] if free else ["kind"],
+        text="Wish: {kind}[ ({what})]",
+        schema={"type": "object", "additionalProperties": False, "required": required, "properties": props})
+
+
+def test_an_attribute_of_closed_values_only_may_use_its_whole_column(world):
+    """The attribute is the closed values joined by ':' plus one keyed hash only when some part is free: a kind
+    of up to 60 characters fits on its own, a free part leaves room for 35, and the memories of a long kind are
+    written and supersede each other by it."""
+    long_kind = "advance_decision_to_refuse_treatment_" + "x" * 23  # 60 characters
+    assert len(long_kind) == 60
+    r = admin(world).post("/v1/memory-types", _kinds_type(long_kind, "organ_donation"))
+    assert r.status_code == 201, r.content
+    cid = world.consent(world.patient_a)
+    for _ in range(2):
+        w = world.patient(world.patient_a).post(mem_path(world.patient_a), {
+            "memory_type": "care_wish", "fact": {"kind": long_kind}, "consent_purpose": "appointment_scheduling",
+            "consent_record_id": cid})
+        assert w.status_code == 201, w.content
+    items = world.patient(world.patient_a).get(mem_path(world.patient_a)).json()["items"]
+    assert [(i["attribute"], i["state"]) for i in items] == [(long_kind, "active")]
+
+    too_long = admin(world).post("/v1/memory-types/care_wish/versions", _kinds_type(long_kind + "y"))
+    assert too_long.status_code == 422 and too_long.json()["errors"][0]["field"] == "supersession", too_long.content
+    # with a free part: 35 characters of kind, ':' and the 24 of the hash make 60; one more does not fit
+    assert definition_check(_kinds_type("k" * 35, free=True))
+    with pytest.raises(DefinitionInvalid) as refused:
+        definition_check(_kinds_type("k" * 36, free=True))
+    assert [e["field"] for e in refused.value.errors] == ["supersession"]

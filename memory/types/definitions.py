@@ -34,6 +34,7 @@ from memory.types.spec import (
     MEMORY_CLASSES,
     NAME,
     PURPOSE_VALUES,
+    TERM_KEY_LENGTH,
     WRITERS,
     DefinitionInvalid,
     TypeSpec,
@@ -318,9 +319,10 @@ def _check_supersession_and_text(d: dict, branches: list[dict], errors: list[dic
 
 
 def _check_supersession(sup: list[str], branch: dict, errors: list[dict]) -> None:
-    """Every entry names a required field of the shape, and the attribute they make fits its column (each closed
-    value at its longest, plus one keyed hash for the free ones)."""
-    raw_length = 0
+    """Every entry names a required field of the shape, and the attribute they make fits its column: each closed
+    value at its longest, one keyed hash for the free ones if there are any, and a separator between parts (what
+    :func:`memory.types.facts.attribute_of` builds)."""
+    longest, parts, free = 0, 0, False
     for entry in sup:
         name = supersession_field(branch, entry)
         if name is None or name not in branch.get("required", []):
@@ -329,8 +331,13 @@ def _check_supersession(sup: list[str], branch: dict, errors: list[dict]) -> Non
         prop = branch["properties"][name]
         if closed_vocabulary(prop):
             values = [prop["const"]] if "const" in prop else prop["enum"]
-            raw_length += max(len(str(v)) for v in values) + 1
-    if raw_length + 25 > MAX_ATTRIBUTE:
+            longest += max(len(str(v)) for v in values)
+            parts += 1
+        elif not free:
+            longest += TERM_KEY_LENGTH
+            parts += 1
+            free = True
+    if longest + max(parts - 1, 0) > MAX_ATTRIBUTE:
         errors.append(_err("supersession", f"the attribute would pass {MAX_ATTRIBUTE} characters"))
 
 

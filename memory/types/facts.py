@@ -22,7 +22,14 @@ from rest_framework import serializers
 
 from core.serializers import schema_error_message
 from memory.types.registry import type_get
-from memory.types.spec import MAX_ATTRIBUTE, FactInvalid, TypeSpec, closed_vocabulary, supersession_field
+from memory.types.spec import (
+    MAX_ATTRIBUTE,
+    TERM_KEY_LENGTH,
+    FactInvalid,
+    TypeSpec,
+    closed_vocabulary,
+    supersession_field,
+)
 
 # An organisation's administrator writes the patterns, and anyone the type lets write may send a value: a pattern
 # such as (a+)+$ takes exponential time on some values (hours for 40 characters) while the request holds its
@@ -104,7 +111,8 @@ def attribute_of(spec: TypeSpec, branch: dict, fact: dict) -> str:
 def _term_key(value: str) -> str:
     """A keyed hash of a normalised free value: stable for supersession, no plaintext in the attribute."""
     normalised = re.sub(r"[^a-z0-9]+", " ", value.casefold()).strip()
-    return hmac.new(settings.MEMORY_ATTRIBUTE_KEY.encode(), normalised.encode(), hashlib.sha256).hexdigest()[:24]
+    digest = hmac.new(settings.MEMORY_ATTRIBUTE_KEY.encode(), normalised.encode(), hashlib.sha256).hexdigest()
+    return digest[:TERM_KEY_LENGTH]
 
 
 def _normalise(branch: dict, fact: dict) -> dict:

@@ -22,6 +22,7 @@ WRITERS = ("patient", "staff", "ehr_import", "agent_proposal")
 PURPOSE_VALUES = tuple(value for value, _ in PURPOSES)
 NAME = re.compile(r"^[a-z][a-z0-9_]{2,49}$")
 MAX_ATTRIBUTE = 60
+TERM_KEY_LENGTH = 24  # the keyed hash that stands for a supersession's free values in an attribute
 
 
 class DefinitionInvalid(Exception):
