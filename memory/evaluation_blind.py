@@ -63,12 +63,16 @@ def load_split(split: str) -> dict:
 
 
 def load_org_types() -> list[dict]:
-    return json.loads((BLIND_DIR / "org_types.json").read_text(encoding="utf-8"))
+    """The set's organisation types, each with what it answers (``serves``) in the set author's words, as the
+    organisation's administrator would register them. The built-in types answer with the phrases they ship with:
+    the author's phrases for those are not used."""
+    descriptions = load_type_descriptions()
+    definitions = json.loads((BLIND_DIR / "org_types.json").read_text(encoding="utf-8"))
+    return [{**d, "serves": descriptions[d["name"]]} if d.get("name") in descriptions else d for d in definitions]
 
 
 def load_type_descriptions() -> dict[str, list[str]]:
-    """What each type answers, in the set author's words. The service has no field for them yet; they are loaded
-    (and checked to cover every type) so that a later change can use them."""
+    """What each type answers, in the set author's words (every type of the set, built-in ones included)."""
     return json.loads((BLIND_DIR / "type_descriptions.json").read_text(encoding="utf-8"))
 
 

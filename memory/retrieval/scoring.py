@@ -1,5 +1,6 @@
 """How closely each candidate answers a question: its cosine similarity to the question, its PostgreSQL full-text
-rank and the clinical lexicon's concept match, blended with the calibrated weights into one score.
+rank, the clinical lexicon's concept match and the question's intent for its type, scored by the learned
+scoring head (:mod:`memory.retrieval.ranker`) as the probability that it answers.
 
 The cosines and text ranks are measured by PostgreSQL in pipelined statements while the candidates are still being
 decrypted and named (:func:`similarities`); every value is computed per row, so the answer is the same however
@@ -21,9 +22,10 @@ from pgvector import Vector
 
 from memory.embeddings import EmbeddingUnavailable, provider
 from memory.lexicon import lexicon
-from memory.retrieval.calibration import calibration
 from memory.retrieval.candidates import Candidate, candidate_value
+from memory.retrieval.intent import TypeIntents
 from memory.retrieval.question import Question
+from memory.retrieval.ranker import Signals, ranker
 from memory.retrieval.vectors import vector_model
 from memory.types import fact_text
 
@@ -44,10 +46,12 @@ class Hit:
     score: float
     concept: float = 0.0
     mismatch: float = 0.0
+    intent: float = 0.0  # the question's intent for the memory's type
     safety: bool = False  # an allergy or long-term medicine: what the safety rule must include
     confidence: str = HIGH
     included_by: str = RELEVANCE
     value: dict | None = None  # the plaintext fact
+    signals: Signals | None = None  # what the scoring head saw (``train_ranker`` learns from them)
 
 
 @lru_cache(maxsize=512)
@@ -82,11 +86,6 @@ SIMILARITY_SQL = (f"{_QUESTION_CTE}\nSELECT {_COSINE},\n       {_TEXT_RANK}\n"
                   "  FROM unnest(%s::uuid[], %s::text[]) WITH ORDINALITY AS u(id, t, n), q ORDER BY n")
 # The cosines alone, for a search whose texts were ranked while the question was still being embedded.
 COSINE_SQL = f"SELECT {_COSINE}\n  FROM unnest(%s::uuid[]) WITH ORDINALITY AS u(id, n) ORDER BY n"
-
-
-def blend(cosine: float, text_rank: float, cosine_weight: float, text_weight: float, concept: float = 0.0,
-          concept_weight: float = 0.0, mismatch: float = 0.0, mismatch_weight: float = 0.0) -> float:
-    return cosine_weight * cosine + text_weight * text_rank + concept_weight * concept - mismatch_weight * mismatch
 
 
 def array_literal(values: list) -> str:
@@ -237,27 +236,32 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
 
 
 def score_candidates(q: Question, ordered: list[Candidate], values: list[dict], texts: list[str],
-                     cosines: list[float], ranks: list[float], mentioned: list[dict[str, float]]) -> list[Hit]:
-    """Each candidate scored (the calibrated blend of cosine, text rank, concept match and mismatch), best first;
-    equal scores in memory id order, so an answer never depends on the order the rows came in."""
+                     cosines: list[float], ranks: list[float], mentioned: list[dict[str, float]],
+                     intents: TypeIntents) -> list[Hit]:
+    """Each candidate scored by the learned head (the probability that it answers), best first; equal scores in
+    memory id order, so an answer never depends on the order the rows came in."""
     lex = lexicon()
-    cal = calibration()
+    head = ranker()
+    best_cosine = max(cosines, default=0.0)
     hits = []
     for memory, value, text, cosine, text_rank, names in zip(ordered, values, texts, cosines, ranks, mentioned,
                                                               strict=True):
-        safety = memory.memory_class == "care_context" and value.get("kind") in SAFETY_KINDS
+        kind = value.get("kind") if memory.memory_class == "care_context" else None
+        safety = kind in SAFETY_KINDS
         named = names if safety else {}
-        taken = value.get("kind") == "long_term_indication"
+        taken = kind == "long_term_indication"
         # interactions matter for what the patient takes, unless the question is about allergies
         concept = lex.relevance(q.asked, named, taken=taken and not q.about_allergy)
         if q.about_taking and not q.about_allergy and not taken:
             concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
         mismatch = lex.mismatch(q.substances, named, taken=taken)
-        # an exact word match (a drug, "INR") lifts a weak cosine: ts_rank is about 0.06 per shared word; a named
-        # class that meets the memory's (Bactrim and a sulfonamide allergy) lifts it further
-        score = blend(cosine, text_rank, cal.cosine_weight, cal.text_weight, concept, cal.concept_weight, mismatch,
-                      cal.mismatch_weight)
-        hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=score, concept=concept,
-                        mismatch=mismatch, safety=safety, value=value))
+        intent = intents.of(memory.memory_type)
+        signals = Signals(cosine=cosine, text_rank=text_rank, concept=concept, mismatch=mismatch, intent=intent,
+                          intent_gap=intent - intents.best, cosine_gap=cosine - best_cosine,
+                          safety_asked=safety and q.safety_rule, allergy_asked=q.about_allergy and kind == "allergy",
+                          taking_asked=q.about_taking and taken)
+        hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=head.score(signals),
+                        concept=concept, mismatch=mismatch, intent=intent, safety=safety, value=value,
+                        signals=signals))
     hits.sort(key=lambda h: (-h.score, h.memory.memory_id))  # a UUID orders as its text does, without building it
     return hits

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 from core import audit
 from core.identity import Identity
-from memory.retrieval.calibration import calibration
 from memory.retrieval.candidates import fetch_candidates
+from memory.retrieval.intent import type_intents
 from memory.retrieval.question import Question, understand
 from memory.retrieval.scoring import Hit, query_vector, score_candidates, similarities
+from memory.retrieval.ranker import ranker
 from memory.retrieval.selection import confidence_of, select_hits
+from memory.retrieval.vectors import vector_model
 
 
 @dataclass(frozen=True)
@@ -45,9 +47,10 @@ def _embedder() -> ThreadPoolExecutor:
 
 def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Question, purpose: str | None = None,
                     memory_class: str | None = None, audit_row: tuple[str, list] | None = None) -> list[Hit]:
-    """Every current memory of the patient that the caller may see, with its cosine similarity to the question
-    and its full-text rank. Filters are deterministic and applied first (organisation, patient, purpose, class,
-    state, validity, consent); ranking is exact over that small set."""
+    """Every current memory of the patient that the caller may see, scored: its cosine similarity to the
+    question, its full-text rank, the lexicon's concept match and the question's intent for its type. Filters are
+    deterministic and applied first (organisation, patient, purpose, class, state, validity, consent); ranking is
+    exact over that small set."""
     # The question is embedded (over HTTP, by the machine's embedding server) while the candidates are read,
     # decrypted, named and text-ranked: the waits overlap instead of adding up.
     pending = _embedder().submit(query_vector, question.expanded)
@@ -57,8 +60,11 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Ques
         made, cosines, ranks = similarities(question, ordered, pending)
     finally:
         wait([pending])  # never leave the question's embedding running behind the request
-    pending.result()  # a provider error surfaces even when there was nothing to rank
-    return score_candidates(question, ordered, made.values, made.texts, cosines, ranks, made.named)
+    vector = pending.result()  # a provider error surfaces even when there was nothing to rank
+    if not ordered:
+        return []
+    intents = type_intents(org_id=identity.org_id, question_vector=vector, model=vector_model())
+    return score_candidates(question, ordered, made.values, made.texts, cosines, ranks, made.named, intents)
 
 
 def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
@@ -72,5 +78,5 @@ def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, l
     ranked = rank_candidates(identity=identity, patient_id=patient_id, question=q, purpose=purpose,
                              memory_class=memory_class, audit_row=row)
     hits = select_hits(ranked, question=q, limit=limit, min_score=min_score)
-    return SearchResult(hits=tuple(hits), min_score=calibration().min_score if min_score is None else min_score,
+    return SearchResult(hits=tuple(hits), min_score=ranker().threshold if min_score is None else min_score,
                         confidence=confidence_of(hits), safety_rule_applied=q.safety_rule)

@@ -6,26 +6,27 @@ answers**: when nothing reaches the calibrated threshold, the best few are still
 
 from __future__ import annotations
 
-from memory.retrieval.calibration import calibration
 from memory.retrieval.question import Question
+from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
 
 
 def select_hits(ranked: list[Hit], *, question: Question, limit: int | None = None,
                 min_score: float | None = None) -> list[Hit]:
-    """From hits ranked best first: those that reach the threshold (``high``), or else the best few (``low``);
-    then, when the question names something a patient could be given or exposed to, every allergy and long-term
-    medicine among the candidates, whatever its score (``included_by: safety_rule``). Best first."""
-    cal = calibration()
-    threshold = cal.min_score if min_score is None else min_score
-    if min_score is None and ranked:
-        # with many memories, keep only hits close to the best one (calibrated on the evaluation set)
-        threshold = max(threshold, cal.relative_cutoff * ranked[0].score)
-    chosen = [h for h in ranked if h.score >= threshold][: (limit or cal.limit)]
+    """From hits ranked best first: those that reach their type's threshold (``high``; ``min_score``, when given,
+    for every type), or else the best few (``low``); then, when the question names something a patient could be
+    given or exposed to, every allergy and long-term medicine among the candidates, whatever its score
+    (``included_by: safety_rule``). Best first."""
+    head = ranker()
+
+    def reaches(h: Hit) -> bool:
+        return h.score >= (head.threshold_for(h.memory.memory_type) if min_score is None else min_score)
+
+    chosen = [h for h in ranked if reaches(h)][: (limit or head.limit)]
     for h in chosen:
         h.confidence, h.included_by = HIGH, RELEVANCE
     if not chosen:
-        chosen = ranked[: min(limit or cal.low_limit, cal.low_limit)]
+        chosen = ranked[: min(limit or head.low_limit, head.low_limit)]
         for h in chosen:
             h.confidence, h.included_by = LOW, RELEVANCE
     if question.safety_rule:
@@ -35,7 +36,7 @@ def select_hits(ranked: list[Hit], *, question: Question, limit: int | None = No
         for h in ranked:
             if not h.safety or (id(h) in taken and h.confidence == HIGH):
                 continue
-            h.confidence = HIGH if h.score >= threshold else LOW
+            h.confidence = HIGH if reaches(h) else LOW
             h.included_by = SAFETY_RULE
             if id(h) not in taken:
                 chosen.append(h)

@@ -1,0 +1,61 @@
+"""Intent before ranking: which types could answer a question, decided from what each type says it serves.
+
+Every type the organisation may use carries short phrases naming the situations and questions it answers
+(``serves``: "how to address the patient", "which room to book"), built in or written by the organisation's
+administrator (:func:`memory.types.type_serves`). A question's intent for a type is its vector's best cosine
+with those phrases; ranking weighs each candidate by its own type's intent and by how far that type is behind the
+type the question is most about, so "what do we call her in the waiting room?" lands on the preferred name even
+when its words are nearer another fact. An organisation's own type takes part without code.
+
+The phrases' vectors are kept per process, per model and phrase: a type's phrases are embedded once, on the first
+search that needs them (an edit is new phrases, embedded on its next search)."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.embeddings import provider
+from memory.types import type_serves
+
+_vectors: dict[tuple[str, str], np.ndarray] = {}
+_lock = threading.Lock()
+_MAX_PHRASES = 20_000  # a bound on the per-process cache (about 30 MB of 384-dimension vectors)
+
+
+def _phrase_vectors(model: str, phrases: list[str]) -> dict[str, np.ndarray]:
+    """Each phrase's vector, embedding in one call those this process has not seen under ``model``."""
+    missing = [p for p in dict.fromkeys(phrases) if (model, p) not in _vectors]
+    if missing:
+        made = provider().embed(missing)  # EmbeddingUnavailable propagates: search cannot rank without vectors
+        with _lock:
+            if len(_vectors) + len(made) > _MAX_PHRASES:
+                _vectors.clear()
+            _vectors.update({(model, p): np.asarray(v, dtype=np.float32) for p, v in zip(missing, made,
+                                                                                         strict=True)})
+    return {p: _vectors[(model, p)] for p in phrases}
+
+
+@dataclass(frozen=True)
+class TypeIntents:
+    """A question's intent for every type the organisation may use: the best cosine of its vector with the
+    type's phrases; ``best`` is the highest of them (the type the question is most about)."""
+    by_type: dict[str, float]
+    best: float
+
+    def of(self, memory_type: str) -> float:
+        """The intent for a candidate's type; a type the registry no longer lists (its memories may outlive it)
+        is as far behind as the least likely type."""
+        return self.by_type.get(memory_type, min(self.by_type.values(), default=0.0))
+
+
+def type_intents(*, org_id: uuid.UUID, question_vector: list[float], model: str) -> TypeIntents:
+    """The question's intent for each type the organisation may use (see the module docstring)."""
+    serves = type_serves(org_id=org_id)
+    vectors = _phrase_vectors(model, [p for phrases in serves.values() for p in phrases])
+    q = np.asarray(question_vector, dtype=np.float32)
+    by_type = {name: float(max(vectors[p] @ q for p in phrases)) for name, phrases in serves.items() if phrases}
+    return TypeIntents(by_type=by_type, best=max(by_type.values(), default=0.0))

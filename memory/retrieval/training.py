@@ -1,0 +1,186 @@
+"""Training the scoring head (:mod:`memory.retrieval.ranker`) on the calibration split of the blind evaluation set.
+
+The split is loaded as ``make eval`` loads it (:func:`memory.evaluation_blind.load_population`: the organisation's
+own types with the phrases its administrator wrote, consents, grants, EHR imports, stale values made stale by the
+service), every question is asked through the search path up to scoring, and what the head saw of each candidate
+(:class:`memory.retrieval.ranker.Signals`) is kept with whether the set says it answers.
+
+A logistic regression is fitted on those candidates (Newton's method, L2-regularised; the strength chosen by
+cross-validation over patients), and the confidence threshold is chosen on the cross-validated scores, never on
+the rows a weight was fitted on: it maximises the worse of the two promises (answerable questions keep their
+answer first among the high-confidence hits; questions with nothing on record get no high-confidence hit). A
+type gets its own threshold only when the split asked enough about it and its own threshold does better on it.
+The held-out split is never read here."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.identity import identity_context
+from memory import evaluation_blind
+from memory.retrieval.question import understand
+from memory.retrieval.ranker import FEATURES, MODEL_FILE, ranker
+from memory.retrieval.search import rank_candidates
+
+FOLDS = 4
+L2_CHOICES = (0.3, 1.0, 3.0, 10.0)
+THRESHOLDS = tuple(round(0.05 + 0.01 * i, 2) for i in range(90))
+TYPE_MIN_QUESTIONS = 12  # questions whose best candidate is of the type, before it may have its own threshold
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One question as training sees it: its candidates' features, types and whether each answers it."""
+    patient: str
+    kind: str
+    answerable: bool
+    features: np.ndarray  # one row per candidate, columns as ranker.FEATURES
+    types: tuple[str, ...]
+    answers: np.ndarray  # 1.0 where the candidate is an expected memory
+
+
+def collect(split: str = "calibration") -> list[Asked]:
+    """Every question of the split, asked up to scoring, with its candidates' features."""
+    if split == "heldout":
+        raise ValueError("the held-out split is never trained on")
+    data = evaluation_blind.load_split(split)
+    pop = evaluation_blind.load_population(data, evaluation_blind.load_org_types())
+    asked = []
+    for q in data["questions"]:
+        with identity_context(pop.clinician):
+            hits = rank_candidates(identity=pop.clinician, patient_id=pop.patient_ids[q["patient"]],
+                                   question=understand(q["question"]))
+        keys = [pop.keys.get(h.memory.memory_id, (None, None)) for h in hits]
+        asked.append(Asked(
+            patient=q["patient"], kind=q["kind"], answerable=bool(q["expected"]),
+            features=np.array([h.signals.vector() for h in hits if h.signals], dtype=float).reshape(-1,
+                                                                                                     len(FEATURES)),
+            types=tuple(h.memory.memory_type for h in hits),
+            answers=np.array([float(p == q["patient"] and m in q["expected"]) for p, m in keys])))
+    return asked
+
+
+def fit(asked: list[Asked], l2: float) -> np.ndarray:
+    """Logistic regression weights over every candidate of ``asked`` (the bias unpenalised)."""
+    x = np.vstack([a.features for a in asked if len(a.features)])
+    y = np.concatenate([a.answers for a in asked if len(a.features)])
+    penalty = np.full(x.shape[1], l2)
+    penalty[FEATURES.index("bias")] = 0.0
+    w = np.zeros(x.shape[1])
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -30, 30)))
+        gradient = x.T @ (p - y) + penalty * w
+        hessian = (x * (p * (1 - p))[:, None]).T @ x + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w
+
+
+def scores(a: Asked, w: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(a.features @ w, -30, 30))) if len(a.features) else np.zeros(0)
+
+
+def cross_validated(asked: list[Asked], l2: float, folds: int = FOLDS) -> list[np.ndarray]:
+    """Each question's candidate scores from weights fitted without its patient (patients dealt round-robin)."""
+    patients = sorted({a.patient for a in asked})
+    out: list[np.ndarray | None] = [None] * len(asked)
+    for fold in range(folds):
+        held = set(patients[fold::folds])
+        w = fit([a for a in asked if a.patient not in held], l2)
+        for i, a in enumerate(asked):
+            if a.patient in held:
+                out[i] = scores(a, w)
+    return [s if s is not None else np.zeros(0) for s in out]
+
+
+def figures(asked: list[Asked], scored: list[np.ndarray], thresholds: dict[str, float] | None = None,
+            default: float = 0.5) -> dict:
+    """P@1, hit@3 and MRR of answerable questions; the two confidence promises at the given thresholds."""
+    thresholds = thresholds or {}
+    p1 = hit3 = kept_high = kept_low = 0
+    rr = 0.0
+    answerable = [i for i, a in enumerate(asked) if a.answerable]
+    empty = [i for i, a in enumerate(asked) if not a.answerable]
+    for i, a in enumerate(asked):
+        s = scored[i]
+        order = np.argsort(-s, kind="stable")
+        high = [j for j in order if s[j] >= thresholds.get(a.types[j], default)]
+        if a.answerable:
+            right = [a.answers[j] > 0 for j in order]
+            if True in right:
+                first = right.index(True)
+                p1 += first == 0
+                hit3 += first < 3
+                rr += 1 / (first + 1)
+            kept_high += bool(high) and a.answers[high[0]] > 0
+        else:
+            kept_low += not high
+    n, m = max(1, len(answerable)), max(1, len(empty))
+    return {"p@1": p1 / n, "hit@3": hit3 / n, "mrr": rr / n, "answer_kept_high": kept_high / n,
+            "no_answer_kept_low": kept_low / m}
+
+
+def _objective(f: dict) -> tuple[float, float]:
+    return (min(f["answer_kept_high"], f["no_answer_kept_low"]), f["answer_kept_high"] + f["no_answer_kept_low"])
+
+
+def choose_threshold(asked: list[Asked], scored: list[np.ndarray]) -> float:
+    return max(THRESHOLDS, key=lambda t: _objective(figures(asked, scored, default=t)))
+
+
+def choose_type_thresholds(asked: list[Asked], scored: list[np.ndarray], default: float) -> dict[str, float]:
+    """A type's own threshold where the split asked enough about it (its best candidate was of that type in at
+    least :data:`TYPE_MIN_QUESTIONS` questions) and it decides those questions better than the default does."""
+    tops: dict[str, list[int]] = {}
+    for i, a in enumerate(asked):
+        if len(scored[i]):
+            tops.setdefault(a.types[int(np.argmax(scored[i]))], []).append(i)
+    chosen: dict[str, float] = {}
+    for name, idx in sorted(tops.items()):
+        if len(idx) < TYPE_MIN_QUESTIONS or all(asked[i].answerable for i in idx) \
+                or not any(asked[i].answerable for i in idx):
+            continue
+        sub, sub_scored = [asked[i] for i in idx], [scored[i] for i in idx]
+        base = _objective(figures(sub, sub_scored, default=default))
+        best = max(THRESHOLDS, key=lambda t: _objective(figures(sub, sub_scored, {name: t}, default)))
+        if _objective(figures(sub, sub_scored, {name: best}, default)) > base:
+            chosen[name] = best
+    return chosen
+
+
+def train(asked: list[Asked]) -> dict:
+    """The model file's content: weights on all of ``asked``, the regularisation, thresholds and the
+    cross-validated figures they were chosen on."""
+    by_l2 = {l2: cross_validated(asked, l2) for l2 in L2_CHOICES}
+    l2 = max(L2_CHOICES, key=lambda v: (figures(asked, by_l2[v])["mrr"], -v))
+    scored = by_l2[l2]
+    threshold = choose_threshold(asked, scored)
+    per_type = choose_type_thresholds(asked, scored, threshold)
+    weights = fit(asked, l2)
+    kinds = sorted({a.kind for a in asked})
+    by_kind = {}
+    for kind in kinds:
+        idx = [i for i, a in enumerate(asked) if a.kind == kind]
+        by_kind[kind] = {k: round(v, 4) for k, v in figures([asked[i] for i in idx], [scored[i] for i in idx],
+                                                              per_type, threshold).items()}
+    return {
+        "features": list(FEATURES), "weights": [round(float(w), 6) for w in weights],
+        "threshold": threshold, "type_thresholds": per_type, "limit": ranker().limit,
+        "low_limit": ranker().low_limit, "l2": l2,
+        "trained_on": "memory/eval/blind/calibration.json (the held-out split is never read in training)",
+        "cross_validated": {
+            "folds": FOLDS, "questions": len(asked),
+            "all": {k: round(v, 4) for k, v in figures(asked, scored, per_type, threshold).items()},
+            "global_threshold_only": {k: round(v, 4) for k, v in figures(asked, scored, default=threshold).items()},
+            "by_kind": by_kind},
+    }
+
+
+def write(model: dict) -> None:
+    MODEL_FILE.write_text(json.dumps(model, indent=2) + "\n")
+    ranker.cache_clear()
