@@ -1,9 +1,9 @@
 """How the schema would be spread over a Citus cluster: every table in exactly one of three lists.
 
 * Distributed by ``organization_id`` and co-located: every table that holds a patient's data, every table that
-  references one of them, and the per-organisation registries (memory types, staff, idempotency records). Each
-  primary key, unique index and foreign key among them includes ``organization_id``, so a request, which always
-  acts for one organisation, runs on one shard.
+  references one of them, and the per-organisation registries (memory types and their wording, staff,
+  idempotency records). Each primary key, unique index and foreign key among them includes ``organization_id``, so
+  a request, which always acts for one organisation, runs on one shard.
 * Reference tables (one copy on every node): small, no patient data, read beside the distributed tables or
   referenced by them (the organisation registry, the outside systems' circuits, Django's users and sessions).
 * Coordinator-local: bookkeeping never joined with patient data. The rate counter is written on every request;
@@ -30,6 +30,7 @@ DISTRIBUTED_TABLES: tuple[str, ...] = (
     "memory_release_member",  # -> memory_release, patient_memory
     "memory_deletion",
     "memory_type",
+    "memory_type_serves",
     "conversation_session",
     "conversation_turn",  # -> conversation_session
     "agent_workflow",

@@ -191,6 +191,27 @@ class MemoryType(models.Model):
         ]
 
 
+class MemoryTypeServes(models.Model):
+    """An organisation's own wording of what a memory type answers (its ``serves`` phrases), for any type it may
+    use, built-in included. The phrases steer retrieval, not what a fact means, so rewording them is no new version
+    of the type: one row per organisation and type name, replaced in place; ``phrases`` NULL goes back to the
+    type's own."""
+
+    serves_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey("core.Organization", on_delete=models.PROTECT, db_column="organization_id")
+    name = models.CharField(max_length=50)
+    # The phrases as memory.types.serves_problems accepted them (trimmed); NULL: the type's own.
+    phrases = models.JSONField(null=True)
+    updated_by = models.CharField(max_length=255)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "memory_type_serves"
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "name"], name="memory_type_serves_unique"),
+        ]
+
+
 class LifecycleEvent(models.Model):
     """Append-only history of a memory's lifecycle: who, what, why, under which policy; a keyed digest of the
     value, never the value."""

@@ -20,6 +20,7 @@ urlpatterns = [
     path("memory-types", types_api.MemoryTypesView.as_view(), name="memory-types"),
     path("memory-types/<str:name>", types_api.MemoryTypeDetailView.as_view(), name="memory-type-detail"),
     path("memory-types/<str:name>/versions", types_api.MemoryTypeVersionsView.as_view(), name="memory-type-versions"),
+    path("memory-types/<str:name>/serves", types_api.MemoryTypeServesView.as_view(), name="memory-type-serves"),
     path("memory-types/<str:name>/versions/<int:version>", types_api.MemoryTypeVersionView.as_view(),
          name="memory-type-version"),
     path("patients/<uuid:patient_id>/deletions", api.DeletionsView.as_view(), name="memory-deletions"),

@@ -13,7 +13,7 @@ from core.authentication import key_set_cache
 from core.bootstrap import bootstrap
 from tests.support import ISSUER, PATIENT_SCOPES, Api, JwksServer, KeyRing, configure_identity_provider, mint
 
-APP_TABLES = ["memory_type", "patient_identifier", "patient_directory", "staff_directory",
+APP_TABLES = ["memory_type_serves", "memory_type", "patient_identifier", "patient_directory", "staff_directory",
               "workflow_operation", "conversation_turn", "conversation_session", "memory_release_member",
               "memory_release",
               "memory_embedding", "memory_lifecycle_event", "memory_representation", "memory_deletion",

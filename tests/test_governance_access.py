@@ -65,6 +65,7 @@ def bodies(victim: dict) -> dict[str, dict | None]:
                                 "schema": {"type": "object", "properties": {"aid": {"type": "string"}},
                                            "required": ["aid"], "additionalProperties": False}},
         "memory_types_revise": {"label": "Scheduling"},
+        "memory_types_serves_set": {"serves": ["when the patient can come in"]},
         "patients_register": {"display_name": "Ann Other", "birth_date": "1970-01-01", "identifiers": []},
         "staff_register": {"actor_sub": "nurse-y", "display_name": "Nurse Y"},
         "organizations_register": {"name": "Elsewhere", "trusted_issuers": ["http://idp.test"]},
@@ -114,10 +115,12 @@ def fill(path: str, operation: str, ids: dict) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 
-def call(api: Api, method: str, path: str, body):
+def call(api: Api, method: str, path: str, body, headers: dict | None = None):
     if method == "delete":
-        return api.client.delete(path, HTTP_AUTHORIZATION=f"Bearer {api.token}")
-    return api.post(path, body)
+        return api.client.delete(path, **api._headers(headers))
+    if method == "put":
+        return api.request("PUT", path, body, headers=headers)
+    return api.post(path, body, headers=headers)
 
 
 def table_counts() -> dict[str, int]:
@@ -140,10 +143,7 @@ def refused_cleanly(api: Api, method: str, path: str, body) -> tuple[int, str]:
     """Send one request; prove it wrote nothing but refusal audit rows. Returns (status, code)."""
     before = table_counts()
     request_id = f"walk-{uuid.uuid4().hex}"
-    if method == "delete":
-        r = api.client.delete(path, HTTP_AUTHORIZATION=f"Bearer {api.token}", HTTP_X_REQUEST_ID=request_id)
-    else:
-        r = api.post(path, body, headers={"X-Request-ID": request_id})
+    r = call(api, method, path, body, headers={"X-Request-ID": request_id})
     after = table_counts()
     # the refusal's audit row, and its hit on the caller's rate-limit counters (refusals are throttled too)
     changed = {t: (before[t], after[t]) for t in before

@@ -14,22 +14,25 @@ What lives where:
 * ``templates``: the sentence-template language, shared by the check and the renderer.
 * ``facts``: :func:`fact_validate` (schema, pattern deadline, normalisation, the attribute a fact supersedes).
 * ``text``: :func:`fact_render`, a fact as a sentence.
-* ``registry``: the catalogue and an organisation's own types, by name and version.
-* ``services``: an administrator adds or revises a type (writes, audited).
+* ``registry``: the catalogue and an organisation's own types, by name and version; what each answers for an
+  organisation (:func:`type_serves`: the phrases search embeds to decide which types could answer a question).
+* ``services``: an administrator adds or revises a type, or rewords what a type answers (writes, audited).
 * ``api``: ``/v1/memory-types``.
 
 Code outside the package imports the names below from ``memory.types``; the writes and the views it imports as
 the modules ``memory.types.services`` and ``memory.types.api``.
 """
 
-from memory.types.definitions import definition_check
+from memory.types.definitions import definition_check, serves_problems
 from memory.types.facts import fact_validate, validate_fact, validate_fact_spec
 from memory.types.registry import (
     builtin_catalogue,
     builtin_latest,
     revision_lock_key,
+    serves_overrides,
     type_get,
     type_public,
+    type_serves,
     types_visible,
 )
 from memory.types.spec import NAME, DefinitionInvalid, FactInvalid, TypeSpec
@@ -37,6 +40,7 @@ from memory.types.text import fact_render, fact_text
 
 __all__ = [
     "NAME", "DefinitionInvalid", "FactInvalid", "TypeSpec", "builtin_catalogue", "builtin_latest",
-    "definition_check", "fact_render", "fact_text", "fact_validate", "revision_lock_key", "type_get",
-    "type_public", "types_visible", "validate_fact", "validate_fact_spec",
+    "definition_check", "fact_render", "fact_text", "fact_validate", "revision_lock_key", "serves_overrides",
+    "serves_problems", "type_get", "type_public", "type_serves", "types_visible", "validate_fact",
+    "validate_fact_spec",
 ]

@@ -1,9 +1,10 @@
 """The memory type registry over HTTP: agents read the types (and their schemas) to know what they may record
-or propose; organisation administrators (memory_type:write) add and revise their own."""
+or propose; organisation administrators (memory_type:write) add and revise their own, and reword what any type
+they may use answers (``serves``)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -12,8 +13,25 @@ from core.errors import NotFound
 from core.serializers import StrictSerializer
 from memory.models import MemoryClass, MemoryType
 from memory.types import services
-from memory.types.registry import builtin_catalogue, type_get, type_public, types_visible
-from memory.types.spec import NAME, PURPOSE_VALUES, WRITERS
+from memory.types.registry import (
+    SERVES_SOURCES,
+    builtin_catalogue,
+    serves_overrides,
+    type_get,
+    type_public,
+    types_visible,
+)
+from memory.types.spec import MAX_SERVES, MAX_SERVES_CHARS, NAME, PURPOSE_VALUES, WRITERS
+
+SERVES_HELP = ("Short phrases naming the situations and questions the type answers (e.g. \"how to address the "
+               "patient\"); search embeds them to decide which types could answer a question")
+
+
+@extend_schema_field({"type": "array", "maxItems": MAX_SERVES,
+                      "items": {"type": "string", "minLength": 1, "maxLength": MAX_SERVES_CHARS}})
+class ServesField(serializers.JSONField):
+    """Phrases as the client sent them: memory.types.serves_problems checks them (every problem at once, with its
+    own codes), so DRF checks nothing here; the OpenAPI document still says what they are."""
 
 
 class MemoryTypeOut(serializers.Serializer):
@@ -33,6 +51,11 @@ class MemoryTypeOut(serializers.Serializer):
     text = serializers.JSONField(help_text="A sentence template, or one per kind")
     kinds = serializers.ListField(child=serializers.CharField())
     schema = serializers.JSONField(help_text="JSON Schema (draft 2020-12) of the fact")
+    serves = serializers.ListField(child=serializers.CharField(), help_text=(
+        f"{SERVES_HELP}. For the latest version, the organisation's own wording when it has one"))
+    serves_source = serializers.ChoiceField(choices=SERVES_SOURCES, help_text=(
+        "Where serves comes from: the organisation's wording, the type's definition, or (a definition without "
+        "serves) the type's label"))
 
 
 class MemoryTypeIn(StrictSerializer):
@@ -52,6 +75,15 @@ class MemoryTypeIn(StrictSerializer):
     supersession = serializers.ListField(child=serializers.CharField(max_length=100), max_length=3)
     text = serializers.JSONField()
     schema = serializers.JSONField()
+    serves = ServesField(required=False, help_text=f"{SERVES_HELP}: at most {MAX_SERVES}, distinct")
+
+
+class MemoryTypeServesIn(StrictSerializer):
+    """What a type answers, in the organisation's own words."""
+
+    serves = ServesField(allow_null=True, help_text=(
+        f"{SERVES_HELP}: 1 to {MAX_SERVES}, distinct, for this organisation only (built-in types too; no new "
+        "version). null goes back to the type's own phrases"))
 
 
 class MemoryTypeRevisionIn(MemoryTypeIn):
@@ -87,7 +119,10 @@ class MemoryTypesView(_TypeView):
                    responses={200: inline_serializer("MemoryTypeList", {"items": MemoryTypeOut(many=True)})})
     def get(self, request):
         """The latest version of every type the caller's organisation may use (built-in and its own)."""
-        return Response({"items": [type_public(s) for s in types_visible(org_id=self.identity.org_id)]})
+        org_id = self.identity.org_id
+        overrides = serves_overrides(org_id=org_id)
+        return Response({"items": [type_public(s, override=overrides.get(s.name))
+                                   for s in types_visible(org_id=org_id)]})
 
     @extend_schema(operation_id="memory_types_create", request=MemoryTypeIn, responses={201: MemoryTypeOut})
     def post(self, request):
@@ -110,10 +145,12 @@ class MemoryTypeDetailView(_TypeView):
             specs = [builtin[v] for v in sorted(builtin, reverse=True)]
         else:
             rows = MemoryType.objects.filter(organization_id=self.identity.org_id, name=name).order_by("-version")
-            specs = [type_get(name, row.version) for row in rows]
+            specs = [spec for row in rows if (spec := type_get(name, row.version)) is not None]
         if not specs:
             raise NotFound()
-        return Response({"name": name, "versions": [type_public(s) for s in specs]})
+        override = serves_overrides(org_id=self.identity.org_id).get(name)
+        return Response({"name": name, "versions": [type_public(s, override=override if i == 0 else None)
+                                                    for i, s in enumerate(specs)]})
 
 
 class MemoryTypeVersionsView(_TypeView):
@@ -141,4 +178,25 @@ class MemoryTypeVersionView(_TypeView):
         spec = type_get(name, version)
         if spec is None:
             raise NotFound()
-        return Response(type_public(spec))
+        latest = type_get(name)
+        override = serves_overrides(org_id=self.identity.org_id).get(name) if (
+            latest is not None and latest.version == spec.version) else None
+        return Response(type_public(spec, override=override))
+
+
+class MemoryTypeServesView(_TypeView):
+    required_scopes = {"PUT": ["memory_type:write"]}
+    audit_actions = {"PUT": "memory_type.serves_set"}
+
+    @extend_schema(operation_id="memory_types_serves_set", request=MemoryTypeServesIn,
+                   responses={200: MemoryTypeOut})
+    def put(self, request, name):
+        """Reword what a type answers, for the caller's organisation only: any type it may use, built-in
+        included, with no new version (the phrases steer search, not what a fact means). The answer is the type
+        as it now reads, ``serves`` in effect. ``null`` goes back to the type's own phrases; so do the type's own
+        phrases sent again. 422 lists every problem (``too_many``, ``max_length``, ``duplicate``, ``blank``,
+        ``control_character``, ``empty``)."""
+        MemoryTypeServesIn(data=request.data).is_valid(raise_exception=True)
+        spec, phrases = services.memory_type_serves_set(identity=self.identity, name=name,
+                                                        serves=request.data["serves"])
+        return Response(type_public(spec, override=phrases))

@@ -13,6 +13,10 @@ A definition:
 * ``text``: a sentence template, or one per kind: ``{field}``, ``{field|title}``, ``{field|or}``,
   ``{field|language}``, ``{field?}`` (renders nothing; a condition), and ``[...]`` segments that are left out
   unless every field inside has a value.
+* ``serves`` (optional): up to 8 short phrases naming the situations and questions the type answers ("how to
+  address the patient", "the title to put on a letter"). Search embeds them to decide which types could answer a
+  question; an organisation may reword them for itself without a new version (:func:`serves_problems` is the
+  rule both follow).
 
 :func:`definition_check` lists every problem at once (an administrator fixes them in one go), each as
 ``{field, message, code}``.
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import uuid
 from typing import Any
 
@@ -31,6 +36,8 @@ from jsonschema.exceptions import SchemaError
 
 from memory.types.spec import (
     MAX_ATTRIBUTE,
+    MAX_SERVES,
+    MAX_SERVES_CHARS,
     MEMORY_CLASSES,
     NAME,
     PURPOSE_VALUES,
@@ -46,7 +53,8 @@ from memory.types.templates import FILTERS, PLACEHOLDER, placeholders
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 DEFINITION_KEYS = {"name", "version", "memory_class", "label", "purposes", "writers", "encrypted", "review",
-                   "fetch_live", "default_validity_days", "retention_days", "supersession", "text", "schema"}
+                   "fetch_live", "default_validity_days", "retention_days", "supersession", "text", "schema",
+                   "serves"}
 REQUIRED_KEYS = {"name", "memory_class", "label", "purposes", "writers", "supersession", "text", "schema"}
 MAX_SCHEMA_BYTES = 32_000
 
@@ -65,6 +73,7 @@ def definition_check(definition: Any, *, organization_id: uuid.UUID | None = Non
     branches = _check_schema(definition["schema"], errors)
     if branches and not errors:  # supersession and text are read against shapes known to be sound
         _check_supersession_and_text(definition, branches, errors)
+    errors += serves_problems(definition["serves"]) if "serves" in definition else []
     if errors:
         raise DefinitionInvalid(errors)
     return _spec(definition, organization_id=organization_id, version=version)
@@ -75,13 +84,16 @@ def _err(path: str, message: str, code: str = "invalid") -> dict:
 
 
 def _spec(d: dict, *, organization_id: uuid.UUID | None, version: int | None) -> TypeSpec:
+    serves = serves_clean(d.get("serves", []))
+    if "serves" in d:  # kept as the spec reads them, so the same phrases sent again are the same definition
+        d = {**d, "serves": list(serves)}
     return TypeSpec(
         name=d["name"], version=version or d.get("version") or 1, memory_class=d["memory_class"],
         label=d["label"].strip(), purposes=tuple(d["purposes"]), writers=frozenset(d["writers"]),
         encrypted=d.get("encrypted", False), review=d.get("review", False), fetch_live=d.get("fetch_live", False),
         default_validity_days=d.get("default_validity_days"), retention_days=d.get("retention_days"),
-        supersession=tuple(d["supersession"]), text=d["text"], schema=d["schema"], organization_id=organization_id,
-        definition={k: v for k, v in d.items() if k != "version"})
+        supersession=tuple(d["supersession"]), text=d["text"], schema=d["schema"], serves=serves,
+        organization_id=organization_id, definition={k: v for k, v in d.items() if k != "version"})
 
 
 # --- the fields beside the schema ------------------------------------------------------------------------------
@@ -137,6 +149,53 @@ def _check_keeping(d: dict) -> list[dict]:
             # validity past the retention would keep every memory of the type longer than its retention allows
             errors.append(_err("default_validity_days", f"at most the retention, {kept} days", "beyond_retention"))
     return errors
+
+
+# --- what the type answers --------------------------------------------------------------------------------------
+
+# Control characters (tab, newline, NUL), lone surrogates, invisible formatting (direction overrides, zero-width
+# spaces) and line separators: a phrase is one line people read on the staff page and search embeds as it is.
+_UNPRINTABLE = frozenset({"Cc", "Cs", "Cf", "Zl", "Zp"})
+
+
+def _phrase_key(phrase: str) -> str:
+    """What makes two phrases the same one: case and runs of spaces aside."""
+    return " ".join(phrase.split()).casefold()
+
+
+def serves_problems(serves: Any, *, required: bool = False) -> list[dict]:
+    """What is wrong with a list of phrases saying what a type answers, each as ``{field, message, code}``: a
+    list of at most 8 distinct phrases (case and spacing aside), each a string of 1 to 120 characters once
+    trimmed, on one line, without control or invisible characters. ``required``: at least one (an organisation's
+    override; an empty list there would say nothing)."""
+    if not isinstance(serves, list):
+        return [_err("serves", f"a list of at most {MAX_SERVES} short phrases")]
+    if len(serves) > MAX_SERVES:  # the items of an overlong list are not read one by one
+        return [_err("serves", f"at most {MAX_SERVES} phrases", "too_many")]
+    if required and not serves:
+        return [_err("serves", "at least one phrase", "empty")]
+    errors, seen = [], set()
+    for i, phrase in enumerate(serves):
+        where = f"serves[{i}]"
+        if not isinstance(phrase, str):
+            errors.append(_err(where, "a phrase (a string)"))
+        elif any(unicodedata.category(ch) in _UNPRINTABLE for ch in phrase):
+            errors.append(_err(where, "one line of text, without control or invisible characters",
+                               "control_character"))
+        elif not phrase.strip():
+            errors.append(_err(where, "a phrase, not only spaces", "blank"))
+        elif len(phrase.strip()) > MAX_SERVES_CHARS:
+            errors.append(_err(where, f"at most {MAX_SERVES_CHARS} characters", "max_length"))
+        elif _phrase_key(phrase) in seen:
+            errors.append(_err(where, "the same phrase again", "duplicate"))
+        else:
+            seen.add(_phrase_key(phrase))
+    return errors
+
+
+def serves_clean(serves: list[str]) -> tuple[str, ...]:
+    """Phrases :func:`serves_problems` accepted, as they are kept: trimmed."""
+    return tuple(phrase.strip() for phrase in serves)
 
 
 # --- the schema ------------------------------------------------------------------------------------------------

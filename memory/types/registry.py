@@ -1,5 +1,7 @@
 """Which types there are: the built-in catalogue (files, every organisation) and an organisation's own (rows of
-``memory_type`` under row-level security, only that organisation), looked up by name and version."""
+``memory_type`` under row-level security, only that organisation), looked up by name and version; and what each
+answers for an organisation (its ``serves`` phrases, or the organisation's own wording of them in
+``memory_type_serves``)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ import json
 import logging
 import threading
 import uuid
+from collections.abc import Iterable
+
+from django.db import connection
 
 from memory.types.definitions import definition_check
 from memory.types.spec import CATALOGUE_DIR, NAME, DefinitionInvalid, TypeSpec
@@ -38,9 +43,17 @@ def builtin_latest() -> dict[str, TypeSpec]:
 
 
 # Organisation types never change once written (a revision is a new row), so a spec read from the database
-# can be kept per (organisation, name, version); a lookup for another organisation never finds it.
-_cache: dict[tuple, TypeSpec] = {}
+# can be kept per (organisation, name, version); a lookup for another organisation never finds it. None: a row
+# that fails today's check (it will not pass tomorrow either).
+_cache: dict[tuple, TypeSpec | None] = {}
 _cache_lock = threading.Lock()
+
+
+def _cache_put(key: tuple, spec: TypeSpec | None) -> None:
+    with _cache_lock:
+        if len(_cache) > 4096:
+            _cache.clear()
+        _cache[key] = spec
 
 
 def _spec_from_row(row) -> TypeSpec | None:
@@ -75,6 +88,12 @@ def type_get(name: str, version: int | None = None, *, org_id: uuid.UUID | None 
         if identity is None:
             return None
         org_id = identity.org_id
+    return _own_spec(org_id, name, version)
+
+
+def _own_spec(org_id: uuid.UUID, name: str, version: int | None) -> TypeSpec | None:
+    """One of the organisation's own types, at ``version`` (else its latest), from this process's cache or its
+    row; None when there is none or it fails today's check."""
     if version is not None and (org_id, name, version) in _cache:
         return _cache[(org_id, name, version)]
     from memory.models import MemoryType
@@ -84,31 +103,82 @@ def type_get(name: str, version: int | None = None, *, org_id: uuid.UUID | None 
     if row is None:
         return None
     spec = _spec_from_row(row)
-    if spec is None:
-        return None
-    with _cache_lock:
-        if len(_cache) > 4096:
-            _cache.clear()
-        _cache[(org_id, name, spec.version)] = spec
+    _cache_put((org_id, name, row.version), spec)
     return spec
 
 
 def types_visible(*, org_id: uuid.UUID) -> list[TypeSpec]:
-    """The latest version of every type the organisation may use: built-in, then its own, by name."""
+    """The latest version of every type the organisation may use: built-in, then its own, by name (an own type
+    whose latest row fails today's check is offered at the version before it). It reads the versions only, and a
+    definition (checked again, which costs far more than the query) only for a version this process has not seen."""
     from memory.models import MemoryType
 
+    return _visible(org_id, MemoryType.objects.filter(organization_id=org_id).values_list("name", "version"))
+
+
+def _visible(org_id: uuid.UUID, versions: Iterable[tuple[str, int]]) -> list[TypeSpec]:
+    """:func:`types_visible` from the organisation's (name, version) pairs, in any order."""
     own: dict[str, TypeSpec] = {}
-    for row in MemoryType.objects.filter(organization_id=org_id).order_by("name", "version"):
-        spec = _spec_from_row(row)
-        if spec is not None:
-            own[row.name] = spec
+    for name, version in sorted(versions, key=lambda nv: (nv[0], -nv[1])):
+        if name not in own and (spec := _own_spec(org_id, name, version)) is not None:
+            own[name] = spec
     return sorted(builtin_latest().values(), key=lambda s: s.name) + [own[n] for n in sorted(own)]
 
 
-def type_public(spec: TypeSpec) -> dict:
-    """A type as the API shows it (agents read it to know what they may propose)."""
+# --- what each type answers ------------------------------------------------------------------------------------
+
+SERVES_SOURCES = ("organization", "definition", "label")
+
+
+def serves_overrides(*, org_id: uuid.UUID) -> dict[str, tuple[str, ...]]:
+    """The organisation's own wording of what its types answer, by type name (one query; inside an identity
+    context of the organisation, under row-level security)."""
+    from memory.models import MemoryTypeServes
+
+    rows = MemoryTypeServes.objects.filter(organization_id=org_id, phrases__isnull=False)
+    return {name: tuple(phrases) for name, phrases in rows.values_list("name", "phrases") if phrases}
+
+
+# type_serves' one statement: the organisation's type versions and its overrides together. Plain SQL because
+# search asks it on every question: building the two querysets cost more than running them.
+_VERSIONS_AND_OVERRIDES = """
+SELECT name, version, NULL FROM memory_type WHERE organization_id = %s
+UNION ALL
+SELECT name, NULL, phrases::text FROM memory_type_serves WHERE organization_id = %s AND phrases IS NOT NULL
+"""
+
+
+def serves_effective(spec: TypeSpec, override: tuple[str, ...] | None = None) -> tuple[tuple[str, ...], str]:
+    """What a type answers and where the words come from (one of :data:`SERVES_SOURCES`): the organisation's
+    override, else the type's own phrases, else its label (a type that says nothing still names its subject)."""
+    if override:
+        return override, "organization"
+    if spec.serves:
+        return spec.serves, "definition"
+    return (spec.label,), "label"
+
+
+def type_serves(*, org_id: uuid.UUID) -> dict[str, tuple[str, ...]]:
+    """What every type the organisation may use answers (its latest version), by type name: the organisation's
+    own phrases for it, else the type's, else its label. Search embeds these to decide which types could answer a
+    question. One query (the organisation's type versions and its overrides) and no definition check once this
+    process has seen the versions; nothing cached that another process's write could leave stale. Runs inside
+    an identity context of the organisation (row-level security)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_VERSIONS_AND_OVERRIDES, [org_id, org_id])
+        rows = cursor.fetchall()
+    versions = [(name, version) for name, version, phrases in rows if phrases is None]
+    overrides = {name: tuple(json.loads(phrases)) for name, _, phrases in rows if phrases is not None}
+    return {spec.name: serves_effective(spec, overrides.get(spec.name))[0] for spec in _visible(org_id, versions)}
+
+
+def type_public(spec: TypeSpec, *, override: tuple[str, ...] | None = None) -> dict:
+    """A type as the API shows it (agents read it to know what they may propose). ``override``: the
+    organisation's wording of what the type answers, for its latest version (older versions show their own)."""
+    serves, source = serves_effective(spec, override)
     return {"name": spec.name, "version": spec.version, "builtin": spec.builtin, "memory_class": spec.memory_class,
             "label": spec.label, "purposes": list(spec.purposes), "writers": sorted(spec.writers),
             "encrypted": spec.encrypted, "review": spec.review, "fetch_live": spec.fetch_live,
             "default_validity_days": spec.default_validity_days, "retention_days": spec.retention_days,
-            "supersession": list(spec.supersession), "text": spec.text, "kinds": spec.kinds, "schema": spec.schema}
+            "supersession": list(spec.supersession), "text": spec.text, "kinds": spec.kinds, "schema": spec.schema,
+            "serves": list(serves), "serves_source": source}

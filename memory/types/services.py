@@ -1,8 +1,11 @@
-"""Writes of the memory type registry: organisation administrators add a type and revise it.
+"""Writes of the memory type registry: organisation administrators add a type, revise it, and reword what any
+type they may use answers.
 
 A revision is a new version (a new row); memories keep the version they were written with. A revision that a
 current memory of the type (proposed, active or quarantined) would not satisfy is refused, listing each memory id
-and failing field path, never a value. Both changes are audited.
+and failing field path, never a value. What a type answers (its ``serves`` phrases) steers retrieval, not what a
+fact means: an organisation rewords it for itself, built-in types included, in place and without a new version.
+Every change is audited.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import json
 import uuid
 
 from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from core import audit, maintenance
 from core.access import require_staff
@@ -19,11 +23,11 @@ from core.errors import ConcurrentUpdate, Conflict, NotFound, ValidationFailed, 
 from core.identity import Identity
 from core.services import organization_ensure
 from memory.crypto import decrypt_fact
-from memory.models import MemoryType
-from memory.types.definitions import definition_check
+from memory.models import MemoryType, MemoryTypeServes
+from memory.types.definitions import definition_check, serves_clean, serves_problems
 from memory.types.facts import fact_validate
-from memory.types.registry import builtin_catalogue, revision_lock_key
-from memory.types.spec import DefinitionInvalid, FactInvalid, TypeSpec
+from memory.types.registry import builtin_catalogue, revision_lock_key, type_get
+from memory.types.spec import NAME, DefinitionInvalid, FactInvalid, TypeSpec
 
 
 class TypeExists(Conflict):
@@ -158,3 +162,35 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict,
     row = _insert(identity, spec)
     audit.record(action="memory_type.revise", resource_type="memory_type", resource_id=row.type_id)
     return spec, True
+
+
+def memory_type_serves_set(*, identity: Identity, name: str,
+                           serves: list[str] | None) -> tuple[TypeSpec, tuple[str, ...] | None]:
+    """Reword what type ``name`` answers, for the caller's organisation only: ``serves`` replaces the type's own
+    phrases (the same rule as a definition's, at least one); ``None``, or the type's own phrases again, goes back
+    to them. Any type the organisation may use, built-in included; a type it cannot see is NotFound, as on every
+    other type route. The row is replaced in place (no new version: memories and their facts are untouched).
+
+    Returns the type's latest version and the organisation's phrases now in force for it (None: the type's own)."""
+    require_staff(identity)
+    spec = type_get(name, org_id=identity.org_id) if isinstance(name, str) and NAME.fullmatch(name) else None
+    if spec is None:
+        raise NotFound()
+    phrases = None
+    if serves is not None:
+        errors = serves_problems(serves, required=True)
+        if errors:
+            raise ValidationFailed(errors=errors)
+        phrases = serves_clean(serves)
+    if phrases == spec.serves:  # the type's own words are no override: a revision's new ones then show through
+        phrases = None
+    organization_ensure(identity=identity)
+    # One statement (INSERT ... ON CONFLICT DO UPDATE): two administrators saving at once both succeed, the last
+    # one's phrases stand, and no read-then-write can interleave.
+    MemoryTypeServes.objects.bulk_create(
+        [MemoryTypeServes(organization_id=identity.org_id, name=name, phrases=list(phrases) if phrases else None,
+                          updated_by=identity.actor_sub, updated_at=timezone.now())],
+        update_conflicts=True, unique_fields=["organization", "name"],
+        update_fields=["phrases", "updated_by", "updated_at"])
+    audit.record(action="memory_type.serves_set", resource_type="memory_type", resource_id=name)
+    return spec, phrases

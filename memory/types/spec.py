@@ -23,6 +23,10 @@ PURPOSE_VALUES = tuple(value for value, _ in PURPOSES)
 NAME = re.compile(r"^[a-z][a-z0-9_]{2,49}$")
 MAX_ATTRIBUTE = 60
 TERM_KEY_LENGTH = 24  # the keyed hash that stands for a supersession's free values in an attribute
+# What a type answers (``serves``): a few short phrases that search embeds to decide which types could answer a
+# question. Few, so each keeps its weight; short, so each names one situation.
+MAX_SERVES = 8
+MAX_SERVES_CHARS = 120
 
 
 class DefinitionInvalid(Exception):
@@ -57,6 +61,7 @@ class TypeSpec:
     supersession: tuple[str, ...]
     text: str | dict
     schema: dict
+    serves: tuple[str, ...] = ()
     organization_id: uuid.UUID | None = None
     definition: dict = field(default_factory=dict, compare=False, repr=False)
 

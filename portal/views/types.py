@@ -1,6 +1,7 @@
 """The staff console's memory types page: organisation administrators see every type their organisation may use
-(built-in and their own), add a type and revise one by editing its definition (JSON). The same services as
-``/v1/memory-types``: the same checks, the same refusal listing what a revision would break, the same audit."""
+(built-in and their own), add a type, revise one by editing its definition (JSON), and reword what any type
+answers for their organisation (one phrase a line). The same services as ``/v1/memory-types``: the same checks,
+the same refusal listing what a revision would break, the same audit."""
 
 from __future__ import annotations
 
@@ -14,13 +15,14 @@ from django.views.decorators.http import require_http_methods
 from core.errors import Conflict, NotFound, ValidationFailed
 from core.parsers import NotJson, strict_loads
 from memory.types import NAME as TYPE_NAME
+from memory.types import serves_overrides, type_public, types_visible
 from memory.types import services as type_services
-from memory.types import type_public, types_visible
 from portal.context import portal_view
 from portal.rows import ADMIN_ROLES, PURPOSE_LABELS
 
 EXAMPLE = {
     "name": "dressing_change_preference", "memory_class": "preference", "label": "Dressing changes",
+    "serves": ["where the patient's dressings are changed", "whether a district nurse visits at home"],
     "purposes": ["appointment_scheduling"], "writers": ["patient", "staff", "agent_proposal"], "supersession": [],
     "text": "Dressing changes: at {place}",
     "schema": {"type": "object", "additionalProperties": False, "required": ["place"],
@@ -32,52 +34,98 @@ def _editable(spec) -> str:
     return json.dumps({k: v for k, v in spec.definition.items() if k != "name"}, indent=2)
 
 
+def _save_definition(identity, post) -> tuple[list[dict], list[dict], str | None]:
+    """Add a type, or revise the one named in ``revise``: (problems, what a revision would break, the message
+    when saved)."""
+    revising, based_on = post.get("revise", ""), post.get("based_on", "")
+    try:
+        if revising and not TYPE_NAME.fullmatch(revising):
+            raise NotFound()
+        definition = strict_loads(post.get("definition", ""))  # as the API reads it: bounded nesting, storable strings
+        if not isinstance(definition, dict):
+            raise NotJson("It is not a JSON object")
+    except NotJson as exc:
+        return [{"field": "definition", "message": f"The definition is not a JSON object: {exc}."}], [], None
+    except ValidationFailed as exc:
+        return exc.errors, [], None
+    except NotFound as exc:
+        return [{"field": None, "message": exc.title}], [], None
+    try:
+        with transaction.atomic():  # nothing half-saved when a check refuses
+            if revising:
+                # the version the form showed: a revision saved meanwhile is a conflict, never undone
+                spec, _ = type_services.memory_type_revise(
+                    identity=identity, name=revising, definition=definition,
+                    based_on_version=int(based_on) if based_on.isdigit() else None)
+            else:
+                spec = type_services.memory_type_create(identity=identity, definition=definition)
+    except ValidationFailed as exc:
+        return exc.errors or [{"field": None, "message": exc.message}], [], None
+    except type_services.RevisionBreaksMemories as exc:
+        return [{"field": None, "message": exc.message}], exc.errors, None
+    except (Conflict, NotFound) as exc:
+        return [{"field": None, "message": exc.message if exc.code == "version_conflict" else exc.title}], [], None
+    return [], [], f"Saved {spec.label} as version {spec.version}."
+
+
+def _phrases(text: str) -> list[str] | None:
+    """One phrase a line (blank lines are gaps, not phrases); nothing at all: back to the type's own phrases.
+    Lines end at line breaks only, so any other control or separator character is refused, as the API refuses it."""
+    lines = [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    return [line for line in lines if line] or None
+
+
+def _on_the_page(error: dict) -> dict:
+    """``serves[2]`` as staff count them: phrase 3."""
+    field = error.get("field") or ""
+    if field.startswith("serves[") and field.endswith("]") and field[7:-1].isdigit():
+        return {**error, "field": f"phrase {int(field[7:-1]) + 1}"}
+    return {**error, "field": "phrases"} if field == "serves" else error
+
+
+def _save_serves(identity, name: str, text: str) -> tuple[list[dict], str | None]:
+    """Reword what type ``name`` answers for the organisation: (problems, the message when saved)."""
+    try:
+        with transaction.atomic():
+            spec, phrases = type_services.memory_type_serves_set(identity=identity, name=name,
+                                                                 serves=_phrases(text))
+    except ValidationFailed as exc:
+        return [_on_the_page(e) for e in exc.errors], None
+    except NotFound as exc:
+        return [{"field": None, "message": exc.title}], None
+    if phrases is None:
+        return [], f"{spec.label} answers in the type's own words."
+    return [], f"Saved what {spec.label} answers for your organisation."
+
+
 @require_http_methods(["GET", "POST"])
 @portal_view(scopes=("memory_type:write",), roles=ADMIN_ROLES)
 def memory_types(request):
     identity = request.portal_identity
+    post = request.POST
     problems: list[dict] = []
     breaks: list[dict] = []
-    submitted = request.POST.get("definition", "")
-    revising = request.POST.get("revise", "")
-    based_on = request.POST.get("based_on", "")
+    serving = post.get("serves_for", "")  # the type whose phrases were sent
     if request.method == "POST":
-        try:
-            if revising and not TYPE_NAME.fullmatch(revising):
-                raise NotFound()
-            definition = strict_loads(submitted)  # as the API reads it: bounded nesting, storable strings
-            if not isinstance(definition, dict):
-                raise NotJson("It is not a JSON object")
-        except NotJson as exc:
-            problems = [{"field": "definition", "message": f"The definition is not a JSON object: {exc}."}]
-        except ValidationFailed as exc:
-            problems = exc.errors
-        except NotFound as exc:
-            problems = [{"field": None, "message": exc.title}]
+        if serving:
+            problems, saved = _save_serves(identity, serving, post.get("serves", ""))
         else:
-            try:
-                with transaction.atomic():  # nothing half-saved when a check refuses
-                    if revising:
-                        # the version the form showed: a revision saved meanwhile is a conflict, never undone
-                        spec, _ = type_services.memory_type_revise(
-                            identity=identity, name=revising, definition=definition,
-                            based_on_version=int(based_on) if based_on.isdigit() else None)
-                    else:
-                        spec = type_services.memory_type_create(identity=identity, definition=definition)
-            except ValidationFailed as exc:
-                problems = exc.errors or [{"field": None, "message": exc.message}]
-            except type_services.RevisionBreaksMemories as exc:
-                breaks = exc.errors
-                problems = [{"field": None, "message": exc.message}]
-            except (Conflict, NotFound) as exc:
-                problems = [{"field": None, "message": exc.message if exc.code == "version_conflict" else exc.title}]
-            else:
-                messages.success(request, f"Saved {spec.label} as version {spec.version}.")
-                return redirect("memory-types")
-    types = [{"spec": s, "public": type_public(s), "purposes": [PURPOSE_LABELS.get(p, p) for p in s.purposes],
-              "editable": _editable(s) if not s.builtin else None}
-             for s in types_visible(org_id=identity.org_id)]
+            problems, breaks, saved = _save_definition(identity, post)
+        if saved:
+            messages.success(request, saved)
+            return redirect("memory-types")
+    overrides = serves_overrides(org_id=identity.org_id)
+    types = []
+    for spec in types_visible(org_id=identity.org_id):
+        public = type_public(spec, override=overrides.get(spec.name))
+        types.append({"spec": spec, "public": public, "purposes": [PURPOSE_LABELS.get(p, p) for p in spec.purposes],
+                      "editable": _editable(spec) if not spec.builtin else None,
+                      "serves_text": post.get("serves", "") if serving == spec.name else (
+                          "\n".join(public["serves"]) if public["serves_source"] != "label" else "")})
+    revising = "" if serving else post.get("revise", "")
+    adding = request.method == "POST" and not serving and not revising
     return render(request, "memory/types.html", {
-        "types": types, "problems": problems, "breaks": breaks, "revising": revising,
-        "definition": submitted if (problems and not revising) else json.dumps(EXAMPLE, indent=2),
-        "revision_text": submitted if revising else "", "based_on": based_on}, status=422 if problems else 200)
+        "types": types, "problems": problems, "breaks": breaks, "revising": revising, "serving": serving,
+        "definition": post.get("definition", "") if (problems and adding) else json.dumps(EXAMPLE, indent=2),
+        "revision_text": post.get("definition", "") if revising else "", "based_on": post.get("based_on", "")},
+        status=422 if problems else 200)

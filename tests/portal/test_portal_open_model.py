@@ -180,6 +180,76 @@ def test_an_administrator_adds_and_revises_a_type_on_the_memory_types_page(world
     assert "version 2" in admin.get("/staff/memory-types/").content.decode()
 
 
+def _card(html: str, name: str) -> str:
+    """One type's card on the memory types page."""
+    start = html.index(f'<li class="card" data-type="{name}">')
+    end = html.find('<li class="card"', start + 1)
+    return html[start:end if end != -1 else len(html)]
+
+
+def _served(world, org=None) -> dict[str, tuple[list[str], str]]:
+    r = world.staff("scheduling-agent", org=org, scope="memory:read").get("/v1/memory-types")
+    return {t["name"]: (t["serves"], t["serves_source"]) for t in r.json()["items"]}
+
+
+def test_an_administrator_rewords_what_a_type_answers_on_the_memory_types_page(world, people, signed_in):
+    """Every card shows what its type answers and a form to reword it, built-in types too; saved for the
+    administrator's organisation only, one phrase a line; an empty form goes back to the type's own words."""
+    admin = signed_in(people.admin())
+    own = list(builtin_catalogue()["preferred_name"][1].serves)
+    html = admin.get("/staff/memory-types/").content.decode()
+    card = _card(html, "preferred_name")
+    assert "Answers questions about" in card and all(f"<li>{p}</li>" in card for p in own)
+    assert "\n".join(own) in card  # the form starts from the type's own words
+    assert html.count('name="serves_for"') == len(builtin_catalogue())
+
+    saved = admin.post("/staff/memory-types/", {
+        "serves_for": "preferred_name", "serves": "how to greet the patient\r\n\r\n  the name on a letter  \r\n"},
+        follow=True)
+    assert saved.status_code == 200
+    html = saved.content.decode()
+    assert "Saved what Name and pronouns answers for your organisation." in html
+    card = _card(html, "preferred_name")
+    assert "<li>how to greet the patient</li><li>the name on a letter</li>" in card
+    assert "Your organisation's words" in card
+    assert _served(world)["preferred_name"] == (["how to greet the patient", "the name on a letter"], "organization")
+    assert _served(world, org=world.other_org)["preferred_name"] == (own, "definition")
+
+    back = admin.post("/staff/memory-types/", {"serves_for": "preferred_name", "serves": " \r\n"}, follow=True)
+    assert "Name and pronouns answers in the type&#x27;s own words." in back.content.decode()
+    assert _served(world)["preferred_name"] == (own, "definition")
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("\n".join(f"phrase {i}" for i in range(9)), "at most 8 phrases"),
+    ("fine\n" + "x" * 121, "<code>phrase 2</code>: at most 120 characters"),
+    ("the same\nThe  same", "<code>phrase 2</code>: the same phrase again"),
+    ("a\ttab", "<code>phrase 1</code>: one line of text, without control or invisible characters"),
+])
+def test_what_a_type_answers_is_refused_on_the_page_as_the_api_refuses_it(world, people, signed_in, text, shown):
+    """The page lists the problem, keeps what was typed, and saves nothing."""
+    admin = signed_in(people.admin())
+    refused = admin.post("/staff/memory-types/", {"serves_for": "transport_need", "serves": text})
+    assert refused.status_code == 422
+    html = refused.content.decode()
+    assert "There is a problem" in html and "Nothing was saved." in html and shown in html, html[:3000]
+    card = _card(html, "transport_need")
+    assert "<details open>" in card and text.split("\n")[0] in card
+    assert _served(world)["transport_need"][1] == "definition"
+
+
+def test_rewording_a_type_the_organisation_cannot_see_saves_nothing(world, people, signed_in):
+    """Another organisation's own type reads as one that does not exist."""
+    other_admin = world.staff("org-admin", org=world.other_org, scope="memory_type:write memory:read")
+    assert other_admin.post("/v1/memory-types", wound_care_type()).status_code == 201
+    admin = signed_in(people.admin())
+    for name in ("dressing_change_preference", "no_such_type", "scheduling\u0000preference"):
+        refused = admin.post("/staff/memory-types/", {"serves_for": name, "serves": "anything"})
+        assert refused.status_code == 422 and "Not found" in refused.content.decode()
+    theirs = other_admin.get("/v1/memory-types/dressing_change_preference").json()["versions"][0]
+    assert (theirs["serves"], theirs["serves_source"]) == (["Dressing changes"], "label")
+
+
 def test_the_memory_types_page_is_for_administrators(world, people, signed_in):
     nurse = signed_in(people.staff("nurse"))
     assert nurse.get("/staff/memory-types/").status_code == 403
