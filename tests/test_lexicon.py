@@ -213,6 +213,19 @@ def test_exposures_concern_an_allergy_through_where_the_substance_hides():
         assert lex.relevance(m(question), m(allergy)) > 0, question
 
 
+def test_a_question_about_a_member_concerns_a_memory_about_its_class():
+    lex = lexicon()
+    m = lex.mentions
+    for question, memory in [("Can she have gadolinium for the MRI?", "Reaction to contrast dye in 2015"),
+                             ("Can we give amoxicillin?", "beta-lactam allergy"),
+                             ("sertraline", "intolerant of antidepressants"),
+                             ("clarithromycin", "ECG shows prolonged QT")]:
+        assert lex.relevance(m(question), m(memory)) > 0, question
+        assert lex.mismatch(m(question), m(memory)) == 0.0, question
+    # an umbrella word in a memory ("medication review") is no class of the question
+    assert lex.relevance(m("sertraline"), m("medication review due")) == 0
+
+
 def test_ordinary_sentences_name_no_medicine_vaccine_contrast_or_material():
     lex = lexicon()
     plain = ["Preferred name: Maggie; pronouns she/her",
