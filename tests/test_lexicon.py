@@ -71,3 +71,217 @@ def test_relevance_follows_classes_cross_reactions_and_interactions():
 def test_expansion_adds_class_names():
     text = lexicon().expand("Can we give her Bactrim?")
     assert "sulfonamide antibiotics" in text and text.startswith("Can we give her Bactrim?")
+
+
+@pytest.mark.parametrize("text, concept", [
+    ("Sinemet 62.5mg four times a day", "levodopa"),
+    ("co-careldopa", "levodopa"),
+    ("Madopar", "levodopa"),
+    ("ropinirole at night", "dopamine_agonists"),
+    ("rasagiline", "mao_b_inhibitors"),
+    ("Humira fortnightly", "biologics"),
+    ("infliximab infusion", "biologics"),
+    ("Enbrel", "biologics"),
+    ("tacrolimus", "calcineurin_inhibitors"),
+    ("Neoral", "calcineurin_inhibitors"),
+    ("CellCept", "mycophenolate"),
+    ("Imuran", "azathioprine"),
+    ("Ozempic", "glp1_agonists"),
+    ("Wegovy for weight loss", "glp1_agonists"),
+    ("Mounjaro", "tirzepatide"),
+    ("Forxiga", "sglt2_inhibitors"),
+    ("Jardiance", "sglt2_inhibitors"),
+    ("Lasix 40mg", "loop_diuretics"),
+    ("bendroflumethiazide", "thiazide_diuretics"),
+    ("indapamide", "thiazide_diuretics"),
+    ("spironolactone", "potassium_sparing_diuretics"),
+    ("Lustral", "ssris"),
+    ("Prozac", "fluoxetine_paroxetine"),
+    ("Cipralex", "citalopram"),
+    ("Efexor XL", "snris"),
+    ("amitriptyline 10mg", "tcas"),
+    ("phenelzine", "maoi_antidepressants"),
+    ("Epilim Chrono", "valproate"),
+    ("Lamictal", "lamotrigine"),
+    ("Epanutin", "phenytoin"),
+    ("Uniphyllin", "theophylline"),
+    ("Zyloric", "xanthine_oxidase_inhibitors"),
+    ("Subutex", "buprenorphine"),
+    ("methadone 60ml", "methadone"),
+    ("Valium", "benzodiazepines"),
+    ("buccal midazolam", "midazolam"),
+    ("Plavix", "clopidogrel"),
+    ("Brilique", "ticagrelor"),
+    ("GTN spray", "nitrates"),
+    ("Viagra", "pde5_inhibitors"),
+    ("Microgynon", "combined_hormonal_contraceptives"),
+    ("Nexplanon", "hormonal_contraceptives"),
+    ("Nolvadex", "tamoxifen"),
+    ("Arimidex", "aromatase_inhibitors"),
+    ("Diflucan", "azole_antifungals"),
+    ("itraconazole", "strong_azoles"),
+    ("Rifadin", "rifampicin"),
+    ("Zyvox", "linezolid"),
+    ("Imigran", "triptans"),
+    ("Tramacet", "tramadol"),
+    ("Maxolon", "metoclopramide"),
+    ("Stemetil", "prochlorperazine"),
+    ("Motilium", "domperidone"),
+    ("Zofran", "ondansetron"),
+    ("Norvir", "pharmacokinetic_boosters"),
+    ("Paxlovid", "paxlovid"),
+    ("Biktarvy", "integrase_inhibitors"),
+    ("Klaricid", "cyp3a4_macrolides"),
+    ("Flixotide", "inhaled_corticosteroids"),
+    ("Kenalog injection", "systemic_corticosteroids"),
+    ("ChloraPrep", "chlorhexidine"),
+    ("Instillagel", "chlorhexidine"),
+    ("Betadine", "iodine_antiseptic"),
+    ("Stamaril", "live_vaccines"),
+    ("BCG", "live_vaccines"),
+    ("Fluenz", "gelatin"),
+    ("isosulfan blue", "patent_blue"),
+    ("fluorescein angiography", "fluorescein"),
+    ("Movicol", "peg"),
+    ("Moviprep", "peg"),
+    ("latex-free gloves", "latex"),
+    ("Micropore tape", "adhesives"),
+    ("sentinel node biopsy", "sentinel_node_biopsy"),
+    ("Sudafed", "decongestants"),
+    ("grapefruit juice", "grapefruit"),
+])
+def test_brands_and_generics_of_monitored_and_long_term_medicines_map_to_their_classes(text, concept):
+    assert concept in lexicon().mentions(text)
+
+
+# (question, what the patient takes): each pair interacts; none is the same class or a cross-reaction.
+INTERACTING = [
+    ("Can we give clarithromycin?", "Long-term simvastatin 40mg at night"),
+    ("Can we start Paxlovid?", "Atorvastatin 20mg"),
+    ("ritonavir", "Flixotide inhaler twice daily"),
+    ("itraconazole", "tacrolimus"),
+    ("ketoconazole", "sildenafil"),
+    ("cobicistat", "midazolam"),
+    ("fluconazole", "warfarin"),
+    ("ibuprofen", "furosemide"),
+    ("naproxen", "candesartan"),
+    ("yellow fever vaccine", "adalimumab"),
+    ("MMR", "methotrexate"),
+    ("BCG", "prednisolone 40mg daily"),
+    ("metoclopramide", "co-careldopa"),
+    ("haloperidol", "ropinirole"),
+    ("linezolid", "sertraline"),
+    ("tramadol", "sertraline"),
+    ("sumatriptan", "venlafaxine"),
+    ("St John's wort", "citalopram"),
+    ("paroxetine", "tamoxifen"),
+    ("Is sedation safe for her endoscopy?", "Semaglutide 1mg weekly"),
+    ("She is having surgery next week", "Forxiga 10mg"),
+    ("rifampicin", "Microgynon"),
+    ("rifampicin", "apixaban"),
+    ("allopurinol", "azathioprine"),
+    ("citalopram", "ondansetron"),
+    ("grapefruit juice", "amlodipine"),
+    ("trimethoprim", "spironolactone"),
+    ("spironolactone", "ramipril"),
+    ("sildenafil", "isosorbide mononitrate"),
+    ("an epidural", "apixaban"),
+]
+
+
+@pytest.mark.parametrize("question, taken", INTERACTING)
+def test_interactions_concern_what_the_patient_takes(question, taken):
+    lex = lexicon()
+    assert lex.relevance(lex.mentions(question), lex.mentions(taken), taken=True) > 0
+
+
+@pytest.mark.parametrize("question, allergy", INTERACTING)
+def test_interactions_do_not_concern_an_allergy(question, allergy):
+    lex = lexicon()
+    assert lex.relevance(lex.mentions(question), lex.mentions(allergy), taken=False) == 0
+
+
+def test_exposures_concern_an_allergy_through_where_the_substance_hides():
+    lex = lexicon()
+    m = lex.mentions
+    for question, allergy in [("Can we do a sentinel node biopsy?", "patent blue dye allergy"),
+                              ("Instillagel before the catheter", "chlorhexidine allergy"),
+                              ("catheterisation", "latex allergy"),
+                              ("an ECG", "allergic to adhesive tape"),
+                              ("covid vaccine", "polyethylene glycol allergy"),
+                              ("Fluenz", "gelatin allergy")]:
+        assert lex.relevance(m(question), m(allergy)) > 0, question
+
+
+def test_a_question_about_a_member_concerns_a_memory_about_its_class():
+    lex = lexicon()
+    m = lex.mentions
+    for question, memory in [("Can she have gadolinium for the MRI?", "Reaction to contrast dye in 2015"),
+                             ("Can we give amoxicillin?", "beta-lactam allergy"),
+                             ("sertraline", "intolerant of antidepressants"),
+                             ("clarithromycin", "ECG shows prolonged QT")]:
+        assert lex.relevance(m(question), m(memory)) > 0, question
+        assert lex.mismatch(m(question), m(memory)) == 0.0, question
+    # an umbrella word in a memory ("medication review") is no class of the question
+    assert lex.relevance(m("sertraline"), m("medication review due")) == 0
+
+
+def test_ordinary_sentences_name_no_medicine_vaccine_contrast_or_material():
+    lex = lexicon()
+    plain = ["Preferred name: Maggie; pronouns she/her",
+             "Her daughters Grace, Stella, Yasmin and Katya visit on Sundays with Tom, Jack and Oliver",
+             "Needs a Polish interpreter; his wife interprets informally",
+             "Book a BSL interpreter for the next consultation",
+             "Takes the bus to clinic and needs hospital transport home",
+             "Patient transport booked for Tuesday at 10am; parking permit requested",
+             "Prefers morning appointments and text reminders two days before",
+             "Lives alone with a cat; neighbour has a key",
+             "Prefers letters in large print and to be addressed as Mr Jones",
+             "Can we rebook the follow-up for next month?",
+             "Speaks Urdu and some English; son translates",
+             "Works as a teacher; enjoys gardening, swimming and ballroom dancing"]
+    for text in plain:
+        assert lex.mentions(text) == {}, text
+    for text in ("Vegetarian diet, no pork for religious reasons", "Follows a halal diet; prefers fish on Fridays",
+                 "Vegan; avoids honey and dairy", "Low-salt diabetic diet, small portions"):
+        named = {c for c in lex.mentions(text) if lex.concepts[c].category in {"drug", "vaccine", "contrast", "material"}}
+        assert not named, text
+
+
+def test_every_class_a_lexicon_refers_to_exists(tmp_path, monkeypatch):
+    import memory.lexicon as module
+
+    data = json.loads(LEXICON_FILE.read_text())
+    named = set(data["concepts"])
+    for concept in data["concepts"].values():
+        assert set(concept["parents"]) | set(concept["related"]) <= named
+    for pair in data["interactions"]:
+        assert len(pair["classes"]) == 2 and set(pair["classes"]) <= named and pair["note"]
+    broken = dict(data, interactions=data["interactions"] + [{"classes": ["warfarin", "no_such_class"], "note": "x"}])
+    path = tmp_path / "lexicon.json"
+    path.write_text(json.dumps(broken))
+    monkeypatch.setattr(module, "LEXICON_FILE", path)
+    module.lexicon.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="no_such_class"):
+            module.lexicon()
+    finally:
+        monkeypatch.undo()
+        module.lexicon.cache_clear()
+
+
+def test_a_term_names_one_class_unless_it_genuinely_names_two():
+    data = json.loads(LEXICON_FILE.read_text())
+    owners: dict[str, set[str]] = {}
+    for cid, concept in data["concepts"].items():
+        for term in concept["terms"]:
+            owners.setdefault(term.casefold(), set()).add(cid)
+    shared = {term for term, cids in owners.items() if len(cids) > 1}
+    assert shared == {
+        # umbrella words shared with their procedure (lexicon-2)
+        "biopsy", "injection", "operation", "surgery", "general anaesthetic", "sedation", "jab", "ct scan",
+        "fish oil", "omega-3",
+        # combination products, and what is both a procedure and an anaesthetic
+        "co-amilofruse", "co-amilozide", "juluca", "synjardy", "xigduo", "epidural", "spinal anaesthetic",
+        # lexicon-2 named carbamazepine as an anticonvulsant; it still does, and now has its own class
+        "carbamazepine", "tegretol"}

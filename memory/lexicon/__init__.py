@@ -76,19 +76,22 @@ class Lexicon:
 
     def relevance(self, question: dict[str, float], memory: dict[str, float], *, taken: bool = False) -> float:
         """How directly a question's concepts concern a memory's (0-1): the strongest link, plus a quarter of the
-        others (ibuprofen after an operation concerns lithium twice: NSAIDs and surgery). Interactions count for
-        what the patient takes (``taken``: a long-term medicine), not for an allergy to it."""
+        others (ibuprofen after an operation concerns lithium twice: NSAIDs and surgery). A class concerns its
+        members both ways ("any antibiotic allergy?" a penicillin allergy; "gadolinium?" a reaction to contrast),
+        except through an umbrella word in the memory ("medication"). Interactions count for what the patient
+        takes (``taken``: a long-term medicine), not for an allergy to it."""
         if not question or not memory:
             return 0.0
         own = set(memory)
         wider = self.closure(own)
+        classes = own - BROAD.keys()
         maps = (self.related, self.interacts) if taken else (self.related,)
         scores = []
         for q, weight in question.items():
             mine = self.ancestors.get(q, frozenset({q}))
             if q in own:
                 score = weight
-            elif q in wider:
+            elif q in wider or mine & classes:
                 score = weight * ANCESTOR_WEIGHT
             elif any(mine & links.get(m, frozenset()) for links in maps for m in wider):
                 score = weight * RELATED_WEIGHT
