@@ -244,7 +244,8 @@ def test_ordinary_sentences_name_no_medicine_vaccine_contrast_or_material():
         assert lex.mentions(text) == {}, text
     for text in ("Vegetarian diet, no pork for religious reasons", "Follows a halal diet; prefers fish on Fridays",
                  "Vegan; avoids honey and dairy", "Low-salt diabetic diet, small portions"):
-        named = {c for c in lex.mentions(text) if lex.concepts[c].category in {"drug", "vaccine", "contrast", "material"}}
+        named = {c for c in lex.mentions(text)
+                 if lex.concepts[c].category in {"drug", "vaccine", "contrast", "material"}}
         assert not named, text
 
 

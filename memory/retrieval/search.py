@@ -16,8 +16,8 @@ from core.identity import Identity
 from memory.retrieval.candidates import fetch_candidates
 from memory.retrieval.intent import type_intents
 from memory.retrieval.question import Question, understand
-from memory.retrieval.scoring import Hit, query_vector, score_candidates, similarities
 from memory.retrieval.ranker import ranker
+from memory.retrieval.scoring import Hit, query_vector, score_candidates, similarities
 from memory.retrieval.selection import confidence_of, select_hits
 from memory.retrieval.vectors import vector_model
 

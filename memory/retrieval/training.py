@@ -29,6 +29,7 @@ FOLDS = 4
 L2_CHOICES = (0.3, 1.0, 3.0, 10.0)
 THRESHOLDS = tuple(round(0.05 + 0.01 * i, 2) for i in range(90))
 TYPE_MIN_QUESTIONS = 12  # questions whose best candidate is of the type, before it may have its own threshold
+TYPE_SPREAD = 0.1  # how far a type's own threshold may move from the global one (a few questions decide it)
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,8 @@ class Asked:
 
 
 def collect(split: str = "calibration") -> list[Asked]:
-    """Every question of the split, asked up to scoring, with its candidates' features."""
-    if split == "heldout":
-        raise ValueError("the held-out split is never trained on")
+    """Every question of the split, asked up to scoring, with its candidates' features (the held-out split only
+    for :func:`compare`, which reports it in aggregate)."""
     data = evaluation_blind.load_split(split)
     pop = evaluation_blind.load_population(data, evaluation_blind.load_org_types())
     asked = []
@@ -135,7 +135,8 @@ def choose_threshold(asked: list[Asked], scored: list[np.ndarray]) -> float:
 
 def choose_type_thresholds(asked: list[Asked], scored: list[np.ndarray], default: float) -> dict[str, float]:
     """A type's own threshold where the split asked enough about it (its best candidate was of that type in at
-    least :data:`TYPE_MIN_QUESTIONS` questions) and it decides those questions better than the default does."""
+    least :data:`TYPE_MIN_QUESTIONS` questions) and it decides those questions better than the default does;
+    within :data:`TYPE_SPREAD` of it, the nearest of equally good ones."""
     tops: dict[str, list[int]] = {}
     for i, a in enumerate(asked):
         if len(scored[i]):
@@ -147,7 +148,8 @@ def choose_type_thresholds(asked: list[Asked], scored: list[np.ndarray], default
             continue
         sub, sub_scored = [asked[i] for i in idx], [scored[i] for i in idx]
         base = _objective(figures(sub, sub_scored, default=default))
-        best = max(THRESHOLDS, key=lambda t: _objective(figures(sub, sub_scored, {name: t}, default)))
+        near = [t for t in THRESHOLDS if abs(t - default) <= TYPE_SPREAD + 1e-9]
+        best = max(near, key=lambda t: (_objective(figures(sub, sub_scored, {name: t}, default)), -abs(t - default)))
         if _objective(figures(sub, sub_scored, {name: best}, default)) > base:
             chosen[name] = best
     return chosen
@@ -184,3 +186,56 @@ def train(asked: list[Asked]) -> dict:
 def write(model: dict) -> None:
     MODEL_FILE.write_text(json.dumps(model, indent=2) + "\n")
     ranker.cache_clear()
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """1 for the highest value, 2 for the next... (ties in candidate order)."""
+    order = np.argsort(-values, kind="stable")
+    ranks = np.empty(len(values))
+    ranks[order] = np.arange(1, len(values) + 1)
+    return ranks
+
+
+RRF_K = 60
+PREVIOUS_BLEND = {"cosine": 1.0, "text_rank": 1.0, "concept": 0.3, "mismatch": -0.5}  # the ranker this replaced
+
+
+def _column(a: Asked, name: str) -> np.ndarray:
+    return a.features[:, FEATURES.index(name)] if len(a.features) else np.zeros(0)
+
+
+def _without_intent(a: Asked) -> Asked:
+    features = a.features.copy()
+    if len(features):
+        features[:, [FEATURES.index("intent"), FEATURES.index("intent_gap")]] = 0.0
+    return Asked(a.patient, a.kind, a.answerable, features, a.types, a.answers)
+
+
+VARIANTS = {
+    "MiniLM cosine": lambda a: _column(a, "cosine"),
+    "PostgreSQL full-text rank": lambda a: _column(a, "text_rank"),
+    "hybrid: reciprocal rank fusion of cosine and full-text rank (k=60)": lambda a: (
+        1 / (RRF_K + _ranks(_column(a, "cosine"))) + 1 / (RRF_K + _ranks(_column(a, "text_rank")))
+        if len(a.features) else np.zeros(0)),
+    "previous: fixed blend of cosine, text rank, concept, mismatch": lambda a: sum(
+        w * _column(a, name) for name, w in PREVIOUS_BLEND.items()),
+}
+
+
+def compare(calibration: list[Asked], heldout: list[Asked], model: dict) -> dict[str, dict]:
+    """Rankers side by side on the held-out questions (aggregate figures only), each with a confidence threshold
+    chosen on the calibration split as the shipped head's is: the fixed scores above, the scoring head trained
+    without the intent features, and the shipped head."""
+    out = {}
+    for name, score_of in VARIANTS.items():
+        threshold = choose_threshold(calibration, [score_of(a) for a in calibration])
+        out[name] = figures(heldout, [score_of(a) for a in heldout], default=threshold)
+    plain = [_without_intent(a) for a in calibration]
+    w = fit(plain, model["l2"])
+    threshold = choose_threshold(plain, cross_validated(plain, model["l2"]))
+    out["scoring head without intent"] = figures(heldout, [scores(_without_intent(a), w) for a in heldout],
+                                                 default=threshold)
+    shipped = np.array(model["weights"])
+    out["scoring head with intent (shipped)"] = figures(heldout, [scores(a, shipped) for a in heldout],
+                                                        model["type_thresholds"], model["threshold"])
+    return {name: {k: round(v, 4) for k, v in f.items()} for name, f in out.items()}

@@ -1,0 +1,99 @@
+"""Ranking by intent and the learned scoring head: what a type says it serves decides which memories answer a
+question (an organisation's own wording included, with no code), a question no type answers gets no confident
+answer, and the head and its training behave as documented. Real model, real PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from core.identity import Identity, identity_context
+from memory.embeddings import provider
+from memory.retrieval import training
+from memory.retrieval.intent import type_intents
+from memory.retrieval.ranker import FEATURES, MODEL_FILE, ranker, ranker_from
+from memory.retrieval.vectors import vector_model
+from tests.test_memory_types import admin, wound_care_type
+
+pytestmark = pytest.mark.django_db
+
+
+def intents_for(org, question: str):
+    [vector] = provider().embed([question])
+    with identity_context(Identity(org_id=org, actor_sub="reader")):
+        return type_intents(org_id=org, question_vector=vector, model=vector_model())
+
+
+def test_a_question_about_a_situation_is_most_about_the_type_that_serves_it(world):
+    intents = intents_for(world.org, "How should we address the envelope of her clinic letter?")
+    assert max(intents.by_type, key=intents.by_type.get) == "preferred_name"
+    assert intents.best == intents.of("preferred_name")
+
+
+def test_an_organisations_wording_of_what_its_type_serves_is_used_in_ranking(world):
+    """The organisation's own type, with no phrase about ambulances: a transport question is not about it. Once
+    its administrator says it serves that, it is."""
+    question = "Does she need an ambulance to get home after the dressing is changed?"
+    r = admin(world).post("/v1/memory-types", wound_care_type(serves=["how often the wound dressing is changed"]))
+    assert r.status_code == 201, r.content
+    before = intents_for(world.org, question).of("dressing_change_preference")
+    r = admin(world).request("PUT", "/v1/memory-types/dressing_change_preference/serves",
+                             {"serves": ["how the patient gets home after a dressing change, by ambulance or car"]})
+    assert r.status_code == 200, r.content
+    after = intents_for(world.org, question)
+    assert after.of("dressing_change_preference") > before + 0.2
+    # another organisation's wording never reaches this one's ranking
+    assert "dressing_change_preference" not in intents_for(world.other_org, question).by_type
+
+
+def test_a_question_no_type_answers_gets_no_confident_answer(world):
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician")
+    for fact in ({"kind": "allergy", "substance": "penicillin", "reaction": "rash"},
+                 {"kind": "long_term_indication", "medication": "warfarin", "indication": "atrial fibrillation",
+                  "monitoring": "INR"}):
+        r = nurse.post(f"/v1/patients/{world.patient_a}/memories",
+                       {"memory_type": "care_context", "consent_purpose": "care_coordination", "fact": fact,
+                        "review_by": "2031-01-01T00:00:00Z", "source": "ehr_import", "source_ref": "ehr:1"})
+        assert r.status_code == 201, r.content
+    for question in ("What is the capital of France?", "Who won the football last night?"):
+        body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": question}).json()
+        assert body["confidence"] == "low", (question, body)
+        assert all(i["confidence"] == "low" for i in body["items"])
+    body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": "Can she have ibuprofen?"}).json()
+    assert body["confidence"] == "high" and body["safety_rule_applied"] is True
+
+
+def test_the_shipped_model_matches_the_features_and_refuses_others():
+    shipped = json.loads(MODEL_FILE.read_text())
+    assert shipped["features"] == list(FEATURES) and len(shipped["weights"]) == len(FEATURES)
+    assert "heldout" not in shipped["trained_on"].replace("held-out split is never read", "")
+    assert 0.0 < ranker().threshold < 1.0
+    with pytest.raises(ValueError, match="features"):
+        ranker_from({**shipped, "features": list(reversed(FEATURES))})
+
+
+def _asked(patient: str, answer_at: int | None, n: int = 4) -> training.Asked:
+    """A question whose candidates differ in cosine only; ``answer_at`` is the one that answers (or none)."""
+    rows = np.zeros((n, len(FEATURES)))
+    rows[:, FEATURES.index("bias")] = 1.0
+    rows[:, FEATURES.index("cosine")] = np.linspace(0.1, 0.3, n)
+    answers = np.zeros(n)
+    if answer_at is not None:
+        rows[answer_at, FEATURES.index("cosine")] = 0.9
+        answers[answer_at] = 1.0
+    return training.Asked(patient=patient, kind="paraphrase" if answer_at is not None else "no_answer",
+                          answerable=answer_at is not None, features=rows, types=("t",) * n, answers=answers)
+
+
+def test_training_ranks_what_answers_first_and_puts_the_threshold_between():
+    asked = [_asked(f"p{i % 8}", i % 4 if i % 3 else None) for i in range(48)]
+    scored = training.cross_validated(asked, l2=1.0)
+    figures = training.figures(asked, scored, default=training.choose_threshold(asked, scored))
+    assert figures["p@1"] == 1.0 and figures["answer_kept_high"] == 1.0 and figures["no_answer_kept_low"] == 1.0
+    weights = training.fit(asked, l2=1.0)
+    assert weights[FEATURES.index("cosine")] > 0
+    # a threshold nothing reaches keeps every no-answer question low and loses every answer
+    assert training.figures(asked, scored, default=1.01)["answer_kept_high"] == 0.0
