@@ -290,12 +290,21 @@ class HttpSession:
         self.reconnects = 0
 
     def get(self, path: str, token: str | None = None) -> tuple[int, bytes]:
+        return self.request("GET", path, token)
+
+    def post(self, path: str, body: dict, token: str | None = None) -> tuple[int, bytes]:
+        return self.request("POST", path, token, json.dumps(body).encode())
+
+    def request(self, method: str, path: str, token: str | None = None,
+                body: bytes | None = None) -> tuple[int, bytes]:
         headers = {"Accept": "application/json"}
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
+        if body is not None:
+            headers["Content-Type"] = "application/json"
         for attempt in (1, 2):
             try:
-                self.conn.request("GET", path, headers=headers)
+                self.conn.request(method, path, body=body, headers=headers)
                 response = self.conn.getresponse()
                 return response.status, response.read()
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):

@@ -568,6 +568,24 @@ def search_op(cast: Cast, plan: list[str], token: str, expected: dict[str, list[
     return op
 
 
+def context_op(cast: Cast, plan: list[str], token: str):
+    """A context pack for each question of ``plan`` (``POST /v1/patients/{id}/context``, purpose
+    care_coordination): 200, and a text that never names the patient's identifier."""
+    target = str(cast.target)
+
+    def op(session: base.HttpSession, i: int) -> tuple[float, str | None]:
+        t0 = time.perf_counter()
+        status, body = session.post(f"/v1/patients/{target}/context",
+                                    {"question": plan[i], "purpose": "care_coordination"}, token)
+        latency = (time.perf_counter() - t0) * 1000
+        if status != 200:
+            return latency, f"HTTP {status}: {body[:200]!r}"
+        if target in json.loads(body)["text"]:
+            return latency, "the pack's text names the patient's identifier"
+        return latency, None
+    return op
+
+
 def warm_every_worker(cast: Cast, sessions: list[base.HttpSession], token: str) -> list[str]:
     """Each gunicorn worker's first search connects to the database and the embedding server: make every
     connection search twice first."""
@@ -667,7 +685,7 @@ class CpuMeter:
 
 
 def api_phase(args, cast: Cast, plan: list[str], serial_plan: list[str], warm_plan: list[str],
-              expected: dict[str, list[str]], embedder, embedding_url: str) -> dict:
+              context_plan: list[str], expected: dict[str, list[str]], embedder, embedding_url: str) -> dict:
     """Concurrent searches (the rotating realistic questions), then over one connection: ``serial``, every
     question new to the service (cold: its vector is computed by the embedding server), and ``serial_warm``, the
     rotating questions again (their vectors cached in the workers). CPU time per search for each serial run."""
@@ -718,6 +736,11 @@ def api_phase(args, cast: Cast, plan: list[str], serial_plan: list[str], warm_pl
                 serial_runs[name] = (run, differs, CpuMeter.per_request(cpu0, meter.read(), run.ok))
                 log(f"API {name}: {run.ok}/{len(questions)} ok in {run.wall_s:.1f}s over one connection, "
                     f"p50 {run.summary()['p50_ms']} ms")
+            cpu0 = meter.read()
+            context = base.drive(len(context_plan), [serial_session], context_op(cast, context_plan, token))
+            context_cpu = CpuMeter.per_request(cpu0, meter.read(), context.ok)
+            log(f"API context packs: {context.ok}/{len(context_plan)} ok in {context.wall_s:.1f}s over one "
+                f"connection, p50 {context.summary()['p50_ms']} ms")
         finally:
             serial_session.close()
         reconnects = sum(s.reconnects for s in sessions) + serial_session.reconnects
@@ -727,8 +750,9 @@ def api_phase(args, cast: Cast, plan: list[str], serial_plan: list[str], warm_pl
     log(f"gunicorn stopped (exit {gunicorn_rc}); JWKS server stopped after {jwks.hits} fetch(es)")
     audited = audit_rows_since(audit_since, f"patient-{cast.target}")
     serial_ok = sum(run.ok for run, _, _ in serial_runs.values())
-    expected_audit = api.ok + serial_ok + warm_requests - len(warm_problems)
-    failures = api.failures + [f for run, _, _ in serial_runs.values() for f in run.failures]
+    expected_audit = api.ok + serial_ok + context.ok + warm_requests - len(warm_problems)
+    failures = (api.failures + [f for run, _, _ in serial_runs.values() for f in run.failures]
+                + context.failures)
     serial = {name: {**run.summary(), "questions": ("every question new (cold: no cached query vector); "
                                                     "bench.retrieval_data.fresh_questions: ~45% medicines, 25% "
                                                     "scheduling, 20% contact, 10% nothing on record")
@@ -740,6 +764,8 @@ def api_phase(args, cast: Cast, plan: list[str], serial_plan: list[str], warm_pl
                        "answers_differing_from_in_process": len(differing),
                        "differing_questions": sorted(set(differing))},
         **serial,
+        "context_serial": {**context.summary(), "questions": "every question new, a context pack each "
+                           "(purpose care_coordination), over one connection", "cpu_ms_per_pack": context_cpu},
         "connections_per_worker": {"after_warmup": split_before, "measured": split_used, "at_end": split_after},
         "warmup": {"requests": warm_requests, "seconds": round(warm_s, 1), "problems": warm_problems},
         "reconnects": reconnects, "gunicorn_exit": gunicorn_rc, "jwks_fetches": jwks.hits,
@@ -966,8 +992,9 @@ def main(argv: list[str] | None = None) -> int:
     api_plan = [rng.choice(QUESTIONS) for _ in range(args.requests)]
     warm_plan = [rng.choice(QUESTIONS) for _ in range(args.serial)]
     # every question new: the in-process cold runs and the API's serial run get disjoint sets
-    fresh = fresh_questions(args.service_runs + args.serial, seed=args.seed)
-    cold_plan, serial_plan = fresh[:args.service_runs], fresh[args.service_runs:]
+    fresh = fresh_questions(args.service_runs + 2 * args.serial, seed=args.seed)
+    cold_plan, serial_plan = fresh[:args.service_runs], fresh[args.service_runs:args.service_runs + args.serial]
+    context_plan = fresh[args.service_runs + args.serial:]
     with embedding_server(RESULTS_DIR / "retrieval_embedding_server.log", args.startup_timeout) as (embedder, url):
         server_provider = SharedLocalServer(base_url=url, timeout=settings.EMBEDDING_TIMEOUT_SECONDS)
         local = run_in_thread(in_process, args, cast, seeded is not None, service_plan, cold_plan,
@@ -980,7 +1007,7 @@ def main(argv: list[str] | None = None) -> int:
         facts = database_facts()
         log(f"patient_memory {facts['patient_memory_rows']:,} rows ({facts['patient_memory_total_mb']} MB), "
             f"memory_embedding {facts['memory_embedding_rows']:,} rows ({facts['memory_embedding_total_mb']} MB)")
-        api = api_phase(args, cast, api_plan, serial_plan, warm_plan, expected, embedder, url)
+        api = api_phase(args, cast, api_plan, serial_plan, warm_plan, context_plan, expected, embedder, url)
     plan_text, plan_facts = explain_candidates(cast)
     log("\nEXPLAIN (ANALYZE, BUFFERS) of the candidates query as the runtime role, target patient's identity:\n"
         + plan_text + "\n")
@@ -1066,6 +1093,9 @@ def print_summary(r: dict) -> None:
         f"CPU per search {one['cpu_ms_per_search']['total']} ms ({one['cpu_ms_per_search']})",
         f"API x1    warm (repeated questions, cached vectors): p50 {warm['p50_ms']} ms  p95 {warm['p95_ms']} ms  "
         f"CPU per search {warm['cpu_ms_per_search']['total']} ms ({warm['cpu_ms_per_search']})",
+        f"API x1    context packs, every question new: p50 {a['context_serial']['p50_ms']} ms  p95 "
+        f"{a['context_serial']['p95_ms']} ms  ok {a['context_serial']['ok']} failed {a['context_serial']['failed']}"
+        f"  <- the context pack goal's figure",
         f"load      1-minute load average {m['load_average_1m_at_start']} at start, {m['load_average_1m_at_end']} "
         f"at end ({m['cpus']} CPUs)",
         f"workers   connections per worker {a['connections_per_worker']['measured']} (after warm-up "

@@ -322,12 +322,16 @@ IncludedBy = _enum("IncludedBy", ["relevance", "safety_rule"])
 
 class SearchHitOut(serializers.Serializer):
     memory = MemoryOut()
-    score = serializers.FloatField()
+    score = serializers.FloatField(help_text="The probability that this memory answers the question (the learned "
+                                             "scoring head), 0-1")
     cosine = serializers.FloatField()
     text_rank = serializers.FloatField()
     concept = serializers.FloatField(help_text="How directly the question's medicines, foods, materials or "
                                                "procedures concern this memory (clinical lexicon), 0-1")
-    confidence = HitConfidence(help_text="high: reached the calibrated threshold; low: a best guess")
+    intent = serializers.FloatField(help_text="How closely the question matches what this memory's type says it "
+                                              "serves (its phrases), cosine")
+    confidence = HitConfidence(help_text="high: reached the threshold fitted for its type; low: a best guess, or an "
+                                         "alternative to the confident answer")
     included_by = IncludedBy(
         help_text="safety_rule: an allergy or long-term medicine included because the question names something "
                   "the patient could be given or exposed to, whatever its score")
@@ -345,7 +349,8 @@ class PatientMemorySearchView(_MemoryView):
         operation_id="memories_search",
         parameters=[OpenApiParameter("q", str, required=True, description="The agent's question (1-500 chars)"),
                     OpenApiParameter("limit", int, required=False, description="1-20"),
-                    OpenApiParameter("min_score", float, required=False, description="0-1; calibrated default"),
+                    OpenApiParameter("min_score", float, required=False,
+                                     description="0-1, a probability; by default each type's fitted threshold"),
                     OpenApiParameter("consent_purpose", str, required=False),
                     OpenApiParameter("memory_class", str, required=False)],
         responses={200: inline_serializer("SearchResult", {
@@ -370,7 +375,8 @@ def search_body(result: retrieval.SearchResult) -> dict:
     return {"min_score": result.min_score, "confidence": result.confidence,
             "safety_rule_applied": result.safety_rule_applied, "items": [
         {"memory": memory_item(h.memory.row, h.value, h.text), "score": round(h.score, 4), "cosine": round(h.cosine, 4),
-         "text_rank": round(h.text_rank, 4), "concept": round(h.concept, 4), "confidence": h.confidence,
+         "text_rank": round(h.text_rank, 4), "concept": round(h.concept, 4), "intent": round(h.intent, 4),
+         "confidence": h.confidence,
          "included_by": h.included_by} for h in result.hits]}
 
 

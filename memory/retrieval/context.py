@@ -76,11 +76,14 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     release = Release.objects.create(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
                                      actor_sub=identity.actor_sub, agent_client_id=identity.agent_client_id,
                                      session_id=session_id)
-    for hit in hits:
-        ReleaseMember.objects.create(release=release, memory_id=hit.memory.memory_id, organization_id=identity.org_id,
-                                     patient_id=patient_id, purpose=hit.memory.consent_purpose, score=hit.score)
-        representations.representation_add(memory=hit.memory, target=Representation.Target.PROVIDER_CONVERSATION,
-                                            external_id=f"release:{release.release_id}")
+    # one statement for the members and one for their copies' records, however many facts the pack holds (the
+    # safety rule can bring every allergy and long-term medicine); a new release has no copies yet to collide with
+    ReleaseMember.objects.bulk_create([
+        ReleaseMember(release=release, memory_id=hit.memory.memory_id, organization_id=identity.org_id,
+                      patient_id=patient_id, purpose=hit.memory.consent_purpose, score=hit.score) for hit in hits])
+    Representation.objects.bulk_create([
+        representations.copy_row(memory=hit.memory, target=Representation.Target.PROVIDER_CONVERSATION,
+                                 external_id=f"release:{release.release_id}") for hit in hits])
     audit.record(action="memory.context_pack", resource_type="memory_release", resource_id=release.release_id,
                  patient_id=patient_id, purpose=purpose)
     return ContextPack(release_id=release.release_id, purpose=purpose, hits=tuple(hits),

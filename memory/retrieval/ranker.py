@@ -11,36 +11,25 @@ the confidence bands cut it at the thresholds fitted there (per type where the s
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 MODEL_FILE = Path(__file__).parent.parent / "retrieval_model.json"
 
 # The features, in the order the weights are stored (the training command writes the names it used; a model file
-# whose names differ is refused at load, so code and weights never drift apart silently).
+# whose names differ is refused at load, so code and weights never drift apart silently):
+# - cosine, text_rank, concept, mismatch: the question against the memory (see memory.retrieval.scoring);
+# - intent: the question's intent for the memory's type; intent_gap: that minus the question's best intent (0 for
+#   the type it is most about); cosine_gap: the cosine minus the best candidate's;
+# - safety_asked: an allergy or long-term medicine, and the question names something one could be given;
+#   allergy_asked: an allergy, and the question speaks of allergies or reactions; taking_asked: a long-term
+#   medicine, and the question asks what the patient takes (each 0 or 1);
+# - bias: 1.
 FEATURES = ("cosine", "text_rank", "concept", "mismatch", "intent", "intent_gap", "cosine_gap",
             "safety_asked", "allergy_asked", "taking_asked", "bias")
-
-
-@dataclass(frozen=True)
-class Signals:
-    """What a search knows of one candidate when it scores it."""
-    cosine: float
-    text_rank: float
-    concept: float
-    mismatch: float
-    intent: float  # the question's intent for the candidate's type
-    intent_gap: float  # that intent minus the question's best intent (0 for the type it is most about)
-    cosine_gap: float  # the cosine minus the best candidate's cosine
-    safety_asked: bool  # an allergy or long-term medicine, and the question names something one could be given
-    allergy_asked: bool  # an allergy, and the question speaks of allergies or reactions
-    taking_asked: bool  # a long-term medicine, and the question asks what the patient takes
-
-    def vector(self) -> tuple[float, ...]:
-        return (self.cosine, self.text_rank, self.concept, self.mismatch, self.intent, self.intent_gap,
-                self.cosine_gap, float(self.safety_asked), float(self.allergy_asked), float(self.taking_asked), 1.0)
 
 
 @dataclass(frozen=True)
@@ -51,9 +40,13 @@ class Ranker:
     limit: int = 5  # high-confidence hits answered at most
     low_limit: int = 3  # best guesses answered when nothing reaches the threshold
 
-    def score(self, signals: Signals) -> float:
-        z = sum(w * x for w, x in zip(self.weights, signals.vector(), strict=True))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    def scores(self, rows: np.ndarray) -> np.ndarray:
+        """The probability that each candidate answers, from its features (one row each, as :data:`FEATURES`)."""
+        return 1.0 / (1.0 + np.exp(-np.clip(rows @ self._weights, -30.0, 30.0)))
+
+    @property
+    def _weights(self) -> np.ndarray:
+        return np.asarray(self.weights, dtype=np.float64)
 
     def threshold_for(self, memory_type: str) -> float:
         return self.type_thresholds.get(memory_type, self.threshold)

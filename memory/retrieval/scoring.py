@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+import numpy as np
 from django.db import connection
 from pgvector import Vector
 
@@ -25,7 +26,7 @@ from memory.lexicon import lexicon
 from memory.retrieval.candidates import Candidate, candidate_value
 from memory.retrieval.intent import TypeIntents
 from memory.retrieval.question import Question
-from memory.retrieval.ranker import Signals, ranker
+from memory.retrieval.ranker import ranker
 from memory.retrieval.vectors import vector_model
 from memory.types import fact_text
 
@@ -51,7 +52,7 @@ class Hit:
     confidence: str = HIGH
     included_by: str = RELEVANCE
     value: dict | None = None  # the plaintext fact
-    signals: Signals | None = None  # what the scoring head saw (``train_ranker`` learns from them)
+    features: tuple[float, ...] = ()  # what the scoring head saw, as ranker.FEATURES (``train_ranker`` learns them)
 
 
 @lru_cache(maxsize=512)
@@ -241,9 +242,9 @@ def score_candidates(q: Question, ordered: list[Candidate], values: list[dict], 
     """Each candidate scored by the learned head (the probability that it answers), best first; equal scores in
     memory id order, so an answer never depends on the order the rows came in."""
     lex = lexicon()
-    head = ranker()
     best_cosine = max(cosines, default=0.0)
     hits = []
+    rows = []
     for memory, value, text, cosine, text_rank, names in zip(ordered, values, texts, cosines, ranks, mentioned,
                                                               strict=True):
         kind = value.get("kind") if memory.memory_class == "care_context" else None
@@ -256,12 +257,14 @@ def score_candidates(q: Question, ordered: list[Candidate], values: list[dict], 
             concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
         mismatch = lex.mismatch(q.substances, named, taken=taken)
         intent = intents.of(memory.memory_type)
-        signals = Signals(cosine=cosine, text_rank=text_rank, concept=concept, mismatch=mismatch, intent=intent,
-                          intent_gap=intent - intents.best, cosine_gap=cosine - best_cosine,
-                          safety_asked=safety and q.safety_rule, allergy_asked=q.about_allergy and kind == "allergy",
-                          taking_asked=q.about_taking and taken)
-        hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=head.score(signals),
-                        concept=concept, mismatch=mismatch, intent=intent, safety=safety, value=value,
-                        signals=signals))
+        features = (cosine, text_rank, concept, mismatch, intent, intent - intents.best, cosine - best_cosine,
+                    float(safety and q.safety_rule), float(q.about_allergy and kind == "allergy"),
+                    float(q.about_taking and taken), 1.0)  # as ranker.FEATURES
+        rows.append(features)
+        hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=0.0, concept=concept,
+                        mismatch=mismatch, intent=intent, safety=safety, value=value, features=features))
+    if hits:
+        for hit, score in zip(hits, ranker().scores(np.array(rows)).tolist(), strict=True):
+            hit.score = score
     hits.sort(key=lambda h: (-h.score, h.memory.memory_id))  # a UUID orders as its text does, without building it
     return hits

@@ -2,7 +2,8 @@
 
 Two rules come before the score. **Safety**: a question that names something a patient could be given or exposed
 to gets every allergy and long-term medicine among the candidates, whatever their score. **No silent empty
-answers**: when nothing reaches the calibrated threshold, the best few are still answered, marked ``low``."""
+answers**: when nothing reaches the fitted threshold, the best few are still answered, marked ``low`` (and with
+fewer confident hits than that, the next best come with them, marked ``low``)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
 def select_hits(ranked: list[Hit], *, question: Question, limit: int | None = None,
                 min_score: float | None = None) -> list[Hit]:
     """From hits ranked best first: those that reach their type's threshold (``high``; ``min_score``, when given,
-    for every type), or else the best few (``low``); then, when the question names something a patient could be
-    given or exposed to, every allergy and long-term medicine among the candidates, whatever its score
-    (``included_by: safety_rule``). Best first."""
+    for every type), then the next best below it (``low``) up to ``low_limit`` hits in all; then, when the
+    question names something a patient could be given or exposed to, every allergy and long-term medicine among
+    the candidates, whatever its score (``included_by: safety_rule``). Best first."""
     head = ranker()
 
     def reaches(h: Hit) -> bool:
@@ -25,10 +26,14 @@ def select_hits(ranked: list[Hit], *, question: Question, limit: int | None = No
     chosen = [h for h in ranked if reaches(h)][: (limit or head.limit)]
     for h in chosen:
         h.confidence, h.included_by = HIGH, RELEVANCE
-    if not chosen:
-        chosen = ranked[: min(limit or head.low_limit, head.low_limit)]
-        for h in chosen:
-            h.confidence, h.included_by = LOW, RELEVANCE
+    # the next best few below the threshold, marked low, up to ``low_limit`` hits in all: with no confident
+    # answer they are the best guesses, with one they are the alternatives an agent can check it against
+    taken = {id(h) for h in chosen}
+    room = min(limit or head.low_limit, head.low_limit) - len(chosen)
+    guesses = [h for h in ranked if id(h) not in taken][:max(0, room)]
+    for h in guesses:
+        h.confidence, h.included_by = LOW, RELEVANCE
+    chosen = chosen + guesses
     if question.safety_rule:
         # every allergy and long-term medicine, also one already among the low-confidence best guesses: those
         # are left out of context packs, a safety inclusion never is

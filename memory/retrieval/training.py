@@ -3,7 +3,7 @@
 The split is loaded as ``make eval`` loads it (:func:`memory.evaluation_blind.load_population`: the organisation's
 own types with the phrases its administrator wrote, consents, grants, EHR imports, stale values made stale by the
 service), every question is asked through the search path up to scoring, and what the head saw of each candidate
-(:class:`memory.retrieval.ranker.Signals`) is kept with whether the set says it answers.
+(``Hit.features``, as :data:`memory.retrieval.ranker.FEATURES`) is kept with whether the set says it answers.
 
 A logistic regression is fitted on those candidates (Newton's method, L2-regularised; the strength chosen by
 cross-validation over patients), and the confidence threshold is chosen on the cross-validated scores, never on
@@ -56,8 +56,7 @@ def collect(split: str = "calibration") -> list[Asked]:
         keys = [pop.keys.get(h.memory.memory_id, (None, None)) for h in hits]
         asked.append(Asked(
             patient=q["patient"], kind=q["kind"], answerable=bool(q["expected"]),
-            features=np.array([h.signals.vector() for h in hits if h.signals], dtype=float).reshape(-1,
-                                                                                                     len(FEATURES)),
+            features=np.array([h.features for h in hits], dtype=float).reshape(-1, len(FEATURES)),
             types=tuple(h.memory.memory_type for h in hits),
             answers=np.array([float(p == q["patient"] and m in q["expected"]) for p, m in keys])))
     return asked
