@@ -199,6 +199,7 @@ def test_context_pack_leaves_low_confidence_hits_out_and_says_how_many(world, sa
     assert pack["confidence"] == "low" and pack["facts"] == []
     assert pack["left_out_low_confidence"] >= 1
     assert "none relevant" in pack["text"]
+    assert f"{pack['left_out_low_confidence']} lower-confidence match" in pack["text"]
 
 
 @pytest.mark.parametrize("question", ["can we prescribe amoxicillin?", "penicillin allergy", "latex",

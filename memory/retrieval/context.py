@@ -44,10 +44,12 @@ def _moment(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-def _block(hits: list[Hit], notes: list[str]) -> str:
+def _block(hits: list[Hit], notes: list[str], left_out: int) -> str:
     """The ready-to-insert text. Cites memory ids; never names the patient or their identifier."""
+    unsure = (f"Note: {left_out} lower-confidence match{'es were' if left_out != 1 else ' was'} left out; "
+              "do not treat their absence as a negative answer." if left_out else "")
     if not hits:
-        return "Known facts about this patient: none relevant on record."
+        return "\n".join(filter(None, ["Known facts about this patient: none relevant on record.", unsure]))
     lines = ["Known facts about this patient (from governed memory; cite the [memory id] you use):"]
     for hit in hits:
         m = hit.memory
@@ -56,6 +58,8 @@ def _block(hits: list[Hit], notes: list[str]) -> str:
             provenance += f", valid until {_moment(m.valid_until).date().isoformat()}"
         lines.append(f"- [{m.memory_id}] {hit.text} ({provenance})")
     lines.extend(f"Note: {note}" for note in notes)
+    if unsure:
+        lines.append(unsure)
     return "\n".join(lines)
 
 
@@ -89,7 +93,7 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     return ContextPack(release_id=release.release_id, purpose=purpose, hits=tuple(hits),
                        guardrail_notes=tuple(notes), confidence=confidence_of(found),
                        safety_rule_applied=result.safety_rule_applied, left_out_low_confidence=len(found) - len(hits),
-                       text=_block(hits, notes))
+                       text=_block(hits, notes, len(found) - len(hits)))
 
 
 def _release_remove(rep: Representation) -> None:

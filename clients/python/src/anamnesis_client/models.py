@@ -85,14 +85,20 @@ class MemoryStored(_Out):
 
 class SearchHit(_Out):
     memory: Memory
-    score: float
+    score: float  # the probability that the memory answers the question
     cosine: float
     text_rank: float
+    concept: float = 0.0
+    intent: float = 0.0  # how closely the question matches what the memory's type serves
+    confidence: str = "high"  # "low": a best guess or an alternative, not an answer to act on
+    included_by: str = "relevance"
 
 
 class SearchResult(_Out):
     items: list[SearchHit]
     min_score: float
+    confidence: str = "high"  # the answer's band: "high", "low" (nothing confident) or "none"
+    safety_rule_applied: bool = False
 
 
 class ContextFact(_Out):
