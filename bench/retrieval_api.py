@@ -407,12 +407,13 @@ def provider_throughput(texts: list[str], singles: int, batches: int, embed=None
 # re-implementation of the ranking.
 STEPS = {"understand": "question: lexicon", "query_vector": "query embedding (overlapped)",
          "fetch_candidates": "candidates SQL", "candidate_texts": "decrypt + text", "name_texts": "texts: lexicon",
+         "lexical_features": "texts: concept match", "type_phrases": "types: what each serves",
          "expand_texts": "texts: expansion", "send_text_ranks": "text rank SQL sent (while embedding)",
          "send_similarities": "cosine + text rank SQL sent (vector there)", "send_cosines": "cosine SQL sent",
          "read_similarities": "waiting for the similarity rows", "score_candidates": "score + sort",
          "select_hits": "select hits"}
 STEP_MODULES = {name: search for name in ("understand", "query_vector", "fetch_candidates", "score_candidates",
-                                          "select_hits")}
+                                          "select_hits", "type_phrases")}
 STEP_MODULES.update({name: scoring for name in STEPS if name not in STEP_MODULES})
 # query_vector runs in a thread of its own while the candidates are read (its time overlaps theirs)
 OVERLAPPED = {"query_vector"}

@@ -69,7 +69,7 @@ def seed_patient(world, pid, *, clinician: str = "clinician") -> dict:
     assert r.status_code == 201, r.content
     assert fhir_import(nurse, pid, allergy_resource(pid)).status_code == 201
     assert fhir_import(nurse, pid, medication_resource(pid)).status_code == 201
-    r = nurse.post(f"/v1/patients/{pid}/context", {"question": "when can we book?",
+    r = nurse.post(f"/v1/patients/{pid}/context", {"question": "what time can we book her appointment?",
                                                     "purpose": "appointment_scheduling"})
     assert r.status_code == 200, r.content
     session = me.post("/v1/sessions", {"patient_id": str(pid), "purpose": "appointment_scheduling"}).json()

@@ -52,10 +52,33 @@ class TypeIntents:
         return self.by_type.get(memory_type, min(self.by_type.values(), default=0.0))
 
 
+@dataclass(frozen=True)
+class TypePhrases:
+    """Every phrase of every type the organisation may use, as one matrix (a type's phrases in consecutive rows),
+    ready before the question's vector is: measuring the intents is then one product."""
+    names: tuple[str, ...]
+    starts: np.ndarray  # the first row of each type's phrases
+    matrix: np.ndarray  # one row per phrase
+
+    def intents(self, question_vector: list[float]) -> TypeIntents:
+        if not self.names:
+            return TypeIntents(by_type={}, best=0.0)
+        cosines = self.matrix @ np.asarray(question_vector, dtype=np.float32)
+        best = np.maximum.reduceat(cosines, self.starts).tolist()
+        return TypeIntents(by_type=dict(zip(self.names, best, strict=True)), best=max(best))
+
+
+def type_phrases(*, org_id: uuid.UUID, model: str) -> TypePhrases:
+    """The phrases of every type the organisation may use (:func:`memory.types.type_serves`: its own wording,
+    else the type's, else its label), embedded (once per process and phrase)."""
+    serves = {name: phrases for name, phrases in type_serves(org_id=org_id).items() if phrases}
+    vectors = _phrase_vectors(model, [p for phrases in serves.values() for p in phrases])
+    rows = [vectors[p] for phrases in serves.values() for p in phrases]
+    starts = np.cumsum([0] + [len(phrases) for phrases in serves.values()][:-1])
+    return TypePhrases(names=tuple(serves), starts=np.asarray(starts, dtype=np.intp),
+                       matrix=np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32))
+
+
 def type_intents(*, org_id: uuid.UUID, question_vector: list[float], model: str) -> TypeIntents:
     """The question's intent for each type the organisation may use (see the module docstring)."""
-    serves = type_serves(org_id=org_id)
-    vectors = _phrase_vectors(model, [p for phrases in serves.values() for p in phrases])
-    q = np.asarray(question_vector, dtype=np.float32)
-    by_type = {name: float(max(vectors[p] @ q for p in phrases)) for name, phrases in serves.items() if phrases}
-    return TypeIntents(by_type=by_type, best=max(by_type.values(), default=0.0))
+    return type_phrases(org_id=org_id, model=model).intents(question_vector)

@@ -168,11 +168,22 @@ def fill_missing_cosines(cosines: list[float | None], ordered: list[Candidate], 
     return [c if c is not None else found.get(i, 0.0) for i, c in enumerate(cosines)]
 
 
+class Lexical(NamedTuple):
+    """How a candidate's own words meet the question's, by the clinical lexicon (none of it needs a vector)."""
+    concept: float
+    mismatch: float
+    safety: bool  # an allergy or long-term medicine: what the safety rule must include
+    safety_asked: bool  # ... and the question names something a patient could be given or exposed to
+    allergy_asked: bool  # an allergy, and the question speaks of allergies or reactions
+    taking_asked: bool  # a long-term medicine, and the question asks what the patient takes
+
+
 class Texts(NamedTuple):
     """What a search makes of its candidates in Python, in their order."""
     values: list[dict]  # the plaintext facts
     texts: list[str]  # their plain-language texts
     named: list[dict[str, float]]  # what each text names (lexicon concepts)
+    lexical: list[Lexical]  # how each meets the question by the lexicon
 
 
 def candidate_texts(ordered: list[Candidate]) -> tuple[list[dict], list[str]]:
@@ -186,6 +197,26 @@ def name_texts(texts: list[str]) -> list[dict[str, float]]:
     """What each text names (lexicon concepts), once per text: both its expansion and its scoring use it."""
     lex = lexicon()
     return [lex.mentions(t) for t in texts]
+
+
+def lexical_features(q: Question, batch: list[Candidate], values: list[dict],
+                     named: list[dict[str, float]]) -> list[Lexical]:
+    """The lexicon's part of each candidate's score, made while the question is still being embedded."""
+    lex = lexicon()
+    out = []
+    for memory, value, names in zip(batch, values, named, strict=True):
+        kind = value.get("kind") if memory.memory_class == "care_context" else None
+        safety = kind in SAFETY_KINDS
+        taken = kind == "long_term_indication"
+        mine = names if safety else {}
+        # interactions matter for what the patient takes, unless the question is about allergies
+        concept = lex.relevance(q.asked, mine, taken=taken and not q.about_allergy)
+        if q.about_taking and not q.about_allergy and not taken:
+            concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
+        out.append(Lexical(concept=concept, mismatch=lex.mismatch(q.substances, mine, taken=taken), safety=safety,
+                           safety_asked=safety and q.safety_rule, allergy_asked=q.about_allergy and kind == "allergy",
+                           taking_asked=q.about_taking and taken))
+    return out
 
 
 def expand_texts(texts: list[str], named: list[dict[str, float]]) -> list[str]:
@@ -203,7 +234,7 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
     text-ranked at once (:data:`TEXT_RANK_SQL`) and get their cosines when it does (:data:`COSINE_SQL`): on a
     machine this small, a statement running beside the embedding slows the embedding down more than it saves.
     Every value is computed per row, so the answer is the same however the batches fell."""
-    made = Texts([], [], [])
+    made = Texts([], [], [], [])
     if not ordered:
         return made, [], []  # nothing to send: no pipeline (its sync is a round trip of its own)
     sent: list = []
@@ -219,6 +250,7 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
             made.values.extend(values)
             made.texts.extend(texts)
             made.named.extend(named)
+            made.lexical.extend(lexical_features(q, batch, values, named))
             held_ids.extend(m.memory_id for m in batch)
             batch_expanded = expand_texts(texts, named)
             held_texts.extend(batch_expanded)
@@ -236,33 +268,23 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
     return made, fill_missing_cosines(cosines, ordered, expanded, pending.result()), ranks
 
 
-def score_candidates(q: Question, ordered: list[Candidate], values: list[dict], texts: list[str],
-                     cosines: list[float], ranks: list[float], mentioned: list[dict[str, float]],
+def score_candidates(ordered: list[Candidate], made: Texts, cosines: list[float], ranks: list[float],
                      intents: TypeIntents) -> list[Hit]:
     """Each candidate scored by the learned head (the probability that it answers), best first; equal scores in
     memory id order, so an answer never depends on the order the rows came in."""
-    lex = lexicon()
     best_cosine = max(cosines, default=0.0)
     hits = []
     rows = []
-    for memory, value, text, cosine, text_rank, names in zip(ordered, values, texts, cosines, ranks, mentioned,
-                                                              strict=True):
-        kind = value.get("kind") if memory.memory_class == "care_context" else None
-        safety = kind in SAFETY_KINDS
-        named = names if safety else {}
-        taken = kind == "long_term_indication"
-        # interactions matter for what the patient takes, unless the question is about allergies
-        concept = lex.relevance(q.asked, named, taken=taken and not q.about_allergy)
-        if q.about_taking and not q.about_allergy and not taken:
-            concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
-        mismatch = lex.mismatch(q.substances, named, taken=taken)
+    for memory, value, text, cosine, text_rank, lexical in zip(ordered, made.values, made.texts, cosines, ranks,
+                                                                made.lexical, strict=True):
         intent = intents.of(memory.memory_type)
-        features = (cosine, text_rank, concept, mismatch, intent, intent - intents.best, cosine - best_cosine,
-                    float(safety and q.safety_rule), float(q.about_allergy and kind == "allergy"),
-                    float(q.about_taking and taken), 1.0)  # as ranker.FEATURES
+        features = (cosine, text_rank, lexical.concept, lexical.mismatch, intent, intent - intents.best,
+                    cosine - best_cosine, float(lexical.safety_asked), float(lexical.allergy_asked),
+                    float(lexical.taking_asked), 1.0)  # as ranker.FEATURES
         rows.append(features)
-        hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=0.0, concept=concept,
-                        mismatch=mismatch, intent=intent, safety=safety, value=value, features=features))
+        hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=0.0,
+                        concept=lexical.concept, mismatch=lexical.mismatch, intent=intent, safety=lexical.safety,
+                        value=value, features=features))
     if hits:
         for hit, score in zip(hits, ranker().scores(np.array(rows)).tolist(), strict=True):
             hit.score = score

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from core import audit
 from core.identity import Identity
 from memory.retrieval.candidates import fetch_candidates
-from memory.retrieval.intent import type_intents
+from memory.retrieval.intent import type_phrases
 from memory.retrieval.question import Question, understand
 from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import Hit, query_vector, score_candidates, similarities
@@ -57,14 +57,15 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Ques
     try:
         ordered = fetch_candidates(identity=identity, patient_id=patient_id, purpose=purpose,
                                    memory_class=memory_class, audit_row=audit_row)
+        # what each type serves, read and embedded before the question's vector is there
+        phrases = type_phrases(org_id=identity.org_id, model=vector_model()) if ordered else None
         made, cosines, ranks = similarities(question, ordered, pending)
     finally:
         wait([pending])  # never leave the question's embedding running behind the request
     vector = pending.result()  # a provider error surfaces even when there was nothing to rank
-    if not ordered:
+    if phrases is None:
         return []
-    intents = type_intents(org_id=identity.org_id, question_vector=vector, model=vector_model())
-    return score_candidates(question, ordered, made.values, made.texts, cosines, ranks, made.named, intents)
+    return score_candidates(ordered, made, cosines, ranks, phrases.intents(vector))
 
 
 def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
