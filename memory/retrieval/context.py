@@ -8,6 +8,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db import connection
 from django.utils import timezone
 
 from consent.access import may_access
@@ -16,8 +17,8 @@ from core.errors import NoConsentOrAccess
 from core.identity import Identity
 from memory import representations
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
-from memory.models import Release, ReleaseMember, Representation
-from memory.retrieval.scoring import HIGH, SAFETY_RULE, Hit
+from memory.models import ReleaseMember, Representation
+from memory.retrieval.scoring import HIGH, SAFETY_RULE, Hit, array_literal
 from memory.retrieval.search import memory_search
 from memory.retrieval.selection import confidence_of
 
@@ -63,6 +64,45 @@ def _block(hits: list[Hit], notes: list[str], left_out: int) -> str:
     return "\n".join(lines)
 
 
+# A release, its members and their copies' records, and its audit row: one statement, however many facts the pack
+# holds (the safety rule can bring every allergy and long-term medicine). Row-level security checks every row as
+# for an ORM insert; the members' foreign key to the release holds at the statement's end.
+RELEASE_SQL = """
+WITH release AS (
+  INSERT INTO memory_release (release_id, organization_id, patient_id, purpose, actor_sub, agent_client_id,
+                              session_id, created_at)
+  VALUES (%s, %s, %s, %s, %s, %s, %s, statement_timestamp())),
+member AS (
+  INSERT INTO memory_release_member (release_id, memory_id, organization_id, patient_id, purpose, score, included_at)
+  SELECT r.release_id, u.memory_id, r.organization_id, r.patient_id, u.purpose, u.score, statement_timestamp()
+    FROM (VALUES (%s::uuid, %s::uuid, %s::uuid)) AS r(release_id, organization_id, patient_id),
+         unnest(%s::uuid[], %s::text[], %s::float8[]) AS u(memory_id, purpose, score)),
+copy AS (
+  INSERT INTO memory_representation (memory_id, organization_id, patient_id, purpose, target, external_id, state,
+                                     created_at)
+  SELECT u.memory_id, %s, %s, u.purpose, %s, %s, %s, statement_timestamp()
+    FROM unnest(%s::uuid[], %s::text[]) AS u(memory_id, purpose))
+"""
+
+
+def record_release(*, identity: Identity, release_id: uuid.UUID, patient_id: uuid.UUID, purpose: str,
+                   session_id: uuid.UUID | None, hits: list[Hit]) -> None:
+    """Record a context pack as a release (which memories went to which agent, for which purpose, when), each
+    member's copy (so deletion withdraws it), and the ``memory.context_pack`` audit row, in one round trip."""
+    audit_sql, audit_params = audit.insert_statement(action="memory.context_pack", resource_type="memory_release",
+                                                     resource_id=release_id, patient_id=patient_id, purpose=purpose)
+    ids = array_literal([h.memory.memory_id for h in hits])
+    purposes = array_literal([h.memory.consent_purpose for h in hits])
+    params = [release_id, identity.org_id, patient_id, purpose, identity.actor_sub, identity.agent_client_id,
+              session_id,
+              release_id, identity.org_id, patient_id, ids, purposes,
+              "{" + ",".join(repr(float(h.score)) for h in hits) + "}",
+              identity.org_id, patient_id, Representation.Target.PROVIDER_CONVERSATION, f"release:{release_id}",
+              Representation.State.ACTIVE, ids, purposes]
+    with connection.cursor() as cursor:
+        cursor.execute(RELEASE_SQL + audit_sql, params + audit_params)
+
+
 def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, purpose: str,
                  limit: int | None = None, session_id: uuid.UUID | None = None) -> ContextPack:
     """The smallest relevant context for a prompt, recorded as a release (which memories went to which agent,
@@ -77,20 +117,10 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     notes = sorted({FETCH_LIVE_NOTE for h in hits if guardrails_for(h.memory.memory_class)["fetch_live"]})
     if result.safety_rule_applied and any(h.safety for h in hits):
         notes.append(SAFETY_NOTE)
-    release = Release.objects.create(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
-                                     actor_sub=identity.actor_sub, agent_client_id=identity.agent_client_id,
-                                     session_id=session_id)
-    # one statement for the members and one for their copies' records, however many facts the pack holds (the
-    # safety rule can bring every allergy and long-term medicine); a new release has no copies yet to collide with
-    ReleaseMember.objects.bulk_create([
-        ReleaseMember(release=release, memory_id=hit.memory.memory_id, organization_id=identity.org_id,
-                      patient_id=patient_id, purpose=hit.memory.consent_purpose, score=hit.score) for hit in hits])
-    Representation.objects.bulk_create([
-        representations.copy_row(memory=hit.memory, target=Representation.Target.PROVIDER_CONVERSATION,
-                                 external_id=f"release:{release.release_id}") for hit in hits])
-    audit.record(action="memory.context_pack", resource_type="memory_release", resource_id=release.release_id,
-                 patient_id=patient_id, purpose=purpose)
-    return ContextPack(release_id=release.release_id, purpose=purpose, hits=tuple(hits),
+    release_id = uuid.uuid4()
+    record_release(identity=identity, release_id=release_id, patient_id=patient_id, purpose=purpose,
+                   session_id=session_id, hits=hits)
+    return ContextPack(release_id=release_id, purpose=purpose, hits=tuple(hits),
                        guardrail_notes=tuple(notes), confidence=confidence_of(found),
                        safety_rule_applied=result.safety_rule_applied, left_out_low_confidence=len(found) - len(hits),
                        text=_block(hits, notes, len(found) - len(hits)))
