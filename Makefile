@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck check bench bench-quick eval migrate clean worker browser agent pgbouncer
+.PHONY: install run test lint typecheck check bench bench-quick eval ranker migrate clean worker browser agent pgbouncer
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
@@ -98,6 +98,11 @@ bench-quick: migrate
 # comes first; the held-out split is printed last, in aggregate only: quote it, never tune on it. A few minutes.
 eval: migrate
 	$(BIN)/python manage.py evaluate_blind --split both
+
+# Retrain search's scoring head on the blind set's calibration split (memory/retrieval_model.json), then compare
+# rankers side by side on the held-out split (aggregate figures only). Run make eval afterwards for the figures.
+ranker: migrate
+	$(BIN)/python manage.py train_ranker --write --compare
 
 clean:
 	rm -rf $(VENV) .pgdata staticfiles .pytest_cache .hypothesis test-artifacts
