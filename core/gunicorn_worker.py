@@ -118,6 +118,8 @@ def request_state(data: bytes, *, max_body: int) -> str:
         body_end = _chunked_body_end(data, body_start, max_body)
         if body_end == -1:
             return "complete"
+        if body_end is None and len(data) - body_start > 2 * max_body + 65536:  # mostly chunk framing
+            return "body_too_large"
         return "partial" if body_end is None else "complete"
     if length is None or length < 0:
         return "complete"
@@ -219,7 +221,9 @@ class BalancedThreadWorker(ThreadWorker):
         return self._max_body
 
     def enqueue_req(self, conn) -> None:
-        if getattr(conn, "request_ready", False) or self.cfg.is_ssl:  # TLS is read by the thread, unbuffered
+        # TLS and an HTTP/2 preface are read by the thread, unbuffered (TLS ends in front of the service)
+        if getattr(conn, "request_ready", False) or self.cfg.is_ssl or getattr(
+                self.cfg, "http2_cleartext", None) in ("prior-knowledge", "both"):
             super().enqueue_req(conn)
             return
         conn.buffered = bytearray()

@@ -31,6 +31,7 @@ def test_a_request_is_complete_only_with_its_whole_body():
     assert request_state(chunked + b"3\r\nabc\r\n", max_body=100) == "partial"
     assert request_state(chunked + b"3\r\nabc\r\n0\r\n\r\n", max_body=100) == "complete"
     assert request_state(chunked + b"3\r\nabc\r\n0\r\nX-T: 1\r\n\r\n", max_body=100) == "complete"
+    assert request_state(chunked + (b"1;" + b"x" * 1000 + b"\r\na\r\n") * 200, max_body=1000) == "body_too_large"
     # what the parser refuses by itself is handed over at once (it answers 400 without waiting for more)
     assert request_state(b"POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n", max_body=100) == "complete"
 
