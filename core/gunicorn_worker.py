@@ -27,9 +27,10 @@ this worker it answered in a few milliseconds with 128 of them held (tests/test_
 Why buffer here rather than put an asynchronous server in front: uvicorn (``serve --asgi``) parks a slow head as a
 coroutine, but has no timeout for a request head on a new connection (an idle connection is held until the client
 goes) and a2wsgi gives the request a thread as soon as its head is in, so a body that trickles holds a thread for as
-long as the client likes. A reverse proxy would be one more process to ship, start and stop in order. Buffering in
-the worker keeps everything ``serve`` relies on (graceful stop, the balanced accept, gunicorn's own refusals) and
-costs a request one pass through the main loop, which gthread made anyway.
+long as the client likes (measured: 32 authenticated requests whose bodies trickle, and uvicorn's ``/health/live``
+gave no answer in 20 s; this worker answered in 6 ms). A reverse proxy would be one more process to ship, start and
+stop in order. Buffering in the worker keeps everything ``serve`` relies on (graceful stop, the balanced accept,
+gunicorn's own refusals) and costs a request one pass through the main loop, which gthread made anyway.
 """
 
 from __future__ import annotations
