@@ -250,8 +250,7 @@ class BalancedThreadWorker(ThreadWorker):
             self._drop(conn)
             return
         conn.buffered += data
-        if self._buffered_enough(conn):
-            self._stop_buffering(conn)
+        self._buffered_enough(conn)
 
     def _buffered_enough(self, conn) -> bool:
         """Act on the buffered bytes: hand a whole request to the thread pool, refuse one not worth waiting for,
@@ -267,6 +266,7 @@ class BalancedThreadWorker(ThreadWorker):
                 except OSError:
                     pass
             return False
+        self._stop_buffering(conn)  # before the socket goes to a thread, or is closed
         if state == "complete":
             conn.request_ready = True
             super().enqueue_req(conn)

@@ -120,5 +120,19 @@ def test_held_half_requests_leave_health_and_the_api_answering_and_a_trickled_bo
         sock.sendall(head.replace(b"Connection: close\r\n", b"")[30:])
         assert _response(sock)[0] == 200
         sock.close()
+
+        # what is refused anyway is refused at once, without waiting for the rest: a body announced over the
+        # limit (413), a head that does not end (431)
+        for request, status, code in (
+                (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\n\r\n{{".encode(),
+                 413, b"payload_too_large"),
+                (b"GET /health/live HTTP/1.1\r\nX-Long: " + b"a" * 70000, 431, b"headers_too_large")):
+            sock = socket.create_connection((host, port), timeout=5)
+            sock.sendall(request)
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+            sock.close()
+            assert answer.startswith(f"HTTP/1.1 {status}".encode()) and code in answer, answer[:300]
     finally:
         service.close()
