@@ -295,6 +295,10 @@ API_RATE_LIMIT_SWEEP_SHARE = env.float("API_RATE_LIMIT_SWEEP_SHARE", default=0.0
 # With the database unreachable, a request gives up after DB_CONNECT_TIMEOUT_SECONDS (default 2, read by
 # core/dbconfig.py with the other connection settings) and answers 503 with this Retry-After.
 API_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("API_UNAVAILABLE_RETRY_AFTER_SECONDS", default=5)
+# After a connection to the database could not be made, new connections are refused at once (503 within
+# milliseconds, not after the connect timeout) until, this long after the failure, one request tries again and
+# connects (core.postgresql).
+DB_CIRCUIT_RETRY_SECONDS = env.float("DB_CIRCUIT_RETRY_SECONDS", default=1.0)
 # Idempotency-Key records are kept at least this long (manage.py sweep_idempotency_keys removes older ones).
 IDEMPOTENCY_KEY_RETENTION_HOURS = env.int("IDEMPOTENCY_KEY_RETENTION_HOURS", default=24)
 REST_FRAMEWORK = {

@@ -84,15 +84,18 @@ _pool_restarted_at = float("-inf")
 
 
 def _restart_pool_if_disconnected() -> None:
-    """After the database was unreachable, start a fresh connection pool (at most once a second per process).
+    """After a connection broke under a query, start a fresh connection pool (at most once a second per process).
 
-    psycopg_pool reconnects with exponential backoff (1 s, doubling): after an outage of a few seconds it would keep
-    answering 503 for as long again once the database is back. A fresh pool connects at the next request, and
-    drops the connections the restarted server no longer knows."""
+    The pool's other idle connections are likely broken too (a restarted server no longer knows them); a fresh pool
+    drops them and connects at the next request. A connection that could not be made at all is the database
+    backend's business (core.postgresql: its circuit refuses new connections for a moment, and the pool is renewed
+    for its trial); restarting the pool here too would close it under that trial."""
     global _pool_restarted_at
     wrapper = connections["default"]
     raw = wrapper.connection
-    if raw is not None and not raw.closed and not getattr(raw, "broken", False):
+    if raw is None:
+        return  # no connection was made
+    if not raw.closed and not getattr(raw, "broken", False):
         return  # the connection works: the error was the query's, not the server's absence
     with _pool_restart_lock:
         if time.monotonic() - _pool_restarted_at < 1.0:

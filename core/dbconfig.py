@@ -45,7 +45,7 @@ class DbParams:
             options["pool"] = {"min_size": 1, "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")),
                                "timeout": max(0.5, connect_timeout - 0.5)}
         return {
-            "ENGINE": "django.db.backends.postgresql",
+            "ENGINE": "core.postgresql",  # Django's, failing fast while the server is unreachable
             "NAME": self.name,
             "USER": self.user,
             "PASSWORD": self.password,

@@ -14,29 +14,141 @@ connection per pause.
 Importing this module (gunicorn does, to load the worker class) also changes two things gunicorn writes itself:
 what it refuses before the application sees a request is answered as the API's problem document, not an HTML page
 (:func:`write_problem`), and no answer carries a ``Server`` header.
+
+No thread is given to a connection before its whole request has arrived (:class:`BalancedThreadWorker`'s
+``enqueue_req``): the worker's main loop reads request heads and bodies from non-blocking sockets into a buffer, and
+only a complete request goes to the thread pool, where gunicorn's parser reads it from that buffer. A request not
+complete within ``WEB_REQUEST_READ_TIMEOUT_SECONDS`` (default 10) is answered ``408 request_timeout`` and its
+connection closed; a connection that sends nothing in that time is closed. gthread itself gives a thread to a
+connection as soon as its first byte arrives and then reads the rest on the thread: measured on 2 workers of 4
+threads, 8 connections holding half a request header made ``/health/live`` time out (no answer in 20 s); with
+this worker it answered in a few milliseconds with 128 of them held (tests/test_serve_slow_clients.py).
+
+Why buffer here rather than put an asynchronous server in front: uvicorn (``serve --asgi``) parks a slow head as a
+coroutine, but has no timeout for a request head on a new connection (an idle connection is held until the client
+goes) and a2wsgi gives the request a thread as soon as its head is in, so a body that trickles holds a thread for as
+long as the client likes (measured: 32 authenticated requests whose bodies trickle, and uvicorn's ``/health/live``
+gave no answer in 20 s; this worker answered in 6 ms). A reverse proxy would be one more process to ship, start and
+stop in order. Buffering in the worker keeps everything ``serve`` relies on (graceful stop, the balanced accept,
+gunicorn's own refusals) and costs a request one pass through the main loop, which gthread made anyway.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import select
+import selectors
+import socket
 import time
+from functools import partial
 
 from gunicorn import util
 from gunicorn.http import wsgi
 from gunicorn.workers.gthread import ThreadWorker
 
 ACCEPT_DEFER_SECONDS = 0.005
+# How long a request may take to arrive, head and body, counted from its first byte (or from the connection's
+# opening): a client slower than this is answered 408 and disconnected.
+REQUEST_READ_TIMEOUT_SECONDS = float(os.environ.get("WEB_REQUEST_READ_TIMEOUT_SECONDS", "10"))
+# A request head that has not ended by this size is refused (431) by the main loop: the application refuses
+# headers over 16 KiB anyway (core.middleware.MAX_HEADER_BYTES).
+MAX_BUFFERED_HEAD_BYTES = 64 * 1024
+_READ_SIZE = 65536
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 # How long a thread that has answered on a kept-alive connection waits for that client's next request itself, and
 # how many it serves in a row, before it hands the connection back to the worker's poller.
 NEXT_REQUEST_WAIT_SECONDS = 0.002
 NEXT_REQUEST_RUN = 1000
 
 
+def _head_fields(head: bytes) -> list[tuple[bytes, bytes]]:
+    fields = []
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        fields.append((name.strip().lower(), value.strip()))
+    return fields
+
+
+def _chunked_body_end(data: bytes, pos: int, max_body: int) -> int | None:
+    """Where a chunked body starting at ``pos`` ends (its trailers included), ``-1`` when it is over ``max_body`` or
+    malformed (the parser or the application refuses it without reading on), ``None`` while more is to come."""
+    total = 0
+    while True:
+        line_end = data.find(b"\r\n", pos)
+        if line_end < 0:
+            return -1 if len(data) - pos > 1024 else None
+        try:
+            size = int(data[pos:line_end].split(b";", 1)[0].strip(), 16)
+        except ValueError:
+            return -1
+        if size < 0:
+            return -1
+        if size == 0:
+            end = data.find(b"\r\n\r\n", line_end)
+            return None if end < 0 else end + 4
+        total += size
+        if total > max_body:
+            return -1
+        pos = line_end + 2 + size + 2
+        if pos > len(data):
+            return None
+
+
+def request_state(data: bytes, *, max_body: int) -> str:
+    """What a connection's buffered bytes hold: ``"partial"`` (wait for more), ``"complete"`` (a whole request,
+    body included, or one the parser refuses from what it has: a malformed head, a bad length) or
+    ``"head_too_large"`` / ``"body_too_large"`` (refused here, not worth waiting for)."""
+    start = len(data) - len(data.lstrip(b"\r\n"))  # empty lines before a request line are skipped (RFC 9112 2.2)
+    end = data.find(b"\r\n\r\n", start)
+    if end < 0:
+        return "head_too_large" if len(data) > MAX_BUFFERED_HEAD_BYTES else "partial"
+    body_start = end + 4
+    length = None
+    chunked = False
+    for name, value in _head_fields(data[start:end]):
+        if name == b"content-length":
+            try:
+                length = int(value)
+            except ValueError:
+                return "complete"  # gunicorn answers 400
+        elif name == b"transfer-encoding":
+            chunked = b"chunked" in value.lower()
+    if chunked:
+        body_end = _chunked_body_end(data, body_start, max_body)
+        if body_end == -1:
+            return "complete"
+        if body_end is None and len(data) - body_start > 2 * max_body + 65536:  # mostly chunk framing
+            return "body_too_large"
+        return "partial" if body_end is None else "complete"
+    if length is None or length < 0:
+        return "complete"
+    if length > max_body:
+        return "body_too_large"
+    return "complete" if len(data) - body_start >= length else "partial"
+
+
+def _expects_continue(data: bytes) -> bool:
+    end = data.find(b"\r\n\r\n")
+    return end >= 0 and (b"expect", b"100-continue") in [(n, v.lower()) for n, v in _head_fields(data[:end])]
+
+
+def _without_expect(data: bytes) -> bytes:
+    """The buffered request without its ``Expect`` field: the main loop has answered it (100 Continue) so that the
+    client sends its body; gunicorn would answer it again."""
+    end = data.find(b"\r\n\r\n")
+    lines = data[:end].split(b"\r\n")
+    kept = [lines[0]] + [line for line in lines[1:] if line.partition(b":")[0].strip().lower() != b"expect"]
+    return b"\r\n".join(kept) + data[end:]
+
+
 class BalancedThreadWorker(ThreadWorker):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._defer_accept_until = 0.0
+        self._buffering: set = set()  # connections whose request is still arriving (the main loop reads them)
+        self._max_body: int | None = None
 
     def _saturated(self) -> bool:
         return self.nr_conns >= self.cfg.threads
@@ -69,23 +181,146 @@ class BalancedThreadWorker(ThreadWorker):
         next request at once (a pooling proxy, an agent's HTTP client) is served here without them. Nothing waits
         for a thread because of it: with more connections than threads, or once the client pauses, the connection
         goes back to the poller as before."""
+        self._hand_over(conn)
         result = super().handle(conn)
         served = 1
         while (result is True and self.alive and served < NEXT_REQUEST_RUN and not conn.is_http2
-               and self.nr_conns <= self.cfg.threads and self._next_request_arrives(conn)):
+               and self.nr_conns <= self.cfg.threads and self._next_request_arrived(conn)):
             result = super().handle(conn)
             served += 1
         return result
 
-    @staticmethod
-    def _next_request_arrives(conn) -> bool:
-        if conn.parser.unreader.buf.getvalue():  # read ahead with the last body: the next request is here
-            return True
+    def _next_request_arrived(self, conn) -> bool:
+        """Whether the client's next request is here in full (waiting briefly for its first bytes): only then is
+        it served on this thread; a part of one goes back to the main loop, which waits for the rest."""
+        held = conn.parser.unreader.buf.getvalue()  # read ahead with the last body
+        if not held:
+            try:
+                readable = conn.sock in select.select([conn.sock], [], [], NEXT_REQUEST_WAIT_SECONDS)[0]
+            except (OSError, ValueError):
+                return False
+            if not readable:
+                return False
         try:
-            readable, _, _ = select.select([conn.sock], [], [], NEXT_REQUEST_WAIT_SECONDS)
-        except (OSError, ValueError):
+            peeked = conn.sock.recv(_READ_SIZE, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            peeked = b""
+        except OSError:
             return False
-        return bool(readable)
+        return request_state(held + peeked, max_body=self._body_limit()) == "complete"
+
+    # --- requests are read by the main loop, and only a whole one is given a thread -----------------------------
+    def _body_limit(self) -> int:
+        if self._max_body is None:
+            from django.conf import settings  # the application is loaded by the time requests arrive
+            from django.core.exceptions import ImproperlyConfigured
+
+            try:
+                self._max_body = int(settings.MAX_REQUEST_BYTES)
+            except (ImproperlyConfigured, AttributeError):  # another WSGI application (the tests' own)
+                self._max_body = 64 * 1024
+        return self._max_body
+
+    def enqueue_req(self, conn) -> None:
+        # TLS and an HTTP/2 preface are read by the thread, unbuffered (TLS ends in front of the service)
+        if getattr(conn, "request_ready", False) or self.cfg.is_ssl or getattr(
+                self.cfg, "http2_cleartext", None) in ("prior-knowledge", "both"):
+            super().enqueue_req(conn)
+            return
+        conn.buffered = bytearray()
+        conn.continued = False
+        if conn.parser is not None:  # what the last request's body read brought of the next one
+            conn.buffered += conn.parser.unreader.take_buffered()
+        conn.read_deadline = time.monotonic() + REQUEST_READ_TIMEOUT_SECONDS
+        if conn.buffered and self._buffered_enough(conn):
+            return
+        conn.sock.setblocking(False)
+        self._buffering.add(conn)
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_request_bytes, conn))
+
+    def _on_request_bytes(self, conn, _sock) -> None:
+        try:
+            data = conn.sock.recv(_READ_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:  # the client went away
+            self._stop_buffering(conn)
+            self._drop(conn)
+            return
+        conn.buffered += data
+        self._buffered_enough(conn)
+
+    def _buffered_enough(self, conn) -> bool:
+        """Act on the buffered bytes: hand a whole request to the thread pool, refuse one not worth waiting for,
+        or (still partial) answer ``Expect: 100-continue`` so that its body comes. True when the connection has
+        left the main loop's hands."""
+        state = request_state(bytes(conn.buffered), max_body=self._body_limit())
+        if state == "partial":
+            if not conn.continued and _expects_continue(bytes(conn.buffered)):
+                conn.continued = True
+                conn.buffered = bytearray(_without_expect(bytes(conn.buffered)))
+                try:
+                    conn.sock.send(_CONTINUE)
+                except OSError:
+                    pass
+            return False
+        self._stop_buffering(conn)  # before the socket goes to a thread, or is closed
+        if state == "complete":
+            conn.request_ready = True
+            super().enqueue_req(conn)
+            return True
+        self._refuse(conn, 431 if state == "head_too_large" else 413)
+        return True
+
+    def _hand_over(self, conn) -> None:
+        """On the thread: what the main loop read goes in front of the parser's reads."""
+        if not getattr(conn, "request_ready", False):
+            return
+        conn.request_ready = False
+        buffered, conn.buffered = bytes(conn.buffered), bytearray()
+        conn.init()  # the parser, once per connection; the socket blocking again
+        conn.sock.setblocking(True)
+        conn.parser.unreader.unread(buffered)
+
+    def _stop_buffering(self, conn) -> None:
+        self._buffering.discard(conn)
+        try:
+            self.poller.unregister(conn.sock)
+        except (KeyError, ValueError, OSError):
+            pass
+
+    def _drop(self, conn) -> None:
+        self.nr_conns -= 1
+        conn.close()
+
+    def _refuse(self, conn, status: int) -> None:
+        """Answer from the main loop and close: nothing is read of the rest, and no thread is used."""
+        reasons = {408: "Request Timeout", 413: "Payload Too Large", 431: "Request Header Fields Too Large"}
+        try:
+            conn.sock.setblocking(False)
+            write_problem(conn.sock, status, reasons[status], "")
+            conn.sock.shutdown(socket.SHUT_WR)
+            while conn.sock.recv(_READ_SIZE):  # what has arrived, so that closing does not reset the answer
+                pass
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN):
+                self.log.debug("refusing a request: %s", exc)
+        self._drop(conn)
+
+    def murder_pending(self) -> None:
+        """gthread's sweep of connections waiting for data, and of requests that did not arrive in time: 408 for
+        a part of a request, a plain close for a connection that sent nothing (or for any, once the worker
+        stops)."""
+        super().murder_pending()
+        now = time.monotonic()
+        for conn in [c for c in self._buffering if c.read_deadline <= now or not (self.alive or c.buffered)]:
+            self._stop_buffering(conn)
+            if conn.buffered and self.alive:
+                self._refuse(conn, 408)
+            else:
+                self._drop(conn)
 
 
 # gunicorn answers some requests itself, before the application sees them: a request line or a header field over
@@ -96,6 +331,8 @@ class BalancedThreadWorker(ThreadWorker):
 _SERVER_PROBLEMS = {
     400: ("bad_request", "The request is malformed"),
     403: ("forbidden", "The request is forbidden"),
+    408: ("request_timeout", "The request did not arrive in time"),
+    413: ("payload_too_large", "The request body is too large"),
     414: ("query_too_long", "The request's path and query string are too long"),
     417: ("expectation_failed", "The request's expectation cannot be met"),
     431: ("headers_too_large", "The request headers are too large"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.db import connections
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
@@ -25,8 +26,11 @@ def ready(request):
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except Exception as exc:
+        # While the database's circuit is open (core.postgresql) this answers at once, without trying to connect.
         log.warning("readiness: database unreachable (%s)", type(exc).__name__)
-        return json_problem(503, "database_unavailable", "The database cannot be reached")
+        response = json_problem(503, "database_unavailable", "The database cannot be reached")
+        response["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
+        return response
     return JsonResponse({"status": "ready"})
 
 

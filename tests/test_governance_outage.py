@@ -184,3 +184,135 @@ def test_database_outage_under_load_fails_fast_recovers_and_loses_no_acknowledge
         if service is not None:
             service.close()
         spare.close()
+
+
+def test_a_circuit_refuses_after_a_failure_then_lets_one_trial_through():
+    from core.circuit import Circuit
+
+    now = [0.0]
+    circuit = Circuit(retry_after=1.0, clock=lambda: now[0])
+    assert circuit.allow() and circuit.allow()  # closed: everything goes through
+    circuit.failed()
+    assert circuit.is_open and not circuit.allow()
+    now[0] = 0.9
+    assert not circuit.allow()
+    now[0] = 1.0
+    assert circuit.allow()  # the trial
+    assert not circuit.allow()  # one at a time
+    circuit.failed()  # the trial failed: refused for another interval
+    now[0] = 1.5
+    assert not circuit.allow()
+    now[0] = 2.0
+    assert circuit.allow()
+    circuit.succeeded()
+    assert not circuit.is_open and circuit.allow() and circuit.allow()
+
+
+def test_of_many_threads_asking_at_once_after_the_interval_one_gets_the_trial():
+    from core.circuit import Circuit
+
+    now = [0.0]
+    circuit = Circuit(retry_after=1.0, clock=lambda: now[0])
+    circuit.failed()
+    now[0] = 5.0
+    start = threading.Barrier(32)
+    allowed = []
+
+    def ask():
+        start.wait()
+        allowed.append(circuit.allow())
+
+    threads = [threading.Thread(target=ask) for _ in range(32)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert allowed.count(True) == 1
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def _burst(url: str, calls: list[tuple[str, str]], timeout: float = 30) -> list[tuple[float, int, dict, dict]]:
+    """The calls (path, token) all at once, one connection each: (seconds, status, headers, body) per call."""
+    start = threading.Barrier(len(calls))
+    results: list = [None] * len(calls)
+
+    def one(i, path, token):
+        start.wait()
+        began = time.monotonic()
+        try:
+            status, headers, body = _call(url, "GET", path, token, timeout=timeout)
+        except OSError as exc:
+            status, headers, body = 0, {}, {"error": type(exc).__name__}
+        results[i] = (time.monotonic() - began, status, headers, body)
+
+    threads = [threading.Thread(target=one, args=(i, *call)) for i, call in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=timeout + 10)
+    return results
+
+
+@pytest.mark.slow
+def test_with_the_database_down_requests_are_refused_at_once_until_it_returns(jwks_server, keyring):
+    """Once a connection has failed, a worker refuses new ones at once (core.postgresql's circuit): 50 concurrent
+    requests are all answered 503 with Retry-After, p99 under a second, instead of each waiting for the pool behind
+    the worker's threads. Liveness stays 200 and readiness says the database is down. When the database returns,
+    requests are served again without a restart."""
+    spare = SpareDatabase()
+    service = None
+    try:
+        org = uuid.uuid4()
+        with spare.admin() as conn:
+            conn.execute("INSERT INTO organization (id, name, created_at, trusted_issuers) VALUES (%s, '', now(), "
+                         "ARRAY[%s])", [org, ISSUER])
+        service = LiveService(jwks_server.url, workers=2, threads=4, extra_env={
+            "EMBEDDED_PGDATA": str(spare.pgdata), "ANAMNESIS_DB_NAME": "anamnesis_spare",
+            "DB_CONNECT_TIMEOUT_SECONDS": str(CONNECT_TIMEOUT), "LOG_LEVEL": "WARNING"})
+        patients = [uuid.uuid4() for _ in range(5)]
+        tokens = {p: mint(keyring, sub=f"patient-{p}", org_id=org, patient_id=p, scope=PATIENT_SCOPES,
+                          exp_in=3600) for p in patients}
+        calls = [(f"/v1/patients/{p}/memories", tokens[p]) for p in patients] * 10
+        assert {r[1] for r in _burst(service.url, calls[:10])} == {200}
+
+        spare.stop()
+        first = _burst(service.url, calls[:16])  # the first failures: each worker finds the database gone
+        assert {r[1] for r in first} == {503}, [(r[1], r[3]) for r in first]
+        answers = _burst(service.url, calls)
+        seconds = [r[0] for r in answers]
+        p50, p99 = _percentile(seconds, 0.5), _percentile(seconds, 0.99)
+        print(f"\noutage, 50 concurrent requests after the first failures: p50 {p50 * 1000:.0f} ms, "
+              f"p99 {p99 * 1000:.0f} ms, slowest {max(seconds) * 1000:.0f} ms "
+              f"(the first failures: slowest {max(r[0] for r in first) * 1000:.0f} ms)")
+        for _, status, headers, body in answers:
+            assert status == 503 and body["code"] == "service_unavailable", (status, body)
+            assert int(headers["retry-after"]) >= 1
+        assert p99 < 1.0
+        status, _, _ = _call(service.url, "GET", "/health/live", "")
+        assert status == 200
+        began = time.monotonic()
+        status, headers, body = _call(service.url, "GET", "/health/ready", "")
+        assert (status, body["code"]) == (503, "database_unavailable") and int(headers["retry-after"]) >= 1
+        assert time.monotonic() - began < 1.0
+
+        spare.start()
+        up_at = time.monotonic()
+        while True:
+            statuses = {r[1] for r in _burst(service.url, calls[:10])}
+            if statuses == {200}:
+                break
+            assert statuses <= {200, 503}, statuses
+            assert time.monotonic() - up_at < RECOVERY_BOUND, "not served again after the database returned"
+            time.sleep(0.2)
+        print(f"served again {time.monotonic() - up_at:.1f}s after the database returned")
+        assert {r[1] for r in _burst(service.url, calls)} == {200}
+        status, _, _ = _call(service.url, "GET", "/health/ready", "")
+        assert status == 200
+    finally:
+        if service is not None:
+            service.close()
+        spare.close()

@@ -1,0 +1,138 @@
+"""Slow and idle clients cannot exhaust the service: ``manage.py serve``'s workers read a request whole before a thread
+serves it (core.gunicorn_worker), so connections that send part of a request and wait hold no thread, and a
+request that does not arrive in time is answered 408 and closed."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import time
+
+import pytest
+
+from bench.slow_clients import held_connections, timed_get
+from core.gunicorn_worker import request_state
+from tests.conftest import memory_body
+from tests.fakes.service import LiveService
+
+READ_TIMEOUT = 3  # WEB_REQUEST_READ_TIMEOUT_SECONDS for the service under test
+
+
+def _response(sock: socket.socket) -> tuple[int, bytes]:
+    """One whole response from a kept-alive connection."""
+    response = http.client.HTTPResponse(sock)
+    response.begin()
+    return response.status, response.read()
+
+
+def test_a_request_is_complete_only_with_its_whole_body():
+    head = b"POST /v1/x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\n"
+    assert request_state(b"GET / HTTP/1.1\r\nHost: h\r\n", max_body=100) == "partial"
+    assert request_state(b"GET / HTTP/1.1\r\nHost: h\r\n\r\n", max_body=100) == "complete"
+    assert request_state(b"\r\n\r\n", max_body=100) == "partial"  # empty lines before a request are not one
+    assert request_state(head + b"abc", max_body=100) == "partial"
+    assert request_state(head + b"abcde", max_body=100) == "complete"
+    assert request_state(head, max_body=4) == "body_too_large"
+    assert request_state(b"GET / HTTP/1.1\r\nX: " + b"a" * 70000, max_body=100) == "head_too_large"
+    chunked = b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+    assert request_state(chunked + b"3\r\nabc\r\n", max_body=100) == "partial"
+    assert request_state(chunked + b"3\r\nabc\r\n0\r\n\r\n", max_body=100) == "complete"
+    assert request_state(chunked + b"3\r\nabc\r\n0\r\nX-T: 1\r\n\r\n", max_body=100) == "complete"
+    assert request_state(chunked + (b"1;" + b"x" * 1000 + b"\r\na\r\n") * 200, max_body=1000) == "body_too_large"
+    # what the parser refuses by itself is handed over at once (it answers 400 without waiting for more)
+    assert request_state(b"POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n", max_body=100) == "complete"
+
+
+@pytest.mark.slow
+def test_held_half_requests_leave_health_and_the_api_answering_and_a_trickled_body_is_cut_off(
+        committed_db, world, jwks_server):
+    cid = world.consent(world.patient_a)
+    token = world.patient(world.patient_a).token
+    path = f"/v1/patients/{world.patient_a}/memories"
+    service = LiveService(jwks_server.url, workers=2, threads=4,
+                          extra_env={"WEB_REQUEST_READ_TIMEOUT_SECONDS": str(READ_TIMEOUT)})
+    host, port = "127.0.0.1", service.port
+    try:
+        with held_connections(host, port, 128):
+            live_seconds, live_status = timed_get(host, port, "/health/live", timeout=10)
+            api_seconds, api_status = timed_get(host, port, path, token=token, timeout=10)
+            print(f"\n128 held: /health/live {live_status} in {live_seconds:.3f}s, API {api_status} in "
+                  f"{api_seconds:.3f}s")
+            assert live_status == 200 and live_seconds < 2
+            assert api_status == 200 and api_seconds < 2
+
+        # a body that trickles (one byte a second, never all of it in time) is answered 408 and its connection
+        # closed; meanwhile, and afterwards, the service answers
+        body = json.dumps({"memory_type": "scheduling_preference", "consent_record_id": cid}).encode()
+        sock = socket.create_connection((host, port), timeout=READ_TIMEOUT + 5)
+        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+                     f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode())
+        started, answer = time.monotonic(), b""
+        try:
+            for byte in body:
+                sock.sendall(bytes([byte]))
+                time.sleep(1)
+                if time.monotonic() - started > READ_TIMEOUT + 3:
+                    break
+        except OSError:  # closed by the service
+            pass
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except OSError:
+            pass
+        sock.close()
+        cut_after = time.monotonic() - started
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+        assert b'"code": "request_timeout"' in answer and b"Connection: close" in answer
+        assert cut_after < READ_TIMEOUT + 4
+        assert timed_get(host, port, "/health/live", timeout=5)[1] == 200
+        assert timed_get(host, port, path, token=token, timeout=5)[1] == 200
+
+        # a request whose head and body come in pieces, in time, is served as usual
+        sock = socket.create_connection((host, port), timeout=10)
+        head = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+                f"Connection: close\r\n\r\n").encode()
+        for piece in (head[:10], head[10:50], head[50:]):
+            sock.sendall(piece)
+            time.sleep(0.3)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+        sock.close()
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+
+        # a client that waits for "100 Continue" before its body gets it from the worker's main loop, and then
+        # its answer; the next request on the same kept-alive connection, sent in halves, is served too
+        memory = json.dumps(memory_body(cid)).encode()
+        sock = socket.create_connection((host, port), timeout=10)
+        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+                     f"Content-Type: application/json\r\nExpect: 100-continue\r\n"
+                     f"Content-Length: {len(memory)}\r\n\r\n".encode())
+        assert sock.recv(65536).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+        sock.sendall(memory)
+        assert not sock.recv(16, socket.MSG_PEEK).startswith(b"HTTP/1.1 100")  # answered once, not again
+        status, answer = _response(sock)
+        assert status == 201, answer[:300]
+        sock.sendall(head.replace(b"Connection: close\r\n", b"")[:30])
+        time.sleep(0.5)
+        sock.sendall(head.replace(b"Connection: close\r\n", b"")[30:])
+        assert _response(sock)[0] == 200
+        sock.close()
+
+        # what is refused anyway is refused at once, without waiting for the rest: a body announced over the
+        # limit (413), a head that does not end (431)
+        for request, status, code in (
+                (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\n\r\n{{".encode(),
+                 413, b"payload_too_large"),
+                (b"GET /health/live HTTP/1.1\r\nX-Long: " + b"a" * 70000, 431, b"headers_too_large")):
+            sock = socket.create_connection((host, port), timeout=5)
+            sock.sendall(request)
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+            sock.close()
+            assert answer.startswith(f"HTTP/1.1 {status}".encode()) and code in answer, answer[:300]
+    finally:
+        service.close()
