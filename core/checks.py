@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.core.checks import Error, Tags, register
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connections
+from django.db import OperationalError, connections
+from django.db.backends.signals import connection_created
+
+log = logging.getLogger("anamnesis.checks")
+DEFERRED_CHECK = "core.checks.runtime_role_on_connect"
 
 RUNTIME_ROLE_PROBLEMS_SQL = """
 WITH me AS (SELECT oid, rolname, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user),
@@ -40,8 +46,36 @@ def check_runtime_role(app_configs=None, databases=None, **kwargs):
                   id="core.E001") for p in problems]
 
 
+def _refusal(problems: list[str]) -> ImproperlyConfigured:
+    return ImproperlyConfigured("refusing to serve: the runtime role could bypass RLS: " + "; ".join(problems))
+
+
 def assert_runtime_role_is_safe() -> None:
-    problems = runtime_role_problems()
-    connections["default"].close()
+    """Refuse to start when the runtime role could bypass row-level security. When the database cannot be reached
+    at start (an outage, while a worker is replaced), the process starts anyway and the check runs on the first
+    connection that succeeds, refusing every query until it passes: an outage must not stop the service (a worker
+    that cannot boot halts gunicorn), and nothing is served from the database before the check."""
+    try:
+        problems = runtime_role_problems()
+    except OperationalError:
+        log.warning("runtime role check deferred to the first connection: the database is unreachable")
+        connection_created.connect(_check_on_connect, dispatch_uid=DEFERRED_CHECK)
+        return
+    finally:
+        connections["default"].close()
     if problems:
-        raise ImproperlyConfigured("refusing to serve: the runtime role could bypass RLS: " + "; ".join(problems))
+        raise _refusal(problems)
+
+
+def _check_on_connect(sender, connection, **kwargs) -> None:
+    """The deferred check, on a new connection of the default database: once it passes it is not run again."""
+    if connection.alias != "default":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(RUNTIME_ROLE_PROBLEMS_SQL)
+        problems = [row[0] for row in cursor.fetchall()]
+    if problems:
+        log.critical("refusing to serve: the runtime role could bypass row-level security")
+        connection.close()  # never left open for the request's next query
+        raise _refusal(problems)
+    connection_created.disconnect(dispatch_uid=DEFERRED_CHECK)

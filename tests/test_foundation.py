@@ -418,3 +418,38 @@ def test_service_identity_sees_exactly_one_patient_and_purpose():
     other_org_worker = Identity.service(org_id=uuid.uuid4(), name="w", patient_id=a, purpose="communication")
     with identity_context(other_org_worker):
         assert ConsentRecord.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_starting_during_an_outage_checks_the_runtime_role_on_its_first_connection(monkeypatch):
+    """A worker that cannot reach the database at start still starts (gunicorn halts every worker when one fails
+    to boot, so an outage during a worker's replacement would stop the service); the role check then runs on the
+    first connection that succeeds, and refuses to serve until it passes."""
+    from django.core.exceptions import ImproperlyConfigured
+    from django.db import OperationalError, connections
+    from django.db.backends.signals import connection_created
+
+    from core import checks
+
+    def unreachable(using="default"):
+        raise OperationalError("couldn't get a connection")
+
+    def reconnect():
+        connections["default"].close()
+        connections["default"].ensure_connection()
+
+    monkeypatch.setattr(checks, "runtime_role_problems", unreachable)
+    try:
+        checks.assert_runtime_role_is_safe()  # starts anyway
+        monkeypatch.setattr(checks, "RUNTIME_ROLE_PROBLEMS_SQL", "SELECT 'superuser or BYPASSRLS: someone'")
+        with pytest.raises(ImproperlyConfigured, match="could bypass RLS"):
+            reconnect()
+        assert connections["default"].connection is None  # nothing left open to query through
+        with pytest.raises(ImproperlyConfigured):  # still refused: the check stays until it passes
+            connections["default"].ensure_connection()
+        monkeypatch.undo()
+        reconnect()  # the real role passes, and the check is not run again
+        assert not connection_created.disconnect(dispatch_uid=checks.DEFERRED_CHECK)
+    finally:
+        connection_created.disconnect(dispatch_uid=checks.DEFERRED_CHECK)
+        connections["default"].close()
