@@ -7,10 +7,8 @@ Other modules register handlers for the copies they make (embeddings, context-pa
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 from django.utils import timezone
 
@@ -42,23 +40,7 @@ def _postgres_verify(rep: Representation) -> bool:
 register(Representation.Target.POSTGRES, Handler(remove=_postgres_remove, verify=_postgres_verify))
 
 
-class MemoryKeys(Protocol):
-    """What a copy's record needs of its memory: a model instance, or a search's candidate row."""
-
-    @property
-    def memory_id(self) -> uuid.UUID: ...
-
-    @property
-    def organization_id(self) -> uuid.UUID: ...
-
-    @property
-    def patient_id(self) -> uuid.UUID: ...
-
-    @property
-    def consent_purpose(self) -> str: ...
-
-
-def copy_row(*, memory: MemoryKeys, target: str, external_id: str) -> Representation:
+def copy_row(*, memory: Memory, target: str, external_id: str) -> Representation:
     """The record of a copy of a memory, not yet written (a new memory's copies go in the statement that inserts
     it: ``core.rows``)."""
     return Representation(memory_id=memory.memory_id, target=target, external_id=external_id,

@@ -85,21 +85,28 @@ class SpareDatabase:
             pass
 
 
+def _service_on(spare: SpareDatabase, jwks_server, keyring, *, patients: int) -> tuple[LiveService, dict]:
+    """The service as deployed (2 workers x 4 threads) on the spare database, with an organisation of its own and
+    a token for each of ``patients`` new patients (patient id -> token)."""
+    org = uuid.uuid4()
+    with spare.admin() as conn:
+        conn.execute("INSERT INTO organization (id, name, created_at, trusted_issuers) VALUES (%s, '', now(), "
+                     "ARRAY[%s])", [org, ISSUER])
+    service = LiveService(jwks_server.url, workers=2, threads=4, extra_env={
+        "EMBEDDED_PGDATA": str(spare.pgdata), "ANAMNESIS_DB_NAME": "anamnesis_spare",
+        "DB_CONNECT_TIMEOUT_SECONDS": str(CONNECT_TIMEOUT), "LOG_LEVEL": "WARNING"})
+    ids = [uuid.uuid4() for _ in range(patients)]
+    return service, {p: mint(keyring, sub=f"patient-{p}", org_id=org, patient_id=p, scope=PATIENT_SCOPES,
+                             exp_in=3600) for p in ids}
+
+
 @pytest.mark.slow
 def test_database_outage_under_load_fails_fast_recovers_and_loses_no_acknowledged_write(jwks_server, keyring):
     spare = SpareDatabase()
     service = None
     try:
-        org = uuid.uuid4()
-        with spare.admin() as conn:
-            conn.execute("INSERT INTO organization (id, name, created_at, trusted_issuers) VALUES (%s, '', now(), "
-                         "ARRAY[%s])", [org, ISSUER])
-        service = LiveService(jwks_server.url, workers=2, threads=4, extra_env={
-            "EMBEDDED_PGDATA": str(spare.pgdata), "ANAMNESIS_DB_NAME": "anamnesis_spare",
-            "DB_CONNECT_TIMEOUT_SECONDS": str(CONNECT_TIMEOUT), "LOG_LEVEL": "WARNING"})
-        patients = [uuid.uuid4() for _ in range(4)]
-        tokens = {p: mint(keyring, sub=f"patient-{p}", org_id=org, patient_id=p, scope=PATIENT_SCOPES,
-                          exp_in=3600) for p in patients}
+        service, tokens = _service_on(spare, jwks_server, keyring, patients=4)
+        patients = list(tokens)
         consents = {}
         for p in patients:
             status, _, body = _call(service.url, "POST", f"/v1/patients/{p}/consents", tokens[p],
@@ -266,16 +273,8 @@ def test_with_the_database_down_requests_are_refused_at_once_until_it_returns(jw
     spare = SpareDatabase()
     service = None
     try:
-        org = uuid.uuid4()
-        with spare.admin() as conn:
-            conn.execute("INSERT INTO organization (id, name, created_at, trusted_issuers) VALUES (%s, '', now(), "
-                         "ARRAY[%s])", [org, ISSUER])
-        service = LiveService(jwks_server.url, workers=2, threads=4, extra_env={
-            "EMBEDDED_PGDATA": str(spare.pgdata), "ANAMNESIS_DB_NAME": "anamnesis_spare",
-            "DB_CONNECT_TIMEOUT_SECONDS": str(CONNECT_TIMEOUT), "LOG_LEVEL": "WARNING"})
-        patients = [uuid.uuid4() for _ in range(5)]
-        tokens = {p: mint(keyring, sub=f"patient-{p}", org_id=org, patient_id=p, scope=PATIENT_SCOPES,
-                          exp_in=3600) for p in patients}
+        service, tokens = _service_on(spare, jwks_server, keyring, patients=5)
+        patients = list(tokens)
         calls = [(f"/v1/patients/{p}/memories", tokens[p]) for p in patients] * 10
         assert {r[1] for r in _burst(service.url, calls[:10])} == {200}
 

@@ -12,7 +12,7 @@ import pytest
 from core.identity import Identity, identity_context
 from memory.embeddings import provider
 from memory.retrieval import training
-from memory.retrieval.intent import type_intents
+from memory.retrieval.intent import type_phrases
 from memory.retrieval.ranker import FEATURES, MODEL_FILE, ranker, ranker_from
 from memory.retrieval.vectors import vector_model
 from tests.test_memory_types import admin, wound_care_type
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 def intents_for(org, question: str):
     [vector] = provider().embed([question])
     with identity_context(Identity(org_id=org, actor_sub="reader")):
-        return type_intents(org_id=org, question_vector=vector, model=vector_model())
+        return type_phrases(org_id=org, model=vector_model()).intents(vector)
 
 
 def test_a_question_about_a_situation_is_most_about_the_type_that_serves_it(world):

@@ -74,9 +74,8 @@ WITH release AS (
   VALUES (%s, %s, %s, %s, %s, %s, %s, statement_timestamp())),
 member AS (
   INSERT INTO memory_release_member (release_id, memory_id, organization_id, patient_id, purpose, score, included_at)
-  SELECT r.release_id, u.memory_id, r.organization_id, r.patient_id, u.purpose, u.score, statement_timestamp()
-    FROM (VALUES (%s::uuid, %s::uuid, %s::uuid)) AS r(release_id, organization_id, patient_id),
-         unnest(%s::uuid[], %s::text[], %s::float8[]) AS u(memory_id, purpose, score)),
+  SELECT %s, u.memory_id, %s, %s, u.purpose, u.score, statement_timestamp()
+    FROM unnest(%s::uuid[], %s::text[], %s::float8[]) AS u(memory_id, purpose, score)),
 copy AS (
   INSERT INTO memory_representation (memory_id, organization_id, patient_id, purpose, target, external_id, state,
                                      created_at)
@@ -120,10 +119,11 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     release_id = uuid.uuid4()
     record_release(identity=identity, release_id=release_id, patient_id=patient_id, purpose=purpose,
                    session_id=session_id, hits=hits)
+    left_out = len(found) - len(hits)
     return ContextPack(release_id=release_id, purpose=purpose, hits=tuple(hits),
                        guardrail_notes=tuple(notes), confidence=confidence_of(found),
-                       safety_rule_applied=result.safety_rule_applied, left_out_low_confidence=len(found) - len(hits),
-                       text=_block(hits, notes, len(found) - len(hits)))
+                       safety_rule_applied=result.safety_rule_applied, left_out_low_confidence=left_out,
+                       text=_block(hits, notes, left_out))
 
 
 def _release_remove(rep: Representation) -> None:

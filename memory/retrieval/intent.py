@@ -78,7 +78,3 @@ def type_phrases(*, org_id: uuid.UUID, model: str) -> TypePhrases:
     return TypePhrases(names=tuple(serves), starts=np.asarray(starts, dtype=np.intp),
                        matrix=np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32))
 
-
-def type_intents(*, org_id: uuid.UUID, question_vector: list[float], model: str) -> TypeIntents:
-    """The question's intent for each type the organisation may use (see the module docstring)."""
-    return type_phrases(org_id=org_id, model=model).intents(question_vector)

@@ -32,6 +32,11 @@ FEATURES = ("cosine", "text_rank", "concept", "mismatch", "intent", "intent_gap"
             "safety_asked", "allergy_asked", "taking_asked", "bias")
 
 
+def probabilities(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The logistic function of each row's weighted sum (rows as :data:`FEATURES`)."""
+    return 1.0 / (1.0 + np.exp(-np.clip(rows @ weights, -30.0, 30.0)))
+
+
 @dataclass(frozen=True)
 class Ranker:
     weights: tuple[float, ...]
@@ -42,11 +47,7 @@ class Ranker:
 
     def scores(self, rows: np.ndarray) -> np.ndarray:
         """The probability that each candidate answers, from its features (one row each, as :data:`FEATURES`)."""
-        return 1.0 / (1.0 + np.exp(-np.clip(rows @ self._weights, -30.0, 30.0)))
-
-    @property
-    def _weights(self) -> np.ndarray:
-        return np.asarray(self.weights, dtype=np.float64)
+        return probabilities(rows, np.asarray(self.weights, dtype=np.float64))
 
     def threshold_for(self, memory_type: str) -> float:
         return self.type_thresholds.get(memory_type, self.threshold)

@@ -22,7 +22,7 @@ import numpy as np
 from core.identity import identity_context
 from memory import evaluation_blind
 from memory.retrieval.question import understand
-from memory.retrieval.ranker import FEATURES, MODEL_FILE, ranker
+from memory.retrieval.ranker import FEATURES, MODEL_FILE, probabilities, ranker
 from memory.retrieval.search import rank_candidates
 
 FOLDS = 4
@@ -70,7 +70,7 @@ def fit(asked: list[Asked], l2: float) -> np.ndarray:
     penalty[FEATURES.index("bias")] = 0.0
     w = np.zeros(x.shape[1])
     for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -30, 30)))
+        p = probabilities(x, w)
         gradient = x.T @ (p - y) + penalty * w
         hessian = (x * (p * (1 - p))[:, None]).T @ x + np.diag(penalty + 1e-9)
         step = np.linalg.solve(hessian, gradient)
@@ -81,7 +81,7 @@ def fit(asked: list[Asked], l2: float) -> np.ndarray:
 
 
 def scores(a: Asked, w: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(a.features @ w, -30, 30))) if len(a.features) else np.zeros(0)
+    return probabilities(a.features, w) if len(a.features) else np.zeros(0)
 
 
 def cross_validated(asked: list[Asked], l2: float, folds: int = FOLDS) -> list[np.ndarray]:
