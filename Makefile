@@ -97,7 +97,7 @@ bench-quick: migrate
 # into a fresh organisation through the real services and asked through the API's search. The calibration split
 # comes first; the held-out split is printed last, in aggregate only: quote it, never tune on it. A few minutes.
 eval: migrate
-	$(BIN)/python manage.py evaluate_blind --split both
+	$(BIN)/python manage.py evaluate_blind
 
 # Retrain search's scoring head on the blind set's calibration split (memory/retrieval_model.json), then compare
 # rankers side by side on the held-out split (aggregate figures only). Run make eval afterwards for the figures.

@@ -1,4 +1,5 @@
-"""Retrieval evaluation on the blind set in ``memory/eval/blind/``, written by someone who never saw the ranking.
+"""Retrieval evaluation on the blind sets in ``memory/eval/blind/`` and ``memory/eval/blind2/``, each written by
+its own author, who never saw the ranking (:data:`SETS`: each has a split to tune on and a held-out split).
 
 Each split is loaded into a fresh organisation the way the service is used: the organisation's administrator
 registers the set's own memory types through the type service and grants a clinician every purpose; each patient
@@ -48,32 +49,50 @@ from memory.retrieval.vectors import vector_model, vector_writes
 from memory.types import TypeSpec, type_get
 from memory.types.services import memory_type_create
 
-BLIND_DIR = Path(__file__).parent / "eval" / "blind"
-SPLITS = ("calibration", "heldout")
+EVAL_DIR = Path(__file__).parent / "eval"
+# Each set, written blind by its own author: its directory, the split tuned on, the split only reported.
+SETS = {"blind": ("blind", "calibration", "heldout"), "blind2": ("blind2", "train", "heldout")}
 KINDS = ("paraphrase", "brand_name", "indirect", "safety_critical", "no_answer", "other_patient", "stale_decoy")
 REVIEW_DAYS = 180
 VECTOR_TIMEOUT_SECONDS = 600
 
 
-def load_split(split: str) -> dict:
+def _directory(eval_set: str) -> Path:
+    if eval_set not in SETS:
+        raise ValueError(f"set must be one of {', '.join(SETS)}")
+    return EVAL_DIR / SETS[eval_set][0]
+
+
+def available_sets() -> list[str]:
+    """The sets whose files are present (a set is added to the repository whole)."""
+    return [name for name in SETS if (_directory(name) / "org_types.json").exists()]
+
+
+def splits(eval_set: str = "blind") -> tuple[str, str]:
+    """The set's (tuning split, held-out split)."""
+    _directory(eval_set)
+    return SETS[eval_set][1], SETS[eval_set][2]
+
+
+def load_split(split: str, eval_set: str = "blind") -> dict:
     """One split's patients and questions (the held-out file is opened only when asked for by name)."""
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {', '.join(SPLITS)}")
-    return json.loads((BLIND_DIR / f"{split}.json").read_text(encoding="utf-8"))
+    if split not in splits(eval_set):
+        raise ValueError(f"split must be one of {', '.join(splits(eval_set))}")
+    return json.loads((_directory(eval_set) / f"{split}.json").read_text(encoding="utf-8"))
 
 
-def load_org_types() -> list[dict]:
+def load_org_types(eval_set: str = "blind") -> list[dict]:
     """The set's organisation types, each with what it answers (``serves``) in the set author's words, as the
     organisation's administrator would register them. The built-in types answer with the phrases they ship with:
     the author's phrases for those are not used."""
-    descriptions = load_type_descriptions()
-    definitions = json.loads((BLIND_DIR / "org_types.json").read_text(encoding="utf-8"))
+    descriptions = load_type_descriptions(eval_set)
+    definitions = json.loads((_directory(eval_set) / "org_types.json").read_text(encoding="utf-8"))
     return [{**d, "serves": descriptions[d["name"]]} if d.get("name") in descriptions else d for d in definitions]
 
 
-def load_type_descriptions() -> dict[str, list[str]]:
+def load_type_descriptions(eval_set: str = "blind") -> dict[str, list[str]]:
     """What each type answers, in the set author's words (every type of the set, built-in ones included)."""
-    return json.loads((BLIND_DIR / "type_descriptions.json").read_text(encoding="utf-8"))
+    return json.loads((_directory(eval_set) / "type_descriptions.json").read_text(encoding="utf-8"))
 
 
 def subset(data: dict, patients: list[str]) -> dict:
@@ -331,11 +350,11 @@ def _percentile(values: list[float], share: float) -> float | None:
     return round(1000 * ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))], 1)
 
 
-def evaluate(data: dict, *, split: str, org_types: list[dict] | None = None) -> dict:
+def evaluate(data: dict, *, split: str, org_types: list[dict] | None = None, eval_set: str = "blind") -> dict:
     """Load one split into a fresh organisation, ask its questions, and report (aggregates only)."""
     started = time.perf_counter()
-    descriptions = load_type_descriptions()
-    org_types = load_org_types() if org_types is None else org_types
+    descriptions = load_type_descriptions(eval_set)
+    org_types = load_org_types(eval_set) if org_types is None else org_types
     pop = load_population(data, org_types)
     loaded_at = time.perf_counter()
     answers = ask(pop, data["questions"])
@@ -345,7 +364,7 @@ def evaluate(data: dict, *, split: str, org_types: list[dict] | None = None) -> 
                     for kind in sorted({a.kind for a in answers} - set(KINDS))})
     seconds = [a.seconds for a in answers]
     return {
-        "split": split, "k": k, "organization_id": str(pop.org),
+        "set": eval_set, "split": split, "k": k, "organization_id": str(pop.org),
         "patients": len(data["patients"]), "memories": pop.memories, "memories_loaded": len(pop.loaded),
         "types_registered": pop.types_registered,
         "types_refused": [{"type": name, "code": code} for name, code in pop.types_refused],

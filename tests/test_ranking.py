@@ -69,7 +69,7 @@ def test_a_question_no_type_answers_gets_no_confident_answer(world):
 def test_the_shipped_model_matches_the_features_and_refuses_others():
     shipped = json.loads(MODEL_FILE.read_text())
     assert shipped["features"] == list(FEATURES) and len(shipped["weights"]) == len(FEATURES)
-    assert "heldout" not in shipped["trained_on"].replace("held-out split is never read", "")
+    assert shipped["trained_on"] and not any("heldout" in name for name in shipped["trained_on"])
     assert 0.0 < ranker().threshold < 1.0
     with pytest.raises(ValueError, match="features"):
         ranker_from({**shipped, "features": list(reversed(FEATURES))})

@@ -43,11 +43,11 @@ class Asked:
     answers: np.ndarray  # 1.0 where the candidate is an expected memory
 
 
-def collect(split: str = "calibration") -> list[Asked]:
-    """Every question of the split, asked up to scoring, with its candidates' features (the held-out split only
-    for :func:`compare`, which reports it in aggregate)."""
-    data = evaluation_blind.load_split(split)
-    pop = evaluation_blind.load_population(data, evaluation_blind.load_org_types())
+def collect(split: str = "calibration", eval_set: str = "blind") -> list[Asked]:
+    """Every question of one set's split, asked up to scoring, with its candidates' features (a held-out split
+    only for :func:`compare`, which reports it in aggregate)."""
+    data = evaluation_blind.load_split(split, eval_set)
+    pop = evaluation_blind.load_population(data, evaluation_blind.load_org_types(eval_set))
     asked = []
     for q in data["questions"]:
         with identity_context(pop.clinician):
@@ -55,11 +55,17 @@ def collect(split: str = "calibration") -> list[Asked]:
                                    question=understand(q["question"]))
         keys = [pop.keys.get(h.memory.memory_id, (None, None)) for h in hits]
         asked.append(Asked(
-            patient=q["patient"], kind=q["kind"], answerable=bool(q["expected"]),
+            patient=f"{eval_set}/{q['patient']}", kind=q["kind"], answerable=bool(q["expected"]),
             features=np.array([h.features for h in hits], dtype=float).reshape(-1, len(FEATURES)),
             types=tuple(h.memory.memory_type for h in hits),
             answers=np.array([float(p == q["patient"] and m in q["expected"]) for p, m in keys])))
     return asked
+
+
+def collect_all(which: int) -> list[Asked]:
+    """Every available set's tuning split (``which=0``) or held-out split (``which=1``), in :data:`SETS` order."""
+    return [a for name in evaluation_blind.available_sets()
+            for a in collect(evaluation_blind.splits(name)[which], name)]
 
 
 def fit(asked: list[Asked], l2: float) -> np.ndarray:
@@ -173,7 +179,8 @@ def train(asked: list[Asked]) -> dict:
         "features": list(FEATURES), "weights": [round(float(w), 6) for w in weights],
         "threshold": threshold, "type_thresholds": per_type, "limit": ranker().limit,
         "low_limit": ranker().low_limit, "l2": l2,
-        "trained_on": "memory/eval/blind/calibration.json (the held-out split is never read in training)",
+        "trained_on": sorted({f"memory/eval/{name}/{evaluation_blind.splits(name)[0]}.json"
+                              for name in {a.patient.split("/")[0] for a in asked}}),
         "cross_validated": {
             "folds": FOLDS, "questions": len(asked),
             "all": {k: round(v, 4) for k, v in figures(asked, scored, per_type, threshold).items()},

@@ -1,6 +1,6 @@
-"""Train the scoring head search ranks with (memory.retrieval.training) on the calibration split of the blind
-evaluation set; --write stores it in memory/retrieval_model.json, which search reads. The held-out split is never
-read: quote its figures from ``make eval`` after training."""
+"""Train the scoring head search ranks with (memory.retrieval.training) on the tuning splits of the blind
+evaluation sets; --write stores it in memory/retrieval_model.json, which search reads. The held-out splits are never
+read: quote their figures from ``make eval`` after training."""
 
 import json
 
@@ -19,13 +19,13 @@ class Command(BaseCommand):
                                  "never tune on them)")
 
     def handle(self, *args, **options):
-        calibration = training.collect("calibration")
+        calibration = training.collect_all(0)
         model = training.train(calibration)
         if options["write"]:
             training.write(model)
         self.stdout.write(json.dumps(model, indent=2) + "\n")
         if options["compare"]:
-            table = training.compare(calibration, training.collect("heldout"), model)
+            table = training.compare(calibration, training.collect_all(1), model)
             self.stdout.write("\nHELD-OUT split, rankers side by side (thresholds chosen on the calibration split)\n")
             heads = ("p@1", "hit@3", "mrr", "answer_kept_high", "no_answer_kept_low")
             self.stdout.write(f"{'ranker':70s} " + " ".join(f"{h:>18s}" for h in heads) + "\n")
