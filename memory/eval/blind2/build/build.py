@@ -7,9 +7,14 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import importlib  # noqa: E402
+
 import defs  # noqa: E402
-import pop_train_a  # noqa: E402,F401  (each registers its patients)
 from type_descriptions import DESCRIPTIONS  # noqa: E402
+
+POPULATIONS = ["pop_train_a", "pop_train_b", "pop_heldout"]  # each module registers its patients on import
+for module in POPULATIONS:
+    importlib.import_module(module)
 
 OUT = os.path.normpath(os.path.join(HERE, ".."))
 DESCRIPTION = {
