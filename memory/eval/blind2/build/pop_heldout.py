@@ -36,6 +36,7 @@ patient("r025", H, "Edna Pilkington, 88", {
     ("none", "Does she have a urinary catheter in at the moment?", []),
     ("other", "Is she on sacubitril/valsartan?", "r026:entresto"),
     ("other", "does she wear a syringe driver", "r040:driver"),
+    ("safe", "latex?", ["latex"]),
 ])
 
 # 62, Urdu, heart failure on Entresto, ACE-inhibitor angioedema, looks after his mother
@@ -55,7 +56,7 @@ patient("r026", H, "Mohammed Iqbal, 62", {
     "win": window("10:00", "16:00"),
 }, [
     ("para", "Which language does he speak?", ["lang"]),
-    ("stale", "We have a Punjabi interpreter booked - is that the right language?", ["lang"]),
+    ("stale", "We have a Punjabi interpretor booked - is that the right language?", ["lang"]),
     ("brand", "is he on Entresto", ["entresto"]),
     ("brand", "GP wants to add Zestril for his BP", ["acei", "entresto"]),
     ("safe", "Can we start ramipril?", ["acei", "entresto"]),
@@ -69,6 +70,8 @@ patient("r026", H, "Mohammed Iqbal, 62", {
     ("none", "Does he smoke?", []),
     ("other", "Is he allergic to latex?", "r025:latex"),
     ("other", "Has he got a guide dog?", "r036:dog"),
+    ("para", "Would you like us to book hospital transport for you?", ["tr"]),
+    ("none", "What's his HbA1c?", []),
 ])
 
 # 6, Down syndrome, hearing aids, court order against father
@@ -101,6 +104,8 @@ patient("r027", H, "Ruby Chen, 6", {
     ("none", "Has she had a cardiac echo?", []),
     ("other", "Does she have a diabetes alert dog?", "r030:dog"),
     ("other", "is she on hydroxycarbamide", "r031:hydroxy"),
+    ("safe", "allergies?", ["peanut", "milk"]),
+    ("none", "Which school does she go to?", []),
 ])
 
 # 45, schizophrenia on clozapine, NMS with haloperidol, call before home visits
@@ -134,6 +139,7 @@ patient("r028", H, "Desmond Okoro, 45", {
     ("none", "What's his clozapine level?", []),
     ("none", "Is he under a community treatment order?", []),
     ("other", "Is he on methylphenidate?", "r037:mph"),
+    ("other", "Does he have a latex allergy?", "r025:latex"),
 ])
 
 # 57, breast cancer on tamoxifen, patent blue allergy, keeps Shabbat, kosher
@@ -160,13 +166,14 @@ patient("r029", H, "Sarah Goldberg, 57", {
     ("ind", "Can we offer her a Saturday morning scan?", ["shab"]),
     ("stale", "Is it only Saturdays she can't come?", ["shab"]),
     ("ind", "Kitchen is asking what to send up for her", ["kosher"]),
-    ("ind", "She's asked for someone from her synagogue", ["rabbi"]),
+    ("ind", "She's asked for somone from her synagouge", ["rabbi"]),
     ("ind", "Which arm should I take blood from?", ["arm"]),
     ("ind", "Does she need to remove anything from her head for the radiotherapy mask?", ["wig"]),
     ("stale", "Is she still in the POSNOC trial?", []),
     ("none", "What's her ER/PR status?", []),
     ("none", "When is her next mammogram due?", []),
     ("other", "Is she on clozapine?", "r028:cloz"),
+    ("other", "Is she on ciclosporin?", "r035:cic"),
 ])
 
 # 23, student with type 1 diabetes, Dexcom G7 and a diabetes alert dog
@@ -199,6 +206,8 @@ patient("r030", H, "Liam Byrne, 23", {
     ("none", "what's his postcode", []),
     ("other", "Has he got a peanut allergy?", "r027:peanut"),
     ("other", "Does he have an artificial eye?", "r032:eye"),
+    ("para", "Do you want a text reminder on the day?", ["rem", "sms"]),
+    ("none", "Has he had his diabetic eye screening this year?", []),
 ])
 
 # 38, sickle cell disease on hydroxycarbamide, morphine intolerance, sole carer of a toddler
@@ -231,6 +240,7 @@ patient("r031", H, "Nkechi Eze, 38", {
     ("none", "When was her last exchange transfusion?", []),
     ("other", "Is she allergic to patent blue?", "r029:blue"),
     ("other", "Does she need an Urdu interpreter?", "r026:lang"),
+    ("para", "Can we call you during working hours?", ["win", "phone"]),
 ])
 
 # 76, AF on rivaroxaban, lidocaine reaction, artificial eye, scooter user
@@ -249,7 +259,7 @@ patient("r032", H, "Roger Hampton, 76", {
     "ian": family("Ian Hampton", "son", "appointments_only"),
     "humanist": spirit("humanist", "no_visits"),
 }, [
-    ("para", "Which anticoagulant is he on?", ["riva"]),
+    ("para", "Which anticoagulent is he on?", ["riva"]),
     ("brand", "Is he on Xarelto? Dentist asking before the extraction", ["riva"]),
     ("safe", "Can we give him ibuprofen for his gout flare?", ["riva"]),
     ("brand", "Can we use Instillagel for his catheter?", ["lido"]),
@@ -264,6 +274,7 @@ patient("r032", H, "Roger Hampton, 76", {
     ("none", "What's his CHA2DS2-VASc score?", []),
     ("none", "When did he last see the optician?", []),
     ("other", "Does he have a seizure alert dog?", "r030:dog"),
+    ("none", "Does he live alone?", []),
 ])
 
 # 33, baby died at six weeks, epilepsy on lamotrigine, co-amoxiclav jaundice
@@ -295,6 +306,8 @@ patient("r033", H, "Grace Mwangi, 33", {
     ("none", "When was her last seizure?", []),
     ("none", "What was the baby's cause of death?", []),
     ("other", "Is she on rivaroxaban?", "r032:riva"),
+    ("para", "Would you like to talk with the chaplain?", ["chap"]),
+    ("other", "Is she on carbamazepine?", "r034:carb"),
 ])
 
 # 86, widower, sight and hearing loss, trigeminal neuralgia on carbamazepine
@@ -329,6 +342,8 @@ patient("r034", H, "Arthur Bennett, 86", {
     ("none", "Is he diabetic?", []),
     ("none", "What was his last sodium?", []),
     ("other", "Does he have a latex allergy?", "r025:latex"),
+    ("para", "NOK?", ["son"]),
+    ("other", "Does he have a guide dog?", "r036:dog"),
 ])
 
 # 50, Polish, psoriasis on ciclosporin, chlorhexidine anaphylaxis, claustrophobic
@@ -361,6 +376,8 @@ patient("r035", H, "Zofia Nowak, 50", {
     ("none", "What's her PASI score?", []),
     ("none", "has she had a TB test", []),
     ("other", "Does she need a hoist?", "r025:hoist"),
+    ("para", "Do you want the information written in Polish?", ["pl", "lang"]),
+    ("other", "Does she have a problem with her gag reflex?", "r037:gag"),
 ])
 
 # 68, glaucoma, guide dog (the old one retired), timolol bronchospasm, dabigatran
@@ -381,7 +398,7 @@ patient("r036", H, "Kwame Mensah, 68", {
     ("para", "what's the guide dog's name now", ["dog"]),
     ("stale", "Is Sultan coming in with him?", ["dog"]),
     ("ind", "How do I show him to the consulting room?", ["sight"]),
-    ("brand", "Is he on Pradaxa?", ["dabi"]),
+    ("brand", "is he on pradaxa?", ["dabi"]),
     ("safe", "Can he have naproxen for the back pain?", ["dabi"]),
     ("brand", "Eye clinic want to try Timoptol drops - any history?", ["timolol"]),
     ("safe", "Cardiology want to start bisoprolol, any concern?", ["timolol"]),
@@ -393,6 +410,8 @@ patient("r036", H, "Kwame Mensah, 68", {
     ("none", "Has he had cataract surgery?", []),
     ("other", "is he allergic to lidocaine", "r032:lido"),
     ("other", "Does he wear a Dexcom?", "r030:cgm"),
+    ("para", "Do you need someone to come with you to the clinic?", ["tr"]),
+    ("none", "What's his cholesterol?", []),
 ])
 
 # 16, they/them, ADHD on methylphenidate, cefaclor serum sickness, previous name not to be used
@@ -425,6 +444,8 @@ patient("r037", H, "Tegan Price, 16", {
     ("none", "What's their peak flow?", []),
     ("none", "Do they have an EHCP at school?", []),
     ("other", "Does Tegan have sickle cell?", "r031:hydroxy"),
+    ("para", "Which days can't you come in?", ["days"]),
+    ("other", "Is Tegan allergic to co-amoxiclav?", "r033:coamox"),
 ])
 
 # 45, MS, wheelchair user, iodinated contrast reaction, slide board transfers, on fampridine
@@ -456,6 +477,7 @@ patient("r038", H, "Harriet Lyle, 45", {
     ("none", "What's her EDSS score?", []),
     ("none", "When was her last MRI brain?", []),
     ("other", "Does she need an Arabic interpreter?", "r026:lang"),
+    ("none", "Has she had the shingles vaccine?", []),
 ])
 
 # 53, epilepsy on phenytoin, alcohol, no fixed address, dyslexic
@@ -487,6 +509,8 @@ patient("r039", H, "Ian Fraser, 53", {
     ("none", "How many units of alcohol does he drink?", []),
     ("none", "What's his GP practice?", []),
     ("other", "Does he have a guide dog called Major?", "r036:dog"),
+    ("para", "Is it ok if we phone you instead of writing?", ["phone"]),
+    ("other", "Is he on levetiracetam?", "r025:lev"),
 ])
 
 # 91, end of life at home, Krio speaker, syringe driver, tramadol confusion
@@ -520,4 +544,5 @@ patient("r040", H, "Beatrice Kamara, 91", {
     ("none", "What's her Karnofsky score?", []),
     ("other", "Is she on clozapine?", "r028:cloz"),
     ("other", "Does she have a wig?", "r029:wig"),
+    ("none", "Which hospice is she registered with?", []),
 ])

@@ -55,7 +55,7 @@ patient("r001", T, "Dot Pryce, 84", {
     "early": earliest("10:30"),
 }, [
     ("para", "how does she like staff to address her", ["nm"]),
-    ("safe", "Can we give her amoxicillin for this UTI?", ["pen"]),
+    ("safe", "Can we give her amoxcillin for this UTI?", ["pen"]),
     ("brand", "Ward wants to start IV Augmentin tonight - any problem?", ["pen"]),
     ("safe", "Pharmacist: any reason to avoid fluconazole for her oral thrush?", ["war"]),
     ("ind", "How many staff do I need to get her from the trolley onto the bed?", ["mh"]),
@@ -68,6 +68,9 @@ patient("r001", T, "Dot Pryce, 84", {
     ("none", "Has she had this year's flu vaccine?", []),
     ("none", "what's her NHS number", []),
     ("other", "does she wear an insulin pump?", "r002:pump"),
+    ("other", "Is she allergic to chlorhexidine?", "r002:chx"),
+    ("para", "Do you need us to arrange transport for you, Dot?", ["tr"]),
+    ("none", "What's her postcode?", []),
 ])
 
 # 46, Polish, type 1 diabetes on a pump, single father
@@ -99,6 +102,9 @@ patient("r002", T, "Tomasz Wojcik, 46", {
     ("none", "What was his last HbA1c result?", []),
     ("none", "has he ever had DKA?", []),
     ("other", "Is he allergic to latex?", "r003:latex"),
+    ("other", "does he have a hearing dog", "r012:dog"),
+    ("para", "Would you like your letters in Polish?", ["pl", "lang"]),
+    ("none", "Does he drive?", []),
 ])
 
 # 29, recent miscarriage, latex and NSAID allergies, faints at blood tests
@@ -125,10 +131,12 @@ patient("r003", T, "Amara Okafor, 29", {
     ("ind", "When's a good time to call her at work?", ["win"]),
     ("ind", "Her husband is asking what the scan showed - can I go through it with him?", ["chidi"]),
     ("ind", "Can we approach her about the recurrent miscarriage trial?", ["res"]),
-    ("ind", "Booking her bloods for Monday. Anything the phlebotomist should know?", ["faint"]),
+    ("ind", "Booking her bloods for Monday. Anything the phlebotmist should know?", ["faint"]),
     ("none", "What's her blood group?", []),
     ("none", "Is she up to date with cervical screening?", []),
     ("other", "Does she have a guide dog?", "r005:dog"),
+    ("other", "Is she on sodium valproate?", "r013:valp"),
+    ("para", "Shall we email you the results, Amara?", ["email"]),
 ])
 
 # 71, COPD on theophylline, lithium for bipolar, Sikh, Punjabi-speaking
@@ -163,6 +171,8 @@ patient("r004", T, "Gurdev Singh Sandhu, 71", {
     ("none", "When is his next spirometry due?", []),
     ("none", "What is his smoking pack-year history?", []),
     ("other", "Is he on methotrexate?", "r006:mtx"),
+    ("other", "is he on a wearable defibrillator", "r009:vest"),
+    ("none", "What was his blood pressure today?", []),
 ])
 
 # 58, registered blind, guide dog, kidney transplant on tacrolimus
@@ -195,6 +205,8 @@ patient("r005", T, "Lorraine Kitching, 58", {
     ("none", "What was her most recent creatinine?", []),
     ("none", "When was her transplant done?", []),
     ("other", "Does she use a wheelchair?", "r007:chair"),
+    ("other", "Does she have a seizure alert dog?", "r013:dog"),
+    ("para", "Will you be bringing your dog along to the appointment?", ["dog"]),
 ])
 
 # 63, rheumatoid arthritis on methotrexate, hoisted after stroke, lives in a care home
@@ -227,6 +239,8 @@ patient("r006", T, "Brenda Ashworth, 63", {
     ("none", "What was her DAS28 at the last review?", []),
     ("none", "Does she have a DNACPR in place?", []),
     ("other", "She's Polish, isn't she? Do we need an interpreter?", "r002:lang"),
+    ("other", "Is she allergic to vancomycin?", "r024:vanc"),
+    ("none", "When is her next rheumatology review?", []),
 ])
 
 # 38, paraplegic after a climbing accident, trans man, code word for callers
@@ -259,6 +273,8 @@ patient("r007", T, "Alex Morgan, 38", {
     ("none", "What level is his spinal cord injury?", []),
     ("none", "when did he last have a urodynamic study", []),
     ("other", "Does he have a hearing dog?", "r012:dog"),
+    ("other", "Does he wear a prosthetic leg?", "r024:leg"),
+    ("para", "What's the earliest you can get here for an appointment?", ["early"]),
 ])
 
 # 52, Sylheti/Bengali speaker, Friday prayers, on apixaban after a PE, disabled son at home
@@ -290,6 +306,8 @@ patient("r008", T, "Fatima Begum, 52", {
     ("none", "Has she had the shingles vaccine?", []),
     ("none", "What's her BMI?", []),
     ("other", "does she have a peanut allergy", "r007:peanut"),
+    ("other", "Is she on warfarin?", "r023:war"),
+    ("para", "halal?", ["diet"]),
 ])
 
 # 67, ventricular tachycardia, LifeVest while awaiting ICD, claustrophobic, on amiodarone and simvastatin
@@ -321,6 +339,9 @@ patient("r009", T, "Kenneth Bright, 67", {
     ("none", "What's his ejection fraction?", []),
     ("none", "When is the ICD implant scheduled?", []),
     ("other", "Is he on lithium?", "r004:lith"),
+    ("other", "Does he have an iodinated contrast allergy?", "r005:iod"),
+    ("para", "ICD vest?", ["vest"]),
+    ("none", "What was his troponin on admission?", []),
 ])
 
 # 9, type 1 diabetes on a tubeless pump, coeliac, needle phobia, separated parents
@@ -351,6 +372,8 @@ patient("r010", T, "Isla McLeod, 9", {
     ("none", "What's her latest weight centile?", []),
     ("none", "Has she had her MMR?", []),
     ("other", "Does she need a BSL interpreter?", "r012:lang"),
+    ("other", "Does she have a sesame allergy?", "r019:sesame"),
+    ("para", "Are you still wearing your sensor on your arm, Isla?", ["libre"]),
 ])
 
 # 79, dementia, AF on digoxin, wife is his carer, daughter holds everything
@@ -384,6 +407,7 @@ patient("r011", T, "Winston Clarke, 79", {
     ("none", "What was his last MMSE score?", []),
     ("none", "does he have a lasting power of attorney?", []),
     ("other", "Does he need two people to transfer?", "r001:mh"),
+    ("other", "Is he on co-careldopa?", "r018:ldopa"),
 ])
 
 # 34, profoundly deaf BSL user with a cochlear processor, hearing dog, confidential address
@@ -415,4 +439,6 @@ patient("r012", T, "Priya Nair, 34", {
     ("none", "Which hospital did her cochlear implant surgery?", []),
     ("none", "any recent TSH result", []),
     ("other", "is she on warfarin", "r001:war"),
+    ("other", "Is she on tacrolimus?", "r005:tac"),
+    ("none", "What does she do for work?", []),
 ])

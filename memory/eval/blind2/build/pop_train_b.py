@@ -67,6 +67,9 @@ patient("r013", T, "Siobhan O'Connor, 41", {
     ("none", "When did she last have a seizure?", []),
     ("none", "What's her EEG show", []),
     ("other", "Does she have a confidential address?", "r012:addr"),
+    ("other", "Does she take levothyroxine?", "r012:levo"),
+    ("para", "Would you like the reminder email two days before?", ["rem"]),
+    ("brand", "is she on epilum", ["valp"]),
 ])
 
 # 55, HIV on Biktarvy, wife does not know his status
@@ -98,6 +101,8 @@ patient("r014", T, "George Adebayo, 55", {
     ("none", "What's his CD4 count", []),
     ("none", "is his hep B vaccination complete", []),
     ("other", "Is he on methadone?", "r022:meth"),
+    ("other", "Is he on Kaftrio?", "r017:kaft"),
+    ("none", "Is he registered as a blood donor?", []),
 ])
 
 # 92, heart failure, widowed in August, district nurses, falls risk
@@ -117,7 +122,7 @@ patient("r015", T, "Peggy Hollis, 92", {
     "vicar": spirit("anglican", "chaplaincy_welcome", "St Mary's, Lower Slaughter"),
     "tr": transport("hospital_transport"),
 }, [
-    ("para", "which diuretics is she on", ["furo", "spiro"]),
+    ("para", "which diruetics is she on", ["furo", "spiro"]),
     ("safe", "K+ is 5.9, which of her regular meds could be causing it?", ["spiro", "rami"]),
     ("brand", "Can the GP give her Macrobid for cystitis?", ["nitro"]),
     ("safe", "UTI again - what antibiotic has she reacted to before", ["nitro"]),
@@ -131,6 +136,7 @@ patient("r015", T, "Peggy Hollis, 92", {
     ("none", "What was her last BNP?", []),
     ("none", "Is she on the palliative care register?", []),
     ("other", "Has she got a guide dog?", "r013:dog"),
+    ("other", "Is she on digoxin?", "r011:dig"),
 ])
 
 # 44, Syrian, PTSD, service dog, cares for wife with MS
@@ -162,6 +168,8 @@ patient("r016", T, "Yusuf Haddad, 44", {
     ("none", "What is his immigration status?", []),
     ("none", "has he had a hep C test", []),
     ("other", "Does he wear an Omnipod?", "r010:pod"),
+    ("other", "Does he have a confidential address?", "r012:addr"),
+    ("para", "Do you want an Arabic interpreter for your visit?", ["lang"]),
 ])
 
 # 19, cystic fibrosis, student, in a gene therapy study
@@ -194,6 +202,9 @@ patient("r017", T, "Chloe Whitaker, 19", {
     ("none", "what's her FEV1", []),
     ("none", "Is she CFRD?", []),
     ("other", "Has she got an abacavir allergy?", "r014:abac"),
+    ("other", "Is she on azathioprine?", "r019:aza"),
+    ("para", "What time is best to call you?", ["win"]),
+    ("none", "Which university does she go to?", []),
 ])
 
 # 74, Parkinson's, time-critical doses, cares for his wife with dementia
@@ -212,7 +223,7 @@ patient("r018", T, "Bernard Lacey, 74", {
     "rem": remind("phone", 24),
     "early": earliest("10:00"),
 }, [
-    ("para", "what's he take for the Parkinson's", ["ldopa", "rasa"]),
+    ("para", "whats he take for the parkinsons", ["ldopa", "rasa"]),
     ("brand", "Is he on Sinemet - does the timing matter?", ["ldopa"]),
     ("brand", "Post-op pain: is pethidine ok?", ["rasa"]),
     ("safe", "Can we give him tramadol after the hip surgery?", ["rasa"]),
@@ -226,6 +237,7 @@ patient("r018", T, "Bernard Lacey, 74", {
     ("none", "What's his Hoehn and Yahr stage?", []),
     ("none", "Has he had a DaTscan?", []),
     ("other", "Is she on Kaftrio?", "r017:kaft"),
+    ("other", "Is he on donepezil?", "r011:done"),
 ])
 
 # 27, Crohn's on azathioprine, sesame allergy, does not want letters at home
@@ -257,6 +269,9 @@ patient("r019", T, "Aisha Rahman, 27", {
     ("none", "What's her faecal calprotectin", []),
     ("none", "when was her last flare", []),
     ("other", "Does she have a psychiatric service dog?", "r016:dog"),
+    ("other", "Is she on methotrexate?", "r006:mtx"),
+    ("para", "Is it OK to text you?", ["sms"]),
+    ("none", "Could she be pregnant?", []),
 ])
 
 # 81, Cantonese speaker, coronary stent on clopidogrel, aspirin angioedema
@@ -289,6 +304,9 @@ patient("r020", T, "Wu Ka-Ming, 81", {
     ("none", "what's his PSA", []),
     ("none", "Has he had a hearing test?", []),
     ("other", "does he have a hearing aid in his left ear", "r018:ear"),
+    ("other", "Is he allergic to NSAIDs?", "r003:nsaid"),
+    ("para", "Do you need someone to come with you on the day?", ["tr"]),
+    ("none", "What's his eGFR?", []),
 ])
 
 # 31, learning disability and autism, assistance dog, needle phobia, mum is her carer
@@ -320,6 +338,7 @@ patient("r021", T, "Jade Thompson, 31", {
     ("none", "What's her IQ assessment?", []),
     ("none", "Has she had a health action plan review this year?", []),
     ("other", "Does she have a gelatin allergy?", "r019:gel"),
+    ("other", "Does she wear a TENS machine?", "r007:tens"),
 ])
 
 # 60, on methadone, kinship carer for grandson, son died last year, dyslexic
@@ -352,6 +371,8 @@ patient("r022", T, "Patrick Doyle, 60", {
     ("none", "Is he registered with a housing support worker?", []),
     ("none", "Which pharmacy does he collect from?", []),
     ("other", "Is he on rasagiline?", "r018:rasa"),
+    ("other", "Is he on theophylline?", "r004:theo"),
+    ("para", "methodone?", ["meth"]),
 ])
 
 # 36, Ukrainian, mechanical mitral valve on warfarin, two young children, husband abroad
@@ -384,6 +405,9 @@ patient("r023", T, "Olena Kovalenko, 36", {
     ("none", "What's her valve size?", []),
     ("none", "Has she registered with a GP?", []),
     ("other", "Is she a kinship carer for a grandchild?", "r022:grandson"),
+    ("other", "Is she allergic to penicillin?", "r001:pen"),
+    ("para", "Will you need to bring your little one with you?", ["kid1"]),
+    ("none", "When did she arrive in the UK?", []),
 ])
 
 # 48, farmer, below-knee amputee, type 2 diabetes on insulin, evening calls only
@@ -416,4 +440,6 @@ patient("r024", T, "Hamish Grant, 48", {
     ("none", "What's his ABPI?", []),
     ("none", "When was his last retinal screening?", []),
     ("other", "Does he have a ciprofloxacin allergy?", "r022:cipro"),
+    ("other", "Does he use a slide board?", "r007:board"),
+    ("para", "When's best to ring you - evenings?", ["win"]),
 ])
