@@ -307,7 +307,7 @@ patient("r033", H, "Grace Mwangi, 33", {
     ("none", "What was the baby's cause of death?", []),
     ("other", "Is she on rivaroxaban?", "r032:riva"),
     ("para", "Would you like to talk with the chaplain?", ["chap"]),
-    ("other", "Is she on carbamazepine?", "r034:carb"),
+    ("other", "Does she wear hearing aids?", "r034:ears"),
 ])
 
 # 86, widower, sight and hearing loss, trigeminal neuralgia on carbamazepine
@@ -397,7 +397,7 @@ patient("r036", H, "Kwame Mensah, 68", {
 }, [
     ("para", "what's the guide dog's name now", ["dog"]),
     ("stale", "Is Sultan coming in with him?", ["dog"]),
-    ("ind", "How do I show him to the consulting room?", ["sight"]),
+    ("ind", "How do I show him to the consulting room?", ["sight", "dog"]),
     ("brand", "is he on pradaxa?", ["dabi"]),
     ("safe", "Can he have naproxen for the back pain?", ["dabi"]),
     ("brand", "Eye clinic want to try Timoptol drops - any history?", ["timolol"]),
@@ -510,7 +510,7 @@ patient("r039", H, "Ian Fraser, 53", {
     ("none", "What's his GP practice?", []),
     ("other", "Does he have a guide dog called Major?", "r036:dog"),
     ("para", "Is it ok if we phone you instead of writing?", ["phone"]),
-    ("other", "Is he on levetiracetam?", "r025:lev"),
+    ("other", "Is he on hydroxycarbamide?", "r031:hydroxy"),
 ])
 
 # 91, end of life at home, Krio speaker, syringe driver, tramadol confusion

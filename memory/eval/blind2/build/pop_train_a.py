@@ -192,7 +192,7 @@ patient("r005", T, "Lorraine Kitching, 58", {
     "brother": family("Keith Kitching", "sibling", "appointments_only"),
 }, [
     ("para", "Can she read printed leaflets?", ["sight"]),
-    ("ind", "Is it OK for the dog to come into the ultrasound room with her?", ["dog"]),
+    ("ind", "Is it OK for the dog to come into the ultrasound room with her?", ["dog", "sight"]),
     ("para", "what's the dog called", ["dog"]),
     ("brand", "She's been prescribed Klaricid by the out-of-hours GP - is that safe?", ["tac"]),
     ("safe", "Can we start fluconazole for her candida?", ["tac"]),
@@ -206,7 +206,7 @@ patient("r005", T, "Lorraine Kitching, 58", {
     ("none", "When was her transplant done?", []),
     ("other", "Does she use a wheelchair?", "r007:chair"),
     ("other", "Does she have a seizure alert dog?", "r013:dog"),
-    ("para", "Will you be bringing your dog along to the appointment?", ["dog"]),
+    ("para", "Will you be bringing your dog along to the appointment?", ["dog", "sight"]),
 ])
 
 # 63, rheumatoid arthritis on methotrexate, hoisted after stroke, lives in a care home
@@ -306,7 +306,7 @@ patient("r008", T, "Fatima Begum, 52", {
     ("none", "Has she had the shingles vaccine?", []),
     ("none", "What's her BMI?", []),
     ("other", "does she have a peanut allergy", "r007:peanut"),
-    ("other", "Is she on warfarin?", "r023:war"),
+    ("other", "Is she on lithium?", "r004:lith"),
     ("para", "halal?", ["diet"]),
 ])
 

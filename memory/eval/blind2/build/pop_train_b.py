@@ -236,7 +236,7 @@ patient("r018", T, "Bernard Lacey, 74", {
     ("para", "earliest appointment he can do", ["early"]),
     ("none", "What's his Hoehn and Yahr stage?", []),
     ("none", "Has he had a DaTscan?", []),
-    ("other", "Is she on Kaftrio?", "r017:kaft"),
+    ("other", "Is he on Kaftrio?", "r017:kaft"),
     ("other", "Is he on donepezil?", "r011:done"),
 ])
 
@@ -304,7 +304,7 @@ patient("r020", T, "Wu Ka-Ming, 81", {
     ("none", "what's his PSA", []),
     ("none", "Has he had a hearing test?", []),
     ("other", "does he have a hearing aid in his left ear", "r018:ear"),
-    ("other", "Is he allergic to NSAIDs?", "r003:nsaid"),
+    ("other", "Is he allergic to latex?", "r003:latex"),
     ("para", "Do you need someone to come with you on the day?", ["tr"]),
     ("none", "What's his eGFR?", []),
 ])
@@ -405,7 +405,7 @@ patient("r023", T, "Olena Kovalenko, 36", {
     ("none", "What's her valve size?", []),
     ("none", "Has she registered with a GP?", []),
     ("other", "Is she a kinship carer for a grandchild?", "r022:grandson"),
-    ("other", "Is she allergic to penicillin?", "r001:pen"),
+    ("other", "Is she allergic to trimethoprim?", "r006:tmp"),
     ("para", "Will you need to bring your little one with you?", ["kid1"]),
     ("none", "When did she arrive in the UK?", []),
 ])
