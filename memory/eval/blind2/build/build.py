@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Builds ../train.json and ../heldout.json from the patients in pop_*.py.  Usage: python3 build/build.py"""
+
 import json
 import os
 import sys
@@ -19,9 +20,9 @@ for module in POPULATIONS:
 OUT = os.path.normpath(os.path.join(HERE, ".."))
 DESCRIPTION = {
     "train": "Anamnesis retrieval evaluation set 2 (blind2), training split: patients r-prefixed, whole patients "
-             "per split. Tune ranking and confidence thresholds on this file only.",
+    "per split. Tune ranking and confidence thresholds on this file only.",
     "heldout": "Anamnesis retrieval evaluation set 2 (blind2), held-out split: different patients from train.json. "
-               "Do not tune on this file.",
+    "Do not tune on this file.",
 }
 
 
@@ -32,16 +33,18 @@ def main():
     files = {s: {"description": DESCRIPTION[s], "k": 3, "patients": {}, "questions": []} for s in DESCRIPTION}
     problems = []
     for p in defs.PATIENTS:
-        keys = {alias: "m%02d" % i for i, alias in enumerate(p["memories"], 1)}
+        keys = {alias: f"m{i:02d}" for i, alias in enumerate(p["memories"], 1)}
         out = files[p["split"]]
         out["patients"][p["pid"]] = {keys[a]: m for a, m in p["memories"].items()}
         for n, (kind, text, expected) in enumerate(p["questions"], 1):
-            qid = "%s-%02d" % (p["pid"], n)
+            qid = f"{p['pid']}-{n:02d}"
             if kind == "other":
                 other, alias = expected.split(":")
                 op = by_pid.get(other)
                 if op is None or other == p["pid"] or op["split"] != p["split"]:
-                    problems.append(f"{qid}: other_patient reference {expected} is not another patient of the same split")
+                    problems.append(
+                        f"{qid}: other_patient reference {expected} is not another patient of the same split"
+                    )
                 elif alias not in op["memories"] or op["memories"][alias].get("stale"):
                     problems.append(f"{qid}: {expected} is not a current memory")
                 exp = []
@@ -50,15 +53,23 @@ def main():
                 if missing:
                     problems.append(f"{qid}: unknown aliases {missing}")
                 exp = [keys[a] for a in expected if a in keys]
-            out["questions"].append({"id": qid, "patient": p["pid"], "question": text, "kind": defs.KIND[kind],
-                                     "expected": exp, "split": p["split"]})
+            out["questions"].append(
+                {
+                    "id": qid,
+                    "patient": p["pid"],
+                    "question": text,
+                    "kind": defs.KIND[kind],
+                    "expected": exp,
+                    "split": p["split"],
+                }
+            )
     if problems:
         sys.exit("\n".join(problems))
     for split, data in files.items():
         with open(os.path.join(OUT, split + ".json"), "w") as f:
             json.dump(data, f, indent=1, ensure_ascii=False)
             f.write("\n")
-        print("%s: %d patients, %d questions" % (split, len(data["patients"]), len(data["questions"])))
+        print(f"{split}: {len(data['patients'])} patients, {len(data['questions'])} questions")
     with open(os.path.join(OUT, "type_descriptions.json"), "w") as f:
         json.dump(DESCRIPTIONS, f, indent=2)
         f.write("\n")

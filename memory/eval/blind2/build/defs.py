@@ -32,13 +32,19 @@ def name(preferred, pronouns=None):
 
 
 def allergy(substance, reaction=None, severity=None, note=None):
-    return _m("care_context", {"kind": "allergy", "substance": substance, "reaction": reaction,
-                               "severity": severity, "note": note}, 2)
+    return _m(
+        "care_context",
+        {"kind": "allergy", "substance": substance, "reaction": reaction, "severity": severity, "note": note},
+        2,
+    )
 
 
 def med(medication, indication, monitoring=None):
-    return _m("care_context", {"kind": "long_term_indication", "medication": medication, "indication": indication,
-                               "monitoring": monitoring}, 2)
+    return _m(
+        "care_context",
+        {"kind": "long_term_indication", "medication": medication, "indication": indication, "monitoring": monitoring},
+        2,
+    )
 
 
 def lang(tag, interpreter, modality=None):
@@ -58,8 +64,9 @@ def window(start, end):
 
 
 def carer(person, relationship, told, phone=None):
-    return _m("caregiver_contact", {"name": person, "relationship": relationship, "phone": phone,
-                                    "may_be_told": list(told)})
+    return _m(
+        "caregiver_contact", {"name": person, "relationship": relationship, "phone": phone, "may_be_told": list(told)}
+    )
 
 
 def diet(*diets):
@@ -83,8 +90,10 @@ def sight(*support):
 
 
 def observe(practice, days, periods=None):
-    return _m("observance_preference", {"practice": practice, "days": list(days),
-                                        "periods": list(periods) if periods else None})
+    return _m(
+        "observance_preference",
+        {"practice": practice, "days": list(days), "periods": list(periods) if periods else None},
+    )
 
 
 def remind(ch, hours):
@@ -121,8 +130,10 @@ def family(person, relationship, scope, note=None):
 
 
 def spirit(tradition, visits, leader=None, rites=None, note=None):
-    return _m("spiritual_care", {"tradition": tradition, "visits": visits, "faith_leader": leader,
-                                 "end_of_life_rites": rites, "note": note})
+    return _m(
+        "spiritual_care",
+        {"tradition": tradition, "visits": visits, "faith_leader": leader, "end_of_life_rites": rites, "note": note},
+    )
 
 
 def aid(item, note=None):
@@ -138,8 +149,9 @@ def learning(supports, reason=None, note=None):
 
 
 def worn(device, model=None, site=None, remove=None, note=None):
-    return _m("worn_device", {"device": device, "model": model, "site": site, "remove_for_imaging": remove,
-                              "note": note})
+    return _m(
+        "worn_device", {"device": device, "model": model, "site": site, "remove_for_imaging": remove, "note": note}
+    )
 
 
 def safety(restriction, person=None, note=None):
@@ -163,8 +175,15 @@ def animal(kind, animal_name=None, note=None):
 
 
 # ---------------------------------------------------------------- patients and questions
-KIND = {"para": "paraphrase", "brand": "brand_name", "ind": "indirect", "safe": "safety_critical",
-        "none": "no_answer", "other": "other_patient", "stale": "stale_decoy"}
+KIND = {
+    "para": "paraphrase",
+    "brand": "brand_name",
+    "ind": "indirect",
+    "safe": "safety_critical",
+    "none": "no_answer",
+    "other": "other_patient",
+    "stale": "stale_decoy",
+}
 
 
 def patient(pid, split, note, memories, questions):
