@@ -120,7 +120,7 @@ patient(
         ("none", "What was his last HbA1c result?", []),
         ("none", "has he ever had DKA?", []),
         ("other", "Is he allergic to latex?", "r003:latex"),
-        ("other", "does he have a hearing dog", "r012:dog"),
+        ("other", "will he bring a hearing dog", "r012:dog"),
         ("para", "Would you like your letters in Polish?", ["pl", "lang"]),
         ("none", "Does he drive?", []),
     ],

@@ -284,7 +284,7 @@ patient(
         ("para", "earliest appointment he can do", ["early"]),
         ("none", "What's his Hoehn and Yahr stage?", []),
         ("none", "Has he had a DaTscan?", []),
-        ("other", "Is he on Kaftrio?", "r017:kaft"),
+        ("other", "Is he taking the CF triple therapy?", "r017:kaft"),
         ("other", "Is he on donepezil?", "r011:done"),
     ],
 )
@@ -364,7 +364,7 @@ patient(
         ("none", "what's his PSA", []),
         ("none", "Has he had a hearing test?", []),
         ("other", "does he have a hearing aid in his left ear", "r018:ear"),
-        ("other", "Is he allergic to latex?", "r003:latex"),
+        ("other", "latex gloves ok for him?", "r003:latex"),
         ("para", "Do you need someone to come with you on the day?", ["tr"]),
         ("none", "What's his eGFR?", []),
     ],
