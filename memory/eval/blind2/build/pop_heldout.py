@@ -122,6 +122,7 @@ patient(
         ("other", "Has he got a guide dog?", "r036:dog"),
         ("para", "Would you like us to book hospital transport for you?", ["tr"]),
         ("none", "What's his HbA1c?", []),
+        ("safe", "Is trimethoprim OK for his UTI?", ["entresto"]),
     ],
 )
 
@@ -162,6 +163,7 @@ patient(
         ("other", "is she on hydroxycarbamide", "r031:hydroxy"),
         ("safe", "allergies?", ["peanut", "milk"]),
         ("none", "Which school does she go to?", []),
+        ("safe", "Can she have the arachis oil ear drops?", ["peanut"]),
     ],
 )
 
@@ -202,6 +204,7 @@ patient(
         ("none", "Is he under a community treatment order?", []),
         ("other", "Is he on methylphenidate?", "r037:mph"),
         ("other", "Does he have a latex allergy?", "r025:latex"),
+        ("safe", "Can we start carbamazepine for his mood?", ["cloz"]),
     ],
 )
 
@@ -413,6 +416,7 @@ patient(
         ("other", "Is she on rivaroxaban?", "r032:riva"),
         ("para", "Would you like to talk with the chaplain?", ["chap"]),
         ("other", "Does she wear hearing aids?", "r034:ears"),
+        ("safe", "Neurology are thinking of adding carbamazepine - any issue?", ["lam"]),
     ],
 )
 
@@ -455,6 +459,7 @@ patient(
         ("other", "latex allergy on file?", "r025:latex"),
         ("para", "NOK?", ["son"]),
         ("other", "Does he have a guide dog?", "r036:dog"),
+        ("safe", "Can he have fluconazole for oral thrush?", ["carb"]),
     ],
 )
 
@@ -495,6 +500,7 @@ patient(
         ("other", "Does she need a hoist?", "r025:hoist"),
         ("para", "Do you want the information written in Polish?", ["pl", "lang"]),
         ("other", "Does she have a problem with her gag reflex?", "r037:gag"),
+        ("brand", "Can we use ChloraPrep for her PICC line?", ["chx"]),
     ],
 )
 
@@ -535,6 +541,7 @@ patient(
         ("other", "Does he wear a Dexcom?", "r030:cgm"),
         ("para", "Do you need someone to come with you to the clinic?", ["tr"]),
         ("none", "What's his cholesterol?", []),
+        ("safe", "Is clarithromycin OK with his regular meds?", ["dabi"]),
     ],
 )
 
@@ -658,6 +665,7 @@ patient(
         ("other", "Does he have a guide dog called Major?", "r036:dog"),
         ("para", "Is it ok if we phone you instead of writing?", ["phone"]),
         ("other", "Is he on hydroxycarbamide?", "r031:hydroxy"),
+        ("safe", "He's been started on warfarin for a DVT - anything to watch?", ["phen"]),
     ],
 )
 
@@ -705,5 +713,6 @@ patient(
         ("other", "Does she take clozapine for schizophrenia?", "r028:cloz"),
         ("other", "Does she have a wig?", "r029:wig"),
         ("none", "Which hospice is she registered with?", []),
+        ("safe", "Can we add ibuprofen for her bone pain?", ["dex"]),
     ],
 )

@@ -77,6 +77,7 @@ patient(
         ("other", "Is she allergic to chlorhexidine?", "r002:chx"),
         ("para", "Do you need us to arrange transport for you, Dot?", ["tr"]),
         ("none", "What's her postcode?", []),
+        ("safe", "Any problem prescribing co-trimoxazole while she's on her blood thinner?", ["war"]),
     ],
 )
 
@@ -260,6 +261,7 @@ patient(
         ("other", "Does she use a wheelchair?", "r007:chair"),
         ("other", "Does she have a seizure alert dog?", "r013:dog"),
         ("para", "Will you be bringing your dog along to the appointment?", ["dog", "sight"]),
+        ("safe", "is ibuprofen ok for her knee pain", ["tac"]),
     ],
 )
 
@@ -304,6 +306,7 @@ patient(
         ("other", "She's Polish, isn't she? Do we need an interpreter?", "r002:lang"),
         ("other", "Is she allergic to vancomycin?", "r024:vanc"),
         ("none", "When is her next rheumatology review?", []),
+        ("safe", "Is it OK to hold the dressing on with zinc oxide tape?", ["plaster"]),
     ],
 )
 
@@ -344,6 +347,7 @@ patient(
         ("other", "Does he have a hearing dog?", "r012:dog"),
         ("other", "Does he wear a prosthetic leg?", "r024:leg"),
         ("para", "What's the earliest you can get here for an appointment?", ["early"]),
+        ("safe", "Any reason he can't have an arachis oil enema?", ["peanut"]),
     ],
 )
 
@@ -427,6 +431,7 @@ patient(
         ("other", "Does he have an iodinated contrast allergy?", "r005:iod"),
         ("para", "ICD vest?", ["vest"]),
         ("none", "What was his troponin on admission?", []),
+        ("safe", "Can we add fluconazole for his candida?", ["amio"]),
     ],
 )
 

@@ -159,6 +159,7 @@ patient(
         ("none", "Is she on the palliative care register?", []),
         ("other", "Has she got a guide dog?", "r013:dog"),
         ("other", "Is she on digoxin?", "r011:dig"),
+        ("safe", "Is trimethoprim OK for her UTI?", ["spiro", "rami"]),
     ],
 )
 
@@ -326,6 +327,7 @@ patient(
         ("other", "Is she on methotrexate?", "r006:mtx"),
         ("para", "Is it OK to text you?", ["sms"]),
         ("none", "Could she be pregnant?", []),
+        ("safe", "She's travelling - can she have the yellow fever vaccine?", ["aza", "ifx"]),
     ],
 )
 
@@ -367,6 +369,7 @@ patient(
         ("other", "latex gloves ok for him?", "r003:latex"),
         ("para", "Do you need someone to come with you on the day?", ["tr"]),
         ("none", "What's his eGFR?", []),
+        ("safe", "Can he have ibuprofen for his gout?", ["asp", "clop"]),
     ],
 )
 
@@ -451,6 +454,7 @@ patient(
         ("other", "Is he on rasagiline?", "r018:rasa"),
         ("other", "Is he on theophylline?", "r004:theo"),
         ("para", "methodone?", ["meth"]),
+        ("safe", "Can we give him tramadol for the fracture?", ["meth"]),
     ],
 )
 
@@ -492,6 +496,7 @@ patient(
         ("other", "Is she allergic to trimethoprim?", "r006:tmp"),
         ("para", "Will you need to bring your little one with you?", ["kid1"]),
         ("none", "When did she arrive in the UK?", []),
+        ("safe", "can she take ibuprofen for back pain", ["war"]),
     ],
 )
 
