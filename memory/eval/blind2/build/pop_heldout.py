@@ -369,7 +369,7 @@ patient(
         ("ind", "Would he like the chaplain to visit before his op?", ["humanist"]),
         ("none", "What's his CHA2DS2-VASc score?", []),
         ("none", "When did he last see the optician?", []),
-        ("other", "Does he have a seizure alert dog?", "r030:dog"),
+        ("other", "Is there a diabetes alert dog on his record?", "r030:dog"),
         ("none", "Does he live alone?", []),
     ],
 )
@@ -458,7 +458,7 @@ patient(
         ("none", "What was his last sodium?", []),
         ("other", "latex allergy on file?", "r025:latex"),
         ("para", "NOK?", ["son"]),
-        ("other", "Does he have a guide dog?", "r036:dog"),
+        ("other", "Does he have a diabetes alert dog?", "r030:dog"),
         ("safe", "Can he have fluconazole for oral thrush?", ["carb"]),
     ],
 )
@@ -585,7 +585,7 @@ patient(
         ("none", "Do they have an EHCP at school?", []),
         ("other", "Does Tegan have sickle cell?", "r031:hydroxy"),
         ("para", "Which days can't you come in?", ["days"]),
-        ("other", "Is Tegan allergic to co-amoxiclav?", "r033:coamox"),
+        ("other", "Is Tegan allergic to patent blue dye?", "r029:blue"),
     ],
 )
 
@@ -624,7 +624,7 @@ patient(
         ("para", "how do we contact her", ["email"]),
         ("none", "What's her EDSS score?", []),
         ("none", "When was her last MRI brain?", []),
-        ("other", "Does she need an Arabic interpreter?", "r026:lang"),
+        ("other", "Does she need a Krio interpreter?", "r040:lang"),
         ("none", "Has she had the pneumococcal vaccine?", []),
     ],
 )

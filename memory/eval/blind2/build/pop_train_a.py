@@ -510,7 +510,7 @@ patient(
         ("ind", "daughter is on the phone wants to know the CT result", ["dtr"]),
         ("none", "What was his last MMSE score?", []),
         ("none", "does he have a lasting power of attorney?", []),
-        ("other", "Does he need two people to transfer?", "r001:mh"),
+        ("other", "Does he have a hearing aid in his right ear?", "r009:ear"),
         ("other", "Is he on co-careldopa?", "r018:ldopa"),
     ],
 )
