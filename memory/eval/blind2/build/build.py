@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Builds ../train.json and ../heldout.json from the patients in pop_*.py.  Usage: python3 build/build.py"""
 
+import glob
 import json
 import os
 import sys
@@ -26,7 +27,30 @@ DESCRIPTION = {
 }
 
 
+def supersession_lists():
+    """type name -> supersession list, from the built-in catalogue and this set's org_types.json"""
+    out = {}
+    for path in glob.glob(os.path.join(HERE, "..", "..", "..", "catalogue", "*.json")):
+        with open(path) as f:
+            d = json.load(f)
+        if isinstance(d, dict) and "supersession" in d:
+            out[d["name"]] = d["supersession"]
+    with open(os.path.join(OUT, "org_types.json")) as f:
+        out.update({d["name"]: d["supersession"] for d in json.load(f)})
+    return out
+
+
+def attribute(supersession, memory):
+    """(type, the values that identify 'the same attribute'): two current memories with equal ones hold the same fact"""
+    fact = memory["fact"]
+    values = []
+    for prop in supersession[memory["memory_type"]]:
+        values.append(next((str(fact[a]).lower() for a in prop.split("|") if a in fact), None))
+    return (memory["memory_type"], *values)
+
+
 def main():
+    supersession = supersession_lists()
     by_pid = {p["pid"]: p for p in defs.PATIENTS}
     if len(by_pid) != len(defs.PATIENTS):
         sys.exit("duplicate patient id")
@@ -47,6 +71,12 @@ def main():
                     )
                 elif alias not in op["memories"] or op["memories"][alias].get("stale"):
                     problems.append(f"{qid}: {expected} is not a current memory")
+                else:
+                    # the decoy must be a fact the asking patient does not hold in the same attribute (a type
+                    # with no supersession list is one attribute: then the asking patient must not have the type)
+                    own = {attribute(supersession, m) for m in p["memories"].values() if not m.get("stale")}
+                    if attribute(supersession, op["memories"][alias]) in own:
+                        problems.append(f"{qid}: the asking patient holds the same attribute as {expected}")
                 exp = []
             else:
                 missing = [a for a in expected if a not in keys]

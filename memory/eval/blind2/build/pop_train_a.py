@@ -259,7 +259,7 @@ patient(
         ("none", "What was her most recent creatinine?", []),
         ("none", "When was her transplant done?", []),
         ("other", "Does she use a wheelchair?", "r007:chair"),
-        ("other", "Does she have a seizure alert dog?", "r013:dog"),
+        ("other", "Does she wear hearing aids?", "r001:ears"),
         ("para", "Will you be bringing your dog along to the appointment?", ["dog", "sight"]),
         ("safe", "is ibuprofen ok for her knee pain", ["tac"]),
     ],
