@@ -364,7 +364,7 @@ METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
 if LOG_FORMAT not in ("plain", "json"):
     raise environ.ImproperlyConfigured("LOG_FORMAT must be plain or json")
-# OpenTelemetry traces (core/tracing.py, docs/observability.md), read from the standard variables. Off unless an
+# OpenTelemetry traces (core/tracing.py, docs/tracing.md), read from the standard variables. Off unless an
 # OTLP/HTTP endpoint is given: OTEL_EXPORTER_OTLP_ENDPOINT (the collector's base URL; /v1/traces is appended) or
 # OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (the full URL). OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true switch it
 # off whatever the endpoint. The SDK itself reads OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, OTEL_TRACES_SAMPLER and the

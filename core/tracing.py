@@ -1,5 +1,5 @@
 """OpenTelemetry traces: one request followed across the API, the database, the embedding provider and the outside
-systems. Off unless an OTLP endpoint is configured (``OTEL_EXPORTER_OTLP_ENDPOINT``; see docs/observability.md).
+systems. Off unless an OTLP endpoint is configured (``OTEL_EXPORTER_OTLP_ENDPOINT``; see docs/tracing.md).
 
 * Off, nothing is set up: the SDK is not imported, :class:`TracingMiddleware` removes itself from the chain
   (``MiddlewareNotUsed``), no database wrapper is installed, :func:`span` hands back one shared no-op context and
