@@ -7,6 +7,7 @@ up."""
 from __future__ import annotations
 
 import gzip
+import http.client
 import os
 import subprocess
 import sys
@@ -260,10 +261,13 @@ def test_a_failing_statement_is_marked_with_its_sqlstate_not_its_message(db, tra
     assert b"secret-value-17" not in b"".join(traced.bodies)
 
 
-def test_an_outbox_delivery_is_a_trace_whose_call_carries_its_context(committed_db, world, traced):
+def test_an_outbox_delivery_is_a_trace_whose_call_carries_its_context(committed_db, world, traced, settings):
     from tests.fakes.outside import FakeOutsideSystem
-    from tests.test_workflow_worker import PAYLOAD, submit_workflow, worker
+    from tests.test_workflow_worker import PAYLOAD, reset_circuits, submit_workflow, worker
 
+    # the worker's timeouts of tests/test_workflow_worker.py (its lease must cover them)
+    settings.WORKFLOW_HTTP_CONNECT_TIMEOUT_SECONDS = settings.WORKFLOW_HTTP_READ_TIMEOUT_SECONDS = 0.3
+    reset_circuits()
     insurer = FakeOutsideSystem("insurer")
     try:
         workflow_id, operation = submit_workflow(world)
@@ -316,6 +320,35 @@ def test_off_by_default_nothing_is_set_up(world, settings, scheduling):
         assert RequestIdMiddleware in seen and TracingMiddleware not in seen
     search_slots(specialty="cardiology", visit_type=None)
     assert scheduling.traceparents == [None], "nothing sent to an outside system"
+
+
+def test_each_gunicorn_worker_exports_its_spans_and_its_last_ones_when_it_stops(committed_db, jwks_server, collector):
+    """``manage.py serve`` (gunicorn, two workers, not preloaded): the SDK is set up in the worker after the fork, a
+    caller's trace is continued, and a worker stopped right after answering still exports its spans (worker_exit),
+    long before the batch processor's delay (a minute here) would have."""
+    from tests.fakes.service import LiveService
+
+    service = LiveService(jwks_server.url, workers=2,
+                          extra_env={"ANAMNESIS_TEST_OTLP_ENDPOINT": f"{collector.url}/v1/traces",
+                                     "OTEL_SERVICE_NAME": "anamnesis-served", "OTEL_BSP_SCHEDULE_DELAY": "60000"})
+    try:
+        answers = []
+        for i in range(4):
+            conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=10)
+            conn.request("GET", "/health/ready", headers={"traceparent": f"00-{CALLER_TRACE[:-1]}{i}-{CALLER_SPAN}-01"})
+            response = conn.getresponse()
+            response.read()
+            answers.append((response.status, response.getheader("traceresponse")))
+            conn.close()
+    finally:
+        service.close()
+    assert [status for status, _ in answers] == [200] * 4
+    served = {s["trace_id"]: s for s in collector.server("health/ready")}
+    for i, (_, header) in enumerate(answers):
+        trace_id, span_id = _context(header)
+        assert trace_id == f"{CALLER_TRACE[:-1]}{i}"
+        assert served[trace_id]["span_id"] == span_id and served[trace_id]["parent"] == CALLER_SPAN
+    assert {r["service.name"] for r in collector.resources} == {"anamnesis-served"}
 
 
 def _settings_in_a_process(**env: str) -> subprocess.CompletedProcess:
