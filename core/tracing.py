@@ -7,7 +7,7 @@ systems. Off unless an OTLP endpoint is configured (``OTEL_EXPORTER_OTLP_ENDPOIN
 * On, each process sets up its own SDK (``CoreConfig.ready``: gunicorn workers are not preloaded, so this happens
   after the fork; the SDK's batch processor also restarts its thread in a forked child) and exports in batches over
   OTLP/HTTP from a background thread.
-* Spans: the request (``SERVER``, continuing a caller's W3C ``traceparent``), every database statement (``CLIENT``),
+* Spans: the request (``SERVER``, continuing a caller's W3C ``traceparent``), its database statements (``CLIENT``),
   every embedding call, every call to an outside system (``CLIENT``, which sends ``traceparent`` on), every outbox
   delivery. The response carries ``traceresponse`` (W3C Trace Context Level 2) so an operator can find the trace.
 * Attributes name *kinds* of things, never the things: the route template (never the path: paths hold patient and
@@ -215,7 +215,10 @@ def statement_summary(sql: str) -> tuple[str, str | None]:
 
 
 def _database_span(execute, sql, params, many, context):
-    if _tracer is None:  # switched off since this connection was wrapped
+    # Statements are traced inside a request, a delivery or another span only: alone, each would be a trace of its
+    # own (the outbox worker's polling, a sweep's every statement) that nobody follows. Also, tracing may have been
+    # switched off since this connection was wrapped.
+    if _tracer is None or not trace.get_current_span().is_recording():
         return execute(sql, params, many, context)
     verb, table = statement_summary(sql)
     with _started(f"{verb} {table}" if table else verb, SpanKind.CLIENT,

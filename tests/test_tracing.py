@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import json
+import logging
 import os
 import subprocess
 import sys
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from django.core.exceptions import MiddlewareNotUsed
-from django.db import connection
+from django.db import connection, transaction
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -27,6 +29,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as SpanProto
 
 from conversations.scheduling import search_slots
 from core import tracing
+from core.observability import JsonFormatter
 from core.wsgi import RoutedWSGIApplication
 from tests.fakes.scheduling import FakeScheduling
 from tests.support import Api
@@ -249,11 +252,35 @@ def test_an_invalid_traceparent_starts_a_new_trace(world, traced):
     assert first["parent"] is None
 
 
-def test_a_failing_statement_is_marked_with_its_sqlstate_not_its_message(db, traced):
-    with pytest.raises(Exception):  # noqa: B017 (psycopg's error, as Django raises it)
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 'secret-value-17'::uuid")
+@pytest.mark.django_db
+def test_json_log_lines_written_during_a_request_name_its_trace(world, traced):
+    lines: list[dict] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            lines.append(json.loads(JsonFormatter().format(record)))
+
+    keep, access = Keep(), logging.getLogger("anamnesis.access")
+    access.addHandler(keep)
+    try:
+        r = world.staff("clinician").get("/v1/grants")
+    finally:
+        access.removeHandler(keep)
+    trace_id, _ = _traceresponse(r)
+    [line] = lines
+    assert line["trace_id"] == trace_id and line["route"] == "v1/grants"
+    assert "trace_id" not in json.loads(JsonFormatter().format(logging.makeLogRecord({"msg": "outside a span"})))
+
+
+def test_a_failing_statement_is_marked_with_its_sqlstate_not_its_message_and_one_alone_is_not_traced(db, traced):
+    with tracing.span("outside any request"):
+        with pytest.raises(Exception), transaction.atomic():  # noqa: B017 (psycopg's error, as Django raises it)
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 'secret-value-17'::uuid")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM memory_type LIMIT 1")  # outside any span: not a trace of its own
     assert tracing.flush()
+    assert not [s for s in traced.spans if s["name"] == "SELECT memory_type"]
     [failed] = [s for s in traced.spans if s["attributes"].get("db.response.status_code")]
     assert failed["attributes"]["db.response.status_code"] == "22P02"
     assert failed["attributes"]["error.type"] == "DataError"
