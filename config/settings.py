@@ -59,6 +59,8 @@ if not PRODUCTION:
     INSTALLED_APPS.append("demo")  # demo data, the development identity provider and demo tokens
 
 MIDDLEWARE = [
+    # first, so its span covers every other layer; not in the chain at all unless traces are on (core.tracing)
+    "core.tracing.TracingMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "core.middleware.RequestIdMiddleware",
@@ -362,6 +364,26 @@ METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
 if LOG_FORMAT not in ("plain", "json"):
     raise environ.ImproperlyConfigured("LOG_FORMAT must be plain or json")
+# OpenTelemetry traces (core/tracing.py, docs/tracing.md), read from the standard variables. Off unless an
+# OTLP/HTTP endpoint is given: OTEL_EXPORTER_OTLP_ENDPOINT (the collector's base URL; /v1/traces is appended) or
+# OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (the full URL). OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true switch it
+# off whatever the endpoint. The SDK itself reads OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, OTEL_TRACES_SAMPLER and the
+# OTEL_BSP_* batch settings.
+OTEL_SERVICE_NAME = env.str("OTEL_SERVICE_NAME", default="anamnesis")
+_otel_exporter = env.str("OTEL_TRACES_EXPORTER", default="otlp").strip().lower()
+if _otel_exporter not in ("otlp", "none"):
+    raise environ.ImproperlyConfigured("OTEL_TRACES_EXPORTER must be otlp or none")
+_otel_protocol = env.str("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", default="") or env.str(
+    "OTEL_EXPORTER_OTLP_PROTOCOL", default="http/protobuf")
+if _otel_protocol != "http/protobuf":
+    raise environ.ImproperlyConfigured("OTLP traces are sent as http/protobuf only (OTEL_EXPORTER_OTLP_PROTOCOL)")
+_otel_base = env.str("OTEL_EXPORTER_OTLP_ENDPOINT", default="").strip()
+OTEL_TRACES_ENDPOINT = (
+    "" if _otel_exporter == "none" or env.bool("OTEL_SDK_DISABLED", default=False)
+    else env.str("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", default="").strip()
+    or (_otel_base.rstrip("/") + "/v1/traces" if _otel_base else ""))
+if OTEL_TRACES_ENDPOINT and not OTEL_TRACES_ENDPOINT.startswith(("http://", "https://")):
+    raise environ.ImproperlyConfigured("the OTLP traces endpoint must be an http:// or https:// URL")
 
 # --- MCP server (agents_mcp; served at /mcp by config.asgi) ---------------------------------------------------
 # The resource identifier agents' tokens are for, and where its RFC 9728 metadata is published.

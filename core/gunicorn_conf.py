@@ -23,6 +23,13 @@ def child_exit(server, worker):
         multiprocess.mark_process_dead(worker.pid)
 
 
+def worker_exit(server, worker):
+    """Export this worker's last spans before it exits (nothing when traces are off)."""
+    from core import tracing
+
+    tracing.shutdown()
+
+
 # gthread, leaving new connections to a worker with a free thread (core.gunicorn_worker)
 worker_class = "core.gunicorn_worker.BalancedThreadWorker"
 

@@ -10,7 +10,7 @@
   they are right whichever process is scraped and whichever process did the work.
 * Other apps add scrape-time values with :func:`register_collector` (core imports no domain app).
 * ``LOG_FORMAT=json`` makes every log line one JSON object; the access line carries request id, route template,
-  method, status and duration.
+  method, status and duration; with traces on (core.tracing), every line written inside a span has its trace id.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY
 
 from core.middleware import request_id_var
+from core.tracing import current_trace_id
 
 access_log = logging.getLogger("anamnesis.access")
 log = logging.getLogger("anamnesis.metrics")
@@ -181,6 +182,9 @@ class JsonFormatter(logging.Formatter):
                 "level": record.levelname, "logger": record.name,
                 "request_id": getattr(record, "request_id", None) or request_id_var.get(),
                 "message": record.getMessage()}
+        trace_id = current_trace_id()
+        if trace_id is not None:
+            line["trace_id"] = trace_id
         for key in _EXTRA:
             if hasattr(record, key):
                 line[key] = getattr(record, key)

@@ -24,7 +24,9 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 from django.conf import settings
+from opentelemetry.trace import SpanKind
 
+from core import tracing
 from core.errors import ApiError
 
 log = logging.getLogger("anamnesis.embeddings")
@@ -170,7 +172,8 @@ class OpenAICompatible:
     def _post(self, body: dict) -> Any:
         """The provider's parsed answer to one ``POST /v1/embeddings``; transport errors and non-2xx raise."""
         response = self.client().post(f"{self.base_url}/v1/embeddings", json=body,
-                                      headers={"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})
+                                      headers={**tracing.outgoing_headers(),
+                                               **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})})
         response.raise_for_status()
         return response.json()
 
@@ -221,7 +224,8 @@ class SharedLocalServer(OpenAICompatible):
         while True:
             connection, reused = self._connection()
             try:
-                connection.request("POST", self._path, payload, {"Content-Type": "application/json"})
+                connection.request("POST", self._path, payload,
+                                   {"Content-Type": "application/json", **tracing.outgoing_headers()})
                 response = connection.getresponse()
                 raw = response.read()
             except (OSError, http.client.HTTPException) as exc:
@@ -253,7 +257,12 @@ class _Timed:
     def embed(self, texts: list[str]) -> list[list[float]]:
         from core.observability import EMBEDDING_LATENCY
 
-        with EMBEDDING_LATENCY.labels(self._name).time():
+        # the model and how many texts, never the texts
+        with tracing.span(f"embeddings {self._name}", kind=SpanKind.CLIENT,
+                          attributes={"gen_ai.operation.name": "embeddings", "gen_ai.request.model": self._inner.name,
+                                      "anamnesis.embedding.provider": self._name,
+                                      "anamnesis.embedding.texts": len(texts)}), \
+                EMBEDDING_LATENCY.labels(self._name).time():
             return self._inner.embed(texts)
 
     def __getattr__(self, name: str):

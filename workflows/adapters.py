@@ -23,7 +23,9 @@ from datetime import datetime
 
 import httpx
 from django.conf import settings
+from opentelemetry.trace import SpanKind
 
+from core import tracing
 from workflows.definitions import INSURER, SCHEDULING
 
 CONFIRMED = "confirmed"
@@ -90,21 +92,35 @@ class OutsideSystem:
         return self._call("POST", self.spec.collection, json=payload, headers={"Idempotency-Key": key})
 
     def lookup(self, *, key: str) -> Outcome:
-        return self._call("GET", f"{self.spec.collection}/by-idempotency-key/{key}", lookup=True)
+        return self._call("GET", f"{self.spec.collection}/by-idempotency-key/{key}", lookup=True,
+                          template=f"{self.spec.collection}/by-idempotency-key/{{key}}")
 
-    def _request(self, method: str, path: str, **kwargs) -> httpx.Response | Outcome:
-        """The system's answer, or the outcome of a request that got none."""
-        try:
-            return self.client.request(method, path, **kwargs)
-        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
-            return Outcome(NOT_SENT, _code(exc))  # no connection, so no request: provably not delivered
-        except httpx.TimeoutException:
-            return Outcome(UNKNOWN, "timeout")  # sent (or partly sent), no answer: proves nothing
-        except httpx.TransportError as exc:
-            return Outcome(UNKNOWN, _code(exc))
+    def _request(self, method: str, path: str, *, template: str | None = None, **kwargs) -> httpx.Response | Outcome:
+        """The system's answer, or the outcome of a request that got none. Traced as a client span that names the
+        system and the route (``template`` when the path holds a key), and sends the trace context on."""
+        with tracing.span(f"{method} {self.system}", kind=SpanKind.CLIENT,
+                          attributes={"http.request.method": method, "peer.service": self.system,
+                                      "url.template": template or path}) as span:
+            kwargs["headers"] = {**kwargs.get("headers", {}), **tracing.outgoing_headers()}
+            try:
+                response = self.client.request(method, path, **kwargs)
+            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+                outcome = Outcome(NOT_SENT, _code(exc))  # no connection, so no request: provably not delivered
+            except httpx.TimeoutException:
+                outcome = Outcome(UNKNOWN, "timeout")  # sent (or partly sent), no answer: proves nothing
+            except httpx.TransportError as exc:
+                outcome = Outcome(UNKNOWN, _code(exc))
+            else:
+                span.set_attribute("http.response.status_code", response.status_code)
+                if response.status_code >= 400:
+                    tracing.failed(span, str(response.status_code))
+                return response
+            tracing.failed(span, outcome.code)
+            return outcome
 
-    def _call(self, method: str, path: str, *, lookup: bool = False, **kwargs) -> Outcome:
-        response = self._request(method, path, **kwargs)
+    def _call(self, method: str, path: str, *, lookup: bool = False, template: str | None = None,
+              **kwargs) -> Outcome:
+        response = self._request(method, path, template=template, **kwargs)
         if isinstance(response, Outcome):
             return response
         status = response.status_code

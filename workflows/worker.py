@@ -26,7 +26,9 @@ from datetime import datetime
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, close_old_connections
 from django.utils import timezone
+from opentelemetry.trace import SpanKind
 
+from core import tracing
 from core.identity import identity_context
 from core.logging import request_id_var
 from workflows import services
@@ -152,7 +154,10 @@ class Worker:
         audit events carry the operation id as their correlation id."""
         token = request_id_var.set(str(claim.operation_id))
         try:
-            return self._process(claim)
+            # one trace per delivery: the kind of operation and the system, never its payload or ids
+            with tracing.span(f"outbox deliver {claim.kind}", kind=SpanKind.PRODUCER,
+                              attributes={"anamnesis.operation.kind": claim.kind, "peer.service": claim.system}):
+                return self._process(claim)
         finally:
             request_id_var.reset(token)
 
@@ -172,6 +177,7 @@ class Worker:
             return "unknown", None
         self.stats.attempted += 1
         outcome = self._attempt(self.adapters[claim.system], dispatch)
+        tracing.annotate({"anamnesis.outcome.kind": outcome.kind, "anamnesis.outcome.code": outcome.code})
         self._pause("sent", [claim])
         self._count(outcome)
         self._record(claim, outcome)

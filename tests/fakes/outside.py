@@ -69,6 +69,7 @@ class FakeOutsideSystem:
         self.lock = threading.Lock()
         self.records: dict[str, dict] = {}
         self.requests: Counter[tuple[str, str]] = Counter()
+        self.traceparents: list[str | None] = []
         self.submissions: Counter[str] = Counter()
         self.lookups: Counter[str] = Counter()
         self.mode = "normal"
@@ -189,6 +190,13 @@ class FakeOutsideSystem:
 
             def log_message(self, *args):
                 pass
+
+            def parse_request(self):
+                parsed = super().parse_request()
+                if parsed:  # the W3C trace context each request carried (tests/test_tracing.py)
+                    with fake.lock:
+                        fake.traceparents.append(self.headers.get("traceparent"))
+                return parsed
 
             def _send(self, status: int, body: dict | None = None, headers: dict | None = None) -> None:
                 data = json.dumps(body or {}).encode()

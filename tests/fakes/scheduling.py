@@ -49,6 +49,7 @@ class FakeScheduling:
     def __init__(self, slots: list[dict] | None = None, *, port: int = 0) -> None:
         self.slots = [dict(s) for s in (slots if slots is not None else SEED_SLOTS)]
         self.requests: list[dict[str, list[str]]] = []
+        self.traceparents: list[str | None] = []  # the W3C trace context of each request (tests/test_tracing.py)
         self.mode = "normal"
         self.hang_seconds = 3.0
         self.lock = threading.Lock()
@@ -69,6 +70,7 @@ class FakeScheduling:
                 query = parse_qs(parsed.query)
                 with outer.lock:
                     outer.requests.append(query)
+                    outer.traceparents.append(self.headers.get("traceparent"))
                     mode = outer.mode
                 if parsed.path != "/v1/slots":
                     return self._send(404, {"error": "not_found"})
