@@ -1,0 +1,28 @@
+"""Reads of an organisation's subscriptions and their deliveries (RLS shows administrators their own only)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db.models import QuerySet
+
+from core.errors import NotFound
+from core.identity import Identity
+from events.models import Delivery, Subscription
+
+
+def subscriptions_list(*, identity: Identity) -> list[Subscription]:
+    return list(Subscription.objects.filter(organization_id=identity.org_id).order_by("created_at", "subscription_id"))
+
+
+def subscription_get(*, identity: Identity, subscription_id: uuid.UUID) -> Subscription:
+    found = Subscription.objects.filter(subscription_id=subscription_id, organization_id=identity.org_id).first()
+    if found is None:
+        raise NotFound()
+    return found
+
+
+def deliveries_recent(*, identity: Identity, subscription_id: uuid.UUID, limit: int = 100) -> QuerySet[Delivery]:
+    """The subscription's newest deliveries, with their event's type (one query)."""
+    return (Delivery.objects.filter(subscription_id=subscription_id, organization_id=identity.org_id)
+            .select_related("event").order_by("-created_at", "-delivery_id")[:limit])
