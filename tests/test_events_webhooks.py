@@ -19,10 +19,15 @@ from core.identity import Identity, identity_context
 from events import signing
 from events.delivery import DeliveryWorker
 from events.services import event_emit
+from memory.deletion import memory_erase_patient
 from tests.conftest import admin_connect, memory_body
+from tests.fakes.outside import FakeOutsideSystem
 from tests.fakes.processes import wait_until
 from tests.fakes.webhook_receiver import WebhookReceiver
 from tests.support import PATIENT_SCOPES, Api, mint
+from workflows.adapters import SPECS, OutsideSystem
+from workflows.definitions import INSURER
+from workflows.worker import Worker
 
 ADMIN_SCOPES = "webhook:admin grant:write"
 ALL_TYPES = ["memory.proposed", "memory.confirmed", "memory.deleted", "patient.erased", "consent.revoked",
@@ -313,3 +318,60 @@ def test_the_runtime_role_cannot_write_the_outbox_directly_or_emit_for_another_o
         assert event_emit("consent.revoked", consent_id=uuid.uuid4(), patient_id=uuid.uuid4(),
                           purpose="appointment_scheduling") == 0, "only the caller's organisation's subscriptions"
     assert outbox_count() == 0
+
+
+def test_erasing_a_patient_sends_each_memory_deleted_and_patient_erased(world, committed_db, receiver):
+    subscribe(world, receiver, types=["memory.deleted", "patient.erased"])
+    pid = world.patient_a
+    cid = world.consent(pid)
+    patient = world.patient(pid)
+    made = [patient.post(f"/v1/patients/{pid}/memories", memory_body(cid, kind, t)).json()["memory"]["memory_id"]
+            for kind, t in (("earliest_time", "06:41"), ("latest_time", "18:23"))]
+    me = Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid,
+                  scopes=frozenset(PATIENT_SCOPES.split()), actor_kind="patient")
+    with identity_context(me):
+        receipt = memory_erase_patient(identity=me, patient_id=pid)
+    deliver(until=lambda: len(receiver.received) == 3)
+    got = sorted((m.payload["type"], m.payload["data"].get("memory_id")) for m in receiver.received)
+    assert got == sorted([("memory.deleted", made[0]), ("memory.deleted", made[1]), ("patient.erased", None)])
+    erased = next(m.payload["data"] for m in receiver.received if m.payload["type"] == "patient.erased")
+    assert erased == {"organization_id": str(world.org), "patient_id": str(pid),
+                      "deletion_id": receipt["deletion_id"]}
+    assert not any(b"06:41" in m.body or b"18:23" in m.body for m in receiver.received)
+
+
+def test_a_workflow_that_needs_reconciliation_is_announced_once(world, committed_db, receiver, settings):
+    settings.WORKFLOW_RETRY_BASE_SECONDS = 0.05
+    settings.WORKFLOW_HTTP_CONNECT_TIMEOUT_SECONDS = 0.3
+    settings.WORKFLOW_HTTP_READ_TIMEOUT_SECONDS = 0.3
+    with admin_connect() as conn:
+        conn.execute("UPDATE workflow_circuit SET state = 'closed', consecutive_failures = 0, opened_at = NULL, "
+                     "open_until = NULL")
+    subscribe(world, receiver, types=["workflow.needs_reconciliation"])
+    insurer = FakeOutsideSystem("insurer")
+    try:
+        api = world.patient(world.patient_a)
+        wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization",
+                                        "patient_id": str(world.patient_a)}).json()
+        r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+            "expected_version": 1, "next_step": "submit_prior_authorization",
+            "state_patch": {"referral_verified": True},
+            "request_operation": {"kind": "submit_prior_authorization", "payload": {
+                "referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975",
+                "member_ref": "M-1"}}})
+        assert r.status_code == 200, r.content
+        operation_id = r.json()["pending_operations"][0]["operation_id"]
+        insurer.fail(times=1)
+        adapters = {INSURER: OutsideSystem(SPECS[INSURER], base_url=insurer.url, connect_timeout=0.3,
+                                           read_timeout=0.3)}
+        Worker(name="test-worker", adapters=adapters, lease_seconds=2.5, poll_seconds=0.02).run(once=True)
+    finally:
+        insurer.stop()
+    assert api.get(f"/v1/workflows/{wf['workflow_id']}").json()["current_step"] == "needs_reconciliation"
+    deliver(until=lambda: len(receiver.received) == 1)
+    (message,) = receiver.received
+    assert message.verified and message.payload["type"] == "workflow.needs_reconciliation"
+    assert message.payload["data"] == {"organization_id": str(world.org), "patient_id": str(world.patient_a),
+                                       "workflow_id": wf["workflow_id"], "workflow_type": "prior_authorization",
+                                       "purpose": wf["purpose"], "operation_id": operation_id}
+    assert b"REF-1" not in message.body and b"E11.9" not in message.body
