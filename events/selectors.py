@@ -1,4 +1,5 @@
-"""Reads of an organisation's subscriptions and their deliveries (RLS shows administrators their own only)."""
+"""Reads of an organisation's subscriptions and their deliveries: its administrators' (never a patient's token or an
+AI agent's), and RLS shows them their own organisation's only."""
 
 from __future__ import annotations
 
@@ -6,16 +7,19 @@ import uuid
 
 from django.db.models import QuerySet
 
+from core.access import require_person_deciding_access
 from core.errors import NotFound
 from core.identity import Identity
 from events.models import Delivery, Subscription
 
 
 def subscriptions_list(*, identity: Identity) -> list[Subscription]:
+    require_person_deciding_access(identity)
     return list(Subscription.objects.filter(organization_id=identity.org_id).order_by("created_at", "subscription_id"))
 
 
 def subscription_get(*, identity: Identity, subscription_id: uuid.UUID) -> Subscription:
+    require_person_deciding_access(identity)
     found = Subscription.objects.filter(subscription_id=subscription_id, organization_id=identity.org_id).first()
     if found is None:
         raise NotFound()

@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from psycopg.types.json import Jsonb
 
 from core import audit
+from core.access import require_person_deciding_access
 from core.errors import NotFound, ValidationFailed
 from core.identity import Identity, current_identity
 from core.services import organization_ensure
@@ -122,7 +123,9 @@ def _clean_url(url: str) -> str:
 def subscription_create(*, identity: Identity, url: str, event_types: list[str], description: str = "",
                         secret: str | None = None) -> tuple[Subscription, str]:
     """Register an endpoint; returns it with its signing secret (generated unless given), which is never shown
-    again. At most ``MAX_SUBSCRIPTIONS`` per organisation."""
+    again. At most ``MAX_SUBSCRIPTIONS`` per organisation. Never by a patient's token or an AI agent: an endpoint
+    receives the organisation's events."""
+    require_person_deciding_access(identity)
     url, event_types = _clean_url(url), _clean_types(event_types)
     if secret is None:
         secret = signing.new_secret()
@@ -151,6 +154,7 @@ def subscription_create(*, identity: Identity, url: str, event_types: list[str],
 
 
 def _locked(identity: Identity, subscription_id: uuid.UUID) -> Subscription:
+    require_person_deciding_access(identity)
     found = (Subscription.objects.select_for_update()
              .filter(subscription_id=subscription_id, organization_id=identity.org_id).first())
     if found is None:

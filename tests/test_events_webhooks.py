@@ -150,7 +150,12 @@ def test_only_administrators_reach_subscriptions_and_another_organisations_is_no
     assert nurse.post(SUBS, {"url": receiver.url, "event_types": ALL_TYPES}).status_code == 403
     patient = Api(mint(world.keyring, sub="p", org_id=world.org, patient_id=world.patient_a,
                        scope=PATIENT_SCOPES + " webhook:admin"))
-    assert patient.get(SUBS).json()["items"] == [], "RLS: a patient's token never sees subscriptions"
+    agent = Api(mint(world.keyring, sub="webhook-admin", org_id=world.org, scope=ADMIN_SCOPES, act="some-agent"))
+    for caller in (patient, agent):
+        assert caller.get(SUBS).status_code == 403
+        r = caller.post(SUBS, {"url": receiver.url, "event_types": ALL_TYPES})
+        assert r.status_code == 403 and r.json()["code"] in ("forbidden", "agent_cannot_grant")
+        assert caller.request("DELETE", f"{SUBS}/{sid}").status_code == 403
     other = admin(world, world.other_org)
     assert other.get(SUBS).json()["items"] == []
     missing = other.get(f"{SUBS}/{uuid.uuid4()}")
