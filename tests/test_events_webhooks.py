@@ -12,6 +12,7 @@ import time
 import uuid
 
 import pytest
+from django.core.management import call_command
 from django.db import ProgrammingError, connection
 
 from consent import services as consent_services
@@ -380,3 +381,13 @@ def test_a_workflow_that_needs_reconciliation_is_announced_once(world, committed
                                        "workflow_id": wf["workflow_id"], "workflow_type": "prior_authorization",
                                        "purpose": wf["purpose"], "operation_id": operation_id}
     assert b"REF-1" not in message.body and b"E11.9" not in message.body
+
+
+def test_run_worker_with_events_delivers_them_beside_the_operations(world, committed_db, receiver):
+    subscribe(world, receiver, types=["consent.revoked"])
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    call_command("run_worker", "--until-idle", "--events", "--poll-seconds", "0.02")
+    assert [m.payload["type"] for m in receiver.received] == ["consent.revoked"]
+    assert receiver.received[0].verified
+    assert [row[:3] for row in deliveries(world.org)] == [("consent.revoked", "delivered", 1)]
