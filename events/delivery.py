@@ -276,7 +276,13 @@ class DeliveryWorker:
                     continue
                 done, _ = wait(list(inflight), timeout=self.poll_seconds, return_when=FIRST_COMPLETED)
                 for future in done:
-                    self._record(inflight.pop(future), future.result())
+                    claim = inflight.pop(future)
+                    try:
+                        result = future.result()
+                    except Exception as exc:  # noqa: BLE001 (a bug in one attempt must not stop the others)
+                        log.error("delivery %s: attempt failed (%s)", claim.delivery_id, type(exc).__name__)
+                        result = Result(False, error="internal_error")
+                    self._record(claim, result)
         return self.stats
 
     def _claim(self, limit: int) -> list[Claim]:
