@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck check bench bench-quick eval ranker migrate clean worker browser agent pgbouncer
+.PHONY: install run test lint typecheck check bench bench-quick eval ranker migrate clean worker events browser agent pgbouncer
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
@@ -50,6 +50,10 @@ agent: install
 
 worker: migrate
 	$(BIN)/python manage.py run_worker
+
+# The event subscriptions' delivery worker (webhooks; docs/events.md)
+events: migrate
+	$(BIN)/python manage.py deliver_events
 
 lint: install
 	$(BIN)/ruff check .

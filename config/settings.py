@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "core",
+    "events",
     "consent",
     "directory",
     "memory",
@@ -424,3 +425,16 @@ LOGGING = {
         "anamnesis.access": {"level": "INFO" if env.bool("LOG_ACCESS", default=True) else "WARNING"},
     },
 }
+
+# --- Event subscriptions (webhooks; events.delivery, run by manage.py deliver_events or beside run_worker) -------
+EVENT_DELIVERY_TIMEOUT_SECONDS = env.float("EVENT_DELIVERY_TIMEOUT_SECONDS", default=5.0)
+EVENT_DELIVERY_MAX_ATTEMPTS = env.int("EVENT_DELIVERY_MAX_ATTEMPTS", default=10)
+EVENT_DELIVERY_RETRY_BASE_SECONDS = env.float("EVENT_DELIVERY_RETRY_BASE_SECONDS", default=5.0)
+EVENT_DELIVERY_RETRY_MAX_SECONDS = env.float("EVENT_DELIVERY_RETRY_MAX_SECONDS", default=3600.0)
+EVENT_DELIVERY_LEASE_SECONDS = env.float("EVENT_DELIVERY_LEASE_SECONDS", default=60.0)
+EVENT_DELIVERY_CONCURRENCY = env.int("EVENT_DELIVERY_CONCURRENCY", default=8)
+EVENT_DELIVERY_POLL_SECONDS = env.float("EVENT_DELIVERY_POLL_SECONDS", default=1.0)
+# The CA bundle (PEM file) trusted for endpoints' certificates; empty: the system's trust store.
+EVENT_DELIVERY_CA_BUNDLE = env.str("EVENT_DELIVERY_CA_BUNDLE", default="")
+# Host names or literal addresses that may resolve to non-public addresses (an endpoint inside the network).
+EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS = env.list("EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS", default=[])

@@ -17,6 +17,7 @@ urlpatterns = [
     path("v1/", include("directory.urls")),
     path("v1/", include("workflows.urls")),
     path("v1/", include("core.urls")),
+    path("v1/", include("events.urls")),
     path("v1/", include("rights.urls")),
     path("me/export/", patient_export, name="patient-export"),
     # Portal (server-rendered pages behind OpenID Connect login)

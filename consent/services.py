@@ -19,6 +19,7 @@ from core.idempotency import idempotency_withdraw
 from core.identity import Identity
 from core.serializers import visible
 from core.services import organization_ensure
+from events.services import event_emit
 
 
 def _future(value: datetime | None, field: str) -> None:
@@ -88,6 +89,7 @@ def consent_revoke(*, identity: Identity, patient_id: uuid.UUID, consent_id: uui
     consent_revoked.send(sender=ConsentRecord, identity=identity, consent=record)
     # Answers given under it (a context pack, a created memory) are not replayed to a retry any more.
     idempotency_withdraw(identity=identity, patient_id=patient_id)
+    event_emit("consent.revoked", consent_id=record.consent_record_id, patient_id=patient_id, purpose=record.purpose)
     audit.record(action="consent.revoke", resource_type="consent", resource_id=record.consent_record_id,
                  patient_id=patient_id, purpose=record.purpose)
     return record
@@ -147,6 +149,8 @@ def grant_revoke(*, identity: Identity, grant_id: uuid.UUID, reason: str = "") -
         grant.reason = (f"{grant.reason} | revoked: {reason}" if grant.reason else f"revoked: {reason}")[:500]
     grant.save(update_fields=["revoked_at", "revoked_by", "reason"])
     idempotency_withdraw(identity=identity, patient_id=grant.patient_id, actor_sub=grant.actor_sub)
+    event_emit("grant.revoked", grant_id=grant.grant_id, patient_id=grant.patient_id, purpose=grant.purpose,
+               actor_sub=grant.actor_sub)
     audit.record(action="grant.revoke", resource_type="access_grant", resource_id=grant.grant_id,
                  patient_id=grant.patient_id, purpose=grant.purpose)
     return grant

@@ -23,6 +23,7 @@ SCOPES = {
     "patient:read": "Find patients in the directory by name, date of birth or identifier",
     "patient:write": "Register patients in the directory (organisation administrators)",
     "memory_type:write": "Add and revise the organisation's memory types (organisation administrators)",
+    "webhook:admin": "Register and manage the organisation's event subscriptions (organisation administrators)",
 }
 
 

@@ -7,7 +7,6 @@ does not decrypt. Deleting a memory destroys its ciphertext.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import json
@@ -16,32 +15,11 @@ import uuid
 from functools import lru_cache
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 
+from core.keyring import keyring
 from core.parsers import fast_loads
 
 NONCE_BYTES = 12
-
-
-@lru_cache(maxsize=8)
-def _parse_keys(spec: str) -> dict[str, bytes]:
-    keys: dict[str, bytes] = {}
-    for part in filter(None, (p.strip() for p in spec.split(","))):
-        kid, _, b64 = part.partition(":")
-        key = base64.b64decode(b64)
-        if not kid or len(key) != 32:
-            raise ImproperlyConfigured("MEMORY_ENCRYPTION_KEYS entries are kid:base64(32 bytes)")
-        keys[kid] = key
-    return keys
-
-
-def keyring() -> tuple[str, dict[str, bytes]]:
-    keys = _parse_keys(settings.MEMORY_ENCRYPTION_KEYS)
-    active = settings.MEMORY_ENCRYPTION_ACTIVE_KEY
-    if active not in keys:
-        raise ImproperlyConfigured("MEMORY_ENCRYPTION_ACTIVE_KEY must name a key in MEMORY_ENCRYPTION_KEYS")
-    return active, keys
 
 
 def _aad(memory_id: uuid.UUID, patient_id: uuid.UUID) -> bytes:

@@ -22,6 +22,7 @@ from core.idempotency import idempotency_withdraw
 from core.identity import Identity, identity_context
 from core.services import organization_ensure
 from core.vocabulary import PURPOSES
+from events.services import events_emit
 from memory import erasure, representations
 from memory.crypto import encrypt_fact, keyring
 from memory.lifecycle import lifecycle_event, memory_lock, memory_transition, memory_value
@@ -92,6 +93,11 @@ def erase_with_receipt(*, identity: Identity, patient_id: uuid.UUID, memories: l
     if scope == "patient":  # the request itself, beside a row per memory: it also erased the other copies
         audit.record(action="memory.erase_all", resource_type="deletion", resource_id=deletion.deletion_id,
                      patient_id=patient_id, reason=reason_code)
+    events_emit([*(("memory.deleted", {"memory_id": m.memory_id, "patient_id": patient_id,
+                                       "memory_type": m.memory_type, "purpose": m.consent_purpose,
+                                       "deletion_id": deletion.deletion_id}) for m in memories),
+                 *([("patient.erased", {"patient_id": patient_id, "deletion_id": deletion.deletion_id})]
+                   if scope == "patient" else [])])
     return receipt
 
 

@@ -24,6 +24,7 @@ from core.errors import (
 )
 from core.identity import Identity
 from core.services import organization_ensure
+from events.services import event_emit
 from memory import representations, selectors
 from memory.crypto import encrypt_fact, new_salt
 from memory.deletion import erase_with_receipt
@@ -403,9 +404,12 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
         raise NoConsentOrAccess()
     consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
     _hold_type(identity, spec, new)
-    return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
-                   source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent_record_id=consent,
-                   memory_id=uuid.uuid4(), audit_actions=["memory.propose"])
+    memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
+                     source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent_record_id=consent,
+                     memory_id=uuid.uuid4(), audit_actions=["memory.propose"])
+    event_emit("memory.proposed", memory_id=memory.memory_id, patient_id=patient_id, memory_type=spec.name,
+               purpose=consent_purpose)
+    return memory
 
 
 def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
@@ -444,6 +448,8 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
                           event_type=LifecycleEvent.Type.CONFIRMED,
                           reason_code=("patient_confirmed" if identity.is_patient_themself(patient_id)
                                        else "staff_confirmed"))
+    event_emit("memory.confirmed", memory_id=memory.memory_id, patient_id=patient_id,
+               memory_type=memory.memory_type, purpose=memory.consent_purpose)
     audit.record(action="memory.confirm", resource_type="memory", resource_id=memory.memory_id,
                  patient_id=patient_id, purpose=memory.consent_purpose)
     return memory

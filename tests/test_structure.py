@@ -60,10 +60,11 @@ def test_the_database_transition_table_is_the_python_one():
 # export as a button. A function-local import counts like any other.
 LAYERS = {
     "core": set(),
-    "consent": {"core"},
+    "events": {"core"},
+    "consent": {"core", "events"},
     "directory": {"core"},
-    "memory": {"core", "consent"},
-    "workflows": {"core", "consent", "memory"},
+    "memory": {"core", "consent", "events"},
+    "workflows": {"core", "consent", "memory", "events"},
     "conversations": {"core", "consent", "memory", "workflows"},
     "portal": {"core", "consent", "directory", "memory", "conversations", "workflows", "rights"},
     "demo": {"core", "consent", "directory", "memory", "conversations", "workflows"},

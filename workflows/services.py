@@ -37,9 +37,17 @@ from core.errors import (
 )
 from core.identity import Identity, commit_with_next_statement
 from core.services import organization_ensure
+from events.services import event_emit
 from workflows import selectors
 from workflows.adapters import CONFIRMED, NOT_FOUND, REFUSED, UNKNOWN, Outcome
-from workflows.definitions import CANCELLED, OPERATION_KINDS, WORKFLOW_TYPES, OperationKind, checkpoint_steps
+from workflows.definitions import (
+    CANCELLED,
+    NEEDS_RECONCILIATION,
+    OPERATION_KINDS,
+    WORKFLOW_TYPES,
+    OperationKind,
+    checkpoint_steps,
+)
 from workflows.models import ACTIVE_OPERATION_STATUSES, Operation, OperationStatus, Workflow, WorkflowTransition
 
 MAX_STATE_KEYS = 200
@@ -121,6 +129,11 @@ def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patc
     audit_sql, audit_params = audit.insert_statement(
         action="workflow.checkpoint", resource_type="workflow", resource_id=workflow.workflow_id,
         patient_id=workflow.patient_id, purpose=workflow.purpose)
+    if to_step == NEEDS_RECONCILIATION and from_step != to_step:
+        # before the advance: its statement may carry the COMMIT (commit_with_next_statement)
+        event_emit("workflow.needs_reconciliation", workflow_id=workflow.workflow_id, patient_id=workflow.patient_id,
+                   workflow_type=workflow.workflow_type, purpose=workflow.purpose,
+                   operation_id=operation.operation_id if operation is not None else None)
     with connection.cursor() as cursor:
         params: list[Any] = [
             to_step, Jsonb(merged), now, workflow.workflow_id, workflow.organization_id,

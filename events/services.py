@@ -1,0 +1,197 @@
+"""Writes of event subscriptions, and the emission of events into the outbox.
+
+:func:`events_emit` is the one door into the outbox: the domain services call it inside the transaction of the
+change they report, so the event commits or rolls back with the change. Subscriptions are written by an
+organisation's administrators (``webhook:admin``): the view checks the scope, and RLS checks it again.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import uuid
+from collections.abc import Iterable, Mapping
+from urllib.parse import urlsplit
+
+from django.db import connection, transaction
+from psycopg.types.json import Jsonb
+
+from core import audit
+from core.access import require_person_deciding_access
+from core.errors import NotFound, ValidationFailed
+from core.identity import Identity, current_identity
+from core.services import organization_ensure
+from events import signing
+from events.models import EVENT_TYPES, Delivery, Subscription
+
+MAX_SUBSCRIPTIONS = 20
+MAX_URL_LENGTH = 2000
+
+
+# --- emission ---------------------------------------------------------------------------------------------------
+def _checked_data(event_type: str, data: Mapping[str, object]) -> dict[str, str | None]:
+    """Events carry ids, types and purposes: strings (or null), never values, so anything else is a programming
+    error in the caller."""
+    if event_type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {event_type!r}")
+    checked: dict[str, str | None] = {}
+    for key, value in data.items():
+        if isinstance(value, uuid.UUID):
+            value = str(value)
+        if value is not None and (not isinstance(value, str) or len(value) > 255):
+            raise ValueError(f"event data {key!r} must be an id, a type or a purpose")
+        checked[key] = value
+    return checked
+
+
+def events_emit(events: Iterable[tuple[str, Mapping[str, object]]]) -> int:
+    """Queue ``(event_type, data)`` events for the open identity's organisation, in the open transaction: one
+    statement (``app_events_emit``), which writes nothing when no subscription of the organisation wants the type.
+    Returns the number of deliveries queued."""
+    identity = current_identity()
+    if identity is None:
+        raise RuntimeError("events are emitted inside the identity context of the change they report")
+    rows = [(event_type, _checked_data(event_type, {"organization_id": str(identity.org_id), **data}))
+            for event_type, data in events]
+    if not rows:
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT app_events_emit(%s::text[], %s::jsonb[])",
+                       [[t for t, _ in rows], [Jsonb(d) for _, d in rows]])
+        return cursor.fetchone()[0]
+
+
+def event_emit(event_type: str, **data: object) -> int:
+    """One event: see :func:`events_emit`."""
+    return events_emit([(event_type, data)])
+
+
+# --- subscriptions ----------------------------------------------------------------------------------------------
+def _invalid(field: str, message: str, code: str = "invalid") -> ValidationFailed:
+    return ValidationFailed(errors=[{"field": field, "message": message, "code": code}])
+
+
+def url_problem(url: str) -> tuple[str, str] | None:
+    """(code, message) when ``url`` may not be an endpoint: https only, a host name, no credentials, no fragment,
+    and no literal address that is not public (loopback, private, link-local, ...). Names are resolved and checked
+    again at every delivery (``events.delivery``), since what a name points at can change."""
+    if not isinstance(url, str) or len(url) > MAX_URL_LENGTH or any(ch.isspace() or ord(ch) < 32 for ch in url):
+        return "invalid", f"an https URL of at most {MAX_URL_LENGTH} characters"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "invalid", "not a URL"
+    if parts.scheme != "https":
+        return "https_required", "the endpoint must use https"
+    if parts.username is not None or parts.password is not None:
+        return "credentials_in_url", "the URL may not carry credentials; the signature authenticates us"
+    if not parts.hostname:
+        return "invalid", "the URL names no host"
+    if parts.fragment:
+        return "invalid", "the URL may not have a fragment"
+    if port == 0:
+        return "invalid", "not a port"
+    try:
+        address = ipaddress.ip_address(parts.hostname)
+    except ValueError:
+        return None
+    if not address.is_global and parts.hostname not in allowed_private_hosts():
+        return "destination_not_allowed", "the endpoint's address is not a public one"
+    return None
+
+
+def allowed_private_hosts() -> frozenset[str]:
+    from django.conf import settings
+
+    return frozenset(settings.EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS)
+
+
+def _clean_types(event_types: list[str]) -> list[str]:
+    unknown = [t for t in event_types if t not in EVENT_TYPES]
+    if not event_types or unknown:
+        raise _invalid("event_types", f"one or more of: {', '.join(EVENT_TYPES)}")
+    return sorted(set(event_types), key=EVENT_TYPES.index)
+
+
+def _clean_url(url: str) -> str:
+    problem = url_problem(url)
+    if problem is not None:
+        raise _invalid("url", problem[1], problem[0])
+    return url
+
+
+def subscription_create(*, identity: Identity, url: str, event_types: list[str], description: str = "",
+                        secret: str | None = None) -> tuple[Subscription, str]:
+    """Register an endpoint; returns it with its signing secret (generated unless given), which is never shown
+    again. At most ``MAX_SUBSCRIPTIONS`` per organisation. Never by a patient's token or an AI agent: an endpoint
+    receives the organisation's events."""
+    require_person_deciding_access(identity)
+    url, event_types = _clean_url(url), _clean_types(event_types)
+    if secret is None:
+        secret = signing.new_secret()
+    else:
+        try:
+            signing.secret_bytes(secret)
+        except ValueError as exc:
+            raise _invalid("secret", f"whsec_ and the base64 of a key ({exc})") from None
+    organization_ensure(identity=identity)
+    with connection.cursor() as cursor:
+        # Serialises the organisation's creations, so two at once cannot pass the limit together.
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended('event_subscription:' || %s, 0))",
+                       [str(identity.org_id)])
+    if Subscription.objects.filter(organization_id=identity.org_id).count() >= MAX_SUBSCRIPTIONS:
+        raise _invalid("url", f"at most {MAX_SUBSCRIPTIONS} subscriptions per organisation", "too_many")
+    subscription_id = uuid.uuid4()
+    ciphertext, key_id = signing.encrypt_secret(secret, subscription_id=subscription_id,
+                                                organization_id=identity.org_id)
+    subscription = Subscription.objects.create(
+        subscription_id=subscription_id, organization_id=identity.org_id, url=url, description=description,
+        event_types=event_types, enabled=True, secret_ciphertext=ciphertext, secret_key_id=key_id,
+        created_by=identity.actor_sub)
+    audit.record(action="event_subscription.create", resource_type="event_subscription",
+                 resource_id=subscription_id)
+    return subscription, secret
+
+
+def _locked(identity: Identity, subscription_id: uuid.UUID) -> Subscription:
+    require_person_deciding_access(identity)
+    found = (Subscription.objects.select_for_update()
+             .filter(subscription_id=subscription_id, organization_id=identity.org_id).first())
+    if found is None:
+        raise NotFound()  # another organisation's subscription is answered like one that does not exist
+    return found
+
+
+def subscription_update(*, identity: Identity, subscription_id: uuid.UUID, url: str | None = None,
+                        event_types: list[str] | None = None, enabled: bool | None = None,
+                        description: str | None = None) -> Subscription:
+    """Change what is given. A disabled subscription queues nothing new; its queued deliveries end as failed
+    (``subscription_disabled``) when the worker reaches them."""
+    changes: dict[str, object] = {}
+    if url is not None:
+        changes["url"] = _clean_url(url)
+    if event_types is not None:
+        changes["event_types"] = _clean_types(event_types)
+    if enabled is not None:
+        changes["enabled"] = enabled
+    if description is not None:
+        changes["description"] = description
+    subscription = _locked(identity, subscription_id)
+    for name, value in changes.items():
+        setattr(subscription, name, value)
+    if changes:
+        subscription.save(update_fields=[*changes, "updated_at"])
+    audit.record(action="event_subscription.update", resource_type="event_subscription",
+                 resource_id=subscription_id)
+    return subscription
+
+
+def subscription_delete(*, identity: Identity, subscription_id: uuid.UUID) -> None:
+    """Remove a subscription with its delivery history; what was queued for it is never sent."""
+    with transaction.atomic():
+        subscription = _locked(identity, subscription_id)
+        Delivery.objects.filter(subscription_id=subscription.subscription_id,
+                                organization_id=identity.org_id).delete()
+        Subscription.objects.filter(pk=subscription.pk).delete()
+    audit.record(action="event_subscription.delete", resource_type="event_subscription",
+                 resource_id=subscription_id)

@@ -1,0 +1,393 @@
+"""Event subscriptions (webhooks), end to end with real commits and a real HTTPS receiver in this process: an
+organisation's administrator registers an endpoint; the changes that matter are written to the event outbox in the
+change's own transaction; the delivery worker posts them signed in the Standard Webhooks format (checked by the
+receiver with the ``standardwebhooks`` package), retries after a 500 and after a timeout with the same id, and gives
+up after its attempt limit. Payloads carry ids, types and purposes, never values; one organisation never sees or
+receives another's events; a change that rolls back sends nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+import pytest
+from django.core.management import call_command
+from django.db import ProgrammingError, connection
+
+from consent import services as consent_services
+from core.identity import Identity, identity_context
+from events import signing
+from events.delivery import DeliveryWorker
+from events.services import event_emit
+from memory.deletion import memory_erase_patient
+from tests.conftest import admin_connect, memory_body
+from tests.fakes.outside import FakeOutsideSystem
+from tests.fakes.processes import wait_until
+from tests.fakes.webhook_receiver import WebhookReceiver
+from tests.support import PATIENT_SCOPES, Api, mint
+from workflows.adapters import SPECS, OutsideSystem
+from workflows.definitions import INSURER
+from workflows.worker import Worker
+
+ADMIN_SCOPES = "webhook:admin grant:write"
+ALL_TYPES = ["memory.proposed", "memory.confirmed", "memory.deleted", "patient.erased", "consent.revoked",
+             "grant.revoked", "workflow.needs_reconciliation"]
+SUBS = "/v1/event-subscriptions"
+
+
+@pytest.fixture
+def receiver(settings):
+    fake = WebhookReceiver()
+    settings.EVENT_DELIVERY_CA_BUNDLE = str(fake.ca_bundle)
+    settings.EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
+    settings.EVENT_DELIVERY_TIMEOUT_SECONDS = 0.5
+    settings.EVENT_DELIVERY_RETRY_BASE_SECONDS = 0.05
+    settings.EVENT_DELIVERY_RETRY_MAX_SECONDS = 0.2
+    settings.EVENT_DELIVERY_MAX_ATTEMPTS = 5
+    yield fake
+    fake.stop()
+
+
+def admin(world, org=None) -> Api:
+    return Api(mint(world.keyring, sub="webhook-admin", org_id=org or world.org, scope=ADMIN_SCOPES))
+
+
+def subscribe(world, receiver: WebhookReceiver, *, org=None, types=None) -> dict:
+    r = admin(world, org).post(SUBS, {"url": receiver.url, "event_types": types or ALL_TYPES})
+    assert r.status_code == 201, r.content
+    receiver.secret = r.json()["secret"]
+    return r.json()
+
+
+def deliver(until=None, timeout: float = 20.0) -> None:
+    """Run the worker until nothing is due (and, given ``until``, until it holds: retries come due later)."""
+    def done() -> bool:
+        DeliveryWorker(name="test-events", lease_seconds=2.0, poll_seconds=0.02).run(until_idle=True)
+        return until is None or until()
+    wait_until(done, timeout=timeout, message="deliveries")
+
+
+def deliveries(org) -> list[tuple]:
+    with admin_connect() as conn:
+        return conn.execute("SELECT e.event_type, d.status, d.attempts, d.last_status_code, d.last_error_code "
+                            "FROM event_delivery d JOIN event_outbox e USING (event_id) "
+                            "WHERE d.organization_id = %s ORDER BY d.created_at", [org]).fetchall()
+
+
+def outbox_count() -> int:
+    with admin_connect() as conn:
+        return conn.execute("SELECT (SELECT count(*) FROM event_outbox) + (SELECT count(*) FROM event_delivery)"
+                            ).fetchone()[0]
+
+
+# --- the API ------------------------------------------------------------------------------------------------------
+def test_an_administrator_registers_lists_reads_pauses_and_deletes_a_subscription(world, committed_db, receiver):
+    created = subscribe(world, receiver, types=["consent.revoked"])
+    assert created["secret"].startswith("whsec_") and len(signing.secret_bytes(created["secret"])) == 32
+    sid = created["subscription_id"]
+    api = admin(world)
+    listed = api.get(SUBS).json()["items"]
+    assert [s["subscription_id"] for s in listed] == [sid]
+    assert "secret" not in listed[0], "the secret is shown once, at creation"
+    read = api.get(f"{SUBS}/{sid}").json()
+    assert read["subscription"]["event_types"] == ["consent.revoked"] and read["deliveries"] == []
+    assert "secret" not in json.dumps(read)
+    r = api.request("PATCH", f"{SUBS}/{sid}", {"enabled": False, "event_types": ["grant.revoked", "memory.deleted"]})
+    assert r.status_code == 200 and r.json()["enabled"] is False
+    assert r.json()["event_types"] == ["memory.deleted", "grant.revoked"]
+    assert api.request("DELETE", f"{SUBS}/{sid}").status_code == 204
+    assert api.get(f"{SUBS}/{sid}").status_code == 404
+    with admin_connect() as conn:
+        actions = [tuple(row) for row in conn.execute(
+            "SELECT action, outcome FROM audit_event WHERE organization_id = %s "
+            "AND resource_type = 'event_subscription' ORDER BY occurred_at", [world.org]).fetchall()]
+        stored = conn.execute("SELECT count(*) FROM event_subscription").fetchone()[0]
+    assert actions == [("event_subscription.create", "success"), ("event_subscription.list", "success"),
+                       ("event_subscription.read", "success"), ("event_subscription.update", "success"),
+                       ("event_subscription.delete", "success"), ("event_subscription.read", "denied")]
+    assert stored == 0
+
+
+def test_the_secret_is_stored_encrypted_and_a_supplied_one_is_used(world, committed_db, receiver):
+    secret = signing.new_secret()
+    r = admin(world).post(SUBS, {"url": receiver.url, "event_types": ["consent.revoked"], "secret": secret})
+    assert r.status_code == 201 and r.json()["secret"] == secret
+    with admin_connect() as conn:
+        (ciphertext,) = conn.execute("SELECT secret_ciphertext FROM event_subscription").fetchone()
+    assert secret.encode() not in bytes(ciphertext) and signing.secret_bytes(secret) not in bytes(ciphertext)
+
+
+@pytest.mark.parametrize(("body", "field", "code"), [
+    ({"url": "http://hooks.example.org/x"}, "url", "https_required"),
+    ({"url": "https://user:pw@hooks.example.org/x"}, "url", "credentials_in_url"),
+    ({"url": "https://10.1.2.3/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://[::1]:8443/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://169.254.169.254/latest"}, "url", "destination_not_allowed"),
+    ({"url": "https:///nohost"}, "url", "invalid"),
+    ({"url": "https://hooks.example.org/x#frag"}, "url", "invalid"),
+    ({"event_types": ["memory.read"]}, "event_types.0", "invalid_choice"),
+    ({"event_types": []}, "event_types", "min_length"),
+    ({"secret": "not-a-secret"}, "secret", "invalid"),
+    ({"secret": "whsec_" + "QUJD"}, "secret", "invalid"),
+    ({"colour": "red"}, "colour", None),
+])
+def test_a_bad_subscription_is_refused_with_its_field_and_code_and_nothing_is_written(world, committed_db, body,
+                                                                                       field, code):
+    full = {"url": "https://hooks.example.org/anamnesis", "event_types": ["consent.revoked"], **body}
+    r = admin(world).post(SUBS, full)
+    assert r.status_code == 422, r.content
+    errors = r.json()["errors"]
+    assert any(e["field"] == field and (code is None or e["code"] == code) for e in errors), errors
+    with admin_connect() as conn:
+        assert conn.execute("SELECT count(*) FROM event_subscription").fetchone()[0] == 0
+
+
+def test_only_administrators_reach_subscriptions_and_another_organisations_is_not_found(world, committed_db,
+                                                                                         receiver):
+    sid = subscribe(world, receiver)["subscription_id"]
+    nurse = world.staff("nurse-1", scope="consent:read grant:write audit:read")
+    assert nurse.get(SUBS).status_code == 403
+    assert nurse.post(SUBS, {"url": receiver.url, "event_types": ALL_TYPES}).status_code == 403
+    patient = Api(mint(world.keyring, sub="p", org_id=world.org, patient_id=world.patient_a,
+                       scope=PATIENT_SCOPES + " webhook:admin"))
+    agent = Api(mint(world.keyring, sub="webhook-admin", org_id=world.org, scope=ADMIN_SCOPES, act="some-agent"))
+    for caller in (patient, agent):
+        assert caller.get(SUBS).status_code == 403
+        r = caller.post(SUBS, {"url": receiver.url, "event_types": ALL_TYPES})
+        assert r.status_code == 403 and r.json()["code"] in ("forbidden", "agent_cannot_grant")
+        assert caller.request("DELETE", f"{SUBS}/{sid}").status_code == 403
+    other = admin(world, world.other_org)
+    assert other.get(SUBS).json()["items"] == []
+    missing = other.get(f"{SUBS}/{uuid.uuid4()}")
+    for r in (other.get(f"{SUBS}/{sid}"), other.request("PATCH", f"{SUBS}/{sid}", {"enabled": False}),
+              other.request("DELETE", f"{SUBS}/{sid}")):
+        assert r.status_code == 404 and r.json()["code"] == missing.json()["code"] == "not_found"
+    assert admin(world).get(f"{SUBS}/{sid}").json()["subscription"]["enabled"] is True
+
+
+# --- delivery -----------------------------------------------------------------------------------------------------
+def test_events_arrive_signed_with_ids_types_and_purposes_and_never_values(world, committed_db, receiver):
+    subscribe(world, receiver)
+    subscribe_other = WebhookReceiver()
+    try:
+        # The other organisation subscribes to everything too (its own receiver, trusted by the same bundle? no:
+        # its own CA; it must receive nothing, so trust does not matter).
+        r = admin(world, world.other_org).post(SUBS, {"url": subscribe_other.url, "event_types": ALL_TYPES})
+        assert r.status_code == 201
+        subscribe_other.secret = r.json()["secret"]
+        pid = world.patient_a
+        patient = world.patient(pid)
+        cid = world.consent(pid)
+        r = patient.post(f"/v1/patients/{pid}/memories", memory_body(cid, "earliest_time", "07:45"))
+        assert r.status_code == 201, r.content
+        memory_id = r.json()["memory_id"] if "memory_id" in r.json() else r.json()["memory"]["memory_id"]
+        agent = Api(mint(world.keyring, sub=f"patient-{pid}", org_id=world.org, patient_id=pid,
+                         scope=PATIENT_SCOPES, act="scheduling-agent"))
+        r = agent.post(f"/v1/patients/{pid}/memories", memory_body(cid, "latest_time", "16:35"))
+        assert r.status_code == 201 and r.json()["memory"]["state"] == "proposed", r.content
+        proposal = r.json()["memory"]["memory_id"]
+        assert patient.post(f"/v1/patients/{pid}/memories/{proposal}/confirm").status_code == 200
+        assert patient.request("DELETE", f"/v1/patients/{pid}/memories/{memory_id}").status_code == 200
+        grant = world.grant(pid, "nurse-7", "appointment_scheduling")
+        r = admin(world).post(f"/v1/grants/{grant['grant_id']}/revoke", {})
+        assert r.status_code == 200, r.content
+        assert patient.post(f"/v1/patients/{pid}/consents/{cid}/revoke").status_code == 200
+        deliver(until=lambda: len(receiver.received) >= 5)
+    finally:
+        subscribe_other.stop()
+    got = [(m.payload["type"], m.payload["data"]) for m in receiver.received]
+    assert all(m.verified for m in receiver.received), "every message verifies under the subscription's secret"
+    # delivered concurrently: in any order
+    assert sorted(t for t, _ in got) == ["consent.revoked", "grant.revoked", "memory.confirmed", "memory.deleted",
+                                         "memory.proposed"]
+    by_type = dict(got)
+    common = {"organization_id": str(world.org), "patient_id": str(pid)}
+    assert by_type["memory.proposed"] == {**common, "memory_id": proposal, "memory_type": "scheduling_preference",
+                                          "purpose": "appointment_scheduling"}
+    assert by_type["memory.confirmed"] == by_type["memory.proposed"]
+    assert by_type["memory.deleted"] == {**common, "memory_id": memory_id, "memory_type": "scheduling_preference",
+                                         "purpose": "appointment_scheduling",
+                                         "deletion_id": by_type["memory.deleted"]["deletion_id"]}
+    assert by_type["grant.revoked"] == {**common, "grant_id": grant["grant_id"], "purpose": "appointment_scheduling",
+                                        "actor_sub": "nurse-7"}
+    assert by_type["consent.revoked"] == {**common, "consent_id": cid, "purpose": "appointment_scheduling"}
+    everything = b" ".join(m.body for m in receiver.received)
+    assert b"07:45" not in everything and b"16:35" not in everything, "values never leave in an event"
+    ids = [m.headers["webhook-id"] for m in receiver.received]
+    assert len(set(ids)) == len(ids) and all(uuid.UUID(i) for i in ids)
+    assert subscribe_other.received == [], "another organisation's endpoint receives nothing of this one's"
+    assert [row[:2] for row in deliveries(world.org)] == [(t, "delivered") for t in [
+        "memory.proposed", "memory.confirmed", "memory.deleted", "grant.revoked", "consent.revoked"]]
+    assert deliveries(world.other_org) == [], "nothing was queued for the other organisation"
+
+
+def test_a_tampered_or_replayed_message_does_not_verify(world, committed_db, receiver):
+    subscribe(world, receiver, types=["consent.revoked"])
+    cid = world.consent(world.patient_a)
+    assert world.patient(world.patient_a).post(
+        f"/v1/patients/{world.patient_a}/consents/{cid}/revoke").status_code == 200
+    deliver(until=lambda: len(receiver.received) == 1)
+    message = receiver.received[0]
+    assert message.verified
+    assert not receiver.verify(message.body.replace(b"consent.revoked", b"consent.granted"), message.headers)
+    old = str(int(time.time()) - 600)
+    assert not receiver.verify(message.body, {**message.headers, "webhook-timestamp": old}), \
+        "the timestamp is signed: a replay cannot be made to look recent"
+    resigned = signing.headers(receiver.secret, msg_id=message.headers["webhook-id"], timestamp=int(old),
+                               body=message.body)
+    assert not receiver.verify(message.body, resigned), "a message older than the tolerance is refused"
+
+
+def test_a_500_and_a_timeout_are_retried_with_the_same_id_until_delivered(world, committed_db, receiver):
+    sid = subscribe(world, receiver, types=["consent.revoked"])["subscription_id"]
+    receiver.fail(1)
+    receiver.hang(1, 1.5)
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    deliver(until=lambda: deliveries(world.org)[0][1] == "delivered")
+    assert [m.answered for m in receiver.received] == [500, None, 200]
+    assert len({m.headers["webhook-id"] for m in receiver.received}) == 1, "receivers deduplicate on the id"
+    assert len({m.body for m in receiver.received}) == 1
+    assert all(m.verified for m in receiver.received)
+    (row,) = deliveries(world.org)
+    assert row == ("consent.revoked", "delivered", 3, 200, None)
+    shown = admin(world).get(f"{SUBS}/{sid}").json()["deliveries"]
+    assert [(d["event_type"], d["status"], d["attempts"], d["last_status_code"]) for d in shown] == [
+        ("consent.revoked", "delivered", 3, 200)]
+
+
+def test_a_dead_endpoint_fails_after_the_attempt_limit_without_holding_up_another(world, committed_db, receiver,
+                                                                                  settings):
+    settings.EVENT_DELIVERY_MAX_ATTEMPTS = 2
+    dead = subscribe(world, receiver, types=["consent.revoked"])
+    dead_secret = receiver.secret
+    live = WebhookReceiver()
+    try:
+        r = admin(world).post(SUBS, {"url": live.url, "event_types": ["consent.revoked"]})
+        live.secret = r.json()["secret"]
+        receiver.fail(100)
+        # the live receiver's certificate comes from its own CA: trust both
+        bundle = receiver.ca_bundle.parent / "both.pem"
+        bundle.write_bytes(receiver.ca_bundle.read_bytes() + live.ca_bundle.read_bytes())
+        settings.EVENT_DELIVERY_CA_BUNDLE = str(bundle)
+        cid = world.consent(world.patient_a)
+        world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+        deliver(until=lambda: {row[1] for row in deliveries(world.org)} == {"delivered", "failed"})
+        assert len(live.received) == 1 and live.received[0].verified
+    finally:
+        live.stop()
+    assert len(receiver.received) == 2 and receiver.secret == dead_secret
+    shown = admin(world).get(f"{SUBS}/{dead['subscription_id']}").json()["deliveries"]
+    assert [(d["status"], d["attempts"], d["last_status_code"], d["last_error_code"]) for d in shown] == [
+        ("failed", 2, 500, "http_status")]
+
+
+def test_a_disabled_subscription_queues_nothing_and_an_unwanted_type_is_not_stored(world, committed_db, receiver):
+    sid = subscribe(world, receiver, types=["grant.revoked"])["subscription_id"]
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    assert outbox_count() == 0, "nobody wants consent.revoked: nothing is stored"
+    admin(world).request("PATCH", f"{SUBS}/{sid}", {"enabled": False})
+    grant = world.grant(world.patient_a, "nurse-7", "appointment_scheduling")
+    admin(world).post(f"/v1/grants/{grant['grant_id']}/revoke", {})
+    assert outbox_count() == 0
+
+
+def test_a_change_that_rolls_back_emits_nothing_and_one_that_commits_always_does(world, committed_db, receiver):
+    subscribe(world, receiver, types=["consent.revoked"])
+    cid = uuid.UUID(world.consent(world.patient_a))
+    patient = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                       scopes=frozenset(PATIENT_SCOPES.split()), actor_kind="patient")
+
+    class Boom(Exception):
+        pass
+
+    with pytest.raises(Boom), identity_context(patient):
+        consent_services.consent_revoke(identity=patient, patient_id=world.patient_a, consent_id=cid)
+        raise Boom
+    assert outbox_count() == 0
+    with identity_context(patient):
+        consent_services.consent_revoke(identity=patient, patient_id=world.patient_a, consent_id=cid)
+    assert [row[:2] for row in deliveries(world.org)] == [("consent.revoked", "pending")]
+
+
+def test_the_runtime_role_cannot_write_the_outbox_directly_or_emit_for_another_organisation(world, committed_db,
+                                                                                           receiver):
+    subscribe(world, receiver, types=["consent.revoked"], org=world.other_org)
+    nurse = Identity(org_id=world.org, actor_sub="nurse-1")
+    with identity_context(nurse):
+        with pytest.raises(ProgrammingError, match="permission denied"), connection.cursor() as cursor:
+            cursor.execute("INSERT INTO event_outbox (event_id, organization_id, event_type, data, occurred_at) "
+                           "VALUES (gen_random_uuid(), %s, 'consent.revoked', '{}', now())", [world.other_org])
+    with identity_context(nurse):
+        assert event_emit("consent.revoked", consent_id=uuid.uuid4(), patient_id=uuid.uuid4(),
+                          purpose="appointment_scheduling") == 0, "only the caller's organisation's subscriptions"
+    assert outbox_count() == 0
+
+
+def test_erasing_a_patient_sends_each_memory_deleted_and_patient_erased(world, committed_db, receiver):
+    subscribe(world, receiver, types=["memory.deleted", "patient.erased"])
+    pid = world.patient_a
+    cid = world.consent(pid)
+    patient = world.patient(pid)
+    made = [patient.post(f"/v1/patients/{pid}/memories", memory_body(cid, kind, t)).json()["memory"]["memory_id"]
+            for kind, t in (("earliest_time", "06:41"), ("latest_time", "18:23"))]
+    me = Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid,
+                  scopes=frozenset(PATIENT_SCOPES.split()), actor_kind="patient")
+    with identity_context(me):
+        receipt = memory_erase_patient(identity=me, patient_id=pid)
+    deliver(until=lambda: len(receiver.received) == 3)
+    got = sorted((m.payload["type"], m.payload["data"].get("memory_id")) for m in receiver.received)
+    assert got == sorted([("memory.deleted", made[0]), ("memory.deleted", made[1]), ("patient.erased", None)])
+    erased = next(m.payload["data"] for m in receiver.received if m.payload["type"] == "patient.erased")
+    assert erased == {"organization_id": str(world.org), "patient_id": str(pid),
+                      "deletion_id": receipt["deletion_id"]}
+    assert not any(b"06:41" in m.body or b"18:23" in m.body for m in receiver.received)
+
+
+def test_a_workflow_that_needs_reconciliation_is_announced_once(world, committed_db, receiver, settings):
+    settings.WORKFLOW_RETRY_BASE_SECONDS = 0.05
+    settings.WORKFLOW_HTTP_CONNECT_TIMEOUT_SECONDS = 0.3
+    settings.WORKFLOW_HTTP_READ_TIMEOUT_SECONDS = 0.3
+    with admin_connect() as conn:
+        conn.execute("UPDATE workflow_circuit SET state = 'closed', consecutive_failures = 0, opened_at = NULL, "
+                     "open_until = NULL")
+    subscribe(world, receiver, types=["workflow.needs_reconciliation"])
+    insurer = FakeOutsideSystem("insurer")
+    try:
+        api = world.patient(world.patient_a)
+        wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization",
+                                        "patient_id": str(world.patient_a)}).json()
+        r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+            "expected_version": 1, "next_step": "submit_prior_authorization",
+            "state_patch": {"referral_verified": True},
+            "request_operation": {"kind": "submit_prior_authorization", "payload": {
+                "referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975",
+                "member_ref": "M-1"}}})
+        assert r.status_code == 200, r.content
+        operation_id = r.json()["pending_operations"][0]["operation_id"]
+        insurer.fail(times=1)
+        adapters = {INSURER: OutsideSystem(SPECS[INSURER], base_url=insurer.url, connect_timeout=0.3,
+                                           read_timeout=0.3)}
+        Worker(name="test-worker", adapters=adapters, lease_seconds=2.5, poll_seconds=0.02).run(once=True)
+    finally:
+        insurer.stop()
+    assert api.get(f"/v1/workflows/{wf['workflow_id']}").json()["current_step"] == "needs_reconciliation"
+    deliver(until=lambda: len(receiver.received) == 1)
+    (message,) = receiver.received
+    assert message.verified and message.payload["type"] == "workflow.needs_reconciliation"
+    assert message.payload["data"] == {"organization_id": str(world.org), "patient_id": str(world.patient_a),
+                                       "workflow_id": wf["workflow_id"], "workflow_type": "prior_authorization",
+                                       "purpose": wf["purpose"], "operation_id": operation_id}
+    assert b"REF-1" not in message.body and b"E11.9" not in message.body
+
+
+def test_run_worker_with_events_delivers_them_beside_the_operations(world, committed_db, receiver):
+    subscribe(world, receiver, types=["consent.revoked"])
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    call_command("run_worker", "--until-idle", "--events", "--poll-seconds", "0.02")
+    assert [m.payload["type"] for m in receiver.received] == ["consent.revoked"]
+    assert receiver.received[0].verified
+    assert [row[:3] for row in deliveries(world.org)] == [("consent.revoked", "delivered", 1)]
