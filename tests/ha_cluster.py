@@ -62,8 +62,8 @@ class Node:
             "etcd3": {"hosts": [f"127.0.0.1:{cluster.etcd_port}"]},
             "bootstrap": {
                 "dcs": {
-                    # Patroni's minimums are ttl 20, loop_wait 1, retry_timeout 3 (loop_wait + 2 x retry_timeout
-                    # must stay under ttl). A short loop notices a dead PostgreSQL within about a second.
+                    # Patroni's defaults are 30, 10, 10; loop_wait + 2 x retry_timeout must stay under ttl. A
+                    # one-second loop notices a dead PostgreSQL within about a second.
                     "ttl": 20, "loop_wait": 1, "retry_timeout": 5,
                     "maximum_lag_on_failover": 1048576,
                     "master_start_timeout": 0,
