@@ -145,10 +145,14 @@ class Node:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
         pid_file = self.data_dir / "postmaster.pid"
-        if pid_file.exists():  # a PostgreSQL that outlived its Patroni
+        if pid_file.exists():  # a PostgreSQL that outlived its Patroni (and only that: pids are reused)
+            import psutil
+
             try:
-                os.kill(int(pid_file.read_text().split()[0]), signal.SIGQUIT)
-            except (ProcessLookupError, ValueError):
+                process = psutil.Process(int(pid_file.read_text().split()[0]))
+                if process.name() == "postgres":
+                    process.send_signal(signal.SIGQUIT)
+            except (psutil.Error, ValueError, IndexError):
                 pass
 
 

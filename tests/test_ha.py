@@ -120,6 +120,8 @@ def test_killing_the_primary_under_write_load_fails_over_and_loses_no_acknowledg
         written = {m for ids in acknowledged.values() for m in ids}
         lost = written - stored
         assert not lost, f"{len(lost)} acknowledged writes lost"
+        status, _, body = _call(service.url, "GET", "/health/ready", "")
+        assert status == 200, body
         # and the API reads them back through the service that was never restarted
         for p, memory_ids in acknowledged.items():
             status, _, body = _call(service.url, "GET", f"/v1/patients/{p}/memories/{memory_ids[-1]}", tokens[p])
