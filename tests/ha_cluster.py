@@ -165,9 +165,15 @@ class PatroniCluster:
         self.dir.chmod(0o755)
         self.root = os.geteuid() == 0
         if self.root:
-            from pgserver.utils import ensure_user_exists
+            import stat
+
+            from pgserver.utils import ensure_folder_permissions, ensure_prefix_permissions, ensure_user_exists
 
             ensure_user_exists(SYSTEM_USER)
+            # what pgserver does before it runs its binaries as that user (a checkout under /root, say)
+            ensure_prefix_permissions(pg_bin_dir())
+            ensure_folder_permissions(pg_bin_dir(), stat.S_IRGRP | stat.S_IROTH | stat.S_IXGRP | stat.S_IXOTH)
+            ensure_folder_permissions(pg_bin_dir().parent / "lib", stat.S_IRGRP | stat.S_IROTH)
         self.superuser_password = secrets.token_urlsafe(24)
         self.replication_password = secrets.token_urlsafe(24)
         self.etcd_port = free_port()
