@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -68,7 +68,7 @@ class DbParams:
         if self.password:
             parts["password"] = self.password
         parts.update(self.extra)
-        return " ".join(f"{k}='{v}'" for k, v in parts.items())
+        return make_conninfo("", **parts)  # quoted and escaped as libpq expects (a password may hold a quote)
 
 
 def statement_options(env: Mapping[str, str] | None = None) -> dict:

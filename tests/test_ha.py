@@ -163,6 +163,8 @@ def test_a_database_url_may_name_several_hosts_and_libpq_options():
     assert psycopg.conninfo.conninfo_to_dict(params.conninfo()) == {
         "dbname": "anamnesis", "user": "app", "password": "p@ss", "host": "10.0.0.1,10.0.0.2",
         "port": "5432,5433", "sslmode": "require", "target_session_attrs": "read-write"}
+    quoted = parse_url("postgresql://app:it%27s%20a%5Csecret@db.internal/anamnesis")
+    assert psycopg.conninfo.conninfo_to_dict(quoted.conninfo())["password"] == "it's a\\secret"
     single = parse_url("postgres://owner@db.internal/anamnesis")
     assert (single.host, single.port, single.extra) == ("db.internal", "", ())
     assert parse_url("postgresql:///anamnesis?host=/run/postgresql").host == "/run/postgresql"
