@@ -5,7 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck check bench bench-quick eval ranker migrate clean worker events browser agent pgbouncer
+.PHONY: install run test lint typecheck check bench bench-quick eval ranker migrate clean worker events browser agent pgbouncer \
+	ha ha-test
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
@@ -38,8 +39,18 @@ browser:
 pgbouncer:
 	@command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer)
 
-test: install browser pgbouncer
+# The failover test (tests/test_ha.py) starts Debian's Patroni and etcd itself, on loopback, in a temporary folder.
+ha:
+	@(command -v patroni >/dev/null && command -v etcd >/dev/null) || (apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patroni etcd-server)
+
+test: install browser pgbouncer ha
 	$(BIN)/python -m pytest
+
+# Only the failover test (about 1.5 minutes; `make test` runs it too): Patroni + etcd with two PostgreSQL 16 nodes in
+# synchronous replication, the primary's postmaster SIGKILLed under a write load; prints what it measured.
+ha-test: install ha
+	$(BIN)/python -m pytest -m ha -s -q tests/test_ha.py
 
 # The example booking agent over MCP against `make run` (running in another terminal): a fake scheduling system on
 # 127.0.0.1:8091 answers the slot search, the demo agent's token comes from the development identity provider.

@@ -18,7 +18,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlparse
+from urllib.parse import urlparse
+
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -32,15 +34,18 @@ class DbParams:
     name: str
     user: str
     password: str
-    host: str
-    port: str
+    host: str  # several, comma-separated, for a replicated cluster (libpq tries them in order)
+    port: str  # one per host, or one for all
+    # Other libpq keywords from the URL's query, e.g. target_session_attrs=read-write (connect only to the
+    # primary, whichever host that is now) or sslmode; they apply to every connection, pooled or not.
+    extra: tuple[tuple[str, str], ...] = ()
 
     def django(self, *, pool: bool) -> dict:
         # An unreachable server fails a request within DB_CONNECT_TIMEOUT_SECONDS (503 service_unavailable),
         # never after libpq's default wait; the pool waits a little less for a connection, so that the whole
         # request, not just the wait, stays within it.
         connect_timeout = int(os.environ.get("DB_CONNECT_TIMEOUT_SECONDS", "2"))
-        options: dict = {"connect_timeout": connect_timeout, **statement_options()}
+        options: dict = {"connect_timeout": connect_timeout, **statement_options(), **dict(self.extra)}
         if pool:
             options["pool"] = {"min_size": 1, "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")),
                                "timeout": max(0.5, connect_timeout - 0.5)}
@@ -62,7 +67,8 @@ class DbParams:
             parts["port"] = self.port
         if self.password:
             parts["password"] = self.password
-        return " ".join(f"{k}='{v}'" for k, v in parts.items())
+        parts.update(self.extra)
+        return make_conninfo("", **parts)  # quoted and escaped as libpq expects (a password may hold a quote)
 
 
 def statement_options(env: Mapping[str, str] | None = None) -> dict:
@@ -83,17 +89,19 @@ def statement_options(env: Mapping[str, str] | None = None) -> dict:
 
 
 def parse_url(url: str) -> DbParams:
-    u = urlparse(url)
-    if u.scheme not in ("postgres", "postgresql"):
+    """A ``postgresql://`` URL as libpq reads it (psycopg's parser is libpq's): several hosts are allowed,
+    ``postgresql://h1:5432,h2:5432/db?target_session_attrs=read-write``, and so is ``?host=/socket/dir``."""
+    if urlparse(url).scheme not in ("postgres", "postgresql"):
         raise ValueError("database URLs must use the postgresql:// scheme")
-    query = parse_qs(u.query)
-    host = unquote(u.hostname or "") or query.get("host", [""])[0]
+    params = conninfo_to_dict(url)
+    known = {key: str(params.pop(key, "") or "") for key in ("dbname", "user", "password", "host", "port")}
     return DbParams(
-        name=unquote(u.path.lstrip("/")) or "postgres",
-        user=unquote(u.username or ""),
-        password=unquote(u.password or ""),
-        host=host,
-        port=str(u.port or ""),
+        name=known["dbname"] or "postgres",
+        user=known["user"],
+        password=known["password"],
+        host=known["host"],
+        port=known["port"],
+        extra=tuple(sorted((key, str(value)) for key, value in params.items())),
     )
 
 

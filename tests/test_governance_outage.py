@@ -5,45 +5,27 @@ acknowledged is readable afterwards. Runs against a spare embedded PostgreSQL th
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests.conftest import memory_body
 from tests.fakes.service import BASE_DIR, LiveService
+from tests.load import MemoryWriteLoad
+from tests.load import call as _call
 from tests.support import ISSUER, PATIENT_SCOPES, mint
 
 CONNECT_TIMEOUT = 2
 # The connection pool reconnects with exponential backoff (psycopg_pool: 1 s, doubling), so after an outage of a
 # few seconds the service serves again within a few more seconds, without a restart.
 RECOVERY_BOUND = 15
-
-
-def _headers(message) -> dict[str, str]:
-    """Header names are case-insensitive (uvicorn sends them in lower case): one spelling for the assertions."""
-    return {name.lower(): value for name, value in message.items()}
-
-
-def _call(url, method, path, token, body=None, timeout=30):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url + path, data=data, method=method, headers={
-        "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, _headers(response.headers), json.loads(response.read() or b"{}")
-    except urllib.error.HTTPError as exc:
-        return exc.code, _headers(exc.headers), json.loads(exc.read() or b"{}")
 
 
 class SpareDatabase:
@@ -114,30 +96,8 @@ def test_database_outage_under_load_fails_fast_recovers_and_loses_no_acknowledge
             assert status == 201, body
             consents[p] = body["consent_record_id"]
 
-        acknowledged: dict[uuid.UUID, list[str]] = {p: [] for p in patients}
-        outcomes: list[tuple[float, float, int, dict, dict]] = []  # (started, seconds, status, headers, body)
-        stop = threading.Event()
-
-        def load(p):
-            n = 0
-            while not stop.is_set():
-                n += 1
-                kind = "earliest_time" if n % 2 else "latest_time"
-                started = time.monotonic()
-                try:
-                    status, headers, body = _call(service.url, "POST", f"/v1/patients/{p}/memories", tokens[p],
-                                                  memory_body(consents[p], kind, f"{8 + n % 10:02d}:{n % 60:02d}"),
-                                                  timeout=15)
-                except OSError as exc:  # the service itself must stay up: a refused connection is a failure
-                    status, headers, body = 0, {}, {"error": type(exc).__name__}
-                outcomes.append((started, time.monotonic() - started, status, headers, body))
-                if status == 201:
-                    acknowledged[p].append(body["memory_id"])
-                time.sleep(0.02)
-
-        threads = [threading.Thread(target=load, args=(p,)) for p in patients]
-        for t in threads:
-            t.start()
+        load = MemoryWriteLoad(service.url, tokens, consents)
+        load.start()
         time.sleep(2)
         down_at = time.monotonic()
         spare.stop()
@@ -145,9 +105,8 @@ def test_database_outage_under_load_fails_fast_recovers_and_loses_no_acknowledge
         up_at = time.monotonic()
         spare.start()
         time.sleep(RECOVERY_BOUND + 3)
-        stop.set()
-        for t in threads:
-            t.join(timeout=30)
+        load.stop()
+        outcomes, acknowledged = load.outcomes, load.acknowledged
 
         during = [o for o in outcomes if down_at + 0.2 < o[0] < up_at - 0.2]
         after = [o for o in outcomes if o[0] > up_at]
