@@ -58,8 +58,10 @@ class AuditEvent(models.Model):
     class Meta:
         db_table = "audit_event"
         indexes = [
-            models.Index(fields=["organization_id", "patient_id", "occurred_at"], name="audit_org_patient_time"),
-            models.Index(fields=["organization_id", "occurred_at"], name="audit_org_time"),
+            # ending with id: each month's index gives a page's whole order (core migration 0016)
+            models.Index(fields=["organization_id", "patient_id", "occurred_at", "id"],
+                         name="audit_org_patient_time"),
+            models.Index(fields=["organization_id", "occurred_at", "id"], name="audit_org_time"),
         ]
         constraints = [
             models.CheckConstraint(
