@@ -9,6 +9,9 @@ set -euo pipefail
 SCALE=${1:-20}
 BIN=${PGBIN:-$(cd "$(dirname "$0")/.." && .venv/bin/python -c \
   "import pgserver, os; print(os.path.join(os.path.dirname(pgserver.__file__), 'pginstall', 'bin'))")}
+if [ "$(id -u)" = 0 ]; then  # PostgreSQL refuses to run as root: as the user the embedded server runs as
+  exec runuser -u "${PGUSER_SYSTEM:-pgserver}" -- env PGBIN="$BIN" bash -s "$@" < "$0"
+fi
 WORK=$(mktemp -d /tmp/anamnesis-pitr.XXXXXX)
 PORT=${PITR_PORT:-54329}
 PRIMARY=$WORK/primary RESTORED=$WORK/restored ARCHIVE=$WORK/archive BASE=$WORK/base
