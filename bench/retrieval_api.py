@@ -40,8 +40,10 @@ Helpers (load driver, keep-alive sessions, gunicorn worker balancing, percentile
 from __future__ import annotations
 
 from bench.bootstrap import ORIGINAL_ENV, setup_django
+from bench.common import bench_db_name
 
-DB_NAME = "anamnesis_bench_retrieval"
+# anamnesis_bench_retrieval unless BENCH_RETRIEVAL_DB names another anamnesis_bench* database (bench.scale's sizes)
+DB_NAME = bench_db_name("BENCH_RETRIEVAL_DB", "anamnesis_bench_retrieval")
 setup_django(DB_NAME)  # settings now point at DB_NAME for the life of this process
 
 import argparse  # noqa: E402

@@ -127,6 +127,15 @@ def rows(directory: Path) -> list[tuple[str, str, str, bool | None, str]]:
         out.append((f"list p99 at {s['large']:,} / at {s['small']:,} patients",
                     f"x{ratio} ({small['api_p99_ms']} -> {large['api_p99_ms']} ms)", f"<= {s['target_ratio']}",
                     (ratio is not None and ratio <= s["target_ratio"]) if full else None, where))
+        search_ratio = s.get("search_p50_ratio")
+        if search_ratio is not None:
+            out.append((f"search p50 at {s['large']:,} / at {s['small']:,} patients",
+                        f"x{search_ratio} ({small['search_p50_ms']} -> {large['search_p50_ms']} ms)",
+                        f"<= {s['target_ratio']}", (search_ratio <= s["target_ratio"]) if full else None, where))
+        for growth in s.get("audit_growth", []):
+            worst = max(growth["timings"].items(), key=lambda item: item[1]["p50_ms"])
+            out.append((f"audit reads at {growth['rows']:,} audit rows", f"slowest p50 {worst[1]['p50_ms']} ms "
+                        f"({worst[0]})", "flat", None, f"{growth['partitions']} partitions; {s['at']}"))
         names = sorted({n for size in (small, large) for n in size["plans"]})
         bad = [f"{n}@{k}" for k, size in (("small", small), ("large", large)) for n, p in size["plans"].items()
                if not p["ok"]]

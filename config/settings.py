@@ -223,6 +223,13 @@ MEMORY_ENCRYPTION_ACTIVE_KEY = env.str("MEMORY_ENCRYPTION_ACTIVE_KEY", default="
 MEMORY_RETENTION_DAYS = {"working": 1, "preference": 730, "account_fact": 730, "care_context": 365}
 MEMORY_REVOKED_CONSENT_GRACE_DAYS = env.int("MEMORY_REVOKED_CONSENT_GRACE_DAYS", default=0)
 MEMORY_SUPERSEDED_RETENTION_DAYS = env.int("MEMORY_SUPERSEDED_RETENTION_DAYS", default=90)
+# The audit trail is partitioned by month (core/audit_partitions.py). AUDIT_RETENTION_MONTHS: drop a month's
+# partition once the whole month ended more than this many months ago (0, the default, keeps everything; HIPAA asks
+# covered entities to keep such documentation six years, i.e. 72). AUDIT_PARTITIONS_AHEAD: months created ahead.
+AUDIT_RETENTION_MONTHS = env.int("AUDIT_RETENTION_MONTHS", default=0)
+AUDIT_PARTITIONS_AHEAD = env.int("AUDIT_PARTITIONS_AHEAD", default=3)
+if AUDIT_RETENTION_MONTHS < 0 or AUDIT_PARTITIONS_AHEAD < 1:
+    raise environ.ImproperlyConfigured("AUDIT_RETENTION_MONTHS must be 0 or more, AUDIT_PARTITIONS_AHEAD 1 or more")
 # Embeddings: "local" (all-MiniLM-L6-v2, offline, CPU, in this process), "local-server" (the same model in one
 # process per machine: manage.py run_embedding_server, which manage.py serve starts and points the web workers at)
 # or "openai" (an OpenAI-compatible /v1/embeddings server).

@@ -32,6 +32,10 @@ class AuditEvent(models.Model):
     Holds who did what to which patient's data, for which purpose, with what outcome: never fact values,
     prompts or tokens. Every column but ``actor_sub`` holds a coded value, enforced by CHECK constraints written
     in SQL (core migration 0007, audit coded values).
+
+    Range-partitioned by month of ``occurred_at`` (core migration 0016; ``core.audit_partitions`` keeps months
+    ahead and applies the retention policy). The table's primary key is ``(id, organization_id, occurred_at)``;
+    ``id`` stays the model's primary key, since rows are only inserted and read, never updated by key.
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -54,8 +58,10 @@ class AuditEvent(models.Model):
     class Meta:
         db_table = "audit_event"
         indexes = [
-            models.Index(fields=["organization_id", "patient_id", "occurred_at"], name="audit_org_patient_time"),
-            models.Index(fields=["organization_id", "occurred_at"], name="audit_org_time"),
+            # ending with id: each month's index gives a page's whole order (core migration 0016)
+            models.Index(fields=["organization_id", "patient_id", "occurred_at", "id"],
+                         name="audit_org_patient_time"),
+            models.Index(fields=["organization_id", "occurred_at", "id"], name="audit_org_time"),
         ]
         constraints = [
             models.CheckConstraint(

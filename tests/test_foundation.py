@@ -88,7 +88,7 @@ def test_startup_check_flags_a_role_that_could_bypass_rls():
 def test_every_patient_scoped_table_has_rls_enabled_and_forced():
     with connection.cursor() as cur:
         cur.execute("SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class "
-                    "WHERE relname = ANY(%s) AND relkind = 'r'", [PATIENT_SCOPED_TABLES])
+                    "WHERE relname = ANY(%s) AND relkind IN ('r', 'p')", [PATIENT_SCOPED_TABLES])
         rows = {name: (enabled, forced) for name, enabled, forced in cur.fetchall()}
         cur.execute("SELECT DISTINCT tablename FROM pg_policies WHERE schemaname = 'public'")
         with_policies = {r[0] for r in cur.fetchall()}
