@@ -27,14 +27,26 @@ from rest_framework import status
 
 from core.errors import ApiError, ValidationFailed
 from core.identity import Identity
+from core.vocabulary import PURPOSES
 
 REFUSED_SQLSTATE = "AP403"
+PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
 
 
 class PurposeNotPermitted(ApiError):
     status_code = status.HTTP_403_FORBIDDEN
     code = "purpose_not_permitted"
     title = "No consent or grant for this patient and purpose of use"
+
+
+def query_purpose(identity: Identity, query_params) -> str | None:
+    """The purpose of a GET that takes ``purpose`` as its only purpose parameter: the query's (422 when it is not a
+    purpose of use), else the token's one claim, else None."""
+    raw = query_params.get("purpose")
+    if raw is not None and raw not in PURPOSE_CODES:
+        raise ValidationFailed(errors=[{"field": "purpose", "code": "invalid_choice",
+                                        "message": "not a purpose of use"}])
+    return read_purpose(identity, purpose=raw)
 
 
 def read_purpose(identity: Identity, *, purpose: str | None, consent_purpose: str | None = None) -> str | None:

@@ -208,7 +208,7 @@ class MemoryDetailView(_MemoryView):
                    parameters=[OpenApiParameter("purpose", str, required=False, enum=[p for p, _ in PURPOSES],
                                                 description=purpose_of_use.DESCRIPTION)])
     def get(self, request, patient_id, memory_id):
-        purpose = purpose_of_use.read_purpose(self.identity, purpose=_purpose_param(request))
+        purpose = purpose_of_use.query_purpose(self.identity, request.query_params)
         if purpose is None:  # unnamed: the audit row takes the purpose the memory is kept for
             row = selectors.memory_read_row(
                 identity=self.identity, patient_id=patient_id, memory_id=memory_id,
@@ -232,19 +232,6 @@ class MemoryDetailView(_MemoryView):
 
 
 _CONSENT_PURPOSE = selectors.ITEM_COLUMNS.index("consent_purpose")
-
-
-def _purpose_param(request) -> str | None:
-    """The ``purpose`` query parameter of a read that takes no other (checked against the closed set)."""
-    if "purpose" not in request.query_params:
-        return None
-    params = PurposeParam(data=request.query_params)
-    params.is_valid(raise_exception=True)
-    return params.validated_data["purpose"]
-
-
-class PurposeParam(serializers.Serializer):
-    purpose = serializers.ChoiceField(choices=PURPOSES)
 
 
 class MemoryHistoryView(_MemoryView):

@@ -8,6 +8,7 @@ purpose, so the patient's activity page can say why an agent read."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -156,3 +157,46 @@ def test_search_and_context_pack_name_the_purpose(world):
     r = unnamed.post(f"/v1/patients/{world.patient_a}/context", {"question": "when can she come in?"})
     assert r.status_code == 422 and r.json()["errors"][0] == {
         "field": "purpose", "code": "required", "message": r.json()["errors"][0]["message"]}
+
+
+def test_a_conversation_is_read_for_the_purpose_it_is_held_for(world):
+    world.consent(world.patient_a, SCHED)
+    me = world.patient(world.patient_a)
+    r = me.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": SCHED})
+    assert r.status_code == 201, r.content
+    sid = r.json()["session"]["session_id"]
+    agent = agent_for(world, world.patient_a)
+    assert agent.get(f"/v1/sessions/{sid}", {"purpose": SCHED}).status_code == 200
+    assert agent.get(f"/v1/sessions/{sid}/context", {"purpose": SCHED}).status_code == 200
+    for tail in ("", "/context"):
+        r = agent.get(f"/v1/sessions/{sid}{tail}", {"purpose": COMM})
+        assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted"
+    r = agent.get(f"/v1/sessions/{sid}", {"purpose": "nope"})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "purpose"
+    # the token's one claim is the default
+    assert agent_for(world, world.patient_a, purpose_of_use=COMM).get(f"/v1/sessions/{sid}").status_code == 403
+    reads = events(world, resource_id=sid)
+    assert {(e.action, e.outcome, e.purpose) for e in reads if e.actor_kind == "agent"} == {
+        ("conversation.read", "success", SCHED), ("conversation.context", "success", SCHED),
+        ("conversation.read", "denied", COMM), ("conversation.context", "denied", COMM)}
+    flags = agent.get(f"/v1/patients/{world.patient_a}/care-team-flags", {"purpose": COMM})
+    assert flags.status_code == 403 and flags.json()["code"] == "purpose_not_permitted"
+
+
+def test_the_export_names_its_purpose_and_the_fhir_audit_event_carries_each_reads_purpose(world):
+    seeded(world)
+    agent_for(world, world.patient_a).get(mem(world.patient_a), {"purpose": COMM})
+    me = world.patient(world.patient_a, scope=PATIENT_SCOPES + " export:read audit:read")
+    r = me.get(f"/v1/patients/{world.patient_a}/export", {"format": "fhir", "purpose": "care_coordination"})
+    assert r.status_code == 200
+    bundle = json.loads(b"".join(r.streaming_content))
+    audit_events = [e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "AuditEvent"]
+    agent_list = [a for a in audit_events if any(
+        c.get("code") == COMM for p in a.get("purposeOfEvent", []) for c in p["coding"])]
+    assert agent_list, "the agent's read carries its purpose of use"
+    [export_row] = rows(world, world.patient_a, "patient.export")
+    assert export_row.purpose == "care_coordination"
+    # staff without a grant for the purpose are refused as such
+    nurse = world.staff("nurse-9", scope="export:read memory:read")
+    r = nurse.get(f"/v1/patients/{world.patient_a}/export", {"purpose": COMM})
+    assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted"
