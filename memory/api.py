@@ -424,9 +424,9 @@ class SearchParams(serializers.Serializer):
 
 class ContextIn(StrictSerializer):
     question = serializers.CharField(min_length=1, max_length=1000)
-    purpose = serializers.ChoiceField(choices=PURPOSES, required=False, help_text=(
-        "Why the caller asks (purpose of use). Default: the token's purpose_of_use claim when it names exactly one; "
-        "required otherwise. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted."))
+    # Why the caller asks: the token's one purpose_of_use claim when left out (the operation's description says so;
+    # help_text here would wrap the enum in an allOf that the MCP tool and TypeScript schemas need not carry).
+    purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
     limit = serializers.IntegerField(min_value=1, max_value=20, required=False)
     session_id = serializers.UUIDField(required=False, allow_null=True)
 
@@ -470,7 +470,9 @@ class PatientContextView(_MemoryView):
     audit_actions = {"POST": "memory.context_pack"}
     resource_type = "memory_release"
 
-    @extend_schema(operation_id="memories_context_pack", request=ContextIn, responses={200: ContextPackOut})
+    @extend_schema(operation_id="memories_context_pack", request=ContextIn, responses={200: ContextPackOut},
+                   description="A context pack for a question, recorded as a release for its purpose of use. "
+                               "purpose: " + purpose_of_use.DESCRIPTION + " Required when the token names none.")
     def post(self, request, patient_id):
         body = ContextIn(data=request.data)
         body.is_valid(raise_exception=True)
