@@ -211,6 +211,9 @@ def test_a_nurse_sees_only_the_patients_she_holds_grants_for(world, nurse):
     assert str(world.patient_a) in page and str(world.patient_b) not in page
     detail = nurse["client"].get(f"/staff/patients/{world.patient_a}/").content.decode()
     assert "not before 10:00" in detail and "Appointment scheduling" in detail
+    # staff pages speak to staff, not in the patient's voice
+    assert "Until the patient or their care team change it" in detail and "Until you change it" not in detail
+    assert "purposes you agreed to" not in detail and "purposes you hold a grant for" in detail
 
 
 def test_the_nurse_sees_what_conversations_flagged_for_the_care_team(world, nurse):
