@@ -200,3 +200,21 @@ def test_the_export_names_its_purpose_and_the_fhir_audit_event_carries_each_read
     nurse = world.staff("nurse-9", scope="export:read memory:read")
     r = nurse.get(f"/v1/patients/{world.patient_a}/export", {"purpose": COMM})
     assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted"
+
+
+def test_every_read_publishes_purpose_in_the_openapi_document():
+    """The TypeScript client and the MCP tools are typed from the OpenAPI document: each read names ``purpose``
+    there, from the closed set of purposes of use."""
+    from agents_mcp.tools import openapi_document
+
+    document = openapi_document()
+    operations = {op["operationId"]: op for ops in document["paths"].values() for op in ops.values()
+                  if isinstance(op, dict) and "operationId" in op}
+    for operation_id in ("memories_list", "memories_read", "memories_search", "sessions_read", "sessions_context",
+                         "care_team_flags_list", "patient_export"):
+        [param] = [p for p in operations[operation_id].get("parameters", []) if p["name"] == "purpose"]
+        assert param["in"] == "query" and not param.get("required")
+        assert "appointment_scheduling" in param["schema"]["enum"], operation_id
+    body = operations["memories_context_pack"]["requestBody"]["content"]["application/json"]["schema"]
+    context_in = document["components"]["schemas"][body["$ref"].rsplit("/", 1)[-1]]
+    assert "purpose" in context_in["properties"] and "purpose" not in context_in.get("required", [])
