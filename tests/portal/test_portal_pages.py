@@ -211,6 +211,11 @@ def test_a_nurse_sees_only_the_patients_she_holds_grants_for(world, nurse):
     assert str(world.patient_a) in page and str(world.patient_b) not in page
     detail = nurse["client"].get(f"/staff/patients/{world.patient_a}/").content.decode()
     assert "not before 10:00" in detail and "Appointment scheduling" in detail
+    # her one grant is the purpose of her read, in the patient's history
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        reads = AuditEvent.objects.filter(organization_id=world.org, action="memory.list",
+                                          actor_sub=nurse["sub"]).values_list("purpose", flat=True)
+        assert set(reads) == {"appointment_scheduling"}
     # staff pages speak to staff, not in the patient's voice
     assert "Until the patient or their care team change it" in detail and "Until you change it" not in detail
     assert "purposes you agreed to" not in detail and "purposes you hold a grant for" in detail
