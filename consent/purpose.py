@@ -8,7 +8,8 @@ The rule (README, "Purpose of use"):
   ``purpose_conflict``). A read for a purpose sees only what is kept for that purpose (minimum necessary);
 * a read that names none is for the token's one purpose when its ``purpose_of_use`` claim names exactly one;
   otherwise it stays unnamed, as before this rule: it sees what the caller may see for any purpose and its audit
-  row has no purpose (kept for existing callers; agents should name one, and the clients and MCP tools do);
+  row has no purpose (kept for existing callers; agents should name one: the Python client and the MCP read
+  tools take it). A context pack is always for one purpose: none at all is 422;
 * a named purpose the caller may not read for is refused as such: 403 ``purpose_not_permitted``, audited
   ``denied`` with that purpose. The answer is the same whether or not the patient exists. The patient in person
   is never refused their own record; an agent in a patient's context needs that patient's consent in force for the
