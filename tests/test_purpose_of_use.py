@@ -218,3 +218,19 @@ def test_every_read_publishes_purpose_in_the_openapi_document():
     body = operations["memories_context_pack"]["requestBody"]["content"]["application/json"]["schema"]
     context_in = document["components"]["schemas"][body["$ref"].rsplit("/", 1)[-1]]
     assert "purpose" in context_in["properties"] and "purpose" not in context_in.get("required", [])
+
+
+def test_naming_a_purpose_adds_no_statement_to_the_memory_list(world):
+    """The list's purpose check travels in its audit row's statement: the same statements with and without it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    seeded(world)
+    agent = agent_for(world, world.patient_a)
+    agent.get(mem(world.patient_a))  # warm: the token is verified and cached
+    with CaptureQueriesContext(connection) as unnamed:
+        assert agent.get(mem(world.patient_a)).status_code == 200
+    with CaptureQueriesContext(connection) as named:
+        assert agent.get(mem(world.patient_a), {"purpose": COMM}).status_code == 200
+    assert len(named.captured_queries) == len(unnamed.captured_queries)
+    assert any("app_require_purpose" in q["sql"] for q in named.captured_queries)
