@@ -191,9 +191,11 @@ def test_the_export_names_its_purpose_and_the_fhir_audit_event_carries_each_read
     assert r.status_code == 200
     bundle = json.loads(b"".join(r.streaming_content))
     audit_events = [e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "AuditEvent"]
-    agent_list = [a for a in audit_events if any(
-        c.get("code") == COMM for p in a.get("purposeOfEvent", []) for c in p["coding"])]
-    assert agent_list, "the agent's read carries its purpose of use"
+    by_agent = [a for a in audit_events if a["agent"][0]["type"]["coding"][0]["code"] == "agent"]
+    assert by_agent and all(c["code"] == COMM for a in by_agent for p in a["purposeOfEvent"] for c in p["coding"]
+                            if c["system"].endswith("/purpose")), "the agent's read carries its purpose of use"
+    assert all({"identifier": {"system": "urn:anamnesis:agent-client", "value": "scheduling-agent"}}
+               in [who["who"] for who in a["agent"]] for a in by_agent), "and names the agent"
     [export_row] = rows(world, world.patient_a, "patient.export")
     assert export_row.purpose == "care_coordination"
     # staff without a grant for the purpose are refused as such
