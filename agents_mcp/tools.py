@@ -42,12 +42,14 @@ class ToolSpec:
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("search_memories", "memories_search",
              "Search a patient's current, consented long-term memories by meaning (deterministic filters first, "
-             "then exact ranking). Returns memories with scores.", True),
+             "then exact ranking). Returns memories with scores. Name why you read in purpose (the patient sees "
+             "it).", True),
     ToolSpec("get_context_pack", "memories_context_pack",
              "A context pack for a question: the few memories relevant to it, with guardrail notes and a text "
-             "ready for a prompt (never the patient identifier). Recorded as a release.", True),
+             "ready for a prompt (never the patient identifier). Recorded as a release for its purpose.", True),
     ToolSpec("list_memories", "memories_list",
-             "The patient's current, valid, consented long-term memories.", True),
+             "The patient's current, valid, consented long-term memories. Name why you read in purpose (the "
+             "patient sees it): you get the memories kept for that purpose.", True),
     ToolSpec("propose_memory", "memories_propose",
              "Propose a typed long-term memory extracted from a conversation. It stays 'proposed' (never used) "
              "until the patient or staff confirm it; agents never write active facts.", False),
@@ -62,7 +64,8 @@ TOOLS: tuple[ToolSpec, ...] = (
              False),
     ToolSpec("get_session_context", "sessions_context",
              "The model context within a token budget: slots, standing preferences, newest turns and a "
-             "structured summary of older ones. Never holds the patient identifier.", True),
+             "structured summary of older ones. Never holds the patient identifier. Read for the session's "
+             "purpose.", True),
     ToolSpec("search_offers", "sessions_offers_search",
              "Ask the scheduling system for slots matching the conversation's slots and the patient's standing "
              "preferences; the offers are recorded as a tool turn.", False),

@@ -13,6 +13,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from consent import purpose as purpose_of_use
 from conversations import selectors, services
 from conversations.context import public_slots
 from conversations.models import ConversationSession, SessionStatus, TurnRole
@@ -24,6 +25,8 @@ from core.errors import ValidationFailed
 from core.serializers import ModelOutSerializer, StrictSerializer
 from core.vocabulary import PURPOSES
 from memory.api import MemoryOut
+
+PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
 
 TIME = r"^([01]\d|2[0-3]):[0-5]\d$"
 SOURCE = r"^turn:[1-9][0-9]*$"
@@ -284,14 +287,31 @@ class SessionsView(_SessionView):
         return Response(_state(session), status=status.HTTP_201_CREATED)
 
 
+def _check_read_purpose(view: ScopedAPIView, request, session) -> None:
+    """A conversation is held for one purpose, and is read for that one: a read naming another (``purpose``, or the
+    token's one ``purpose_of_use`` claim) is 403 ``purpose_not_permitted``. Only a caller who sees the session gets
+    this far, so the answer reveals nothing the caller could not read."""
+    purpose = purpose_of_use.query_purpose(view.identity, request.query_params)
+    if purpose is not None and purpose != session.purpose:
+        raise purpose_of_use.PurposeNotPermitted(
+            "this conversation is held for another purpose").about(patient_id=session.patient_id, purpose=purpose)
+
+
+_PURPOSE_PARAMETER = OpenApiParameter("purpose", str, required=False, enum=sorted(PURPOSE_CODES),
+                                      description=purpose_of_use.DESCRIPTION + " A conversation is read for the "
+                                                  "purpose it is held for.")
+
+
 class SessionDetailView(_SessionView):
     """A session's state: slots, next action, open questions, care-team flags (no turn text)."""
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "conversation.read"}
+    query_parameters = {"GET": frozenset({"purpose"})}
 
-    @extend_schema(operation_id="sessions_read", responses={200: SessionStateOut})
+    @extend_schema(operation_id="sessions_read", responses={200: SessionStateOut}, parameters=[_PURPOSE_PARAMETER])
     def get(self, request, session_id):
         session = selectors.session_get(identity=self.identity, session_id=session_id)
+        _check_read_purpose(self, request, session)
         if session.status == SessionStatus.ACTIVE:
             selectors.check_live(session)
         audit.record(action="conversation.read", resource_type="conversation_session", resource_id=session_id,
@@ -322,13 +342,14 @@ class SessionTurnsView(_SessionView):
 class SessionContextView(_SessionView):
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "conversation.context"}
-    query_parameters = {"GET": frozenset({"max_tokens"})}
+    query_parameters = {"GET": frozenset({"max_tokens", "purpose"})}
 
     @extend_schema(
         operation_id="sessions_context",
         parameters=[OpenApiParameter("max_tokens", int, required=False,
                                      description="Token budget of the context (cl100k_base); default "
-                                                 "CONVERSATION_CONTEXT_DEFAULT_TOKENS (2000)")],
+                                                 "CONVERSATION_CONTEXT_DEFAULT_TOKENS (2000)"),
+                    _PURPOSE_PARAMETER],
         responses={200: ContextOut},
         description="The model context within a token budget: slots, standing preferences, the newest turns that "
                     "fit and a structured summary of the older ones. Never holds the patient identifier.")
@@ -344,6 +365,7 @@ class SessionContextView(_SessionView):
                                                        f"{settings.CONVERSATION_CONTEXT_MAX_TOKENS}"}]) from None
         session, built = selectors.session_context(identity=self.identity, session_id=session_id,
                                                    max_tokens=max_tokens)
+        _check_read_purpose(self, request, session)  # refused: the read and its audit row roll back
         if built.summary_cache is not None:
             services.session_summary_store(identity=self.identity, session_id=session_id, cache=built.summary_cache)
         return Response({"session_id": session.session_id, "expires_at": session.expires_at,
@@ -416,9 +438,17 @@ class PatientCareTeamFlagsView(ScopedAPIView):
     resource_type = "conversation_session"
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "conversation.flags"}
+    query_parameters = {"GET": frozenset({"purpose"})}
 
     @extend_schema(operation_id="care_team_flags_list",
+                   parameters=[OpenApiParameter("purpose", str, required=False, enum=sorted(PURPOSE_CODES),
+                                                description=purpose_of_use.DESCRIPTION + " Only conversations held "
+                                                            "for it are read.")],
                    responses={200: inline_serializer("CareTeamFlags", {"items": CareTeamFlagOut(many=True)})})
     def get(self, request, patient_id):
-        return Response({"items": selectors.care_team_flags(identity=self.identity, patient_id=patient_id)})
+        purpose = purpose_of_use.query_purpose(self.identity, request.query_params)
+        if purpose is not None:
+            purpose_of_use.require_purpose(self.identity, patient_id=patient_id, purpose=purpose)
+        return Response({"items": selectors.care_team_flags(identity=self.identity, patient_id=patient_id,
+                                                            purpose=purpose)})
 

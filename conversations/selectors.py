@@ -91,19 +91,23 @@ def session_context(*, identity: Identity, session_id: uuid.UUID, max_tokens: in
     return session, built
 
 
-def care_team_flags(*, identity: Identity, patient_id: uuid.UUID, limit: int = 100) -> list[dict]:
+def care_team_flags(*, identity: Identity, patient_id: uuid.UUID, limit: int = 100,
+                    purpose: str | None = None) -> list[dict]:
     """Clinical remarks the patient's conversations routed to the care team, for the staff who may see those
     conversations (row-level security: a grant for the session's purpose): the category, whether it is urgent,
     the turn that raised it and when; never what was said. Urgent first, newest first. Audited as a read of the
     patient's conversations. Flags live with their session (cleared when it ends or is swept; the audit trail keeps
-    that one was raised)."""
-    sessions = (ConversationSession.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
-                .exclude(care_team_flags=[]).order_by("-created_at")[:limit])
+    that one was raised). ``purpose``: the purpose of use the read names; only conversations held for it."""
+    sessions = ConversationSession.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+    if purpose is not None:
+        sessions = sessions.filter(purpose=purpose)
+    sessions = sessions.exclude(care_team_flags=[]).order_by("-created_at")[:limit]
     flags = [{"session_id": str(s.session_id), "purpose": s.purpose, "session_status": s.status,
               "category": f["category"], "urgent": bool(f["urgent"]), "source_id": f["source_id"],
               "flagged_at": f.get("flagged_at")} for s in sessions for f in s.care_team_flags]
     flags.sort(key=lambda f: f["flagged_at"] or "", reverse=True)
     flags.sort(key=lambda f: not f["urgent"])
-    audit.record(action="conversation.flags", resource_type="conversation_session", patient_id=patient_id)
+    audit.record(action="conversation.flags", resource_type="conversation_session", patient_id=patient_id,
+                 purpose=purpose)
     return flags[:limit]
 

@@ -124,12 +124,16 @@ def insert_all_statement(events: list[dict]) -> tuple[str, list]:
 _BY_ACCESS = ("CASE WHEN EXISTS (SELECT 1 FROM unnest(ARRAY[{purposes}]) AS p(purpose) "
               "WHERE app_may_access(%s::uuid, %s::uuid, p.purpose)) THEN {yes} ELSE {no} END")
 _BY_ACCESS_VALUES = {"outcome": ("'success'", "'denied'"), "reason": ("NULL", "'no_active_consent_or_access'")}
+# The purpose-of-use rule (consent/sql/purpose_rule.sql): 'success', or it raises SQLSTATE AP403 and the statement,
+# read and audit row together, is refused.
+_REQUIRE_PURPOSE = "app_require_purpose(%s::uuid, %s::uuid, %s, %s)"
 
 
 def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
                      patient_id: uuid.UUID | str | None = None, purpose: str | None = None,
                      outcome: str = "success", reason: str | None = None,
-                     outcome_by_access: bool = False, purpose_from: str | None = None) -> tuple[str, list]:
+                     outcome_by_access: bool = False, purpose_from: str | None = None,
+                     require_purpose: bool = False) -> tuple[str, list]:
     """The same event as :func:`record` (same checks, same columns), as an INSERT statement and its parameters,
     for a hot read that sends its audit row in the statement that reads (a data-modifying CTE, which PostgreSQL
     runs whether or not the query reads it). It commits or rolls back with the read, exactly like ``record``.
@@ -141,10 +145,15 @@ def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid
     ``purpose_from`` (``cte.column``, a name in the caller's code): the purpose is that column of the statement's
     CTE ``cte``, and the row is written once for each row the CTE has: a read by id learns the purpose from the
     record it reads, and a record that is not there (or not the caller's to see) writes nothing here; its refusal
-    is audited as every refusal is."""
+    is audited as every refusal is.
+
+    ``require_purpose``: the statement is refused (SQLSTATE AP403, before it returns a row) unless the caller may
+    read ``patient_id``'s records for ``purpose`` (``app_require_purpose``: a grant for staff, the patient's consent
+    in force for an agent acting in their context); the row is then ``success``."""
     columns, placeholders, params, source = _row(
         action=action, resource_type=resource_type, resource_id=resource_id, patient_id=patient_id, purpose=purpose,
-        outcome=outcome, reason=reason, outcome_by_access=outcome_by_access, purpose_from=purpose_from)
+        outcome=outcome, reason=reason, outcome_by_access=outcome_by_access, purpose_from=purpose_from,
+        require_purpose=require_purpose)
     if source is not None:
         return f"INSERT INTO audit_event ({columns}) SELECT {placeholders} FROM {source}", params
     return f"INSERT INTO audit_event ({columns}) VALUES ({placeholders})", params
@@ -153,10 +162,12 @@ def insert_statement(*, action: str, resource_type: str, resource_id: str | uuid
 def _row(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None = None,
          patient_id: uuid.UUID | str | None = None, purpose: str | None = None, outcome: str = "success",
          reason: str | None = None, outcome_by_access: bool = False,
-         purpose_from: str | None = None) -> tuple[str, str, list, str | None]:
+         purpose_from: str | None = None, require_purpose: bool = False) -> tuple[str, str, list, str | None]:
     """One event as (columns, placeholders, parameters, the CTE its purpose is read from or None)."""
     if purpose_from is not None and (purpose is not None or outcome_by_access or not _COLUMN_REF.match(purpose_from)):
         raise ValueError("purpose_from names one column of a CTE, instead of a purpose")
+    if require_purpose and (purpose is None or outcome_by_access or patient_id is None or outcome != "success"):
+        raise ValueError("require_purpose checks one named purpose for one patient")
     event = {"id": uuid.uuid4(), "occurred_at": timezone.now(),
              **_event(action=action, resource_type=resource_type, resource_id=resource_id, patient_id=patient_id,
                       purpose=purpose, outcome=outcome, reason=reason, caller="insert_statement")}
@@ -164,7 +175,12 @@ def _row(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None
     purposes = ", ".join(f"'{p}'" for p in ([purpose] if purpose else sorted(PURPOSE_CODES)))  # checked codes
     placeholders, params = [], []
     for name, value in event.items():
-        if outcome_by_access and name in _BY_ACCESS_VALUES:
+        if require_purpose and name == "outcome":
+            identity = current_identity()
+            placeholders.append(_REQUIRE_PURPOSE)
+            params += [event["organization_id"], patient_id, purpose,
+                       identity is not None and identity.is_agent and identity.patient_self_id is not None]
+        elif outcome_by_access and name in _BY_ACCESS_VALUES:
             yes, no = _BY_ACCESS_VALUES[name]
             placeholders.append(_BY_ACCESS.format(purposes=purposes, yes=yes, no=no))
             params += [event["organization_id"], patient_id]

@@ -30,6 +30,9 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 
 from core.errors import IdentityProviderUnavailable, InvalidToken
 from core.identity import ACTOR_AGENT, ACTOR_PATIENT, ACTOR_STAFF, Identity
+from core.vocabulary import PURPOSES
+
+PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
 
 log = logging.getLogger("anamnesis.auth")
 
@@ -239,6 +242,18 @@ def _scopes(claims: dict) -> frozenset[str]:
     raise InvalidToken("the scope claim is malformed")
 
 
+def _purposes(claims: dict) -> frozenset[str]:
+    """The token's ``purpose_of_use`` claim (space-separated like ``scope``, or a list): the codes of ours it names.
+    Codes of other vocabularies are left out, so a provider's wider claim never fails the token."""
+    raw = claims.get("purpose_of_use")
+    if raw is None:
+        return frozenset()
+    codes = raw.split(" ") if isinstance(raw, str) else raw
+    if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes) or len(codes) > 20:
+        raise InvalidToken("the purpose_of_use claim is malformed")
+    return frozenset(c for c in codes if c in PURPOSE_CODES)
+
+
 def _check_config() -> tuple:
     # The trusted issuers too: a verified token names its subject in its issuer's namespace (local_subject).
     return (settings.OIDC_ISSUER, settings.OIDC_AUDIENCE, tuple(settings.OIDC_ALLOWED_ALGORITHMS),
@@ -389,6 +404,7 @@ def identity_from_token(token: str) -> Identity:
         actor_kind=ACTOR_AGENT if agent else ACTOR_PATIENT if patient_id else ACTOR_STAFF,
         issuer=claims["iss"],
         agent_client_id=agent,
+        token_purposes=_purposes(claims),
     )
     if isinstance(claims["exp"], int | float):
         verified_tokens.put(token, identity, exp=float(claims["exp"]), kid=kid, key=key,

@@ -42,6 +42,9 @@ class Identity:
     # ``OIDC_AGENT_CLIENT_IDS``). An agent launched in a patient's context reaches that patient's data like the
     # patient, but never speaks as them: what it writes is a proposal.
     agent_client_id: str | None = None
+    # The purposes of use the token names (its ``purpose_of_use`` claim, known codes only): when it names exactly
+    # one, a read that names none is for that one (``consent.purpose.read_purpose``).
+    token_purposes: frozenset[str] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
         if not isinstance(self.org_id, uuid.UUID):

@@ -4,8 +4,9 @@ Authlib: authorisation-code flow, RS256-signed ID tokens, JWKS, end_session), se
 Two settings of ours on top of the package, both through its public ``init_app`` and Authlib's documented hooks:
 
 * access tokens are JWTs (RFC 9068: ``typ`` ``at+jwt``), signed by the provider's own key with the API's claims
-  (``iss aud sub iat exp org_id patient_id scope``), so a demo agent can call the API with a token from the same
-  provider the portal logs in with; the package alone issues opaque access tokens;
+  (``iss aud sub iat exp org_id patient_id scope``, and an agent's ``act`` and ``purpose_of_use``), so a demo
+  agent can call the API with a token from the same provider the portal logs in with; the package alone issues
+  opaque access tokens;
 * Werkzeug's interactive debugger, which the package switches on, is switched off again.
 
 What it does not do (and production providers must): it accepts any client id and secret, and it does not check
@@ -49,8 +50,9 @@ DEMO_USERS: dict[str, dict] = {
 }
 # A demo agent acting for Alice (no role: the portal refuses it; the API accepts its access token). Its tokens carry
 # the RFC 8693 ``act`` claim, so the API treats it as an agent, never as Alice: what it records is a proposal.
+# The demo agent books appointments: its token names that one purpose of use, so each read it makes names it too.
 DEMO_AGENT = {"scheduling-agent": {"org_id": DEMO_ORG, "patient_id": ALICE, "scope": PATIENT_API_SCOPES,
-                                   "act": {"sub": "scheduling-agent"}}}
+                                   "act": {"sub": "scheduling-agent"}, "purpose_of_use": "appointment_scheduling"}}
 
 
 def _refuse_in_production() -> None:
@@ -70,7 +72,7 @@ def _jwt_access_token_generator(audience: str, max_age: timedelta):
         claims = {"iss": flask.request.host_url.rstrip("/"), "aud": audience, "sub": user.sub,
                   "client_id": client.get_client_id(), "iat": now, "exp": now + int(max_age.total_seconds()),
                   "jti": str(uuid.uuid4())}
-        for name in ("org_id", "patient_id", "scope", "role", "act"):
+        for name in ("org_id", "patient_id", "scope", "role", "act", "purpose_of_use"):
             if user.claims.get(name) is not None:
                 claims[name] = user.claims[name]
         return pyjwt.encode(claims, private, algorithm="RS256", headers={"kid": key["kid"], "typ": "at+jwt"})

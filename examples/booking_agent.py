@@ -87,7 +87,7 @@ async def scripted(tools: Tools, patient: dict) -> dict:
         turn = await tools("add_turn", session_id=session_id, role="user", content=text)
     summary["care_team_flags"] = [f["category"] for f in turn["care_team_flags"]]
 
-    context = (await tools("get_session_context", session_id=session_id, max_tokens=2000))["context"]
+    context = (await tools("get_session_context", session_id=session_id, max_tokens=2000, purpose=PURPOSE))["context"]
     summary["slots"] = {k: context["slots"][k] for k in ("specialty", "visit_type", "preferred_days",
                                                          "excluded_periods")}
     summary["standing_preferences"] = context["standing_preferences"]

@@ -6,9 +6,10 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from consent import purpose as purpose_of_use
 from core import audit
 from core.api import ScopedAPIView
-from core.errors import ValidationFailed
+from core.errors import NotFound, ValidationFailed
 from core.identity import commit_with_next_statement
 from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
@@ -120,6 +121,7 @@ class MemoryListParams(serializers.Serializer):
 
     memory_type = serializers.RegexField(TYPE_NAME.pattern, max_length=50, required=False, allow_blank=True)
     consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False, allow_blank=True)
+    purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
 
 
 class _MemoryView(ScopedAPIView):
@@ -142,7 +144,7 @@ class PatientMemoriesView(_MemoryView):
     idempotent_create = True
     required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"], "DELETE": ["memory:write"]}
     audit_actions = {"GET": "memory.list", "POST": "memory.create", "DELETE": "memory.erase_all"}
-    query_parameters = {"GET": frozenset({"memory_type", "consent_purpose"})}
+    query_parameters = {"GET": frozenset({"memory_type", "consent_purpose", "purpose"})}
     blank_query_parameters = {"GET": frozenset({"memory_type", "consent_purpose"})}  # empty means "any"
 
     @extend_schema(
@@ -151,7 +153,10 @@ class PatientMemoriesView(_MemoryView):
         parameters=[OpenApiParameter("memory_type", str, required=False,
                                      pattern="^$|" + TYPE_NAME.pattern),
                     OpenApiParameter("consent_purpose", str, required=False,
-                                     enum=[p for p, _ in PURPOSES] + [""])],
+                                     enum=[p for p, _ in PURPOSES] + [""],
+                                     description="The older name of purpose (both, differing: 422)"),
+                    OpenApiParameter("purpose", str, required=False, enum=[p for p, _ in PURPOSES],
+                                     description=purpose_of_use.DESCRIPTION)],
         responses={200: inline_serializer("MemoryList", {"items": MemoryOut(many=True)})},
     )
     def get(self, request, patient_id):
@@ -160,13 +165,16 @@ class PatientMemoriesView(_MemoryView):
             params = MemoryListParams(data=request.query_params)
             params.is_valid(raise_exception=True)
             p = params.validated_data
-        purpose = p.get("consent_purpose") or None
+        purpose = purpose_of_use.read_purpose(self.identity, purpose=p.get("purpose"),
+                                              consent_purpose=p.get("consent_purpose"))
         commit_with_next_statement()  # the read, with its audit row, is the request's one statement
-        rows = selectors.memory_list_current_rows(
-            identity=self.identity, patient_id=patient_id, memory_type=p.get("memory_type") or None,
-            consent_purpose=purpose,
-            audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
-                                         purpose=purpose, outcome_by_access=True))
+        with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
+            rows = selectors.memory_list_current_rows(
+                identity=self.identity, patient_id=patient_id, memory_type=p.get("memory_type") or None,
+                consent_purpose=purpose,
+                audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
+                                             purpose=purpose, outcome_by_access=purpose is None,
+                                             require_purpose=purpose is not None))
         specs: dict = {}
         return Response({"items": [memory_item(row, specs=specs) for row in rows]})
 
@@ -194,18 +202,36 @@ class MemoryDetailView(_MemoryView):
     required_scopes = {"GET": ["memory:read"], "DELETE": ["memory:write"]}
     audit_actions = {"GET": "memory.read", "DELETE": "memory.delete"}
 
-    @extend_schema(operation_id="memories_read", responses={200: MemoryOut})
+    query_parameters = {"GET": frozenset({"purpose"})}
+
+    @extend_schema(operation_id="memories_read", responses={200: MemoryOut},
+                   parameters=[OpenApiParameter("purpose", str, required=False, enum=[p for p, _ in PURPOSES],
+                                                description=purpose_of_use.DESCRIPTION)])
     def get(self, request, patient_id, memory_id):
-        row = selectors.memory_read_row(
-            identity=self.identity, patient_id=patient_id, memory_id=memory_id,
-            audit=audit.insert_statement(action="memory.read", resource_type="memory", resource_id=memory_id,
-                                         patient_id=patient_id,
-                                         purpose_from=f"{selectors.READ_ROW_CTE}.consent_purpose"))
+        purpose = purpose_of_use.query_purpose(self.identity, request.query_params)
+        if purpose is None:  # unnamed: the audit row takes the purpose the memory is kept for
+            row = selectors.memory_read_row(
+                identity=self.identity, patient_id=patient_id, memory_id=memory_id,
+                audit=audit.insert_statement(action="memory.read", resource_type="memory", resource_id=memory_id,
+                                             patient_id=patient_id,
+                                             purpose_from=f"{selectors.READ_ROW_CTE}.consent_purpose"))
+        else:
+            with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
+                row = selectors.memory_read_row(
+                    identity=self.identity, patient_id=patient_id, memory_id=memory_id,
+                    audit=audit.insert_statement(action="memory.read", resource_type="memory",
+                                                 resource_id=memory_id, patient_id=patient_id, purpose=purpose,
+                                                 require_purpose=True))
+            if row[_CONSENT_PURPOSE] != purpose:  # kept for another purpose: not this read's to see
+                raise NotFound().about(patient_id=patient_id, purpose=purpose)
         return Response(memory_item(row))
 
     @extend_schema(operation_id="memories_delete", request=None, responses={200: DeletionReceipt})
     def delete(self, request, patient_id, memory_id):
         return Response(deletion.memory_delete(identity=self.identity, patient_id=patient_id, memory_id=memory_id))
+
+
+_CONSENT_PURPOSE = selectors.ITEM_COLUMNS.index("consent_purpose")
 
 
 class MemoryHistoryView(_MemoryView):
@@ -343,7 +369,7 @@ class PatientMemorySearchView(_MemoryView):
 
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "memory.search"}
-    query_parameters = {"GET": frozenset({"q", "limit", "min_score", "consent_purpose", "memory_class"})}
+    query_parameters = {"GET": frozenset({"q", "limit", "min_score", "consent_purpose", "purpose", "memory_class"})}
 
     @extend_schema(
         operation_id="memories_search",
@@ -351,7 +377,10 @@ class PatientMemorySearchView(_MemoryView):
                     OpenApiParameter("limit", int, required=False, description="1-20"),
                     OpenApiParameter("min_score", float, required=False,
                                      description="0-1, a probability; by default each type's fitted threshold"),
-                    OpenApiParameter("consent_purpose", str, required=False),
+                    OpenApiParameter("consent_purpose", str, required=False, enum=[p for p, _ in PURPOSES],
+                                     description="The older name of purpose (both, differing: 422)"),
+                    OpenApiParameter("purpose", str, required=False, enum=[p for p, _ in PURPOSES],
+                                     description=purpose_of_use.DESCRIPTION),
                     OpenApiParameter("memory_class", str, required=False)],
         responses={200: inline_serializer("SearchResult", {
             "items": SearchHitOut(many=True), "min_score": serializers.FloatField(),
@@ -364,9 +393,12 @@ class PatientMemorySearchView(_MemoryView):
         params = SearchParams(data=request.query_params)
         params.is_valid(raise_exception=True)
         p = params.validated_data
-        result = retrieval.memory_search(identity=self.identity, patient_id=patient_id, question=p["q"],
-                                         limit=p.get("limit"), min_score=p.get("min_score"),
-                                         purpose=p.get("consent_purpose"), memory_class=p.get("memory_class"))
+        purpose = purpose_of_use.read_purpose(self.identity, purpose=p.get("purpose"),
+                                              consent_purpose=p.get("consent_purpose"))
+        with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
+            result = retrieval.memory_search(identity=self.identity, patient_id=patient_id, question=p["q"],
+                                             limit=p.get("limit"), min_score=p.get("min_score"),
+                                             purpose=purpose, memory_class=p.get("memory_class"))
         return Response(search_body(result))
 
 
@@ -385,13 +417,16 @@ class SearchParams(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=20, required=False)
     min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
     consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
+    purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
     memory_class = serializers.ChoiceField(choices=["working", "preference", "account_fact", "care_context"],
                                            required=False)
 
 
 class ContextIn(StrictSerializer):
     question = serializers.CharField(min_length=1, max_length=1000)
-    purpose = serializers.ChoiceField(choices=PURPOSES)
+    # Why the caller asks: the token's one purpose_of_use claim when left out (the operation's description says so;
+    # help_text here would wrap the enum in an allOf that the MCP tool and TypeScript schemas need not carry).
+    purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
     limit = serializers.IntegerField(min_value=1, max_value=20, required=False)
     session_id = serializers.UUIDField(required=False, allow_null=True)
 
@@ -435,15 +470,22 @@ class PatientContextView(_MemoryView):
     audit_actions = {"POST": "memory.context_pack"}
     resource_type = "memory_release"
 
-    @extend_schema(operation_id="memories_context_pack", request=ContextIn, responses={200: ContextPackOut})
+    @extend_schema(operation_id="memories_context_pack", request=ContextIn, responses={200: ContextPackOut},
+                   description="A context pack for a question, recorded as a release for its purpose of use. "
+                               "purpose: " + purpose_of_use.DESCRIPTION + " Required when the token names none.")
     def post(self, request, patient_id):
         body = ContextIn(data=request.data)
         body.is_valid(raise_exception=True)
         d = body.validated_data
+        purpose = purpose_of_use.read_purpose(self.identity, purpose=d.get("purpose"))
+        if purpose is None:  # a release is always for one purpose
+            raise ValidationFailed(errors=[{"field": "purpose", "code": "required",
+                                            "message": "name the purpose of use (or carry one purpose_of_use claim)"}])
+        purpose_of_use.require_purpose(self.identity, patient_id=patient_id, purpose=purpose)
         if d.get("session_id") is not None:
             _check_session_of(self.identity, patient_id, d["session_id"])
         pack = retrieval.context_pack(identity=self.identity, patient_id=patient_id, question=d["question"],
-                                      purpose=d["purpose"], limit=d.get("limit"), session_id=d.get("session_id"))
+                                      purpose=purpose, limit=d.get("limit"), session_id=d.get("session_id"))
         return Response(context_pack_body(pack))
 
 

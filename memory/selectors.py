@@ -308,14 +308,16 @@ class MemoryOverview:
     proposed: list[Memory]  # empty unless asked for
 
 
-def memory_overview(*, identity: Identity, patient_id: uuid.UUID, with_proposed: bool = False) -> MemoryOverview:
+def memory_overview(*, identity: Identity, patient_id: uuid.UUID, with_proposed: bool = False,
+                    purpose: str | None = None) -> MemoryOverview:
     """A patient's current memories and those set aside as doubtful (and, ``with_proposed``, the suggestions
-    waiting for them), as a page shows them together: audited as one ``memory.list``."""
+    waiting for them), as a page shows them together: audited as one ``memory.list``, for ``purpose`` when the page
+    reads for one (staff whose grants for the patient are all for it: row-level security shows no other)."""
     overview = MemoryOverview(
         current=list(memory_list_current(identity=identity, patient_id=patient_id)),
         quarantined=memory_list_quarantined(identity=identity, patient_id=patient_id),
         proposed=memory_list_proposed(identity=identity, patient_id=patient_id) if with_proposed else [])
-    audit.record(action="memory.list", resource_type="memory", patient_id=patient_id)
+    audit.record(action="memory.list", resource_type="memory", patient_id=patient_id, purpose=purpose)
     return overview
 
 

@@ -14,6 +14,7 @@ from rest_framework import serializers, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
+from consent import purpose as purpose_of_use
 from consent.access import may_access
 from core import audit
 from core.api import ScopedAPIView
@@ -101,12 +102,14 @@ def fhir_export(identity: Identity, patient_id: uuid.UUID) -> Iterator[str]:
     yield "]}"
 
 
-def patient_export_stream(*, identity: Identity, patient_id: uuid.UUID, fmt: str) -> Iterator[bytes]:
+def patient_export_stream(*, identity: Identity, patient_id: uuid.UUID, fmt: str,
+                          purpose: str | None = None) -> Iterator[bytes]:
     """The patient's export in ``fmt`` (``json`` or ``fhir``) as a response body, audited as ``patient.export``
-    now, before the first byte (the body is produced later, in a transaction of its own: ``rights.streaming``).
-    The caller has checked that ``identity`` may export this patient."""
+    (with the purpose of use it names) now, before the first byte (the body is produced later, in a transaction of
+    its own: ``rights.streaming``). The caller has checked that ``identity`` may export this patient, and may read
+    them for ``purpose``."""
     audit.record(action="patient.export", resource_type="patient", resource_id=patient_id, patient_id=patient_id,
-                 reason=fmt)
+                 purpose=purpose, reason=fmt)
     produce = (lambda: fhir_export(identity, patient_id)) if fmt == "fhir" else (
         lambda: json_export(identity, patient_id))
     return stream_in_identity(identity, produce)
@@ -122,17 +125,23 @@ class PatientExportView(ScopedAPIView):
     required_scopes = {"GET": ["export:read"]}
     audit_actions = {"GET": "patient.export"}
     resource_type = "patient_export"
-    query_parameters = {"GET": frozenset({"format"})}
+    query_parameters = {"GET": frozenset({"format", "purpose"})}
     renderer_classes = [JSONRenderer, FhirJSONRenderer]
 
     @extend_schema(operation_id="patient_export",
-                   parameters=[OpenApiParameter("format", str, enum=["json", "fhir"], required=False)],
+                   parameters=[OpenApiParameter("format", str, enum=["json", "fhir"], required=False),
+                               OpenApiParameter("purpose", str, enum=[p for p, _ in PURPOSES], required=False,
+                                                description=purpose_of_use.DESCRIPTION + " The export holds what "
+                                                            "the caller may see; the purpose is recorded.")],
                    responses={200: OpenApiResponse(description="The export (JSON sections, or a FHIR Bundle)")})
     def get(self, request, patient_id):
+        purpose = purpose_of_use.query_purpose(self.identity, request.query_params)
+        if purpose is not None:
+            purpose_of_use.require_purpose(self.identity, patient_id=patient_id, purpose=purpose)
         _require_access(self.identity, patient_id)
         fmt = request.accepted_renderer.format
         response = StreamingHttpResponse(patient_export_stream(identity=self.identity, patient_id=patient_id,
-                                                               fmt=fmt),
+                                                               fmt=fmt, purpose=purpose),
                                          content_type=f"{request.accepted_renderer.media_type}; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{export_filename(f"patient-{patient_id}", fmt)}"'
         response["Cache-Control"] = "no-store"

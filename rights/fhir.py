@@ -22,6 +22,7 @@ BASE = "https://anamnesis.dev/fhir"
 SYSTEM_PATIENT = "urn:anamnesis:patient"
 SYSTEM_MEMORY = "urn:anamnesis:memory"
 SYSTEM_ACTOR = "urn:anamnesis:actor"
+SYSTEM_AGENT_CLIENT = "urn:anamnesis:agent-client"  # an AI agent's client id (the software that acted)
 SYSTEM_PURPOSE = f"{BASE}/CodeSystem/purpose"
 SYSTEM_ACTION = f"{BASE}/CodeSystem/audit-action"
 SYSTEM_REASON = f"{BASE}/CodeSystem/lifecycle-reason"
@@ -243,6 +244,10 @@ def audit_event(a: dict, patient_id) -> dict:
         resource["outcomeDesc"] = a["reason"]
     if a["purpose"]:
         resource["purposeOfEvent"] = [{"coding": _purpose_codings(a["purpose"])}]
+    if a.get("agent_client_id"):  # the software that acted, beside the person its token named
+        resource["agent"].append({"who": {"identifier": {"system": SYSTEM_AGENT_CLIENT, "value": a["agent_client_id"]}},
+                                  "requestor": False,
+                                  "type": {"coding": [{"system": f"{BASE}/CodeSystem/actor-kind", "code": "agent"}]}})
     return resource
 
 

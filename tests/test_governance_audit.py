@@ -199,10 +199,11 @@ def test_a_list_or_search_by_someone_without_access_answers_empty_and_is_audited
     assert world.staff("nurse-1", scope="memory:read").get(mem(world.patient_a)).json()["items"]
     assert _list_and_search_rows(world, f"patient-{world.patient_a}") == [("memory.list", "success", None)]
     assert _list_and_search_rows(world, "nurse-1") == [("memory.list", "success", None)]
-    # a grant for another purpose than the one asked for: denied for that purpose
+    # a grant for another purpose than the one the read names: refused as such, and audited for that purpose
+    # (tests/test_purpose_of_use.py)
     r = world.staff("nurse-1", scope="memory:read").get(mem(world.patient_a), {"consent_purpose": "communication"})
-    assert r.json() == {"items": []}
-    assert _list_and_search_rows(world, "nurse-1")[-1] == ("memory.list", *denied)
+    assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted"
+    assert _list_and_search_rows(world, "nurse-1")[-1] == ("memory.list", "denied", "purpose_not_permitted")
 
 
 @pytest.mark.parametrize("path, action", [

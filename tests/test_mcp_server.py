@@ -531,3 +531,11 @@ def test_tool_answers_carry_no_store_and_the_request_id_of_their_audit_rows(worl
                          timeout=60).json()["result"]["structuredContent"]
     assert problem["request_id"] == "mcp-call-43"
     assert [e["field"] for e in problem["errors"]] == ["patient_id"]
+
+
+def test_every_read_tool_takes_the_purpose_of_use():
+    """The purpose of a read reaches the tools from the OpenAPI document: a closed set, described."""
+    for name in ("list_memories", "search_memories", "get_context_pack", "get_session_context"):
+        prop = input_schema(name)["properties"]["purpose"]
+        assert set(prop["enum"]) >= {"appointment_scheduling", "communication"}, name
+        assert name == "get_context_pack" or "purpose_of_use claim" in prop["description"], name

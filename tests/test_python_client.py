@@ -16,6 +16,7 @@ import anyio
 import httpx
 import pytest
 from anamnesis_client import AnamnesisClient, AsyncAnamnesisClient, ClientCredentials, RetryPolicy, errors, models
+from anamnesis_client.client import Call
 
 from tests.fakes.scheduling import FakeScheduling
 from tests.live import free_port
@@ -322,6 +323,7 @@ def test_async_client(world, live, scheduling):
     (409, "revision_breaks_memories", "RevisionBreaksMemories", errors.ConflictError),
     (403, "unknown_organization", "UnknownOrganization", errors.ForbiddenError),
     (403, "agent_cannot_grant", "AgentCannotGrant", errors.ForbiddenError),
+    (403, "purpose_not_permitted", "PurposeNotPermitted", errors.ForbiddenError),
 ])
 def test_documented_problem_codes_have_their_own_class_in_their_family(status, code, cls, family):
     """A caller catches the precise refusal (a consent that already exists) or its family (any conflict)."""
@@ -341,3 +343,24 @@ def test_the_client_reads_what_conversations_flagged_for_the_care_team(world, li
     with AnamnesisClient(live.url, world.token(sub="nurse-8")) as api:
         flags = api.care_team_flags(pid)
     assert flags and flags[0].urgent is True and str(flags[0].session_id) == sid
+
+
+def test_every_read_names_its_purpose_and_one_the_agent_holds_no_consent_for_is_refused(world, live):
+    """A client made with ``purpose=`` names it on every read (the patient's activity page shows it); a call's own
+    purpose wins; a purpose without the patient's consent raises PurposeNotPermitted."""
+    world.consent(world.patient_a, "appointment_scheduling")
+    agent = world.token(sub=f"patient-{world.patient_a}", patient_id=world.patient_a, scope=PATIENT_SCOPES,
+                        act="scheduling-agent")
+    with AnamnesisClient(live.url, agent, purpose="appointment_scheduling") as api:
+        assert api.list_memories(world.patient_a) == []
+        assert api.search_memories(world.patient_a, "when can I come in?").items == []
+        assert api.context_pack(world.patient_a, "when can I come in?").purpose == "appointment_scheduling"
+        with pytest.raises(errors.PurposeNotPermitted) as refused:
+            api.list_memories(world.patient_a, purpose="communication")
+        assert refused.value.status == 403
+    with AnamnesisClient(live.url, patient_token(world, scope=PATIENT_SCOPES + " audit:read")) as me:
+        history = me._run(Call("GET", "/v1/audit-events", params={"limit": "50"}))
+    by_agent = {(e["action"], e["outcome"], e["purpose"]) for e in history["items"] if e["agent_client_id"]}
+    sched = "appointment_scheduling"
+    assert {("memory.list", "success", sched), ("memory.search", "success", sched),
+            ("memory.list", "denied", "communication")} <= by_agent

@@ -14,8 +14,8 @@ from memory.lifecycle import TRANSITIONS
 from memory.models import MemoryState
 
 FUNCTION = re.compile(r"CREATE OR REPLACE FUNCTION (\w+)\(.*?\bAS \$\$(.*?)\$\$;", re.S)
-RULE_FILES = ["consent/sql/access_rule.sql", "memory/sql/state_transition.sql", "directory/sql/visibility_rule.sql",
-              "workflows/sql/operation_guard.sql"]
+RULE_FILES = ["consent/sql/access_rule.sql", "consent/sql/purpose_rule.sql", "memory/sql/state_transition.sql",
+              "directory/sql/visibility_rule.sql", "workflows/sql/operation_guard.sql"]
 
 
 def functions_in(path: str) -> dict[str, str]:

@@ -108,7 +108,8 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     for which purpose, when) so deletion can reach it and the patient can see what was disclosed."""
     if not may_access(patient_id=patient_id, purpose=purpose):
         raise NoConsentOrAccess()
-    result = memory_search(identity=identity, patient_id=patient_id, question=question, limit=limit)
+    result = memory_search(identity=identity, patient_id=patient_id, question=question, limit=limit,
+                           audit_purpose=purpose)
     # Purpose limitation: memories kept for this purpose, plus clinical context the caller may see (safety).
     found = [h for h in result.hits if h.memory.consent_purpose == purpose or h.memory.memory_class == "care_context"]
     # A prompt gets what reached the threshold and what the safety rule requires; best guesses stay out, counted.

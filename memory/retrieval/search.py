@@ -70,12 +70,15 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Ques
 
 def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
                   min_score: float | None = None, purpose: str | None = None,
-                  memory_class: str | None = None) -> SearchResult:
+                  memory_class: str | None = None, audit_purpose: str | None = None) -> SearchResult:
     """Ranked and selected hits with the answer's confidence; the ``memory.search`` audit row is written by the
-    candidates query itself, in the request's transaction."""
+    candidates query itself, in the request's transaction. ``audit_purpose``: the purpose of use the row names
+    when the search itself is not limited to one (a context pack's, which checked it already)."""
     q = understand(question)
+    # A named purpose is checked by the candidates statement itself (refused there: SQLSTATE AP403).
     row = audit.insert_statement(action="memory.search", resource_type="memory", patient_id=patient_id,
-                                 purpose=purpose, outcome_by_access=True)
+                                 purpose=purpose or audit_purpose, outcome_by_access=purpose is None,
+                                 require_purpose=purpose is not None)
     ranked = rank_candidates(identity=identity, patient_id=patient_id, question=q, purpose=purpose,
                              memory_class=memory_class, audit_row=row)
     hits = select_hits(ranked, question=q, limit=limit, min_score=min_score)

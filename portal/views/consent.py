@@ -108,7 +108,10 @@ def staff_patients(request):
 def staff_patient(request, patient_id: uuid.UUID):
     identity = request.portal_identity
     grants = require_staff_patient(identity, patient_id)
-    overview = memory_selectors.memory_overview(identity=identity, patient_id=patient_id)
+    # The page reads for the purposes the grants name: for one, the patient's history names it.
+    purposes = {g.purpose for g in grants}
+    purpose = purposes.pop() if len(purposes) == 1 else None
+    overview = memory_selectors.memory_overview(identity=identity, patient_id=patient_id, purpose=purpose)
     memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.current]
     quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.quarantined]
     # beside the memories they govern: the page's read is recorded once, as memory.list, not a consent.list too
@@ -118,7 +121,8 @@ def staff_patient(request, patient_id: uuid.UUID):
     flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
               "flagged_at": (f["flagged_at"] or "")[:16].replace("T", " ")}
-             for f in conversation_selectors.care_team_flags(identity=identity, patient_id=patient_id)]
+             for f in conversation_selectors.care_team_flags(identity=identity, patient_id=patient_id,
+                                                             purpose=purpose)]
     return render(request, "consent/staff_patient.html",
                   {"patient_id": patient_id, "profile": profile, "memories": memories, "quarantined": quarantined,
                    "consents": consents, "flags": flags,

@@ -241,15 +241,34 @@ def describe_event(event: AuditEvent, me: str) -> dict:
             else f"“{event.actor_sub}”")
     else:
         who = describe_actor(event.actor_sub, event.actor_kind, me)
-    return {"when": event.occurred_at, "who": who,
+    own = who == "You"
+    return {"when": event.occurred_at, "who": who, "own": own,
             "what": what + outcome,
-            "why": PURPOSE_LABELS.get(event.purpose, event.purpose) if event.purpose else "—",
+            # someone else's read or change that named no purpose says so; the patient's own needs none
+            "why": PURPOSE_LABELS.get(event.purpose, event.purpose) if event.purpose else (
+                "—" if own else "Not stated"),
             "refused": event.outcome != "success"}
+
+
+def group_repeats(events: list[dict]) -> list[dict]:
+    """The patient's own actions, newest first, with each run of the same action (same words, same purpose)
+    folded into one line that counts it and gives the first and last time."""
+    groups: list[dict] = []
+    for e in events:
+        last = groups[-1] if groups else None
+        if last is not None and (last["what"], last["why"], last["refused"]) == (e["what"], e["why"], e["refused"]):
+            last["count"] += 1
+            last["first"] = e["when"]
+        else:
+            groups.append({**e, "count": 1, "first": e["when"], "last": e["when"]})
+    return groups
 
 
 @require_http_methods(["GET"])
 @portal_view(scopes=("audit:read",), roles=PATIENT_ROLES)
 def patient_activity(request):
+    """Who used my information, and for what purpose: what others (staff, agents, services) read and changed, with
+    the purpose they named, first; then the patient's own actions, repeats grouped; older events a page at a time."""
     identity = request.portal_identity
     patient_id = identity.patient_self_id
     try:
@@ -270,8 +289,9 @@ def patient_activity(request):
                          "when": datetime.fromisoformat(r["created_at"]),
                          "count": len(r["members"]),
                          "withdrawn": sum(1 for m in r["members"] if m["withdrawn_at"])})
-    return render(request, "memory/activity.html", {"events": events, "releases": releases,
-                                                    "older": page.next_cursor, "paged": paged})
+    return render(request, "memory/activity.html", {
+        "others": [e for e in events if not e["own"]], "own": group_repeats([e for e in events if e["own"]]),
+        "releases": releases, "older": page.next_cursor, "paged": paged})
 
 
 # --- staff actions on one patient's memories -------------------------------------------------------------------

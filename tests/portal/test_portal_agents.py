@@ -27,10 +27,16 @@ def test_the_demo_agent_proposes_and_the_patient_sees_it_by_name(settings, dev_i
     assert r.json()["status"] == "proposed" and r.json()["memory"]["source"] == "agent_extracted"
     assert r.json()["memory"]["agent_client_id"] == "scheduling-agent"
 
+    # its token names its one purpose of use, so its read names it without asking
+    assert agent.get(f"/v1/patients/{world.patient_a}/memories").status_code == 200
+
     client = signed_in(alice)
     page = client.get("/me/activity/").content.decode()
     assert "AI agent “scheduling-agent” acting for you" in page
-    assert "Appointment scheduling" in page
+    assert ("<td>AI agent “scheduling-agent” acting for you</td><td>looked at your preferences</td>"
+            "<td>Appointment scheduling</td>") in page, "the purpose of the agent's read"
+    # others first, then the patient's own actions
+    assert page.index("Read or changed by others") < page.index("What you did")
     # the suggestion is the agent's, not "recorded by you" (its token carries Alice's subject)
     preferences = client.get("/me/").content.decode()
     assert "AI agent “scheduling-agent”" in preferences

@@ -211,6 +211,14 @@ def test_a_nurse_sees_only_the_patients_she_holds_grants_for(world, nurse):
     assert str(world.patient_a) in page and str(world.patient_b) not in page
     detail = nurse["client"].get(f"/staff/patients/{world.patient_a}/").content.decode()
     assert "not before 10:00" in detail and "Appointment scheduling" in detail
+    # her one grant is the purpose of her read, in the patient's history
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        reads = AuditEvent.objects.filter(organization_id=world.org, action="memory.list",
+                                          actor_sub=nurse["sub"]).values_list("purpose", flat=True)
+        assert set(reads) == {"appointment_scheduling"}
+    # staff pages speak to staff, not in the patient's voice
+    assert "Until the patient or their care team change it" in detail and "Until you change it" not in detail
+    assert "purposes you agreed to" not in detail and "purposes you hold a grant for" in detail
 
 
 def test_the_nurse_sees_what_conversations_flagged_for_the_care_team(world, nurse):
@@ -436,3 +444,24 @@ def test_the_grant_form_takes_any_subject_a_token_may_carry(sub, ok):
     form = GrantForm(data={"actor_sub": sub, "patient_id": str(uuid.uuid4()), "purpose": "appointment_scheduling",
                            "reason": "covers the clinic this month"})
     assert form.is_valid() is ok, form.errors
+
+
+def test_the_activity_page_puts_others_first_with_their_purpose_and_groups_the_patients_own_repeats(alice, world):
+    """Who used my information, for what purpose: a nurse's read with the purpose it named, and one that named
+    none ("Not stated"), come first; the patient's own five looks at their preferences are one line.
+    """
+    world.grant(world.patient_a, "nurse-7", "appointment_scheduling")
+    nurse = world.staff("nurse-7")
+    assert nurse.get(f"/v1/patients/{world.patient_a}/memories", {"purpose": "appointment_scheduling"}
+                     ).status_code == 200
+    assert nurse.get(f"/v1/patients/{world.patient_a}/memories").status_code == 200
+    for _ in range(5):
+        assert alice["client"].get("/me/").status_code == 200
+    page = alice["client"].get("/me/activity/").content.decode()
+    others, own = page.split("What you did", 1)
+    assert "Read or changed by others" in others
+    assert ("<td>Staff member or assistant “nurse-7”</td><td>looked at your preferences</td>"
+            "<td>Appointment scheduling</td>") in others
+    assert "<td>looked at your preferences</td><td>Not stated</td>" in others
+    assert "You looked at your preferences (5 times)" in own
+    assert "nurse-7" not in own

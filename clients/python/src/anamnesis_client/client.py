@@ -81,8 +81,16 @@ def _params(**kwargs) -> dict[str, Any]:
 class _Operations:
     """The API, one method per operation. Sync clients return the model; async clients return an awaitable."""
 
+    default_purpose: str | None = None
+
     def _run(self, call: Call):  # pragma: no cover - implemented by the clients
         raise NotImplementedError
+
+    def _purpose(self, purpose: str | None, older: str | None = None) -> str | None:
+        """The purpose a read names: the call's, else (unless the call names it by its older name) the client's."""
+        if purpose is not None or older is not None:
+            return purpose
+        return self.default_purpose
 
     # --- consents ------------------------------------------------------------------------------------------
     def give_consent(self, patient_id: uuid.UUID | str, purpose: str, *, evidence_ref: str | None = None,
@@ -98,13 +106,19 @@ class _Operations:
                               creating=True, idempotency_key=idempotency_key))
 
     # --- long-term memory ----------------------------------------------------------------------------------
+    # Every read names its purpose of use (``purpose``): the patient's activity page shows it, and a purpose the
+    # caller holds no consent or grant for is PurposeNotPermitted. Left out, the token's one ``purpose_of_use``
+    # claim is used (``purpose=None``); a client made with ``purpose=`` passes that one on every read.
     def list_memories(self, patient_id: uuid.UUID | str, *, memory_type: str | None = None,
-                      consent_purpose: str | None = None):
+                      consent_purpose: str | None = None, purpose: str | None = None):
+        """The memories kept for ``purpose`` (``consent_purpose`` is its older name)."""
         return self._run(Call("GET", f"/v1/patients/{patient_id}/memories", m.Memory, unwrap="items",
-                              params=_params(memory_type=memory_type, consent_purpose=consent_purpose)))
+                              params=_params(memory_type=memory_type, consent_purpose=consent_purpose,
+                                             purpose=self._purpose(purpose, consent_purpose))))
 
-    def get_memory(self, patient_id: uuid.UUID | str, memory_id: uuid.UUID | str):
-        return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/{memory_id}", m.Memory))
+    def get_memory(self, patient_id: uuid.UUID | str, memory_id: uuid.UUID | str, *, purpose: str | None = None):
+        return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/{memory_id}", m.Memory,
+                              params=_params(purpose=self._purpose(purpose))))
 
     def record_memory(self, patient_id: uuid.UUID | str, memory: m.MemoryIn, *, idempotency_key: str | None = None):
         return self._run(Call("POST", f"/v1/patients/{patient_id}/memories", m.MemoryStored, json=memory.body(),
@@ -115,9 +129,10 @@ class _Operations:
         return self._run(Call("POST", f"/v1/patients/{patient_id}/memories/proposals", m.Memory,
                               json=proposal.body(), creating=True, idempotency_key=idempotency_key))
 
-    def care_team_flags(self, patient_id: uuid.UUID | str):
+    def care_team_flags(self, patient_id: uuid.UUID | str, *, purpose: str | None = None):
         """What the patient's conversations flagged for the care team (staff who may see them), urgent first."""
-        return self._run(Call("GET", f"/v1/patients/{patient_id}/care-team-flags", m.CareTeamFlag, unwrap="items"))
+        return self._run(Call("GET", f"/v1/patients/{patient_id}/care-team-flags", m.CareTeamFlag, unwrap="items",
+                              params=_params(purpose=self._purpose(purpose))))
 
     def list_proposals(self, patient_id: uuid.UUID | str):
         return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/proposals", m.Memory, unwrap="items"))
@@ -127,14 +142,17 @@ class _Operations:
 
     def search_memories(self, patient_id: uuid.UUID | str, q: str, *, limit: int | None = None,
                         min_score: float | None = None, consent_purpose: str | None = None,
-                        memory_class: str | None = None):
+                        memory_class: str | None = None, purpose: str | None = None):
         return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/search", m.SearchResult,
                               params=_params(q=q, limit=limit, min_score=min_score, consent_purpose=consent_purpose,
-                                             memory_class=memory_class)))
+                                             memory_class=memory_class,
+                                             purpose=self._purpose(purpose, consent_purpose))))
 
-    def context_pack(self, patient_id: uuid.UUID | str, question: str, purpose: str, *, limit: int | None = None,
-                     session_id: uuid.UUID | str | None = None):
-        body = {"question": question, "purpose": purpose}
+    def context_pack(self, patient_id: uuid.UUID | str, question: str, purpose: str | None = None, *,
+                     limit: int | None = None, session_id: uuid.UUID | str | None = None):
+        body: dict[str, Any] = {"question": question}
+        if self._purpose(purpose) is not None:
+            body["purpose"] = self._purpose(purpose)
         if limit is not None:
             body["limit"] = limit
         if session_id is not None:
@@ -157,9 +175,11 @@ class _Operations:
         return self._run(Call("POST", f"/v1/sessions/{session_id}/turns", m.TurnAppended, json=body, creating=True,
                               idempotency_key=idempotency_key))
 
-    def session_context(self, session_id: uuid.UUID | str, *, max_tokens: int | None = None):
+    def session_context(self, session_id: uuid.UUID | str, *, max_tokens: int | None = None,
+                        purpose: str | None = None):
+        """A session is read for the purpose it is held for (another is PurposeNotPermitted)."""
         return self._run(Call("GET", f"/v1/sessions/{session_id}/context", m.SessionContext,
-                              params=_params(max_tokens=max_tokens)))
+                              params=_params(max_tokens=max_tokens, purpose=self._purpose(purpose))))
 
     def search_offers(self, session_id: uuid.UUID | str, *, idempotency_key: str | None = None):
         return self._run(Call("POST", f"/v1/sessions/{session_id}/offers", m.Offers, creating=True,
@@ -198,8 +218,10 @@ class _Operations:
 
 class _Base(_Operations):
     def __init__(self, base_url: str, token: TokenProvider | str, *, retry: RetryPolicy | None = None,
-                 timeout: float = 10.0, user_agent: str = "anamnesis-client/0.1") -> None:
+                 timeout: float = 10.0, user_agent: str = "anamnesis-client/0.1",
+                 purpose: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")
+        self.default_purpose = purpose  # the purpose of use every read names unless the call names its own
         self.token: TokenProvider = StaticToken(token) if isinstance(token, str) else token
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
@@ -239,8 +261,8 @@ class AnamnesisClient(_Base):
 
     def __init__(self, base_url: str, token: TokenProvider | str, *, retry: RetryPolicy | None = None,
                  timeout: float = 10.0, transport: httpx.BaseTransport | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        super().__init__(base_url, token, retry=retry, timeout=timeout)
+                 sleep: Callable[[float], None] = time.sleep, purpose: str | None = None) -> None:
+        super().__init__(base_url, token, retry=retry, timeout=timeout, purpose=purpose)
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
         self._sleep = sleep
 
@@ -284,8 +306,8 @@ class AsyncAnamnesisClient(_Base):
 
     def __init__(self, base_url: str, token: TokenProvider | str, *, retry: RetryPolicy | None = None,
                  timeout: float = 10.0, transport: httpx.AsyncBaseTransport | None = None,
-                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
-        super().__init__(base_url, token, retry=retry, timeout=timeout)
+                 sleep: Callable[[float], Any] = asyncio.sleep, purpose: str | None = None) -> None:
+        super().__init__(base_url, token, retry=retry, timeout=timeout, purpose=purpose)
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
         self._sleep = sleep
 

@@ -85,6 +85,14 @@ class NoActiveConsentOrAccess(ForbiddenError):
     status = 403
 
 
+class PurposeNotPermitted(ForbiddenError):
+    """A read for a purpose of use the caller holds no consent or grant for (the same answer whether or not the
+    patient exists)."""
+
+    code = "purpose_not_permitted"
+    status = 403
+
+
 class Forbidden(ForbiddenError):
     code = "forbidden"
     status = 403
@@ -404,6 +412,7 @@ __all__ = [
     "InvalidToken",
     "InsufficientScope",
     "NoActiveConsentOrAccess",
+    "PurposeNotPermitted",
     "Forbidden",
     "StaffOnly",
     "NotAPatientStatement",
