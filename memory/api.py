@@ -196,6 +196,7 @@ class MemoryDetailView(_MemoryView):
 
     @extend_schema(operation_id="memories_read", responses={200: MemoryOut})
     def get(self, request, patient_id, memory_id):
+        commit_with_next_statement()  # the read, with its audit row, is the request's one statement
         row = selectors.memory_read_row(
             identity=self.identity, patient_id=patient_id, memory_id=memory_id,
             audit=audit.insert_statement(action="memory.read", resource_type="memory", resource_id=memory_id,
