@@ -229,15 +229,15 @@ class _DeferredIdentity:
         """Errors of statements sent in an open pipeline (they may surface at any later statement of it, or at its
         sync): the gate's refusal, or what a :func:`sent_with_next` block made of it; the pipeline is then closed."""
         try:
-            with connection.wrap_database_errors, _refusals(self.gate):
-                try:
+            try:
+                with connection.wrap_database_errors, _refusals(self.gate):
                     yield
-                except DatabaseError as exc:
-                    for translate in self.translators:
-                        translated = translate(exc)
-                        if translated is not None:
-                            raise translated from None
-                    raise
+            except DatabaseError as exc:  # Django's, as wrap_database_errors made it
+                for translate in self.translators:
+                    translated = translate(exc)
+                    if translated is not None:
+                        raise translated from None
+                raise
         except BaseException:
             self.abandon()
             raise

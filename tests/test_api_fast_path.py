@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import psycopg
 import pytest
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from orjson import loads as orjson_loads
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
@@ -592,6 +592,14 @@ def test_a_write_answers_with_the_record_as_it_is_stored(world):
 
 
 # --- round trips (deterministic, unlike timings: asserted exactly) ---------------------------------------------
+@pytest.fixture
+def fresh_connections(committed_db):
+    """Round trips counted from new server connections: a connection that has run many other statements may be
+    pruning psycopg's cache of prepared statements, which is not the request's own work."""
+    connections["default"].close()
+    connections["default"].close_pool()
+
+
 def _trips(call) -> tuple[int, object]:
     with round_trips() as trips:
         response = call()
@@ -603,7 +611,7 @@ def _committed_rows(sql: str, params: list) -> int:
         return conn.execute(sql, params).fetchone()[0]
 
 
-def test_a_list_read_with_its_gate_audit_row_and_commit_is_one_round_trip(committed_db, world):
+def test_a_list_read_with_its_gate_audit_row_and_commit_is_one_round_trip(fresh_connections, world):
     """BEGIN, the identity with admission and rate limits, the read with its audit row, and COMMIT travel in one
     pipeline: one round trip, and the audit row is committed when the answer is given."""
     api = world.patient(world.patient_a)
@@ -614,7 +622,7 @@ def test_a_list_read_with_its_gate_audit_row_and_commit_is_one_round_trip(commit
     assert _committed_rows("SELECT count(*) FROM audit_event WHERE correlation_id = 'req-trips-list'", []) == 7
 
 
-def test_a_read_by_id_is_one_round_trip(committed_db, world):
+def test_a_read_by_id_is_one_round_trip(fresh_connections, world):
     cid = world.consent(world.patient_a)
     api = world.patient(world.patient_a)
     memory_id = api.post(mem(world.patient_a), memory_body(cid)).json()["memory_id"]
@@ -622,7 +630,7 @@ def test_a_read_by_id_is_one_round_trip(committed_db, world):
     assert (count, r.status_code) == (1, 200)
 
 
-def test_a_create_is_two_round_trips_and_three_with_an_idempotency_key(committed_db, world):
+def test_a_create_is_two_round_trips_and_three_with_an_idempotency_key(fresh_connections, world):
     """A create: (1) BEGIN, identity and gate, the write checks (access, consent share-locked, the attribute's lock)
     and the attribute's current records locked; (2) the supersession, the record with its copies, lifecycle event
     and audit rows, and COMMIT. With an Idempotency-Key, the key's lock and lookup come first, and the stored
@@ -679,7 +687,7 @@ def test_a_create_that_meets_a_concurrent_value_at_commit_answers_409_and_writes
                            []) == 0
 
 
-def test_a_checkpoint_is_two_round_trips(committed_db, world):
+def test_a_checkpoint_is_two_round_trips(fresh_connections, world):
     """A checkpoint: the workflow read and locked, with BEGIN, the identity and the gate; then the new version, its
     history row and audit row, with COMMIT."""
     api = world.patient(world.patient_a)
