@@ -314,8 +314,9 @@ def sent_with_next(using: str = DEFAULT_DB_ALIAS, *,
     statement that waits for its answer, or at the end of the identity block, with its ``COMMIT`` when the block
     may carry it (a create's rows and the response stored for its retries: one round trip). Their errors surface
     there; ``translate`` turns a database error into the answer the block's code would have given (None: leave
-    it). Only in a block opened with ``commit_early`` (an API request's); in any other the block's statements go
-    together when it ends. Outside an identity block, statements simply run one by one (``translate`` applies)."""
+    it). Only in a block opened with ``commit_early`` (an API request's) and outside a savepoint; elsewhere the
+    block's statements go together when it ends. Outside an identity block, statements simply run one by one
+    (``translate`` applies)."""
     connection = connections[using]
     deferred = getattr(connection, _DEFERRED_ATTR, None)
     if deferred is None or deferred.committed:
@@ -334,8 +335,8 @@ def sent_with_next(using: str = DEFAULT_DB_ALIAS, *,
         yield
     finally:
         deferred.release()
-    if not deferred.holds_writes and not deferred.holding:
-        deferred.sync(connection)
+    if (not deferred.holds_writes or connection.savepoint_ids) and not deferred.holding:
+        deferred.sync(connection)  # errors meet the block's own code (or its savepoint), not code after it
 
 
 def commit_with_next_statement(using: str = DEFAULT_DB_ALIAS) -> None:
