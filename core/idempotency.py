@@ -34,7 +34,7 @@ from django.db import connection, transaction
 from rest_framework.utils.encoders import JSONEncoder
 
 from core.errors import IdempotencyKeyReused, IdempotentResponseWithdrawn, NoConsentOrAccess, ValidationFailed
-from core.identity import Identity
+from core.identity import Identity, pipelined
 from core.vocabulary import PURPOSES
 
 HEADER = "Idempotency-Key"
@@ -81,14 +81,17 @@ class Replay:
 def idempotency_lookup(*, identity: Identity, key: str, digest: str) -> Replay | None:
     """Inside the caller's identity context: lock the key for this transaction, then return the stored response
     (same request) or raise ``idempotency_key_reused`` (another request); None when the key is new."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                       [f"idempotency|{identity.org_id}|{identity.actor_sub}|{key}"])
-        cursor.execute("SELECT request_hash, response_status, response_body, patient_id::text, "
-                       f"NOT under_access OR {_MAY_ACCESS} "
-                       "FROM idempotency_record "
-                       "WHERE organization_id = %s AND actor_sub = %s AND idempotency_key = %s",
-                       [_PURPOSES, identity.org_id, identity.actor_sub, key])
+    # The lock, then the read it guards (a statement of its own, so its snapshot comes after the lock), in one
+    # round trip (with the request's identity and gate when they are the block's first statements).
+    with connection.cursor() as lock, connection.cursor() as cursor:
+        with pipelined():
+            lock.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                         [f"idempotency|{identity.org_id}|{identity.actor_sub}|{key}"])
+            cursor.execute("SELECT request_hash, response_status, response_body, patient_id::text, "
+                           f"NOT under_access OR {_MAY_ACCESS} "
+                           "FROM idempotency_record "
+                           "WHERE organization_id = %s AND actor_sub = %s AND idempotency_key = %s",
+                           [_PURPOSES, identity.org_id, identity.actor_sub, key])
         row = cursor.fetchone()
     if row is None:
         return None

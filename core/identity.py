@@ -10,9 +10,10 @@ that wraps several blocks) never keeps an identity beyond its block.
 
 from __future__ import annotations
 
+import sys
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -134,8 +135,32 @@ def _refusals(gate: Gate | None) -> Iterator[None]:
 
 def _apply(connection, identity: Identity | None, gate: Gate | None = None) -> None:
     sql, params = _statement(identity, gate)
-    with _refusals(gate), connection.cursor() as cursor:
-        cursor.execute(sql, params)
+    connection.ensure_connection()
+    with connection.wrap_database_errors, _refusals(gate), _pipeline(connection.connection) as raw:
+        raw.execute(sql, params)
+
+
+@contextmanager
+def _pipeline(raw: psycopg.Connection) -> Iterator[psycopg.Connection]:
+    """A pipeline (psycopg's pipeline mode) that opens the transaction itself when it is the transaction's first.
+
+    psycopg starts a transaction with ``BEGIN`` and, in pipeline mode, a sync of its own (a round trip just for the
+    ``BEGIN``, before anything else of the pipeline is sent). Here ``BEGIN`` is the pipeline's first statement and
+    travels with the rest: psycopg is told not to begin (its ``_autocommit``) until the pipeline has been synced,
+    after which the server's transaction status (in transaction, or idle if the pipeline committed) is what
+    psycopg reads, and commit and rollback work from it as usual. Only when the transaction is a plain one (no
+    isolation level, read-only or deferrable setting: those are psycopg's to spell)."""
+    begin = (raw.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE and not raw.autocommit
+             and raw.isolation_level is None and raw.read_only is None and raw.deferrable is None)
+    try:
+        with raw.pipeline():
+            if begin:
+                raw._autocommit = True  # psycopg's own flag: no BEGIN and sync of its own in this pipeline
+                raw.execute("BEGIN", prepare=False)
+            yield raw
+    finally:
+        if begin:
+            raw._autocommit = False
 
 
 class _DeferredIdentity:
@@ -156,9 +181,16 @@ class _DeferredIdentity:
         self.identity = identity
         self.gate = gate
         self.commit_early = commit_early
+        # Writes are held past their block (sent_with_next) only in a block that ends the transaction itself (an API
+        # request's): elsewhere code after them could meet their errors.
+        self.holds_writes = commit_early
         self.pending = True
         self.commit_next = False
         self.committed = False
+        # A pipeline left open by :func:`pipelined` or :func:`sent_with_next`: statements join it without waiting.
+        self.open: ExitStack | None = None
+        self.holding = 0  # open pipelined / sent_with_next blocks: while any is, a statement does not sync
+        self.translators: list[Callable[[Exception], Exception | None]] = []
 
     def __call__(self, execute, sql, params, many, context):
         if self.committed:
@@ -168,27 +200,146 @@ class _DeferredIdentity:
         connection = context["connection"]
         raw_cursor = getattr(context["cursor"], "cursor", None)
         if many or raw_cursor is None or isinstance(raw_cursor, psycopg.ServerCursor):
+            self.sync(connection)
             self.flush(connection)
             return execute(sql, params, many, context)
-        if not (self.pending or commit):
-            return execute(sql, params, many, context)
         raw = connection.connection
-        with connection.wrap_database_errors, _refusals(self.gate), raw.cursor() as side_cursor:
-            with raw.pipeline():
-                if self.pending:
-                    self.pending = False
-                    side_cursor.execute(*_statement(self.identity, self.gate))
-                result = execute(sql, params, many, context)
-                if commit:
-                    side_cursor.execute("COMMIT", prepare=False)
-        self.committed = commit
+        if self.open is not None:
+            with self.errors(connection):
+                result = self.send(raw, execute, (sql, params, many, context), commit=commit)
+            if commit or not self.holding:  # this statement's answer is awaited: everything queued goes with it
+                self.sync(connection)
+            return result
+        # Every statement of the block goes in a pipeline, even alone: psycopg then prepares a statement it runs
+        # often in the same round trip as its execution, not in one of its own.
+        with connection.wrap_database_errors, _refusals(self.gate), _pipeline(raw):
+            return self.send(raw, execute, (sql, params, many, context), commit=commit)
+
+    def send(self, raw, execute, call: tuple, *, commit: bool):
+        """Queue one statement in the pipeline: the identity first if no statement has carried it, the ``COMMIT``
+        after it when it is the block's last."""
+        if self.pending:
+            self.pending = False
+            raw.execute(*_statement(self.identity, self.gate))
+        result = execute(*call)
+        if commit:
+            raw.execute("COMMIT", prepare=False)
+            self.committed = True
         return result
+
+    @contextmanager
+    def errors(self, connection) -> Iterator[None]:
+        """Errors of statements sent in an open pipeline (they may surface at any later statement of it, or at its
+        sync): the gate's refusal, or what a :func:`sent_with_next` block made of it; the pipeline is then closed."""
+        try:
+            try:
+                with connection.wrap_database_errors, _refusals(self.gate):
+                    yield
+            except DatabaseError as exc:  # Django's, as wrap_database_errors made it
+                for translate in self.translators:
+                    translated = translate(exc)
+                    if translated is not None:
+                        raise translated from None
+                raise
+        except BaseException:
+            self.abandon()
+            raise
+
+    def hold(self, connection) -> None:
+        if self.open is None:
+            connection.ensure_connection()
+            stack = ExitStack()
+            stack.enter_context(_pipeline(connection.connection))
+            self.open = stack
+        self.holding += 1
+
+    def release(self) -> None:
+        self.holding -= 1
+
+    def sync(self, connection) -> None:
+        """Send what the open pipeline holds and wait for the answers (one round trip)."""
+        if self.open is None:
+            return
+        stack, self.open = self.open, None
+        try:
+            with self.errors(connection):
+                stack.close()
+        finally:
+            self.translators.clear()
+
+    def abandon(self) -> None:
+        """After an error: leave pipeline mode (psycopg syncs and discards what is left) without raising again."""
+        stack, self.open = self.open, None
+        self.translators.clear()
+        if stack is not None:
+            stack.__exit__(*sys.exc_info())
+
+    def finish(self, connection) -> None:
+        """The block's end: what is still queued goes now, with the ``COMMIT`` when the block may carry it."""
+        if self.open is not None and self.commit_early and not connection.savepoint_ids and not self.committed:
+            with self.errors(connection):
+                self.send(connection.connection, lambda: None, (), commit=True)
+        self.sync(connection)
+        self.flush(connection)
 
     def flush(self, connection) -> None:
         """Send the identity statement now if no statement has carried it yet (the gate must always run)."""
         if self.pending:
             self.pending = False
             _apply(connection, self.identity, self.gate)
+
+
+@contextmanager
+def pipelined(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """The block's statements go to the server together when it ends, in one round trip (with the identity and
+    ``BEGIN`` when they are the block's first): for statements whose answers are read only after the block (a lock,
+    then the read it guards). Each statement still runs after the one before it, with a snapshot of its own. An
+    answer read inside the block costs a round trip of its own (psycopg waits for it), never a wrong result.
+    Outside an identity block, statements simply run one by one."""
+    connection = connections[using]
+    deferred = getattr(connection, _DEFERRED_ATTR, None)
+    if deferred is None or deferred.committed:
+        yield
+        return
+    deferred.hold(connection)
+    try:
+        yield
+    finally:
+        deferred.release()
+    if not deferred.holding:
+        deferred.sync(connection)
+
+
+@contextmanager
+def sent_with_next(using: str = DEFAULT_DB_ALIAS, *,
+                   translate: Callable[[Exception], Exception | None] | None = None) -> Iterator[None]:
+    """The block's statements (writes whose answers nobody reads) are sent without waiting: they travel with the next
+    statement that waits for its answer, or at the end of the identity block, with its ``COMMIT`` when the block
+    may carry it (a create's rows and the response stored for its retries: one round trip). Their errors surface
+    there; ``translate`` turns a database error into the answer the block's code would have given (None: leave
+    it). Only in a block opened with ``commit_early`` (an API request's) and outside a savepoint; elsewhere the
+    block's statements go together when it ends. Outside an identity block, statements simply run one by one
+    (``translate`` applies)."""
+    connection = connections[using]
+    deferred = getattr(connection, _DEFERRED_ATTR, None)
+    if deferred is None or deferred.committed:
+        try:
+            yield
+        except DatabaseError as exc:
+            translated = translate(exc) if translate is not None else None
+            if translated is None:
+                raise
+            raise translated from None
+        return
+    deferred.hold(connection)
+    if translate is not None:
+        deferred.translators.append(translate)
+    try:
+        yield
+    finally:
+        deferred.release()
+    if (not deferred.holds_writes or connection.savepoint_ids) and not deferred.holding:
+        deferred.sync(connection)  # errors meet the block's own code (or its savepoint), not code after it
 
 
 def commit_with_next_statement(using: str = DEFAULT_DB_ALIAS) -> None:
@@ -253,8 +404,9 @@ def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS, gate:
         setattr(connection, _DEFERRED_ATTR, deferred)
         try:
             yield identity
-            deferred.flush(connection)
+            deferred.finish(connection)
         except BaseException:
+            deferred.abandon()
             raise  # the rollback undoes the transaction-local settings
         else:
             if not outermost:

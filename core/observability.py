@@ -6,8 +6,9 @@
   time; without a configured token it refuses everyone.
 * Under gunicorn, set ``PROMETHEUS_MULTIPROC_DIR`` (an empty directory, shared by the workers, emptied at start):
   counters and histograms of every worker are then summed at scrape time (prometheus-client multiprocess mode).
-* Values that live in the database (outbox depth and age, the last run of each sweep) are read at scrape time, so
-  they are right whichever process is scraped and whichever process did the work.
+* Values that live in the database (outbox depth and age, the last run of each sweep, the service's connections)
+  are read at scrape time, so they are right whichever process is scraped and whichever process did the work; a
+  request does no metrics work beyond its counter and histogram.
 * Other apps add scrape-time values with :func:`register_collector` (core imports no domain app).
 * ``LOG_FORMAT=json`` makes every log line one JSON object; the access line carries request id, route template,
   method, status and duration; with traces on (core.tracing), every line written inside a span has its trace id.
@@ -25,7 +26,7 @@ from collections.abc import Callable, Iterable
 from django.conf import settings
 from django.db import connection
 from django.http import HttpResponse
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY
 
@@ -42,8 +43,6 @@ LATENCY = Histogram("anamnesis_http_request_duration_seconds", "Time to produce 
                     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0))
 EMBEDDING_LATENCY = Histogram("anamnesis_embedding_duration_seconds", "Time to embed one batch of texts",
                               ["provider"], buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0))
-POOL = Gauge("anamnesis_db_pool_connections", "Database pool of this process after its last request",
-             ["state"], multiprocess_mode="livesum")
 
 UNMATCHED = "unmatched"
 Collector = Callable[[], Iterable[Metric]]
@@ -60,25 +59,25 @@ def _route(request) -> str:
     return match.route if match is not None and match.route else UNMATCHED
 
 
-_POOL_EVERY_SECONDS = 1.0
-_pool_read_at = 0.0
-
-
-def _pool_stats() -> None:
-    """Refresh the pool gauge, at most once a second per process (reading the statistics takes the pool's lock,
-    which every request of the process also takes)."""
-    global _pool_read_at
-    now = time.monotonic()
-    if now - _pool_read_at < _POOL_EVERY_SECONDS:
-        return
-    _pool_read_at = now
+def _pool_metrics():
+    """The database connections at scrape time, never on a request's path (reading a pool's statistics takes the
+    lock every request of the process takes): every connection of the service's runtime role to its database, of
+    every worker and node, by whether it is in use (from ``pg_stat_activity``, which shows a role its own
+    sessions); and the requests waiting for a connection in the process that answers the scrape."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*), count(*) FILTER (WHERE state = 'idle') FROM pg_stat_activity "
+                       "WHERE usename = current_user AND datname = current_database() AND backend_type = 'client "
+                       "backend' AND pid <> pg_backend_pid()")
+        size, available = cursor.fetchone()
+    yield gauge("anamnesis_db_pool_connections", "Connections of the service to its database, by state, at scrape "
+                "time (every process and node)", ["state"], [("size", size), ("available", available)])
     pool = getattr(connection, "pool", None)
-    if pool is None:
-        return
-    stats = pool.get_stats()
-    POOL.labels("size").set(stats.get("pool_size", 0))
-    POOL.labels("available").set(stats.get("pool_available", 0))
-    POOL.labels("waiting").set(stats.get("requests_waiting", 0))
+    if pool is not None:
+        yield gauge("anamnesis_db_pool_requests_waiting", "Requests waiting for a database connection in the process "
+                    "that answered the scrape", [], [(pool.get_stats().get("requests_waiting", 0),)])
+
+
+register_collector("pool", _pool_metrics)
 
 
 _CHILDREN: dict[tuple, tuple] = {}
@@ -110,10 +109,6 @@ class MetricsMiddleware:
         counter, histogram = _children(route, method, status)
         counter.inc()
         histogram.observe(elapsed)
-        try:
-            _pool_stats()
-        except Exception as exc:  # metrics never break a request
-            log.warning("pool statistics unavailable: %s", type(exc).__name__)
         # The route template, never the path: paths hold patient ids.
         access_log.info("%s %s %s %.1fms", method, route, response.status_code, elapsed * 1000,
                         extra={"route": route, "method": method, "status": response.status_code,

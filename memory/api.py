@@ -210,12 +210,13 @@ class MemoryDetailView(_MemoryView):
     def get(self, request, patient_id, memory_id):
         purpose = purpose_of_use.query_purpose(self.identity, request.query_params)
         if purpose is None:  # unnamed: the audit row takes the purpose the memory is kept for
+            commit_with_next_statement()  # the read, with its audit row, is the request's one statement
             row = selectors.memory_read_row(
                 identity=self.identity, patient_id=patient_id, memory_id=memory_id,
                 audit=audit.insert_statement(action="memory.read", resource_type="memory", resource_id=memory_id,
                                              patient_id=patient_id,
                                              purpose_from=f"{selectors.READ_ROW_CTE}.consent_purpose"))
-        else:
+        else:  # commits at the end: a memory kept for another purpose is answered 404, its audit row rolled back
             with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
                 row = selectors.memory_read_row(
                     identity=self.identity, patient_id=patient_id, memory_id=memory_id,

@@ -67,13 +67,17 @@ def lifecycle_event(*, identity: Identity, memory: Memory, event_type: str, from
 
 
 def memory_transition(*, identity: Identity, memory: Memory, to_state: str, event_type: str, reason_code: str,
-                      superseded_by_id=None, expires_at=None, source_ref: str = "") -> Memory:
+                      superseded_by_id=None, expires_at=None, source_ref: str = "", locked: bool = False) -> Memory:
     """Move ``memory`` to ``to_state`` along the transition table and append the lifecycle event.
 
     Guarded by the state the caller read: if someone else moved the memory meanwhile, nothing is written and
     the caller gets ``concurrent_update_retry``. Moving to ``deleted`` erases the value, its ciphertext and its
     digest key in the same statement, leaving a tombstone (ids, times, lifecycle events); its event carries no
     digest. The move and its event are one statement: the event is written only if the move was made.
+
+    ``locked``: the caller read ``memory`` FOR UPDATE in this transaction, so nobody can have moved it since and the
+    guard cannot miss; its count is then not read, and the statement may be sent without waiting for its answer
+    (:func:`core.identity.sent_with_next`).
     """
     from_state = memory.state
     if to_state not in TRANSITIONS[from_state]:
@@ -99,7 +103,7 @@ def memory_transition(*, identity: Identity, memory: Memory, to_state: str, even
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         written = cursor.rowcount
-    if written != 1:
+    if written != 1 and not locked:
         raise ConcurrentUpdate()
     for field, value in updates.items():
         setattr(memory, field, value)

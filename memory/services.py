@@ -22,7 +22,7 @@ from core.errors import (
     NoConsentOrAccess,
     ValidationFailed,
 )
-from core.identity import Identity
+from core.identity import Identity, pipelined, sent_with_next
 from core.services import organization_ensure
 from events.services import event_emit
 from memory import representations, selectors
@@ -157,17 +157,24 @@ def _write_checks(identity: Identity, patient_id, memory_type: str, attribute: s
     RLS applies); the consent it names if that is active, this patient's and for this purpose, share-locked as
     :func:`_active_consent` locks it (None if not, or if none is named); and, with access, the attribute's lock
     (:func:`_attribute_lock`), so that the current value read next is the latest."""
-    consent_id = _consent_uuid(consent_record_id)
-    # a consent id is always bound (a nil UUID when none is named, which no consent has)
-    sql, params = compiled_once(_WRITE_CHECKS_SQL, _compile_write_checks, org_id=identity.org_id,
-                                patient_id=patient_id, now=timezone.now(), purpose=purpose,
-                                consent_record_id=consent_id or uuid.UUID(int=0),
-                                lock_key=_attribute_lock_key(identity.org_id, patient_id, memory_type, attribute,
-                                                             purpose))
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        may, consent, _ = cursor.fetchone()
-    return bool(may), (consent if consent_id is not None else None)
+        cursor.execute(*_write_checks_statement(identity, patient_id, memory_type, attribute, purpose,
+                                                consent_record_id))
+        return _write_checks_answer(cursor, consent_record_id)
+
+
+def _write_checks_statement(identity: Identity, patient_id, memory_type: str, attribute: str, purpose: str,
+                            consent_record_id) -> tuple[str, list]:
+    # a consent id is always bound (a nil UUID when none is named, which no consent has)
+    return compiled_once(_WRITE_CHECKS_SQL, _compile_write_checks, org_id=identity.org_id,
+                         patient_id=patient_id, now=timezone.now(), purpose=purpose,
+                         consent_record_id=_consent_uuid(consent_record_id) or uuid.UUID(int=0),
+                         lock_key=_attribute_lock_key(identity.org_id, patient_id, memory_type, attribute, purpose))
+
+
+def _write_checks_answer(cursor, consent_record_id) -> tuple[bool, uuid.UUID | None]:
+    may, consent, _ = cursor.fetchone()
+    return bool(may), (consent if _consent_uuid(consent_record_id) is not None else None)
 
 
 @dataclass(frozen=True)
@@ -210,11 +217,26 @@ def _hold_type(identity: Identity, spec: TypeSpec, new: NewFact) -> None:
     revision comes between the fact's check and its insert (a revision holds it exclusively and checks every
     current memory). A revision that came first and refuses the fact makes this a retry: the next try is
     checked against it."""
-    if spec.builtin:
-        return  # built-in types change only with a release
+    statement = _type_lock_statement(identity, spec)
+    if statement is None:
+        return
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock_shared(hashtextextended(%s, 0))",
-                       [revision_lock_key(identity.org_id, spec.name)])
+        cursor.execute(*statement)
+    _type_still_fits(identity, spec, new)
+
+
+def _type_lock_statement(identity: Identity, spec: TypeSpec) -> tuple[str, list] | None:
+    """:func:`_hold_type`'s lock (None for a built-in type: those change only with a release)."""
+    if spec.builtin:
+        return None
+    return "SELECT pg_advisory_xact_lock_shared(hashtextextended(%s, 0))", [revision_lock_key(identity.org_id,
+                                                                                              spec.name)]
+
+
+def _type_still_fits(identity: Identity, spec: TypeSpec, new: NewFact) -> None:
+    """Once the type is held: a revision that came first and refuses the fact makes this write a retry."""
+    if spec.builtin:
+        return
     latest = type_get(spec.name, org_id=identity.org_id)
     if latest is None or latest.version == spec.version:
         return
@@ -239,19 +261,55 @@ _CURRENT_OF_ATTRIBUTE_SQL: dict = {}
 
 def _supersede_current(*, identity: Identity, new_id: uuid.UUID, org_id, patient_id, memory_type: str,
                        attribute: str, purpose: str, event_type: str = LifecycleEvent.Type.SUPERSEDED) -> int:
-    now = timezone.now()
     # the current records of the attribute, locked (FOR UPDATE); the query is compiled once
-    sql, params = compiled_once(_CURRENT_OF_ATTRIBUTE_SQL, _compile_current_of_attribute, org_id=org_id,
-                                patient_id=patient_id, now=None, memory_type=memory_type, attribute=attribute,
-                                purpose=purpose)
-    count = 0
-    for old in Memory.objects.raw(sql, params):
+    current = list(Memory.objects.raw(*_current_of_attribute_statement(
+        org_id=org_id, patient_id=patient_id, memory_type=memory_type, attribute=attribute, purpose=purpose)))
+    return _supersede(identity=identity, current=current, new_id=new_id, event_type=event_type)
+
+
+def _current_of_attribute_statement(*, org_id, patient_id, memory_type: str, attribute: str,
+                                    purpose: str) -> tuple[str, list]:
+    return compiled_once(_CURRENT_OF_ATTRIBUTE_SQL, _compile_current_of_attribute, org_id=org_id,
+                         patient_id=patient_id, now=None, memory_type=memory_type, attribute=attribute,
+                         purpose=purpose)
+
+
+_MEMORY_LOADER: list = []
+
+
+def _memories(cursor) -> list[Memory]:
+    """The rows of a query of whole memory rows (the ORM's own columns, in its order), loaded as the ORM loads them
+    (its compiler's converters, ``Model.from_db``)."""
+    if not _MEMORY_LOADER:
+        compiler = Memory.objects.all().query.get_compiler(using=DEFAULT_DB_ALIAS)
+        compiler.setup_query()
+        columns = [col for col, _, _ in compiler.select]
+        _MEMORY_LOADER.append(([c.target.attname for c in columns], [c.target.column for c in columns],
+                               list(compiler.get_converters(columns).items())))
+    attnames, column_names, converters = _MEMORY_LOADER[0]
+    if [c.name for c in cursor.description] != column_names:
+        raise RuntimeError("not a query of whole memory rows")
+    memories = []
+    for row in cursor.fetchall():
+        values = list(row)
+        for position, (functions, expression) in converters:
+            for convert in functions:
+                values[position] = convert(values[position], expression, connection)
+        memories.append(Memory.from_db(DEFAULT_DB_ALIAS, attnames, values))
+    return memories
+
+
+def _supersede(*, identity: Identity, current: list[Memory], new_id: uuid.UUID,
+               event_type: str = LifecycleEvent.Type.SUPERSEDED, locked: bool = False) -> int:
+    """Move the attribute's current records (read FOR UPDATE by this transaction) to superseded. ``locked``: their
+    moves may be sent without waiting for their counts (:func:`memory.lifecycle.memory_transition`)."""
+    now = timezone.now()
+    for old in current:
         keep_until = min(old.expires_at, now + timedelta(days=settings.MEMORY_SUPERSEDED_RETENTION_DAYS))
         memory_transition(identity=identity, memory=old, to_state=S.SUPERSEDED,
-                          event_type=event_type,
-                          reason_code="superseded_by_newer_value", superseded_by_id=new_id, expires_at=keep_until)
-        count += 1
-    return count
+                          event_type=event_type, reason_code="superseded_by_newer_value", superseded_by_id=new_id,
+                          expires_at=keep_until, locked=locked)
+    return len(current)
 
 
 def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: NewFact, state: str,
@@ -331,9 +389,21 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
     new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
                   valid_until=valid_until, review_by=review_by)
     _check_new_fact(spec, new)
-    # access, the consent named (share-locked) and the attribute's lock, in one statement
-    may, named_consent = _write_checks(identity, patient_id, memory_type, attribute, consent_purpose,
-                                       consent_record_id)
+    # One round trip: access, the consent named (share-locked) and the attribute's lock, in one statement; then an
+    # organisation's type held (_hold_type); then the attribute's current records, locked. Without access that
+    # read sees no row (RLS) and locks nothing; a refusal below rolls back whatever was locked.
+    with connection.cursor() as checks, connection.cursor() as held, connection.cursor() as current_rows:
+        with pipelined():
+            checks.execute(*_write_checks_statement(identity, patient_id, memory_type, attribute, consent_purpose,
+                                                    consent_record_id))
+            type_lock = _type_lock_statement(identity, spec)
+            if type_lock is not None:
+                held.execute(*type_lock)
+            current_rows.execute(*_current_of_attribute_statement(
+                org_id=identity.org_id, patient_id=patient_id, memory_type=memory_type, attribute=attribute,
+                purpose=consent_purpose))
+        may, named_consent = _write_checks_answer(checks, consent_record_id)
+        current = _memories(current_rows)
     if not may:
         raise NoConsentOrAccess()
     consent: uuid.UUID | None = None
@@ -359,22 +429,23 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
         if named_consent is None:
             raise NoConsentOrAccess()
         consent = named_consent
-    if consent is None:  # an active consent of the organisation means its row exists (a foreign key)
-        organization_ensure(identity=identity)
+    _type_still_fits(identity, spec, new)
     memory_id = uuid.uuid4()
-    _hold_type(identity, spec, new)
-    try:
-        # no savepoint of its own (two round trips): a failure spoils the enclosing block, which rolls it back
-        with transaction.atomic(savepoint=False):
-            superseded = _supersede_current(identity=identity, new_id=memory_id, org_id=identity.org_id,
-                                            patient_id=patient_id, memory_type=memory_type, attribute=attribute,
-                                            purpose=consent_purpose)
-            return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
-                           source=source, source_ref=source_ref or f"api:{identity.actor_sub}",
-                           consent_record_id=consent, memory_id=memory_id,
-                           audit_actions=["memory.create"] + (["memory.supersede"] if superseded else []))
-    except IntegrityError:
-        raise ConcurrentUpdate() from None
+    # The writes are sent without waiting: in an API request they travel with the response stored for retries, or
+    # with the COMMIT (one round trip); a conflict with a concurrent write surfaces there as the same answer.
+    with sent_with_next(translate=_concurrent_update):
+        if consent is None:  # an active consent of the organisation means its row exists (a foreign key)
+            organization_ensure(identity=identity)
+        superseded = _supersede(identity=identity, current=current, new_id=memory_id, locked=True)
+        return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
+                       source=source, source_ref=source_ref or f"api:{identity.actor_sub}",
+                       consent_record_id=consent, memory_id=memory_id,
+                       audit_actions=["memory.create"] + (["memory.supersede"] if superseded else []))
+
+
+def _concurrent_update(exc: Exception) -> Exception | None:
+    """A write's unique index refused it: another write of the same value came first (409, retry)."""
+    return ConcurrentUpdate() if isinstance(exc, IntegrityError) else None
 
 
 def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, fact: Any,

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import psycopg
 import pytest
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from orjson import loads as orjson_loads
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
@@ -27,6 +27,7 @@ from memory.rendering import memory_out
 from memory.selectors import UtcIsoText, memory_get
 from tests.conftest import admin_connect, memory_body, runtime_connect
 from tests.reference_rendering import ReferenceMemoryOut
+from tests.roundtrips import round_trips
 from tests.support import Api
 
 SETTINGS = ("app.org_id", "app.actor_sub", "app.patient_self_id", "app.scopes", "app.service_patient_id",
@@ -588,3 +589,111 @@ def test_a_write_answers_with_the_record_as_it_is_stored(world):
     check("correction", patient.post(f"{mem(pid)}/{current}/correct", {"fact": {"kind": "earliest_time",
                                                                                "time": "08:00"}}))
     assert (writes["encrypted"]["fact"]["substance"], writes["proposed"]["state"]) == ("latex", "proposed")
+
+
+# --- round trips (deterministic, unlike timings: asserted exactly) ---------------------------------------------
+@pytest.fixture
+def fresh_connections(committed_db):
+    """Round trips counted from new server connections: a connection that has run many other statements may be
+    pruning psycopg's cache of prepared statements, which is not the request's own work."""
+    connections["default"].close()
+    connections["default"].close_pool()
+
+
+def _trips(call) -> tuple[int, object]:
+    with round_trips() as trips:
+        response = call()
+    return trips.count, response
+
+
+def _committed_rows(sql: str, params: list) -> int:
+    with admin_connect() as conn:
+        return conn.execute(sql, params).fetchone()[0]
+
+
+def test_a_list_read_with_its_gate_audit_row_and_commit_is_one_round_trip(fresh_connections, world):
+    """BEGIN, the identity with admission and rate limits, the read with its audit row, and COMMIT travel in one
+    pipeline: one round trip, and the audit row is committed when the answer is given."""
+    api = world.patient(world.patient_a)
+    api.get(mem(world.patient_a))  # the connection is made (connecting is not a request's round trip)
+    for _ in range(7):  # the same on every request, including when psycopg prepares the statement (the 5th run)
+        count, r = _trips(lambda: api.get(mem(world.patient_a), headers={"X-Request-ID": "req-trips-list"}))
+        assert (count, r.status_code) == (1, 200)
+    assert _committed_rows("SELECT count(*) FROM audit_event WHERE correlation_id = 'req-trips-list'", []) == 7
+
+
+def test_a_read_by_id_is_one_round_trip(fresh_connections, world):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    memory_id = api.post(mem(world.patient_a), memory_body(cid)).json()["memory_id"]
+    count, r = _trips(lambda: api.get(f"{mem(world.patient_a)}/{memory_id}"))
+    assert (count, r.status_code) == (1, 200)
+
+
+def test_a_create_is_two_round_trips_and_three_with_an_idempotency_key(fresh_connections, world):
+    """A create: (1) BEGIN, identity and gate, the write checks (access, consent share-locked, the attribute's lock)
+    and the attribute's current records locked; (2) the supersession, the record with its copies, lifecycle event
+    and audit rows, and COMMIT. With an Idempotency-Key, the key's lock and lookup come first, and the stored
+    response travels with the writes and the COMMIT. Everything is committed together, superseding or not."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    api.get(mem(world.patient_a))
+    cases = [(memory_body(cid, "earliest_time", "10:00"), None, 2),
+             (memory_body(cid, "earliest_time", "11:00"), None, 2),  # supersedes 10:00
+             (memory_body(cid, "latest_time", "16:00"), "trips-1", 3),
+             (memory_body(cid, "latest_time", "17:00"), "trips-2", 3)]  # supersedes 16:00
+    for body, key, expected in cases:
+        headers = {"Idempotency-Key": key} if key else {}
+        count, r = _trips(lambda body=body, headers=headers: api.post(mem(world.patient_a), body, headers=headers))
+        assert (count, r.status_code) == (expected, 201), r.content
+    items = api.get(mem(world.patient_a)).json()["items"]
+    assert sorted(i["fact"]["time"] for i in items) == ["11:00", "17:00"]
+    assert _committed_rows("SELECT count(*) FROM patient_memory WHERE patient_id = %s AND state = 'superseded'",
+                           [world.patient_a]) == 2
+    assert _committed_rows("SELECT count(*) FROM audit_event WHERE patient_id = %s AND action = ANY(%s)",
+                           [world.patient_a, ["memory.create", "memory.supersede"]]) == 6
+    assert _committed_rows("SELECT count(*) FROM idempotency_record WHERE idempotency_key LIKE 'trips-%%'", []) == 2
+    replay = api.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00"),
+                      headers={"Idempotency-Key": "trips-2"})
+    assert replay.status_code == 201 and replay["Idempotent-Replayed"] == "true"
+
+
+def test_a_refused_create_writes_nothing_and_its_pipelined_locks_end_with_it(committed_db, world):
+    """Without access the checks and the current records' lock travel together and find nothing; the refusal rolls
+    everything back (403/404), and a later create of the same attribute by the patient is not kept waiting."""
+    cid = world.consent(world.patient_a)
+    stranger = world.staff("nurse-without-grant")
+    r = stranger.post(mem(world.patient_a), memory_body(cid))
+    assert r.status_code in (403, 404)
+    assert _committed_rows("SELECT count(*) FROM patient_memory WHERE patient_id = %s", [world.patient_a]) == 0
+    assert world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid)).status_code == 201
+
+
+def test_a_create_that_meets_a_concurrent_value_at_commit_answers_409_and_writes_nothing(committed_db, world,
+                                                                                      monkeypatch):
+    """The writes are sent without waiting: a unique-index conflict surfaces with the COMMIT, and is answered as the
+    service answers it (409 concurrent_update_retry), with nothing of the create kept."""
+    from memory import services
+
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem(world.patient_a), memory_body(cid, "earliest_time", "09:00")).status_code == 201
+    monkeypatch.setattr(services, "_memories", lambda cursor: [])  # as if the current record had not been seen
+    r = api.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00"),
+                 headers={"Idempotency-Key": "trips-conflict"})
+    assert r.status_code == 409 and r.json()["code"] == "concurrent_update_retry", r.content
+    assert _committed_rows("SELECT count(*) FROM patient_memory WHERE patient_id = %s", [world.patient_a]) == 1
+    assert _committed_rows("SELECT count(*) FROM idempotency_record WHERE idempotency_key = 'trips-conflict'",
+                           []) == 0
+
+
+def test_a_checkpoint_is_two_round_trips(fresh_connections, world):
+    """A checkpoint: the workflow read and locked, with BEGIN, the identity and the gate; then the new version, its
+    history row and audit row, with COMMIT."""
+    api = world.patient(world.patient_a)
+    r = api.post("/v1/workflows", {"workflow_type": "prior_authorization", "patient_id": str(world.patient_a)})
+    assert r.status_code == 201, r.content
+    workflow_id = r.json()["workflow_id"]
+    count, r = _trips(lambda: api.post(f"/v1/workflows/{workflow_id}/checkpoint", {
+        "expected_version": 1, "next_step": "submit_prior_authorization", "state_patch": {"n": 1}}))
+    assert (count, r.status_code) == (2, 200), r.content

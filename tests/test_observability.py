@@ -115,3 +115,22 @@ def test_request_log_lines_are_json_with_route_status_duration_and_no_patient_da
     everything = "\n".join(lines)
     for secret in (str(world.patient_a), cid, "05:35", api.token):
         assert secret not in everything
+
+
+def test_pool_use_is_read_at_scrape_time_never_on_a_request(world, metrics_token, monkeypatch):
+    """A request does no metrics work beyond its counter and histogram: the pool's statistics (which take the lock
+    every request takes) are read only when /metrics is scraped; the service's connections come from the database."""
+    from psycopg_pool import ConnectionPool
+
+    reads = []
+    original = ConnectionPool.get_stats
+    monkeypatch.setattr(ConnectionPool, "get_stats", lambda self: reads.append(1) or original(self))
+    api = world.patient(world.patient_a)
+    for _ in range(3):
+        assert api.get(f"/v1/patients/{world.patient_a}/memories").status_code == 200
+    assert reads == []
+    body = scrape().content.decode()
+    assert "anamnesis_db_pool_connections{" in body and 'state="size"' in body
+    assert sample(body, "anamnesis_db_pool_connections", state="size") >= sample(
+        body, "anamnesis_db_pool_connections", state="available") >= 0
+    assert "anamnesis_db_pool_requests_waiting" in body and len(reads) == 1
