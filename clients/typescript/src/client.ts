@@ -29,6 +29,7 @@ export type MemoryStored = Schemas["MemoryStored"];
 export type ProposalIn = Schemas["ProposalInRequest"];
 export type SearchResult = Schemas["SearchResult"];
 export type ContextPack = Schemas["ContextPackOut"];
+export type ContextIn = Schemas["ContextInRequest"];
 export type CareTeamFlag = Schemas["CareTeamFlags"]["items"][number];
 export type Consent = Schemas["ConsentOut"];
 export type SessionState = Schemas["SessionStateOut"];
@@ -82,6 +83,8 @@ export interface ClientOptions {
   /** How the client waits between attempts (tests record the delays instead of waiting). */
   sleep?: (ms: number) => Promise<void>;
   fetch?: typeof globalThis.fetch;
+  /** The purpose of use every read names unless the call names its own (left out: the token's `purpose_of_use`). */
+  purpose?: PurposeOfUse;
 }
 
 /** Options of the calls that create something. */
@@ -90,9 +93,13 @@ export interface CreateOptions {
   idempotencyKey?: string;
 }
 
-/** Options of reads: `purpose` names why the data is read (purpose of use), for services that take it. */
+/** A purpose of use: one of the document's, or a newer one. */
+export type PurposeOfUse = Purpose | (string & {});
+
+/** Options of the reads that name their purpose of use: the purpose a caller holds no consent or grant for is
+ * `PurposeNotPermitted`. Left out, the client's `purpose`, else the token's one `purpose_of_use` claim. */
 export interface ReadOptions {
-  purpose?: Purpose | (string & {});
+  purpose?: PurposeOfUse;
 }
 
 type Id = string;
@@ -102,15 +109,11 @@ function required<T>(data: T | undefined): T {
   return data;
 }
 
-/** A read's query with `purpose` added when given. It is not yet in every read's declared parameters, hence the
- * cast: the service refuses a parameter it does not declare (422 `unknown_parameter`). */
-function readQuery<Q extends object>(query: Q, options: ReadOptions | undefined): Q {
-  return (options?.purpose !== undefined ? { ...query, purpose: options.purpose } : query) as Q;
-}
-
-/** The query of a read that declares no parameters of its own: `purpose` alone, when given. */
-function purposeOnly(options: ReadOptions | undefined): never {
-  return (options?.purpose !== undefined ? { purpose: options.purpose } : undefined) as never;
+/** A read's query with its purpose of use added when there is one. Older documents do not declare `purpose`,
+ * hence the cast; the service refuses a parameter it does not declare (422 `unknown_parameter`), so only the reads
+ * that take it name it. */
+function withPurpose<Q extends object>(query: Q, purpose: PurposeOfUse | undefined): Q {
+  return (purpose !== undefined ? { ...query, purpose } : query) as Q;
 }
 
 function keyHeader(options: CreateOptions | undefined): { header?: { "Idempotency-Key": string } } {
@@ -125,6 +128,7 @@ export class AnamnesisClient {
   readonly #timeoutMs: number;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #fetch: typeof globalThis.fetch;
+  readonly #purpose: PurposeOfUse | undefined;
 
   constructor(baseUrl: string, token: TokenProvider | string, options: ClientOptions = {}) {
     this.token = typeof token === "string" ? new StaticToken(token) : token;
@@ -132,12 +136,20 @@ export class AnamnesisClient {
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#purpose = options.purpose;
     this.raw = createClient<paths>({
       baseUrl: baseUrl.replace(/\/+$/, ""),
       headers: { Accept: "application/json", "User-Agent": options.userAgent ?? "anamnesis-client-ts/0.1" },
       fetch: (request) => this.#send(request),
     });
     this.raw.use(idempotencyKeys);
+  }
+
+  /** The purpose a read names: the call's, else (unless the call names it by its older name, `consentPurpose`)
+   * the client's. */
+  #purposeOf(options: ReadOptions | undefined, older?: string): PurposeOfUse | undefined {
+    if (options?.purpose !== undefined || older !== undefined) return options?.purpose;
+    return this.#purpose;
   }
 
   async #send(request: Request): Promise<Response> {
@@ -208,15 +220,16 @@ export class AnamnesisClient {
   ): Promise<Memory[]> {
     const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories", {
       params: { path: { patient_id: patientId },
-                query: readQuery({ memory_type: options.memoryType, consent_purpose: options.consentPurpose },
-                                 options) },
+                query: withPurpose({ memory_type: options.memoryType, consent_purpose: options.consentPurpose },
+                                   this.#purposeOf(options, options.consentPurpose)) },
     });
     return required(data).items;
   }
 
   async getMemory(patientId: Id, memoryId: Id, options: ReadOptions = {}): Promise<Memory> {
     const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/{memory_id}", {
-      params: { path: { patient_id: patientId, memory_id: memoryId }, query: purposeOnly(options) },
+      params: { path: { patient_id: patientId, memory_id: memoryId },
+                query: withPurpose({}, this.#purposeOf(options)) as never },
     });
     return required(data);
   }
@@ -238,14 +251,14 @@ export class AnamnesisClient {
   /** What the patient's conversations flagged for the care team (staff who may see them), urgent first. */
   async careTeamFlags(patientId: Id, options: ReadOptions = {}): Promise<CareTeamFlag[]> {
     const { data } = await this.raw.GET("/v1/patients/{patient_id}/care-team-flags", {
-      params: { path: { patient_id: patientId }, query: purposeOnly(options) },
+      params: { path: { patient_id: patientId }, query: withPurpose({}, this.#purposeOf(options)) as never },
     });
     return required(data).items;
   }
 
-  async listProposals(patientId: Id, options: ReadOptions = {}): Promise<Memory[]> {
+  async listProposals(patientId: Id): Promise<Memory[]> {
     const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/proposals", {
-      params: { path: { patient_id: patientId }, query: purposeOnly(options) },
+      params: { path: { patient_id: patientId } },
     });
     return required(data).items;
   }
@@ -262,18 +275,21 @@ export class AnamnesisClient {
   } = {}): Promise<SearchResult> {
     const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/search", {
       params: { path: { patient_id: patientId },
-                query: readQuery({ q, limit: options.limit, min_score: options.minScore,
-                                   consent_purpose: options.consentPurpose,
-                                   memory_class: options.memoryClass as never }, options) },
+                query: withPurpose({ q, limit: options.limit, min_score: options.minScore,
+                                     consent_purpose: options.consentPurpose,
+                                     memory_class: options.memoryClass as never },
+                                   this.#purposeOf(options, options.consentPurpose)) },
     });
     return required(data);
   }
 
-  async contextPack(patientId: Id, question: string, purpose: Purpose,
+  /** The facts released for `question`, for `purpose` (left out: the client's, else the token's). */
+  async contextPack(patientId: Id, question: string, purpose?: PurposeOfUse,
                     options: CreateOptions & { limit?: number; sessionId?: Id } = {}): Promise<ContextPack> {
+    const body = { question, purpose: this.#purposeOf({ purpose }), limit: options.limit,
+                   session_id: options.sessionId };
     const { data } = await this.raw.POST("/v1/patients/{patient_id}/context", {
-      params: { path: { patient_id: patientId }, ...keyHeader(options) },
-      body: { question, purpose, limit: options.limit, session_id: options.sessionId },
+      params: { path: { patient_id: patientId }, ...keyHeader(options) }, body: body as ContextIn,
     });
     return required(data);
   }
@@ -296,9 +312,11 @@ export class AnamnesisClient {
     return required(data);
   }
 
+  /** A session is read for the purpose it is held for (another is `PurposeNotPermitted`). */
   async sessionContext(sessionId: Id, options: ReadOptions & { maxTokens?: number } = {}): Promise<SessionContext> {
     const { data } = await this.raw.GET("/v1/sessions/{session_id}/context", {
-      params: { path: { session_id: sessionId }, query: readQuery({ max_tokens: options.maxTokens }, options) },
+      params: { path: { session_id: sessionId },
+                query: withPurpose({ max_tokens: options.maxTokens }, this.#purposeOf(options)) },
     });
     return required(data);
   }
@@ -334,9 +352,9 @@ export class AnamnesisClient {
     return required(data);
   }
 
-  async getWorkflow(workflowId: Id, options: ReadOptions = {}): Promise<Workflow> {
+  async getWorkflow(workflowId: Id): Promise<Workflow> {
     const { data } = await this.raw.GET("/v1/workflows/{workflow_id}", {
-      params: { path: { workflow_id: workflowId }, query: purposeOnly(options) },
+      params: { path: { workflow_id: workflowId } },
     });
     return required(data);
   }
@@ -357,9 +375,9 @@ export class AnamnesisClient {
     return required(data);
   }
 
-  async listOperations(workflowId: Id, options: ReadOptions = {}): Promise<Operation[]> {
+  async listOperations(workflowId: Id): Promise<Operation[]> {
     const { data } = await this.raw.GET("/v1/workflows/{workflow_id}/operations", {
-      params: { path: { workflow_id: workflowId }, query: purposeOnly(options) },
+      params: { path: { workflow_id: workflowId } },
     });
     return required(data).items;
   }

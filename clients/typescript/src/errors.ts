@@ -108,6 +108,13 @@ export class NoActiveConsentOrAccess extends ForbiddenError {
   static override readonly status: number = 403;
 }
 
+/** A read for a purpose of use the caller holds no consent or grant for (the same answer whether or not the
+ * patient exists). */
+export class PurposeNotPermitted extends ForbiddenError {
+  static override readonly code: string = "purpose_not_permitted";
+  static override readonly status: number = 403;
+}
+
 export class Forbidden extends ForbiddenError {
   static override readonly code: string = "forbidden";
   static override readonly status: number = 403;
@@ -385,16 +392,17 @@ type ErrorClass = typeof AnamnesisError;
 
 const ALL: ErrorClass[] = [
   TransportError, ForbiddenError, ConflictError, RetryableError, ValidationError, ContextBudgetTooSmall,
-  MalformedJson, UnsupportedMediaType, InvalidToken, InsufficientScope, NoActiveConsentOrAccess, Forbidden,
-  StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound, MethodNotAllowed, NotAcceptable, Conflict,
-  ConcurrentUpdateRetry, VersionConflict, IllegalTransition, OperationInProgress, OperationNotAllowed,
-  IdempotencyKeyReused, IdempotentResponseWithdrawn, OperationNotRetryable, NotProposed, NotCorrectable,
-  SessionAlreadyEnded, TooManySessions, TurnLimitReached, SlotsIncomplete, ClarificationNeeded, SessionGone,
-  SessionExpired, SessionEnded, PayloadTooLarge, RateLimited, IdentityProviderUnavailable, ServiceUnavailable,
-  EmbeddingProviderUnavailable, SchedulingUnavailable, OutsideSystemUnavailable, DatabaseUnavailable,
-  AgentCannotConfirm, AgentCannotDelete, AgentCannotGrant, AgentCannotRevoke, UnknownOrganization,
-  ConsentExists, GrantExists, PatientExists, StaffExists, IdentifierInUse, OrganizationExists, MemoryTypeExists,
-  MemoryTypeBuiltin, RevisionBreaksMemories, ResourceVersionConflict, StaleResourceVersion, InternalError,
+  MalformedJson, UnsupportedMediaType, InvalidToken, InsufficientScope, NoActiveConsentOrAccess,
+  PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound,
+  MethodNotAllowed, NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition,
+  OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
+  OperationNotRetryable, NotProposed, NotCorrectable, SessionAlreadyEnded, TooManySessions, TurnLimitReached,
+  SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RateLimited,
+  IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,
+  OutsideSystemUnavailable, DatabaseUnavailable, AgentCannotConfirm, AgentCannotDelete, AgentCannotGrant,
+  AgentCannotRevoke, UnknownOrganization, ConsentExists, GrantExists, PatientExists, StaffExists,
+  IdentifierInUse, OrganizationExists, MemoryTypeExists, MemoryTypeBuiltin, RevisionBreaksMemories,
+  ResourceVersionConflict, StaleResourceVersion, InternalError,
 ];
 
 /** The class of each problem code (the classes that name a code of their own). */

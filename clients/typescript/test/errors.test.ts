@@ -9,7 +9,8 @@ test("every problem code of the Python client has a class here, of the same name
   const python = JSON.parse(process.env["ANAMNESIS_PROBLEM_CLASSES"] ?? "{}") as
     Record<string, { name: string; status: number; families: string[] }>;
   assert.ok(Object.keys(python).length > 40, "the driver passed the Python client's classes");
-  assert.deepEqual([...errors.PROBLEM_CLASSES.keys()].sort(), Object.keys(python).sort());
+  const missing = Object.keys(python).filter((code) => !errors.PROBLEM_CLASSES.has(code));
+  assert.deepEqual(missing, [], "codes the Python client knows and this one does not");
   for (const [code, expected] of Object.entries(python)) {
     const error = errors.errorFromProblem(expected.status, { code, message: "m", request_id: "r-1" });
     assert.equal(error.constructor.name, expected.name, code);
@@ -31,6 +32,8 @@ test("an unknown code becomes its status's family; an unknown status the base cl
   const teapot = errors.errorFromProblem(418, {});
   assert.equal(teapot.constructor, errors.AnamnesisError);
   assert.equal(teapot.code, "error");
+  const purpose = errors.errorFromProblem(403, { code: "purpose_not_permitted" });
+  assert.ok(purpose instanceof errors.PurposeNotPermitted && purpose instanceof errors.ForbiddenError);
   const fields = errors.errorFromProblem(422, { code: "validation_error",
                                                 errors: [{ field: "purpose", code: "invalid_choice" }] });
   assert.ok(fields instanceof errors.ValidationError);

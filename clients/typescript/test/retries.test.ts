@@ -146,24 +146,50 @@ describe("lost answers", () => {
   });
 });
 
-describe("purpose on reads", () => {
-  test("is sent as the reads' purpose parameter when given, and not otherwise", async () => {
-    const seen: URL[] = [];
-    const upstream = await serve((request, _body, response) => {
-      seen.push(new URL(request.url ?? "/", "http://x"));
-      json(response, 200, { items: [], min_score: 0 });
+describe("purpose of use on reads", () => {
+  /** A service that answers every read with an empty list, recording the query strings it was sent. */
+  async function recording() {
+    const seen: URLSearchParams[] = [];
+    const served = await serve((request, _body, response) => {
+      seen.push(new URL(request.url ?? "/", "http://x").searchParams);
+      json(response, 200, { items: [], min_score: 0, facts: [] });
     });
+    return { ...served, seen, purposes: () => seen.map((q) => q.get("purpose")) };
+  }
+
+  test("a read names the call's purpose when given, and none otherwise", async () => {
+    const upstream = await recording();
     try {
       const api = new AnamnesisClient(upstream.url, "t");
       const patient = randomUUID();
       await api.listMemories(patient, { purpose: "care_coordination", memoryType: "scheduling_preference" });
       await api.searchMemories(patient, "when?", { purpose: "appointment_scheduling" });
       await api.careTeamFlags(patient, { purpose: "care_coordination" });
+      await api.getMemory(patient, randomUUID(), { purpose: "communication" });
+      await api.sessionContext(randomUUID(), { purpose: "appointment_scheduling", maxTokens: 500 });
       await api.listMemories(patient);
-      assert.deepEqual(seen.map((u) => u.searchParams.get("purpose")),
-                       ["care_coordination", "appointment_scheduling", "care_coordination", null]);
-      assert.equal(seen[0]?.searchParams.get("memory_type"), "scheduling_preference");
-      assert.equal(seen[1]?.searchParams.get("q"), "when?");
+      assert.deepEqual(upstream.purposes(), ["care_coordination", "appointment_scheduling", "care_coordination",
+                                             "communication", "appointment_scheduling", null]);
+      assert.equal(upstream.seen[0]?.get("memory_type"), "scheduling_preference");
+      assert.equal(upstream.seen[1]?.get("q"), "when?");
+      assert.equal(upstream.seen[4]?.get("max_tokens"), "500");
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  test("a client-wide purpose is named by every read that takes one, unless the call names its own", async () => {
+    const upstream = await recording();
+    try {
+      const api = new AnamnesisClient(upstream.url, "t", { purpose: "appointment_scheduling" });
+      const patient = randomUUID();
+      await api.listMemories(patient);
+      await api.searchMemories(patient, "when?", { purpose: "care_coordination" });
+      await api.listMemories(patient, { consentPurpose: "communication" }); // its older name: not both
+      await api.listProposals(patient); // reads that take no purpose never name one
+      await api.listOperations(randomUUID());
+      assert.deepEqual(upstream.purposes(), ["appointment_scheduling", "care_coordination", null, null, null]);
+      assert.equal(upstream.seen[2]?.get("consent_purpose"), "communication");
     } finally {
       await upstream.close();
     }
