@@ -35,7 +35,7 @@ def node_tool(package_dir, name: str) -> list[str]:
     return [node(), str(script)]
 
 
-def run(cmd: list[str], cwd, env: dict[str, str] | None = None, timeout: float = 300) -> str:
+def run(cmd: list[str], cwd, env: dict[str, str] | None = None, timeout: float = 600) -> str:
     done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"{' '.join(cmd[1:])} exited {done.returncode}:\n{output[-8000:]}"
