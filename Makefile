@@ -140,3 +140,4 @@ ranker: migrate
 
 clean:
 	rm -rf $(VENV) .pgdata staticfiles .pytest_cache .hypothesis test-artifacts
+	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/dist $(TS_EXAMPLE)/node_modules $(TS_EXAMPLE)/dist
