@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test lint typecheck check bench bench-quick eval ranker migrate clean worker events browser agent pgbouncer \
-	ha ha-test
+	ha ha-test ts ts-typecheck ts-generate agent-ts
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "Python 3.11 is required"'
@@ -44,7 +44,7 @@ ha:
 	@(command -v patroni >/dev/null && command -v etcd >/dev/null) || (apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patroni etcd-server)
 
-test: install browser pgbouncer ha
+test: install browser pgbouncer ha ts
 	$(BIN)/python -m pytest
 
 # Only the failover test (about 1.5 minutes; `make test` runs it too): Patroni + etcd with two PostgreSQL 16 nodes in
@@ -57,6 +57,38 @@ ha-test: install ha
 agent: install
 	@$(BIN)/python -m tests.fakes.scheduling --port 8091 >/dev/null 2>&1 & pid=$$!; sleep 1; \
 	ANAMNESIS_TOKEN=$$($(BIN)/python manage.py demo_agent_token) $(BIN)/python examples/booking_agent.py; rc=$$?; \
+	kill $$pid 2>/dev/null; exit $$rc
+
+# The TypeScript client (clients/typescript) and example agent (examples/typescript): Node 20+ and npm, packages
+# exactly as their package-lock.json files say (npm ci), reinstalled when a lock file changes.
+TS_CLIENT := clients/typescript
+TS_EXAMPLE := examples/typescript
+TS_PACKAGES := $(TS_CLIENT)/node_modules/.package-lock.json $(TS_EXAMPLE)/node_modules/.package-lock.json
+
+%/node_modules/.package-lock.json: %/package-lock.json %/package.json
+	@node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' || \
+		(echo "Node 20+ and npm are required for $*" >&2; exit 1)
+	cd $* && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+ts: $(TS_PACKAGES)
+
+ts-typecheck: ts
+	cd $(TS_CLIENT) && npm run --silent typecheck
+	cd $(TS_EXAMPLE) && npm run --silent typecheck
+
+# After a change to the API: the OpenAPI document the TypeScript client is typed from, and its generated types
+# (tests/test_typescript_client.py fails while they are out of date).
+ts-generate: install ts
+	$(BIN)/python manage.py spectacular --validate --fail-on-warn --format openapi-json --file $(TS_CLIENT)/openapi.json
+	cd $(TS_CLIENT) && npm run --silent generate
+
+# The TypeScript twin of `make agent`: the same conversation through the official MCP TypeScript SDK
+# (examples/typescript/booking_agent.ts), against `make run` in another terminal.
+agent-ts: install ts
+	cd $(TS_EXAMPLE) && npm run --silent build
+	@$(BIN)/python -m tests.fakes.scheduling --port 8091 >/dev/null 2>&1 & pid=$$!; sleep 1; \
+	ANAMNESIS_TOKEN=$$($(BIN)/python manage.py demo_agent_token) node $(TS_EXAMPLE)/dist/booking_agent.js; rc=$$?; \
 	kill $$pid 2>/dev/null; exit $$rc
 
 worker: migrate
@@ -73,8 +105,9 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-# What CI runs before the tests: lint, types, and the apps' import layering (core knows no domain, no cycles)
-check: lint typecheck
+# What CI runs before the tests: lint, types (Python and TypeScript), and the apps' import layering (core knows no
+# domain, no cycles)
+check: lint typecheck ts-typecheck
 
 # Every benchmark at full size, then one table of the fast path's goals (bench/summary.py) from their JSON in
 # bench/results/. A benchmark that fails (an error, a lost write, a sequential scan) does not stop the others; the
@@ -121,3 +154,4 @@ ranker: migrate
 
 clean:
 	rm -rf $(VENV) .pgdata staticfiles .pytest_cache .hypothesis test-artifacts
+	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/dist $(TS_EXAMPLE)/node_modules $(TS_EXAMPLE)/dist

@@ -1,0 +1,395 @@
+/**
+ * The client: a thin layer over openapi-fetch, typed by the OpenAPI document (src/schema.ts), with the Python
+ * client's behaviour. Every call, whether through a named method or through {@link AnamnesisClient.raw}, goes
+ * through one `fetch` that makes retries safe by construction:
+ *
+ * - creating calls (the operations that take an `Idempotency-Key`, src/operations.ts) always carry one (yours, or
+ *   a fresh UUID), the same on every attempt, so a retry after a lost answer cannot create a second thing;
+ * - `429` and `503` mean nothing was changed: retried for every call, after `Retry-After` when the service sends
+ *   it, otherwise exponential backoff with full jitter;
+ * - a network failure (no answer) is retried only for reads and keyed calls; anything else throws
+ *   {@link TransportError} because the first attempt may have landed;
+ * - a `401` asks the token provider for a fresh token once;
+ * - an answer of 400 or more throws the problem's own error class (errors.ts).
+ */
+import { randomUUID } from "node:crypto";
+
+import createClient, { type Client, type Middleware } from "openapi-fetch";
+
+import { StaticToken, type TokenProvider } from "./auth.js";
+import { errorFromProblem, TransportError } from "./errors.js";
+import { KEYED_OPERATIONS } from "./operations.js";
+import type { components, paths } from "./schema.js";
+
+type Schemas = components["schemas"];
+export type Purpose = Schemas["PurposeEnum"];
+export type Memory = Schemas["MemoryOut"];
+export type MemoryIn = Schemas["MemoryInRequest"];
+export type MemoryStored = Schemas["MemoryStored"];
+export type ProposalIn = Schemas["ProposalInRequest"];
+export type SearchResult = Schemas["SearchResult"];
+export type ContextPack = Schemas["ContextPackOut"];
+export type ContextIn = Schemas["ContextInRequest"];
+export type CareTeamFlag = Schemas["CareTeamFlags"]["items"][number];
+export type Consent = Schemas["ConsentOut"];
+export type SessionState = Schemas["SessionStateOut"];
+export type TurnAppended = Schemas["TurnAppendedOut"];
+export type TurnRole = Schemas["RoleEnum"];
+export type SessionContext = Schemas["ContextOut"];
+export type Offers = Schemas["OffersOut"];
+export type Proposals = Schemas["ProposalsOut"];
+export type SessionOutcome = Schemas["OutcomeEnum"];
+export type Workflow = Schemas["WorkflowOut"];
+export type WorkflowType = Schemas["WorkflowTypeEnum"];
+export type WorkflowState = NonNullable<Schemas["WorkflowCreateInRequest"]["state"]>;
+export type CheckpointIn = Schemas["CheckpointInRequest"];
+export type Operation = Schemas["OperationOut"];
+export type OperationKind = Schemas["KindEnum"];
+export type OperationPayload = Schemas["OperationPayloadRequest"];
+
+export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+export interface RetryPolicy {
+  maxRetries: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** The longest `Retry-After` honoured; a longer one is waited for this long. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 3, backoffBaseMs: 500, backoffMaxMs: 20_000,
+                                            maxRetryAfterMs: 60_000 };
+
+/** Milliseconds to wait before retry number `attempt` (0-based); `retryAfter` in seconds, when the service said. */
+export function retryDelay(policy: RetryPolicy, attempt: number, retryAfter: number | undefined): number {
+  if (retryAfter !== undefined) return Math.min(Math.max(retryAfter * 1000, 0), policy.maxRetryAfterMs);
+  return Math.random() * Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** attempt);
+}
+
+/** `Retry-After` in seconds: delay-seconds, or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const when = Date.parse(text);
+  return Number.isNaN(when) ? undefined : Math.max(0, (when - now) / 1000);
+}
+
+export interface ClientOptions {
+  retry?: Partial<RetryPolicy>;
+  /** Per attempt. */
+  timeoutMs?: number;
+  userAgent?: string;
+  /** How the client waits between attempts (tests record the delays instead of waiting). */
+  sleep?: (ms: number) => Promise<void>;
+  fetch?: typeof globalThis.fetch;
+  /** The purpose of use every read names unless the call names its own (left out: the token's `purpose_of_use`). */
+  purpose?: PurposeOfUse;
+}
+
+/** Options of the calls that create something. */
+export interface CreateOptions {
+  /** The same key on a later call returns the first call's answer (a fresh UUID when left out). */
+  idempotencyKey?: string;
+}
+
+/** A purpose of use: one of the document's, or a newer one. */
+export type PurposeOfUse = Purpose | (string & {});
+
+/** Options of the reads that name their purpose of use: the purpose a caller holds no consent or grant for is
+ * `PurposeNotPermitted`. Left out, the client's `purpose`, else the token's one `purpose_of_use` claim. */
+export interface ReadOptions {
+  purpose?: PurposeOfUse;
+}
+
+type Id = string;
+
+function required<T>(data: T | undefined): T {
+  if (data === undefined) throw new TransportError("the service answered with an empty body");
+  return data;
+}
+
+/** A read's query with its purpose of use added when there is one. Older documents do not declare `purpose`,
+ * hence the cast; the service refuses a parameter it does not declare (422 `unknown_parameter`), so only the reads
+ * that take it name it. */
+function withPurpose<Q extends object>(query: Q, purpose: PurposeOfUse | undefined): Q {
+  return (purpose !== undefined ? { ...query, purpose } : query) as Q;
+}
+
+function keyHeader(options: CreateOptions | undefined): { header?: { "Idempotency-Key": string } } {
+  return options?.idempotencyKey !== undefined ? { header: { "Idempotency-Key": options.idempotencyKey } } : {};
+}
+
+export class AnamnesisClient {
+  /** Every operation of the OpenAPI document, typed, with this client's retries, keys and typed errors. */
+  readonly raw: Client<paths>;
+  readonly token: TokenProvider;
+  readonly retry: RetryPolicy;
+  readonly #timeoutMs: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #purpose: PurposeOfUse | undefined;
+
+  constructor(baseUrl: string, token: TokenProvider | string, options: ClientOptions = {}) {
+    this.token = typeof token === "string" ? new StaticToken(token) : token;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#purpose = options.purpose;
+    this.raw = createClient<paths>({
+      baseUrl: baseUrl.replace(/\/+$/, ""),
+      headers: { Accept: "application/json", "User-Agent": options.userAgent ?? "anamnesis-client-ts/0.1" },
+      fetch: (request) => this.#send(request),
+    });
+    this.raw.use(idempotencyKeys);
+  }
+
+  /** The purpose a read names: the call's, else (unless the call names it by its older name, `consentPurpose`)
+   * the client's. */
+  #purposeOf(options: ReadOptions | undefined, older?: string): PurposeOfUse | undefined {
+    if (options?.purpose !== undefined || older !== undefined) return options?.purpose;
+    return this.#purpose;
+  }
+
+  async #send(request: Request): Promise<Response> {
+    const method = request.method;
+    const where = `${method} ${new URL(request.url).pathname}`;
+    const safeWithoutAnswer = method === "GET" || request.headers.has("Idempotency-Key");
+    const body = method === "GET" || method === "HEAD" ? undefined : await request.arrayBuffer();
+    let attempt = 0;
+    let refreshed = false;
+    for (;;) {
+      const headers = new Headers(request.headers);
+      headers.set("Authorization", `Bearer ${await this.token.getToken()}`);
+      let response: Response;
+      try {
+        response = await this.#fetch(request.url, { method, headers, body, redirect: "follow",
+                                                     signal: AbortSignal.timeout(this.#timeoutMs) });
+      } catch (error) {
+        if (safeWithoutAnswer && attempt < this.retry.maxRetries) {
+          await this.#sleep(retryDelay(this.retry, attempt, undefined));
+          attempt += 1;
+          continue;
+        }
+        throw new TransportError(`${where}: ${(error as Error).name}`);
+      }
+      if (response.status === 401 && !refreshed) {
+        refreshed = true;
+        this.token.invalidate();
+        if (!(this.token instanceof StaticToken)) {
+          await response.body?.cancel();
+          continue;
+        }
+      }
+      const retryAfter = parseRetryAfter(response.headers.get("Retry-After"));
+      if (RETRY_STATUSES.has(response.status) && attempt < this.retry.maxRetries) {
+        await response.body?.cancel();
+        await this.#sleep(retryDelay(this.retry, attempt, retryAfter));
+        attempt += 1;
+        continue;
+      }
+      if (response.status >= 400) {
+        let problem: unknown = {};
+        try {
+          problem = JSON.parse(await response.text());
+        } catch {
+          // not JSON: the status alone decides the class
+        }
+        const fields = problem !== null && typeof problem === "object" && !Array.isArray(problem) ? problem : {};
+        throw errorFromProblem(response.status, fields as Record<string, unknown>, { retryAfter });
+      }
+      return response;
+    }
+  }
+
+  // --- consents --------------------------------------------------------------------------------------------------
+  /** Record a consent. The patient's own token needs nothing more; staff and agents name the evidence
+   * (`evidenceRef`, e.g. the signed form). */
+  async giveConsent(patientId: Id, purpose: Purpose,
+                    options: CreateOptions & { evidenceRef?: string; expiresAt?: Date } = {}): Promise<Consent> {
+    const { data } = await this.raw.POST("/v1/patients/{patient_id}/consents", {
+      params: { path: { patient_id: patientId }, ...keyHeader(options) },
+      body: { purpose, evidence_ref: options.evidenceRef, expires_at: options.expiresAt?.toISOString() },
+    });
+    return required(data);
+  }
+
+  // --- long-term memory ------------------------------------------------------------------------------------------
+  async listMemories(patientId: Id, options: ReadOptions & { memoryType?: string; consentPurpose?: Purpose } = {},
+  ): Promise<Memory[]> {
+    const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories", {
+      params: { path: { patient_id: patientId },
+                query: withPurpose({ memory_type: options.memoryType, consent_purpose: options.consentPurpose },
+                                   this.#purposeOf(options, options.consentPurpose)) },
+    });
+    return required(data).items;
+  }
+
+  async getMemory(patientId: Id, memoryId: Id, options: ReadOptions = {}): Promise<Memory> {
+    const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/{memory_id}", {
+      params: { path: { patient_id: patientId, memory_id: memoryId },
+                query: withPurpose({}, this.#purposeOf(options)) as never },
+    });
+    return required(data);
+  }
+
+  async recordMemory(patientId: Id, memory: MemoryIn, options: CreateOptions = {}): Promise<MemoryStored> {
+    const { data } = await this.raw.POST("/v1/patients/{patient_id}/memories", {
+      params: { path: { patient_id: patientId }, ...keyHeader(options) }, body: memory,
+    });
+    return required(data);
+  }
+
+  async proposeMemory(patientId: Id, proposal: ProposalIn, options: CreateOptions = {}): Promise<Memory> {
+    const { data } = await this.raw.POST("/v1/patients/{patient_id}/memories/proposals", {
+      params: { path: { patient_id: patientId }, ...keyHeader(options) }, body: proposal,
+    });
+    return required(data);
+  }
+
+  /** What the patient's conversations flagged for the care team (staff who may see them), urgent first. */
+  async careTeamFlags(patientId: Id, options: ReadOptions = {}): Promise<CareTeamFlag[]> {
+    const { data } = await this.raw.GET("/v1/patients/{patient_id}/care-team-flags", {
+      params: { path: { patient_id: patientId }, query: withPurpose({}, this.#purposeOf(options)) as never },
+    });
+    return required(data).items;
+  }
+
+  async listProposals(patientId: Id): Promise<Memory[]> {
+    const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/proposals", {
+      params: { path: { patient_id: patientId } },
+    });
+    return required(data).items;
+  }
+
+  async confirmMemory(patientId: Id, memoryId: Id): Promise<Memory> {
+    const { data } = await this.raw.POST("/v1/patients/{patient_id}/memories/{memory_id}/confirm", {
+      params: { path: { patient_id: patientId, memory_id: memoryId } },
+    });
+    return required(data);
+  }
+
+  async searchMemories(patientId: Id, q: string, options: ReadOptions & {
+    limit?: number; minScore?: number; consentPurpose?: Purpose; memoryClass?: string;
+  } = {}): Promise<SearchResult> {
+    const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/search", {
+      params: { path: { patient_id: patientId },
+                query: withPurpose({ q, limit: options.limit, min_score: options.minScore,
+                                     consent_purpose: options.consentPurpose,
+                                     memory_class: options.memoryClass as never },
+                                   this.#purposeOf(options, options.consentPurpose)) },
+    });
+    return required(data);
+  }
+
+  /** The facts released for `question`, for `purpose` (left out: the client's, else the token's). */
+  async contextPack(patientId: Id, question: string, purpose?: PurposeOfUse,
+                    options: CreateOptions & { limit?: number; sessionId?: Id } = {}): Promise<ContextPack> {
+    const body = { question, purpose: this.#purposeOf({ purpose }), limit: options.limit,
+                   session_id: options.sessionId };
+    const { data } = await this.raw.POST("/v1/patients/{patient_id}/context", {
+      params: { path: { patient_id: patientId }, ...keyHeader(options) }, body: body as ContextIn,
+    });
+    return required(data);
+  }
+
+  // --- short-term context ----------------------------------------------------------------------------------------
+  async startSession(patientId: Id, purpose: Purpose, options: CreateOptions = {}): Promise<SessionState> {
+    const { data } = await this.raw.POST("/v1/sessions", {
+      params: keyHeader(options), body: { patient_id: patientId, purpose },
+    });
+    return required(data);
+  }
+
+  async addTurn(sessionId: Id, content: string, options: CreateOptions & {
+    role?: TurnRole; toolName?: string; toolResult?: Record<string, unknown>;
+  } = {}): Promise<TurnAppended> {
+    const { data } = await this.raw.POST("/v1/sessions/{session_id}/turns", {
+      params: { path: { session_id: sessionId }, ...keyHeader(options) },
+      body: { role: options.role ?? "user", content, tool_name: options.toolName, tool_result: options.toolResult },
+    });
+    return required(data);
+  }
+
+  /** A session is read for the purpose it is held for (another is `PurposeNotPermitted`). */
+  async sessionContext(sessionId: Id, options: ReadOptions & { maxTokens?: number } = {}): Promise<SessionContext> {
+    const { data } = await this.raw.GET("/v1/sessions/{session_id}/context", {
+      params: { path: { session_id: sessionId },
+                query: withPurpose({ max_tokens: options.maxTokens }, this.#purposeOf(options)) },
+    });
+    return required(data);
+  }
+
+  async searchOffers(sessionId: Id, options: CreateOptions = {}): Promise<Offers> {
+    const { data } = await this.raw.POST("/v1/sessions/{session_id}/offers", {
+      params: { path: { session_id: sessionId }, ...keyHeader(options) },
+    });
+    return required(data);
+  }
+
+  async proposeFromTurn(sessionId: Id, seq: number, options: CreateOptions = {}): Promise<Proposals> {
+    const { data } = await this.raw.POST("/v1/sessions/{session_id}/turns/{seq}/propose", {
+      params: { path: { session_id: sessionId, seq }, ...keyHeader(options) },
+    });
+    return required(data);
+  }
+
+  async endSession(sessionId: Id, outcome: SessionOutcome = "completed"): Promise<SessionState> {
+    const { data } = await this.raw.POST("/v1/sessions/{session_id}/end", {
+      params: { path: { session_id: sessionId } }, body: { outcome },
+    });
+    return required(data);
+  }
+
+  // --- workflows -------------------------------------------------------------------------------------------------
+  async createWorkflow(workflowType: WorkflowType, patientId: Id,
+                       options: CreateOptions & { state?: WorkflowState } = {}): Promise<Workflow> {
+    const { data } = await this.raw.POST("/v1/workflows", {
+      params: keyHeader(options),
+      body: { workflow_type: workflowType, patient_id: patientId, state: options.state ?? {} },
+    });
+    return required(data);
+  }
+
+  async getWorkflow(workflowId: Id): Promise<Workflow> {
+    const { data } = await this.raw.GET("/v1/workflows/{workflow_id}", {
+      params: { path: { workflow_id: workflowId } },
+    });
+    return required(data);
+  }
+
+  async checkpoint(workflowId: Id, checkpoint: CheckpointIn, options: CreateOptions = {}): Promise<Workflow> {
+    const { data } = await this.raw.POST("/v1/workflows/{workflow_id}/checkpoint", {
+      params: { path: { workflow_id: workflowId }, ...keyHeader(options) }, body: checkpoint,
+    });
+    return required(data);
+  }
+
+  async requestOperation(workflowId: Id, request: { expectedVersion: number; kind: OperationKind;
+                                                    payload: OperationPayload } & CreateOptions): Promise<Operation> {
+    const { data } = await this.raw.POST("/v1/workflows/{workflow_id}/operations", {
+      params: { path: { workflow_id: workflowId }, ...keyHeader(request) },
+      body: { expected_version: request.expectedVersion, kind: request.kind, payload: request.payload },
+    });
+    return required(data);
+  }
+
+  async listOperations(workflowId: Id): Promise<Operation[]> {
+    const { data } = await this.raw.GET("/v1/workflows/{workflow_id}/operations", {
+      params: { path: { workflow_id: workflowId } },
+    });
+    return required(data).items;
+  }
+}
+
+/** Gives every call of an operation that takes an Idempotency-Key a fresh one when the caller chose none; the
+ * request (and so the key) is the same on every attempt. */
+const idempotencyKeys: Middleware = {
+  onRequest({ request, schemaPath }) {
+    if (KEYED_OPERATIONS.has(`${request.method} ${schemaPath}`) && !request.headers.has("Idempotency-Key")) {
+      request.headers.set("Idempotency-Key", randomUUID());
+    }
+    return request;
+  },
+};

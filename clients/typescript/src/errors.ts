@@ -1,0 +1,429 @@
+/**
+ * One exception class per problem code of the API (RFC 9457 problem details with a stable `code`), the same
+ * classes as the Python client's `anamnesis_client.errors`.
+ *
+ * Catch a precise class (`VersionConflict`), a family (`ConflictError`, `ForbiddenError`, `RetryableError`)
+ * or everything (`AnamnesisError`). A code this version does not know yet becomes the family of its status.
+ */
+
+/** A field problem of a 422 answer. */
+export interface FieldProblem {
+  field?: string | null;
+  message?: string;
+  code?: string;
+  [key: string]: unknown;
+}
+
+export interface ErrorInit {
+  status?: number;
+  code?: string;
+  title?: string;
+  errors?: FieldProblem[];
+  requestId?: string;
+  /** Seconds, from the answer's `Retry-After`. */
+  retryAfter?: number;
+  body?: Record<string, unknown>;
+}
+
+/** A problem answered by the service, or (`TransportError`) no answer at all. */
+export class AnamnesisError extends Error {
+  static readonly code: string = "error";
+  static readonly status: number = 0;
+
+  readonly status: number;
+  readonly code: string;
+  readonly title: string | undefined;
+  readonly errors: FieldProblem[];
+  readonly requestId: string | undefined;
+  readonly retryAfter: number | undefined;
+  readonly body: Record<string, unknown>;
+
+  constructor(message?: string, init: ErrorInit = {}) {
+    const cls = new.target as typeof AnamnesisError;
+    const status = init.status ?? cls.status;
+    const code = init.code ?? cls.code;
+    const text = message || init.title || code;
+    super(`${status} ${code}: ${text}`);
+    this.name = cls.name;
+    this.status = status;
+    this.code = code;
+    this.title = init.title;
+    this.errors = init.errors ?? [];
+    this.requestId = init.requestId;
+    this.retryAfter = init.retryAfter;
+    this.body = init.body ?? {};
+  }
+}
+
+/** The service could not be reached, or its answer was lost (after the retries that were safe). */
+export class TransportError extends AnamnesisError {
+  static override readonly code: string = "transport_error";
+}
+
+export class ForbiddenError extends AnamnesisError {
+  static override readonly status: number = 403;
+}
+
+export class ConflictError extends AnamnesisError {
+  static override readonly status: number = 409;
+}
+
+/** 429 and 503: nothing was changed; the client retries these itself before raising. */
+export class RetryableError extends AnamnesisError {
+  static override readonly status: number = 503;
+}
+
+export class ValidationError extends AnamnesisError {
+  static override readonly code: string = "validation_error";
+  static override readonly status: number = 422;
+}
+
+export class ContextBudgetTooSmall extends ValidationError {
+  static override readonly code: string = "context_budget_too_small";
+  static override readonly status: number = 422;
+}
+
+export class MalformedJson extends AnamnesisError {
+  static override readonly code: string = "malformed_json";
+  static override readonly status: number = 400;
+}
+
+export class UnsupportedMediaType extends AnamnesisError {
+  static override readonly code: string = "unsupported_media_type";
+  static override readonly status: number = 415;
+}
+
+export class InvalidToken extends AnamnesisError {
+  static override readonly code: string = "invalid_token";
+  static override readonly status: number = 401;
+}
+
+export class InsufficientScope extends ForbiddenError {
+  static override readonly code: string = "insufficient_scope";
+  static override readonly status: number = 403;
+}
+
+export class NoActiveConsentOrAccess extends ForbiddenError {
+  static override readonly code: string = "no_active_consent_or_access";
+  static override readonly status: number = 403;
+}
+
+/** A read for a purpose of use the caller holds no consent or grant for (the same answer whether or not the
+ * patient exists). */
+export class PurposeNotPermitted extends ForbiddenError {
+  static override readonly code: string = "purpose_not_permitted";
+  static override readonly status: number = 403;
+}
+
+export class Forbidden extends ForbiddenError {
+  static override readonly code: string = "forbidden";
+  static override readonly status: number = 403;
+}
+
+export class StaffOnly extends ForbiddenError {
+  static override readonly code: string = "staff_only";
+  static override readonly status: number = 403;
+}
+
+export class NotAPatientStatement extends ForbiddenError {
+  static override readonly code: string = "not_a_patient_statement";
+  static override readonly status: number = 403;
+}
+
+export class PurposeNotSupported extends AnamnesisError {
+  static override readonly code: string = "purpose_not_supported";
+  static override readonly status: number = 422;
+}
+
+export class NotFound extends AnamnesisError {
+  static override readonly code: string = "not_found";
+  static override readonly status: number = 404;
+}
+
+export class MethodNotAllowed extends AnamnesisError {
+  static override readonly code: string = "method_not_allowed";
+  static override readonly status: number = 405;
+}
+
+export class NotAcceptable extends AnamnesisError {
+  static override readonly code: string = "not_acceptable";
+  static override readonly status: number = 406;
+}
+
+export class Conflict extends ConflictError {
+  static override readonly code: string = "conflict";
+  static override readonly status: number = 409;
+}
+
+export class ConcurrentUpdateRetry extends ConflictError {
+  static override readonly code: string = "concurrent_update_retry";
+  static override readonly status: number = 409;
+}
+
+export class VersionConflict extends ConflictError {
+  static override readonly code: string = "version_conflict";
+  static override readonly status: number = 409;
+}
+
+export class IllegalTransition extends ConflictError {
+  static override readonly code: string = "illegal_transition";
+  static override readonly status: number = 409;
+}
+
+export class OperationInProgress extends ConflictError {
+  static override readonly code: string = "operation_in_progress";
+  static override readonly status: number = 409;
+}
+
+export class OperationNotAllowed extends ConflictError {
+  static override readonly code: string = "operation_not_allowed";
+  static override readonly status: number = 409;
+}
+
+export class IdempotencyKeyReused extends ConflictError {
+  static override readonly code: string = "idempotency_key_reused";
+  static override readonly status: number = 409;
+}
+
+/** The request was carried out before; its answer was withdrawn since (the data was deleted, or access to it
+ended). Nothing was done again: send a new key to make a new request. */
+export class IdempotentResponseWithdrawn extends ConflictError {
+  static override readonly code: string = "idempotent_response_withdrawn";
+  static override readonly status: number = 409;
+}
+
+export class OperationNotRetryable extends ConflictError {
+  static override readonly code: string = "operation_not_retryable";
+  static override readonly status: number = 409;
+}
+
+export class NotProposed extends ConflictError {
+  static override readonly code: string = "not_proposed";
+  static override readonly status: number = 409;
+}
+
+export class NotCorrectable extends ConflictError {
+  static override readonly code: string = "not_correctable";
+  static override readonly status: number = 409;
+}
+
+export class SessionAlreadyEnded extends ConflictError {
+  static override readonly code: string = "session_already_ended";
+  static override readonly status: number = 409;
+}
+
+export class TooManySessions extends ConflictError {
+  static override readonly code: string = "too_many_sessions";
+  static override readonly status: number = 409;
+}
+
+export class TurnLimitReached extends ConflictError {
+  static override readonly code: string = "turn_limit_reached";
+  static override readonly status: number = 409;
+}
+
+export class SlotsIncomplete extends ConflictError {
+  static override readonly code: string = "slots_incomplete";
+  static override readonly status: number = 409;
+}
+
+export class ClarificationNeeded extends ConflictError {
+  static override readonly code: string = "clarification_needed";
+  static override readonly status: number = 409;
+}
+
+export class SessionGone extends AnamnesisError {
+  static override readonly code: string = "session_gone";
+  static override readonly status: number = 410;
+}
+
+export class SessionExpired extends SessionGone {
+  static override readonly code: string = "session_expired";
+  static override readonly status: number = 410;
+}
+
+export class SessionEnded extends SessionGone {
+  static override readonly code: string = "session_ended";
+  static override readonly status: number = 410;
+}
+
+export class PayloadTooLarge extends AnamnesisError {
+  static override readonly code: string = "payload_too_large";
+  static override readonly status: number = 413;
+}
+
+export class RateLimited extends RetryableError {
+  static override readonly code: string = "rate_limited";
+  static override readonly status: number = 429;
+}
+
+export class IdentityProviderUnavailable extends RetryableError {
+  static override readonly code: string = "identity_provider_unavailable";
+  static override readonly status: number = 503;
+}
+
+export class ServiceUnavailable extends RetryableError {
+  static override readonly code: string = "service_unavailable";
+  static override readonly status: number = 503;
+}
+
+export class EmbeddingProviderUnavailable extends ServiceUnavailable {
+  static override readonly code: string = "embedding_provider_unavailable";
+  static override readonly status: number = 503;
+}
+
+export class SchedulingUnavailable extends ServiceUnavailable {
+  static override readonly code: string = "scheduling_unavailable";
+  static override readonly status: number = 503;
+}
+
+export class OutsideSystemUnavailable extends ServiceUnavailable {
+  static override readonly code: string = "outside_system_unavailable";
+  static override readonly status: number = 503;
+}
+
+export class DatabaseUnavailable extends ServiceUnavailable {
+  static override readonly code: string = "database_unavailable";
+  static override readonly status: number = 503;
+}
+
+/** An agent's proposals are confirmed (or rejected) by the patient or staff. */
+export class AgentCannotConfirm extends ForbiddenError {
+  static override readonly code: string = "agent_cannot_confirm";
+  static override readonly status: number = 403;
+}
+
+/** The patient or staff delete memories; an agent cannot. */
+export class AgentCannotDelete extends ForbiddenError {
+  static override readonly code: string = "agent_cannot_delete";
+  static override readonly status: number = 403;
+}
+
+/** An administrator grants and revokes access and registers staff; an agent cannot. */
+export class AgentCannotGrant extends ForbiddenError {
+  static override readonly code: string = "agent_cannot_grant";
+  static override readonly status: number = 403;
+}
+
+/** The patient or staff revoke a consent; an agent cannot. */
+export class AgentCannotRevoke extends ForbiddenError {
+  static override readonly code: string = "agent_cannot_revoke";
+  static override readonly status: number = 403;
+}
+
+/** The token's organisation is not registered, or does not trust the token's issuer. */
+export class UnknownOrganization extends ForbiddenError {
+  static override readonly code: string = "unknown_organization";
+  static override readonly status: number = 403;
+}
+
+/** The patient already has an active consent for this purpose. */
+export class ConsentExists extends ConflictError {
+  static override readonly code: string = "consent_exists";
+  static override readonly status: number = 409;
+}
+
+/** This staff member already holds an active grant for the patient and purpose. */
+export class GrantExists extends ConflictError {
+  static override readonly code: string = "grant_exists";
+  static override readonly status: number = 409;
+}
+
+/** The directory already has this patient. */
+export class PatientExists extends ConflictError {
+  static override readonly code: string = "patient_exists";
+  static override readonly status: number = 409;
+}
+
+/** The directory already has this staff member. */
+export class StaffExists extends ConflictError {
+  static override readonly code: string = "staff_exists";
+  static override readonly status: number = 409;
+}
+
+/** Another patient of the organisation has this identifier. */
+export class IdentifierInUse extends ConflictError {
+  static override readonly code: string = "identifier_in_use";
+  static override readonly status: number = 409;
+}
+
+/** An organisation with this id is already registered. */
+export class OrganizationExists extends ConflictError {
+  static override readonly code: string = "organization_exists";
+  static override readonly status: number = 409;
+}
+
+/** A memory type with this name exists: revise it instead. */
+export class MemoryTypeExists extends ConflictError {
+  static override readonly code: string = "memory_type_exists";
+  static override readonly status: number = 409;
+}
+
+/** Built-in memory types change only with a release of the service. */
+export class MemoryTypeBuiltin extends ConflictError {
+  static override readonly code: string = "memory_type_builtin";
+  static override readonly status: number = 409;
+}
+
+/** Current memories of the type would not satisfy the revision (`errors` lists them). */
+export class RevisionBreaksMemories extends ConflictError {
+  static override readonly code: string = "revision_breaks_memories";
+  static override readonly status: number = 409;
+}
+
+/** A FHIR resource changed without a new meta.versionId. */
+export class ResourceVersionConflict extends ConflictError {
+  static override readonly code: string = "resource_version_conflict";
+  static override readonly status: number = 409;
+}
+
+/** A newer version of this FHIR resource is already imported. */
+export class StaleResourceVersion extends ConflictError {
+  static override readonly code: string = "stale_resource_version";
+  static override readonly status: number = 409;
+}
+
+export class InternalError extends AnamnesisError {
+  static override readonly code: string = "internal_error";
+  static override readonly status: number = 500;
+}
+
+type ErrorClass = typeof AnamnesisError;
+
+const ALL: ErrorClass[] = [
+  TransportError, ForbiddenError, ConflictError, RetryableError, ValidationError, ContextBudgetTooSmall,
+  MalformedJson, UnsupportedMediaType, InvalidToken, InsufficientScope, NoActiveConsentOrAccess,
+  PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound,
+  MethodNotAllowed, NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition,
+  OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
+  OperationNotRetryable, NotProposed, NotCorrectable, SessionAlreadyEnded, TooManySessions, TurnLimitReached,
+  SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RateLimited,
+  IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,
+  OutsideSystemUnavailable, DatabaseUnavailable, AgentCannotConfirm, AgentCannotDelete, AgentCannotGrant,
+  AgentCannotRevoke, UnknownOrganization, ConsentExists, GrantExists, PatientExists, StaffExists,
+  IdentifierInUse, OrganizationExists, MemoryTypeExists, MemoryTypeBuiltin, RevisionBreaksMemories,
+  ResourceVersionConflict, StaleResourceVersion, InternalError,
+];
+
+/** The class of each problem code (the classes that name a code of their own). */
+export const PROBLEM_CLASSES: ReadonlyMap<string, ErrorClass> = new Map(
+  ALL.filter((cls) => Object.hasOwn(cls, "code") && cls !== TransportError).map((cls) => [cls.code, cls]),
+);
+
+const BY_STATUS: ReadonlyMap<number, ErrorClass> = new Map<number, ErrorClass>([
+  [403, ForbiddenError], [409, ConflictError], [429, RetryableError], [503, RetryableError], [410, SessionGone],
+  [404, NotFound], [422, ValidationError], [401, InvalidToken],
+]);
+
+/** The typed error for a problem document answered with `status`. */
+export function errorFromProblem(status: number, body: Record<string, unknown>,
+                                 options: { retryAfter?: number } = {}): AnamnesisError {
+  const code = typeof body["code"] === "string" ? body["code"] : undefined;
+  const cls = (code !== undefined ? PROBLEM_CLASSES.get(code) : undefined) ?? BY_STATUS.get(status) ?? AnamnesisError;
+  const text = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : undefined);
+  return new cls(text("message"), {
+    status, code: code ?? cls.code, title: text("title"),
+    errors: Array.isArray(body["errors"]) ? (body["errors"] as FieldProblem[]) : [],
+    requestId: text("request_id"), retryAfter: options.retryAfter, body,
+  });
+}

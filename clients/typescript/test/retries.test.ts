@@ -1,0 +1,232 @@
+/** Retries: 429 and 503 retried after Retry-After (seconds or an HTTP date) or with backoff; a lost answer retried
+ * only when safe; a creating call keeps one Idempotency-Key across its attempts; a 401 renews a provider's token
+ * once. The outside systems here (a rate-limiting gateway, a failing upstream, a token endpoint) are real HTTP
+ * servers; the gateway forwards to the live service. */
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { describe, test } from "node:test";
+
+import {
+  AnamnesisClient, ClientCredentials, DEFAULT_RETRY, errors, parseRetryAfter, retryDelay,
+} from "../src/index.js";
+import { deadUrl, json, live, recorder, serve } from "./support.js";
+
+/** The live service shares a busy machine: its answers may be slower than the default timeout. */
+const LIVE_TIMEOUT = 60_000;
+
+/** A rate-limiting gateway in front of the live service: answers 429 with `retryAfter` to the first `limit`
+ * requests, forwards the rest, and records every request's Idempotency-Key. */
+async function gateway(limit: number, retryAfter: string) {
+  const keys: (string | undefined)[] = [];
+  let remaining = limit;
+  const served = await serve(async (request, body, response) => {
+    keys.push(request.headers["idempotency-key"] as string | undefined);
+    if (remaining > 0) {
+      remaining -= 1;
+      json(response, 429, { code: "rate_limited", status: 429 }, { "Retry-After": retryAfter });
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of ["authorization", "content-type", "idempotency-key", "accept"]) {
+      const value = request.headers[name];
+      if (typeof value === "string") headers[name] = value;
+    }
+    const upstream = await fetch(live.url + request.url, { method: request.method, headers,
+                                                          body: body.length ? body : undefined });
+    const data = Buffer.from(await upstream.arrayBuffer());
+    response.writeHead(upstream.status, { "Content-Type": upstream.headers.get("Content-Type") ?? "application/json",
+                                          "Content-Length": data.length });
+    response.end(data);
+  });
+  return { ...served, keys };
+}
+
+describe("429 and 503", () => {
+  test("a 429 is retried after Retry-After, and a retried create keeps its Idempotency-Key", async () => {
+    const proxy = await gateway(2, "3");
+    const { sleeps, sleep } = recorder();
+    try {
+      const api = new AnamnesisClient(proxy.url, live.token, { sleep, timeoutMs: LIVE_TIMEOUT });
+      const workflow = await api.createWorkflow("appointment_booking", live.patientId);
+      assert.deepEqual(sleeps, [3000, 3000]);
+      assert.equal(proxy.keys.length, 3);
+      assert.ok(proxy.keys[0]);
+      assert.equal(new Set(proxy.keys).size, 1, "the same key on every attempt");
+      const read = await new AnamnesisClient(live.url, live.token, { timeoutMs: LIVE_TIMEOUT }).getWorkflow(workflow.workflow_id);
+      assert.equal(read.workflow_type, "appointment_booking");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test("a Retry-After given as an HTTP date is waited for until that time", async () => {
+    const when = new Date(Date.now() + 4000).toUTCString();
+    const proxy = await gateway(1, when);
+    const { sleeps, sleep } = recorder();
+    try {
+      const api = new AnamnesisClient(proxy.url, live.token, { sleep, timeoutMs: LIVE_TIMEOUT });
+      assert.ok(Array.isArray(await api.listMemories(live.patientId)));
+      assert.equal(sleeps.length, 1);
+      assert.ok(sleeps[0]! > 1000 && sleeps[0]! <= 4000, `waited ${sleeps[0]} ms`);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test("the service's own 503 (its scheduling system is down) is retried after its Retry-After, then thrown",
+       async () => {
+    const api = new AnamnesisClient(live.url, live.token, { timeoutMs: LIVE_TIMEOUT });
+    const state = await api.startSession(live.patientId, "appointment_scheduling");
+    await api.addTurn(state.session.session_id, "I need to reschedule my cardiology follow-up.");
+    const { sleeps, sleep } = recorder();
+    const retrying = new AnamnesisClient(live.url, live.token, { sleep, retry: { maxRetries: 2 },
+                                                                   timeoutMs: LIVE_TIMEOUT });
+    const error = await retrying.searchOffers(state.session.session_id).catch((e: unknown) => e);
+    assert.ok(error instanceof errors.SchedulingUnavailable, String(error));
+    assert.ok(error instanceof errors.RetryableError);
+    assert.equal(error.status, 503);
+    assert.equal(error.retryAfter, 5);
+    assert.deepEqual(sleeps, [5000, 5000], "the service's Retry-After, not the client's own backoff");
+  });
+
+  test("without Retry-After the client backs off with full jitter, then throws the problem", async () => {
+    let calls = 0;
+    const upstream = await serve((_request, _body, response) => {
+      calls += 1;
+      json(response, 503, { code: "database_unavailable", status: 503, message: "try later" });
+    });
+    const { sleeps, sleep } = recorder();
+    try {
+      const api = new AnamnesisClient(upstream.url, "t", { sleep, retry: { maxRetries: 3, backoffBaseMs: 100 } });
+      await assert.rejects(api.getWorkflow(randomUUID()), errors.DatabaseUnavailable);
+      assert.equal(calls, 4, "one attempt and three retries");
+      sleeps.forEach((ms, attempt) => assert.ok(ms >= 0 && ms <= 100 * 2 ** attempt, `${ms} ms`));
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  test("Retry-After parsing and its cap", () => {
+    assert.equal(parseRetryAfter("7"), 7);
+    assert.equal(parseRetryAfter(" 0 "), 0);
+    assert.equal(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("2015-10-21T07:27:30Z")), 30);
+    assert.equal(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("2016-01-01T00:00:00Z")), 0);
+    assert.equal(parseRetryAfter("soon"), undefined);
+    assert.equal(parseRetryAfter(null), undefined);
+    assert.equal(retryDelay(DEFAULT_RETRY, 0, 3600), DEFAULT_RETRY.maxRetryAfterMs);
+  });
+});
+
+describe("lost answers", () => {
+  test("are retried for reads and keyed creates, never for an unkeyed write that may have landed", async () => {
+    const { sleeps, sleep } = recorder();
+    const api = new AnamnesisClient(await deadUrl(), "t", { sleep, retry: { maxRetries: 2 } });
+    await assert.rejects(api.getWorkflow(randomUUID()), errors.TransportError);
+    assert.equal(sleeps.length, 2, "a read is retried");
+    sleeps.length = 0;
+    await assert.rejects(api.confirmMemory(randomUUID(), randomUUID()), errors.TransportError);
+    assert.deepEqual(sleeps, [], "an unkeyed write may have landed: not retried");
+    await assert.rejects(api.createWorkflow("appointment_booking", randomUUID()), errors.TransportError);
+    assert.equal(sleeps.length, 2, "a keyed create is retried under the same key");
+  });
+
+  test("an answer slower than the timeout is a lost answer", async () => {
+    const upstream = await serve(async (_request, _body, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      json(response, 200, {});
+    });
+    try {
+      const api = new AnamnesisClient(upstream.url, "t", { timeoutMs: 100, retry: { maxRetries: 0 } });
+      const error = await api.getWorkflow(randomUUID()).catch((e: unknown) => e);
+      assert.ok(error instanceof errors.TransportError);
+      assert.match(error.message, /TimeoutError/);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
+describe("purpose of use on reads", () => {
+  /** A service that answers every read with an empty list, recording the query strings it was sent. */
+  async function recording() {
+    const seen: URLSearchParams[] = [];
+    const served = await serve((request, _body, response) => {
+      seen.push(new URL(request.url ?? "/", "http://x").searchParams);
+      json(response, 200, { items: [], min_score: 0, facts: [] });
+    });
+    return { ...served, seen, purposes: () => seen.map((q) => q.get("purpose")) };
+  }
+
+  test("a read names the call's purpose when given, and none otherwise", async () => {
+    const upstream = await recording();
+    try {
+      const api = new AnamnesisClient(upstream.url, "t");
+      const patient = randomUUID();
+      await api.listMemories(patient, { purpose: "care_coordination", memoryType: "scheduling_preference" });
+      await api.searchMemories(patient, "when?", { purpose: "appointment_scheduling" });
+      await api.careTeamFlags(patient, { purpose: "care_coordination" });
+      await api.getMemory(patient, randomUUID(), { purpose: "communication" });
+      await api.sessionContext(randomUUID(), { purpose: "appointment_scheduling", maxTokens: 500 });
+      await api.listMemories(patient);
+      assert.deepEqual(upstream.purposes(), ["care_coordination", "appointment_scheduling", "care_coordination",
+                                             "communication", "appointment_scheduling", null]);
+      assert.equal(upstream.seen[0]?.get("memory_type"), "scheduling_preference");
+      assert.equal(upstream.seen[1]?.get("q"), "when?");
+      assert.equal(upstream.seen[4]?.get("max_tokens"), "500");
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  test("a client-wide purpose is named by every read that takes one, unless the call names its own", async () => {
+    const upstream = await recording();
+    try {
+      const api = new AnamnesisClient(upstream.url, "t", { purpose: "appointment_scheduling" });
+      const patient = randomUUID();
+      await api.listMemories(patient);
+      await api.searchMemories(patient, "when?", { purpose: "care_coordination" });
+      await api.listMemories(patient, { consentPurpose: "communication" }); // its older name: not both
+      await api.listProposals(patient); // reads that take no purpose never name one
+      await api.listOperations(randomUUID());
+      assert.deepEqual(upstream.purposes(), ["appointment_scheduling", "care_coordination", null, null, null]);
+      assert.equal(upstream.seen[2]?.get("consent_purpose"), "communication");
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
+describe("tokens", () => {
+  test("client credentials: fetched once, cached, renewed once after a 401", async () => {
+    const calls: { form: URLSearchParams; client: string }[] = [];
+    // The authorization server hands out a token the service refuses, then the live service's test token.
+    const issued = ["revoked-or-expired", live.token];
+    const endpoint = await serve((request, body, response) => {
+      const [user, secret] = Buffer.from(String(request.headers.authorization).split(" ")[1] ?? "", "base64")
+        .toString().split(":");
+      const form = new URLSearchParams(body.toString());
+      calls.push({ form, client: user ?? "" });
+      if (user !== "booking-agent" || secret !== "s3cret" || form.get("grant_type") !== "client_credentials") {
+        response.writeHead(401).end();
+        return;
+      }
+      json(response, 200, { access_token: issued.shift() ?? live.token, token_type: "Bearer", expires_in: 300 });
+    });
+    try {
+      const provider = new ClientCredentials(`${endpoint.url}/token`, "booking-agent", "s3cret",
+                                             { scope: "memory:read workflow:read" });
+      const api = new AnamnesisClient(live.url, provider, { timeoutMs: LIVE_TIMEOUT });
+      assert.ok(Array.isArray(await api.listMemories(live.patientId)));
+      assert.equal(provider.fetches, 2, "the refused token was replaced once");
+      assert.ok(Array.isArray(await api.listMemories(live.patientId)));
+      assert.equal(provider.fetches, 2, "then cached");
+      assert.equal(calls[0]?.form.get("scope"), "memory:read workflow:read");
+
+      const wrong = new ClientCredentials(`${endpoint.url}/token`, "booking-agent", "wrong");
+      await assert.rejects(wrong.getToken(), errors.InvalidToken);
+      await assert.rejects(new AnamnesisClient(live.url, wrong).listMemories(live.patientId), errors.InvalidToken);
+    } finally {
+      await endpoint.close();
+    }
+  });
+});
