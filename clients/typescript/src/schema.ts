@@ -26,6 +26,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Requires scopes: `webhook:admin`. */
+        get: operations["event_subscriptions_list"];
+        put?: never;
+        /** @description Requires scopes: `webhook:admin`. */
+        post: operations["event_subscriptions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Requires scopes: `webhook:admin`. */
+        get: operations["event_subscriptions_read"];
+        put?: never;
+        post?: never;
+        /** @description Requires scopes: `webhook:admin`. */
+        delete: operations["event_subscriptions_delete"];
+        options?: never;
+        head?: never;
+        /** @description Requires scopes: `webhook:admin`. */
+        patch: operations["event_subscriptions_update"];
+        trace?: never;
+    };
     "/v1/grants": {
         parameters: {
             query?: never;
@@ -300,7 +337,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Requires scopes: `memory:read`. */
+        /**
+         * @description A context pack for a question, recorded as a release for its purpose of use. purpose: Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Required when the token names none.
+         *
+         *     Requires scopes: `memory:read`.
+         */
         post: operations["memories_context_pack"];
         delete?: never;
         options?: never;
@@ -1040,7 +1081,7 @@ export interface components {
         /** @description Refuses fields it does not declare. */
         ContextInRequest: {
             question: string;
-            purpose: components["schemas"]["PurposeEnum"];
+            purpose?: components["schemas"]["PurposeEnum"];
             limit?: number;
             /** Format: uuid */
             session_id?: string | null;
@@ -1106,9 +1147,46 @@ export interface components {
             /** @description Stored responses of safe retries (Idempotency-Key) about this patient, of every caller, removed: a replay cannot give the deleted values back; those keys act as new ones */
             stored_responses_removed: number;
         };
+        DeliveryOut: {
+            /** Format: uuid */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description the webhook-id header: the same on every attempt
+             */
+            event_id: string;
+            event_type: string;
+            status: components["schemas"]["DeliveryOutStatusEnum"];
+            attempts: number;
+            last_status_code: number | null;
+            last_error_code: string | null;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * @description * `pending` - Waiting for its next attempt
+         *     * `in_flight` - Claimed by a worker (until its lease ends)
+         *     * `delivered` - The endpoint answered 2xx
+         *     * `failed` - No 2xx within the attempt limit, or the endpoint may not be called
+         * @enum {string}
+         */
+        DeliveryOutStatusEnum: "pending" | "in_flight" | "delivered" | "failed";
         /** @description Refuses fields it does not declare. */
         EndInRequest: {
             outcome: components["schemas"]["OutcomeEnum"];
+        };
+        EventSubscriptionDetail: {
+            subscription: components["schemas"]["SubscriptionOut"];
+            deliveries: components["schemas"]["DeliveryOut"][];
+        };
+        EventSubscriptionList: {
+            items: components["schemas"]["SubscriptionOut"][];
         };
         /**
          * @description * `proposed` - Proposed
@@ -1124,6 +1202,17 @@ export interface components {
          * @enum {string}
          */
         EventTypeEnum: "proposed" | "confirmed" | "rejected" | "corrected" | "superseded" | "expired" | "quarantined" | "consent_revoked" | "deletion_requested" | "deleted";
+        /**
+         * @description * `memory.proposed` - memory.proposed
+         *     * `memory.confirmed` - memory.confirmed
+         *     * `memory.deleted` - memory.deleted
+         *     * `patient.erased` - patient.erased
+         *     * `consent.revoked` - consent.revoked
+         *     * `grant.revoked` - grant.revoked
+         *     * `workflow.needs_reconciliation` - workflow.needs_reconciliation
+         * @enum {string}
+         */
+        EventTypesEnum: "memory.proposed" | "memory.confirmed" | "memory.deleted" | "patient.erased" | "consent.revoked" | "grant.revoked" | "workflow.needs_reconciliation";
         FactOut: {
             fact: string;
             source_id: string;
@@ -1595,6 +1684,13 @@ export interface components {
          */
         OutcomeEnum: "completed" | "abandoned";
         /** @description Refuses fields it does not declare. */
+        PatchedSubscriptionPatchRequest: {
+            url?: string;
+            event_types?: components["schemas"]["EventTypesEnum"][];
+            description?: string;
+            enabled?: boolean;
+        };
+        /** @description Refuses fields it does not declare. */
         PatientInRequest: {
             /**
              * Format: uuid
@@ -1927,6 +2023,44 @@ export interface components {
          * @enum {string}
          */
         StateEnum: "proposed" | "active" | "superseded" | "expired" | "quarantined" | "deleted";
+        SubscriptionCreatedOut: {
+            /** Format: uuid */
+            subscription_id: string;
+            url: string;
+            description: string;
+            event_types: components["schemas"]["EventTypesEnum"][];
+            enabled: boolean;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description whsec_<base64>: the signing secret, shown only in this answer */
+            secret: string;
+        };
+        /** @description Refuses fields it does not declare. */
+        SubscriptionInRequest: {
+            /** @description https only, without credentials */
+            url: string;
+            event_types: components["schemas"]["EventTypesEnum"][];
+            /** @default  */
+            description?: string;
+            /** @description whsec_<base64 of 24-64 bytes>; generated when absent */
+            secret?: string;
+        };
+        SubscriptionOut: {
+            /** Format: uuid */
+            subscription_id: string;
+            url: string;
+            description: string;
+            event_types: components["schemas"]["EventTypesEnum"][];
+            enabled: boolean;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** @description The structured summary of the older turns (summaries.SUMMARY_SCHEMA). */
         SummaryOut: {
             confirmed_facts: components["schemas"]["FactOut"][];
@@ -2114,6 +2248,699 @@ export interface operations {
             };
             /** @description Query string too long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid request (validation_error), including over-long query parameters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    event_subscriptions_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventSubscriptionList"];
+                };
+            };
+            /** @description Malformed request (bad JSON or Content-Length) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (invalid_token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also when it exists but is not the caller's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Query string too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid request (validation_error), including over-long query parameters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    event_subscriptions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionInRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionCreatedOut"];
+                };
+            };
+            /** @description Malformed request (bad JSON or Content-Length) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (invalid_token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also when it exists but is not the caller's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (concurrent update, version, transition, idempotency_key_reused, ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The session expired or ended */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Length required */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Query string too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid request (validation_error), including over-long query parameters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    event_subscriptions_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventSubscriptionDetail"];
+                };
+            };
+            /** @description Malformed request (bad JSON or Content-Length) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (invalid_token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also when it exists but is not the caller's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Query string too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid request (validation_error), including over-long query parameters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    event_subscriptions_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (bad JSON or Content-Length) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (invalid_token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also when it exists but is not the caller's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (concurrent update, version, transition, idempotency_key_reused, ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The session expired or ended */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Length required */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Query string too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid request (validation_error), including over-long query parameters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    event_subscriptions_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedSubscriptionPatchRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionOut"];
+                };
+            };
+            /** @description Malformed request (bad JSON or Content-Length) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (invalid_token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also when it exists but is not the caller's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (concurrent update, version, transition, idempotency_key_reused, ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The session expired or ended */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Length required */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Query string too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4082,7 +4909,10 @@ export interface operations {
     };
     care_team_flags_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Only conversations held for it are read. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
+            };
             header?: never;
             path: {
                 patient_id: string;
@@ -4908,6 +5738,8 @@ export interface operations {
         parameters: {
             query?: {
                 format?: "fhir" | "json";
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. The export holds what the caller may see; the purpose is recorded. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
             };
             header?: never;
             path: {
@@ -5188,8 +6020,11 @@ export interface operations {
     memories_list: {
         parameters: {
             query?: {
+                /** @description The older name of purpose (both, differing: 422) */
                 consent_purpose?: "" | "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
                 memory_type?: string;
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
             };
             header?: never;
             path: {
@@ -5620,7 +6455,10 @@ export interface operations {
     };
     memories_read: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
+            };
             header?: never;
             path: {
                 memory_id: string;
@@ -6915,12 +7753,15 @@ export interface operations {
     memories_search: {
         parameters: {
             query: {
-                consent_purpose?: string;
+                /** @description The older name of purpose (both, differing: 422) */
+                consent_purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
                 /** @description 1-20 */
                 limit?: number;
                 memory_class?: string;
                 /** @description 0-1, a probability; by default each type's fitted threshold */
                 min_score?: number;
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
                 /** @description The agent's question (1-500 chars) */
                 q: string;
             };
@@ -7306,7 +8147,10 @@ export interface operations {
     };
     sessions_read: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. A conversation is read for the purpose it is held for. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
+            };
             header?: never;
             path: {
                 session_id: string;
@@ -7438,6 +8282,8 @@ export interface operations {
             query?: {
                 /** @description Token budget of the context (cl100k_base); default CONVERSATION_CONTEXT_DEFAULT_TOKENS (2000) */
                 max_tokens?: number;
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. A conversation is read for the purpose it is held for. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
             };
             header?: never;
             path: {
