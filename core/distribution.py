@@ -41,6 +41,9 @@ DISTRIBUTED_TABLES: tuple[str, ...] = (
     "patient_identifier",
     "staff_directory",
     "idempotency_record",
+    "event_subscription",
+    "event_outbox",
+    "event_delivery",  # -> event_outbox, event_subscription
 )
 
 REFERENCE_TABLES: tuple[str, ...] = (

@@ -71,6 +71,9 @@ class SubscriptionsView(ScopedAPIView):
     required_scopes = {"GET": ["webhook:admin"], "POST": ["webhook:admin"]}
     audit_actions = {"GET": "event_subscription.list", "POST": "event_subscription.create"}
     resource_type = "event_subscription"
+    # A client that lost the answer retries with its key and gets the same subscription and secret (the stored
+    # answer is encrypted, as every stored answer is; core.idempotency).
+    idempotent_create = True
 
     @extend_schema(operation_id="event_subscriptions_list",
                    responses={200: inline_serializer("EventSubscriptionList", {"items": SubscriptionOut(many=True)})})

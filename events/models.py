@@ -78,8 +78,11 @@ class Delivery(models.Model):
     """One event for one subscription: attempts, the last HTTP status and error code; never a response body."""
 
     delivery_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, db_column="event_id", related_name="deliveries")
+    # Composite keys on (<id>, organization_id) in the database (migration 0003, for Citus), not Django's.
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, db_column="event_id", related_name="deliveries",
+                              db_constraint=False)
     subscription = models.ForeignKey(Subscription, on_delete=models.CASCADE, db_column="subscription_id",
+                                     db_constraint=False,
                                      related_name="deliveries")
     organization = models.ForeignKey("core.Organization", on_delete=models.CASCADE, db_column="organization_id")
     status = models.CharField(max_length=20, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
@@ -102,7 +105,7 @@ class Delivery(models.Model):
             models.Index(fields=["subscription", "created_at"], name="event_delivery_subscription"),
         ]
         constraints = [
-            models.UniqueConstraint(fields=["event", "subscription"], name="event_delivery_once"),
+            models.UniqueConstraint(fields=["event", "subscription", "organization_id"], name="event_delivery_once"),
             models.CheckConstraint(condition=Q(status__in=[s.value for s in DeliveryStatus]),
                                    name="event_delivery_status_valid"),
             models.CheckConstraint(condition=Q(attempts__gte=0), name="event_delivery_attempts_valid"),

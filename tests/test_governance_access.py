@@ -14,7 +14,7 @@ import pytest
 from drf_spectacular.generators import SchemaGenerator
 
 from tests.conftest import admin_connect, memory_body, settle_vector_writes
-from tests.support import ALL_SCOPES, Api
+from tests.support import ALL_SCOPES, Api, mint
 
 WRITE_METHODS = ("post", "put", "patch", "delete")
 OUTSIDER_SCOPES = ALL_SCOPES.replace("grant:write", "") + " workflow:reconcile"
@@ -73,6 +73,10 @@ def bodies(victim: dict) -> dict[str, dict | None]:
             "resourceType": "AllergyIntolerance", "id": "ehr-allergy-9", "meta": {"versionId": "1"},
             "code": {"coding": [{"system": "http://snomed.info/sct", "code": "764146007", "display": "Penicillin"}]},
             "patient": {"reference": f"Patient/{victim['patient']}"}}},
+        "event_subscriptions_create": {"url": "https://hooks.example.test/elsewhere",
+                                       "event_types": ["memory.deleted"]},
+        "event_subscriptions_update": {"enabled": False},
+        "event_subscriptions_delete": None,
         "_care": {**CARE, "review_by": later},
     }
 
@@ -102,24 +106,29 @@ def arrange(world) -> dict:
     r = me.post(f"/v1/sessions/{session['session_id']}/turns", {"role": "user", "content": "not before 10:00"})
     assert r.status_code == 201, r.content
     grant = world.grant(pid, "nurse-granted", "communication")["grant_id"]
+    webhook_admin = Api(mint(world.keyring, sub="webhook-admin", org_id=world.org, scope="webhook:admin"))
+    r = webhook_admin.post("/v1/event-subscriptions", {"url": "https://hooks.example.test/anamnesis",
+                                                       "event_types": ["consent.revoked"]})
+    assert r.status_code == 201, r.content
     return {"patient": str(pid), "consent": consent, "memory": memory, "proposal": proposal,
             "workflow": wf["workflow_id"], "operation": operation, "session": session["session_id"],
-            "grant": grant}
+            "grant": grant, "subscription": r.json()["subscription_id"]}
 
 
 def fill(path: str, operation: str, ids: dict) -> str:
     memory = ids["proposal"] if operation in ("memories_confirm", "memories_reject") else ids["memory"]
     values = {"patient_id": ids["patient"], "memory_id": memory, "consent_id": ids["consent"],
               "workflow_id": ids["workflow"], "operation_id": ids["operation"], "session_id": ids["session"],
-              "grant_id": ids["grant"], "seq": "1", "name": "scheduling_preference"}
+              "grant_id": ids["grant"], "seq": "1", "name": "scheduling_preference",
+              "subscription_id": ids["subscription"]}
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 
 def call(api: Api, method: str, path: str, body, headers: dict | None = None):
     if method == "delete":
         return api.client.delete(path, **api._headers(headers))
-    if method == "put":
-        return api.request("PUT", path, body, headers=headers)
+    if method in ("put", "patch"):
+        return api.request(method.upper(), path, body, headers=headers)
     return api.post(path, body, headers=headers)
 
 

@@ -5,6 +5,7 @@
 
 /** The operations that take an Idempotency-Key: "METHOD /path/{template}". */
 export const KEYED_OPERATIONS: ReadonlySet<string> = new Set([
+  "POST /v1/event-subscriptions",
   "POST /v1/grants",
   "POST /v1/memory-types",
   "POST /v1/memory-types/{name}/versions",

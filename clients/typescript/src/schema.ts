@@ -2405,7 +2405,10 @@ export interface operations {
     event_subscriptions_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request answers the first response again; with another request, 409 idempotency_key_reused. Kept at least 24 h, per caller. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
