@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 
+import psycopg
 from django.db import DatabaseError, InterfaceError, OperationalError, connections
 from django.http import Http404
 from rest_framework import exceptions
@@ -190,7 +191,9 @@ class ScopedAPIView(APIView):
                     if limited is not None:
                         raise limited from None
                 raise
-            except (OperationalError, InterfaceError) as exc:
+            except (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                # psycopg's own when a pipeline is entered or left on a connection that has just died
+                # (core.identity sends statements in pipelines, outside Django's error wrapping)
                 log.error("database unavailable: %s", type(exc).__name__)
                 _restart_pool_if_disconnected()
                 raise ServiceUnavailable() from None

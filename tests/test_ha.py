@@ -101,7 +101,9 @@ def test_killing_the_primary_under_write_load_fails_over_and_loses_no_acknowledg
         assert 0 not in {o[2] for o in outcomes}, "the service itself stopped answering"
         after = [o for o in outcomes if o[0] + o[1] > killed_at]
         failed = [o for o in after if o[2] != 201]
-        assert {o[2] for o in after} <= {201, 503}, sorted({(o[2], o[4].get("code")) for o in after})
+        assert {o[2] for o in after} <= {201, 503}, (
+            sorted({(o[2], o[4].get("code")) for o in after}),
+            [line for line in service.logs().splitlines() if "error" in line.lower()][-20:])
         for _, _, _, headers, body in failed:
             assert body["code"] == "service_unavailable" and int(headers["retry-after"]) >= 1, (headers, body)
         last_failure = max((o[0] + o[1] for o in failed), default=killed_at)
