@@ -43,6 +43,8 @@ class AuditEventListView(ScopedAPIView):
     )
     def get(self, request):
         qs = AuditEvent.objects.filter(organization_id=self.identity.org_id)
+        if self.identity.patient_self_id is not None:  # RLS shows them no other rows; naming them uses their index
+            qs = qs.filter(patient_id=self.identity.patient_self_id)
         patient_id = request.query_params.get("patient_id")
         errors = []
         if patient_id:
