@@ -43,7 +43,9 @@ from urllib.parse import urlsplit
 import httpx
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
+from opentelemetry.trace import SpanKind
 
+from core import tracing
 from core.identity import current_identity
 from events import signing
 
@@ -198,7 +200,20 @@ def http_client() -> httpx.Client:
 
 
 def attempt(client: httpx.Client, claim: Claim) -> Result:
-    """POST the event once; the answer's body is never read."""
+    """POST the event once; the answer's body is never read. One trace per attempt (a producer span naming the
+    event's type, never its ids or the endpoint), whose context the POST carries (``traceparent``)."""
+    with tracing.span(f"webhook deliver {claim.event_type}", kind=SpanKind.PRODUCER,
+                      attributes={"anamnesis.event.type": claim.event_type,
+                                  "anamnesis.delivery.attempt": claim.attempts}) as span:
+        result = _attempt(client, claim)
+        if result.status_code is not None:
+            span.set_attribute("http.response.status_code", result.status_code)
+        if not result.delivered:
+            tracing.failed(span, result.error or "error")
+        return result
+
+
+def _attempt(client: httpx.Client, claim: Claim) -> Result:
     if not claim.enabled:
         return Result(False, error="subscription_disabled", retry=False)
     host = urlsplit(claim.url).hostname or ""
@@ -211,7 +226,8 @@ def attempt(client: httpx.Client, claim: Claim) -> Result:
     except Exception:  # noqa: BLE001 (a missing key or a damaged ciphertext: nothing to sign with)
         return Result(False, error="secret_unreadable", retry=False)
     body = claim.body()
-    headers = signing.headers(secret, msg_id=str(claim.event_id), timestamp=int(time.time()), body=body)
+    headers = {**signing.headers(secret, msg_id=str(claim.event_id), timestamp=int(time.time()), body=body),
+               **tracing.outgoing_headers()}
     try:
         with client.stream("POST", claim.url, content=body, headers=headers) as response:
             code = response.status_code

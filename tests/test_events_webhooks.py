@@ -391,3 +391,31 @@ def test_run_worker_with_events_delivers_them_beside_the_operations(world, commi
     assert [m.payload["type"] for m in receiver.received] == ["consent.revoked"]
     assert receiver.received[0].verified
     assert [row[:3] for row in deliveries(world.org)] == [("consent.revoked", "delivered", 1)]
+
+
+def test_a_delivery_is_a_trace_of_its_own_whose_post_carries_its_context_and_no_ids(world, committed_db, receiver):
+    from core import tracing
+    from tests.test_tracing import Collector, _context
+
+    collector = Collector()
+    assert tracing.configure(endpoint=f"{collector.url}/v1/traces", service_name="anamnesis-test")
+    try:
+        sid = subscribe(world, receiver, types=["consent.revoked"])["subscription_id"]
+        cid = world.consent(world.patient_a)
+        assert world.patient(world.patient_a).post(
+            f"/v1/patients/{world.patient_a}/consents/{cid}/revoke").status_code == 200
+        deliver(until=lambda: len(receiver.received) == 1)
+        assert tracing.flush()
+    finally:
+        tracing.shutdown()
+        collector.stop()
+    [message] = receiver.received
+    assert message.verified, "the trace context travels beside the signed headers, never inside the signed body"
+    [span] = [s for s in collector.spans if s["name"] == "webhook deliver consent.revoked"]
+    assert span["parent"] is None and span["kind"] == "SPAN_KIND_PRODUCER"
+    assert span["attributes"] == {"anamnesis.event.type": "consent.revoked", "anamnesis.delivery.attempt": 1,
+                                  "http.response.status_code": 200}
+    assert _context(message.headers["traceparent"]) == (span["trace_id"], span["span_id"])
+    exported = b"".join(collector.bodies)
+    for needle in [str(world.patient_a), str(world.org), cid, sid, message.headers["webhook-id"], receiver.url]:
+        assert needle.encode() not in exported, needle
