@@ -193,6 +193,35 @@ def test_a_pattern_that_would_take_exponential_time_refuses_the_value_at_once(wo
     assert write("aaa").status_code == 201
 
 
+def test_a_valid_value_is_not_refused_because_the_thread_waited_for_a_core(world, monkeypatch):
+    """The pattern deadline is wall-clock time: a thread that waited (for the GIL while another thread embeds, for
+    a core on a loaded machine) rather than computed is given another try, so a slow moment never refuses a value
+    the pattern accepts. Seen in the blind evaluation under load: a town and a note refused as invalid."""
+    from memory.types import facts
+
+    schema = {"type": "object", "additionalProperties": False, "required": ["place", "code"], "properties": {
+        "place": {"enum": ["home", "clinic"]},
+        "code": {"type": "string", "maxLength": 60, "pattern": "^[a-z]+$", "x-error": "letters only"}}}
+    r = admin(world).post("/v1/memory-types", wound_care_type(schema=schema, text="Dressing changes: at {place}"))
+    assert r.status_code == 201, r.content
+    real_search, waits = facts.regex.search, []
+
+    def waiting_search(pattern, value, timeout=None):
+        if len(waits) < 3:  # the first three tries wait past the deadline without computing, then time out
+            waits.append(value)
+            time.sleep(timeout * 1.2)
+            raise TimeoutError("regex timed out")
+        return real_search(pattern, value, timeout=timeout)
+
+    monkeypatch.setattr(facts.regex, "search", waiting_search)
+    cid = world.consent(world.patient_a)
+    r = world.patient(world.patient_a).post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home", "code": "abc"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+    assert r.status_code == 201, r.content
+    assert waits == ["abc"] * 3
+
+
 def test_a_pattern_alone_does_not_let_a_value_grow_past_the_text_limit(world):
     """A definition may bound a string by a pattern instead of maxLength; ``^.+$`` bounds nothing, so every text
     in a fact is at most MAX_FACT_TEXT_CHARS (500) characters whatever the schema says."""
