@@ -359,6 +359,26 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
     return memory
 
 
+def _writer_source(identity: Identity, spec: TypeSpec, *, source: str | None, source_ref: str) -> str:
+    """The provenance of an active record: the patient's statement, or staff's or an EHR import's as the type allows."""
+    if identity.patient_self_id is not None:
+        if "patient" not in spec.writers:
+            raise Forbidden(f"{spec.name} is recorded by staff or imported from the EHR", code="staff_only")
+        if source is not None or source_ref:
+            raise _invalid("source", "patients state their own facts", "not_applicable")
+        return Source.PATIENT_STATED
+    source = source or (Source.STAFF_ENTERED if "staff" in spec.writers else Source.EHR_IMPORT)
+    writer = {str(Source.STAFF_ENTERED): "staff", str(Source.EHR_IMPORT): "ehr_import"}.get(str(source))
+    if writer not in spec.writers:
+        allowed = [src for src, w in (("staff_entered", "staff"), ("ehr_import", "ehr_import")) if w in spec.writers]
+        if allowed:
+            raise _invalid("source", f"{spec.name} comes from {' or '.join(allowed)}")
+        raise Forbidden(f"{spec.name} is only proposed by agents or stated by the patient", code="staff_only")
+    if source == Source.EHR_IMPORT and not source_ref:
+        raise _invalid("source_ref", "an EHR import names its source record", "required")
+    return source
+
+
 def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, fact: Any,
                   consent_purpose: str, consent_record_id: uuid.UUID | None = None,
                   valid_until: datetime | None = None, review_by: datetime | None = None,
@@ -407,24 +427,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
     if not may:
         raise NoConsentOrAccess()
     consent: uuid.UUID | None = None
-    if identity.patient_self_id is not None:
-        if "patient" not in spec.writers:
-            raise Forbidden(f"{memory_type} is recorded by staff or imported from the EHR", code="staff_only")
-        if source is not None or source_ref:
-            raise _invalid("source", "patients state their own facts", "not_applicable")
-        source = Source.PATIENT_STATED
-    else:
-        source = source or (Source.STAFF_ENTERED if "staff" in spec.writers else Source.EHR_IMPORT)
-        writer = {str(Source.STAFF_ENTERED): "staff", str(Source.EHR_IMPORT): "ehr_import"}.get(str(source))
-        if writer not in spec.writers:
-            allowed = [src for src, w in (("staff_entered", "staff"), ("ehr_import", "ehr_import"))
-                       if w in spec.writers]
-            if not allowed:
-                raise Forbidden(f"{memory_type} is only proposed by agents or stated by the patient",
-                                code="staff_only")
-            raise _invalid("source", f"{memory_type} comes from {' or '.join(allowed)}")
-        if source == Source.EHR_IMPORT and not source_ref:
-            raise _invalid("source_ref", "an EHR import names its source record", "required")
+    source = _writer_source(identity, spec, source=source, source_ref=source_ref)
     if consent_record_id is not None:
         if named_consent is None:
             raise NoConsentOrAccess()
