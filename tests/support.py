@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import uuid
@@ -162,3 +163,14 @@ def run_threads(count: int, target) -> list:
         t.join(timeout=60)
     assert errors == []
     return results
+
+
+# A date and time as the service writes them: ISO 8601 (JSON, logs, FHIR) and the pages' "4 Dec 2026, 06:41".
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+                        r"|\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}")
+
+
+def without_timestamps(text: str) -> str:
+    """``text`` without its dates and times, for asserting that a fact's time of day ("06:41") is not in it: a
+    timestamp holds the same five characters whenever the test runs in that minute."""
+    return _TIMESTAMP.sub("<time>", text)

@@ -75,6 +75,11 @@ def deliveries(org) -> list[tuple]:
                             "WHERE d.organization_id = %s ORDER BY d.created_at", [org]).fetchall()
 
 
+def without_timestamp(message) -> str:
+    """A message's body without the change's timestamp, which may hold a fact's value by chance ("06:41" at 06:41)."""
+    return json.dumps({k: v for k, v in message.payload.items() if k != "timestamp"})
+
+
 def outbox_count() -> int:
     with admin_connect() as conn:
         return conn.execute("SELECT (SELECT count(*) FROM event_outbox) + (SELECT count(*) FROM event_delivery)"
@@ -212,8 +217,8 @@ def test_events_arrive_signed_with_ids_types_and_purposes_and_never_values(world
     assert by_type["grant.revoked"] == {**common, "grant_id": grant["grant_id"], "purpose": "appointment_scheduling",
                                         "actor_sub": "nurse-7"}
     assert by_type["consent.revoked"] == {**common, "consent_id": cid, "purpose": "appointment_scheduling"}
-    everything = b" ".join(m.body for m in receiver.received)
-    assert b"07:45" not in everything and b"16:35" not in everything, "values never leave in an event"
+    everything = " ".join(without_timestamp(m) for m in receiver.received)
+    assert "07:45" not in everything and "16:35" not in everything, "values never leave in an event"
     ids = [m.headers["webhook-id"] for m in receiver.received]
     assert len(set(ids)) == len(ids) and all(uuid.UUID(i) for i in ids)
     assert subscribe_other.received == [], "another organisation's endpoint receives nothing of this one's"
@@ -343,7 +348,7 @@ def test_erasing_a_patient_sends_each_memory_deleted_and_patient_erased(world, c
     erased = next(m.payload["data"] for m in receiver.received if m.payload["type"] == "patient.erased")
     assert erased == {"organization_id": str(world.org), "patient_id": str(pid),
                       "deletion_id": receipt["deletion_id"]}
-    assert not any(b"06:41" in m.body or b"18:23" in m.body for m in receiver.received)
+    assert not any("06:41" in without_timestamp(m) or "18:23" in without_timestamp(m) for m in receiver.received)
 
 
 def test_a_workflow_that_needs_reconciliation_is_announced_once(world, committed_db, receiver, settings):
