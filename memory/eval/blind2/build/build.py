@@ -14,7 +14,8 @@ import importlib  # noqa: E402
 import defs  # noqa: E402
 from type_descriptions import DESCRIPTIONS  # noqa: E402
 
-POPULATIONS = ["pop_train_a", "pop_train_b", "pop_heldout"]  # each module registers its patients on import
+# each module registers its patients on import
+POPULATIONS = ["pop_train_a", "pop_train_b", "pop_heldout_a", "pop_heldout_b"]
 for module in POPULATIONS:
     importlib.import_module(module)
 
