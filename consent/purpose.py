@@ -24,14 +24,14 @@ from contextlib import contextmanager
 
 import psycopg
 from django.db import DatabaseError, connection
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
 
 from core.errors import ApiError, ValidationFailed
 from core.identity import Identity
-from core.vocabulary import PURPOSES
+from core.vocabulary import PURPOSE_CODES, PURPOSES
 
 REFUSED_SQLSTATE = "AP403"
-PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
 
 
 class PurposeNotPermitted(ApiError):
@@ -86,6 +86,21 @@ def require_purpose(identity: Identity, *, patient_id: uuid.UUID, purpose: str) 
                         identity.is_agent and identity.patient_self_id is not None])
 
 
+def checked_query_purpose(identity: Identity, query_params, *, patient_id: uuid.UUID) -> str | None:
+    """:func:`query_purpose`, refused (:func:`require_purpose`) when the caller may not read for it: for reads that
+    check before they read."""
+    purpose = query_purpose(identity, query_params)
+    if purpose is not None:
+        require_purpose(identity, patient_id=patient_id, purpose=purpose)
+    return purpose
+
+
 # What the OpenAPI document says of every read's ``purpose``.
 DESCRIPTION = ("Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly "
                "one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted.")
+
+
+def purpose_parameter(note: str = "") -> OpenApiParameter:
+    """A read's ``purpose`` query parameter in the OpenAPI document, with what this read adds (``note``)."""
+    return OpenApiParameter("purpose", str, required=False, enum=[p for p, _ in PURPOSES],
+                            description=DESCRIPTION + (" " + note if note else ""))

@@ -26,8 +26,6 @@ from core.serializers import ModelOutSerializer, StrictSerializer
 from core.vocabulary import PURPOSES
 from memory.api import MemoryOut
 
-PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
-
 TIME = r"^([01]\d|2[0-3]):[0-5]\d$"
 SOURCE = r"^turn:[1-9][0-9]*$"
 
@@ -297,9 +295,7 @@ def _check_read_purpose(view: ScopedAPIView, request, session) -> None:
             "this conversation is held for another purpose").about(patient_id=session.patient_id, purpose=purpose)
 
 
-_PURPOSE_PARAMETER = OpenApiParameter("purpose", str, required=False, enum=sorted(PURPOSE_CODES),
-                                      description=purpose_of_use.DESCRIPTION + " A conversation is read for the "
-                                                  "purpose it is held for.")
+_PURPOSE_PARAMETER = purpose_of_use.purpose_parameter("A conversation is read for the purpose it is held for.")
 
 
 class SessionDetailView(_SessionView):
@@ -441,14 +437,10 @@ class PatientCareTeamFlagsView(ScopedAPIView):
     query_parameters = {"GET": frozenset({"purpose"})}
 
     @extend_schema(operation_id="care_team_flags_list",
-                   parameters=[OpenApiParameter("purpose", str, required=False, enum=sorted(PURPOSE_CODES),
-                                                description=purpose_of_use.DESCRIPTION + " Only conversations held "
-                                                            "for it are read.")],
+                   parameters=[purpose_of_use.purpose_parameter("Only conversations held for it are read.")],
                    responses={200: inline_serializer("CareTeamFlags", {"items": CareTeamFlagOut(many=True)})})
     def get(self, request, patient_id):
-        purpose = purpose_of_use.query_purpose(self.identity, request.query_params)
-        if purpose is not None:
-            purpose_of_use.require_purpose(self.identity, patient_id=patient_id, purpose=purpose)
+        purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
         return Response({"items": selectors.care_team_flags(identity=self.identity, patient_id=patient_id,
                                                             purpose=purpose)})
 

@@ -23,9 +23,8 @@ from django.utils import timezone
 from core.identity import Identity, current_identity
 from core.logging import request_id_var
 from core.models import AuditEvent
-from core.vocabulary import PURPOSES
+from core.vocabulary import PURPOSE_CODES
 
-PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
 ACTOR_KINDS = frozenset({"patient", "staff", "service", "agent"})
 OUTCOMES = frozenset({"success", "denied", "conflict", "error"})
 # Mirrored in the database by the audit_event_check_codes trigger (core migration 0015, audit codes in one check).

@@ -30,9 +30,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 
 from core.errors import IdentityProviderUnavailable, InvalidToken
 from core.identity import ACTOR_AGENT, ACTOR_PATIENT, ACTOR_STAFF, Identity
-from core.vocabulary import PURPOSES
-
-PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
+from core.vocabulary import PURPOSE_CODES
 
 log = logging.getLogger("anamnesis.auth")
 

@@ -9,6 +9,7 @@ PURPOSES = [
     ("prior_authorization", "Prior authorisation"),
     ("care_coordination", "Care coordination"),
 ]
+PURPOSE_CODES = frozenset(p for p, _ in PURPOSES)
 
 # A reason code is a short machine word (``disputed_by_patient``), never a sentence: it is stored in append-only
 # lifecycle and audit rows, where free text could never be erased.

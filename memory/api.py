@@ -155,8 +155,7 @@ class PatientMemoriesView(_MemoryView):
                     OpenApiParameter("consent_purpose", str, required=False,
                                      enum=[p for p, _ in PURPOSES] + [""],
                                      description="The older name of purpose (both, differing: 422)"),
-                    OpenApiParameter("purpose", str, required=False, enum=[p for p, _ in PURPOSES],
-                                     description=purpose_of_use.DESCRIPTION)],
+                    purpose_of_use.purpose_parameter()],
         responses={200: inline_serializer("MemoryList", {"items": MemoryOut(many=True)})},
     )
     def get(self, request, patient_id):
@@ -205,8 +204,7 @@ class MemoryDetailView(_MemoryView):
     query_parameters = {"GET": frozenset({"purpose"})}
 
     @extend_schema(operation_id="memories_read", responses={200: MemoryOut},
-                   parameters=[OpenApiParameter("purpose", str, required=False, enum=[p for p, _ in PURPOSES],
-                                                description=purpose_of_use.DESCRIPTION)])
+                   parameters=[purpose_of_use.purpose_parameter()])
     def get(self, request, patient_id, memory_id):
         purpose = purpose_of_use.query_purpose(self.identity, request.query_params)
         if purpose is None:  # unnamed: the audit row takes the purpose the memory is kept for
@@ -380,8 +378,7 @@ class PatientMemorySearchView(_MemoryView):
                                      description="0-1, a probability; by default each type's fitted threshold"),
                     OpenApiParameter("consent_purpose", str, required=False, enum=[p for p, _ in PURPOSES],
                                      description="The older name of purpose (both, differing: 422)"),
-                    OpenApiParameter("purpose", str, required=False, enum=[p for p, _ in PURPOSES],
-                                     description=purpose_of_use.DESCRIPTION),
+                    purpose_of_use.purpose_parameter(),
                     OpenApiParameter("memory_class", str, required=False)],
         responses={200: inline_serializer("SearchResult", {
             "items": SearchHitOut(many=True), "min_score": serializers.FloatField(),

@@ -130,14 +130,11 @@ class PatientExportView(ScopedAPIView):
 
     @extend_schema(operation_id="patient_export",
                    parameters=[OpenApiParameter("format", str, enum=["json", "fhir"], required=False),
-                               OpenApiParameter("purpose", str, enum=[p for p, _ in PURPOSES], required=False,
-                                                description=purpose_of_use.DESCRIPTION + " The export holds what "
-                                                            "the caller may see; the purpose is recorded.")],
+                               purpose_of_use.purpose_parameter(
+                                   "The export holds what the caller may see; the purpose is recorded.")],
                    responses={200: OpenApiResponse(description="The export (JSON sections, or a FHIR Bundle)")})
     def get(self, request, patient_id):
-        purpose = purpose_of_use.query_purpose(self.identity, request.query_params)
-        if purpose is not None:
-            purpose_of_use.require_purpose(self.identity, patient_id=patient_id, purpose=purpose)
+        purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
         _require_access(self.identity, patient_id)
         fmt = request.accepted_renderer.format
         response = StreamingHttpResponse(patient_export_stream(identity=self.identity, patient_id=patient_id,
