@@ -45,8 +45,7 @@ def query_purpose(identity: Identity, query_params) -> str | None:
     purpose of use), else the token's one claim, else None."""
     raw = query_params.get("purpose")
     if raw is not None and raw not in PURPOSE_CODES:
-        raise ValidationFailed(errors=[{"field": "purpose", "code": "invalid_choice",
-                                        "message": "not a purpose of use"}])
+        raise ValidationFailed.of("purpose", "not a purpose of use", "invalid_choice")
     return read_purpose(identity, purpose=raw)
 
 
@@ -54,8 +53,7 @@ def read_purpose(identity: Identity, *, purpose: str | None, consent_purpose: st
     """The purpose a read is for: the one it names (``purpose``, or the older ``consent_purpose`` filter), else the
     token's single ``purpose_of_use`` claim, else None (unnamed). Both named and differing: 422."""
     if purpose and consent_purpose and purpose != consent_purpose:
-        raise ValidationFailed(errors=[{"field": "consent_purpose", "code": "purpose_conflict",
-                                        "message": "names another purpose than purpose"}])
+        raise ValidationFailed.of("consent_purpose", "names another purpose than purpose", "purpose_conflict")
     named = purpose or consent_purpose
     if named:
         return named

@@ -60,10 +60,6 @@ MAX_LIVE_SESSIONS_PER_PATIENT = 10
 MAX_OFFERS = 10
 
 
-def _invalid(field: str, message: str, code: str = "invalid") -> ValidationFailed:
-    return ValidationFailed(errors=[{"field": field, "message": message, "code": code}])
-
-
 def _lock(identity: Identity, session_id: uuid.UUID) -> ConversationSession:
     session = (ConversationSession.objects.select_for_update()
                .filter(session_id=session_id, organization_id=identity.org_id).first())
@@ -113,21 +109,23 @@ class TurnAppended:
 
 def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> None:
     if role not in TurnRole.values:
-        raise _invalid("role", f"one of {', '.join(TurnRole.values)}")
+        raise ValidationFailed.of("role", f"one of {', '.join(TurnRole.values)}")
     if len(content) > settings.CONVERSATION_MAX_CONTENT_CHARS:
-        raise _invalid("content", f"at most {settings.CONVERSATION_MAX_CONTENT_CHARS} characters", "too_long")
+        raise ValidationFailed.of("content", f"at most {settings.CONVERSATION_MAX_CONTENT_CHARS} characters",
+                                  "too_long")
     if role != TurnRole.TOOL and not content.strip():
-        raise _invalid("content", "required", "required")
+        raise ValidationFailed.of("content", "required", "required")
     if role == TurnRole.TOOL and not tool_name:
-        raise _invalid("tool_name", "a tool turn names its tool", "required")
+        raise ValidationFailed.of("tool_name", "a tool turn names its tool", "required")
     if role != TurnRole.TOOL and (tool_name or tool_result is not None):
-        raise _invalid("tool_name", "only tool turns carry a tool name and result")
+        raise ValidationFailed.of("tool_name", "only tool turns carry a tool name and result")
     if tool_result is not None:
         if not isinstance(tool_result, dict):
-            raise _invalid("tool_result", "must be an object")
+            raise ValidationFailed.of("tool_result", "must be an object")
         if len(dumps(tool_result).encode()) > settings.CONVERSATION_MAX_TOOL_RESULT_BYTES:
-            raise _invalid("tool_result", f"at most {settings.CONVERSATION_MAX_TOOL_RESULT_BYTES} bytes as JSON",
-                           "too_long")
+            raise ValidationFailed.of("tool_result",
+                                      f"at most {settings.CONVERSATION_MAX_TOOL_RESULT_BYTES} bytes as JSON",
+                                      "too_long")
 
 
 def turn_append(*, identity: Identity, session_id: uuid.UUID, role: str, content: str,
@@ -307,7 +305,7 @@ def session_end(*, identity: Identity, session_id: uuid.UUID, outcome: str) -> C
     once; the turns stay readable by nobody through the API and are removed by the sweep after
     ``CONVERSATION_ENDED_RETENTION_SECONDS``. Ending again with the same outcome is a no-op."""
     if outcome not in ENDED_STATUSES:
-        raise _invalid("outcome", "completed or abandoned")
+        raise ValidationFailed.of("outcome", "completed or abandoned")
     with transaction.atomic():
         session = _lock(identity, session_id)
         if session.status in ENDED_STATUSES:

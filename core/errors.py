@@ -53,6 +53,11 @@ class ValidationFailed(ApiError):
         for a serializer's refusal."""
         return cls(errors=_flatten(detail))
 
+    @classmethod
+    def of(cls, field: str, message: str, code: str = "invalid") -> ValidationFailed:
+        """One field's refusal."""
+        return cls(errors=[{"field": field, "message": message, "code": code}])
+
 
 class NotFound(ApiError):
     """Same answer for "does not exist" and "exists but is not yours"."""

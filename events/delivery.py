@@ -48,6 +48,7 @@ from opentelemetry.trace import SpanKind
 from core import tracing
 from core.identity import current_identity
 from events import signing
+from events.services import allowed_private_hosts
 
 log = logging.getLogger("anamnesis.events")
 
@@ -177,7 +178,7 @@ def delivery_record(*, worker: str, claim: Claim, result: Result) -> str | None:
 # --- one attempt (no database) ------------------------------------------------------------------------------------
 def destination_allowed(host: str) -> bool:
     """Every address ``host`` resolves to is public, or the host is explicitly allowed."""
-    if host in frozenset(settings.EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS):
+    if host in allowed_private_hosts():
         return True
     try:
         infos = socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM)

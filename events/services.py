@@ -66,10 +66,6 @@ def event_emit(event_type: str, **data: object) -> int:
 
 
 # --- subscriptions ----------------------------------------------------------------------------------------------
-def _invalid(field: str, message: str, code: str = "invalid") -> ValidationFailed:
-    return ValidationFailed(errors=[{"field": field, "message": message, "code": code}])
-
-
 def url_problem(url: str) -> tuple[str, str] | None:
     """(code, message) when ``url`` may not be an endpoint: https only, a host name, no credentials, no fragment,
     and no literal address that is not public (loopback, private, link-local, ...). Names are resolved and checked
@@ -109,14 +105,14 @@ def allowed_private_hosts() -> frozenset[str]:
 def _clean_types(event_types: list[str]) -> list[str]:
     unknown = [t for t in event_types if t not in EVENT_TYPES]
     if not event_types or unknown:
-        raise _invalid("event_types", f"one or more of: {', '.join(EVENT_TYPES)}")
+        raise ValidationFailed.of("event_types", f"one or more of: {', '.join(EVENT_TYPES)}")
     return sorted(set(event_types), key=EVENT_TYPES.index)
 
 
 def _clean_url(url: str) -> str:
     problem = url_problem(url)
     if problem is not None:
-        raise _invalid("url", problem[1], problem[0])
+        raise ValidationFailed.of("url", problem[1], problem[0])
     return url
 
 
@@ -133,14 +129,14 @@ def subscription_create(*, identity: Identity, url: str, event_types: list[str],
         try:
             signing.secret_bytes(secret)
         except ValueError as exc:
-            raise _invalid("secret", f"whsec_ and the base64 of a key ({exc})") from None
+            raise ValidationFailed.of("secret", f"whsec_ and the base64 of a key ({exc})") from None
     organization_ensure(identity=identity)
     with connection.cursor() as cursor:
         # Serialises the organisation's creations, so two at once cannot pass the limit together.
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended('event_subscription:' || %s, 0))",
                        [str(identity.org_id)])
     if Subscription.objects.filter(organization_id=identity.org_id).count() >= MAX_SUBSCRIPTIONS:
-        raise _invalid("url", f"at most {MAX_SUBSCRIPTIONS} subscriptions per organisation", "too_many")
+        raise ValidationFailed.of("url", f"at most {MAX_SUBSCRIPTIONS} subscriptions per organisation", "too_many")
     subscription_id = uuid.uuid4()
     ciphertext, key_id = signing.encrypt_secret(secret, subscription_id=subscription_id,
                                                 organization_id=identity.org_id)

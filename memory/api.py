@@ -477,8 +477,8 @@ class PatientContextView(_MemoryView):
         d = body.validated_data
         purpose = purpose_of_use.read_purpose(self.identity, purpose=d.get("purpose"))
         if purpose is None:  # a release is always for one purpose
-            raise ValidationFailed(errors=[{"field": "purpose", "code": "required",
-                                            "message": "name the purpose of use (or carry one purpose_of_use claim)"}])
+            raise ValidationFailed.of("purpose", "name the purpose of use (or carry one purpose_of_use claim)",
+                                      "required")
         purpose_of_use.require_purpose(self.identity, patient_id=patient_id, purpose=purpose)
         if d.get("session_id") is not None:
             _check_session_of(self.identity, patient_id, d["session_id"])

@@ -40,12 +40,8 @@ S = MemoryState
 def _spec(memory_type: str, version: int | None = None) -> TypeSpec:
     spec = type_get(memory_type, version)
     if spec is None:
-        raise _invalid("memory_type", "unknown memory type; see GET /v1/memory-types")
+        raise ValidationFailed.of("memory_type", "unknown memory type; see GET /v1/memory-types")
     return spec
-
-
-def _invalid(field: str, message: str, code: str = "invalid") -> ValidationFailed:
-    return ValidationFailed(errors=[{"field": field, "message": message, "code": code}])
 
 
 def _fact_checked(spec: TypeSpec, fact: Any) -> tuple[str, dict]:
@@ -63,7 +59,7 @@ def _check_fields_used(spec: TypeSpec, *, review_by, source, source_ref) -> None
         unused |= {"source": source, "source_ref": source_ref}
     for name, value in unused.items():
         if value:
-            raise _invalid(name, f"not used by {spec.name}")
+            raise ValidationFailed.of(name, f"not used by {spec.name}")
 
 
 def _attribute_lock_key(org_id, patient_id, memory_type: str, attribute: str, purpose: str) -> str:
@@ -191,21 +187,22 @@ class NewFact:
 def _check_new_fact(spec: TypeSpec, new: NewFact) -> None:
     now = timezone.now()
     if new.valid_until is not None and new.valid_until <= now:
-        raise _invalid("valid_until", "must be in the future", "not_future")
+        raise ValidationFailed.of("valid_until", "must be in the future", "not_future")
     if new.valid_until is not None and new.valid_until > now + timedelta(days=spec.kept_days):
         # A memory is never kept past its type's retention, so it cannot be valid past it either.
-        raise _invalid("valid_until", f"at most {spec.kept_days} days ahead: {new.memory_type} is kept no longer",
-                       "beyond_retention")
+        raise ValidationFailed.of("valid_until",
+                                  f"at most {spec.kept_days} days ahead: {new.memory_type} is kept no longer",
+                                  "beyond_retention")
     if new.consent_purpose not in spec.purposes:
-        raise _invalid("consent_purpose", f"{new.memory_type} may be kept for: {', '.join(spec.purposes)}",
-                       "invalid_purpose")
+        raise ValidationFailed.of("consent_purpose", f"{new.memory_type} may be kept for: {', '.join(spec.purposes)}",
+                                  "invalid_purpose")
     if spec.review:
         if new.review_by is None:
-            raise _invalid("review_by", f"{new.memory_type} needs a review-by date", "required")
+            raise ValidationFailed.of("review_by", f"{new.memory_type} needs a review-by date", "required")
         if new.review_by <= now:
-            raise _invalid("review_by", "must be in the future", "not_future")
+            raise ValidationFailed.of("review_by", "must be in the future", "not_future")
     elif new.review_by is not None:
-        raise _invalid("review_by", f"{new.memory_type} has no review date", "not_applicable")
+        raise ValidationFailed.of("review_by", f"{new.memory_type} has no review date", "not_applicable")
 
 
 class TypeRevised(ConcurrentUpdate):
@@ -365,17 +362,17 @@ def _writer_source(identity: Identity, spec: TypeSpec, *, source: str | None, so
         if "patient" not in spec.writers:
             raise Forbidden(f"{spec.name} is recorded by staff or imported from the EHR", code="staff_only")
         if source is not None or source_ref:
-            raise _invalid("source", "patients state their own facts", "not_applicable")
+            raise ValidationFailed.of("source", "patients state their own facts", "not_applicable")
         return Source.PATIENT_STATED
     source = source or (Source.STAFF_ENTERED if "staff" in spec.writers else Source.EHR_IMPORT)
     writer = {str(Source.STAFF_ENTERED): "staff", str(Source.EHR_IMPORT): "ehr_import"}.get(str(source))
     if writer not in spec.writers:
         allowed = [src for src, w in (("staff_entered", "staff"), ("ehr_import", "ehr_import")) if w in spec.writers]
         if allowed:
-            raise _invalid("source", f"{spec.name} comes from {' or '.join(allowed)}")
+            raise ValidationFailed.of("source", f"{spec.name} comes from {' or '.join(allowed)}")
         raise Forbidden(f"{spec.name} is only proposed by agents or stated by the patient", code="staff_only")
     if source == Source.EHR_IMPORT and not source_ref:
-        raise _invalid("source_ref", "an EHR import names its source record", "required")
+        raise ValidationFailed.of("source_ref", "an EHR import names its source record", "required")
     return source
 
 
@@ -397,7 +394,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
     attribute, fact = _fact_checked(spec, fact)
     _check_fields_used(spec, review_by=review_by, source=source, source_ref=source_ref)
     if consent_record_id is None and spec.memory_class != MemoryClass.CARE_CONTEXT:
-        raise _invalid("consent_record_id", "This field is required.", "required")
+        raise ValidationFailed.of("consent_record_id", "This field is required.", "required")
     if identity.is_agent:
         if "agent_proposal" not in spec.writers:
             raise Forbidden(f"{memory_type} is recorded by staff or imported from the EHR", code="staff_only")
@@ -473,7 +470,7 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
                   valid_until=valid_until, confidence=confidence)
     _check_new_fact(spec, new)
     if not source_ref:
-        raise _invalid("source_ref", "a proposal points at the turn it came from", "required")
+        raise ValidationFailed.of("source_ref", "a proposal points at the turn it came from", "required")
     if not may_access(patient_id=patient_id, purpose=consent_purpose):
         raise NoConsentOrAccess()
     consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
@@ -558,7 +555,7 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
         raise Conflict(f"{'an' if state[0] in 'aeiou' else 'a'} {state} memory cannot be corrected",
                        code="not_correctable")
     if attribute != old.attribute:
-        raise _invalid("fact.kind", "a correction keeps the attribute; record a new fact instead")
+        raise ValidationFailed.of("fact.kind", "a correction keeps the attribute; record a new fact instead")
     spec = _spec(old.memory_type)
     if identity.is_patient(patient_id) and "patient" not in spec.writers:
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")
