@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
 from django.conf import settings
@@ -271,19 +272,20 @@ def _current_of_attribute_statement(*, org_id, patient_id, memory_type: str, att
                          purpose=purpose)
 
 
-_MEMORY_LOADER: list = []
+@cache
+def _memory_loader() -> tuple[list[str], list[str], list]:
+    """The ORM's columns of a memory row: attribute names, column names and its compiler's converters."""
+    compiler = Memory.objects.all().query.get_compiler(using=DEFAULT_DB_ALIAS)
+    compiler.setup_query()
+    columns = [col for col, _, _ in compiler.select]
+    return ([c.target.attname for c in columns], [c.target.column for c in columns],
+            list(compiler.get_converters(columns).items()))
 
 
 def _memories(cursor) -> list[Memory]:
     """The rows of a query of whole memory rows (the ORM's own columns, in its order), loaded as the ORM loads them
     (its compiler's converters, ``Model.from_db``)."""
-    if not _MEMORY_LOADER:
-        compiler = Memory.objects.all().query.get_compiler(using=DEFAULT_DB_ALIAS)
-        compiler.setup_query()
-        columns = [col for col, _, _ in compiler.select]
-        _MEMORY_LOADER.append(([c.target.attname for c in columns], [c.target.column for c in columns],
-                               list(compiler.get_converters(columns).items())))
-    attnames, column_names, converters = _MEMORY_LOADER[0]
+    attnames, column_names, converters = _memory_loader()
     if [c.name for c in cursor.description] != column_names:
         raise RuntimeError("not a query of whole memory rows")
     memories = []
