@@ -236,14 +236,25 @@ _CONSENT_PURPOSE = selectors.ITEM_COLUMNS.index("consent_purpose")
 class MemoryHistoryView(_MemoryView):
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "memory.history"}
+    query_parameters = {"GET": frozenset({"purpose"})}
 
     @extend_schema(operation_id="memories_history", responses={200: inline_serializer("MemoryHistory", {
-        "versions": MemoryOut(many=True), "events": LifecycleEventOut(many=True)})})
+        "versions": MemoryOut(many=True), "events": LifecycleEventOut(many=True)})},
+        parameters=[purpose_of_use.purpose_parameter(
+            "A memory kept for another purpose is not found; only the versions kept for it are shown.")])
     def get(self, request, patient_id, memory_id):
+        purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
         versions, events = selectors.memory_history(identity=self.identity, patient_id=patient_id,
                                                     memory_id=memory_id)
+        if purpose is not None:  # minimum necessary: what is kept for the purpose the read is for
+            [asked] = [v for v in versions if v.memory_id == memory_id]
+            if asked.consent_purpose != purpose:
+                raise NotFound().about(patient_id=patient_id, purpose=purpose)
+            versions = [v for v in versions if v.consent_purpose == purpose]
+            shown = {v.memory_id for v in versions}
+            events = [e for e in events if e.memory_id in shown]
         audit.record(action="memory.history", resource_type="memory", resource_id=memory_id, patient_id=patient_id,
-                     purpose=versions[0].consent_purpose)
+                     purpose=purpose or versions[0].consent_purpose)
         return Response({"versions": MemoryOut(versions, many=True).data,
                          "events": LifecycleEventOut(events, many=True).data})
 
@@ -282,11 +293,16 @@ class MemoryProposalsView(_MemoryView):
     required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"]}
     audit_actions = {"GET": "memory.proposals", "POST": "memory.propose"}
 
+    query_parameters = {"GET": frozenset({"purpose"})}
+
     @extend_schema(operation_id="memories_proposals_list",
-                   responses={200: inline_serializer("ProposalList", {"items": MemoryOut(many=True)})})
+                   responses={200: inline_serializer("ProposalList", {"items": MemoryOut(many=True)})},
+                   parameters=[purpose_of_use.purpose_parameter("Only proposals kept for it are read.")])
     def get(self, request, patient_id):
-        items = list(selectors.memory_list_proposed(identity=self.identity, patient_id=patient_id))
-        audit.record(action="memory.proposals", resource_type="memory", patient_id=patient_id,
+        purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
+        items = [m for m in selectors.memory_list_proposed(identity=self.identity, patient_id=patient_id)
+                 if purpose is None or m.consent_purpose == purpose]
+        audit.record(action="memory.proposals", resource_type="memory", patient_id=patient_id, purpose=purpose,
                      outcome_by_access=True)
         return Response({"items": MemoryOut(items, many=True).data})
 
@@ -324,12 +340,17 @@ class DeletionsView(_MemoryView):
     audit_actions = {"GET": "memory.deletions"}
     resource_type = "memory_deletion"
 
+    query_parameters = {"GET": frozenset({"purpose"})}
+
     @extend_schema(operation_id="memories_deletions_list",
-                   responses={200: inline_serializer("DeletionList", {"items": DeletionReceipt(many=True)})})
+                   responses={200: inline_serializer("DeletionList", {"items": DeletionReceipt(many=True)})},
+                   parameters=[purpose_of_use.purpose_parameter(
+                       "Receipts hold no values and no purposes: every receipt is read, for this purpose.")])
     def get(self, request, patient_id):
+        purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
         receipts = selectors.deletion_receipts(identity=self.identity, patient_id=patient_id)
         audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id,
-                     outcome_by_access=True)
+                     purpose=purpose, outcome_by_access=True)
         return Response({"items": receipts})
 
 
@@ -523,10 +544,15 @@ class PatientReleasesView(_MemoryView):
     audit_actions = {"GET": "memory.releases"}
     resource_type = "memory_release"
 
+    query_parameters = {"GET": frozenset({"purpose"})}
+
     @extend_schema(operation_id="memories_releases_list",
-                   responses={200: inline_serializer("ReleaseList", {"items": ReleaseOut(many=True)})})
+                   responses={200: inline_serializer("ReleaseList", {"items": ReleaseOut(many=True)})},
+                   parameters=[purpose_of_use.purpose_parameter("Only context packs released for it are read.")])
     def get(self, request, patient_id):
-        items = selectors.release_list(identity=self.identity, patient_id=patient_id)
+        purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
+        items = [r for r in selectors.release_list(identity=self.identity, patient_id=patient_id)
+                 if purpose is None or r["purpose"] == purpose]
         audit.record(action="memory.releases", resource_type="memory_release", patient_id=patient_id,
-                     outcome_by_access=True)
+                     purpose=purpose, outcome_by_access=True)
         return Response({"items": items})

@@ -213,7 +213,8 @@ def test_every_read_publishes_purpose_in_the_openapi_document():
     operations = {op["operationId"]: op for ops in document["paths"].values() for op in ops.values()
                   if isinstance(op, dict) and "operationId" in op}
     for operation_id in ("memories_list", "memories_read", "memories_search", "sessions_read", "sessions_context",
-                         "care_team_flags_list", "patient_export"):
+                         "care_team_flags_list", "patient_export", "memories_history", "memories_proposals_list",
+                         "memories_releases_list", "memories_deletions_list"):
         [param] = [p for p in operations[operation_id].get("parameters", []) if p["name"] == "purpose"]
         assert param["in"] == "query" and not param.get("required")
         assert "appointment_scheduling" in param["schema"]["enum"], operation_id
@@ -236,3 +237,47 @@ def test_naming_a_purpose_adds_no_statement_to_the_memory_list(world):
         assert agent.get(mem(world.patient_a), {"purpose": COMM}).status_code == 200
     assert len(named.captured_queries) == len(unnamed.captured_queries)
     assert any("app_require_purpose" in q["sql"] for q in named.captured_queries)
+
+
+def test_history_proposals_releases_and_deletions_name_their_purpose(world):
+    """The lifecycle reads take ``purpose`` like the rest: a named purpose sees only what is kept (or released) for
+    it, is refused as such without consent, and names the purpose in the audit row."""
+    ids = seeded(world)
+    pid, base = world.patient_a, mem(world.patient_a)
+    agent = agent_for(world, pid)
+    sched_consent = world.consent(pid, SCHED)
+    r = agent.post(f"{base}/proposals", {**memory_body(sched_consent, "latest_time", "15:00"), "source_ref": "turn:1"})
+    assert r.status_code == 201, r.content
+    proposal = r.json()["memory_id"]
+    r = agent.post(f"/v1/patients/{pid}/context", {"question": "when can she come in?", "purpose": SCHED})
+    assert r.status_code == 200, r.content
+    assert world.patient(pid).request("DELETE", f"{base}/{ids['sched']}").status_code == 200
+
+    history = agent.get(f"{base}/{ids['comm']}/history", {"purpose": COMM})
+    assert history.status_code == 200, history.content
+    assert [v["memory_id"] for v in history.json()["versions"]] == [ids["comm"]]
+    assert agent.get(f"{base}/{ids['comm']}/history", {"purpose": SCHED}).status_code == 404  # kept for another
+    assert [m["memory_id"] for m in agent.get(f"{base}/proposals", {"purpose": SCHED}).json()["items"]] == [proposal]
+    assert agent.get(f"{base}/proposals", {"purpose": COMM}).json()["items"] == []
+    assert [x["purpose"] for x in agent.get(f"/v1/patients/{pid}/releases", {"purpose": SCHED}).json()["items"]] == [
+        SCHED]
+    assert agent.get(f"/v1/patients/{pid}/releases", {"purpose": COMM}).json()["items"] == []
+    deletions = agent.get(f"/v1/patients/{pid}/deletions", {"purpose": COMM})
+    assert deletions.status_code == 200 and len(deletions.json()["items"]) == 1
+    for action, purposes in (("memory.history", [COMM, SCHED]), ("memory.proposals", [SCHED, COMM]),
+                             ("memory.releases", [SCHED, COMM]), ("memory.deletions", [COMM])):
+        assert [e.purpose for e in rows(world, pid, action)] == purposes, action
+    assert [e.outcome for e in rows(world, pid, "memory.history")] == ["success", "denied"]
+
+    # without the patient's consent for the purpose: refused as such, and audited so
+    world.patient(pid).post(f"/v1/patients/{pid}/consents/{ids['comm_consent']}/revoke")
+    paths = {"memory.history": f"{base}/{ids['comm']}/history", "memory.proposals": f"{base}/proposals",
+             "memory.releases": f"/v1/patients/{pid}/releases", "memory.deletions": f"/v1/patients/{pid}/deletions"}
+    for action, path in paths.items():
+        r = agent.get(path, {"purpose": COMM})
+        assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted", (path, r.content)
+        assert (rows(world, pid, action)[-1].outcome, rows(world, pid, action)[-1].purpose) == ("denied", COMM)
+        r = agent.get(path, {"purpose": "marketing"})
+        assert r.status_code == 422 and r.json()["errors"][0]["field"] == "purpose", path
+    # the token's one claim is the default
+    assert agent_for(world, pid, purpose_of_use=COMM).get(f"{base}/proposals").status_code == 403

@@ -355,6 +355,7 @@ def test_every_read_names_its_purpose_and_one_the_agent_holds_no_consent_for_is_
         assert api.list_memories(world.patient_a) == []
         assert api.search_memories(world.patient_a, "when can I come in?").items == []
         assert api.context_pack(world.patient_a, "when can I come in?").purpose == "appointment_scheduling"
+        assert api.list_proposals(world.patient_a) == []
         with pytest.raises(errors.PurposeNotPermitted) as refused:
             api.list_memories(world.patient_a, purpose="communication")
         assert refused.value.status == 403
@@ -363,4 +364,4 @@ def test_every_read_names_its_purpose_and_one_the_agent_holds_no_consent_for_is_
     by_agent = {(e["action"], e["outcome"], e["purpose"]) for e in history["items"] if e["agent_client_id"]}
     sched = "appointment_scheduling"
     assert {("memory.list", "success", sched), ("memory.search", "success", sched),
-            ("memory.list", "denied", "communication")} <= by_agent
+            ("memory.proposals", "success", sched), ("memory.list", "denied", "communication")} <= by_agent

@@ -256,9 +256,10 @@ export class AnamnesisClient {
     return required(data).items;
   }
 
-  async listProposals(patientId: Id): Promise<Memory[]> {
+  /** Proposals waiting for the patient or staff; with a purpose, only those kept for it. */
+  async listProposals(patientId: Id, options: ReadOptions = {}): Promise<Memory[]> {
     const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/proposals", {
-      params: { path: { patient_id: patientId } },
+      params: { path: { patient_id: patientId }, query: withPurpose({}, this.#purposeOf(options)) as never },
     });
     return required(data).items;
   }

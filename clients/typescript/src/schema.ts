@@ -5628,7 +5628,10 @@ export interface operations {
     };
     memories_deletions_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Receipts hold no values and no purposes: every receipt is read, for this purpose. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
+            };
             header?: never;
             path: {
                 patient_id: string;
@@ -7051,7 +7054,10 @@ export interface operations {
     };
     memories_history: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. A memory kept for another purpose is not found; only the versions kept for it are shown. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
+            };
             header?: never;
             path: {
                 memory_id: string;
@@ -7481,7 +7487,10 @@ export interface operations {
     };
     memories_proposals_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Only proposals kept for it are read. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
+            };
             header?: never;
             path: {
                 patient_id: string;
@@ -7878,7 +7887,10 @@ export interface operations {
     };
     memories_releases_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Only context packs released for it are read. */
+                purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
+            };
             header?: never;
             path: {
                 patient_id: string;

@@ -186,9 +186,10 @@ describe("purpose of use on reads", () => {
       await api.listMemories(patient);
       await api.searchMemories(patient, "when?", { purpose: "care_coordination" });
       await api.listMemories(patient, { consentPurpose: "communication" }); // its older name: not both
-      await api.listProposals(patient); // reads that take no purpose never name one
-      await api.listOperations(randomUUID());
-      assert.deepEqual(upstream.purposes(), ["appointment_scheduling", "care_coordination", null, null, null]);
+      await api.listProposals(patient);
+      await api.listOperations(randomUUID()); // reads that take no purpose never name one
+      assert.deepEqual(upstream.purposes(), ["appointment_scheduling", "care_coordination", null,
+                                             "appointment_scheduling", null]);
       assert.equal(upstream.seen[2]?.get("consent_purpose"), "communication");
     } finally {
       await upstream.close();
