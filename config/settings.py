@@ -239,6 +239,11 @@ EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="")
 EMBEDDING_API_KEY = env.str("EMBEDDING_API_KEY", default="")
 EMBEDDING_TIMEOUT_SECONDS = env.float("EMBEDDING_TIMEOUT_SECONDS", default=5.0)
 EMBEDDING_TORCH_THREADS = env.int("EMBEDDING_TORCH_THREADS", default=1)
+# auto: small calls (a question, a memory being written) use bfloat16 weights where the CPU computes in it natively
+# and the vectors agree with float32's (memory.embeddings.TracedMiniLM); float32: never.
+EMBEDDING_PRECISION = env.str("EMBEDDING_PRECISION", default="auto")
+if EMBEDDING_PRECISION not in ("auto", "float32"):
+    raise environ.ImproperlyConfigured("EMBEDDING_PRECISION must be auto or float32")
 # Where manage.py serve runs the shared embedding server (loopback only); 0 = serve without it (in-process model).
 EMBEDDING_SERVER_PORT = env.int("EMBEDDING_SERVER_PORT", default=8079)
 MAX_REQUEST_BYTES = env.int("MAX_REQUEST_BYTES", default=64 * 1024)

@@ -241,6 +241,13 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
     held_ids: list[uuid.UUID] = []
     held_texts: list[str] = []
     expanded: list[str] = []
+    vector_text: list[str] = []  # the question's vector as pgvector text, made once (a provider error surfaces here)
+
+    def vector() -> str:
+        if not vector_text:
+            vector_text.append(Vector(pending.result()).to_text())
+        return vector_text[0]
+
     connection.ensure_connection()
     with ExitStack() as cursors, connection.wrap_database_errors, connection.connection.pipeline():
         for start in range(0, len(ordered), BATCH):
@@ -256,14 +263,12 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
             held_texts.extend(batch_expanded)
             expanded.extend(batch_expanded)
             if pending.done():
-                vector = Vector(pending.result()).to_text()  # a provider error surfaces here
-                sent.append((cursors.enter_context(send_similarities(vector, q.expanded, held_ids, held_texts)),
+                sent.append((cursors.enter_context(send_similarities(vector(), q.expanded, held_ids, held_texts)),
                              None))
                 held_ids, held_texts = [], []
         if held_ids:
             text_ranks = cursors.enter_context(send_text_ranks(q.expanded, held_texts))
-            vector = Vector(pending.result()).to_text()
-            sent.append((text_ranks, cursors.enter_context(send_cosines(vector, held_ids))))
+            sent.append((text_ranks, cursors.enter_context(send_cosines(vector(), held_ids))))
         cosines, ranks = read_similarities(sent)
     return made, fill_missing_cosines(cosines, ordered, expanded, pending.result()), ranks
 
