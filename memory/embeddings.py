@@ -48,9 +48,12 @@ class EmbeddingProvider(Protocol):
 
 class LocalMiniLM:
     name = "all-MiniLM-L6-v2"
-    # Calls of at most this many texts (a question, a memory being written) take the traced model; larger batches
-    # (reindexing) stay with sentence-transformers, whose eager model is faster there.
+    # Calls of at most this many texts (a question, a memory being written) go to the traced model as they are.
     SMALL_CALL = 8
+    # Larger ones (reindexing, a type registry's phrases) go to it too, sorted by length and this many at a time (a
+    # chunk is padded to its longest text): 132 texts 1,093 -> 398 ms in bfloat16, 871 -> 703 ms in float32,
+    # against sentence-transformers' eager model in batches of 64. The eager model serves only when tracing failed.
+    LARGE_CHUNK = 16
 
     def __init__(self) -> None:
         self._model: Any = None
@@ -84,10 +87,19 @@ class LocalMiniLM:
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         model = self._load()
-        if self._small is not None and 0 < len(texts) <= self.SMALL_CALL:
-            return self._small.embed(texts)
-        vectors = model.encode(texts, normalize_embeddings=True, batch_size=64, show_progress_bar=False)
-        return [v.tolist() for v in vectors]
+        small = self._small
+        if small is None or not texts:
+            vectors = model.encode(texts, normalize_embeddings=True, batch_size=64, show_progress_bar=False)
+            return [v.tolist() for v in vectors]
+        if len(texts) <= self.SMALL_CALL:
+            return small.embed(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), self.LARGE_CHUNK):
+            chunk = order[start:start + self.LARGE_CHUNK]
+            for i, vector in zip(chunk, small.embed([texts[i] for i in chunk]), strict=True):
+                out[i] = vector
+        return out
 
 
 class TracedMiniLM:

@@ -87,15 +87,21 @@ def test_float32_is_kept_when_asked_for(float32):
     assert float32.precision == "float32"
 
 
-def test_small_calls_take_the_traced_model_and_large_ones_the_eager_one(local, monkeypatch):
+def test_large_calls_take_the_traced_model_in_chunks_of_similar_length_and_answer_in_order(local, monkeypatch):
+    texts = _texts(2, 3 * LocalMiniLM.LARGE_CHUNK)
+    vectors = local.embed(texts)
+    assert len(vectors) == len(texts)
+    _agree(vectors, _eager(local, texts), local._small.precision)  # each vector where its own text's belongs
     calls = []
-    monkeypatch.setattr(local._small, "embed", lambda texts: calls.append(len(texts)) or [[0.0]] * len(texts))
-    assert local.embed(["a question"]) == [[0.0]]
-    large = _texts(2, LocalMiniLM.SMALL_CALL)  # SMALL_CALL + 3 texts
-    vectors = local.embed(large)
-    assert calls == [1]
-    assert np.abs(np.array(vectors) - _eager(local, large)).max() < 1e-6
-    assert np.allclose(np.linalg.norm(np.array(vectors), axis=1), 1.0, atol=1e-5)
+    real = local._small.embed
+    monkeypatch.setattr(local._small, "embed", lambda chunk: calls.append(chunk) or real(chunk))
+    local.embed(texts)
+    assert [len(c) for c in calls] == [LocalMiniLM.LARGE_CHUNK] * 3 + [3]
+    lengths = [len(t) for c in calls for t in c]
+    assert lengths == sorted(lengths)  # similar lengths together: little padding
+    calls.clear()
+    local.embed(texts[:LocalMiniLM.SMALL_CALL])
+    assert calls == [texts[:LocalMiniLM.SMALL_CALL]]  # a small call as it is
 
 
 def test_the_in_process_provider_answers_as_before(local):
