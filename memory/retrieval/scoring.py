@@ -241,12 +241,14 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
     held_ids: list[uuid.UUID] = []
     held_texts: list[str] = []
     expanded: list[str] = []
-    vector_text: list[str] = []  # the question's vector as pgvector text, made once (a provider error surfaces here)
+    vector_text: str | None = None
 
     def vector() -> str:
-        if not vector_text:
-            vector_text.append(Vector(pending.result()).to_text())
-        return vector_text[0]
+        """The question's vector as pgvector text, made once per search (a provider error surfaces here)."""
+        nonlocal vector_text
+        if vector_text is None:
+            vector_text = Vector(pending.result()).to_text()
+        return vector_text
 
     connection.ensure_connection()
     with ExitStack() as cursors, connection.wrap_database_errors, connection.connection.pipeline():
