@@ -206,6 +206,41 @@ def test_interactions_do_not_concern_an_allergy(question, allergy):
     assert lex.relevance(lex.mentions(question), lex.mentions(allergy), taken=False) == 0
 
 
+def test_a_severe_interaction_concerns_a_medicine_more_than_a_moderate_one():
+    lex = lexicon()
+    m = lex.mentions
+    data = json.loads(LEXICON_FILE.read_text())
+    assert {pair["severity"] for pair in data["interactions"]} == {"severe", "moderate"}
+    amiodarone = m("Cardiology want to load him with amiodarone")
+    digoxin = lex.relevance(amiodarone, m("Long-term digoxin therapy"), taken=True)  # BNF: severe
+    apixaban = lex.relevance(amiodarone, m("Long-term apixaban therapy"), taken=True)  # BNF: moderate
+    assert digoxin > apixaban > 0
+    # a cross-reaction is never weakened by a grade: grades belong to interactions
+    assert lex.relevance(m("cefalexin"), m("penicillin")) == lex.relevance(m("cefalexin"), m("penicillin"), taken=True)
+
+
+def _refused_with_interaction(tmp_path, monkeypatch, pair: dict, match: str) -> None:
+    """A lexicon with one more interaction (``pair``) is refused at load with an error naming ``match``."""
+    import memory.lexicon as module
+
+    data = json.loads(LEXICON_FILE.read_text())
+    path = tmp_path / "lexicon.json"
+    path.write_text(json.dumps(dict(data, interactions=data["interactions"] + [pair])))
+    monkeypatch.setattr(module, "LEXICON_FILE", path)
+    module.lexicon.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=match):
+            module.lexicon()
+    finally:
+        monkeypatch.undo()
+        module.lexicon.cache_clear()
+
+
+def test_an_ungraded_interaction_is_refused(tmp_path, monkeypatch):
+    _refused_with_interaction(tmp_path, monkeypatch, {"classes": ["warfarin", "nsaids"], "severity": "mild",
+                                                      "note": "x"}, "mild")
+
+
 def test_exposures_concern_an_allergy_through_where_the_substance_hides():
     lex = lexicon()
     m = lex.mentions
@@ -280,25 +315,14 @@ def test_real_words_and_other_first_letters_are_never_read_as_a_misspelt_name(te
 
 
 def test_every_class_a_lexicon_refers_to_exists(tmp_path, monkeypatch):
-    import memory.lexicon as module
-
     data = json.loads(LEXICON_FILE.read_text())
     named = set(data["concepts"])
     for concept in data["concepts"].values():
         assert set(concept["parents"]) | set(concept["related"]) <= named
     for pair in data["interactions"]:
         assert len(pair["classes"]) == 2 and set(pair["classes"]) <= named and pair["note"]
-    broken = dict(data, interactions=data["interactions"] + [{"classes": ["warfarin", "no_such_class"], "note": "x"}])
-    path = tmp_path / "lexicon.json"
-    path.write_text(json.dumps(broken))
-    monkeypatch.setattr(module, "LEXICON_FILE", path)
-    module.lexicon.cache_clear()
-    try:
-        with pytest.raises(ValueError, match="no_such_class"):
-            module.lexicon()
-    finally:
-        monkeypatch.undo()
-        module.lexicon.cache_clear()
+    _refused_with_interaction(tmp_path, monkeypatch, {"classes": ["warfarin", "no_such_class"],
+                                                      "severity": "severe", "note": "x"}, "no_such_class")
 
 
 def test_a_term_names_one_class_unless_it_genuinely_names_two():

@@ -97,3 +97,63 @@ def test_training_ranks_what_answers_first_and_puts_the_threshold_between():
     assert weights[FEATURES.index("cosine")] > 0
     # a threshold nothing reaches keeps every no-answer question low and loses every answer
     assert training.figures(asked, scored, default=1.01)["answer_kept_high"] == 0.0
+
+
+def _lexical(question: str, value: dict):
+    """What the lexicon makes of one care-context memory (its text as the catalogue renders it) for a question."""
+    from types import SimpleNamespace
+
+    from memory.lexicon import lexicon
+    from memory.retrieval.question import understand
+    from memory.retrieval.scoring import lexical_features
+    from memory.types import fact_text
+
+    text = fact_text("care_context", value, 2)
+    [lexical] = lexical_features(understand(question), [SimpleNamespace(memory_class="care_context")], [value],
+                                 [lexicon().mentions(text)])
+    return lexical
+
+
+SPIRONOLACTONE = {"kind": "long_term_indication", "medication": "spironolactone", "indication": "heart failure",
+                  "monitoring": "potassium"}
+
+
+@pytest.mark.parametrize("question", ["Is she on digoxin?", "is he still taking digoxin", "Does she take digoxin?"])
+def test_whether_the_patient_takes_a_medicine_is_not_answered_by_one_that_interacts_with_it(question):
+    lexical = _lexical(question, SPIRONOLACTONE)  # diuretics interact with digoxin
+    assert lexical.concept == 0.0 and lexical.mismatch == 1.0
+
+
+@pytest.mark.parametrize("question", ["Can we start digoxin?", "Is she on anything that interacts with digoxin?",
+                                      "Is she on digoxin? Any problem with her heart failure tablets?"])
+def test_a_reason_to_ask_about_a_medicine_keeps_its_interactions_in_play(question):
+    lexical = _lexical(question, SPIRONOLACTONE)
+    assert lexical.concept > 0 and lexical.mismatch == 0.0
+
+
+def test_an_allergy_or_medicine_is_about_its_substance_more_than_its_note_or_indication():
+    from memory.retrieval.scoring import CONTEXT_WEIGHT
+
+    latex = _lexical("Is he allergic to latex?", {"kind": "allergy", "substance": "latex"})
+    # theatre (where latex hides) is only in the note of an allergy to something else
+    other = _lexical("Is he allergic to latex?", {"kind": "allergy", "substance": "chlorhexidine",
+                                                   "note": "anaphylaxis in theatre 2019"})
+    assert latex.concept == 1.0 and 0 < other.concept <= CONTEXT_WEIGHT
+    # the indication is context too
+    lithium = {"kind": "long_term_indication", "medication": "lithium", "indication": "bipolar disorder after surgery"}
+    assert _lexical("Is he on lithium?", lithium).concept == 1.0
+    assert 0 < _lexical("She has surgery next week", lithium).concept < 1.0
+
+
+@pytest.mark.parametrize("question, concerns", [
+    ("When is his next HbA1c due?", True), ("Does he need HbA1c checks?", True),
+    ("What was his last HbA1c?", False), ("any recent TSH result", False), ("Is her INR normal?", False)])
+def test_a_monitoring_test_names_its_medicine_unless_a_result_is_asked_for(question, concerns):
+    value = {"kind": "long_term_indication", "medication": "insulin aspart", "indication": "type 1 diabetes",
+             "monitoring": "HbA1c every 3 months"}
+    if "TSH" in question:
+        value = {"kind": "long_term_indication", "medication": "levothyroxine", "indication": "hypothyroidism",
+                 "monitoring": "TFT yearly"}
+    elif "INR" in question:
+        value = {"kind": "long_term_indication", "medication": "warfarin", "indication": "atrial fibrillation"}
+    assert (_lexical(question, value).concept > 0) is concerns

@@ -27,7 +27,10 @@ LEXICON_FILE = Path(__file__).with_name("clinical_lexicon.json")
 BROAD = {"drugs": 0.35, "foods": 0.5, "materials": 0.5, "procedures": 0.35}
 FOUND_IN_WEIGHT = 0.85  # "gloves" concerns latex nearly as much as "latex" does
 ANCESTOR_WEIGHT = 0.8  # "any antibiotic allergy?" concerns a penicillin allergy
-RELATED_WEIGHT = 0.7  # cross-reactions and interactions
+RELATED_WEIGHT = 0.7  # cross-reactions and severe interactions
+# An interaction the BNF grades moderate (extra monitoring, a dose change) concerns a medicine a little less than a
+# severe one: of two long-term medicines that interact with what a question names, the severe one comes first.
+SEVERITY_WEIGHT = {"severe": 1.0, "moderate": 0.85}
 # What a patient can be given or exposed to: a question naming one of these is about that thing, not another.
 SUBSTANCES = {"drug", "vaccine", "contrast", "food", "material"}
 # A misspelt name: single-word names of at least this many letters, one slip away (see _slips), weigh this much.
@@ -54,6 +57,7 @@ class Lexicon:
     ancestors: dict[str, frozenset[str]]
     related: dict[str, frozenset[str]]  # cross-reactions and where a substance hides, both directions
     interacts: dict[str, frozenset[str]]  # interactions with what a patient takes, both directions
+    severity: dict[tuple[str, str], float]  # each interacting pair (both orders) -> SEVERITY_WEIGHT
     by_deletion: dict[str, frozenset[str]]  # each single-word name, and it less one letter -> the names
     known_words: frozenset[str]  # real words, never read as a misspelt name
 
@@ -125,7 +129,6 @@ class Lexicon:
         own = set(memory)
         wider = self.closure(own)
         classes = own - BROAD.keys()
-        maps = (self.related, self.interacts) if taken else (self.related,)
         scores = []
         for q, weight in question.items():
             mine = self.ancestors.get(q, frozenset({q}))
@@ -133,8 +136,8 @@ class Lexicon:
                 score = weight
             elif q in wider or mine & classes:
                 score = weight * ANCESTOR_WEIGHT
-            elif any(mine & links.get(m, frozenset()) for links in maps for m in wider):
-                score = weight * RELATED_WEIGHT
+            elif link := self._link(mine, wider, taken):
+                score = weight * RELATED_WEIGHT * link
             else:
                 continue
             scores.append(score * BROAD.get(q, 1.0))
@@ -142,6 +145,17 @@ class Lexicon:
             return 0.0
         scores.sort(reverse=True)
         return min(1.0, scores[0] + 0.25 * sum(scores[1:]))
+
+    def _link(self, mine: frozenset[str], wider: set[str], taken: bool) -> float:
+        """How strongly a question's classes (``mine``) meet a memory's (``wider``) sideways: 1 through a
+        cross-reaction or a severe interaction, less through a moderate one (interactions only when ``taken``),
+        0 when they do not meet."""
+        if any(mine & self.related.get(m, frozenset()) for m in wider):
+            return 1.0
+        if not taken:
+            return 0.0
+        return max((self.severity[a, m] for m in wider for a in mine & self.interacts.get(m, frozenset())),
+                   default=0.0)
 
     def mismatch(self, question: dict[str, float], memory: dict[str, float], *, taken: bool = False) -> float:
         """1 when a question is clearly about something else: it names a substance or class (a medicine, vaccine,
@@ -240,6 +254,9 @@ def lexicon() -> Lexicon:
     unknown |= {c for pair in data["interactions"] for c in pair["classes"] if c not in concepts}
     if unknown:
         raise ValueError(f"lexicon refers to unknown concepts: {sorted(unknown)}")
+    ungraded = sorted({str(i.get("severity")) for i in data["interactions"]} - SEVERITY_WEIGHT.keys())
+    if ungraded:
+        raise ValueError(f"lexicon grades interactions {ungraded}: not one of {sorted(SEVERITY_WEIGHT)}")
 
     def ancestors_of(cid: str, seen=()) -> frozenset[str]:
         out = {cid}
@@ -258,6 +275,10 @@ def lexicon() -> Lexicon:
 
     related = both_ways((c.concept_id, r) for c in concepts.values() for r in c.related)
     interacts = both_ways(tuple(i["classes"]) for i in data["interactions"])
+    severity: dict[tuple[str, str], float] = {}
+    for pair in data["interactions"]:
+        a, b = pair["classes"]
+        severity[a, b] = severity[b, a] = max(SEVERITY_WEIGHT[pair["severity"]], severity.get((a, b), 0.0))
     pattern = re.compile(r"(?<![\w-])" + _trie_pattern(by_term) + r"(?![\w-])")
     test_terms = frozenset(_normal(t) for spec in data["concepts"].values() for t in spec.get("tests", ()))
     known_words = _known_words()
@@ -269,5 +290,5 @@ def lexicon() -> Lexicon:
                     by_deletion.setdefault(key, set()).add(term)
     return Lexicon(version=data["version"], concepts=concepts, pattern=pattern, test_terms=test_terms,
                    by_term={t: tuple(v.items()) for t, v in by_term.items()}, ancestors=ancestors,
-                   related=related, interacts=interacts,
+                   related=related, interacts=interacts, severity=severity,
                    by_deletion={k: frozenset(v) for k, v in by_deletion.items()}, known_words=known_words)

@@ -15,6 +15,25 @@ _TAKING_WORDS = re.compile(r"\b(?:is|are|he's|she's|they're|currently|still|been
                            r"regular|long-term|maintenance|anticoagulated|dose|doses|dosing|level|levels|monitoring)\b",
                            re.IGNORECASE)
 
+# "Is she on lithium?", "Does he take Lanoxin?": whether the patient takes the thing named, and nothing else. A
+# medicine that merely interacts with it does not answer; the same words with a reason to ask ("is she on anything
+# that interacts with...", "...before the extraction?", "is it safe to start...") keep interactions in play.
+_WHETHER_TAKEN = re.compile(
+    r"^\W*(?:is|are|has|have)\s+(?:he|she|they|the patient|patient|[a-z]+)\s+"
+    r"(?:still\s+|currently\s+|already\s+|ever\s+been\s+|been\s+)?(?:on|taking|prescribed|using)\b"
+    r"|^\W*(?:does|do)\s+(?:he|she|they|the patient|[a-z]+)\s+(?:still\s+|currently\s+|ever\s+)?(?:take|use)\b",
+    re.IGNORECASE)
+_REASON_WORDS = re.compile(
+    r"\b(?:interact\w*|clash\w*|safe\w*|affect\w*|anything|something|with|alongside|giv\w+|give|start\w*|add|"
+    r"adding|prescrib\w*|contraindicat\w*|before|after|during|ok|okay|problem\w*|issue\w*|worr\w*|concern\w*|"
+    r"risk\w*|need\w*|hold|stop\w*|paus\w*|surgery|operation|procedure|scan|extraction)\b",
+    re.IGNORECASE)
+
+# "What was her last HbA1c?", "any recent TSH result": a test's result, which no memory holds. A monitoring test
+# names the medicine it monitors ("when is his INR due?" concerns warfarin), but not when a result is asked for.
+_RESULT_WORDS = re.compile(r"\b(?:results?|readings?|values?|latest|last|most recent|recent|came back|normal|abnormal|"
+                           r"raised|high|low)\b", re.IGNORECASE)
+
 
 @dataclass(frozen=True)
 class Question:
@@ -25,6 +44,14 @@ class Question:
     substances: dict[str, float]  # concepts named, without monitoring tests
     about_allergy: bool
     about_taking: bool  # "is she on blood thinners?": about a medicine taken, not an allergy to it
+    whether_taken: bool  # "is she on lithium?": whether the patient takes what it names, not what interacts with it
+    result_asked: bool  # it names a monitoring test and asks for a result: the test names no medicine here
+
+    @property
+    def concerns(self) -> dict[str, float]:
+        """The concepts that say which memories it concerns: what it names, monitoring tests included unless it
+        asks for a test's result."""
+        return self.substances if self.result_asked else self.asked
 
     @property
     def safety_rule(self) -> bool:
@@ -40,4 +67,6 @@ def understand(question: str) -> Question:
     asked, substances = lex.mentions_both(question)
     return Question(text=question, expanded=lex.expand(question, mentioned=asked), asked=asked,
                     substances=substances, about_allergy=bool(_ALLERGY_WORDS.search(question)),
-                    about_taking=bool(_TAKING_WORDS.search(question)))
+                    about_taking=bool(_TAKING_WORDS.search(question)),
+                    whether_taken=bool(_WHETHER_TAKEN.search(question)) and not _REASON_WORDS.search(question),
+                    result_asked=len(asked) > len(substances) and bool(_RESULT_WORDS.search(question)))

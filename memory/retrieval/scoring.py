@@ -36,6 +36,17 @@ HIGH, LOW = "high", "low"
 RELEVANCE, SAFETY_RULE = "relevance", "safety_rule"
 SAFETY_KINDS = ("allergy", "long_term_indication")
 KIND_DISCOUNT = 0.5
+# What an allergy or long-term medicine is about is its substance or medicine; the rest of its text (the reaction,
+# the indication, the monitoring, the note) is context: a link only through it counts this much. "What was his
+# last HbA1c?" is not about insulin for diabetes the way "is he on insulin?" is; "is he allergic to latex?" is not
+# answered by a chlorhexidine allergy whose note mentions theatre.
+CONTEXT_WEIGHT = 0.5
+HEAD_FIELDS = {"allergy": "substance", "long_term_indication": "medication"}
+
+
+@lru_cache(maxsize=4096)
+def _head_concepts(head: str) -> dict[str, float]:
+    return lexicon().mentions(head)
 
 
 @dataclass(eq=False)
@@ -209,11 +220,16 @@ def lexical_features(q: Question, batch: list[Candidate], values: list[dict],
         safety = kind in SAFETY_KINDS
         taken = kind == "long_term_indication"
         mine = names if safety else {}
-        # interactions matter for what the patient takes, unless the question is about allergies
-        concept = lex.relevance(q.asked, mine, taken=taken and not q.about_allergy)
+        # interactions matter for what the patient takes, unless the question is about allergies or only asks
+        # whether the patient takes what it names
+        interacts = taken and not q.about_allergy and not q.whether_taken
+        concept = lex.relevance(q.concerns, mine, taken=interacts)
+        if safety and concept > 0:
+            head = _head_concepts(str(value.get(HEAD_FIELDS[kind], "")))
+            concept = max(lex.relevance(q.concerns, head, taken=interacts), CONTEXT_WEIGHT * concept)
         if q.about_taking and not q.about_allergy and not taken:
             concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
-        out.append(Lexical(concept=concept, mismatch=lex.mismatch(q.substances, mine, taken=taken), safety=safety,
+        out.append(Lexical(concept=concept, mismatch=lex.mismatch(q.substances, mine, taken=interacts), safety=safety,
                            safety_asked=safety and q.safety_rule, allergy_asked=q.about_allergy and kind == "allergy",
                            taking_asked=q.about_taking and taken))
     return out
