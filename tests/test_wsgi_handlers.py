@@ -113,3 +113,23 @@ def test_an_api_answer_is_the_same_through_the_application_and_the_test_client(w
             assert content == expected.content
         elif status >= 400:
             assert json.loads(content)["code"] == expected.json()["code"]
+
+
+@pytest.mark.django_db
+def test_the_wsgi_module_builds_the_lexicon_before_the_first_request_and_freezes_it(settings):
+    """A worker loads config.wsgi before it accepts a connection: the clinical lexicon is built there (not in the
+    worker's first search) and frozen with the rest of what start-up built."""
+    import os
+    import subprocess
+
+    from tests.fakes.processes import BASE_DIR
+
+    code = ("import gc, config.wsgi\n"
+            "from memory.lexicon import lexicon\n"
+            "print(lexicon.cache_info().currsize, gc.get_freeze_count() > 0)")
+    env = {**os.environ, "ANAMNESIS_DB_NAME": settings.DB_TOPOLOGY.runtime.name,
+           "DJANGO_SETTINGS_MODULE": "config.settings_test", "LOG_LEVEL": "WARNING"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=BASE_DIR, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)  # noqa: S603 (fixed argv)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["1", "True"]
