@@ -147,8 +147,9 @@ bench-quick: migrate
 eval: migrate
 	$(BIN)/python manage.py evaluate_blind
 
-# Retrain search's scoring head on the blind set's calibration split (memory/retrieval_model.json), then compare
-# rankers side by side on the held-out split (aggregate figures only). Run make eval afterwards for the figures.
+# Refit the question adapter and search's scoring head on the blind sets' tuning splits (memory/retrieval_adapter.npz,
+# memory/retrieval_model.json; a few minutes), then compare rankers side by side on the held-out splits (aggregate
+# figures only). Run make eval afterwards for the figures.
 ranker: migrate
 	$(BIN)/python manage.py train_ranker --write --compare
 

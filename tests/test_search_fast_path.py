@@ -18,6 +18,7 @@ from core.models import AuditEvent
 from memory.lexicon import _normal, lexicon
 from memory.models import Memory
 from memory.retrieval import candidates, scoring, search, vectors
+from memory.retrieval.adapter import adapt
 from memory.retrieval.question import understand
 from tests.conftest import memory_body
 from tests.reference_rendering import ReferenceMemoryOut
@@ -173,15 +174,17 @@ def test_similarities_are_the_cosines_the_orm_annotates_however_the_batches_fall
     staff = Identity(org_id=world.org, actor_sub="nurse-1", scopes=frozenset({"memory:read"}))
     q = understand("is the penicillin allergy or the warfarin a problem for an appointment?")
     vector = scoring.query_vector(q.expanded)
+    moved = adapt(vector)  # the question's vector as it meets the memories' (the question adapter)
+    assert moved != vector
     monkeypatch.setattr(scoring, "BATCH", 1)  # one statement per candidate: three batches
     with identity_context(staff):
         from django.db import connection
 
         from memory.models import MemoryEmbedding
 
-        annotated = list(candidates.candidates(identity=staff, patient_id=world.patient_a, query_vector=vector))
+        annotated = list(candidates.candidates(identity=staff, patient_id=world.patient_a, query_vector=moved))
         MemoryEmbedding.objects.filter(memory_id=annotated[1].memory_id).delete()  # one without a vector
-        annotated = list(candidates.candidates(identity=staff, patient_id=world.patient_a, query_vector=vector))
+        annotated = list(candidates.candidates(identity=staff, patient_id=world.patient_a, query_vector=moved))
         ordered = candidates.fetch_candidates(identity=staff, patient_id=world.patient_a)
         assert len(ordered) == 3 and [c.memory_id for c in ordered] == [m.memory_id for m in annotated]
         answers = [scoring.similarities(q, ordered, Arrives(vector, after)) for after in (0, 1, 2, 3, 9)]
@@ -190,7 +193,7 @@ def test_similarities_are_the_cosines_the_orm_annotates_however_the_batches_fall
         expanded = scoring.expand_texts(made.texts, made.named)
         [own] = scoring.provider().embed([expanded[1]])
         assert annotated[1].cosine == 0.0
-        assert cosines[1] == pytest.approx(sum(a * b for a, b in zip(vector, own, strict=True)), abs=1e-9)
+        assert cosines[1] == pytest.approx(sum(a * b for a, b in zip(moved, own, strict=True)), abs=1e-9)
         assert cosines[1] != 0.0
         with connection.cursor() as cursor:
             cursor.execute(scoring.TEXT_RANK_SQL, [q.expanded, scoring.array_literal(expanded)])

@@ -23,6 +23,7 @@ from pgvector import Vector
 
 from memory.embeddings import EmbeddingUnavailable, provider
 from memory.lexicon import lexicon
+from memory.retrieval.adapter import adapt
 from memory.retrieval.candidates import Candidate, candidate_value
 from memory.retrieval.intent import TypeIntents
 from memory.retrieval.question import Question
@@ -257,13 +258,22 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
     held_ids: list[uuid.UUID] = []
     held_texts: list[str] = []
     expanded: list[str] = []
+    adapted: list[float] | None = None
     vector_text: str | None = None
 
+    def question_vector() -> list[float]:
+        """The question's vector as it meets the memories' (moved by the question adapter), made once per search
+        (a provider error surfaces here)."""
+        nonlocal adapted
+        if adapted is None:
+            adapted = adapt(pending.result())
+        return adapted
+
     def vector() -> str:
-        """The question's vector as pgvector text, made once per search (a provider error surfaces here)."""
+        """:func:`question_vector` as pgvector text."""
         nonlocal vector_text
         if vector_text is None:
-            vector_text = Vector(pending.result()).to_text()
+            vector_text = Vector(question_vector()).to_text()
         return vector_text
 
     connection.ensure_connection()
@@ -288,7 +298,7 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
             text_ranks = cursors.enter_context(send_text_ranks(q.expanded, held_texts))
             sent.append((text_ranks, cursors.enter_context(send_cosines(vector(), held_ids))))
         cosines, ranks = read_similarities(sent)
-    return made, fill_missing_cosines(cosines, ordered, expanded, pending.result()), ranks
+    return made, fill_missing_cosines(cosines, ordered, expanded, question_vector()), ranks
 
 
 def score_candidates(ordered: list[Candidate], made: Texts, cosines: list[float], ranks: list[float],

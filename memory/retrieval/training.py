@@ -1,4 +1,5 @@
-"""Training the scoring head (:mod:`memory.retrieval.ranker`) on the calibration split of the blind evaluation set.
+"""Training the question adapter (:mod:`memory.retrieval.adapter`) and the scoring head
+(:mod:`memory.retrieval.ranker`) on the tuning splits of the blind evaluation sets.
 
 The split is loaded as ``make eval`` loads it (:func:`memory.evaluation_blind.load_population`: the organisation's
 own types with the phrases its administrator wrote, consents, grants, EHR imports, stale values made stale by the
@@ -21,6 +22,10 @@ import numpy as np
 
 from core.identity import identity_context
 from memory import evaluation_blind
+from memory.embeddings import provider
+from memory.lexicon import lexicon
+from memory.retrieval import adapter
+from memory.retrieval.adapter import Adapter
 from memory.retrieval.question import understand
 from memory.retrieval.ranker import FEATURES, MODEL_FILE, probabilities, ranker
 from memory.retrieval.search import rank_candidates
@@ -41,6 +46,8 @@ class Asked:
     features: np.ndarray  # one row per candidate, columns as ranker.FEATURES
     types: tuple[str, ...]
     answers: np.ndarray  # 1.0 where the candidate is an expected memory
+    question: str = ""  # the question as embedded (expanded by the lexicon)
+    texts: tuple[str, ...] = ()  # each candidate as embedded (its text expanded by the lexicon)
 
 
 def collect(split: str = "calibration", eval_set: str = "blind") -> list[Asked]:
@@ -50,15 +57,17 @@ def collect(split: str = "calibration", eval_set: str = "blind") -> list[Asked]:
     pop = evaluation_blind.load_population(data, evaluation_blind.load_org_types(eval_set))
     asked = []
     for q in data["questions"]:
+        question = understand(q["question"])
         with identity_context(pop.clinician):
             hits = rank_candidates(identity=pop.clinician, patient_id=pop.patient_ids[q["patient"]],
-                                   question=understand(q["question"]))
+                                   question=question)
         keys = [pop.keys.get(h.memory.memory_id, (None, None)) for h in hits]
         asked.append(Asked(
             patient=f"{eval_set}/{q['patient']}", kind=q["kind"], answerable=bool(q["expected"]),
             features=np.array([h.features for h in hits], dtype=float).reshape(-1, len(FEATURES)),
             types=tuple(h.memory.memory_type for h in hits),
-            answers=np.array([float(p == q["patient"] and m in q["expected"]) for p, m in keys])))
+            answers=np.array([float(p == q["patient"] and m in q["expected"]) for p, m in keys]),
+            question=question.expanded, texts=tuple(lexicon().expand(h.text) for h in hits)))
     return asked
 
 
@@ -66,6 +75,79 @@ def collect_all(which: int) -> list[Asked]:
     """Every available set's tuning split (``which=0``) or held-out split (``which=1``), in :data:`SETS` order."""
     return [a for name in evaluation_blind.available_sets()
             for a in collect(evaluation_blind.splits(name)[which], name)]
+
+
+ADAPTER_RANK = 64
+ADAPTER_TAU = 0.05  # the softmax temperature over a question's candidates' cosines
+ADAPTER_L2 = 0.01
+ADAPTER_EPOCHS = 60
+ADAPTER_LEARNING_RATE = 0.01
+ADAPTER_SEED = 20261204
+
+
+def embed_texts(asked: list[Asked]) -> dict[str, np.ndarray]:
+    """Every question and candidate text of ``asked`` as the embedding model embeds it (unmoved)."""
+    texts = sorted({a.question for a in asked} | {t for a in asked for t in a.texts})
+    return {t: np.asarray(v, dtype=np.float32) for t, v in zip(texts, provider().embed(texts), strict=True)}
+
+
+def fit_adapter(asked: list[Asked], vectors: dict[str, np.ndarray]) -> Adapter:
+    """The question adapter (:mod:`memory.retrieval.adapter`) fitted on every answerable question of ``asked``
+    that has an answer and something to tell it from: full-batch Adam on the mean cross-entropy of the softmax over
+    its candidates' cosines (the question's vector moved, the candidates' as stored), L2 on the correction.
+    ``vectors``: :func:`embed_texts`. Seeded, one thread: the same split gives the same adapter."""
+    import torch  # the embedding model's dependency; only training needs it in this process
+
+    examples = [a for a in asked if a.answerable and len(a.texts) > 1 and a.answers.sum() > 0]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        torch.manual_seed(ADAPTER_SEED)
+        questions = [torch.from_numpy(vectors[a.question]) for a in examples]
+        candidates = [torch.from_numpy(np.vstack([vectors[t] for t in a.texts])) for a in examples]
+        answers = [torch.tensor(a.answers / a.answers.sum(), dtype=torch.float32) for a in examples]
+        dims = questions[0].shape[0]
+        down = torch.zeros(dims, ADAPTER_RANK, requires_grad=True)
+        up = (torch.randn(ADAPTER_RANK, dims) * 0.01).requires_grad_()
+        optimiser = torch.optim.Adam([down, up], lr=ADAPTER_LEARNING_RATE)
+        for _ in range(ADAPTER_EPOCHS):
+            optimiser.zero_grad()
+            loss = torch.zeros(())
+            for q, m, y in zip(questions, candidates, answers, strict=True):
+                moved = q + (q @ down) @ up
+                logits = (m @ (moved / moved.norm())) / ADAPTER_TAU
+                loss = loss - (y * (logits - torch.logsumexp(logits, 0))).sum()
+            loss = loss / len(questions) + ADAPTER_L2 * ((down @ up) ** 2).sum()
+            loss.backward()
+            optimiser.step()
+    finally:
+        torch.set_num_threads(threads)
+    return Adapter(model=provider().name, down=down.detach().numpy().copy(), up=up.detach().numpy().copy())
+
+
+def with_adapter(a: Asked, fitted: Adapter, vectors: dict[str, np.ndarray]) -> Asked:
+    """``a`` with the cosines (and cosine gaps) ``fitted`` makes, computed from ``vectors``."""
+    features = a.features.copy()
+    if len(features):
+        cosines = np.vstack([vectors[t] for t in a.texts]) @ np.asarray(fitted.apply(vectors[a.question]))
+        features[:, FEATURES.index("cosine")] = cosines
+        features[:, FEATURES.index("cosine_gap")] = cosines - cosines.max()
+    return Asked(a.patient, a.kind, a.answerable, features, a.types, a.answers, a.question, a.texts)
+
+
+def cross_fitted(asked: list[Asked], vectors: dict[str, np.ndarray], folds: int = FOLDS) -> list[Asked]:
+    """Every question with the cosines of an adapter fitted without its patient (the folds
+    :func:`cross_validated` uses): what the head learns from is what an adapter makes of questions it never saw,
+    as in service, not the near-perfect cosines it makes of its own training questions."""
+    patients = sorted({a.patient for a in asked})
+    out: list[Asked | None] = [None] * len(asked)
+    for fold in range(folds):
+        held = set(patients[fold::folds])
+        fitted = fit_adapter([a for a in asked if a.patient not in held], vectors)
+        for i, a in enumerate(asked):
+            if a.patient in held:
+                out[i] = with_adapter(a, fitted, vectors)
+    return [a for a in out if a is not None]
 
 
 def fit(asked: list[Asked], l2: float) -> np.ndarray:
@@ -179,6 +261,7 @@ def train(asked: list[Asked]) -> dict:
         "features": list(FEATURES), "weights": [round(float(w), 6) for w in weights],
         "threshold": threshold, "type_thresholds": per_type, "limit": ranker().limit,
         "low_limit": ranker().low_limit, "l2": l2,
+        "question_adapter": adapter.current().digest() if adapter.current() is not None else None,
         "trained_on": sorted({f"memory/eval/{name}/{evaluation_blind.splits(name)[0]}.json"
                               for name in {a.patient.split("/")[0] for a in asked}}),
         "cross_validated": {
