@@ -59,12 +59,14 @@ def test_an_adapter_saved_and_loaded_is_the_same(tmp_path):
     assert adapter.load(tmp_path / "none.npz") is None
 
 
-def _asked(patient: str, question: str, texts: tuple[str, ...], answer: int) -> training.Asked:
+def _asked(patient: str, question: str, texts: tuple[str, ...], answer: int | None) -> training.Asked:
     answers = np.zeros(len(texts))
-    answers[answer] = 1.0
+    if answer is not None:
+        answers[answer] = 1.0
     features = np.zeros((len(texts), len(FEATURES)))
-    return training.Asked(patient=patient, kind="indirect", answerable=True, features=features,
-                          types=("t",) * len(texts), answers=answers, question=question, texts=texts)
+    return training.Asked(patient=patient, kind="indirect" if answer is not None else "no_answer",
+                          answerable=answer is not None, features=features, types=("t",) * len(texts),
+                          answers=answers, question=question, texts=texts)
 
 
 def test_fitting_moves_questions_towards_what_answers_them_and_cross_fitting_scores_unseen_ones():
@@ -79,19 +81,34 @@ def test_fitting_moves_questions_towards_what_answers_them_and_cross_fitting_sco
                   ("will she manage the steps at the entrance {}?", 0),
                   ("how should the receptionist greet her {}?", 1),
                   ("best way to get the results to her {}?", 2)]
+    nothing = ["what is her blood group {}?", "who is her consultant {}?"]  # nothing on record answers
     asked = [_asked(f"p{i}", text.format(f"on visit {i}"), memories, answer)
              for i in range(8) for text, answer in situations]
-    vectors = training.embed_texts(asked)
-    fitted = training.fit_adapter(asked, vectors)
+    unanswerable = [_asked(f"p{i}", text.format(f"on visit {i}"), memories, None) for i in range(8) for text in nothing]
+    vectors = training.embed_texts(asked + unanswerable)
+    fitted = training.fit_adapter(asked + unanswerable, vectors)
     assert fitted.model == provider().name
 
-    def firsts(moved) -> int:
-        return sum(int(np.argmax(np.vstack([vectors[t] for t in a.texts]) @ np.asarray(moved(a)))) ==
-                   int(np.argmax(a.answers)) for a in asked)
+    def cosines(a: training.Asked, moved) -> np.ndarray:
+        return np.vstack([vectors[t] for t in a.texts]) @ np.asarray(moved(a))
 
-    assert firsts(lambda a: fitted.apply(vectors[a.question])) == len(asked)
-    assert firsts(lambda a: fitted.apply(vectors[a.question])) > firsts(lambda a: vectors[a.question])
-    crossed = training.cross_fitted(asked, vectors)
+    def firsts(moved) -> int:
+        return sum(int(np.argmax(cosines(a, moved))) == int(np.argmax(a.answers)) for a in asked)
+
+    def moved(a: training.Asked) -> list[float]:
+        return fitted.apply(vectors[a.question])
+
+    def unmoved(a: training.Asked) -> np.ndarray:
+        return vectors[a.question]
+
+    assert firsts(moved) == len(asked) and firsts(moved) > firsts(unmoved)
+    # a question with nothing on record is moved away from every memory, relative to the answerable ones
+    def margin(move) -> float:
+        return (np.mean([cosines(a, move).max() for a in asked])
+                - np.mean([cosines(a, move).max() for a in unanswerable]))
+
+    assert margin(moved) > margin(unmoved)
+    crossed = training.cross_fitted(asked, vectors)  # answerable questions only: each fold still has some
     assert [a.question for a in crossed] == [a.question for a in asked]
     cosine, gap = FEATURES.index("cosine"), FEATURES.index("cosine_gap")
     for a in crossed:

@@ -82,6 +82,7 @@ ADAPTER_TAU = 0.05  # the softmax temperature over a question's candidates' cosi
 ADAPTER_L2 = 0.01
 ADAPTER_EPOCHS = 60
 ADAPTER_LEARNING_RATE = 0.01
+ADAPTER_NOTHING = 0.4  # where the "nothing answers" option's cosine starts (it is fitted with the adapter)
 ADAPTER_SEED = 20261204
 
 
@@ -92,30 +93,36 @@ def embed_texts(asked: list[Asked]) -> dict[str, np.ndarray]:
 
 
 def fit_adapter(asked: list[Asked], vectors: dict[str, np.ndarray]) -> Adapter:
-    """The question adapter (:mod:`memory.retrieval.adapter`) fitted on every answerable question of ``asked``
-    that has an answer and something to tell it from: full-batch Adam on the mean cross-entropy of the softmax over
-    its candidates' cosines (the question's vector moved, the candidates' as stored), L2 on the correction.
-    ``vectors``: :func:`embed_texts`. Seeded, one thread: the same split gives the same adapter."""
+    """The question adapter (:mod:`memory.retrieval.adapter`) fitted on the questions of ``asked``: full-batch Adam
+    on the mean cross-entropy of the softmax over each question's candidates' cosines (the question's vector moved,
+    the candidates' as stored) and one more option, "nothing answers", at a cosine fitted with the adapter. An
+    answerable question should put its answer first; one with nothing on record (no answer, another patient's fact)
+    should put "nothing" first, so the adapter learns to move such questions away from every memory, not only
+    towards answers. L2 on the correction. ``vectors``: :func:`embed_texts`. Seeded, one thread: the same split gives
+    the same adapter."""
     import torch  # the embedding model's dependency; only training needs it in this process
 
-    examples = [a for a in asked if a.answerable and len(a.texts) > 1 and a.answers.sum() > 0]
+    examples = [a for a in asked if len(a.texts) and (a.answers.sum() > 0 or not a.answerable)]
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         torch.manual_seed(ADAPTER_SEED)
         questions = [torch.from_numpy(vectors[a.question]) for a in examples]
         candidates = [torch.from_numpy(np.vstack([vectors[t] for t in a.texts])) for a in examples]
-        answers = [torch.tensor(a.answers / a.answers.sum(), dtype=torch.float32) for a in examples]
+        # the target: the answers (shared), or the last option, "nothing answers"
+        targets = [torch.tensor([*(a.answers / a.answers.sum() if a.answerable else 0 * a.answers),
+                                 0.0 if a.answerable else 1.0], dtype=torch.float32) for a in examples]
         dims = questions[0].shape[0]
         down = torch.zeros(dims, ADAPTER_RANK, requires_grad=True)
         up = (torch.randn(ADAPTER_RANK, dims) * 0.01).requires_grad_()
-        optimiser = torch.optim.Adam([down, up], lr=ADAPTER_LEARNING_RATE)
+        nothing = torch.tensor([ADAPTER_NOTHING], requires_grad=True)
+        optimiser = torch.optim.Adam([down, up, nothing], lr=ADAPTER_LEARNING_RATE)
         for _ in range(ADAPTER_EPOCHS):
             optimiser.zero_grad()
             loss = torch.zeros(())
-            for q, m, y in zip(questions, candidates, answers, strict=True):
+            for q, m, y in zip(questions, candidates, targets, strict=True):
                 moved = q + (q @ down) @ up
-                logits = (m @ (moved / moved.norm())) / ADAPTER_TAU
+                logits = torch.cat([m @ (moved / moved.norm()), nothing]) / ADAPTER_TAU
                 loss = loss - (y * (logits - torch.logsumexp(logits, 0))).sum()
             loss = loss / len(questions) + ADAPTER_L2 * ((down @ up) ** 2).sum()
             loss.backward()
