@@ -308,7 +308,7 @@ def _without_intent(a: Asked) -> Asked:
 
 
 VARIANTS = {
-    "MiniLM cosine": lambda a: _column(a, "cosine"),
+    "MiniLM cosine (question moved by the adapter in force)": lambda a: _column(a, "cosine"),
     "PostgreSQL full-text rank": lambda a: _column(a, "text_rank"),
     "hybrid: reciprocal rank fusion of cosine and full-text rank (k=60)": lambda a: (
         1 / (RRF_K + _ranks(_column(a, "cosine"))) + 1 / (RRF_K + _ranks(_column(a, "text_rank")))
