@@ -298,3 +298,21 @@ def test_array_literals_reach_postgresql_as_the_values_they_hold():
                                                                     scoring.array_literal([])])
         got_texts, got_ids, empty = cursor.fetchone()
     assert got_texts == texts and got_ids == ids and empty == []
+
+
+def test_what_a_memory_text_names_is_kept_by_digest_and_bounded(monkeypatch):
+    """Searches that meet the same memory read what its text names once; the cache holds digests, never a fact's
+    words, and keeps at most NAMED_KEPT texts."""
+    from collections import OrderedDict
+
+    monkeypatch.setattr(scoring, "_named", OrderedDict())
+    monkeypatch.setattr(scoring, "NAMED_KEPT", 2)
+    texts = ["Long-term warfarin therapy for atrial fibrillation", "Documented latex allergy (reaction: hives)",
+             "Preferred name: Nell"]
+    first = scoring.name_texts(texts[:2])
+    assert first == [lexicon().mentions(t) for t in texts[:2]] and "warfarin" in first[0]
+    again = scoring.name_texts(texts[:1])
+    assert again[0] is first[0]  # read once
+    scoring.name_texts(texts[2:])
+    assert len(scoring._named) == 2  # the oldest dropped
+    assert all(isinstance(k, bytes) and len(k) == 16 for k in scoring._named)  # digests, not texts

@@ -9,8 +9,11 @@ them one by one)."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import threading
 import uuid
+from collections import OrderedDict
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -205,10 +208,30 @@ def candidate_texts(ordered: list[Candidate]) -> tuple[list[dict], list[str]]:
     return values, texts
 
 
+# What a memory's text names is the same on every search that meets it (agents ask several questions about one
+# patient): kept per process, under a digest of the text, never the text itself (a fact's words stay out of the
+# cache), for at most NAMED_KEPT texts (about 10 MB), the oldest dropped first.
+NAMED_KEPT = 20_000
+_named: OrderedDict[bytes, dict[str, float]] = OrderedDict()
+_named_lock = threading.Lock()
+
+
 def name_texts(texts: list[str]) -> list[dict[str, float]]:
-    """What each text names (lexicon concepts), once per text: both its expansion and its scoring use it."""
+    """What each text names (lexicon concepts), once per text: both its expansion and its scoring use it. The
+    answers are shared: read them, never change them."""
     lex = lexicon()
-    return [lex.mentions(t) for t in texts]
+    out = []
+    for text in texts:
+        key = hashlib.blake2b(text.encode(), digest_size=16).digest()
+        found = _named.get(key)
+        if found is None:
+            found = lex.mentions(text)
+            with _named_lock:
+                _named[key] = found
+                if len(_named) > NAMED_KEPT:
+                    _named.popitem(last=False)
+        out.append(found)
+    return out
 
 
 def lexical_features(q: Question, batch: list[Candidate], values: list[dict],
