@@ -116,3 +116,20 @@ def test_fitting_moves_questions_towards_what_answers_them_and_cross_fitting_sco
             a.features[:, cosine] - a.features[:, cosine].max(), a.features[:, gap])
     # an adapter fitted without the question's patient still puts the answer first here (the situations recur)
     assert sum(int(np.argmax(a.features[:, cosine])) == int(np.argmax(a.answers)) for a in crossed) == len(asked)
+
+
+def test_start_up_refuses_a_head_trained_with_another_adapter(tmp_path, monkeypatch):
+    from memory import checks
+    from memory.retrieval import ranker
+
+    assert checks.retrieval_model_check() == []
+    model = json.loads(MODEL_FILE.read_text())
+    other = tmp_path / "retrieval_model.json"
+    other.write_text(json.dumps(dict(model, question_adapter="0123456789abcdef")))
+    monkeypatch.setattr(ranker, "MODEL_FILE", other)
+    [error] = checks.retrieval_model_check()
+    assert error.id == "memory.E002" and "0123456789abcdef" in error.msg
+    monkeypatch.setattr(ranker, "MODEL_FILE", MODEL_FILE)
+    monkeypatch.setattr(adapter, "ADAPTER_FILE", tmp_path / "none.npz")
+    [error] = checks.retrieval_model_check()
+    assert error.id == "memory.E002" and "missing" in error.msg
