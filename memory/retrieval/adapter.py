@@ -7,10 +7,13 @@ are moved: stored vectors, the text a memory is embedded as and :func:`memory.re
 unchanged, so a new adapter needs no re-index. The types' phrases are still met by the question's own vector.
 
 It is fitted by ``manage.py train_ranker`` (:func:`memory.retrieval.training.fit_adapter`) on the tuning splits of
-the blind evaluation sets: for every answerable question, the softmax over its candidates' cosines (temperature
-:data:`memory.retrieval.training.ADAPTER_TAU`) should put the answer first. It is stored with the embedding model
+the blind evaluation sets: the softmax over each question's candidates' cosines and a fitted "nothing answers" level
+(temperature :data:`memory.retrieval.training.ADAPTER_TAU`) should put the answer first, or "nothing" for a
+question with nothing on record. It is stored with the embedding model
 it was fitted for in ``memory/retrieval_adapter.npz``; under another model (an OpenAI-compatible provider) it is
-not applied. The scoring head is trained on cosines the adapter made, and names the adapter it was trained with."""
+not applied. The scoring head is trained on cosines made by adapters fitted without each question's patient
+(cross-fitted: an adapter's cosines on its own training questions are near perfect), and names the adapter that
+ships with it (``memory.E002`` refuses a pair that does not belong together)."""
 
 from __future__ import annotations
 
