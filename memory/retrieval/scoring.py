@@ -48,11 +48,6 @@ CONTEXT_WEIGHT = 0.5
 HEAD_FIELDS = {"allergy": "substance", "long_term_indication": "medication"}
 
 
-@lru_cache(maxsize=4096)
-def _head_concepts(head: str) -> dict[str, float]:
-    return lexicon().mentions(head)
-
-
 @dataclass(eq=False)
 class Hit:
     memory: Candidate
@@ -249,7 +244,7 @@ def lexical_features(q: Question, batch: list[Candidate], values: list[dict],
         interacts = taken and not q.about_allergy and not q.whether_taken
         concept = lex.relevance(q.concerns, mine, taken=interacts)
         if safety and concept > 0:
-            head = _head_concepts(str(value.get(HEAD_FIELDS[kind], "")))
+            head = lex.mentions(str(value.get(HEAD_FIELDS[kind], "")))  # a few words: not kept (a fact's value)
             concept = max(lex.relevance(q.concerns, head, taken=interacts), CONTEXT_WEIGHT * concept)
         if q.about_taking and not q.about_allergy and not taken:
             concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
