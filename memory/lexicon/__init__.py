@@ -56,8 +56,9 @@ class Lexicon:
     test_terms: frozenset[str]
     ancestors: dict[str, frozenset[str]]
     related: dict[str, frozenset[str]]  # cross-reactions and where a substance hides, both directions
-    interacts: dict[str, frozenset[str]]  # interactions with what a patient takes, both directions
-    severity: dict[tuple[str, str], float]  # each interacting pair (both orders) -> SEVERITY_WEIGHT
+    # interactions with what a patient takes, both directions: each class -> the classes it interacts with, each
+    # with its grade's SEVERITY_WEIGHT
+    interacts: dict[str, dict[str, float]]
     by_deletion: dict[str, frozenset[str]]  # each single-word name, and it less one letter -> the names
     known_words: frozenset[str]  # real words, never read as a misspelt name
 
@@ -154,7 +155,7 @@ class Lexicon:
             return 1.0
         if not taken:
             return 0.0
-        return max((self.severity[a, m] for m in wider for a in mine & self.interacts.get(m, frozenset())),
+        return max((grade for m in wider for a, grade in self.interacts.get(m, {}).items() if a in mine),
                    default=0.0)
 
     def mismatch(self, question: dict[str, float], memory: dict[str, float], *, taken: bool = False) -> float:
@@ -274,11 +275,11 @@ def lexicon() -> Lexicon:
         return {k: frozenset(v) for k, v in out.items()}
 
     related = both_ways((c.concept_id, r) for c in concepts.values() for r in c.related)
-    interacts = both_ways(tuple(i["classes"]) for i in data["interactions"])
-    severity: dict[tuple[str, str], float] = {}
+    interacts: dict[str, dict[str, float]] = {}
     for pair in data["interactions"]:
         a, b = pair["classes"]
-        severity[a, b] = severity[b, a] = max(SEVERITY_WEIGHT[pair["severity"]], severity.get((a, b), 0.0))
+        grade = max(SEVERITY_WEIGHT[pair["severity"]], interacts.get(a, {}).get(b, 0.0))
+        interacts.setdefault(a, {})[b] = interacts.setdefault(b, {})[a] = grade
     pattern = re.compile(r"(?<![\w-])" + _trie_pattern(by_term) + r"(?![\w-])")
     test_terms = frozenset(_normal(t) for spec in data["concepts"].values() for t in spec.get("tests", ()))
     known_words = _known_words()
@@ -290,5 +291,5 @@ def lexicon() -> Lexicon:
                     by_deletion.setdefault(key, set()).add(term)
     return Lexicon(version=data["version"], concepts=concepts, pattern=pattern, test_terms=test_terms,
                    by_term={t: tuple(v.items()) for t, v in by_term.items()}, ancestors=ancestors,
-                   related=related, interacts=interacts, severity=severity,
+                   related=related, interacts=interacts,
                    by_deletion={k: frozenset(v) for k, v in by_deletion.items()}, known_words=known_words)
