@@ -98,8 +98,9 @@ def fit_adapter(asked: list[Asked], vectors: dict[str, np.ndarray]) -> Adapter:
     the candidates' as stored) and one more option, "nothing answers", at a cosine fitted with the adapter. An
     answerable question should put its answer first; one with nothing on record (no answer, another patient's fact)
     should put "nothing" first, so the adapter learns to move such questions away from every memory, not only
-    towards answers. L2 on the correction. ``vectors``: :func:`embed_texts`. Seeded, one thread: the same split gives
-    the same adapter."""
+    towards answers. L2 on the correction. ``vectors``: :func:`embed_texts`. Seeded, one thread: the same vectors
+    give the same adapter (a second run's vectors may differ in the last bits, and its adapter by about 1e-5 of its
+    largest weight; its digest, which the head records, then differs too)."""
     import torch  # the embedding model's dependency; only training needs it in this process
 
     examples = [a for a in asked if len(a.texts) and (a.answers.sum() > 0 or not a.answerable)]
