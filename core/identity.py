@@ -369,6 +369,17 @@ def commit_held(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
         deferred.commit_early = allowed
 
 
+def block_committed(using: str = DEFAULT_DB_ALIAS) -> bool:
+    """Whether the open identity block's transaction has been committed by a statement that carried the COMMIT
+    (:func:`commit_with_next_statement`): what the block wrote stays, whatever it raises next. A COMMIT that was
+    sent behind a statement that failed never ran (the server skips the rest of a failed pipeline)."""
+    connection = connections[using]
+    deferred = getattr(connection, _DEFERRED_ATTR, None)
+    if deferred is None or not deferred.committed or connection.connection is None:
+        return False
+    return connection.connection.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
 def current_identity(using: str = DEFAULT_DB_ALIAS) -> Identity | None:
     """The identity whose context is open on this connection, if any."""
     return getattr(connections[using], _ATTR, None)

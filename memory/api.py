@@ -164,18 +164,18 @@ class PatientMemoriesView(_MemoryView):
             params = MemoryListParams(data=request.query_params)
             params.is_valid(raise_exception=True)
             p = params.validated_data
-        purpose = purpose_of_use.read_purpose(self.identity, purpose=p.get("purpose"),
-                                              consent_purpose=p.get("consent_purpose"))
-        commit_with_next_statement()  # the read, with its audit row, is the request's one statement
-        with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
-            rows = selectors.memory_list_current_rows(
-                identity=self.identity, patient_id=patient_id, memory_type=p.get("memory_type") or None,
-                consent_purpose=purpose,
-                audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
-                                             purpose=purpose, outcome_by_access=purpose is None,
-                                             require_purpose=purpose is not None))
-        specs: dict = {}
-        return Response({"items": [memory_item(row, specs=specs) for row in rows]})
+        rows = _list_rows(self.identity, patient_id, purpose=p.get("purpose"),
+                          consent_purpose=p.get("consent_purpose"), memory_type=p.get("memory_type") or None)
+        return Response(_list_data(rows))
+
+    # The list without parameters, answered without DRF's machinery when the token is known (core.api)
+    @staticmethod
+    def quick_get_rows(identity, patient_id):
+        return _list_rows(identity, patient_id)
+
+    @staticmethod
+    def quick_get_data(rows):
+        return _list_data(rows)
 
     @extend_schema(
         operation_id="memories_create",
@@ -195,6 +195,24 @@ class PatientMemoriesView(_MemoryView):
     @extend_schema(operation_id="memories_erase_all", request=None, responses={200: DeletionReceipt})
     def delete(self, request, patient_id):
         return Response(deletion.memory_erase_patient(identity=self.identity, patient_id=patient_id))
+
+
+def _list_rows(identity, patient_id, *, purpose=None, consent_purpose=None, memory_type=None) -> list[tuple]:
+    """The list's one statement: the current memories with the read's audit row, and the COMMIT. Any refusal is
+    raised before anything commits."""
+    purpose = purpose_of_use.read_purpose(identity, purpose=purpose, consent_purpose=consent_purpose)
+    commit_with_next_statement()  # the read, with its audit row, is the request's one statement
+    with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
+        return selectors.memory_list_current_rows(
+            identity=identity, patient_id=patient_id, memory_type=memory_type, consent_purpose=purpose,
+            audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
+                                         purpose=purpose, outcome_by_access=purpose is None,
+                                         require_purpose=purpose is not None))
+
+
+def _list_data(rows: list[tuple]) -> dict:
+    specs: dict = {}
+    return {"items": [memory_item(row, specs=specs) for row in rows]}
 
 
 class MemoryDetailView(_MemoryView):

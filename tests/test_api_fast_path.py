@@ -4,6 +4,7 @@ block, and JSON identical to DRF's renderer."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -589,6 +590,87 @@ def test_a_write_answers_with_the_record_as_it_is_stored(world):
     check("correction", patient.post(f"{mem(pid)}/{current}/correct", {"fact": {"kind": "earliest_time",
                                                                                "time": "08:00"}}))
     assert (writes["encrypted"]["fact"]["substance"], writes["proposed"]["state"]) == ("latex", "proposed")
+
+
+# --- the quick read (core.api._quick_get) ------------------------------------------------------------------------
+def _answer(response) -> tuple:
+    """Status, headers and body, the request's own id left out (a problem document names it too)."""
+    request_id = response["X-Request-ID"].encode()
+    headers = {k: v for k, v in response.items() if k not in ("X-Request-ID", "Content-Length")}
+    return response.status_code, headers, response.content.replace(request_id, b"<request id>")
+
+
+def _audit_rows_of_request(org, request_id: str) -> list[tuple]:
+    with admin_connect() as conn:
+        return conn.execute(
+            "SELECT action, outcome, reason, purpose, patient_id, actor_sub, resource_type FROM audit_event "
+            "WHERE organization_id = %s AND correlation_id = %s ORDER BY occurred_at", [org, request_id]).fetchall()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_quick_list_answers_and_audits_as_drf_does(world, monkeypatch):
+    """A token verified earlier skips DRF's machinery for the plain list: the same status, headers, bytes and audit
+    row as DRF's whole path gives (which answers when the token is new to the process), for a patient, for staff
+    with and without a grant; a refusal inside the block (here a purpose the token's claim names and the grant
+    does not cover) and anything not plain (a filter, another Accept) go to DRF's path."""
+    from core.authentication import verified_tokens
+    from memory.api import PatientMemoriesView
+
+    cid = world.consent(world.patient_a)
+    world.consent(world.patient_a, "care_coordination")
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    patient = world.patient(world.patient_a)
+    assert patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).status_code == 201
+    assert patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "16:00")).status_code == 201
+    ran: list[str] = []
+    drf_get = PatientMemoriesView.get
+    monkeypatch.setattr(PatientMemoriesView, "get", lambda view, *a, **k: ran.append("drf") or drf_get(view, *a, **k))
+    nurse_for_care = Api(world.token(sub="nurse-1", extra={"purpose_of_use": "care_coordination"}))
+    cases = [("patient", patient, {}, ["drf"]),
+             ("staff with a grant", world.staff("nurse-1"), {}, ["drf"]),
+             ("staff without one", world.staff("nurse-2"), {}, ["drf"]),
+             ("purpose refused", nurse_for_care, {}, ["drf", "drf"]),
+             ("another Accept", patient, {"Accept": "application/json; indent=2"}, ["drf", "drf"])]
+    for name, api, headers, expected in cases:
+        verified_tokens.clear()  # DRF's path verifies the token; the second request finds it verified
+        ran.clear()
+        full = api.get(mem(world.patient_a), headers={**headers, "X-Request-ID": f"q-{len(name)}-full"})
+        quick = api.get(mem(world.patient_a), headers={**headers, "X-Request-ID": f"q-{len(name)}-quick"})
+        assert ran == expected, name
+        assert _answer(quick) == _answer(full), name
+        assert quick["X-Request-ID"] == f"q-{len(name)}-quick"
+        rows = _audit_rows_of_request(world.org, f"q-{len(name)}-quick")
+        assert rows and rows == _audit_rows_of_request(world.org, f"q-{len(name)}-full"), name
+    assert len(json.loads(_answer(quick)[2])["items"]) == 2
+    verified_tokens.clear()
+    ran.clear()
+    patient.get(mem(world.patient_a))
+    filtered = patient.get(mem(world.patient_a), {"memory_type": "scheduling_preference"})
+    assert ran == ["drf", "drf"] and len(filtered.json()["items"]) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_quick_read_that_fails_after_its_commit_is_not_answered_twice(world, monkeypatch):
+    """What the read committed (its audit row) stays, so DRF's path must not answer the request again: the error is
+    the request's own (500), with one audit row, not two."""
+    from memory.api import PatientMemoriesView
+
+    patient = world.patient(world.patient_a)
+    assert patient.get(mem(world.patient_a)).status_code == 200  # the token is now verified
+    ran: list[str] = []
+    drf_get = PatientMemoriesView.get
+    monkeypatch.setattr(PatientMemoriesView, "get", lambda view, *a, **k: ran.append("drf") or drf_get(view, *a, **k))
+    quick_rows = PatientMemoriesView.quick_get_rows
+
+    def committed_then_failed(identity, patient_id):
+        quick_rows(identity, patient_id)
+        raise RuntimeError("after the commit")
+
+    monkeypatch.setattr(PatientMemoriesView, "quick_get_rows", staticmethod(committed_then_failed))
+    patient.client.raise_request_exception = False
+    r = patient.get(mem(world.patient_a), headers={"X-Request-ID": "quick-after-commit"})
+    assert r.status_code == 500 and ran == []
+    assert [row[:2] for row in _audit_rows_of_request(world.org, "quick-after-commit")] == [("memory.list", "success")]
 
 
 # --- round trips (deterministic, unlike timings: asserted exactly) ---------------------------------------------
