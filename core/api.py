@@ -118,21 +118,21 @@ _QUICK_ACCEPT = (None, "*/*", OrjsonRenderer.media_type)
 _renderer = OrjsonRenderer()
 
 
-def _quick_get(cls, request, kwargs: dict, allow: str) -> HttpResponse | None:
+def _quick_get(cls, request, kwargs: dict, headers: dict[str, str]) -> HttpResponse | None:
     """The answer to the plainest GET of a view with a quick read, or None for DRF's whole path to answer.
 
     Plainest: no query string, JSON accepted as DRF would pick it (no ``Accept``, ``*/*`` or ``application/json``),
     a bearer token verified earlier by this process (:data:`core.authentication.verified_tokens`, the cache DRF's
     authentication reads first) whose scopes cover the view's GET. Such a request gets from DRF's path exactly
     what this does: the identity block with the gate (admission and rate limits in SQL), the read with its audit
-    row and the COMMIT in one round trip, the data rendered by the same renderer, and DRF's ``Allow`` header;
-    Django's middleware (request id, metrics, security headers) wraps both alike. It skips only what such a request
-    does not need: DRF's request wrapper, content negotiation, authentication classes and permission objects
-    (about a quarter of a list request's CPU). Anything else, and any error inside the block (a refusal by the
-    gate, a purpose rule, the database), goes to DRF's path: the block has rolled back, so nothing was written
-    or counted, and that path answers and audits it as it answers every request. A quick read must therefore
-    raise its refusals before its COMMIT; an error after it (the read's audit row committed) is never answered
-    twice: it is the request's error."""
+    row and the COMMIT in one round trip, the data rendered by the same renderer, and DRF's own headers (``Allow``,
+    ``Vary``); Django's middleware (request id, metrics, security headers) wraps both alike. It skips only what
+    such a request does not need: DRF's request wrapper, content negotiation, authentication classes and
+    permission objects (a tenth to a seventh of a list request's CPU in-process). Anything else, and any error
+    inside the block (a refusal by the gate, a purpose rule, the database), goes to DRF's path: the block has
+    rolled back, so nothing was written or counted, and that path answers and audits it as it answers every
+    request. A quick read must therefore raise its refusals before its COMMIT; an error after it (the read's audit
+    row committed) is never answered twice: it is the request's error."""
     meta = request.META
     if request.method != "GET" or meta.get("QUERY_STRING") or meta.get("HTTP_ACCEPT") not in _QUICK_ACCEPT:
         return None
@@ -155,7 +155,8 @@ def _quick_get(cls, request, kwargs: dict, allow: str) -> HttpResponse | None:
             raise
         return None  # rolled back: DRF's path answers it, with its own refusal and audit
     response = HttpResponse(_renderer.render(cls.quick_get_data(rows)), content_type=_renderer.media_type)
-    response["Allow"] = allow
+    for name, value in headers.items():
+        response[name] = value
     return response
 
 
@@ -193,11 +194,14 @@ class ScopedAPIView(APIView):
         view = super().as_view(**initkwargs)
         if cls.quick_get_rows is None:
             return view
-        allow = ", ".join(m.upper() for m in cls.http_method_names
-                          if hasattr(cls, m) or (m == "head" and hasattr(cls, "get")))  # as View.setup adds head
+        if cls.quick_get_data is None or not issubclass(cls.renderer_classes[0], OrjsonRenderer):
+            raise TypeError(f"{cls.__name__}: a quick read needs quick_get_data and JSON as its first renderer")
+        probe = cls(**initkwargs)
+        probe.head = probe.get  # as View.setup adds it: DRF's Allow names HEAD
+        headers = probe.default_response_headers  # Allow, and Vary when the view has other renderers
 
         def quick_or_full(request, *args, **kwargs):
-            response = _quick_get(cls, request, kwargs, allow) if not args else None
+            response = _quick_get(cls, request, kwargs, headers) if not args else None
             return response if response is not None else view(request, *args, **kwargs)
 
         return functools.wraps(view)(quick_or_full)  # keeps csrf_exempt, cls and initkwargs (the schema reads them)

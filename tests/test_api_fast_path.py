@@ -673,6 +673,26 @@ def test_a_quick_read_that_fails_after_its_commit_is_not_answered_twice(world, m
     assert [row[:2] for row in _audit_rows_of_request(world.org, "quick-after-commit")] == [("memory.list", "success")]
 
 
+def test_a_quick_read_is_declared_whole_and_for_json_only():
+    """A quick read renders as the view's first renderer would only when that is the JSON renderer, and needs both
+    of its halves: anything else is refused when the URLconf builds the view, not answered wrongly later."""
+    from rest_framework.renderers import BrowsableAPIRenderer
+
+    from core.api import ScopedAPIView
+
+    class HalfDeclared(ScopedAPIView):
+        required_scopes = ["memory:read"]
+        quick_get_rows = staticmethod(lambda identity: [])
+
+    class OtherRenderer(HalfDeclared):
+        renderer_classes = [BrowsableAPIRenderer]
+        quick_get_data = staticmethod(lambda rows: {})
+
+    for view in (HalfDeclared, OtherRenderer):
+        with pytest.raises(TypeError, match="quick read"):
+            view.as_view()
+
+
 # --- round trips (deterministic, unlike timings: asserted exactly) ---------------------------------------------
 @pytest.fixture
 def fresh_connections(committed_db):
