@@ -141,9 +141,9 @@ bench-quick: migrate
 	$(BIN)/python -m bench.summary --dir $(BENCH_QUICK); \
 	exit $$rc
 
-# Retrieval on the blind evaluation set (memory/eval/blind, written without sight of the ranking): each split loaded
-# into a fresh organisation through the real services and asked through the API's search. The calibration split
-# comes first; the held-out split is printed last, in aggregate only: quote it, never tune on it. A few minutes.
+# Retrieval on the blind evaluation sets (memory/eval/blind*, each written without sight of the ranking): each split
+# loaded into a fresh organisation through the real services and asked through the API's search. The tuning splits
+# come first; the held-out splits are printed last, in aggregate only: quote them, never tune on them. A few minutes.
 eval: migrate
 	$(BIN)/python manage.py evaluate_blind
 

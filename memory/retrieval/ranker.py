@@ -27,9 +27,10 @@ MODEL_FILE = Path(__file__).parent.parent / "retrieval_model.json"
 # - safety_asked: an allergy or long-term medicine, and the question names something one could be given;
 #   allergy_asked: an allergy, and the question speaks of allergies or reactions; taking_asked: a long-term
 #   medicine, and the question asks what the patient takes (each 0 or 1);
+# - name_echo: the patient's preferred name, and the question calls the patient by it (0 or 1);
 # - bias: 1.
 FEATURES = ("cosine", "text_rank", "concept", "mismatch", "intent", "intent_gap", "cosine_gap",
-            "safety_asked", "allergy_asked", "taking_asked", "bias")
+            "safety_asked", "allergy_asked", "taking_asked", "name_echo", "bias")
 
 
 def probabilities(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import threading
 import uuid
 from collections import OrderedDict
@@ -186,6 +187,7 @@ class Lexical(NamedTuple):
     safety_asked: bool  # ... and the question names something a patient could be given or exposed to
     allergy_asked: bool  # an allergy, and the question speaks of allergies or reactions
     taking_asked: bool  # a long-term medicine, and the question asks what the patient takes
+    name_echo: bool  # the patient's preferred name, and the question calls the patient by it
 
 
 class Texts(NamedTuple):
@@ -250,8 +252,17 @@ def lexical_features(q: Question, batch: list[Candidate], values: list[dict],
             concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
         out.append(Lexical(concept=concept, mismatch=lex.mismatch(q.substances, mine, taken=interacts), safety=safety,
                            safety_asked=safety and q.safety_rule, allergy_asked=q.about_allergy and kind == "allergy",
-                           taking_asked=q.about_taking and taken))
+                           taking_asked=q.about_taking and taken, name_echo=_name_echo(q, memory, value)))
     return out
+
+
+def _name_echo(q: Question, memory: Candidate, value: dict) -> bool:
+    """Whether the question calls the patient by the name this memory holds ("Does Stan have a fistula?"). Such a
+    question is about Stan, not about his name, but the name alone brings the two texts close; the scoring head
+    learns how much that closeness is worth."""
+    name = value.get("preferred_name") if memory.memory_type == "preferred_name" else None
+    return isinstance(name, str) and bool(name.strip()) and re.search(
+        rf"(?<!\w){re.escape(name.strip())}(?!\w)", q.text, re.IGNORECASE) is not None
 
 
 def expand_texts(texts: list[str], named: list[dict[str, float]]) -> list[str]:
@@ -331,7 +342,7 @@ def score_candidates(ordered: list[Candidate], made: Texts, cosines: list[float]
         intent = intents.of(memory.memory_type)
         features = (cosine, text_rank, lexical.concept, lexical.mismatch, intent, intent - intents.best,
                     cosine - best_cosine, float(lexical.safety_asked), float(lexical.allergy_asked),
-                    float(lexical.taking_asked), 1.0)  # as ranker.FEATURES
+                    float(lexical.taking_asked), float(lexical.name_echo), 1.0)  # as ranker.FEATURES
         rows.append(features)
         hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=0.0,
                         concept=lexical.concept, mismatch=lexical.mismatch, intent=intent, safety=lexical.safety,

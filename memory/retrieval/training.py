@@ -29,6 +29,7 @@ from memory.retrieval.adapter import Adapter
 from memory.retrieval.question import understand
 from memory.retrieval.ranker import FEATURES, MODEL_FILE, probabilities, ranker
 from memory.retrieval.search import rank_candidates
+from memory.types.registry import builtin_latest
 
 FOLDS = 4
 L2_CHOICES = (0.3, 1.0, 3.0, 10.0)
@@ -108,24 +109,32 @@ def fit_adapter(asked: list[Asked], vectors: dict[str, np.ndarray]) -> Adapter:
     torch.set_num_threads(1)
     try:
         torch.manual_seed(ADAPTER_SEED)
-        questions = [torch.from_numpy(vectors[a.question]) for a in examples]
-        candidates = [torch.from_numpy(np.vstack([vectors[t] for t in a.texts])) for a in examples]
-        # the target: the answers (shared), or the last option, "nothing answers"
-        targets = [torch.tensor([*(a.answers / a.answers.sum() if a.answerable else 0 * a.answers),
-                                 0.0 if a.answerable else 1.0], dtype=torch.float32) for a in examples]
-        dims = questions[0].shape[0]
+        # every question at once: its candidates padded to the longest list (a padded place can take no weight),
+        # the target the answers (shared) or the last column, "nothing answers"
+        count, width = len(examples), max(len(a.texts) for a in examples)
+        questions = torch.from_numpy(np.vstack([vectors[a.question] for a in examples]))
+        dims = questions.shape[1]
+        candidates = torch.zeros(count, width, dims)
+        padding = torch.ones(count, width, dtype=torch.bool)
+        targets = torch.zeros(count, width + 1)
+        for i, a in enumerate(examples):
+            candidates[i, :len(a.texts)] = torch.from_numpy(np.vstack([vectors[t] for t in a.texts]))
+            padding[i, :len(a.texts)] = False
+            if a.answerable:
+                targets[i, :len(a.texts)] = torch.from_numpy((a.answers / a.answers.sum()).astype(np.float32))
+            else:
+                targets[i, width] = 1.0
         down = torch.zeros(dims, ADAPTER_RANK, requires_grad=True)
         up = (torch.randn(ADAPTER_RANK, dims) * 0.01).requires_grad_()
         nothing = torch.tensor([ADAPTER_NOTHING], requires_grad=True)
         optimiser = torch.optim.Adam([down, up, nothing], lr=ADAPTER_LEARNING_RATE)
         for _ in range(ADAPTER_EPOCHS):
             optimiser.zero_grad()
-            loss = torch.zeros(())
-            for q, m, y in zip(questions, candidates, targets, strict=True):
-                moved = q + (q @ down) @ up
-                logits = torch.cat([m @ (moved / moved.norm()), nothing]) / ADAPTER_TAU
-                loss = loss - (y * (logits - torch.logsumexp(logits, 0))).sum()
-            loss = loss / len(questions) + ADAPTER_L2 * ((down @ up) ** 2).sum()
+            moved = questions + (questions @ down) @ up
+            cosines = torch.einsum("nld,nd->nl", candidates, moved / moved.norm(dim=1, keepdim=True))
+            logits = torch.cat([cosines.masked_fill(padding, -1.0e4), nothing.expand(count, 1)], 1) / ADAPTER_TAU
+            loss = -(targets * torch.log_softmax(logits, 1)).sum() / count
+            loss = loss + ADAPTER_L2 * ((down @ up) ** 2).sum()
             loss.backward()
             optimiser.step()
     finally:
@@ -229,16 +238,19 @@ def choose_threshold(asked: list[Asked], scored: list[np.ndarray]) -> float:
 
 
 def choose_type_thresholds(asked: list[Asked], scored: list[np.ndarray], default: float) -> dict[str, float]:
-    """A type's own threshold where the split asked enough about it (its best candidate was of that type in at
-    least :data:`TYPE_MIN_QUESTIONS` questions) and it decides those questions better than the default does;
-    within :data:`TYPE_SPREAD` of it, the nearest of equally good ones."""
+    """A built-in type's own threshold where the split asked enough about it (its best candidate was of that type in
+    at least :data:`TYPE_MIN_QUESTIONS` questions) and it decides those questions better than the default does;
+    within :data:`TYPE_SPREAD` of it, the nearest of equally good ones. An organisation's own type, which only
+    its organisation has under that name, takes the default: a threshold fitted to an evaluation set's type of
+    the same name would say nothing about it."""
     tops: dict[str, list[int]] = {}
     for i, a in enumerate(asked):
         if len(scored[i]):
             tops.setdefault(a.types[int(np.argmax(scored[i]))], []).append(i)
     chosen: dict[str, float] = {}
+    builtin = builtin_latest()
     for name, idx in sorted(tops.items()):
-        if len(idx) < TYPE_MIN_QUESTIONS or all(asked[i].answerable for i in idx) \
+        if name not in builtin or len(idx) < TYPE_MIN_QUESTIONS or all(asked[i].answerable for i in idx) \
                 or not any(asked[i].answerable for i in idx):
             continue
         sub, sub_scored = [asked[i] for i in idx], [scored[i] for i in idx]

@@ -1,0 +1,223 @@
+"""Held-out patients s013-s016."""
+
+# ruff: noqa: E501
+from defs import (
+    Q,
+    S,
+    allergy,
+    carer,
+    channel,
+    continence,
+    diet,
+    earliest,
+    lang,
+    legal,
+    limb,
+    med,
+    mobility,
+    name,
+    observe,
+    patient,
+    remind,
+    remote,
+    school,
+    settle,
+    shifts,
+    swallow,
+    vaccine,
+)
+
+# s013 Eileen Murphy, 81, stroke with left-sided weakness, pureed diet, rivaroxaban; son holds welfare LPA
+patient(
+    "s013",
+    "heldout",
+    "stroke, dysphagia, LPA",
+    {
+        "name": name("Eileen", "she/her"),
+        "ibu": allergy("ibuprofen", "bronchospasm", "severe", "avoid all NSAIDs including aspirin at analgesic doses"),
+        "riva": med("rivaroxaban", "atrial fibrillation after stroke", "renal function"),
+        "atorva": med("atorvastatin", "secondary stroke prevention"),
+        "limb": limb(
+            "left_arm", ["blood_pressure_cuff", "cannula"], "stroke_weakness", "painful shoulder; handle gently"
+        ),
+        "sw_old": S(swallow("iddsi_6_soft_bite_sized", "iddsi_1_slightly_thick", None, "nurse_screen")),
+        "sw": swallow(
+            "iddsi_4_pureed",
+            "iddsi_3_moderately_thick",
+            "Thick and Easy Clear",
+            "speech_and_language_therapist",
+            "liquid medicines where possible",
+        ),
+        "lpa": legal("lpa_health_welfare", "Declan Murphy", "son", True, True),
+        "calm": settle(
+            ["prayer", "family_photos"], "the rosary; photos of her grandchildren", ["being_left_alone"], "night"
+        ),
+        "declan": carer("Declan Murphy", "child", ["everything"], "07700 900845"),
+        "chair": mobility("wheelchair", True),
+        "pads": continence("pads", "Tena Slip Maxi", "continence_service"),
+        "covid": vaccine("covid", "at_home_only", "housebound"),
+    },
+    [
+        ("para", "Who can make health decisions for her?", ["lpa"]),
+        ("para", "thickened fluids?", ["sw"]),
+        ("brand", "Is she on Xarelto?", ["riva"]),
+        ("brand", "lipitor dose?", ["atorva"]),
+        ("brand", "Can she have Nurofen for her shoulder?", ["ibu", "riva"]),
+        ("ind", "Doing obs - which side for the BP?", ["limb"]),
+        ("ind", "Ordering her lunch, can she have the fish pie?", ["sw"]),
+        ("ind", "She's crying out at night in the side room, what settles her?", ["calm"]),
+        ("ind", "Covid booster clinic Saturday - can she come in?", ["covid"]),
+        ("ind", "Ward wants to discuss ceiling of care, who needs to be involved?", ["lpa", "declan"]),
+        ("safe", "ok to give aspirin 300mg for her headache?", ["ibu", "riva"]),
+        ("safe", "Can we prescribe clarithromycin for her pneumonia?", ["riva", "atorva"]),
+        ("none", "What was her NIHSS on admission?", []),
+        ("none", "Which GP surgery is she registered with?", []),
+        ("other", "Does Eileen have a Betadine allergy?", "s019:iod"),
+        ("other", "Is eileen on methotrexate", "s018:mtx"),
+        ("stale", "She's on soft bite sized diet isn't she?", ["sw"]),
+    ],
+)
+
+# s014 Gareth Lloyd, 58, heart failure on spironolactone and ramipril, iodinated contrast reaction, postman on early shifts
+patient(
+    "s014",
+    "heldout",
+    "heart failure, contrast, early shifts",
+    {
+        "name": name("Gareth", "he/him"),
+        "contrast": allergy(
+            "iodinated contrast",
+            "urticaria and wheeze",
+            "moderate",
+            "steroid and antihistamine premedication; consider non-contrast imaging",
+        ),
+        "spiro": med("spironolactone", "heart failure", "potassium and renal function"),
+        "rami": med("ramipril", "heart failure", "potassium and renal function"),
+        "bisop": med("bisoprolol", "heart failure"),
+        "sh_old": S(shifts("regular_nights", "08:00", "15:00", "postal worker")),
+        "sh": shifts("early_shifts", "20:00", "03:30", "postman", "on his round 05:00 to 13:00"),
+        "after": earliest("13:30"),
+        "phone": remote("phone_preferred", "smartphone"),
+        "covid": vaccine("covid", "declines", "personal_belief"),
+        "flu": vaccine("flu", "accepts"),
+        "sms": channel("sms"),
+        "lowsalt": diet("low_salt"),
+    },
+    [
+        ("para", "What time does Gareth go to bed?", ["sh"]),
+        ("para", "what's he on for his heart", ["spiro", "rami", "bisop"]),
+        ("brand", "Is he on Aldactone?", ["spiro"]),
+        ("brand", "Can he have Omnipaque for the CT angiogram?", ["contrast"]),
+        ("brand", "Tritace - still taking it?", ["rami"]),
+        ("ind", "Can I book him in for 10:15 on Tuesday?", ["after", "sh"]),
+        ("ind", "Heart failure nurse review - video or phone for him?", ["phone"]),
+        ("ind", "Covid autumn booster invites - include Gareth?", ["covid"]),
+        ("ind", "What to tell radiology before his CT coronary scan?", ["contrast"]),
+        ("safe", "Can we give him Sando-K for low potassium?", ["spiro", "rami"]),
+        ("safe", "ok to use Lo-Salt as a salt substitute?", ["spiro", "rami"]),
+        ("none", "Last ejection fraction?", []),
+        ("none", "What's his BNP?", []),
+        ("none", "Is he fit to drive the post van?", []),
+        ("other", "Does Gareth have a stoma?", "s016:stoma"),
+        ("other", "Is he on ciclosporin?", "s020:cic"),
+        ("stale", "He works nights doesn't he", ["sh"]),
+    ],
+)
+
+# s015 Amara Obi, 4, sickle cell disease on hydroxycarbamide and penicillin V; special guardianship with her grandmother
+patient(
+    "s015",
+    "heldout",
+    "young child, sickle cell, SGO",
+    {
+        "name": name("Amara", "she/her"),
+        "hydroxy": med("hydroxycarbamide", "sickle cell disease", "full blood count"),
+        "penv": med("phenoxymethylpenicillin", "sickle cell disease, infection prophylaxis"),
+        "egg": allergy("egg", "hives", "mild"),
+        "pen_q": Q(
+            allergy(
+                "penicillin",
+                "unknown",
+                "unknown",
+                "reported by a previous foster carer; she takes penicillin V daily without problems",
+            )
+        ),
+        "sgo": legal("special_guardianship", "Grace Obi", "grandparent", True),
+        "grace": carer("Grace Obi", "legal_guardian", ["everything"], "07700 900956"),
+        "sch_old": S(school("nursery", "childminder, Mrs Kay")),
+        "sch": school(
+            "nursery", "Little Acorns Nursery", True, None, ["other"], "nursery knows to call 999 for fever above 38"
+        ),
+        "routine": vaccine("childhood_schedule", "accepts"),
+        "pneumo": vaccine("pneumococcal", "wants_discussion_first", "wants_more_information"),
+        "phone": remote("phone_preferred", "smartphone", "Grace Obi"),
+        "remind": remind("phone", 48),
+    },
+    [
+        ("para", "who has parental responsibility for Amara", ["sgo", "grace"]),
+        ("para", "Does she go to nursery?", ["sch"]),
+        ("brand", "Can she have Fluenz with her egg allergy?", ["egg"]),
+        ("brand", "Is she having Xromi?", ["hydroxy"]),
+        ("ind", "Who signs consent for her tonsillectomy?", ["sgo", "grace"]),
+        ("ind", "Pre-school booster invitation - just send?", ["routine"]),
+        ("ind", "PPV23 for her spleen - book it?", ["pneumo"]),
+        ("ind", "Haematology follow up, shall we do it by phone?", ["phone"]),
+        ("ind", "who do I call if she spikes a temp at nursery?", ["grace", "sch"]),
+        ("safe", "Ok to give her a scrambled egg breakfast on the ward?", ["egg"]),
+        ("safe", "Live chickenpox vaccine - any reason not to give it?", ["hydroxy"]),
+        ("none", "What's her baseline Hb?", []),
+        ("none", "Has she had a transcranial doppler this year?", []),
+        ("other", "Is Amara on ciclosporin?", "s020:cic"),
+        ("other", "Does Amara need thickened drinks?", "s013:sw"),
+        ("stale", "Penicillin allergic, isn't she?", ["penv"]),
+        ("stale", "Is it safe to give amoxicillin for her ear infection?", ["penv"]),
+        ("stale", "Still with the childminder?", ["sch"]),
+    ],
+)
+
+# s016 Mohammed Hussain, 67, type 2 diabetes, ACE inhibitor angioedema, colostomy after bowel cancer, fasts in Ramadan
+patient(
+    "s016",
+    "heldout",
+    "diabetes, stoma, Punjabi",
+    {
+        "name": name("Mohammed", "he/him"),
+        "ace": allergy("ACE inhibitors", "angioedema", "severe", "never rechallenge; losartan tolerated"),
+        "metf": med("metformin", "type 2 diabetes", "renal function"),
+        "glic": med("gliclazide", "type 2 diabetes", "blood glucose"),
+        "losar": med("losartan", "hypertension", "potassium and renal function"),
+        "lang": lang("pa", True, "spoken"),
+        "diet": diet("halal", "diabetic"),
+        "fast": observe(
+            "fasting",
+            ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
+            ["morning", "afternoon"],
+        ),
+        "stoma_old": S(continence("colostomy", "SenSura Mio closed, 50mm", "home_delivery", True)),
+        "stoma": continence(
+            "colostomy", "SenSura Mio convex closed, 45mm", "home_delivery", True, "stoma nurse review yearly"
+        ),
+        "vid": remote("video_with_helper", "smartphone", "Sana Hussain", None, "granddaughter sets up the call"),
+        "shing": vaccine("shingles", "wants_discussion_first", "wants_more_information"),
+        "flu": vaccine("flu", "accepts"),
+    },
+    [
+        ("para", "Punjabi interpreter?", ["lang"]),
+        ("para", "What bags does he use?", ["stoma"]),
+        ("brand", "Is he on Glucophage?", ["metf"]),
+        ("brand", "Can we switch his losartan to Zestril?", ["ace"]),
+        ("brand", "Diamicron - still on it?", ["glic"]),
+        ("ind", "Colonoscopy prep day - does he need to bring anything?", ["stoma"]),
+        ("ind", "Diabetes review by video - who helps him?", ["vid"]),
+        ("ind", "Shingles vaccine invite - book straight in?", ["shing"]),
+        ("ind", "Fasting bloods at 9am during Ramadan, will that work?", ["fast"]),
+        ("ind", "Ward menu order for his tea tonight?", ["diet"]),
+        ("safe", "CT with contrast planned, anything to do about his diabetes tablets?", ["metf"]),
+        ("safe", "Ok to start perindopril?", ["ace"]),
+        ("none", "Latest HbA1c?", []),
+        ("none", "when was his bowel surgery", []),
+        ("other", "Is Mohammed on amiodarone?", "s019:amio"),
+        ("other", "Does he work nights?", "s017:sh"),
+        ("stale", "Still on the 50mm flat bags?", ["stoma"]),
+    ],
+)

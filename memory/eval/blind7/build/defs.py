@@ -1,0 +1,215 @@
+"""Shorthand constructors for memories and patients (authoring only; build.py turns them into JSON)."""
+
+PATIENTS = []
+
+
+def _m(memory_type, fact, version=None):
+    m = {"memory_type": memory_type, "fact": {k: v for k, v in fact.items() if v is not None}}
+    if version is not None:
+        m["version"] = version
+    return m
+
+
+def stale(how, memory):
+    return dict(memory, stale=how)
+
+
+def S(memory):  # an older version, replaced by a current memory of the same attribute
+    return stale("superseded", memory)
+
+
+def E(memory):  # a time-limited fact whose validity has lapsed
+    return stale("expired", memory)
+
+
+def Q(memory):  # an unverified or implausible entry held back
+    return stale("quarantined", memory)
+
+
+# ---------------------------------------------------------------- built-in types
+def name(preferred, pronouns=None):
+    return _m("preferred_name", {"preferred_name": preferred, "pronouns": pronouns})
+
+
+def allergy(substance, reaction=None, severity=None, note=None):
+    return _m(
+        "care_context",
+        {"kind": "allergy", "substance": substance, "reaction": reaction, "severity": severity, "note": note},
+        2,
+    )
+
+
+def med(medication, indication, monitoring=None):
+    return _m(
+        "care_context",
+        {"kind": "long_term_indication", "medication": medication, "indication": indication, "monitoring": monitoring},
+        2,
+    )
+
+
+def lang(tag, interpreter, modality=None):
+    return _m("language_support", {"language": tag, "interpreter_needed": interpreter, "modality": modality})
+
+
+def channel(ch):
+    return _m("communication_preference", {"kind": "channel", "channel": ch})
+
+
+def write_in(tag):
+    return _m("communication_preference", {"kind": "language", "language": tag})
+
+
+def window(start, end):
+    return _m("communication_preference", {"kind": "contact_window", "start": start, "end": end})
+
+
+def carer(person, relationship, told, phone=None):
+    return _m(
+        "caregiver_contact", {"name": person, "relationship": relationship, "phone": phone, "may_be_told": list(told)}
+    )
+
+
+def diet(*diets):
+    return _m("dietary_requirement", {"diets": list(diets)})
+
+
+def mobility(aid, step_free=None):
+    return _m("accessibility_need", {"kind": "mobility", "aid": aid, "step_free_access": step_free})
+
+
+def step_free():
+    return _m("accessibility_need", {"kind": "step_free_access"})
+
+
+def hearing(*support):
+    return _m("accessibility_need", {"kind": "hearing", "support": list(support)})
+
+
+def sight(*support):
+    return _m("accessibility_need", {"kind": "sight", "support": list(support)})
+
+
+def observe(practice, days, periods=None):
+    return _m(
+        "observance_preference",
+        {"practice": practice, "days": list(days), "periods": list(periods) if periods else None},
+    )
+
+
+def remind(ch, hours):
+    return _m("reminder_preference", {"channel": ch, "lead_time_hours": hours})
+
+
+def earliest(t):
+    return _m("scheduling_preference", {"kind": "earliest_time", "time": t})
+
+
+def latest(t):
+    return _m("scheduling_preference", {"kind": "latest_time", "time": t})
+
+
+def no_days(*days):
+    return _m("scheduling_preference", {"kind": "excluded_days", "days": list(days)})
+
+
+def no_periods(*periods):
+    return _m("scheduling_preference", {"kind": "excluded_periods", "periods": list(periods)})
+
+
+def transport(*needs):
+    return _m("transport_need", {"needs": list(needs)})
+
+
+# ---------------------------------------------------------------- organisation types (org_types.py)
+def dialysis(modality, days=None, session=None, unit=None, note=None):
+    return _m(
+        "dialysis_schedule",
+        {"modality": modality, "days": list(days) if days else None, "session": session, "unit": unit, "note": note},
+    )
+
+
+def line(kind, site=None, lock=None, flush=None, note=None):
+    return _m("venous_access_line", {"line": kind, "site": site, "lock": lock, "flush_every_days": flush, "note": note})
+
+
+def preop(medicine, action, days=None, procedure=None, note=None):
+    return _m(
+        "preop_medicine_plan",
+        {"medicine": medicine, "action": action, "days_before": days, "procedure": procedure, "note": note},
+    )
+
+
+def onc(treatment, regimen=None, cycle=None, alerts=None, helpline=None, note=None):
+    return _m(
+        "oncology_treatment",
+        {
+            "treatment": treatment,
+            "regimen": regimen,
+            "cycle_length_days": cycle,
+            "alerts": list(alerts) if alerts else None,
+            "helpline": helpline,
+            "note": note,
+        },
+    )
+
+
+def fluids(ml, reason, weigh=None, also=None, note=None):
+    return _m(
+        "fluid_restriction",
+        {"limit_ml": ml, "reason": reason, "daily_weights": weigh, "also_limit": list(also) if also else None,
+         "note": note},
+    )
+
+
+def anaes(alert, source=None, note=None):
+    return _m("anaesthetic_alert", {"alert": alert, "source": source, "note": note})
+
+
+def discharge(destination, calls=None, collected_by=None, before=None, note=None):
+    return _m(
+        "discharge_plan",
+        {
+            "destination": destination,
+            "care_calls_per_day": calls,
+            "collected_by": collected_by,
+            "before_leaving": list(before) if before else None,
+            "note": note,
+        },
+    )
+
+
+def pressure(risk, mattress=None, hours=None, damage=None, site=None, note=None):
+    return _m(
+        "pressure_area_care",
+        {"risk": risk, "mattress": mattress, "reposition_hours": hours, "damage": damage, "site": site, "note": note},
+    )
+
+
+def transplant(organ, status, centre=None, note=None):
+    return _m("transplant_listing", {"organ": organ, "status": status, "centre": centre, "note": note})
+
+
+def xmatch(antibodies, hours=None, card=None, note=None):
+    return _m(
+        "crossmatch_alert",
+        {"antibodies": list(antibodies), "lead_time_hours": hours, "card_held": card, "note": note},
+    )
+
+
+# ---------------------------------------------------------------- patients and questions
+KIND = {
+    "para": "paraphrase",
+    "brand": "brand_name",
+    "ind": "indirect",
+    "safe": "safety_critical",
+    "none": "no_answer",
+    "other": "other_patient",
+    "stale": "stale_decoy",
+}
+
+
+def patient(pid, split, note, memories, questions):
+    """memories: alias -> memory, in the order written (older versions before their replacements).
+    questions: (kind shorthand, text, expected) where expected is a list of aliases, or for other_patient the
+    "pid:alias" of the patient who does hold the fact."""
+    PATIENTS.append({"pid": pid, "split": split, "note": note, "memories": memories, "questions": questions})
