@@ -78,9 +78,9 @@ def collect_all(which: int) -> list[Asked]:
             for a in collect(evaluation_blind.splits(name)[which], name)]
 
 
-ADAPTER_RANK = 64
+ADAPTER_RANK = 128
 ADAPTER_TAU = 0.05  # the softmax temperature over a question's candidates' cosines
-ADAPTER_L2 = 0.01
+ADAPTER_L2 = 0.003
 ADAPTER_EPOCHS = 60
 ADAPTER_LEARNING_RATE = 0.01
 ADAPTER_NOTHING = 0.4  # where the "nothing answers" option's cosine starts (it is fitted with the adapter)
