@@ -412,10 +412,11 @@ STEPS = {"understand": "question: lexicon", "query_vector": "query embedding (ov
          "lexical_features": "texts: concept match", "type_phrases": "types: what each serves",
          "expand_texts": "texts: expansion", "send_text_ranks": "text rank SQL sent (while embedding)",
          "send_similarities": "cosine + text rank SQL sent (vector there)", "send_cosines": "cosine SQL sent",
-         "read_similarities": "waiting for the similarity rows", "score_candidates": "score + sort",
+         "read_similarities": "waiting for the similarity rows", "uncovered_shares": "question words uncovered",
+         "score_candidates": "score + sort",
          "select_hits": "select hits"}
 STEP_MODULES = {name: search for name in ("understand", "query_vector", "fetch_candidates", "score_candidates",
-                                          "select_hits", "type_phrases")}
+                                          "select_hits", "type_phrases", "uncovered_shares")}
 STEP_MODULES.update({name: scoring for name in STEPS if name not in STEP_MODULES})
 # query_vector runs in a thread of its own while the candidates are read (its time overlaps theirs)
 OVERLAPPED = {"query_vector"}

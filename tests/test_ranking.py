@@ -137,6 +137,55 @@ def test_a_question_that_calls_the_patient_by_name_is_marked_on_the_name_alone(m
     assert FEATURES.index("name_echo") < FEATURES.index("bias")
 
 
+@pytest.mark.parametrize(("question", "names", "stems"), [
+    ("What's his target dry weight?", [], {"target", "dry", "weight"}),
+    ("Which surgeon is doing his bypass?", [], {"surgeon", "bypas"}),
+    ("Does Stan's wife know about the nurses' visits?", ["Stan"], {"wif", "nurs", "visit"}),
+    ("Is she on it now?", [], set()),
+])
+def test_a_question_is_read_as_its_content_words(question, names, stems):
+    """Stop words, the patient's own name and possessives are not what a question asks about."""
+    from memory.retrieval.coverage import question_stems
+
+    assert question_stems(question, names=names) == stems
+
+
+def test_a_stem_meets_its_other_endings_and_nothing_longer():
+    from memory.retrieval.coverage import Coverage, question_stems
+
+    coverage = Coverage(question_stems("nursing therapies"))
+    assert coverage.found("District nurses: therapy review") == {"nurs", "therap"}
+    assert coverage.found("A nurse gives the therapy") == {"nurs", "therap"}
+    assert coverage.found("nursery; therapist") == frozenset()
+    assert coverage.uncovered(coverage.found("a nurse visits")) == 0.5
+    assert Coverage(frozenset()).uncovered(frozenset()) == 0.0
+
+
+def test_a_memory_on_the_topic_that_lacks_the_detail_asked_leaves_the_question_uncovered():
+    """"What's his target dry weight?" is near a fluid restriction in meaning, but its words are not there: the
+    head learns what the uncovered share, and the gap to the best-covered candidate, are worth. What the type
+    serves covers words too, and the patient's own name is no content word."""
+    from types import SimpleNamespace
+
+    from memory.retrieval.question import understand
+    from memory.retrieval.scoring import Texts, uncovered_shares
+
+    kinds = ["fluid_restriction", "dialysis_schedule", "preferred_name"]
+    ordered = [SimpleNamespace(memory_type=k) for k in kinds]
+    values = [{"limit_ml": 1000}, {"days": "Mon Wed Fri"}, {"preferred_name": "Dennis"}]
+    made = Texts(values=values, texts=[], named=[], lexical=[], expanded=[
+        "Fluid restriction: 1000 ml a day", "Dialysis: Monday, Wednesday and Friday mornings",
+        "Preferred name: Dennis"])
+    serves = {"fluid_restriction": "how much fluid a patient may drink fluid_restriction",
+              "dialysis_schedule": "which days of the week dialysis is, and the dry weight target dialysis_schedule"}
+    dry, fluid, restriction = (uncovered_shares(understand(q), ordered, made, serves) for q in (
+        "What's Dennis's target dry weight?", "How much fluid can Dennis drink?", "any fluid restriction?"))
+    assert dry == [1.0, 0.0, 1.0]  # the dialysis type says it serves the dry weight target
+    assert fluid[0] == 0.0 and fluid[1] == 1.0  # "much", "can" are stop words; "Dennis" is the patient's name
+    assert restriction[0] == 0.0 and restriction[2] == 1.0
+    assert FEATURES.index("uncovered") + 1 == FEATURES.index("uncovered_gap") < FEATURES.index("bias")
+
+
 SPIRONOLACTONE = {"kind": "long_term_indication", "medication": "spironolactone", "indication": "heart failure",
                   "monitoring": "potassium"}
 

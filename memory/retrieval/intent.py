@@ -59,6 +59,9 @@ class TypePhrases:
     names: tuple[str, ...]
     starts: np.ndarray  # the first row of each type's phrases
     matrix: np.ndarray  # one row per phrase
+    # each type's phrases and name as one text: what may cover a question's words besides a memory's own text
+    # (memory.retrieval.coverage)
+    texts: dict[str, str]
 
     def intents(self, question_vector: list[float]) -> TypeIntents:
         if not self.names:
@@ -76,5 +79,6 @@ def type_phrases(*, org_id: uuid.UUID, model: str) -> TypePhrases:
     rows = [vectors[p] for phrases in serves.values() for p in phrases]
     starts = np.cumsum([0] + [len(phrases) for phrases in serves.values()][:-1])
     return TypePhrases(names=tuple(serves), starts=np.asarray(starts, dtype=np.intp),
-                       matrix=np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32))
+                       matrix=np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32),
+                       texts={name: " ".join((*phrases, name.replace("_", " "))) for name, phrases in serves.items()})
 

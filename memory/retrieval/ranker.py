@@ -3,7 +3,8 @@
 A logistic regression over features every search has anyway (the cosine of the question with the memory, the
 PostgreSQL text rank, the clinical lexicon's concept match and mismatch, the question's intent for the memory's
 type and how far that type is behind the question's best one, how far the cosine is behind the best candidate's,
-and three flags that tie the question's words to the kind of care context), trained by
+three flags that tie the question's words to the kind of care context, whether the question calls the patient by
+the name a memory holds, and how much of the question the memory's words leave uncovered), trained by
 ``manage.py train_ranker`` (:mod:`memory.retrieval.training`) on the calibration split of the blind evaluation
 set and stored, with the figures it was chosen on, in ``memory/retrieval_model.json``. A score is a probability:
 the confidence bands cut it at the thresholds fitted there (per type where the split had enough of it)."""
@@ -28,9 +29,11 @@ MODEL_FILE = Path(__file__).parent.parent / "retrieval_model.json"
 #   allergy_asked: an allergy, and the question speaks of allergies or reactions; taking_asked: a long-term
 #   medicine, and the question asks what the patient takes (each 0 or 1);
 # - name_echo: the patient's preferred name, and the question calls the patient by it (0 or 1);
+# - uncovered: the share of the question's content words that neither the memory's text nor its type's serves
+#   phrases and name hold (memory.retrieval.coverage); uncovered_gap: that minus the best-covered candidate's;
 # - bias: 1.
 FEATURES = ("cosine", "text_rank", "concept", "mismatch", "intent", "intent_gap", "cosine_gap",
-            "safety_asked", "allergy_asked", "taking_asked", "name_echo", "bias")
+            "safety_asked", "allergy_asked", "taking_asked", "name_echo", "uncovered", "uncovered_gap", "bias")
 
 
 def probabilities(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ from memory.embeddings import EmbeddingUnavailable, provider
 from memory.lexicon import lexicon
 from memory.retrieval.adapter import adapt
 from memory.retrieval.candidates import Candidate, candidate_value
+from memory.retrieval.coverage import Coverage, question_stems
 from memory.retrieval.intent import TypeIntents
 from memory.retrieval.question import Question
 from memory.retrieval.ranker import ranker
@@ -196,6 +197,7 @@ class Texts(NamedTuple):
     texts: list[str]  # their plain-language texts
     named: list[dict[str, float]]  # what each text names (lexicon concepts)
     lexical: list[Lexical]  # how each meets the question by the lexicon
+    expanded: list[str]  # each text with the lexicon's class names, as it is embedded and text-ranked
 
 
 def candidate_texts(ordered: list[Candidate]) -> tuple[list[dict], list[str]]:
@@ -280,13 +282,12 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
     text-ranked at once (:data:`TEXT_RANK_SQL`) and get their cosines when it does (:data:`COSINE_SQL`): on a
     machine this small, a statement running beside the embedding slows the embedding down more than it saves.
     Every value is computed per row, so the answer is the same however the batches fell."""
-    made = Texts([], [], [], [])
+    made = Texts([], [], [], [], [])
     if not ordered:
         return made, [], []  # nothing to send: no pipeline (its sync is a round trip of its own)
     sent: list = []
     held_ids: list[uuid.UUID] = []
     held_texts: list[str] = []
-    expanded: list[str] = []
     adapted: list[float] | None = None
     vector_text: str | None = None
 
@@ -318,7 +319,7 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
             held_ids.extend(m.memory_id for m in batch)
             batch_expanded = expand_texts(texts, named)
             held_texts.extend(batch_expanded)
-            expanded.extend(batch_expanded)
+            made.expanded.extend(batch_expanded)
             if pending.done():
                 sent.append((cursors.enter_context(send_similarities(vector(), q.expanded, held_ids, held_texts)),
                              None))
@@ -327,22 +328,44 @@ def similarities(q: Question, ordered: list[Candidate], pending: Future) -> tupl
             text_ranks = cursors.enter_context(send_text_ranks(q.expanded, held_texts))
             sent.append((text_ranks, cursors.enter_context(send_cosines(vector(), held_ids))))
         cosines, ranks = read_similarities(sent)
-    return made, fill_missing_cosines(cosines, ordered, expanded, question_vector()), ranks
+    return made, fill_missing_cosines(cosines, ordered, made.expanded, question_vector()), ranks
+
+
+def uncovered_shares(q: Question, ordered: list[Candidate], made: Texts, type_texts: dict[str, str]) -> list[float]:
+    """For each candidate, the share of the question's content words that neither its expanded text nor its
+    type's phrases and name hold (:mod:`memory.retrieval.coverage`); the patient's own preferred name is not a
+    content word."""
+    names = [v["preferred_name"] for m, v in zip(ordered, made.values, strict=True)
+             if m.memory_type == "preferred_name" and isinstance(v.get("preferred_name"), str)]
+    coverage = Coverage(question_stems(q.text, names=names))
+    if not coverage.stems:
+        return [0.0] * len(ordered)
+    by_type: dict[str, frozenset[str]] = {}
+    shares = []
+    for memory, text in zip(ordered, made.expanded, strict=True):
+        kind = memory.memory_type
+        if kind not in by_type:
+            by_type[kind] = coverage.found(type_texts.get(kind, kind.replace("_", " ")))
+        shares.append(coverage.uncovered(coverage.found(text) | by_type[kind]))
+    return shares
 
 
 def score_candidates(ordered: list[Candidate], made: Texts, cosines: list[float], ranks: list[float],
-                     intents: TypeIntents) -> list[Hit]:
+                     intents: TypeIntents, uncovered: list[float]) -> list[Hit]:
     """Each candidate scored by the learned head (the probability that it answers), best first; equal scores in
-    memory id order, so an answer never depends on the order the rows came in."""
+    memory id order, so an answer never depends on the order the rows came in. ``uncovered``: each candidate's
+    :func:`uncovered_shares`."""
     best_cosine = max(cosines, default=0.0)
+    best_covered = min(uncovered, default=0.0)
     hits = []
     rows = []
-    for memory, value, text, cosine, text_rank, lexical in zip(ordered, made.values, made.texts, cosines, ranks,
-                                                                made.lexical, strict=True):
+    for memory, value, text, cosine, text_rank, lexical, left in zip(
+            ordered, made.values, made.texts, cosines, ranks, made.lexical, uncovered, strict=True):
         intent = intents.of(memory.memory_type)
         features = (cosine, text_rank, lexical.concept, lexical.mismatch, intent, intent - intents.best,
                     cosine - best_cosine, float(lexical.safety_asked), float(lexical.allergy_asked),
-                    float(lexical.taking_asked), float(lexical.name_echo), 1.0)  # as ranker.FEATURES
+                    float(lexical.taking_asked), float(lexical.name_echo), left, left - best_covered,
+                    1.0)  # as ranker.FEATURES
         rows.append(features)
         hits.append(Hit(memory=memory, text=text, cosine=cosine, text_rank=text_rank, score=0.0,
                         concept=lexical.concept, mismatch=lexical.mismatch, intent=intent, safety=lexical.safety,

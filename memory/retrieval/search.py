@@ -17,7 +17,7 @@ from memory.retrieval.candidates import fetch_candidates
 from memory.retrieval.intent import type_phrases
 from memory.retrieval.question import Question, understand
 from memory.retrieval.ranker import ranker
-from memory.retrieval.scoring import Hit, query_vector, score_candidates, similarities
+from memory.retrieval.scoring import Hit, query_vector, score_candidates, similarities, uncovered_shares
 from memory.retrieval.selection import confidence_of, select_hits
 from memory.retrieval.vectors import vector_model
 
@@ -65,7 +65,8 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Ques
     vector = pending.result()  # a provider error surfaces even when there was nothing to rank
     if phrases is None:
         return []
-    return score_candidates(ordered, made, cosines, ranks, phrases.intents(vector))
+    return score_candidates(ordered, made, cosines, ranks, phrases.intents(vector),
+                            uncovered_shares(question, ordered, made, phrases.texts))
 
 
 def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
