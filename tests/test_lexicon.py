@@ -154,6 +154,13 @@ def test_expansion_adds_class_names():
     ("is she on Kaftrio?", "cftr_modulators"),
     ("any reaction to glycopeptides", "glycopeptides"),
     ("E45 cream", "lanolin"),
+    # lexicon-6: what a list of common UK and US brand names found missing (not a brand that is also a first
+    # name, Yasmin, or an ordinary phrase, "night nurse")
+    ("is he on Antabuse?", "disulfiram"), ("Campral", "alcohol_dependence_medicines"),
+    ("Epclusa", "hepatitis_c_antivirals"), ("Maviret", "hepatitis_c_antivirals"), ("Xifaxan", "rifaximin"),
+    ("Keytruda", "cancer_treatment"), ("Herceptin", "cancer_treatment"), ("Eloine", "combined_hormonal_contraceptives"),
+    ("Rapifen", "opioids"), ("Tramal", "tramadol"), ("Salazopyrin", "sulfonamides"),
+    ("Kayexalate", "potassium_binders"), ("a Lemsip", "paracetamol"), ("Beechams powders", "paracetamol"),
 ])
 def test_brands_and_generics_of_monitored_and_long_term_medicines_map_to_their_classes(text, concept):
     assert concept in lexicon().mentions(text)
@@ -191,6 +198,9 @@ INTERACTING = [
     ("spironolactone", "ramipril"),
     ("sildenafil", "isosorbide mononitrate"),
     ("an epidural", "apixaban"),
+    ("Can we give metronidazole for the abscess?", "disulfiram 200 mg"),
+    ("amiodarone", "Epclusa"),
+    ("carbamazepine", "sofosbuvir"),
 ]
 
 
