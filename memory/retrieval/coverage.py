@@ -35,8 +35,9 @@ which while who whom whose why will with would yes yet you your yours
 """.split())
 
 _WORD = re.compile(r"[a-z][a-z0-9-]*")
-# A possessive or contraction goes with its word ("he's", "Dennis's", "what're"): "he" is a stop word.
-_CLITIC = re.compile(r"'(?:s|re|ve|ll|d|m|t)\b|n't\b|\u2019(?:s|re|ve|ll|d|m|t)\b")
+# A possessive or contraction goes with its word ("he's", "Dennis's", "what're", "isn't"), typed with either
+# apostrophe: "he" and "is" are stop words.
+_CLITIC = re.compile(r"n['\u2019]t\b|['\u2019](?:s|re|ve|ll|d|m)\b")
 _ENDING = re.compile(r"(?:ies|ied|es|ed|ing|s|e|y)$")
 # The endings a stem may meet in a text ("nurs" meets "nurse", "nurses", "nursing"); none runs into a longer word.
 _TEXT_ENDINGS = r"(?:ies|ied|es|ed|ing|s|e|y)?"

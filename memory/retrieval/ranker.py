@@ -5,8 +5,8 @@ PostgreSQL text rank, the clinical lexicon's concept match and mismatch, the que
 type and how far that type is behind the question's best one, how far the cosine is behind the best candidate's,
 three flags that tie the question's words to the kind of care context, whether the question calls the patient by
 the name a memory holds, and how much of the question the memory's words leave uncovered), trained by
-``manage.py train_ranker`` (:mod:`memory.retrieval.training`) on the calibration split of the blind evaluation
-set and stored, with the figures it was chosen on, in ``memory/retrieval_model.json``. A score is a probability:
+``manage.py train_ranker`` (:mod:`memory.retrieval.training`) on the tuning splits of the blind evaluation sets
+and stored, with the figures it was chosen on, in ``memory/retrieval_model.json``. A score is a probability:
 the confidence bands cut it at the thresholds fitted there (per type where the split had enough of it)."""
 
 from __future__ import annotations
