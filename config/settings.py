@@ -134,6 +134,9 @@ OIDC_JWKS_CACHE_SECONDS = env.int("OIDC_JWKS_CACHE_SECONDS", default=300)
 OIDC_JWKS_TIMEOUT_SECONDS = env.float("OIDC_JWKS_TIMEOUT_SECONDS", default=3.0)
 # At most one refetch of the key set per this many seconds when a token names an unknown key id.
 OIDC_JWKS_MIN_REFETCH_SECONDS = env.float("OIDC_JWKS_MIN_REFETCH_SECONDS", default=10.0)
+# How long past OIDC_JWKS_CACHE_SECONDS a key set is still used while its provider cannot be reached (the longest
+# token lifetime by default): a provider's outage does not refuse tokens signed by keys it published moments ago.
+OIDC_JWKS_STALE_SECONDS = env.float("OIDC_JWKS_STALE_SECONDS", default=3600.0)
 OIDC_ALLOWED_ALGORITHMS = ["RS256", "ES256"]
 OIDC_LEEWAY_SECONDS = env.int("OIDC_LEEWAY_SECONDS", default=30)
 # Longest accepted access-token lifetime (exp - iat).

@@ -6,7 +6,9 @@
   ``org_id`` must be a UUID, ``patient_id`` (optional) a UUID;
 * the key set is cached for ``OIDC_JWKS_CACHE_SECONDS`` and refetched when a token names an unknown ``kid``, at
   most once per ``OIDC_JWKS_MIN_REFETCH_SECONDS`` so random key ids cannot turn us into a fetch amplifier;
-* an unreachable key set is the identity provider's outage (503), never the caller's fault (401);
+  refreshed by one caller while the others go on with the set they have, and kept through a failed refresh for
+  ``OIDC_JWKS_STALE_SECONDS`` (:class:`KeySetCache`);
+* an unreachable key set, with none kept, is the identity provider's outage (503), never the caller's fault (401);
 * a verified token's identity is remembered until its ``exp``, while its key stays in the key set
   (:class:`VerifiedTokens`).
 """
@@ -50,65 +52,122 @@ class UnknownKey(Exception):
 class _CachedSet:
     keys: dict[str, jwt.PyJWK]
     fetched_at: float
+    published: dict[str, str]  # each key as published (canonical JSON), to tell an unchanged key from a new one
 
 
 class KeySetCache:
-    """A thread-safe JWKS cache with a bounded refetch rate."""
+    """A thread-safe JWKS cache with a bounded refetch rate, that keeps serving through an identity provider's outage.
 
-    def __init__(self, url: str, *, ttl: float, min_refetch: float, timeout: float):
+    * The set is fresh for ``ttl`` seconds. Then the first caller refreshes it while every other caller goes on with
+      the set it has: one fetch at a time, and nobody waits for it except a caller that has no usable set at all.
+    * A refresh that fails keeps the set it would have replaced, for up to ``stale_for`` seconds past its ``ttl``,
+      retried at most once per ``min_refetch``: tokens signed by keys the provider published a moment ago are not
+      turned into 503s because its JWKS endpoint is down for a few minutes (and a down endpoint is not asked on
+      every request, each waiting for its timeout). Past that, or with no set at all, the outage is the caller's
+      503 (``KeySetUnavailable``); a failure is answered as such, without asking again, for a second.
+    * A token naming a key id the set lacks makes one refetch, at most once per ``min_refetch`` (random key ids
+      cannot turn us into a fetch amplifier).
+    * A refreshed set keeps the very key objects of the keys the provider still publishes unchanged, so tokens
+      verified with them stay remembered (:class:`VerifiedTokens` holds a token only while its key object is in
+      the set); a key withdrawn or changed ends them at the refresh.
+    """
+
+    FAILURE_ANSWERED_FOR = 1.0
+
+    def __init__(self, url: str, *, ttl: float, min_refetch: float, timeout: float, stale_for: float = 0.0):
         self.url = url
-        self.config = (url, ttl, min_refetch, timeout)
+        self.config = (url, ttl, min_refetch, timeout, stale_for)
         self.ttl = ttl
         self.min_refetch = min_refetch
         self.timeout = timeout
-        self._lock = threading.Lock()
+        self.stale_for = stale_for
+        self._fetching = threading.Lock()  # one fetch at a time; readers never take it while a set is usable
         self._cached: _CachedSet | None = None
         self._last_attempt = float("-inf")
+        self._failed_at = float("-inf")
 
     def clear(self) -> None:
-        with self._lock:
+        with self._fetching:
             self._cached = None
-            self._last_attempt = float("-inf")
+            self._last_attempt = self._failed_at = float("-inf")
 
-    def _fetch(self) -> _CachedSet:
+    def get(self, kid: str | None) -> jwt.PyJWK:
+        cached = self._current()
+        key = _lookup(cached, kid)
+        if key is None:
+            key = _lookup(self._refetched_for_unknown_key(), kid)
+        if key is None:
+            raise UnknownKey()
+        return key
+
+    def _current(self) -> _CachedSet:
+        cached = self._cached
+        now = time.monotonic()
+        if cached is not None and now - cached.fetched_at <= self.ttl:
+            return cached
+        if cached is not None and now - cached.fetched_at <= self.ttl + self.stale_for:
+            # due for a refresh but still usable: refresh it, unless that failed a moment ago or is under way
+            if now - self._failed_at < self.min_refetch or not self._fetching.acquire(blocking=False):
+                return cached
+            try:
+                return self._refresh()
+            except KeySetUnavailable:
+                log.warning("serving the JWKS fetched %d s ago until its provider answers", now - cached.fetched_at)
+                return cached
+            finally:
+                self._fetching.release()
+        with self._fetching:  # nothing usable: wait for a fetch under way, or make one
+            cached = self._cached
+            now = time.monotonic()
+            if cached is not None and now - cached.fetched_at <= self.ttl:
+                return cached  # another caller fetched it while this one waited
+            if now - self._failed_at < self.FAILURE_ANSWERED_FOR:
+                raise KeySetUnavailable()
+            return self._refresh()
+
+    def _refetched_for_unknown_key(self) -> _CachedSet:
+        with self._fetching:
+            cached = self._cached
+            if cached is not None and time.monotonic() - self._last_attempt < self.min_refetch:
+                return cached  # fetched a moment ago (perhaps by another caller for this very key)
+            return self._refresh()
+
+    def _refresh(self) -> _CachedSet:
+        """Fetch the set (the caller holds ``_fetching``) and keep it, or raise KeySetUnavailable."""
         self._last_attempt = time.monotonic()
         try:
             response = httpx.get(self.url, timeout=self.timeout, follow_redirects=False)
             response.raise_for_status()
             data = response.json()
         except (httpx.HTTPError, ValueError) as exc:
+            self._failed_at = time.monotonic()
             log.warning("JWKS fetch failed: %s", type(exc).__name__)
             raise KeySetUnavailable() from None
+        previous = self._cached
         keys: dict[str, jwt.PyJWK] = {}
+        published: dict[str, str] = {}
         for raw in data.get("keys", []) if isinstance(data, dict) else []:
-            if raw.get("use", "sig") != "sig":
+            if not isinstance(raw, dict) or raw.get("use", "sig") != "sig":
+                continue
+            kid = str(raw.get("kid", ""))
+            as_published = json.dumps(raw, sort_keys=True)
+            if previous is not None and previous.published.get(kid) == as_published:
+                keys[kid], published[kid] = previous.keys[kid], as_published
                 continue
             try:
-                key = jwt.PyJWK(raw)
+                keys[kid] = jwt.PyJWK(raw)
             except jwt.PyJWTError:
                 continue  # a key type or algorithm we do not support
-            keys[str(raw.get("kid", ""))] = key
-        return _CachedSet(keys=keys, fetched_at=time.monotonic())
+            published[kid] = as_published
+        self._cached = _CachedSet(keys=keys, fetched_at=time.monotonic(), published=published)
+        return self._cached
 
-    def get(self, kid: str | None) -> jwt.PyJWK:
-        with self._lock:
-            now = time.monotonic()
-            if self._cached is None or now - self._cached.fetched_at > self.ttl:
-                self._cached = self._fetch()
-            key = self._lookup(kid)
-            if key is None and now - self._last_attempt >= self.min_refetch:
-                self._cached = self._fetch()
-                key = self._lookup(kid)
-            if key is None:
-                raise UnknownKey()
-            return key
 
-    def _lookup(self, kid: str | None) -> jwt.PyJWK | None:
-        assert self._cached is not None
-        if kid is None:
-            # Only unambiguous when the provider publishes a single signing key.
-            return next(iter(self._cached.keys.values())) if len(self._cached.keys) == 1 else None
-        return self._cached.keys.get(kid)
+def _lookup(cached: _CachedSet, kid: str | None) -> jwt.PyJWK | None:
+    if kid is None:
+        # Only unambiguous when the provider publishes a single signing key.
+        return next(iter(cached.keys.values())) if len(cached.keys) == 1 else None
+    return cached.keys.get(kid)
 
 
 _cache_lock = threading.Lock()
@@ -179,12 +238,12 @@ def key_set_cache(url: str | None = None) -> KeySetCache:
     """The key-set cache of one JWKS URL (default: the first trusted issuer's)."""
     url = url or next(iter(trusted_issuers().values())).jwks_url
     config = (url, settings.OIDC_JWKS_CACHE_SECONDS, settings.OIDC_JWKS_MIN_REFETCH_SECONDS,
-              settings.OIDC_JWKS_TIMEOUT_SECONDS)
+              settings.OIDC_JWKS_TIMEOUT_SECONDS, settings.OIDC_JWKS_STALE_SECONDS)
     with _cache_lock:
         cache = _key_set_caches.get(url)
         if cache is None or cache.config != config:
             cache = _key_set_caches[url] = KeySetCache(url, ttl=config[1], min_refetch=config[2],
-                                                       timeout=config[3])
+                                                       timeout=config[3], stale_for=config[4])
         return cache
 
 

@@ -132,6 +132,7 @@ def identity_provider(jwks_server):
     configure_identity_provider(jwks_server.url)
     key_set_cache().clear()
     jwks_server.available = True
+    jwks_server.answering.set()
     yield jwks_server
 
 

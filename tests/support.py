@@ -37,17 +37,21 @@ class KeyRing:
 
 
 class JwksServer:
-    """A real HTTP server publishing the key ring; can be stopped to simulate an identity-provider outage."""
+    """A real HTTP server publishing the key ring; can be stopped to simulate an identity-provider outage, or held
+    (``answering`` cleared: each request waits until it is set again) to simulate a slow one."""
 
     def __init__(self, keys: KeyRing) -> None:
         self.keys = keys
         self.hits = 0
         self.available = True
+        self.answering = threading.Event()
+        self.answering.set()
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802
                 outer.hits += 1
+                outer.answering.wait(30)
                 if not outer.available:
                     self.send_response(503)
                     self.end_headers()

@@ -128,6 +128,99 @@ def test_key_set_is_cached_and_unknown_kid_refetch_is_rate_limited(world, keyrin
     assert identity_provider.hits - before == 1, "random key ids must not trigger a fetch each"
 
 
+def test_a_key_set_past_its_time_is_kept_while_its_provider_is_down_and_no_longer(world, keyring, identity_provider,
+                                                                                   settings):
+    """The provider's JWKS endpoint goes down after the key set was fetched. Within OIDC_JWKS_STALE_SECONDS past
+    the set's cache time, the keys it last published still verify tokens (one verified before, and one never
+    seen), and the endpoint is asked again at most once per OIDC_JWKS_MIN_REFETCH_SECONDS, not on every request.
+    Past that, the outage is 503 (never 401); once the provider answers again, so does the API."""
+    settings.OIDC_JWKS_CACHE_SECONDS = 0.2
+    settings.OIDC_JWKS_STALE_SECONDS = 1.0
+    settings.OIDC_JWKS_MIN_REFETCH_SECONDS = 60
+    known = world.patient(world.patient_a)
+    assert known.get(_path(world)).status_code == 200
+    fetched = time.monotonic()
+    identity_provider.available = False
+    asked = identity_provider.hits
+    time.sleep(0.3)  # past the cache time, within the grace
+    assert known.get(_path(world)).status_code == 200
+    unseen = Api(mint(keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                      scope="memory:read"))
+    for _ in range(3):
+        assert unseen.get(_path(world)).status_code == 200
+        assert known.get(_path(world)).status_code == 200
+    assert identity_provider.hits == asked + 1, "one refresh tried, then the stale set served without asking"
+    assert time.monotonic() - fetched < 1.2, "the requests above ran within the grace"
+
+    time.sleep(max(0.0, fetched + 1.3 - time.monotonic()))  # past the grace
+    for api in (known, unseen):
+        r = api.get(_path(world))
+        assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
+
+    identity_provider.available = True
+    time.sleep(1.1)  # a failure is answered as such for a second, without asking again
+    assert known.get(_path(world)).status_code == 200
+
+
+def test_a_refreshed_key_set_keeps_the_tokens_it_verified_until_their_key_goes(world, keyring, identity_provider,
+                                                                              settings):
+    """A refresh that finds a key published unchanged keeps the very key object, so the tokens it verified stay
+    remembered (not verified again every cache period); a key the provider no longer publishes under that id
+    ends them at the next refresh."""
+    from core.authentication import key_set_cache, verified_tokens
+
+    settings.OIDC_JWKS_CACHE_SECONDS = 0.2
+    token = mint(keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                 scope="memory:read")
+    assert Api(token).get(_path(world)).status_code == 200
+    remembered = verified_tokens.get(token)
+    key = key_set_cache().get(keyring.rsa_kid)
+    asked = identity_provider.hits
+    time.sleep(0.3)
+    assert verified_tokens.get(token) is remembered  # looked up after the refresh it set off
+    assert identity_provider.hits == asked + 1 and key_set_cache().get(keyring.rsa_kid) is key
+
+    old_kid = keyring.rsa_kid
+    keyring.rsa_kid = "rotated-3"
+    try:
+        time.sleep(0.3)
+        assert verified_tokens.get(token) is None
+        r = Api(token).get(_path(world))
+        assert r.status_code == 401 and r.json()["code"] == "invalid_token"
+    finally:
+        keyring.rsa_kid = old_kid
+
+
+def test_a_slow_refresh_holds_no_request_that_has_a_usable_key_set(committed_db, world, keyring, identity_provider,
+                                                                   settings):
+    """The provider is slow to answer the refresh one request set off: every other request goes on with the set
+    it has (it does not queue behind the fetch), and the slow one is answered when the provider is."""
+    import threading
+
+    settings.OIDC_JWKS_CACHE_SECONDS = 0.2
+    first, second = world.patient(world.patient_a), world.patient(world.patient_b)
+    assert first.get(_path(world)).status_code == 200
+    assert second.get(f"/v1/patients/{world.patient_b}/memories").status_code == 200
+    time.sleep(0.3)
+    identity_provider.answering.clear()
+    asked = identity_provider.hits
+    answers: list[int] = []
+    slow = threading.Thread(target=lambda: answers.append(first.get(_path(world)).status_code))
+    slow.start()
+    try:
+        deadline = time.monotonic() + 10
+        while identity_provider.hits == asked:  # the refresh has reached the provider, which holds it
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        for _ in range(3):
+            assert second.get(f"/v1/patients/{world.patient_b}/memories").status_code == 200
+        assert slow.is_alive() and not answers, "the refreshing request is still waiting for the provider"
+    finally:
+        identity_provider.answering.set()
+        slow.join(10)
+    assert answers == [200] and identity_provider.hits == asked + 1
+
+
 def test_a_new_signing_key_is_picked_up_on_unknown_kid(world, keyring, identity_provider):
     from core.authentication import key_set_cache
 
