@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checker shared by the retrieval evaluation sets blind3 to blind11 (first written for blind3, adapted from
+"""Checker shared by the retrieval evaluation sets from blind3 on (first written for blind3, adapted from
 memory/eval/blind2/check.py; each set's check.py runs it with its own patient-id letter).
 
 Validates org_types.json, type_descriptions.json, train.json and heldout.json:
