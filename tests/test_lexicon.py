@@ -161,6 +161,11 @@ def test_expansion_adds_class_names():
     ("Keytruda", "cancer_treatment"), ("Herceptin", "cancer_treatment"), ("Eloine", "combined_hormonal_contraceptives"),
     ("Rapifen", "opioids"), ("Tramal", "tramadol"), ("Salazopyrin", "sulfonamides"),
     ("Kayexalate", "potassium_binders"), ("a Lemsip", "paracetamol"), ("Beechams powders", "paracetamol"),
+    # lexicon-7: stress agents, dipyridamole and the antimuscarinics as classes of their own (their interactions are
+    # theirs, not every antiplatelet's or antispasmodic's), glycopyrronium by mouth
+    ("adenosine stress perfusion scan", "adenosine"), ("Lexiscan", "adenosine"), ("Persantin", "dipyridamole"),
+    ("Buscopan", "antimuscarinic_antispasmodics"),
+    ("robinul for drooling", "anticholinergics_other"), ("glycopyrrolate", "anticholinergics_other"),
 ])
 def test_brands_and_generics_of_monitored_and_long_term_medicines_map_to_their_classes(text, concept):
     assert concept in lexicon().mentions(text)
@@ -201,6 +206,17 @@ INTERACTING = [
     ("Can we give metronidazole for the abscess?", "disulfiram 200 mg"),
     ("amiodarone", "Epclusa"),
     ("carbamazepine", "sofosbuvir"),
+    # lexicon-7
+    ("Adenosine stress test tomorrow", "Uniphyllin Continus 200 mg"),
+    ("regadenoson", "dipyridamole"),
+    ("Could she go on propranolol for her migraines?", "Fostair inhaler, formoterol"),
+    ("tranexamic acid for heavy periods", "Microgynon 30"),
+    ("Can he have a course of prednisolone?", "ritonavir-boosted darunavir"),
+    ("fentanyl patch", "cobicistat"),
+    ("ritonavir", "warfarin"),
+    ("Buscopan during the scope?", "pyridostigmine 60 mg"),
+    ("dicycloverine", "donepezil"),
+    ("amiodarone", "bisoprolol 2.5 mg"),
 ]
 
 
@@ -214,6 +230,15 @@ def test_interactions_concern_what_the_patient_takes(question, taken):
 def test_interactions_do_not_concern_an_allergy(question, allergy):
     lex = lexicon()
     assert lex.relevance(lex.mentions(question), lex.mentions(allergy), taken=False) == 0
+
+
+def test_an_antispasmodic_that_is_not_antimuscarinic_does_not_meet_pyridostigmine():
+    """Mebeverine and peppermint oil relax the gut without opposing acetylcholine; Buscopan does."""
+    lex = lexicon()
+    taken = lex.mentions("Long-term pyridostigmine for myasthenia gravis")
+    assert lex.relevance(lex.mentions("mebeverine"), taken, taken=True) == 0
+    assert lex.relevance(lex.mentions("peppermint oil capsules"), taken, taken=True) == 0
+    assert lex.relevance(lex.mentions("Buscopan"), taken, taken=True) > 0
 
 
 def test_a_severe_interaction_concerns_a_medicine_more_than_a_moderate_one():

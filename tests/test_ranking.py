@@ -143,6 +143,7 @@ def test_a_question_that_calls_the_patient_by_name_is_marked_on_the_name_alone(m
     ("Does Stan's wife know about the nurses' visits?", ["Stan"], {"wif", "nurs", "visit"}),
     ("Is she on it now?", [], set()),
     ("Isn\u2019t she on it now? Doesn't she?", [], set()),  # either apostrophe
+    ("Why can't he come, and won't he drive?", [], {"com", "driv"}),
 ])
 def test_a_question_is_read_as_its_content_words(question, names, stems):
     """Stop words, the patient's own name and possessives are not what a question asks about."""

@@ -32,7 +32,8 @@ our ours out over own please pt patient patients person people re right said say
 someone something still such tell than that the their theirs them themselves then there these they this those
 through to today too under until up us very want wanted wants was way we were what whatever when where whether
 which while who whom whose why will with would yes yet you your yours
-""".split())
+ca wo sha ai
+""".split())  # the last line: what "can't", "won't", "shan't" and "ain't" leave once "n't" is taken off
 
 _WORD = re.compile(r"[a-z][a-z0-9-]*")
 # A possessive or contraction goes with its word ("he's", "Dennis's", "what're", "isn't"), typed with either
