@@ -166,6 +166,8 @@ def test_expansion_adds_class_names():
     ("adenosine stress perfusion scan", "adenosine"), ("Lexiscan", "adenosine"), ("Persantin", "dipyridamole"),
     ("Buscopan", "antimuscarinic_antispasmodics"),
     ("robinul for drooling", "anticholinergics_other"), ("glycopyrrolate", "anticholinergics_other"),
+    ("Siklos", "cytotoxic_chemotherapy"), ("hydroxyurea", "cytotoxic_chemotherapy"), ("Monotrim", "trimethoprim"),
+    ("second Imvanex dose", "vaccines"), ("Provigil", "modafinil"), ("camzyos", "mavacamten"),
 ])
 def test_brands_and_generics_of_monitored_and_long_term_medicines_map_to_their_classes(text, concept):
     assert concept in lexicon().mentions(text)
@@ -217,6 +219,11 @@ INTERACTING = [
     ("Buscopan during the scope?", "pyridostigmine 60 mg"),
     ("dicycloverine", "donepezil"),
     ("amiodarone", "bisoprolol 2.5 mg"),
+    ("clarithromycin", "mavacamten"),
+    ("Rigevidon", "modafinil for narcolepsy"),
+    ("Is trimethoprim OK for his UTI?", "azathioprine 100 mg"),
+    ("fluconazole for thrush", "Tegretol Retard"),
+    ("MMR", "hydroxycarbamide for sickle cell disease"),
 ]
 
 
@@ -274,6 +281,16 @@ def _refused_with_interaction(tmp_path, monkeypatch, pair: dict, match: str) -> 
 def test_an_ungraded_interaction_is_refused(tmp_path, monkeypatch):
     _refused_with_interaction(tmp_path, monkeypatch, {"classes": ["warfarin", "nsaids"], "severity": "mild",
                                                       "note": "x"}, "mild")
+
+
+def test_heparin_and_milk_hide_where_people_do_not_name_them():
+    """A bypass circuit and dialysis are anticoagulated with heparin; infant formula is cow's milk."""
+    lex = lexicon()
+    heparin_allergy = lex.mentions("Documented heparin allergy (heparin-induced thrombocytopenia)")
+    milk_allergy = lex.mentions("Documented cow's milk protein allergy")
+    assert lex.relevance(lex.mentions("The bypass circuit needs anticoagulating"), heparin_allergy) > 0
+    assert lex.relevance(lex.mentions("starting haemodialysis next week"), heparin_allergy) > 0
+    assert lex.relevance(lex.mentions("Can he go back on the Aptamil?"), milk_allergy) > 0
 
 
 def test_exposures_concern_an_allergy_through_where_the_substance_hides():
