@@ -86,6 +86,18 @@ class KeySetCache:
         self._last_attempt = float("-inf")
         self._failed_at = float("-inf")
 
+    @staticmethod
+    def configured(url: str, *, timeout: float) -> tuple:
+        """The settings a cache of ``url`` takes now, as its ``config`` holds them (a changed setting makes a new
+        cache)."""
+        return (url, settings.OIDC_JWKS_CACHE_SECONDS, settings.OIDC_JWKS_MIN_REFETCH_SECONDS, timeout,
+                settings.OIDC_JWKS_STALE_SECONDS)
+
+    @classmethod
+    def from_config(cls, config: tuple) -> KeySetCache:
+        url, ttl, min_refetch, timeout, stale_for = config
+        return cls(url, ttl=ttl, min_refetch=min_refetch, timeout=timeout, stale_for=stale_for)
+
     def clear(self) -> None:
         with self._fetching:
             self._cached = None
@@ -237,13 +249,11 @@ def local_subject(issuer: str, sub: str) -> str:
 def key_set_cache(url: str | None = None) -> KeySetCache:
     """The key-set cache of one JWKS URL (default: the first trusted issuer's)."""
     url = url or next(iter(trusted_issuers().values())).jwks_url
-    config = (url, settings.OIDC_JWKS_CACHE_SECONDS, settings.OIDC_JWKS_MIN_REFETCH_SECONDS,
-              settings.OIDC_JWKS_TIMEOUT_SECONDS, settings.OIDC_JWKS_STALE_SECONDS)
+    config = KeySetCache.configured(url, timeout=settings.OIDC_JWKS_TIMEOUT_SECONDS)
     with _cache_lock:
         cache = _key_set_caches.get(url)
         if cache is None or cache.config != config:
-            cache = _key_set_caches[url] = KeySetCache(url, ttl=config[1], min_refetch=config[2],
-                                                       timeout=config[3], stale_for=config[4])
+            cache = _key_set_caches[url] = KeySetCache.from_config(config)
         return cache
 
 

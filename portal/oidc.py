@@ -117,12 +117,10 @@ _op_key_sets: dict[tuple, KeySetCache] = {}
 
 def _op_key_set() -> KeySetCache:
     """The provider's JWKS, cached like the API's (refetched on an unknown kid, at a bounded rate)."""
-    config = (settings.OIDC_OP_JWKS_ENDPOINT, settings.OIDC_JWKS_CACHE_SECONDS,
-              settings.OIDC_JWKS_MIN_REFETCH_SECONDS, settings.OIDC_TIMEOUT, settings.OIDC_JWKS_STALE_SECONDS)
+    config = KeySetCache.configured(settings.OIDC_OP_JWKS_ENDPOINT, timeout=settings.OIDC_TIMEOUT)
     cache_ = _op_key_sets.get(config)
     if cache_ is None:
-        cache_ = _op_key_sets[config] = KeySetCache(config[0], ttl=config[1], min_refetch=config[2],
-                                                    timeout=config[3], stale_for=config[4])
+        cache_ = _op_key_sets[config] = KeySetCache.from_config(config)
     return cache_
 
 
