@@ -11,9 +11,10 @@ import pytest
 
 from core.identity import Identity, identity_context
 from memory.embeddings import provider
-from memory.retrieval import training
+from memory.retrieval import selection, training
 from memory.retrieval.intent import type_phrases
-from memory.retrieval.ranker import FEATURES, MODEL_FILE, ranker, ranker_from
+from memory.retrieval.ranker import FEATURES, GATE_FEATURES, MODEL_FILE, Ranker, ranker, ranker_from
+from memory.retrieval.scoring import HIGH, LOW, Hit
 from memory.retrieval.vectors import vector_model
 from tests.test_memory_types import admin, wound_care_type
 
@@ -73,6 +74,11 @@ def test_the_shipped_model_matches_the_features_and_refuses_others():
     assert 0.0 < ranker().threshold < 1.0
     with pytest.raises(ValueError, match="features"):
         ranker_from({**shipped, "features": list(reversed(FEATURES))})
+    gate = shipped["gate"]
+    assert gate["features"] == list(GATE_FEATURES) and len(gate["weights"]) == len(GATE_FEATURES)
+    assert ranker().gate_weights and 0.0 < ranker().gate_threshold < 1.0
+    with pytest.raises(ValueError, match="gate features"):
+        ranker_from({**shipped, "gate": {**gate, "features": list(reversed(GATE_FEATURES))}})
 
 
 def _asked(patient: str, answer_at: int | None, n: int = 4) -> training.Asked:
@@ -246,3 +252,66 @@ def test_only_a_builtin_type_gets_a_threshold_of_its_own():
             # the answers score 0.45 and the questions with none 0.42: below the global 0.5, 0.45 separates them
             scored.append(np.array([0.45 if answerable else 0.42, 0.1]))
     assert training.choose_type_thresholds(asked, scored, default=0.5) == {"preferred_name": 0.45}
+
+
+def _question_with(patient: str, answerable: bool, second: float) -> tuple[training.Asked, np.ndarray]:
+    """Three candidates; the best scores 0.6 whether or not it answers, the second ``second``."""
+    answers = np.array([1.0 if answerable else 0.0, 0.0, 0.0])
+    rows = np.zeros((3, len(FEATURES)))
+    rows[:, FEATURES.index("bias")] = 1.0
+    return (training.Asked(patient=patient, kind="paraphrase" if answerable else "no_answer", answerable=answerable,
+                           features=rows, types=("t", "t", "u"), answers=answers),
+            np.array([0.6, second, 0.05]))
+
+
+def test_the_answerability_check_tells_what_one_threshold_cannot():
+    """The best candidates of questions that have an answer and of questions that have none score alike (0.6),
+    so no threshold on a candidate's score keeps both promises; how far the best is ahead of the next does, and
+    the check learns it from cross-validated scores and chooses its own threshold on them."""
+    pairs = [_question_with(f"p{i % 8}", i % 2 == 0, 0.1 if i % 2 == 0 else 0.55) for i in range(64)]
+    asked, scored = [a for a, _ in pairs], [s for _, s in pairs]
+    alone = training.figures(asked, scored, default=training.choose_threshold(asked, scored))
+    assert min(alone["answer_kept_high"], alone["no_answer_kept_low"]) == 0.0
+    chances = training.cross_validated_gate(asked, scored)
+    threshold = training.choose_gate_threshold(asked, scored, chances, 0.2, {}, 0.5)
+    checked = training.figures(asked, scored, passes=[c >= threshold for c in chances])
+    assert checked["answer_kept_high"] == 1.0 and checked["no_answer_kept_low"] == 1.0
+    weights = training.fit_gate(*training.gate_rows(asked, scored)[:2])
+    assert weights[GATE_FEATURES.index("margin")] > 0
+    model = {"gate": {"weights": list(weights), "threshold": threshold, "floor": 0.2}, "type_thresholds": {},
+             "threshold": 0.5}
+    assert training.gate_passes(asked, scored, model) == [a.answerable for a in asked]
+    # the best scores 0.6: a floor above it keeps every question low
+    assert not any(training.gate_passes(asked, scored, {**model, "gate": {**model["gate"], "floor": 0.61}}))
+
+
+def _hits(scores: list[float]) -> list[Hit]:
+    hits = []
+    for i, score in enumerate(scores):
+        memory = type("Candidate", (), {"memory_type": "preferred_name", "memory_id": f"m{i}"})()
+        hits.append(Hit(memory=memory, text=f"memory {i}", cosine=0.5, text_rank=0.0, score=score,
+                        features=(0.0,) * (len(FEATURES) - 1) + (1.0,)))
+    return hits
+
+
+@pytest.mark.parametrize(("scores", "bands"), [
+    ([0.35, 0.05, 0.04], [HIGH, LOW, LOW]),  # far ahead: high, though below its type's threshold (0.4)
+    ([0.95, 0.5, 0.04], [HIGH, HIGH, LOW]),  # passes; the second reaches its type's threshold too
+    ([0.9, 0.85, 0.8], [LOW, LOW, LOW]),  # all alike: nothing high, though each reaches its threshold
+    ([0.25, 0.0001, 0.0], [LOW, LOW, LOW]),  # far ahead, but below the floor
+    ([0.35, 0.05], [LOW, LOW]),  # too few to compare: its type's threshold (0.4) decides
+    ([0.45], [HIGH]),
+])
+def test_the_best_is_high_exactly_when_the_answerability_check_passes(monkeypatch, scores, bands):
+    weights = np.zeros(len(GATE_FEATURES))
+    weights[GATE_FEATURES.index("margin")], weights[GATE_FEATURES.index("bias")] = 1.0, -1.5
+    head = Ranker(weights=(0.0,) * len(FEATURES), threshold=0.4, type_thresholds={}, gate_weights=tuple(weights),
+                  gate_threshold=0.5, gate_floor=0.3)
+    monkeypatch.setattr(selection, "ranker", lambda: head)
+    question = type("Question", (), {"safety_rule": False})()
+    chosen = selection.select_hits(_hits(scores), question=question)
+    assert [h.confidence for h in chosen] == bands
+    assert selection.confidence_of(chosen) == (HIGH if bands[0] == HIGH else LOW)
+    # a bar the caller sets is the bar: the check is not asked
+    chosen = selection.select_hits(_hits(scores), question=question, min_score=0.3)
+    assert [h.confidence for h in chosen] == [HIGH if s >= 0.3 else LOW for s in scores]

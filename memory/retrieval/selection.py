@@ -7,6 +7,8 @@ fewer confident hits than that, the next best come with them, marked ``low``).""
 
 from __future__ import annotations
 
+import numpy as np
+
 from memory.retrieval.question import Question
 from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
@@ -15,12 +17,21 @@ from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
 def select_hits(ranked: list[Hit], *, question: Question, limit: int | None = None,
                 min_score: float | None = None) -> list[Hit]:
     """From hits ranked best first: those that reach their type's threshold (``high``; ``min_score``, when given,
-    for every type), then the next best below it (``low``) up to ``low_limit`` hits in all; then, when the
+    for every type; without it, the best is high exactly when the answerability check passes, and none is when
+    it fails), then the next best below it (``low``) up to ``low_limit`` hits in all; then, when the
     question names something a patient could be given or exposed to, every allergy and long-term medicine among
     the candidates, whatever its score (``included_by: safety_rule``). Best first."""
     head = ranker()
 
+    # the answerability check, unless the caller set the bar: when it fails nothing is high, when it passes the
+    # best is, whatever its own threshold
+    answerable = None if min_score is not None or not ranked else head.answerable(
+        np.array([h.score for h in ranked]), np.array([h.features for h in ranked]),
+        tuple(h.memory.memory_type for h in ranked))
+
     def reaches(h: Hit) -> bool:
+        if answerable is not None and (not answerable or h is ranked[0]):
+            return answerable
         return h.score >= (head.threshold_for(h.memory.memory_type) if min_score is None else min_score)
 
     chosen = [h for h in ranked if reaches(h)][: (limit or head.limit)]

@@ -11,6 +11,10 @@ cross-validation over patients), and the confidence threshold is chosen on the c
 the rows a weight was fitted on: it maximises the worse of the two promises (answerable questions keep their
 answer first among the high-confidence hits; questions with nothing on record get no high-confidence hit). A
 type gets its own threshold only when the split asked enough about it and its own threshold does better on it.
+Then the answerability check (:data:`memory.retrieval.ranker.GATE_FEATURES`) is fitted on the same
+cross-validated scores, each question's best candidate labelled by whether it answers, and its threshold chosen
+on its own cross-validated probabilities by the same rule: it decides whether the best is high (never below the
+lowest threshold a type may have).
 The held-out split is never read here."""
 
 from __future__ import annotations
@@ -27,7 +31,15 @@ from memory.lexicon import lexicon
 from memory.retrieval import adapter
 from memory.retrieval.adapter import Adapter
 from memory.retrieval.question import understand
-from memory.retrieval.ranker import FEATURES, MODEL_FILE, probabilities, ranker
+from memory.retrieval.ranker import (
+    FEATURES,
+    GATE_FEATURES,
+    GATE_MIN_CANDIDATES,
+    MODEL_FILE,
+    gate_row,
+    probabilities,
+    ranker,
+)
 from memory.retrieval.search import rank_candidates
 from memory.types.registry import builtin_latest
 
@@ -36,6 +48,7 @@ L2_CHOICES = (0.3, 1.0, 3.0, 10.0)
 THRESHOLDS = tuple(round(0.05 + 0.01 * i, 2) for i in range(90))
 TYPE_MIN_QUESTIONS = 12  # questions whose best candidate is of the type, before it may have its own threshold
 TYPE_SPREAD = 0.1  # how far a type's own threshold may move from the global one (a few questions decide it)
+GATE_L2 = 1.0  # the answerability check's regularisation, on standardised features
 
 
 @dataclass(frozen=True)
@@ -171,8 +184,13 @@ def fit(asked: list[Asked], l2: float) -> np.ndarray:
     """Logistic regression weights over every candidate of ``asked`` (the bias unpenalised)."""
     x = np.vstack([a.features for a in asked if len(a.features)])
     y = np.concatenate([a.answers for a in asked if len(a.features)])
+    return _logistic(x, y, l2, FEATURES.index("bias"))
+
+
+def _logistic(x: np.ndarray, y: np.ndarray, l2: float, bias: int) -> np.ndarray:
+    """Newton's method on the L2-regularised log loss (column ``bias`` unpenalised)."""
     penalty = np.full(x.shape[1], l2)
-    penalty[FEATURES.index("bias")] = 0.0
+    penalty[bias] = 0.0
     w = np.zeros(x.shape[1])
     for _ in range(50):
         p = probabilities(x, w)
@@ -202,9 +220,80 @@ def cross_validated(asked: list[Asked], l2: float, folds: int = FOLDS) -> list[n
     return [s if s is not None else np.zeros(0) for s in out]
 
 
+def gate_rows(asked: list[Asked], scored: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """The answerability check's rows (as :data:`GATE_FEATURES`) of the questions it decides (those with at least
+    :data:`GATE_MIN_CANDIDATES` candidates), whether each one's best candidate answers it, and which they are."""
+    kept = [i for i, s in enumerate(scored) if len(s) >= GATE_MIN_CANDIDATES]
+    x = np.array([gate_row(scored[i], asked[i].features, asked[i].types) for i in kept]).reshape(-1, len(GATE_FEATURES))
+    y = np.array([float(asked[i].answerable and asked[i].answers[int(np.argmax(scored[i]))] > 0) for i in kept])
+    return x, y, kept
+
+
+def fit_gate(x: np.ndarray, y: np.ndarray, l2: float = GATE_L2) -> np.ndarray:
+    """The answerability check's weights: a logistic regression on the standardised rows, its weights turned back
+    to the rows as they come (so the service applies them without the scaling)."""
+    bias = GATE_FEATURES.index("bias")
+    centre, spread = x.mean(axis=0), x.std(axis=0)
+    centre[bias], spread[bias] = 0.0, 1.0
+    spread[spread < 1e-9] = 1.0
+    w = _logistic((x - centre) / spread, y, l2, bias)
+    raw = w / spread
+    raw[bias] = w[bias] - float((w / spread) @ centre)
+    return raw
+
+
+def passing(asked: list[Asked], scored: list[np.ndarray], chances: list[float], threshold: float, floor: float,
+            type_thresholds: dict[str, float], default: float) -> list[bool]:
+    """Whether each question's best candidate is high, as search decides it: by the check (its chance at or above
+    ``threshold`` and the best's score at least ``floor``) where there are enough candidates to compare, else by
+    the best's type's threshold."""
+    out = []
+    for a, s, chance in zip(asked, scored, chances, strict=True):
+        if len(s) < GATE_MIN_CANDIDATES:
+            out.append(bool(len(s)) and s.max() >= type_thresholds.get(a.types[int(np.argmax(s))], default))
+        else:
+            out.append(bool(s.max() >= floor and chance >= threshold))
+    return out
+
+
+def gate_passes(asked: list[Asked], scored: list[np.ndarray], model: dict) -> list[bool]:
+    """:func:`passing` by a model file's check and thresholds."""
+    gate, weights = model["gate"], np.array(model["gate"]["weights"])
+    chances = [float(probabilities(gate_row(s, a.features, a.types), weights)) if len(s) >= GATE_MIN_CANDIDATES
+               else 0.0 for a, s in zip(asked, scored, strict=True)]
+    return passing(asked, scored, chances, gate["threshold"], gate["floor"], model["type_thresholds"],
+                   model["threshold"])
+
+
+def cross_validated_gate(asked: list[Asked], scored: list[np.ndarray], folds: int = FOLDS) -> list[float]:
+    """Each question's answerability probability from a check fitted without its patient (0 where the check does
+    not decide). ``scored``: the head's cross-validated scores, so the check learns from scores like those of
+    questions the head never saw."""
+    x, y, kept = gate_rows(asked, scored)
+    patients = sorted({a.patient for a in asked})
+    out = [0.0] * len(asked)
+    for fold in range(folds):
+        held = set(patients[fold::folds])
+        train_rows = np.array([asked[i].patient not in held for i in kept], dtype=bool)
+        if not train_rows.any() or train_rows.all():
+            continue
+        w = fit_gate(x[train_rows], y[train_rows])
+        for row, i in zip(x[~train_rows], np.array(kept)[~train_rows], strict=True):
+            out[int(i)] = float(probabilities(row, w))
+    return out
+
+
+def choose_gate_threshold(asked: list[Asked], scored: list[np.ndarray], chances: list[float], floor: float,
+                          type_thresholds: dict[str, float], default: float) -> float:
+    """The check's threshold, by the rule the head's is chosen by, on its cross-validated ``chances``."""
+    return max(THRESHOLDS, key=lambda t: _objective(figures(
+        asked, scored, passes=passing(asked, scored, chances, t, floor, type_thresholds, default))))
+
+
 def figures(asked: list[Asked], scored: list[np.ndarray], thresholds: dict[str, float] | None = None,
-            default: float = 0.5) -> dict:
-    """P@1, hit@3 and MRR of answerable questions; the two confidence promises at the given thresholds."""
+            default: float = 0.5, passes: list[bool] | None = None) -> dict:
+    """P@1, hit@3 and MRR of answerable questions; the two confidence promises at the given thresholds (or, with
+    ``passes``, by the answerability check: each question's best candidate is high exactly when it passed)."""
     thresholds = thresholds or {}
     p1 = hit3 = kept_high = kept_low = 0
     rr = 0.0
@@ -213,7 +302,10 @@ def figures(asked: list[Asked], scored: list[np.ndarray], thresholds: dict[str, 
     for i, a in enumerate(asked):
         s = scored[i]
         order = np.argsort(-s, kind="stable")
-        high = [j for j in order if s[j] >= thresholds.get(a.types[j], default)]
+        if passes is None:
+            high = [j for j in order if s[j] >= thresholds.get(a.types[j], default)]
+        else:
+            high = list(order[:1]) if passes[i] else []
         if a.answerable:
             right = [a.answers[j] > 0 for j in order]
             if True in right:
@@ -271,22 +363,31 @@ def train(asked: list[Asked]) -> dict:
     threshold = choose_threshold(asked, scored)
     per_type = choose_type_thresholds(asked, scored, threshold)
     weights = fit(asked, l2)
+    chances = cross_validated_gate(asked, scored)
+    floor = round(threshold - TYPE_SPREAD, 2)  # the lowest threshold a type may have
+    gate_threshold = choose_gate_threshold(asked, scored, chances, floor, per_type, threshold)
+    gate_weights = fit_gate(*gate_rows(asked, scored)[:2])
+    passes = passing(asked, scored, chances, gate_threshold, floor, per_type, threshold)
     kinds = sorted({a.kind for a in asked})
     by_kind = {}
     for kind in kinds:
         idx = [i for i, a in enumerate(asked) if a.kind == kind]
         by_kind[kind] = {k: round(v, 4) for k, v in figures([asked[i] for i in idx], [scored[i] for i in idx],
-                                                              per_type, threshold).items()}
+                                                              passes=[passes[i] for i in idx]).items()}
     return {
         "features": list(FEATURES), "weights": [round(float(w), 6) for w in weights],
         "threshold": threshold, "type_thresholds": per_type, "limit": ranker().limit,
         "low_limit": ranker().low_limit, "l2": l2,
+        "gate": {"features": list(GATE_FEATURES), "weights": [round(float(w), 6) for w in gate_weights],
+                 "threshold": gate_threshold, "floor": floor, "l2": GATE_L2},
         "question_adapter": adapter.current().digest() if adapter.current() is not None else None,
         "trained_on": sorted({f"memory/eval/{name}/{evaluation_blind.splits(name)[0]}.json"
                               for name in {a.patient.split("/")[0] for a in asked}}),
         "cross_validated": {
             "folds": FOLDS, "questions": len(asked),
-            "all": {k: round(v, 4) for k, v in figures(asked, scored, per_type, threshold).items()},
+            "all": {k: round(v, 4) for k, v in figures(asked, scored, passes=passes).items()},
+            "type_thresholds_without_gate": {k: round(v, 4)
+                                             for k, v in figures(asked, scored, per_type, threshold).items()},
             "global_threshold_only": {k: round(v, 4) for k, v in figures(asked, scored, default=threshold).items()},
             "by_kind": by_kind},
     }
@@ -345,6 +446,9 @@ def compare(calibration: list[Asked], heldout: list[Asked], model: dict) -> dict
     out["scoring head without intent"] = figures(heldout, [scores(_without_intent(a), w) for a in heldout],
                                                  default=threshold)
     shipped = np.array(model["weights"])
-    out["scoring head with intent (shipped)"] = figures(heldout, [scores(a, shipped) for a in heldout],
-                                                        model["type_thresholds"], model["threshold"])
+    shipped_scores = [scores(a, shipped) for a in heldout]
+    out["scoring head with intent, per-type thresholds"] = figures(heldout, shipped_scores, model["type_thresholds"],
+                                                                   model["threshold"])
+    out["scoring head with intent and the answerability check (shipped)"] = figures(
+        heldout, shipped_scores, passes=gate_passes(heldout, shipped_scores, model))
     return {name: {k: round(v, 4) for k, v in f.items()} for name, f in out.items()}
