@@ -315,3 +315,17 @@ def test_the_best_is_high_exactly_when_the_answerability_check_passes(monkeypatc
     # a bar the caller sets is the bar: the check is not asked
     chosen = selection.select_hits(_hits(scores), question=question, min_score=0.3)
     assert [h.confidence for h in chosen] == [HIGH if s >= 0.3 else LOW for s in scores]
+
+
+def test_figures_owe_nothing_to_the_order_candidates_come_in():
+    """Training's candidates come ranked by the shipped model: a score that ties (a text rank of 0) must not borrow
+    that order. The same question with its candidates reversed gets the same figures, and tied ranks are shared."""
+    texts = ("Preferred name: Sam", "Uses a wheelchair", "Interpreter: Polish", "Lives alone")
+    rows = np.zeros((4, len(FEATURES)))
+    asked = training.Asked(patient="p", kind="paraphrase", answerable=True, features=rows, types=("t",) * 4,
+                           answers=np.array([1.0, 0.0, 0.0, 0.0]), texts=texts)
+    reversed_ = training.Asked(patient="p", kind="paraphrase", answerable=True, features=rows, types=("t",) * 4,
+                               answers=np.array([0.0, 0.0, 0.0, 1.0]), texts=texts[::-1])
+    tied = np.zeros(4)
+    assert training.figures([asked], [tied]) == training.figures([reversed_], [tied])
+    assert list(training._ranks(np.array([0.5, 0.0, 0.0, 0.9, 0.0]))) == [2.0, 4.0, 4.0, 1.0, 4.0]

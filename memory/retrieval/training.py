@@ -20,6 +20,7 @@ The held-out split is never read here."""
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -290,6 +291,15 @@ def choose_gate_threshold(asked: list[Asked], scored: list[np.ndarray], chances:
         asked, scored, passes=passing(asked, scored, chances, t, floor, type_thresholds, default))))
 
 
+def _order(a: Asked, s: np.ndarray) -> np.ndarray:
+    """The candidates best first by ``s``; equal scores by a digest of their text, an order that owes nothing to
+    the order they came in (search's, by the shipped model's score, which would flatter a score that often ties,
+    such as a text rank of 0, with the very ranking it is compared with)."""
+    if len(a.texts) == len(s):
+        return np.lexsort((np.array([zlib.crc32(t.encode()) for t in a.texts]), -s))
+    return np.argsort(-s, kind="stable")
+
+
 def figures(asked: list[Asked], scored: list[np.ndarray], thresholds: dict[str, float] | None = None,
             default: float = 0.5, passes: list[bool] | None = None) -> dict:
     """P@1, hit@3 and MRR of answerable questions; the two confidence promises at the given thresholds (or, with
@@ -301,7 +311,7 @@ def figures(asked: list[Asked], scored: list[np.ndarray], thresholds: dict[str, 
     empty = [i for i, a in enumerate(asked) if not a.answerable]
     for i, a in enumerate(asked):
         s = scored[i]
-        order = np.argsort(-s, kind="stable")
+        order = _order(a, s)
         if passes is None:
             high = [j for j in order if s[j] >= thresholds.get(a.types[j], default)]
         else:
@@ -399,11 +409,13 @@ def write(model: dict) -> None:
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
-    """1 for the highest value, 2 for the next... (ties in candidate order)."""
+    """1 for the highest value, 2 for the next...; equal values share their average rank (a text rank of 0, most
+    candidates', says nothing about their order)."""
     order = np.argsort(-values, kind="stable")
     ranks = np.empty(len(values))
     ranks[order] = np.arange(1, len(values) + 1)
-    return ranks
+    _, tied = np.unique(values, return_inverse=True)
+    return (np.bincount(tied, weights=ranks) / np.bincount(tied))[tied]
 
 
 RRF_K = 60
