@@ -142,13 +142,15 @@ def services(committed_db, pgbouncer, identity_provider, embedding_server):
                # PgBouncer 1.18 cannot keep protocol-level prepared statements in transaction mode (1.21+ can)
                DB_PREPARE_THRESHOLD="off")
     procs, ports = [], []
+    # what the services say (warnings and up: a worker timeout, a pool that starved) is shown with a failure
+    logs = [tempfile.TemporaryFile() for _ in range(2)]
     try:
-        for _ in range(2):
+        for log in logs:
             port = free_port()
             procs.append(subprocess.Popen(  # noqa: S603 (fixed argv)
                 [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
                  "--workers", "2", "--threads", "4", "--log-level", "warning"],
-                env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                env=env, cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=log))
             ports.append(port)
         for port, proc in zip(ports, procs, strict=True):
             wait_for_port(port, proc)
@@ -162,6 +164,12 @@ def services(committed_db, pgbouncer, identity_provider, embedding_server):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        for number, log in enumerate(logs):
+            log.seek(0)
+            said = log.read()[-20000:].decode(errors="replace")
+            log.close()
+            if said.strip():
+                print(f"--- service {number} stderr (last 20 kB) ---\n{said}", file=sys.stderr)
 
 
 def test_no_identity_crosses_transactions_on_shared_server_connections(world, services, pgbouncer):
