@@ -278,8 +278,8 @@ def test_the_answerability_check_tells_what_one_threshold_cannot():
     assert checked["answer_kept_high"] == 1.0 and checked["no_answer_kept_low"] == 1.0
     weights = training.fit_gate(*training.gate_rows(asked, scored)[:2])
     assert weights[GATE_FEATURES.index("margin")] > 0
-    model = {"gate": {"weights": list(weights), "threshold": threshold, "floor": 0.2}, "type_thresholds": {},
-             "threshold": 0.5}
+    model = {"features": list(FEATURES), "weights": [0.0] * len(FEATURES), "threshold": 0.5, "type_thresholds": {},
+             "gate": {"features": list(GATE_FEATURES), "weights": list(weights), "threshold": threshold, "floor": 0.2}}
     assert training.gate_passes(asked, scored, model) == [a.answerable for a in asked]
     # the best scores 0.6: a floor above it keeps every question low
     assert not any(training.gate_passes(asked, scored, {**model, "gate": {**model["gate"], "floor": 0.61}}))

@@ -40,6 +40,7 @@ from memory.retrieval.ranker import (
     gate_row,
     probabilities,
     ranker,
+    ranker_from,
 )
 from memory.retrieval.search import rank_candidates
 from memory.types.registry import builtin_latest
@@ -258,12 +259,16 @@ def passing(asked: list[Asked], scored: list[np.ndarray], chances: list[float], 
 
 
 def gate_passes(asked: list[Asked], scored: list[np.ndarray], model: dict) -> list[bool]:
-    """:func:`passing` by a model file's check and thresholds."""
-    gate, weights = model["gate"], np.array(model["gate"]["weights"])
-    chances = [float(probabilities(gate_row(s, a.features, a.types), weights)) if len(s) >= GATE_MIN_CANDIDATES
-               else 0.0 for a, s in zip(asked, scored, strict=True)]
-    return passing(asked, scored, chances, gate["threshold"], gate["floor"], model["type_thresholds"],
-                   model["threshold"])
+    """Whether each question's best candidate is high by a model file's check, decided as search decides it
+    (:meth:`memory.retrieval.ranker.Ranker.answerable`, else the best's type's threshold)."""
+    head = ranker_from(model)
+    out = []
+    for a, s in zip(asked, scored, strict=True):
+        decided = head.answerable(s, a.features, a.types)
+        if decided is None:
+            decided = bool(len(s)) and s.max() >= head.threshold_for(a.types[int(np.argmax(s))])
+        out.append(decided)
+    return out
 
 
 def cross_validated_gate(asked: list[Asked], scored: list[np.ndarray], folds: int = FOLDS) -> list[float]:
