@@ -43,9 +43,33 @@ def test_common_allergy_classes_and_monitored_drugs_are_covered(classes):
     ("MMR vaccine", "gelatin"),
     ("satay sauce", "peanut"),
     ("is the INR in range?", "warfarin"),
+    # the shorthand of wards and prescriptions
+    ("IV co-amox for chest sepsis", "penicillins"),
+    ("fluclox for the cellulitis", "penicillins"),
+    ("pip-taz started overnight", "penicillins"),
+    ("ok to start clari?", "cyp3a4_macrolides"),
+    ("doxy for the Lyme", "tetracyclines"),
+    ("vanc levels due", "glycopeptides"),
+    ("trimeth for his UTI", "trimethoprim"),
+    ("is she still on pred?", "systemic_corticosteroids"),
+    ("tacro level this morning", "calcineurin_inhibitors"),
+    ("chlorhex wipes before the line goes in", "chlorhexidine"),
+    ("sux for the RSI", "neuromuscular_blockers"),
+    ("HCQ eye screening", "hydroxychloroquine"),
+    # a name leading a hyphenated word still speaks of it
+    ("the lactose-containing syrup", "milk"),
+    ("heparin-induced thrombocytopenia", "heparins"),
+    ("an iodine-based contrast", "iodinated_contrast"),
+    ("dairy-free diet", "milk"),
 ])
 def test_names_brands_and_hiding_places_map_to_their_classes(text, concept):
     assert concept in lexicon().mentions(text)
+
+
+def test_a_name_ending_a_hyphenated_word_or_running_into_a_number_is_not_read():
+    lex = lexicon()
+    assert "penicillins" not in lex.mentions("a non-penicillin antibiotic")
+    assert lex.mentions("latex-2") == {}
 
 
 def test_words_that_name_nothing_clinical_map_to_nothing():
@@ -224,6 +248,7 @@ INTERACTING = [
     ("Is trimethoprim OK for his UTI?", "azathioprine 100 mg"),
     ("fluconazole for thrush", "Tegretol Retard"),
     ("MMR", "hydroxycarbamide for sickle cell disease"),
+    ("mum asked if she can take Sudafed for a cold", "methylphenidate XL 36 mg"),
 ]
 
 

@@ -211,6 +211,16 @@ def test_a_reason_to_ask_about_a_medicine_keeps_its_interactions_in_play(questio
     assert lexical.concept > 0 and lexical.mismatch == 0.0
 
 
+@pytest.mark.parametrize("question", ["Is there any HIV drug he must never be given?",
+                                      "Any anti-sickness medicine he mustn't have?", "Can she tolerate codeine?"])
+def test_what_a_patient_must_not_be_given_is_asked_as_an_allergy_is(question):
+    """The answer is an allergy, not a medicine the patient takes that interacts with the one named."""
+    from memory.retrieval.question import understand
+
+    assert understand(question).about_allergy
+    assert not understand("Can we give him tramadol after the hip surgery?").about_allergy
+
+
 def test_an_allergy_or_medicine_is_about_its_substance_more_than_its_note_or_indication():
     from memory.retrieval.scoring import CONTEXT_WEIGHT
 

@@ -280,7 +280,10 @@ def lexicon() -> Lexicon:
         a, b = pair["classes"]
         grade = max(SEVERITY_WEIGHT[pair["severity"]], interacts.get(a, {}).get(b, 0.0))
         interacts.setdefault(a, {})[b] = interacts.setdefault(b, {})[a] = grade
-    pattern = re.compile(r"(?<![\w-])" + _trie_pattern(by_term) + r"(?![\w-])")
+    # A name may lead a hyphenated word ("lactose-containing", "heparin-induced", "latex-free", "doxy-PEP": each
+    # still speaks of it), never end one ("non-penicillin" is not read) or run into a number ("covid-19" is its own
+    # name or none).
+    pattern = re.compile(r"(?<![\w-])" + _trie_pattern(by_term) + r"(?!\w)(?!-\d)")
     test_terms = frozenset(_normal(t) for spec in data["concepts"].values() for t in spec.get("tests", ()))
     known_words = _known_words()
     by_deletion: dict[str, set[str]] = {}

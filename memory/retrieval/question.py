@@ -8,8 +8,11 @@ from dataclasses import dataclass
 
 from memory.lexicon import lexicon
 
-_ALLERGY_WORDS = re.compile(r"\b(?:allerg\w*|intoleran\w*|react\w*|sensitiv\w*|anaphyla\w*|hypersensitiv\w*)",
-                            re.IGNORECASE)
+# "Is there a drug he must never be given?", "can she tolerate codeine?": what the patient must not be given is
+# asked the way an allergy is
+_ALLERGY_WORDS = re.compile(r"\b(?:allerg\w*|intoleran\w*|react\w*|sensitiv\w*|anaphyla\w*|hypersensitiv\w*|"
+                            r"tolerat\w*|never\s+(?:be\s+)?(?:given|have|receive)\b|"
+                            r"must\s*(?:n['\u2019]t|not)\s+(?:be\s+given|have|receive)\b)", re.IGNORECASE)
 _TAKING_WORDS = re.compile(r"\b(?:is|are|he's|she's|they're|currently|still|been)\s+(?:\w+\s+){0,2}on\b"
                            r"|\b(?:taking|take|takes|took|prescribed|using|uses|therapy|treated|treatment|"
                            r"regular|long-term|maintenance|anticoagulated|dose|doses|dosing|level|levels|monitoring)\b",
