@@ -56,6 +56,16 @@ def test_common_allergy_classes_and_monitored_drugs_are_covered(classes):
     ("chlorhex wipes before the line goes in", "chlorhexidine"),
     ("sux for the RSI", "neuromuscular_blockers"),
     ("HCQ eye screening", "hydroxychloroquine"),
+    # products that hide a medicine, and chemotherapy by its brand
+    ("Can she have Solpadeine for her headaches?", "codeine"),
+    ("Can she have Solpadeine for her headaches?", "paracetamol"),
+    ("Nurofen Plus", "codeine"),
+    ("Nurofen Plus", "nsaids"),
+    ("Lemsip for the cold?", "decongestants"),
+    ("Anadin Extra", "nsaids"),
+    ("taxotere cycle - when?", "cytotoxic_chemotherapy"),
+    ("what OST is he on", "opioid_substitution"),
+    ("is she on anything to thin the blood?", "anticoagulants"),
     # a name leading a hyphenated word still speaks of it
     ("the lactose-containing syrup", "milk"),
     ("heparin-induced thrombocytopenia", "heparins"),
