@@ -15,7 +15,7 @@ from rest_framework.renderers import JSONRenderer
 
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from core.models import AuditEvent
-from memory.lexicon import _normal, lexicon
+from memory.lexicon import NAME_AFTER, NAME_BEFORE, _normal, lexicon
 from memory.models import Memory
 from memory.retrieval import candidates, scoring, search, vectors
 from memory.retrieval.adapter import adapt
@@ -112,7 +112,7 @@ def test_a_search_that_fails_after_its_candidates_query_leaves_no_audit_row(worl
 def test_the_lexicon_trie_finds_what_the_alternation_of_its_terms_finds():
     lex = lexicon()
     terms = sorted(lex.by_term, key=len, reverse=True)
-    plain = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(t) for t in terms) + r")(?!\w)(?!-\d)")
+    plain = re.compile(NAME_BEFORE + "(?:" + "|".join(re.escape(t) for t in terms) + ")" + NAME_AFTER)
     rng = random.Random(12)
     texts = [_normal(" ".join(rng.choice(terms) + rng.choice(["", "s", "-x", "-1", " ", "'s", ",", "ing", " and"])
                               for _ in range(rng.randrange(1, 6)))) for _ in range(3000)]

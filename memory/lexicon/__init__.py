@@ -179,6 +179,13 @@ class Lexicon:
         return f"{text} ({extra})" if extra else text
 
 
+# Where a name may stand: a whole word, or leading a hyphenated one ("lactose-containing", "heparin-induced",
+# "latex-free", "doxy-PEP": each still speaks of it); never ending one ("non-penicillin" is not read) or running into
+# a number ("covid-19" is its own name or none).
+NAME_BEFORE = r"(?<![\w-])"
+NAME_AFTER = r"(?!\w)(?!-\d)"
+
+
 def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", text.casefold().replace("\u2019", "'")).strip()
 
@@ -280,10 +287,7 @@ def lexicon() -> Lexicon:
         a, b = pair["classes"]
         grade = max(SEVERITY_WEIGHT[pair["severity"]], interacts.get(a, {}).get(b, 0.0))
         interacts.setdefault(a, {})[b] = interacts.setdefault(b, {})[a] = grade
-    # A name may lead a hyphenated word ("lactose-containing", "heparin-induced", "latex-free", "doxy-PEP": each
-    # still speaks of it), never end one ("non-penicillin" is not read) or run into a number ("covid-19" is its own
-    # name or none).
-    pattern = re.compile(r"(?<![\w-])" + _trie_pattern(by_term) + r"(?!\w)(?!-\d)")
+    pattern = re.compile(NAME_BEFORE + _trie_pattern(by_term) + NAME_AFTER)
     test_terms = frozenset(_normal(t) for spec in data["concepts"].values() for t in spec.get("tests", ()))
     known_words = _known_words()
     by_deletion: dict[str, set[str]] = {}
