@@ -120,13 +120,45 @@ def embedded_admin() -> DbParams:
     """
     global _server
     if _server is None:
+        import atexit
         import warnings
 
         warnings.filterwarnings("ignore", module="platformdirs")
         import pgserver
 
-        _server = pgserver.get_server(embedded_data_dir(), cleanup_mode="stop")
+        data_dir = embedded_data_dir()
+        _forget_exited_users(data_dir)
+        _server = pgserver.get_server(data_dir, cleanup_mode="stop")
+        atexit.register(_forget_exited_users, data_dir)  # runs before pgserver's own handler (registered first)
     return parse_url(_server.get_uri("postgres"))
+
+
+def _forget_exited_users(data_dir: Path) -> None:
+    """Drop the processes that have exited from pgserver's list of the data folder's users.
+
+    pgserver adds each process that attaches to ``.handle_pids.json`` and stops the server in the exit handler of
+    the last one. A process that ends without running exit handlers (killed, or a child leaving by ``os._exit``)
+    stays on the list, and then no process is ever the last: the server outlived ``make run`` stopped by SIGTERM.
+    Taken under pgserver's own lock, the one it counts under.
+    """
+    import psutil
+    from pgserver.postgres_server import PostgresServer
+    from pgserver.utils import DiskList
+
+    def running(pid: int) -> bool:
+        if not psutil.pid_exists(pid):  # a process, not a thread that now has the number (psutil tells them apart)
+            return False
+        try:
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    users = DiskList(data_dir / ".handle_pids.json")
+    with PostgresServer._lock:
+        pids = users.get()
+        alive = [pid for pid in pids if running(pid)]
+        if alive != pids:
+            users.put(alive)
 
 
 @dataclass(frozen=True)
