@@ -449,6 +449,8 @@ EVENT_DELIVERY_RETRY_MAX_SECONDS = env.float("EVENT_DELIVERY_RETRY_MAX_SECONDS",
 EVENT_DELIVERY_LEASE_SECONDS = env.float("EVENT_DELIVERY_LEASE_SECONDS", default=60.0)
 EVENT_DELIVERY_CONCURRENCY = env.int("EVENT_DELIVERY_CONCURRENCY", default=8)
 EVENT_DELIVERY_POLL_SECONDS = env.float("EVENT_DELIVERY_POLL_SECONDS", default=1.0)
+# How long events and their settled deliveries are kept (manage.py sweep_events removes them after; at least a day).
+EVENT_RETENTION_DAYS = env.int("EVENT_RETENTION_DAYS", default=30)
 # The CA bundle (PEM file) trusted for endpoints' certificates; empty: the system's trust store.
 EVENT_DELIVERY_CA_BUNDLE = env.str("EVENT_DELIVERY_CA_BUNDLE", default="")
 # Host names or literal addresses that may resolve to non-public addresses (an endpoint inside the network).

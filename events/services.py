@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.db import connection, transaction
 from psycopg.types.json import Jsonb
 
@@ -63,6 +64,46 @@ def events_emit(events: Iterable[tuple[str, Mapping[str, object]]]) -> int:
 def event_emit(event_type: str, **data: object) -> int:
     """One event: see :func:`events_emit`."""
     return events_emit([(event_type, data)])
+
+
+# --- retention --------------------------------------------------------------------------------------------------
+SWEEP_STATEMENT = """
+WITH due AS (
+  SELECT e.event_id, e.organization_id FROM event_outbox e
+   WHERE e.occurred_at < now() - make_interval(days => %(days)s)
+     AND NOT EXISTS (SELECT 1 FROM event_delivery d
+                      WHERE d.event_id = e.event_id AND d.organization_id = e.organization_id
+                        AND d.status IN ('pending', 'in_flight'))
+   ORDER BY e.occurred_at LIMIT %(batch)s),
+deliveries AS (
+  DELETE FROM event_delivery d USING due
+   WHERE d.event_id = due.event_id AND d.organization_id = due.organization_id RETURNING 1),
+events AS (
+  DELETE FROM event_outbox e USING due
+   WHERE e.event_id = due.event_id AND e.organization_id = due.organization_id RETURNING 1)
+SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM deliveries)
+"""
+
+
+def events_sweep(*, older_than_days: int | None = None, batch: int = 1000, max_batches: int = 1000
+                 ) -> dict[str, int]:
+    """Remove events older than the retention (``EVENT_RETENTION_DAYS``, never under a day) whose deliveries are
+    all settled (delivered or failed), with their deliveries; one waiting for an attempt keeps its event. Runs as the
+    maintenance identity ``event_retention`` (its policies let it delete nothing else), in batches of ``batch``
+    events, each in its own transaction. Idempotent; several may run at once."""
+    days = max(1, older_than_days if older_than_days is not None else settings.EVENT_RETENTION_DAYS)
+    counts = {"events": 0, "deliveries": 0}
+    for _ in range(max_batches):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('app.maintenance', 'event_retention', true)")
+            cursor.execute(SWEEP_STATEMENT, {"days": days, "batch": batch})
+            events, deliveries = cursor.fetchone()
+            cursor.execute("SELECT set_config('app.maintenance', '', true)")
+        counts["events"] += events
+        counts["deliveries"] += deliveries
+        if events < batch:
+            break
+    return counts
 
 
 # --- subscriptions ----------------------------------------------------------------------------------------------

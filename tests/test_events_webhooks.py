@@ -7,6 +7,7 @@ receives another's events; a change that rolls back sends nothing."""
 
 from __future__ import annotations
 
+import io
 import json
 import time
 import uuid
@@ -424,3 +425,47 @@ def test_a_delivery_is_a_trace_of_its_own_whose_post_carries_its_context_and_no_
     exported = b"".join(collector.bodies)
     for needle in [str(world.patient_a), str(world.org), cid, sid, message.headers["webhook-id"], receiver.url]:
         assert needle.encode() not in exported, needle
+
+
+# --- retention ----------------------------------------------------------------------------------------------------
+def test_the_sweep_removes_settled_events_past_their_retention_and_keeps_the_rest(world, committed_db, receiver,
+                                                                                   settings):
+    settings.EVENT_RETENTION_DAYS = 30
+    subscribe(world, receiver, types=["consent.revoked"])
+    for pid in (world.patient_a, world.patient_a, world.patient_b, world.patient_b):
+        cid = world.consent(pid)
+        world.patient(pid).post(f"/v1/patients/{pid}/consents/{cid}/revoke")
+    receiver.fail(100)
+    deliver(until=lambda: "pending" not in {row[1] for row in deliveries(world.org)})
+    with admin_connect() as conn:
+        events = [row[0] for row in conn.execute("SELECT event_id FROM event_outbox ORDER BY occurred_at")]
+        assert len(events) == 4
+        delivered_old, failed_old, waiting_old, recent = events
+        conn.execute("UPDATE event_outbox SET occurred_at = now() - interval '40 days' WHERE event_id = ANY(%s)",
+                     [[delivered_old, failed_old, waiting_old]])
+        conn.execute("UPDATE event_outbox SET occurred_at = now() - interval '12 hours' WHERE event_id = %s",
+                     [recent])
+        conn.execute("UPDATE event_delivery SET status = 'delivered' WHERE event_id = ANY(%s)",
+                     [[delivered_old, recent]])
+        conn.execute("UPDATE event_delivery SET status = 'failed' WHERE event_id = %s", [failed_old])
+        conn.execute("UPDATE event_delivery SET status = 'pending', next_attempt_at = now() + interval '1 hour' "
+                     "WHERE event_id = %s", [waiting_old])
+
+    nurse = Identity(org_id=world.org, actor_sub="nurse-1")
+    with identity_context(nurse), connection.cursor() as cursor:  # nobody else may delete them
+        cursor.execute("DELETE FROM event_outbox")
+        assert cursor.rowcount == 0
+        cursor.execute("DELETE FROM event_delivery")
+        assert cursor.rowcount == 0
+
+    call_command("sweep_events", "--older-than-days", "0", "--batch", "1", stdout=(out := io.StringIO()))
+    assert out.getvalue().strip() == "events=2 deliveries=2", "never under a day, whatever the caller asks"
+    call_command("sweep_events", stdout=(again := io.StringIO()))
+    assert again.getvalue().strip() == "events=0 deliveries=0"
+
+    with admin_connect() as conn:
+        kept = {row[0] for row in conn.execute("SELECT event_id FROM event_outbox")}
+        kept_deliveries = {row[0] for row in conn.execute("SELECT event_id FROM event_delivery")}
+        runs = conn.execute("SELECT counts FROM core_sweep_run WHERE sweep = 'events' ORDER BY finished_at").fetchall()
+    assert kept == kept_deliveries == {waiting_old, recent}
+    assert [row[0] for row in runs][-2:] == [{"events": 2, "deliveries": 2}, {"events": 0, "deliveries": 0}]
