@@ -17,6 +17,7 @@ from core.models import AuditEvent
 from memory.models import MemoryTypeServes
 from memory.types import builtin_catalogue, definition_check, type_serves
 from memory.types import registry as registry_module
+from memory.types.registry import serves_from_definition
 from memory.types.spec import DefinitionInvalid
 from tests.test_memory_types import admin, wound_care_type
 
@@ -116,13 +117,43 @@ def test_the_api_shows_what_each_type_answers_and_where_the_words_come_from(worl
     assert agent.get("/v1/memory-types/care_context/versions/1").json()["serves"] == versions[1]["serves"]
 
 
-def test_a_type_stored_without_serves_loads_and_answers_by_its_label(world):
-    """Types stored before the field existed have none: they load, and answer by their label."""
+def test_a_type_stored_without_serves_loads_and_answers_by_its_label_and_fields(world):
+    """Types stored before the field existed, or registered without it, have none: they load, the API shows their
+    label, and search reads the label and each field's title with the words of its values."""
     assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
     mine = listed(admin(world))["dressing_change_preference"]
     assert mine["serves"] == ["Dressing changes"] and mine["serves_source"] == "label"
     with identity_context(type_admin_identity(world.org)):
-        assert type_serves(org_id=world.org)["dressing_change_preference"] == ("Dressing changes",)
+        assert type_serves(org_id=world.org)["dressing_change_preference"] == (
+            "Dressing changes", "Dressing changes: place: home (district nurse), the clinic",
+            "Dressing changes: interval days")
+
+
+def test_what_search_reads_of_a_type_without_phrases_comes_from_its_schema():
+    """Titles over field names, value labels over values, every shape of a oneOf once, a description after; a
+    free-text note and the catch-all value "other" name no situation and are left out."""
+    spec = definition_check({
+        "name": "home_visit_access", "memory_class": "care_context", "label": "Home visit access",
+        "purposes": ["care_coordination"], "writers": ["staff"], "supersession": ["about"],
+        "text": {"key_safe": "Key safe: {code_hint}[ ({note})]", "pets": "Pets: {animal}[ ({note})]"},
+        "schema": {"type": "object", "oneOf": [
+            {"type": "object", "additionalProperties": False, "required": ["kind", "about", "code_hint"],
+             "properties": {"kind": {"const": "key_safe"},
+                            "about": {"enum": ["key_safe", "pets", "other"], "title": "About",
+                                      "x-labels": {"key_safe": "key safe", "pets": "pets in the home"}},
+                            "code_hint": {"type": "string", "maxLength": 40, "title": "Where the code is kept",
+                                          "description": "never the code itself"},
+                            "note": {"type": "string", "maxLength": 200, "title": "Note"}}},
+            {"type": "object", "additionalProperties": False, "required": ["kind", "about", "animal"],
+             "properties": {"kind": {"const": "pets"},
+                            "about": {"enum": ["key_safe", "pets", "other"], "title": "About",
+                                      "x-labels": {"key_safe": "key safe", "pets": "pets in the home"}},
+                            "animal": {"type": "string", "maxLength": 40},
+                            "note": {"type": "string", "maxLength": 200, "title": "Note"}}}]},
+    })
+    assert serves_from_definition(spec) == (
+        "Home visit access", "Home visit access: kind", "Home visit access: About: key safe, pets in the home",
+        "Home visit access: Where the code is kept (never the code itself)", "Home visit access: animal")
 
 
 def test_an_organisation_type_is_created_and_revised_with_its_phrases(world):
@@ -327,7 +358,8 @@ def test_type_serves_gives_every_visible_type_in_one_query_without_checking_defi
     assert served["preferred_name"] == ("preferred_name in our words",)
     assert served["local_type_00"] == ("local_type_00 in our words",)
     assert served["local_type_01"] == ("local_type_01 in our words",)
-    assert served["local_type_02"] == ("Local type 2",)
+    assert served["local_type_02"] == ("Local type 2", "Local type 2: place: home (district nurse), the clinic",
+                                       "Local type 2: interval days")
     assert served["local_type_03"] == ("revised question",)
     assert served["local_type_05"] == ("local question 5", "local situation 5")
     assert served["care_context"] == builtin_catalogue()["care_context"][2].serves

@@ -139,6 +139,35 @@ def serves_overrides(*, org_id: uuid.UUID) -> dict[str, tuple[str, ...]]:
     return {name: tuple(phrases) for name, phrases in rows.values_list("name", "phrases") if phrases}
 
 
+_GENERIC_FIELDS = frozenset({"note", "notes", "comment", "comments", "details", "detail"})
+_MAX_VALUE_LABELS = 12
+_MAX_DERIVED_PHRASES = 12  # each is embedded once per process
+
+
+def serves_from_definition(spec: TypeSpec) -> tuple[str, ...]:
+    """What search reads for a type that says nothing of what it answers: its label, and each field's title (after
+    the label, so "Device" reads as the implanted device's) with the words of its values where the schema lists
+    them ("MRI status: MRI safe, MRI conditional, MRI unsafe"). A free-text note names no situation and is left
+    out. The API still shows such a type's ``serves`` as its label (``serves_source`` ``label``)."""
+    phrases = [spec.label]
+    seen = {spec.label.casefold()}
+    for branch in spec.branches():
+        for name, prop in (branch.get("properties") or {}).items():
+            if not isinstance(prop, dict) or name.casefold() in _GENERIC_FIELDS:
+                continue
+            title = prop.get("title") if isinstance(prop.get("title"), str) else name.replace("_", " ")
+            values = prop.get("enum") or (prop.get("items") or {}).get("enum") or []
+            labels = {**((prop.get("items") or {}).get("x-labels") or {}), **(prop.get("x-labels") or {})}
+            words = [str(labels.get(v, v)).replace("_", " ") for v in values if isinstance(v, str) and v != "other"]
+            phrase = f"{spec.label}: {title}" + (f": {', '.join(words[:_MAX_VALUE_LABELS])}" if words else "")
+            if isinstance(prop.get("description"), str):
+                phrase += f" ({prop['description']})"
+            if phrase.casefold() not in seen:
+                seen.add(phrase.casefold())
+                phrases.append(phrase)
+    return tuple(phrases[:_MAX_DERIVED_PHRASES])
+
+
 # type_serves' one statement: the organisation's type versions and its overrides together. Plain SQL because
 # search asks it on every question: building the two querysets cost more than running them.
 _VERSIONS_AND_OVERRIDES = """
@@ -169,7 +198,21 @@ def type_serves(*, org_id: uuid.UUID) -> dict[str, tuple[str, ...]]:
         rows = cursor.fetchall()
     versions = [(name, version) for name, version, phrases in rows if phrases is None]
     overrides = {name: tuple(json.loads(phrases)) for name, _, phrases in rows if phrases is not None}
-    return {spec.name: serves_effective(spec, overrides.get(spec.name))[0] for spec in _visible(org_id, versions)}
+    return {spec.name: _serves_for_search(spec, overrides.get(spec.name)) for spec in _visible(org_id, versions)}
+
+
+# A type version's definition never changes (a revision is a new version): its derived phrases are kept per process.
+_derived: dict[tuple[uuid.UUID | None, str, int], tuple[str, ...]] = {}
+
+
+def _serves_for_search(spec: TypeSpec, override: tuple[str, ...] | None) -> tuple[str, ...]:
+    serves, source = serves_effective(spec, override)
+    if source != "label":
+        return serves
+    key = (spec.organization_id, spec.name, spec.version)
+    if key not in _derived:
+        _derived[key] = serves_from_definition(spec)
+    return _derived[key]
 
 
 def type_public(spec: TypeSpec, *, override: tuple[str, ...] | None = None) -> dict:
