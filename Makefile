@@ -148,7 +148,7 @@ eval: migrate
 	$(BIN)/python manage.py evaluate_blind
 
 # Refit the question adapter and search's scoring head on the blind sets' tuning splits (memory/retrieval_adapter.npz,
-# memory/retrieval_model.json; a few minutes), then compare rankers side by side on the held-out splits (aggregate
+# memory/retrieval_model.json; about twelve minutes), then compare rankers side by side on the held-out splits (aggregate
 # figures only). Run make eval afterwards for the figures.
 ranker: migrate
 	$(BIN)/python manage.py train_ranker --write --compare

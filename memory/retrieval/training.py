@@ -15,6 +15,10 @@ Then the answerability check (:data:`memory.retrieval.ranker.GATE_FEATURES`) is 
 cross-validated scores, each question's best candidate labelled by whether it answers, and its threshold chosen
 on its own cross-validated probabilities by the same rule: it decides whether the best is high (never below the
 lowest threshold a type may have).
+Every tuning split is asked twice: as loaded, and with the organisation's own types registered without what they
+answer (search then reads their labels and fields, :func:`memory.types.registry.serves_from_definition`), since an
+organisation may register its types so; the question adapter is fitted on the first only (the texts are the same),
+and both copies of a patient's questions fall in the same fold.
 The held-out split is never read here."""
 
 from __future__ import annotations
@@ -66,11 +70,15 @@ class Asked:
     texts: tuple[str, ...] = ()  # each candidate as embedded (its text expanded by the lexicon)
 
 
-def collect(split: str = "calibration", eval_set: str = "blind") -> list[Asked]:
+def collect(split: str = "calibration", eval_set: str = "blind", *, phrases: bool = True) -> list[Asked]:
     """Every question of one set's split, asked up to scoring, with its candidates' features (a held-out split
-    only for :func:`compare`, which reports it in aggregate)."""
+    only for :func:`compare`, which reports it in aggregate). ``phrases=False``: the organisation's own types are
+    registered without what they answer, as an organisation may (search then reads their labels and fields)."""
     data = evaluation_blind.load_split(split, eval_set)
-    pop = evaluation_blind.load_population(data, evaluation_blind.load_org_types(eval_set))
+    org_types = evaluation_blind.load_org_types(eval_set)
+    if not phrases:
+        org_types = [{k: v for k, v in d.items() if k != "serves"} for d in org_types]
+    pop = evaluation_blind.load_population(data, org_types)
     asked = []
     for q in data["questions"]:
         question = understand(q["question"])
@@ -87,10 +95,10 @@ def collect(split: str = "calibration", eval_set: str = "blind") -> list[Asked]:
     return asked
 
 
-def collect_all(which: int) -> list[Asked]:
+def collect_all(which: int, *, phrases: bool = True) -> list[Asked]:
     """Every available set's tuning split (``which=0``) or held-out split (``which=1``), in :data:`SETS` order."""
     return [a for name in evaluation_blind.available_sets()
-            for a in collect(evaluation_blind.splits(name)[which], name)]
+            for a in collect(evaluation_blind.splits(name)[which], name, phrases=phrases)]
 
 
 ADAPTER_RANK = 128

@@ -23,6 +23,9 @@ class Command(BaseCommand):
         calibration = training.collect_all(0)
         vectors = training.embed_texts(calibration)
         fitted = training.fit_adapter(calibration, vectors)
+        # the head and check also learn from the same questions with the organisation's own types registered
+        # without phrases (search then reads their labels and fields), as an organisation may register them
+        calibration = calibration + training.collect_all(0, phrases=False)
         # the head learns from cosines made by adapters that never saw the question (cross-fitted), and ships
         # with the adapter fitted on every question
         calibration = training.cross_fitted(calibration, vectors)
