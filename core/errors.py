@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, JsonResponse
@@ -276,3 +277,10 @@ def json_problem(status_code: int, code: str, title: str) -> JsonResponse:
     """For plain Django views (health, 404/500 handlers) that are not DRF views."""
     return JsonResponse(problem_body(status_code=status_code, code=code, title=title), status=status_code,
                         content_type=PROBLEM_CONTENT_TYPE)
+
+
+def method_not_allowed(allowed: Iterable[str]) -> JsonResponse:
+    """405 for a plain Django view, naming the methods it takes in ``Allow`` (RFC 9110 15.5.6), as DRF's do."""
+    response = json_problem(405, "method_not_allowed", "Method not allowed")
+    response["Allow"] = ", ".join(allowed)
+    return response

@@ -174,6 +174,34 @@ def test_chunked_bodies_are_read_up_to_the_limit_through_gunicorn(committed_db, 
         service.close()
 
 
+@pytest.mark.slow
+def test_head_through_gunicorn_is_get_without_a_body_and_logs_nothing(committed_db, world, jwks_server):
+    """Load balancers probe with HEAD: answered as GET, without a body (a kept-alive connection's next answer
+    is intact), and gunicorn is never handed body bytes for it (it logged "WSGI app sent body bytes on a
+    no-body response" for every HEAD)."""
+    service = LiveService(jwks_server.url, workers=1)
+    try:
+        auth = {"Authorization": f"Bearer {world.patient(world.patient_a).token}"}
+        conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=10)
+        for path, headers, status in (("/health/live", {}, 200), ("/health/ready", {}, 200),
+                                      (_mem(world), auth, 200), ("/v1/no-such-operation", auth, 404),
+                                      ("/mcp", {}, 405)):
+            conn.request("GET", path, headers=headers)
+            got = conn.getresponse()
+            length = len(got.read())
+            conn.request("HEAD", path, headers=headers)
+            head = conn.getresponse()
+            assert (head.status, head.read()) == (got.status, b"") and got.status == status, path
+            if head.getheader("Content-Length") is not None:
+                assert int(head.getheader("Content-Length")) == length, path
+        conn.request("GET", "/health/live")  # the connection still frames answers right
+        assert json.loads(conn.getresponse().read()) == {"status": "live"}
+        conn.close()
+        assert "body bytes" not in service.logs()
+    finally:
+        service.close()
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("query", [{"memroy_type": "scheduling_preference"}, {"limit": "5"}, {"q": "morning"}])
 def test_a_query_parameter_the_operation_does_not_take_is_422_naming_it(world, query):
