@@ -246,30 +246,31 @@ def problem_exception_handler(exc, context):
         return ProblemResponse(body, headers)
     if isinstance(exc, exceptions.ParseError):
         return ProblemResponse(problem_body(status_code=400, code="malformed_json",
-                                              title="The request body is not valid JSON",
-                                              message=getattr(exc, "problem_message", None)))
+                                            title="The request body is not valid JSON",
+                                            message=getattr(exc, "problem_message", None)))
     if isinstance(exc, exceptions.UnsupportedMediaType):
         return ProblemResponse(problem_body(status_code=415, code="unsupported_media_type",
-                                              title="Send application/json"))
+                                            title="Send application/json",
+                                            message=getattr(exc, "problem_message", None)))
     if isinstance(exc, exceptions.ValidationError):
         return ProblemResponse(problem_body(status_code=422, code="validation_error",
-                                              title=ValidationFailed.title, errors=_flatten(exc.detail)))
+                                            title=ValidationFailed.title, errors=_flatten(exc.detail)))
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
         return ProblemResponse(problem_body(status_code=401, code="invalid_token", title=InvalidToken.title),
-                                 {"WWW-Authenticate": "Bearer"})
+                               {"WWW-Authenticate": "Bearer"})
     if isinstance(exc, exceptions.MethodNotAllowed):
         return ProblemResponse(problem_body(status_code=405, code="method_not_allowed",
-                                              title="Method not allowed"))
+                                            title="Method not allowed"))
     if isinstance(exc, exceptions.NotAcceptable):
         return ProblemResponse(problem_body(status_code=406, code="not_acceptable", title="Not acceptable"))
     if isinstance(exc, exceptions.Throttled):
         return ProblemResponse(problem_body(status_code=429, code="rate_limited", title=RateLimited.title),
-                                 {"Retry-After": str(int(getattr(exc, "wait", None) or 1))})
+                               {"Retry-After": str(int(getattr(exc, "wait", None) or 1))})
     if isinstance(exc, exceptions.PermissionDenied):
         return ProblemResponse(problem_body(status_code=403, code="forbidden", title=Forbidden.title))
     if isinstance(exc, exceptions.APIException):
         return ProblemResponse(problem_body(status_code=exc.status_code, code=str(exc.default_code),
-                                              title=str(exc.default_detail)))
+                                            title=str(exc.default_detail)))
     return None  # unexpected: Django's 500 path (logged without request bodies)
 
 
