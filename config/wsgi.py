@@ -6,13 +6,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup(set_prefix=False)
 
 # Pages through every middleware, bearer-token paths (the API, health, metrics) through the ones that serve them
-# (core.wsgi); /mcp and its metadata to the MCP SDK's app (agents_mcp.wsgi). config.asgi serves the Django part
-# beside the same MCP app on uvicorn.
+# (core.wsgi); /mcp and its metadata to the MCP SDK's app (agents_mcp.wsgi); for HEAD, no body leaves (core.wsgi).
+# config.asgi serves the Django part beside the same MCP app on uvicorn (which drops a HEAD's body itself).
 from agents_mcp.wsgi import McpWsgi, WithMcp  # noqa: E402
-from core.wsgi import RoutedWSGIApplication  # noqa: E402
+from core.wsgi import HeadWithoutBody, RoutedWSGIApplication  # noqa: E402
 
 django_application = RoutedWSGIApplication()
-application = WithMcp(django_application, McpWsgi())
+application = HeadWithoutBody(WithMcp(django_application, McpWsgi()))
 
 # Refuse to serve when the runtime role could bypass row-level security.
 from core.checks import assert_runtime_role_is_safe  # noqa: E402

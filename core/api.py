@@ -303,8 +303,16 @@ class ScopedAPIView(APIView):
         self.request = self.response = self.args = self.kwargs = self.headers = None  # type: ignore[assignment]
 
     def _idempotent(self, handler, request, key: str, *args, **kwargs):
-        digest = idempotency.request_hash(method=request.method, path=request.path, body=request._request.body)
-        replay = idempotency.idempotency_lookup(identity=self.identity, key=key, digest=digest)
+        body = request._request.body
+        raw_digest = idempotency.request_hash(method=request.method, path=request.path, body=body)
+        digest = raw_digest
+        if idempotency.is_json_body(request.content_type, body):
+            # by its value: parsed here by the API's parser (its refusal is the request's answer), once for the
+            # handler too
+            digest = idempotency.request_hash(method=request.method, path=request.path,
+                                              body=idempotency.canonical_json(request.data))
+        replay = idempotency.idempotency_lookup(identity=self.identity, key=key, digest=digest,
+                                                raw_digest=raw_digest)
         if replay is not None:
             if not self.replay_still_holds(replay.data):
                 raise IdempotentResponseWithdrawn()

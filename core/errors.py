@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, JsonResponse
@@ -15,6 +16,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 
 from core.logging import request_id_var
+from core.renderers import OrjsonRenderer
 
 log = logging.getLogger("anamnesis.errors")
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -205,10 +207,23 @@ def _flatten(detail, prefix: str = "") -> list[dict]:
     return out
 
 
-def _problem_response(body: dict, headers: dict | None = None) -> Response:
-    response = Response(body, status=body["status"], headers=headers)
-    response.content_type = PROBLEM_CONTENT_TYPE
-    return response
+class ProblemResponse(Response):
+    """A problem document, rendered as JSON whatever renderer the view negotiated for its answers (the schema's
+    YAML, the export's FHIR): ``application/problem+json`` is JSON, and a client reads every error the same way."""
+
+    def __init__(self, body: dict, headers: dict | None = None):
+        super().__init__(body, status=body["status"], headers=headers, content_type=PROBLEM_CONTENT_TYPE)
+
+    @property
+    def rendered_content(self):
+        self.accepted_renderer = _PROBLEM_RENDERER
+        self.accepted_media_type = PROBLEM_CONTENT_TYPE
+        if getattr(self, "renderer_context", None) is None:
+            self.renderer_context = {}
+        return super().rendered_content
+
+
+_PROBLEM_RENDERER = OrjsonRenderer()
 
 
 def problem_exception_handler(exc, context):
@@ -228,33 +243,34 @@ def problem_exception_handler(exc, context):
             headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'
         elif isinstance(exc, InsufficientScope):
             headers["WWW-Authenticate"] = 'Bearer error="insufficient_scope"'
-        return _problem_response(body, headers)
+        return ProblemResponse(body, headers)
     if isinstance(exc, exceptions.ParseError):
-        return _problem_response(problem_body(status_code=400, code="malformed_json",
-                                              title="The request body is not valid JSON",
-                                              message=getattr(exc, "problem_message", None)))
+        return ProblemResponse(problem_body(status_code=400, code="malformed_json",
+                                            title="The request body is not valid JSON",
+                                            message=getattr(exc, "problem_message", None)))
     if isinstance(exc, exceptions.UnsupportedMediaType):
-        return _problem_response(problem_body(status_code=415, code="unsupported_media_type",
-                                              title="Send application/json"))
+        return ProblemResponse(problem_body(status_code=415, code="unsupported_media_type",
+                                            title="Send application/json",
+                                            message=getattr(exc, "problem_message", None)))
     if isinstance(exc, exceptions.ValidationError):
-        return _problem_response(problem_body(status_code=422, code="validation_error",
-                                              title=ValidationFailed.title, errors=_flatten(exc.detail)))
+        return ProblemResponse(problem_body(status_code=422, code="validation_error",
+                                            title=ValidationFailed.title, errors=_flatten(exc.detail)))
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
-        return _problem_response(problem_body(status_code=401, code="invalid_token", title=InvalidToken.title),
-                                 {"WWW-Authenticate": "Bearer"})
+        return ProblemResponse(problem_body(status_code=401, code="invalid_token", title=InvalidToken.title),
+                               {"WWW-Authenticate": "Bearer"})
     if isinstance(exc, exceptions.MethodNotAllowed):
-        return _problem_response(problem_body(status_code=405, code="method_not_allowed",
-                                              title="Method not allowed"))
+        return ProblemResponse(problem_body(status_code=405, code="method_not_allowed",
+                                            title="Method not allowed"))
     if isinstance(exc, exceptions.NotAcceptable):
-        return _problem_response(problem_body(status_code=406, code="not_acceptable", title="Not acceptable"))
+        return ProblemResponse(problem_body(status_code=406, code="not_acceptable", title="Not acceptable"))
     if isinstance(exc, exceptions.Throttled):
-        return _problem_response(problem_body(status_code=429, code="rate_limited", title=RateLimited.title),
-                                 {"Retry-After": str(int(getattr(exc, "wait", None) or 1))})
+        return ProblemResponse(problem_body(status_code=429, code="rate_limited", title=RateLimited.title),
+                               {"Retry-After": str(int(getattr(exc, "wait", None) or 1))})
     if isinstance(exc, exceptions.PermissionDenied):
-        return _problem_response(problem_body(status_code=403, code="forbidden", title=Forbidden.title))
+        return ProblemResponse(problem_body(status_code=403, code="forbidden", title=Forbidden.title))
     if isinstance(exc, exceptions.APIException):
-        return _problem_response(problem_body(status_code=exc.status_code, code=str(exc.default_code),
-                                              title=str(exc.default_detail)))
+        return ProblemResponse(problem_body(status_code=exc.status_code, code=str(exc.default_code),
+                                            title=str(exc.default_detail)))
     return None  # unexpected: Django's 500 path (logged without request bodies)
 
 
@@ -262,3 +278,10 @@ def json_problem(status_code: int, code: str, title: str) -> JsonResponse:
     """For plain Django views (health, 404/500 handlers) that are not DRF views."""
     return JsonResponse(problem_body(status_code=status_code, code=code, title=title), status=status_code,
                         content_type=PROBLEM_CONTENT_TYPE)
+
+
+def method_not_allowed(allowed: Iterable[str]) -> JsonResponse:
+    """405 for a plain Django view, naming the methods it takes in ``Allow`` (RFC 9110 15.5.6), as DRF's do."""
+    response = json_problem(405, "method_not_allowed", "Method not allowed")
+    response["Allow"] = ", ".join(allowed)
+    return response

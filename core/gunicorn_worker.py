@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import select
 import selectors
@@ -47,6 +48,8 @@ from functools import partial
 from gunicorn import util
 from gunicorn.http import wsgi
 from gunicorn.workers.gthread import ThreadWorker
+
+log = logging.getLogger("anamnesis.access")
 
 ACCEPT_DEFER_SECONDS = 0.005
 # How long a request may take to arrive, head and body, counted from its first byte (or from the connection's
@@ -300,7 +303,7 @@ class BalancedThreadWorker(ThreadWorker):
         reasons = {408: "Request Timeout", 413: "Payload Too Large", 431: "Request Header Fields Too Large"}
         try:
             conn.sock.setblocking(False)
-            write_problem(conn.sock, status, reasons[status], "")
+            write_problem(conn.sock, status, reasons[status], "", request_id=_request_id_in(bytes(conn.buffered)))
             conn.sock.shutdown(socket.SHUT_WR)
             while conn.sock.recv(_READ_SIZE):  # what has arrived, so that closing does not reset the answer
                 pass
@@ -341,14 +344,35 @@ _SERVER_PROBLEMS = {
 }
 
 
-def write_problem(sock, status_int: int, reason: str, mesg: str) -> None:
-    """``gunicorn.util.write_error``'s signature and framing (the connection closes), with a problem document."""
+def _request_id_in(data: bytes) -> str | None:
+    """The ``X-Request-ID`` of a buffered request head (ended or not), as the client sent it, if it did."""
+    end = data.find(b"\r\n\r\n")
+    for name, value in _head_fields(data if end < 0 else data[:end]):
+        if name == b"x-request-id":
+            return value.decode("latin1")
+    return None
+
+
+def write_problem(sock, status_int: int, reason: str, mesg: str, request_id: str | None = None) -> None:
+    """``gunicorn.util.write_error``'s signature and framing (the connection closes), with a problem document.
+
+    It carries a request id, in its body and its ``X-Request-ID`` header, like every answer of the application
+    (core.middleware.RequestIdMiddleware, which these requests never reach): the client's when it sent a sane one
+    and the head could be read (``request_id``), else a new one; the refusal is logged under it."""
     from core.errors import PROBLEM_CONTENT_TYPE, problem_body
+    from core.logging import request_id_var
+    from core.middleware import normalise_request_id
 
     code, title = _SERVER_PROBLEMS.get(status_int, ("bad_request", reason))
-    body = json.dumps(problem_body(status_code=status_int, code=code, title=title)).encode()
+    rid = normalise_request_id(request_id)
+    token = request_id_var.set(rid)
+    try:
+        body = json.dumps(problem_body(status_code=status_int, code=code, title=title)).encode()
+        log.info("refused before the application: %s %s", status_int, code)
+    finally:
+        request_id_var.reset(token)
     head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n")
+            f"Content-Length: {len(body)}\r\nX-Request-ID: {rid}\r\nCache-Control: no-store\r\n\r\n")
     util.write_nonblock(sock, head.encode("latin1") + body)
 
 

@@ -2,24 +2,38 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from django.conf import settings
 from django.db import connections
 from django.http import JsonResponse
-from django.views.decorators.http import require_GET
 
-from core.errors import json_problem
+from core.errors import json_problem, method_not_allowed
 
 log = logging.getLogger("anamnesis.health")
+GET_AND_HEAD = ("GET", "HEAD")
 
 
-@require_GET
+def get_or_head(view):
+    """GET, and HEAD answered as GET (load balancers probe with HEAD; the body is dropped where responses leave
+    the application, core.wsgi.HeadWithoutBody); any other method 405 problem+json with ``Allow``."""
+
+    @functools.wraps(view)
+    def checked(request, *args, **kwargs):
+        if request.method not in GET_AND_HEAD:
+            return method_not_allowed(GET_AND_HEAD)
+        return view(request, *args, **kwargs)
+
+    return checked
+
+
+@get_or_head
 def live(request):
     return JsonResponse({"status": "live"})
 
 
-@require_GET
+@get_or_head
 def ready(request):
     try:
         with connections["default"].cursor() as cursor:

@@ -4,6 +4,8 @@ A view opts in with ``idempotent_create = True`` (:class:`core.api.ScopedAPIView
 first successful response is stored with a hash of the request, in the same transaction as the creation, so a
 crash can never keep one without the other. The same key with the same request answers that response again
 (same status, same body, ``Idempotent-Replayed: true``); with another request, 409 ``idempotency_key_reused``.
+The same request is the same method, path and body; a JSON body is compared by its value (:func:`canonical_json`:
+keys in any order, any whitespace), any other body by its bytes.
 Keys belong to the caller (organisation and subject, by RLS) and are kept at least
 ``IDEMPOTENCY_KEY_RETENTION_HOURS``. Concurrent requests with one key are serialised by a transaction-scoped
 advisory lock: the second waits for the first and then replays it. Failed requests store nothing, so the key can
@@ -62,6 +64,18 @@ def request_hash(*, method: str, path: str, body: bytes) -> str:
     return digest.hexdigest()
 
 
+def canonical_json(value) -> bytes:
+    """A parsed JSON body as one text: keys sorted, no whitespace, UTF-8 (as a workflow operation's payload hash).
+    The same object sent with its keys in another order, other whitespace or other escapes is the same request."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def is_json_body(content_type: str | None, body: bytes) -> bool:
+    """Whether a request's body is read as JSON (by the API's parser), so compared by its value, not its bytes."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    return bool(body) and media == "application/json"
+
+
 def _aead() -> AESGCM:
     key = hmac.new(settings.SECRET_KEY.encode(), b"anamnesis idempotency responses", hashlib.sha256).digest()
     return AESGCM(key)
@@ -78,9 +92,12 @@ class Replay:
     patient_id: str | None
 
 
-def idempotency_lookup(*, identity: Identity, key: str, digest: str) -> Replay | None:
+def idempotency_lookup(*, identity: Identity, key: str, digest: str, raw_digest: str | None = None) -> Replay | None:
     """Inside the caller's identity context: lock the key for this transaction, then return the stored response
-    (same request) or raise ``idempotency_key_reused`` (another request); None when the key is new."""
+    (same request) or raise ``idempotency_key_reused`` (another request); None when the key is new.
+
+    ``raw_digest``, the hash of a JSON body's bytes as sent, also matches: records stored before JSON bodies were
+    compared by their canonical form hold that one (the same bytes are the same request either way)."""
     # The lock, then the read it guards (a statement of its own, so its snapshot comes after the lock), in one
     # round trip (with the request's identity and gate when they are the block's first statements).
     with connection.cursor() as lock, connection.cursor() as cursor:
@@ -96,7 +113,8 @@ def idempotency_lookup(*, identity: Identity, key: str, digest: str) -> Replay |
     if row is None:
         return None
     stored_hash, status, sealed, patient_id, may_access = row
-    if not hmac.compare_digest(stored_hash, digest):
+    if not hmac.compare_digest(stored_hash, digest) and not (
+            raw_digest is not None and hmac.compare_digest(stored_hash, raw_digest)):
         raise IdempotencyKeyReused()
     if sealed is None:
         raise IdempotentResponseWithdrawn()

@@ -10,6 +10,7 @@ that wraps several blocks) never keeps an identity beyond its block.
 
 from __future__ import annotations
 
+import logging
 import sys
 import uuid
 from collections.abc import Callable, Iterator
@@ -19,6 +20,8 @@ from typing import Protocol
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
+
+log = logging.getLogger("anamnesis.identity")
 
 ACTOR_PATIENT = "patient"
 ACTOR_STAFF = "staff"
@@ -153,14 +156,38 @@ def _pipeline(raw: psycopg.Connection) -> Iterator[psycopg.Connection]:
     begin = (raw.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE and not raw.autocommit
              and raw.isolation_level is None and raw.read_only is None and raw.deferrable is None)
     try:
-        with raw.pipeline():
+        with raw.pipeline() as pipeline:
             if begin:
                 raw._autocommit = True  # psycopg's own flag: no BEGIN and sync of its own in this pipeline
                 raw.execute("BEGIN", prepare=False)
-            yield raw
+            try:
+                yield raw
+            except BaseException:
+                _skip_aborted(pipeline)
+                raise
     finally:
         if begin:
             raw._autocommit = False
+
+
+def _skip_aborted(pipeline: psycopg.Pipeline) -> None:
+    """After a statement of the pipeline failed (the error is being raised): collect what was queued behind it.
+
+    The server skips every statement after a failed one up to the pipeline's sync; psycopg reports each of them
+    as ``PipelineAborted`` when the pipeline is left, and, since an error is already on its way out, logs that as
+    a warning ("error ignored terminating ... pipeline aborted"). For the gate's refusals (403
+    unknown_organization, 429) that was a warning per refused request. Syncing here collects those skipped
+    results first: ``PipelineAborted`` says nothing the raised error does not, so it is dropped. Any other error
+    met on the way (a queued statement that fails, when the block failed for another reason; the connection lost)
+    is a real one:
+    logged, by its class and SQLSTATE only (its message may quote a row), and the raised error stands."""
+    try:
+        pipeline.sync()
+    except psycopg.errors.PipelineAborted:
+        pass
+    except psycopg.Error as exc:
+        log.warning("another error while leaving a failed pipeline: %s (%s)", type(exc).__name__,
+                    getattr(exc, "sqlstate", None))
 
 
 class _DeferredIdentity:

@@ -138,7 +138,7 @@ def _registry() -> CollectorRegistry:
 
 def metrics_view(request):
     """Prometheus exposition, behind a bearer credential (``METRICS_TOKEN``) compared in constant time."""
-    from core.errors import json_problem
+    from core.errors import json_problem, method_not_allowed
 
     expected = settings.METRICS_TOKEN
     supplied = request.headers.get("Authorization", "")
@@ -146,8 +146,8 @@ def metrics_view(request):
         response = json_problem(401, "invalid_token", "The metrics credential is missing or wrong")
         response["WWW-Authenticate"] = "Bearer"
         return response
-    if request.method != "GET":
-        return json_problem(405, "method_not_allowed", "Method not allowed")
+    if request.method not in ("GET", "HEAD"):
+        return method_not_allowed(("GET", "HEAD"))
     database = CollectorRegistry()
     database.register(_DatabaseCollector())
     body = generate_latest(_registry()) + generate_latest(database)

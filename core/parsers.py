@@ -8,7 +8,9 @@
 * a key twice in one object (``{"purpose": "a", "purpose": "b"}``) is 400 ``malformed_json``: parsers disagree on
   which one counts (Python keeps the last), so a proxy or a log could read another request than the one acted on;
 * NUL characters and lone surrogates in any string or key cannot be stored (PostgreSQL text, UTF-8): 422
-  ``validation_error``, naming where.
+  ``validation_error``, naming where;
+* the body is read as sent, in UTF-8: a ``Content-Encoding`` other than ``identity`` or a charset other than
+  UTF-8 is 415 ``unsupported_media_type`` (:func:`check_body_coding`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import math
 
 import orjson
 from django.conf import settings
-from rest_framework.exceptions import ParseError
+from django.utils.http import parse_header_parameters
+from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from rest_framework.parsers import JSONParser
 
 from core.errors import ValidationFailed
@@ -155,8 +158,29 @@ def strict_loads(raw: bytes | str):
     return data
 
 
+def _unsupported(message: str) -> UnsupportedMediaType:
+    refused = UnsupportedMediaType("application/json")
+    refused.problem_message = message  # type: ignore[attr-defined]
+    return refused
+
+
+def check_body_coding(media_type: str | None, content_encoding: str | None) -> None:
+    """The body is read as it was sent, as UTF-8 (RFC 8259 8.1): a content coding other than ``identity``
+    (gzip, br, deflate...) or a charset other than UTF-8 is 415 ``unsupported_media_type``, never text misread as
+    plain UTF-8 JSON (a gzip body was answered 400 malformed_json; a Latin-1 one could be silently misread)."""
+    codings = [c.strip().lower() for c in (content_encoding or "").split(",")]
+    if any(c not in ("", "identity") for c in codings):
+        raise _unsupported("The request body must be sent without a content coding (no Content-Encoding, or "
+                           "identity): send plain UTF-8 JSON")
+    charset = parse_header_parameters(media_type or "")[1].get("charset")
+    if charset is not None and charset.strip().lower() != "utf-8":
+        raise _unsupported("JSON is sent in UTF-8: leave the charset out or declare charset=utf-8")
+
+
 class StrictJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
+        request = (parser_context or {}).get("request")
+        check_body_coding(media_type, request.META.get("HTTP_CONTENT_ENCODING") if request is not None else None)
         try:
             return strict_loads(stream.read() if stream is not None else b"")
         except NotJson as exc:

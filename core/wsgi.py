@@ -63,3 +63,29 @@ class RoutedWSGIApplication:
     def __call__(self, environ, start_response):
         handler = self.bearer if is_bearer_path(environ.get("PATH_INFO", "")) else self.pages
         return handler(environ, start_response)
+
+
+class HeadWithoutBody:
+    """HEAD answered as GET, without the body (RFC 9110 9.3.2): where responses leave the application.
+
+    Django's views answer HEAD as they answer GET (a class-based view's ``head`` is its ``get``; the health checks
+    take both), headers and ``Content-Length`` included, and send the body too. A server must not send it on:
+    gunicorn drops it but logs "WSGI app sent body bytes on a no-body response" for every HEAD. The answer is run
+    to its end here (a streamed body included, so that it closes and the server has its status and headers) and
+    nothing of the body is handed on."""
+
+    def __init__(self, application) -> None:
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        result = self.application(environ, start_response)
+        if environ.get("REQUEST_METHOD") != "HEAD":
+            return result
+        try:
+            for _ in result:
+                pass
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        return []

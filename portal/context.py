@@ -164,19 +164,22 @@ def csrf_failure(request, reason: str = ""):
 
 class MethodNotAllowedPageMiddleware:
     """Django answers a method a page does not take (a link to a button's address) with an empty 405; a browser
-    gets the portal's page instead, with the same ``Allow``."""
+    gets the portal's page instead, any other client the problem document, both with the same ``Allow``."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         response = self.get_response(request)
-        if response.status_code != 405 or response.content or not _wants_page(request):
+        if response.status_code != 405 or response.content:
             return response
-        page = error_page(request, 405)
-        page["Allow"] = response.get("Allow", "")
-        add_never_cache_headers(page)
-        return page
+        if not _wants_page(request):
+            answer = json_problem(405, "method_not_allowed", "Method not allowed")
+        else:
+            answer = error_page(request, 405)
+            add_never_cache_headers(answer)
+        answer["Allow"] = response.get("Allow", "")
+        return answer
 
 
 

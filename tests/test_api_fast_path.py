@@ -20,7 +20,14 @@ from core.audit import insert_statement
 from core.audit import record as audit_record
 from core.audit import record_all as audit_record_all
 from core.errors import UnknownOrganization
-from core.identity import ACTOR_PATIENT, Identity, commit_held, commit_with_next_statement, identity_context
+from core.identity import (
+    ACTOR_PATIENT,
+    Identity,
+    commit_held,
+    commit_with_next_statement,
+    identity_context,
+    pipelined,
+)
 from core.models import AuditEvent
 from core.renderers import OrjsonRenderer
 from memory.models import Memory
@@ -317,6 +324,24 @@ def test_a_refused_request_commits_nothing_even_with_its_commit_in_the_pipeline(
     with connection.cursor() as cur:  # the connection is usable again
         assert not connection.in_atomic_block
         cur.execute("SELECT 1")
+
+
+def test_a_refusal_leaves_no_warning_but_another_error_in_a_failed_pipeline_is_logged(committed_db, caplog):
+    """The statements skipped behind the gate's refusal are not worth a warning (psycopg's "pipeline aborted",
+    once per refused request); a queued statement that fails when its block failed for another reason is a real
+    error: logged, by class and SQLSTATE, while the block's own error is the one raised."""
+    me = _me()
+    with caplog.at_level("DEBUG"):
+        with pytest.raises(UnknownOrganization), identity_context(me, gate=_Refuse(), commit_early=True):
+            commit_with_next_statement()
+            _read_with_audit_row(me)
+        assert [r for r in caplog.records if r.levelname == "WARNING"] == []
+        with pytest.raises(RuntimeError, match="the block's own"), identity_context(me):
+            with pipelined(), connection.cursor() as cur:
+                cur.execute("SELECT 1/0")
+                raise RuntimeError("the block's own failure")
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings == ["another error while leaving a failed pipeline: DivisionByZero (22012)"], warnings
 
 
 def test_inside_an_enclosing_transaction_the_block_commits_with_it(committed_db):

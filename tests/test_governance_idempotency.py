@@ -89,6 +89,56 @@ def test_the_same_key_and_body_answer_the_first_response_again(world):
 
 
 @pytest.mark.django_db
+def test_the_same_json_with_its_keys_in_another_order_or_other_whitespace_is_the_same_request(world):
+    """A retry that serialises the same object differently (another client library, another dict order, pretty
+    printed, other escapes) is the same request: it replays the first answer, it is not 409 idempotency_key_reused."""
+    import json
+
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    body = memory_body(cid)
+    first = api.post(path, raw=json.dumps(body), headers=K)
+    assert first.status_code == 201, first.content
+    reordered = dict(reversed(list(body.items())))
+    reordered["fact"] = dict(reversed(list(body["fact"].items())))
+    for raw in (json.dumps(reordered), json.dumps(body, indent=2), json.dumps(body, separators=(",", ":")),
+                json.dumps(body, ensure_ascii=False), " " + json.dumps(reordered, sort_keys=True) + "\n"):
+        again = api.post(path, raw=raw, headers=K)
+        assert again.status_code == 201 and again.headers.get("Idempotent-Replayed") == "true", again.content
+        assert again.content == first.content
+    assert _memories(world) == 1
+    # a different value is still a different request, however it is spelt
+    for other in ({**body, "memory_type": "communication_preference"},
+                  {**body, "fact": {**body["fact"], "time": "11:00"}}):
+        r = api.post(path, raw=json.dumps(other, indent=1), headers=K)
+        assert r.status_code == 409 and r.json()["code"] == "idempotency_key_reused", r.content
+    assert _memories(world) == 1
+
+
+def test_a_record_stored_with_the_hash_of_the_bodys_bytes_still_replays_those_bytes(committed_db, world):
+    """Records stored before JSON bodies were compared by their value hold the hash of the bytes as sent: the
+    same bytes still replay (an in-flight retry across the change), another spelling of them is 409 as it was."""
+    import json
+
+    from core.idempotency import request_hash
+
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    raw = json.dumps(memory_body(cid), indent=2)
+    assert api.post(path, raw=raw, headers=K).status_code == 201
+    legacy = request_hash(method="POST", path=path, body=raw.encode())
+    with admin_connect() as conn:  # as stored before the change
+        assert conn.execute("UPDATE idempotency_record SET request_hash = %s WHERE idempotency_key = %s",
+                            (legacy, K["Idempotency-Key"])).rowcount == 1
+    again = api.post(path, raw=raw, headers=K)
+    assert again.status_code == 201 and again.headers.get("Idempotent-Replayed") == "true", again.content
+    assert api.post(path, raw=json.dumps(memory_body(cid)), headers=K).status_code == 409
+    assert _memories(world) == 1
+
+
+@pytest.mark.django_db
 def test_keys_belong_to_their_caller(world):
     path_a = f"/v1/patients/{world.patient_a}/consents"
     path_b = f"/v1/patients/{world.patient_b}/consents"

@@ -43,6 +43,71 @@ def test_non_json_constants_and_bytes_are_malformed_json(world, raw):
     assert r.status_code == 400 and r.json()["code"] == "malformed_json", r.content
 
 
+def _post_as(api, path: str, raw: bytes, content_type: str, headers: dict | None = None):
+    return api.client.generic("POST", path, data=raw, content_type=content_type, **api._headers(headers))
+
+
+def _memories_of(world) -> int:
+    return len(world.patient(world.patient_a).get(_mem(world)).json()["items"])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("coding", ["gzip", "br", "deflate", "x-gzip", "compress", "zstd", "gzip, identity",
+                                    "identity, gzip", "GZIP"])
+def test_a_body_with_a_content_coding_is_415_never_read_as_plain_json(world, coding):
+    """The API takes bodies as they are sent: a compressed one (any coding but identity) was parsed as plain JSON,
+    so a real gzip body answered 400 malformed_json and a mislabelled plain one was accepted. Both are 415
+    unsupported_media_type now, and nothing is stored."""
+    import gzip
+
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    plain = json.dumps(memory_body(cid)).encode()
+    for raw in (gzip.compress(plain), plain):
+        r = _post_as(api, _mem(world), raw, "application/json", {"Content-Encoding": coding})
+        assert r.status_code == 415 and r["Content-Type"] == "application/problem+json", r.content
+        assert r.json()["code"] == "unsupported_media_type" and "Content-Encoding" in r.json()["message"]
+    assert _memories_of(world) == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("coding", ["identity", "Identity", ""])
+def test_a_body_sent_as_it_is_is_read(world, coding):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    r = _post_as(api, _mem(world), json.dumps(memory_body(cid)).encode(), "application/json",
+                 {"Content-Encoding": coding})
+    assert r.status_code == 201, r.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("charset, encoding", [("utf-16", "utf-16"), ("UTF-16LE", "utf-16-le"),
+                                               ("iso-8859-1", "latin-1"), ("us-ascii", "ascii"),
+                                               ("utf-32", "utf-32"), ("nonsense", "utf-8")])
+def test_json_declared_in_another_charset_than_utf_8_is_415(world, charset, encoding):
+    """JSON on the wire is UTF-8 (RFC 8259 8.1): a body declared in another charset was decoded as UTF-8 anyway
+    (400 malformed_json for UTF-16, a silently misread text for Latin-1)."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    raw = json.dumps(memory_body(cid)).encode(encoding)
+    r = _post_as(api, _mem(world), raw, f"application/json; charset={charset}")
+    assert r.status_code == 415 and r.json()["code"] == "unsupported_media_type", r.content
+    assert "UTF-8" in r.json()["message"]
+    assert _memories_of(world) == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8",
+                                          "application/json; charset=UTF-8", 'application/json; charset="utf-8"',
+                                          "application/json;charset=Utf-8"])
+def test_json_in_utf_8_declared_or_not_is_read(world, content_type):
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    body = memory_body(cid, "earliest_time", "10:00")
+    r = _post_as(api, _mem(world), json.dumps(body, ensure_ascii=False).encode("utf-8"), content_type)
+    assert r.status_code == 201, r.content
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("number", ["1e999", "-1e999", "1.5e400", "1" + "0" * 309, "9223372036854775808",
                                     "-9223372036854775809"])
@@ -170,6 +235,34 @@ def test_chunked_bodies_are_read_up_to_the_limit_through_gunicorn(committed_db, 
                                                                         for i in range(0, len(big), 8192)])
         assert status == 413 and body["code"] == "payload_too_large"
         assert len(world.patient(world.patient_a).get(_mem(world)).json()["items"]) == 1
+    finally:
+        service.close()
+
+
+@pytest.mark.slow
+def test_head_through_gunicorn_is_get_without_a_body_and_logs_nothing(committed_db, world, jwks_server):
+    """Load balancers probe with HEAD: answered as GET, without a body (a kept-alive connection's next answer
+    is intact), and gunicorn is never handed body bytes for it (it logged "WSGI app sent body bytes on a
+    no-body response" for every HEAD)."""
+    service = LiveService(jwks_server.url, workers=1)
+    try:
+        auth = {"Authorization": f"Bearer {world.patient(world.patient_a).token}"}
+        conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=10)
+        for path, headers, status in (("/health/live", {}, 200), ("/health/ready", {}, 200),
+                                      (_mem(world), auth, 200), ("/v1/no-such-operation", auth, 404),
+                                      ("/mcp", {}, 405)):
+            conn.request("GET", path, headers=headers)
+            got = conn.getresponse()
+            length = len(got.read())
+            conn.request("HEAD", path, headers=headers)
+            head = conn.getresponse()
+            assert (head.status, head.read()) == (got.status, b"") and got.status == status, path
+            if head.getheader("Content-Length") is not None:
+                assert int(head.getheader("Content-Length")) == length, path
+        conn.request("GET", "/health/live")  # the connection still frames answers right
+        assert json.loads(conn.getresponse().read()) == {"status": "live"}
+        conn.close()
+        assert "body bytes" not in service.logs()
     finally:
         service.close()
 

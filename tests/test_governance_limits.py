@@ -77,3 +77,21 @@ def test_refused_requests_count_against_the_limit_and_stop_being_audited_past_it
     with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
         rows = AuditEvent.objects.filter(organization_id=world.org, actor_sub="guesser").count()
     assert rows == 3
+
+
+def test_a_refusal_by_the_gate_leaves_no_warning_in_the_logs(world, keyring, limits, caplog):
+    """429 and 403 unknown_organization are raised by PostgreSQL in the statement that sets the identity, inside a
+    pipeline: the statements queued behind it are skipped, as expected, and say nothing in the logs (a flood of
+    refused requests would otherwise flood them with psycopg's "pipeline aborted", once per request)."""
+    from tests.support import Api, mint
+
+    alice = world.patient(world.patient_a)
+    stranger = Api(mint(keyring, sub="p", org_id=uuid.uuid4(), patient_id=world.patient_a))
+    assert [_get(alice, world).status_code for _ in range(3)] == [200, 200, 200]
+    with caplog.at_level("DEBUG", logger="psycopg"):
+        for _ in range(2):  # the second after the token is known to this process: the quick read's path
+            assert _get(alice, world).status_code == 429
+            assert _get(stranger, world).status_code == 403
+            r = alice.post(f"/v1/patients/{world.patient_a}/consents", {"purpose": "appointment_scheduling"})
+            assert r.status_code == 429, r.content
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("psycopg")] == []

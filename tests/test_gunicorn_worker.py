@@ -185,6 +185,45 @@ def test_what_gunicorn_refuses_itself_is_a_problem_document_and_what_the_applica
         server.stop()
 
 
+def _raw_answer(port: int, request: bytes) -> tuple[bytes, dict]:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        raw.sendall(request)
+        answer = b""
+        while chunk := raw.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    fields = dict(line.decode("latin1").split(": ", 1) for line in head.split(b"\r\n")[1:])
+    return head.split(b"\r\n")[0], {"headers": fields, "problem": json.loads(body)}
+
+
+@pytest.mark.slow
+def test_what_the_server_refuses_itself_carries_a_request_id_like_every_answer():
+    """413, 414 and 431 written by gunicorn or the worker's main loop (before the application, and its request-id
+    middleware, sees the request) carry a real request id in the body and in ``X-Request-ID``, not "-": the
+    client's own when it sent a sane one and its head could be read, else a new one."""
+    server = _Server(workers=1, threads=2)
+    try:
+        requests = (
+            (b"GET /?q=" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, None),
+            (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 20_000 + b"\r\n\r\n", 431, None),
+            (b"POST / HTTP/1.1\r\nHost: x\r\nX-Request-ID: client-id-1\r\nContent-Length: 10000000\r\n\r\n{",
+             413, "client-id-1"),
+            (b"GET / HTTP/1.1\r\nX-Request-ID: client-id-2\r\nX-Long: " + b"a" * 70_000, 431, "client-id-2"),
+            (b"POST / HTTP/1.1\r\nX-Request-ID: bad id!\r\nContent-Length: 10000000\r\n\r\n", 413, None),
+        )
+        seen = set()
+        for request, status, client_id in requests:
+            line, answer = _raw_answer(server.port, request)
+            assert line.startswith(f"HTTP/1.1 {status} ".encode()), line
+            rid = answer["headers"]["X-Request-ID"]
+            assert answer["problem"]["request_id"] == rid and rid != "-", answer
+            assert rid == client_id if client_id else len(rid) == 36, rid
+            seen.add(rid)
+        assert len(seen) == len(requests)  # one per request
+    finally:
+        server.stop()
+
+
 @pytest.mark.slow
 def test_no_control_socket_is_opened(tmp_path):
     """gunicorn 27 would open one in the user's runtime directory or home, the same path for every service of the

@@ -32,6 +32,18 @@ def test_schema_and_docs_are_served(client):
     assert r.status_code == 200 and b"swagger" in r.content.lower()
 
 
+@pytest.mark.parametrize("accept", [None, "application/vnd.oai.openapi", "application/vnd.oai.openapi+json"])
+def test_an_error_from_the_schema_view_is_a_json_problem_whatever_it_renders_otherwise(client, accept):
+    """The schema is YAML by default; its errors are problem documents in JSON all the same (a YAML body under
+    ``application/problem+json`` is no problem document), with the ``Allow`` a 405 owes."""
+    headers = {"HTTP_ACCEPT": accept} if accept else {}
+    for method in (client.put, client.post, client.delete):
+        r = method("/v1/schema", **headers)
+        assert r.status_code == 405 and r["Content-Type"] == "application/problem+json", r.content
+        assert r.json()["code"] == "method_not_allowed" and r.json()["status"] == 405
+        assert "GET" in r["Allow"]
+
+
 def test_every_operation_declares_scopes_and_has_a_test(tmp_path):
     schema = _schema(tmp_path)
     test_sources = "\n".join(p.read_text() for p in pathlib.Path(__file__).parent.glob("test_*.py"))

@@ -50,7 +50,8 @@ def _call(app, method: str, path: str, token: str | None, body: bytes = b"") -> 
         try:
             content = b"".join(response)
         finally:
-            response.close()
+            if hasattr(response, "close"):  # a WSGI result may be a plain list
+                response.close()
     return started["status"], started["headers"], content
 
 
@@ -133,3 +134,43 @@ def test_the_wsgi_module_builds_the_lexicon_before_the_first_request_and_freezes
                           timeout=120, check=False)  # noqa: S603 (fixed argv)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["1", "True"]
+
+
+@pytest.mark.django_db
+def test_head_is_answered_as_get_and_no_body_leaves_the_application(world):
+    """Load balancers probe with HEAD: the health checks and the API answer it as GET (status and headers,
+    Content-Length included), and no body byte leaves the application (gunicorn would log each one)."""
+    from core.wsgi import HeadWithoutBody
+
+    patient = world.patient(world.patient_a)
+    app = HeadWithoutBody(RoutedWSGIApplication())
+    for path, token in (("/health/live", None), ("/health/ready", None),
+                        (f"/v1/patients/{world.patient_a}/memories", patient.token),
+                        ("/v1/no-such-operation", patient.token)):
+        get_status, get_headers, get_body = _call(app, "GET", path, token)
+        status, headers, body = _call(app, "HEAD", path, token)
+        assert (status, body) == (get_status, b""), path
+        assert get_body and headers["Content-Length"] == get_headers["Content-Length"] == str(len(get_body)), path
+        assert headers["Content-Type"] == get_headers["Content-Type"], path
+    status, headers, body = _call(app, "PUT", "/health/live", None)
+    assert status == 405 and body  # other methods keep their body
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/health/live", "/health/ready"])
+@pytest.mark.parametrize("method", ["OPTIONS", "POST", "PUT", "DELETE"])
+def test_a_method_the_health_checks_do_not_take_is_a_405_problem_naming_get_and_head(client, path, method):
+    r = client.generic(method, path)
+    assert r.status_code == 405 and r["Content-Type"] == "application/problem+json", r.content
+    assert r.json()["code"] == "method_not_allowed" and r["Allow"] == "GET, HEAD"
+    assert client.head(path).status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_method_a_page_does_not_take_is_a_405_problem_for_a_client_that_is_no_browser(client):
+    """A browser gets the portal's page (its own test); anyone else the problem document, with the same Allow."""
+    r = client.get("/logout/")
+    assert r.status_code == 405 and r["Content-Type"] == "application/problem+json", r.content
+    assert r.json()["code"] == "method_not_allowed" and r["Allow"] == "POST"
+    page = client.get("/logout/", HTTP_ACCEPT="text/html")
+    assert page.status_code == 405 and page["Content-Type"].startswith("text/html") and page["Allow"] == "POST"

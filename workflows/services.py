@@ -35,6 +35,7 @@ from core.errors import (
     ValidationFailed,
     VersionConflict,
 )
+from core.idempotency import canonical_json
 from core.identity import Identity, commit_with_next_statement
 from core.services import organization_ensure
 from events.services import event_emit
@@ -77,8 +78,7 @@ class OperationRequest:
 
 def payload_hash(payload: dict) -> str:
     """sha256 of the canonical JSON (sorted keys, no whitespace, UTF-8): the same data always hashes the same."""
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical_json(payload)).hexdigest()
 
 
 def new_idempotency_key(operation_id: uuid.UUID) -> str:
