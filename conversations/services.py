@@ -286,7 +286,7 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
         proposed.append(memory_propose(
             identity=identity, patient_id=session.patient_id, memory_type=SCHEDULING_PREFERENCE,
             fact=normalised, consent_purpose=session.purpose,
-            consent_record_id=consent.consent_record_id, source_ref=source_ref))
+            consent_record_id=consent.consent_record_id, source_ref=source_ref, extracted=True))
     audit.record(action="conversation.propose", resource_type="conversation_session", resource_id=session_id,
                  patient_id=session.patient_id, purpose=session.purpose)
     log.info("conversation proposals: proposed=%d skipped=%d", len(proposed), len(skipped))

@@ -404,7 +404,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
         return _propose(identity=identity, patient_id=patient_id, spec=spec, attribute=attribute, fact=fact,
                         consent_purpose=consent_purpose, consent_record_id=consent_record_id,
                         valid_until=valid_until, source_ref=source_ref or f"agent:{identity.agent_client_id}",
-                        confidence=1.0)
+                        confidence=1.0, source=Source.AGENT_EXTRACTED)
     new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
                   valid_until=valid_until, review_by=review_by)
     _check_new_fact(spec, new)
@@ -452,20 +452,42 @@ def _concurrent_update(exc: Exception) -> Exception | None:
 
 def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, fact: Any,
                    consent_purpose: str, consent_record_id: uuid.UUID, source_ref: str, confidence: float = 0.8,
-                   valid_until: datetime | None = None) -> Memory:
-    """An agent's extraction from a conversation: stored as ``proposed`` and used by nobody until the patient
-    or staff confirm it. ``source_ref`` points at the conversation turn it came from. Only types whose writers
-    include ``agent_proposal`` can be proposed (never care context)."""
+                   valid_until: datetime | None = None, extracted: bool = False) -> Memory:
+    """A fact stored as ``proposed`` and used by nobody until the patient or staff confirm it. ``source_ref``
+    points at where it came from (a conversation turn). Only types whose writers include ``agent_proposal`` can be
+    proposed (never care context).
+
+    Its provenance is who proposed it (:func:`_proposal_source`): an agent's is ``agent_extracted``; the patient's
+    own is ``patient_stated`` and staff's ``staff_entered``, each only for a type they may write. ``extracted``:
+    the service read the fact out of a conversation turn (``conversations``), whoever asked it to: that reading is
+    ``agent_extracted``."""
     spec = _spec(memory_type)
     attribute, fact = _fact_checked(spec, fact)
     return _propose(identity=identity, patient_id=patient_id, spec=spec, attribute=attribute, fact=fact,
                     consent_purpose=consent_purpose, consent_record_id=consent_record_id, source_ref=source_ref,
-                    confidence=confidence, valid_until=valid_until)
+                    confidence=confidence, valid_until=valid_until,
+                    source=Source.AGENT_EXTRACTED if extracted else _proposal_source(identity, spec, patient_id))
+
+
+def _proposal_source(identity: Identity, spec: TypeSpec, patient_id: uuid.UUID) -> str:
+    """The provenance of a proposal by its proposer: an agent extracts; the patient in person states (a type
+    they may write); anyone else is staff (a type staff write). As :func:`_writer_source` decides for a record."""
+    if identity.is_agent:
+        return Source.AGENT_EXTRACTED
+    if identity.patient_self_id is not None:
+        if not identity.is_patient_themself(patient_id):  # another patient's: as the access check answers
+            raise NoConsentOrAccess()
+        if "patient" not in spec.writers:
+            raise Forbidden(f"{spec.name} is recorded by staff or imported from the EHR", code="staff_only")
+        return Source.PATIENT_STATED
+    if "staff" not in spec.writers:
+        raise Forbidden(f"{spec.name} is only proposed by agents or stated by the patient", code="staff_only")
+    return Source.STAFF_ENTERED
 
 
 def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attribute: str, fact: dict,
              consent_purpose: str, consent_record_id: uuid.UUID, source_ref: str, confidence: float,
-             valid_until: datetime | None) -> Memory:
+             valid_until: datetime | None, source: str) -> Memory:
     if "agent_proposal" not in spec.writers:
         raise Forbidden(f"{spec.name} is never proposed from a conversation", code="staff_only")
     new = NewFact(memory_type=spec.name, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
@@ -478,7 +500,7 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
     consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
     _hold_type(identity, spec, new)
     memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
-                     source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent_record_id=consent,
+                     source=source, source_ref=source_ref, consent_record_id=consent,
                      memory_id=uuid.uuid4(), audit_actions=["memory.propose"])
     event_emit("memory.proposed", memory_id=memory.memory_id, patient_id=patient_id, memory_type=spec.name,
                purpose=consent_purpose)
