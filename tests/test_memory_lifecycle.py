@@ -106,6 +106,43 @@ def test_a_proposal_says_truly_who_proposed_it(world):
         mine["memory_id"]]
 
 
+def test_the_same_proposal_again_while_it_waits_is_answered_with_it(world):
+    """The same proposer proposing the same value again while their proposal of it waits gets that proposal (200)
+    and nothing is written; another value, another proposer, or the same value once reviewed is a new proposal."""
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    patient = world.patient(world.patient_a)
+    proposals = f"{mem(world.patient_a)}/proposals"
+    first = agent.post(proposals, {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"})
+    assert first.status_code == 201, first.content
+    for turn in (3, 4):
+        again = agent.post(proposals, {**memory_body(cid, "latest_time", "15:00"),
+                                       "source_ref": f"session:s1/turn:{turn}"})
+        assert again.status_code == 200, again.content
+        assert again.json() == first.json()  # the waiting proposal as it is (its source_ref kept)
+    # an agent's write through the record endpoint is a proposal too: the same one
+    r = agent.post(mem(world.patient_a), memory_body(cid, "latest_time", "15:00"))
+    assert (r.status_code, r.json()["status"], r.json()["memory_id"]) == (
+        200, "already_proposed", first.json()["memory_id"]), r.content
+    # another validity asked for is not silently dropped
+    r = agent.post(proposals, {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:5",
+                               "valid_until": future(10)})
+    assert r.status_code == 409 and r.json()["code"] == "proposal_pending", r.content
+    assert first.json()["memory_id"] in r.json()["message"]
+    # another value, and another proposer, are proposals of their own
+    assert agent.post(proposals, {**memory_body(cid, "latest_time", "16:00"), "source_ref": "t:6"}).status_code == 201
+    assert patient.post(proposals, {**memory_body(cid, "latest_time", "15:00"), "source_ref": "t:7"}).status_code == 201
+    waiting = patient.get(proposals).json()["items"]
+    assert len(waiting) == 3 and len({p["memory_id"] for p in waiting}) == 3
+    with identity_context(Identity(org_id=world.org, actor_sub="x", patient_self_id=world.patient_a)):
+        assert Memory.objects.filter(organization_id=world.org, patient_id=world.patient_a).count() == 3
+    # once reviewed, the same value proposed again is a new proposal
+    assert patient.post(f"{mem(world.patient_a)}/{first.json()['memory_id']}/reject").status_code == 200
+    r = agent.post(proposals, {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s2/turn:1"})
+    assert r.status_code == 201 and r.json()["memory_id"] != first.json()["memory_id"], r.content
+
+
 def test_care_context_only_from_staff_encrypted_and_flagged(world):
     patient = world.patient(world.patient_a)
     r = patient.post(mem(world.patient_a), care_body())

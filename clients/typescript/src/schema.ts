@@ -1443,6 +1443,7 @@ export interface components {
         MemoryStored: {
             /** Format: uuid */
             memory_id: string;
+            /** @description stored, proposed (an agent's write), or already_proposed (200: the agent's identical proposal still waiting; nothing new written) */
             status: string;
             memory: components["schemas"]["MemoryOut"];
         };
@@ -6158,6 +6159,14 @@ export interface operations {
             };
         };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryStored"];
+                };
+            };
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -7617,6 +7626,14 @@ export interface operations {
             };
         };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
             201: {
                 headers: {
                     [name: string]: unknown;
