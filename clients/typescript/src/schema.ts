@@ -1698,7 +1698,7 @@ export interface components {
              * @description An existing patient id; new when absent
              */
             patient_id?: string;
-            /** @description The name staff know the patient by */
+            /** @description The name staff know the patient by: one line of visible text (no control, invisible formatting or direction characters; 422 unstorable_character names the code point); trimmed of spaces at both ends */
             display_name: string;
             /** Format: date */
             birth_date?: string | null;
@@ -1995,6 +1995,7 @@ export interface components {
         /** @description Refuses fields it does not declare. */
         StaffInRequest: {
             actor_sub: string;
+            /** @description The name administrators find the subject by; the same characters as a patient's name */
             display_name: string;
             /** @description person (default) or agent */
             kind?: string;
