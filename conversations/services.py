@@ -283,10 +283,14 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
                 Q(valid_until__isnull=True) | Q(valid_until__gt=timezone.now())).exists():
             skipped.append({"kind": kind, "reason": "already_proposed"})
             continue
-        proposed.append(memory_propose(
+        memory, created = memory_propose(
             identity=identity, patient_id=session.patient_id, memory_type=SCHEDULING_PREFERENCE,
             fact=normalised, consent_purpose=session.purpose,
-            consent_record_id=consent.consent_record_id, source_ref=source_ref))
+            consent_record_id=consent.consent_record_id, source_ref=source_ref, extracted=True)
+        if created:
+            proposed.append(memory)
+        else:  # the same caller's identical proposal, made from another turn meanwhile
+            skipped.append({"kind": kind, "reason": "already_proposed"})
     audit.record(action="conversation.propose", resource_type="conversation_session", resource_id=session_id,
                  patient_id=session.patient_id, purpose=session.purpose)
     log.info("conversation proposals: proposed=%d skipped=%d", len(proposed), len(skipped))

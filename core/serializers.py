@@ -55,6 +55,41 @@ def visible(text: str) -> str:
     return text[start:end]
 
 
+# What no name people read may hold (the category's reason): a name is one line of visible text, and these show
+# nothing, show as something else, or turn the text around ("\u202eecila" shows as "alice" in a staff search).
+_NOT_IN_NAMES = {
+    "Cc": "a control character",
+    "Cf": "an invisible formatting character (a direction control, zero-width character, byte-order mark or tag)",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+    "Co": "a private-use character",
+    "Cs": "an unpaired surrogate",
+    "Cn": "an unassigned code point",
+}
+
+
+def name_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a name people read (a patient's or staff member's, as staff search for it), naming
+    the first offending character by its code point; None when it can. Refused: control, invisible formatting,
+    line and paragraph separator, private-use, surrogate and unassigned characters, and a combining mark with no
+    letter to sit on (at the start, or after a space). Letters and marks of every script are names' own."""
+    for i, ch in enumerate(text):
+        category = unicodedata.category(ch)
+        if category in _NOT_IN_NAMES:
+            return f"U+{ord(ch):04X} is {_NOT_IN_NAMES[category]}: not part of a name"
+        if category.startswith("M") and (i == 0 or text[i - 1].isspace()):
+            return f"U+{ord(ch):04X} is a combining mark with no letter before it: not part of a name"
+    return None
+
+
+def require_name(value: str) -> None:
+    """A validator: :func:`name_problem` finds nothing (``unstorable_character`` otherwise, as for text
+    PostgreSQL cannot store)."""
+    problem = name_problem(value)
+    if problem is not None:
+        raise serializers.ValidationError(problem, code="unstorable_character")
+
+
 def require_visible(value: str) -> None:
     """A validator: the text shows something (not only white space and zero-width characters)."""
     if not visible(value):

@@ -14,11 +14,13 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound
-from core.serializers import StrictSerializer, require_visible
+from core.serializers import StrictSerializer, require_name, require_visible
 from directory import selectors, services
 from directory.models import StaffMember
 
-NAME_HELP = "The name staff know the patient by"
+NAME_HELP = ("The name staff know the patient by: one line of visible text (no control, invisible formatting or "
+             "direction characters; 422 unstorable_character names the code point); trimmed of spaces at both ends")
+STAFF_NAME_HELP = "The name administrators find the subject by; the same characters as a patient's name"
 
 
 RESERVED_SYSTEM_PREFIX = "urn:anamnesis:"  # the service's own ids (patients, memories, consents) in FHIR
@@ -44,8 +46,9 @@ class PatientOut(serializers.Serializer):
 
 class PatientIn(StrictSerializer):
     patient_id = serializers.UUIDField(required=False, help_text="An existing patient id; new when absent")
-    display_name = serializers.RegexField(r"^[^\x00-\x1f]{1,200}$", help_text=NAME_HELP,
-                                          validators=[require_visible])
+    # checked as sent (DRF's trimming would drop a trailing control character unseen); the service trims spaces
+    display_name = serializers.CharField(max_length=200, trim_whitespace=False, help_text=NAME_HELP,
+                                         validators=[require_visible, require_name])
     birth_date = serializers.DateField(required=False, allow_null=True)
     identifiers = IdentifierSerializer(many=True, required=False, max_length=10)
 
@@ -69,7 +72,8 @@ class StaffOut(serializers.Serializer):
 
 class StaffIn(StrictSerializer):
     actor_sub = serializers.CharField(max_length=255)
-    display_name = serializers.RegexField(r"^[^\x00-\x1f]{1,200}$", validators=[require_visible])
+    display_name = serializers.CharField(max_length=200, trim_whitespace=False, help_text=STAFF_NAME_HELP,
+                                         validators=[require_visible, require_name])
     kind = serializers.CharField(required=False, help_text="person (default) or agent")
 
     def validate_kind(self, value):

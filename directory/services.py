@@ -11,8 +11,9 @@ from django.db import IntegrityError, transaction
 
 from core import audit
 from core.access import require_person_deciding_access, require_staff
-from core.errors import Conflict
+from core.errors import Conflict, ValidationFailed
 from core.identity import Identity
+from core.serializers import name_problem
 from core.services import organization_ensure
 from directory.models import PatientIdentifier, PatientProfile, StaffMember
 
@@ -32,6 +33,15 @@ class StaffExists(Conflict):
     title = "This staff subject is already in the directory"
 
 
+def _name_checked(display_name: str) -> str:
+    """A name as it is kept: refused (422 ``unstorable_character``, naming the code point) if it holds a character
+    no name shows (:func:`core.serializers.name_problem`), never silently changed; spaces at its ends trimmed."""
+    problem = name_problem(display_name)
+    if problem is not None:
+        raise ValidationFailed.of("display_name", problem, "unstorable_character")
+    return display_name.strip()
+
+
 @dataclass(frozen=True)
 class Identifier:
     system: str
@@ -42,12 +52,13 @@ def patient_register(*, identity: Identity, display_name: str, birth_date: date 
                      identifiers: list[Identifier], patient_id: uuid.UUID | None = None) -> PatientProfile:
     """Add a patient to the organisation's directory (a new patient id unless one is given)."""
     require_staff(identity)
+    display_name = _name_checked(display_name)
     organization_ensure(identity=identity)
     patient_id = patient_id or uuid.uuid4()
     try:
         with transaction.atomic():
             profile = PatientProfile.objects.create(organization_id=identity.org_id, patient_id=patient_id,
-                                                    display_name=display_name.strip(), birth_date=birth_date,
+                                                    display_name=display_name, birth_date=birth_date,
                                                     created_by=identity.actor_sub)
     except IntegrityError:
         raise PatientExists() from None
@@ -65,11 +76,12 @@ def patient_register(*, identity: Identity, display_name: str, birth_date: date 
 def staff_register(*, identity: Identity, actor_sub: str, display_name: str,
                    kind: str = StaffMember.Kind.PERSON) -> StaffMember:
     require_person_deciding_access(identity)
+    display_name = _name_checked(display_name)
     organization_ensure(identity=identity)
     try:
         with transaction.atomic():
             member = StaffMember.objects.create(organization_id=identity.org_id, actor_sub=actor_sub,
-                                                display_name=display_name.strip(), kind=kind)
+                                                display_name=display_name, kind=kind)
     except IntegrityError:
         raise StaffExists() from None
     # the row id names the member: a subject is free text (an e-mail address, "<issuer>#<sub>")

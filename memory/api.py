@@ -44,6 +44,13 @@ class MemoryOut(ModelOutSerializer):
         return memory_out(instance)
 
 
+MEMORY_STORED = inline_serializer("MemoryStored", {
+    "memory_id": serializers.UUIDField(),
+    "status": serializers.CharField(help_text="stored, proposed (an agent's write), or already_proposed (200: the "
+                                              "agent's identical proposal still waiting; nothing new written)"),
+    "memory": MemoryOut()})
+
+
 class MemoryIn(StrictSerializer):
     memory_type = serializers.CharField(max_length=60, help_text="A type from GET /v1/memory-types")
     fact = serializers.JSONField(help_text="Typed fact; `kind` names the attribute, e.g. "
@@ -180,17 +187,18 @@ class PatientMemoriesView(_MemoryView):
     @extend_schema(
         operation_id="memories_create",
         request=MemoryIn,
-        responses={201: inline_serializer("MemoryStored", {
-            "memory_id": serializers.UUIDField(), "status": serializers.CharField(), "memory": MemoryOut()})},
+        responses={code: MEMORY_STORED for code in (201, 200)},
     )
     def post(self, request, patient_id):
         body = MemoryIn(data=request.data)
         body.is_valid(raise_exception=True)
-        memory = services.memory_record(identity=self.identity, patient_id=patient_id, **body.validated_data)
-        # An agent's write is kept as a proposal until the patient or staff confirm it.
-        stored = "proposed" if memory.state == MemoryState.PROPOSED else "stored"
+        memory, created = services.memory_write(identity=self.identity, patient_id=patient_id,
+                                                **body.validated_data)
+        # An agent's write is kept as a proposal until the patient or staff confirm it; the same again while it
+        # waits is answered with it ("already_proposed", 200), as an identical proposal is.
+        stored = "stored" if memory.state != MemoryState.PROPOSED else "proposed" if created else "already_proposed"
         return Response({"memory_id": str(memory.memory_id), "status": stored, "memory": memory_out(memory)},
-                        status=status.HTTP_201_CREATED)
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
     @extend_schema(operation_id="memories_erase_all", request=None, responses={200: DeletionReceipt})
     def delete(self, request, patient_id):
@@ -324,12 +332,14 @@ class MemoryProposalsView(_MemoryView):
                      outcome_by_access=True)
         return Response({"items": MemoryOut(items, many=True).data})
 
-    @extend_schema(operation_id="memories_propose", request=ProposalIn, responses={201: MemoryOut})
+    @extend_schema(operation_id="memories_propose", request=ProposalIn, responses={201: MemoryOut, 200: MemoryOut})
     def post(self, request, patient_id):
         body = ProposalIn(data=request.data)
         body.is_valid(raise_exception=True)
-        memory = services.memory_propose(identity=self.identity, patient_id=patient_id, **body.validated_data)
-        return Response(memory_out(memory), status=status.HTTP_201_CREATED)
+        memory, created = services.memory_propose(identity=self.identity, patient_id=patient_id,
+                                                  **body.validated_data)
+        # the caller's identical proposal still waiting for review: that one, nothing new (as a consent given again)
+        return Response(memory_out(memory), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class MemoryConfirmView(_MemoryView):

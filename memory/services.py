@@ -29,7 +29,7 @@ from events.services import event_emit
 from memory import representations, selectors
 from memory.crypto import encrypt_fact, new_salt
 from memory.deletion import erase_with_receipt
-from memory.lifecycle import lifecycle_event, lifecycle_row, memory_lock, memory_transition
+from memory.lifecycle import lifecycle_event, lifecycle_row, memory_lock, memory_transition, memory_value
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval.vectors import memory_vector_copy, memory_vector_later
 from memory.selectors import compiled_once
@@ -382,7 +382,19 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
                   consent_purpose: str, consent_record_id: uuid.UUID | None = None,
                   valid_until: datetime | None = None, review_by: datetime | None = None,
                   source: str | None = None, source_ref: str = "") -> Memory:
-    """Record a typed fact as active, superseding the current record of the same attribute (and only it).
+    """:func:`memory_write`'s memory."""
+    return memory_write(identity=identity, patient_id=patient_id, memory_type=memory_type, fact=fact,
+                        consent_purpose=consent_purpose, consent_record_id=consent_record_id,
+                        valid_until=valid_until, review_by=review_by, source=source, source_ref=source_ref)[0]
+
+
+def memory_write(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, fact: Any,
+                 consent_purpose: str, consent_record_id: uuid.UUID | None = None,
+                 valid_until: datetime | None = None, review_by: datetime | None = None,
+                 source: str | None = None, source_ref: str = "") -> tuple[Memory, bool]:
+    """Record a typed fact as active, superseding the current record of the same attribute (and only it); and
+    whether anything was written (False: an agent's write answered by its identical proposal still pending, see
+    :func:`memory_propose`).
 
     The type decides the fact's shape and its attribute, who may write (``writers``), whether a review date is
     needed, whether the value is encrypted, and its default validity and retention. Everything but care context
@@ -404,7 +416,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
         return _propose(identity=identity, patient_id=patient_id, spec=spec, attribute=attribute, fact=fact,
                         consent_purpose=consent_purpose, consent_record_id=consent_record_id,
                         valid_until=valid_until, source_ref=source_ref or f"agent:{identity.agent_client_id}",
-                        confidence=1.0)
+                        confidence=1.0, source=Source.AGENT_EXTRACTED)
     new = NewFact(memory_type=memory_type, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
                   valid_until=valid_until, review_by=review_by)
     _check_new_fact(spec, new)
@@ -442,7 +454,7 @@ def memory_record(*, identity: Identity, patient_id: uuid.UUID, memory_type: str
         return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
                        source=source, source_ref=source_ref or f"api:{identity.actor_sub}",
                        consent_record_id=consent, memory_id=memory_id,
-                       audit_actions=["memory.create"] + (["memory.supersede"] if superseded else []))
+                       audit_actions=["memory.create"] + (["memory.supersede"] if superseded else [])), True
 
 
 def _concurrent_update(exc: Exception) -> Exception | None:
@@ -452,20 +464,47 @@ def _concurrent_update(exc: Exception) -> Exception | None:
 
 def memory_propose(*, identity: Identity, patient_id: uuid.UUID, memory_type: str, fact: Any,
                    consent_purpose: str, consent_record_id: uuid.UUID, source_ref: str, confidence: float = 0.8,
-                   valid_until: datetime | None = None) -> Memory:
-    """An agent's extraction from a conversation: stored as ``proposed`` and used by nobody until the patient
-    or staff confirm it. ``source_ref`` points at the conversation turn it came from. Only types whose writers
-    include ``agent_proposal`` can be proposed (never care context)."""
+                   valid_until: datetime | None = None, extracted: bool = False) -> tuple[Memory, bool]:
+    """A fact stored as ``proposed`` and used by nobody until the patient or staff confirm it, and whether it was
+    written. ``source_ref`` points at where it came from (a conversation turn). Only types whose writers include
+    ``agent_proposal`` can be proposed (never care context).
+
+    The same proposer proposing the same value (type, attribute, fact, purpose) again while their proposal of it
+    waits under the same consent is answered with that proposal (``created`` False; nothing is written, its
+    ``source_ref`` and confidence stay); a different ``valid_until`` asked for is 409 ``proposal_pending``. Read
+    under the attribute's lock (:func:`_attribute_lock`), so two identical proposals at once make one.
+
+    Its provenance is who proposed it (:func:`_proposal_source`): an agent's is ``agent_extracted``; the patient's
+    own is ``patient_stated`` and staff's ``staff_entered``, each only for a type they may write. ``extracted``:
+    the service read the fact out of a conversation turn (``conversations``), whoever asked it to: that reading is
+    ``agent_extracted``."""
     spec = _spec(memory_type)
     attribute, fact = _fact_checked(spec, fact)
     return _propose(identity=identity, patient_id=patient_id, spec=spec, attribute=attribute, fact=fact,
                     consent_purpose=consent_purpose, consent_record_id=consent_record_id, source_ref=source_ref,
-                    confidence=confidence, valid_until=valid_until)
+                    confidence=confidence, valid_until=valid_until,
+                    source=Source.AGENT_EXTRACTED if extracted else _proposal_source(identity, spec, patient_id))
+
+
+def _proposal_source(identity: Identity, spec: TypeSpec, patient_id: uuid.UUID) -> str:
+    """The provenance of a proposal by its proposer: an agent extracts; the patient in person states (a type
+    they may write); anyone else is staff (a type staff write). As :func:`_writer_source` decides for a record."""
+    if identity.is_agent:
+        return Source.AGENT_EXTRACTED
+    if identity.patient_self_id is not None:
+        if not identity.is_patient_themself(patient_id):  # another patient's: as the access check answers
+            raise NoConsentOrAccess()
+        if "patient" not in spec.writers:
+            raise Forbidden(f"{spec.name} is recorded by staff or imported from the EHR", code="staff_only")
+        return Source.PATIENT_STATED
+    if "staff" not in spec.writers:
+        raise Forbidden(f"{spec.name} is only proposed by agents or stated by the patient", code="staff_only")
+    return Source.STAFF_ENTERED
 
 
 def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attribute: str, fact: dict,
              consent_purpose: str, consent_record_id: uuid.UUID, source_ref: str, confidence: float,
-             valid_until: datetime | None) -> Memory:
+             valid_until: datetime | None, source: str) -> tuple[Memory, bool]:
     if "agent_proposal" not in spec.writers:
         raise Forbidden(f"{spec.name} is never proposed from a conversation", code="staff_only")
     new = NewFact(memory_type=spec.name, attribute=attribute, fact=fact, consent_purpose=consent_purpose,
@@ -476,13 +515,37 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
     if not may_access(patient_id=patient_id, purpose=consent_purpose):
         raise NoConsentOrAccess()
     consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
+    # in memory_record's order (consent, attribute, type), so that neither waits for the other's second lock
+    _attribute_lock(identity.org_id, patient_id, spec.name, attribute, consent_purpose)
     _hold_type(identity, spec, new)
+    pending = _pending_proposal(identity=identity, patient_id=patient_id, new=new, source=source,
+                                consent_record_id=consent)
+    if pending is not None:
+        if new.valid_until is not None and new.valid_until != pending.valid_until:
+            raise Conflict(f"the same value is already proposed ({pending.memory_id}) with another validity; it is "
+                           "confirmed or rejected first", code="proposal_pending").about(
+                patient_id=patient_id, purpose=consent_purpose)
+        return pending, False
     memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
-                     source=Source.AGENT_EXTRACTED, source_ref=source_ref, consent_record_id=consent,
+                     source=source, source_ref=source_ref, consent_record_id=consent,
                      memory_id=uuid.uuid4(), audit_actions=["memory.propose"])
     event_emit("memory.proposed", memory_id=memory.memory_id, patient_id=patient_id, memory_type=spec.name,
                purpose=consent_purpose)
-    return memory
+    return memory, True
+
+
+def _pending_proposal(*, identity: Identity, patient_id: uuid.UUID, new: NewFact, source: str,
+                      consent_record_id: uuid.UUID) -> Memory | None:
+    """This proposer's proposal of the same value still waiting for review (past its validity or retention it is
+    no longer one), if any. The caller holds the attribute's lock."""
+    candidates = Memory.objects.filter(
+        organization_id=identity.org_id, patient_id=patient_id, memory_type=new.memory_type,
+        attribute=new.attribute, consent_purpose=new.consent_purpose, consent_record_id=consent_record_id,
+        state=S.PROPOSED, source=source, created_by=identity.actor_sub, agent_client_id=identity.agent_client_id,
+    ).order_by("created_at")
+    # values are compared as the type normalised them (decrypted where the type is encrypted)
+    return next((m for m in candidates if m.effective_state(consent=False) == S.PROPOSED
+                 and memory_value(m) == new.fact), None)
 
 
 def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:

@@ -19,6 +19,18 @@ def test_concurrent_writers_get_success_or_409_never_two_current(committed_db, w
     assert len(items) == 1
 
 
+def test_identical_proposals_at_once_make_one_proposal(committed_db, world):
+    """The same proposal sent six times at once: one is written (201), the others are answered with it (200)."""
+    cid = world.consent(world.patient_a)
+    body = {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"}
+    answers = run_threads(6, lambda _: world.patient(world.patient_a).post(
+        f"{mem_path(world.patient_a)}/proposals", body))
+    assert sorted(r.status_code for r in answers) == [200, 200, 200, 200, 200, 201], [r.content for r in answers]
+    assert len({r.json()["memory_id"] for r in answers}) == 1
+    proposals = world.patient(world.patient_a).get(f"{mem_path(world.patient_a)}/proposals").json()["items"]
+    assert [p["memory_id"] for p in proposals] == [answers[0].json()["memory_id"]]
+
+
 def test_concurrent_checkpoint_writers_get_one_success_and_409s(committed_db, world):
     api = world.patient(world.patient_a)
     wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization",

@@ -149,3 +149,80 @@ def test_administrators_find_staff_by_name(world):
     for sub in ("jane.doe@hospital.example", "http://idp.b.example#nurse-9", "Dr Jane Doe"):
         r = admin.post("/v1/staff", {"actor_sub": sub, "display_name": f"Staff {sub[:4]}"})
         assert r.status_code == 201, (sub, r.content)
+
+
+# Characters no name shows, or shows as something else: each refused with the code point named, never stripped.
+HIDDEN_IN_NAMES = [
+    ("\u202eecila", "U+202E"),  # right-to-left override: shows as "alice"
+    ("Ann\u2066a", "U+2066"),  # left-to-right isolate
+    ("A\u2028B", "U+2028"),  # line separator
+    ("A\u2029B", "U+2029"),  # paragraph separator
+    ("Al\u200bice", "U+200B"),  # zero width space
+    ("\ufeffAlice", "U+FEFF"),  # byte-order mark
+    ("Alice\U000e0041\U000e007f", "U+E0041"),  # tag characters
+    ("\u0301Ann", "U+0301"),  # a combining mark with no letter before it
+    ("Ann \u0301Lee", "U+0301"),
+    ("Zed\u0085x", "U+0085"),  # C1 control (next line): was stored as "Zedx"
+    ("Zed\u0085", "U+0085"),  # trimmed away unseen before
+    ("Zed\u007f", "U+007F"),  # delete: was stored as "Zed"
+    ("Zed\u0001", "U+0001"),
+    ("A\tB", "U+0009"),
+    ("Ann\n", "U+000A"),
+    ("Ann\ue000", "U+E000"),  # private use
+    ("Ann\U0010ffff", "U+10FFFF"),  # a noncharacter, never assigned
+]
+
+
+@pytest.mark.parametrize("name, code_point", HIDDEN_IN_NAMES)
+def test_names_with_invisible_or_control_characters_are_refused_naming_the_character(world, name, code_point):
+    """A patient's or staff member's name is refused (422 unstorable_character, the code point named) when it holds
+    a character that shows nothing or shows as something else in staff search; nothing is written."""
+    admin = directory_admin(world)
+    for path, body in (("/v1/patients", {"display_name": name}),
+                       ("/v1/staff", {"actor_sub": "nurse-x", "display_name": name})):
+        r = admin.post(path, body)
+        assert r.status_code == 422, (path, r.content)
+        [error] = [e for e in r.json()["errors"] if e["code"] != "blank"]
+        assert (error["field"], error["code"]) == ("display_name", "unstorable_character"), error
+        assert code_point in error["message"], error
+    assert admin.get("/v1/patients", {"q": "Zed"}).json()["items"] == []
+    assert admin.get("/v1/staff", {"q": "nurse-x"}).json()["items"] == []
+
+
+def test_the_directory_service_refuses_them_too(world):
+    """The rule is the service's: callers other than the API (the demo seed, commands) meet it as well."""
+    from core.errors import ValidationFailed
+    from directory.services import patient_register, staff_register
+
+    admin = Identity(org_id=world.org, actor_sub="org-admin", scopes=frozenset({"patient:write", "grant:write"}))
+    with identity_context(admin):
+        with pytest.raises(ValidationFailed) as refused:
+            patient_register(identity=admin, display_name="\u202eecila", birth_date=None, identifiers=[])
+        assert refused.value.errors[0]["code"] == "unstorable_character"
+        with pytest.raises(ValidationFailed):
+            staff_register(identity=admin, actor_sub="nurse-y", display_name="Joy\u200b")
+
+
+@pytest.mark.parametrize("name", [
+    "Zoë Kowalska",  # NFC
+    "Zoe\u0308 Kowalska",  # NFD: the mark sits on its letter
+    "محمد بن سلمان",  # Arabic
+    "דוד לוי",  # Hebrew
+    "प्रिया शर्मा",  # Devanagari, with its vowel signs and virama inside words
+    "王小明",  # CJK
+    "Seán O'Brien-Ní Dhuibhir",
+    "José María Ñúñez",
+    "Nguyễn Thị Minh Khai",
+])
+def test_ordinary_names_in_any_script_are_kept_as_sent(world, name):
+    admin = directory_admin(world)
+    r = admin.post("/v1/patients", {"display_name": name})
+    assert r.status_code == 201, r.content
+    assert r.json()["display_name"] == name
+    r = admin.post("/v1/staff", {"actor_sub": "nurse-z", "display_name": name})
+    assert r.status_code == 201 and r.json()["display_name"] == name, r.content
+
+
+def test_spaces_around_a_name_are_trimmed_as_before(world):
+    r = directory_admin(world).post("/v1/patients", {"display_name": "  Ann Lee\u00a0 "})
+    assert r.status_code == 201 and r.json()["display_name"] == "Ann Lee", r.content

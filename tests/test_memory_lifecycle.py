@@ -14,7 +14,7 @@ from django.db import connection
 from core.identity import Identity, identity_context
 from memory.models import Memory
 from tests.conftest import memory_body
-from tests.support import without_timestamps
+from tests.support import Api, without_timestamps
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,7 @@ def nurse_with(world, *purposes):
 
 def test_proposals_are_invisible_until_confirmed(world):
     cid = world.consent(world.patient_a)
-    agent = world.staff("booking-agent")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))  # an agent's token (a staff one: staff_entered)
     world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
     r = agent.post(f"{mem(world.patient_a)}/proposals",
                    {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"})
@@ -71,6 +71,76 @@ def test_rejected_proposal_is_erased(world):
     assert {rep["target"] for rep in r.json()["representations"]} == {"postgres", "vector"}
     tomb = patient.get(f"{mem(world.patient_a)}/{p['memory_id']}").json()
     assert tomb["state"] == "deleted" and tomb["fact"] is None
+
+
+def test_a_proposal_says_truly_who_proposed_it(world):
+    """Only an agent's proposal is ``agent_extracted``: the patient's own is ``patient_stated`` and staff's
+    ``staff_entered``, each created by them, and confirming keeps that provenance."""
+    from tests.test_memory_types import admin, mem_path, wound_care_type
+
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    r = patient.post(f"{mem(world.patient_a)}/proposals",
+                     {**memory_body(cid, "earliest_time", "07:15"), "source_ref": "session:s9/turn:1"})
+    assert r.status_code == 201, r.content
+    mine = r.json()
+    assert (mine["state"], mine["source"], mine["created_by"], mine["agent_client_id"]) == (
+        "proposed", "patient_stated", f"patient-{world.patient_a}", None)
+    nurse = nurse_with(world, "appointment_scheduling")
+    r = nurse.post(f"{mem(world.patient_a)}/proposals",
+                   {**memory_body(cid, "latest_time", "16:00"), "source_ref": "phone-call:2026-12-01"})
+    assert r.status_code == 201, r.content
+    staffs = r.json()
+    assert (staffs["state"], staffs["source"], staffs["created_by"]) == ("proposed", "staff_entered", "nurse-1")
+    assert patient.post(f"{mem(world.patient_a)}/{staffs['memory_id']}/confirm").status_code == 200
+    assert {i["attribute"]: i["source"] for i in patient.get(mem(world.patient_a)).json()["items"]} == {
+        "latest_time": "staff_entered"}
+    # a person proposes only what the type lets them write (as recording it would)
+    assert admin(world).post("/v1/memory-types", wound_care_type(writers=["staff", "agent_proposal"])
+                             ).status_code == 201
+    r = patient.post(f"{mem_path(world.patient_a)}/proposals", {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid, "source_ref": "turn:1"})
+    assert r.status_code == 403 and r.json()["code"] == "staff_only", r.content
+    assert [p["memory_id"] for p in patient.get(f"{mem(world.patient_a)}/proposals").json()["items"]] == [
+        mine["memory_id"]]
+
+
+def test_the_same_proposal_again_while_it_waits_is_answered_with_it(world):
+    """The same proposer proposing the same value again while their proposal of it waits gets that proposal (200)
+    and nothing is written; another value, another proposer, or the same value once reviewed is a new proposal."""
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    patient = world.patient(world.patient_a)
+    proposals = f"{mem(world.patient_a)}/proposals"
+    first = agent.post(proposals, {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"})
+    assert first.status_code == 201, first.content
+    for turn in (3, 4):
+        again = agent.post(proposals, {**memory_body(cid, "latest_time", "15:00"),
+                                       "source_ref": f"session:s1/turn:{turn}"})
+        assert again.status_code == 200, again.content
+        assert again.json() == first.json()  # the waiting proposal as it is (its source_ref kept)
+    # an agent's write through the record endpoint is a proposal too: the same one
+    r = agent.post(mem(world.patient_a), memory_body(cid, "latest_time", "15:00"))
+    assert (r.status_code, r.json()["status"], r.json()["memory_id"]) == (
+        200, "already_proposed", first.json()["memory_id"]), r.content
+    # another validity asked for is not silently dropped
+    r = agent.post(proposals, {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:5",
+                               "valid_until": future(10)})
+    assert r.status_code == 409 and r.json()["code"] == "proposal_pending", r.content
+    assert first.json()["memory_id"] in r.json()["message"]
+    # another value, and another proposer, are proposals of their own
+    assert agent.post(proposals, {**memory_body(cid, "latest_time", "16:00"), "source_ref": "t:6"}).status_code == 201
+    assert patient.post(proposals, {**memory_body(cid, "latest_time", "15:00"), "source_ref": "t:7"}).status_code == 201
+    waiting = patient.get(proposals).json()["items"]
+    assert len(waiting) == 3 and len({p["memory_id"] for p in waiting}) == 3
+    with identity_context(Identity(org_id=world.org, actor_sub="x", patient_self_id=world.patient_a)):
+        assert Memory.objects.filter(organization_id=world.org, patient_id=world.patient_a).count() == 3
+    # once reviewed, the same value proposed again is a new proposal
+    assert patient.post(f"{mem(world.patient_a)}/{first.json()['memory_id']}/reject").status_code == 200
+    r = agent.post(proposals, {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s2/turn:1"})
+    assert r.status_code == 201 and r.json()["memory_id"] != first.json()["memory_id"], r.content
 
 
 def test_care_context_only_from_staff_encrypted_and_flagged(world):

@@ -107,10 +107,11 @@ class MemoryLifecycle(RuleBasedStateMachine):
     @rule(kind=st.sampled_from(KINDS))
     def propose(self, kind):
         t = self.unique_time()
-        self._written(t, self._try(self.staff, services.memory_propose, memory_type="scheduling_preference",
-                                   fact={"kind": kind, "time": t},
-                                   consent_purpose="appointment_scheduling", consent_record_id=self.consent_id,
-                                   source_ref="session:x/turn:1"))
+        proposed = self._try(self.staff, services.memory_propose, memory_type="scheduling_preference",
+                             fact={"kind": kind, "time": t},
+                             consent_purpose="appointment_scheduling", consent_record_id=self.consent_id,
+                             source_ref="session:x/turn:1")
+        self._written(t, proposed and proposed[0])
 
     @rule(data=st.data())
     def confirm(self, data):

@@ -168,11 +168,11 @@ def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
         keep = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
                               fact={"kind": "channel", "channel": "sms"},
                               consent_purpose="appointment_scheduling", consent_record_id=alice["consent"],
-                              source_ref="turn:1").memory_id
+                              source_ref="turn:1")[0].memory_id
         drop = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
                               fact={"kind": "language", "language": "pl"},
                               consent_purpose="appointment_scheduling", consent_record_id=alice["consent"],
-                              source_ref="turn:2").memory_id
+                              source_ref="turn:2")[0].memory_id
     client = alice["client"]
     page = client.get("/me/").content.decode()
     assert "Waiting for you to confirm" in page and "contact by text message" in page and "language Polish" in page

@@ -202,6 +202,12 @@ export class NotProposed extends ConflictError {
   static override readonly status: number = 409;
 }
 
+/** The same value is already proposed by this caller, waiting for review, with another validity. */
+export class ProposalPending extends ConflictError {
+  static override readonly code: string = "proposal_pending";
+  static override readonly status: number = 409;
+}
+
 export class NotCorrectable extends ConflictError {
   static override readonly code: string = "not_correctable";
   static override readonly status: number = 409;
@@ -396,7 +402,8 @@ const ALL: ErrorClass[] = [
   PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound,
   MethodNotAllowed, NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition,
   OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
-  OperationNotRetryable, NotProposed, NotCorrectable, SessionAlreadyEnded, TooManySessions, TurnLimitReached,
+  OperationNotRetryable, NotProposed, ProposalPending, NotCorrectable, SessionAlreadyEnded, TooManySessions,
+  TurnLimitReached,
   SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RateLimited,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,
   OutsideSystemUnavailable, DatabaseUnavailable, AgentCannotConfirm, AgentCannotDelete, AgentCannotGrant,

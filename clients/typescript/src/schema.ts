@@ -1443,6 +1443,7 @@ export interface components {
         MemoryStored: {
             /** Format: uuid */
             memory_id: string;
+            /** @description stored, proposed (an agent's write), or already_proposed (200: the agent's identical proposal still waiting; nothing new written) */
             status: string;
             memory: components["schemas"]["MemoryOut"];
         };
@@ -1697,7 +1698,7 @@ export interface components {
              * @description An existing patient id; new when absent
              */
             patient_id?: string;
-            /** @description The name staff know the patient by */
+            /** @description The name staff know the patient by: one line of visible text (no control, invisible formatting or direction characters; 422 unstorable_character names the code point); trimmed of spaces at both ends */
             display_name: string;
             /** Format: date */
             birth_date?: string | null;
@@ -1994,6 +1995,7 @@ export interface components {
         /** @description Refuses fields it does not declare. */
         StaffInRequest: {
             actor_sub: string;
+            /** @description The name administrators find the subject by; the same characters as a patient's name */
             display_name: string;
             /** @description person (default) or agent */
             kind?: string;
@@ -6158,6 +6160,14 @@ export interface operations {
             };
         };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryStored"];
+                };
+            };
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -7617,6 +7627,14 @@ export interface operations {
             };
         };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryOut"];
+                };
+            };
             201: {
                 headers: {
                     [name: string]: unknown;

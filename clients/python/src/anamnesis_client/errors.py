@@ -181,6 +181,13 @@ class NotProposed(ConflictError):
     status = 409
 
 
+class ProposalPending(ConflictError):
+    """The same value is already proposed by this caller, waiting for review, with another validity."""
+
+    code = "proposal_pending"
+    status = 409
+
+
 class NotCorrectable(ConflictError):
     code = "not_correctable"
     status = 409
@@ -430,6 +437,7 @@ __all__ = [
     "IdempotentResponseWithdrawn",
     "OperationNotRetryable",
     "NotProposed",
+    "ProposalPending",
     "NotCorrectable",
     "SessionAlreadyEnded",
     "TooManySessions",
