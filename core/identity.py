@@ -179,8 +179,8 @@ def _skip_aborted(pipeline: psycopg.Pipeline) -> None:
     unknown_organization, 429) that was a warning per refused request. Syncing here collects those skipped
     results first: ``PipelineAborted`` says nothing the raised error does not, so it is dropped. Any other error
     met on the way (a queued statement that fails, when the block failed for another reason; the connection lost)
-    is a real one:
-    logged, by its class and SQLSTATE only (its message may quote a row), and the raised error stands."""
+    is a real one: logged, by its class and SQLSTATE only (its message may quote a row), and the raised error
+    stands."""
     try:
         pipeline.sync()
     except psycopg.errors.PipelineAborted:
