@@ -58,6 +58,10 @@ def fields_from_schema(branch: dict, prefix: str = "") -> dict[str, tuple[tuple[
                 field.label = f"{_label(name, prop)}: {field.label[0].lower()}{field.label[1:]}"
                 if name not in required:
                     field.required = False
+                    if isinstance(field, forms.ChoiceField) and not isinstance(field, forms.MultipleChoiceField) \
+                            and not any(value == "" for value, _ in field.choices):
+                        # else a browser sends the first choice, and an untouched optional object is half-filled
+                        field.choices = [("", "Not stated"), *field.choices]
                 out[inner] = ((name, *path), field)
             continue
         field = _field_for(name, prop, name in required)
