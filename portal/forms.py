@@ -13,6 +13,18 @@ from core.vocabulary import REASON_CODE_PATTERN
 from memory.types import TypeSpec
 
 
+class DateInput(forms.DateInput):
+    """``<input type="date">``, whose value must be ``yyyy-mm-dd`` whatever the locale: with en-GB's
+    ``dd/mm/yyyy`` a browser shows the box empty, and the next save drops the date. Every date field of the portal
+    and the staff console uses this widget."""
+
+    input_type = "date"
+    iso_format = "%Y-%m-%d"
+
+    def __init__(self, attrs=None):
+        super().__init__(attrs, format=self.iso_format)
+
+
 def _label(name: str, prop: dict) -> str:
     return prop.get("title") or name.replace("_", " ").capitalize()
 
@@ -90,8 +102,7 @@ class FactForm(forms.Form):
     ``review_by_at``; the service checks the fact, and its errors name the same fields as the API's."""
 
     valid_until = forms.DateField(label="Keep until (optional)", required=False,
-                                  widget=forms.DateInput(attrs={"type": "date"}),
-                                  help_text="Leave empty to keep it until you change it")
+                                  widget=DateInput(), help_text="Leave empty to keep it until you change it")
 
     def __init__(self, *args, spec: TypeSpec, kind: str | None, correcting: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -112,7 +123,7 @@ class FactForm(forms.Form):
                     fields[name].help_text = "What this is about; it stays as it is when you correct the rest"
         fields["valid_until"] = self.fields.pop("valid_until")
         if spec.review:
-            fields["review_by"] = forms.DateField(label="Review by", widget=forms.DateInput(attrs={"type": "date"}))
+            fields["review_by"] = forms.DateField(label="Review by", widget=DateInput())
         self.fields = fields
 
     @classmethod

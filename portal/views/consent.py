@@ -26,7 +26,7 @@ from core.vocabulary import PURPOSES
 from directory import selectors as directory
 from memory import selectors as memory_selectors
 from portal.context import portal_view
-from portal.forms import end_of_day, search_text
+from portal.forms import DateInput, end_of_day, search_text
 from portal.rows import (
     ADMIN_ROLES,
     PATIENT_ROLES,
@@ -135,7 +135,7 @@ class ConsentForm(forms.Form):
                                    help_text="Where the patient's consent is documented, e.g. the signed form's "
                                              "reference number")
     expires_at = forms.DateField(label="Expires on (optional)", required=False,
-                                 widget=forms.DateInput(attrs={"type": "date"}))
+                                 widget=DateInput())
 
     def clean_evidence_ref(self):
         value = self.cleaned_data["evidence_ref"].strip()
@@ -197,7 +197,7 @@ class GrantForm(forms.Form):
                                                  "required": "Find the patient above and choose them."})
     purpose = forms.ChoiceField(label="Purpose", choices=[("", "Choose a purpose")] + PURPOSES)
     expires_at = forms.DateField(label="Expires on (optional)", required=False,
-                                 widget=forms.DateInput(attrs={"type": "date"}))
+                                 widget=DateInput())
     reason = forms.CharField(label="Reason", max_length=300, widget=forms.Textarea(attrs={"rows": 2}),
                              help_text="Why this person needs access (kept with the grant)")
 
