@@ -4,6 +4,7 @@ fields (:meth:`FactForm.add_service_errors`)."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, time
 
 from django import forms
@@ -165,8 +166,11 @@ class FactForm(forms.Form):
     def add_service_errors(self, errors: list[dict]) -> None:
         """Errors a service raised (ValidationFailed.errors): each next to its field when it has one here."""
         for error in errors or []:
-            field = (error.get("field") or "").removeprefix("fact.").replace(".", "__")
-            self.add_error(field if field in self.fields else None, error.get("message") or "is not valid")
+            field = re.sub(r"\[\d+\]", "", (error.get("field") or "").removeprefix("fact.")).replace(".", "__")
+            if field and field not in self.fields:
+                # about a group of fields (a coded substance without its code): next to the group's first field
+                field = next((name for name in self.fields if name.startswith(f"{field}__")), "")
+            self.add_error(field or None, error.get("message") or "is not valid")
 
 
 class ReasonForm(forms.Form):
