@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.views.decorators.http import require_http_methods, require_POST
 
 from consent import selectors, services
@@ -65,6 +66,17 @@ def patient_consents(request):
 @portal_view(scopes=("consent:write",), roles=PATIENT_ROLES)
 def patient_revoke(request, consent_id: uuid.UUID):
     identity = request.portal_identity
+    # Locked until the end of the request: of two submits of the same form (a double click, a stale page), the
+    # second waits for the first and then reads it as withdrawn. The service's lock on the same row is then ours.
+    earlier = (selectors.consent_list(identity=identity, patient_id=identity.patient_self_id)
+               .select_for_update().filter(consent_record_id=consent_id)
+               .values_list("status", "revoked_at", "purpose").first())
+    if earlier is not None and earlier[0] == ConsentRecord.Status.REVOKED:
+        _, revoked_at, purpose = earlier
+        when = f" on {date_format(timezone.localtime(revoked_at), 'j M Y, H:i')}" if revoked_at else ""
+        messages.info(request, f"This consent for {PURPOSE_LABELS.get(purpose, purpose)} had already been "
+                               f"withdrawn{when}. Nothing was changed.")
+        return redirect("patient-consents")
     record = services.consent_revoke(identity=identity, patient_id=identity.patient_self_id, consent_id=consent_id)
     messages.success(request, f"Consent withdrawn for: {PURPOSE_LABELS.get(record.purpose, record.purpose)}. "
                               "Information kept under it is no longer used.")

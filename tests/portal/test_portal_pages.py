@@ -466,3 +466,24 @@ def test_the_activity_page_puts_others_first_with_their_purpose_and_groups_the_p
     assert "<td>looked at your preferences</td><td>Not stated</td>" in others
     assert "You looked at your preferences (5 times)" in own
     assert "nurse-7" not in own
+
+
+def test_withdrawing_a_consent_again_says_it_had_already_been_withdrawn(alice, world):
+    """A stale page, the back button or a double submit posts the withdrawal again: the answer says it had
+    already been withdrawn and nothing changed, never a second "Consent withdrawn"; a newer consent for the same
+    purpose stays given."""
+    client = alice["client"]
+    url = f"/me/consents/{alice['consent']}/revoke/"
+    # a double submit: the browser follows only the last answer, so both messages wait for the next page
+    assert client.post(url).status_code == 302 and client.post(url).status_code == 302
+    page = client.get("/me/consents/").content.decode()
+    assert page.count("Consent withdrawn for") == 1
+    assert page.count("This consent for Appointment scheduling had already been withdrawn on") == 1
+    assert "Nothing was changed." in page
+
+    newer = world.consent(world.patient_a)  # given again later, from another device
+    again = client.post(url, follow=True).content.decode()
+    assert "Consent withdrawn for" not in again and "had already been withdrawn" in again
+    card = again[again.index(f'data-consent-id="{newer}"'):]
+    assert "Given" in card[:card.index("</li>")] and 'action="/me/consents/' in card[:card.index("</li>")]
+
