@@ -94,14 +94,21 @@ def patient_correct(request, memory_id: uuid.UUID):
                     extra={"cancel_url": "patient-preferences"})
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_delete(request, memory_id: uuid.UUID):
+    """Deleting one preference is permanent, so it is asked twice, as deleting everything is: the card's button
+    opens a page naming what will be erased, whose own button posts ``confirm=yes``. A post without it (an old
+    page's one-click form) gets that page, and nothing is deleted."""
     identity = request.portal_identity
     memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED, MemoryState.PROPOSED):
         # the page showed it as current; it was replaced (deleting the old value would keep the new one) or is gone
         raise Conflict("it is no longer the current value", code="not_current")
+    if not deletion.patient_may_edit(memory):  # refused before the confirmation page, as the service refuses it
+        raise Forbidden("clinical facts are removed by the care team", code="staff_only")
+    if request.method == "GET" or request.POST.get("confirm") != "yes":
+        return render(request, "memory/delete.html", {"row": memory_row(memory, me=identity.actor_sub)})
     receipt = deletion.memory_delete(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
     return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
 

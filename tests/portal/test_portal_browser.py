@@ -115,7 +115,11 @@ def test_a_patient_signs_in_corrects_deletes_and_revokes(browser, live_portal, p
     assert page.get_by_text("not before 10:00").count() == 0
     _shot(page, "patient-corrected")
 
-    page.get_by_role("button", name=re.compile("Delete.*no later than 16:00")).click()
+    page.get_by_role("link", name=re.compile("Delete.*no later than 16:00")).click()
+    assert page.get_by_role("heading", name="Delete this preference?").is_visible()
+    assert page.locator("p.fact", has_text="no later than 16:00").is_visible()
+    _shot(page, "patient-delete-confirm")
+    page.get_by_role("button", name="Delete this preference").click()
     page.wait_for_url(re.compile(r".*/me/deletions/[0-9a-f-]{36}/"))
     assert page.get_by_role("heading", name="Deletion receipt").is_visible()
     assert page.get_by_text("Deleted: 1 record").is_visible()

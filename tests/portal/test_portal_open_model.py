@@ -98,7 +98,8 @@ def test_each_builtin_type_is_corrected_and_deleted_through_the_portal(world, pe
     assert new["text"] in page and new["attribute"] == memory["attribute"]
 
     if "patient" in spec.writers:
-        response = client.post(f"/me/preferences/{new['memory_id']}/delete/", follow=True)
+        response = client.post(f"/me/preferences/{new['memory_id']}/delete/", {"confirm": "yes"},
+                               follow=True)
         assert response.status_code == 200 and "2 " in response.content.decode()
         assert world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"] == []
     else:

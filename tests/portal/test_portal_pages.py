@@ -118,9 +118,23 @@ def test_a_bad_correction_is_refused_next_to_its_field_and_nothing_is_saved(alic
     assert "not before 10:00" in alice["client"].get("/me/").content.decode()
 
 
-def test_deleting_one_preference_shows_its_receipt(alice, world):
+def test_deleting_one_preference_asks_first_then_shows_its_receipt(alice, world):
+    """The card's Delete is a link to a page naming what will be erased (no JavaScript needed); only its own
+    button, which sends confirm=yes, deletes. A post without it (an old page's one-click form) gets the same
+    page and deletes nothing."""
     client = alice["client"]
-    response = client.post(f"/me/preferences/{alice['first']}/delete/", follow=True)
+    url = f"/me/preferences/{alice['first']}/delete/"
+    card = client.get("/me/").content.decode()
+    assert f'href="{url}"' in card and f'action="{url}"' not in card
+    for asked in (client.get(url), client.post(url), client.post(url, {"confirm": "no"})):
+        html = asked.content.decode()
+        assert asked.status_code == 200 and "Delete this preference?" in html
+        assert "appointments not before 10:00" in html and "no later than 16:00" not in html
+        assert re.search(r'<form method="post" class="form">\s*<input type="hidden" name="csrfmiddlewaretoken"[^>]*>'
+                         r'\s*<input type="hidden" name="confirm" value="yes">', html), html
+        assert 'href="/me/"' in html  # cancel
+    assert "not before 10:00" in client.get("/me/").content.decode()
+    response = client.post(url, {"confirm": "yes"}, follow=True)
     html = response.content.decode()
     assert response.status_code == 200 and "Deletion receipt" in html and "Deleted: 1 record" in html
     assert "postgres" in html and "verified" in html
@@ -395,7 +409,8 @@ def test_a_stale_page_says_this_has_changed_and_changes_nothing(alice, world):
     assert client.post(f"/me/preferences/{alice['first']}/correct/", {"time": "11:30"}).status_code == 302
     for response in (client.get(f"/me/preferences/{alice['first']}/correct/"),
                      client.post(f"/me/preferences/{alice['first']}/correct/", {"time": "12:00"}),
-                     client.post(f"/me/preferences/{alice['first']}/delete/")):
+                     client.get(f"/me/preferences/{alice['first']}/delete/"),
+                     client.post(f"/me/preferences/{alice['first']}/delete/", {"confirm": "yes"})):
         assert response.status_code == 409 and "This has changed" in response.content.decode()
     page = without_timestamps(client.get("/me/").content.decode())
     assert "not before 11:30" in page and "12:00" not in page
@@ -407,6 +422,7 @@ def test_a_patient_is_refused_the_correction_form_of_a_clinical_fact(alice, worl
     nurse = nurse_with(world, "care_coordination")
     allergy = nurse.post(f"/v1/patients/{world.patient_a}/memories", care_body()).json()["memory_id"]
     assert alice["client"].get(f"/me/preferences/{allergy}/correct/").status_code == 403
+    assert alice["client"].get(f"/me/preferences/{allergy}/delete/").status_code == 403
 
 
 def test_a_path_nothing_serves_is_a_page_for_browsers_and_a_problem_for_the_api(client):
