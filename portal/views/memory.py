@@ -25,7 +25,15 @@ from memory.models import MemoryState
 from memory.types import type_get
 from portal.context import error_page, portal_view
 from portal.forms import FactForm, ReasonForm
-from portal.rows import PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, agent_label, memory_row
+from portal.rows import (
+    PATIENT_ROLES,
+    PURPOSE_LABELS,
+    SOURCE_LABELS,
+    STAFF_ROLES,
+    STAFF_SOURCE_LABELS,
+    agent_label,
+    memory_row,
+)
 from portal.views.consent import require_staff_patient
 
 
@@ -46,7 +54,7 @@ def patient_preferences(request):
 
 
 def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, template: str, done_url: str,
-             extra: dict | None = None):
+             labels: dict[str, str], extra: dict | None = None):
     memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
         # replaced, expired or deleted since the page that links here was shown: "this has changed", not "no page"
@@ -81,7 +89,7 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
             initial["review_by"] = memory.review_by.date()
         form = FactForm(initial=initial, **kwargs)
         status = 200
-    row = memory_row(memory, me=identity.actor_sub)
+    row = memory_row(memory, me=identity.actor_sub, labels=labels)
     return render(request, template, {"form": form, "row": row, **(extra or {})}, status=status)
 
 
@@ -90,7 +98,7 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
 def patient_correct(request, memory_id: uuid.UUID):
     identity = request.portal_identity
     return _correct(request, identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id,
-                    template="memory/correct.html", done_url="patient-preferences",
+                    template="memory/correct.html", done_url="patient-preferences", labels=SOURCE_LABELS,
                     extra={"cancel_url": "patient-preferences"})
 
 
@@ -308,7 +316,7 @@ def staff_correct(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     identity = request.portal_identity
     require_staff_patient(identity, patient_id)
     return _correct(request, identity=identity, patient_id=patient_id, memory_id=memory_id,
-                    template="memory/staff_correct.html",
+                    template="memory/staff_correct.html", labels=STAFF_SOURCE_LABELS,
                     done_url=f"/staff/patients/{patient_id}/", extra={"patient_id": patient_id})
 
 

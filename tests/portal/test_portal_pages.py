@@ -503,3 +503,50 @@ def test_withdrawing_a_consent_again_says_it_had_already_been_withdrawn(alice, w
     card = again[again.index(f'data-consent-id="{newer}"'):]
     assert "Given" in card[:card.index("</li>")] and 'action="/me/consents/' in card[:card.index("</li>")]
 
+
+
+# --- wording ----------------------------------------------------------------------------------------------------
+def test_with_everything_set_aside_the_page_does_not_say_nothing_is_kept(alice, world):
+    """Preferences the care team set aside are still kept: "We keep no preferences" would be false above them."""
+    world.grant(world.patient_a, "nurse-q", "appointment_scheduling")
+    for memory_id in (alice["first"], alice["second"]):
+        r = world.staff("nurse-q").post(f"/v1/patients/{world.patient_a}/memories/{memory_id}/quarantine",
+                                        {"reason_code": "disputed_by_patient"})
+        assert r.status_code == 200, r.content
+    page = alice["client"].get("/me/").content.decode()
+    assert "We keep no preferences" not in page
+    assert "None of your preferences is in use at the moment." in page and "Set aside for review" in page
+    assert 'href="/me/preferences/delete-all/"' in page  # deleting everything still covers them
+
+
+def test_the_activity_page_counts_one_preference_given_in_words(world, people, signed_in):
+    from tests.test_governance_agents import agent_for
+
+    _memory(world, world.patient_b, world.consent(world.patient_b))
+    r = agent_for(world, world.patient_b).post(f"/v1/patients/{world.patient_b}/context",
+                                               {"question": "what is the earliest I can come in?",
+                                                "purpose": "appointment_scheduling"})
+    assert r.status_code == 200, r.content
+    [release] = world.patient(world.patient_b).get(f"/v1/patients/{world.patient_b}/releases").json()["items"]
+    assert len(release["members"]) == 1
+    page = signed_in(people.patient(world.patient_b)).get("/me/activity/").content.decode()
+    assert "was given one of your preferences for" in page and "of your preference for" not in page
+
+
+def test_the_staff_correct_page_speaks_to_staff(world, nurse):
+    consent = world.consent(world.patient_a)
+    memory_id = _memory(world, world.patient_a, consent)
+    page = nurse["client"].get(f"/staff/patients/{world.patient_a}/memories/{memory_id}/correct/").content.decode()
+    assert "Stated by the patient" in page and "You told us" not in page
+    refused = nurse["client"].post(f"/staff/patients/{world.patient_a}/memories/{memory_id}/correct/",
+                                   {"time": "9am"}).content.decode()
+    assert "Stated by the patient" in refused and "You told us" not in refused
+
+
+def test_the_erasure_receipt_words_one_retained_clinical_record_in_the_singular(alice, world):
+    from tests.test_memory_lifecycle import care_body, nurse_with
+
+    nurse = nurse_with(world, "care_coordination")
+    assert nurse.post(f"/v1/patients/{world.patient_a}/memories", care_body()).status_code == 201
+    receipt = alice["client"].post("/me/preferences/delete-all/", {"confirm": "yes"}, follow=True).content.decode()
+    assert "1 clinical record stays with your care team, who must keep it." in receipt, receipt
