@@ -4,6 +4,7 @@ fields (:meth:`FactForm.add_service_errors`)."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, time
 
 from django import forms
@@ -11,6 +12,18 @@ from django.utils import timezone
 
 from core.vocabulary import REASON_CODE_PATTERN
 from memory.types import TypeSpec
+
+
+class DateInput(forms.DateInput):
+    """``<input type="date">``, whose value must be ``yyyy-mm-dd`` whatever the locale: with en-GB's
+    ``dd/mm/yyyy`` a browser shows the box empty, and the next save drops the date. Every date field of the portal
+    and the staff console uses this widget."""
+
+    input_type = "date"
+    iso_format = "%Y-%m-%d"
+
+    def __init__(self, attrs=None):
+        super().__init__(attrs, format=self.iso_format)
 
 
 def _label(name: str, prop: dict) -> str:
@@ -58,6 +71,10 @@ def fields_from_schema(branch: dict, prefix: str = "") -> dict[str, tuple[tuple[
                 field.label = f"{_label(name, prop)}: {field.label[0].lower()}{field.label[1:]}"
                 if name not in required:
                     field.required = False
+                    if isinstance(field, forms.ChoiceField) and not isinstance(field, forms.MultipleChoiceField) \
+                            and not any(value == "" for value, _ in field.choices):
+                        # else a browser sends the first choice, and an untouched optional object is half-filled
+                        field.choices = [("", "Not stated"), *field.choices]
                 out[inner] = ((name, *path), field)
             continue
         field = _field_for(name, prop, name in required)
@@ -86,8 +103,7 @@ class FactForm(forms.Form):
     ``review_by_at``; the service checks the fact, and its errors name the same fields as the API's."""
 
     valid_until = forms.DateField(label="Keep until (optional)", required=False,
-                                  widget=forms.DateInput(attrs={"type": "date"}),
-                                  help_text="Leave empty to keep it until you change it")
+                                  widget=DateInput(), help_text="Leave empty to keep it until you change it")
 
     def __init__(self, *args, spec: TypeSpec, kind: str | None, correcting: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -108,7 +124,7 @@ class FactForm(forms.Form):
                     fields[name].help_text = "What this is about; it stays as it is when you correct the rest"
         fields["valid_until"] = self.fields.pop("valid_until")
         if spec.review:
-            fields["review_by"] = forms.DateField(label="Review by", widget=forms.DateInput(attrs={"type": "date"}))
+            fields["review_by"] = forms.DateField(label="Review by", widget=DateInput())
         self.fields = fields
 
     @classmethod
@@ -150,8 +166,11 @@ class FactForm(forms.Form):
     def add_service_errors(self, errors: list[dict]) -> None:
         """Errors a service raised (ValidationFailed.errors): each next to its field when it has one here."""
         for error in errors or []:
-            field = (error.get("field") or "").removeprefix("fact.").replace(".", "__")
-            self.add_error(field if field in self.fields else None, error.get("message") or "is not valid")
+            field = re.sub(r"\[\d+\]", "", (error.get("field") or "").removeprefix("fact.")).replace(".", "__")
+            if field and field not in self.fields:
+                # about a group of fields (a coded substance without its code): next to the group's first field
+                field = next((name for name in self.fields if name.startswith(f"{field}__")), "")
+            self.add_error(field or None, error.get("message") or "is not valid")
 
 
 class ReasonForm(forms.Form):

@@ -245,6 +245,8 @@ class PortalCallbackView(OIDCAuthenticationCallbackView):
             response["Retry-After"] = "60"
             return response
         try:
+            if request.GET.get("error"):
+                return self._provider_refused(request)
             return super().get(request)
         except SuspiciousOperation as exc:
             log.warning("login failed: %s", type(exc).__name__)
@@ -255,11 +257,24 @@ class PortalCallbackView(OIDCAuthenticationCallbackView):
                           {"reason": "The sign-in service is not available at the moment. Try again shortly."},
                           status=503)
 
+    def _provider_refused(self, request):
+        """The provider answered with an error. mozilla-django-oidc would also sign out whoever is signed in
+        (for its session-refresh middleware, which the portal does not use): anyone's page could then sign a user
+        out with a link to ``?error=x``. Only the state the error answers is spent (no replay)."""
+        states = request.session.get("oidc_states")
+        if isinstance(states, dict) and request.GET.get("state") in states:
+            del states[request.GET["state"]]
+            request.session.modified = True
+        return self.login_failure()
+
     def login_failure(self):
-        if self.request.user.is_authenticated:
-            auth.logout(self.request)
-        return render(self.request, "portal/login_failed.html",
-                      {"reason": "Sign-in did not complete. Please try again."}, status=403)
+        # A failed or forged callback (any site can link to /oidc/callback/?code=x&state=y) leaves an existing
+        # session alone; signing out here would let any page end the user's session.
+        signed_in = self.request.user.is_authenticated and SESSION_KEY in self.request.session
+        reason = ("Sign-in did not complete. You are still signed in as before." if signed_in else
+                  "Sign-in did not complete. Please try again.")
+        return render(self.request, "portal/login_failed.html", {"reason": reason, "still_signed_in": signed_in},
+                      status=403)
 
     def login_success(self):
         claims = getattr(self.user, "portal_claims", None)

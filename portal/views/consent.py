@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.views.decorators.http import require_http_methods, require_POST
 
 from consent import selectors, services
@@ -26,7 +27,7 @@ from core.vocabulary import PURPOSES
 from directory import selectors as directory
 from memory import selectors as memory_selectors
 from portal.context import portal_view
-from portal.forms import end_of_day, search_text
+from portal.forms import DateInput, end_of_day, search_text
 from portal.rows import (
     ADMIN_ROLES,
     PATIENT_ROLES,
@@ -65,6 +66,17 @@ def patient_consents(request):
 @portal_view(scopes=("consent:write",), roles=PATIENT_ROLES)
 def patient_revoke(request, consent_id: uuid.UUID):
     identity = request.portal_identity
+    # Locked until the end of the request: of two submits of the same form (a double click, a stale page), the
+    # second waits for the first and then reads it as withdrawn. The service's lock on the same row is then ours.
+    earlier = (selectors.consent_list(identity=identity, patient_id=identity.patient_self_id)
+               .select_for_update().filter(consent_record_id=consent_id)
+               .values_list("status", "revoked_at", "purpose").first())
+    if earlier is not None and earlier[0] == ConsentRecord.Status.REVOKED:
+        _, revoked_at, purpose = earlier
+        when = f" on {date_format(timezone.localtime(revoked_at), 'j M Y, H:i')}" if revoked_at else ""
+        messages.info(request, f"This consent for {PURPOSE_LABELS.get(purpose, purpose)} had already been "
+                               f"withdrawn{when}. Nothing was changed.")
+        return redirect("patient-consents")
     record = services.consent_revoke(identity=identity, patient_id=identity.patient_self_id, consent_id=consent_id)
     messages.success(request, f"Consent withdrawn for: {PURPOSE_LABELS.get(record.purpose, record.purpose)}. "
                               "Information kept under it is no longer used.")
@@ -135,7 +147,7 @@ class ConsentForm(forms.Form):
                                    help_text="Where the patient's consent is documented, e.g. the signed form's "
                                              "reference number")
     expires_at = forms.DateField(label="Expires on (optional)", required=False,
-                                 widget=forms.DateInput(attrs={"type": "date"}))
+                                 widget=DateInput())
 
     def clean_evidence_ref(self):
         value = self.cleaned_data["evidence_ref"].strip()
@@ -197,7 +209,7 @@ class GrantForm(forms.Form):
                                                  "required": "Find the patient above and choose them."})
     purpose = forms.ChoiceField(label="Purpose", choices=[("", "Choose a purpose")] + PURPOSES)
     expires_at = forms.DateField(label="Expires on (optional)", required=False,
-                                 widget=forms.DateInput(attrs={"type": "date"}))
+                                 widget=DateInput())
     reason = forms.CharField(label="Reason", max_length=300, widget=forms.Textarea(attrs={"rows": 2}),
                              help_text="Why this person needs access (kept with the grant)")
 

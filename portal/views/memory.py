@@ -25,7 +25,15 @@ from memory.models import MemoryState
 from memory.types import type_get
 from portal.context import error_page, portal_view
 from portal.forms import FactForm, ReasonForm
-from portal.rows import PATIENT_ROLES, PURPOSE_LABELS, STAFF_ROLES, STAFF_SOURCE_LABELS, agent_label, memory_row
+from portal.rows import (
+    PATIENT_ROLES,
+    PURPOSE_LABELS,
+    SOURCE_LABELS,
+    STAFF_ROLES,
+    STAFF_SOURCE_LABELS,
+    agent_label,
+    memory_row,
+)
 from portal.views.consent import require_staff_patient
 
 
@@ -46,7 +54,7 @@ def patient_preferences(request):
 
 
 def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, template: str, done_url: str,
-             extra: dict | None = None):
+             labels: dict[str, str], extra: dict | None = None):
     memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
         # replaced, expired or deleted since the page that links here was shown: "this has changed", not "no page"
@@ -81,7 +89,7 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
             initial["review_by"] = memory.review_by.date()
         form = FactForm(initial=initial, **kwargs)
         status = 200
-    row = memory_row(memory, me=identity.actor_sub)
+    row = memory_row(memory, me=identity.actor_sub, labels=labels)
     return render(request, template, {"form": form, "row": row, **(extra or {})}, status=status)
 
 
@@ -90,18 +98,25 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
 def patient_correct(request, memory_id: uuid.UUID):
     identity = request.portal_identity
     return _correct(request, identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id,
-                    template="memory/correct.html", done_url="patient-preferences",
+                    template="memory/correct.html", done_url="patient-preferences", labels=SOURCE_LABELS,
                     extra={"cancel_url": "patient-preferences"})
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_delete(request, memory_id: uuid.UUID):
+    """Deleting one preference is permanent, so it is asked twice, as deleting everything is: the card's button
+    opens a page naming what will be erased, whose own button posts ``confirm=yes``. A post without it (an old
+    page's one-click form) gets that page, and nothing is deleted."""
     identity = request.portal_identity
     memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED, MemoryState.PROPOSED):
         # the page showed it as current; it was replaced (deleting the old value would keep the new one) or is gone
         raise Conflict("it is no longer the current value", code="not_current")
+    if not deletion.patient_may_edit(memory):  # refused before the confirmation page, as the service refuses it
+        raise Forbidden("clinical facts are removed by the care team", code="staff_only")
+    if request.method == "GET" or request.POST.get("confirm") != "yes":
+        return render(request, "memory/delete.html", {"row": memory_row(memory, me=identity.actor_sub)})
     receipt = deletion.memory_delete(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
     return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
 
@@ -301,7 +316,7 @@ def staff_correct(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     identity = request.portal_identity
     require_staff_patient(identity, patient_id)
     return _correct(request, identity=identity, patient_id=patient_id, memory_id=memory_id,
-                    template="memory/staff_correct.html",
+                    template="memory/staff_correct.html", labels=STAFF_SOURCE_LABELS,
                     done_url=f"/staff/patients/{patient_id}/", extra={"patient_id": patient_id})
 
 

@@ -45,7 +45,7 @@ def _save_definition(identity, post) -> tuple[list[dict], list[dict], str | None
         if not isinstance(definition, dict):
             raise NotJson("It is not a JSON object")
     except NotJson as exc:
-        return [{"field": "definition", "message": f"The definition is not a JSON object: {exc}."}], [], None
+        return [{"field": None, "message": f"The definition is not a JSON object: {exc}."}], [], None
     except ValidationFailed as exc:
         return exc.errors, [], None
     except NotFound as exc:
@@ -76,11 +76,12 @@ def _phrases(text: str) -> list[str] | None:
 
 
 def _on_the_page(error: dict) -> dict:
-    """``serves[2]`` as staff count them: phrase 3."""
+    """A problem with the phrases as staff see them: ``serves[2]`` is phrase 3 (in the message, next to the
+    phrases' box), the list as a whole points nowhere more precise than the box."""
     field = error.get("field") or ""
     if field.startswith("serves[") and field.endswith("]") and field[7:-1].isdigit():
-        return {**error, "field": f"phrase {int(field[7:-1]) + 1}"}
-    return {**error, "field": "phrases"} if field == "serves" else error
+        return {**error, "field": None, "message": f"Phrase {int(field[7:-1]) + 1}: {error.get('message')}"}
+    return {**error, "field": None} if field == "serves" else error
 
 
 def _save_serves(identity, name: str, text: str) -> tuple[list[dict], str | None]:
@@ -126,6 +127,19 @@ def memory_types(request):
     adding = request.method == "POST" and not serving and not revising
     return render(request, "memory/types.html", {
         "types": types, "problems": problems, "breaks": breaks, "revising": revising, "serving": serving,
+        "problem_box": _problem_box(types, serving=serving, revising=revising, adding=adding) if problems else None,
         "definition": post.get("definition", "") if (problems and adding) else json.dumps(EXAMPLE, indent=2),
         "revision_text": post.get("definition", "") if revising else "", "based_on": post.get("based_on", "")},
         status=422 if problems else 200)
+
+
+def _problem_box(types: list[dict], *, serving: str, revising: str, adding: bool) -> dict | None:
+    """The text box whose form was sent, where its problems are shown (id and label), or None when the page has
+    no such box (a type it cannot show): the problems are then only listed at the top."""
+    if serving and any(t["spec"].name == serving for t in types):
+        return {"id": f"serves-{serving}", "label": "What it answers"}
+    if revising and any(t["spec"].name == revising and t["editable"] for t in types):
+        return {"id": f"revise-{revising}", "label": "Definition"}
+    if adding:
+        return {"id": "new-definition", "label": "Definition"}
+    return None

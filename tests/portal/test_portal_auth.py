@@ -255,3 +255,39 @@ def test_the_api_never_takes_the_portal_session_and_the_browser_layers_stand_asi
     assert page.status_code == 200 and page.cookies["sessionid"].value == key
     assert Session.objects.get(session_key=key).expire_date >= expiry
     assert client.get("/v1/docs").status_code in (200, 301, 302)
+
+
+@pytest.mark.parametrize("query", ["code=x&state=y", "error=access_denied", "error=access_denied&state=y",
+                                   "code=x"])
+def test_a_forged_or_failed_callback_leaves_a_signed_in_session_alone(people, world, signed_in, query):
+    """Any site can link to /oidc/callback/ (a top-level GET carries the session cookie): the failure is shown,
+    and the user stays signed in (it was a way to sign anyone out)."""
+    client = signed_in(people.patient(world.patient_a))
+    key = client.session.session_key
+    response = client.get(f"/oidc/callback/?{query}")
+    assert response.status_code == 403 and "Sign-in did not complete" in response.content.decode()
+    assert "still signed in" in response.content.decode()
+    assert client.get("/me/").status_code == 200 and client.session.session_key == key
+
+
+def test_a_callback_with_an_unknown_state_during_a_sign_in_leaves_the_session_alone(people, world, signed_in,
+                                                                                     dev_idp):
+    """The user began signing in again (the session holds a state) and a forged callback arrives with another
+    state: refused, and the earlier session goes on."""
+    client = signed_in(people.patient(world.patient_a))
+    assert client.get("/oidc/authenticate/").status_code == 302
+    assert client.session.get("oidc_states")
+    response = client.get("/oidc/callback/?code=x&state=forged")
+    assert response.status_code == 403
+    assert client.get("/me/").status_code == 200
+
+
+def test_a_provider_error_spends_the_state_it_answers(people, world, dev_idp):
+    """The error answer to a sign-in the user started: that state can no longer be used."""
+    client = Client()
+    start = client.get("/oidc/authenticate/")
+    state = parse_qs(urlparse(start["Location"]).query)["state"][0]
+    assert state in client.session["oidc_states"]
+    response = client.get(f"/oidc/callback/?error=access_denied&state={state}")
+    assert response.status_code == 403 and "Back to sign in" in response.content.decode()
+    assert state not in client.session.get("oidc_states", {})

@@ -115,7 +115,11 @@ def test_a_patient_signs_in_corrects_deletes_and_revokes(browser, live_portal, p
     assert page.get_by_text("not before 10:00").count() == 0
     _shot(page, "patient-corrected")
 
-    page.get_by_role("button", name=re.compile("Delete.*no later than 16:00")).click()
+    page.get_by_role("link", name=re.compile("Delete.*no later than 16:00")).click()
+    assert page.get_by_role("heading", name="Delete this preference?").is_visible()
+    assert page.locator("p.fact", has_text="no later than 16:00").is_visible()
+    _shot(page, "patient-delete-confirm")
+    page.get_by_role("button", name="Delete this preference").click()
     page.wait_for_url(re.compile(r".*/me/deletions/[0-9a-f-]{36}/"))
     assert page.get_by_role("heading", name="Deletion receipt").is_visible()
     assert page.get_by_text("Deleted: 1 record").is_visible()
@@ -213,8 +217,11 @@ def test_an_administrator_grants_access_and_the_nurse_then_sees_the_patient(brow
     page.get_by_label(re.compile("Nurse Joy Adams")).check()
     page.get_by_label("Purpose").select_option("appointment_scheduling")
     page.get_by_role("button", name="Grant access").click()
-    assert page.get_by_text("Give a reason of at least 5 characters").is_visible() or page.get_by_text(
-        "This field is required.").is_visible()
+    # next to the field (the id its input names in aria-describedby), and linked from the summary at the top
+    assert page.locator("#id_reason_error").inner_text().endswith("This field is required.")
+    assert page.get_by_label("Reason", exact=True).get_attribute("aria-describedby") == \
+        "id_reason_helptext id_reason_error"
+    assert page.get_by_role("link", name="Reason: This field is required.").get_attribute("href") == "#id_reason"
     _shot(page, "admin-grant-error")
     page.get_by_label("Reason", exact=True).fill("covering the Tuesday clinic " + uuid.uuid4().hex[:4])
     page.get_by_role("button", name="Grant access").click()

@@ -98,7 +98,8 @@ def test_each_builtin_type_is_corrected_and_deleted_through_the_portal(world, pe
     assert new["text"] in page and new["attribute"] == memory["attribute"]
 
     if "patient" in spec.writers:
-        response = client.post(f"/me/preferences/{new['memory_id']}/delete/", follow=True)
+        response = client.post(f"/me/preferences/{new['memory_id']}/delete/", {"confirm": "yes"},
+                               follow=True)
         assert response.status_code == 200 and "2 " in response.content.decode()
         assert world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"] == []
     else:
@@ -222,9 +223,9 @@ def test_an_administrator_rewords_what_a_type_answers_on_the_memory_types_page(w
 
 @pytest.mark.parametrize("text, shown", [
     ("\n".join(f"phrase {i}" for i in range(9)), "at most 8 phrases"),
-    ("fine\n" + "x" * 121, "<code>phrase 2</code>: at most 120 characters"),
-    ("the same\nThe  same", "<code>phrase 2</code>: the same phrase again"),
-    ("a\ttab", "<code>phrase 1</code>: one line of text, without control or invisible characters"),
+    ("fine\n" + "x" * 121, "Phrase 2: at most 120 characters"),
+    ("the same\nThe  same", "Phrase 2: the same phrase again"),
+    ("a\ttab", "Phrase 1: one line of text, without control or invisible characters"),
 ])
 def test_what_a_type_answers_is_refused_on_the_page_as_the_api_refuses_it(world, people, signed_in, text, shown):
     """The page lists the problem, keeps what was typed, and saves nothing."""

@@ -118,9 +118,23 @@ def test_a_bad_correction_is_refused_next_to_its_field_and_nothing_is_saved(alic
     assert "not before 10:00" in alice["client"].get("/me/").content.decode()
 
 
-def test_deleting_one_preference_shows_its_receipt(alice, world):
+def test_deleting_one_preference_asks_first_then_shows_its_receipt(alice, world):
+    """The card's Delete is a link to a page naming what will be erased (no JavaScript needed); only its own
+    button, which sends confirm=yes, deletes. A post without it (an old page's one-click form) gets the same
+    page and deletes nothing."""
     client = alice["client"]
-    response = client.post(f"/me/preferences/{alice['first']}/delete/", follow=True)
+    url = f"/me/preferences/{alice['first']}/delete/"
+    card = client.get("/me/").content.decode()
+    assert f'href="{url}"' in card and f'action="{url}"' not in card
+    for asked in (client.get(url), client.post(url), client.post(url, {"confirm": "no"})):
+        html = asked.content.decode()
+        assert asked.status_code == 200 and "Delete this preference?" in html
+        assert "appointments not before 10:00" in html and "no later than 16:00" not in html
+        assert re.search(r'<form method="post" class="form">\s*<input type="hidden" name="csrfmiddlewaretoken"[^>]*>'
+                         r'\s*<input type="hidden" name="confirm" value="yes">', html), html
+        assert 'href="/me/"' in html  # cancel
+    assert "not before 10:00" in client.get("/me/").content.decode()
+    response = client.post(url, {"confirm": "yes"}, follow=True)
     html = response.content.decode()
     assert response.status_code == 200 and "Deletion receipt" in html and "Deleted: 1 record" in html
     assert "postgres" in html and "verified" in html
@@ -395,7 +409,8 @@ def test_a_stale_page_says_this_has_changed_and_changes_nothing(alice, world):
     assert client.post(f"/me/preferences/{alice['first']}/correct/", {"time": "11:30"}).status_code == 302
     for response in (client.get(f"/me/preferences/{alice['first']}/correct/"),
                      client.post(f"/me/preferences/{alice['first']}/correct/", {"time": "12:00"}),
-                     client.post(f"/me/preferences/{alice['first']}/delete/")):
+                     client.get(f"/me/preferences/{alice['first']}/delete/"),
+                     client.post(f"/me/preferences/{alice['first']}/delete/", {"confirm": "yes"})):
         assert response.status_code == 409 and "This has changed" in response.content.decode()
     page = without_timestamps(client.get("/me/").content.decode())
     assert "not before 11:30" in page and "12:00" not in page
@@ -407,6 +422,7 @@ def test_a_patient_is_refused_the_correction_form_of_a_clinical_fact(alice, worl
     nurse = nurse_with(world, "care_coordination")
     allergy = nurse.post(f"/v1/patients/{world.patient_a}/memories", care_body()).json()["memory_id"]
     assert alice["client"].get(f"/me/preferences/{allergy}/correct/").status_code == 403
+    assert alice["client"].get(f"/me/preferences/{allergy}/delete/").status_code == 403
 
 
 def test_a_path_nothing_serves_is_a_page_for_browsers_and_a_problem_for_the_api(client):
@@ -466,3 +482,71 @@ def test_the_activity_page_puts_others_first_with_their_purpose_and_groups_the_p
     assert "<td>looked at your preferences</td><td>Not stated</td>" in others
     assert "You looked at your preferences (5 times)" in own
     assert "nurse-7" not in own
+
+
+def test_withdrawing_a_consent_again_says_it_had_already_been_withdrawn(alice, world):
+    """A stale page, the back button or a double submit posts the withdrawal again: the answer says it had
+    already been withdrawn and nothing changed, never a second "Consent withdrawn"; a newer consent for the same
+    purpose stays given."""
+    client = alice["client"]
+    url = f"/me/consents/{alice['consent']}/revoke/"
+    # a double submit: the browser follows only the last answer, so both messages wait for the next page
+    assert client.post(url).status_code == 302 and client.post(url).status_code == 302
+    page = client.get("/me/consents/").content.decode()
+    assert page.count("Consent withdrawn for") == 1
+    assert page.count("This consent for Appointment scheduling had already been withdrawn on") == 1
+    assert "Nothing was changed." in page
+
+    newer = world.consent(world.patient_a)  # given again later, from another device
+    again = client.post(url, follow=True).content.decode()
+    assert "Consent withdrawn for" not in again and "had already been withdrawn" in again
+    card = again[again.index(f'data-consent-id="{newer}"'):]
+    assert "Given" in card[:card.index("</li>")] and 'action="/me/consents/' in card[:card.index("</li>")]
+
+
+
+# --- wording ----------------------------------------------------------------------------------------------------
+def test_with_everything_set_aside_the_page_does_not_say_nothing_is_kept(alice, world):
+    """Preferences the care team set aside are still kept: "We keep no preferences" would be false above them."""
+    world.grant(world.patient_a, "nurse-q", "appointment_scheduling")
+    for memory_id in (alice["first"], alice["second"]):
+        r = world.staff("nurse-q").post(f"/v1/patients/{world.patient_a}/memories/{memory_id}/quarantine",
+                                        {"reason_code": "disputed_by_patient"})
+        assert r.status_code == 200, r.content
+    page = alice["client"].get("/me/").content.decode()
+    assert "We keep no preferences" not in page
+    assert "None of your preferences is in use at the moment." in page and "Set aside for review" in page
+    assert 'href="/me/preferences/delete-all/"' in page  # deleting everything still covers them
+
+
+def test_the_activity_page_counts_one_preference_given_in_words(world, people, signed_in):
+    from tests.test_governance_agents import agent_for
+
+    _memory(world, world.patient_b, world.consent(world.patient_b))
+    r = agent_for(world, world.patient_b).post(f"/v1/patients/{world.patient_b}/context",
+                                               {"question": "what is the earliest I can come in?",
+                                                "purpose": "appointment_scheduling"})
+    assert r.status_code == 200, r.content
+    [release] = world.patient(world.patient_b).get(f"/v1/patients/{world.patient_b}/releases").json()["items"]
+    assert len(release["members"]) == 1
+    page = signed_in(people.patient(world.patient_b)).get("/me/activity/").content.decode()
+    assert "was given one of your preferences for" in page and "of your preference for" not in page
+
+
+def test_the_staff_correct_page_speaks_to_staff(world, nurse):
+    consent = world.consent(world.patient_a)
+    memory_id = _memory(world, world.patient_a, consent)
+    page = nurse["client"].get(f"/staff/patients/{world.patient_a}/memories/{memory_id}/correct/").content.decode()
+    assert "Stated by the patient" in page and "You told us" not in page
+    refused = nurse["client"].post(f"/staff/patients/{world.patient_a}/memories/{memory_id}/correct/",
+                                   {"time": "9am"}).content.decode()
+    assert "Stated by the patient" in refused and "You told us" not in refused
+
+
+def test_the_erasure_receipt_words_one_retained_clinical_record_in_the_singular(alice, world):
+    from tests.test_memory_lifecycle import care_body, nurse_with
+
+    nurse = nurse_with(world, "care_coordination")
+    assert nurse.post(f"/v1/patients/{world.patient_a}/memories", care_body()).status_code == 201
+    receipt = alice["client"].post("/me/preferences/delete-all/", {"confirm": "yes"}, follow=True).content.decode()
+    assert "1 clinical record stays with your care team, who must keep it." in receipt, receipt

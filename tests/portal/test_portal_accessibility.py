@@ -1,0 +1,134 @@
+"""Forms a screen reader can follow: every id an input names in ``aria-describedby`` exists on the page (Django's
+widgets name ``<id>_helptext`` and ``<id>_error``); the summary at the top links each field in error to its input;
+an error about something that is not a field of its own is shown next to the field it is about, with that field's
+label, never an internal name."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+
+from tests.conftest import memory_body
+
+pytestmark = pytest.mark.django_db
+
+
+class _Ids(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: dict[str, dict] = {}  # id -> the element's tag and attributes
+        self.described: list[tuple[str, str]] = []  # (element id or name, an id it names in aria-describedby)
+        self.summary_links: list[str] = []
+        self._summary_depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids[a["id"]] = {"tag": tag, **a}
+        for ref in (a.get("aria-describedby") or "").split():
+            self.described.append((a.get("id") or a.get("name") or tag, ref))
+        if tag == "div" and "error-summary" in (a.get("class") or "").split():
+            self._summary_depth = 1
+        elif self._summary_depth and tag == "div":
+            self._summary_depth += 1
+        if self._summary_depth and tag == "a" and (a.get("href") or "").startswith("#"):
+            self.summary_links.append(a["href"][1:])
+
+    def handle_endtag(self, tag):
+        if self._summary_depth and tag == "div":
+            self._summary_depth -= 1
+
+
+def page_ids(html: str) -> _Ids:
+    parser = _Ids()
+    parser.feed(html)
+    return parser
+
+
+def assert_described_by_ids_exist(html: str) -> _Ids:
+    ids = page_ids(html)
+    missing = [(who, ref) for who, ref in ids.described if ref not in ids.ids]
+    assert not missing, missing
+    return ids
+
+
+def _memory(world, patient, consent) -> str:
+    r = world.patient(patient).post(f"/v1/patients/{patient}/memories", memory_body(consent))
+    assert r.status_code == 201, r.content
+    return r.json()["memory_id"]
+
+
+def test_a_refused_correction_names_existing_hint_and_error_ids_and_the_summary_links_to_the_inputs(
+        world, people, signed_in):
+    consent = world.consent(world.patient_a)
+    memory_id = _memory(world, world.patient_a, consent)
+    client = signed_in(people.patient(world.patient_a))
+    response = client.post(f"/me/preferences/{memory_id}/correct/", {"time": "", "valid_until": "not a date"})
+    assert response.status_code == 422
+    html = response.content.decode()
+    ids = assert_described_by_ids_exist(html)
+    assert ("id_time", "id_time_error") in ids.described and ("id_valid_until", "id_valid_until_helptext") in \
+        ids.described and ("id_valid_until", "id_valid_until_error") in ids.described
+    assert ids.ids["id_time_error"]["class"] == "error" and ids.ids["id_valid_until_helptext"]["class"] == "hint"
+    # the summary: each field in error, a link to its input
+    assert ids.summary_links == ["id_time", "id_valid_until"]
+    assert all(ids.ids[target]["tag"] == "input" for target in ids.summary_links)
+    assert '<a href="#id_valid_until">Keep until (optional): Enter a valid date.</a>' in html
+
+
+def test_the_staff_forms_name_existing_ids_too(world, people, signed_in):
+    nurse = people.staff("nurse")
+    world.grant(world.patient_a, nurse, "appointment_scheduling")
+    client = signed_in(nurse)
+    bad = client.post(f"/staff/patients/{world.patient_a}/consents/new/",
+                      {"purpose": "appointment_scheduling", "evidence_ref": " ", "expires_at": "2001-01-01"})
+    assert bad.status_code == 422
+    ids = assert_described_by_ids_exist(bad.content.decode())
+    assert ("id_evidence_ref", "id_evidence_ref_helptext") in ids.described
+    assert ("id_evidence_ref", "id_evidence_ref_error") in ids.described
+    assert ids.summary_links == ["id_evidence_ref", "id_expires_at"]
+
+    admin = signed_in(people.admin())
+    refused = admin.post("/staff/access/", {"purpose": "appointment_scheduling", "reason": "x"})
+    assert refused.status_code == 422
+    ids = assert_described_by_ids_exist(refused.content.decode())
+    # the radio groups (no search yet, so no choices): the link goes to the group
+    assert ids.summary_links == ["id_actor_sub_fieldset", "id_patient_id_fieldset", "id_reason"]
+    assert ("id_patient_id_fieldset", "id_patient_id_error") in ids.described
+
+
+def test_an_error_about_a_group_of_fields_sits_next_to_the_group_with_its_label():
+    """The service names ``fact.coded_substance`` (no field of that name): the error goes next to the group's
+    first field, not to the top of the form."""
+    from memory.types import type_get
+    from portal.forms import FactForm
+
+    form = FactForm(data={"substance": "penicillin", "review_by": "2099-01-01"}, spec=type_get("care_context"),
+                    kind="allergy")
+    assert form.is_valid(), form.errors
+    form.add_service_errors([{"field": "fact.coded_substance", "message": "needs both a system and a code"},
+                             {"field": "fact.note", "message": "one short line"}])
+    assert not form.non_field_errors()
+    assert form.errors["coded_substance__system"] == ["needs both a system and a code"]
+    assert form.errors["note"] == ["one short line"]
+
+
+def test_the_memory_types_page_shows_a_problem_next_to_its_text_box_by_its_label(world, people, signed_in):
+    admin = signed_in(people.admin())
+    refused = admin.post("/staff/memory-types/", {"serves_for": "transport_need",
+                                                  "serves": "\n".join(f"phrase {i}" for i in range(9))})
+    assert refused.status_code == 422
+    html = refused.content.decode()
+    assert "<code>phrases</code>" not in html and "phrases</code>" not in html
+    ids = assert_described_by_ids_exist(html)
+    assert ids.summary_links == ["serves-transport_need"]
+    assert "<a href=\"#serves-transport_need\">What it answers</a>: at most 8 phrases" in html
+    assert ("serves-transport_need", "serves-transport_need-error") in ids.described
+    box = html[html.index('id="serves-transport_need-error"'):html.index('id="serves-transport_need"')]
+    assert "at most 8 phrases" in box  # right above its text box
+
+    bad_json = admin.post("/staff/memory-types/", {"definition": '{"name": "x"'}).content.decode()
+    ids = assert_described_by_ids_exist(bad_json)
+    assert ids.summary_links == ["new-definition"] and "<code>definition</code>" not in bad_json
+    assert ("new-definition", "new-definition-error") in ids.described
