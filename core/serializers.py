@@ -68,13 +68,25 @@ _NOT_IN_NAMES = {
 }
 
 
+# The zero-width non-joiner and joiner (U+200C, U+200D) are part of how words are spelt in Persian and the Indic
+# scripts: allowed between two letters or marks, refused anywhere else like every other format character.
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def _in_word(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in ("L", "M")
+
+
 def name_problem(text: str) -> str | None:
     """Why ``text`` cannot be a name people read (a patient's or staff member's, as staff search for it), naming
     the first offending character by its code point; None when it can. Refused: control, invisible formatting,
     line and paragraph separator, private-use, surrogate and unassigned characters, and a combining mark with no
-    letter to sit on (at the start, or after a space). Letters and marks of every script are names' own."""
+    letter to sit on (at the start, or after a space). Letters and marks of every script are names' own, and so are
+    the zero-width joiner and non-joiner between two of them."""
     for i, ch in enumerate(text):
         category = unicodedata.category(ch)
+        if ch in _JOINERS and 0 < i < len(text) - 1 and _in_word(text[i - 1]) and _in_word(text[i + 1]):
+            continue  # a joiner inside a word is its spelling (Persian, the Indic scripts)
         if category in _NOT_IN_NAMES:
             return f"U+{ord(ch):04X} is {_NOT_IN_NAMES[category]}: not part of a name"
         if category.startswith("M") and (i == 0 or text[i - 1].isspace()):

@@ -158,6 +158,10 @@ HIDDEN_IN_NAMES = [
     ("A\u2028B", "U+2028"),  # line separator
     ("A\u2029B", "U+2029"),  # paragraph separator
     ("Al\u200bice", "U+200B"),  # zero width space
+    ("\u200cAlice", "U+200C"),  # a joiner is spelling only between two letters
+    ("Alice\u200d", "U+200D"),
+    ("Ann \u200cLee", "U+200C"),
+    ("Al\u200c\u200cice", "U+200C"),
     ("\ufeffAlice", "U+FEFF"),  # byte-order mark
     ("Alice\U000e0041\U000e007f", "U+E0041"),  # tag characters
     ("\u0301Ann", "U+0301"),  # a combining mark with no letter before it
@@ -213,6 +217,8 @@ def test_the_directory_service_refuses_them_too(world):
     "Seán O'Brien-Ní Dhuibhir",
     "José María Ñúñez",
     "Nguyễn Thị Minh Khai",
+    "\u0645\u0647\u200c\u0622\u0633\u0627",  # Persian, a zero-width non-joiner inside the word
+    "\u0915\u094d\u200d\u0937\u093f\u0924\u093f",  # Devanagari, a zero-width joiner after the virama
 ])
 def test_ordinary_names_in_any_script_are_kept_as_sent(world, name):
     admin = directory_admin(world)
