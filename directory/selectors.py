@@ -83,17 +83,18 @@ def patients_get_audited(*, identity: Identity, patient_ids: list[uuid.UUID]) ->
     return _audited(patients_get(identity=identity, patient_ids=patient_ids), "patient.list")
 
 
-def patient_get_audited(*, identity: Identity, patient_id: uuid.UUID) -> dict | None:
-    """:func:`patient_get`, audited as ``patient.read`` when the patient is there for the caller (None, unaudited,
-    otherwise: the caller learns nothing, and there is no patient to record)."""
+def patient_get_audited(*, identity: Identity, patient_id: uuid.UUID, purpose: str | None = None) -> dict | None:
+    """:func:`patient_get`, audited as ``patient.read`` (for ``purpose``, when the page reads for one) when the
+    patient is there for the caller (None, unaudited, otherwise: the caller learns nothing, and there is no patient
+    to record)."""
     profile = patient_get(identity=identity, patient_id=patient_id)
-    return _audited([profile], "patient.read")[0] if profile else None
+    return _audited([profile], "patient.read", purpose=purpose)[0] if profile else None
 
 
-def _audited(items: list[dict], action: str) -> list[dict]:
+def _audited(items: list[dict], action: str, purpose: str | None = None) -> list[dict]:
     for item in items:
         audit.record(action=action, resource_type="patient", resource_id=item["patient_id"],
-                     patient_id=item["patient_id"])
+                     patient_id=item["patient_id"], purpose=purpose)
     return items
 
 

@@ -312,11 +312,15 @@ def memory_overview(*, identity: Identity, patient_id: uuid.UUID, with_proposed:
                     purpose: str | None = None) -> MemoryOverview:
     """A patient's current memories and those set aside as doubtful (and, ``with_proposed``, the suggestions
     waiting for them), as a page shows them together: audited as one ``memory.list``, for ``purpose`` when the page
-    reads for one (staff whose grants for the patient are all for it: row-level security shows no other)."""
+    reads for one, and then only those kept for it."""
+    def kept_for_purpose(memories: list[Memory]) -> list[Memory]:
+        return [m for m in memories if purpose is None or m.consent_purpose == purpose]
+
     overview = MemoryOverview(
-        current=list(memory_list_current(identity=identity, patient_id=patient_id)),
-        quarantined=memory_list_quarantined(identity=identity, patient_id=patient_id),
-        proposed=memory_list_proposed(identity=identity, patient_id=patient_id) if with_proposed else [])
+        current=list(memory_list_current(identity=identity, patient_id=patient_id, consent_purpose=purpose)),
+        quarantined=kept_for_purpose(memory_list_quarantined(identity=identity, patient_id=patient_id)),
+        proposed=kept_for_purpose(memory_list_proposed(identity=identity, patient_id=patient_id)
+                                  if with_proposed else []))
     audit.record(action="memory.list", resource_type="memory", patient_id=patient_id, purpose=purpose)
     return overview
 

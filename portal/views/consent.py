@@ -120,16 +120,20 @@ def staff_patients(request):
 def staff_patient(request, patient_id: uuid.UUID):
     identity = request.portal_identity
     grants = require_staff_patient(identity, patient_id)
-    # The page reads for the purposes the grants name: for one, the patient's history names it.
-    purposes = {g.purpose for g in grants}
-    purpose = purposes.pop() if len(purposes) == 1 else None
+    # The page reads for one purpose its grants name, and the patient's history names it: the first of them, or
+    # the one chosen (?purpose=); staff holding several switch between them. Another purpose is not found, as a
+    # patient without a grant is.
+    purposes = sorted({g.purpose for g in grants})
+    purpose = request.GET.get("purpose") or purposes[0]
+    if purpose not in purposes:
+        raise NotFound().about(patient_id=patient_id)
     overview = memory_selectors.memory_overview(identity=identity, patient_id=patient_id, purpose=purpose)
     memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.current]
     quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.quarantined]
     # beside the memories they govern: the page's read is recorded once, as memory.list, not a consent.list too
     consents = [consent_row(c, identity.actor_sub)
                 for c in selectors.consent_list(identity=identity, patient_id=patient_id)]
-    profile = directory.patient_get_audited(identity=identity, patient_id=patient_id)
+    profile = directory.patient_get_audited(identity=identity, patient_id=patient_id, purpose=purpose)
     flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
               "flagged_at": (f["flagged_at"] or "")[:16].replace("T", " ")}
@@ -137,8 +141,8 @@ def staff_patient(request, patient_id: uuid.UUID):
                                                              purpose=purpose)]
     return render(request, "consent/staff_patient.html",
                   {"patient_id": patient_id, "profile": profile, "memories": memories, "quarantined": quarantined,
-                   "consents": consents, "flags": flags,
-                   "grants": [PURPOSE_LABELS.get(g.purpose, g.purpose) for g in grants]})
+                   "consents": consents, "flags": flags, "purpose": PURPOSE_LABELS.get(purpose, purpose),
+                   "other_purposes": [(p, PURPOSE_LABELS.get(p, p)) for p in purposes if p != purpose]})
 
 
 class ConsentForm(forms.Form):

@@ -9,6 +9,7 @@ import pytest
 
 from core.identity import Identity, identity_context
 from core.models import AuditEvent
+from tests.conftest import memory_body
 from tests.portal.test_portal_open_model import register
 
 pytestmark = pytest.mark.django_db
@@ -83,6 +84,52 @@ def test_a_staff_patient_page_records_its_memories_profile_and_flags(world, nurs
         ("memory.list", "memory", None, a, "success", None),
         ("patient.read", "patient", str(a), a, "success", None),
         ("conversation.flags", "conversation_session", None, a, "success", None)])
+
+
+def purposes_of(world, actor_sub: str, since: set) -> Counter:
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        new = AuditEvent.objects.filter(actor_sub=actor_sub).exclude(id__in=since)
+        return Counter((e.action, e.purpose) for e in new)
+
+
+def audit_ids(world, actor_sub: str) -> set:
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        return set(AuditEvent.objects.filter(actor_sub=actor_sub).values_list("id", flat=True))
+
+
+def test_staff_with_grants_for_several_purposes_read_for_one_named_in_the_patients_history(world, nurse):
+    """Each read of the page names the purpose it is for (the patient's history shows it, never "Not stated"),
+    shows only what is kept for that purpose, and offers the others the grants cover; a purpose no grant covers
+    is not found, as a patient without a grant is."""
+    a = world.patient_a
+    world.grant(a, nurse["sub"], "communication")
+    sched, comm = world.consent(a, "appointment_scheduling"), world.consent(a, "communication")
+    api = world.patient(a)
+    assert api.post(f"/v1/patients/{a}/memories", memory_body(sched, "earliest_time", "07:45")).status_code == 201
+    assert api.post(f"/v1/patients/{a}/memories", {
+        "memory_type": "communication_preference", "fact": {"kind": "channel", "channel": "email"},
+        "consent_purpose": "communication", "consent_record_id": comm}).status_code == 201
+    client = nurse["client"]
+
+    before = audit_ids(world, nurse["sub"])
+    page = client.get(f"/staff/patients/{a}/").content.decode()
+    assert "07:45" in page and "mail" not in page.split("Current memories")[1].split("</section>")[0]
+    assert 'href="?purpose=communication"' in page
+    assert purposes_of(world, nurse["sub"], before) == Counter({
+        ("memory.list", "appointment_scheduling"): 1, ("patient.read", "appointment_scheduling"): 1,
+        ("conversation.flags", "appointment_scheduling"): 1})
+
+    before = audit_ids(world, nurse["sub"])
+    page = client.get(f"/staff/patients/{a}/?purpose=communication").content.decode()
+    assert "07:45" not in page and "mail" in page.split("Current memories")[1].split("</section>")[0]
+    assert purposes_of(world, nurse["sub"], before) == Counter({
+        ("memory.list", "communication"): 1, ("patient.read", "communication"): 1,
+        ("conversation.flags", "communication"): 1})
+
+    assert client.get(f"/staff/patients/{a}/?purpose=care_coordination").status_code == 404
+    assert client.get(f"/staff/patients/{a}/?purpose=nonsense").status_code == 404
 
 
 def test_a_staff_patient_page_without_a_profile_records_no_patient_read(world, people, signed_in):
