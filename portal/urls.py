@@ -21,6 +21,7 @@ urlpatterns = [
     path("me/activity/", memory.patient_activity, name="patient-activity"),
     path("me/consents/", consent.patient_consents, name="patient-consents"),
     path("me/consents/<uuid:consent_id>/revoke/", consent.patient_revoke, name="patient-revoke"),
+    path("me/consents/give/", consent.patient_give, name="patient-give-consent"),
     # staff console
     path("staff/", consent.staff_patients, name="staff-patients"),
     path("staff/patients/<uuid:patient_id>/", consent.staff_patient, name="staff-patient"),

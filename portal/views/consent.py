@@ -26,7 +26,7 @@ from core.identity import Identity
 from core.vocabulary import PURPOSES
 from directory import selectors as directory
 from memory import selectors as memory_selectors
-from portal.context import portal_view
+from portal.context import error_page, portal_view
 from portal.forms import DateInput, end_of_day, search_text
 from portal.rows import (
     ADMIN_ROLES,
@@ -59,7 +59,38 @@ def patient_consents(request):
     identity = request.portal_identity
     rows = [consent_row(c, identity.actor_sub)
             for c in selectors.consent_list_audited(identity=identity, patient_id=identity.patient_self_id)]
-    return render(request, "consent/patient_consents.html", {"consents": rows})
+    in_force = {row["record"].purpose for row in rows if row["active"]}
+    return render(request, "consent/patient_consents.html",
+                  {"consents": rows, "may_give": [(p, label) for p, label in PURPOSES if p not in in_force]})
+
+
+# What a consent the patient gives in the portal names as its evidence: their own action, signed in.
+PORTAL_EVIDENCE = "given by the patient in the portal"
+
+
+@require_POST
+@portal_view(scopes=("consent:write",), roles=PATIENT_ROLES)
+def patient_give(request):
+    """The patient gives (or gives again, after withdrawing) a consent for one purpose. Giving one already in force
+    changes nothing and says so."""
+    identity = request.portal_identity
+    purpose = request.POST.get("purpose", "")
+    if purpose not in PURPOSE_LABELS:
+        return error_page(request, 400, title="This is not a purpose we ask consent for",
+                          message="Go back and choose one of the purposes listed.")
+    try:
+        _, created = services.consent_record(identity=identity, patient_id=identity.patient_self_id,
+                                             purpose=purpose, evidence_ref=PORTAL_EVIDENCE)
+    except Conflict as exc:
+        if exc.code != "consent_exists":
+            raise
+        created = False
+    if created:
+        messages.success(request, f"Consent given for: {PURPOSE_LABELS[purpose]}.")
+    else:
+        messages.info(request, f"Your consent for {PURPOSE_LABELS[purpose]} is already in force. Nothing was "
+                               "changed.")
+    return redirect("patient-consents")
 
 
 @require_POST

@@ -504,6 +504,38 @@ def test_withdrawing_a_consent_again_says_it_had_already_been_withdrawn(alice, w
     assert "Given" in card[:card.index("</li>")] and 'action="/me/consents/' in card[:card.index("</li>")]
 
 
+def test_a_patient_gives_a_consent_again_after_withdrawing_it(alice, world):
+    """The consents page offers each purpose without a consent in force; agreeing records one as the patient's
+    own, with the portal as its evidence; agreeing again (a double submit) changes nothing; an unknown purpose is
+    refused and writes nothing."""
+    client = alice["client"]
+    page = client.get("/me/consents/").content.decode()
+    assert 'name="purpose" value="appointment_scheduling"' not in page, "in force: nothing to give"
+    assert 'name="purpose" value="communication"' in page
+    assert client.post(f"/me/consents/{alice['consent']}/revoke/").status_code == 302
+    page = client.get("/me/consents/").content.decode()
+    assert 'name="purpose" value="appointment_scheduling"' in page
+
+    assert client.post("/me/consents/give/", {"purpose": "appointment_scheduling"}).status_code == 302
+    assert client.post("/me/consents/give/", {"purpose": "appointment_scheduling"}).status_code == 302
+    page = client.get("/me/consents/").content.decode()
+    assert page.count("Consent given for: Appointment scheduling.") == 1
+    assert "Your consent for Appointment scheduling is already in force. Nothing was changed." in page
+    herself = Identity(org_id=world.org, actor_sub="x", patient_self_id=world.patient_a)
+    with identity_context(herself):
+        given = list(ConsentRecord.objects.filter(patient_id=world.patient_a, purpose="appointment_scheduling",
+                                                  status="granted"))
+    assert len(given) == 1 and given[0].evidence_ref == "given by the patient in the portal"
+    assert not given[0].recorded_by.startswith("agent:")
+    assert "(recorded by you)" in page[page.index(f'data-consent-id="{given[0].consent_record_id}"'):]
+
+    assert client.post("/me/consents/give/", {"purpose": "marketing"}).status_code == 400
+    assert client.post("/me/consents/give/").status_code == 400
+    with identity_context(herself):
+        assert not ConsentRecord.objects.filter(patient_id=world.patient_a).exclude(
+            purpose="appointment_scheduling").exists()
+
+
 
 # --- wording ----------------------------------------------------------------------------------------------------
 def test_with_everything_set_aside_the_page_does_not_say_nothing_is_kept(alice, world):
