@@ -13,6 +13,8 @@ from datetime import datetime
 from django.contrib import messages
 from django.db import transaction
 from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core import audit
@@ -142,11 +144,31 @@ def patient_receipt(request, deletion_id: uuid.UUID):
     receipt = next((r for r in receipts if r.get("deletion_id") == str(deletion_id)), None)
     if receipt is None:
         raise NotFound()
-    targets = {}
-    for line in receipt.get("representations", []):
-        targets.setdefault(line.get("target"), []).append(line)
-    return render(request, "memory/receipt.html", {"receipt": receipt, "targets": targets,
-                                                   "count": len(receipt.get("memory_ids", []))})
+    places = [{"place": RECEIPT_PLACES.get(line.get("target"), line.get("target")),
+               "state": RECEIPT_STATES.get(line.get("state"), line.get("state")),
+               "verified_at": _when(line.get("verified_at"))} for line in receipt.get("representations", [])]
+    return render(request, "memory/receipt.html", {
+        "receipt": receipt, "places": places, "count": len(receipt.get("memory_ids", [])),
+        "requested_at": _when(receipt.get("requested_at")), "completed_at": _when(receipt.get("completed_at")),
+        "reason": RECEIPT_REASONS.get(receipt.get("reason_code"),
+                                      str(receipt.get("reason_code") or "").replace("_", " ").capitalize())})
+
+
+# A receipt in the patient's words: where each copy was, how far its erasure went, and why it was erased.
+RECEIPT_PLACES = {"postgres": "The record itself", "vector": "Its entry in the search index",
+                  "cache": "A cached copy", "provider_conversation": "A copy in a conversation with an assistant"}
+RECEIPT_STATES = {"verified": "Erased, and checked", "deleted": "Erased", "deletion_pending": "Being erased",
+                  "active": "Not erased yet"}
+RECEIPT_REASONS = {"subject_request": "Your request", "proposal_rejected": "You turned down a suggestion",
+                   "consent_revoked": "You withdrew the consent it was kept under",
+                   "retention_elapsed": "It was kept as long as we may keep it",
+                   "validity_ended": "The date you gave for it passed"}
+
+
+def _when(value: str | None) -> datetime | None:
+    """A receipt's ISO timestamp as a local date and time to show (None stays None)."""
+    parsed = parse_datetime(value) if isinstance(value, str) else None
+    return timezone.localtime(parsed) if parsed is not None else None
 
 
 @require_http_methods(["GET"])
@@ -154,7 +176,8 @@ def patient_receipt(request, deletion_id: uuid.UUID):
 def patient_receipts(request):
     identity = request.portal_identity
     receipts = selectors.deletion_receipts_audited(identity=identity, patient_id=identity.patient_self_id)
-    return render(request, "memory/receipts.html", {"receipts": receipts})
+    return render(request, "memory/receipts.html", {"receipts": [
+        {**r, "completed": _when(r.get("completed_at")), "count": len(r.get("memory_ids", []))} for r in receipts]})
 
 
 @require_POST

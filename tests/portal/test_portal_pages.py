@@ -137,7 +137,11 @@ def test_deleting_one_preference_asks_first_then_shows_its_receipt(alice, world)
     response = client.post(url, {"confirm": "yes"}, follow=True)
     html = response.content.decode()
     assert response.status_code == 200 and "Deletion receipt" in html and "Deleted: 1 record" in html
-    assert "postgres" in html and "verified" in html
+    # in the patient's words: the places and states named, times as dates, the reason said
+    assert "The record itself" in html and "Erased, and checked" in html and "Your request" in html
+    assert "postgres" not in html and "<td>verified</td>" not in html and not re.search(r"\d{4}-\d\d-\d\dT", html)
+    listed = client.get("/me/deletions/").content.decode()
+    assert "Deletion of " in listed and "1 record erased" in listed and not re.search(r"\d{4}-\d\d-\d\dT", listed)
     assert "not before 10:00" not in client.get("/me/").content.decode()
     assert "no later than 16:00" in client.get("/me/").content.decode()
     receipts = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/deletions").json()["items"]
