@@ -132,6 +132,23 @@ def test_staff_with_grants_for_several_purposes_read_for_one_named_in_the_patien
     assert client.get(f"/staff/patients/{a}/?purpose=nonsense").status_code == 404
 
 
+def test_a_staff_page_showing_one_memory_records_its_read_for_the_memorys_purpose(world, nurse):
+    """Opening the correct or quarantine page shows the value: a read in the patient's history, named with the
+    purpose the memory is kept for; sending the form is the change, not another read."""
+    a = world.patient_a
+    consent = world.consent(a)
+    r = world.patient(a).post(f"/v1/patients/{a}/memories", memory_body(consent, "earliest_time", "08:15"))
+    memory_id = r.json()["memory_id"]
+    client = nurse["client"]
+    for page in ("correct", "quarantine"):
+        before = audit_ids(world, nurse["sub"])
+        assert client.get(f"/staff/patients/{a}/memories/{memory_id}/{page}/").status_code == 200
+        assert purposes_of(world, nurse["sub"], before) == Counter({("memory.read", "appointment_scheduling"): 1})
+    before = audit_ids(world, nurse["sub"])
+    client.post(f"/staff/patients/{a}/memories/{memory_id}/quarantine/", {"reason_code": "disputed_by_patient"})
+    assert ("memory.read", "appointment_scheduling") not in purposes_of(world, nurse["sub"], before)
+
+
 def test_a_staff_patient_page_without_a_profile_records_no_patient_read(world, people, signed_in):
     sub = people.staff("nurse")
     world.grant(world.patient_a, sub, "appointment_scheduling")
