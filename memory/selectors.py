@@ -59,6 +59,13 @@ def memory_get(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUI
     return memory.as_of_now()
 
 
+def memory_shown(*, patient_id: uuid.UUID, memory: Memory) -> None:
+    """A page showed ``memory`` (read with :func:`memory_get`) to someone other than the patient: audited as
+    ``memory.read``, for the purpose it is kept for."""
+    audit.record(action="memory.read", resource_type="memory", resource_id=memory.memory_id, patient_id=patient_id,
+                 purpose=memory.consent_purpose)
+
+
 def memory_states_shown(data) -> dict[str, str]:
     """The memories an answer shows, by id, with the state it showed them in (``active`` for a context pack's
     facts, which show current memories only)."""

@@ -55,12 +55,11 @@ def patient_preferences(request):
                    "name": profile["display_name"] if profile else None})
 
 
-def _staff_read(request, identity, patient_id: uuid.UUID, memory) -> None:
-    """A staff page that shows one memory (to correct or quarantine it) is a read in the patient's history, for the
-    purpose the memory is kept for; recorded when the page is shown, not again when its form is sent."""
+def _staff_read(request, patient_id: uuid.UUID, memory) -> None:
+    """A staff page that shows one memory (to correct or quarantine it) is a read in the patient's history;
+    recorded when the page is shown, not again when its form is sent."""
     if request.method == "GET":
-        audit.record(action="memory.read", resource_type="memory", resource_id=memory.memory_id,
-                     patient_id=patient_id, purpose=memory.consent_purpose)
+        selectors.memory_shown(patient_id=patient_id, memory=memory)
 
 
 def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, template: str, done_url: str,
@@ -101,7 +100,7 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
         status = 200
     row = memory_row(memory, me=identity.actor_sub, labels=labels)
     if not identity.is_patient(patient_id):
-        _staff_read(request, identity, patient_id, memory)
+        _staff_read(request, patient_id, memory)
     return render(request, template, {"form": form, "row": row, **(extra or {})}, status=status)
 
 
@@ -359,7 +358,7 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     identity = request.portal_identity
     require_staff_patient(identity, patient_id)
     memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
-    _staff_read(request, identity, patient_id, memory)
+    _staff_read(request, patient_id, memory)
     form = ReasonForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
