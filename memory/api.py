@@ -13,7 +13,7 @@ from core.errors import NotFound, ValidationFailed
 from core.identity import commit_with_next_statement
 from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
-from memory import deletion, retrieval, selectors, services, sessions
+from memory import deletion, retrieval, review, selectors, services, sessions
 from memory.guardrails import guardrails_for
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.rendering import memory_item, memory_out
@@ -294,7 +294,7 @@ class MemoryCorrectView(_MemoryView):
     def post(self, request, patient_id, memory_id):
         body = CorrectionIn(data=request.data)
         body.is_valid(raise_exception=True)
-        memory = services.memory_correct(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
+        memory = review.memory_correct(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
                                          fact=body.validated_data["fact"],
                                          valid_until=body.validated_data.get("valid_until"),
                                          review_by=body.validated_data.get("review_by"))
@@ -309,7 +309,7 @@ class MemoryQuarantineView(_MemoryView):
     def post(self, request, patient_id, memory_id):
         body = QuarantineIn(data=request.data)
         body.is_valid(raise_exception=True)
-        memory = services.memory_quarantine(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
+        memory = review.memory_quarantine(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
                                             reason_code=body.validated_data["reason_code"])
         return Response(memory_out(memory))
 
@@ -349,7 +349,7 @@ class MemoryConfirmView(_MemoryView):
     @extend_schema(operation_id="memories_confirm", request=None, responses={200: MemoryOut})
     def post(self, request, patient_id, memory_id):
         NoBody.check(request)
-        memory = services.memory_confirm(identity=self.identity, patient_id=patient_id, memory_id=memory_id)
+        memory = review.memory_confirm(identity=self.identity, patient_id=patient_id, memory_id=memory_id)
         return Response(memory_out(memory))
 
 
@@ -360,7 +360,7 @@ class MemoryRejectView(_MemoryView):
     @extend_schema(operation_id="memories_reject", request=None, responses={200: DeletionReceipt})
     def post(self, request, patient_id, memory_id):
         NoBody.check(request)
-        return Response(services.memory_reject(identity=self.identity, patient_id=patient_id, memory_id=memory_id))
+        return Response(review.memory_reject(identity=self.identity, patient_id=patient_id, memory_id=memory_id))
 
 
 class DeletionsView(_MemoryView):

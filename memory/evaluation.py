@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from consent.services import consent_record, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from memory import services
+from memory import review, services
 from memory.retrieval.question import understand
 from memory.retrieval.scoring import HIGH, RELEVANCE
 from memory.retrieval.search import rank_candidates
@@ -81,7 +81,7 @@ def _load_population(data: dict) -> tuple[uuid.UUID, dict[str, uuid.UUID], dict[
                                 "valid_until = now() - interval '1 day' WHERE memory_id = %s", [memory.memory_id])
             elif stale == "quarantined":
                 with identity_context(clinician):
-                    services.memory_quarantine(identity=clinician, patient_id=pid, memory_id=memory.memory_id,
+                    review.memory_quarantine(identity=clinician, patient_id=pid, memory_id=memory.memory_id,
                                                reason_code="eval_disputed")
     vector_writes.wait(timeout=600)  # questions are asked of stored vectors, as in service
     return org, patient_ids, keys

@@ -41,7 +41,7 @@ from consent.services import consent_record, grant_create
 from core.errors import ApiError
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from core.vocabulary import PURPOSES
-from memory import selectors, services
+from memory import review, selectors, services
 from memory.models import MemoryClass, MemoryEmbedding
 from memory.retrieval import memory_search
 from memory.retrieval.scoring import HIGH
@@ -211,7 +211,7 @@ def _make_stale(pop: Population, patient_id: uuid.UUID, memory_id: uuid.UUID, ho
                         "valid_until = now() - interval '1 day' WHERE memory_id = %s", [memory_id])
     elif how == "quarantined":
         with identity_context(pop.clinician):
-            services.memory_quarantine(identity=pop.clinician, patient_id=patient_id, memory_id=memory_id,
+            review.memory_quarantine(identity=pop.clinician, patient_id=patient_id, memory_id=memory_id,
                                        reason_code="eval_unverified")
 
 

@@ -12,7 +12,7 @@ from django.db import connection
 
 from consent.services import consent_record, consent_revoke, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from memory import selectors, services
+from memory import review, selectors, services
 
 
 @dataclass
@@ -94,7 +94,7 @@ def run(*, patients: int = 1000, seed: int = 7) -> QualityReport:
                 grant_create(identity=admin, patient_id=pid, actor_sub=nurse.actor_sub,
                              purpose="appointment_scheduling", expires_at=None)
             with identity_context(nurse):
-                services.memory_quarantine(identity=nurse, patient_id=pid, memory_id=current.pop("latest_time"),
+                review.memory_quarantine(identity=nurse, patient_id=pid, memory_id=current.pop("latest_time"),
                                            reason_code="quality_check")
             counts["quarantined"] += 1
         if rng.random() < 0.1:

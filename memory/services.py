@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection
 from django.utils import timezone
 
 from consent.access import may_access
@@ -19,17 +19,15 @@ from core.errors import (
     ConcurrentUpdate,
     Conflict,
     Forbidden,
-    IllegalTransition,
     NoConsentOrAccess,
     ValidationFailed,
 )
 from core.identity import Identity, pipelined, sent_with_next
 from core.services import organization_ensure
 from events.services import event_emit
-from memory import representations, selectors
+from memory import representations
 from memory.crypto import encrypt_fact, new_salt
-from memory.deletion import erase_with_receipt
-from memory.lifecycle import lifecycle_event, lifecycle_row, memory_lock, memory_transition, memory_value
+from memory.lifecycle import lifecycle_row, memory_transition, memory_value
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval.vectors import memory_vector_copy, memory_vector_later
 from memory.selectors import compiled_once
@@ -546,117 +544,3 @@ def _pending_proposal(*, identity: Identity, patient_id: uuid.UUID, new: NewFact
     # values are compared as the type normalised them (decrypted where the type is encrypted)
     return next((m for m in candidates if m.effective_state(consent=False) == S.PROPOSED
                  and memory_value(m) == new.fact), None)
-
-
-def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
-    """:func:`memory.lifecycle.memory_lock`, with the memory's consent share-locked first (see
-    :func:`_hold_consent`)."""
-    consent_record_id = (Memory.objects.filter(memory_id=memory_id, patient_id=patient_id,
-                                               organization_id=identity.org_id)
-                         .values_list("consent_record_id", flat=True).first())
-    if consent_record_id is not None:
-        _hold_consent(identity.org_id, consent_record_id)
-    return memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
-
-
-def _consent_still_active(memory: Memory) -> None:
-    if memory.consent_record_id is not None and not ConsentRecord.objects.active().filter(
-            pk=memory.consent_record_id).exists():
-        raise NoConsentOrAccess()
-
-
-def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
-    """The patient or staff confirm a proposal: it becomes the current value of its attribute. An agent cannot
-    confirm (its own or another agent's proposal): that would let it speak as the patient after all."""
-    if identity.is_agent:
-        raise Forbidden("an agent's proposals are confirmed by the patient or staff", code="agent_cannot_confirm")
-    memory = _locked_under_consent(identity, patient_id, memory_id)
-    if memory.effective_state(consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
-        raise Conflict("only proposed memories can be confirmed", code="not_proposed")
-    _consent_still_active(memory)
-    with transaction.atomic():
-        _attribute_lock(memory.organization_id, patient_id, memory.memory_type, memory.attribute,
-                        memory.consent_purpose)
-        _supersede_current(identity=identity, new_id=memory.memory_id, org_id=memory.organization_id,
-                           patient_id=patient_id, memory_type=memory.memory_type, attribute=memory.attribute,
-                           purpose=memory.consent_purpose)
-        memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE,
-                          event_type=LifecycleEvent.Type.CONFIRMED,
-                          reason_code=("patient_confirmed" if identity.is_patient_themself(patient_id)
-                                       else "staff_confirmed"))
-    event_emit("memory.confirmed", memory_id=memory.memory_id, patient_id=patient_id,
-               memory_type=memory.memory_type, purpose=memory.consent_purpose)
-    audit.record(action="memory.confirm", resource_type="memory", resource_id=memory.memory_id,
-                 patient_id=patient_id, purpose=memory.consent_purpose)
-    return memory
-
-
-def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> dict:
-    """Reject a proposal: its value is erased everywhere, as for a deletion. The patient's or staff's review, as
-    confirming is: never an agent's."""
-    if identity.is_agent:
-        raise Forbidden("an agent's proposals are reviewed by the patient or staff", code="agent_cannot_confirm")
-    memory = memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
-    if memory.state != S.PROPOSED:
-        raise Conflict("only proposed memories can be rejected", code="not_proposed")
-    lifecycle_event(identity=identity, memory=memory, event_type=LifecycleEvent.Type.REJECTED,
-                    from_state=memory.state, to_state=memory.state, reason_code="proposal_rejected")
-    return erase_with_receipt(identity=identity, patient_id=patient_id, memories=[memory], scope="memory",
-                     reason_code="proposal_rejected")
-
-
-def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, fact: Any,
-                   valid_until: datetime | None = None, review_by: datetime | None = None) -> Memory:
-    """Correct a value: a new record supersedes the old one and links to it; history keeps both. The new value is
-    checked against the type's latest version and keeps the attribute. Agents propose new values instead: a
-    correction would make the agent's value current without the patient's confirmation."""
-    current_type = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id).memory_type
-    attribute, fact = _fact_checked(_spec(current_type), fact)
-    if identity.is_agent:
-        raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
-    old = _locked_under_consent(identity, patient_id, memory_id)
-    state = old.effective_state(consent=False)  # consent is checked below, with its own answer
-    if state not in (S.ACTIVE, S.QUARANTINED):
-        raise Conflict(f"{'an' if state[0] in 'aeiou' else 'a'} {state} memory cannot be corrected",
-                       code="not_correctable")
-    if attribute != old.attribute:
-        raise ValidationFailed.of("fact.kind", "a correction keeps the attribute; record a new fact instead")
-    spec = _spec(old.memory_type)
-    if identity.is_patient(patient_id) and "patient" not in spec.writers:
-        raise Forbidden("clinical facts are corrected by the care team", code="staff_only")
-    _consent_still_active(old)
-    new = NewFact(memory_type=old.memory_type, attribute=old.attribute, fact=fact,
-                  consent_purpose=old.consent_purpose, valid_until=valid_until,
-                  review_by=review_by or old.review_by)
-    _check_new_fact(spec, new)
-    source = Source.PATIENT_STATED if identity.is_patient_themself(patient_id) else Source.STAFF_ENTERED
-    memory_id_new = uuid.uuid4()
-    _hold_type(identity, spec, new)
-    with transaction.atomic(savepoint=False):  # a failure spoils the enclosing block, which rolls it back
-        _attribute_lock(old.organization_id, patient_id, old.memory_type, old.attribute, old.consent_purpose)
-        _supersede_current(identity=identity, new_id=memory_id_new, org_id=old.organization_id,
-                           patient_id=patient_id, memory_type=old.memory_type, attribute=old.attribute,
-                           purpose=old.consent_purpose, event_type=LifecycleEvent.Type.CORRECTED)
-        return _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.ACTIVE,
-                       source=source, source_ref=f"correction-of:{old.memory_id}",
-                       consent_record_id=old.consent_record_id, memory_id=memory_id_new,
-                       audit_actions=["memory.correct"])
-
-
-def memory_quarantine(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
-                      reason_code: str) -> Memory:
-    """Staff take a doubtful fact out of every read at once, with a reason."""
-    if identity.patient_self_id is not None:
-        raise Forbidden("quarantine is a staff action; patients correct or delete", code="staff_only")
-    if identity.is_agent:  # it would take a fact (an allergy too) out of every read on an agent's word
-        raise Forbidden("an agent reports a doubtful fact to staff, who quarantine it", code="agent_cannot_confirm")
-    memory = memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
-    if memory.state == S.ACTIVE and memory.effective_state(consent=False) == S.EXPIRED:
-        # past its validity or retention it is out of every read already, and reads as expired (as correct says)
-        raise IllegalTransition("an expired memory cannot become quarantined").about(
-            patient_id=patient_id, purpose=memory.consent_purpose)
-    memory_transition(identity=identity, memory=memory, to_state=S.QUARANTINED,
-                      event_type=LifecycleEvent.Type.QUARANTINED, reason_code=reason_code)
-    audit.record(action="memory.quarantine", resource_type="memory", resource_id=memory.memory_id,
-                 patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
-    return memory

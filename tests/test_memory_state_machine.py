@@ -23,7 +23,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from consent.services import consent_record, consent_revoke, grant_create
 from core.errors import ApiError
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from memory import deletion, selectors, services
+from memory import deletion, review, selectors, services
 from memory.models import Memory
 
 KINDS = ["earliest_time", "latest_time"]
@@ -117,13 +117,13 @@ class MemoryLifecycle(RuleBasedStateMachine):
     def confirm(self, data):
         ids = self._ids(state="proposed")
         if ids:
-            self._try(self.me, services.memory_confirm, memory_id=data.draw(st.sampled_from(ids)))
+            self._try(self.me, review.memory_confirm, memory_id=data.draw(st.sampled_from(ids)))
 
     @rule(data=st.data())
     def reject(self, data):
         ids = self._ids(state="proposed")
         if ids:
-            receipt = self._try(self.me, services.memory_reject, memory_id=data.draw(st.sampled_from(ids)))
+            receipt = self._try(self.me, review.memory_reject, memory_id=data.draw(st.sampled_from(ids)))
             self._note_receipt(receipt)
 
     @rule(data=st.data())
@@ -134,7 +134,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
             with identity_context(self.me):
                 kind = Memory.objects.get(pk=memory_id).attribute
             t = self.unique_time()
-            self._written(t, self._try(self.me, services.memory_correct, memory_id=memory_id,
+            self._written(t, self._try(self.me, review.memory_correct, memory_id=memory_id,
                                        fact={"kind": kind, "time": t}))
 
     @rule(data=st.data())
@@ -142,7 +142,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
         ids = self._ids(state="active")
         if ids:
             memory_id = data.draw(st.sampled_from(ids))
-            if self._try(self.staff, services.memory_quarantine, memory_id=memory_id, reason_code="disputed"):
+            if self._try(self.staff, review.memory_quarantine, memory_id=memory_id, reason_code="disputed"):
                 self.never_serve.add(memory_id)
 
     @rule(data=st.data())

@@ -21,7 +21,7 @@ from core import audit
 from core.errors import Conflict, Forbidden, IllegalTransition, NotFound, ValidationFailed
 from core.models import AuditEvent
 from directory import selectors as directory
-from memory import deletion, selectors, services
+from memory import deletion, review, selectors
 from memory.lifecycle import memory_value
 from memory.models import MemoryState
 from memory.types import type_get
@@ -81,7 +81,7 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
         if form.is_valid():
             try:
                 with transaction.atomic():  # nothing half-saved when the service refuses
-                    services.memory_correct(identity=identity, patient_id=patient_id, memory_id=memory_id,
+                    review.memory_correct(identity=identity, patient_id=patient_id, memory_id=memory_id,
                                             fact=form.cleaned_data["fact"],
                                             valid_until=form.cleaned_data["valid_until_at"],
                                             review_by=form.cleaned_data["review_by_at"])
@@ -193,7 +193,7 @@ def patient_receipts(request):
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_confirm(request, memory_id: uuid.UUID):
     identity = request.portal_identity
-    services.memory_confirm(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    review.memory_confirm(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
     messages.success(request, "Confirmed. It is now one of your preferences.")
     return redirect("patient-preferences")
 
@@ -202,7 +202,7 @@ def patient_confirm(request, memory_id: uuid.UUID):
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_reject(request, memory_id: uuid.UUID):
     identity = request.portal_identity
-    services.memory_reject(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    review.memory_reject(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
     messages.success(request, "Rejected. The suggestion has been erased.")
     return redirect("patient-preferences")
 
@@ -363,7 +363,7 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     if request.method == "POST" and form.is_valid():
         try:
             with transaction.atomic():
-                services.memory_quarantine(identity=identity, patient_id=patient_id, memory_id=memory_id,
+                review.memory_quarantine(identity=identity, patient_id=patient_id, memory_id=memory_id,
                                            reason_code=form.cleaned_data["reason_code"])
         except IllegalTransition:
             form.add_error(None, "This memory can no longer be quarantined (it changed meanwhile).")
