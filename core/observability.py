@@ -139,6 +139,7 @@ def _registry() -> CollectorRegistry:
 def metrics_view(request):
     """Prometheus exposition, behind a bearer credential (``METRICS_TOKEN``) compared in constant time."""
     from core.errors import json_problem, method_not_allowed
+    from core.health import GET_AND_HEAD
 
     expected = settings.METRICS_TOKEN
     supplied = request.headers.get("Authorization", "")
@@ -146,8 +147,8 @@ def metrics_view(request):
         response = json_problem(401, "invalid_token", "The metrics credential is missing or wrong")
         response["WWW-Authenticate"] = "Bearer"
         return response
-    if request.method not in ("GET", "HEAD"):
-        return method_not_allowed(("GET", "HEAD"))
+    if request.method not in GET_AND_HEAD:
+        return method_not_allowed(GET_AND_HEAD)
     database = CollectorRegistry()
     database.register(_DatabaseCollector())
     body = generate_latest(_registry()) + generate_latest(database)

@@ -295,9 +295,9 @@ class MemoryCorrectView(_MemoryView):
         body = CorrectionIn(data=request.data)
         body.is_valid(raise_exception=True)
         memory = review.memory_correct(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
-                                         fact=body.validated_data["fact"],
-                                         valid_until=body.validated_data.get("valid_until"),
-                                         review_by=body.validated_data.get("review_by"))
+                                       fact=body.validated_data["fact"],
+                                       valid_until=body.validated_data.get("valid_until"),
+                                       review_by=body.validated_data.get("review_by"))
         return Response(memory_out(memory), status=status.HTTP_201_CREATED)
 
 
@@ -310,7 +310,7 @@ class MemoryQuarantineView(_MemoryView):
         body = QuarantineIn(data=request.data)
         body.is_valid(raise_exception=True)
         memory = review.memory_quarantine(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
-                                            reason_code=body.validated_data["reason_code"])
+                                          reason_code=body.validated_data["reason_code"])
         return Response(memory_out(memory))
 
 

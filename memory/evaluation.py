@@ -82,7 +82,7 @@ def _load_population(data: dict) -> tuple[uuid.UUID, dict[str, uuid.UUID], dict[
             elif stale == "quarantined":
                 with identity_context(clinician):
                     review.memory_quarantine(identity=clinician, patient_id=pid, memory_id=memory.memory_id,
-                                               reason_code="eval_disputed")
+                                             reason_code="eval_disputed")
     vector_writes.wait(timeout=600)  # questions are asked of stored vectors, as in service
     return org, patient_ids, keys
 

@@ -212,7 +212,7 @@ def _make_stale(pop: Population, patient_id: uuid.UUID, memory_id: uuid.UUID, ho
     elif how == "quarantined":
         with identity_context(pop.clinician):
             review.memory_quarantine(identity=pop.clinician, patient_id=patient_id, memory_id=memory_id,
-                                       reason_code="eval_unverified")
+                                     reason_code="eval_unverified")
 
 
 def _load_patient(pop: Population, pkey: str, memories: dict, specs: dict[str, TypeSpec | None]) -> None:

@@ -95,7 +95,7 @@ def run(*, patients: int = 1000, seed: int = 7) -> QualityReport:
                              purpose="appointment_scheduling", expires_at=None)
             with identity_context(nurse):
                 review.memory_quarantine(identity=nurse, patient_id=pid, memory_id=current.pop("latest_time"),
-                                           reason_code="quality_check")
+                                         reason_code="quality_check")
             counts["quarantined"] += 1
         if rng.random() < 0.1:
             with identity_context(me):

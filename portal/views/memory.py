@@ -82,9 +82,9 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
             try:
                 with transaction.atomic():  # nothing half-saved when the service refuses
                     review.memory_correct(identity=identity, patient_id=patient_id, memory_id=memory_id,
-                                            fact=form.cleaned_data["fact"],
-                                            valid_until=form.cleaned_data["valid_until_at"],
-                                            review_by=form.cleaned_data["review_by_at"])
+                                          fact=form.cleaned_data["fact"],
+                                          valid_until=form.cleaned_data["valid_until_at"],
+                                          review_by=form.cleaned_data["review_by_at"])
             except (ValidationFailed, Conflict) as exc:  # Conflict: it was replaced or expired meanwhile
                 form.add_service_errors(exc.errors or [{"field": None, "message": exc.message}])
             else:
@@ -364,7 +364,7 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
         try:
             with transaction.atomic():
                 review.memory_quarantine(identity=identity, patient_id=patient_id, memory_id=memory_id,
-                                           reason_code=form.cleaned_data["reason_code"])
+                                         reason_code=form.cleaned_data["reason_code"])
         except IllegalTransition:
             form.add_error(None, "This memory can no longer be quarantined (it changed meanwhile).")
         else:
