@@ -97,8 +97,7 @@ def events_sweep(*, older_than_days: int | None = None, batch: int = 1000, max_b
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SELECT set_config('app.maintenance', 'event_retention', true)")
             cursor.execute(SWEEP_STATEMENT, {"days": days, "batch": batch})
-            events, deliveries = cursor.fetchone()
-            cursor.execute("SELECT set_config('app.maintenance', '', true)")
+            events, deliveries = cursor.fetchone()  # the setting ends with the transaction (is_local)
         counts["events"] += events
         counts["deliveries"] += deliveries
         if events < batch:
