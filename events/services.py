@@ -153,7 +153,9 @@ def _clean_url(url: str) -> str:
     problem = url_problem(url)
     if problem is not None:
         raise ValidationFailed.of("url", problem[1], problem[0])
-    return url
+    # A scheme is case-insensitive (RFC 3986 3.1) and url_problem accepted any case of it; it is stored in its
+    # canonical lower case, the form the table's check (``event_subscription_https``) and the worker expect.
+    return "https" + url[len("https"):]
 
 
 def subscription_create(*, identity: Identity, url: str, event_types: list[str], description: str = "",

@@ -149,6 +149,18 @@ def test_a_bad_subscription_is_refused_with_its_field_and_code_and_nothing_is_wr
         assert conn.execute("SELECT count(*) FROM event_subscription").fetchone()[0] == 0
 
 
+def test_a_url_whose_scheme_is_not_in_lower_case_is_stored_in_lower_case(world, committed_db):
+    """A URL scheme is case-insensitive: ``HTTPS://`` is accepted, on creation and on change, and stored as
+    ``https://`` (it used to pass the check and then break the table's constraint: a 500 with nothing written)."""
+    r = admin(world).post(SUBS, {"url": "HTTPS://Hooks.Example.org/In", "event_types": ["consent.revoked"]})
+    assert r.status_code == 201, r.content
+    assert r.json()["url"] == "https://Hooks.Example.org/In"
+    sid = r.json()["subscription_id"]
+    r = admin(world).request("PATCH", f"{SUBS}/{sid}", {"url": "hTtPs://hooks.example.org/other"})
+    assert r.status_code == 200, r.content
+    assert admin(world).get(f"{SUBS}/{sid}").json()["subscription"]["url"] == "https://hooks.example.org/other"
+
+
 def test_only_administrators_reach_subscriptions_and_another_organisations_is_not_found(world, committed_db,
                                                                                          receiver):
     sid = subscribe(world, receiver)["subscription_id"]
