@@ -401,6 +401,28 @@ def test_a_workflow_that_needs_reconciliation_is_announced_once(world, committed
     assert b"REF-1" not in message.body and b"E11.9" not in message.body
 
 
+def test_a_checkpoint_into_needs_reconciliation_commits_the_step_and_its_event_together(world, committed_db,
+                                                                                        receiver):
+    """A client that checkpoints a workflow without operations into needs_reconciliation (it met the unknown
+    outcome itself) gets the new version, and the event is queued with it. The checkpoint's last statement carries
+    the COMMIT (core.identity.commit_with_next_statement): the event's statement used to carry it instead, so the
+    event was committed, the step was not, and the client got a 500."""
+    subscribe(world, receiver, types=["workflow.needs_reconciliation"])
+    api = world.patient(world.patient_a)
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization",
+                                    "patient_id": str(world.patient_a)}).json()
+    checkpoint = f"/v1/workflows/{wf['workflow_id']}/checkpoint"
+    assert api.post(checkpoint, {"expected_version": 1, "next_step": "submit_prior_authorization"}).status_code == 200
+    r = api.post(checkpoint, {"expected_version": 2, "next_step": "needs_reconciliation"})
+    assert r.status_code == 200, r.content
+    assert (r.json()["current_step"], r.json()["version"]) == ("needs_reconciliation", 3)
+    assert api.get(f"/v1/workflows/{wf['workflow_id']}").json()["version"] == 3
+    deliver(until=lambda: len(receiver.received) == 1)
+    (message,) = receiver.received
+    assert message.payload["data"]["workflow_id"] == wf["workflow_id"]
+    assert message.payload["data"]["operation_id"] is None
+
+
 def test_run_worker_with_events_delivers_them_beside_the_operations(world, committed_db, receiver):
     subscribe(world, receiver, types=["consent.revoked"])
     cid = world.consent(world.patient_a)
