@@ -130,6 +130,10 @@ def url_problem(url: str) -> tuple[str, str] | None:
     try:
         address = ipaddress.ip_address(parts.hostname)
     except ValueError:
+        try:  # what the worker's look-up does with the name (socket.getaddrinfo)
+            parts.hostname.encode("idna")
+        except UnicodeError:
+            return "invalid", "the URL's host is not a valid name (an empty label, or one over 63 characters)"
         return None
     if not address.is_global and parts.hostname not in allowed_private_hosts():
         return "destination_not_allowed", "the endpoint's address is not a public one"

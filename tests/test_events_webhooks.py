@@ -132,6 +132,8 @@ def test_the_secret_is_stored_encrypted_and_a_supplied_one_is_used(world, commit
     ({"url": "https://169.254.169.254/latest"}, "url", "destination_not_allowed"),
     ({"url": "https:///nohost"}, "url", "invalid"),
     ({"url": "https://hooks.example.org/x#frag"}, "url", "invalid"),
+    ({"url": "https://hooks..example.org/x"}, "url", "invalid"),
+    ({"url": f"https://{'a' * 64}.example.org/x"}, "url", "invalid"),
     ({"event_types": ["memory.read"]}, "event_types.0", "invalid_choice"),
     ({"event_types": []}, "event_types", "min_length"),
     ({"secret": "not-a-secret"}, "secret", "invalid"),
