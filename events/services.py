@@ -177,10 +177,7 @@ def subscription_create(*, identity: Identity, url: str, event_types: list[str],
         except ValueError as exc:
             raise ValidationFailed.of("secret", f"whsec_ and the base64 of a key ({exc})") from None
     organization_ensure(identity=identity)
-    with connection.cursor() as cursor:
-        # Serialises the organisation's creations, so two at once cannot pass the limit together.
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended('event_subscription:' || %s, 0))",
-                       [str(identity.org_id)])
+    _lock_subscriptions(identity)  # two creations at once cannot pass the limit together
     if Subscription.objects.filter(organization_id=identity.org_id).count() >= MAX_SUBSCRIPTIONS:
         raise ValidationFailed.of("url", f"at most {MAX_SUBSCRIPTIONS} subscriptions per organisation", "too_many")
     subscription_id = uuid.uuid4()
@@ -193,6 +190,15 @@ def subscription_create(*, identity: Identity, url: str, event_types: list[str],
     audit.record(action="event_subscription.create", resource_type="event_subscription",
                  resource_id=subscription_id)
     return subscription, secret
+
+
+def _lock_subscriptions(identity: Identity) -> None:
+    """The organisation's set of subscriptions, until the transaction ends: creations and deletions take it
+    exclusively, and ``app_events_emit`` shared before it queues deliveries (events migration 0005), so a deletion
+    waits for a change that queued a delivery to the subscription and then removes that delivery too."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended('event_subscription:' || %s, 0))",
+                       [str(identity.org_id)])
 
 
 def _locked(identity: Identity, subscription_id: uuid.UUID) -> Subscription:
@@ -231,6 +237,8 @@ def subscription_update(*, identity: Identity, subscription_id: uuid.UUID, url: 
 def subscription_delete(*, identity: Identity, subscription_id: uuid.UUID) -> None:
     """Remove a subscription with its delivery history; what was queued for it is never sent."""
     with transaction.atomic():
+        require_person_deciding_access(identity)  # before any lock is taken for the caller
+        _lock_subscriptions(identity)
         subscription = _locked(identity, subscription_id)
         Delivery.objects.filter(subscription_id=subscription.subscription_id,
                                 organization_id=identity.org_id).delete()

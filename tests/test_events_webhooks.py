@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 import uuid
 
 import pytest
 from django.core.management import call_command
-from django.db import ProgrammingError, connection
+from django.db import ProgrammingError, connection, connections
 
 from consent import services as consent_services
 from core.identity import Identity, identity_context
@@ -330,6 +331,48 @@ def test_a_change_that_rolls_back_emits_nothing_and_one_that_commits_always_does
     with identity_context(patient):
         consent_services.consent_revoke(identity=patient, patient_id=world.patient_a, consent_id=cid)
     assert [row[:2] for row in deliveries(world.org)] == [("consent.revoked", "pending")]
+
+
+def test_deleting_a_subscription_while_a_change_emits_to_it_fails_neither(world, committed_db, receiver):
+    """A change that queued a delivery to a subscription and has not committed yet, while an administrator deletes
+    the subscription: the deletion waits for the change and then removes the delivery too; both succeed. The
+    change's commit used to fail instead (the delivery's foreign key is checked at commit, and the subscription
+    was gone by then): a patient's consent revocation failed because an administrator removed a webhook."""
+    sid = subscribe(world, receiver, types=["consent.revoked"])["subscription_id"]
+    staff = Identity(org_id=world.org, actor_sub="nurse-1", scopes=frozenset(), actor_kind="staff")
+    emitted, finish = threading.Event(), threading.Event()
+    outcome: dict[str, object] = {}
+
+    def change() -> None:
+        try:
+            with identity_context(staff):
+                outcome["queued"] = event_emit("consent.revoked", consent_id=uuid.uuid4(),
+                                               patient_id=world.patient_a, purpose="appointment_scheduling")
+                emitted.set()
+                finish.wait(10)
+            outcome["change"] = "committed"
+        except Exception as exc:  # noqa: BLE001 (reported by the assertion below)
+            outcome["change"] = type(exc).__name__
+        finally:
+            emitted.set()
+            connections.close_all()
+
+    def delete() -> None:
+        try:
+            outcome["delete"] = admin(world).request("DELETE", f"{SUBS}/{sid}").status_code
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=change), threading.Thread(target=delete)]
+    threads[0].start()
+    assert emitted.wait(10) and outcome.get("queued") == 1
+    threads[1].start()
+    threads[1].join(1.0)  # the deletion waits for the change (it used to be done by now)
+    finish.set()
+    for thread in threads:
+        thread.join(20)
+    assert outcome["change"] == "committed" and outcome["delete"] == 204
+    assert deliveries(world.org) == []
 
 
 def test_the_runtime_role_cannot_write_the_outbox_directly_or_emit_for_another_organisation(world, committed_db,
