@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
+import httpx
 from django.conf import settings
 from django.db import connection, transaction
 from psycopg.types.json import Jsonb
@@ -130,10 +131,12 @@ def url_problem(url: str) -> tuple[str, str] | None:
     try:
         address = ipaddress.ip_address(parts.hostname)
     except ValueError:
-        try:  # what the worker's look-up does with the name (socket.getaddrinfo)
+        try:  # what the worker's look-up (socket.getaddrinfo) and its POST (httpx) do with the name
             parts.hostname.encode("idna")
-        except UnicodeError:
-            return "invalid", "the URL's host is not a valid name (an empty label, or one over 63 characters)"
+            httpx.URL(url)
+        except (UnicodeError, httpx.InvalidURL):
+            return "invalid", ("the URL's host is not a valid name (an empty label, one over 63 characters, an "
+                               "address with leading zeros, a character no host name may have)")
         return None
     if not address.is_global and parts.hostname not in allowed_private_hosts():
         return "destination_not_allowed", "the endpoint's address is not a public one"

@@ -135,6 +135,8 @@ def test_the_secret_is_stored_encrypted_and_a_supplied_one_is_used(world, commit
     ({"url": "https://hooks.example.org/x#frag"}, "url", "invalid"),
     ({"url": "https://hooks..example.org/x"}, "url", "invalid"),
     ({"url": f"https://{'a' * 64}.example.org/x"}, "url", "invalid"),
+    ({"url": "https://010.8.8.8/x"}, "url", "invalid"),
+    ({"url": "https://ex\u00adample.org/x"}, "url", "invalid"),
     ({"event_types": ["memory.read"]}, "event_types.0", "invalid_choice"),
     ({"event_types": []}, "event_types", "min_length"),
     ({"secret": "not-a-secret"}, "secret", "invalid"),
