@@ -306,6 +306,20 @@ def test_a_dead_endpoint_fails_after_the_attempt_limit_without_holding_up_anothe
         ("failed", 2, 500, "http_status")]
 
 
+def test_an_endpoint_stored_before_the_url_checks_it_fails_is_failed_at_once(world, committed_db, receiver):
+    """A URL stored before today's checks (a host with an empty label) can never be posted to: its delivery fails
+    at the first attempt as invalid_url, not retried. It used to fail inside the worker's look-up (internal_error)
+    and be retried, with backoff, up to the attempt limit."""
+    sid = subscribe(world, receiver, types=["consent.revoked"])["subscription_id"]
+    with admin_connect() as conn:
+        conn.execute("UPDATE event_subscription SET url = 'https://hooks..example.org/x' WHERE subscription_id = %s",
+                     [sid])
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    deliver(until=lambda: [row[1] for row in deliveries(world.org)] == ["failed"])
+    assert [row[1:] for row in deliveries(world.org)] == [("failed", 1, None, "invalid_url")]
+
+
 def test_a_disabled_subscription_queues_nothing_and_an_unwanted_type_is_not_stored(world, committed_db, receiver):
     sid = subscribe(world, receiver, types=["grant.revoked"])["subscription_id"]
     cid = world.consent(world.patient_a)
