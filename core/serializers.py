@@ -22,6 +22,17 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+class UUIDIn(serializers.UUIDField):
+    """A UUID, sent as a string. DRF's field also reads an integer as the UUID with that value, so a client that
+    sent a number (an MRN, say) was answered about the patient ``00000000-...-000000100001`` (403, no consent)
+    instead of being told that the field is not a UUID."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
+
+
 _DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:\d{2})?)?")
 
 

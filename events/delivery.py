@@ -48,7 +48,7 @@ from opentelemetry.trace import SpanKind
 from core import tracing
 from core.identity import current_identity
 from events import signing
-from events.services import allowed_private_hosts
+from events.services import allowed_private_hosts, url_problem
 
 log = logging.getLogger("anamnesis.events")
 
@@ -217,6 +217,10 @@ def attempt(client: httpx.Client, claim: Claim) -> Result:
 def _attempt(client: httpx.Client, claim: Claim) -> Result:
     if not claim.enabled:
         return Result(False, error="subscription_disabled", retry=False)
+    problem = url_problem(claim.url)  # one stored before a check it now fails can never be posted to
+    if problem is not None:
+        return Result(False, error="destination_not_allowed" if problem[0] == "destination_not_allowed"
+                      else "invalid_url", retry=False)
     host = urlsplit(claim.url).hostname or ""
     if not destination_allowed(host):
         return Result(False, error="destination_not_allowed", retry=False)

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
+import httpx
 from django.conf import settings
 from django.db import connection, transaction
 from psycopg.types.json import Jsonb
@@ -130,6 +131,12 @@ def url_problem(url: str) -> tuple[str, str] | None:
     try:
         address = ipaddress.ip_address(parts.hostname)
     except ValueError:
+        try:  # what the worker's look-up (socket.getaddrinfo) and its POST (httpx) do with the name
+            parts.hostname.encode("idna")
+            httpx.URL(url)
+        except (UnicodeError, httpx.InvalidURL):
+            return "invalid", ("the URL's host is not a valid name (an empty label, one over 63 characters, an "
+                               "address with leading zeros, a character no host name may have)")
         return None
     if not address.is_global and parts.hostname not in allowed_private_hosts():
         return "destination_not_allowed", "the endpoint's address is not a public one"
@@ -153,7 +160,9 @@ def _clean_url(url: str) -> str:
     problem = url_problem(url)
     if problem is not None:
         raise ValidationFailed.of("url", problem[1], problem[0])
-    return url
+    # A scheme is case-insensitive (RFC 3986 3.1) and url_problem accepted any case of it; it is stored in its
+    # canonical lower case, the form the table's check (``event_subscription_https``) and the worker expect.
+    return "https" + url[len("https"):]
 
 
 def subscription_create(*, identity: Identity, url: str, event_types: list[str], description: str = "",
@@ -171,10 +180,7 @@ def subscription_create(*, identity: Identity, url: str, event_types: list[str],
         except ValueError as exc:
             raise ValidationFailed.of("secret", f"whsec_ and the base64 of a key ({exc})") from None
     organization_ensure(identity=identity)
-    with connection.cursor() as cursor:
-        # Serialises the organisation's creations, so two at once cannot pass the limit together.
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended('event_subscription:' || %s, 0))",
-                       [str(identity.org_id)])
+    _lock_subscriptions(identity)  # two creations at once cannot pass the limit together
     if Subscription.objects.filter(organization_id=identity.org_id).count() >= MAX_SUBSCRIPTIONS:
         raise ValidationFailed.of("url", f"at most {MAX_SUBSCRIPTIONS} subscriptions per organisation", "too_many")
     subscription_id = uuid.uuid4()
@@ -187,6 +193,15 @@ def subscription_create(*, identity: Identity, url: str, event_types: list[str],
     audit.record(action="event_subscription.create", resource_type="event_subscription",
                  resource_id=subscription_id)
     return subscription, secret
+
+
+def _lock_subscriptions(identity: Identity) -> None:
+    """The organisation's set of subscriptions, until the transaction ends: creations and deletions take it
+    exclusively, and ``app_events_emit`` shared before it queues deliveries (events migration 0005), so a deletion
+    waits for a change that queued a delivery to the subscription and then removes that delivery too."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended('event_subscription:' || %s, 0))",
+                       [str(identity.org_id)])
 
 
 def _locked(identity: Identity, subscription_id: uuid.UUID) -> Subscription:
@@ -225,6 +240,8 @@ def subscription_update(*, identity: Identity, subscription_id: uuid.UUID, url: 
 def subscription_delete(*, identity: Identity, subscription_id: uuid.UUID) -> None:
     """Remove a subscription with its delivery history; what was queued for it is never sent."""
     with transaction.atomic():
+        require_person_deciding_access(identity)  # before any lock is taken for the caller
+        _lock_subscriptions(identity)
         subscription = _locked(identity, subscription_id)
         Delivery.objects.filter(subscription_id=subscription.subscription_id,
                                 organization_id=identity.org_id).delete()

@@ -100,6 +100,16 @@ def test_unknown_workflow_type_is_422(world):
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "workflow_type"
 
 
+@pytest.mark.parametrize("patient_id", [100001, 5.0, True, ["x"], {"id": 1}])
+def test_a_patient_id_that_is_not_a_uuid_string_is_422(world, patient_id):
+    """A number is not a patient id: it used to be read as the UUID with that value, and answered 403 about a
+    patient nobody meant (no consent or access) instead of saying what is wrong with the request."""
+    r = world.patient(world.patient_a).post("/v1/workflows", {"workflow_type": "prior_authorization",
+                                                               "patient_id": patient_id})
+    assert r.status_code == 422, r.content
+    assert r.json()["errors"] == [{"field": "patient_id", "message": "Must be a valid UUID.", "code": "invalid"}]
+
+
 def test_every_transition_is_audited(world):
     api = world.patient(world.patient_a)
     wf = create(api, world.patient_a).json()

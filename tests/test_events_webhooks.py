@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 import uuid
 
 import pytest
 from django.core.management import call_command
-from django.db import ProgrammingError, connection
+from django.db import ProgrammingError, connection, connections
 
 from consent import services as consent_services
 from core.identity import Identity, identity_context
@@ -132,6 +133,10 @@ def test_the_secret_is_stored_encrypted_and_a_supplied_one_is_used(world, commit
     ({"url": "https://169.254.169.254/latest"}, "url", "destination_not_allowed"),
     ({"url": "https:///nohost"}, "url", "invalid"),
     ({"url": "https://hooks.example.org/x#frag"}, "url", "invalid"),
+    ({"url": "https://hooks..example.org/x"}, "url", "invalid"),
+    ({"url": f"https://{'a' * 64}.example.org/x"}, "url", "invalid"),
+    ({"url": "https://010.8.8.8/x"}, "url", "invalid"),
+    ({"url": "https://ex\u00adample.org/x"}, "url", "invalid"),
     ({"event_types": ["memory.read"]}, "event_types.0", "invalid_choice"),
     ({"event_types": []}, "event_types", "min_length"),
     ({"secret": "not-a-secret"}, "secret", "invalid"),
@@ -147,6 +152,18 @@ def test_a_bad_subscription_is_refused_with_its_field_and_code_and_nothing_is_wr
     assert any(e["field"] == field and (code is None or e["code"] == code) for e in errors), errors
     with admin_connect() as conn:
         assert conn.execute("SELECT count(*) FROM event_subscription").fetchone()[0] == 0
+
+
+def test_a_url_whose_scheme_is_not_in_lower_case_is_stored_in_lower_case(world, committed_db):
+    """A URL scheme is case-insensitive: ``HTTPS://`` is accepted, on creation and on change, and stored as
+    ``https://`` (it used to pass the check and then break the table's constraint: a 500 with nothing written)."""
+    r = admin(world).post(SUBS, {"url": "HTTPS://Hooks.Example.org/In", "event_types": ["consent.revoked"]})
+    assert r.status_code == 201, r.content
+    assert r.json()["url"] == "https://Hooks.Example.org/In"
+    sid = r.json()["subscription_id"]
+    r = admin(world).request("PATCH", f"{SUBS}/{sid}", {"url": "hTtPs://hooks.example.org/other"})
+    assert r.status_code == 200, r.content
+    assert admin(world).get(f"{SUBS}/{sid}").json()["subscription"]["url"] == "https://hooks.example.org/other"
 
 
 def test_only_administrators_reach_subscriptions_and_another_organisations_is_not_found(world, committed_db,
@@ -289,6 +306,20 @@ def test_a_dead_endpoint_fails_after_the_attempt_limit_without_holding_up_anothe
         ("failed", 2, 500, "http_status")]
 
 
+def test_an_endpoint_stored_before_the_url_checks_it_fails_is_failed_at_once(world, committed_db, receiver):
+    """A URL stored before today's checks (a host with an empty label) can never be posted to: its delivery fails
+    at the first attempt as invalid_url, not retried. It used to fail inside the worker's look-up (internal_error)
+    and be retried, with backoff, up to the attempt limit."""
+    sid = subscribe(world, receiver, types=["consent.revoked"])["subscription_id"]
+    with admin_connect() as conn:
+        conn.execute("UPDATE event_subscription SET url = 'https://hooks..example.org/x' WHERE subscription_id = %s",
+                     [sid])
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    deliver(until=lambda: [row[1] for row in deliveries(world.org)] == ["failed"])
+    assert [row[1:] for row in deliveries(world.org)] == [("failed", 1, None, "invalid_url")]
+
+
 def test_a_disabled_subscription_queues_nothing_and_an_unwanted_type_is_not_stored(world, committed_db, receiver):
     sid = subscribe(world, receiver, types=["grant.revoked"])["subscription_id"]
     cid = world.consent(world.patient_a)
@@ -316,6 +347,48 @@ def test_a_change_that_rolls_back_emits_nothing_and_one_that_commits_always_does
     with identity_context(patient):
         consent_services.consent_revoke(identity=patient, patient_id=world.patient_a, consent_id=cid)
     assert [row[:2] for row in deliveries(world.org)] == [("consent.revoked", "pending")]
+
+
+def test_deleting_a_subscription_while_a_change_emits_to_it_fails_neither(world, committed_db, receiver):
+    """A change that queued a delivery to a subscription and has not committed yet, while an administrator deletes
+    the subscription: the deletion waits for the change and then removes the delivery too; both succeed. The
+    change's commit used to fail instead (the delivery's foreign key is checked at commit, and the subscription
+    was gone by then): a patient's consent revocation failed because an administrator removed a webhook."""
+    sid = subscribe(world, receiver, types=["consent.revoked"])["subscription_id"]
+    staff = Identity(org_id=world.org, actor_sub="nurse-1", scopes=frozenset(), actor_kind="staff")
+    emitted, finish = threading.Event(), threading.Event()
+    outcome: dict[str, object] = {}
+
+    def change() -> None:
+        try:
+            with identity_context(staff):
+                outcome["queued"] = event_emit("consent.revoked", consent_id=uuid.uuid4(),
+                                               patient_id=world.patient_a, purpose="appointment_scheduling")
+                emitted.set()
+                finish.wait(10)
+            outcome["change"] = "committed"
+        except Exception as exc:  # noqa: BLE001 (reported by the assertion below)
+            outcome["change"] = type(exc).__name__
+        finally:
+            emitted.set()
+            connections.close_all()
+
+    def delete() -> None:
+        try:
+            outcome["delete"] = admin(world).request("DELETE", f"{SUBS}/{sid}").status_code
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=change), threading.Thread(target=delete)]
+    threads[0].start()
+    assert emitted.wait(10) and outcome.get("queued") == 1
+    threads[1].start()
+    threads[1].join(1.0)  # the deletion waits for the change (it used to be done by now)
+    finish.set()
+    for thread in threads:
+        thread.join(20)
+    assert outcome["change"] == "committed" and outcome["delete"] == 204
+    assert deliveries(world.org) == []
 
 
 def test_the_runtime_role_cannot_write_the_outbox_directly_or_emit_for_another_organisation(world, committed_db,
@@ -387,6 +460,28 @@ def test_a_workflow_that_needs_reconciliation_is_announced_once(world, committed
                                        "workflow_id": wf["workflow_id"], "workflow_type": "prior_authorization",
                                        "purpose": wf["purpose"], "operation_id": operation_id}
     assert b"REF-1" not in message.body and b"E11.9" not in message.body
+
+
+def test_a_checkpoint_into_needs_reconciliation_commits_the_step_and_its_event_together(world, committed_db,
+                                                                                        receiver):
+    """A client that checkpoints a workflow without operations into needs_reconciliation (it met the unknown
+    outcome itself) gets the new version, and the event is queued with it. The checkpoint's last statement carries
+    the COMMIT (core.identity.commit_with_next_statement): the event's statement used to carry it instead, so the
+    event was committed, the step was not, and the client got a 500."""
+    subscribe(world, receiver, types=["workflow.needs_reconciliation"])
+    api = world.patient(world.patient_a)
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization",
+                                    "patient_id": str(world.patient_a)}).json()
+    checkpoint = f"/v1/workflows/{wf['workflow_id']}/checkpoint"
+    assert api.post(checkpoint, {"expected_version": 1, "next_step": "submit_prior_authorization"}).status_code == 200
+    r = api.post(checkpoint, {"expected_version": 2, "next_step": "needs_reconciliation"})
+    assert r.status_code == 200, r.content
+    assert (r.json()["current_step"], r.json()["version"]) == ("needs_reconciliation", 3)
+    assert api.get(f"/v1/workflows/{wf['workflow_id']}").json()["version"] == 3
+    deliver(until=lambda: len(receiver.received) == 1)
+    (message,) = receiver.received
+    assert message.payload["data"]["workflow_id"] == wf["workflow_id"]
+    assert message.payload["data"]["operation_id"] is None
 
 
 def test_run_worker_with_events_delivers_them_beside_the_operations(world, committed_db, receiver):

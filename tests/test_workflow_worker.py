@@ -170,6 +170,25 @@ def test_a_500_is_an_unknown_outcome_then_a_lookup_and_a_resubmission_with_the_s
     assert insurer.lookups[op["idempotency_key"]] == 1 and insurer.created == 1
 
 
+def test_an_answer_that_cannot_be_decoded_is_an_unknown_outcome_settled_by_lookup(committed_db, world, insurer):
+    """The insurer accepted the submission but its answer cannot be decoded (a body that is not the gzip its
+    headers say): the request may have arrived, so the outcome is unknown, the workflow needs reconciliation and the
+    next attempt adopts what the lookup finds instead of submitting again. The adapter used to raise here, so the
+    attempt was never recorded: the operation stayed in flight, was claimed again at each lease's end without a
+    limit, and the workflow never showed that it needed reconciliation."""
+    workflow_id, op = submit_workflow(world)
+    insurer.accept_then_garble(times=1)
+    worker(insurer).run(once=True)
+    row = operation_row(op["operation_id"])
+    assert (row["status"], row["last_error_code"], row["claimed_by"]) == ("outcome_unknown", "unreadable_answer",
+                                                                          None)
+    assert read(world, workflow_id)["current_step"] == "needs_reconciliation"
+    make_due(op["operation_id"])
+    worker(insurer).run(until_idle=True)
+    assert read(world, workflow_id)["current_step"] == "await_insurer_decision"
+    assert insurer.submissions[op["idempotency_key"]] == 1 and insurer.lookups[op["idempotency_key"]] == 1
+
+
 def test_a_refusal_fails_the_operation_and_a_new_request_gets_a_new_key(committed_db, world, insurer):
     workflow_id, op = submit_workflow(world)
     insurer.refuse(times=1)

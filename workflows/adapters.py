@@ -110,6 +110,8 @@ class OutsideSystem:
                 outcome = Outcome(UNKNOWN, "timeout")  # sent (or partly sent), no answer: proves nothing
             except httpx.TransportError as exc:
                 outcome = Outcome(UNKNOWN, _code(exc))
+            except httpx.HTTPError:  # an answer that cannot be decoded (its Content-Encoding): it was sent
+                outcome = Outcome(UNKNOWN, "unreadable_answer")
             else:
                 span.set_attribute("http.response.status_code", response.status_code)
                 if response.status_code >= 400:
@@ -172,10 +174,7 @@ class SchedulingSystem(OutsideSystem):
         params = {"specialty": specialty}
         if visit_type:
             params["visit_type"] = visit_type
-        try:
-            response = self._request("GET", SLOTS_PATH, params=params)
-        except httpx.HTTPError:  # beyond the transport's errors: an answer that cannot be decoded
-            return Outcome(UNKNOWN, "unreadable_answer")
+        response = self._request("GET", SLOTS_PATH, params=params)
         if isinstance(response, Outcome):
             return response
         if response.status_code != 200:

@@ -18,7 +18,7 @@ from core import audit
 from core.access import require_staff
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
-from core.serializers import ModelOutSerializer, NoBody, StrictSerializer
+from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
 from workflows import selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
 from workflows.models import Operation, Workflow
@@ -185,7 +185,7 @@ class StatePatch(serializers.DictField):
 
 class WorkflowCreateIn(StrictSerializer):
     workflow_type = serializers.ChoiceField(choices=sorted(WORKFLOW_TYPES))
-    patient_id = serializers.UUIDField()
+    patient_id = UUIDIn()
     state = StatePatch(required=False, default=dict)
 
 

@@ -118,9 +118,10 @@ _ADVANCE_SQL = (
 
 
 def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patch: dict | None = None,
-             operation: Operation | None = None, bounded: bool = True) -> Workflow:
+             operation: Operation | None = None, bounded: bool = True, last_statement: bool = False) -> Workflow:
     """Write one new version of a locked workflow (to_step may equal the current step), with its history row.
-    ``bounded=False`` is for an outside system's id, which is recorded even into a full state."""
+    ``bounded=False`` is for an outside system's id, which is recorded even into a full state. ``last_statement``:
+    nothing follows in the transaction, so the new version's statement may carry the COMMIT."""
     merged = {**workflow.state, **(state_patch or {})}
     if bounded and len(merged) > MAX_STATE_KEYS:
         raise ValidationFailed(errors=[{"field": "state_patch", "message": "the workflow state is full",
@@ -134,6 +135,8 @@ def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patc
         event_emit("workflow.needs_reconciliation", workflow_id=workflow.workflow_id, patient_id=workflow.patient_id,
                    workflow_type=workflow.workflow_type, purpose=workflow.purpose,
                    operation_id=operation.operation_id if operation is not None else None)
+    if last_statement:
+        commit_with_next_statement()  # after the event's statement, which must commit with the version
     with connection.cursor() as cursor:
         params: list[Any] = [
             to_step, Jsonb(merged), now, workflow.workflow_id, workflow.organization_id,
@@ -202,10 +205,10 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
         operation = _insert_operation(identity=identity, workflow=workflow, kind=kind,
                                       payload=request_operation.payload, request_key=None,
                                       at_version=workflow.version + 1)
-    if operation is None and next_step != CANCELLED and workflow.has_operations is False:
-        commit_with_next_statement()  # the new version is the checkpoint's last statement (and its answer's)
+    # the new version is then the checkpoint's last statement (and its answer's)
+    last = operation is None and next_step != CANCELLED and workflow.has_operations is False
     workflow = _advance(identity=identity, workflow=workflow, to_step=next_step, state_patch=state_patch,
-                        operation=operation)
+                        operation=operation, last_statement=last)
     if next_step == CANCELLED:
         _cancel_unsent(identity=identity, workflow=workflow, operations=active)
     return workflow

@@ -11,6 +11,8 @@ Controls (in-process, or over HTTP at ``/_fake/control`` when run as a process):
   client's timeout): the seed's dangerous case, a request accepted whose response is lost;
 * ``fail(times, status)``: answer 500 (or ``status``) without recording anything;
 * ``accept_then_fail(times)``: record, then answer 500;
+* ``accept_then_garble(times)``: record, then answer 201 whose body cannot be decoded (``Content-Encoding: gzip``
+  on a body that is not): an answer that arrived but cannot be read;
 * ``refuse(times, status)``: answer 422 (or ``status``) without recording: a definitive refusal;
 * ``down()`` / ``up()``: close the listening socket (connection refused) and open it again on the same port;
 * ``normal()``: back to plain behaviour.
@@ -128,6 +130,9 @@ class FakeOutsideSystem:
 
     def accept_then_fail(self, times: int | None = 1) -> None:
         self._set("accept_then_fail", times)
+
+    def accept_then_garble(self, times: int | None = 1) -> None:
+        self._set("accept_then_garble", times)
 
     def refuse(self, times: int | None = 1, status: int = 422) -> None:
         self.fail_status = status
@@ -278,6 +283,8 @@ class FakeOutsideSystem:
                     fake._release.wait(fake.hang_seconds)
                 elif mode == "accept_then_fail":
                     return self._send(500, {"code": "internal_error"})
+                elif mode == "accept_then_garble":
+                    return self._send(201, {"code": "not gzip"}, {"Content-Encoding": "gzip"})
                 answer = {k: v for k, v in record.items() if k != "payload_hash"}
                 return self._send(200 if replay else 201, answer,
                                   {"Idempotent-Replayed": "true"} if replay else None)
