@@ -255,6 +255,25 @@ def test_a_type_stored_under_an_earlier_looser_rule_is_left_out_not_a_500(world)
     assert "dressing_change_preference" in names and not any(n.startswith("legacy_pref") for n in names)
 
 
+@pytest.mark.parametrize("name", ["dressing%00change", "%C5%BC%C3%B3%C5%82w", "a" * 300])
+def test_revising_a_name_no_type_can_have_is_404_and_the_refusal_is_audited(world, name, caplog):
+    """A NUL in the path never reaches the database (it was a 500), and a name no type can have is refused as
+    any unknown type is, with its refusal in the audit trail (writing that row failed on the name)."""
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    for method, path, body in [("POST", f"/v1/memory-types/{name}/versions", wound_care_type()),
+                               ("PUT", f"/v1/memory-types/{name}/serves", {"serves": ["dressings"]})]:
+        r = admin(world).request(method, path, body)
+        assert r.status_code == 404 and r.json()["code"] == "not_found", r.content
+    assert "could not audit a refusal" not in caplog.text
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        refused = list(AuditEvent.objects.filter(organization_id=world.org, outcome="denied",
+                                                 action__in=["memory_type.revise", "memory_type.serves_set"])
+                       .values_list("action", "resource_id"))
+    assert sorted(refused) == [("memory_type.revise", None), ("memory_type.serves_set", None)]
+    versions = admin(world).get("/v1/memory-types/dressing_change_preference").json()["versions"]
+    assert [v["version"] for v in versions] == [1]
+
+
 def test_a_custom_type_is_invisible_to_another_organisation(world):
     assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
     outsider_patient = uuid.uuid4()
