@@ -358,6 +358,27 @@ def test_a_bad_type_definition_is_refused_naming_the_problem(world, change, fiel
     assert admin(world).get("/v1/memory-types/dressing_change_preference").status_code == 404
 
 
+@pytest.mark.parametrize("change, field", [
+    ({"label": "Dressing\nchanges"}, "label"),
+    ({"label": "Dressing changes\u0007"}, "label"),
+    ({"label": "\u202esegnahc gnisserD"}, "label"),  # reads "Dressing changes" on a page, backwards in search
+    ({"label": "Dressing\u200bchanges"}, "label"),
+    ({"text": "Dressing changes:\tat {place}"}, "text"),
+    ({"text": "Dressing changes at {place}\u2028"}, "text"),
+])
+def test_a_label_or_template_people_would_not_read_as_sent_is_refused(world, change, field):
+    """A type's label and sentence template are one line people read (the patient's page, the staff console) and
+    search embeds, as its ``serves`` phrases are: control, invisible and direction characters are refused with the
+    phrases' code, and nothing is stored."""
+    r = admin(world).post("/v1/memory-types", wound_care_type(**change))
+    assert r.status_code == 422, r.content
+    assert (field, "control_character") in [(e["field"], e["code"]) for e in r.json()["errors"]]
+    assert admin(world).get("/v1/memory-types/dressing_change_preference").status_code == 404
+    assert admin(world).post("/v1/memory-types", wound_care_type(label="Pansements à domicile")).status_code == 201
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions", wound_care_type(**change))
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "control_character", r.content
+
+
 def test_only_administrators_with_the_scope_add_types(world):
     r = world.staff("nurse-1", scope="memory:read memory:write").post("/v1/memory-types", wound_care_type())
     assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"

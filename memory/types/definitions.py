@@ -111,6 +111,8 @@ def _check_naming(d: dict) -> list[dict]:
         errors.append(_err("memory_class", f"one of {list(MEMORY_CLASSES)}"))
     if not isinstance(d["label"], str) or not 1 <= len(d["label"].strip()) <= 80:
         errors.append(_err("label", "1 to 80 characters"))
+    elif _unprintable(d["label"]):
+        errors.append(_err("label", "one line of text, without control or invisible characters", "control_character"))
     return errors
 
 
@@ -154,8 +156,14 @@ def _check_keeping(d: dict) -> list[dict]:
 # --- what the type answers --------------------------------------------------------------------------------------
 
 # Control characters (tab, newline, NUL), lone surrogates, invisible formatting (direction overrides, zero-width
-# spaces) and line separators: a phrase is one line people read on the staff page and search embeds as it is.
+# spaces) and line separators: a label, a template and a phrase are one line people read (a direction override
+# turns a label around on the patient's page) and search embeds as it is.
 _UNPRINTABLE = frozenset({"Cc", "Cs", "Cf", "Zl", "Zp"})
+
+
+def _unprintable(text: str) -> bool:
+    """Whether people would not read ``text`` as it is: a label, a sentence template and a phrase are one line."""
+    return any(unicodedata.category(ch) in _UNPRINTABLE for ch in text)
 
 
 def _phrase_key(phrase: str) -> str:
@@ -179,7 +187,7 @@ def serves_problems(serves: Any, *, required: bool = False) -> list[dict]:
         where = f"serves[{i}]"
         if not isinstance(phrase, str):
             errors.append(_err(where, "a phrase (a string)"))
-        elif any(unicodedata.category(ch) in _UNPRINTABLE for ch in phrase):
+        elif _unprintable(phrase):
             errors.append(_err(where, "one line of text, without control or invisible characters",
                                "control_character"))
         elif not phrase.strip():
@@ -422,6 +430,8 @@ def _check_template(template: Any, branch: dict, path: str, out: list[dict]) -> 
     if not isinstance(template, str) or not 1 <= len(template) <= 300:
         out.append(_err(path, "a sentence template of 1 to 300 characters", "invalid_template"))
         return
+    if _unprintable(template):
+        out.append(_err(path, "one line of text, without control or invisible characters", "control_character"))
     if template.count("[") != template.count("]") or re.search(r"\[[^\]]*\[", template):
         out.append(_err(path, "unbalanced or nested [ ] segments", "invalid_template"))
     if re.search(r"[{}]", PLACEHOLDER.sub("", template)):
