@@ -345,6 +345,14 @@ def test_a_custom_type_is_invisible_to_another_organisation(world):
     ({"schema": {**_shape({"type": "string", "maxLength": 9}), "x-ascending": [["place", "nowhere", "m"]]}},
      "schema.x-ascending[0]", "invalid_schema"),
     ({"default_validity_days": 3000}, "default_validity_days", "beyond_retention"),  # past the class's 730
+    # bounds no value fits: every memory of the type would be refused
+    ({"schema": _shape({"type": "integer", "minimum": 10, "maximum": 1})}, "schema.properties.place.minimum",
+     "invalid_schema"),
+    ({"schema": _shape({"type": "string", "minLength": 9, "maxLength": 3})}, "schema.properties.place.minLength",
+     "invalid_schema"),
+    ({"schema": _shape({"type": "array", "minItems": 3, "maxItems": 2, "items": {"enum": ["a"]}})},
+     "schema.properties.place.minItems", "invalid_schema"),
+    ({"schema": {**_shape({"enum": ["home"]}), "required": ["place", "room"]}}, "schema.required", "invalid_schema"),
 ])
 def test_a_bad_type_definition_is_refused_naming_the_problem(world, change, field, code):
     r = admin(world).post("/v1/memory-types", wound_care_type(**change))

@@ -347,10 +347,27 @@ def _check_bounds(schema: dict, path: str, out: list[dict], *, top: bool) -> Non
         out.append(_err(path, "an array needs maxItems", "unbounded"))
     if kind_of == "array" and "items" not in schema:
         out.append(_err(path, "an array needs items (what each item is)", "unbounded"))
+    _check_satisfiable(schema, path, out)
     if _is_count(schema.get("maxLength")) and schema["maxLength"] > 500:
         out.append(_err(path, "maxLength is at most 500", "unbounded"))
     if _is_count(schema.get("maxItems")) and schema["maxItems"] > 100:
         out.append(_err(path, "maxItems is at most 100", "unbounded"))
+
+
+_RANGES = (("minimum", "maximum"), ("minLength", "maxLength"), ("minItems", "maxItems"))
+
+
+def _check_satisfiable(schema: dict, path: str, out: list[dict]) -> None:
+    """No value fits a field whose lower bound is above its upper one, nor a closed object requiring a field it
+    does not declare: every memory of the type would be refused, so the type is."""
+    for low, high in _RANGES:
+        lo, hi = schema.get(low), schema.get(high)
+        if _keyword_ok("number", lo) and _keyword_ok("number", hi) and lo > hi:
+            out.append(_err(f"{path}.{low}", f"{low} is above {high}: no value would fit", "invalid_schema"))
+    required, props = schema.get("required"), schema.get("properties") or {}
+    if _keyword_ok("names", required) and isinstance(props, dict) and schema.get("additionalProperties") is False:
+        out += [_err(f"{path}.required", f"{name} is required but not among the properties", "invalid_schema")
+                for name in required if name not in props]
 
 
 def _check_ascending(schema: dict, path: str, out: list[dict]) -> None:
