@@ -373,11 +373,13 @@ def test_a_bad_type_definition_is_refused_naming_the_problem(world, change, fiel
     ({"label": "Dressing\u200bchanges"}, "label"),
     ({"text": "Dressing changes:\tat {place}"}, "text"),
     ({"text": "Dressing changes at {place}\u2028"}, "text"),
+    ({"schema": _shape({"enum": ["home"], "x-labels": {"home": "\u202eemoh"}})}, "schema.properties.place.x-labels"),
+    ({"schema": _shape({"enum": ["home"], "title": "Place\n"})}, "schema.properties.place.title"),
 ])
 def test_a_label_or_template_people_would_not_read_as_sent_is_refused(world, change, field):
-    """A type's label and sentence template are one line people read (the patient's page, the staff console) and
-    search embeds, as its ``serves`` phrases are: control, invisible and direction characters are refused with the
-    phrases' code, and nothing is stored."""
+    """A type's label, sentence template and the words its schema gives fields and values are one line people read
+    (the patient's page, the staff console) and search embeds, as its ``serves`` phrases are: control, invisible
+    and direction characters are refused with the phrases' code, and nothing is stored."""
     r = admin(world).post("/v1/memory-types", wound_care_type(**change))
     assert r.status_code == 422, r.content
     assert (field, "control_character") in [(e["field"], e["code"]) for e in r.json()["errors"]]

@@ -263,6 +263,9 @@ _KEYWORDS: dict[str, str] = {
     "default": "value", "examples": "values", "deprecated": "flag",  # annotations: a scalar, scalars, a flag
 }
 _TYPES = ("object", "array", "string", "integer", "number", "boolean")
+# The words of a schema that people read: form labels and hints, the message for a refused value, and the words
+# for enum values that the type's sentences show.
+_READ_BY_PEOPLE = frozenset({"title", "description", "x-error", "x-labels"})
 
 
 def _is_count(value: Any) -> bool:
@@ -326,6 +329,10 @@ def _check_keywords(schema: dict, path: str, out: list[dict], *, top: bool) -> N
             out.append(_err(path, f"'{key}' is not supported in memory type schemas", "unsupported_keyword"))
         elif not _keyword_ok(kind, value):
             out.append(_err(f"{path}.{key}", "not a value this keyword takes here", "invalid_schema"))
+        elif key in _READ_BY_PEOPLE and any(_unprintable(text) for text in (
+                value.values() if isinstance(value, dict) else [value])):
+            out.append(_err(f"{path}.{key}", "one line of text, without control or invisible characters",
+                            "control_character"))
 
 
 def _check_bounds(schema: dict, path: str, out: list[dict], *, top: bool) -> None:
