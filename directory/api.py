@@ -106,6 +106,10 @@ class DirectoryQuery(serializers.Serializer):
         return attrs
 
 
+class StaffQuery(serializers.Serializer):
+    q = serializers.CharField(max_length=100)  # left out: required; only spaces: blank
+
+
 def _audit_reads(items: list[dict], action: str) -> None:
     for item in items:
         audit.record(action=action, resource_type="patient", resource_id=item["patient_id"],
@@ -176,10 +180,9 @@ class StaffView(ScopedAPIView):
                    parameters=[OpenApiParameter("q", str, required=True, description="name or subject")],
                    responses={200: inline_serializer("StaffList", {"items": StaffOut(many=True)})})
     def get(self, request):
-        q = request.query_params.get("q", "")
-        if not 1 <= len(q.strip()) <= 100:
-            raise serializers.ValidationError({"q": ["1 to 100 characters"]})
-        return Response({"items": selectors.staff_search(identity=self.identity, q=q)})
+        query = StaffQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response({"items": selectors.staff_search(identity=self.identity, q=query.validated_data["q"])})
 
     @extend_schema(operation_id="staff_register", request=StaffIn, responses={201: StaffOut})
     def post(self, request):
