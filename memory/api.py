@@ -202,6 +202,7 @@ class PatientMemoriesView(_MemoryView):
 
     @extend_schema(operation_id="memories_erase_all", request=None, responses={200: DeletionReceipt})
     def delete(self, request, patient_id):
+        NoBody.check(request)  # {"memory_ids": [...]} would otherwise erase everything, not the memories it names
         return Response(deletion.memory_erase_patient(identity=self.identity, patient_id=patient_id))
 
 
@@ -253,6 +254,7 @@ class MemoryDetailView(_MemoryView):
 
     @extend_schema(operation_id="memories_delete", request=None, responses={200: DeletionReceipt})
     def delete(self, request, patient_id, memory_id):
+        NoBody.check(request)
         return Response(deletion.memory_delete(identity=self.identity, patient_id=patient_id, memory_id=memory_id))
 
 

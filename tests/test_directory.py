@@ -151,6 +151,30 @@ def test_administrators_find_staff_by_name(world):
         assert r.status_code == 201, (sub, r.content)
 
 
+@pytest.mark.parametrize("sub", ["nurse\n9", "nurse-9\u0007", "\u202e9-esrun", "nurse\u200b9", "nurse\u20289"])
+def test_a_staff_subject_no_token_can_carry_is_refused_and_not_registered(world, sub):
+    """A token whose ``sub`` holds a control, invisible or direction character is refused (401), so such a subject
+    could never sign in; registered, it only showed in the administrators' search box, where "\u202e9-esrun" reads
+    as "nurse-9"."""
+    admin = directory_admin(world)
+    r = admin.post("/v1/staff", {"actor_sub": sub, "display_name": "Nurse Nine"})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("actor_sub", "unstorable_character")]
+    assert admin.get("/v1/staff", {"q": "Nurse Nine"}).json()["items"] == []
+
+
+def test_a_staff_search_without_a_query_says_which_problem_it_has(world):
+    """The staff search's ``q`` is refused as every other operation's parameters are: ``required`` when left out,
+    ``blank`` when only spaces, ``max_length`` past 100 characters (all three were ``invalid``)."""
+    admin = directory_admin(world)
+    assert admin.post("/v1/staff", {"actor_sub": "nurse-demo", "display_name": "Nurse Joy Adams"}).status_code == 201
+    for params, code in [({}, "required"), ({"q": "   "}, "blank"), ({"q": "j" * 101}, "max_length")]:
+        r = admin.get("/v1/staff", params)
+        assert r.status_code == 422, r.content
+        assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("q", code)], params
+    assert [s["actor_sub"] for s in admin.get("/v1/staff", {"q": " joy "}).json()["items"]] == ["nurse-demo"]
+
+
 # Characters no name shows, or shows as something else: each refused with the code point named, never stripped.
 HIDDEN_IN_NAMES = [
     ("\u202eecila", "U+202E"),  # right-to-left override: shows as "alice"

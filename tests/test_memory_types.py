@@ -255,6 +255,25 @@ def test_a_type_stored_under_an_earlier_looser_rule_is_left_out_not_a_500(world)
     assert "dressing_change_preference" in names and not any(n.startswith("legacy_pref") for n in names)
 
 
+@pytest.mark.parametrize("name", ["dressing%00change", "%C5%BC%C3%B3%C5%82w", "a" * 300])
+def test_revising_a_name_no_type_can_have_is_404_and_the_refusal_is_audited(world, name, caplog):
+    """A NUL in the path never reaches the database (it was a 500), and a name no type can have is refused as
+    any unknown type is, with its refusal in the audit trail (writing that row failed on the name)."""
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    for method, path, body in [("POST", f"/v1/memory-types/{name}/versions", wound_care_type()),
+                               ("PUT", f"/v1/memory-types/{name}/serves", {"serves": ["dressings"]})]:
+        r = admin(world).request(method, path, body)
+        assert r.status_code == 404 and r.json()["code"] == "not_found", r.content
+    assert "could not audit a refusal" not in caplog.text
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        refused = list(AuditEvent.objects.filter(organization_id=world.org, outcome="denied",
+                                                 action__in=["memory_type.revise", "memory_type.serves_set"])
+                       .values_list("action", "resource_id"))
+    assert sorted(refused) == [("memory_type.revise", None), ("memory_type.serves_set", None)]
+    versions = admin(world).get("/v1/memory-types/dressing_change_preference").json()["versions"]
+    assert [v["version"] for v in versions] == [1]
+
+
 def test_a_custom_type_is_invisible_to_another_organisation(world):
     assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
     outsider_patient = uuid.uuid4()
@@ -326,6 +345,14 @@ def test_a_custom_type_is_invisible_to_another_organisation(world):
     ({"schema": {**_shape({"type": "string", "maxLength": 9}), "x-ascending": [["place", "nowhere", "m"]]}},
      "schema.x-ascending[0]", "invalid_schema"),
     ({"default_validity_days": 3000}, "default_validity_days", "beyond_retention"),  # past the class's 730
+    # bounds no value fits: every memory of the type would be refused
+    ({"schema": _shape({"type": "integer", "minimum": 10, "maximum": 1})}, "schema.properties.place.minimum",
+     "invalid_schema"),
+    ({"schema": _shape({"type": "string", "minLength": 9, "maxLength": 3})}, "schema.properties.place.minLength",
+     "invalid_schema"),
+    ({"schema": _shape({"type": "array", "minItems": 3, "maxItems": 2, "items": {"enum": ["a"]}})},
+     "schema.properties.place.minItems", "invalid_schema"),
+    ({"schema": {**_shape({"enum": ["home"]}), "required": ["place", "room"]}}, "schema.required", "invalid_schema"),
 ])
 def test_a_bad_type_definition_is_refused_naming_the_problem(world, change, field, code):
     r = admin(world).post("/v1/memory-types", wound_care_type(**change))
@@ -337,6 +364,29 @@ def test_a_bad_type_definition_is_refused_naming_the_problem(world, change, fiel
     assert (field, code) in [(e["field"], e["code"]) for e in errors] or (
         code == "invalid" and field in [e["field"] for e in errors]), errors
     assert admin(world).get("/v1/memory-types/dressing_change_preference").status_code == 404
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"label": "Dressing\nchanges"}, "label"),
+    ({"label": "Dressing changes\u0007"}, "label"),
+    ({"label": "\u202esegnahc gnisserD"}, "label"),  # reads "Dressing changes" on a page, backwards in search
+    ({"label": "Dressing\u200bchanges"}, "label"),
+    ({"text": "Dressing changes:\tat {place}"}, "text"),
+    ({"text": "Dressing changes at {place}\u2028"}, "text"),
+    ({"schema": _shape({"enum": ["home"], "x-labels": {"home": "\u202eemoh"}})}, "schema.properties.place.x-labels"),
+    ({"schema": _shape({"enum": ["home"], "title": "Place\n"})}, "schema.properties.place.title"),
+])
+def test_a_label_or_template_people_would_not_read_as_sent_is_refused(world, change, field):
+    """A type's label, sentence template and the words its schema gives fields and values are one line people read
+    (the patient's page, the staff console) and search embeds, as its ``serves`` phrases are: control, invisible
+    and direction characters are refused with the phrases' code, and nothing is stored."""
+    r = admin(world).post("/v1/memory-types", wound_care_type(**change))
+    assert r.status_code == 422, r.content
+    assert (field, "control_character") in [(e["field"], e["code"]) for e in r.json()["errors"]]
+    assert admin(world).get("/v1/memory-types/dressing_change_preference").status_code == 404
+    assert admin(world).post("/v1/memory-types", wound_care_type(label="Pansements à domicile")).status_code == 201
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions", wound_care_type(**change))
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "control_character", r.content
 
 
 def test_only_administrators_with_the_scope_add_types(world):

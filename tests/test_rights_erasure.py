@@ -91,6 +91,28 @@ def test_erase_all_reaches_sessions_and_workflows_and_names_every_kind_of_copy(c
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("one", [False, True])
+def test_a_deletion_with_a_body_is_422_and_deletes_nothing(world, one):
+    """Deletions take no body: a careless client's ``{"memory_ids": [...]}`` on erase-all (or a reason on one
+    memory's deletion) was ignored, so asking to delete one memory erased every one. It is 422 naming the field;
+    without a body, or with an empty one, they delete as before."""
+    api = world.patient(world.patient_a)
+    cid = world.consent(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    first = api.post(path, memory_body(cid, "earliest_time", "09:00")).json()["memory_id"]
+    kept = api.post(path, memory_body(cid, "latest_time", "17:00")).json()["memory_id"]
+    target = f"{path}/{first}" if one else path
+    r = api.request("DELETE", target, {"memory_ids": [first]})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("memory_ids", "invalid")]
+    assert {m["memory_id"] for m in api.get(path).json()["items"]} == {first, kept}
+    assert api.get(f"/v1/patients/{world.patient_a}/deletions").json()["items"] == []
+    r = api.request("DELETE", target, {})
+    assert r.status_code == 200, r.content
+    assert set(r.json()["memory_ids"]) == ({first} if one else {first, kept})
+
+
+@pytest.mark.django_db
 def test_erase_all_twice_is_harmless(world):
     api = world.patient(world.patient_a)
     finished_prior_authorization(api, world.patient_a)

@@ -107,7 +107,8 @@ class _TypeView(ScopedAPIView):
     resource_type = "memory_type"
 
     def audit_resource_id(self) -> str | None:
-        return self.kwargs.get("name")
+        name = self.kwargs.get("name")  # a name no type has (NUL, 300 characters) is refused, unnamed in the trail
+        return name if name is not None and NAME.fullmatch(name) else None
 
 
 class MemoryTypesView(_TypeView):

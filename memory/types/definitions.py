@@ -111,6 +111,8 @@ def _check_naming(d: dict) -> list[dict]:
         errors.append(_err("memory_class", f"one of {list(MEMORY_CLASSES)}"))
     if not isinstance(d["label"], str) or not 1 <= len(d["label"].strip()) <= 80:
         errors.append(_err("label", "1 to 80 characters"))
+    elif _unprintable(d["label"]):
+        errors.append(_err("label", "one line of text, without control or invisible characters", "control_character"))
     return errors
 
 
@@ -154,8 +156,14 @@ def _check_keeping(d: dict) -> list[dict]:
 # --- what the type answers --------------------------------------------------------------------------------------
 
 # Control characters (tab, newline, NUL), lone surrogates, invisible formatting (direction overrides, zero-width
-# spaces) and line separators: a phrase is one line people read on the staff page and search embeds as it is.
+# spaces) and line separators: a label, a template and a phrase are one line people read (a direction override
+# turns a label around on the patient's page) and search embeds as it is.
 _UNPRINTABLE = frozenset({"Cc", "Cs", "Cf", "Zl", "Zp"})
+
+
+def _unprintable(text: str) -> bool:
+    """Whether people would not read ``text`` as it is: a label, a sentence template and a phrase are one line."""
+    return any(unicodedata.category(ch) in _UNPRINTABLE for ch in text)
 
 
 def _phrase_key(phrase: str) -> str:
@@ -179,7 +187,7 @@ def serves_problems(serves: Any, *, required: bool = False) -> list[dict]:
         where = f"serves[{i}]"
         if not isinstance(phrase, str):
             errors.append(_err(where, "a phrase (a string)"))
-        elif any(unicodedata.category(ch) in _UNPRINTABLE for ch in phrase):
+        elif _unprintable(phrase):
             errors.append(_err(where, "one line of text, without control or invisible characters",
                                "control_character"))
         elif not phrase.strip():
@@ -255,6 +263,9 @@ _KEYWORDS: dict[str, str] = {
     "default": "value", "examples": "values", "deprecated": "flag",  # annotations: a scalar, scalars, a flag
 }
 _TYPES = ("object", "array", "string", "integer", "number", "boolean")
+# The words of a schema that people read: form labels and hints, the message for a refused value, and the words
+# for enum values that the type's sentences show.
+_READ_BY_PEOPLE = frozenset({"title", "description", "x-error", "x-labels"})
 
 
 def _is_count(value: Any) -> bool:
@@ -318,6 +329,10 @@ def _check_keywords(schema: dict, path: str, out: list[dict], *, top: bool) -> N
             out.append(_err(path, f"'{key}' is not supported in memory type schemas", "unsupported_keyword"))
         elif not _keyword_ok(kind, value):
             out.append(_err(f"{path}.{key}", "not a value this keyword takes here", "invalid_schema"))
+        elif key in _READ_BY_PEOPLE and any(_unprintable(text) for text in (
+                value.values() if isinstance(value, dict) else [value])):
+            out.append(_err(f"{path}.{key}", "one line of text, without control or invisible characters",
+                            "control_character"))
 
 
 def _check_bounds(schema: dict, path: str, out: list[dict], *, top: bool) -> None:
@@ -339,10 +354,27 @@ def _check_bounds(schema: dict, path: str, out: list[dict], *, top: bool) -> Non
         out.append(_err(path, "an array needs maxItems", "unbounded"))
     if kind_of == "array" and "items" not in schema:
         out.append(_err(path, "an array needs items (what each item is)", "unbounded"))
+    _check_satisfiable(schema, path, out)
     if _is_count(schema.get("maxLength")) and schema["maxLength"] > 500:
         out.append(_err(path, "maxLength is at most 500", "unbounded"))
     if _is_count(schema.get("maxItems")) and schema["maxItems"] > 100:
         out.append(_err(path, "maxItems is at most 100", "unbounded"))
+
+
+_RANGES = (("minimum", "maximum"), ("minLength", "maxLength"), ("minItems", "maxItems"))
+
+
+def _check_satisfiable(schema: dict, path: str, out: list[dict]) -> None:
+    """No value fits a field whose lower bound is above its upper one, nor a closed object requiring a field it
+    does not declare: every memory of the type would be refused, so the type is."""
+    for low, high in _RANGES:
+        lo, hi = schema.get(low), schema.get(high)
+        if _keyword_ok("number", lo) and _keyword_ok("number", hi) and lo > hi:
+            out.append(_err(f"{path}.{low}", f"{low} is above {high}: no value would fit", "invalid_schema"))
+    required, props = schema.get("required"), schema.get("properties") or {}
+    if _keyword_ok("names", required) and isinstance(props, dict) and schema.get("additionalProperties") is False:
+        out += [_err(f"{path}.required", f"{name} is required but not among the properties", "invalid_schema")
+                for name in required if name not in props]
 
 
 def _check_ascending(schema: dict, path: str, out: list[dict]) -> None:
@@ -422,6 +454,8 @@ def _check_template(template: Any, branch: dict, path: str, out: list[dict]) -> 
     if not isinstance(template, str) or not 1 <= len(template) <= 300:
         out.append(_err(path, "a sentence template of 1 to 300 characters", "invalid_template"))
         return
+    if _unprintable(template):
+        out.append(_err(path, "one line of text, without control or invisible characters", "control_character"))
     if template.count("[") != template.count("]") or re.search(r"\[[^\]]*\[", template):
         out.append(_err(path, "unbalanced or nested [ ] segments", "invalid_template"))
     if re.search(r"[{}]", PLACEHOLDER.sub("", template)):

@@ -129,6 +129,8 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict,
     ``version_conflict`` (it would be undone unseen). The latest definition again adds nothing: that version is
     returned with created=False (a double submit makes one version, not two)."""
     require_staff(identity)
+    if not NAME.fullmatch(name):  # NUL or other characters no type name has: never reach the database
+        raise NotFound()
     if name in builtin_catalogue():
         raise BuiltinType()
     # Rows never change (no UPDATE, so no row locks): revisions of one type queue on an advisory lock instead, and
