@@ -8,7 +8,7 @@ from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
+from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
 from core.vocabulary import PURPOSES
 
 
@@ -75,7 +75,7 @@ class GrantOut(ModelOutSerializer):
 
 
 class GrantIn(StrictSerializer):
-    patient_id = serializers.UUIDField()
+    patient_id = UUIDIn()
     actor_sub = serializers.CharField(max_length=255)
     purpose = serializers.ChoiceField(choices=PURPOSES)
     expires_at = DateTimeIn(required=False, allow_null=True, default=None, help_text="none: until revoked")

@@ -22,7 +22,7 @@ from conversations.slots import clarifying_questions, next_action
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
-from core.serializers import ModelOutSerializer, StrictSerializer
+from core.serializers import ModelOutSerializer, StrictSerializer, UUIDIn
 from core.vocabulary import PURPOSES
 from memory.api import MemoryOut
 
@@ -230,7 +230,7 @@ class ProposalsOut(serializers.Serializer):
 # --- input shapes --------------------------------------------------------------------------------------------------
 
 class SessionStartIn(StrictSerializer):
-    patient_id = serializers.UUIDField()
+    patient_id = UUIDIn()
     purpose = serializers.ChoiceField(choices=PURPOSES)
 
 

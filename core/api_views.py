@@ -10,7 +10,7 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
 from core.models import AuditEvent, Organization
-from core.serializers import ModelOutSerializer, StrictSerializer
+from core.serializers import ModelOutSerializer, StrictSerializer, UUIDIn
 from core.services import organization_register
 
 
@@ -82,7 +82,7 @@ class OrganizationOut(ModelOutSerializer):
 
 
 class OrganizationIn(StrictSerializer):
-    id = serializers.UUIDField(required=False, help_text="generated when absent")
+    id = UUIDIn(required=False, help_text="generated when absent")
     name = serializers.CharField(max_length=200, allow_blank=True, default="")
     trusted_issuers = serializers.ListField(child=serializers.CharField(max_length=255), min_length=1,
                                             max_length=20)

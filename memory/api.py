@@ -11,7 +11,7 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound, ValidationFailed
 from core.identity import commit_with_next_statement
-from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer
+from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, review, selectors, services, sessions
 from memory.guardrails import guardrails_for
@@ -56,7 +56,7 @@ class MemoryIn(StrictSerializer):
     fact = serializers.JSONField(help_text="Typed fact; `kind` names the attribute, e.g. "
                                            '{"kind": "earliest_time", "time": "10:00"}')
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
-    consent_record_id = serializers.UUIDField(required=False, allow_null=True,
+    consent_record_id = UUIDIn(required=False, allow_null=True,
                                               help_text="Required except for care context")
     valid_until = DateTimeIn(required=False, allow_null=True)
     review_by = DateTimeIn(required=False, allow_null=True,
@@ -71,7 +71,7 @@ class ProposalIn(StrictSerializer):
     memory_type = serializers.CharField(max_length=60, help_text="A type from GET /v1/memory-types")
     fact = serializers.JSONField()
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
-    consent_record_id = serializers.UUIDField()
+    consent_record_id = UUIDIn()
     source_ref = serializers.CharField(max_length=255, help_text="The conversation turn it was extracted from")
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False, default=0.8)
     valid_until = DateTimeIn(required=False, allow_null=True)
@@ -477,7 +477,7 @@ class ContextIn(StrictSerializer):
     # help_text here would wrap the enum in an allOf that the MCP tool and TypeScript schemas need not carry).
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
     limit = serializers.IntegerField(min_value=1, max_value=20, required=False)
-    session_id = serializers.UUIDField(required=False, allow_null=True)
+    session_id = UUIDIn(required=False, allow_null=True)
 
 
 class ContextFactOut(serializers.Serializer):

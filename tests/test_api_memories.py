@@ -82,6 +82,7 @@ def test_communication_preferences_are_typed(world):
     ({"memory_type": "diagnosis"}, "memory_type"),
     ({"consent_purpose": "marketing"}, "consent_purpose"),
     ({"consent_record_id": "nope"}, "consent_record_id"),
+    ({"consent_record_id": 100001}, "consent_record_id"),  # a number is not read as the UUID with that value
     ({"valid_until": "2001-01-01T00:00:00Z"}, "valid_until"),
     ({"extra_field": 1}, "extra_field"),
     ({"memory_type": "communication_preference", "fact": {"kind": "contact_window", "start": "18:00",

@@ -108,6 +108,8 @@ def test_a_patient_reads_their_own_entry_only(world):
                                              "value": "00000000-0000-4000-8000-0000000a11ce"}]},
      "identifiers.0.system"),
     ({"display_name": "\u200b\u200b"}, "display_name"),
+    # a number is not read as the patient 00000000-0000-0000-0000-000000000005
+    ({"display_name": "Ann", "patient_id": 5}, "patient_id"),
 ])
 def test_bad_registrations_are_422_naming_the_field(world, body, field):
     r = directory_admin(world).post("/v1/patients", body)

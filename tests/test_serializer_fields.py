@@ -74,3 +74,35 @@ def test_threads_rendering_at_once_each_see_their_own_data():
     for t in threads:
         t.join()
     assert errors == []
+
+
+def _request_serializers() -> list[type[serializers.Serializer]]:
+    import django.urls  # noqa: F401  (the URLconf imports every API module, and so every request serializer)
+    from django.urls import get_resolver
+
+    from core.serializers import StrictSerializer
+
+    get_resolver().url_patterns  # noqa: B018
+    found, pending = [], [StrictSerializer]
+    while pending:
+        cls = pending.pop()
+        found.append(cls)
+        pending.extend(cls.__subclasses__())
+    return [cls for cls in found if cls is not StrictSerializer]
+
+
+def test_every_uuid_a_request_takes_must_be_sent_as_a_string():
+    """A request's UUID fields are core.serializers.UUIDIn: DRF's UUIDField reads the number 5 as the UUID
+    00000000-0000-0000-0000-000000000005, and a client that sent a number would be answered about a record nobody
+    meant instead of being told the field is not a UUID."""
+    from core.serializers import UUIDIn
+
+    classes = _request_serializers()
+    assert len(classes) > 20, "the request serializers were not found"
+    lax = []
+    for cls in classes:
+        for name, field in cls().fields.items():
+            for f in (field, getattr(field, "child", None)):
+                if isinstance(f, serializers.UUIDField) and not isinstance(f, UUIDIn):
+                    lax.append(f"{cls.__module__}.{cls.__name__}.{name}")
+    assert lax == []
