@@ -202,6 +202,29 @@ def test_context_holds_slots_and_turns_and_never_the_patient_identifier(world):
     assert body["budget"]["used_tokens"] == count_tokens(dumps(ctx))
 
 
+
+def test_the_patient_identifier_is_redacted_in_tool_names_and_however_it_is_spaced(world):
+    """A tool's name is text the agent chose, and an id is the same id with spaces, other hyphens or zero-width
+    characters between its digits: none of them brings the patient identifier into the model context."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    pid, hexed = world.patient_a, world.patient_a.hex
+    spaced = [" ".join(hexed[i:i + 4] for i in range(0, 32, 4)), "-".join(hexed[i:i + 4] for i in range(0, 32, 4)),
+              hexed[:16] + "\u200b" + hexed[16:], "{" + str(pid).upper() + "}"]
+    say(api, sid, "", role="tool", tool_name=str(pid), tool_result={"ok": True})
+    say(api, sid, "", role="tool", tool_name=hexed, tool_result={"ok": True})
+    for form in spaced:
+        say(api, sid, f"my number is {form}, thanks")
+        say(api, sid, "", role="tool", tool_name="ehr.lookup", tool_result={"id": form, form: 1})
+    body = context(api, sid, 4000)
+    assert body["budget"]["truncated"] is False
+    text = json.dumps(body["context"], ensure_ascii=False)
+    assert str(pid) not in text and hexed not in text.lower()
+    assert all(form.lower() not in text.lower() for form in spaced), text
+    assert [m.get("tool_name") for m in body["context"]["messages"][:2]] == ["[patient]", "[patient]"]
+    assert "my number is [patient], thanks" in text
+    assert body["budget"]["used_tokens"] == count_tokens(dumps(body["context"]))
+
 def test_remarks_routed_to_the_care_team_reach_the_staff_who_care_for_the_patient(world):
     """"Routed to the care team" means the care team can see it: the staff holding a grant for the conversation's
     purpose read each flag (what kind, how urgent, which turn; never what was said), urgent first; anyone else
