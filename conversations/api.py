@@ -22,7 +22,7 @@ from conversations.slots import clarifying_questions, next_action
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
-from core.serializers import ModelOutSerializer, StrictSerializer
+from core.serializers import ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES
 from memory.api import MemoryOut
 
@@ -377,6 +377,7 @@ class SessionOffersView(_SessionView):
                    description="Search the scheduling system with the conversation's slots and the patient's "
                                "long-term scheduling preferences; the result is recorded as a tool turn.")
     def post(self, request, session_id):
+        NoBody.check(request)
         result = services.offers_search(identity=self.identity, session_id=session_id)
         constraints = {k: result.constraints[k] for k in (
             "preferred_days", "preferred_period", "excluded_days", "excluded_periods", "earliest_time",
@@ -412,6 +413,7 @@ class TurnProposeView(_SessionView):
                                "memories (state proposed; needs the patient's active consent; source_ref points "
                                "at the turn). Nothing is used until the patient or staff confirm it.")
     def post(self, request, session_id, seq):
+        NoBody.check(request)
         result = services.preferences_propose(identity=self.identity, session_id=session_id, seq=seq)
         return Response({"proposed": MemoryOut(result.proposed, many=True).data, "skipped": result.skipped},
                         status=status.HTTP_201_CREATED)

@@ -479,6 +479,23 @@ def test_only_patient_statements_without_ambiguity_are_proposed(world):
     assert api.post(session_path(sid, "/turns/9/propose")).status_code == 404
 
 
+@pytest.mark.parametrize("tail", ["/offers", "/turns/1/propose"])
+@pytest.mark.parametrize("raw", ['{"seq": 2}', '{"constraints": {"excluded_days": ["monday"]}}', "[]"])
+def test_actions_that_take_no_body_refuse_one_and_do_nothing(world, tail, raw):
+    """Searching offers and proposing from a turn take no body: a field sent anyway is refused (422 naming it), as
+    every other action's, never silently ignored while the action runs on what the caller did not mean."""
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    r = api.post(session_path(sid, tail), raw=raw)
+    assert r.status_code == 422 and r.json()["code"] == "validation_error", r.content
+    assert api.get(session_path(sid)).json()["session"]["turn_count"] == 1
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        assert not Memory.objects.filter(patient_id=world.patient_a).exists()
+    assert api.post(session_path(sid, tail), raw="").status_code != 422  # no body at all is the call itself
+
+
 # --- end ---------------------------------------------------------------------------------------------------------
 
 def test_end_clears_slots_and_tool_results_and_refuses_further_use(world):
