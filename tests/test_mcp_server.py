@@ -530,6 +530,20 @@ def test_a_request_whose_id_is_no_string_or_integer_is_an_invalid_request_not_si
         assert r.status_code == 200 and r.json()["id"] == good_id and not r.json()["result"]["isError"], r.text[:300]
 
 
+def test_a_whole_number_written_with_a_fraction_is_the_integer_the_schema_accepted(world, live):
+    """JSON Schema's integer includes 2.0: a tool whose schema accepted it runs with 2, in its path as in its
+    query, instead of answering that the argument is missing or no integer."""
+    world.consent(world.patient_a)
+    token = patient_token(world)
+    sid = ok(call(live, token, "start_session", {"purpose": "appointment_scheduling"}))["session"]["session_id"]
+    ok(call(live, token, "add_turn", {"session_id": sid, "role": "user", "content": SEED_TURN_1}))
+    proposals = ok(call(live, token, "propose_preferences_from_turn", {"session_id": sid, "seq": 1.0}))
+    assert [m["fact"]["kind"] for m in proposals["proposed"]] == ["excluded_periods"], proposals
+    context = ok(call(live, token, "get_session_context", {"session_id": sid, "max_tokens": 500.0}))
+    assert context["budget"]["max_tokens"] == 500
+    refused(call(live, token, "get_session_context", {"session_id": sid, "max_tokens": 500.5}), "validation_error")
+
+
 def test_tool_answers_carry_no_store_and_the_request_id_of_their_audit_rows(world, live):
     """As over REST: a tool result holds personal data (never cached), and its X-Request-ID is the correlation id
     its audit rows carry; a refusal's problem names it too."""
