@@ -259,6 +259,17 @@ def _turn(turn) -> dict:
 class _SessionView(ScopedAPIView):
     abstract = True
     resource_type = "conversation_session"
+    # The answer shows the conversation (its state, slots, offers), which ending clears and expiry ends
+    answer_shows_session = True
+
+    def replay_still_holds(self, data) -> bool:
+        """A stored answer showing a conversation is given again only while the conversation is live: a retry
+        after it ended or expired gets 409 ``idempotent_response_withdrawn``, never the slots and offers that
+        ending cleared, nor an "active" state."""
+        if not self.answer_shows_session:
+            return True
+        session_id = self.kwargs.get("session_id") or (data.get("session") or {}).get("session_id")
+        return session_id is not None and selectors.session_is_live(identity=self.identity, session_id=session_id)
 
     def idempotency_patient_id(self, data):
         # an answer about a session (offers, proposals) need not name its patient: the session does
@@ -405,6 +416,7 @@ class SessionEndView(_SessionView):
 
 class TurnProposeView(_SessionView):
     idempotent_create = True
+    answer_shows_session = False  # it shows the proposed memories, which outlive the conversation
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "conversation.propose"}
 

@@ -38,6 +38,12 @@ def session_patient_id(*, identity: Identity, session_id: uuid.UUID) -> uuid.UUI
             .values_list("patient_id", flat=True).first())
 
 
+def session_is_live(*, identity: Identity, session_id: uuid.UUID) -> bool:
+    """Whether a session the caller may see is still served: active and not expired (by the clock, swept or not)."""
+    return ConversationSession.objects.filter(session_id=session_id, organization_id=identity.org_id).live(
+        timezone.now()).exists()
+
+
 def check_live(session: ConversationSession, now=None) -> None:
     """Raise when the session may no longer be used: ended (410 session_ended) or expired (410 session_expired)."""
     if session.status != SessionStatus.ACTIVE:
