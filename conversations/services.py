@@ -318,7 +318,7 @@ def session_end(*, identity: Identity, session_id: uuid.UUID, outcome: str) -> C
             raise SessionAlreadyEnded().about(patient_id=session.patient_id, purpose=session.purpose)
         now = timezone.now()
         if session.expires_at <= now:
-            raise SessionExpired()
+            raise SessionExpired().about(patient_id=session.patient_id, purpose=session.purpose)
         cleared = _clear_tool_results(session)
         ConversationSession.objects.filter(pk=session.pk).update(
             status=outcome, ended_at=now,

@@ -60,6 +60,23 @@ def test_after_four_idle_hours_the_session_is_refused_everywhere(world):
 
 
 @pytest.mark.django_db
+def test_every_refusal_of_an_expired_session_is_in_the_patients_access_history(world):
+    """Each use of an expired conversation is refused 410 and recorded as a denied act about the patient and the
+    conversation's purpose, ending it included (the patient's history shows who tried what)."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    travel(world.org, world.patient_a, sid, idle_ago=timedelta(hours=4, seconds=1))
+    assert api.post(session_path(sid, "/turns"), {"role": "user", "content": SEED_TURN_2}).status_code == 410
+    assert api.post(session_path(sid, "/end"), {"outcome": "completed"}).status_code == 410
+    events = api.get("/v1/audit-events", {"patient_id": str(world.patient_a)}).json()["items"]
+    denied = {e["action"]: e for e in events if e["outcome"] == "denied"}
+    assert set(denied) == {"conversation.turn", "conversation.end"}, events
+    assert all(e["reason"] == "session_expired" and e["purpose"] == "appointment_scheduling"
+               for e in denied.values()), denied
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("how", ["completed", "expired"])
 def test_a_retry_after_the_conversation_ended_or_expired_gets_no_stored_answer(world, how):
     """An Idempotency-Key retry gives the stored answer again only while the conversation is live. Once it ended
