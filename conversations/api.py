@@ -370,9 +370,10 @@ class SessionContextView(_SessionView):
             raise ValidationFailed(errors=[{"field": "max_tokens", "code": "invalid",
                                             "message": f"an integer from {settings.CONVERSATION_CONTEXT_MIN_TOKENS} to "
                                                        f"{settings.CONVERSATION_CONTEXT_MAX_TOKENS}"}]) from None
+        # another purpose is refused before any turn is read or sent to the summariser
         session, built = selectors.session_context(identity=self.identity, session_id=session_id,
-                                                   max_tokens=max_tokens)
-        _check_read_purpose(self, request, session)  # refused: the read and its audit row roll back
+                                                   max_tokens=max_tokens,
+                                                   check=lambda s: _check_read_purpose(self, request, s))
         if built.summary_cache is not None:
             services.session_summary_store(identity=self.identity, session_id=session_id, cache=built.summary_cache)
         return Response({"session_id": session.session_id, "expires_at": session.expires_at,
