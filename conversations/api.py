@@ -298,12 +298,16 @@ class SessionsView(_SessionView):
 
 def _check_read_purpose(view: ScopedAPIView, request, session) -> None:
     """A conversation is held for one purpose, and is read for that one: a read naming another (``purpose``, or the
-    token's one ``purpose_of_use`` claim) is 403 ``purpose_not_permitted``. Only a caller who sees the session gets
-    this far, so the answer reveals nothing the caller could not read."""
+    token's one ``purpose_of_use`` claim) is 403 ``purpose_not_permitted``, and so is one naming it that the caller
+    may not read for (an agent once the patient's consent for it is withdrawn: the purpose rule of every read).
+    Only a caller who sees the session gets this far, so the answer reveals nothing the caller could not read."""
     purpose = purpose_of_use.query_purpose(view.identity, request.query_params)
-    if purpose is not None and purpose != session.purpose:
+    if purpose is None:
+        return
+    if purpose != session.purpose:
         raise purpose_of_use.PurposeNotPermitted(
             "this conversation is held for another purpose").about(patient_id=session.patient_id, purpose=purpose)
+    purpose_of_use.require_purpose(view.identity, patient_id=session.patient_id, purpose=purpose)
 
 
 _PURPOSE_PARAMETER = purpose_of_use.purpose_parameter("A conversation is read for the purpose it is held for.")
