@@ -479,6 +479,23 @@ def test_only_patient_statements_without_ambiguity_are_proposed(world):
     assert api.post(session_path(sid, "/turns/9/propose")).status_code == 404
 
 
+def test_a_tool_name_holding_the_patient_identifier_is_redacted_in_the_summary_too(world):
+    """The deterministic summary names the write tools older turns called: a name ending in the patient's id
+    (64 characters at most) reads [patient] there as in the messages, never a cut-off part of the id."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    name = "book.appointment.patient." + str(world.patient_a)
+    assert 60 < len(name) <= 64
+    say(api, sid, "", role="tool", tool_name=name, tool_result={"status": "booked"})
+    for _ in range(8):
+        say(api, sid, "Is there parking near the clinic, and do I need my referral letter? " * 3)
+    body = context(api, sid, 400)
+    assert body["budget"]["truncated"] and body["context"]["summarised_through"] is not None
+    effects = [e["effect"] for e in body["context"]["summary"]["side_effects"]]
+    assert effects == ["Called book.appointment.patient.[patient]"], effects
+    assert world.patient_a.hex[:12] not in json.dumps(body).replace("-", "")
+
+
 @pytest.mark.parametrize("tail", ["/offers", "/turns/1/propose"])
 @pytest.mark.parametrize("raw", ['{"seq": 2}', '{"constraints": {"excluded_days": ["monday"]}}', "[]"])
 def test_actions_that_take_no_body_refuse_one_and_do_nothing(world, tail, raw):
