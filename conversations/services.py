@@ -40,7 +40,15 @@ from conversations.selectors import (
     session_get_live,
     standing_preferences,
 )
-from conversations.slots import OFFER_TOOL, apply_turn, empty_state, offer_constraints, slot_matches, source_id
+from conversations.slots import (
+    OFFER_TOOL,
+    apply_turn,
+    empty_state,
+    offer_constraints,
+    offers_well_formed,
+    slot_matches,
+    source_id,
+)
 from conversations.summaries import TurnView, dumps
 from core import audit, maintenance
 from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
@@ -126,6 +134,10 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
             raise ValidationFailed.of("tool_result",
                                       f"at most {settings.CONVERSATION_MAX_TOOL_RESULT_BYTES} bytes as JSON",
                                       "too_long")
+        if tool_name == OFFER_TOOL and not offers_well_formed(tool_result):
+            # later turns pick from these offers and the summary quotes them: a malformed one would break both
+            raise ValidationFailed.of("tool_result.offers", "a list of offers, each an object with a slot_id (text) "
+                                      "and, when given, a day and an HH:MM time")
 
 
 def turn_append(*, identity: Identity, session_id: uuid.UUID, role: str, content: str,

@@ -151,6 +151,29 @@ def test_invalid_turns_are_422_and_store_nothing(world, body, field):
     assert api.get(session_path(sid)).json()["session"]["turn_count"] == 0
 
 
+@pytest.mark.parametrize("offers", [[1, "A1", None], [{"day": "monday", "time": "10:00"}], [{"slot_id": 7}],
+                                    [{"slot_id": "A1", "time": 1000}], [{"slot_id": "A1", "time": "25:00"}],
+                                    [{"slot_id": "A1", "day": "someday"}], "A1", None])
+def test_a_malformed_slot_search_result_is_refused_and_the_conversation_goes_on(world, offers):
+    """Later turns pick from the latest offers ("the first one") and the summary quotes them: a result recorded
+    under the slot search's name whose offers are not objects with a slot id (and a day and HH:MM time when
+    given) is 422 naming tool_result.offers, stores nothing, and the next turns work; before, it was stored and
+    every later user turn failed with a 500."""
+    from conversations.slots import OFFER_TOOL
+
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "book cardiology please")
+    r = api.post(session_path(sid, "/turns"), {"role": "tool", "tool_name": OFFER_TOOL, "content": "",
+                                               "tool_result": {"offers": offers}})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "tool_result.offers", r.content
+    assert api.get(session_path(sid)).json()["session"]["turn_count"] == 1
+    good = {"offers": [{"slot_id": "A1", "day": "thursday", "time": "14:00"}]}
+    say(api, sid, "", role="tool", tool_name=OFFER_TOOL, tool_result=good)
+    assert say(api, sid, "the first one")["slots"]["selected_slot_id"] == "A1"
+    assert context(api, sid, 300)["context"]["slots"]["selected_slot_id"] == "A1"
+
+
 def test_tool_turns_carry_bounded_results(world):
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]
