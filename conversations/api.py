@@ -24,6 +24,7 @@ from core.api import ScopedAPIView
 from core.errors import ValidationFailed
 from core.serializers import ModelOutSerializer, NoBody, StrictSerializer
 from core.vocabulary import PURPOSES
+from memory import selectors as memory_selectors
 from memory.api import MemoryOut
 
 TIME = r"^([01]\d|2[0-3]):[0-5]\d$"
@@ -259,15 +260,10 @@ def _turn(turn) -> dict:
 class _SessionView(ScopedAPIView):
     abstract = True
     resource_type = "conversation_session"
-    # The answer shows the conversation (its state, slots, offers), which ending clears and expiry ends
-    answer_shows_session = True
-
     def replay_still_holds(self, data) -> bool:
         """A stored answer showing a conversation is given again only while the conversation is live: a retry
         after it ended or expired gets 409 ``idempotent_response_withdrawn``, never the slots and offers that
         ending cleared, nor an "active" state."""
-        if not self.answer_shows_session:
-            return True
         session_id = self.kwargs.get("session_id") or (data.get("session") or {}).get("session_id")
         return session_id is not None and selectors.session_is_live(identity=self.identity, session_id=session_id)
 
@@ -421,7 +417,11 @@ class SessionEndView(_SessionView):
 
 class TurnProposeView(_SessionView):
     idempotent_create = True
-    answer_shows_session = False  # it shows the proposed memories, which outlive the conversation
+
+    def replay_still_holds(self, data) -> bool:
+        """The answer shows the proposed memories, which outlive the conversation: given again while each still
+        reads as it did (as the memory API's answers), not once the patient confirmed it or it expired."""
+        return memory_selectors.memory_answer_still_holds(identity=self.identity, data=data)
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "conversation.propose"}
 

@@ -489,6 +489,26 @@ def test_the_seed_turn_proposes_the_exclusion_and_nothing_clinical(world):
     assert kinds == {"scheduling_preference"}
 
 
+def test_a_retried_proposal_is_not_given_back_as_proposed_once_the_patient_confirmed_it(world):
+    """An Idempotency-Key retry of a proposal from a turn gives the stored answer again only while its memories
+    read as they did, as the memory API's own answers: once the patient confirmed the preference, the retry is
+    409 idempotent_response_withdrawn, not a "proposed" memory that is no longer one; nothing new is proposed."""
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    key = {"Idempotency-Key": "propose-turn-1"}
+    [proposal] = api.post(session_path(sid, "/turns/1/propose"), headers=key).json()["proposed"]
+    again = api.post(session_path(sid, "/turns/1/propose"), headers=key)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    r = api.post(f"/v1/patients/{world.patient_a}/memories/{proposal['memory_id']}/confirm")
+    assert r.status_code == 200 and r.json()["state"] == "active"
+    r = api.post(session_path(sid, "/turns/1/propose"), headers=key)
+    assert r.status_code == 409 and r.json()["code"] == "idempotent_response_withdrawn", r.content
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        assert Memory.objects.filter(patient_id=world.patient_a).count() == 1
+
+
 def test_only_patient_statements_without_ambiguity_are_proposed(world):
     world.consent(world.patient_a)
     api = world.patient(world.patient_a)
