@@ -54,6 +54,7 @@ from core import audit, maintenance
 from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity, identity_context
 from core.patient_identifiers import identifier_values
+from core.serializers import visible
 from core.services import organization_ensure
 from memory.erasure import ErasureSection
 from memory.lifecycle import memory_value
@@ -121,7 +122,7 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
     if len(content) > settings.CONVERSATION_MAX_CONTENT_CHARS:
         raise ValidationFailed.of("content", f"at most {settings.CONVERSATION_MAX_CONTENT_CHARS} characters",
                                   "too_long")
-    if role != TurnRole.TOOL and not content.strip():
+    if role != TurnRole.TOOL and not visible(content):  # white space, zero-width and control characters say nothing
         raise ValidationFailed.of("content", "required", "required")
     if role == TurnRole.TOOL and not tool_name:
         raise ValidationFailed.of("tool_name", "a tool turn names its tool", "required")

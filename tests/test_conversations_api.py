@@ -134,6 +134,8 @@ def test_assistant_turns_do_not_set_slots(world):
 @pytest.mark.parametrize("body, field", [
     ({"role": "robot", "content": "hi"}, "role"),
     ({"role": "user", "content": ""}, "content"),
+    ({"role": "user", "content": "\u200b\u200b"}, "content"),  # zero-width spaces: nothing said
+    ({"role": "assistant", "content": " \u2060\ufeff\x07 "}, "content"),  # invisible and control characters
     ({"role": "user", "content": "x" * 8001}, "content"),
     ({"role": "user", "content": "hi", "tool_name": "scheduling.search"}, "tool_name"),
     ({"role": "tool", "content": "done"}, "tool_name"),
