@@ -53,7 +53,7 @@ def build_request(op: Operation, arguments: dict) -> tuple[str, str, bytes, dict
     errors = [{"field": name, "message": "Unknown field.", "code": "unknown_field"} for name in unknown]
     path = op.path
     for name in op.path_params:
-        value = arguments.get(name)
+        value = _whole_number_as_int(arguments.get(name))
         if value is None or isinstance(value, bool) or not isinstance(value, str | int):
             errors.append({"field": name, "message": "This field is required.", "code": "required"})
             continue
@@ -72,7 +72,13 @@ def build_request(op: Operation, arguments: dict) -> tuple[str, str, bytes, dict
 def _query_value(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    return str(_whole_number_as_int(value))
+
+
+def _whole_number_as_int(value):
+    """JSON Schema's ``integer`` is any number with a zero fraction: ``2.0`` is the integer the schema accepted, and
+    a path or query string carries it as ``2``, never ``2.0`` (which the operation would take for no integer)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def call(op: Operation, arguments: dict, *, token: str, host: str, request_id: str | None = None,

@@ -118,6 +118,11 @@ class BearerGuard:
                 "code": types.PARSE_ERROR, "message": "Parse error: a key appears twice in one object"}},
                 status_code=400)(scope, receive, send)
             return
+        if body is not None and _request_id_invalid(body):
+            await JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+                "code": types.INVALID_REQUEST, "message": "Invalid request: the id must be a string or an integer"}},
+                status_code=400)(scope, receive, send)
+            return
         access = AccessToken(token=token, client_id=identity.actor_sub, scopes=sorted(identity.scopes),
                              subject=identity.actor_sub, claims={"iss": identity.issuer})
         user = AuthenticatedUser(access)
@@ -237,6 +242,19 @@ def _replaying(body: bytes, receive):
         return await receive()
 
     return replay
+
+
+def _request_id_invalid(raw: bytes) -> bool:
+    """A request (a message naming a method) whose ``id`` is there but neither a string nor an integer (MCP: never
+    null, nor 7.0; no object, list or boolean). The SDK would take it for a notification: ``202``, and
+    the call never runs, with nothing to tell the caller so. Malformed JSON is the SDK's to answer."""
+    try:
+        message = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return False
+    return isinstance(message["id"], bool) or not isinstance(message["id"], str | int)
 
 
 def _problem_result(body: dict) -> types.CallToolResult:

@@ -22,8 +22,9 @@ from conversations.slots import clarifying_questions, next_action
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
-from core.serializers import ModelOutSerializer, StrictSerializer, UUIDIn
+from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
 from core.vocabulary import PURPOSES
+from memory import selectors as memory_selectors
 from memory.api import MemoryOut
 
 TIME = r"^([01]\d|2[0-3]):[0-5]\d$"
@@ -259,6 +260,12 @@ def _turn(turn) -> dict:
 class _SessionView(ScopedAPIView):
     abstract = True
     resource_type = "conversation_session"
+    def replay_still_holds(self, data) -> bool:
+        """A stored answer showing a conversation is given again only while the conversation is live: a retry
+        after it ended or expired gets 409 ``idempotent_response_withdrawn``, never the slots and offers that
+        ending cleared, nor an "active" state."""
+        session_id = self.kwargs.get("session_id") or (data.get("session") or {}).get("session_id")
+        return session_id is not None and selectors.session_is_live(identity=self.identity, session_id=session_id)
 
     def idempotency_patient_id(self, data):
         # an answer about a session (offers, proposals) need not name its patient: the session does
@@ -287,12 +294,16 @@ class SessionsView(_SessionView):
 
 def _check_read_purpose(view: ScopedAPIView, request, session) -> None:
     """A conversation is held for one purpose, and is read for that one: a read naming another (``purpose``, or the
-    token's one ``purpose_of_use`` claim) is 403 ``purpose_not_permitted``. Only a caller who sees the session gets
-    this far, so the answer reveals nothing the caller could not read."""
+    token's one ``purpose_of_use`` claim) is 403 ``purpose_not_permitted``, and so is one naming it that the caller
+    may not read for (an agent once the patient's consent for it is withdrawn: the purpose rule of every read).
+    Only a caller who sees the session gets this far, so the answer reveals nothing the caller could not read."""
     purpose = purpose_of_use.query_purpose(view.identity, request.query_params)
-    if purpose is not None and purpose != session.purpose:
+    if purpose is None:
+        return
+    if purpose != session.purpose:
         raise purpose_of_use.PurposeNotPermitted(
             "this conversation is held for another purpose").about(patient_id=session.patient_id, purpose=purpose)
+    purpose_of_use.require_purpose(view.identity, patient_id=session.patient_id, purpose=purpose)
 
 
 _PURPOSE_PARAMETER = purpose_of_use.purpose_parameter("A conversation is read for the purpose it is held for.")
@@ -359,9 +370,10 @@ class SessionContextView(_SessionView):
             raise ValidationFailed(errors=[{"field": "max_tokens", "code": "invalid",
                                             "message": f"an integer from {settings.CONVERSATION_CONTEXT_MIN_TOKENS} to "
                                                        f"{settings.CONVERSATION_CONTEXT_MAX_TOKENS}"}]) from None
+        # another purpose is refused before any turn is read or sent to the summariser
         session, built = selectors.session_context(identity=self.identity, session_id=session_id,
-                                                   max_tokens=max_tokens)
-        _check_read_purpose(self, request, session)  # refused: the read and its audit row roll back
+                                                   max_tokens=max_tokens,
+                                                   check=lambda s: _check_read_purpose(self, request, s))
         if built.summary_cache is not None:
             services.session_summary_store(identity=self.identity, session_id=session_id, cache=built.summary_cache)
         return Response({"session_id": session.session_id, "expires_at": session.expires_at,
@@ -377,6 +389,7 @@ class SessionOffersView(_SessionView):
                    description="Search the scheduling system with the conversation's slots and the patient's "
                                "long-term scheduling preferences; the result is recorded as a tool turn.")
     def post(self, request, session_id):
+        NoBody.check(request)
         result = services.offers_search(identity=self.identity, session_id=session_id)
         constraints = {k: result.constraints[k] for k in (
             "preferred_days", "preferred_period", "excluded_days", "excluded_periods", "earliest_time",
@@ -404,6 +417,11 @@ class SessionEndView(_SessionView):
 
 class TurnProposeView(_SessionView):
     idempotent_create = True
+
+    def replay_still_holds(self, data) -> bool:
+        """The answer shows the proposed memories, which outlive the conversation: given again while each still
+        reads as it did (as the memory API's answers), not once the patient confirmed it or it expired."""
+        return memory_selectors.memory_answer_still_holds(identity=self.identity, data=data)
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "conversation.propose"}
 
@@ -412,6 +430,7 @@ class TurnProposeView(_SessionView):
                                "memories (state proposed; needs the patient's active consent; source_ref points "
                                "at the turn). Nothing is used until the patient or staff confirm it.")
     def post(self, request, session_id, seq):
+        NoBody.check(request)
         result = services.preferences_propose(identity=self.identity, session_id=session_id, seq=seq)
         return Response({"proposed": MemoryOut(result.proposed, many=True).data, "skipped": result.skipped},
                         status=status.HTTP_201_CREATED)

@@ -37,12 +37,21 @@ def patient_markers(patient_id: uuid.UUID) -> tuple[str, str]:
     return str(patient_id), patient_id.hex
 
 
+# What may stand between two hex digits of a patient's id as someone writes it: hyphens anywhere, spaces, colons,
+# zero-width characters ("4ea9 057c ...", "4ea9\u200b057c..."): at most a few, never a letter or digit.
+_ID_SEPARATOR = r"[^0-9A-Za-z]{0,3}"
+
+
+def _id_pattern(patient_id: uuid.UUID) -> str:
+    return _ID_SEPARATOR.join(patient_id.hex)
+
+
 def redactor(*patient_ids: uuid.UUID, also: Sequence[str] = ()):
-    """A function replacing every occurrence of these patients' ids (in any case, with or without hyphens) and of
-    the values ``also`` (their other identifiers: core.patient_identifiers) in a JSON value's strings and keys by
-    ``[patient]``."""
-    markers = [*also, *(m for patient_id in patient_ids for m in patient_markers(patient_id))]
-    pattern = re.compile("|".join(re.escape(m) for m in markers), re.IGNORECASE) if markers else None
+    """A function replacing every occurrence of these patients' ids (in any case, with or without hyphens or with
+    other separators between the digits) and of the values ``also`` (their other identifiers:
+    core.patient_identifiers) in a JSON value's strings and keys by ``[patient]``."""
+    alternatives = [*(re.escape(m) for m in also if m), *(_id_pattern(p) for p in patient_ids)]
+    pattern = re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
 
     def redact(value):
         if isinstance(value, str):
@@ -59,7 +68,7 @@ def redactor(*patient_ids: uuid.UUID, also: Sequence[str] = ()):
 def render_message(turn: TurnView, redact) -> dict:
     message = {"source_id": source_id(turn.seq), "role": turn.role, "content": redact(turn.content)}
     if turn.tool_name:
-        message["tool_name"] = turn.tool_name
+        message["tool_name"] = redact(turn.tool_name)  # a name is text the agent chose, like the content
         if turn.tool_result is not None:
             message["tool_result"] = redact(turn.tool_result)
     return message

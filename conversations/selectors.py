@@ -5,7 +5,7 @@ clear ("not found" for missing and for not-yours alike)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from django.utils import timezone
 
@@ -36,6 +36,12 @@ def session_patient_id(*, identity: Identity, session_id: uuid.UUID) -> uuid.UUI
     """The patient of a session the caller may see (None if they may not)."""
     return (ConversationSession.objects.filter(session_id=session_id, organization_id=identity.org_id)
             .values_list("patient_id", flat=True).first())
+
+
+def session_is_live(*, identity: Identity, session_id: uuid.UUID) -> bool:
+    """Whether a session the caller may see is still served: active and not expired (by the clock, swept or not)."""
+    return ConversationSession.objects.filter(session_id=session_id, organization_id=identity.org_id).live(
+        timezone.now()).exists()
 
 
 def check_live(session: ConversationSession, now=None) -> None:
@@ -77,9 +83,14 @@ def standing_preferences(*, identity: Identity, session: ConversationSession, re
 
 
 def session_context(*, identity: Identity, session_id: uuid.UUID, max_tokens: int,
-                    turns: Sequence[TurnView] | None = None) -> tuple[ConversationSession, BuiltContext]:
-    """The model context of a live session within ``max_tokens`` (see conversations.context)."""
+                    turns: Sequence[TurnView] | None = None,
+                    check: Callable[[ConversationSession], None] | None = None,
+                    ) -> tuple[ConversationSession, BuiltContext]:
+    """The model context of a live session within ``max_tokens`` (see conversations.context). ``check`` sees the
+    session first and may refuse the read: then nothing else is read, and no turn goes to the summariser."""
     session = session_get_live(identity=identity, session_id=session_id)
+    if check is not None:
+        check(session)
     standing = standing_preferences(identity=identity, session=session, reason="conversation_context")
     built = build_context(purpose=session.purpose, patient_id=session.patient_id, slots=session.slots,
                           care_team_flags=session.care_team_flags, standing=standing,

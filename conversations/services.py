@@ -40,12 +40,21 @@ from conversations.selectors import (
     session_get_live,
     standing_preferences,
 )
-from conversations.slots import OFFER_TOOL, apply_turn, empty_state, offer_constraints, slot_matches, source_id
+from conversations.slots import (
+    OFFER_TOOL,
+    apply_turn,
+    empty_state,
+    offer_constraints,
+    offers_well_formed,
+    slot_matches,
+    source_id,
+)
 from conversations.summaries import TurnView, dumps
 from core import audit, maintenance
 from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity, identity_context
 from core.patient_identifiers import identifier_values
+from core.serializers import visible
 from core.services import organization_ensure
 from memory.erasure import ErasureSection
 from memory.lifecycle import memory_value
@@ -113,7 +122,7 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
     if len(content) > settings.CONVERSATION_MAX_CONTENT_CHARS:
         raise ValidationFailed.of("content", f"at most {settings.CONVERSATION_MAX_CONTENT_CHARS} characters",
                                   "too_long")
-    if role != TurnRole.TOOL and not content.strip():
+    if role != TurnRole.TOOL and not visible(content):  # white space, zero-width and control characters say nothing
         raise ValidationFailed.of("content", "required", "required")
     if role == TurnRole.TOOL and not tool_name:
         raise ValidationFailed.of("tool_name", "a tool turn names its tool", "required")
@@ -126,6 +135,10 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
             raise ValidationFailed.of("tool_result",
                                       f"at most {settings.CONVERSATION_MAX_TOOL_RESULT_BYTES} bytes as JSON",
                                       "too_long")
+        if tool_name == OFFER_TOOL and not offers_well_formed(tool_result):
+            # later turns pick from these offers and the summary quotes them: a malformed one would break both
+            raise ValidationFailed.of("tool_result.offers", "a list of offers, each an object with a slot_id (text) "
+                                      "and, when given, a day and an HH:MM time")
 
 
 def turn_append(*, identity: Identity, session_id: uuid.UUID, role: str, content: str,
@@ -318,7 +331,7 @@ def session_end(*, identity: Identity, session_id: uuid.UUID, outcome: str) -> C
             raise SessionAlreadyEnded().about(patient_id=session.patient_id, purpose=session.purpose)
         now = timezone.now()
         if session.expires_at <= now:
-            raise SessionExpired()
+            raise SessionExpired().about(patient_id=session.patient_id, purpose=session.purpose)
         cleared = _clear_tool_results(session)
         ConversationSession.objects.filter(pk=session.pk).update(
             status=outcome, ended_at=now,

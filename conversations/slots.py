@@ -12,6 +12,7 @@ makes earlier offers (tool results) stale. Nothing is defaulted.
 from __future__ import annotations
 
 import copy
+import re
 from datetime import datetime
 
 from conversations.parsing import DAYS, EARLIEST, LATEST, PERIOD_HOURS, PERIODS, Clarification
@@ -177,6 +178,22 @@ def _resolve_pending(pending: list[dict], parsed: dict) -> tuple[list[dict], lis
     if value is None:
         return pending, []
     return [p for p in pending if p is not target], [(target["kind"], value)]
+
+
+_OFFER_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
+
+
+def offers_well_formed(tool_result: dict) -> bool:
+    """Whether a result recorded under the slot search's name holds offers the conversation can refer back to
+    ("the second one", "the 2 o'clock one") and summarise: a list of objects, each with a ``slot_id`` (text) and,
+    when given, a ``day`` and an ``HH:MM`` ``time``, as :func:`slot_from_start` makes them."""
+    offers = tool_result.get("offers")
+    return isinstance(offers, list) and all(
+        isinstance(o, dict) and isinstance(o.get("slot_id"), str) and o["slot_id"] != ""
+        and ("day" not in o or o["day"] in DAYS)
+        and ("time" not in o or isinstance(o["time"], str) and _OFFER_TIME.fullmatch(o["time"]) is not None)
+        and ("start" not in o or isinstance(o["start"], str))
+        for o in offers)
 
 
 def _resolve_reference(offers: list[dict], reference: dict | None) -> str | None:

@@ -140,7 +140,8 @@ def summarise_deterministic(turns: Sequence[TurnView], *, care_team_flags: Seque
             decisions.append({"decision": text, "source_id": source_id(t.seq)})
         elif _WRITE_TOOL.search(t.tool_name):
             status = t.tool_result.get("status") if isinstance(t.tool_result, dict) else None
-            side_effects.append({"effect": f"Called {t.tool_name[:60]}",
+            # the whole name (64 characters at most): a cut could leave half of a patient id the redaction misses
+            side_effects.append({"effect": f"Called {t.tool_name}",
                                  "status": status if isinstance(status, str) and _SAFE_STATUS.fullmatch(status) else "",
                                  "source_id": source_id(t.seq)})
     if state.get("selected_slot_id") and "selected_slot_id" in sources:

@@ -138,11 +138,7 @@ class _MemoryView(ScopedAPIView):
     def replay_still_holds(self, data) -> bool:
         """A stored answer showing memories is given again only while each still reads as it did: a value whose
         consent or validity ran out, or that staff set aside, is not served by a retry either."""
-        shown = selectors.memory_states_shown(data)
-        if not shown:
-            return True
-        now = selectors.memory_states_now(identity=self.identity, memory_ids=list(shown))
-        return all(now.get(memory_id) == state for memory_id, state in shown.items())
+        return selectors.memory_answer_still_holds(identity=self.identity, data=data)
 
 
 class PatientMemoriesView(_MemoryView):

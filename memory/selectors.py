@@ -93,6 +93,16 @@ def memory_states_now(*, identity: Identity, memory_ids: list[str]) -> dict[str,
     return {str(m.memory_id): m.effective_state(now) for m in rows}
 
 
+def memory_answer_still_holds(*, identity: Identity, data) -> bool:
+    """Whether a stored answer showing memories may be given again: only while each still reads as it did (a value
+    whose consent or validity ran out, that staff set aside, or that was confirmed since, is not served by a retry)."""
+    shown = memory_states_shown(data)
+    if not shown:
+        return True
+    now = memory_states_now(identity=identity, memory_ids=list(shown))
+    return all(now.get(memory_id) == state for memory_id, state in shown.items())
+
+
 # A memory's attribute chain in one statement, instead of a query per version: the newer versions (following
 # superseded_by; step -1 is the next one) and the older (those superseded by it, a generation per step; several
 # records can be superseded by the same one). RLS applies to every row; the steps are bounded.

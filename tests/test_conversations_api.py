@@ -134,6 +134,8 @@ def test_assistant_turns_do_not_set_slots(world):
 @pytest.mark.parametrize("body, field", [
     ({"role": "robot", "content": "hi"}, "role"),
     ({"role": "user", "content": ""}, "content"),
+    ({"role": "user", "content": "\u200b\u200b"}, "content"),  # zero-width spaces: nothing said
+    ({"role": "assistant", "content": " \u2060\ufeff\x07 "}, "content"),  # invisible and control characters
     ({"role": "user", "content": "x" * 8001}, "content"),
     ({"role": "user", "content": "hi", "tool_name": "scheduling.search"}, "tool_name"),
     ({"role": "tool", "content": "done"}, "tool_name"),
@@ -149,6 +151,29 @@ def test_invalid_turns_are_422_and_store_nothing(world, body, field):
     assert r.status_code == 422, r.content
     assert field in [e["field"] for e in r.json()["errors"]], r.json()
     assert api.get(session_path(sid)).json()["session"]["turn_count"] == 0
+
+
+@pytest.mark.parametrize("offers", [[1, "A1", None], [{"day": "monday", "time": "10:00"}], [{"slot_id": 7}],
+                                    [{"slot_id": "A1", "time": 1000}], [{"slot_id": "A1", "time": "25:00"}],
+                                    [{"slot_id": "A1", "day": "someday"}], "A1", None])
+def test_a_malformed_slot_search_result_is_refused_and_the_conversation_goes_on(world, offers):
+    """Later turns pick from the latest offers ("the first one") and the summary quotes them: a result recorded
+    under the slot search's name whose offers are not objects with a slot id (and a day and HH:MM time when
+    given) is 422 naming tool_result.offers, stores nothing, and the next turns work; before, it was stored and
+    every later user turn failed with a 500."""
+    from conversations.slots import OFFER_TOOL
+
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "book cardiology please")
+    r = api.post(session_path(sid, "/turns"), {"role": "tool", "tool_name": OFFER_TOOL, "content": "",
+                                               "tool_result": {"offers": offers}})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "tool_result.offers", r.content
+    assert api.get(session_path(sid)).json()["session"]["turn_count"] == 1
+    good = {"offers": [{"slot_id": "A1", "day": "thursday", "time": "14:00"}]}
+    say(api, sid, "", role="tool", tool_name=OFFER_TOOL, tool_result=good)
+    assert say(api, sid, "the first one")["slots"]["selected_slot_id"] == "A1"
+    assert context(api, sid, 300)["context"]["slots"]["selected_slot_id"] == "A1"
 
 
 def test_tool_turns_carry_bounded_results(world):
@@ -201,6 +226,29 @@ def test_context_holds_slots_and_turns_and_never_the_patient_identifier(world):
     assert body["budget"]["tokenizer"] == "cl100k_base"
     assert body["budget"]["used_tokens"] == count_tokens(dumps(ctx))
 
+
+
+def test_the_patient_identifier_is_redacted_in_tool_names_and_however_it_is_spaced(world):
+    """A tool's name is text the agent chose, and an id is the same id with spaces, other hyphens or zero-width
+    characters between its digits: none of them brings the patient identifier into the model context."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    pid, hexed = world.patient_a, world.patient_a.hex
+    spaced = [" ".join(hexed[i:i + 4] for i in range(0, 32, 4)), "-".join(hexed[i:i + 4] for i in range(0, 32, 4)),
+              hexed[:16] + "\u200b" + hexed[16:], "{" + str(pid).upper() + "}"]
+    say(api, sid, "", role="tool", tool_name=str(pid), tool_result={"ok": True})
+    say(api, sid, "", role="tool", tool_name=hexed, tool_result={"ok": True})
+    for form in spaced:
+        say(api, sid, f"my number is {form}, thanks")
+        say(api, sid, "", role="tool", tool_name="ehr.lookup", tool_result={"id": form, form: 1})
+    body = context(api, sid, 4000)
+    assert body["budget"]["truncated"] is False
+    text = json.dumps(body["context"], ensure_ascii=False)
+    assert str(pid) not in text and hexed not in text.lower()
+    assert all(form.lower() not in text.lower() for form in spaced), text
+    assert [m.get("tool_name") for m in body["context"]["messages"][:2]] == ["[patient]", "[patient]"]
+    assert "my number is [patient], thanks" in text
+    assert body["budget"]["used_tokens"] == count_tokens(dumps(body["context"]))
 
 def test_remarks_routed_to_the_care_team_reach_the_staff_who_care_for_the_patient(world):
     """"Routed to the care team" means the care team can see it: the staff holding a grant for the conversation's
@@ -443,6 +491,26 @@ def test_the_seed_turn_proposes_the_exclusion_and_nothing_clinical(world):
     assert kinds == {"scheduling_preference"}
 
 
+def test_a_retried_proposal_is_not_given_back_as_proposed_once_the_patient_confirmed_it(world):
+    """An Idempotency-Key retry of a proposal from a turn gives the stored answer again only while its memories
+    read as they did, as the memory API's own answers: once the patient confirmed the preference, the retry is
+    409 idempotent_response_withdrawn, not a "proposed" memory that is no longer one; nothing new is proposed."""
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    key = {"Idempotency-Key": "propose-turn-1"}
+    [proposal] = api.post(session_path(sid, "/turns/1/propose"), headers=key).json()["proposed"]
+    again = api.post(session_path(sid, "/turns/1/propose"), headers=key)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    r = api.post(f"/v1/patients/{world.patient_a}/memories/{proposal['memory_id']}/confirm")
+    assert r.status_code == 200 and r.json()["state"] == "active"
+    r = api.post(session_path(sid, "/turns/1/propose"), headers=key)
+    assert r.status_code == 409 and r.json()["code"] == "idempotent_response_withdrawn", r.content
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        assert Memory.objects.filter(patient_id=world.patient_a).count() == 1
+
+
 def test_only_patient_statements_without_ambiguity_are_proposed(world):
     world.consent(world.patient_a)
     api = world.patient(world.patient_a)
@@ -454,6 +522,40 @@ def test_only_patient_statements_without_ambiguity_are_proposed(world):
     body = api.post(session_path(sid, "/turns/2/propose")).json()
     assert body["proposed"] == [] and body["skipped"] == [{"kind": "earliest_time", "reason": "needs_clarification"}]
     assert api.post(session_path(sid, "/turns/9/propose")).status_code == 404
+
+
+def test_a_tool_name_holding_the_patient_identifier_is_redacted_in_the_summary_too(world):
+    """The deterministic summary names the write tools older turns called: a name ending in the patient's id
+    (64 characters at most) reads [patient] there as in the messages, never a cut-off part of the id."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    name = "book.appointment.patient." + str(world.patient_a)
+    assert 60 < len(name) <= 64
+    say(api, sid, "", role="tool", tool_name=name, tool_result={"status": "booked"})
+    for _ in range(8):
+        say(api, sid, "Is there parking near the clinic, and do I need my referral letter? " * 3)
+    body = context(api, sid, 400)
+    assert body["budget"]["truncated"] and body["context"]["summarised_through"] is not None
+    effects = [e["effect"] for e in body["context"]["summary"]["side_effects"]]
+    assert effects == ["Called book.appointment.patient.[patient]"], effects
+    assert world.patient_a.hex[:12] not in json.dumps(body).replace("-", "")
+
+
+@pytest.mark.parametrize("tail", ["/offers", "/turns/1/propose"])
+@pytest.mark.parametrize("raw", ['{"seq": 2}', '{"constraints": {"excluded_days": ["monday"]}}', "[]"])
+def test_actions_that_take_no_body_refuse_one_and_do_nothing(world, tail, raw):
+    """Searching offers and proposing from a turn take no body: a field sent anyway is refused (422 naming it), as
+    every other action's, never silently ignored while the action runs on what the caller did not mean."""
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    r = api.post(session_path(sid, tail), raw=raw)
+    assert r.status_code == 422 and r.json()["code"] == "validation_error", r.content
+    assert api.get(session_path(sid)).json()["session"]["turn_count"] == 1
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        assert not Memory.objects.filter(patient_id=world.patient_a).exists()
+    assert api.post(session_path(sid, tail), raw="").status_code != 422  # no body at all is the call itself
 
 
 # --- end ---------------------------------------------------------------------------------------------------------

@@ -60,6 +60,49 @@ def test_after_four_idle_hours_the_session_is_refused_everywhere(world):
 
 
 @pytest.mark.django_db
+def test_every_refusal_of_an_expired_session_is_in_the_patients_access_history(world):
+    """Each use of an expired conversation is refused 410 and recorded as a denied act about the patient and the
+    conversation's purpose, ending it included (the patient's history shows who tried what)."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, SEED_TURN_1)
+    travel(world.org, world.patient_a, sid, idle_ago=timedelta(hours=4, seconds=1))
+    assert api.post(session_path(sid, "/turns"), {"role": "user", "content": SEED_TURN_2}).status_code == 410
+    assert api.post(session_path(sid, "/end"), {"outcome": "completed"}).status_code == 410
+    events = api.get("/v1/audit-events", {"patient_id": str(world.patient_a)}).json()["items"]
+    denied = {e["action"]: e for e in events if e["outcome"] == "denied"}
+    assert set(denied) == {"conversation.turn", "conversation.end"}, events
+    assert all(e["reason"] == "session_expired" and e["purpose"] == "appointment_scheduling"
+               for e in denied.values()), denied
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("how", ["completed", "expired"])
+def test_a_retry_after_the_conversation_ended_or_expired_gets_no_stored_answer(world, how):
+    """An Idempotency-Key retry gives the stored answer again only while the conversation is live. Once it ended
+    (its slots cleared) or expired, a retry is 409 idempotent_response_withdrawn: never the old slots, nor a session
+    reading "active"; and nothing is written."""
+    api = world.patient(world.patient_a)
+    start_key, turn_key = {"Idempotency-Key": f"start-{how}"}, {"Idempotency-Key": f"turn-{how}"}
+    start_body = {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"}
+    sid = api.post("/v1/sessions", start_body, headers=start_key).json()["session"]["session_id"]
+    turn = {"role": "user", "content": SEED_TURN_1}
+    assert api.post(session_path(sid, "/turns"), turn, headers=turn_key).status_code == 201
+    again = api.post(session_path(sid, "/turns"), turn, headers=turn_key)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"  # live: the stored answer
+    if how == "completed":
+        assert api.post(session_path(sid, "/end"), {"outcome": "completed"}).status_code == 200
+    else:
+        travel(world.org, world.patient_a, sid, idle_ago=timedelta(hours=4, seconds=1))
+    for path, body, key in ((session_path(sid, "/turns"), turn, turn_key), ("/v1/sessions", start_body, start_key)):
+        r = api.post(path, body, headers=key)
+        assert r.status_code == 409 and r.json()["code"] == "idempotent_response_withdrawn", r.content
+        assert "morning" not in r.content.decode()
+    with identity_context(patient_identity(world.org, world.patient_a)):
+        assert ConversationSession.objects.get(session_id=sid).turn_count == 1
+
+
+@pytest.mark.django_db
 def test_activity_slides_the_expiry(world):
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]

@@ -245,3 +245,15 @@ def test_an_unavailable_llm_falls_back(world, llm, settings, failure):
     api, sid = long_conversation(world)
     body = context(api, sid, max_tokens=600)
     assert body["budget"]["summariser"] == "deterministic_fallback" and body["context"]["summary"]
+
+
+@pytest.mark.django_db
+def test_a_read_for_another_purpose_sends_nothing_to_the_llm(world, llm):
+    """A context read naming a purpose the conversation is not held for is refused (403 purpose_not_permitted)
+    before the turns are read: none of them goes to the outside summariser for a read that is not allowed."""
+    llm.answer = GOOD
+    api, sid = long_conversation(world)
+    r = api.get(f"/v1/sessions/{sid}/context", {"max_tokens": 600, "purpose": "care_coordination"})
+    assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted", r.content
+    assert llm.requests == []
+    assert context(api, sid, max_tokens=600)["budget"]["summariser"] == "llm" and len(llm.requests) == 1

@@ -511,6 +511,39 @@ def test_a_key_twice_in_one_object_is_a_parse_error_as_over_rest(world, live):
     assert cid and list_tools(live, patient_token(world))  # the service answers the next call as usual
 
 
+@pytest.mark.parametrize("bad_id", [{"a": 1}, [1], True, None, 1.5, 7.0])
+def test_a_request_whose_id_is_no_string_or_integer_is_an_invalid_request_not_silently_dropped(world, live, bad_id):
+    """The SDK takes a tools/call with such an id for a notification: 202, and the tool never runs. The caller is
+    told instead (-32600), and nothing was done."""
+    sid = ok(call(live, patient_token(world), "start_session", {"purpose": "appointment_scheduling"}))["session"][
+        "session_id"]
+    message = {"jsonrpc": "2.0", "id": bad_id, "method": "tools/call",
+               "params": {"name": "add_turn", "arguments": {"session_id": sid, "role": "user", "content": "hello"}}}
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    r = httpx.post(live.mcp_url, json=message, headers=headers, timeout=30)
+    assert r.status_code == 400 and r.json()["error"]["code"] == -32600, r.text[:300]
+    context = ok(call(live, patient_token(world), "get_session_context", {"session_id": sid}))
+    assert context["budget"]["turns_total"] == 0
+    for good_id in ("req-1", 7):  # what the protocol allows is served as before
+        r = httpx.post(live.mcp_url, json={**message, "id": good_id}, headers=headers, timeout=30)
+        assert r.status_code == 200 and r.json()["id"] == good_id and not r.json()["result"]["isError"], r.text[:300]
+
+
+def test_a_whole_number_written_with_a_fraction_is_the_integer_the_schema_accepted(world, live):
+    """JSON Schema's integer includes 2.0: a tool whose schema accepted it runs with 2, in its path as in its
+    query, instead of answering that the argument is missing or no integer."""
+    world.consent(world.patient_a)
+    token = patient_token(world)
+    sid = ok(call(live, token, "start_session", {"purpose": "appointment_scheduling"}))["session"]["session_id"]
+    ok(call(live, token, "add_turn", {"session_id": sid, "role": "user", "content": SEED_TURN_1}))
+    proposals = ok(call(live, token, "propose_preferences_from_turn", {"session_id": sid, "seq": 1.0}))
+    assert [m["fact"]["kind"] for m in proposals["proposed"]] == ["excluded_periods"], proposals
+    context = ok(call(live, token, "get_session_context", {"session_id": sid, "max_tokens": 500.0}))
+    assert context["budget"]["max_tokens"] == 500
+    refused(call(live, token, "get_session_context", {"session_id": sid, "max_tokens": 500.5}), "validation_error")
+
+
 def test_tool_answers_carry_no_store_and_the_request_id_of_their_audit_rows(world, live):
     """As over REST: a tool result holds personal data (never cached), and its X-Request-ID is the correlation id
     its audit rows carry; a refusal's problem names it too."""

@@ -183,6 +183,27 @@ def test_a_conversation_is_read_for_the_purpose_it_is_held_for(world):
     assert flags.status_code == 403 and flags.json()["code"] == "purpose_not_permitted"
 
 
+def test_an_agent_reads_a_conversation_for_its_purpose_only_while_the_patients_consent_is_in_force(world):
+    """Naming the conversation's own purpose is no way around the purpose rule: once the patient withdrew the
+    consent for it, an agent's read of the session or its context naming that purpose (or with a token claiming
+    it) is 403 purpose_not_permitted, audited denied; the patient in person still reads it."""
+    consent = world.consent(world.patient_a, SCHED)
+    me = world.patient(world.patient_a)
+    sid = me.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": SCHED}).json()["session"][
+        "session_id"]
+    assert me.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "cardiology please"}).status_code == 201
+    assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    claiming = agent_for(world, world.patient_a, purpose_of_use=SCHED)
+    for agent, params in ((agent_for(world, world.patient_a), {"purpose": SCHED}), (claiming, None)):
+        for tail in ("", "/context"):
+            r = agent.get(f"/v1/sessions/{sid}{tail}", params)
+            assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted", (tail, r.content)
+            assert "cardiology" not in r.content.decode()
+    assert {(e.action, e.outcome, e.purpose) for e in events(world, resource_id=sid) if e.actor_kind == "agent"} == {
+        ("conversation.read", "denied", SCHED), ("conversation.context", "denied", SCHED)}
+    assert me.get(f"/v1/sessions/{sid}/context", {"purpose": SCHED}).status_code == 200
+
+
 def test_the_export_names_its_purpose_and_the_fhir_audit_event_carries_each_reads_purpose(world):
     seeded(world)
     agent_for(world, world.patient_a).get(mem(world.patient_a), {"purpose": COMM})
