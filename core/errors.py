@@ -188,6 +188,19 @@ def problem_body(*, status_code: int, code: str, title: str, message: str | None
     return body
 
 
+# DRF's message that repeats what the client sent ('"I have HIV" is not a valid choice.'), which may be health
+# information: an error names the rule, never the value. Request serializers word their choices themselves
+# (core.serializers.StrictSerializer); this catches any other.
+_ECHOED_CHOICE = "is not a valid choice."
+
+
+def _message(d) -> str:
+    text = str(d)
+    if getattr(d, "code", None) == "invalid_choice" and text.endswith(_ECHOED_CHOICE):
+        return "not one of the accepted values"
+    return text
+
+
 def _flatten(detail, prefix: str = "") -> list[dict]:
     """DRF's nested ValidationError detail -> [{field, message, code}]."""
     out: list[dict] = []
@@ -198,12 +211,12 @@ def _flatten(detail, prefix: str = "") -> list[dict]:
     elif isinstance(detail, list):
         if detail and all(isinstance(d, exceptions.ErrorDetail) or isinstance(d, str) for d in detail):
             for d in detail:
-                out.append({"field": prefix or None, "message": str(d), "code": getattr(d, "code", "invalid")})
+                out.append({"field": prefix or None, "message": _message(d), "code": getattr(d, "code", "invalid")})
         else:
             for i, item in enumerate(detail):
                 out += _flatten(item, f"{prefix}[{i}]")
     else:
-        out.append({"field": prefix or None, "message": str(detail), "code": getattr(detail, "code", "invalid")})
+        out.append({"field": prefix or None, "message": _message(detail), "code": getattr(detail, "code", "invalid")})
     return out
 
 

@@ -12,7 +12,16 @@ from rest_framework import serializers
 
 
 class StrictSerializer(serializers.Serializer):
-    """Refuses fields it does not declare."""
+    """Refuses fields it does not declare. A choice it refuses is answered with the choices, never with what was
+    sent (DRF's message repeats the value, which may be health information)."""
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for field in fields.values():
+            for choice in (field, getattr(field, "child", None)):
+                if isinstance(choice, serializers.ChoiceField):
+                    choice.error_messages["invalid_choice"] = choices_message(choice.choices)
+        return fields
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
@@ -20,6 +29,12 @@ class StrictSerializer(serializers.Serializer):
             if unknown:
                 raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
         return super().to_internal_value(data)
+
+
+def choices_message(choices) -> str:
+    """What a refused choice is told: the accepted values, when they are few enough to read."""
+    names = [str(c) for c in choices]
+    return f"one of {', '.join(names)}" if len(names) <= 12 else "not one of the accepted values"
 
 
 class UUIDIn(serializers.UUIDField):

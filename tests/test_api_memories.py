@@ -103,6 +103,18 @@ def test_invalid_bodies_are_422_naming_the_field_and_store_nothing(world, body_c
     assert api.get(mem_path(world.patient_a)).json()["items"] == []
 
 
+def test_a_refused_choice_is_answered_with_the_choices_never_with_what_was_sent(world):
+    """What was sent may be health information ("I have HIV"); the answer names the accepted values instead."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    r = api.post(mem_path(world.patient_a), {**memory_body(cid), "consent_purpose": "I have HIV"})
+    assert r.status_code == 422, r.content
+    assert "HIV" not in r.content.decode()
+    [error] = [e for e in r.json()["errors"] if e["field"] == "consent_purpose"]
+    assert error["code"] == "invalid_choice"
+    assert error["message"].startswith("one of ") and "appointment_scheduling" in error["message"]
+
+
 def test_malformed_json_and_oversized_bodies(world):
     api = world.patient(world.patient_a)
     r = api.post(mem_path(world.patient_a), raw="{not json")

@@ -106,3 +106,17 @@ def test_every_uuid_a_request_takes_must_be_sent_as_a_string():
                 if isinstance(f, serializers.UUIDField) and not isinstance(f, UUIDIn):
                     lax.append(f"{cls.__module__}.{cls.__name__}.{name}")
     assert lax == []
+
+
+def test_a_refused_choice_of_any_serializer_never_repeats_what_was_sent():
+    """DRF words a refused choice as '"<what was sent>" is not a valid choice.'; the problem document does not."""
+    from core.errors import problem_exception_handler
+
+    class Plain(serializers.Serializer):
+        purpose = serializers.ChoiceField(choices=["communication"])
+
+    refused = Plain(data={"purpose": "I have HIV"})
+    assert not refused.is_valid()
+    body = problem_exception_handler(serializers.ValidationError(refused.errors), {}).data
+    assert body["errors"] == [{"field": "purpose", "message": "not one of the accepted values",
+                               "code": "invalid_choice"}]
