@@ -21,8 +21,7 @@ from conversations.parsing import DAYS, INTENTS, PERIODS, SPECIALTIES
 from conversations.slots import clarifying_questions, next_action
 from core import audit
 from core.api import ScopedAPIView
-from core.errors import ValidationFailed
-from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
+from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
 from core.vocabulary import PURPOSES
 from memory import selectors as memory_selectors
 from memory.api import MemoryOut
@@ -361,15 +360,10 @@ class SessionContextView(_SessionView):
         description="The model context within a token budget: slots, standing preferences, the newest turns that "
                     "fit and a structured summary of the older ones. Never holds the patient identifier.")
     def get(self, request, session_id):
-        raw = request.query_params.get("max_tokens")
-        try:
-            max_tokens = settings.CONVERSATION_CONTEXT_DEFAULT_TOKENS if raw in (None, "") else int(raw)
-            if not settings.CONVERSATION_CONTEXT_MIN_TOKENS <= max_tokens <= settings.CONVERSATION_CONTEXT_MAX_TOKENS:
-                raise ValueError
-        except ValueError:
-            raise ValidationFailed(errors=[{"field": "max_tokens", "code": "invalid",
-                                            "message": f"an integer from {settings.CONVERSATION_CONTEXT_MIN_TOKENS} to "
-                                                       f"{settings.CONVERSATION_CONTEXT_MAX_TOKENS}"}]) from None
+        max_tokens = integer_parameter(request.query_params, "max_tokens", blank=True,
+                                       default=settings.CONVERSATION_CONTEXT_DEFAULT_TOKENS,
+                                       low=settings.CONVERSATION_CONTEXT_MIN_TOKENS,
+                                       high=settings.CONVERSATION_CONTEXT_MAX_TOKENS)
         # another purpose is refused before any turn is read or sent to the summariser
         session, built = selectors.session_context(identity=self.identity, session_id=session_id,
                                                    max_tokens=max_tokens,

@@ -10,7 +10,7 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
 from core.models import AuditEvent, Organization
-from core.serializers import ModelOutSerializer, StrictSerializer, UUIDIn
+from core.serializers import ModelOutSerializer, StrictSerializer, UUIDIn, integer_parameter
 from core.services import organization_register
 
 
@@ -54,11 +54,9 @@ class AuditEventListView(ScopedAPIView):
             except ValueError:
                 errors.append({"field": "patient_id", "message": "must be a UUID", "code": "invalid"})
         try:
-            limit = int(request.query_params.get("limit", 100))
-            if not 1 <= limit <= 500:
-                raise ValueError
-        except ValueError:
-            errors.append({"field": "limit", "message": "an integer from 1 to 500", "code": "invalid"})
+            limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
+        except ValidationFailed as refused:
+            errors += refused.errors
         if errors:
             raise ValidationFailed(errors=errors)
         try:

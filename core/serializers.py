@@ -10,6 +10,8 @@ from typing import ClassVar
 
 from rest_framework import serializers
 
+from core.errors import ValidationFailed
+
 
 class StrictSerializer(serializers.Serializer):
     """Refuses fields it does not declare. A choice it refuses is answered with the choices, never with what was
@@ -35,6 +37,21 @@ def choices_message(choices) -> str:
     """What a refused choice is told: the accepted values, when they are few enough to read."""
     names = [str(c) for c in choices]
     return f"one of {', '.join(names)}" if len(names) <= 12 else "not one of the accepted values"
+
+
+_ASCII_DIGITS = re.compile(r"[0-9]{1,9}")
+
+
+def integer_parameter(params, name: str, *, default: int, low: int, high: int, blank: bool = False) -> int:
+    """A query parameter holding a whole number from ``low`` to ``high`` (``default`` when absent, and when empty
+    if ``blank``), written in ASCII digits only: ``int`` also reads "+5", " 5 ", "1_000" and other scripts' digits
+    ("١٥٠٠"). Anything else is 422 ``invalid`` naming the range."""
+    raw = params.get(name)
+    if raw is None or (blank and raw == ""):
+        return default
+    if _ASCII_DIGITS.fullmatch(raw) and low <= int(raw) <= high:
+        return int(raw)
+    raise ValidationFailed.of(name, f"an integer from {low} to {high}")
 
 
 class UUIDIn(serializers.UUIDField):

@@ -355,7 +355,9 @@ def test_context_stays_within_the_budget_and_summarises_older_turns(world):
     assert small["budget"]["turns_included"] < large["budget"]["turns_included"]
 
 
-@pytest.mark.parametrize("value", ["abc", "10", "1000000", "-5"])
+# int() would also read "+1000", " 1000 ", "1_000" and other scripts' digits ("\u0661\u0665\u0660\u0660")
+@pytest.mark.parametrize("value", ["abc", "10", "1000000", "-5", "+1000", " 1000 ", "1_000",
+                                   "\u0661\u0665\u0660\u0660"])
 def test_context_budget_is_validated(world, value):
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]

@@ -328,3 +328,11 @@ def test_what_a_caller_accepts_is_answered_as_drf_negotiates_it(world, accept, s
     assert r["Content-Type"] == ("application/json" if status == 200 else "application/problem+json"), r["Content-Type"]
     if status == 406:
         assert r.json()["code"] == "not_acceptable"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("limit", ["0", "501", "ten", "+5", " 5", "1_0", "\u0665"])
+def test_a_limit_is_a_whole_number_in_ascii_digits_within_its_range(world, limit):
+    r = world.patient(world.patient_a).get("/v1/audit-events", {"limit": limit})
+    assert r.status_code == 422, r.content
+    assert r.json()["errors"] == [{"field": "limit", "message": "an integer from 1 to 500", "code": "invalid"}]

@@ -18,7 +18,7 @@ from core import audit
 from core.access import require_staff
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
-from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
+from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
 from workflows import selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
 from workflows.models import Operation, Workflow
@@ -347,13 +347,7 @@ class WorkflowReconciliationView(ScopedAPIView):
                        "items": ReconciliationItemOut(many=True)})})
     def get(self, request):
         require_staff(self.identity)
-        try:
-            limit = int(request.query_params.get("limit", 100))
-            if not 1 <= limit <= 500:
-                raise ValueError
-        except ValueError:
-            raise ValidationFailed(errors=[{"field": "limit", "message": "an integer from 1 to 500",
-                                            "code": "invalid"}]) from None
+        limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
         items = selectors.reconciliation_queue(identity=self.identity, limit=limit)
         audit.record(action="workflow.reconciliation.list", resource_type="workflow")
         return Response({"view": selectors.reconciliation_view(self.identity),
