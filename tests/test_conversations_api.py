@@ -176,6 +176,25 @@ def test_a_malformed_slot_search_result_is_refused_and_the_conversation_goes_on(
     assert context(api, sid, 300)["context"]["slots"]["selected_slot_id"] == "A1"
 
 
+def test_a_slot_search_result_holds_at_most_as_many_offers_as_the_service_offers(world):
+    """Every context carries the latest offers whole: an agent's list of a hundred left no room for the
+    conversation at the default budget (422 context_budget_too_small on every read)."""
+    from conversations.services import MAX_OFFERS
+    from conversations.slots import OFFER_TOOL
+
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    offers = [{"slot_id": f"S{i}", "day": "monday", "time": "09:00"} for i in range(MAX_OFFERS + 1)]
+    r = api.post(session_path(sid, "/turns"), {"role": "tool", "tool_name": OFFER_TOOL, "content": "",
+                                               "tool_result": {"offers": offers}})
+    assert r.status_code == 422, r.content
+    assert r.json()["errors"] == [{"field": "tool_result.offers", "message": f"at most {MAX_OFFERS} offers",
+                                   "code": "too_long"}]
+    assert api.get(session_path(sid)).json()["session"]["turn_count"] == 0
+    say(api, sid, "", role="tool", tool_name=OFFER_TOOL, tool_result={"offers": offers[:MAX_OFFERS]})
+    assert api.get(session_path(sid, "/context")).status_code == 200
+
+
 def test_tool_turns_carry_bounded_results(world):
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]
