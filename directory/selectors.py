@@ -11,6 +11,7 @@ from datetime import date
 from django.db.models import Q
 
 from core import audit
+from core.access import require_staff
 from core.identity import Identity
 from directory.models import PatientIdentifier, PatientProfile, StaffMember
 
@@ -105,6 +106,9 @@ def patient_names(*, identity: Identity, patient_ids) -> dict[uuid.UUID, str]:
 
 
 def staff_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> list[dict]:
+    """Staff subjects by name or subject, for an administrator granting access: refused to a patient's token (403,
+    as registering one is), which would only ever find nobody."""
+    require_staff(identity)
     q = q.strip()
     members = StaffMember.objects.filter(organization_id=identity.org_id).filter(
         Q(display_name__icontains=q) | Q(actor_sub__iexact=q)).order_by("display_name")[:limit]

@@ -146,6 +146,9 @@ def test_administrators_find_staff_by_name(world):
     assert [s["actor_sub"] for s in admin.get("/v1/staff", {"q": "joy"}).json()["items"]] == ["nurse-demo"]
     assert [s["kind"] for s in admin.get("/v1/staff", {"q": "agent"}).json()["items"]] == ["agent"]
     assert world.staff("nurse-1", scope="patient:read").get("/v1/staff", {"q": "joy"}).status_code == 403
+    # a patient's token is refused the search as it is the registration (it used to find nobody, 200)
+    r = world.patient(world.patient_a, scope="grant:write").get("/v1/staff", {"q": "joy"})
+    assert r.status_code == 403 and r.json()["code"] == "forbidden"
     assert directory_admin(world, org=world.other_org).get("/v1/staff", {"q": "joy"}).json()["items"] == []
     # a subject is free text: an e-mail address, another provider's namespaced name (it was a 500 from the audit row)
     for sub in ("jane.doe@hospital.example", "http://idp.b.example#nurse-9", "Dr Jane Doe"):
