@@ -109,7 +109,8 @@ def care_team_flags(*, identity: Identity, patient_id: uuid.UUID, limit: int = 1
     the turn that raised it and when; never what was said. Urgent first, newest first. Audited as a read of the
     patient's conversations. Flags live with their session: an ended session keeps them (``session_status`` says
     it ended) until the sweep removes the session, so an urgent flag raised just before the end is still seen; the
-    audit trail keeps that one was raised. ``purpose``: the purpose of use the read names; only conversations held for it."""
+    audit trail keeps that one was raised. ``purpose``: the purpose of use the read names; only conversations held
+    for it."""
     sessions = ConversationSession.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
     if purpose is not None:
         sessions = sessions.filter(purpose=purpose)
