@@ -48,7 +48,7 @@ from opentelemetry.trace import SpanKind
 from core import tracing
 from core.identity import current_identity
 from events import signing
-from events.services import allowed_private_hosts, url_problem
+from events.services import allowed_private_hosts, public_address, url_problem
 
 log = logging.getLogger("anamnesis.events")
 
@@ -184,7 +184,7 @@ def destination_allowed(host: str) -> bool:
         infos = socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM)
     except OSError:
         return True  # unresolvable: the connection fails on its own and is retried
-    return all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_global for info in infos)
+    return all(public_address(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos)
 
 
 @lru_cache(maxsize=4)

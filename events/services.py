@@ -138,9 +138,31 @@ def url_problem(url: str) -> tuple[str, str] | None:
             return "invalid", ("the URL's host is not a valid name (an empty label, one over 63 characters, an "
                                "address with leading zeros, a character no host name may have)")
         return None
-    if not address.is_global and parts.hostname not in allowed_private_hosts():
+    if not public_address(address) and parts.hostname not in allowed_private_hosts():
         return "destination_not_allowed", "the endpoint's address is not a public one"
     return None
+
+
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def public_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether an endpoint's address is a public one, also when it is an IPv6 address that carries an IPv4 one a
+    gateway reaches (NAT64's prefixes, 6to4, Teredo, the deprecated IPv4-compatible form): Python calls
+    ``64:ff9b::a00:1`` global, and a NAT64 gateway takes it to 10.0.0.1."""
+    if not address.is_global:
+        return False
+    if address.version == 4:
+        return True
+    embedded: list[ipaddress.IPv4Address] = []
+    if any(address in network for network in (*_NAT64, _IPV4_COMPATIBLE)):
+        embedded.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    if address.sixtofour is not None:
+        embedded.append(address.sixtofour)
+    if address.teredo is not None:
+        embedded.extend(address.teredo)
+    return all(inner.is_global for inner in embedded)
 
 
 def allowed_private_hosts() -> frozenset[str]:

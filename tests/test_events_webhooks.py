@@ -131,6 +131,11 @@ def test_the_secret_is_stored_encrypted_and_a_supplied_one_is_used(world, commit
     ({"url": "https://10.1.2.3/x"}, "url", "destination_not_allowed"),
     ({"url": "https://[::1]:8443/x"}, "url", "destination_not_allowed"),
     ({"url": "https://169.254.169.254/latest"}, "url", "destination_not_allowed"),
+    # IPv6 addresses that carry a private IPv4 one a gateway reaches: NAT64, 6to4, IPv4-compatible
+    ({"url": "https://[64:ff9b::a00:1]/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://[64:ff9b:1::7f00:1]/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://[2002:a9fe:a9fe::1]/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://[::127.0.0.1]/x"}, "url", "destination_not_allowed"),
     ({"url": "https:///nohost"}, "url", "invalid"),
     ({"url": "https://hooks.example.org/x#frag"}, "url", "invalid"),
     ({"url": "https://hooks..example.org/x"}, "url", "invalid"),
