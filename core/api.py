@@ -35,6 +35,7 @@ from core.authentication import unstorable, verified_tokens
 from core.errors import (
     ApiError,
     IdempotentResponseWithdrawn,
+    InsufficientScope,
     RateLimited,
     ServiceUnavailable,
     UnknownOrganization,
@@ -278,6 +279,10 @@ class ScopedAPIView(APIView):
                 log.error("unexpected database error: %s", type(exc).__name__)
                 raise
         except Exception as exc:
+            if isinstance(exc, InsufficientScope) and isinstance(request.auth, Identity):
+                # a genuine token that does not reach this, refused before any handler ran: audited as every
+                # other 403 is (and counted against the caller's limits)
+                exc = self._audit_refusal(request, exc) or exc
             response = self.handle_exception(exc)
         self.response = self.finalize_response(request, response, *args, **kwargs)
         # Django's own list of what closing the response runs (no public API adds to it; Django adds its closers so)
@@ -352,6 +357,8 @@ class ScopedAPIView(APIView):
                 )
         except RateLimited as limited:
             return limited
+        except UnknownOrganization:  # nobody could read its rows, and anyone could fill the table with them
+            return None
         except Exception as audit_exc:  # the refusal stands even if its audit row cannot be written
             log.error("could not audit a refusal: %s", type(audit_exc).__name__)
         return None

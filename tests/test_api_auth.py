@@ -244,6 +244,16 @@ def test_missing_scope_is_403_insufficient_scope(world):
     assert world.patient(world.patient_a, scope="").get(_path(world)).status_code == 403
 
 
+def test_a_missing_scope_is_audited_in_the_patients_history_as_other_refusals_are(world):
+    """A refusal before any handler ran (the token is genuine, its scopes do not reach the action) is in the
+    patient's history like every other 403: a nurse's directory token tried to read the memories."""
+    r = world.staff("nurse-7", scope="patient:read").get(_path(world))
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+    history = world.patient(world.patient_a).get("/v1/audit-events", {"patient_id": str(world.patient_a)}).json()
+    assert [(e["action"], e["outcome"], e["reason"]) for e in history["items"] if e["actor_sub"] == "nurse-7"] == [
+        ("memory.list", "denied", "insufficient_scope")]
+
+
 def _api_views():
     def walk(patterns, prefix=""):
         for p in patterns:
