@@ -104,10 +104,10 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     checked against the type's latest version and keeps the attribute, and the old record's validity unless
     ``valid_until`` names another (``None``: the type's default, as for a new fact). Agents propose new values
     instead: a correction would make the agent's value current without the patient's confirmation."""
+    if identity.is_agent:  # first, as for confirm and reject: its fact's mistakes are not the answer
+        raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
     current_type = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id).memory_type
     attribute, fact = _fact_checked(_spec(current_type), fact)
-    if identity.is_agent:
-        raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
     old = _locked_under_consent(identity, patient_id, memory_id)
     state = old.effective_state(consent=False)  # consent is checked below, with its own answer
     if state not in (S.ACTIVE, S.QUARANTINED):
