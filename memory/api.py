@@ -292,10 +292,10 @@ class MemoryCorrectView(_MemoryView):
     def post(self, request, patient_id, memory_id):
         body = CorrectionIn(data=request.data)
         body.is_valid(raise_exception=True)
+        d = body.validated_data
         memory = review.memory_correct(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
-                                       fact=body.validated_data["fact"],
-                                       valid_until=body.validated_data.get("valid_until"),
-                                       review_by=body.validated_data.get("review_by"))
+                                       fact=d["fact"], valid_until=d.get("valid_until", review.Keep.VALIDITY),
+                                       review_by=d.get("review_by"))
         return Response(memory_out(memory), status=status.HTTP_201_CREATED)
 
 

@@ -3,6 +3,7 @@ and staff quarantine a doubtful one. Built on the writes in :mod:`memory.service
 
 from __future__ import annotations
 
+import enum
 import uuid
 from datetime import datetime
 from typing import Any
@@ -31,6 +32,12 @@ from memory.services import (
 )
 
 S = MemoryState
+
+
+class Keep(enum.Enum):
+    """A correction that names no new validity keeps the corrected record's (as it keeps its review date)."""
+
+    VALIDITY = "validity"
 
 
 def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
@@ -91,14 +98,16 @@ def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
 
 
 def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, fact: Any,
-                   valid_until: datetime | None = None, review_by: datetime | None = None) -> Memory:
+                   valid_until: datetime | None | Keep = Keep.VALIDITY,
+                   review_by: datetime | None = None) -> Memory:
     """Correct a value: a new record supersedes the old one and links to it; history keeps both. The new value is
-    checked against the type's latest version and keeps the attribute. Agents propose new values instead: a
-    correction would make the agent's value current without the patient's confirmation."""
+    checked against the type's latest version and keeps the attribute, and the old record's validity unless
+    ``valid_until`` names another (``None``: the type's default, as for a new fact). Agents propose new values
+    instead: a correction would make the agent's value current without the patient's confirmation."""
+    if identity.is_agent:  # first, as for confirm and reject: its fact's mistakes are not the answer
+        raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
     current_type = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id).memory_type
     attribute, fact = _fact_checked(_spec(current_type), fact)
-    if identity.is_agent:
-        raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
     old = _locked_under_consent(identity, patient_id, memory_id)
     state = old.effective_state(consent=False)  # consent is checked below, with its own answer
     if state not in (S.ACTIVE, S.QUARANTINED):
@@ -111,7 +120,8 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")
     _consent_still_active(old)
     new = NewFact(memory_type=old.memory_type, attribute=old.attribute, fact=fact,
-                  consent_purpose=old.consent_purpose, valid_until=valid_until,
+                  consent_purpose=old.consent_purpose,
+                  valid_until=old.valid_until if valid_until is Keep.VALIDITY else valid_until,
                   review_by=review_by or old.review_by)
     _check_new_fact(spec, new)
     source = Source.PATIENT_STATED if identity.is_patient_themself(patient_id) else Source.STAFF_ENTERED

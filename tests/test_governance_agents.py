@@ -151,6 +151,19 @@ def test_a_context_pack_an_agent_asks_for_is_recorded_as_given_to_the_agent(worl
     assert release["actor_sub"] == f"patient-{world.patient_a}"
 
 
+def test_an_agent_is_refused_a_correction_before_its_fact_is_checked(world):
+    """An agent never corrects, so its correction is refused as such (403 ``agent_cannot_confirm``, as confirm and
+    reject are) whatever it sends: not a 422 about the fact that invites it to fix the body and try again."""
+    cid = world.consent(world.patient_a)
+    stored = world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid)).json()["memory_id"]
+    agent = agent_for(world, world.patient_a)
+    for fact in ({"kind": "earliest_time", "time": "25:00"}, {"kind": "latest_time", "time": "12:00"}, "x"):
+        r = agent.post(f"{mem(world.patient_a)}/{stored}/correct", {"fact": fact})
+        assert r.status_code == 403 and r.json()["code"] == "agent_cannot_confirm", r.content
+    items = world.patient(world.patient_a).get(mem(world.patient_a)).json()["items"]
+    assert [(m["memory_id"], m["fact"]["time"]) for m in items] == [(stored, "10:00")]
+
+
 def test_an_agent_cannot_quarantine_a_memory_even_for_staff(world):
     """Quarantine takes a fact (an allergy too) out of every read; staff decide it, not an agent acting for them."""
     cid = world.consent(world.patient_a)

@@ -218,6 +218,31 @@ def test_correction_supersedes_and_history_shows_both(world):
     assert r.status_code == 422
 
 
+def test_a_correction_keeps_the_validity_unless_it_names_another(world):
+    """Correcting a value that holds until a date does not make it hold for ever: left out, ``valid_until`` is the
+    corrected record's (as ``review_by`` is); a new date replaces it; ``null`` asks for the type's default."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    until = datetime.now(UTC).replace(microsecond=0) + timedelta(days=20)
+    old = patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00",
+                                                         valid_until=until.isoformat())).json()["memory_id"]
+
+    def correct(memory_id, time, **extra):
+        r = patient.post(f"{mem(world.patient_a)}/{memory_id}/correct",
+                         {"fact": {"kind": "earliest_time", "time": time}, **extra})
+        assert r.status_code == 201, r.content
+        return r.json()
+
+    kept = correct(old, "10:30")
+    assert datetime.fromisoformat(kept["valid_until"]) == until
+    [listed] = patient.get(mem(world.patient_a)).json()["items"]
+    assert listed["memory_id"] == kept["memory_id"] and datetime.fromisoformat(listed["valid_until"]) == until
+    later = until + timedelta(days=5)
+    moved = correct(kept["memory_id"], "11:00", valid_until=later.isoformat())
+    assert datetime.fromisoformat(moved["valid_until"]) == later
+    assert correct(moved["memory_id"], "11:30", valid_until=None)["valid_until"] is None  # no default validity
+
+
 def test_patients_cannot_correct_or_delete_clinical_facts(world):
     nurse = nurse_with(world, "care_coordination")
     care = nurse.post(mem(world.patient_a), care_body()).json()["memory_id"]
