@@ -301,12 +301,20 @@ def _supersede(*, identity: Identity, current: list[Memory], new_id: uuid.UUID,
     """Move the attribute's current records (read FOR UPDATE by this transaction) to superseded. ``locked``: their
     moves may be sent without waiting for their counts (:func:`memory.lifecycle.memory_transition`)."""
     now = timezone.now()
+    moved = 0
     for old in current:
+        if old.valid_until is not None and old.valid_until <= now:
+            # its validity ended before the newer value came: it expired (reads said so already), as the sweep
+            # would record it, and no newer value replaced it
+            memory_transition(identity=identity, memory=old, to_state=S.EXPIRED,
+                              event_type=LifecycleEvent.Type.EXPIRED, reason_code="validity_ended", locked=locked)
+            continue
         keep_until = min(old.expires_at, now + timedelta(days=settings.MEMORY_SUPERSEDED_RETENTION_DAYS))
         memory_transition(identity=identity, memory=old, to_state=S.SUPERSEDED,
                           event_type=event_type, reason_code="superseded_by_newer_value", superseded_by_id=new_id,
                           expires_at=keep_until, locked=locked)
-    return len(current)
+        moved += 1
+    return moved
 
 
 def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: NewFact, state: str,

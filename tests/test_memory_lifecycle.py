@@ -307,14 +307,21 @@ def test_erase_all_as_patient_keeps_clinical_record_and_says_so(world):
     assert [i["memory_id"] for i in patient.get(mem(world.patient_a)).json()["items"]] == [care]
 
 
+def _past_its_validity(world, cid) -> tuple[str, Identity]:
+    """A new value whose valid_until has just passed (the clock moved), and the patient's identity."""
+    mid = world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid, valid_until=future(1))).json()[
+        "memory_id"]
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me), connection.cursor() as cur:
+        cur.execute("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
+                    "valid_until = now() - interval '1 second' WHERE memory_id = %s", [mid])
+    return mid, me
+
+
 def test_expired_records_are_never_served_even_before_the_sweep(world):
     cid = world.consent(world.patient_a)
     patient = world.patient(world.patient_a)
-    mid = patient.post(mem(world.patient_a), memory_body(cid, valid_until=future(1))).json()["memory_id"]
-    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
-    with identity_context(me), connection.cursor() as cur:  # the clock moves past valid_until
-        cur.execute("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
-                    "valid_until = now() - interval '1 second' WHERE memory_id = %s", [mid])
+    mid, me = _past_its_validity(world, cid)
     assert patient.get(mem(world.patient_a)).json()["items"] == []
     call_command("sweep_memories")
     assert patient.get(f"{mem(world.patient_a)}/{mid}").json()["state"] == "expired"
@@ -324,6 +331,23 @@ def test_expired_records_are_never_served_even_before_the_sweep(world):
     tomb = patient.get(f"{mem(world.patient_a)}/{mid}").json()
     assert tomb["state"] == "deleted" and tomb["fact"] is None
     call_command("sweep_memories")  # idempotent
+
+
+def test_a_value_whose_validity_ended_before_the_sweep_is_expired_not_superseded_by_the_next(world):
+    """Reads say a value past its valid_until expired, whether or not the sweep has run; the next value for its
+    attribute must not rewrite that into "a newer value replaced it" (superseded) in its history."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    mid, _ = _past_its_validity(world, cid)
+    assert patient.get(f"{mem(world.patient_a)}/{mid}").json()["state"] == "expired"
+    newer = patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "11:00"))
+    assert newer.status_code == 201, newer.content
+    old = patient.get(f"{mem(world.patient_a)}/{mid}").json()
+    assert old["state"] == "expired" and old["superseded_by"] is None
+    events = patient.get(f"{mem(world.patient_a)}/{mid}/history").json()["events"]
+    assert [e["event_type"] for e in events][-1] == "expired"
+    assert [i["memory_id"] for i in patient.get(mem(world.patient_a)).json()["items"]] == [
+        newer.json()["memory_id"]]
 
 
 def test_consent_revocation_expires_dependent_memories_in_the_same_transaction(world):
