@@ -8,7 +8,7 @@ from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
+from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, require_subject
 from core.vocabulary import PURPOSES
 
 
@@ -76,7 +76,7 @@ class GrantOut(ModelOutSerializer):
 
 class GrantIn(StrictSerializer):
     patient_id = UUIDIn()
-    actor_sub = serializers.CharField(max_length=255)
+    actor_sub = serializers.CharField(max_length=255, validators=[require_subject])
     purpose = serializers.ChoiceField(choices=PURPOSES)
     expires_at = DateTimeIn(required=False, allow_null=True, default=None, help_text="none: until revoked")
     reason = serializers.CharField(max_length=400, required=False, allow_blank=True, default="")

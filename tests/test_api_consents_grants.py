@@ -110,6 +110,19 @@ def test_grant_validation(world):
     assert admin.get("/v1/grants").json()["items"] == []
 
 
+@pytest.mark.parametrize("sub", ["nurse\n9", "nurse-9\u0007", "\u202e9-esrun", "nurse\u200b9", "nurse\u20289"])
+def test_a_grant_to_a_subject_no_token_can_carry_is_refused_and_not_written(world, sub):
+    """A grant names a token's subject: one holding a control, invisible or direction character (no token carries
+    it: 401) is 422 ``unstorable_character``, as for the staff register and the console's form, and
+    nothing is written ("\u202e9-esrun" read as "nurse-9" in the grants list)."""
+    admin = world.admin()
+    r = admin.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": sub,
+                                  "purpose": "appointment_scheduling"})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("actor_sub", "unstorable_character")]
+    assert admin.get("/v1/grants").json()["items"] == []
+
+
 def test_staff_see_only_their_own_grants_and_administrators_only_their_organisation(world):
     world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
     world.grant(world.patient_b, "nurse-2", "appointment_scheduling")
