@@ -34,9 +34,7 @@ class PatientConsentsView(ScopedAPIView):
     @extend_schema(operation_id="consents_list",
                    responses={200: inline_serializer("ConsentList", {"items": ConsentOut(many=True)})})
     def get(self, request, patient_id):
-        items = list(selectors.consent_list(identity=self.identity, patient_id=patient_id))
-        audit.record(action="consent.list", resource_type="consent", patient_id=patient_id,
-                     outcome_by_access=True)
+        items = selectors.consent_list_audited(identity=self.identity, patient_id=patient_id)
         return Response({"items": ConsentOut(items, many=True).data})
 
     @extend_schema(operation_id="consents_create", request=ConsentIn, responses={201: ConsentOut, 200: ConsentOut})

@@ -6,7 +6,9 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connection
 
+from core.identity import Identity, identity_context
 from tests.conftest import memory_body
 
 pytestmark = pytest.mark.django_db
@@ -200,6 +202,29 @@ def test_evidence_and_reasons_made_of_invisible_characters_are_blank(world, invi
     assert grant.status_code == 201 and grant.json()["reason"] == ""
     r = world.staff("admin-1", scope="patient:write").post("/v1/patients", {"display_name": invisible})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "display_name"
+
+
+def test_a_consent_past_its_expiry_is_listed_as_expired(world):
+    """A consent whose expiry passed is no longer in force: the list says ``expired`` (as a memory past its
+    consent reads), not ``granted``, for the patient and for staff."""
+    patient = world.patient(world.patient_a)
+    later = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    cid = patient.post(consents(world.patient_a), {"purpose": "appointment_scheduling", "expires_at": later}).json()[
+        "consent_record_id"]
+    kept = world.consent(world.patient_a, "communication")
+    with identity_context(Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)), \
+            connection.cursor() as cur:
+        cur.execute("UPDATE patient_consent SET granted_at = now() - interval '2 days', "
+                    "expires_at = now() - interval '1 second' WHERE consent_record_id = %s", [cid])
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    for caller in (patient, world.staff("nurse-1")):
+        statuses = {c["consent_record_id"]: c["status"] for c in caller.get(consents(world.patient_a)).json()["items"]}
+        assert statuses[cid] == "expired" and statuses.get(kept, "granted") == "granted", statuses
+    # a new consent for the purpose may be given, and then the list shows both as they are
+    again = patient.post(consents(world.patient_a), {"purpose": "appointment_scheduling"})
+    assert again.status_code == 201
+    statuses = {c["consent_record_id"]: c["status"] for c in patient.get(consents(world.patient_a)).json()["items"]}
+    assert statuses == {cid: "expired", kept: "granted", again.json()["consent_record_id"]: "granted"}
 
 
 def test_a_grant_without_an_expiry_lasts_until_revoked(world):

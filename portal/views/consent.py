@@ -163,7 +163,7 @@ def staff_patient(request, patient_id: uuid.UUID):
     quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.quarantined]
     # beside the memories they govern: the page's read is recorded once, as memory.list, not a consent.list too
     consents = [consent_row(c, identity.actor_sub)
-                for c in selectors.consent_list(identity=identity, patient_id=patient_id)]
+                for c in selectors.consents_as_now(selectors.consent_list(identity=identity, patient_id=patient_id))]
     profile = directory.patient_get_audited(identity=identity, patient_id=patient_id, purpose=purpose)
     flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
