@@ -227,6 +227,22 @@ def test_a_consent_past_its_expiry_is_listed_as_expired(world):
     assert statuses == {cid: "expired", kept: "granted", again.json()["consent_record_id"]: "granted"}
 
 
+def test_a_revocation_reason_the_grant_cannot_keep_whole_is_refused_not_cut(world):
+    """The reason for a revocation is kept after the grant's own; when both do not fit (500 characters) the
+    revocation is 422 ``max_length`` on ``reason`` and the grant stays open, never kept with the reason cut off."""
+    admin = world.admin()
+    grant = admin.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-1",
+                                      "purpose": "communication", "reason": "g" * 400}).json()
+    r = admin.post(f"/v1/grants/{grant['grant_id']}/revoke", {"reason": "r" * 200})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("reason", "max_length")]
+    [listed] = admin.get("/v1/grants").json()["items"]
+    assert listed["revoked_at"] is None and listed["reason"] == "g" * 400
+    r = admin.post(f"/v1/grants/{grant['grant_id']}/revoke", {"reason": "r" * 88})
+    assert r.status_code == 200 and r.json()["revoked_at"]
+    assert r.json()["reason"] == "g" * 400 + " | revoked: " + "r" * 88
+
+
 def test_a_grant_without_an_expiry_lasts_until_revoked(world):
     """expires_at is optional, as in the staff console (it was required, even as null)."""
     r = world.admin().post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-open",

@@ -344,11 +344,16 @@ def admin_access(request):
 def admin_revoke(request, grant_id: uuid.UUID):
     identity = request.portal_identity
     form = RevokeForm(request.POST)
+    if form.is_valid():
+        try:
+            services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
+        except ValidationFailed as exc:  # the reason does not fit beside the grant's own
+            for error in exc.errors:
+                form.add_error("reason", error["message"])
     if not form.is_valid():
         grant = selectors.grant_list(identity=identity)
         return render(request, "consent/admin_revoke.html",
                       {"form": form, "grant_id": grant_id,
                        "grant": next((g for g in grant if g.grant_id == grant_id), None)}, status=422)
-    services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
     messages.success(request, "Access ended.")
     return redirect("admin-access")
