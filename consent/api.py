@@ -8,7 +8,7 @@ from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
+from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, require_subject
 from core.vocabulary import PURPOSES
 
 
@@ -34,9 +34,7 @@ class PatientConsentsView(ScopedAPIView):
     @extend_schema(operation_id="consents_list",
                    responses={200: inline_serializer("ConsentList", {"items": ConsentOut(many=True)})})
     def get(self, request, patient_id):
-        items = list(selectors.consent_list(identity=self.identity, patient_id=patient_id))
-        audit.record(action="consent.list", resource_type="consent", patient_id=patient_id,
-                     outcome_by_access=True)
+        items = selectors.consent_list_audited(identity=self.identity, patient_id=patient_id)
         return Response({"items": ConsentOut(items, many=True).data})
 
     @extend_schema(operation_id="consents_create", request=ConsentIn, responses={201: ConsentOut, 200: ConsentOut})
@@ -76,7 +74,7 @@ class GrantOut(ModelOutSerializer):
 
 class GrantIn(StrictSerializer):
     patient_id = UUIDIn()
-    actor_sub = serializers.CharField(max_length=255)
+    actor_sub = serializers.CharField(max_length=255, validators=[require_subject])
     purpose = serializers.ChoiceField(choices=PURPOSES)
     expires_at = DateTimeIn(required=False, allow_null=True, default=None, help_text="none: until revoked")
     reason = serializers.CharField(max_length=400, required=False, allow_blank=True, default="")

@@ -62,6 +62,8 @@ class GrantQuerySet(models.QuerySet):
 class AccessGrant(models.Model):
     """A staff subject's access to one patient for one purpose, until it expires or is revoked."""
 
+    REASON_MAX_LENGTH = 500  # the grant's reason and then its revocation's
+
     grant_id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("core.Organization", on_delete=models.PROTECT, db_column="organization_id")
     patient_id = models.UUIDField()
@@ -70,7 +72,7 @@ class AccessGrant(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     granted_by = models.CharField(max_length=255)
-    reason = models.CharField(max_length=500, blank=True, default="")
+    reason = models.CharField(max_length=REASON_MAX_LENGTH, blank=True, default="")
     revoked_by = models.CharField(max_length=255, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

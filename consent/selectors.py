@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from consent.models import AccessGrant, ConsentRecord
 from core import audit
@@ -16,10 +18,22 @@ def consent_list(*, identity: Identity, patient_id: uuid.UUID) -> QuerySet[Conse
         "-granted_at")
 
 
+def consents_as_now(records: Iterable[ConsentRecord]) -> list[ConsentRecord]:
+    """``records`` with the status each has now: a granted consent whose expiry passed is ``expired`` (the row
+    says so only once a new consent for the purpose is recorded), so it is never shown as in force."""
+    now = timezone.now()
+    records = list(records)
+    for record in records:
+        if record.status == ConsentRecord.Status.GRANTED and record.expires_at is not None and record.expires_at <= now:
+            record.status = ConsentRecord.Status.EXPIRED
+    return records
+
+
 def consent_list_audited(*, identity: Identity, patient_id: uuid.UUID) -> list[ConsentRecord]:
-    """:func:`consent_list`, read to be shown to the caller: audited as ``consent.list``, ``denied`` when the caller
-    may not see the patient (the list is then empty, as for a patient with no consents)."""
-    records = list(consent_list(identity=identity, patient_id=patient_id))
+    """:func:`consent_list` as of now (:func:`consents_as_now`), read to be shown to the caller: audited as
+    ``consent.list``, ``denied`` when the caller may not see the patient (the list is then empty, as for a patient
+    with no consents)."""
+    records = consents_as_now(consent_list(identity=identity, patient_id=patient_id))
     audit.record(action="consent.list", resource_type="consent", patient_id=patient_id, outcome_by_access=True)
     return records
 

@@ -142,11 +142,17 @@ def grant_revoke(*, identity: Identity, grant_id: uuid.UUID, reason: str = "") -
         raise NotFound()
     if grant.revoked_at is not None:
         return grant
-    grant.revoked_at = timezone.now()
-    grant.revoked_by = identity.actor_sub
     reason = visible(reason)
     if reason:
-        grant.reason = (f"{grant.reason} | revoked: {reason}" if grant.reason else f"revoked: {reason}")[:500]
+        kept = f"{grant.reason} | revoked: {reason}" if grant.reason else f"revoked: {reason}"
+        limit = AccessGrant.REASON_MAX_LENGTH
+        if len(kept) > limit:  # refused, never cut: the grant stays open and the caller shortens the reason
+            room = max(limit - len(kept) + len(reason), 0)
+            raise ValidationFailed.of("reason", f"at most {room} characters beside the grant's own reason",
+                                      "max_length")
+        grant.reason = kept
+    grant.revoked_at = timezone.now()
+    grant.revoked_by = identity.actor_sub
     grant.save(update_fields=["revoked_at", "revoked_by", "reason"])
     idempotency_withdraw(identity=identity, patient_id=grant.patient_id, actor_sub=grant.actor_sub)
     event_emit("grant.revoked", grant_id=grant.grant_id, patient_id=grant.patient_id, purpose=grant.purpose,

@@ -10,7 +10,7 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed
 from core.models import AuditEvent, Organization
-from core.serializers import ModelOutSerializer, StrictSerializer, UUIDIn, integer_parameter
+from core.serializers import ModelOutSerializer, StrictSerializer, UUIDIn, integer_parameter, require_name
 from core.services import organization_register
 
 
@@ -81,7 +81,7 @@ class OrganizationOut(ModelOutSerializer):
 
 class OrganizationIn(StrictSerializer):
     id = UUIDIn(required=False, help_text="generated when absent")
-    name = serializers.CharField(max_length=200, allow_blank=True, default="")
+    name = serializers.CharField(max_length=200, allow_blank=True, default="", validators=[require_name])
     trusted_issuers = serializers.ListField(child=serializers.CharField(max_length=255), min_length=1,
                                             max_length=20)
 

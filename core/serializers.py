@@ -10,6 +10,7 @@ from typing import ClassVar
 
 from rest_framework import serializers
 
+from core.authentication import well_formed_subject
 from core.errors import ValidationFailed
 
 
@@ -143,6 +144,15 @@ def require_name(value: str) -> None:
     problem = name_problem(value)
     if problem is not None:
         raise serializers.ValidationError(problem, code="unstorable_character")
+
+
+def require_subject(value: str) -> None:
+    """A validator: a token's subject (:func:`core.authentication.well_formed_subject`); a token naming anything
+    else is refused (401), so such a subject could never sign in, and "\u202e9-esrun" reads as "nurse-9"
+    (``unstorable_character`` otherwise)."""
+    if not well_formed_subject(value):
+        raise serializers.ValidationError("a token's subject: no control, invisible or direction characters",
+                                          code="unstorable_character")
 
 
 def require_visible(value: str) -> None:

@@ -13,9 +13,8 @@ from rest_framework.response import Response
 
 from core import audit
 from core.api import ScopedAPIView
-from core.authentication import well_formed_subject
 from core.errors import NotFound
-from core.serializers import StrictSerializer, UUIDIn, require_name, require_visible
+from core.serializers import StrictSerializer, UUIDIn, require_name, require_subject, require_visible
 from directory import selectors, services
 from directory.models import StaffMember
 
@@ -72,18 +71,11 @@ class StaffOut(serializers.Serializer):
 
 
 class StaffIn(StrictSerializer):
-    actor_sub = serializers.CharField(max_length=255)
+    # no token ever names a malformed subject (401): registered, it would only show in the search box
+    actor_sub = serializers.CharField(max_length=255, validators=[require_subject])
     display_name = serializers.CharField(max_length=200, trim_whitespace=False, help_text=STAFF_NAME_HELP,
                                          validators=[require_visible, require_name])
     kind = serializers.CharField(required=False, help_text="person (default) or agent")
-
-    def validate_actor_sub(self, value):
-        if not well_formed_subject(value):
-            # no token ever names such a subject (401): registered, it would only show in the search box, where a
-            # direction override reads as another subject
-            raise serializers.ValidationError("a token's subject: no control, invisible or direction characters",
-                                              code="unstorable_character")
-        return value
 
     def validate_kind(self, value):
         if value not in StaffMember.Kind.values:

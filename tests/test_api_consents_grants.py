@@ -6,7 +6,9 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connection
 
+from core.identity import Identity, identity_context
 from tests.conftest import memory_body
 
 pytestmark = pytest.mark.django_db
@@ -110,6 +112,19 @@ def test_grant_validation(world):
     assert admin.get("/v1/grants").json()["items"] == []
 
 
+@pytest.mark.parametrize("sub", ["nurse\n9", "nurse-9\u0007", "\u202e9-esrun", "nurse\u200b9", "nurse\u20289"])
+def test_a_grant_to_a_subject_no_token_can_carry_is_refused_and_not_written(world, sub):
+    """A grant names a token's subject: one holding a control, invisible or direction character (no token carries
+    it: 401) is 422 ``unstorable_character``, as for the staff register and the console's form, and
+    nothing is written ("\u202e9-esrun" read as "nurse-9" in the grants list)."""
+    admin = world.admin()
+    r = admin.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": sub,
+                                  "purpose": "appointment_scheduling"})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("actor_sub", "unstorable_character")]
+    assert admin.get("/v1/grants").json()["items"] == []
+
+
 def test_staff_see_only_their_own_grants_and_administrators_only_their_organisation(world):
     world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
     world.grant(world.patient_b, "nurse-2", "appointment_scheduling")
@@ -187,6 +202,45 @@ def test_evidence_and_reasons_made_of_invisible_characters_are_blank(world, invi
     assert grant.status_code == 201 and grant.json()["reason"] == ""
     r = world.staff("admin-1", scope="patient:write").post("/v1/patients", {"display_name": invisible})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "display_name"
+
+
+def test_a_consent_past_its_expiry_is_listed_as_expired(world):
+    """A consent whose expiry passed is no longer in force: the list says ``expired`` (as a memory past its
+    consent reads), not ``granted``, for the patient and for staff."""
+    patient = world.patient(world.patient_a)
+    later = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    cid = patient.post(consents(world.patient_a), {"purpose": "appointment_scheduling", "expires_at": later}).json()[
+        "consent_record_id"]
+    kept = world.consent(world.patient_a, "communication")
+    with identity_context(Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)), \
+            connection.cursor() as cur:
+        cur.execute("UPDATE patient_consent SET granted_at = now() - interval '2 days', "
+                    "expires_at = now() - interval '1 second' WHERE consent_record_id = %s", [cid])
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    for caller in (patient, world.staff("nurse-1")):
+        statuses = {c["consent_record_id"]: c["status"] for c in caller.get(consents(world.patient_a)).json()["items"]}
+        assert statuses[cid] == "expired" and statuses.get(kept, "granted") == "granted", statuses
+    # a new consent for the purpose may be given, and then the list shows both as they are
+    again = patient.post(consents(world.patient_a), {"purpose": "appointment_scheduling"})
+    assert again.status_code == 201
+    statuses = {c["consent_record_id"]: c["status"] for c in patient.get(consents(world.patient_a)).json()["items"]}
+    assert statuses == {cid: "expired", kept: "granted", again.json()["consent_record_id"]: "granted"}
+
+
+def test_a_revocation_reason_the_grant_cannot_keep_whole_is_refused_not_cut(world):
+    """The reason for a revocation is kept after the grant's own; when both do not fit (500 characters) the
+    revocation is 422 ``max_length`` on ``reason`` and the grant stays open, never kept with the reason cut off."""
+    admin = world.admin()
+    grant = admin.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-1",
+                                      "purpose": "communication", "reason": "g" * 400}).json()
+    r = admin.post(f"/v1/grants/{grant['grant_id']}/revoke", {"reason": "r" * 200})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("reason", "max_length")]
+    [listed] = admin.get("/v1/grants").json()["items"]
+    assert listed["revoked_at"] is None and listed["reason"] == "g" * 400
+    r = admin.post(f"/v1/grants/{grant['grant_id']}/revoke", {"reason": "r" * 88})
+    assert r.status_code == 200 and r.json()["revoked_at"]
+    assert r.json()["reason"] == "g" * 400 + " | revoked: " + "r" * 88
 
 
 def test_a_grant_without_an_expiry_lasts_until_revoked(world):

@@ -203,6 +203,21 @@ def test_only_a_registry_administrator_lists_and_registers_organisations(world, 
         assert r.status_code == 422 and r.json()["code"] == "validation_error", (bad, r.content)
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["St\u202eesle", "St\u0007Else", "St\u200bElse", "St\u2028Else"])
+def test_an_organisation_name_people_cannot_read_is_refused_and_nothing_registered(world, keyring, name):
+    """An organisation's name is one line of visible text, as a patient's or staff member's: a control, invisible
+    or direction character is 422 ``unstorable_character`` and no organisation is registered."""
+    operator_org = uuid.uuid4()
+    register_organization(operator_org, administrator=True)
+    operator = Api(mint(keyring, sub="ops", org_id=operator_org, scope="organization:admin"))
+    new = uuid.uuid4()
+    r = operator.post("/v1/organizations", {"id": str(new), "name": name, "trusted_issuers": [ISSUER]})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("name", "unstorable_character")]
+    assert _count("SELECT count(*) FROM organization WHERE id = %s", new) == 0
+
+
 def test_register_organization_command_admits_the_organisation(committed_db, keyring):
     org, patient = uuid.uuid4(), uuid.uuid4()
     api = Api(mint(keyring, sub="p", org_id=org, patient_id=patient))

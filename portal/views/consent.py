@@ -163,7 +163,7 @@ def staff_patient(request, patient_id: uuid.UUID):
     quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.quarantined]
     # beside the memories they govern: the page's read is recorded once, as memory.list, not a consent.list too
     consents = [consent_row(c, identity.actor_sub)
-                for c in selectors.consent_list(identity=identity, patient_id=patient_id)]
+                for c in selectors.consents_as_now(selectors.consent_list(identity=identity, patient_id=patient_id))]
     profile = directory.patient_get_audited(identity=identity, patient_id=patient_id, purpose=purpose)
     flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
@@ -344,11 +344,16 @@ def admin_access(request):
 def admin_revoke(request, grant_id: uuid.UUID):
     identity = request.portal_identity
     form = RevokeForm(request.POST)
+    if form.is_valid():
+        try:
+            services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
+        except ValidationFailed as exc:  # the reason does not fit beside the grant's own
+            for error in exc.errors:
+                form.add_error("reason", error["message"])
     if not form.is_valid():
         grant = selectors.grant_list(identity=identity)
         return render(request, "consent/admin_revoke.html",
                       {"form": form, "grant_id": grant_id,
                        "grant": next((g for g in grant if g.grant_id == grant_id), None)}, status=422)
-    services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
     messages.success(request, "Access ended.")
     return redirect("admin-access")

@@ -330,6 +330,23 @@ def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people,
     assert str(world.patient_b) not in nurse.get("/staff/").content.decode()
 
 
+def test_a_revocation_reason_that_does_not_fit_beside_the_grants_is_asked_again(world, people, signed_in):
+    """The console's revocation with a reason the grant cannot keep whole beside its own is shown the form again
+    (422) and ends nothing, as the API's; it is never kept cut off."""
+    admin = signed_in(people.admin())
+    nurse_sub = people.staff("newnurse")
+    ok = admin.post("/staff/access/", {"actor_sub": nurse_sub, "patient_id": str(world.patient_b),
+                                       "purpose": "appointment_scheduling", "reason": "g" * 300}, follow=True)
+    grant_id = re.search(r'data-grant-id="([0-9a-f-]{36})"', ok.content.decode()).group(1)
+    refused = admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": "r" * 200})
+    assert refused.status_code == 422 and "beside the grant" in refused.content.decode()
+    [grant] = world.admin().get("/v1/grants", {"patient_id": str(world.patient_b)}).json()["items"]
+    assert grant["revoked_at"] is None and grant["reason"] == "g" * 300
+    admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": "cover ended"})
+    [grant] = world.admin().get("/v1/grants", {"patient_id": str(world.patient_b)}).json()["items"]
+    assert grant["revoked_at"] and grant["reason"] == "g" * 300 + " | revoked: cover ended"
+
+
 def test_a_nurse_cannot_grant_access(nurse):
     assert nurse["client"].get("/staff/access/").status_code == 403
 
