@@ -31,6 +31,12 @@ class StrictSerializer(serializers.Serializer):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
                 raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
+            # DRF's text fields take the number 12 as "12": a subject, a name or a reason is sent as text
+            numbers = sorted(name for name, field in self.fields.items() if isinstance(field, serializers.CharField)
+                             and isinstance(data.get(name), int | float) and not field.read_only)
+            if numbers:
+                raise serializers.ValidationError(
+                    {name: [serializers.ErrorDetail("Not a valid string.", code="invalid")] for name in numbers})
         return super().to_internal_value(data)
 
 

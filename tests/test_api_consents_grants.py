@@ -125,6 +125,17 @@ def test_a_grant_to_a_subject_no_token_can_carry_is_refused_and_not_written(worl
     assert admin.get("/v1/grants").json()["items"] == []
 
 
+@pytest.mark.parametrize("sub", [12, 1.5, True])
+def test_a_subject_sent_as_a_number_is_refused_not_read_as_its_digits(world, sub):
+    """DRF's text fields take 12 as "12": a grant to the subject "12" nobody meant. Text is sent as text."""
+    admin = world.admin()
+    r = admin.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": sub,
+                                  "purpose": "appointment_scheduling"})
+    assert r.status_code == 422, r.content
+    assert r.json()["errors"] == [{"field": "actor_sub", "message": "Not a valid string.", "code": "invalid"}]
+    assert admin.get("/v1/grants").json()["items"] == []
+
+
 def test_staff_see_only_their_own_grants_and_administrators_only_their_organisation(world):
     world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
     world.grant(world.patient_b, "nurse-2", "appointment_scheduling")
