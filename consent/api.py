@@ -6,7 +6,6 @@ from rest_framework.response import Response
 
 from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
-from core import audit
 from core.api import ScopedAPIView
 from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, require_subject
 from core.vocabulary import PURPOSES
@@ -95,9 +94,8 @@ class GrantsView(ScopedAPIView):
                    parameters=[OpenApiParameter("patient_id", str, required=False, description="one patient's")],
                    responses={200: inline_serializer("GrantList", {"items": GrantOut(many=True)})})
     def get(self, request):
-        items = list(selectors.grant_list(identity=self.identity,
-                                          patient_id=request.query_params.get("patient_id") or None))
-        audit.record(action="grant.list", resource_type="access_grant")
+        items = selectors.grant_list_audited(identity=self.identity,
+                                             patient_id=request.query_params.get("patient_id") or None)
         return Response({"items": GrantOut(items, many=True).data})
 
     @extend_schema(operation_id="grants_create", request=GrantIn, responses={201: GrantOut, 200: GrantOut})

@@ -50,9 +50,10 @@ def grant_list(*, identity: Identity, patient_id: str | None = None) -> QuerySet
 
 
 def grant_list_audited(*, identity: Identity, patient_id: str | None = None) -> list[AccessGrant]:
-    """:func:`grant_list`, read to be shown to an administrator: audited as ``grant.list``."""
+    """:func:`grant_list`, read to be shown to an administrator: audited as ``grant.list``, in the patient's own
+    history when it is one patient's (who may reach their records is about them)."""
     grants = list(grant_list(identity=identity, patient_id=patient_id))
-    audit.record(action="grant.list", resource_type="access_grant")
+    audit.record(action="grant.list", resource_type="access_grant", patient_id=patient_id or None)
     return grants
 
 

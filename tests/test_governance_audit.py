@@ -94,6 +94,18 @@ def test_grant_list_patient_filter_must_be_a_uuid(world):
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "patient_id"
 
 
+def test_reading_one_patients_grants_is_in_that_patients_history(world):
+    """Who may reach a patient's records is about them: an administrator listing them is in their history (the row
+    named no patient); the whole organisation's list names none."""
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    admin = world.admin()
+    assert len(admin.get("/v1/grants", {"patient_id": str(world.patient_a)}).json()["items"]) == 1
+    admin.get("/v1/grants")
+    history = world.patient(world.patient_a).get("/v1/audit-events", {"patient_id": str(world.patient_a)}).json()
+    assert [(e["action"], e["outcome"]) for e in history["items"] if e["action"] == "grant.list"] == [
+        ("grant.list", "success")]
+
+
 def _insert(**overrides):
     values = {"organization_id": uuid.uuid4(), "actor_sub": "nurse-1", "actor_kind": "staff",
               "action": "memory.list", "resource_type": "memory", "outcome": "success",
