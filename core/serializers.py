@@ -15,9 +15,10 @@ from core.errors import ValidationFailed
 
 
 class StrictSerializer(serializers.Serializer):
-    """Refuses fields it does not declare. A choice it refuses is answered with the choices, never with what was
-    sent (DRF's message repeats the value, which may be health information)."""
+    """Refuses fields it does not declare."""
 
+    # (The docstring is every request body's description in the OpenAPI document.) A choice it refuses is answered
+    # with the choices, never with what was sent: DRF's message repeats the value, which may be health information.
     def get_fields(self):
         fields = super().get_fields()
         for field in fields.values():
