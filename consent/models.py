@@ -52,6 +52,11 @@ class ConsentRecord(models.Model):
                                     condition=Q(status="granted"), name="consent_one_granted_per_purpose"),
         ]
 
+    def in_force(self, now) -> bool:
+        """Whether this record is in force at ``now``: the rule of :meth:`ConsentQuerySet.active`, for one row."""
+        return self.status == self.Status.GRANTED and self.revoked_at is None and (
+            self.expires_at is None or self.expires_at > now)
+
 
 class GrantQuerySet(models.QuerySet):
     def active(self, now=None):

@@ -24,7 +24,7 @@ def consents_as_now(records: Iterable[ConsentRecord]) -> list[ConsentRecord]:
     now = timezone.now()
     records = list(records)
     for record in records:
-        if record.status == ConsentRecord.Status.GRANTED and record.expires_at is not None and record.expires_at <= now:
+        if record.status == ConsentRecord.Status.GRANTED and not record.in_force(now):
             record.status = ConsentRecord.Status.EXPIRED
     return records
 

@@ -259,6 +259,7 @@ def _turn(turn) -> dict:
 class _SessionView(ScopedAPIView):
     abstract = True
     resource_type = "conversation_session"
+
     def replay_still_holds(self, data) -> bool:
         """A stored answer showing a conversation is given again only while the conversation is live: a retry
         after it ended or expired gets 409 ``idempotent_response_withdrawn``, never the slots and offers that
@@ -411,13 +412,13 @@ class SessionEndView(_SessionView):
 
 class TurnProposeView(_SessionView):
     idempotent_create = True
+    required_scopes = {"POST": ["memory:write"]}
+    audit_actions = {"POST": "conversation.propose"}
 
     def replay_still_holds(self, data) -> bool:
         """The answer shows the proposed memories, which outlive the conversation: given again while each still
         reads as it did (as the memory API's answers), not once the patient confirmed it or it expired."""
         return memory_selectors.memory_answer_still_holds(identity=self.identity, data=data)
-    required_scopes = {"POST": ["memory:write"]}
-    audit_actions = {"POST": "conversation.propose"}
 
     @extend_schema(operation_id="sessions_turns_propose", request=None, responses={201: ProposalsOut},
                    description="Propose the durable scheduling preferences stated in this user turn as long-term "

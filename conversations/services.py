@@ -135,14 +135,15 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
             raise ValidationFailed.of("tool_result",
                                       f"at most {settings.CONVERSATION_MAX_TOOL_RESULT_BYTES} bytes as JSON",
                                       "too_long")
-        if tool_name == OFFER_TOOL and not offers_well_formed(tool_result):
-            # later turns pick from these offers and the summary quotes them: a malformed one would break both
-            raise ValidationFailed.of("tool_result.offers", "a list of offers, each an object with a slot_id (text) "
-                                      "and, when given, a day and an HH:MM time")
-        if tool_name == OFFER_TOOL and len(tool_result["offers"]) > MAX_OFFERS:
-            # as many as the service's own slot search offers: every context carries the latest offers whole, so
-            # a longer list left no room for the conversation at the default budget
-            raise ValidationFailed.of("tool_result.offers", f"at most {MAX_OFFERS} offers", "too_long")
+        if tool_name == OFFER_TOOL:
+            if not offers_well_formed(tool_result):
+                # later turns pick from these offers and the summary quotes them: a malformed one would break both
+                raise ValidationFailed.of("tool_result.offers", "a list of offers, each an object with a slot_id "
+                                          "(text) and, when given, a day and an HH:MM time")
+            if len(tool_result["offers"]) > MAX_OFFERS:
+                # as many as the service's own slot search offers: every context carries the latest offers whole,
+                # so a longer list left no room for the conversation at the default budget
+                raise ValidationFailed.of("tool_result.offers", f"at most {MAX_OFFERS} offers", "too_long")
 
 
 def turn_append(*, identity: Identity, session_id: uuid.UUID, role: str, content: str,

@@ -56,8 +56,7 @@ class MemoryIn(StrictSerializer):
     fact = serializers.JSONField(help_text="Typed fact; `kind` names the attribute, e.g. "
                                            '{"kind": "earliest_time", "time": "10:00"}')
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
-    consent_record_id = UUIDIn(required=False, allow_null=True,
-                                              help_text="Required except for care context")
+    consent_record_id = UUIDIn(required=False, allow_null=True, help_text="Required except for care context")
     valid_until = DateTimeIn(required=False, allow_null=True)
     review_by = DateTimeIn(required=False, allow_null=True,
                                           help_text="Types with review (care context)")

@@ -153,8 +153,7 @@ class Memory(models.Model):
         now = now or timezone.now()
         past_deadline = self.expires_at <= now or (self.valid_until is not None and self.valid_until <= now)
         record = self.consent_record if consent and self.consent_record_id is not None else None
-        consent_lapsed = record is not None and not (record.status == "granted" and record.revoked_at is None and (
-            record.expires_at is None or record.expires_at > now))
+        consent_lapsed = record is not None and not record.in_force(now)
         return state_now(self.state, past_deadline=past_deadline, consent_lapsed=consent_lapsed)
 
     def as_of_now(self, now=None) -> Memory:
