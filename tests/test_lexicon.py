@@ -202,6 +202,11 @@ def test_expansion_adds_class_names():
     ("robinul for drooling", "anticholinergics_other"), ("glycopyrrolate", "anticholinergics_other"),
     ("Siklos", "cytotoxic_chemotherapy"), ("hydroxyurea", "cytotoxic_chemotherapy"), ("Monotrim", "trimethoprim"),
     ("second Imvanex dose", "vaccines"), ("Provigil", "modafinil"), ("camzyos", "mavacamten"),
+    # lexicon-9
+    ("Is he on Tresiba?", "insulin_degludec"), ("NovoRapid pen", "insulin_aspart"), ("Jinarc", "tolvaptan"),
+    ("due his Vabysmo", "anti_vegf"), ("Eylea injection", "anti_vegf"), ("Baqsimi", "glucagon"),
+    ("Retina want an FFA", "fluorescein"), ("Otomize spray", "aminoglycosides"),
+    ("What immunosuppression is he on?", "immunosuppressants"),
 ])
 def test_brands_and_generics_of_monitored_and_long_term_medicines_map_to_their_classes(text, concept):
     assert concept in lexicon().mentions(text)
@@ -259,6 +264,10 @@ INTERACTING = [
     ("fluconazole for thrush", "Tegretol Retard"),
     ("MMR", "hydroxycarbamide for sickle cell disease"),
     ("mum asked if she can take Sudafed for a cold", "methylphenidate XL 36 mg"),
+    # lexicon-9
+    ("GP wants to give clarithromycin", "tolvaptan for polycystic kidneys"),
+    ("Cardiology want to start propranolol", "insulin glargine"),
+    ("bisoprolol", "gliclazide 80 mg"),
 ]
 
 
@@ -272,6 +281,16 @@ def test_interactions_concern_what_the_patient_takes(question, taken):
 def test_interactions_do_not_concern_an_allergy(question, allergy):
     lex = lexicon()
     assert lex.relevance(lex.mentions(question), lex.mentions(allergy), taken=False) == 0
+
+
+def test_a_brand_names_its_own_insulin_before_the_patient_s_other_one():
+    """Basal and mealtime insulin together are the rule in type 1 diabetes: Tresiba is the degludec, not the
+    aspart, though both are insulin; a question about insulin concerns both alike."""
+    lex = lexicon()
+    m = lex.mentions
+    degludec, aspart = m("insulin degludec (basal)"), m("insulin aspart (mealtimes)")
+    assert lex.relevance(m("Is he on Tresiba?"), degludec) > lex.relevance(m("Is he on Tresiba?"), aspart) > 0
+    assert lex.relevance(m("any insulin?"), degludec) == lex.relevance(m("any insulin?"), aspart) == 1.0
 
 
 def test_an_antispasmodic_that_is_not_antimuscarinic_does_not_meet_pyridostigmine():

@@ -1,4 +1,4 @@
-"""Evaluate retrieval on the blind evaluation sets (memory/eval/blind, blind2 ... blind15): each split loaded into a
+"""Evaluate retrieval on the blind evaluation sets (memory/eval/blind, blind2 ... blind16): each split loaded into a
 fresh organisation through the real services and asked through the API's search (memory.evaluation_blind). The
 held-out splits are printed last and only in aggregate; tune on the tuning splits, quote the held-out ones."""
 
