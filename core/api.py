@@ -260,13 +260,21 @@ class ScopedAPIView(APIView):
                         response = handler(request, *args, **kwargs)
                     else:
                         response = self._idempotent(handler, request, key, *args, **kwargs)
-            except ApiError as exc:
+            except exceptions.APIException as exc:
                 # An unregistered organisation gets no audit rows: nobody could read them, and anyone could
                 # fill the table with them.
-                if exc.status_code in _AUDITED_REFUSALS and not isinstance(exc, UnknownOrganization):
+                limited = None
+                if isinstance(exc, UnknownOrganization | RateLimited):
+                    pass
+                elif isinstance(exc, ApiError) and exc.status_code in _AUDITED_REFUSALS:
                     limited = self._audit_refusal(request, exc)
-                    if limited is not None:
-                        raise limited from None
+                elif 400 <= exc.status_code < 500:
+                    # a request its handler refused as malformed (400, 413, 422) did the work of the identity,
+                    # the gate and its checks too: counted like every other, or a stream of invalid bodies would
+                    # never meet the limits
+                    limited = self._count_refused(request)
+                if limited is not None:
+                    raise limited from None
                 raise
             except (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 # psycopg's own when a pipeline is entered or left on a connection that has just died
@@ -343,7 +351,7 @@ class ScopedAPIView(APIView):
         answered 429 instead (returned here)."""
         action = self.audit_actions.get(declared_method(request.method))
         if not action:
-            return None
+            return self._count_refused(request)
         try:
             with identity_context(request.auth, gate=RequestGate(request.auth)):
                 audit.record(
@@ -361,6 +369,20 @@ class ScopedAPIView(APIView):
             return None
         except Exception as audit_exc:  # the refusal stands even if its audit row cannot be written
             log.error("could not audit a refusal: %s", type(audit_exc).__name__)
+        return None
+
+    def _count_refused(self, request) -> RateLimited | None:
+        """Count a refused request against the caller's limits in a transaction of its own (its own hit rolled
+        back with it), writing nothing else; over the limit, the 429 to answer instead (returned here)."""
+        try:
+            with identity_context(request.auth, gate=RequestGate(request.auth)):
+                pass  # the identity statement, and the gate in it, runs when the block ends
+        except RateLimited as limited:
+            return limited
+        except UnknownOrganization:
+            return None
+        except Exception as count_exc:  # the refusal stands even if it cannot be counted
+            log.error("could not count a refusal: %s", type(count_exc).__name__)
         return None
 
     # Views refine these; defaults read the URL.

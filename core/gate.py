@@ -8,8 +8,9 @@ transaction is aborted before any statement pipelined after it runs:
 * **rate limits**: per token subject and per organisation, counted in fixed windows in ``api_rate_counter``
   (shared by every worker process and node); over the limit, 429 ``rate_limited`` with ``Retry-After``.
 
-A refused or failed request rolls back with its transaction, so its hit is not counted: the limits bound work the
-service did, not attempts (refusals are audited separately).
+A refused or failed request rolls back with its transaction, hit included; a refusal by its handler (403, 404, 409,
+and a malformed request's 400, 413 or 422) is counted again in a transaction of its own (``core.api``), the 403-409s
+with their audit row, so that neither guessing ids nor a stream of invalid bodies escapes the limits.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ crash can never keep one without the other. The same key with the same request a
 (same status, same body, ``Idempotent-Replayed: true``); with another request, 409 ``idempotency_key_reused``.
 The same request is the same method, path and body; a JSON body is compared by its value (:func:`canonical_json`:
 keys in any order, any whitespace), any other body by its bytes.
-Keys belong to the caller (organisation and subject, by RLS) and are kept at least
+Keys belong to the caller (organisation and subject, by RLS; and the agent, when an agent calls: see
+:func:`caller_key`) and are kept at least
 ``IDEMPOTENCY_KEY_RETENTION_HOURS``. Concurrent requests with one key are serialised by a transaction-scoped
 advisory lock: the second waits for the first and then replays it. Failed requests store nothing, so the key can
 be used again once the request is fixed.
@@ -81,6 +82,18 @@ def _aead() -> AESGCM:
     return AESGCM(key)
 
 
+def caller_key(identity: Identity, key: str) -> str:
+    """The key as stored for this caller. An agent shares its subject with the person it acts for (the patient's
+    own ``sub``), but is not them: its writes are proposals, theirs are not. So an agent's keys are its own, apart
+    from the person's and from every other agent's: the client's key, keyed-hashed with the agent's client id into
+    the same alphabet and length (nobody without the secret key can name another caller's stored key)."""
+    if identity.agent_client_id is None:
+        return key
+    mac = hmac.new(settings.SECRET_KEY.encode(), f"idempotency agent|{identity.agent_client_id}|{key}".encode(),
+                   hashlib.sha256)
+    return "agent:" + mac.hexdigest()[:40]
+
+
 def _aad(identity: Identity, key: str) -> bytes:
     return f"{identity.org_id}|{identity.actor_sub}|{key}".encode()
 
@@ -98,6 +111,7 @@ def idempotency_lookup(*, identity: Identity, key: str, digest: str, raw_digest:
 
     ``raw_digest``, the hash of a JSON body's bytes as sent, also matches: records stored before JSON bodies were
     compared by their canonical form hold that one (the same bytes are the same request either way)."""
+    key = caller_key(identity, key)
     # The lock, then the read it guards (a statement of its own, so its snapshot comes after the lock), in one
     # round trip (with the request's identity and gate when they are the block's first statements).
     with connection.cursor() as lock, connection.cursor() as cursor:
@@ -143,6 +157,7 @@ def patient_of(kwargs: dict, data, identity: Identity):
 def idempotency_store(*, identity: Identity, key: str, digest: str, status: int, data, patient_id=None) -> None:
     """In the creation's own transaction: remember its response for this key (and which patient it is about, so
     that deleting that patient's data withdraws it too: :func:`idempotency_withdraw`)."""
+    key = caller_key(identity, key)
     plain = json.dumps(data, cls=JSONEncoder, separators=(",", ":")).encode()
     nonce = os.urandom(12)
     sealed = nonce + _aead().encrypt(nonce, plain, _aad(identity, key))

@@ -38,7 +38,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from urllib.parse import urlsplit
 
 import httpx
 from django.conf import settings
@@ -176,14 +175,15 @@ def delivery_record(*, worker: str, claim: Claim, result: Result) -> str | None:
 
 
 # --- one attempt (no database) ------------------------------------------------------------------------------------
-def destination_allowed(host: str) -> bool:
-    """Every address ``host`` resolves to is public, or the host is explicitly allowed."""
+def destination_allowed(host: str) -> bool | None:
+    """Every address ``host`` resolves to is public, or the host is explicitly allowed; None when the name does not
+    resolve (nothing is sent then: a look-up that fails here may not fail for the POST's own)."""
     if host in allowed_private_hosts():
         return True
     try:
         infos = socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM)
     except OSError:
-        return True  # unresolvable: the connection fails on its own and is retried
+        return None
     return all(public_address(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos)
 
 
@@ -221,8 +221,13 @@ def _attempt(client: httpx.Client, claim: Claim) -> Result:
     if problem is not None:
         return Result(False, error="destination_not_allowed" if problem[0] == "destination_not_allowed"
                       else "invalid_url", retry=False)
-    host = urlsplit(claim.url).hostname or ""
-    if not destination_allowed(host):
+    # The name httpx connects to, as it encodes it (IDNA 2008: "straße" is xn--strae-oqa), never as Python's codec
+    # would (IDNA 2003: "strasse", another name, which may point somewhere else entirely).
+    host = httpx.URL(claim.url).raw_host.decode("ascii")
+    allowed = destination_allowed(host)
+    if allowed is None:  # unresolvable: retried, as a refused connection is
+        return Result(False, error="connect_error")
+    if not allowed:
         return Result(False, error="destination_not_allowed", retry=False)
     try:
         secret = signing.decrypt_secret(claim.secret_ciphertext, key_id=claim.secret_key_id,

@@ -325,6 +325,36 @@ def test_an_endpoint_stored_before_the_url_checks_it_fails_is_failed_at_once(wor
     assert [row[1:] for row in deliveries(world.org)] == [("failed", 1, None, "invalid_url")]
 
 
+def test_the_worker_checks_the_very_name_it_connects_to(world, committed_db, receiver, monkeypatch):
+    """A host written with an IDNA deviation character (``ß``) is two names: Python's codec resolves "strasse",
+    httpx connects to "xn--strae-oqa". The check must resolve what the POST will reach: an endpoint whose
+    connection name points inside is refused (destination_not_allowed), whatever the other spelling resolves to.
+    The resolver's answers come from a table (the test machine has no DNS); the endpoint is the real receiver."""
+    import socket
+
+    port = int(receiver.url.rsplit(":", 1)[1].split("/", 1)[0])
+    zone = {"strasse.hooks.example": "93.184.216.34", "xn--strae-oqa.hooks.example": "127.0.0.1"}
+    real = socket.getaddrinfo
+
+    def resolve(host, *args, **kwargs):
+        name = host.encode("idna").decode("ascii") if isinstance(host, str) else host.decode("ascii")
+        if name.endswith("hooks.example"):
+            if name not in zone:
+                raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+            return real(zone[name], *args, **kwargs)
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    r = admin(world).post(SUBS, {"url": f"https://straße.hooks.example:{port}/hook",
+                                 "event_types": ["consent.revoked"]})
+    assert r.status_code == 201, r.content
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    deliver(until=lambda: [row[1] for row in deliveries(world.org)] == ["failed"])
+    assert [row[1:] for row in deliveries(world.org)] == [("failed", 1, None, "destination_not_allowed")]
+    assert receiver.received == []
+
+
 def test_a_disabled_subscription_queues_nothing_and_an_unwanted_type_is_not_stored(world, committed_db, receiver):
     sid = subscribe(world, receiver, types=["grant.revoked"])["subscription_id"]
     cid = world.consent(world.patient_a)

@@ -153,6 +153,29 @@ def test_keys_belong_to_their_caller(world):
 
 
 @pytest.mark.django_db
+def test_an_agent_and_the_patient_it_acts_for_are_different_callers(world):
+    """An agent carries the patient's own subject, but its writes are proposals and the patient's are not: a key
+    one of them used is not the other's (nor another agent's) to replay, nor to be refused as reused."""
+    cid = world.consent(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    agent = agent_for(world, world.patient_a)
+    proposed = agent.post(path, memory_body(cid, "earliest_time", "09:30"), headers=K)
+    assert proposed.status_code == 201 and proposed.json()["status"] == "proposed", proposed.content
+    # the patient's own write under that key is recorded as hers, not answered with the agent's proposal
+    own = world.patient(world.patient_a).post(path, memory_body(cid, "earliest_time", "09:30"), headers=K)
+    assert own.status_code == 201 and "Idempotent-Replayed" not in own.headers, own.content
+    assert own.json()["memory"]["source"] == "patient_stated"
+    assert own.json()["memory"]["memory_id"] != proposed.json()["memory"]["memory_id"]
+    # another agent of the same patient: its own new request, not 409 for a key it never used
+    other = agent_for(world, world.patient_a, act="reminder-agent").post(
+        path, memory_body(cid, "latest_time", "17:00"), headers=K)
+    assert other.status_code == 201 and "Idempotent-Replayed" not in other.headers, other.content
+    # each caller still gets its own answer again
+    again = agent.post(path, memory_body(cid, "earliest_time", "09:30"), headers=K)
+    assert again.headers["Idempotent-Replayed"] == "true" and again.content == proposed.content
+
+
+@pytest.mark.django_db
 def test_a_failed_request_stores_nothing_and_the_key_can_be_used_once_fixed(world):
     cid = world.consent(world.patient_a)
     api = world.patient(world.patient_a)

@@ -95,3 +95,16 @@ def test_a_refusal_by_the_gate_leaves_no_warning_in_the_logs(world, keyring, lim
             r = alice.post(f"/v1/patients/{world.patient_a}/consents", {"purpose": "appointment_scheduling"})
             assert r.status_code == 429, r.content
     assert [r.getMessage() for r in caplog.records if r.name.startswith("psycopg")] == []
+
+
+def test_requests_refused_as_malformed_count_against_the_limit(world, limits):
+    """A body the handler refuses (422, or 400 not JSON) did the identity's and the gate's work all the same: a
+    stream of invalid requests meets the limits like any other, and past them is 429 too."""
+    alice = world.patient(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    invalid = {"memory_type": "scheduling_preference", "fact": {"kind": "earliest_time", "time": "99:99"},
+               "consent_purpose": "appointment_scheduling"}
+    statuses = [alice.post(path, invalid).status_code, alice.post(path, raw="{not json").status_code,
+                alice.post(path, invalid).status_code, alice.post(path, invalid).status_code]
+    assert statuses == [422, 400, 422, 429], statuses
+    assert _get(alice, world).status_code == 429

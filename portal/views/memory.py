@@ -271,7 +271,7 @@ ACTION_TEXT = {
 def describe_actor(event_sub: str, kind: str, me: str) -> str:
     if event_sub == me:
         return "You"
-    if kind == "service" or event_sub.startswith("service:"):
+    if kind == "service":  # by the row's kind: a person's provider subject may be spelled "service:..." too
         return f"Automated service ({event_sub.removeprefix('service:')})"
     if kind == "patient":
         return f"An app acting for you (“{event_sub}”)"

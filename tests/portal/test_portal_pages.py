@@ -505,6 +505,18 @@ def test_the_activity_page_puts_others_first_with_their_purpose_and_groups_the_p
     assert "nurse-7" not in own
 
 
+def test_a_person_whose_subject_reads_like_a_service_is_shown_as_the_person_they_are(alice, world):
+    """The activity page names automated services by the audit row's kind, never by how a subject is spelled: a
+    staff member whose provider subject begins ``service:`` is a staff member in the patient's history, not an
+    "Automated service" hiding a person's read of their record."""
+    world.grant(world.patient_a, "service:reminders", "appointment_scheduling")
+    assert world.staff("service:reminders").get(f"/v1/patients/{world.patient_a}/memories",
+                                                {"purpose": "appointment_scheduling"}).status_code == 200
+    page = alice["client"].get("/me/activity/").content.decode()
+    assert "<td>Staff member or assistant “service:reminders”</td><td>looked at your preferences</td>" in page
+    assert "Automated service (reminders)" not in page
+
+
 def test_withdrawing_a_consent_again_says_it_had_already_been_withdrawn(alice, world):
     """A stale page, the back button or a double submit posts the withdrawal again: the answer says it had
     already been withdrawn and nothing changed, never a second "Consent withdrawn"; a newer consent for the same
