@@ -148,8 +148,8 @@ class Embedder:
     def __init__(self, after: int) -> None:
         self.after = after
 
-    def submit(self, fn, *args):
-        return Arrives(fn(*args), self.after)
+    def submit(self, fn, *args, **kwargs):
+        return Arrives(fn(*args, **kwargs), self.after)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -316,3 +316,28 @@ def test_what_a_memory_text_names_is_kept_by_digest_and_bounded(monkeypatch):
     scoring.name_texts(texts[2:])
     assert len(scoring._named) == 2  # the oldest dropped
     assert all(isinstance(k, bytes) and len(k) == 16 for k in scoring._named)  # digests, not texts
+
+
+@pytest.mark.django_db
+def test_a_question_another_organisation_asked_is_embedded_again(world, monkeypatch):
+    """Recent question vectors are kept apart for each organisation: a question is embedded once per organisation
+    that asks it, so a search's time never tells one organisation what another asked."""
+    real = scoring.provider()
+    embedded: list[str] = []
+
+    class Counting:
+        name = real.name
+
+        def embed(self, texts):
+            embedded.extend(texts)
+            return real.embed(texts)
+
+    monkeypatch.setattr(scoring, "provider", lambda: Counting())
+    scoring._query_vector.cache_clear()
+    question = "which entrance has step-free access?"
+    asked = [(world.patient(world.patient_a), world.patient_a), (world.patient(world.patient_a), world.patient_a),
+             (world.patient(world.patient_b, org=world.other_org), world.patient_b)]
+    for api, patient in asked:
+        r = api.get(f"{mem(patient)}/search", {"q": question})
+        assert r.status_code == 200, r.content
+    assert len([t for t in embedded if t.startswith(question)]) == 2  # the repeat was kept; the other org's was not

@@ -68,15 +68,16 @@ class Hit:
 
 
 @lru_cache(maxsize=512)
-def _query_vector(model: str, text: str) -> tuple[float, ...]:
+def _query_vector(model: str, scope: uuid.UUID | None, text: str) -> tuple[float, ...]:
     [vector] = provider().embed([text])
     return tuple(vector)
 
 
-def query_vector(text: str) -> list[float]:
-    """A question's vector; recent ones are kept (agents repeat questions across turns and patients). Provider
-    errors are not cached."""
-    return list(_query_vector(vector_model(), text))
+def query_vector(text: str, *, scope: uuid.UUID | None = None) -> list[float]:
+    """A question's vector; recent ones are kept (agents repeat questions across turns and patients), apart for
+    each ``scope`` (the asking organisation): a question another organisation asked is never answered faster,
+    so how long a search takes says nothing about what others asked. Provider errors are not cached."""
+    return list(_query_vector(vector_model(), scope, text))
 
 
 # Any shared word counts (the question's lexemes OR-ed), so "INR" or a drug name matches on its own. The query is

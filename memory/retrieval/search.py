@@ -53,7 +53,7 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Ques
     exact over that small set."""
     # The question is embedded (over HTTP, by the machine's embedding server) while the candidates are read,
     # decrypted, named and text-ranked: the waits overlap instead of adding up.
-    pending = _embedder().submit(query_vector, question.expanded)
+    pending = _embedder().submit(query_vector, question.expanded, scope=identity.org_id)
     try:
         ordered = fetch_candidates(identity=identity, patient_id=patient_id, purpose=purpose,
                                    memory_class=memory_class, audit_row=audit_row)
