@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.contrib import auth
@@ -22,6 +22,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import escape
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from core import audit, health
 from core.errors import (
@@ -115,9 +116,20 @@ def portal_context(request) -> dict:
 
 
 def _login_redirect(request):
-    params = {"next": request.get_full_path()}
-    if getattr(request, "portal_session_expired", False):
-        params["expired"] = "1"
+    """To the sign-in page, and back here after it. A form sent once the session had ended (only a signed-in page
+    shows one) comes back to the page it was sent from (its same-site Referer), never to the address it was sent
+    to: that answers a button, not a link (405 after signing in). Nothing it held was saved, and the page says so."""
+    if request.method in ("GET", "HEAD"):
+        params = {"next": request.get_full_path()}
+        if getattr(request, "portal_session_expired", False):
+            params["expired"] = "1"
+    else:
+        referer = request.headers.get("Referer", "")
+        same_site = referer and url_has_allowed_host_and_scheme(referer, allowed_hosts={request.get_host()},
+                                                                require_https=request.is_secure())
+        page = urlsplit(referer) if same_site else None
+        params = {"next": f"{page.path}?{page.query}" if page.query else page.path} if page and page.path else {}
+        params["expired"] = "form"
     return redirect(f"{settings.LOGIN_URL}?{urlencode(params)}")
 
 

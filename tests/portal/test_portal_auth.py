@@ -139,6 +139,32 @@ def test_the_absolute_session_lifetime_ends_even_an_active_session(people, world
     assert client.get("/me/").status_code == 302  # logged out, not just redirected once
 
 
+def test_a_form_sent_after_the_session_ended_comes_back_to_its_page_after_signing_in(people, world, dev_idp):
+    """The session ended while a form was open: sending it changes nothing, the sign-in page says so, and signing
+    in again lands on the page the form was on, not on the button's address (which answers only a POST: 405)."""
+    sub = people.patient(world.patient_a)
+    client = Client()
+    login(client, dev_idp, sub)
+    assert client.get("/me/consents/").status_code == 200
+    client.logout()  # the session ended (inactivity) while the page was open
+    sent = client.post("/me/consents/give/", {"purpose": "communication"}, HTTP_ACCEPT="text/html",
+                       HTTP_REFERER="http://testserver/me/consents/")
+    assert sent.status_code == 302
+    query = parse_qs(urlparse(sent["Location"]).query)
+    assert query["next"] == ["/me/consents/"] and query["expired"] == ["form"]
+    page = client.get(sent["Location"]).content.decode()
+    assert "was not saved and nothing was changed" in page
+    back = login(client, dev_idp, sub, next_url=query["next"][0])
+    assert back.status_code == 302 and back["Location"] == "/me/consents/"
+    consents = client.get(back["Location"])
+    assert consents.status_code == 200 and "Withdraw consent" not in consents.content.decode()  # none was given
+    # a form from another site (or none named) returns to the start page, never elsewhere
+    client.logout()
+    elsewhere = client.post("/me/consents/give/", {"purpose": "communication"},
+                            HTTP_REFERER="https://evil.example/me/consents/")
+    assert parse_qs(urlparse(elsewhere["Location"]).query) == {"expired": ["form"]}
+
+
 def test_the_inactivity_timeout_is_a_short_sliding_session(settings, people, world, signed_in):
     assert settings.SESSION_COOKIE_AGE <= 30 * 60 and settings.SESSION_SAVE_EVERY_REQUEST
     client = signed_in(people.patient(world.patient_a))
