@@ -359,6 +359,9 @@ USE_I18N = True
 USE_TZ = True
 
 SESSION_COOKIE_HTTPONLY = True
+# A page's notice ("Consent given for: ...") names what the patient did: kept in the session (ended at sign-out),
+# never in the readable, signed-only cookie Django's default storage puts it in first.
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 CSRF_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"

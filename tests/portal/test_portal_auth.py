@@ -199,6 +199,18 @@ def test_pages_carry_csp_frame_and_cookie_protections(people, world, signed_in):
     assert b"<script" not in response.content
 
 
+def test_a_pages_notice_is_kept_in_the_session_never_in_a_readable_cookie(people, world, signed_in):
+    """"Consent given for: Communication with the patient" says what the patient did: Django's default keeps it
+    in a cookie anyone with the browser (or a proxy's log) reads as base64 JSON, and sign-out does not end."""
+    client = signed_in(people.patient(world.patient_a))
+    given = client.post("/me/consents/give/", {"purpose": "communication"})
+    assert given.status_code == 302
+    assert "messages" not in given.cookies and "messages" not in client.cookies
+    page = client.get(given["Location"]).content.decode()
+    assert "Consent given for: Communication with the patient." in page
+    assert "Consent given for" not in client.get("/me/consents/").content.decode()  # shown once
+
+
 def test_unauthenticated_visitors_are_sent_to_sign_in():
     for path in ["/me/", "/me/consents/", "/me/activity/", "/staff/", "/staff/access/", "/staff/workflows/"]:
         response = Client().get(path)
