@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "core.middleware.RequestIdMiddleware",
     "core.observability.MetricsMiddleware",
+    # the refusals of the next two, as a page for a browser (nothing of the browser's layers has run yet)
+    "portal.context.RequestShapePageMiddleware",
     "core.middleware.RequestShapeMiddleware",
     "core.middleware.BodySizeLimitMiddleware",
     # The browser's layers (core.browser.BrowserOnly) stand aside on the bearer-token paths below.
@@ -86,6 +88,7 @@ BEARER_PATH_PAGES = ("/v1/docs",)
 # sessions, CSRF, the session user, messages, the portal's session and error pages), in the same order.
 BROWSER_ONLY_MIDDLEWARE = (
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "portal.context.RequestShapePageMiddleware",
     "core.browser.SessionMiddleware",
     "core.browser.CsrfViewMiddleware",
     "core.browser.AuthenticationMiddleware",

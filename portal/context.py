@@ -195,6 +195,41 @@ class MethodNotAllowedPageMiddleware:
 
 
 
+class RequestShapePageMiddleware:
+    """What :mod:`core.middleware` refuses before any browser layer runs (a form too large to take, 413; an address
+    too long, 414; headers too large, 431; a broken Content-Length, 400) is a page for a browser, with the same
+    status, saying what to do; any other client keeps the problem document. Outside the layers that add the page
+    headers, so it adds them itself."""
+
+    PAGES = {
+        400: ("This request could not be read", "Your browser sent something we could not read. Go back and try "
+                                                "again."),
+        413: ("This is too long to send", "What you entered is more than we can take in one form, so nothing was "
+                                          "saved. Go back (what you typed is still there), shorten it and send it "
+                                          "again."),
+        414: ("This address is too long", "The address, or what you typed into a search, is longer than we take. "
+                                          "Go back, shorten it and try again."),
+        431: ("Your browser sent too much", "Your browser sent more than we take with a request (often very large "
+                                            "cookies). Clear this site's cookies, then try again."),
+    }
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (response.status_code not in self.PAGES or not response.get("Content-Type", "").startswith(
+                "application/problem+json") or not _wants_page(request)):
+            return response
+        title, message = self.PAGES[response.status_code]
+        page = error_page(request, response.status_code, title=title, message=message)
+        add_never_cache_headers(page)
+        page["Content-Security-Policy"] = _content_security_policy(
+            settings.PORTAL_CONTENT_SECURITY_POLICY, settings.OIDC_OP_AUTHORIZATION_ENDPOINT)
+        page["X-Frame-Options"] = settings.X_FRAME_OPTIONS
+        return page
+
+
 def _page_for_browser(request, status: int, exception=None):
     """Django's own 400 and 404 as a page, when a browser asked for one outside the API's paths; else None (the
     problem document). A Host we do not serve is never rendered: the page would ask for that host again."""

@@ -455,6 +455,27 @@ def test_a_path_nothing_serves_is_a_page_for_browsers_and_a_problem_for_the_api(
         assert r.status_code == 404 and r["Content-Type"] == "application/problem+json", path
 
 
+def test_a_form_or_address_too_large_to_take_is_a_page_for_browsers_and_a_problem_for_the_api(alice, settings):
+    """A form past MAX_REQUEST_BYTES (a pasted document as a correction) or a search past the query limit is
+    refused before any browser layer runs; a browser gets the portal's page saying what to do, with the page
+    headers, not a JSON document. Nothing is saved."""
+    client = alice["client"]
+    big = {"time": "1" * (settings.MAX_REQUEST_BYTES + 10)}
+    page = client.post(f"/me/preferences/{alice['first']}/correct/", big, HTTP_ACCEPT="text/html")
+    text = page.content.decode()
+    assert page.status_code == 413 and page["Content-Type"].startswith("text/html"), page.content[:200]
+    assert "This is too long to send" in text and "nothing was saved" in text and 'lang="en-GB"' in text
+    assert "frame-ancestors 'none'" in page["Content-Security-Policy"] and page["X-Frame-Options"] == "DENY"
+    assert "no-store" in page["Cache-Control"]
+    long_search = client.get("/me/?q=" + "a" * (settings.MAX_QUERY_STRING_CHARS + 1), HTTP_ACCEPT="text/html")
+    assert long_search.status_code == 414 and "This address is too long" in long_search.content.decode()
+    assert "not before 10:00" in client.get("/me/").content.decode()  # the preference is as it was
+    for path, accept in ((f"/me/preferences/{alice['first']}/correct/", "application/json"),
+                         (f"/v1/patients/{uuid.uuid4()}/memories", "text/html")):
+        refused = client.post(path, big, HTTP_ACCEPT=accept)
+        assert refused.status_code == 413 and refused["Content-Type"] == "application/problem+json", path
+
+
 def test_a_preference_staff_set_aside_is_shown_to_the_patient_who_may_correct_it(alice, world):
     world.grant(world.patient_a, "nurse-q", "appointment_scheduling")
     r = world.staff("nurse-q").post(f"/v1/patients/{world.patient_a}/memories/{alice['first']}/quarantine",
