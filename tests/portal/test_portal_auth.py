@@ -3,6 +3,7 @@ and the web-safety headers every page carries."""
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from urllib.parse import parse_qs, urlparse
@@ -126,6 +127,20 @@ def test_logout_needs_the_csrf_token(people, world, dev_idp):
     assert page.status_code == 403 and "This form has expired" in page.content.decode()
     assert "Content-Security-Policy" in page and "<style" not in page.content.decode()  # our page, not Django's
     assert client.get("/me/").status_code == 200
+
+
+def test_signing_out_rotates_the_csrf_token_so_the_signed_in_pages_forms_are_spent(people, world, dev_idp):
+    """Signing in rotates the CSRF token (Django's login); signing out does too: a form (or a token read from one)
+    of a page shown while signed in no longer posts in the browser after sign-out."""
+    client = Client(enforce_csrf_checks=True)
+    login(client, dev_idp, people.patient(world.patient_a))
+    page = client.get("/me/consents/").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    before = client.cookies["csrftoken"].value
+    assert client.post("/logout/", {"csrfmiddlewaretoken": token}).status_code == 302
+    assert client.cookies["csrftoken"].value != before
+    stale = client.post("/logout/", {"csrfmiddlewaretoken": token}, HTTP_ACCEPT="text/html")
+    assert stale.status_code == 403 and "This form has expired" in stale.content.decode()
 
 
 def test_the_absolute_session_lifetime_ends_even_an_active_session(people, world, signed_in, settings):
