@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 import time
 from urllib.parse import urlencode, urlsplit
 
+import psycopg
 from django.conf import settings
 from django.contrib import auth
 from django.core.exceptions import DisallowedHost
+from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import escape
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -32,6 +36,7 @@ from core.errors import (
     InsufficientScope,
     NoConsentOrAccess,
     NotFound,
+    ServiceUnavailable,
     UnknownOrganization,
     json_problem,
 )
@@ -248,21 +253,40 @@ def not_found(request, exception=None):
 
 def server_error(request):
     """Django's 500: a page for browsers (no template context that could fail again: the page is static), the
-    problem document for the API."""
+    problem document for the API. The database out of reach (every page reads the session there) is the API's
+    answer too: 503 with Retry-After, saying to try again shortly, not "something went wrong"."""
+    unavailable = isinstance(sys.exc_info()[1], DATABASE_UNAVAILABLE)
     if not _wants_page(request):
+        if unavailable:
+            problem = json_problem(503, ServiceUnavailable.code, ServiceUnavailable.title)
+            problem["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
+            return problem
         return health.server_error(request)
-    response = HttpResponse(_SERVER_ERROR_PAGE.format(request_id=escape(getattr(request, "request_id", "-"))),
-                            status=500, content_type="text/html; charset=utf-8")
+    if unavailable:
+        title, status = "This service is unavailable for a moment", 503
+        message = "Nothing was changed by this request. Please try again in a minute."
+    else:
+        title, status = "Something went wrong", 500
+        message = ("Nothing was changed by this request. Try again in a moment; if it happens again, tell us this "
+                   "reference: <code>{}</code>.").format(escape(getattr(request, "request_id", "-")))
+    response = HttpResponse(_STATIC_PAGE.format(title=title, message=message, stylesheet=static("portal/portal.css")),
+                            status=status, content_type="text/html; charset=utf-8")
+    if unavailable:
+        response["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
     add_never_cache_headers(response)
     return response
 
 
-_SERVER_ERROR_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Something went wrong</title></head>
-<body><main><h1>Something went wrong</h1>
-<p>Nothing was changed by this request. Try again in a moment; if it happens again, tell us this reference:
-<code>{request_id}</code>.</p><p><a href="/">Back to the start</a></p></main></body></html>
+# The product's look (its stylesheet and header) without a template: nothing on it reads the session or the database.
+_STATIC_PAGE = """<!doctype html>
+<html lang="en-GB"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · Anamnesis</title><link rel="stylesheet" href="{stylesheet}"></head>
+<body><header class="site-header"><div class="wrap header-row"><a class="brand" href="/">Anamnesis</a></div></header>
+<main id="main" class="wrap"><h1>{title}</h1>
+<p>{message}</p><p><a href="/">Back to the start</a></p></main></body></html>
 """
+
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 
 
 def bad_request(request, exception=None):

@@ -87,6 +87,32 @@ def test_a_server_error_is_a_page_for_browsers_and_a_problem_for_the_api(alice, 
     assert api.status_code == 500 and api.json()["code"] == "internal_error"
 
 
+def test_the_database_out_of_reach_is_a_503_page_with_retry_after_as_the_api_answers(alice, monkeypatch):
+    """PostgreSQL cannot be reached (here a real connection refused, behind the page): the browser gets the
+    product's page saying to try again shortly, 503 with Retry-After, as the API answers 503 service_unavailable;
+    it was "Something went wrong", a 500 without Retry-After, on every page (each reads its session there)."""
+    import psycopg
+
+    import portal.views.memory as views
+    from tests.fakes.service import free_port
+
+    closed = free_port()  # nothing listens there
+
+    def database_gone(*args, **kwargs):
+        psycopg.connect(host="127.0.0.1", port=closed, dbname="anamnesis", connect_timeout=2)
+
+    client = alice["client"]
+    client.raise_request_exception = False
+    monkeypatch.setattr(views, "render", database_gone)
+    page = client.get("/me/", HTTP_ACCEPT="text/html")
+    text = page.content.decode()
+    assert page.status_code == 503 and int(page["Retry-After"]) >= 1 and "no-store" in page["Cache-Control"]
+    assert "unavailable for a moment" in text and "Nothing was changed" in text and "Traceback" not in text
+    assert 'lang="en-GB"' in text and "· Anamnesis</title>" in text and 'rel="stylesheet"' in text
+    problem = client.get("/me/", HTTP_ACCEPT="application/json")
+    assert problem.status_code == 503 and problem.json()["code"] == "service_unavailable" and problem["Retry-After"]
+
+
 def test_correcting_a_preference_supersedes_it(alice, world):
     client = alice["client"]
     form = client.get(f"/me/preferences/{alice['first']}/correct/").content.decode()
