@@ -121,14 +121,34 @@ def patient_delete(request, memory_id: uuid.UUID):
     page's one-click form) gets that page, and nothing is deleted."""
     identity = request.portal_identity
     memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    confirmed = request.method == "POST" and request.POST.get("confirm") == "yes"
+    if confirmed and memory.state == MemoryState.DELETED:
+        return _already_deleted(request, memory_id)  # the form sent again (a double click, the back button)
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED, MemoryState.PROPOSED):
         # the page showed it as current; it was replaced (deleting the old value would keep the new one) or is gone
         raise Conflict("it is no longer the current value", code="not_current")
     if not deletion.patient_may_edit(memory):  # refused before the confirmation page, as the service refuses it
         raise Forbidden("clinical facts are removed by the care team", code="staff_only")
-    if request.method == "GET" or request.POST.get("confirm") != "yes":
+    if not confirmed:
         return render(request, "memory/delete.html", {"row": memory_row(memory, me=identity.actor_sub)})
-    receipt = deletion.memory_delete(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    try:
+        with transaction.atomic():
+            receipt = deletion.memory_delete(identity=identity, patient_id=identity.patient_self_id,
+                                             memory_id=memory_id)
+    except NotFound:  # deleted by the same form's other submit, which held the row until it committed
+        return _already_deleted(request, memory_id)
+    return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
+
+
+def _already_deleted(request, memory_id: uuid.UUID):
+    """A delete form sent again after its preference was deleted: that deletion's receipt, saying nothing more was
+    changed ("This has changed" would read as if the deletion had not happened)."""
+    identity = request.portal_identity
+    receipt = next((r for r in selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
+                    if str(memory_id) in r.get("memory_ids", [])), None)
+    if receipt is None:
+        raise Conflict("it is no longer the current value", code="not_current")
+    messages.info(request, "This preference had already been deleted. Nothing more was changed.")
     return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
 
 

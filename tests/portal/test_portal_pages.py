@@ -174,6 +174,21 @@ def test_deleting_one_preference_asks_first_then_shows_its_receipt(alice, world)
     assert receipts[0]["deletion_id"] in html
 
 
+def test_a_delete_sent_twice_shows_its_one_receipt_and_says_nothing_more_was_changed(alice):
+    """A double click or the back button sends the delete form again: the second answer is the first deletion's
+    receipt saying it had already been deleted (it was "This has changed", as if nothing had been deleted), and
+    there is still one receipt."""
+    client = alice["client"]
+    url = f"/me/preferences/{alice['first']}/delete/"
+    first = client.post(url, {"confirm": "yes"})
+    again = client.post(url, {"confirm": "yes"})
+    assert first.status_code == again.status_code == 302 and again["Location"] == first["Location"]
+    page = client.get(again["Location"]).content.decode()
+    assert "had already been deleted. Nothing more was changed." in page and "Deleted: 1 record" in page
+    assert client.get("/me/deletions/").content.decode().count("Deletion of ") == 1
+    assert client.get(url).status_code == 409  # a link to it, later: it is gone
+
+
 def test_deleting_everything_needs_confirmation_and_shows_the_receipt(alice):
     client = alice["client"]
     refused = client.post("/me/preferences/delete-all/", {})
