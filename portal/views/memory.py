@@ -143,9 +143,7 @@ def patient_delete(request, memory_id: uuid.UUID):
 def _already_deleted(request, memory_id: uuid.UUID):
     """A delete form sent again after its preference was deleted: that deletion's receipt, saying nothing more was
     changed ("This has changed" would read as if the deletion had not happened)."""
-    identity = request.portal_identity
-    receipt = next((r for r in selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
-                    if str(memory_id) in r.get("memory_ids", [])), None)
+    receipt = _receipt_erasing(request.portal_identity, memory_id)
     if receipt is None:
         raise Conflict("it is no longer the current value", code="not_current")
     messages.info(request, "This preference had already been deleted. Nothing more was changed.")
@@ -163,6 +161,13 @@ def patient_delete_all(request):
         receipt = deletion.memory_erase_patient(identity=identity, patient_id=identity.patient_self_id)
         return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
     return render(request, "memory/delete_all.html", {})
+
+
+def _receipt_erasing(identity, memory_id: uuid.UUID, reason_code: str | None = None) -> dict | None:
+    """The patient's deletion receipt that erased ``memory_id`` (for that reason, when one is named), or None."""
+    return next((r for r in selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
+                 if str(memory_id) in r.get("memory_ids", [])
+                 and reason_code in (None, r.get("reason_code"))), None)
 
 
 @require_http_methods(["GET"])
@@ -213,7 +218,16 @@ def patient_receipts(request):
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_confirm(request, memory_id: uuid.UUID):
     identity = request.portal_identity
-    review.memory_confirm(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    try:
+        with transaction.atomic():
+            review.memory_confirm(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    except Conflict:
+        # sent twice (a double click, the back button): only a confirmation makes a proposal current
+        memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+        if memory.state != MemoryState.ACTIVE:
+            raise
+        messages.info(request, "This suggestion had already been confirmed. Nothing more was changed.")
+        return redirect("patient-preferences")
     messages.success(request, "Confirmed. It is now one of your preferences.")
     return redirect("patient-preferences")
 
@@ -222,7 +236,15 @@ def patient_confirm(request, memory_id: uuid.UUID):
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_reject(request, memory_id: uuid.UUID):
     identity = request.portal_identity
-    review.memory_reject(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    try:
+        with transaction.atomic():
+            review.memory_reject(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    except (NotFound, Conflict):
+        # sent twice: the first rejection erased it ("Page not found" read as if it had never been there)
+        if _receipt_erasing(identity, memory_id, "proposal_rejected") is None:
+            raise
+        messages.info(request, "This suggestion had already been rejected and erased. Nothing more was changed.")
+        return redirect("patient-preferences")
     messages.success(request, "Rejected. The suggestion has been erased.")
     return redirect("patient-preferences")
 

@@ -240,9 +240,19 @@ def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
     page = client.get("/me/").content.decode()
     assert "Waiting for you to confirm" not in page
     assert "contact by text message" in page and "language Polish" not in page
-    # a second submit of the same form (another window, a double click) changes nothing and says so
-    again = client.post(f"/me/proposals/{keep}/confirm/")
-    assert again.status_code == 409 and "This has changed" in again.content.decode()
+    # a second submit of the same form (another window, a double click) changes nothing and says so, in words
+    # about what was done: not "This has changed" (as if it had not been confirmed) nor "Page not found"
+    again = client.post(f"/me/proposals/{keep}/confirm/", follow=True)
+    html = again.content.decode()
+    assert again.status_code == 200 and "had already been confirmed. Nothing more was changed." in html
+    assert "contact by text message" in html
+    again = client.post(f"/me/proposals/{drop}/reject/", follow=True)
+    html = again.content.decode()
+    assert again.status_code == 200 and "had already been rejected and erased. Nothing more was changed." in html
+    assert "language Polish" not in html
+    # a proposal's forms for one that was never the patient's stay "not found"
+    assert client.post(f"/me/proposals/{uuid.uuid4()}/reject/").status_code == 404
+    assert client.post(f"/me/proposals/{uuid.uuid4()}/confirm/").status_code == 404
 
 
 def test_forms_without_the_csrf_token_are_refused(world, people, dev_idp):
