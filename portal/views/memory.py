@@ -153,14 +153,50 @@ def _already_deleted(request, memory_id: uuid.UUID):
 @require_http_methods(["GET", "POST"])
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_delete_all(request):
+    """Erase everything, asked with a tick box. The form names when its page was shown: sent again (a double
+    click, the back button) after an erasure since then, and erasing nothing more, it answers with that erasure's
+    receipt instead of a second, empty one."""
     identity = request.portal_identity
+    shown_at = timezone.now().isoformat()
     if request.method == "POST":
         if request.POST.get("confirm") != "yes":
             return render(request, "memory/delete_all.html",
-                          {"error": "Tick the box to confirm that everything should be deleted."}, status=422)
-        receipt = deletion.memory_erase_patient(identity=identity, patient_id=identity.patient_self_id)
+                          {"error": "Tick the box to confirm that everything should be deleted.",
+                           "shown_at": shown_at}, status=422)
+        try:
+            with transaction.atomic():
+                receipt = deletion.memory_erase_patient(identity=identity, patient_id=identity.patient_self_id)
+                earlier = _erasure_since(identity, request.POST.get("shown_at", ""), receipt)
+                if earlier is not None:
+                    raise _SentAgain(earlier)  # this one erased nothing: rolled back, no second receipt
+        except _SentAgain as again:
+            messages.info(request, "Everything had already been deleted: this is that deletion's receipt. Nothing "
+                                   "more was changed.")
+            return redirect("patient-receipt", deletion_id=again.receipt["deletion_id"])
         return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
-    return render(request, "memory/delete_all.html", {})
+    return render(request, "memory/delete_all.html", {"shown_at": shown_at})
+
+
+class _SentAgain(Exception):
+    def __init__(self, receipt: dict):
+        super().__init__("sent again")
+        self.receipt = receipt
+
+
+def _erasure_since(identity, shown_at: str, receipt: dict) -> dict | None:
+    """The patient's own erasure of everything made after the form's page was shown, when ``receipt`` (a new
+    one) erased nothing at all; else None."""
+    try:
+        since = parse_datetime(shown_at)
+    except ValueError:
+        since = None
+    if since is None or timezone.is_naive(since) or receipt.get("memory_ids") or receipt.get("representations") or receipt.get(
+            "stored_responses_removed") or any(section.get("erased") for section in receipt.get("other_copies", [])):
+        return None
+    return next((r for r in selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
+                 if r["deletion_id"] != receipt["deletion_id"] and r.get("scope") == "patient"
+                 and r.get("reason_code") == "subject_request"
+                 and (parse_datetime(r.get("requested_at") or "") or since) > since), None)
 
 
 def _receipt_erasing(identity, memory_id: uuid.UUID, reason_code: str | None = None) -> dict | None:

@@ -199,6 +199,29 @@ def test_deleting_everything_needs_confirmation_and_shows_the_receipt(alice):
     assert "We keep no preferences" in client.get("/me/").content.decode()
 
 
+def test_deleting_everything_sent_twice_gives_one_receipt_and_says_so(alice):
+    """The back button or a double click sends "Delete everything" again: the answer is the first erasure's
+    receipt saying nothing more was changed, not a second receipt of 0 records. A later request from a page shown
+    after it is a request of its own."""
+    client = alice["client"]
+    form = client.get("/me/preferences/delete-all/").content.decode()
+    shown_at = re.search(r'name="shown_at" value="([^"]+)"', form).group(1)
+    sent = {"confirm": "yes", "shown_at": shown_at}
+    first = client.post("/me/preferences/delete-all/", sent)
+    again = client.post("/me/preferences/delete-all/", sent)
+    assert first.status_code == again.status_code == 302 and again["Location"] == first["Location"]
+    page = client.get(again["Location"]).content.decode()
+    assert "Everything had already been deleted" in page and "Deleted: 2 records" in page
+    assert client.get("/me/deletions/").content.decode().count("Deletion of ") == 1
+    later = re.search(r'name="shown_at" value="([^"]+)"',
+                      client.get("/me/preferences/delete-all/").content.decode()).group(1)
+    anew = client.post("/me/preferences/delete-all/", {"confirm": "yes", "shown_at": later})
+    assert anew.status_code == 302 and anew["Location"] != first["Location"]
+    assert client.get("/me/deletions/").content.decode().count("Deletion of ") == 2
+    for odd in ("", "yesterday", "2026-13-45T00:00:00", "2026-01-01T00:00:00"):  # missing, malformed, naive
+        assert client.post("/me/preferences/delete-all/", {"confirm": "yes", "shown_at": odd}).status_code == 302
+
+
 def test_revoking_a_consent_stops_the_use_of_what_depends_on_it(alice):
     client = alice["client"]
     page = client.get("/me/consents/").content.decode()
