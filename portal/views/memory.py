@@ -66,6 +66,9 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
              labels: dict[str, str], extra: dict | None = None):
     memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
+        if request.method == "POST" and _correction_saved(request, identity, patient_id, memory):
+            messages.info(request, "This correction had already been saved. Nothing more was changed.")
+            return redirect(done_url)
         # replaced, expired or deleted since the page that links here was shown: "this has changed", not "no page"
         raise Conflict("it is no longer the current value", code="not_correctable")
     value = memory_value(memory) or {}
@@ -102,6 +105,23 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
     if not identity.is_patient(patient_id):
         _staff_read(request, patient_id, memory)
     return render(request, template, {"form": form, "row": row, **(extra or {})}, status=status)
+
+
+def _correction_saved(request, identity, patient_id: uuid.UUID, memory) -> bool:
+    """Whether the correction form sent (again: a double click, the back button) for ``memory`` is what replaced
+    it: the value that superseded it is this person's, and the very one the form holds."""
+    if memory.state != MemoryState.SUPERSEDED or memory.superseded_by_id is None:
+        return False
+    try:
+        successor = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory.superseded_by_id)
+    except NotFound:
+        return False
+    value, spec = memory_value(memory) or {}, type_get(memory.memory_type)
+    if spec is None or successor.created_by != identity.actor_sub or successor.agent_client_id:
+        return False
+    form = FactForm(request.POST, initial=FactForm.initial_from_fact(value), spec=spec, kind=value.get("kind"),
+                    correcting=True)
+    return form.is_valid() and form.cleaned_data["fact"] == memory_value(successor)
 
 
 @require_http_methods(["GET", "POST"])
@@ -190,8 +210,9 @@ def _erasure_since(identity, shown_at: str, receipt: dict) -> dict | None:
         since = parse_datetime(shown_at)
     except ValueError:
         since = None
-    if since is None or timezone.is_naive(since) or receipt.get("memory_ids") or receipt.get("representations") or receipt.get(
-            "stored_responses_removed") or any(section.get("erased") for section in receipt.get("other_copies", [])):
+    erased = (receipt.get("memory_ids") or receipt.get("representations") or receipt.get("stored_responses_removed")
+              or any(section.get("erased") for section in receipt.get("other_copies", [])))
+    if since is None or timezone.is_naive(since) or erased:
         return None
     return next((r for r in selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
                  if r["deletion_id"] != receipt["deletion_id"] and r.get("scope") == "patient"

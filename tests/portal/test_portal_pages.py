@@ -511,6 +511,24 @@ def test_a_stale_page_says_this_has_changed_and_changes_nothing(alice, world):
     assert "not before 11:30" in page and "12:00" not in page
 
 
+def test_a_correction_sent_twice_says_it_was_saved_and_saves_it_once(alice, world):
+    """A double click or the back button sends the same correction again: the answer is the preferences page
+    saying it had already been saved (it was the 409 "This has changed", as if the correction had been lost), and
+    the value was replaced once. Another value from the old page is still the 409 (the stale-page test)."""
+    client = alice["client"]
+    url = f"/me/preferences/{alice['first']}/correct/"
+    assert client.post(url, {"time": "11:30"}).status_code == 302
+    again = client.post(url, {"time": "11:30"}, follow=True)
+    html = again.content.decode()
+    assert again.status_code == 200 and "This correction had already been saved. Nothing more was changed." in html
+    assert "not before 11:30" in html
+    history = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories/{alice['first']}")
+    newest = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories/"
+                                                f"{history.json()['superseded_by']}").json()
+    assert newest["state"] == "active" and newest["superseded_by"] is None  # replaced once, not twice
+    assert client.post(url, {"time": "12:00"}).status_code == 409
+
+
 def test_a_patient_is_refused_the_correction_form_of_a_clinical_fact(alice, world):
     from tests.test_memory_lifecycle import care_body, nurse_with
 
