@@ -399,9 +399,16 @@ def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people,
     no_reason = admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": ""})
     assert no_reason.status_code == 422 and "This field is required." in no_reason.content.decode()
     assert nurse.get(f"/staff/patients/{world.patient_b}/").status_code == 200
-    admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": "cover ended"})
+    ended = admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": "cover ended"}, follow=True)
+    assert "Access ended." in ended.content.decode()
     assert nurse.get(f"/staff/patients/{world.patient_b}/").status_code == 404
     assert str(world.patient_b) not in nurse.get("/staff/").content.decode()
+    # sent again (a double click, another window): it says the access had already ended, and the reason given
+    # the second time is not kept (it said "Access ended." as if this had ended it)
+    again = admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": "second thoughts"}, follow=True)
+    html = again.content.decode()
+    assert "This access had already ended on " in html and "Nothing was changed." in html
+    assert "Access ended." not in html and "second thoughts" not in html
 
 
 def test_a_revocation_reason_that_does_not_fit_beside_the_grants_is_asked_again(world, people, signed_in):
