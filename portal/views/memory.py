@@ -458,6 +458,10 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     require_staff_patient(identity, patient_id)
     memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
     _staff_read(request, patient_id, memory)
+    if request.method == "POST" and memory.state == MemoryState.QUARANTINED:
+        # the form sent twice (a double click, another window): "it changed meanwhile" read as if it had not
+        messages.info(request, "This memory had already been quarantined. Nothing more was changed.")
+        return redirect("staff-patient", patient_id=patient_id)
     form = ReasonForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

@@ -367,6 +367,10 @@ def test_staff_quarantine_a_memory_with_a_reason(world, nurse):
     assert "Quarantined" in ok
     memory = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories/{memory_id}").json()
     assert memory["state"] == MemoryState.QUARANTINED
+    # sent again (a double click, another window): it says so, where it said "it changed meanwhile" (422)
+    again = nurse["client"].post(url, {"reason_code": "doubtful_source"}, follow=True)
+    html = again.content.decode()
+    assert again.status_code == 200 and "This memory had already been quarantined. Nothing more was changed." in html
 
 
 def test_staff_correct_a_memory(world, nurse):
