@@ -13,6 +13,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.db import transaction
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_http_methods, require_POST
@@ -65,12 +66,17 @@ def _staff_read(request, patient_id: uuid.UUID, memory) -> None:
 def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, template: str, done_url: str,
              labels: dict[str, str], extra: dict | None = None):
     memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    replaced = None  # a correction sent from a page shown before another replaced the value: what it replaced
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
         if request.method == "POST" and _correction_saved(request, identity, patient_id, memory):
             messages.info(request, "This correction had already been saved. Nothing more was changed.")
             return redirect(done_url)
-        # replaced, expired or deleted since the page that links here was shown: "this has changed", not "no page"
-        raise Conflict("it is no longer the current value", code="not_correctable")
+        current = _current_version(identity, patient_id, memory) if request.method == "POST" else None
+        if current is None:
+            # replaced, expired or deleted since the page that links here was shown: "this has changed", not "no
+            # page"
+            raise Conflict("it is no longer the current value", code="not_correctable")
+        replaced, memory, memory_id = memory, current, current.memory_id
     value = memory_value(memory) or {}
     spec = type_get(memory.memory_type)  # a correction is written with the type's latest version
     if spec is None:
@@ -79,7 +85,18 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")  # before the form
     initial = FactForm.initial_from_fact(value)
     kwargs = {"spec": spec, "kind": value.get("kind"), "correcting": True}
-    if request.method == "POST":
+    if replaced is not None:
+        # What was typed is shown again, to be sent for the value now current (nothing is saved unseen): the 409
+        # page lost it.
+        form = FactForm(request.POST, initial=initial, **kwargs)
+        form.is_valid()
+        form.add_error(None, "This has changed since your page was shown: someone saved another value. Nothing was "
+                             "saved. What you typed is below: save it again to replace the value shown as now, or "
+                             "cancel.")
+        status = 409
+        if not identity.is_patient(patient_id):
+            selectors.memory_shown(patient_id=patient_id, memory=memory)  # the value now current is read here
+    elif request.method == "POST":
         form = FactForm(request.POST, initial=initial, **kwargs)
         if form.is_valid():
             try:
@@ -104,7 +121,28 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
     row = memory_row(memory, me=identity.actor_sub, labels=labels)
     if not identity.is_patient(patient_id):
         _staff_read(request, patient_id, memory)
-    return render(request, template, {"form": form, "row": row, **(extra or {})}, status=status)
+    action = None
+    if replaced is not None:  # the form now corrects the current value: it is sent to that value's page
+        match = request.resolver_match
+        action = reverse(match.url_name, kwargs={**match.kwargs, "memory_id": memory_id})
+    return render(request, template, {"form": form, "row": row, "form_action": action, **(extra or {})},
+                  status=status)
+
+
+def _current_version(identity, patient_id: uuid.UUID, memory):
+    """The value now current (active or quarantined) that replaced ``memory``, through its corrections, or None
+    (expired, deleted, or replaced by nothing current)."""
+    for _ in range(20):  # a bounded walk along superseded_by
+        if memory.state in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
+            return memory
+        if memory.state != MemoryState.SUPERSEDED or memory.superseded_by_id is None:
+            return None
+        try:
+            memory = selectors.memory_get(identity=identity, patient_id=patient_id,
+                                          memory_id=memory.superseded_by_id)
+        except NotFound:
+            return None
+    return None
 
 
 def _correction_saved(request, identity, patient_id: uuid.UUID, memory) -> bool:

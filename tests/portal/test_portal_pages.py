@@ -381,6 +381,12 @@ def test_staff_correct_a_memory(world, nurse):
     assert nurse["client"].post(url, {"time": "09:30"}).status_code == 302
     items = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
     assert [i["fact"]["time"] for i in items] == ["09:30"] and items[0]["source"] == "staff_entered"
+    # the old page's form again (another value): what was typed comes back, for the value now current
+    stale = nurse["client"].post(url, {"time": "10:45"})
+    html = stale.content.decode()
+    assert stale.status_code == 409 and 'value="10:45"' in html
+    action = re.search(r'class="form" action="([^"]+)"', html).group(1)
+    assert action == f"/staff/patients/{world.patient_a}/memories/{items[0]['memory_id']}/correct/"
 
 
 def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people, signed_in):
@@ -538,6 +544,25 @@ def test_a_correction_sent_twice_says_it_was_saved_and_saves_it_once(alice, worl
                                                 f"{history.json()['superseded_by']}").json()
     assert newest["state"] == "active" and newest["superseded_by"] is None  # replaced once, not twice
     assert client.post(url, {"time": "12:00"}).status_code == 409
+
+
+def test_a_correction_from_a_stale_page_keeps_what_was_typed_for_the_value_now_current(alice, world):
+    """Corrected in another window meanwhile: the old page's correction saves nothing, and its answer (409) is the
+    form again with what was typed, showing the value now current and sent to that value's page; the "This has
+    changed" page lost what was typed. Sending it from there replaces the current value."""
+    client = alice["client"]
+    old_url = f"/me/preferences/{alice['first']}/correct/"
+    assert client.post(old_url, {"time": "11:30"}).status_code == 302
+    stale = client.post(old_url, {"time": "12:15"})
+    html = stale.content.decode()
+    assert stale.status_code == 409 and "This has changed since your page was shown" in html
+    assert 'value="12:15"' in html and "Nothing was saved" in html and "not before 11:30" in html
+    action = re.search(r'<form method="post" novalidate class="form" action="([^"]+)">', html).group(1)
+    assert action != old_url and action.startswith("/me/preferences/") and action.endswith("/correct/")
+    assert "12:15" not in without_timestamps(client.get("/me/").content.decode())
+    assert client.post(action, {"time": "12:15"}).status_code == 302
+    page = without_timestamps(client.get("/me/").content.decode())
+    assert "not before 12:15" in page and "not before 11:30" not in page
 
 
 def test_a_patient_is_refused_the_correction_form_of_a_clinical_fact(alice, world):
