@@ -42,6 +42,7 @@ from core.errors import (
 )
 from core.gate import RequestGate
 from core.identity import Identity, identity_context
+from core.pages import REFUSAL_PAGES, static_page
 from portal.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
 
 log = logging.getLogger("anamnesis.portal")
@@ -206,17 +207,7 @@ class RequestShapePageMiddleware:
     status, saying what to do; any other client keeps the problem document. Outside the layers that add the page
     headers, so it adds them itself."""
 
-    PAGES = {
-        400: ("This request could not be read", "Your browser sent something we could not read. Go back and try "
-                                                "again."),
-        413: ("This is too long to send", "What you entered is more than we can take in one form, so nothing was "
-                                          "saved. Go back (what you typed is still there), shorten it and send it "
-                                          "again."),
-        414: ("This address is too long", "The address, or what you typed into a search, is longer than we take. "
-                                          "Go back, shorten it and try again."),
-        431: ("Your browser sent too much", "Your browser sent more than we take with a request (often very large "
-                                            "cookies). Clear this site's cookies, then try again."),
-    }
+    PAGES = REFUSAL_PAGES
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -269,22 +260,13 @@ def server_error(request):
         title, status = "Something went wrong", 500
         message = ("Nothing was changed by this request. Try again in a moment; if it happens again, tell us this "
                    "reference: <code>{}</code>.").format(escape(getattr(request, "request_id", "-")))
-    response = HttpResponse(_STATIC_PAGE.format(title=title, message=message, stylesheet=static("portal/portal.css")),
-                            status=status, content_type="text/html; charset=utf-8")
+    response = HttpResponse(static_page(title, message, static("portal/portal.css")), status=status,
+                            content_type="text/html; charset=utf-8")
     if unavailable:
         response["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
     add_never_cache_headers(response)
     return response
 
-
-# The product's look (its stylesheet and header) without a template: nothing on it reads the session or the database.
-_STATIC_PAGE = """<!doctype html>
-<html lang="en-GB"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} · Anamnesis</title><link rel="stylesheet" href="{stylesheet}"></head>
-<body><header class="site-header"><div class="wrap header-row"><a class="brand" href="/">Anamnesis</a></div></header>
-<main id="main" class="wrap"><h1>{title}</h1>
-<p>{message}</p><p><a href="/">Back to the start</a></p></main></body></html>
-"""
 
 DATABASE_UNAVAILABLE = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 
