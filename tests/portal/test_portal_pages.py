@@ -468,7 +468,10 @@ def test_a_patient_downloads_a_copy_of_everything_as_json_and_fhir(alice, world)
     bundle = json.loads(b"".join(alice["client"].get("/me/export/?format=fhir").streaming_content))
     assert bundle["resourceType"] == "Bundle" and any(
         e["resource"]["resourceType"] == "Basic" for e in bundle["entry"])
-    assert alice["client"].get("/me/export/?format=xml").status_code == 404
+    for query in ("format=xml", "format=", "format=json&format=fhir", "format=%00"):  # a clear page, not "not found"
+        refused = alice["client"].get(f"/me/export/?{query}")
+        assert refused.status_code == 400 and "This download is not offered" in refused.content.decode(), query
+        assert "Content-Disposition" not in refused and "no-store" in refused["Cache-Control"]
     activity = alice["client"].get("/me/activity/").content.decode()
     assert "downloaded a copy of everything held about you" in activity
 
