@@ -226,12 +226,12 @@ class RequestShapePageMiddleware:
         return page
 
 
-def _page_for_browser(request, status: int, exception=None):
+def _page_for_browser(request, status: int, exception=None, **words):
     """Django's own 400 and 404 as a page, when a browser asked for one outside the API's paths; else None (the
     problem document). A Host we do not serve is never rendered: the page would ask for that host again."""
     if isinstance(exception, DisallowedHost) or not _wants_page(request):
         return None
-    response = error_page(request, status)
+    response = error_page(request, status, **words)
     add_never_cache_headers(response)
     return response
 
@@ -272,8 +272,13 @@ DATABASE_UNAVAILABLE = (OperationalError, InterfaceError, psycopg.OperationalErr
 
 
 def bad_request(request, exception=None):
-    """Django's 400 (a Host we do not serve, a malformed request)."""
-    page = _page_for_browser(request, 400, exception)
+    """Django's 400 (a Host we do not serve, a malformed request). A form Django could not read (more fields than
+    it takes, a broken upload) says so: "part of the address" is about links."""
+    words = {} if request.method in ("GET", "HEAD") else {
+        "title": "This form could not be read",
+        "message": "What was sent is not a form of this site as it was shown, so nothing was saved. Go back, reload "
+                   "the page and try again."}
+    page = _page_for_browser(request, 400, exception, **words)
     return page if page is not None else json_problem(400, "bad_request", "Bad request")
 
 

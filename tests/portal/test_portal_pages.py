@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from urllib.parse import urlencode
 
 import pytest
 from django.test import Client
@@ -85,6 +86,20 @@ def test_a_server_error_is_a_page_for_browsers_and_a_problem_for_the_api(alice, 
     assert "a fault" not in page.content.decode()
     api = client.get("/me/", HTTP_ACCEPT="application/json")
     assert api.status_code == 500 and api.json()["code"] == "internal_error"
+
+
+def test_a_form_django_cannot_read_says_so_and_saves_nothing(alice):
+    """More fields than Django takes (DATA_UPLOAD_MAX_NUMBER_FIELDS) is its 400: a browser's page about the form,
+    not "This link is not valid ... part of the address"; the API's problem stays."""
+    client = alice["client"]
+    fields = {f"f{i}": "x" for i in range(1100)} | {"time": "12:45"}
+    page = client.post(f"/me/preferences/{alice['first']}/correct/", urlencode(fields),
+                       content_type="application/x-www-form-urlencoded", HTTP_ACCEPT="text/html")
+    html = page.content.decode()
+    assert page.status_code == 400 and "This form could not be read" in html and "nothing was saved" in html
+    assert "part of the address" not in html
+    assert "not before 10:00" in client.get("/me/").content.decode()
+    assert client.get("/me/activity/?older=not-a-cursor", HTTP_ACCEPT="text/html").status_code == 400
 
 
 def test_the_database_out_of_reach_is_a_503_page_with_retry_after_as_the_api_answers(alice, monkeypatch):
