@@ -143,7 +143,8 @@ def staff_patients(request):
                                                                                         patient_ids=list(patients))}
     rows = [{"patient_id": p, "purposes": purposes, "profile": profiles.get(p)} for p, purposes in patients.items()]
     rows.sort(key=lambda r: (r["profile"] is None, (r["profile"] or {}).get("display_name", "")))
-    return render(request, "consent/staff_patients.html", {"patients": rows, "q": q, "found": found})
+    return render(request, "consent/staff_patients.html", {"patients": rows, "q": q, "found": found,
+                                                            "q_too_short": 0 < len(q) < 2})
 
 
 @require_http_methods(["GET"])
@@ -303,7 +304,8 @@ def _search_choices(identity: Identity, params) -> dict:
     staff_q = search_text(params, "staff_q")
     patients = directory.patient_search_audited(identity=identity, q=patient_q) if len(patient_q) >= 2 else []
     staff = directory.staff_search(identity=identity, q=staff_q) if staff_q else []
-    return {"patient_q": patient_q, "staff_q": staff_q, "patient_choices": [_patient_choice(p) for p in patients],
+    return {"patient_q": patient_q, "staff_q": staff_q, "patient_q_too_short": 0 < len(patient_q) < 2,
+            "patient_choices": [_patient_choice(p) for p in patients],
             "staff_choices": [(s["actor_sub"], f"{s['display_name']} ({s['actor_sub']})") for s in staff]}
 
 

@@ -640,6 +640,19 @@ def test_search_boxes_take_what_the_database_cannot_hold_without_a_500(world, nu
     assert admin.get("/staff/access/?patient_q=a%00b&staff_q=%00").status_code == 200
 
 
+def test_a_search_too_short_to_run_says_so_next_to_its_box(world, nurse, people, signed_in):
+    """One character in a patient search box ran no search and showed nothing at all, as if the button did
+    nothing; the box now says why, as its error (described by, and marked invalid)."""
+    page = nurse["client"].get("/staff/?q=a").content.decode()
+    assert "Type at least 2 characters to search." in page and 'id="patient-search-error"' in page
+    assert 'aria-describedby="patient-search-help patient-search-error" aria-invalid="true"' in page
+    assert "Type at least 2 characters" not in nurse["client"].get("/staff/?q=al").content.decode()
+    admin = signed_in(people.admin())
+    page = admin.get("/staff/access/?patient_q=a").content.decode()
+    assert "Type at least 2 characters to search." in page and 'aria-invalid="true"' in page
+    assert "Type at least 2 characters" not in admin.get("/staff/access/").content.decode()
+
+
 @pytest.mark.parametrize("sub, ok", [("jane.doe@hospital.example", True), ("http://idp.b.example#nurse-9", True),
                                      ("nurse\tdemo", False), ("\u202eecila", False)])
 def test_the_grant_form_takes_any_subject_a_token_may_carry(sub, ok):
