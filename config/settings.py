@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "core.middleware.RequestIdMiddleware",
     "core.observability.MetricsMiddleware",
+    # the refusals of the next two, as a page for a browser (nothing of the browser's layers has run yet)
+    "portal.context.RequestShapePageMiddleware",
     "core.middleware.RequestShapeMiddleware",
     "core.middleware.BodySizeLimitMiddleware",
     # The browser's layers (core.browser.BrowserOnly) stand aside on the bearer-token paths below.
@@ -86,6 +88,7 @@ BEARER_PATH_PAGES = ("/v1/docs",)
 # sessions, CSRF, the session user, messages, the portal's session and error pages), in the same order.
 BROWSER_ONLY_MIDDLEWARE = (
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "portal.context.RequestShapePageMiddleware",
     "core.browser.SessionMiddleware",
     "core.browser.CsrfViewMiddleware",
     "core.browser.AuthenticationMiddleware",
@@ -359,6 +362,9 @@ USE_I18N = True
 USE_TZ = True
 
 SESSION_COOKIE_HTTPONLY = True
+# A page's notice ("Consent given for: ...") names what the patient did: kept in the session (ended at sign-out),
+# never in the readable, signed-only cookie Django's default storage puts it in first.
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 CSRF_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"

@@ -303,7 +303,11 @@ class BalancedThreadWorker(ThreadWorker):
         reasons = {408: "Request Timeout", 413: "Payload Too Large", 431: "Request Header Fields Too Large"}
         try:
             conn.sock.setblocking(False)
-            write_problem(conn.sock, status, reasons[status], "", request_id=_request_id_in(bytes(conn.buffered)))
+            head = bytes(conn.buffered)
+            if status == 413 and _from_a_browser_page(head):  # a form too large: the person gets a page
+                write_page(conn.sock, status, reasons[status], request_id=_request_id_in(head))
+            else:
+                write_problem(conn.sock, status, reasons[status], "", request_id=_request_id_in(head))
             conn.sock.shutdown(socket.SHUT_WR)
             while conn.sock.recv(_READ_SIZE):  # what has arrived, so that closing does not reset the answer
                 pass
@@ -377,6 +381,50 @@ def write_problem(sock, status_int: int, reason: str, mesg: str, request_id: str
 
 
 util.write_error = write_problem  # what gunicorn.workers.base's handle_error calls
+
+# The paths that take a bearer token (settings.BEARER_PATH_PREFIXES), when the worker serves without the settings
+_BEARER_PATH_PREFIXES = ("/v1/", "/mcp", "/health/", "/metrics")
+
+
+def _from_a_browser_page(head: bytes) -> bool:
+    """Whether a refused request whose head was read is a browser's, for a page (it accepts HTML, and its path is
+    not one of the API's): a form of the portal, whose person should not be shown a JSON document."""
+    end = head.find(b"\r\n\r\n")
+    head = head if end < 0 else head[:end]
+    target = head.split(b"\r\n", 1)[0].split(b" ")
+    path = target[1].decode("latin1") if len(target) == 3 else ""
+    accept = b",".join(value for name, value in _head_fields(head) if name == b"accept")
+    try:
+        from django.conf import settings
+
+        prefixes = tuple(settings.BEARER_PATH_PREFIXES)
+    except Exception:  # the worker serves an application without Django's settings
+        prefixes = _BEARER_PATH_PREFIXES
+    return path.startswith("/") and not path.startswith(prefixes) and b"text/html" in accept
+
+
+def write_page(sock, status_int: int, reason: str, request_id: str | None = None) -> None:
+    """:func:`write_problem` for a person at a browser: the product's static page for the refusal
+    (:data:`core.pages.REFUSAL_PAGES`), never cached, framed by nobody."""
+    from html import escape
+
+    from core.logging import request_id_var
+    from core.middleware import normalise_request_id
+    from core.pages import REFUSAL_PAGES, static_page
+
+    title, message = REFUSAL_PAGES[status_int]
+    rid = normalise_request_id(request_id)
+    token = request_id_var.set(rid)
+    try:
+        body = static_page(title, escape(message), "/static/portal/portal.css").encode()
+        log.info("refused before the application: %s (a page)", status_int)
+    finally:
+        request_id_var.reset(token)
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: text/html; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nX-Request-ID: {rid}\r\nCache-Control: no-store\r\n"
+            f"Content-Security-Policy: default-src 'self'; frame-ancestors 'none'\r\nX-Frame-Options: DENY\r\n"
+            f"X-Content-Type-Options: nosniff\r\n\r\n")
+    util.write_nonblock(sock, head.encode("latin1") + body)
 
 
 # No ``Server`` header: what answers is nobody's business (manage.py serve --asgi runs uvicorn with

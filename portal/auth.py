@@ -23,7 +23,8 @@ def login_page(request):
     if getattr(request, "portal_identity", None) is not None:
         return redirect("portal-home")
     return render(request, "portal/login.html", {"next": _safe_next(request),
-                                                 "expired": request.GET.get("expired") == "1"})
+                                                 "expired": request.GET.get("expired") in ("1", "form"),
+                                                 "form_unsent": request.GET.get("expired") == "form"})
 
 
 @require_GET

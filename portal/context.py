@@ -12,16 +12,21 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 import time
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
+import psycopg
 from django.conf import settings
 from django.contrib import auth
 from django.core.exceptions import DisallowedHost
+from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import escape
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from core import audit, health
 from core.errors import (
@@ -31,11 +36,13 @@ from core.errors import (
     InsufficientScope,
     NoConsentOrAccess,
     NotFound,
+    ServiceUnavailable,
     UnknownOrganization,
     json_problem,
 )
 from core.gate import RequestGate
 from core.identity import Identity, identity_context
+from core.pages import REFUSAL_PAGES, static_page
 from portal.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
 
 log = logging.getLogger("anamnesis.portal")
@@ -115,9 +122,20 @@ def portal_context(request) -> dict:
 
 
 def _login_redirect(request):
-    params = {"next": request.get_full_path()}
-    if getattr(request, "portal_session_expired", False):
-        params["expired"] = "1"
+    """To the sign-in page, and back here after it. A form sent once the session had ended (only a signed-in page
+    shows one) comes back to the page it was sent from (its same-site Referer), never to the address it was sent
+    to: that answers a button, not a link (405 after signing in). Nothing it held was saved, and the page says so."""
+    if request.method in ("GET", "HEAD"):
+        params = {"next": request.get_full_path()}
+        if getattr(request, "portal_session_expired", False):
+            params["expired"] = "1"
+    else:
+        referer = request.headers.get("Referer", "")
+        same_site = referer and url_has_allowed_host_and_scheme(referer, allowed_hosts={request.get_host()},
+                                                                require_https=request.is_secure())
+        page = urlsplit(referer) if same_site else None
+        params = {"next": f"{page.path}?{page.query}" if page.query else page.path} if page and page.path else {}
+        params["expired"] = "form"
     return redirect(f"{settings.LOGIN_URL}?{urlencode(params)}")
 
 
@@ -183,12 +201,37 @@ class MethodNotAllowedPageMiddleware:
 
 
 
-def _page_for_browser(request, status: int, exception=None):
+class RequestShapePageMiddleware:
+    """What :mod:`core.middleware` refuses before any browser layer runs (a form too large to take, 413; an address
+    too long, 414; headers too large, 431; a broken Content-Length, 400) is a page for a browser, with the same
+    status, saying what to do; any other client keeps the problem document. Outside the layers that add the page
+    headers, so it adds them itself."""
+
+    PAGES = REFUSAL_PAGES
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (response.status_code not in self.PAGES or not response.get("Content-Type", "").startswith(
+                "application/problem+json") or not _wants_page(request)):
+            return response
+        title, message = self.PAGES[response.status_code]
+        page = error_page(request, response.status_code, title=title, message=message)
+        add_never_cache_headers(page)
+        page["Content-Security-Policy"] = _content_security_policy(
+            settings.PORTAL_CONTENT_SECURITY_POLICY, settings.OIDC_OP_AUTHORIZATION_ENDPOINT)
+        page["X-Frame-Options"] = settings.X_FRAME_OPTIONS
+        return page
+
+
+def _page_for_browser(request, status: int, exception=None, **words):
     """Django's own 400 and 404 as a page, when a browser asked for one outside the API's paths; else None (the
     problem document). A Host we do not serve is never rendered: the page would ask for that host again."""
     if isinstance(exception, DisallowedHost) or not _wants_page(request):
         return None
-    response = error_page(request, status)
+    response = error_page(request, status, **words)
     add_never_cache_headers(response)
     return response
 
@@ -201,26 +244,41 @@ def not_found(request, exception=None):
 
 def server_error(request):
     """Django's 500: a page for browsers (no template context that could fail again: the page is static), the
-    problem document for the API."""
+    problem document for the API. The database out of reach (every page reads the session there) is the API's
+    answer too: 503 with Retry-After, saying to try again shortly, not "something went wrong"."""
+    unavailable = isinstance(sys.exc_info()[1], DATABASE_UNAVAILABLE)
     if not _wants_page(request):
+        if unavailable:
+            problem = json_problem(503, ServiceUnavailable.code, ServiceUnavailable.title)
+            problem["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
+            return problem
         return health.server_error(request)
-    response = HttpResponse(_SERVER_ERROR_PAGE.format(request_id=escape(getattr(request, "request_id", "-"))),
-                            status=500, content_type="text/html; charset=utf-8")
+    if unavailable:
+        title, status = "This service is unavailable for a moment", 503
+        message = "Nothing was changed by this request. Please try again in a minute."
+    else:
+        title, status = "Something went wrong", 500
+        message = ("Nothing was changed by this request. Try again in a moment; if it happens again, tell us this "
+                   "reference: <code>{}</code>.").format(escape(getattr(request, "request_id", "-")))
+    response = HttpResponse(static_page(title, message, static("portal/portal.css")), status=status,
+                            content_type="text/html; charset=utf-8")
+    if unavailable:
+        response["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
     add_never_cache_headers(response)
     return response
 
 
-_SERVER_ERROR_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Something went wrong</title></head>
-<body><main><h1>Something went wrong</h1>
-<p>Nothing was changed by this request. Try again in a moment; if it happens again, tell us this reference:
-<code>{request_id}</code>.</p><p><a href="/">Back to the start</a></p></main></body></html>
-"""
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 
 
 def bad_request(request, exception=None):
-    """Django's 400 (a Host we do not serve, a malformed request)."""
-    page = _page_for_browser(request, 400, exception)
+    """Django's 400 (a Host we do not serve, a malformed request). A form Django could not read (more fields than
+    it takes, a broken upload) says so: "part of the address" is about links."""
+    words = {} if request.method in ("GET", "HEAD") else {
+        "title": "This form could not be read",
+        "message": "What was sent is not a form of this site as it was shown, so nothing was saved. Go back, reload "
+                   "the page and try again."}
+    page = _page_for_browser(request, 400, exception, **words)
     return page if page is not None else json_problem(400, "bad_request", "Bad request")
 
 

@@ -28,6 +28,7 @@ from django.core.cache import cache
 from django.core.exceptions import SuspiciousOperation
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
+from django.middleware.csrf import rotate_token
 from django.shortcuts import redirect, render
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView
@@ -296,10 +297,9 @@ class PortalCallbackView(OIDCAuthenticationCallbackView):
 
 def portal_logout_response(request) -> HttpResponse:
     """End the Django session, then (when the provider has one) its session too, via end_session."""
-
-
     id_token = request.session.get("oidc_id_token")
     auth.logout(request)  # flushes the session
+    rotate_token(request)  # a form of the signed-out pages (a token another script read there) is spent with them
     end_session = settings.OIDC_OP_END_SESSION_ENDPOINT
     if end_session:
         params = {"post_logout_redirect_uri": request.build_absolute_uri("/signed-out/")}

@@ -225,6 +225,36 @@ def test_what_the_server_refuses_itself_carries_a_request_id_like_every_answer()
 
 
 @pytest.mark.slow
+def test_a_browsers_form_too_large_to_take_is_refused_with_a_page_not_a_json_document():
+    """A portal form over the body limit is refused by the worker before the application: a browser asking for a
+    page gets the product's page saying what to do (it was the API's JSON problem document on screen), with no
+    caching and no framing; API paths and other clients keep the problem document."""
+    server = _Server(workers=1, threads=1)
+    try:
+        big = b"Content-Length: 10000000\r\n\r\ntime=1"
+        page_request = (b"POST /me/preferences/1b4e28ba-2fa1-11d2-883f-0016d3cca427/correct/ HTTP/1.1\r\nHost: x\r\n"
+                        b"Accept: text/html,application/xhtml+xml\r\nX-Request-ID: form-1\r\n" + big)
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw:
+            raw.sendall(page_request)
+            answer = b""
+            while chunk := raw.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 413 ") and b"Content-Type: text/html; charset=utf-8" in head, head
+        assert b"X-Request-ID: form-1" in head and b"Cache-Control: no-store" in head
+        assert b"X-Frame-Options: DENY" in head and b"frame-ancestors 'none'" in head
+        text = body.decode()
+        assert "<title>This is too long to send · Anamnesis</title>" in text and "nothing was saved" in text
+        assert 'lang="en-GB"' in text and "portal.css" in text and "1b4e28ba" not in text
+        for request in (b"POST /me/preferences/ HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n" + big,
+                        b"POST /v1/patients/x/memories HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n" + big):
+            line, answer = _raw_answer(server.port, request)
+            assert line.startswith(b"HTTP/1.1 413 ") and answer["problem"]["code"] == "payload_too_large", line
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
 def test_no_control_socket_is_opened(tmp_path):
     """gunicorn 27 would open one in the user's runtime directory or home, the same path for every service of the
     user on the machine; nothing here uses it."""

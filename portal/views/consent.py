@@ -143,7 +143,8 @@ def staff_patients(request):
                                                                                         patient_ids=list(patients))}
     rows = [{"patient_id": p, "purposes": purposes, "profile": profiles.get(p)} for p, purposes in patients.items()]
     rows.sort(key=lambda r: (r["profile"] is None, (r["profile"] or {}).get("display_name", "")))
-    return render(request, "consent/staff_patients.html", {"patients": rows, "q": q, "found": found})
+    return render(request, "consent/staff_patients.html", {"patients": rows, "q": q, "found": found,
+                                                            "q_too_short": 0 < len(q) < 2})
 
 
 @require_http_methods(["GET"])
@@ -303,7 +304,8 @@ def _search_choices(identity: Identity, params) -> dict:
     staff_q = search_text(params, "staff_q")
     patients = directory.patient_search_audited(identity=identity, q=patient_q) if len(patient_q) >= 2 else []
     staff = directory.staff_search(identity=identity, q=staff_q) if staff_q else []
-    return {"patient_q": patient_q, "staff_q": staff_q, "patient_choices": [_patient_choice(p) for p in patients],
+    return {"patient_q": patient_q, "staff_q": staff_q, "patient_q_too_short": 0 < len(patient_q) < 2,
+            "patient_choices": [_patient_choice(p) for p in patients],
             "staff_choices": [(s["actor_sub"], f"{s['display_name']} ({s['actor_sub']})") for s in staff]}
 
 
@@ -344,9 +346,10 @@ def admin_access(request):
 def admin_revoke(request, grant_id: uuid.UUID):
     identity = request.portal_identity
     form = RevokeForm(request.POST)
+    started, grant = timezone.now(), None
     if form.is_valid():
         try:
-            services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
+            grant = services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
         except ValidationFailed as exc:  # the reason does not fit beside the grant's own
             for error in exc.errors:
                 form.add_error("reason", error["message"])
@@ -355,5 +358,11 @@ def admin_revoke(request, grant_id: uuid.UUID):
         return render(request, "consent/admin_revoke.html",
                       {"form": form, "grant_id": grant_id,
                        "grant": next((g for g in grant if g.grant_id == grant_id), None)}, status=422)
-    messages.success(request, "Access ended.")
+    if grant is not None and grant.revoked_at is not None and grant.revoked_at < started:
+        # ended before this request (sent twice, or ended in another window): the service changed nothing, and
+        # the reason given now was not kept
+        when = date_format(timezone.localtime(grant.revoked_at), "j M Y, H:i")
+        messages.info(request, f"This access had already ended on {when}. Nothing was changed.")
+    else:
+        messages.success(request, "Access ended.")
     return redirect("admin-access")

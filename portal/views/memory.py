@@ -13,6 +13,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.db import transaction
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_http_methods, require_POST
@@ -65,9 +66,17 @@ def _staff_read(request, patient_id: uuid.UUID, memory) -> None:
 def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, template: str, done_url: str,
              labels: dict[str, str], extra: dict | None = None):
     memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    replaced = None  # a correction sent from a page shown before another replaced the value: what it replaced
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
-        # replaced, expired or deleted since the page that links here was shown: "this has changed", not "no page"
-        raise Conflict("it is no longer the current value", code="not_correctable")
+        if request.method == "POST" and _correction_saved(request, identity, patient_id, memory):
+            messages.info(request, "This correction had already been saved. Nothing more was changed.")
+            return redirect(done_url)
+        current = _current_version(identity, patient_id, memory) if request.method == "POST" else None
+        if current is None:
+            # replaced, expired or deleted since the page that links here was shown: "this has changed", not "no
+            # page"
+            raise Conflict("it is no longer the current value", code="not_correctable")
+        replaced, memory, memory_id = memory, current, current.memory_id
     value = memory_value(memory) or {}
     spec = type_get(memory.memory_type)  # a correction is written with the type's latest version
     if spec is None:
@@ -76,7 +85,18 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")  # before the form
     initial = FactForm.initial_from_fact(value)
     kwargs = {"spec": spec, "kind": value.get("kind"), "correcting": True}
-    if request.method == "POST":
+    if replaced is not None:
+        # What was typed is shown again, to be sent for the value now current (nothing is saved unseen): the 409
+        # page lost it.
+        form = FactForm(request.POST, initial=initial, **kwargs)
+        form.is_valid()
+        form.add_error(None, "This has changed since your page was shown: someone saved another value. Nothing was "
+                             "saved. What you typed is below: save it again to replace the value shown as now, or "
+                             "cancel.")
+        status = 409
+        if not identity.is_patient(patient_id):
+            selectors.memory_shown(patient_id=patient_id, memory=memory)  # the value now current is read here
+    elif request.method == "POST":
         form = FactForm(request.POST, initial=initial, **kwargs)
         if form.is_valid():
             try:
@@ -101,7 +121,45 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
     row = memory_row(memory, me=identity.actor_sub, labels=labels)
     if not identity.is_patient(patient_id):
         _staff_read(request, patient_id, memory)
-    return render(request, template, {"form": form, "row": row, **(extra or {})}, status=status)
+    action = None
+    if replaced is not None:  # the form now corrects the current value: it is sent to that value's page
+        match = request.resolver_match
+        action = reverse(match.url_name, kwargs={**match.kwargs, "memory_id": memory_id})
+    return render(request, template, {"form": form, "row": row, "form_action": action, **(extra or {})},
+                  status=status)
+
+
+def _current_version(identity, patient_id: uuid.UUID, memory):
+    """The value now current (active or quarantined) that replaced ``memory``, through its corrections, or None
+    (expired, deleted, or replaced by nothing current)."""
+    for _ in range(20):  # a bounded walk along superseded_by
+        if memory.state in (MemoryState.ACTIVE, MemoryState.QUARANTINED):
+            return memory
+        if memory.state != MemoryState.SUPERSEDED or memory.superseded_by_id is None:
+            return None
+        try:
+            memory = selectors.memory_get(identity=identity, patient_id=patient_id,
+                                          memory_id=memory.superseded_by_id)
+        except NotFound:
+            return None
+    return None
+
+
+def _correction_saved(request, identity, patient_id: uuid.UUID, memory) -> bool:
+    """Whether the correction form sent (again: a double click, the back button) for ``memory`` is what replaced
+    it: the value that superseded it is this person's, and the very one the form holds."""
+    if memory.state != MemoryState.SUPERSEDED or memory.superseded_by_id is None:
+        return False
+    try:
+        successor = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory.superseded_by_id)
+    except NotFound:
+        return False
+    value, spec = memory_value(memory) or {}, type_get(memory.memory_type)
+    if spec is None or successor.created_by != identity.actor_sub or successor.agent_client_id:
+        return False
+    form = FactForm(request.POST, initial=FactForm.initial_from_fact(value), spec=spec, kind=value.get("kind"),
+                    correcting=True)
+    return form.is_valid() and form.cleaned_data["fact"] == memory_value(successor)
 
 
 @require_http_methods(["GET", "POST"])
@@ -121,28 +179,90 @@ def patient_delete(request, memory_id: uuid.UUID):
     page's one-click form) gets that page, and nothing is deleted."""
     identity = request.portal_identity
     memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    confirmed = request.method == "POST" and request.POST.get("confirm") == "yes"
+    if confirmed and memory.state == MemoryState.DELETED:
+        return _already_deleted(request, memory_id)  # the form sent again (a double click, the back button)
     if memory.state not in (MemoryState.ACTIVE, MemoryState.QUARANTINED, MemoryState.PROPOSED):
         # the page showed it as current; it was replaced (deleting the old value would keep the new one) or is gone
         raise Conflict("it is no longer the current value", code="not_current")
     if not deletion.patient_may_edit(memory):  # refused before the confirmation page, as the service refuses it
         raise Forbidden("clinical facts are removed by the care team", code="staff_only")
-    if request.method == "GET" or request.POST.get("confirm") != "yes":
+    if not confirmed:
         return render(request, "memory/delete.html", {"row": memory_row(memory, me=identity.actor_sub)})
-    receipt = deletion.memory_delete(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    try:
+        with transaction.atomic():
+            receipt = deletion.memory_delete(identity=identity, patient_id=identity.patient_self_id,
+                                             memory_id=memory_id)
+    except NotFound:  # deleted by the same form's other submit, which held the row until it committed
+        return _already_deleted(request, memory_id)
+    return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
+
+
+def _already_deleted(request, memory_id: uuid.UUID):
+    """A delete form sent again after its preference was deleted: that deletion's receipt, saying nothing more was
+    changed ("This has changed" would read as if the deletion had not happened)."""
+    receipt = _receipt_erasing(request.portal_identity, memory_id)
+    if receipt is None:
+        raise Conflict("it is no longer the current value", code="not_current")
+    messages.info(request, "This preference had already been deleted. Nothing more was changed.")
     return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
 
 
 @require_http_methods(["GET", "POST"])
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_delete_all(request):
+    """Erase everything, asked with a tick box. The form names when its page was shown: sent again (a double
+    click, the back button) after an erasure since then, and erasing nothing more, it answers with that erasure's
+    receipt instead of a second, empty one."""
     identity = request.portal_identity
+    shown_at = timezone.now().isoformat()
     if request.method == "POST":
         if request.POST.get("confirm") != "yes":
             return render(request, "memory/delete_all.html",
-                          {"error": "Tick the box to confirm that everything should be deleted."}, status=422)
-        receipt = deletion.memory_erase_patient(identity=identity, patient_id=identity.patient_self_id)
+                          {"error": "Tick the box to confirm that everything should be deleted.",
+                           "shown_at": shown_at}, status=422)
+        try:
+            with transaction.atomic():
+                receipt = deletion.memory_erase_patient(identity=identity, patient_id=identity.patient_self_id)
+                earlier = _erasure_since(identity, request.POST.get("shown_at", ""), receipt)
+                if earlier is not None:
+                    raise _SentAgain(earlier)  # this one erased nothing: rolled back, no second receipt
+        except _SentAgain as again:
+            messages.info(request, "Everything had already been deleted: this is that deletion's receipt. Nothing "
+                                   "more was changed.")
+            return redirect("patient-receipt", deletion_id=again.receipt["deletion_id"])
         return redirect("patient-receipt", deletion_id=receipt["deletion_id"])
-    return render(request, "memory/delete_all.html", {})
+    return render(request, "memory/delete_all.html", {"shown_at": shown_at})
+
+
+class _SentAgain(Exception):
+    def __init__(self, receipt: dict):
+        super().__init__("sent again")
+        self.receipt = receipt
+
+
+def _erasure_since(identity, shown_at: str, receipt: dict) -> dict | None:
+    """The patient's own erasure of everything made after the form's page was shown, when ``receipt`` (a new
+    one) erased nothing at all; else None."""
+    try:
+        since = parse_datetime(shown_at)
+    except ValueError:
+        since = None
+    erased = (receipt.get("memory_ids") or receipt.get("representations") or receipt.get("stored_responses_removed")
+              or any(section.get("erased") for section in receipt.get("other_copies", [])))
+    if since is None or timezone.is_naive(since) or erased:
+        return None
+    return next((r for r in selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
+                 if r["deletion_id"] != receipt["deletion_id"] and r.get("scope") == "patient"
+                 and r.get("reason_code") == "subject_request"
+                 and (parse_datetime(r.get("requested_at") or "") or since) > since), None)
+
+
+def _receipt_erasing(identity, memory_id: uuid.UUID, reason_code: str | None = None) -> dict | None:
+    """The patient's deletion receipt that erased ``memory_id`` (for that reason, when one is named), or None."""
+    return next((r for r in selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
+                 if str(memory_id) in r.get("memory_ids", [])
+                 and reason_code in (None, r.get("reason_code"))), None)
 
 
 @require_http_methods(["GET"])
@@ -193,7 +313,16 @@ def patient_receipts(request):
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_confirm(request, memory_id: uuid.UUID):
     identity = request.portal_identity
-    review.memory_confirm(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    try:
+        with transaction.atomic():
+            review.memory_confirm(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    except Conflict:
+        # sent twice (a double click, the back button): only a confirmation makes a proposal current
+        memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+        if memory.state != MemoryState.ACTIVE:
+            raise
+        messages.info(request, "This suggestion had already been confirmed. Nothing more was changed.")
+        return redirect("patient-preferences")
     messages.success(request, "Confirmed. It is now one of your preferences.")
     return redirect("patient-preferences")
 
@@ -202,7 +331,15 @@ def patient_confirm(request, memory_id: uuid.UUID):
 @portal_view(scopes=("memory:write",), roles=PATIENT_ROLES)
 def patient_reject(request, memory_id: uuid.UUID):
     identity = request.portal_identity
-    review.memory_reject(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    try:
+        with transaction.atomic():
+            review.memory_reject(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    except (NotFound, Conflict):
+        # sent twice: the first rejection erased it ("Page not found" read as if it had never been there)
+        if _receipt_erasing(identity, memory_id, "proposal_rejected") is None:
+            raise
+        messages.info(request, "This suggestion had already been rejected and erased. Nothing more was changed.")
+        return redirect("patient-preferences")
     messages.success(request, "Rejected. The suggestion has been erased.")
     return redirect("patient-preferences")
 
@@ -359,6 +496,10 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     require_staff_patient(identity, patient_id)
     memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
     _staff_read(request, patient_id, memory)
+    if request.method == "POST" and memory.state == MemoryState.QUARANTINED:
+        # the form sent twice (a double click, another window): "it changed meanwhile" read as if it had not
+        messages.info(request, "This memory had already been quarantined. Nothing more was changed.")
+        return redirect("staff-patient", patient_id=patient_id)
     form = ReasonForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

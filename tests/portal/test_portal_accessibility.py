@@ -77,6 +77,25 @@ def test_a_refused_correction_names_existing_hint_and_error_ids_and_the_summary_
     assert '<a href="#id_valid_until">Keep until (optional): Enter a valid date.</a>' in html
 
 
+def test_a_page_whose_form_was_refused_says_error_first_in_its_title(world, people, signed_in):
+    """The page title is what a screen reader announces first: a form sent back with errors starts it with
+    "Error: " (the patient's correction, the erase-everything tick box, the administrators' memory types), and
+    the same page shown afresh does not."""
+    consent = world.consent(world.patient_a)
+    memory_id = _memory(world, world.patient_a, consent)
+    client = signed_in(people.patient(world.patient_a))
+    url = f"/me/preferences/{memory_id}/correct/"
+    assert "<title>Correct a preference · Anamnesis</title>" in client.get(url).content.decode()
+    refused = client.post(url, {"time": "25:99"}).content.decode()
+    assert "<title>Error: Correct a preference · Anamnesis</title>" in refused
+    unticked = client.post("/me/preferences/delete-all/", {}).content.decode()
+    assert "<title>Error: Delete all my preferences · Anamnesis</title>" in unticked
+    admin = signed_in(people.admin())
+    assert "<title>Error: Memory types · Anamnesis</title>" in admin.post(
+        "/staff/memory-types/", {"definition": "not json"}).content.decode()
+    assert "<title>Memory types · Anamnesis</title>" in admin.get("/staff/memory-types/").content.decode()
+
+
 def test_the_staff_forms_name_existing_ids_too(world, people, signed_in):
     nurse = people.staff("nurse")
     world.grant(world.patient_a, nurse, "appointment_scheduling")

@@ -3,6 +3,7 @@ and the web-safety headers every page carries."""
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from urllib.parse import parse_qs, urlparse
@@ -128,6 +129,20 @@ def test_logout_needs_the_csrf_token(people, world, dev_idp):
     assert client.get("/me/").status_code == 200
 
 
+def test_signing_out_rotates_the_csrf_token_so_the_signed_in_pages_forms_are_spent(people, world, dev_idp):
+    """Signing in rotates the CSRF token (Django's login); signing out does too: a form (or a token read from one)
+    of a page shown while signed in no longer posts in the browser after sign-out."""
+    client = Client(enforce_csrf_checks=True)
+    login(client, dev_idp, people.patient(world.patient_a))
+    page = client.get("/me/consents/").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    before = client.cookies["csrftoken"].value
+    assert client.post("/logout/", {"csrfmiddlewaretoken": token}).status_code == 302
+    assert client.cookies["csrftoken"].value != before
+    stale = client.post("/logout/", {"csrfmiddlewaretoken": token}, HTTP_ACCEPT="text/html")
+    assert stale.status_code == 403 and "This form has expired" in stale.content.decode()
+
+
 def test_the_absolute_session_lifetime_ends_even_an_active_session(people, world, signed_in, settings):
     client = signed_in(people.patient(world.patient_a))
     assert client.get("/me/").status_code == 200
@@ -137,6 +152,32 @@ def test_the_absolute_session_lifetime_ends_even_an_active_session(people, world
     response = client.get("/me/")
     assert response.status_code == 302 and "expired=1" in response["Location"]
     assert client.get("/me/").status_code == 302  # logged out, not just redirected once
+
+
+def test_a_form_sent_after_the_session_ended_comes_back_to_its_page_after_signing_in(people, world, dev_idp):
+    """The session ended while a form was open: sending it changes nothing, the sign-in page says so, and signing
+    in again lands on the page the form was on, not on the button's address (which answers only a POST: 405)."""
+    sub = people.patient(world.patient_a)
+    client = Client()
+    login(client, dev_idp, sub)
+    assert client.get("/me/consents/").status_code == 200
+    client.logout()  # the session ended (inactivity) while the page was open
+    sent = client.post("/me/consents/give/", {"purpose": "communication"}, HTTP_ACCEPT="text/html",
+                       HTTP_REFERER="http://testserver/me/consents/")
+    assert sent.status_code == 302
+    query = parse_qs(urlparse(sent["Location"]).query)
+    assert query["next"] == ["/me/consents/"] and query["expired"] == ["form"]
+    page = client.get(sent["Location"]).content.decode()
+    assert "was not saved and nothing was changed" in page
+    back = login(client, dev_idp, sub, next_url=query["next"][0])
+    assert back.status_code == 302 and back["Location"] == "/me/consents/"
+    consents = client.get(back["Location"])
+    assert consents.status_code == 200 and "Withdraw consent" not in consents.content.decode()  # none was given
+    # a form from another site (or none named) returns to the start page, never elsewhere
+    client.logout()
+    elsewhere = client.post("/me/consents/give/", {"purpose": "communication"},
+                            HTTP_REFERER="https://evil.example/me/consents/")
+    assert parse_qs(urlparse(elsewhere["Location"]).query) == {"expired": ["form"]}
 
 
 def test_the_inactivity_timeout_is_a_short_sliding_session(settings, people, world, signed_in):
@@ -171,6 +212,18 @@ def test_pages_carry_csp_frame_and_cookie_protections(people, world, signed_in):
     cookie = client.cookies["sessionid"]
     assert cookie["httponly"] and cookie["samesite"] == "Lax"
     assert b"<script" not in response.content
+
+
+def test_a_pages_notice_is_kept_in_the_session_never_in_a_readable_cookie(people, world, signed_in):
+    """"Consent given for: Communication with the patient" says what the patient did: Django's default keeps it
+    in a cookie anyone with the browser (or a proxy's log) reads as base64 JSON, and sign-out does not end."""
+    client = signed_in(people.patient(world.patient_a))
+    given = client.post("/me/consents/give/", {"purpose": "communication"})
+    assert given.status_code == 302
+    assert "messages" not in given.cookies and "messages" not in client.cookies
+    page = client.get(given["Location"]).content.decode()
+    assert "Consent given for: Communication with the patient." in page
+    assert "Consent given for" not in client.get("/me/consents/").content.decode()  # shown once
 
 
 def test_unauthenticated_visitors_are_sent_to_sign_in():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from urllib.parse import urlencode
 
 import pytest
 from django.test import Client
@@ -87,6 +88,46 @@ def test_a_server_error_is_a_page_for_browsers_and_a_problem_for_the_api(alice, 
     assert api.status_code == 500 and api.json()["code"] == "internal_error"
 
 
+def test_a_form_django_cannot_read_says_so_and_saves_nothing(alice):
+    """More fields than Django takes (DATA_UPLOAD_MAX_NUMBER_FIELDS) is its 400: a browser's page about the form,
+    not "This link is not valid ... part of the address"; the API's problem stays."""
+    client = alice["client"]
+    fields = {f"f{i}": "x" for i in range(1100)} | {"time": "12:45"}
+    page = client.post(f"/me/preferences/{alice['first']}/correct/", urlencode(fields),
+                       content_type="application/x-www-form-urlencoded", HTTP_ACCEPT="text/html")
+    html = page.content.decode()
+    assert page.status_code == 400 and "This form could not be read" in html and "nothing was saved" in html
+    assert "part of the address" not in html
+    assert "not before 10:00" in client.get("/me/").content.decode()
+    assert client.get("/me/activity/?older=not-a-cursor", HTTP_ACCEPT="text/html").status_code == 400
+
+
+def test_the_database_out_of_reach_is_a_503_page_with_retry_after_as_the_api_answers(alice, monkeypatch):
+    """PostgreSQL cannot be reached (here a real connection refused, behind the page): the browser gets the
+    product's page saying to try again shortly, 503 with Retry-After, as the API answers 503 service_unavailable;
+    it was "Something went wrong", a 500 without Retry-After, on every page (each reads its session there)."""
+    import psycopg
+
+    import portal.views.memory as views
+    from tests.fakes.service import free_port
+
+    closed = free_port()  # nothing listens there
+
+    def database_gone(*args, **kwargs):
+        psycopg.connect(host="127.0.0.1", port=closed, dbname="anamnesis", connect_timeout=2)
+
+    client = alice["client"]
+    client.raise_request_exception = False
+    monkeypatch.setattr(views, "render", database_gone)
+    page = client.get("/me/", HTTP_ACCEPT="text/html")
+    text = page.content.decode()
+    assert page.status_code == 503 and int(page["Retry-After"]) >= 1 and "no-store" in page["Cache-Control"]
+    assert "unavailable for a moment" in text and "Nothing was changed" in text and "Traceback" not in text
+    assert 'lang="en-GB"' in text and "· Anamnesis</title>" in text and 'rel="stylesheet"' in text
+    problem = client.get("/me/", HTTP_ACCEPT="application/json")
+    assert problem.status_code == 503 and problem.json()["code"] == "service_unavailable" and problem["Retry-After"]
+
+
 def test_correcting_a_preference_supersedes_it(alice, world):
     client = alice["client"]
     form = client.get(f"/me/preferences/{alice['first']}/correct/").content.decode()
@@ -148,6 +189,21 @@ def test_deleting_one_preference_asks_first_then_shows_its_receipt(alice, world)
     assert receipts[0]["deletion_id"] in html
 
 
+def test_a_delete_sent_twice_shows_its_one_receipt_and_says_nothing_more_was_changed(alice):
+    """A double click or the back button sends the delete form again: the second answer is the first deletion's
+    receipt saying it had already been deleted (it was "This has changed", as if nothing had been deleted), and
+    there is still one receipt."""
+    client = alice["client"]
+    url = f"/me/preferences/{alice['first']}/delete/"
+    first = client.post(url, {"confirm": "yes"})
+    again = client.post(url, {"confirm": "yes"})
+    assert first.status_code == again.status_code == 302 and again["Location"] == first["Location"]
+    page = client.get(again["Location"]).content.decode()
+    assert "had already been deleted. Nothing more was changed." in page and "Deleted: 1 record" in page
+    assert client.get("/me/deletions/").content.decode().count("Deletion of ") == 1
+    assert client.get(url).status_code == 409  # a link to it, later: it is gone
+
+
 def test_deleting_everything_needs_confirmation_and_shows_the_receipt(alice):
     client = alice["client"]
     refused = client.post("/me/preferences/delete-all/", {})
@@ -156,6 +212,29 @@ def test_deleting_everything_needs_confirmation_and_shows_the_receipt(alice):
     done = client.post("/me/preferences/delete-all/", {"confirm": "yes"}, follow=True).content.decode()
     assert "Deleted: 2 records" in done
     assert "We keep no preferences" in client.get("/me/").content.decode()
+
+
+def test_deleting_everything_sent_twice_gives_one_receipt_and_says_so(alice):
+    """The back button or a double click sends "Delete everything" again: the answer is the first erasure's
+    receipt saying nothing more was changed, not a second receipt of 0 records. A later request from a page shown
+    after it is a request of its own."""
+    client = alice["client"]
+    form = client.get("/me/preferences/delete-all/").content.decode()
+    shown_at = re.search(r'name="shown_at" value="([^"]+)"', form).group(1)
+    sent = {"confirm": "yes", "shown_at": shown_at}
+    first = client.post("/me/preferences/delete-all/", sent)
+    again = client.post("/me/preferences/delete-all/", sent)
+    assert first.status_code == again.status_code == 302 and again["Location"] == first["Location"]
+    page = client.get(again["Location"]).content.decode()
+    assert "Everything had already been deleted" in page and "Deleted: 2 records" in page
+    assert client.get("/me/deletions/").content.decode().count("Deletion of ") == 1
+    later = re.search(r'name="shown_at" value="([^"]+)"',
+                      client.get("/me/preferences/delete-all/").content.decode()).group(1)
+    anew = client.post("/me/preferences/delete-all/", {"confirm": "yes", "shown_at": later})
+    assert anew.status_code == 302 and anew["Location"] != first["Location"]
+    assert client.get("/me/deletions/").content.decode().count("Deletion of ") == 2
+    for odd in ("", "yesterday", "2026-13-45T00:00:00", "2026-01-01T00:00:00"):  # missing, malformed, naive
+        assert client.post("/me/preferences/delete-all/", {"confirm": "yes", "shown_at": odd}).status_code == 302
 
 
 def test_revoking_a_consent_stops_the_use_of_what_depends_on_it(alice):
@@ -199,9 +278,19 @@ def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
     page = client.get("/me/").content.decode()
     assert "Waiting for you to confirm" not in page
     assert "contact by text message" in page and "language Polish" not in page
-    # a second submit of the same form (another window, a double click) changes nothing and says so
-    again = client.post(f"/me/proposals/{keep}/confirm/")
-    assert again.status_code == 409 and "This has changed" in again.content.decode()
+    # a second submit of the same form (another window, a double click) changes nothing and says so, in words
+    # about what was done: not "This has changed" (as if it had not been confirmed) nor "Page not found"
+    again = client.post(f"/me/proposals/{keep}/confirm/", follow=True)
+    html = again.content.decode()
+    assert again.status_code == 200 and "had already been confirmed. Nothing more was changed." in html
+    assert "contact by text message" in html
+    again = client.post(f"/me/proposals/{drop}/reject/", follow=True)
+    html = again.content.decode()
+    assert again.status_code == 200 and "had already been rejected and erased. Nothing more was changed." in html
+    assert "language Polish" not in html
+    # a proposal's forms for one that was never the patient's stay "not found"
+    assert client.post(f"/me/proposals/{uuid.uuid4()}/reject/").status_code == 404
+    assert client.post(f"/me/proposals/{uuid.uuid4()}/confirm/").status_code == 404
 
 
 def test_forms_without_the_csrf_token_are_refused(world, people, dev_idp):
@@ -293,6 +382,10 @@ def test_staff_quarantine_a_memory_with_a_reason(world, nurse):
     assert "Quarantined" in ok
     memory = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories/{memory_id}").json()
     assert memory["state"] == MemoryState.QUARANTINED
+    # sent again (a double click, another window): it says so, where it said "it changed meanwhile" (422)
+    again = nurse["client"].post(url, {"reason_code": "doubtful_source"}, follow=True)
+    html = again.content.decode()
+    assert again.status_code == 200 and "This memory had already been quarantined. Nothing more was changed." in html
 
 
 def test_staff_correct_a_memory(world, nurse):
@@ -303,6 +396,12 @@ def test_staff_correct_a_memory(world, nurse):
     assert nurse["client"].post(url, {"time": "09:30"}).status_code == 302
     items = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
     assert [i["fact"]["time"] for i in items] == ["09:30"] and items[0]["source"] == "staff_entered"
+    # the old page's form again (another value): what was typed comes back, for the value now current
+    stale = nurse["client"].post(url, {"time": "10:45"})
+    html = stale.content.decode()
+    assert stale.status_code == 409 and 'value="10:45"' in html
+    action = re.search(r'class="form" action="([^"]+)"', html).group(1)
+    assert action == f"/staff/patients/{world.patient_a}/memories/{items[0]['memory_id']}/correct/"
 
 
 def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people, signed_in):
@@ -325,9 +424,16 @@ def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people,
     no_reason = admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": ""})
     assert no_reason.status_code == 422 and "This field is required." in no_reason.content.decode()
     assert nurse.get(f"/staff/patients/{world.patient_b}/").status_code == 200
-    admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": "cover ended"})
+    ended = admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": "cover ended"}, follow=True)
+    assert "Access ended." in ended.content.decode()
     assert nurse.get(f"/staff/patients/{world.patient_b}/").status_code == 404
     assert str(world.patient_b) not in nurse.get("/staff/").content.decode()
+    # sent again (a double click, another window): it says the access had already ended, and the reason given
+    # the second time is not kept (it said "Access ended." as if this had ended it)
+    again = admin.post(f"/staff/access/{grant_id}/revoke/", {"reason": "second thoughts"}, follow=True)
+    html = again.content.decode()
+    assert "This access had already ended on " in html and "Nothing was changed." in html
+    assert "Access ended." not in html and "second thoughts" not in html
 
 
 def test_a_revocation_reason_that_does_not_fit_beside_the_grants_is_asked_again(world, people, signed_in):
@@ -377,7 +483,10 @@ def test_a_patient_downloads_a_copy_of_everything_as_json_and_fhir(alice, world)
     bundle = json.loads(b"".join(alice["client"].get("/me/export/?format=fhir").streaming_content))
     assert bundle["resourceType"] == "Bundle" and any(
         e["resource"]["resourceType"] == "Basic" for e in bundle["entry"])
-    assert alice["client"].get("/me/export/?format=xml").status_code == 404
+    for query in ("format=xml", "format=", "format=json&format=fhir", "format=%00"):  # a clear page, not "not found"
+        refused = alice["client"].get(f"/me/export/?{query}")
+        assert refused.status_code == 400 and "This download is not offered" in refused.content.decode(), query
+        assert "Content-Disposition" not in refused and "no-store" in refused["Cache-Control"]
     activity = alice["client"].get("/me/activity/").content.decode()
     assert "downloaded a copy of everything held about you" in activity
 
@@ -437,6 +546,43 @@ def test_a_stale_page_says_this_has_changed_and_changes_nothing(alice, world):
     assert "not before 11:30" in page and "12:00" not in page
 
 
+def test_a_correction_sent_twice_says_it_was_saved_and_saves_it_once(alice, world):
+    """A double click or the back button sends the same correction again: the answer is the preferences page
+    saying it had already been saved (it was the 409 "This has changed", as if the correction had been lost), and
+    the value was replaced once. Another value from the old page is still the 409 (the stale-page test)."""
+    client = alice["client"]
+    url = f"/me/preferences/{alice['first']}/correct/"
+    assert client.post(url, {"time": "11:30"}).status_code == 302
+    again = client.post(url, {"time": "11:30"}, follow=True)
+    html = again.content.decode()
+    assert again.status_code == 200 and "This correction had already been saved. Nothing more was changed." in html
+    assert "not before 11:30" in html
+    history = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories/{alice['first']}")
+    newest = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories/"
+                                                f"{history.json()['superseded_by']}").json()
+    assert newest["state"] == "active" and newest["superseded_by"] is None  # replaced once, not twice
+    assert client.post(url, {"time": "12:00"}).status_code == 409
+
+
+def test_a_correction_from_a_stale_page_keeps_what_was_typed_for_the_value_now_current(alice, world):
+    """Corrected in another window meanwhile: the old page's correction saves nothing, and its answer (409) is the
+    form again with what was typed, showing the value now current and sent to that value's page; the "This has
+    changed" page lost what was typed. Sending it from there replaces the current value."""
+    client = alice["client"]
+    old_url = f"/me/preferences/{alice['first']}/correct/"
+    assert client.post(old_url, {"time": "11:30"}).status_code == 302
+    stale = client.post(old_url, {"time": "12:15"})
+    html = stale.content.decode()
+    assert stale.status_code == 409 and "This has changed since your page was shown" in html
+    assert 'value="12:15"' in html and "Nothing was saved" in html and "not before 11:30" in html
+    action = re.search(r'<form method="post" novalidate class="form" action="([^"]+)">', html).group(1)
+    assert action != old_url and action.startswith("/me/preferences/") and action.endswith("/correct/")
+    assert "12:15" not in without_timestamps(client.get("/me/").content.decode())
+    assert client.post(action, {"time": "12:15"}).status_code == 302
+    page = without_timestamps(client.get("/me/").content.decode())
+    assert "not before 12:15" in page and "not before 11:30" not in page
+
+
 def test_a_patient_is_refused_the_correction_form_of_a_clinical_fact(alice, world):
     from tests.test_memory_lifecycle import care_body, nurse_with
 
@@ -455,6 +601,27 @@ def test_a_path_nothing_serves_is_a_page_for_browsers_and_a_problem_for_the_api(
         assert r.status_code == 404 and r["Content-Type"] == "application/problem+json", path
 
 
+def test_a_form_or_address_too_large_to_take_is_a_page_for_browsers_and_a_problem_for_the_api(alice, settings):
+    """A form past MAX_REQUEST_BYTES (a pasted document as a correction) or a search past the query limit is
+    refused before any browser layer runs; a browser gets the portal's page saying what to do, with the page
+    headers, not a JSON document. Nothing is saved."""
+    client = alice["client"]
+    big = {"time": "1" * (settings.MAX_REQUEST_BYTES + 10)}
+    page = client.post(f"/me/preferences/{alice['first']}/correct/", big, HTTP_ACCEPT="text/html")
+    text = page.content.decode()
+    assert page.status_code == 413 and page["Content-Type"].startswith("text/html"), page.content[:200]
+    assert "This is too long to send" in text and "nothing was saved" in text and 'lang="en-GB"' in text
+    assert "frame-ancestors 'none'" in page["Content-Security-Policy"] and page["X-Frame-Options"] == "DENY"
+    assert "no-store" in page["Cache-Control"]
+    long_search = client.get("/me/?q=" + "a" * (settings.MAX_QUERY_STRING_CHARS + 1), HTTP_ACCEPT="text/html")
+    assert long_search.status_code == 414 and "This address is too long" in long_search.content.decode()
+    assert "not before 10:00" in client.get("/me/").content.decode()  # the preference is as it was
+    for path, accept in ((f"/me/preferences/{alice['first']}/correct/", "application/json"),
+                         (f"/v1/patients/{uuid.uuid4()}/memories", "text/html")):
+        refused = client.post(path, big, HTTP_ACCEPT=accept)
+        assert refused.status_code == 413 and refused["Content-Type"] == "application/problem+json", path
+
+
 def test_a_preference_staff_set_aside_is_shown_to_the_patient_who_may_correct_it(alice, world):
     world.grant(world.patient_a, "nurse-q", "appointment_scheduling")
     r = world.staff("nurse-q").post(f"/v1/patients/{world.patient_a}/memories/{alice['first']}/quarantine",
@@ -471,6 +638,19 @@ def test_search_boxes_take_what_the_database_cannot_hold_without_a_500(world, nu
     assert nurse["client"].get("/staff/?q=a%00b").status_code == 200
     admin = signed_in(people.admin())
     assert admin.get("/staff/access/?patient_q=a%00b&staff_q=%00").status_code == 200
+
+
+def test_a_search_too_short_to_run_says_so_next_to_its_box(world, nurse, people, signed_in):
+    """One character in a patient search box ran no search and showed nothing at all, as if the button did
+    nothing; the box now says why, as its error (described by, and marked invalid)."""
+    page = nurse["client"].get("/staff/?q=a").content.decode()
+    assert "Type at least 2 characters to search." in page and 'id="patient-search-error"' in page
+    assert 'aria-describedby="patient-search-help patient-search-error" aria-invalid="true"' in page
+    assert "Type at least 2 characters" not in nurse["client"].get("/staff/?q=al").content.decode()
+    admin = signed_in(people.admin())
+    page = admin.get("/staff/access/?patient_q=a").content.decode()
+    assert "Type at least 2 characters to search." in page and 'aria-invalid="true"' in page
+    assert "Type at least 2 characters" not in admin.get("/staff/access/").content.decode()
 
 
 @pytest.mark.parametrize("sub, ok", [("jane.doe@hospital.example", True), ("http://idp.b.example#nurse-9", True),
