@@ -17,7 +17,7 @@ from core.access import require_person_deciding_access
 from core.errors import Conflict, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.idempotency import idempotency_withdraw
 from core.identity import Identity
-from core.serializers import visible
+from core.serializers import readable_text
 from core.services import organization_ensure
 from events.services import event_emit
 
@@ -34,7 +34,7 @@ def consent_record(*, identity: Identity, patient_id: uuid.UUID, purpose: str, e
     Idempotent: while a granted, unexpired consent exists for the purpose it is returned (created=False).
     """
     _future(expires_at, "expires_at")
-    evidence_ref = visible(evidence_ref)
+    evidence_ref = readable_text("evidence_ref", evidence_ref)
     if not evidence_ref:  # zero-width spaces are not evidence (the portal's form reaches here without the API's)
         raise ValidationFailed(errors=[{"field": "evidence_ref", "message": "This field may not be blank.",
                                         "code": "blank"}])
@@ -102,7 +102,7 @@ def grant_create(*, identity: Identity, patient_id: uuid.UUID, actor_sub: str, p
     purpose is returned unchanged (created=False)."""
     require_person_deciding_access(identity)
     _future(expires_at, "expires_at")
-    reason = visible(reason)
+    reason = readable_text("reason", reason)
     organization_ensure(identity=identity)
     existing = AccessGrant.objects.active().filter(
         organization_id=identity.org_id, patient_id=patient_id, actor_sub=actor_sub, purpose=purpose).first()
@@ -142,7 +142,7 @@ def grant_revoke(*, identity: Identity, grant_id: uuid.UUID, reason: str = "") -
         raise NotFound()
     if grant.revoked_at is not None:
         return grant
-    reason = visible(reason)
+    reason = readable_text("reason", reason)
     if reason:
         kept = f"{grant.reason} | revoked: {reason}" if grant.reason else f"revoked: {reason}"
         limit = AccessGrant.REASON_MAX_LENGTH

@@ -162,6 +162,41 @@ def require_subject(value: str) -> None:
                                           code="unstorable_character")
 
 
+# Free text a person reads somewhere else (a grant's reason on the patient's access page, consent evidence, a
+# memory's source reference): what it shows must be what it holds. Tab and line breaks are text; other control
+# characters and the direction embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069, which display text
+# in another order than it is stored: "trojan source") are not. Marks such as U+200E and U+200F stay (right-to-left
+# writing needs them).
+_DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be free text people read (see above), naming the first offending character by its code
+    point; None when it can."""
+    for ch in text:
+        if ch in _DIRECTION_CONTROLS:
+            return f"U+{ord(ch):04X} is a direction control: not part of text people read"
+        if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r":
+            return f"U+{ord(ch):04X} is a control character: not part of text people read"
+    return None
+
+
+def readable_text(field: str, value: str) -> str:
+    """For services: ``visible(value)``, refused (``ValidationFailed``, ``unstorable_character``) when
+    :func:`text_problem` finds something."""
+    problem = text_problem(value)
+    if problem is not None:
+        raise ValidationFailed.of(field, problem, "unstorable_character")
+    return visible(value)
+
+
+def require_readable(value: str) -> None:
+    """A validator: :func:`text_problem` finds nothing (``unstorable_character`` otherwise)."""
+    problem = text_problem(value)
+    if problem is not None:
+        raise serializers.ValidationError(problem, code="unstorable_character")
+
+
 def require_visible(value: str) -> None:
     """A validator: the text shows something (not only white space and zero-width characters)."""
     if not visible(value):

@@ -11,7 +11,7 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound, ValidationFailed
 from core.identity import commit_with_next_statement
-from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
+from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, require_readable
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, review, selectors, services, sessions
 from memory.guardrails import guardrails_for
@@ -62,7 +62,7 @@ class MemoryIn(StrictSerializer):
                                           help_text="Types with review (care context)")
     source = serializers.ChoiceField(choices=[Source.STAFF_ENTERED, Source.EHR_IMPORT], required=False,
                                      help_text="Types that staff or an EHR import write")
-    source_ref = serializers.CharField(required=False, max_length=255,
+    source_ref = serializers.CharField(required=False, max_length=255, validators=[require_readable],
                                        help_text="Types that staff or an EHR import write")
 
 
@@ -71,7 +71,8 @@ class ProposalIn(StrictSerializer):
     fact = serializers.JSONField()
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
     consent_record_id = UUIDIn()
-    source_ref = serializers.CharField(max_length=255, help_text="The conversation turn it was extracted from")
+    source_ref = serializers.CharField(max_length=255, validators=[require_readable],
+                                       help_text="The conversation turn it was extracted from")
     confidence = serializers.FloatField(min_value=0, max_value=1, required=False, default=0.8)
     valid_until = DateTimeIn(required=False, allow_null=True)
 

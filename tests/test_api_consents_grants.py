@@ -281,3 +281,38 @@ def test_granting_anew_after_a_grant_ran_out_does_not_record_it_as_revoked(commi
     assert old["revoked_by"] is None and datetime.fromisoformat(old["revoked_at"].replace("Z", "+00:00")) == ended
     events = world.patient(world.patient_a).get("/v1/audit-events").json()["items"]
     assert ("grant.expire", first["grant_id"]) in {(e["action"], e["resource_id"]) for e in events}
+
+
+# Text a person reads elsewhere: a control character, or a direction override that shows "\u202eLESAD" as "DASEL".
+UNREADABLE = ["reviewed\u0007", "see \u202efiler", "ok\u2066hidden\u2069", "\u001b[31mred"]
+
+
+@pytest.mark.parametrize("text", UNREADABLE)
+def test_reasons_and_evidence_that_would_show_otherwise_than_they_hold_are_refused_and_nothing_written(world,
+                                                                                                     text):
+    """A grant's reason (shown on the patient's access page), a revocation's reason and consent evidence are 422
+    ``unstorable_character`` on their field: no grant, revocation or consent is written."""
+    admin = world.admin()
+    r = admin.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-1",
+                                  "purpose": "communication", "reason": f"care team {text}"})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("reason", "unstorable_character")]
+    assert admin.get("/v1/grants").json()["items"] == []
+    grant = admin.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-1",
+                                      "purpose": "communication", "reason": "care team"}).json()
+    r = admin.post(f"/v1/grants/{grant['grant_id']}/revoke", {"reason": f"left {text}"})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "unstorable_character", r.content
+    [listed] = admin.get("/v1/grants").json()["items"]
+    assert listed["revoked_at"] is None and listed["reason"] == "care team"
+    r = world.patient(world.patient_a).post(consents(world.patient_a), {"purpose": "communication",
+                                                                       "evidence_ref": f"form {text}"})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("evidence_ref", "unstorable_character")]
+    assert world.patient(world.patient_a).get(consents(world.patient_a)).json()["items"] == []
+
+
+def test_reasons_keep_line_breaks_tabs_and_right_to_left_writing(world):
+    reason = "الفريق الطبي\u200f\n\tcare team (Arabic-speaking)"
+    r = world.admin().post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-1",
+                                          "purpose": "communication", "reason": reason})
+    assert r.status_code == 201 and r.json()["reason"] == reason, r.content

@@ -420,3 +420,22 @@ def test_withdrawing_consent_reaches_earlier_values_too(world):
     call_command("sweep_memories", verbosity=0)
     for memory_id in (old, fixed.json()["memory_id"]):
         assert patient.get(f"{mem(world.patient_a)}/{memory_id}").json()["state"] == "deleted"
+
+
+@pytest.mark.parametrize("ref", ["ehr:AllergyIntolerance/991\u0000", "ehr:\u202e199/ecnarelotnIygrellA",
+                                 "session:s1\u0008/turn:3"])
+def test_a_source_reference_that_would_show_otherwise_than_it_holds_is_refused_and_nothing_written(world, ref):
+    """A memory's source reference is shown to staff and the patient as its provenance: control characters and
+    direction overrides are 422 ``unstorable_character``, from staff and agents alike."""
+    nurse = nurse_with(world, "care_coordination")
+    r = nurse.post(mem(world.patient_a), care_body(source_ref=ref))
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("source_ref", "unstorable_character")]
+    cid = world.consent(world.patient_a)
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    r = agent.post(f"{mem(world.patient_a)}/proposals", {**memory_body(cid, "latest_time", "15:00"), "source_ref": ref})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("source_ref", "unstorable_character")]
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"memory:read"}))):
+        assert not Memory.objects.exists()
