@@ -94,3 +94,46 @@ def test_a_withdrawal_racing_writes_leaves_nothing_active_under_it_and_never_dea
                     if m.expires_at > m.updated_at]
         assert left == [], [(m.memory_type, m.state) for m in left]
         assert kept == [], [(m.memory_type, m.state) for m in kept]
+
+
+def test_a_correction_waits_for_a_write_of_the_same_attribute_instead_of_deadlocking(committed_db, world):
+    """A write holds the attribute's lock, then locks its current record; a correction of that record arriving
+    meanwhile waits for the write's lock before it takes the record's, so both go through (it used to hold the
+    record and wait for the attribute: a deadlock, and one of them answered 503)."""
+    import threading
+    import time
+
+    from memory.services import _attribute_lock_key
+    from tests.conftest import admin_connect
+
+    pid = world.patient_a
+    cid = world.consent(pid)
+    api = world.patient(pid)
+    first = api.post(mem_path(pid), memory_body(cid, time="10:00"))
+    assert first.status_code == 201, first.content
+    memory_id = first.json()["memory_id"]
+    answer: dict = {}
+
+    def correct():
+        answer["correct"] = world.patient(pid).post(f"{mem_path(pid)}/{memory_id}/correct",
+                                                    {"fact": {"kind": "earliest_time", "time": "09:00"}})
+
+    with admin_connect() as writer, admin_connect() as watcher:
+        writer.autocommit = False
+        # as memory_write does: the attribute's lock first, then its current record
+        writer.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                       [_attribute_lock_key(world.org, pid, "scheduling_preference", "earliest_time",
+                                            "appointment_scheduling")])
+        thread = threading.Thread(target=correct)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not watcher.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                  "AND wait_event = 'advisory' AND datname = current_database()").fetchone()[0]:
+            assert time.monotonic() < deadline, "the correction never waited for the attribute"
+            time.sleep(0.05)
+        writer.execute("SELECT 1 FROM patient_memory WHERE memory_id = %s FOR UPDATE", [memory_id])
+        writer.commit()
+        thread.join(timeout=30)
+    assert answer["correct"].status_code == 201, answer["correct"].content
+    items = api.get(mem_path(pid)).json()["items"]
+    assert [i["fact"]["time"] for i in items] == ["09:00"]
