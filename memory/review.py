@@ -30,6 +30,7 @@ from memory.services import (
     _spec,
     _supersede_current,
 )
+from memory.types import earlier_attribute
 
 S = MemoryState
 
@@ -119,9 +120,10 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     if state not in (S.ACTIVE, S.QUARANTINED):
         raise Conflict(f"{'an' if state[0] in 'aeiou' else 'a'} {state} memory cannot be corrected",
                        code="not_correctable")
-    if attribute != old.attribute:
-        raise ValidationFailed.of("fact.kind", "a correction keeps the attribute; record a new fact instead")
     spec = _spec(old.memory_type)
+    # a record written before letters of every script counted carries its attribute as then worked out
+    if attribute != old.attribute and earlier_attribute(spec, fact) != old.attribute:
+        raise ValidationFailed.of("fact.kind", "a correction keeps the attribute; record a new fact instead")
     if identity.is_patient(patient_id) and "patient" not in spec.writers:
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")
     _consent_still_active(old)
