@@ -27,7 +27,7 @@ from memory import erasure, representations
 from memory.crypto import encrypt_fact, keyring
 from memory.lifecycle import lifecycle_event, memory_lock, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryState
-from memory.types import fact_text, type_get
+from memory.types import closed_vocabulary, fact_text, type_get
 
 S = MemoryState
 
@@ -123,12 +123,14 @@ def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
 
 def _distinctive(memory: Memory) -> list[str]:
     """What identifies a memory's value where a copy of it may be held (a tool result an agent put into a
-    conversation): its id, its text, and those of its values that are distinctive (text with a space or a digit,
-    six characters or more: a name, a phone number, a substance), never a bare word such as a day or a time."""
+    conversation): its id, its text, its own free words (:func:`_free_words`: a name of one word too), and those of
+    its values that are distinctive (text with a space or a digit, six characters or more: a name, a phone number,
+    a substance), never a word of a closed vocabulary such as a day, nor a time."""
     value = memory_value(memory)
     needles = [str(memory.memory_id)]
     if value:
         needles.append(fact_text(memory.memory_type, value, memory.type_version))
+        needles.extend(_free_words(memory, value))
         stack: list = [value]
         while stack:
             item = stack.pop()
@@ -139,6 +141,18 @@ def _distinctive(memory: Memory) -> list[str]:
             elif isinstance(item, str) and len(item) >= 6 and any(c == " " or c.isdigit() for c in item):
                 needles.append(item)
     return needles
+
+
+def _free_words(memory: Memory, value: dict) -> list[str]:
+    """The fact's own free text that holds a letter (a name, a substance: what a lookup hands an agent alone),
+    whatever its script, of three characters or more (two outside ASCII, as many names in Chinese are); never a
+    choice of its type's closed vocabulary (a day, a channel, pronouns), nor a time or a date (no letter)."""
+    spec = type_get(memory.memory_type, memory.type_version)
+    branch = spec.branch_for(value) if spec is not None else None
+    properties = (branch or {}).get("properties", {})
+    words = [text.strip() for name, text in value.items()
+             if isinstance(text, str) and not closed_vocabulary(properties.get(name, {}))]
+    return [w for w in words if any(c.isalpha() for c in w) and (len(w) >= 3 or (len(w) == 2 and not w.isascii()))]
 
 
 def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
