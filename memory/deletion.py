@@ -12,6 +12,7 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from consent.access import may_access, may_access_any
@@ -101,6 +102,16 @@ def erase_with_receipt(*, identity: Identity, patient_id: uuid.UUID, memories: l
     return receipt
 
 
+def _hold_erasures(identity: Identity, patient_id: uuid.UUID) -> None:
+    """Deleting one memory (it, then the versions before it), erasing all of a patient's (by age) and withdrawing
+    a consent (its memories by id) each lock the patient's memory rows in their own order: two at once could each
+    hold a row the other waits for, a deadlock that failed one of them (503). They wait for each other here, before
+    their first row."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                       [f"memory-erasure:{identity.org_id}:{patient_id}"])
+
+
 def _refuse_agent_deletion(identity: Identity) -> None:
     """Deleting is the patient's decision (or staff's, for them): an agent acting for the patient never takes it
     on their behalf, as it never confirms or corrects; its receipt would credit the patient with the request."""
@@ -112,6 +123,7 @@ def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
                   reason_code: str = "subject_request") -> dict:
     """Delete one memory and every earlier version of it, everywhere; returns the deletion receipt."""
     _refuse_agent_deletion(identity)
+    _hold_erasures(identity, patient_id)
     memory = memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
     if identity.is_patient(patient_id) and not patient_may_edit(memory):
         raise Forbidden("clinical facts are removed by the care team", code="staff_only")
@@ -170,6 +182,7 @@ def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
     if not identity.is_patient(patient_id) and not may_access_any(patient_id=patient_id,
                                                                   purposes=[p for p, _ in PURPOSES]):
         raise NotFound().about(patient_id=patient_id)
+    _hold_erasures(identity, patient_id)
     memories = list(Memory.objects.select_for_update()
                     .filter(organization_id=identity.org_id, patient_id=patient_id).exclude(state=S.DELETED)
                     .order_by("created_at"))
@@ -195,6 +208,7 @@ def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
 def memory_apply_consent_revocation(*, identity: Identity, consent: ConsentRecord) -> int:
     """Memories kept under a revoked consent stop being served in this transaction and are erased after the
     configured grace period by the sweep."""
+    _hold_erasures(identity, consent.patient_id)
     grace_until = timezone.now() + timedelta(days=settings.MEMORY_REVOKED_CONSENT_GRACE_DAYS)
     count = 0
     for memory in Memory.objects.select_for_update().filter(

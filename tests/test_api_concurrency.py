@@ -137,3 +137,44 @@ def test_a_correction_waits_for_a_write_of_the_same_attribute_instead_of_deadloc
     assert answer["correct"].status_code == 201, answer["correct"].content
     items = api.get(mem_path(pid)).json()["items"]
     assert [i["fact"]["time"] for i in items] == ["09:00"]
+
+
+def test_erasing_everything_waits_for_a_deletion_of_one_memory_instead_of_deadlocking(committed_db, world):
+    """Deleting one memory locks it, then the version it superseded; erasing all locks every memory by age, the
+    older version first. Erase-all now waits for a deletion under way before its first row (as the deletion holds
+    the patient's erasure lock), so both go through; it used to lock the older version, wait for the newer one,
+    and the deletion's wait for the older closed a deadlock that failed erase-all with 503."""
+    import threading
+    import time
+
+    from tests.conftest import admin_connect
+
+    pid = world.patient_a
+    cid = world.consent(pid)
+    api = world.patient(pid)
+    older = api.post(mem_path(pid), memory_body(cid, time="10:00")).json()["memory_id"]
+    newer = api.post(f"{mem_path(pid)}/{older}/correct", {"fact": {"kind": "earliest_time", "time": "09:00"}})
+    assert newer.status_code == 201, newer.content
+    answer: dict = {}
+
+    def erase_all():
+        answer["erase"] = world.patient(pid).request("DELETE", mem_path(pid))
+
+    with admin_connect() as deletion, admin_connect() as watcher:
+        deletion.autocommit = False
+        # as memory_delete does: the patient's erasure lock, the memory, then the version it superseded
+        deletion.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"memory-erasure:{world.org}:{pid}"])
+        deletion.execute("SELECT 1 FROM patient_memory WHERE memory_id = %s FOR UPDATE", [newer.json()["memory_id"]])
+        thread = threading.Thread(target=erase_all)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not watcher.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                  "AND datname = current_database()").fetchone()[0]:
+            assert time.monotonic() < deadline, "erase-all never waited"
+            time.sleep(0.05)
+        deletion.execute("SET LOCAL lock_timeout = '5s'")
+        deletion.execute("SELECT 1 FROM patient_memory WHERE memory_id = %s FOR UPDATE", [older])
+        deletion.commit()
+        thread.join(timeout=30)
+    assert answer["erase"].status_code == 200, answer["erase"].content
+    assert sorted(answer["erase"].json()["memory_ids"]) == sorted([older, newer.json()["memory_id"]])
