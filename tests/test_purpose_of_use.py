@@ -227,6 +227,25 @@ def test_once_the_consent_is_withdrawn_an_agent_can_neither_add_turns_nor_search
     assert turns.status_code == 201 and turns.json()["turn"]["seq"] == 2, turns.content
 
 
+def test_an_agent_whose_token_names_no_purpose_reads_a_conversation_only_while_its_consent_is_in_force(world):
+    """A conversation is held for one purpose, so a read of it that names none is a read for that one: once the
+    patient withdrew the consent for it, an agent whose token claims no purpose of use is refused the session and
+    its context (403 purpose_not_permitted) as one naming the purpose is, and sees nothing said in it."""
+    consent = world.consent(world.patient_a, SCHED)
+    me = world.patient(world.patient_a)
+    agent = agent_for(world, world.patient_a)
+    sid = agent.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": SCHED}).json()["session"][
+        "session_id"]
+    assert agent.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "cardiology please"}).status_code == 201
+    assert agent.get(f"/v1/sessions/{sid}").status_code == 200
+    assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    for tail in ("", "/context"):
+        r = agent.get(f"/v1/sessions/{sid}{tail}")
+        assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted", (tail, r.content)
+        assert "cardiology" not in r.content.decode()
+    assert me.get(f"/v1/sessions/{sid}/context").status_code == 200
+
+
 def test_the_export_names_its_purpose_and_the_fhir_audit_event_carries_each_reads_purpose(world):
     seeded(world)
     agent_for(world, world.patient_a).get(mem(world.patient_a), {"purpose": COMM})
