@@ -92,10 +92,13 @@ def _agent_may_go_on(identity: Identity, session: ConversationSession) -> None:
 
 def session_start(*, identity: Identity, patient_id: uuid.UUID, purpose: str) -> ConversationSession:
     """Open a conversation for one patient and one purpose. The caller must be the patient, or staff with a grant
-    for exactly this purpose (the same rule as RLS). Expires after ``CONVERSATION_IDLE_SECONDS`` of inactivity and
+    for exactly this purpose (the same rule as RLS); an agent in the patient's context, the patient's consent in
+    force for it (the purpose rule). Expires after ``CONVERSATION_IDLE_SECONDS`` of inactivity and
     at the latest ``CONVERSATION_ABSOLUTE_SECONDS`` after it started."""
     if not may_access(patient_id=patient_id, purpose=purpose):
         raise NoConsentOrAccess().about(patient_id=patient_id, purpose=purpose)
+    if identity.is_agent:  # as for its turns (_agent_may_go_on): only under the patient's consent for the purpose
+        require_purpose(identity, patient_id=patient_id, purpose=purpose)
     organization_ensure(identity=identity)
     now = timezone.now()
     with transaction.atomic():

@@ -207,7 +207,8 @@ def test_an_agent_reads_a_conversation_for_its_purpose_only_while_the_patients_c
 def test_once_the_consent_is_withdrawn_an_agent_can_neither_add_turns_nor_search_offers_in_the_conversation(world):
     """Appending a turn or searching offers answers with the session's slots and flags: after the patient withdrew
     the consent for the conversation's purpose, an agent's turn or offer search is 403 purpose_not_permitted as its
-    read of the session is, stores nothing and shows nothing said before; the patient in person goes on."""
+    read of the session is, stores nothing and shows nothing said before, and it starts no new conversation for
+    that purpose; the patient in person goes on."""
     consent = world.consent(world.patient_a, SCHED)
     me = world.patient(world.patient_a)
     agent = agent_for(world, world.patient_a)
@@ -216,6 +217,8 @@ def test_once_the_consent_is_withdrawn_an_agent_can_neither_add_turns_nor_search
     said = agent.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "cardiology on Monday please"})
     assert said.status_code == 201 and said.json()["slots"]["preferred_days"] == ["monday"], said.content
     assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    again = agent.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": SCHED})  # nor start another
+    assert again.status_code == 403 and again.json()["code"] == "purpose_not_permitted", again.content
     for path, body in ((f"/v1/sessions/{sid}/turns", {"role": "assistant", "content": "Anything else?"}),
                        (f"/v1/sessions/{sid}/offers", None)):
         r = agent.post(path, body)
