@@ -296,9 +296,12 @@ def _check_read_purpose(view: ScopedAPIView, request, session) -> None:
     """A conversation is held for one purpose, and is read for that one: a read naming another (``purpose``, or the
     token's one ``purpose_of_use`` claim) is 403 ``purpose_not_permitted``, and so is one naming it that the caller
     may not read for (an agent once the patient's consent for it is withdrawn: the purpose rule of every read).
-    Only a caller who sees the session gets this far, so the answer reveals nothing the caller could not read."""
+    Only a caller who sees the session gets this far, so the answer reveals nothing the caller could not read.
+    An agent's read that names no purpose is for the conversation's own: the rule applies to it all the same."""
     purpose = purpose_of_use.query_purpose(view.identity, request.query_params)
     if purpose is None:
+        if view.identity.is_agent:
+            purpose_of_use.require_purpose(view.identity, patient_id=session.patient_id, purpose=session.purpose)
         return
     if purpose != session.purpose:
         raise purpose_of_use.PurposeNotPermitted(

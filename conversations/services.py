@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from consent.access import may_access
 from consent.models import ConsentRecord
+from consent.purpose import require_purpose
 from conversations import scheduling
 from conversations.context import message_tokens, redactor, render_message
 from conversations.errors import (
@@ -77,14 +78,27 @@ def _lock(identity: Identity, session_id: uuid.UUID) -> ConversationSession:
     return session
 
 
+def _agent_may_go_on(identity: Identity, session: ConversationSession) -> None:
+    """An agent works in a conversation only while the patient's consent for its purpose is in force, the purpose
+    rule its reads of the session meet (``consent.purpose.require_purpose``): once the patient withdrew it, a turn
+    or an offer search, whose answers show the session's slots and flags, is 403 ``purpose_not_permitted`` as
+    reading the session is. The patient in person is never refused; staff reach the session only with a grant
+    for its purpose (row-level security)."""
+    if identity.is_agent:
+        require_purpose(identity, patient_id=session.patient_id, purpose=session.purpose)
+
+
 # --- start ------------------------------------------------------------------------------------------------------
 
 def session_start(*, identity: Identity, patient_id: uuid.UUID, purpose: str) -> ConversationSession:
     """Open a conversation for one patient and one purpose. The caller must be the patient, or staff with a grant
-    for exactly this purpose (the same rule as RLS). Expires after ``CONVERSATION_IDLE_SECONDS`` of inactivity and
+    for exactly this purpose (the same rule as RLS); an agent in the patient's context, the patient's consent in
+    force for it (the purpose rule). Expires after ``CONVERSATION_IDLE_SECONDS`` of inactivity and
     at the latest ``CONVERSATION_ABSOLUTE_SECONDS`` after it started."""
     if not may_access(patient_id=patient_id, purpose=purpose):
         raise NoConsentOrAccess().about(patient_id=patient_id, purpose=purpose)
+    if identity.is_agent:  # as for its turns (_agent_may_go_on): only under the patient's consent for the purpose
+        require_purpose(identity, patient_id=patient_id, purpose=purpose)
     organization_ensure(identity=identity)
     now = timezone.now()
     with transaction.atomic():
@@ -159,6 +173,7 @@ def turn_append(*, identity: Identity, session_id: uuid.UUID, role: str, content
             session = _lock(identity, session_id)
             now = timezone.now()
             check_live(session, now)
+            _agent_may_go_on(identity, session)
             if expected_turn_count is not None and session.turn_count != expected_turn_count:
                 raise ConcurrentUpdate()
             if session.turn_count >= settings.CONVERSATION_MAX_TURNS:
@@ -218,6 +233,7 @@ def offers_search(*, identity: Identity, session_id: uuid.UUID) -> Offers:
     scheduling preferences, and record the result as a tool turn (a tool result, cleared when the session ends).
     Refuses (409) while the intent or appointment is unknown or a stated time awaits its clarifying question."""
     session = session_get_live(identity=identity, session_id=session_id)
+    _agent_may_go_on(identity, session)  # before the slots are looked at or sent to the scheduling system
     state = session.slots
     missing = [{"field": f"slots.{key}", "message": "not stated in the conversation yet", "code": "missing"}
                for key in ("intent", "specialty") if not state.get(key)]

@@ -12,6 +12,7 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from consent.access import may_access, may_access_any
@@ -27,7 +28,7 @@ from memory import erasure, representations
 from memory.crypto import encrypt_fact, keyring
 from memory.lifecycle import lifecycle_event, memory_lock, memory_transition, memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryState
-from memory.types import fact_text, type_get
+from memory.types import closed_vocabulary, fact_text, type_get
 
 S = MemoryState
 
@@ -101,6 +102,16 @@ def erase_with_receipt(*, identity: Identity, patient_id: uuid.UUID, memories: l
     return receipt
 
 
+def _hold_erasures(identity: Identity, patient_id: uuid.UUID) -> None:
+    """Deleting one memory (it, then the versions before it), erasing all of a patient's (by age) and withdrawing
+    a consent (its memories by id) each lock the patient's memory rows in their own order: two at once could each
+    hold a row the other waits for, a deadlock that failed one of them (503). They wait for each other here, before
+    their first row."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                       [f"memory-erasure:{identity.org_id}:{patient_id}"])
+
+
 def _refuse_agent_deletion(identity: Identity) -> None:
     """Deleting is the patient's decision (or staff's, for them): an agent acting for the patient never takes it
     on their behalf, as it never confirms or corrects; its receipt would credit the patient with the request."""
@@ -112,6 +123,7 @@ def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
                   reason_code: str = "subject_request") -> dict:
     """Delete one memory and every earlier version of it, everywhere; returns the deletion receipt."""
     _refuse_agent_deletion(identity)
+    _hold_erasures(identity, patient_id)
     memory = memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
     if identity.is_patient(patient_id) and not patient_may_edit(memory):
         raise Forbidden("clinical facts are removed by the care team", code="staff_only")
@@ -123,12 +135,14 @@ def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
 
 def _distinctive(memory: Memory) -> list[str]:
     """What identifies a memory's value where a copy of it may be held (a tool result an agent put into a
-    conversation): its id, its text, and those of its values that are distinctive (text with a space or a digit,
-    six characters or more: a name, a phone number, a substance), never a bare word such as a day or a time."""
+    conversation): its id, its text, its own free words (:func:`_free_words`: a name of one word too), and those of
+    its values that are distinctive (text with a space or a digit, six characters or more: a name, a phone number,
+    a substance), never a word of a closed vocabulary such as a day, nor a time."""
     value = memory_value(memory)
     needles = [str(memory.memory_id)]
     if value:
         needles.append(fact_text(memory.memory_type, value, memory.type_version))
+        needles.extend(_free_words(memory, value))
         stack: list = [value]
         while stack:
             item = stack.pop()
@@ -139,6 +153,18 @@ def _distinctive(memory: Memory) -> list[str]:
             elif isinstance(item, str) and len(item) >= 6 and any(c == " " or c.isdigit() for c in item):
                 needles.append(item)
     return needles
+
+
+def _free_words(memory: Memory, value: dict) -> list[str]:
+    """The fact's own free text that holds a letter (a name, a substance: what a lookup hands an agent alone),
+    whatever its script, of three characters or more (two outside ASCII, as many names in Chinese are); never a
+    choice of its type's closed vocabulary (a day, a channel, pronouns), nor a time or a date (no letter)."""
+    spec = type_get(memory.memory_type, memory.type_version)
+    branch = spec.branch_for(value) if spec is not None else None
+    properties = (branch or {}).get("properties", {})
+    words = [text.strip() for name, text in value.items()
+             if isinstance(text, str) and not closed_vocabulary(properties.get(name, {}))]
+    return [w for w in words if any(c.isalpha() for c in w) and (len(w) >= 3 or (len(w) == 2 and not w.isascii()))]
 
 
 def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
@@ -156,6 +182,7 @@ def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
     if not identity.is_patient(patient_id) and not may_access_any(patient_id=patient_id,
                                                                   purposes=[p for p, _ in PURPOSES]):
         raise NotFound().about(patient_id=patient_id)
+    _hold_erasures(identity, patient_id)
     memories = list(Memory.objects.select_for_update()
                     .filter(organization_id=identity.org_id, patient_id=patient_id).exclude(state=S.DELETED)
                     .order_by("created_at"))
@@ -181,6 +208,7 @@ def memory_erase_patient(*, identity: Identity, patient_id: uuid.UUID,
 def memory_apply_consent_revocation(*, identity: Identity, consent: ConsentRecord) -> int:
     """Memories kept under a revoked consent stop being served in this transaction and are erased after the
     configured grace period by the sweep."""
+    _hold_erasures(identity, consent.patient_id)
     grace_until = timezone.now() + timedelta(days=settings.MEMORY_REVOKED_CONSENT_GRACE_DAYS)
     count = 0
     for memory in Memory.objects.select_for_update().filter(

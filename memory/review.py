@@ -30,6 +30,7 @@ from memory.services import (
     _spec,
     _supersede_current,
 )
+from memory.types import earlier_attribute
 
 S = MemoryState
 
@@ -40,14 +41,20 @@ class Keep(enum.Enum):
     VALIDITY = "validity"
 
 
-def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
+def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, *,
+                          attribute_of: Memory | None = None) -> Memory:
     """:func:`memory.lifecycle.memory_lock`, with the memory's consent share-locked first (see
-    :func:`_hold_consent`)."""
+    :func:`_hold_consent`) and, for ``attribute_of`` (the memory as read before), its attribute's lock next: a write
+    of the attribute takes its locks in that order (consent, attribute, then the current record), and one that held
+    the attribute's lock while this held the record deadlocked with it."""
     consent_record_id = (Memory.objects.filter(memory_id=memory_id, patient_id=patient_id,
                                                organization_id=identity.org_id)
                          .values_list("consent_record_id", flat=True).first())
     if consent_record_id is not None:
         _hold_consent(identity.org_id, consent_record_id)
+    if attribute_of is not None:
+        _attribute_lock(identity.org_id, patient_id, attribute_of.memory_type, attribute_of.attribute,
+                        attribute_of.consent_purpose)
     return memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
 
 
@@ -106,16 +113,17 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     instead: a correction would make the agent's value current without the patient's confirmation."""
     if identity.is_agent:  # first, as for confirm and reject: its fact's mistakes are not the answer
         raise Forbidden("an agent proposes a new value; the patient or staff correct", code="agent_cannot_confirm")
-    current_type = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id).memory_type
-    attribute, fact = _fact_checked(_spec(current_type), fact)
-    old = _locked_under_consent(identity, patient_id, memory_id)
+    as_read = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    attribute, fact = _fact_checked(_spec(as_read.memory_type), fact)
+    old = _locked_under_consent(identity, patient_id, memory_id, attribute_of=as_read)
     state = old.effective_state(consent=False)  # consent is checked below, with its own answer
     if state not in (S.ACTIVE, S.QUARANTINED):
         raise Conflict(f"{'an' if state[0] in 'aeiou' else 'a'} {state} memory cannot be corrected",
                        code="not_correctable")
-    if attribute != old.attribute:
-        raise ValidationFailed.of("fact.kind", "a correction keeps the attribute; record a new fact instead")
     spec = _spec(old.memory_type)
+    # a record written before letters of every script counted carries its attribute as then worked out
+    if attribute != old.attribute and earlier_attribute(spec, fact) != old.attribute:
+        raise ValidationFailed.of("fact.kind", "a correction keeps the attribute; record a new fact instead")
     if identity.is_patient(patient_id) and "patient" not in spec.writers:
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")
     _consent_still_active(old)
@@ -128,7 +136,6 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     memory_id_new = uuid.uuid4()
     _hold_type(identity, spec, new)
     with transaction.atomic(savepoint=False):  # a failure spoils the enclosing block, which rolls it back
-        _attribute_lock(old.organization_id, patient_id, old.memory_type, old.attribute, old.consent_purpose)
         _supersede_current(identity=identity, new_id=memory_id_new, org_id=old.organization_id,
                            patient_id=patient_id, memory_type=old.memory_type, attribute=old.attribute,
                            purpose=old.consent_purpose, event_type=LifecycleEvent.Type.CORRECTED)

@@ -94,3 +94,83 @@ def test_a_withdrawal_racing_writes_leaves_nothing_active_under_it_and_never_dea
                     if m.expires_at > m.updated_at]
         assert left == [], [(m.memory_type, m.state) for m in left]
         assert kept == [], [(m.memory_type, m.state) for m in kept]
+
+
+def _met_while_it_waits(request, *, first: list[tuple[str, list]], then: list[tuple[str, list]]) -> None:
+    """Another session runs ``first`` in a transaction (a writer of the service taking its first locks), starts
+    ``request`` in a thread, waits until that request waits for a lock, then runs ``then`` and commits: the moment
+    two writers meet, every time."""
+    import threading
+    import time
+
+    from tests.conftest import admin_connect
+
+    with admin_connect() as other, admin_connect() as watcher:
+        other.autocommit = False
+        for statement in first:
+            other.execute(*statement)
+        thread = threading.Thread(target=request)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not watcher.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                  "AND datname = current_database()").fetchone()[0]:
+            assert time.monotonic() < deadline, "the request never waited for a lock"
+            time.sleep(0.05)
+        other.execute("SET LOCAL lock_timeout = '5s'")
+        for statement in then:
+            other.execute(*statement)
+        other.commit()
+        thread.join(timeout=30)
+
+
+def test_a_correction_waits_for_a_write_of_the_same_attribute_instead_of_deadlocking(committed_db, world):
+    """A write holds the attribute's lock, then locks its current record; a correction of that record arriving
+    meanwhile waits for the write's lock before it takes the record's, so both go through (it used to hold the
+    record and wait for the attribute: a deadlock, and one of them answered 503)."""
+    from memory.services import _attribute_lock_key
+
+    pid = world.patient_a
+    cid = world.consent(pid)
+    api = world.patient(pid)
+    first = api.post(mem_path(pid), memory_body(cid, time="10:00"))
+    assert first.status_code == 201, first.content
+    memory_id = first.json()["memory_id"]
+    answer: dict = {}
+
+    def correct():
+        answer["correct"] = world.patient(pid).post(f"{mem_path(pid)}/{memory_id}/correct",
+                                                    {"fact": {"kind": "earliest_time", "time": "09:00"}})
+
+    # as memory_write does: the attribute's lock first, then its current record
+    attribute = _attribute_lock_key(world.org, pid, "scheduling_preference", "earliest_time", "appointment_scheduling")
+    _met_while_it_waits(correct, first=[("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [attribute])],
+                        then=[("SELECT 1 FROM patient_memory WHERE memory_id = %s FOR UPDATE", [memory_id])])
+    assert answer["correct"].status_code == 201, answer["correct"].content
+    items = api.get(mem_path(pid)).json()["items"]
+    assert [i["fact"]["time"] for i in items] == ["09:00"]
+
+
+def test_erasing_everything_waits_for_a_deletion_of_one_memory_instead_of_deadlocking(committed_db, world):
+    """Deleting one memory locks it, then the version it superseded; erasing all locks every memory by age, the
+    older version first. Erase-all now waits for a deletion under way before its first row (as the deletion holds
+    the patient's erasure lock), so both go through; it used to lock the older version, wait for the newer one,
+    and the deletion's wait for the older closed a deadlock that failed erase-all with 503."""
+    pid = world.patient_a
+    cid = world.consent(pid)
+    api = world.patient(pid)
+    older = api.post(mem_path(pid), memory_body(cid, time="10:00")).json()["memory_id"]
+    newer = api.post(f"{mem_path(pid)}/{older}/correct", {"fact": {"kind": "earliest_time", "time": "09:00"}})
+    assert newer.status_code == 201, newer.content
+    answer: dict = {}
+
+    def erase_all():
+        answer["erase"] = world.patient(pid).request("DELETE", mem_path(pid))
+
+    # as memory_delete does: the patient's erasure lock, the memory, then the version it superseded
+    row = "SELECT 1 FROM patient_memory WHERE memory_id = %s FOR UPDATE"
+    _met_while_it_waits(erase_all, first=[("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                                           [f"memory-erasure:{world.org}:{pid}"]),
+                                          (row, [newer.json()["memory_id"]])],
+                        then=[(row, [older])])
+    assert answer["erase"].status_code == 200, answer["erase"].content
+    assert sorted(answer["erase"].json()["memory_ids"]) == sorted([older, newer.json()["memory_id"]])

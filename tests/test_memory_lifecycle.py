@@ -179,6 +179,52 @@ def test_a_second_allergy_does_not_supersede_the_first(world):
                      "Long-term warfarin therapy for atrial fibrillation; INR monitoring required"]
 
 
+@pytest.mark.parametrize("names", [("Анна", "Ольга"), ("王伟", "李娜"), ("Żaneta", "Aneta"), ("Μαρία", "Ελένη")])
+def test_two_carers_named_in_any_script_are_two_facts_and_the_same_name_again_supersedes(world, names):
+    """A caregiver is an attribute by relationship and name: names written in another script, or differing in a
+    letter outside a-z, are different people (each was read as no letters at all, or without that letter, so the
+    second carer replaced the first); the same name again, in another case or with other spaces, is the same
+    carer, and a new value of them supersedes the old one."""
+    cid = world.consent(world.patient_a, "communication")
+    me = world.patient(world.patient_a)
+
+    def carer(name, phone):
+        return {"memory_type": "caregiver_contact", "consent_purpose": "communication", "consent_record_id": cid,
+                "fact": {"name": name, "relationship": "child", "phone": phone, "may_be_told": ["appointments"]}}
+
+    first, second = names
+    for name, phone in ((first, "+48 600 000 001"), (second, "+48 600 000 002")):
+        r = me.post(mem(world.patient_a), carer(name, phone))
+        assert r.status_code == 201, r.content
+    items = me.get(mem(world.patient_a)).json()["items"]
+    assert sorted(i["fact"]["name"] for i in items) == sorted(names)
+    again = me.post(mem(world.patient_a), carer(f"  {first.upper()} ", "+48 600 000 003"))
+    assert again.status_code == 201, again.content
+    items = me.get(mem(world.patient_a)).json()["items"]
+    assert sorted((i["fact"]["name"].strip().casefold(), i["fact"]["phone"]) for i in items) == sorted(
+        [(first.casefold(), "+48 600 000 003"), (second.casefold(), "+48 600 000 002")])
+
+
+def test_a_carer_recorded_before_every_script_counted_is_still_corrected(world):
+    """A record written when only a-z and 0-9 told free values apart carries its attribute as then worked out
+    (a name in Cyrillic as no letters at all): correcting it is still a correction of it, keeping that attribute."""
+    from memory.types import earlier_attribute, type_get
+
+    cid = world.consent(world.patient_a, "communication")
+    me = world.patient(world.patient_a)
+    fact = {"name": "Анна", "relationship": "child", "phone": "+48 600 000 001", "may_be_told": ["appointments"]}
+    mid = me.post(mem(world.patient_a), {"memory_type": "caregiver_contact", "consent_purpose": "communication",
+                                         "consent_record_id": cid, "fact": fact}).json()["memory_id"]
+    earlier = earlier_attribute(type_get("caregiver_contact"), fact)
+    with identity_context(Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)), \
+            connection.cursor() as cur:
+        cur.execute("UPDATE patient_memory SET attribute = %s WHERE memory_id = %s", [earlier, mid])
+    r = me.post(f"{mem(world.patient_a)}/{mid}/correct", {"fact": {**fact, "phone": "+48 600 000 009"}})
+    assert r.status_code == 201, r.content
+    assert r.json()["attribute"] == earlier
+    assert [i["fact"]["phone"] for i in me.get(mem(world.patient_a)).json()["items"]] == ["+48 600 000 009"]
+
+
 def test_history_of_a_long_chain_lists_every_version_in_a_few_statements(world, django_assert_max_num_queries):
     """Twelve values of one attribute: the history of any version lists all twelve, newest first, each pointing at
     its successor, read in the same handful of statements however long the chain (a query per version before)."""

@@ -204,6 +204,51 @@ def test_an_agent_reads_a_conversation_for_its_purpose_only_while_the_patients_c
     assert me.get(f"/v1/sessions/{sid}/context", {"purpose": SCHED}).status_code == 200
 
 
+def test_once_the_consent_is_withdrawn_an_agent_can_neither_add_turns_nor_search_offers_in_the_conversation(world):
+    """Appending a turn or searching offers answers with the session's slots and flags: after the patient withdrew
+    the consent for the conversation's purpose, an agent's turn or offer search is 403 purpose_not_permitted as its
+    read of the session is, stores nothing and shows nothing said before, and it starts no new conversation for
+    that purpose; the patient in person goes on."""
+    consent = world.consent(world.patient_a, SCHED)
+    me = world.patient(world.patient_a)
+    agent = agent_for(world, world.patient_a)
+    sid = agent.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": SCHED}).json()["session"][
+        "session_id"]
+    said = agent.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "cardiology on Monday please"})
+    assert said.status_code == 201 and said.json()["slots"]["preferred_days"] == ["monday"], said.content
+    assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    again = agent.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": SCHED})  # nor start another
+    assert again.status_code == 403 and again.json()["code"] == "purpose_not_permitted", again.content
+    for path, body in ((f"/v1/sessions/{sid}/turns", {"role": "assistant", "content": "Anything else?"}),
+                       (f"/v1/sessions/{sid}/offers", None)):
+        r = agent.post(path, body)
+        assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted", (path, r.content)
+        assert "monday" not in r.content.decode().lower()
+    assert {(e.action, e.outcome, e.purpose) for e in events(world, resource_id=sid, outcome="denied")} == {
+        ("conversation.turn", "denied", SCHED), ("conversation.offers", "denied", SCHED)}
+    turns = me.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "and not before 10"})
+    assert turns.status_code == 201 and turns.json()["turn"]["seq"] == 2, turns.content
+
+
+def test_an_agent_whose_token_names_no_purpose_reads_a_conversation_only_while_its_consent_is_in_force(world):
+    """A conversation is held for one purpose, so a read of it that names none is a read for that one: once the
+    patient withdrew the consent for it, an agent whose token claims no purpose of use is refused the session and
+    its context (403 purpose_not_permitted) as one naming the purpose is, and sees nothing said in it."""
+    consent = world.consent(world.patient_a, SCHED)
+    me = world.patient(world.patient_a)
+    agent = agent_for(world, world.patient_a)
+    sid = agent.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": SCHED}).json()["session"][
+        "session_id"]
+    assert agent.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "cardiology please"}).status_code == 201
+    assert agent.get(f"/v1/sessions/{sid}").status_code == 200
+    assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    for tail in ("", "/context"):
+        r = agent.get(f"/v1/sessions/{sid}{tail}")
+        assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted", (tail, r.content)
+        assert "cardiology" not in r.content.decode()
+    assert me.get(f"/v1/sessions/{sid}/context").status_code == 200
+
+
 def test_the_export_names_its_purpose_and_the_fhir_audit_event_carries_each_reads_purpose(world):
     seeded(world)
     agent_for(world, world.patient_a).get(mem(world.patient_a), {"purpose": COMM})

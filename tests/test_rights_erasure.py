@@ -211,3 +211,30 @@ def test_deleting_one_memory_clears_the_conversation_tool_results_that_copied_it
     text = str(context(patient, sid))
     assert "uixotic" not in text and memory_id not in text
     assert "thu-1430" in text and "call my brother" in text  # the rest of the conversation stays
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["Maximilian", "Анна", "Zoë"])
+def test_deleting_a_preferred_name_clears_the_tool_results_that_hold_the_name_alone(world, name):
+    """A name of one word is what a lookup hands an agent: deleting the memory clears the tool results that hold
+    it (a short name, or one in another script, was no needle: only text with a space or a digit was), and leaves
+    those that hold only words of a closed vocabulary or other text."""
+    from tests.test_conversations_api import context, say, start
+
+    a = world.patient_a
+    cid = world.consent(a, purpose="communication")
+    patient = world.patient(a)
+    created = patient.post(f"/v1/patients/{a}/memories", {
+        "memory_type": "preferred_name", "consent_purpose": "communication", "consent_record_id": cid,
+        "fact": {"preferred_name": name, "pronouns": "they/them"}})
+    assert created.status_code == 201, created.content
+    sid = start(patient, a)["session"]["session_id"]
+    say(patient, sid, "", role="tool", tool_name="memory.lookup", tool_result={"call_them": name.upper()})
+    say(patient, sid, "", role="tool", tool_name="memory.lookup", tool_result={"pronouns": "they/them"})
+    say(patient, sid, "", role="tool", tool_name="scheduling.offers", tool_result={"slot": "thu-1430 Friday"})
+    receipt = patient.client.delete(f"/v1/patients/{a}/memories/{created.json()['memory_id']}",
+                                    **patient._headers(None)).json()
+    (copies,) = receipt["other_copies"]
+    assert copies["erased"] == [{"session_id": sid, "turns": [1]}], copies
+    text = str(context(patient, sid))
+    assert name.upper() not in text and "thu-1430" in text

@@ -24,7 +24,7 @@ the modules ``memory.types.services`` and ``memory.types.api``.
 """
 
 from memory.types.definitions import definition_check, serves_problems
-from memory.types.facts import fact_validate, validate_fact, validate_fact_spec
+from memory.types.facts import earlier_attribute, fact_validate, validate_fact, validate_fact_spec
 from memory.types.registry import (
     builtin_catalogue,
     builtin_latest,
@@ -35,12 +35,12 @@ from memory.types.registry import (
     type_serves,
     types_visible,
 )
-from memory.types.spec import NAME, DefinitionInvalid, FactInvalid, TypeSpec
+from memory.types.spec import NAME, DefinitionInvalid, FactInvalid, TypeSpec, closed_vocabulary
 from memory.types.text import fact_render, fact_text
 
 __all__ = [
-    "NAME", "DefinitionInvalid", "FactInvalid", "TypeSpec", "builtin_catalogue", "builtin_latest",
-    "definition_check", "fact_render", "fact_text", "fact_validate", "revision_lock_key", "serves_overrides",
-    "serves_problems", "type_get", "type_public", "type_serves", "types_visible", "validate_fact",
-    "validate_fact_spec",
+    "NAME", "DefinitionInvalid", "FactInvalid", "TypeSpec", "builtin_catalogue", "builtin_latest", "closed_vocabulary",
+    "definition_check", "earlier_attribute", "fact_render", "fact_text", "fact_validate", "revision_lock_key",
+    "serves_overrides", "serves_problems", "type_get", "type_public", "type_serves", "types_visible",
+    "validate_fact", "validate_fact_spec",
 ]

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import re
 import time
+import unicodedata
 from typing import Any
 
 import regex
@@ -100,8 +101,9 @@ def fact_validate(spec: TypeSpec, fact: Any) -> tuple[str, dict]:
     return attribute_of(spec, branch, fact), fact
 
 
-def attribute_of(spec: TypeSpec, branch: dict, fact: dict) -> str:
-    """The attribute a fact supersedes: closed-vocabulary parts as they are, free parts as one keyed hash."""
+def attribute_of(spec: TypeSpec, branch: dict, fact: dict, *, earlier: bool = False) -> str:
+    """The attribute a fact supersedes: closed-vocabulary parts as they are, free parts as one keyed hash.
+    ``earlier``: as records written before letters of every script counted carry it (:func:`_earlier_term`)."""
     raw: list[str] = []
     free: list[str] = []
     for entry in spec.supersession:
@@ -109,13 +111,36 @@ def attribute_of(spec: TypeSpec, branch: dict, fact: dict) -> str:
         value = fact.get(name) if name else None
         prop = branch.get("properties", {}).get(name or "", {})
         (raw if closed_vocabulary(prop) else free).append(str(value if value is not None else ""))
-    parts = raw + ([_term_key(" ".join(free))] if free else [])
+    term = _earlier_term if earlier else _term
+    parts = raw + ([_term_key(term(" ".join(free)))] if free else [])
     return ":".join(parts)[:MAX_ATTRIBUTE] if parts else spec.name[:MAX_ATTRIBUTE]
 
 
-def _term_key(value: str) -> str:
+def earlier_attribute(spec: TypeSpec, fact: dict) -> str:
+    """The attribute a valid fact had before letters of every script counted: a record written then carries it,
+    and its correction keeps it."""
+    branch = spec.branch_for(fact)
+    assert branch is not None, "a valid fact has a shape"
+    return attribute_of(spec, branch, fact, earlier=True)
+
+
+_NOT_A_LETTER = regex.compile(r"[^\p{L}\p{M}\p{N}]+")
+
+
+def _term(value: str) -> str:
+    """A free value as supersession compares it: case, spacing and punctuation aside, every letter, mark and digit
+    of any script counts ("Анна" is not "Ольга", "Żaneta" not "Aneta"); the same as :func:`_earlier_term` for text
+    in a-z and 0-9."""
+    return _NOT_A_LETTER.sub(" ", unicodedata.normalize("NFKC", value).casefold()).strip()
+
+
+def _earlier_term(value: str) -> str:
+    # only a-z and 0-9 counted: names in another script were all "", and "Żaneta" was "aneta"
+    return re.sub(r"[^a-z0-9]+", " ", value.casefold()).strip()
+
+
+def _term_key(normalised: str) -> str:
     """A keyed hash of a normalised free value: stable for supersession, no plaintext in the attribute."""
-    normalised = re.sub(r"[^a-z0-9]+", " ", value.casefold()).strip()
     digest = hmac.new(settings.MEMORY_ATTRIBUTE_KEY.encode(), normalised.encode(), hashlib.sha256).hexdigest()
     return digest[:TERM_KEY_LENGTH]
 
