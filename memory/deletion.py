@@ -128,9 +128,22 @@ def memory_delete(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
     if identity.is_patient(patient_id) and not patient_may_edit(memory):
         raise Forbidden("clinical facts are removed by the care team", code="staff_only")
     chain = _version_chain(memory)
+    chain += _waiting_copies(chain)
     needles = [needle for m in chain for needle in _distinctive(m)]  # read before the values are erased
     return erase_with_receipt(identity=identity, patient_id=patient_id, memories=chain, scope="memory",
                      reason_code=reason_code, copies_of=needles)
+
+
+def _waiting_copies(chain: list[Memory]) -> list[Memory]:
+    """Proposals still waiting for the patient that hold one of the deleted versions' values (an agent proposed
+    what is now deleted): a copy too, which a confirmation would bring back as a new memory."""
+    first = chain[0]
+    values = [memory_value(m) for m in chain]
+    waiting = (Memory.objects.select_for_update()
+               .filter(patient_id=first.patient_id, memory_type=first.memory_type, attribute=first.attribute,
+                       state=S.PROPOSED)
+               .exclude(memory_id__in=[m.memory_id for m in chain]).order_by("memory_id"))
+    return [m for m in waiting if memory_value(m) in values]
 
 
 def _distinctive(memory: Memory) -> list[str]:

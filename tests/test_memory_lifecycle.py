@@ -485,3 +485,24 @@ def test_a_source_reference_that_would_show_otherwise_than_it_holds_is_refused_a
     assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("source_ref", "unstorable_character")]
     with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"memory:read"}))):
         assert not Memory.objects.exists()
+
+
+def test_deleting_a_memory_deletes_the_proposals_waiting_with_its_value(world):
+    """An agent's proposal of the value the patient then deletes is a copy of it: it goes with the deletion (in
+    the receipt), so no later confirmation brings the value back; a proposal of another value stays."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    stored = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "15:00")).json()
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    same, other = (agent.post(f"{mem(world.patient_a)}/proposals",
+                              {**memory_body(cid, "latest_time", at), "source_ref": f"session:s1/turn:{n}"}).json()
+                   for n, at in ((3, "15:00"), (4, "16:00")))
+    assert same["state"] == other["state"] == "proposed", (same, other)
+    r = _delete(patient, f"{mem(world.patient_a)}/{stored['memory_id']}")
+    assert r.status_code == 200, r.content
+    assert set(r.json()["memory_ids"]) == {stored["memory_id"], same["memory_id"]}
+    waiting = patient.get(f"{mem(world.patient_a)}/proposals").json()["items"]
+    assert [p["memory_id"] for p in waiting] == [other["memory_id"]]
+    assert patient.post(f"{mem(world.patient_a)}/{same['memory_id']}/confirm").status_code == 404
+    assert patient.get(mem(world.patient_a)).json()["items"] == []
