@@ -38,6 +38,13 @@ class StrictSerializer(serializers.Serializer):
             if numbers:
                 raise serializers.ValidationError(
                     {name: [serializers.ErrorDetail("Not a valid string.", code="invalid")] for name in numbers})
+            # ... and its number fields take "5", " 5" and true as 5 and 1: a count or a score is sent as a number
+            texts = sorted(name for name, field in self.fields.items()
+                           if isinstance(field, serializers.IntegerField | serializers.FloatField)
+                           and isinstance(data.get(name), str | bool) and not field.read_only)
+            if texts:
+                raise serializers.ValidationError(
+                    {name: [serializers.ErrorDetail("Not a valid number.", code="invalid")] for name in texts})
         return super().to_internal_value(data)
 
 
@@ -60,6 +67,15 @@ def integer_parameter(params, name: str, *, default: int, low: int, high: int, b
     if _ASCII_DIGITS.fullmatch(raw) and low <= int(raw) <= high:
         return int(raw)
     raise ValidationFailed.of(name, f"an integer from {low} to {high}")
+
+
+class QueryInteger(serializers.IntegerField):
+    """A whole number in a query string, in ASCII digits only (as :func:`integer_parameter`)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and not _ASCII_DIGITS.fullmatch(data):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 class UUIDIn(serializers.UUIDField):

@@ -11,7 +11,15 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound, ValidationFailed
 from core.identity import commit_with_next_statement
-from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, require_readable
+from core.serializers import (
+    DateTimeIn,
+    ModelOutSerializer,
+    NoBody,
+    QueryInteger,
+    StrictSerializer,
+    UUIDIn,
+    require_readable,
+)
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, review, selectors, services, sessions
 from memory.guardrails import guardrails_for
@@ -459,12 +467,15 @@ def search_body(result: retrieval.SearchResult) -> dict:
 
 class SearchParams(serializers.Serializer):
     q = serializers.CharField(min_length=1, max_length=500)
-    limit = serializers.IntegerField(min_value=1, max_value=20, required=False)
+    limit = QueryInteger(min_value=1, max_value=20, required=False)
     min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
     consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
     memory_class = serializers.ChoiceField(choices=["working", "preference", "account_fact", "care_context"],
                                            required=False)
+
+    def validate_min_score(self, value: float) -> float:
+        return value + 0.0  # "-0" is 0, and is echoed so
 
 
 class ContextIn(StrictSerializer):

@@ -452,3 +452,28 @@ def test_evaluate_retrieval_command_reports_a_set(tmp_path, db):
     assert report["questions"] == 3 and report["p@1"] == 1.0 and report["negatives_answered_empty"] == 1.0
     assert report["cross_patient_leakage"] == 0 and report["stale_results"] == 0
     assert report["safety_rule_complete"] == 1.0
+
+
+@pytest.mark.parametrize("limit", ["5", " 5", True, "+3"])
+def test_a_count_sent_as_text_or_a_boolean_is_refused_in_a_body(world, limit):
+    """A JSON body's numbers are numbers: "5" and true are 422 on the field, as 12 is refused for a text field."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    r = world.staff("clinician").post(f"/v1/patients/{world.patient_a}/context",
+                                      {"question": "any allergies?", "purpose": "care_coordination", "limit": limit})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("limit", "invalid")]
+
+
+@pytest.mark.parametrize(("limit", "status"), [("3", 200), ("+3", 422), (" 3", 422), ("3 ", 422), ("٣", 422)])
+def test_a_search_limit_is_written_in_ascii_digits(world, limit, status):
+    world.consent(world.patient_a)
+    r = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories/search",
+                                           {"q": "when can I come?", "limit": limit})
+    assert r.status_code == status, r.content
+
+
+def test_a_search_minimum_score_of_minus_zero_is_zero(world):
+    world.consent(world.patient_a)
+    r = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories/search",
+                                           {"q": "when can I come?", "min_score": "-0"})
+    assert r.status_code == 200 and str(r.json()["min_score"]) == "0.0", r.content
