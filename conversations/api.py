@@ -353,7 +353,10 @@ class SessionContextView(_SessionView):
 
     @extend_schema(
         operation_id="sessions_context",
-        parameters=[OpenApiParameter("max_tokens", int, required=False,
+        parameters=[OpenApiParameter("max_tokens", {"type": "integer",
+                                                    "minimum": settings.CONVERSATION_CONTEXT_MIN_TOKENS,
+                                                    "maximum": settings.CONVERSATION_CONTEXT_MAX_TOKENS},
+                                     required=False,
                                      description="Token budget of the context (cl100k_base); default "
                                                  "CONVERSATION_CONTEXT_DEFAULT_TOKENS (2000)"),
                     _PURPOSE_PARAMETER],

@@ -15,7 +15,7 @@ from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSeria
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, review, selectors, services, sessions
 from memory.guardrails import guardrails_for
-from memory.models import LifecycleEvent, Memory, MemoryState, Source
+from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
 
@@ -418,14 +418,18 @@ class PatientMemorySearchView(_MemoryView):
 
     @extend_schema(
         operation_id="memories_search",
-        parameters=[OpenApiParameter("q", str, required=True, description="The agent's question (1-500 chars)"),
-                    OpenApiParameter("limit", int, required=False, description="1-20"),
-                    OpenApiParameter("min_score", float, required=False,
+        # the bounds SearchParams enforces, stated so that clients and the MCP tool's input schema know them
+        parameters=[OpenApiParameter("q", {"type": "string", "minLength": 1, "maxLength": 500}, required=True,
+                                     description="The agent's question (1-500 chars)"),
+                    OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 20}, required=False,
+                                     description="1-20"),
+                    OpenApiParameter("min_score", {"type": "number", "format": "double", "minimum": 0, "maximum": 1},
+                                     required=False,
                                      description="0-1, a probability; by default each type's fitted threshold"),
                     OpenApiParameter("consent_purpose", str, required=False, enum=[p for p, _ in PURPOSES],
                                      description="The older name of purpose (both, differing: 422)"),
                     purpose_of_use.purpose_parameter(),
-                    OpenApiParameter("memory_class", str, required=False)],
+                    OpenApiParameter("memory_class", str, required=False, enum=MemoryClass.values)],
         responses={200: inline_serializer("SearchResult", {
             "items": SearchHitOut(many=True), "min_score": serializers.FloatField(),
             "confidence": AnswerConfidence(
@@ -462,8 +466,7 @@ class SearchParams(serializers.Serializer):
     min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
     consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
-    memory_class = serializers.ChoiceField(choices=["working", "preference", "account_fact", "care_context"],
-                                           required=False)
+    memory_class = serializers.ChoiceField(choices=MemoryClass.values, required=False)
 
 
 class ContextIn(StrictSerializer):

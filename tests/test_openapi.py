@@ -73,3 +73,44 @@ def test_the_query_parameters_a_view_takes_are_those_its_operation_declares(tmp_
             published = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
             taken = set(view.query_parameters.get(method.upper(), frozenset()))
             assert published == taken, f"{method.upper()} {path}: document {sorted(published)}, view {sorted(taken)}"
+
+
+# Query values the API refuses (422 naming the parameter) that a client reading the document could not know to
+# avoid unless the document states the same bound: (path, other parameters, parameter, refused values).
+_BOUNDED_QUERY_PARAMETERS = [
+    ("/v1/patients/{patient_id}/memories/search", {"q": "time"}, "limit", [0, 21]),
+    ("/v1/patients/{patient_id}/memories/search", {"q": "time"}, "min_score", [-0.5, 1.5]),
+    ("/v1/patients/{patient_id}/memories/search", {"q": "time"}, "memory_class", ["feelings"]),
+    ("/v1/patients/{patient_id}/memories/search", {}, "q", ["x" * 501]),
+    ("/v1/audit-events", {}, "limit", [0, 501]),
+    ("/v1/audit-events", {}, "patient_id", ["not-a-uuid"]),
+    ("/v1/grants", {}, "patient_id", ["not-a-uuid"]),
+    ("/v1/workflows/reconciliation", {}, "limit", [0, 501]),
+    ("/v1/sessions/{session_id}/context", {}, "max_tokens", [255, 128_001]),
+]
+
+
+def test_the_bounds_the_api_enforces_on_query_parameters_are_in_the_document(tmp_path, world):
+    """Every query value below is refused by the API (422 naming the parameter); the published document refuses
+    it too, so generated clients and the MCP tools' input schemas (derived from the document) know the bounds
+    instead of learning them from refusals (the search's limit 1-20 was published as any integer)."""
+    from jsonschema import Draft202012Validator
+
+    from agents_mcp.server import argument_errors
+    from agents_mcp.tools import _resolve
+
+    schema = _schema(tmp_path)
+    patient = world.patient_a
+    api = world.staff("auditor-1", scope="memory:read audit:read grant:write workflow:reconcile")
+    ids = {"patient_id": str(patient), "session_id": "00000000-0000-4000-8000-000000000001"}
+    for path, others, name, values in _BOUNDED_QUERY_PARAMETERS:
+        (published,) = [p for p in schema["paths"][path]["get"]["parameters"] if p["name"] == name]
+        validator = Draft202012Validator(
+            _resolve(published["schema"], {}), format_checker=Draft202012Validator.FORMAT_CHECKER
+        )
+        for value in values:
+            r = api.get(path.format(**ids), {**others, name: value})
+            assert r.status_code == 422, (path, name, value, r.content)
+            assert name in [e["field"] for e in r.json()["errors"]], (path, name, value, r.json())
+            assert not validator.is_valid(value), f"GET {path}: the document allows {name}={value!r}"
+    assert argument_errors("search_memories", {"q": "time", "limit": 21}), "the MCP tool's schema allows limit 21"

@@ -339,7 +339,8 @@ class WorkflowReconciliationView(ScopedAPIView):
     resource_type = "workflow"
 
     @extend_schema(operation_id="workflows_reconciliation_queue",
-                   parameters=[OpenApiParameter("limit", int, required=False, description="1-500, default 100")],
+                   parameters=[OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500},
+                                                required=False, description="1-500, default 100")],
                    responses={200: inline_serializer("ReconciliationQueue", {
                        "view": serializers.ChoiceField(
                            choices=[selectors.VIEW_GRANTED, selectors.VIEW_ORGANIZATION],

@@ -7787,7 +7787,7 @@ export interface operations {
                 consent_purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
                 /** @description 1-20 */
                 limit?: number;
-                memory_class?: string;
+                memory_class?: "account_fact" | "care_context" | "preference" | "working";
                 /** @description 0-1, a probability; by default each type's fitted threshold */
                 min_score?: number;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. */
