@@ -289,6 +289,9 @@ def test_bad_arguments_are_validation_errors_not_crashes(world, live):
     ("search_memories", {"patient_id": "PATIENT", "q": "morning", "limit": "5"}, "limit", "invalid"),
     ("list_memories", {"patient_id": "PATIENT", "consent_purpose": "marketing"}, "consent_purpose", "invalid"),
     ("list_memories", {"patient_id": "PATIENT", "patient": "x"}, "patient", "unknown_field"),
+    ("request_operation", {"workflow_id": "00000000-0000-4000-8000-000000000001", "kind": "book_appointment",
+                           "payload": {"slot_id": "A1", "appointment_type": "x"}, "expected_version": 1,
+                           "idempotency_key": "morning key!"}, "idempotency_key", "invalid"),
 ])
 def test_arguments_are_checked_against_the_tools_schema_before_anything_runs(world, live, name, arguments, field,
                                                                             code):
