@@ -17,7 +17,7 @@ import anyio
 import mcp_types as types
 from django.conf import settings
 from django.db import DatabaseError, connection
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, FormatChecker
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -273,13 +273,16 @@ def _error_problem(exc: ApiError) -> dict:
 
 
 _argument_validators: dict[str, Draft202012Validator] = {}
+# Ids are checked as the schema's ``format: uuid`` says (a malformed one named, not a 404 from the operation's path);
+# date-times are left to the operation, which takes more ISO 8601 forms than RFC 3339.
+_FORMATS = FormatChecker(formats=("uuid",))
 
 
 def argument_errors(name: str, arguments: dict) -> list[dict]:
     """The arguments checked against the tool's published input schema (the REST operation checks them again)."""
     validator = _argument_validators.get(name)
     if validator is None:
-        validator = _argument_validators[name] = Draft202012Validator(input_schema(name))
+        validator = _argument_validators[name] = Draft202012Validator(input_schema(name), format_checker=_FORMATS)
     errors = []
     for error in validator.iter_errors(arguments):
         at = ".".join(str(part) for part in error.absolute_path)

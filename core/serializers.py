@@ -226,4 +226,6 @@ def schema_error_message(error) -> str:
             return f"at most {v}"
         case "uniqueItems":
             return "no repeated items"
+        case "format":
+            return f"must be a {v.upper() if v == 'uuid' else v}"
     return "is not valid"

@@ -292,6 +292,9 @@ def test_bad_arguments_are_validation_errors_not_crashes(world, live):
     ("request_operation", {"workflow_id": "00000000-0000-4000-8000-000000000001", "kind": "book_appointment",
                            "payload": {"slot_id": "A1", "appointment_type": "x"}, "expected_version": 1,
                            "idempotency_key": "morning key!"}, "idempotency_key", "invalid"),
+    ("read_workflow", {"workflow_id": "morning-1"}, "workflow_id", "invalid"),
+    ("list_memories", {"patient_id": "morning"}, "patient_id", "invalid"),
+    ("get_session_context", {"session_id": "00000000-0000-4000-8000-00000000000g"}, "session_id", "invalid"),
 ])
 def test_arguments_are_checked_against_the_tools_schema_before_anything_runs(world, live, name, arguments, field,
                                                                             code):
