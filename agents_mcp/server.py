@@ -133,7 +133,7 @@ class BearerGuard:
             auth_context_var.reset(context)
 
     async def _refuse(self, scope, receive, send, exc: ApiError) -> None:
-        headers = {}
+        headers = dict(getattr(exc, "headers", None) or {})  # a 503's Retry-After, as over REST
         if exc.status_code == 401:
             headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
                                            f'resource_metadata="{self.metadata_url}"')

@@ -204,6 +204,7 @@ def test_an_identity_provider_outage_is_503_not_401(world, live, identity_provid
     r = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                    headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"})
     assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
+    assert int(r.headers["Retry-After"]) >= 1
 
 
 def test_memory_tools_propose_list_search_and_context(world, live):
