@@ -26,6 +26,7 @@ from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
+from rest_framework.exceptions import UnsupportedMediaType
 from starlette.applications import Starlette
 from starlette.authentication import AuthCredentials
 from starlette.datastructures import Headers
@@ -40,7 +41,7 @@ from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
 from core.identity import identity_context
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
-from core.parsers import has_repeated_keys
+from core.parsers import check_body_coding, has_repeated_keys
 from core.patient_identifiers import identifier_values
 from core.serializers import schema_error_message
 
@@ -111,6 +112,10 @@ class BearerGuard:
         except ApiError as exc:
             log.info("mcp bearer token refused: %s", exc.code)
             await self._refuse(scope, receive, send, exc)
+            return
+        if (refused := _unsupported_body(scope)) is not None:
+            await _problem(scope, receive, send, problem_body(status_code=415, code="unsupported_media_type",
+                                                              title="Send application/json", message=refused), {})
             return
         if body is not None and has_repeated_keys(body):
             # As the REST API's parser: which of two equal keys counts is not guessed (the SDK keeps the last).
@@ -242,6 +247,21 @@ def _replaying(body: bytes, receive):
         return await receive()
 
     return replay
+
+
+def _unsupported_body(scope) -> str | None:
+    """Why the body is not one the REST API would read (415 ``unsupported_media_type`` there too): not
+    ``application/json``, or a charset other than UTF-8 or a content coding (the SDK took a Latin-1 body as UTF-8,
+    answered a gzip one as a parse error and any other media type as 400 bad_request)."""
+    headers = Headers(scope=scope)
+    content_type = headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        return "Send application/json"
+    try:
+        check_body_coding(content_type, headers.get("content-encoding"))
+    except UnsupportedMediaType as exc:
+        return getattr(exc, "problem_message", "Send application/json")
+    return None
 
 
 def _request_id_invalid(raw: bytes) -> bool:

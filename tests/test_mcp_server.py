@@ -4,6 +4,7 @@ and the OAuth protected-resource handshake (RFC 9728)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 import uuid
@@ -167,6 +168,29 @@ def test_transport_refusals_are_problem_documents_naming_their_request_id(world,
         assert r.status_code == 400 and error["code"] == -32600, r.text
         assert "pydantic" not in r.text and "\n" not in error["message"]
     assert list_tools(live, patient_token(world))  # and the next call is served as usual
+
+
+@pytest.mark.parametrize("content_type, extra", [
+    ("text/plain", {}),
+    ("application/x-www-form-urlencoded", {}),
+    ("application/json; charset=iso-8859-1", {}),
+    ("application/json", {"Content-Encoding": "gzip"}),
+])
+def test_a_body_the_rest_api_would_not_read_is_415_unsupported_media_type_like_over_rest(world, live, content_type,
+                                                                                      extra):
+    """Not JSON, a charset other than UTF-8 or a content coding: 415 ``unsupported_media_type`` as over REST (the
+    SDK answered 400 bad_request, read a Latin-1 body as UTF-8, and took a gzip body for malformed JSON)."""
+    token = patient_token(world)
+    listing = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": content_type,
+               "Authorization": f"Bearer {token}", **extra}
+    r = httpx.post(live.mcp_url, content=gzip.compress(listing) if extra else listing, headers=headers, timeout=30)
+    assert r.status_code == 415, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    assert r.json()["code"] == "unsupported_media_type" and r.json()["request_id"] == r.headers["x-request-id"]
+    rest = httpx.post(f"{live.url}/v1/workflows", content=listing, headers=headers, timeout=30)
+    assert rest.status_code == 415 and rest.json()["code"] == "unsupported_media_type"
+    assert list_tools(live, token)  # and the next call is served as usual
 
 
 @pytest.mark.parametrize("chunked", [False, True])
