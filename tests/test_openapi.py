@@ -114,3 +114,27 @@ def test_the_bounds_the_api_enforces_on_query_parameters_are_in_the_document(tmp
             assert name in [e["field"] for e in r.json()["errors"]], (path, name, value, r.json())
             assert not validator.is_valid(value), f"GET {path}: the document allows {name}={value!r}"
     assert argument_errors("search_memories", {"q": "time", "limit": 21}), "the MCP tool's schema allows limit 21"
+
+
+def test_the_headers_answers_carry_are_in_the_document(tmp_path, world):
+    """Every 429 and 503 says when to come back (``Retry-After``), and a keyed operation's success may be the
+    stored answer to an earlier request (``Idempotent-Replayed: true``): the document declares both, so clients
+    generated from it can read them."""
+    schema = _schema(tmp_path)
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            for status in ("429", "503"):
+                assert responses[status].get("headers", {}).get("Retry-After", {}).get("required"), \
+                    f"{method.upper()} {path} {status}"
+            if any(p["in"] == "header" and p["name"] == "Idempotency-Key" for p in operation.get("parameters", [])):
+                for status, response in responses.items():
+                    if status.startswith("2"):
+                        assert "Idempotent-Replayed" in response.get("headers", {}), f"{method.upper()} {path}"
+    api = world.patient(world.patient_a)
+    body = {"workflow_type": "appointment_booking", "patient_id": str(world.patient_a), "state": {}}
+    first = api.post("/v1/workflows", body, headers={"Idempotency-Key": "wf-1"})
+    again = api.post("/v1/workflows", body, headers={"Idempotency-Key": "wf-1"})
+    assert first.status_code == again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+    declared = schema["paths"]["/v1/workflows"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]
+    assert again["Idempotent-Replayed"] in declared["schema"]["enum"]

@@ -2269,6 +2269,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2287,6 +2289,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2378,6 +2382,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2396,6 +2402,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2422,6 +2430,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2539,6 +2549,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2557,6 +2569,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2650,6 +2664,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2668,6 +2684,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2805,6 +2823,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2823,6 +2843,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2965,6 +2987,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2983,6 +3007,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3077,6 +3103,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3095,6 +3123,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3121,6 +3151,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3129,6 +3161,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3246,6 +3280,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3264,6 +3300,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3406,6 +3444,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3424,6 +3464,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3515,6 +3557,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3533,6 +3577,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3559,6 +3605,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3676,6 +3724,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3694,6 +3744,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3787,6 +3839,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3805,6 +3859,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3947,6 +4003,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3965,6 +4023,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3993,6 +4053,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4001,6 +4063,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4118,6 +4182,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4136,6 +4202,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4230,6 +4298,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4248,6 +4318,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4339,6 +4411,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4357,6 +4431,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4383,6 +4459,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,6 +4578,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4518,6 +4598,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4614,6 +4696,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4632,6 +4716,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4658,6 +4744,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4775,6 +4863,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4793,6 +4883,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4886,6 +4978,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4904,6 +4998,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5000,6 +5096,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5018,6 +5116,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5111,6 +5211,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5129,6 +5231,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5157,6 +5261,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5165,6 +5271,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5282,6 +5390,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5300,6 +5410,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5439,6 +5551,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5457,6 +5571,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5485,6 +5601,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5602,6 +5720,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5620,6 +5740,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5716,6 +5838,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5734,6 +5858,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5830,6 +5956,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5848,6 +5976,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5877,6 +6007,8 @@ export interface operations {
             /** @description Already imported (same resource version) */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5884,6 +6016,8 @@ export interface operations {
             /** @description Imported */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5999,6 +6133,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6017,6 +6153,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6116,6 +6254,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6134,6 +6274,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6162,6 +6304,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6170,6 +6314,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6287,6 +6433,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6305,6 +6453,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6443,6 +6593,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6461,6 +6613,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6558,6 +6712,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6576,6 +6732,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6715,6 +6873,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6733,6 +6893,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6872,6 +7034,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6890,6 +7054,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +7085,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7036,6 +7204,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7054,6 +7224,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7151,6 +7323,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7169,6 +7343,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7312,6 +7488,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7330,6 +7508,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7469,6 +7649,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7487,6 +7669,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7583,6 +7767,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7601,6 +7787,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7629,6 +7817,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7637,6 +7827,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7754,6 +7946,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7772,6 +7966,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7877,6 +8073,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7895,6 +8093,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7991,6 +8191,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8009,6 +8211,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8035,6 +8239,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8152,6 +8358,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8170,6 +8378,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8284,6 +8494,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8302,6 +8514,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8418,6 +8632,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8436,6 +8652,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8578,6 +8796,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8596,6 +8816,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8620,6 +8842,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8737,6 +8961,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8755,6 +8981,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8783,6 +9011,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8900,6 +9130,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8918,6 +9150,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8943,6 +9177,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9060,6 +9296,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9078,6 +9316,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9172,6 +9412,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9190,6 +9432,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9216,6 +9460,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9333,6 +9579,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9351,6 +9599,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9377,6 +9627,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9494,6 +9746,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9512,6 +9766,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9605,6 +9861,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9623,6 +9881,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9651,6 +9911,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9768,6 +10030,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9786,6 +10050,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9879,6 +10145,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9897,6 +10165,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9926,6 +10196,8 @@ export interface operations {
             /** @description the same request again: the operation it created */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9934,6 +10206,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10051,6 +10325,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10069,6 +10345,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10208,6 +10486,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10226,6 +10506,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10320,6 +10602,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10338,6 +10622,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
