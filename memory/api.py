@@ -11,7 +11,7 @@ from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound, ValidationFailed
 from core.identity import commit_with_next_statement
-from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
+from core.serializers import DateTimeIn, JSONObjectIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, review, selectors, services, sessions
 from memory.guardrails import guardrails_for
@@ -53,7 +53,7 @@ MEMORY_STORED = inline_serializer("MemoryStored", {
 
 class MemoryIn(StrictSerializer):
     memory_type = serializers.CharField(max_length=60, help_text="A type from GET /v1/memory-types")
-    fact = serializers.JSONField(help_text="Typed fact; `kind` names the attribute, e.g. "
+    fact = JSONObjectIn(help_text="Typed fact; `kind` names the attribute, e.g. "
                                            '{"kind": "earliest_time", "time": "10:00"}')
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
     consent_record_id = UUIDIn(required=False, allow_null=True, help_text="Required except for care context")
@@ -68,7 +68,7 @@ class MemoryIn(StrictSerializer):
 
 class ProposalIn(StrictSerializer):
     memory_type = serializers.CharField(max_length=60, help_text="A type from GET /v1/memory-types")
-    fact = serializers.JSONField()
+    fact = JSONObjectIn()
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
     consent_record_id = UUIDIn()
     source_ref = serializers.CharField(max_length=255, help_text="The conversation turn it was extracted from")
@@ -77,7 +77,7 @@ class ProposalIn(StrictSerializer):
 
 
 class CorrectionIn(StrictSerializer):
-    fact = serializers.JSONField()
+    fact = JSONObjectIn()
     valid_until = DateTimeIn(required=False, allow_null=True)
     review_by = DateTimeIn(required=False, allow_null=True)
 

@@ -138,3 +138,26 @@ def test_the_headers_answers_carry_are_in_the_document(tmp_path, world):
     assert first.status_code == again.status_code == 201 and again["Idempotent-Replayed"] == "true"
     declared = schema["paths"]["/v1/workflows"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]
     assert again["Idempotent-Replayed"] in declared["schema"]["enum"]
+
+
+def test_fields_that_must_be_json_objects_are_published_as_objects(tmp_path, world):
+    """A fact (record, propose, correct) and a tool turn's result must be JSON objects: the API refuses a string
+    or a list (422 naming the field), and the document says ``type: object`` (it published any JSON value), so
+    the MCP tools' input schemas refuse them before the call too."""
+    from agents_mcp.server import argument_errors
+
+    schema = _schema(tmp_path)
+    components = schema["components"]["schemas"]
+    for component, field in [("MemoryInRequest", "fact"), ("ProposalInRequest", "fact"),
+                             ("CorrectionInRequest", "fact"), ("TurnInRequest", "tool_result")]:
+        assert components[component]["properties"][field]["type"] == "object", (component, field)
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    for fact in ("earliest 10:00", ["earliest_time", "10:00"]):
+        r = api.post(f"/v1/patients/{world.patient_a}/memories/proposals",
+                     {"memory_type": "scheduling_preference", "fact": fact, "consent_purpose": "appointment_scheduling",
+                      "consent_record_id": cid, "source_ref": "turn:1"})
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["fact"], r.content
+        assert argument_errors("propose_memory", {"memory_type": "scheduling_preference", "fact": fact,
+                                                  "consent_purpose": "appointment_scheduling",
+                                                  "consent_record_id": cid, "source_ref": "turn:1"})

@@ -1110,7 +1110,9 @@ export interface components {
         };
         /** @description Refuses fields it does not declare. */
         CorrectionInRequest: {
-            fact: unknown;
+            fact: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             valid_until?: string | null;
             /** Format: date-time */
@@ -1358,7 +1360,9 @@ export interface components {
             /** @description A type from GET /v1/memory-types */
             memory_type: string;
             /** @description Typed fact; `kind` names the attribute, e.g. {"kind": "earliest_time", "time": "10:00"} */
-            fact: unknown;
+            fact: {
+                [key: string]: unknown;
+            };
             consent_purpose: components["schemas"]["PurposeEnum"];
             /**
              * Format: uuid
@@ -1727,7 +1731,9 @@ export interface components {
         ProposalInRequest: {
             /** @description A type from GET /v1/memory-types */
             memory_type: string;
-            fact: unknown;
+            fact: {
+                [key: string]: unknown;
+            };
             consent_purpose: components["schemas"]["PurposeEnum"];
             /** Format: uuid */
             consent_record_id: string;
@@ -2088,7 +2094,9 @@ export interface components {
             content: string;
             tool_name?: string | null;
             /** @description Tool turns only; an object of at most CONVERSATION_MAX_TOOL_RESULT_BYTES (default 16 KiB) as JSON */
-            tool_result?: unknown;
+            tool_result?: {
+                [key: string]: unknown;
+            } | null;
         };
         TurnOut: {
             seq: number;
