@@ -83,6 +83,13 @@ class ScopedAutoSchema(AutoSchema):
             for code, description in statuses.items():
                 responses.setdefault(code, {"description": description, "content": {
                     "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}})
+            # a query value given empty is refused (422 blank) unless the view reads it as "any"
+            may_be_blank = getattr(self.view, "blank_query_parameters", {}).get(self.method, frozenset())
+            for param in operation.get("parameters", []):
+                schema = param.get("schema", {})
+                if (param.get("in") == "query" and schema.get("type") == "string" and "enum" not in schema
+                        and param["name"] not in may_be_blank):
+                    schema.setdefault("minLength", 1)
             for code in ("429", "503"):
                 responses[code].setdefault("headers", {})["Retry-After"] = copy.deepcopy(RETRY_AFTER_HEADER)
             if any(p.get("in") == "header" and p.get("name") == "Idempotency-Key"

@@ -161,3 +161,31 @@ def test_fields_that_must_be_json_objects_are_published_as_objects(tmp_path, wor
         assert argument_errors("propose_memory", {"memory_type": "scheduling_preference", "fact": fact,
                                                   "consent_purpose": "appointment_scheduling",
                                                   "consent_record_id": cid, "source_ref": "turn:1"})
+
+
+def test_a_query_value_given_empty_is_refused_and_the_document_says_so(tmp_path, world):
+    """Query values are given non-empty (422 ``blank`` otherwise), except the memory list's filters, where empty
+    means "any": every other free-text query parameter is published with ``minLength: 1`` (it was any string), so
+    clients and the MCP tools do not send what is refused."""
+    schema = _schema(tmp_path)
+    api = world.staff("auditor-1", scope="memory:read audit:read grant:write patient:read workflow:reconcile")
+    ids = {"patient_id": str(world.patient_a), "session_id": "00000000-0000-4000-8000-000000000001",
+           "memory_id": "00000000-0000-4000-8000-000000000002"}
+    checked = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            for param in operation.get("parameters", []):
+                published = param.get("schema", {})
+                if param["in"] != "query" or published.get("type") != "string" or "enum" in published:
+                    continue
+                if path == "/v1/patients/{patient_id}/memories":
+                    assert published.get("minLength") is None, "empty means any: published as allowed"
+                    continue
+                others = {"q": "time"} if path.endswith("/search") and param["name"] != "q" else {}
+                r = api.get(path.format(**ids), {**others, param["name"]: ""})
+                assert r.status_code == 422, (path, param["name"], r.content)
+                assert {"field": param["name"], "code": "blank"} in [
+                    {"field": e["field"], "code": e["code"]} for e in r.json()["errors"]], (path, r.json())
+                assert published.get("minLength", 0) >= 1, f"{method.upper()} {path}: {param['name']} may be empty"
+                checked.append(f"{path} {param['name']}")
+    assert len(checked) >= 6, checked
