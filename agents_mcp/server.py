@@ -25,6 +25,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
 from pydantic import AnyHttpUrl
 from rest_framework.exceptions import UnsupportedMediaType
 from starlette.applications import Starlette
@@ -437,6 +438,9 @@ def build_server(token_source=None) -> Server:
     """``token_source``: where the bearer token comes from (stdio: the environment); HTTP: the request's own."""
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
+        if params is not None and params.cursor is not None:
+            # one page, no nextCursor: any cursor is one this server never gave (MCP pagination: -32602)
+            raise MCPError(types.INVALID_PARAMS, "Invalid params: unknown cursor (the tool list is one page)")
         tools = [types.Tool(name=t.name, description=t.description, input_schema=input_schema(t.name),
                             annotations=types.ToolAnnotations(read_only_hint=t.read_only, destructive_hint=False,
                                                               open_world_hint=False))

@@ -209,6 +209,19 @@ def test_a_body_over_the_limit_is_a_413_problem_like_over_rest(world, live, sett
     assert list_tools(live, patient_token(world))
 
 
+def test_the_tool_list_is_one_page_and_a_cursor_it_never_gave_is_invalid_params(world, live):
+    """MCP pagination: the list carries no nextCursor; a cursor sent anyway is a JSON-RPC -32602 (it was ignored
+    and the first page answered again, so a client paging on would loop)."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    first = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+                       headers=headers, timeout=30).json()["result"]
+    assert first["tools"] and first.get("nextCursor") is None
+    r = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                                       "params": {"cursor": "page-2"}}, headers=headers, timeout=30)
+    assert r.json()["error"]["code"] == -32602 and "result" not in r.json(), r.text
+
+
 @pytest.mark.parametrize("method", ["GET", "DELETE"])
 def test_there_is_no_event_stream_or_session_to_open_or_end(world, live, method):
     """Stateless with JSON responses: GET (an event stream) and DELETE (ending a session) are 405, answered at
