@@ -17,7 +17,7 @@ import anyio
 import mcp_types as types
 from django.conf import settings
 from django.db import DatabaseError, connection
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, FormatChecker
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -25,7 +25,9 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
 from pydantic import AnyHttpUrl
+from rest_framework.exceptions import UnsupportedMediaType
 from starlette.applications import Starlette
 from starlette.authentication import AuthCredentials
 from starlette.datastructures import Headers
@@ -40,7 +42,7 @@ from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
 from core.identity import identity_context
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
-from core.parsers import has_repeated_keys
+from core.parsers import check_body_coding, has_repeated_keys
 from core.patient_identifiers import identifier_values
 from core.serializers import schema_error_message
 
@@ -112,6 +114,10 @@ class BearerGuard:
             log.info("mcp bearer token refused: %s", exc.code)
             await self._refuse(scope, receive, send, exc)
             return
+        if (refused := _unsupported_body(scope)) is not None:
+            await _problem(scope, receive, send, problem_body(status_code=415, code="unsupported_media_type",
+                                                              title="Send application/json", message=refused), {})
+            return
         if body is not None and has_repeated_keys(body):
             # As the REST API's parser: which of two equal keys counts is not guessed (the SDK keeps the last).
             await JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
@@ -133,7 +139,7 @@ class BearerGuard:
             auth_context_var.reset(context)
 
     async def _refuse(self, scope, receive, send, exc: ApiError) -> None:
-        headers = {}
+        headers = dict(getattr(exc, "headers", None) or {})  # a 503's Retry-After, as over REST
         if exc.status_code == 401:
             headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
                                            f'resource_metadata="{self.metadata_url}"')
@@ -244,6 +250,21 @@ def _replaying(body: bytes, receive):
     return replay
 
 
+def _unsupported_body(scope) -> str | None:
+    """Why the body is not one the REST API would read (415 ``unsupported_media_type`` there too): not
+    ``application/json``, or a charset other than UTF-8 or a content coding (the SDK took a Latin-1 body as UTF-8,
+    answered a gzip one as a parse error and any other media type as 400 bad_request)."""
+    headers = Headers(scope=scope)
+    content_type = headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        return "Send application/json"
+    try:
+        check_body_coding(content_type, headers.get("content-encoding"))
+    except UnsupportedMediaType as exc:
+        return getattr(exc, "problem_message", "Send application/json")
+    return None
+
+
 def _request_id_invalid(raw: bytes) -> bool:
     """A request (a message naming a method) whose ``id`` is there but neither a string nor an integer (MCP: never
     null, nor 7.0; no object, list or boolean). The SDK would take it for a notification: ``202``, and
@@ -273,13 +294,16 @@ def _error_problem(exc: ApiError) -> dict:
 
 
 _argument_validators: dict[str, Draft202012Validator] = {}
+# Ids are checked as the schema's ``format: uuid`` says (a malformed one named, not a 404 from the operation's path);
+# date-times are left to the operation, which takes more ISO 8601 forms than RFC 3339.
+_FORMATS = FormatChecker(formats=("uuid",))
 
 
 def argument_errors(name: str, arguments: dict) -> list[dict]:
     """The arguments checked against the tool's published input schema (the REST operation checks them again)."""
     validator = _argument_validators.get(name)
     if validator is None:
-        validator = _argument_validators[name] = Draft202012Validator(input_schema(name))
+        validator = _argument_validators[name] = Draft202012Validator(input_schema(name), format_checker=_FORMATS)
     errors = []
     for error in validator.iter_errors(arguments):
         at = ".".join(str(part) for part in error.absolute_path)
@@ -414,6 +438,9 @@ def build_server(token_source=None) -> Server:
     """``token_source``: where the bearer token comes from (stdio: the environment); HTTP: the request's own."""
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
+        if params is not None and params.cursor is not None:
+            # one page, no nextCursor: any cursor is one this server never gave (MCP pagination: -32602)
+            raise MCPError(types.INVALID_PARAMS, "Invalid params: unknown cursor (the tool list is one page)")
         tools = [types.Tool(name=t.name, description=t.description, input_schema=input_schema(t.name),
                             annotations=types.ToolAnnotations(read_only_hint=t.read_only, destructive_hint=False,
                                                               open_world_hint=False))

@@ -91,7 +91,8 @@ class GrantsView(ScopedAPIView):
     query_parameters = {"GET": frozenset({"patient_id"})}
 
     @extend_schema(operation_id="grants_list",
-                   parameters=[OpenApiParameter("patient_id", str, required=False, description="one patient's")],
+                   parameters=[OpenApiParameter("patient_id", {"type": "string", "format": "uuid"}, required=False,
+                                                description="one patient's")],
                    responses={200: inline_serializer("GrantList", {"items": GrantOut(many=True)})})
     def get(self, request):
         items = selectors.grant_list_audited(identity=self.identity,

@@ -21,7 +21,7 @@ from conversations.parsing import DAYS, INTENTS, PERIODS, SPECIALTIES
 from conversations.slots import clarifying_questions, next_action
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
+from core.serializers import JSONObjectIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
 from core.vocabulary import PURPOSES
 from memory import selectors as memory_selectors
 from memory.api import MemoryOut
@@ -239,7 +239,7 @@ class TurnIn(StrictSerializer):
     content = serializers.CharField(allow_blank=True, trim_whitespace=False,
                                     help_text="At most CONVERSATION_MAX_CONTENT_CHARS (default 8000) characters")
     tool_name = serializers.RegexField(r"^[A-Za-z0-9_.:\-]{1,64}$", required=False, allow_null=True)
-    tool_result = serializers.JSONField(required=False, allow_null=True,
+    tool_result = JSONObjectIn(required=False, allow_null=True,
                                         help_text="Tool turns only; an object of at most "
                                                   "CONVERSATION_MAX_TOOL_RESULT_BYTES (default 16 KiB) as JSON")
 
@@ -356,7 +356,10 @@ class SessionContextView(_SessionView):
 
     @extend_schema(
         operation_id="sessions_context",
-        parameters=[OpenApiParameter("max_tokens", int, required=False,
+        parameters=[OpenApiParameter("max_tokens", {"type": "integer",
+                                                    "minimum": settings.CONVERSATION_CONTEXT_MIN_TOKENS,
+                                                    "maximum": settings.CONVERSATION_CONTEXT_MAX_TOKENS},
+                                     required=False,
                                      description="Token budget of the context (cl100k_base); default "
                                                  "CONVERSATION_CONTEXT_DEFAULT_TOKENS (2000)"),
                     _PURPOSE_PARAMETER],

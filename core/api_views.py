@@ -32,8 +32,9 @@ class AuditEventListView(ScopedAPIView):
 
     @extend_schema(
         operation_id="audit_events_list",
-        parameters=[OpenApiParameter("patient_id", str, required=False),
-                    OpenApiParameter("limit", int, required=False, description="1-500, default 100"),
+        parameters=[OpenApiParameter("patient_id", {"type": "string", "format": "uuid"}, required=False),
+                    OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500}, required=False,
+                                     description="1-500, default 100"),
                     OpenApiParameter("cursor", str, required=False,
                                      description="the next_cursor of the previous page: the events before it")],
         responses={200: inline_serializer("AuditEventList", {

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 from collections.abc import Iterable
 
@@ -118,6 +119,13 @@ class IdentityProviderUnavailable(ApiError):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     code = "identity_provider_unavailable"
     title = "The identity provider's key set cannot be reached"
+
+    def __init__(self, message: str | None = None, **kwargs):
+        super().__init__(message, **kwargs)
+        from django.conf import settings
+
+        # as every 503: when to come back, here the soonest the key set is fetched again
+        self.headers = {"Retry-After": str(max(1, math.ceil(settings.OIDC_JWKS_MIN_REFETCH_SECONDS)))}
 
 
 class ServiceUnavailable(ApiError):

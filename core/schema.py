@@ -1,7 +1,10 @@
 """OpenAPI: the bearer scheme, each operation's required scopes as ``x-required-scopes``, every problem status it
 can answer (RFC 9457 bodies, ``Problem``), request objects closed where unknown fields are refused
 (``additionalProperties: false`` for :class:`core.serializers.StrictSerializer`), and the ``Idempotency-Key``
-header where a view takes one."""
+header where a view takes one, with the headers answers carry (``Retry-After`` on every 429 and 503,
+``Idempotent-Replayed`` on a keyed operation's success)."""
+
+import copy
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
@@ -37,6 +40,13 @@ _ALWAYS = {
     "431": "Request headers too large",
     "503": "A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After",
 }
+# The headers some answers carry: when to come back (every 429 and 503), and that an answer is the one stored
+# for an earlier request with the same Idempotency-Key.
+RETRY_AFTER_HEADER = {"required": True, "description": "Seconds to wait before trying again",
+                      "schema": {"type": "integer", "minimum": 1}}
+REPLAYED_HEADER = {"description": "`true` when this is the stored answer to an earlier request with the same "
+                                  "Idempotency-Key (nothing was done again)",
+                   "schema": {"type": "string", "enum": ["true"]}}
 _WITH_BODY = {
     "409": "Conflict (concurrent update, version, transition, idempotency_key_reused, ...)",
     "410": "The session expired or ended",
@@ -73,6 +83,20 @@ class ScopedAutoSchema(AutoSchema):
             for code, description in statuses.items():
                 responses.setdefault(code, {"description": description, "content": {
                     "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}})
+            # a query value given empty is refused (422 blank) unless the view reads it as "any"
+            may_be_blank = getattr(self.view, "blank_query_parameters", {}).get(self.method, frozenset())
+            for param in operation.get("parameters", []):
+                schema = param.get("schema", {})
+                if (param.get("in") == "query" and schema.get("type") == "string" and "enum" not in schema
+                        and param["name"] not in may_be_blank):
+                    schema.setdefault("minLength", 1)
+            for code in ("429", "503"):
+                responses[code].setdefault("headers", {})["Retry-After"] = copy.deepcopy(RETRY_AFTER_HEADER)
+            if any(p.get("in") == "header" and p.get("name") == "Idempotency-Key"
+                   for p in operation.get("parameters", [])):
+                for code, response in responses.items():
+                    if code.startswith("2"):
+                        response.setdefault("headers", {})["Idempotent-Replayed"] = copy.deepcopy(REPLAYED_HEADER)
         return operation
 
     def _map_serializer_field(self, field, direction, bypass_extensions=False):

@@ -8,6 +8,7 @@ import re
 import unicodedata
 from typing import ClassVar
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.authentication import well_formed_subject
@@ -87,6 +88,12 @@ class UUIDIn(serializers.UUIDField):
         if not isinstance(data, str):
             self.fail("invalid", value=data)
         return super().to_internal_value(data)
+
+
+@extend_schema_field({"type": "object", "additionalProperties": True})
+class JSONObjectIn(serializers.JSONField):
+    """A JSON object, published as one: DRF's JSONField is any JSON value in the OpenAPI document (and so in the MCP
+    tools' input schemas), while the services refuse anything but an object (422, "must be an object")."""
 
 
 _DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:\d{2})?)?")
@@ -277,4 +284,6 @@ def schema_error_message(error) -> str:
             return f"at most {v}"
         case "uniqueItems":
             return "no repeated items"
+        case "format":
+            return f"must be a {v.upper() if v == 'uuid' else v}"
     return "is not valid"

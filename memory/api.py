@@ -13,6 +13,7 @@ from core.errors import NotFound, ValidationFailed
 from core.identity import commit_with_next_statement
 from core.serializers import (
     DateTimeIn,
+    JSONObjectIn,
     ModelOutSerializer,
     NoBody,
     QueryInteger,
@@ -23,7 +24,7 @@ from core.serializers import (
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, review, selectors, services, sessions
 from memory.guardrails import guardrails_for
-from memory.models import LifecycleEvent, Memory, MemoryState, Source
+from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
 
@@ -61,7 +62,7 @@ MEMORY_STORED = inline_serializer("MemoryStored", {
 
 class MemoryIn(StrictSerializer):
     memory_type = serializers.CharField(max_length=60, help_text="A type from GET /v1/memory-types")
-    fact = serializers.JSONField(help_text="Typed fact; `kind` names the attribute, e.g. "
+    fact = JSONObjectIn(help_text="Typed fact; `kind` names the attribute, e.g. "
                                            '{"kind": "earliest_time", "time": "10:00"}')
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
     consent_record_id = UUIDIn(required=False, allow_null=True, help_text="Required except for care context")
@@ -76,7 +77,7 @@ class MemoryIn(StrictSerializer):
 
 class ProposalIn(StrictSerializer):
     memory_type = serializers.CharField(max_length=60, help_text="A type from GET /v1/memory-types")
-    fact = serializers.JSONField()
+    fact = JSONObjectIn()
     consent_purpose = serializers.ChoiceField(choices=PURPOSES)
     consent_record_id = UUIDIn()
     source_ref = serializers.CharField(max_length=255, validators=[require_readable],
@@ -86,7 +87,7 @@ class ProposalIn(StrictSerializer):
 
 
 class CorrectionIn(StrictSerializer):
-    fact = serializers.JSONField()
+    fact = JSONObjectIn()
     valid_until = DateTimeIn(required=False, allow_null=True)
     review_by = DateTimeIn(required=False, allow_null=True)
 
@@ -427,14 +428,18 @@ class PatientMemorySearchView(_MemoryView):
 
     @extend_schema(
         operation_id="memories_search",
-        parameters=[OpenApiParameter("q", str, required=True, description="The agent's question (1-500 chars)"),
-                    OpenApiParameter("limit", int, required=False, description="1-20"),
-                    OpenApiParameter("min_score", float, required=False,
+        # the bounds SearchParams enforces, stated so that clients and the MCP tool's input schema know them
+        parameters=[OpenApiParameter("q", {"type": "string", "minLength": 1, "maxLength": 500}, required=True,
+                                     description="The agent's question (1-500 chars)"),
+                    OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 20}, required=False,
+                                     description="1-20"),
+                    OpenApiParameter("min_score", {"type": "number", "format": "double", "minimum": 0, "maximum": 1},
+                                     required=False,
                                      description="0-1, a probability; by default each type's fitted threshold"),
                     OpenApiParameter("consent_purpose", str, required=False, enum=[p for p, _ in PURPOSES],
                                      description="The older name of purpose (both, differing: 422)"),
                     purpose_of_use.purpose_parameter(),
-                    OpenApiParameter("memory_class", str, required=False)],
+                    OpenApiParameter("memory_class", str, required=False, enum=MemoryClass.values)],
         responses={200: inline_serializer("SearchResult", {
             "items": SearchHitOut(many=True), "min_score": serializers.FloatField(),
             "confidence": AnswerConfidence(
@@ -471,8 +476,7 @@ class SearchParams(serializers.Serializer):
     min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
     consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
-    memory_class = serializers.ChoiceField(choices=["working", "preference", "account_fact", "care_context"],
-                                           required=False)
+    memory_class = serializers.ChoiceField(choices=MemoryClass.values, required=False)
 
     def validate_min_score(self, value: float) -> float:
         return value + 0.0  # "-0" is 0, and is echoed so

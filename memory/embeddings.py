@@ -39,6 +39,10 @@ class EmbeddingUnavailable(ApiError):
     code = "embedding_provider_unavailable"
     title = "The embedding provider is unavailable; retry later"
 
+    def __init__(self, message: str | None = None, **kwargs):
+        super().__init__(message, **kwargs)
+        self.headers = {"Retry-After": str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)}  # as every 503
+
 
 class EmbeddingProvider(Protocol):
     name: str

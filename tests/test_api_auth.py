@@ -105,6 +105,7 @@ def test_identity_provider_down_is_503_never_401(world, identity_provider):
     r = world.patient(world.patient_a).get(_path(world))
     assert r.status_code == 503
     assert r.json()["code"] == "identity_provider_unavailable"
+    assert int(r["Retry-After"]) >= 1, "as every 503, it says when to come back"
 
 
 def test_unreachable_jwks_host_is_503(world, settings):

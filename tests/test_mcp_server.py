@@ -4,6 +4,7 @@ and the OAuth protected-resource handshake (RFC 9728)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 import uuid
@@ -169,6 +170,29 @@ def test_transport_refusals_are_problem_documents_naming_their_request_id(world,
     assert list_tools(live, patient_token(world))  # and the next call is served as usual
 
 
+@pytest.mark.parametrize("content_type, extra", [
+    ("text/plain", {}),
+    ("application/x-www-form-urlencoded", {}),
+    ("application/json; charset=iso-8859-1", {}),
+    ("application/json", {"Content-Encoding": "gzip"}),
+])
+def test_a_body_the_rest_api_would_not_read_is_415_unsupported_media_type_like_over_rest(world, live, content_type,
+                                                                                      extra):
+    """Not JSON, a charset other than UTF-8 or a content coding: 415 ``unsupported_media_type`` as over REST (the
+    SDK answered 400 bad_request, read a Latin-1 body as UTF-8, and took a gzip body for malformed JSON)."""
+    token = patient_token(world)
+    listing = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": content_type,
+               "Authorization": f"Bearer {token}", **extra}
+    r = httpx.post(live.mcp_url, content=gzip.compress(listing) if extra else listing, headers=headers, timeout=30)
+    assert r.status_code == 415, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    assert r.json()["code"] == "unsupported_media_type" and r.json()["request_id"] == r.headers["x-request-id"]
+    rest = httpx.post(f"{live.url}/v1/workflows", content=listing, headers=headers, timeout=30)
+    assert rest.status_code == 415 and rest.json()["code"] == "unsupported_media_type"
+    assert list_tools(live, token)  # and the next call is served as usual
+
+
 @pytest.mark.parametrize("chunked", [False, True])
 @pytest.mark.parametrize("authenticated", [False, True])
 def test_a_body_over_the_limit_is_a_413_problem_like_over_rest(world, live, settings, chunked, authenticated):
@@ -183,6 +207,19 @@ def test_a_body_over_the_limit_is_a_413_problem_like_over_rest(world, live, sett
     assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "payload_too_large"
     # and a call under the limit still works on the same service
     assert list_tools(live, patient_token(world))
+
+
+def test_the_tool_list_is_one_page_and_a_cursor_it_never_gave_is_invalid_params(world, live):
+    """MCP pagination: the list carries no nextCursor; a cursor sent anyway is a JSON-RPC -32602 (it was ignored
+    and the first page answered again, so a client paging on would loop)."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    first = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+                       headers=headers, timeout=30).json()["result"]
+    assert first["tools"] and first.get("nextCursor") is None
+    r = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                                       "params": {"cursor": "page-2"}}, headers=headers, timeout=30)
+    assert r.json()["error"]["code"] == -32602 and "result" not in r.json(), r.text
 
 
 @pytest.mark.parametrize("method", ["GET", "DELETE"])
@@ -204,6 +241,7 @@ def test_an_identity_provider_outage_is_503_not_401(world, live, identity_provid
     r = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                    headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"})
     assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
+    assert int(r.headers["Retry-After"]) >= 1
 
 
 def test_memory_tools_propose_list_search_and_context(world, live):
@@ -289,6 +327,12 @@ def test_bad_arguments_are_validation_errors_not_crashes(world, live):
     ("search_memories", {"patient_id": "PATIENT", "q": "morning", "limit": "5"}, "limit", "invalid"),
     ("list_memories", {"patient_id": "PATIENT", "consent_purpose": "marketing"}, "consent_purpose", "invalid"),
     ("list_memories", {"patient_id": "PATIENT", "patient": "x"}, "patient", "unknown_field"),
+    ("request_operation", {"workflow_id": "00000000-0000-4000-8000-000000000001", "kind": "book_appointment",
+                           "payload": {"slot_id": "A1", "appointment_type": "x"}, "expected_version": 1,
+                           "idempotency_key": "morning key!"}, "idempotency_key", "invalid"),
+    ("read_workflow", {"workflow_id": "morning-1"}, "workflow_id", "invalid"),
+    ("list_memories", {"patient_id": "morning"}, "patient_id", "invalid"),
+    ("get_session_context", {"session_id": "00000000-0000-4000-8000-00000000000g"}, "session_id", "invalid"),
 ])
 def test_arguments_are_checked_against_the_tools_schema_before_anything_runs(world, live, name, arguments, field,
                                                                             code):

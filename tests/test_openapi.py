@@ -73,3 +73,119 @@ def test_the_query_parameters_a_view_takes_are_those_its_operation_declares(tmp_
             published = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
             taken = set(view.query_parameters.get(method.upper(), frozenset()))
             assert published == taken, f"{method.upper()} {path}: document {sorted(published)}, view {sorted(taken)}"
+
+
+# Query values the API refuses (422 naming the parameter) that a client reading the document could not know to
+# avoid unless the document states the same bound: (path, other parameters, parameter, refused values).
+_BOUNDED_QUERY_PARAMETERS = [
+    ("/v1/patients/{patient_id}/memories/search", {"q": "time"}, "limit", [0, 21]),
+    ("/v1/patients/{patient_id}/memories/search", {"q": "time"}, "min_score", [-0.5, 1.5]),
+    ("/v1/patients/{patient_id}/memories/search", {"q": "time"}, "memory_class", ["feelings"]),
+    ("/v1/patients/{patient_id}/memories/search", {}, "q", ["x" * 501]),
+    ("/v1/audit-events", {}, "limit", [0, 501]),
+    ("/v1/audit-events", {}, "patient_id", ["not-a-uuid"]),
+    ("/v1/grants", {}, "patient_id", ["not-a-uuid"]),
+    ("/v1/workflows/reconciliation", {}, "limit", [0, 501]),
+    ("/v1/sessions/{session_id}/context", {}, "max_tokens", [255, 128_001]),
+]
+
+
+def test_the_bounds_the_api_enforces_on_query_parameters_are_in_the_document(tmp_path, world):
+    """Every query value below is refused by the API (422 naming the parameter); the published document refuses
+    it too, so generated clients and the MCP tools' input schemas (derived from the document) know the bounds
+    instead of learning them from refusals (the search's limit 1-20 was published as any integer)."""
+    from jsonschema import Draft202012Validator
+
+    from agents_mcp.server import argument_errors
+    from agents_mcp.tools import _resolve
+
+    schema = _schema(tmp_path)
+    patient = world.patient_a
+    api = world.staff("auditor-1", scope="memory:read audit:read grant:write workflow:reconcile")
+    ids = {"patient_id": str(patient), "session_id": "00000000-0000-4000-8000-000000000001"}
+    for path, others, name, values in _BOUNDED_QUERY_PARAMETERS:
+        (published,) = [p for p in schema["paths"][path]["get"]["parameters"] if p["name"] == name]
+        validator = Draft202012Validator(
+            _resolve(published["schema"], {}), format_checker=Draft202012Validator.FORMAT_CHECKER
+        )
+        for value in values:
+            r = api.get(path.format(**ids), {**others, name: value})
+            assert r.status_code == 422, (path, name, value, r.content)
+            assert name in [e["field"] for e in r.json()["errors"]], (path, name, value, r.json())
+            assert not validator.is_valid(value), f"GET {path}: the document allows {name}={value!r}"
+    assert argument_errors("search_memories", {"q": "time", "limit": 21}), "the MCP tool's schema allows limit 21"
+
+
+def test_the_headers_answers_carry_are_in_the_document(tmp_path, world):
+    """Every 429 and 503 says when to come back (``Retry-After``), and a keyed operation's success may be the
+    stored answer to an earlier request (``Idempotent-Replayed: true``): the document declares both, so clients
+    generated from it can read them."""
+    schema = _schema(tmp_path)
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            for status in ("429", "503"):
+                assert responses[status].get("headers", {}).get("Retry-After", {}).get("required"), \
+                    f"{method.upper()} {path} {status}"
+            if any(p["in"] == "header" and p["name"] == "Idempotency-Key" for p in operation.get("parameters", [])):
+                for status, response in responses.items():
+                    if status.startswith("2"):
+                        assert "Idempotent-Replayed" in response.get("headers", {}), f"{method.upper()} {path}"
+    api = world.patient(world.patient_a)
+    body = {"workflow_type": "appointment_booking", "patient_id": str(world.patient_a), "state": {}}
+    first = api.post("/v1/workflows", body, headers={"Idempotency-Key": "wf-1"})
+    again = api.post("/v1/workflows", body, headers={"Idempotency-Key": "wf-1"})
+    assert first.status_code == again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+    declared = schema["paths"]["/v1/workflows"]["post"]["responses"]["201"]["headers"]["Idempotent-Replayed"]
+    assert again["Idempotent-Replayed"] in declared["schema"]["enum"]
+
+
+def test_fields_that_must_be_json_objects_are_published_as_objects(tmp_path, world):
+    """A fact (record, propose, correct) and a tool turn's result must be JSON objects: the API refuses a string
+    or a list (422 naming the field), and the document says ``type: object`` (it published any JSON value), so
+    the MCP tools' input schemas refuse them before the call too."""
+    from agents_mcp.server import argument_errors
+
+    schema = _schema(tmp_path)
+    components = schema["components"]["schemas"]
+    for component, field in [("MemoryInRequest", "fact"), ("ProposalInRequest", "fact"),
+                             ("CorrectionInRequest", "fact"), ("TurnInRequest", "tool_result")]:
+        assert components[component]["properties"][field]["type"] == "object", (component, field)
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    for fact in ("earliest 10:00", ["earliest_time", "10:00"]):
+        r = api.post(f"/v1/patients/{world.patient_a}/memories/proposals",
+                     {"memory_type": "scheduling_preference", "fact": fact, "consent_purpose": "appointment_scheduling",
+                      "consent_record_id": cid, "source_ref": "turn:1"})
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["fact"], r.content
+        assert argument_errors("propose_memory", {"memory_type": "scheduling_preference", "fact": fact,
+                                                  "consent_purpose": "appointment_scheduling",
+                                                  "consent_record_id": cid, "source_ref": "turn:1"})
+
+
+def test_a_query_value_given_empty_is_refused_and_the_document_says_so(tmp_path, world):
+    """Query values are given non-empty (422 ``blank`` otherwise), except the memory list's filters, where empty
+    means "any": every other free-text query parameter is published with ``minLength: 1`` (it was any string), so
+    clients and the MCP tools do not send what is refused."""
+    schema = _schema(tmp_path)
+    api = world.staff("auditor-1", scope="memory:read audit:read grant:write patient:read workflow:reconcile")
+    ids = {"patient_id": str(world.patient_a), "session_id": "00000000-0000-4000-8000-000000000001",
+           "memory_id": "00000000-0000-4000-8000-000000000002"}
+    checked = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            for param in operation.get("parameters", []):
+                published = param.get("schema", {})
+                if param["in"] != "query" or published.get("type") != "string" or "enum" in published:
+                    continue
+                if path == "/v1/patients/{patient_id}/memories":
+                    assert published.get("minLength") is None, "empty means any: published as allowed"
+                    continue
+                others = {"q": "time"} if path.endswith("/search") and param["name"] != "q" else {}
+                r = api.get(path.format(**ids), {**others, param["name"]: ""})
+                assert r.status_code == 422, (path, param["name"], r.content)
+                assert {"field": param["name"], "code": "blank"} in [
+                    {"field": e["field"], "code": e["code"]} for e in r.json()["errors"]], (path, r.json())
+                assert published.get("minLength", 0) >= 1, f"{method.upper()} {path}: {param['name']} may be empty"
+                checked.append(f"{path} {param['name']}")
+    assert len(checked) >= 6, checked

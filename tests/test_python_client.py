@@ -156,9 +156,10 @@ class Gateway:
     """A rate-limiting API gateway in front of the service (an outside system): answers 429 with Retry-After to
     the first ``limit`` requests, forwards the rest, and records every request's Idempotency-Key."""
 
-    def __init__(self, upstream: str, *, limit: int, retry_after: str = "2") -> None:
+    def __init__(self, upstream: str, *, limit: int, retry_after: str = "2", lose: int = 0) -> None:
         self.keys: list[str | None] = []
         self.remaining = limit
+        self.lose = lose  # answers to lose: the request reaches the service, its answer never the client
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -178,7 +179,11 @@ class Gateway:
                     return
                 headers = {k: v for k, v in self.headers.items() if k.lower() in (
                     "authorization", "content-type", "idempotency-key", "accept")}
-                r = httpx.request(self.command, upstream + self.path, content=body, headers=headers)
+                r = httpx.request(self.command, upstream + self.path, content=body, headers=headers, timeout=60)
+                if outer.lose > 0:
+                    outer.lose -= 1
+                    self.close_connection = True
+                    return
                 self.send_response(r.status_code)
                 for k, v in r.headers.items():
                     if k.lower() in ("content-type", "retry-after"):
@@ -224,11 +229,37 @@ def test_network_failures_are_retried_only_when_safe():
         assert len(sleeps) == 2, "a read is retried"
         sleeps.clear()
         with pytest.raises(errors.TransportError):
-            api.checkpoint(uuid.uuid4(), models.CheckpointIn(expected_version=1, next_step="propose_slots"))
+            api.end_session(uuid.uuid4())
         assert sleeps == [], "an unkeyed write may have landed: not retried"
         with pytest.raises(errors.TransportError):
             api.create_workflow("appointment_booking", uuid.uuid4())
         assert len(sleeps) == 2, "a keyed create is retried under the same key"
+
+
+def test_a_checkpoint_or_context_pack_whose_answer_was_lost_is_retried_under_its_key_and_answered(world, live):
+    """The checkpoint landed but its answer was lost: retried under the same Idempotency-Key it is the first answer
+    again (version 2), not a TransportError (nor, retried by hand, 409 version_conflict for the agent's own step);
+    a context pack likewise, one release."""
+    world.consent(world.patient_a)
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        wf = api.create_workflow("appointment_booking", world.patient_a)
+    gateway = Gateway(live.url, limit=0, lose=1)
+    sleeps = Sleeps()
+    try:
+        with AnamnesisClient(gateway.url, patient_token(world), sleep=sleeps) as api:
+            moved = api.checkpoint(wf.workflow_id, models.CheckpointIn(expected_version=1, next_step="propose_slots"))
+            keys, gateway.keys[:] = list(gateway.keys), []
+            gateway.lose = 1
+            pack = api.context_pack(world.patient_a, "when can I come in?", "appointment_scheduling")
+    finally:
+        gateway.stop()
+    assert moved.version == 2 and moved.current_step == "propose_slots"
+    assert len(keys) == 2 and keys[0] and len(set(keys)) == 1, keys
+    assert len(gateway.keys) == 2 and gateway.keys[0] and len(set(gateway.keys)) == 1, gateway.keys
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        assert api.get_workflow(wf.workflow_id).version == 2
+        releases = api._run(Call("GET", f"/v1/patients/{world.patient_a}/releases"))["items"]
+    assert [r["release_id"] for r in releases] == [str(pack.release_id)]
 
 
 class TokenEndpoint:

@@ -272,6 +272,7 @@ def test_a_search_whose_question_cannot_be_embedded_answers_503_and_leaves_no_au
     for patient in (world.patient_a, world.patient_b):  # one memory to rank, then none
         r = world.patient(patient).get(f"{mem(patient)}/search", {"q": "when can I come in on Tuesdays?"})
         assert r.status_code == 503 and r.json()["code"] == "embedding_provider_unavailable", r.content
+        assert int(r["Retry-After"]) >= 1, "as every 503, it says when to come back"
     auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
     with identity_context(auditor):
         assert not AuditEvent.objects.filter(action="memory.search").exists()

@@ -250,7 +250,7 @@ class WorkflowCheckpointView(ScopedAPIView):
 
 
 IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+    "Idempotency-Key", str, OpenApiParameter.HEADER, required=False, pattern=IDEMPOTENCY_KEY.pattern,
     description="Your key for this request (1-100 of A-Z a-z 0-9 . _ : -). Sent again with the same body, the "
     "same operation is returned (200); with a different body, 409 idempotency_key_reused. Without it, the same "
     "kind and payload still return the existing operation.")
@@ -339,7 +339,8 @@ class WorkflowReconciliationView(ScopedAPIView):
     resource_type = "workflow"
 
     @extend_schema(operation_id="workflows_reconciliation_queue",
-                   parameters=[OpenApiParameter("limit", int, required=False, description="1-500, default 100")],
+                   parameters=[OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500},
+                                                required=False, description="1-500, default 100")],
                    responses={200: inline_serializer("ReconciliationQueue", {
                        "view": serializers.ChoiceField(
                            choices=[selectors.VIEW_GRANTED, selectors.VIEW_ORGANIZATION],

@@ -1110,7 +1110,9 @@ export interface components {
         };
         /** @description Refuses fields it does not declare. */
         CorrectionInRequest: {
-            fact: unknown;
+            fact: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             valid_until?: string | null;
             /** Format: date-time */
@@ -1358,7 +1360,9 @@ export interface components {
             /** @description A type from GET /v1/memory-types */
             memory_type: string;
             /** @description Typed fact; `kind` names the attribute, e.g. {"kind": "earliest_time", "time": "10:00"} */
-            fact: unknown;
+            fact: {
+                [key: string]: unknown;
+            };
             consent_purpose: components["schemas"]["PurposeEnum"];
             /**
              * Format: uuid
@@ -1727,7 +1731,9 @@ export interface components {
         ProposalInRequest: {
             /** @description A type from GET /v1/memory-types */
             memory_type: string;
-            fact: unknown;
+            fact: {
+                [key: string]: unknown;
+            };
             consent_purpose: components["schemas"]["PurposeEnum"];
             /** Format: uuid */
             consent_record_id: string;
@@ -2088,7 +2094,9 @@ export interface components {
             content: string;
             tool_name?: string | null;
             /** @description Tool turns only; an object of at most CONVERSATION_MAX_TOOL_RESULT_BYTES (default 16 KiB) as JSON */
-            tool_result?: unknown;
+            tool_result?: {
+                [key: string]: unknown;
+            } | null;
         };
         TurnOut: {
             seq: number;
@@ -2269,6 +2277,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2287,6 +2297,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2378,6 +2390,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2396,6 +2410,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2422,6 +2438,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2539,6 +2557,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2557,6 +2577,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2650,6 +2672,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2668,6 +2692,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2805,6 +2831,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2823,6 +2851,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2965,6 +2995,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2983,6 +3015,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3077,6 +3111,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3095,6 +3131,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3121,6 +3159,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3129,6 +3169,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3246,6 +3288,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3264,6 +3308,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3406,6 +3452,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3424,6 +3472,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3515,6 +3565,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3533,6 +3585,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3559,6 +3613,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3676,6 +3732,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3694,6 +3752,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3787,6 +3847,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3805,6 +3867,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3947,6 +4011,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3965,6 +4031,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3993,6 +4061,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4001,6 +4071,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4118,6 +4190,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4136,6 +4210,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4230,6 +4306,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4248,6 +4326,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4339,6 +4419,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4357,6 +4439,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4383,6 +4467,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,6 +4586,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4518,6 +4606,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4614,6 +4704,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4632,6 +4724,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4658,6 +4752,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4775,6 +4871,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4793,6 +4891,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4886,6 +4986,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4904,6 +5006,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5000,6 +5104,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5018,6 +5124,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5111,6 +5219,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5129,6 +5239,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5157,6 +5269,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5165,6 +5279,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5282,6 +5398,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5300,6 +5418,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5439,6 +5559,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5457,6 +5579,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5485,6 +5609,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5602,6 +5728,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5620,6 +5748,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5716,6 +5846,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5734,6 +5866,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5830,6 +5964,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5848,6 +5984,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5877,6 +6015,8 @@ export interface operations {
             /** @description Already imported (same resource version) */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5884,6 +6024,8 @@ export interface operations {
             /** @description Imported */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5999,6 +6141,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6017,6 +6161,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6116,6 +6262,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6134,6 +6282,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6162,6 +6312,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6170,6 +6322,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6287,6 +6441,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6305,6 +6461,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6443,6 +6601,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6461,6 +6621,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6558,6 +6720,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6576,6 +6740,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6715,6 +6881,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6733,6 +6901,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6872,6 +7042,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6890,6 +7062,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +7093,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7036,6 +7212,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7054,6 +7232,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7151,6 +7331,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7169,6 +7351,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7312,6 +7496,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7330,6 +7516,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7469,6 +7657,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7487,6 +7677,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7583,6 +7775,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7601,6 +7795,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7629,6 +7825,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7637,6 +7835,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7754,6 +7954,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7772,6 +7974,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7787,7 +7991,7 @@ export interface operations {
                 consent_purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
                 /** @description 1-20 */
                 limit?: number;
-                memory_class?: string;
+                memory_class?: "account_fact" | "care_context" | "preference" | "working";
                 /** @description 0-1, a probability; by default each type's fitted threshold */
                 min_score?: number;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. */
@@ -7877,6 +8081,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7895,6 +8101,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7991,6 +8199,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8009,6 +8219,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8035,6 +8247,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8152,6 +8366,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8170,6 +8386,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8284,6 +8502,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8302,6 +8522,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8418,6 +8640,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8436,6 +8660,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8578,6 +8804,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8596,6 +8824,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8620,6 +8850,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8737,6 +8969,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8755,6 +8989,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8783,6 +9019,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8900,6 +9138,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8918,6 +9158,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8943,6 +9185,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9060,6 +9304,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9078,6 +9324,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9172,6 +9420,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9190,6 +9440,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9216,6 +9468,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9333,6 +9587,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9351,6 +9607,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9377,6 +9635,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9494,6 +9754,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9512,6 +9774,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9605,6 +9869,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9623,6 +9889,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9651,6 +9919,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9768,6 +10038,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9786,6 +10058,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9879,6 +10153,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9897,6 +10173,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9926,6 +10204,8 @@ export interface operations {
             /** @description the same request again: the operation it created */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9934,6 +10214,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10051,6 +10333,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10069,6 +10353,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10208,6 +10494,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10226,6 +10514,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10320,6 +10610,8 @@ export interface operations {
             /** @description Rate limited (rate_limited; see Retry-After) */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10338,6 +10630,8 @@ export interface operations {
             /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {

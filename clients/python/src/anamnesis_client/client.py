@@ -3,8 +3,9 @@ differ only in how they send it.
 
 Retries are safe by construction:
 
-* creating calls (POSTs that make something) always carry an ``Idempotency-Key`` (yours, or a fresh UUID), the same
-  on every attempt, so a retry after a lost answer cannot create a second thing;
+* creating calls (POSTs that make something), and the other calls the API takes an ``Idempotency-Key`` for (a
+  checkpoint, a context pack), always carry one (yours, or a fresh UUID), the same on every attempt, so a retry
+  after a lost answer cannot create a second thing, and gets the first answer rather than a version conflict;
 * ``429`` and ``503`` mean nothing was changed: retried for every call, after ``Retry-After`` when the service
   sends it, otherwise exponential backoff with full jitter;
 * a network failure (no answer) is retried only for reads and keyed calls; anything else raises
@@ -68,7 +69,7 @@ class Call:
     model: type[BaseModel] | None = None
     params: dict[str, Any] | None = None
     json: Any = None
-    creating: bool = False
+    creating: bool = False  # takes an Idempotency-Key: a fresh one unless the caller gives theirs
     idempotency_key: str | None = None
     unwrap: str | None = None  # a list under this key, each item a `model`
     headers: dict[str, str] = field(default_factory=dict)
@@ -151,7 +152,8 @@ class _Operations:
                                              purpose=self._purpose(purpose, consent_purpose))))
 
     def context_pack(self, patient_id: uuid.UUID | str, question: str, purpose: str | None = None, *,
-                     limit: int | None = None, session_id: uuid.UUID | str | None = None):
+                     limit: int | None = None, session_id: uuid.UUID | str | None = None,
+                     idempotency_key: str | None = None):
         body: dict[str, Any] = {"question": question}
         if self._purpose(purpose) is not None:
             body["purpose"] = self._purpose(purpose)
@@ -159,7 +161,8 @@ class _Operations:
             body["limit"] = limit
         if session_id is not None:
             body["session_id"] = str(session_id)
-        return self._run(Call("POST", f"/v1/patients/{patient_id}/context", m.ContextPack, json=body))
+        return self._run(Call("POST", f"/v1/patients/{patient_id}/context", m.ContextPack, json=body, creating=True,
+                              idempotency_key=idempotency_key))
 
     # --- short-term context --------------------------------------------------------------------------------
     def start_session(self, patient_id: uuid.UUID | str, purpose: str, *, idempotency_key: str | None = None):
@@ -204,9 +207,10 @@ class _Operations:
     def get_workflow(self, workflow_id: uuid.UUID | str):
         return self._run(Call("GET", f"/v1/workflows/{workflow_id}", m.Workflow))
 
-    def checkpoint(self, workflow_id: uuid.UUID | str, checkpoint: m.CheckpointIn):
+    def checkpoint(self, workflow_id: uuid.UUID | str, checkpoint: m.CheckpointIn, *,
+                   idempotency_key: str | None = None):
         return self._run(Call("POST", f"/v1/workflows/{workflow_id}/checkpoint", m.Workflow,
-                              json=checkpoint.body()))
+                              json=checkpoint.body(), creating=True, idempotency_key=idempotency_key))
 
     def request_operation(self, workflow_id: uuid.UUID | str, *, expected_version: int, kind: str,
                           payload: dict[str, Any], idempotency_key: str | None = None):
