@@ -26,6 +26,7 @@ from django.conf import settings
 from opentelemetry.trace import SpanKind
 
 from core import tracing
+from core.http_deadline import DeadlineTransport
 from workflows.definitions import INSURER, SCHEDULING
 
 CONFIRMED = "confirmed"
@@ -76,6 +77,10 @@ class OutsideSystem:
         self.system = spec.system
         timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=read_timeout,
                                 pool=connect_timeout)
+        if transport is None:
+            # each request within its connect, write and read timeouts together (as the outbox's lease assumes),
+            # however slowly the system answers
+            transport = DeadlineTransport(deadline=connect_timeout + 2 * read_timeout)
         self.client = httpx.Client(base_url=base_url, timeout=timeout, transport=transport,
                                    follow_redirects=False, headers={"Accept": "application/json"})
 
