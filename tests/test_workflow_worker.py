@@ -209,6 +209,25 @@ def test_an_insurer_dribbling_its_answer_is_a_timeout_within_the_timeouts_and_se
     assert insurer.submissions[op["idempotency_key"]] == 1 and insurer.lookups[op["idempotency_key"]] == 1
 
 
+def test_an_endless_answer_is_cut_off_as_an_unknown_outcome_and_settled_by_lookup(committed_db, world, insurer):
+    """An insurer answering 201 with a body of 256 MiB: the adapter read all of it into memory (2 GB within 5 s of
+    an endless one). It now stops reading past MAX_ANSWER_BYTES: the request arrived, so the outcome is unknown
+    (``answer_too_large``), settled by a lookup and never submitted twice."""
+    import resource
+
+    workflow_id, op = submit_workflow(world)
+    insurer.accept_then_flood(times=1)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    worker(insurer).run(once=True)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024  # KiB: under 64 MiB more
+    row = operation_row(op["operation_id"])
+    assert (row["status"], row["last_error_code"]) == ("outcome_unknown", "answer_too_large")
+    make_due(op["operation_id"])
+    worker(insurer).run(until_idle=True)
+    assert read(world, workflow_id)["current_step"] == "await_insurer_decision"
+    assert insurer.submissions[op["idempotency_key"]] == 1 and insurer.lookups[op["idempotency_key"]] == 1
+
+
 def test_a_refusal_fails_the_operation_and_a_new_request_gets_a_new_key(committed_db, world, insurer):
     workflow_id, op = submit_workflow(world)
     insurer.refuse(times=1)

@@ -15,6 +15,8 @@ Controls (in-process, or over HTTP at ``/_fake/control`` when run as a process):
   on a body that is not): an answer that arrived but cannot be read;
 * ``accept_then_dribble(times)``: record, then send the answer a byte every 0.1 s (each byte well within the
   client's read timeout, the whole answer far beyond it);
+* ``accept_then_flood(times)``: record, then answer 201 with a 256 MiB body of spaces (an answer no one should
+  read to its end);
 * ``refuse(times, status)``: answer 422 (or ``status``) without recording: a definitive refusal;
 * ``down()`` / ``up()``: close the listening socket (connection refused) and open it again on the same port;
 * ``normal()``: back to plain behaviour.
@@ -138,6 +140,9 @@ class FakeOutsideSystem:
 
     def accept_then_dribble(self, times: int | None = 1) -> None:
         self._set("accept_then_dribble", times)
+
+    def accept_then_flood(self, times: int | None = 1) -> None:
+        self._set("accept_then_flood", times)
 
     def refuse(self, times: int | None = 1, status: int = 422) -> None:
         self.fail_status = status
@@ -290,6 +295,17 @@ class FakeOutsideSystem:
                     return self._send(500, {"code": "internal_error"})
                 elif mode == "accept_then_garble":
                     return self._send(201, {"code": "not gzip"}, {"Content-Encoding": "gzip"})
+                elif mode == "accept_then_flood":
+                    size, chunk = 256 * 1024 * 1024, b" " * 65536
+                    try:
+                        self.wfile.write((f"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
+                                          f"Content-Length: {size}\r\n\r\n").encode())
+                        for _ in range(size // len(chunk)):
+                            self.wfile.write(chunk)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    self.close_connection = True
+                    return None
                 elif mode == "accept_then_dribble":
                     data = json.dumps({k: v for k, v in record.items() if k != "payload_hash"}).encode()
                     answer = (f"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
