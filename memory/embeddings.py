@@ -30,6 +30,7 @@ from opentelemetry.trace import SpanKind
 
 from core import tracing
 from core.errors import ApiError
+from core.http_deadline import DeadlineTransport
 
 log = logging.getLogger("anamnesis.embeddings")
 
@@ -217,8 +218,11 @@ class OpenAICompatible:
         if self._client is None:
             with self._client_lock:
                 if self._client is None:
-                    # TCP_NODELAY: a request's headers and body must not wait for the server's delayed ACK
-                    transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+                    # TCP_NODELAY: a request's headers and body must not wait for the server's delayed ACK. The
+                    # whole call within its connect, write and read timeouts together, however slowly the provider
+                    # answers (a search waits for it)
+                    transport = DeadlineTransport(deadline=3 * self.timeout,
+                                                  socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
                     self._client = httpx.Client(timeout=self.timeout, transport=transport)
         return self._client
 
