@@ -113,6 +113,45 @@ def test_unreachable_jwks_host_is_503(world, settings):
     assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
 
 
+def test_a_jwks_endpoint_dribbling_its_answer_is_503_within_its_timeouts(world, settings):
+    """httpx's timeout bounds each read, not the fetch: a JWKS endpoint sending its key set a byte every 0.05 s
+    (each well within the 0.5 s timeout) held the request, and every other one waiting for the set, for the whole
+    answer (about 5 s here). The fetch now ends within its connect and read timeouts together, as the provider's
+    outage."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Dribbling(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):  # noqa: N802
+            body = json.dumps({"keys": []}).encode()
+            answer = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                      f"\r\n").encode() + body
+            try:
+                for i in range(len(answer)):
+                    self.wfile.write(answer[i:i + 1])
+                    time.sleep(0.05)
+            except OSError:
+                pass
+            self.close_connection = True
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Dribbling)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        settings.OIDC_JWKS_URL = f"http://127.0.0.1:{httpd.server_address[1]}/jwks"
+        settings.OIDC_JWKS_TIMEOUT_SECONDS = 0.5
+        started = time.monotonic()
+        r = world.patient(world.patient_a).get(_path(world))
+        assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
+        assert time.monotonic() - started < 2.5
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 def test_key_set_is_cached_and_unknown_kid_refetch_is_rate_limited(world, keyring, identity_provider, settings):
     settings.OIDC_JWKS_MIN_REFETCH_SECONDS = 60
     from core.authentication import key_set_cache
