@@ -14,6 +14,7 @@ from django.urls import get_resolver
 
 from core.api import ScopedAPIView
 from tests.conftest import memory_body
+from tests.fakes.dribbling import DribblingServer
 from tests.support import Api, mint
 
 pytestmark = pytest.mark.django_db
@@ -118,38 +119,13 @@ def test_a_jwks_endpoint_dribbling_its_answer_is_503_within_its_timeouts(world, 
     (each well within the 0.5 s timeout) held the request, and every other one waiting for the set, for the whole
     answer (about 5 s here). The fetch now ends within its connect and read timeouts together, as the provider's
     outage."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Dribbling(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_GET(self):  # noqa: N802
-            body = json.dumps({"keys": []}).encode()
-            answer = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-                      f"\r\n").encode() + body
-            try:
-                for i in range(len(answer)):
-                    self.wfile.write(answer[i:i + 1])
-                    time.sleep(0.05)
-            except OSError:
-                pass
-            self.close_connection = True
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Dribbling)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        settings.OIDC_JWKS_URL = f"http://127.0.0.1:{httpd.server_address[1]}/jwks"
+    with DribblingServer(json.dumps({"keys": []}).encode()) as jwks:
+        settings.OIDC_JWKS_URL = f"{jwks.url}/jwks"
         settings.OIDC_JWKS_TIMEOUT_SECONDS = 0.5
         started = time.monotonic()
         r = world.patient(world.patient_a).get(_path(world))
         assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
         assert time.monotonic() - started < 2.5
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 def test_key_set_is_cached_and_unknown_kid_refetch_is_rate_limited(world, keyring, identity_provider, settings):

@@ -16,6 +16,7 @@ import pytest
 
 from memory.embeddings import EmbeddingUnavailable, SharedLocalServer, provider
 from memory.management.commands.run_embedding_server import Batcher, make_server
+from tests.fakes.dribbling import DribblingServer
 
 
 @pytest.fixture(scope="module")
@@ -92,40 +93,14 @@ def test_a_provider_dribbling_its_answer_is_an_outage_within_its_timeouts():
     sending its answer a byte every 0.05 s, each well within the 0.5 s timeout, kept a search waiting for the whole
     answer (about 7 s here) on a web thread. The call now ends within its connect, write and read timeouts
     together, as the provider's outage."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
     from memory.embeddings import OpenAICompatible
-
-    class Dribbling(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_POST(self):  # noqa: N802
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            body = json.dumps({"data": [{"index": 0, "embedding": [1.0, 0.0, 0.0]}]}).encode()
-            answer = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-                      f"\r\n").encode() + body
-            try:
-                for i in range(len(answer)):
-                    self.wfile.write(answer[i:i + 1])
-                    time.sleep(0.05)
-            except OSError:
-                pass
-            self.close_connection = True
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Dribbling)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        remote = OpenAICompatible(base_url=f"http://127.0.0.1:{httpd.server_address[1]}", model="m", api_key="",
-                                  timeout=0.5)
+    body = json.dumps({"data": [{"index": 0, "embedding": [1.0, 0.0, 0.0]}]}).encode()
+    with DribblingServer(body) as provider_:
+        remote = OpenAICompatible(base_url=provider_.url, model="m", api_key="", timeout=0.5)
         started = time.monotonic()
         with pytest.raises(EmbeddingUnavailable):
             remote.embed(["x"])
         assert time.monotonic() - started < 2.5
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 def test_a_refusal_by_the_server_is_the_providers_outage(server):
