@@ -31,6 +31,7 @@ from django.conf import settings
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
 from core.errors import IdentityProviderUnavailable, InvalidToken
+from core.http_deadline import DeadlineTransport
 from core.identity import ACTOR_AGENT, ACTOR_PATIENT, ACTOR_STAFF, Identity
 from core.vocabulary import PURPOSE_CODES
 
@@ -148,7 +149,11 @@ class KeySetCache:
         """Fetch the set (the caller holds ``_fetching``) and keep it, or raise KeySetUnavailable."""
         self._last_attempt = time.monotonic()
         try:
-            response = httpx.get(self.url, timeout=self.timeout, follow_redirects=False)
+            # the whole fetch within its connect and read timeouts, however slowly the provider answers: callers
+            # with no usable set (or a new key id) wait for it
+            with httpx.Client(transport=DeadlineTransport(deadline=2 * self.timeout), timeout=self.timeout,
+                              follow_redirects=False) as client:
+                response = client.get(self.url)
             response.raise_for_status()
             data = response.json()
         except (httpx.HTTPError, ValueError) as exc:

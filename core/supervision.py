@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -23,27 +24,60 @@ def _interrupt(signum, frame):
 
 
 class Children:
-    """The children started so far, in start order; ``watched`` ones end the command when they exit."""
+    """The children started so far, in start order; ``watched`` ones end the command when they exit, ``restarted``
+    ones are started again in their place (after a pause that grows while they keep exiting soon after starting)."""
+
+    # A restarted child's pause: doubled, up to the most, each time it exits within STEADY_SECONDS of its start.
+    RESTART_PAUSE_SECONDS = 1.0
+    RESTART_PAUSE_MAX_SECONDS = 30.0
+    STEADY_SECONDS = 60.0
 
     def __init__(self) -> None:
         self.started: list[subprocess.Popen] = []
         self.watched: list[subprocess.Popen] = []
+        self._restart: dict[subprocess.Popen, dict] = {}  # a restarted child: its argv, env, start, pause, when due
 
     def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
-              watch: bool = True) -> subprocess.Popen:
+              watch: bool = True, restart: bool = False) -> subprocess.Popen:
         child = subprocess.Popen(list(argv), env=env)  # noqa: S603 (argv built by the calling command)
         self.started.append(child)
-        if watch:
+        if restart:
+            self._restart[child] = {"argv": list(argv), "env": env, "started_at": time.monotonic(),
+                                        "pause": self.RESTART_PAUSE_SECONDS, "due": None}
+        elif watch:
             self.watched.append(child)
         return child
 
+    def _restart_exited(self) -> None:
+        now = time.monotonic()
+        for index, child in enumerate(self.started):
+            plan = self._restart.get(child)
+            if plan is None or child.poll() is None:
+                continue
+            if plan["due"] is None:
+                ran = now - plan["started_at"]
+                if ran >= self.STEADY_SECONDS:
+                    plan["pause"] = self.RESTART_PAUSE_SECONDS
+                plan["due"] = now + plan["pause"]
+                sys.stderr.write(f"{' '.join(plan['argv'][1:])} exited with status {child.returncode}; "
+                                 f"starting it again in {plan['pause']:.0f} s\n")
+                plan["pause"] = min(plan["pause"] * 2, self.RESTART_PAUSE_MAX_SECONDS)
+            if now < plan["due"]:
+                continue
+            again = subprocess.Popen(plan["argv"], env=plan["env"])  # noqa: S603 (the same argv as before)
+            self.started[index] = again  # its place in the stop order is the one it had
+            del self._restart[child]
+            self._restart[again] = {**plan, "started_at": now, "due": None}
+
     def wait(self, interval: float = 0.5) -> subprocess.Popen:
-        """The first watched child to exit (blocks until one does)."""
+        """The first watched child to exit (blocks until one does); restarted children exiting meanwhile are
+        started again."""
         while True:
             time.sleep(interval)
             exited = next((child for child in self.watched if child.poll() is not None), None)
             if exited is not None:
                 return exited
+            self._restart_exited()
 
     def stop(self, timeout: float) -> None:
         for child in reversed(self.started):

@@ -45,6 +45,7 @@ from django.db import DatabaseError, connection, transaction
 from opentelemetry.trace import SpanKind
 
 from core import tracing
+from core.http_deadline import DeadlineTransport
 from core.identity import current_identity
 from events import signing
 from events.services import allowed_private_hosts, public_address, url_problem
@@ -195,9 +196,11 @@ def _ssl_context(ca_bundle: str) -> ssl.SSLContext:
 
 def http_client() -> httpx.Client:
     timeout = settings.EVENT_DELIVERY_TIMEOUT_SECONDS
-    return httpx.Client(verify=_ssl_context(settings.EVENT_DELIVERY_CA_BUNDLE), follow_redirects=False,
-                        trust_env=False, timeout=httpx.Timeout(timeout),
-                        limits=httpx.Limits(max_connections=settings.EVENT_DELIVERY_CONCURRENCY * 2))
+    # the whole POST within the timeout, not each read: an endpoint dribbling its answer holds a thread no longer
+    transport = DeadlineTransport(deadline=timeout, verify=_ssl_context(settings.EVENT_DELIVERY_CA_BUNDLE),
+                                  trust_env=False,
+                                  limits=httpx.Limits(max_connections=settings.EVENT_DELIVERY_CONCURRENCY * 2))
+    return httpx.Client(transport=transport, follow_redirects=False, trust_env=False, timeout=httpx.Timeout(timeout))
 
 
 def attempt(client: httpx.Client, claim: Claim) -> Result:

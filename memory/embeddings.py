@@ -29,7 +29,9 @@ from django.conf import settings
 from opentelemetry.trace import SpanKind
 
 from core import tracing
+from core.circuit import Circuit
 from core.errors import ApiError
+from core.http_deadline import DeadlineTransport
 
 log = logging.getLogger("anamnesis.embeddings")
 
@@ -206,6 +208,11 @@ class TracedMiniLM:
 
 
 class OpenAICompatible:
+    # A provider that could not be reached (refused, timed out) is not asked again for this long: the calls meanwhile
+    # are its outage at once, then one call tries it again. Without it, a hung provider made every search wait for
+    # its own timeout, queued behind the web worker's threads (24 searches, 8 threads, 5 s: /health/live 14 s).
+    CIRCUIT_RETRY_SECONDS = 1.0
+
     def __init__(self, *, base_url: str, model: str, api_key: str, timeout: float) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -214,6 +221,7 @@ class OpenAICompatible:
         self.name = f"openai:{model}"
         self._client: httpx.Client | None = None
         self._client_lock = threading.Lock()
+        self._circuit = Circuit(retry_after=self.CIRCUIT_RETRY_SECONDS)
 
     def client(self) -> httpx.Client:
         """One client per provider (and so per process), shared by its threads: connections are kept alive and
@@ -221,8 +229,11 @@ class OpenAICompatible:
         if self._client is None:
             with self._client_lock:
                 if self._client is None:
-                    # TCP_NODELAY: a request's headers and body must not wait for the server's delayed ACK
-                    transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+                    # TCP_NODELAY: a request's headers and body must not wait for the server's delayed ACK. The
+                    # whole call within its connect, write and read timeouts together, however slowly the provider
+                    # answers (a search waits for it)
+                    transport = DeadlineTransport(deadline=3 * self.timeout,
+                                                  socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
                     self._client = httpx.Client(timeout=self.timeout, transport=transport)
         return self._client
 
@@ -235,12 +246,22 @@ class OpenAICompatible:
         return response.json()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
+        if not self._circuit.allow():
+            raise EmbeddingUnavailable()
         try:
             data = sorted(self._post({"model": self.model, "input": texts})["data"], key=lambda d: d["index"])
             vectors = [d["embedding"] for d in data]
         except (httpx.HTTPError, OSError, http.client.HTTPException, KeyError, ValueError, TypeError) as exc:
             log.warning("embedding provider failed: %s", type(exc).__name__)
+            if isinstance(exc, (httpx.TransportError, OSError, http.client.HTTPException)):
+                self._circuit.failed()  # not reached; an answer refusing these texts says nothing of the next
+            else:
+                self._circuit.succeeded()
             raise EmbeddingUnavailable() from None
+        except BaseException:
+            self._circuit.failed()  # a trial must always report, or the circuit would refuse for good
+            raise
+        self._circuit.succeeded()
         if len(vectors) != len(texts):
             raise EmbeddingUnavailable()
         return [_normalise(v) for v in vectors]

@@ -14,6 +14,7 @@ from django.urls import get_resolver
 
 from core.api import ScopedAPIView
 from tests.conftest import memory_body
+from tests.fakes.dribbling import DribblingServer
 from tests.support import Api, mint
 
 pytestmark = pytest.mark.django_db
@@ -112,6 +113,20 @@ def test_unreachable_jwks_host_is_503(world, settings):
     settings.OIDC_JWKS_URL = "http://127.0.0.1:9/jwks"  # discard port: nothing listens
     r = world.patient(world.patient_a).get(_path(world))
     assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
+
+
+def test_a_jwks_endpoint_dribbling_its_answer_is_503_within_its_timeouts(world, settings):
+    """httpx's timeout bounds each read, not the fetch: a JWKS endpoint sending its key set a byte every 0.05 s
+    (each well within the 0.5 s timeout) held the request, and every other one waiting for the set, for the whole
+    answer (about 5 s here). The fetch now ends within its connect and read timeouts together, as the provider's
+    outage."""
+    with DribblingServer(json.dumps({"keys": []}).encode()) as jwks:
+        settings.OIDC_JWKS_URL = f"{jwks.url}/jwks"
+        settings.OIDC_JWKS_TIMEOUT_SECONDS = 0.5
+        started = time.monotonic()
+        r = world.patient(world.patient_a).get(_path(world))
+        assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
+        assert time.monotonic() - started < 2.5
 
 
 def test_key_set_is_cached_and_unknown_kid_refetch_is_rate_limited(world, keyring, identity_provider, settings):

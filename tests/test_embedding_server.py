@@ -10,12 +10,14 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 import httpx
 import pytest
 
 from memory.embeddings import EmbeddingUnavailable, SharedLocalServer, provider
 from memory.management.commands.run_embedding_server import Batcher, make_server
+from tests.fakes.dribbling import DribblingServer
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +30,18 @@ def server():
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()
+
+
+@contextmanager
+def serving(model):
+    """The embedding server over ``model`` on a free loopback port, as its base URL."""
+    httpd = make_server("127.0.0.1", 0, model)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 def test_same_vectors_and_name_as_the_in_process_model(server):
@@ -73,18 +87,60 @@ def test_a_call_that_times_out_is_not_sent_again():
                 time.sleep(1.5)
             return [[1.0] + [0.0] * 383 for _ in texts]
 
-    httpd = make_server("127.0.0.1", 0, SlowModel())
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        remote = SharedLocalServer(base_url=f"http://127.0.0.1:{httpd.server_address[1]}", timeout=0.5)
+    with serving(SlowModel()) as url:
+        remote = SharedLocalServer(base_url=url, timeout=0.5)
         assert remote.embed(["first"])[0][0] == 1.0  # the connection is now kept alive
         with pytest.raises(EmbeddingUnavailable):
             remote.embed(["second"])
         time.sleep(2)  # a retry would have reached the model by now
         assert SlowModel.calls == 2
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+
+
+def test_a_provider_dribbling_its_answer_is_an_outage_within_its_timeouts():
+    """httpx's timeout bounds each read, not the call: an OpenAI-compatible provider (or a proxy in front of it)
+    sending its answer a byte every 0.05 s, each well within the 0.5 s timeout, kept a search waiting for the whole
+    answer (about 7 s here) on a web thread. The call now ends within its connect, write and read timeouts
+    together, as the provider's outage."""
+    from memory.embeddings import OpenAICompatible
+    body = json.dumps({"data": [{"index": 0, "embedding": [1.0, 0.0, 0.0]}]}).encode()
+    with DribblingServer(body) as provider_:
+        remote = OpenAICompatible(base_url=provider_.url, model="m", api_key="", timeout=0.5)
+        started = time.monotonic()
+        with pytest.raises(EmbeddingUnavailable):
+            remote.embed(["x"])
+        assert time.monotonic() - started < 2.5
+
+
+def test_a_hung_server_is_an_outage_at_once_for_the_calls_after_the_first_until_it_answers_again():
+    """The embedding server stopped answering (hung, or stopped with SIGSTOP): every search waited for its own
+    timeout, queued behind the web worker's threads, so 24 searches on 8 threads held even /health/live for 14 s.
+    After one call has timed out, the calls within the next second are the outage at once; then one call tries
+    again, and once the server answers, so do they."""
+
+    class HangingModel:
+        name = "all-MiniLM-L6-v2"
+        hang = threading.Event()
+
+        def embed(self, texts):
+            if HangingModel.hang.is_set():
+                time.sleep(1.0)
+            return [[1.0] + [0.0] * 383 for _ in texts]
+
+    with serving(HangingModel()) as url:
+        remote = SharedLocalServer(base_url=url, timeout=0.3)
+        assert remote.embed(["up"])[0][0] == 1.0
+        HangingModel.hang.set()
+        with pytest.raises(EmbeddingUnavailable):
+            remote.embed(["first"])  # waits for its timeout
+        started = time.monotonic()
+        for _ in range(5):
+            with pytest.raises(EmbeddingUnavailable):
+                remote.embed(["next"])
+        assert time.monotonic() - started < 0.3, "refused at once, not after a timeout each"
+        HangingModel.hang.clear()
+        time.sleep(remote.CIRCUIT_RETRY_SECONDS + 0.1)
+        assert remote.embed(["back"])[0][0] == 1.0
+        assert remote.embed(["again"])[0][0] == 1.0
 
 
 def test_a_refusal_by_the_server_is_the_providers_outage(server):

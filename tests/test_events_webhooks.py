@@ -285,6 +285,23 @@ def test_a_500_and_a_timeout_are_retried_with_the_same_id_until_delivered(world,
         ("consent.revoked", "delivered", 3, 200)]
 
 
+def test_an_endpoint_dribbling_its_answer_is_a_timeout_within_the_timeout_and_is_retried(world, committed_db,
+                                                                                          receiver):
+    """httpx's timeout bounds each read, not the exchange: an endpoint sending its answer a byte every 0.1 s (each
+    well within the 0.5 s timeout) held a delivery thread for as long as it liked, here 13 s, and counted as
+    delivered. The whole POST now ends within the timeout, as a timeout, and is retried with the same id."""
+    subscribe(world, receiver, types=["consent.revoked"])
+    receiver.dribble(1)
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    started = time.monotonic()
+    deliver(until=lambda: deliveries(world.org)[0][1] == "delivered", timeout=30)
+    assert time.monotonic() - started < 5
+    assert [m.answered for m in receiver.received] == [None, 200]
+    assert len({m.headers["webhook-id"] for m in receiver.received}) == 1
+    assert deliveries(world.org) == [("consent.revoked", "delivered", 2, 200, None)]
+
+
 def test_a_dead_endpoint_fails_after_the_attempt_limit_without_holding_up_another(world, committed_db, receiver,
                                                                                   settings):
     settings.EVENT_DELIVERY_MAX_ATTEMPTS = 2

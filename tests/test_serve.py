@@ -7,9 +7,11 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -69,3 +71,79 @@ def test_a_memory_stored_just_before_serve_stops_gets_its_vector(committed_db, w
         stored = db.execute("SELECT count(*) FROM memory_embedding WHERE memory_id = %s",
                             [created["memory_id"]]).fetchone()[0]
     assert stored == 1
+
+
+def _child_running(parent_pid: int, command_part: str) -> int | None:
+    """The pid of a live child of ``parent_pid`` whose command line holds ``command_part``."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(fields[1]) == parent_pid and fields[0] != "Z" and command_part in command:
+            return int(entry)
+    return None
+
+
+@pytest.mark.slow
+def test_a_killed_embedding_server_is_started_again_while_the_api_goes_on_answering(committed_db, world, jwks_server):
+    """The embedding server dying (kill -9, out of memory) used to stop ``serve`` altogether, web server and all:
+    every request refused until someone started the service again. Now the API goes on (writes are stored, searches
+    answer 503 embedding_provider_unavailable while the model is away) and the embedding server is started again, so
+    searches by meaning come back by themselves."""
+    from tests.conftest import memory_body
+    from tests.fakes.service import free_port
+
+    embedding_port = free_port()
+    again = None
+    service = LiveService(
+        jwks_server.url,
+        workers=1,
+        extra_env={"EMBEDDING_PROVIDER": "local", "EMBEDDING_SERVER_PORT": str(embedding_port)},
+    )
+    try:
+        token = world.patient(world.patient_a).token
+        cid = world.consent(world.patient_a)
+
+        def call(method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+            conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=30)
+            conn.request(
+                method,
+                path,
+                body=None if body is None else json.dumps(body),
+                headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+            )
+            response = conn.getresponse()
+            answer = json.loads(response.read() or b"{}")
+            conn.close()
+            return response.status, answer
+
+        search = f"/v1/patients/{world.patient_a}/memories/search?q=earliest+appointment+time"
+        assert call("GET", search)[0] == 200
+        embedder = _child_running(service.proc.pid, "run_embedding_server")
+        assert embedder is not None
+        os.kill(embedder, signal.SIGKILL)
+        time.sleep(1.5)
+
+        assert service.proc.poll() is None, service.logs()[-2000:]
+        assert call("GET", "/health/live")[0] == 200
+        status, created = call("POST", f"/v1/patients/{world.patient_a}/memories", memory_body(cid))
+        assert status == 201, created
+        status, answer = call("GET", search)
+        assert status == 200 or (status == 503 and answer["code"] == "embedding_provider_unavailable"), answer
+
+        deadline = time.monotonic() + 120
+        while call("GET", search)[0] != 200:
+            assert time.monotonic() < deadline, service.logs()[-3000:]
+            assert service.proc.poll() is None, service.logs()[-2000:]
+            time.sleep(1)
+        again = _child_running(service.proc.pid, "run_embedding_server")
+        assert again is not None and again != embedder
+    finally:
+        service.close()
+    assert not os.path.exists(f"/proc/{again}")  # the one started again is stopped with the service

@@ -189,6 +189,45 @@ def test_an_answer_that_cannot_be_decoded_is_an_unknown_outcome_settled_by_looku
     assert insurer.submissions[op["idempotency_key"]] == 1 and insurer.lookups[op["idempotency_key"]] == 1
 
 
+def test_an_insurer_dribbling_its_answer_is_a_timeout_within_the_timeouts_and_settled_by_lookup(committed_db, world,
+                                                                                              insurer):
+    """httpx's timeouts bound each read, not the request: an insurer sending its answer a byte every 0.1 s (each
+    well within the 0.3 s read timeout) held the worker for the whole answer, 15 s here, past the lease that one
+    attempt's timeouts are meant to fit in (another worker could claim the operation meanwhile). The request now ends
+    within its connect, write and read timeouts together, as a timeout: an unknown outcome, settled by a lookup and
+    never submitted twice."""
+    workflow_id, op = submit_workflow(world)
+    insurer.accept_then_dribble(times=1)
+    started = time.monotonic()
+    worker(insurer).run(once=True)
+    assert time.monotonic() - started < 3
+    row = operation_row(op["operation_id"])
+    assert (row["status"], row["last_error_code"]) == ("outcome_unknown", "timeout")
+    make_due(op["operation_id"])
+    worker(insurer).run(until_idle=True)
+    assert read(world, workflow_id)["current_step"] == "await_insurer_decision"
+    assert insurer.submissions[op["idempotency_key"]] == 1 and insurer.lookups[op["idempotency_key"]] == 1
+
+
+def test_an_endless_answer_is_cut_off_as_an_unknown_outcome_and_settled_by_lookup(committed_db, world, insurer):
+    """An insurer answering 201 with a body of 256 MiB: the adapter read all of it into memory (2 GB within 5 s of
+    an endless one). It now stops reading past MAX_ANSWER_BYTES: the request arrived, so the outcome is unknown
+    (``answer_too_large``), settled by a lookup and never submitted twice."""
+    import resource
+
+    workflow_id, op = submit_workflow(world)
+    insurer.accept_then_flood(times=1)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    worker(insurer).run(once=True)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024  # KiB: under 64 MiB more
+    row = operation_row(op["operation_id"])
+    assert (row["status"], row["last_error_code"]) == ("outcome_unknown", "answer_too_large")
+    make_due(op["operation_id"])
+    worker(insurer).run(until_idle=True)
+    assert read(world, workflow_id)["current_step"] == "await_insurer_decision"
+    assert insurer.submissions[op["idempotency_key"]] == 1 and insurer.lookups[op["idempotency_key"]] == 1
+
+
 def test_a_refusal_fails_the_operation_and_a_new_request_gets_a_new_key(committed_db, world, insurer):
     workflow_id, op = submit_workflow(world)
     insurer.refuse(times=1)

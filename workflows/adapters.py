@@ -17,6 +17,7 @@ Only error codes leave an adapter (``timeout``, ``http_503``...), never payload 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,6 +27,7 @@ from django.conf import settings
 from opentelemetry.trace import SpanKind
 
 from core import tracing
+from core.http_deadline import DeadlineTransport
 from workflows.definitions import INSURER, SCHEDULING
 
 CONFIRMED = "confirmed"
@@ -39,6 +41,9 @@ _SAFE_STATUS = re.compile(r"^[a-z_]{1,40}$")
 _SAFE_SLOT_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,64}$")
 SLOTS_PATH = "/v1/slots"
 MAX_SLOTS = 500
+# More than any answer we read (an id and a status, or a page of slots): a system that streams on (or a compressed
+# bomb) is cut off here instead of filling the worker's memory (it held 2 GB after 5 s of one such answer).
+MAX_ANSWER_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,17 @@ class Outcome:
     def system_responded(self) -> bool:
         """The system is up and speaking our protocol (for the circuit breaker)."""
         return self.kind in (CONFIRMED, REFUSED, NOT_FOUND)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What was read of an outside system's answer: its status and its body, decoded, at most MAX_ANSWER_BYTES."""
+
+    status_code: int
+    content: bytes
+
+    def json(self):
+        return json.loads(self.content)
 
 
 @dataclass(frozen=True)
@@ -76,6 +92,10 @@ class OutsideSystem:
         self.system = spec.system
         timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=read_timeout,
                                 pool=connect_timeout)
+        if transport is None:
+            # each request within its connect, write and read timeouts together (as the outbox's lease assumes),
+            # however slowly the system answers
+            transport = DeadlineTransport(deadline=connect_timeout + 2 * read_timeout)
         self.client = httpx.Client(base_url=base_url, timeout=timeout, transport=transport,
                                    follow_redirects=False, headers={"Accept": "application/json"})
 
@@ -95,7 +115,7 @@ class OutsideSystem:
         return self._call("GET", f"{self.spec.collection}/by-idempotency-key/{key}", lookup=True,
                           template=f"{self.spec.collection}/by-idempotency-key/{{key}}")
 
-    def _request(self, method: str, path: str, *, template: str | None = None, **kwargs) -> httpx.Response | Outcome:
+    def _request(self, method: str, path: str, *, template: str | None = None, **kwargs) -> Answer | Outcome:
         """The system's answer, or the outcome of a request that got none. Traced as a client span that names the
         system and the route (``template`` when the path holds a key), and sends the trace context on."""
         with tracing.span(f"{method} {self.system}", kind=SpanKind.CLIENT,
@@ -103,7 +123,8 @@ class OutsideSystem:
                                       "url.template": template or path}) as span:
             kwargs["headers"] = {**kwargs.get("headers", {}), **tracing.outgoing_headers()}
             try:
-                response = self.client.request(method, path, **kwargs)
+                with self.client.stream(method, path, **kwargs) as response:
+                    content = _read_at_most(response, MAX_ANSWER_BYTES)
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
                 outcome = Outcome(NOT_SENT, _code(exc))  # no connection, so no request: provably not delivered
             except httpx.TimeoutException:
@@ -114,9 +135,12 @@ class OutsideSystem:
                 outcome = Outcome(UNKNOWN, "unreadable_answer")
             else:
                 span.set_attribute("http.response.status_code", response.status_code)
-                if response.status_code >= 400:
-                    tracing.failed(span, str(response.status_code))
-                return response
+                if content is None:
+                    outcome = Outcome(UNKNOWN, "answer_too_large")  # it answered, so the request arrived
+                else:
+                    if response.status_code >= 400:
+                        tracing.failed(span, str(response.status_code))
+                    return Answer(response.status_code, content)
             tracing.failed(span, outcome.code)
             return outcome
 
@@ -137,7 +161,7 @@ class OutsideSystem:
             return Outcome(REFUSED, f"refused_http_{status}")
         return Outcome(UNKNOWN, f"http_{status}")
 
-    def _result(self, response: httpx.Response) -> dict | None:
+    def _result(self, response: Answer) -> dict | None:
         """The outside system's id and status, validated; nothing else of its answer is kept."""
         try:
             body = response.json()
@@ -203,6 +227,16 @@ def _slot(item) -> dict | None:
     except ValueError:
         return None
     return {"slot_id": slot_id, "start": when.replace(tzinfo=None)}
+
+
+def _read_at_most(response: httpx.Response, limit: int) -> bytes | None:
+    """The answer's body (decoded), or None once it passes ``limit`` bytes (nothing more is read)."""
+    body = bytearray()
+    for chunk in response.iter_bytes():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)
 
 
 def _code(exc: Exception) -> str:

@@ -13,6 +13,10 @@ Controls (in-process, or over HTTP at ``/_fake/control`` when run as a process):
 * ``accept_then_fail(times)``: record, then answer 500;
 * ``accept_then_garble(times)``: record, then answer 201 whose body cannot be decoded (``Content-Encoding: gzip``
   on a body that is not): an answer that arrived but cannot be read;
+* ``accept_then_dribble(times)``: record, then send the answer a byte every 0.1 s (each byte well within the
+  client's read timeout, the whole answer far beyond it);
+* ``accept_then_flood(times)``: record, then answer 201 with a 256 MiB body of spaces (an answer no one should
+  read to its end);
 * ``refuse(times, status)``: answer 422 (or ``status``) without recording: a definitive refusal;
 * ``down()`` / ``up()``: close the listening socket (connection refused) and open it again on the same port;
 * ``normal()``: back to plain behaviour.
@@ -133,6 +137,12 @@ class FakeOutsideSystem:
 
     def accept_then_garble(self, times: int | None = 1) -> None:
         self._set("accept_then_garble", times)
+
+    def accept_then_dribble(self, times: int | None = 1) -> None:
+        self._set("accept_then_dribble", times)
+
+    def accept_then_flood(self, times: int | None = 1) -> None:
+        self._set("accept_then_flood", times)
 
     def refuse(self, times: int | None = 1, status: int = 422) -> None:
         self.fail_status = status
@@ -285,6 +295,30 @@ class FakeOutsideSystem:
                     return self._send(500, {"code": "internal_error"})
                 elif mode == "accept_then_garble":
                     return self._send(201, {"code": "not gzip"}, {"Content-Encoding": "gzip"})
+                elif mode == "accept_then_flood":
+                    size, chunk = 256 * 1024 * 1024, b" " * 65536
+                    try:
+                        self.wfile.write((f"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
+                                          f"Content-Length: {size}\r\n\r\n").encode())
+                        for _ in range(size // len(chunk)):
+                            self.wfile.write(chunk)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    self.close_connection = True
+                    return None
+                elif mode == "accept_then_dribble":
+                    data = json.dumps({k: v for k, v in record.items() if k != "payload_hash"}).encode()
+                    answer = (f"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
+                              f"Content-Length: {len(data)}\r\n\r\n").encode() + data
+                    try:
+                        for i in range(len(answer)):
+                            self.wfile.write(answer[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(0.1)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    self.close_connection = True
+                    return None
                 answer = {k: v for k, v in record.items() if k != "payload_hash"}
                 return self._send(200 if replay else 201, answer,
                                   {"Idempotent-Replayed": "true"} if replay else None)

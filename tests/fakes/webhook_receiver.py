@@ -1,6 +1,6 @@
 """A webhook receiver over real HTTPS, for tests: a certificate authority and a server certificate for 127.0.0.1
 made here with ``cryptography``, a threaded server that records every request, and controls to answer 500 or to
-hang past the sender's timeout a given number of times.
+hang past the sender's timeout, or to send the answer a byte at a time, a given number of times.
 
 Signatures are checked with the ``standardwebhooks`` package (the reference implementation of the format, another
 author's code than ours), so a test proves what a real receiver would accept."""
@@ -86,6 +86,7 @@ class WebhookReceiver:
         self._fail = 0
         self._hang = 0.0
         self._hang_times = 0
+        self._dribble = 0
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -102,9 +103,22 @@ class WebhookReceiver:
                     receiver._fail -= fail
                     hang = receiver._hang if receiver._hang_times > 0 and not fail else 0.0
                     receiver._hang_times -= hang > 0
+                    dribble = receiver._dribble > 0 and not (fail or hang)
+                    receiver._dribble -= dribble
                     status = 500 if fail else (200 if verified else 400)
-                    record = Received(headers, body, verified, None if hang else status)
+                    record = Received(headers, body, verified, None if hang or dribble else status)
                     receiver.received.append(record)
+                if dribble:  # the answer a byte every 0.1 s: each within the sender's timeout, the whole far beyond
+                    answer = b"HTTP/1.1 200 OK\r\nX-Slowly: " + b"z" * 100 + b"\r\nContent-Length: 2\r\n\r\nok"
+                    try:
+                        for i in range(len(answer)):
+                            self.wfile.write(answer[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(0.1)
+                    except OSError:
+                        pass
+                    self.close_connection = True
+                    return
                 if hang:
                     time.sleep(hang)
                     return  # the sender gave up; close without an answer
@@ -138,6 +152,10 @@ class WebhookReceiver:
     def hang(self, times: int, seconds: float) -> None:
         with self._lock:
             self._hang_times, self._hang = times, seconds
+
+    def dribble(self, times: int) -> None:
+        with self._lock:
+            self._dribble = times
 
     def stop(self) -> None:
         self.server.shutdown()

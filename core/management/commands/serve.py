@@ -12,7 +12,9 @@ served about 5% more requests than uvicorn, with a lower p99 (bench.mixed_load; 
 With the local embedding model (``EMBEDDING_PROVIDER=local``, the default) and ``EMBEDDING_SERVER_PORT`` set, one
 embedding process for the machine (``manage.py run_embedding_server``) starts first, on loopback, and the web
 workers reach it as ``EMBEDDING_PROVIDER=local-server``: no web worker imports torch (about 500-700 MB each).
-SIGTERM or Ctrl-C stops both; when either exits, the other is stopped too.
+SIGTERM or Ctrl-C stops both; when the web server exits, the embedding server is stopped too. An embedding server
+that exits (killed, out of memory) is started again while the web server goes on serving: meanwhile writes are
+stored without their vector and searches answer ``503 embedding_provider_unavailable``.
 
 Neither web server writes its own access log: its lines would carry the path, which holds patient ids. The
 application writes one line per request with the route template instead (core.observability, LOG_ACCESS).
@@ -66,7 +68,7 @@ class Command(BaseCommand):
             made_metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="anamnesis-metrics-")
         argv = self.web_argv(bind=bind, workers=workers, threads=threads, asgi=asgi)
         manage = [sys.executable, os.path.join(settings.BASE_DIR, "manage.py")]
-        exited = web = None  # the child that ended on its own, which ends the service
+        exited = None  # the web server, once it ended on its own, which ends the service
         try:
             # The web server is started last so that it stops first, and only then the embedding server: workers
             # that stop write the vectors of the memories they have just stored (memory.retrieval.vectors.VectorWrites),
@@ -74,7 +76,8 @@ class Command(BaseCommand):
             with supervised(stop_timeout=15) as children:
                 env = dict(os.environ)
                 if settings.EMBEDDING_PROVIDER == "local" and embedding_port:
-                    embedder = children.start([*manage, "run_embedding_server", "--port", str(embedding_port)])
+                    embedder = children.start([*manage, "run_embedding_server", "--port", str(embedding_port)],
+                                              restart=True)
                     wait_until_ready(f"http://127.0.0.1:{embedding_port}/health", embedder, name="embedding server",
                                      timeout=60.0, interval=0.3)
                     env.update(EMBEDDING_PROVIDER="local-server",
@@ -83,11 +86,10 @@ class Command(BaseCommand):
                 else:
                     self.stdout.write(f"serving on http://{bind}")
                 self.stdout.flush()
-                web = children.start(argv, env=env)
+                children.start(argv, env=env)
                 exited = children.wait()
         finally:
             if made_metrics_dir:
                 shutil.rmtree(made_metrics_dir, ignore_errors=True)
         if exited is not None and exited.returncode != 0:
-            role = "web server" if exited is web else "embedding server"
-            raise CommandError(f"the {role} exited with status {exited.returncode}")
+            raise CommandError(f"the web server exited with status {exited.returncode}")
