@@ -442,8 +442,9 @@ def build_server(token_source=None) -> Server:
             # one page, no nextCursor: any cursor is one this server never gave (MCP pagination: -32602)
             raise MCPError(types.INVALID_PARAMS, "Invalid params: unknown cursor (the tool list is one page)")
         tools = [types.Tool(name=t.name, description=t.description, input_schema=input_schema(t.name),
-                            annotations=types.ToolAnnotations(read_only_hint=t.read_only, destructive_hint=False,
-                                                              open_world_hint=False))
+                            annotations=types.ToolAnnotations(
+                                read_only_hint=t.read_only, destructive_hint=t.destructive,
+                                idempotent_hint=t.idempotent, open_world_hint=t.open_world))
                  for t in TOOLS]
         return types.ListToolsResult(tools=tools)
 

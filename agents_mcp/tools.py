@@ -37,6 +37,11 @@ class ToolSpec:
     read_only: bool
     # Arguments the tool requires although the REST operation has them optional (agents must retry safely).
     also_required: tuple[str, ...] = ()
+    # MCP's tool annotations beside read_only: it takes away what was there; calling it again with the same
+    # arguments changes nothing more; it reaches an outside system (the scheduling system, the insurer).
+    destructive: bool = False
+    idempotent: bool = False
+    open_world: bool = False
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -68,12 +73,13 @@ TOOLS: tuple[ToolSpec, ...] = (
              "purpose.", True),
     ToolSpec("search_offers", "sessions_offers_search",
              "Ask the scheduling system for slots matching the conversation's slots and the patient's standing "
-             "preferences; the offers are recorded as a tool turn.", False),
+             "preferences; the offers are recorded as a tool turn.", False, open_world=True),
     ToolSpec("propose_preferences_from_turn", "sessions_turns_propose",
              "Propose the durable scheduling preferences a user turn stated as long-term memories (proposed, "
              "awaiting the patient's confirmation).", False),
     ToolSpec("end_session", "sessions_end",
-             "End the session as completed or abandoned: slots, summary and tool results are cleared.", False),
+             "End the session as completed or abandoned: slots, summary and tool results are cleared.", False,
+             destructive=True, idempotent=True),
     ToolSpec("create_workflow", "workflows_create",
              "Start a durable workflow (e.g. appointment_booking) for a patient.", False),
     ToolSpec("read_workflow", "workflows_read",
@@ -85,7 +91,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("request_operation", "workflow_operations_request",
              "Queue a non-read action against an outside system (e.g. book_appointment) at the workflow's "
              "current step. The idempotency key makes a retry return the same operation.", False,
-             also_required=("idempotency_key",)),
+             also_required=("idempotency_key",), idempotent=True, open_world=True),
     ToolSpec("list_operations", "workflow_operations_list",
              "The workflow's operations and their status.", True),
 )
