@@ -34,8 +34,10 @@ class StrictSerializer(serializers.Serializer):
             if unknown:
                 raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
             # DRF's text fields take the number 12 as "12": a subject, a name or a reason is sent as text
-            numbers = sorted(name for name, field in self.fields.items() if isinstance(field, serializers.CharField)
-                             and isinstance(data.get(name), int | float) and not field.read_only)
+            numbers = sorted(name for name, field in self.fields.items()
+                             if not field.read_only and (_number_for_text(field, data.get(name)) or (
+                                 isinstance(field, serializers.ListField) and isinstance(data.get(name), list)
+                                 and any(_number_for_text(field.child, item) for item in data[name]))))
             if numbers:
                 raise serializers.ValidationError(
                     {name: [serializers.ErrorDetail("Not a valid string.", code="invalid")] for name in numbers})
@@ -47,6 +49,10 @@ class StrictSerializer(serializers.Serializer):
                 raise serializers.ValidationError(
                     {name: [serializers.ErrorDetail("Not a valid number.", code="invalid")] for name in texts})
         return super().to_internal_value(data)
+
+
+def _number_for_text(field, value) -> bool:
+    return isinstance(field, serializers.CharField) and isinstance(value, int | float)
 
 
 def choices_message(choices) -> str:

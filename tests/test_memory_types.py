@@ -722,3 +722,12 @@ def test_an_attribute_of_closed_values_only_may_use_its_whole_column(world):
     with pytest.raises(DefinitionInvalid) as refused:
         definition_check(_kinds_type("k" * 36, free=True))
     assert [e["field"] for e in refused.value.errors] == ["supersession"]
+
+
+@pytest.mark.django_db
+def test_a_number_in_a_list_of_texts_is_refused_as_not_text(world):
+    """A list of text fields refuses a number as its top-level text fields do ("Not a valid string."), rather than
+    reading 12 as the field name "12"."""
+    r = admin(world).post("/v1/memory-types", wound_care_type(supersession=[12]))
+    assert r.status_code == 422, r.content
+    assert r.json()["errors"] == [{"field": "supersession", "message": "Not a valid string.", "code": "invalid"}]
