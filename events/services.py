@@ -239,7 +239,8 @@ def subscription_update(*, identity: Identity, subscription_id: uuid.UUID, url: 
                         event_types: list[str] | None = None, enabled: bool | None = None,
                         description: str | None = None) -> Subscription:
     """Change what is given. A disabled subscription queues nothing new; its queued deliveries end as failed
-    (``subscription_disabled``) when the worker reaches them."""
+    (``subscription_disabled``) when the worker reaches them, and so do those of a type taken off ``event_types``
+    (``event_type_unsubscribed``)."""
     changes: dict[str, object] = {}
     if url is not None:
         changes["url"] = _clean_url(url)

@@ -383,6 +383,23 @@ def test_a_disabled_subscription_queues_nothing_and_an_unwanted_type_is_not_stor
     assert outbox_count() == 0
 
 
+def test_a_type_taken_off_a_subscription_is_not_sent_from_what_was_queued_before(world, committed_db, receiver):
+    """An administrator narrows a subscription's types while a delivery of the removed type waits: it is not sent
+    (failed / event_type_unsubscribed), as a disabled subscription's are not; the types it keeps still arrive. The
+    worker used to send it anyway."""
+    sid = subscribe(world, receiver, types=["consent.revoked", "grant.revoked"])["subscription_id"]
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    r = admin(world).request("PATCH", f"{SUBS}/{sid}", {"event_types": ["grant.revoked"]})
+    assert r.status_code == 200, r.content
+    grant = world.grant(world.patient_a, "nurse-7", "appointment_scheduling")
+    admin(world).post(f"/v1/grants/{grant['grant_id']}/revoke", {})
+    deliver()
+    assert [m.payload["type"] for m in receiver.received] == ["grant.revoked"]
+    assert deliveries(world.org) == [("consent.revoked", "failed", 1, None, "event_type_unsubscribed"),
+                                     ("grant.revoked", "delivered", 1, 200, None)]
+
+
 def test_a_change_that_rolls_back_emits_nothing_and_one_that_commits_always_does(world, committed_db, receiver):
     subscribe(world, receiver, types=["consent.revoked"])
     cid = uuid.UUID(world.consent(world.patient_a))
