@@ -12,6 +12,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Case, Count, QuerySet, When
 
+from consent.purpose import require_purpose
 from core import audit
 from core.errors import NotFound
 from core.identity import Identity
@@ -71,14 +72,22 @@ def _workflow_from_row(row: tuple) -> Workflow:
 
 def workflow_get(*, identity: Identity, workflow_id: uuid.UUID, for_update: bool = False) -> Workflow:
     """The workflow with ``has_operations`` set (see the model), or NotFound whether it does not exist or is not
-    the caller's (RLS). ``for_update``: locked until the transaction ends (the services' writes)."""
+    the caller's (RLS). ``for_update``: locked until the transaction ends (the services' writes).
+
+    An agent acting for the patient reaches it only while the patient's consent for the workflow's purpose is in
+    force (the purpose rule, ``consent.purpose.require_purpose``: 403 ``purpose_not_permitted``), for every read
+    and write, as for a conversation: its state holds what the patient said for that purpose, and its operations
+    send their data to an outside system."""
     sql = _WORKFLOW_SQL + (" FOR UPDATE OF w" if for_update else "")
     with connection.cursor() as cursor:
         cursor.execute(sql, [workflow_id, identity.org_id])
         row = cursor.fetchone()
     if row is None:
         raise NotFound()
-    return _workflow_from_row(row)
+    workflow = _workflow_from_row(row)
+    if identity.is_agent:
+        require_purpose(identity, patient_id=workflow.patient_id, purpose=workflow.purpose)
+    return workflow
 
 
 def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operation]:

@@ -22,6 +22,7 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from consent.access import may_access
+from consent.purpose import require_purpose
 from core import audit
 from core.errors import (
     ApiError,
@@ -161,6 +162,8 @@ def workflow_create(*, identity: Identity, workflow_type: str, patient_id: uuid.
                                         "code": "invalid_choice"}])
     if not may_access(patient_id=patient_id, purpose=spec.purpose):
         raise NoConsentOrAccess()
+    if identity.is_agent:  # only under the patient's consent for the purpose, as its every later step
+        require_purpose(identity, patient_id=patient_id, purpose=spec.purpose)
     organization_ensure(identity=identity)
     workflow = Workflow.objects.create(
         organization_id=identity.org_id, patient_id=patient_id, workflow_type=workflow_type, purpose=spec.purpose,
