@@ -154,6 +154,13 @@ def _conflict_about(exc: Conflict, workflow: Workflow) -> ApiError:
     return exc.about(patient_id=workflow.patient_id, purpose=workflow.purpose)
 
 
+def _stale(workflow: Workflow) -> ApiError:
+    """409 ``version_conflict``, with the version the client should read again as ``current_version``."""
+    exc = VersionConflict(f"current version is {workflow.version}")
+    exc.extensions = {"current_version": workflow.version}
+    return _conflict_about(exc, workflow)
+
+
 def workflow_create(*, identity: Identity, workflow_type: str, patient_id: uuid.UUID,
                     state: dict | None = None) -> Workflow:
     spec = WORKFLOW_TYPES.get(workflow_type)
@@ -186,7 +193,7 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
     """
     workflow = _lock_workflow(identity=identity, workflow_id=workflow_id)
     if workflow.version != expected_version:
-        raise _conflict_about(VersionConflict(f"current version is {workflow.version}"), workflow)
+        raise _stale(workflow)
     spec = WORKFLOW_TYPES[workflow.workflow_type]
     if not spec.allows(workflow.current_step, next_step):
         raise _conflict_about(IllegalTransition(
@@ -326,7 +333,7 @@ def operation_request(*, identity: Identity, workflow_id: uuid.UUID, expected_ve
     if earlier is not None:
         return _replayed(earlier)
     if workflow.version != expected_version:
-        raise _conflict_about(VersionConflict(f"current version is {workflow.version}"), workflow)
+        raise _stale(workflow)
     unsettled = same.filter(kind=kind, status__in=ACTIVE_OPERATION_STATUSES).first()
     if unsettled is not None:
         raise _conflict_about(OperationInProgress(f"operation {unsettled.operation_id} is {unsettled.status}"),

@@ -2178,6 +2178,8 @@ export interface components {
                 message?: string;
                 code?: string;
             }[];
+            /** @description With a workflow's version_conflict: its version now (read it again, then send this expected_version) */
+            current_version?: number;
         };
     };
     responses: never;
