@@ -136,6 +136,13 @@ def test_the_secret_is_stored_encrypted_and_a_supplied_one_is_used(world, commit
     ({"url": "https://[64:ff9b:1::7f00:1]/x"}, "url", "destination_not_allowed"),
     ({"url": "https://[2002:a9fe:a9fe::1]/x"}, "url", "destination_not_allowed"),
     ({"url": "https://[::127.0.0.1]/x"}, "url", "destination_not_allowed"),
+    # IPv4 written in the other forms the worker's look-up reads (inet_aton): 127.0.0.1 and 10.0.0.1; localhost
+    ({"url": "https://127.1/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://2130706433/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://0x7f000001/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://10.1/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://localhost/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://hooks.LOCALHOST./x"}, "url", "destination_not_allowed"),
     ({"url": "https:///nohost"}, "url", "invalid"),
     ({"url": "https://hooks.example.org/x#frag"}, "url", "invalid"),
     ({"url": "https://hooks..example.org/x"}, "url", "invalid"),
