@@ -149,6 +149,9 @@ def test_the_secret_is_stored_encrypted_and_a_supplied_one_is_used(world, commit
     ({"url": f"https://{'a' * 64}.example.org/x"}, "url", "invalid"),
     ({"url": "https://010.8.8.8/x"}, "url", "invalid"),
     ({"url": "https://ex\u00adample.org/x"}, "url", "invalid"),
+    # a description an administrator reads: no control characters, no direction controls ('see \u202efiler')
+    ({"description": "see \u202efiler"}, "description", "unstorable_character"),
+    ({"description": "bell\x07"}, "description", "unstorable_character"),
     ({"event_types": ["memory.read"]}, "event_types.0", "invalid_choice"),
     ({"event_types": []}, "event_types", "min_length"),
     ({"secret": "not-a-secret"}, "secret", "invalid"),
@@ -164,6 +167,21 @@ def test_a_bad_subscription_is_refused_with_its_field_and_code_and_nothing_is_wr
     assert any(e["field"] == field and (code is None or e["code"] == code) for e in errors), errors
     with admin_connect() as conn:
         assert conn.execute("SELECT count(*) FROM event_subscription").fetchone()[0] == 0
+
+
+def test_a_description_with_a_direction_control_is_refused_on_change_too(world, committed_db):
+    """What an administrator reads back shows what it holds: a change of the description to text with a direction
+    override or a control character is 422 unstorable_character, and the description stays."""
+    r = admin(world).post(SUBS, {"url": "https://hooks.example.org/in", "event_types": ["consent.revoked"],
+                                 "description": "billing"})
+    assert r.status_code == 201, r.content
+    sid = r.json()["subscription_id"]
+    for text in ("see \u202efiler", "tab\tok\x1b[31m"):
+        r = admin(world).request("PATCH", f"{SUBS}/{sid}", {"description": text})
+        assert r.status_code == 422 and r.json()["errors"][0]["code"] == "unstorable_character", r.content
+    assert admin(world).get(f"{SUBS}/{sid}").json()["subscription"]["description"] == "billing"
+    r = admin(world).request("PATCH", f"{SUBS}/{sid}", {"description": "rapports \u05e2\u05d1\u05e8\u05d9\u05ea\tok"})
+    assert r.status_code == 200, r.content
 
 
 def test_a_url_whose_scheme_is_not_in_lower_case_is_stored_in_lower_case(world, committed_db):
