@@ -142,6 +142,14 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
     """What is safe to do next, from the step, the transition table and the operations (newest first)."""
     spec = WORKFLOW_TYPES[workflow.workflow_type]
     if spec.is_terminal(workflow.current_step):
+        parked = [op for op in operations if op.status == S.OUTCOME_UNKNOWN and op.next_attempt_at is None]
+        if parked:  # cancelled while unknown, and the look-ups ran out: listed in the staff's queue
+            op = parked[0]
+            return NextSafeAction(
+                STAFF_RECONCILIATION, f"The workflow was cancelled, but the {op.system} may have received its "
+                f"{op.kind}, and the look-ups ran out before it could tell. Staff check with it, then retry the "
+                "operation: the worker only asks it (same key), never sends it again; anything it did must be "
+                "withdrawn there.", op.operation_id, op.kind)
         kept = [op for op in operations if op.status == S.SUCCEEDED]
         if workflow.current_step == CANCELLED and kept:
             # an authorisation or a booking made for a workflow nobody wants any more (before the cancellation,
@@ -212,8 +220,9 @@ def reconciliation_view(identity: Identity) -> str:
 
 
 def reconciliation_queue(*, identity: Identity, limit: int = 100) -> list[dict]:
-    """Workflows in needs_reconciliation, oldest first, with their unsettled operation: only these columns, no
-    workflow state, no payload, no result.
+    """Workflows in needs_reconciliation, and cancelled ones whose operation is parked with an unknown outcome
+    (workflows migration 0013), oldest first, with their unsettled operation: only these columns, no workflow
+    state, no payload, no result.
 
     Staff see the patients and purposes they hold active grants for; the whole organisation's queue needs the
     ``workflow:reconcile:org`` scope (the database's policy on the view asks for it too).
