@@ -359,13 +359,14 @@ def operation_retry(*, identity: Identity, workflow_id: uuid.UUID, operation_id:
     operation = Operation.objects.select_for_update().filter(pk=operation_id, workflow=workflow).first()
     if operation is None:
         raise NotFound()
-    if not (operation.status == S.OUTCOME_UNKNOWN and operation.next_attempt_at is None):
-        raise _conflict_about(OperationNotRetryable(f"the operation is {operation.status}"), workflow)
     if identity.patient_self_id is not None or identity.is_agent:
         # Its next safe action is a person checking with the outside system (staff_reconciliation); a new budget
-        # on anyone else's word would only repeat what already could not be settled.
+        # on anyone else's word would only repeat what already could not be settled. Refused whatever the
+        # operation's status: retrying is never theirs, now or once it is parked.
         raise Forbidden("a parked operation is retried by staff, after checking with the outside system",
                         code="staff_only")
+    if not (operation.status == S.OUTCOME_UNKNOWN and operation.next_attempt_at is None):
+        raise _conflict_about(OperationNotRetryable(f"the operation is {operation.status}"), workflow)
     now = timezone.now()
     Operation.objects.filter(pk=operation.pk).update(
         attempt_limit=operation.attempts + settings.WORKFLOW_OPERATION_MAX_ATTEMPTS, next_attempt_at=now,
