@@ -36,6 +36,9 @@ class ApiError(exceptions.APIException):
         self.errors = errors or []
         self.audit_patient_id: uuid.UUID | str | None = None
         self.audit_purpose: str | None = None
+        # RFC 9457 extension members a client acts on (a version_conflict's current_version), beside the standard
+        # ones, which they never replace
+        self.extensions: dict = {}
         super().__init__(detail=self.message, code=self.code)
 
     def about(self, *, patient_id=None, purpose: str | None = None) -> ApiError:
@@ -259,6 +262,7 @@ def problem_exception_handler(exc, context):
     if isinstance(exc, ApiError):
         body = problem_body(status_code=exc.status_code, code=exc.code, title=exc.title, message=exc.message,
                             errors=exc.errors)
+        body.update({k: v for k, v in exc.extensions.items() if k not in body})
         headers.update(getattr(exc, "headers", None) or {})
         if isinstance(exc, InvalidToken):
             headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'

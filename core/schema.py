@@ -23,6 +23,8 @@ PROBLEM_SCHEMA = {
         "errors": {"type": "array", "items": {"type": "object", "properties": {
             "field": {"type": "string", "nullable": True}, "message": {"type": "string"},
             "code": {"type": "string"}}}},
+        "current_version": {"type": "integer", "description": "With a workflow's version_conflict: its version "
+                            "now (read it again, then send this expected_version)"},
     },
     "required": ["type", "title", "status", "code", "detail"],
 }

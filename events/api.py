@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import StrictSerializer
+from core.serializers import StrictSerializer, require_readable
 from events import selectors, services
 from events.models import EVENT_TYPES, Delivery, DeliveryStatus, Subscription
 
@@ -50,7 +50,7 @@ class SubscriptionIn(StrictSerializer):
     url = serializers.CharField(max_length=services.MAX_URL_LENGTH, help_text="https only, without credentials")
     event_types = serializers.ListField(child=serializers.ChoiceField(choices=EVENT_TYPE_CHOICES), min_length=1,
                                         max_length=len(EVENT_TYPES))
-    description = serializers.CharField(max_length=200, allow_blank=True, default="")
+    description = serializers.CharField(max_length=200, allow_blank=True, default="", validators=[require_readable])
     secret = serializers.CharField(max_length=200, required=False,
                                    help_text="whsec_<base64 of 24-64 bytes>; generated when absent")
 
@@ -59,7 +59,8 @@ class SubscriptionPatch(StrictSerializer):
     url = serializers.CharField(max_length=services.MAX_URL_LENGTH, required=False)
     event_types = serializers.ListField(child=serializers.ChoiceField(choices=EVENT_TYPE_CHOICES), min_length=1,
                                         max_length=len(EVENT_TYPES), required=False)
-    description = serializers.CharField(max_length=200, allow_blank=True, required=False)
+    description = serializers.CharField(max_length=200, allow_blank=True, required=False,
+                                        validators=[require_readable])
     enabled = serializers.BooleanField(required=False)
 
 

@@ -71,7 +71,8 @@ claimed AS (
    WHERE d.delivery_id = due.delivery_id
   RETURNING d.delivery_id, d.event_id, d.subscription_id, d.organization_id, d.attempts, d.claimed_until)
 SELECT c.delivery_id, c.event_id, c.subscription_id, c.organization_id, c.attempts, c.claimed_until,
-       e.event_type, e.data, e.occurred_at, s.url, s.enabled, s.secret_ciphertext, s.secret_key_id
+       e.event_type, e.data, e.occurred_at, s.url, s.enabled, s.secret_ciphertext, s.secret_key_id,
+       e.event_type = ANY (s.event_types) AS wanted
   FROM claimed c
   JOIN event_outbox e ON e.event_id = c.event_id
   JOIN event_subscription s ON s.subscription_id = c.subscription_id
@@ -103,6 +104,7 @@ class Claim:
     enabled: bool
     secret_ciphertext: bytes
     secret_key_id: str
+    wanted: bool = True  # the subscription still wants the event's type (it may have been changed since)
 
     def body(self) -> bytes:
         """The Standard Webhooks payload: type, timestamp (of the change) and data (ids, types, purposes)."""
@@ -137,13 +139,13 @@ def deliveries_claim(*, worker: str, limit: int, lease_seconds: float) -> list[C
 
 def _claim(row: tuple) -> Claim:
     (delivery_id, event_id, subscription_id, organization_id, attempts, claimed_until, event_type, data, occurred_at,
-     url, enabled, ciphertext, key_id) = row
+     url, enabled, ciphertext, key_id, wanted) = row
     # Django reads jsonb as text (its JSONField parses it): parse it here the same way
     return Claim(delivery_id=delivery_id, event_id=event_id, subscription_id=subscription_id,
                  organization_id=organization_id, attempts=attempts, claimed_until=claimed_until,
                  event_type=event_type, data=json.loads(data) if isinstance(data, str) else data,
                  occurred_at=occurred_at, url=url, enabled=enabled, secret_ciphertext=bytes(ciphertext),
-                 secret_key_id=key_id)
+                 secret_key_id=key_id, wanted=wanted)
 
 
 def retry_delay(attempts: int) -> float:
@@ -220,6 +222,8 @@ def attempt(client: httpx.Client, claim: Claim) -> Result:
 def _attempt(client: httpx.Client, claim: Claim) -> Result:
     if not claim.enabled:
         return Result(False, error="subscription_disabled", retry=False)
+    if not claim.wanted:  # the administrator took the type off the subscription after the event was queued
+        return Result(False, error="event_type_unsubscribed", retry=False)
     problem = url_problem(claim.url)  # one stored before a check it now fails can never be posted to
     if problem is not None:
         return Result(False, error="destination_not_allowed" if problem[0] == "destination_not_allowed"

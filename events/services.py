@@ -8,6 +8,8 @@ organisation's administrators (``webhook:admin``): the view checks the scope, an
 from __future__ import annotations
 
 import ipaddress
+import re
+import socket
 import uuid
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
@@ -137,10 +139,27 @@ def url_problem(url: str) -> tuple[str, str] | None:
         except (UnicodeError, httpx.InvalidURL):
             return "invalid", ("the URL's host is not a valid name (an empty label, one over 63 characters, an "
                                "address with leading zeros, a character no host name may have)")
-        return None
+        address = _ipv4_in_other_form(parts.hostname)
+        if address is None:
+            if _LOOPBACK_NAME.search(parts.hostname.rstrip(".")) and parts.hostname not in allowed_private_hosts():
+                return "destination_not_allowed", "localhost is not a public destination"
+            return None
     if not public_address(address) and parts.hostname not in allowed_private_hosts():
         return "destination_not_allowed", "the endpoint's address is not a public one"
     return None
+
+
+# RFC 6761: localhost and every name under it are the loopback interface, whatever a resolver says.
+_LOOPBACK_NAME = re.compile(r"(^|\.)localhost$", re.IGNORECASE)
+
+
+def _ipv4_in_other_form(host: str) -> ipaddress.IPv4Address | None:
+    """The IPv4 address the worker's look-up (getaddrinfo, as inet_aton) reads ``host`` as, when it is one written
+    in another form than dotted quads (``127.1``, ``2130706433``, ``0x7f000001`` are 127.0.0.1); None for a name."""
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
 
 
 _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
@@ -239,7 +258,8 @@ def subscription_update(*, identity: Identity, subscription_id: uuid.UUID, url: 
                         event_types: list[str] | None = None, enabled: bool | None = None,
                         description: str | None = None) -> Subscription:
     """Change what is given. A disabled subscription queues nothing new; its queued deliveries end as failed
-    (``subscription_disabled``) when the worker reaches them."""
+    (``subscription_disabled``) when the worker reaches them, and so do those of a type taken off ``event_types``
+    (``event_type_unsubscribed``)."""
     changes: dict[str, object] = {}
     if url is not None:
         changes["url"] = _clean_url(url)

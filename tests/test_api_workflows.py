@@ -45,6 +45,24 @@ def test_stale_version_is_409_version_conflict(world):
     assert r.status_code == 409 and r.json()["code"] == "version_conflict"
 
 
+def test_a_version_conflict_names_the_current_version_for_the_client_to_retry_with(world):
+    """A stale checkpoint or operation request is told the workflow's version now, as a number
+    (``current_version``), not only inside the message's text: an agent that lost the race reads it and retries
+    with it, without parsing prose."""
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a).json()
+    assert checkpoint(api, wf["workflow_id"], 1, "submit_prior_authorization").status_code == 200
+    r = checkpoint(api, wf["workflow_id"], 1, "cancelled")
+    assert (r.status_code, r.json()["code"], r.json()["current_version"]) == (409, "version_conflict", 2)
+    op = api.post(f"/v1/workflows/{wf['workflow_id']}/operations", {
+        "expected_version": 1, "kind": "submit_prior_authorization", "payload": {
+            "referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}})
+    assert (op.status_code, op.json()["code"], op.json()["current_version"]) == (409, "version_conflict", 2)
+    retried = checkpoint(api, wf["workflow_id"], r.json()["current_version"], "cancelled")
+    assert retried.status_code == 200 and retried.json()["version"] == 3
+    assert "current_version" not in checkpoint(api, wf["workflow_id"], 3, "completed").json()  # other conflicts
+
+
 def test_illegal_transition_is_409_and_changes_nothing(world):
     api = world.patient(world.patient_a)
     wf = create(api, world.patient_a).json()

@@ -136,12 +136,22 @@ def test_the_secret_is_stored_encrypted_and_a_supplied_one_is_used(world, commit
     ({"url": "https://[64:ff9b:1::7f00:1]/x"}, "url", "destination_not_allowed"),
     ({"url": "https://[2002:a9fe:a9fe::1]/x"}, "url", "destination_not_allowed"),
     ({"url": "https://[::127.0.0.1]/x"}, "url", "destination_not_allowed"),
+    # IPv4 written in the other forms the worker's look-up reads (inet_aton): 127.0.0.1 and 10.0.0.1; localhost
+    ({"url": "https://127.1/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://2130706433/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://0x7f000001/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://10.1/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://localhost/x"}, "url", "destination_not_allowed"),
+    ({"url": "https://hooks.LOCALHOST./x"}, "url", "destination_not_allowed"),
     ({"url": "https:///nohost"}, "url", "invalid"),
     ({"url": "https://hooks.example.org/x#frag"}, "url", "invalid"),
     ({"url": "https://hooks..example.org/x"}, "url", "invalid"),
     ({"url": f"https://{'a' * 64}.example.org/x"}, "url", "invalid"),
     ({"url": "https://010.8.8.8/x"}, "url", "invalid"),
     ({"url": "https://ex\u00adample.org/x"}, "url", "invalid"),
+    # a description an administrator reads: no control characters, no direction controls ('see \u202efiler')
+    ({"description": "see \u202efiler"}, "description", "unstorable_character"),
+    ({"description": "bell\x07"}, "description", "unstorable_character"),
     ({"event_types": ["memory.read"]}, "event_types.0", "invalid_choice"),
     ({"event_types": []}, "event_types", "min_length"),
     ({"secret": "not-a-secret"}, "secret", "invalid"),
@@ -157,6 +167,21 @@ def test_a_bad_subscription_is_refused_with_its_field_and_code_and_nothing_is_wr
     assert any(e["field"] == field and (code is None or e["code"] == code) for e in errors), errors
     with admin_connect() as conn:
         assert conn.execute("SELECT count(*) FROM event_subscription").fetchone()[0] == 0
+
+
+def test_a_description_with_a_direction_control_is_refused_on_change_too(world, committed_db):
+    """What an administrator reads back shows what it holds: a change of the description to text with a direction
+    override or a control character is 422 unstorable_character, and the description stays."""
+    r = admin(world).post(SUBS, {"url": "https://hooks.example.org/in", "event_types": ["consent.revoked"],
+                                 "description": "billing"})
+    assert r.status_code == 201, r.content
+    sid = r.json()["subscription_id"]
+    for text in ("see \u202efiler", "tab\tok\x1b[31m"):
+        r = admin(world).request("PATCH", f"{SUBS}/{sid}", {"description": text})
+        assert r.status_code == 422 and r.json()["errors"][0]["code"] == "unstorable_character", r.content
+    assert admin(world).get(f"{SUBS}/{sid}").json()["subscription"]["description"] == "billing"
+    r = admin(world).request("PATCH", f"{SUBS}/{sid}", {"description": "rapports \u05e2\u05d1\u05e8\u05d9\u05ea\tok"})
+    assert r.status_code == 200, r.content
 
 
 def test_a_url_whose_scheme_is_not_in_lower_case_is_stored_in_lower_case(world, committed_db):
@@ -381,6 +406,23 @@ def test_a_disabled_subscription_queues_nothing_and_an_unwanted_type_is_not_stor
     grant = world.grant(world.patient_a, "nurse-7", "appointment_scheduling")
     admin(world).post(f"/v1/grants/{grant['grant_id']}/revoke", {})
     assert outbox_count() == 0
+
+
+def test_a_type_taken_off_a_subscription_is_not_sent_from_what_was_queued_before(world, committed_db, receiver):
+    """An administrator narrows a subscription's types while a delivery of the removed type waits: it is not sent
+    (failed / event_type_unsubscribed), as a disabled subscription's are not; the types it keeps still arrive. The
+    worker used to send it anyway."""
+    sid = subscribe(world, receiver, types=["consent.revoked", "grant.revoked"])["subscription_id"]
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    r = admin(world).request("PATCH", f"{SUBS}/{sid}", {"event_types": ["grant.revoked"]})
+    assert r.status_code == 200, r.content
+    grant = world.grant(world.patient_a, "nurse-7", "appointment_scheduling")
+    admin(world).post(f"/v1/grants/{grant['grant_id']}/revoke", {})
+    deliver()
+    assert [m.payload["type"] for m in receiver.received] == ["grant.revoked"]
+    assert deliveries(world.org) == [("consent.revoked", "failed", 1, None, "event_type_unsubscribed"),
+                                     ("grant.revoked", "delivered", 1, 200, None)]
 
 
 def test_a_change_that_rolls_back_emits_nothing_and_one_that_commits_always_does(world, committed_db, receiver):

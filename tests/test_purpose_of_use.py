@@ -347,3 +347,40 @@ def test_history_proposals_releases_and_deletions_name_their_purpose(world):
         assert r.status_code == 422 and r.json()["errors"][0]["field"] == "purpose", path
     # the token's one claim is the default
     assert agent_for(world, pid, purpose_of_use=COMM).get(f"{base}/proposals").status_code == 403
+
+
+def test_an_agent_works_on_a_workflow_only_while_the_patients_consent_for_its_purpose_is_in_force(world):
+    """A workflow's state holds what the patient said for its purpose, and its operations send their data to an
+    outside system: once the patient withdrew the consent for that purpose, an agent acting for them can neither
+    read the workflow or its operations, nor checkpoint it, nor queue an operation, nor start another (403
+    purpose_not_permitted, audited denied, nothing written), and without a consent it starts none. The patient in
+    person goes on. Agents used to go on as if nothing had been withdrawn."""
+    consent = world.consent(world.patient_a, SCHED)
+    me = world.patient(world.patient_a)
+    agent = agent_for(world, world.patient_a)
+    created = agent.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                           "patient_id": str(world.patient_a), "state": {"day": "monday"}})
+    assert created.status_code == 201, created.content
+    wid = created.json()["workflow_id"]
+    assert agent.post(f"/v1/workflows/{wid}/checkpoint",
+                      {"expected_version": 1, "next_step": "propose_slots"}).status_code == 200
+    assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    booking = {"expected_version": 2, "kind": "book_appointment",
+               "payload": {"slot_id": "SLOT-9", "appointment_type": "follow_up"}}
+    for method, path, body in (
+            ("GET", f"/v1/workflows/{wid}", None), ("GET", f"/v1/workflows/{wid}/operations", None),
+            ("POST", f"/v1/workflows/{wid}/checkpoint", {"expected_version": 2, "next_step": "confirm_booking"}),
+            ("POST", f"/v1/workflows/{wid}/operations", booking),
+            ("POST", "/v1/workflows", {"workflow_type": "appointment_booking", "patient_id": str(world.patient_a)}),
+            ("POST", "/v1/workflows", {"workflow_type": "prior_authorization", "patient_id": str(world.patient_a)})):
+        r = agent.request(method, path, body)
+        assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted", (path, r.content)
+        assert "monday" not in r.content.decode()
+    assert {(e.action, e.outcome) for e in events(world, resource_id=wid, outcome="denied")} == {
+        ("workflow.read", "denied"), ("workflow.operation.list", "denied"), ("workflow.checkpoint", "denied"),
+        ("workflow.operation.request", "denied")}
+    mine = me.get(f"/v1/workflows/{wid}")
+    assert mine.status_code == 200 and mine.json()["version"] == 2 and mine.json()["pending_operations"] == []
+    assert mine.json()["state"] == {"day": "monday"}
+    assert me.post(f"/v1/workflows/{wid}/checkpoint",
+                   {"expected_version": 2, "next_step": "confirm_booking"}).status_code == 200

@@ -234,10 +234,17 @@ def test_staff_with_a_grant_request_operations_and_are_audited(world):
 
 
 def test_retry_is_only_for_parked_operations(world):
+    """Retrying is staff's, checked first: the patient (or an agent) is 403 staff_only whatever the operation's
+    status (they were told 409 operation_not_retryable until it was parked, as if they could retry it then);
+    staff are told the operation is not retryable."""
     api = world.patient(world.patient_a)
     wf = at_submit_step(api, world.patient_a)
     op = request_op(api, wf["workflow_id"], 2).json()
     r = api.post(f"/v1/workflows/{wf['workflow_id']}/operations/{op['operation_id']}/retry")
+    assert r.status_code == 403 and r.json()["code"] == "staff_only"  # never the patient's, whatever its status
+    world.grant(world.patient_a, "ops-1", "prior_authorization")
+    staff = world.staff("ops-1", scope="workflow:read workflow:write")
+    r = staff.post(f"/v1/workflows/{wf['workflow_id']}/operations/{op['operation_id']}/retry")
     assert r.status_code == 409 and r.json()["code"] == "operation_not_retryable"
 
 

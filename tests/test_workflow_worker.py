@@ -436,6 +436,56 @@ def test_a_cancelled_workflows_unknown_outcome_is_settled_by_lookup_and_never_re
         assert action["operation_id"] == op["operation_id"] and "withdraw" in action["message"]
 
 
+def test_a_cancelled_workflows_operation_whose_lookups_ran_out_goes_to_staff_and_is_settled(committed_db, world,
+                                                                                            insurer, settings):
+    """Cancelled while the insurer's answer was unknown, and the insurer then answers no look-up until the attempts
+    run out: the operation is parked, and a person must find out whether an authorisation exists. The workflow's
+    next safe action says so and the staff's queue lists it (cancelled, parked); it used to say "none" and the queue
+    showed only needs_reconciliation, so what may exist at the insurer was forgotten. A staff retry only asks the
+    insurer and settles it."""
+    settings.WORKFLOW_OPERATION_MAX_ATTEMPTS = 3
+    settings.WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = 100
+    workflow_id, op = submit_workflow(world)
+    insurer.accept_then_fail(times=1)
+    worker(insurer).run(once=True)
+    version = read(world, workflow_id)["version"]
+    r = world.patient(world.patient_a).post(f"/v1/workflows/{workflow_id}/checkpoint",
+                                            {"expected_version": version, "next_step": "cancelled"})
+    assert r.status_code == 200, r.content
+    insurer.fail(times=None, lookups=True)
+    for _ in range(2):
+        make_due(op["operation_id"])
+        worker(insurer).run(once=True)
+    row = operation_row(op["operation_id"])
+    assert (row["status"], row["next_attempt_at"], row["attempts"]) == ("outcome_unknown", None, 3)  # parked
+    body = read(world, workflow_id)
+    assert body["current_step"] == "cancelled"
+    action = body["next_safe_action"]
+    assert (action["action"], action["operation_id"]) == ("staff_reconciliation", op["operation_id"]), action
+    ops = world.staff("ops-1", scope="workflow:reconcile workflow:reconcile:org")
+    queue = ops.get("/v1/workflows/reconciliation").json()["items"]
+    assert [(i["workflow_id"], i["current_step"], i["parked"], i["operation_id"]) for i in queue] == [
+        (workflow_id, "cancelled", True, op["operation_id"])]
+    world.grant(world.patient_a, "ops-1", "prior_authorization")
+    granted = world.staff("ops-1", scope="workflow:reconcile").get("/v1/workflows/reconciliation").json()["items"]
+    assert [i["workflow_id"] for i in granted] == [workflow_id]
+
+    insurer.normal()
+    retry = f"/v1/workflows/{workflow_id}/operations/{op['operation_id']}/retry"
+    r = world.staff("ops-1", scope="workflow:read workflow:write").post(retry)
+    assert r.status_code == 200, r.content
+    worker(insurer).run(until_idle=True)
+    assert operation_row(op["operation_id"])["status"] == "succeeded"
+    assert insurer.submissions[op["idempotency_key"]] == 1  # asked, never sent again
+    assert read(world, workflow_id)["next_safe_action"]["action"] == "undo_at_outside_system"
+    assert ops.get("/v1/workflows/reconciliation").json()["items"] == []
+    # a cancelled workflow with nothing unsettled is not in the queue
+    other, _ = submit_workflow(world, world.patient_b)
+    assert world.patient(world.patient_b).post(f"/v1/workflows/{other}/checkpoint", {
+        "expected_version": 2, "next_step": "cancelled"}).status_code == 200
+    assert ops.get("/v1/workflows/reconciliation").json()["items"] == []
+
+
 def test_the_worker_refuses_a_lease_shorter_than_one_attempt(insurer):
     with pytest.raises(ValueError, match="lease"):
         Worker(name="w", adapters={}, lease_seconds=0.5)

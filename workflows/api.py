@@ -329,9 +329,9 @@ class ReconciliationItemOut(serializers.Serializer):
 
 
 class WorkflowReconciliationView(ScopedAPIView):
-    """Staff: workflows stuck in needs_reconciliation (no state, no payloads) of the patients and purposes the
-    caller holds grants for; with ``workflow:reconcile:org`` the whole organisation's, labelled ``"view":
-    "organization"``."""
+    """Staff: workflows stuck in needs_reconciliation, and cancelled ones whose operation is parked with an unknown
+    outcome (no state, no payloads), of the patients and purposes the caller holds grants for; with
+    ``workflow:reconcile:org`` the whole organisation's, labelled ``"view": "organization"``."""
 
     required_scopes = {"GET": ["workflow:reconcile"]}
     audit_actions = {"GET": "workflow.reconciliation.list"}

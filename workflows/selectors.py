@@ -12,6 +12,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Case, Count, QuerySet, When
 
+from consent.purpose import require_purpose
 from core import audit
 from core.errors import NotFound
 from core.identity import Identity
@@ -71,14 +72,22 @@ def _workflow_from_row(row: tuple) -> Workflow:
 
 def workflow_get(*, identity: Identity, workflow_id: uuid.UUID, for_update: bool = False) -> Workflow:
     """The workflow with ``has_operations`` set (see the model), or NotFound whether it does not exist or is not
-    the caller's (RLS). ``for_update``: locked until the transaction ends (the services' writes)."""
+    the caller's (RLS). ``for_update``: locked until the transaction ends (the services' writes).
+
+    An agent acting for the patient reaches it only while the patient's consent for the workflow's purpose is in
+    force (the purpose rule, ``consent.purpose.require_purpose``: 403 ``purpose_not_permitted``), for every read
+    and write, as for a conversation: its state holds what the patient said for that purpose, and its operations
+    send their data to an outside system."""
     sql = _WORKFLOW_SQL + (" FOR UPDATE OF w" if for_update else "")
     with connection.cursor() as cursor:
         cursor.execute(sql, [workflow_id, identity.org_id])
         row = cursor.fetchone()
     if row is None:
         raise NotFound()
-    return _workflow_from_row(row)
+    workflow = _workflow_from_row(row)
+    if identity.is_agent:
+        require_purpose(identity, patient_id=workflow.patient_id, purpose=workflow.purpose)
+    return workflow
 
 
 def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operation]:
@@ -133,6 +142,14 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
     """What is safe to do next, from the step, the transition table and the operations (newest first)."""
     spec = WORKFLOW_TYPES[workflow.workflow_type]
     if spec.is_terminal(workflow.current_step):
+        parked = [op for op in operations if op.status == S.OUTCOME_UNKNOWN and op.next_attempt_at is None]
+        if parked:  # cancelled while unknown, and the look-ups ran out: listed in the staff's queue
+            op = parked[0]
+            return NextSafeAction(
+                STAFF_RECONCILIATION, f"The workflow was cancelled, but the {op.system} may have received its "
+                f"{op.kind}, and the look-ups ran out before it could tell. Staff check with it, then retry the "
+                "operation: the worker only asks it (same key), never sends it again; anything it did must be "
+                "withdrawn there.", op.operation_id, op.kind)
         kept = [op for op in operations if op.status == S.SUCCEEDED]
         if workflow.current_step == CANCELLED and kept:
             # an authorisation or a booking made for a workflow nobody wants any more (before the cancellation,
@@ -203,8 +220,9 @@ def reconciliation_view(identity: Identity) -> str:
 
 
 def reconciliation_queue(*, identity: Identity, limit: int = 100) -> list[dict]:
-    """Workflows in needs_reconciliation, oldest first, with their unsettled operation: only these columns, no
-    workflow state, no payload, no result.
+    """Workflows in needs_reconciliation, and cancelled ones whose operation is parked with an unknown outcome
+    (workflows migration 0013), oldest first, with their unsettled operation: only these columns, no workflow
+    state, no payload, no result.
 
     Staff see the patients and purposes they hold active grants for; the whole organisation's queue needs the
     ``workflow:reconcile:org`` scope (the database's policy on the view asks for it too).

@@ -22,6 +22,7 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from consent.access import may_access
+from consent.purpose import require_purpose
 from core import audit
 from core.errors import (
     ApiError,
@@ -153,6 +154,13 @@ def _conflict_about(exc: Conflict, workflow: Workflow) -> ApiError:
     return exc.about(patient_id=workflow.patient_id, purpose=workflow.purpose)
 
 
+def _stale(workflow: Workflow) -> ApiError:
+    """409 ``version_conflict``, with the version the client should read again as ``current_version``."""
+    exc = VersionConflict(f"current version is {workflow.version}")
+    exc.extensions = {"current_version": workflow.version}
+    return _conflict_about(exc, workflow)
+
+
 def workflow_create(*, identity: Identity, workflow_type: str, patient_id: uuid.UUID,
                     state: dict | None = None) -> Workflow:
     spec = WORKFLOW_TYPES.get(workflow_type)
@@ -161,6 +169,8 @@ def workflow_create(*, identity: Identity, workflow_type: str, patient_id: uuid.
                                         "code": "invalid_choice"}])
     if not may_access(patient_id=patient_id, purpose=spec.purpose):
         raise NoConsentOrAccess()
+    if identity.is_agent:  # only under the patient's consent for the purpose, as its every later step
+        require_purpose(identity, patient_id=patient_id, purpose=spec.purpose)
     organization_ensure(identity=identity)
     workflow = Workflow.objects.create(
         organization_id=identity.org_id, patient_id=patient_id, workflow_type=workflow_type, purpose=spec.purpose,
@@ -183,7 +193,7 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
     """
     workflow = _lock_workflow(identity=identity, workflow_id=workflow_id)
     if workflow.version != expected_version:
-        raise _conflict_about(VersionConflict(f"current version is {workflow.version}"), workflow)
+        raise _stale(workflow)
     spec = WORKFLOW_TYPES[workflow.workflow_type]
     if not spec.allows(workflow.current_step, next_step):
         raise _conflict_about(IllegalTransition(
@@ -323,7 +333,7 @@ def operation_request(*, identity: Identity, workflow_id: uuid.UUID, expected_ve
     if earlier is not None:
         return _replayed(earlier)
     if workflow.version != expected_version:
-        raise _conflict_about(VersionConflict(f"current version is {workflow.version}"), workflow)
+        raise _stale(workflow)
     unsettled = same.filter(kind=kind, status__in=ACTIVE_OPERATION_STATUSES).first()
     if unsettled is not None:
         raise _conflict_about(OperationInProgress(f"operation {unsettled.operation_id} is {unsettled.status}"),
@@ -349,13 +359,14 @@ def operation_retry(*, identity: Identity, workflow_id: uuid.UUID, operation_id:
     operation = Operation.objects.select_for_update().filter(pk=operation_id, workflow=workflow).first()
     if operation is None:
         raise NotFound()
-    if not (operation.status == S.OUTCOME_UNKNOWN and operation.next_attempt_at is None):
-        raise _conflict_about(OperationNotRetryable(f"the operation is {operation.status}"), workflow)
     if identity.patient_self_id is not None or identity.is_agent:
         # Its next safe action is a person checking with the outside system (staff_reconciliation); a new budget
-        # on anyone else's word would only repeat what already could not be settled.
+        # on anyone else's word would only repeat what already could not be settled. Refused whatever the
+        # operation's status: retrying is never theirs, now or once it is parked.
         raise Forbidden("a parked operation is retried by staff, after checking with the outside system",
                         code="staff_only")
+    if not (operation.status == S.OUTCOME_UNKNOWN and operation.next_attempt_at is None):
+        raise _conflict_about(OperationNotRetryable(f"the operation is {operation.status}"), workflow)
     now = timezone.now()
     Operation.objects.filter(pk=operation.pk).update(
         attempt_limit=operation.attempts + settings.WORKFLOW_OPERATION_MAX_ATTEMPTS, next_attempt_at=now,

@@ -888,9 +888,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Staff: workflows stuck in needs_reconciliation (no state, no payloads) of the patients and purposes the
-         *     caller holds grants for; with ``workflow:reconcile:org`` the whole organisation's, labelled ``"view":
-         *     "organization"``.
+         * @description Staff: workflows stuck in needs_reconciliation, and cancelled ones whose operation is parked with an unknown
+         *     outcome (no state, no payloads), of the patients and purposes the caller holds grants for; with
+         *     ``workflow:reconcile:org`` the whole organisation's, labelled ``"view": "organization"``.
          *
          *     Requires scopes: `workflow:reconcile`.
          */
@@ -2178,6 +2178,8 @@ export interface components {
                 message?: string;
                 code?: string;
             }[];
+            /** @description With a workflow's version_conflict: its version now (read it again, then send this expected_version) */
+            current_version?: number;
         };
     };
     responses: never;
