@@ -9,9 +9,11 @@ from datetime import timedelta
 import pytest
 from fhir.resources.R4B.bundle import Bundle
 
+from core.identity import Identity, identity_context
+from core.models import AuditEvent
 from rights.fhir import MODELS
 from tests.conftest import memory_body
-from tests.support import PATIENT_SCOPES, Api, without_timestamps
+from tests.support import PATIENT_SCOPES, Api, mint, without_timestamps
 from tests.test_conversations_lifecycle import travel
 
 EXPORT_SCOPES = PATIENT_SCOPES + " export:read"
@@ -467,3 +469,24 @@ def test_fhir_export_holds_empty_text_yes_no_and_nested_fields_of_an_organisatio
         [], [{"url": "note", "valueString": "x"}],
         [{"url": "flag", "valueString": "true"}, {"url": "n", "valueString": "0"},
          {"url": "note", "valueString": "ok"}, {"url": "where", "extension": [{"url": "room", "valueString": "B2"}]}]]
+
+
+@pytest.mark.django_db
+def test_an_agent_acting_for_the_patient_cannot_export_the_whole_record(world):
+    """Each of an agent's reads is held to its purpose and the patient's consent for it: the export gave it all of
+    the record instead (a care context allergy its list is refused, 403 purpose_not_permitted, who has access, the
+    whole access history). The refusal is audited."""
+    seeded = seed_patient(world, world.patient_a)
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                     scope=EXPORT_SCOPES, act="scheduling-agent"))
+    assert agent.get(f"/v1/patients/{world.patient_a}/memories",
+                     {"purpose": "care_coordination"}).json()["code"] == "purpose_not_permitted"
+    for fmt in ("json", "fhir"):
+        problem = export(agent, world.patient_a, fmt, status=403)
+        assert problem["code"] == "agent_cannot_export", problem
+    assert export(agent, world.patient_b, status=403)["code"] == "agent_cannot_export"  # nothing said of B
+    assert len(export(seeded["me"], world.patient_a)["memories"]) == 5  # the patient in person still does
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        refused = list(AuditEvent.objects.filter(organization_id=world.org, action="patient.export",
+                                                 outcome="denied").values_list("reason", flat=True))
+    assert refused == ["agent_cannot_export"] * 3
