@@ -457,6 +457,37 @@ def test_a_process_that_has_not_seen_an_organisation_type_lists_and_reads_its_me
         assert item["guardrails"] == old["guardrails"]
 
 
+def test_a_fact_whose_free_text_hides_what_it_holds_is_refused_naming_the_character(world):
+    """A fact's text is what the patient's page and the staff console show and search embeds: a direction override
+    ("see \u202efiler" displays as "see relif") or a control character was stored as sent, while every other free
+    text people read refuses them. Tab and line breaks stay; nothing is written."""
+    schema = wound_care_type()["schema"]
+    schema["properties"]["note"] = {"type": "string", "maxLength": 60}
+    assert admin(world).post("/v1/memory-types", wound_care_type(
+        schema=schema, text="Dressing changes: at {place}[ ({note})]")).status_code == 201
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+
+    def record(note):
+        return patient.post(mem_path(world.patient_a), {
+            "memory_type": "dressing_change_preference", "fact": {"place": "home", "note": note},
+            "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+
+    for note, code_point in (("see \u202efiler", "U+202E"), ("ring \u2066twice\u2069", "U+2066"),
+                             ("bell\u0007", "U+0007"), ("esc\u001b[31m", "U+001B")):
+        r = record(note)
+        assert r.status_code == 422, r.content
+        [error] = r.json()["errors"]
+        assert (error["field"], error["code"]) == ("fact.note", "unstorable_character") and code_point in error[
+            "message"], error
+    assert patient.get(mem_path(world.patient_a)).json()["items"] == []
+    kept = record("ring twice,\tthen wait\nat the back door")
+    assert kept.status_code == 201, kept.content
+    r = patient.post(f"{mem_path(world.patient_a)}/{kept.json()['memory_id']}/correct",
+                     {"fact": {"place": "home", "note": "\u202egnir"}})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "unstorable_character", r.content
+
+
 def test_a_revision_current_memories_would_not_satisfy_is_refused_listing_what_breaks(world):
     assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
     cid = world.consent(world.patient_a)
