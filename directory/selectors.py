@@ -5,10 +5,11 @@ patient they return; the others are for callers that audit in their own way, or 
 from __future__ import annotations
 
 import re
+import unicodedata
 import uuid
 from datetime import date
 
-from django.db.models import Q
+from django.db.models import CharField, F, Func, Q
 
 from core import audit
 from core.access import require_staff
@@ -17,6 +18,13 @@ from directory.models import PatientIdentifier, PatientProfile, StaffMember
 
 SEARCH_LIMIT = 20
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _nfc(field: str) -> Func:
+    """A stored name in Unicode's composed form (NFC). Names are kept as sent, and the same letters arrive
+    composed from one keyboard ("é") and decomposed from another ("e" and U+0301), which compare unequal: search
+    compares both sides composed, so each finds the other."""
+    return Func(F(field), template="normalize(%(expressions)s, NFC)", output_field=CharField())
 
 
 def _out(profiles: list[PatientProfile], identity: Identity) -> list[dict]:
@@ -47,19 +55,20 @@ def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> 
     """Patients the caller may see whose name holds every word of ``q`` (in any order: "Nowak Alice" finds Alice
     Nowak), whose identifier value is ``q`` (an MRN typed into the box), or, for a YYYY-MM-DD ``q``, who were born
     that day."""
-    q = q.strip()
+    q = unicodedata.normalize("NFC", q.strip())
     by_identifier = PatientIdentifier.objects.filter(organization_id=identity.org_id, value__iexact=q).values(
         "patient_id")
     by_name = Q()
     for word in q.split()[:5]:
-        by_name &= Q(display_name__icontains=word)
+        by_name &= Q(name_nfc__icontains=word)
     condition = by_name | Q(patient_id__in=by_identifier)
     if ISO_DATE.fullmatch(q):
         try:
             condition |= Q(birth_date=date.fromisoformat(q))
         except ValueError:
             pass
-    profiles = PatientProfile.objects.filter(organization_id=identity.org_id).filter(condition).order_by(
+    profiles = PatientProfile.objects.filter(organization_id=identity.org_id).alias(
+        name_nfc=_nfc("display_name")).filter(condition).order_by(
         "display_name", "birth_date")[:limit]
     return _out(list(profiles), identity)
 
@@ -109,9 +118,10 @@ def staff_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> li
     """Staff subjects by name or subject, for an administrator granting access: refused to a patient's token (403,
     as registering one is), which would only ever find nobody."""
     require_staff(identity)
-    q = q.strip()
-    members = StaffMember.objects.filter(organization_id=identity.org_id).filter(
-        Q(display_name__icontains=q) | Q(actor_sub__iexact=q)).order_by("display_name")[:limit]
+    q = unicodedata.normalize("NFC", q.strip())
+    members = StaffMember.objects.filter(organization_id=identity.org_id).alias(
+        name_nfc=_nfc("display_name")).filter(Q(name_nfc__icontains=q) | Q(actor_sub__iexact=q)).order_by(
+        "display_name")[:limit]
     return [{"actor_sub": m.actor_sub, "display_name": m.display_name, "kind": m.kind} for m in members]
 
 

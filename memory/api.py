@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from contextlib import contextmanager
 from datetime import datetime
 
+from django.db import connection
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -10,7 +12,7 @@ from consent import purpose as purpose_of_use
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound, ValidationFailed
-from core.identity import commit_with_next_statement
+from core.identity import commit_with_next_statement, sent_with_next
 from core.serializers import (
     DateTimeIn,
     JSONObjectIn,
@@ -27,6 +29,7 @@ from memory.guardrails import guardrails_for
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
+from memory.types import registry as type_registry
 
 
 class MemoryOut(ModelOutSerializer):
@@ -176,9 +179,9 @@ class PatientMemoriesView(_MemoryView):
             params = MemoryListParams(data=request.query_params)
             params.is_valid(raise_exception=True)
             p = params.validated_data
-        rows = _list_rows(self.identity, patient_id, purpose=p.get("purpose"),
+        read = _list_rows(self.identity, patient_id, purpose=p.get("purpose"),
                           consent_purpose=p.get("consent_purpose"), memory_type=p.get("memory_type") or None)
-        return Response(_list_data(rows))
+        return Response(_list_data(read))
 
     # The list without parameters, answered without DRF's machinery when the token is known (core.api)
     @staticmethod
@@ -186,8 +189,8 @@ class PatientMemoriesView(_MemoryView):
         return _list_rows(identity, patient_id)
 
     @staticmethod
-    def quick_get_data(rows):
-        return _list_data(rows)
+    def quick_get_data(read):
+        return _list_data(read)
 
     @extend_schema(
         operation_id="memories_create",
@@ -211,21 +214,35 @@ class PatientMemoriesView(_MemoryView):
         return Response(deletion.memory_erase_patient(identity=self.identity, patient_id=patient_id))
 
 
-def _list_rows(identity, patient_id, *, purpose=None, consent_purpose=None, memory_type=None) -> list[tuple]:
+def _list_rows(identity, patient_id, *, purpose=None, consent_purpose=None, memory_type=None) -> tuple[list, dict]:
     """The list's one statement: the current memories with the read's audit row, and the COMMIT. Any refusal is
-    raised before anything commits."""
+    raised before anything commits. With them, the types they are rendered with (nothing is looked up after the
+    COMMIT, and the quick read renders after the identity is gone)."""
     purpose = purpose_of_use.read_purpose(identity, purpose=purpose, consent_purpose=consent_purpose)
-    commit_with_next_statement()  # the read, with its audit row, is the request's one statement
-    with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
-        return selectors.memory_list_current_rows(
-            identity=identity, patient_id=patient_id, memory_type=memory_type, consent_purpose=purpose,
-            audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
-                                         purpose=purpose, outcome_by_access=purpose is None,
-                                         require_purpose=purpose is not None))
+    with _types_sent_with_read(identity):
+        commit_with_next_statement()  # the read, with its audit row, is the request's one statement
+        with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
+            rows = selectors.memory_list_current_rows(
+                identity=identity, patient_id=patient_id, memory_type=memory_type, consent_purpose=purpose,
+                audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
+                                             purpose=purpose, outcome_by_access=purpose is None,
+                                             require_purpose=purpose is not None))
+    return rows, type_registry.cached_specs(identity.org_id, ((row[3], row[4]) for row in rows))
 
 
-def _list_data(rows: list[tuple]) -> dict:
-    specs: dict = {}
+@contextmanager
+def _types_sent_with_read(identity):
+    """The organisation's type versions this process has not looked up, asked in the same round trip as the read
+    the block runs (which may carry the COMMIT), and kept (memory.types.registry.uncached_statement)."""
+    with connection.cursor() as types:
+        with sent_with_next():
+            types.execute(*type_registry.uncached_statement(identity.org_id))
+        yield
+        type_registry.cache_rows(identity.org_id, types.fetchall())
+
+
+def _list_data(read: tuple[list, dict]) -> dict:
+    rows, specs = read
     return {"items": [memory_item(row, specs=specs) for row in rows]}
 
 
@@ -240,12 +257,13 @@ class MemoryDetailView(_MemoryView):
     def get(self, request, patient_id, memory_id):
         purpose = purpose_of_use.query_purpose(self.identity, request.query_params)
         if purpose is None:  # unnamed: the audit row takes the purpose the memory is kept for
-            commit_with_next_statement()  # the read, with its audit row, is the request's one statement
-            row = selectors.memory_read_row(
-                identity=self.identity, patient_id=patient_id, memory_id=memory_id,
-                audit=audit.insert_statement(action="memory.read", resource_type="memory", resource_id=memory_id,
-                                             patient_id=patient_id,
-                                             purpose_from=f"{selectors.READ_ROW_CTE}.consent_purpose"))
+            with _types_sent_with_read(self.identity):
+                commit_with_next_statement()  # the read, with its audit row, is the request's one statement
+                row = selectors.memory_read_row(
+                    identity=self.identity, patient_id=patient_id, memory_id=memory_id,
+                    audit=audit.insert_statement(action="memory.read", resource_type="memory",
+                                                 resource_id=memory_id, patient_id=patient_id,
+                                                 purpose_from=f"{selectors.READ_ROW_CTE}.consent_purpose"))
         else:  # commits at the end: a memory kept for another purpose is answered 404, its audit row rolled back
             with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
                 row = selectors.memory_read_row(

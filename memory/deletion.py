@@ -35,9 +35,11 @@ S = MemoryState
 
 def patient_may_edit(memory: Memory) -> bool:
     """Patients correct and delete what they may write themselves (their preferences and account facts), never
-    what the care team recorded."""
+    what the care team recorded. What an agent proposes the patient confirms, so it is theirs to delete too: an
+    organisation's type written by staff and agents only was kept, after the patient confirmed it, through their
+    deletion and their erasure of everything ("retained")."""
     spec = type_get(memory.memory_type, memory.type_version)
-    return spec is not None and "patient" in spec.writers
+    return spec is not None and bool({"patient", "agent_proposal"} & spec.writers)
 
 
 def _version_chain(memory: Memory) -> list[Memory]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.vocabulary import PURPOSES
+from memory.deletion import patient_may_edit
 from memory.lifecycle import memory_value
 from memory.models import Memory
 from memory.types import fact_text, type_get
@@ -54,6 +55,8 @@ def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABEL
         "purpose": PURPOSE_LABELS.get(memory.consent_purpose, memory.consent_purpose),
         "state": memory.state,
         "editable_by_patient": spec is not None and "patient" in spec.writers,
+        # what an agent proposed and the patient confirmed is theirs to delete, though not to correct
+        "deletable_by_patient": patient_may_edit(memory),
     }
 
 

@@ -18,7 +18,7 @@ from consent import purpose as purpose_of_use
 from consent.access import may_access
 from core import audit
 from core.api import ScopedAPIView
-from core.errors import NoConsentOrAccess
+from core.errors import Forbidden, NoConsentOrAccess
 from core.identity import Identity
 from core.serializers import DateTimeIn, StrictSerializer
 from core.vocabulary import PURPOSES
@@ -41,7 +41,12 @@ def _dumps(value) -> str:
 
 def _require_access(identity: Identity, patient_id: uuid.UUID) -> None:
     """The patient themself, or staff with access for at least one purpose; the same answer otherwise, whether
-    or not the patient exists."""
+    or not the patient exists. Never an agent: acting for the patient, it would get the whole record (care
+    context kept for a purpose the patient gave it no consent for, other purposes' memories and conversations,
+    who has access), when each of its reads is held to its purpose and the patient's consent."""
+    if identity.is_agent:
+        raise Forbidden("the patient or staff export a record; an agent reads for a purpose",
+                        code="agent_cannot_export")
     if identity.is_patient(patient_id):
         return
     if not any(may_access(patient_id=patient_id, purpose=p) for p, _ in PURPOSES):

@@ -146,6 +146,23 @@ def medication_statement(m: dict, patient_id) -> dict:
     return resource
 
 
+def _fact_fields(name: str, value) -> list[dict]:
+    """A fact's field as sub-extensions: a list repeats it once per item, an object (an organisation's type may
+    nest one) is a complex sub-extension of its own fields, and a yes/no reads as JSON writes it (``true``).
+    FHIR has no empty string (the library refuses ``""``, which stopped the whole export half-way): a field
+    holding one is left out, as a field the fact does not give is; the ``text`` says what the fact holds."""
+    if isinstance(value, list):
+        return [field for item in value for field in _fact_fields(name, item)]
+    if isinstance(value, dict):
+        nested = [field for key, item in value.items() for field in _fact_fields(key, item)]
+        return [{"url": name, "extension": nested}] if nested else []
+    if isinstance(value, bool):
+        return [{"url": name, "valueString": "true" if value else "false"}]
+    if value is None or value == "":
+        return []
+    return [{"url": name, "valueString": str(value)}]
+
+
 def preference(m: dict, patient_id) -> dict:
     """Profile ``anamnesis-preference`` on Basic (docs/fhir.md): the memory type as code, each field of the typed
     fact as a sub-extension of ``preference-fact`` (lists repeat the sub-extension), the plain-language text."""
@@ -153,10 +170,8 @@ def preference(m: dict, patient_id) -> dict:
     # the memory type stands in for it.
     fields = [{"url": "kind", "valueCode": m["fact"].get("kind") or m["memory_type"]}]
     for name, value in m["fact"].items():
-        if name == "kind":
-            continue
-        for item in value if isinstance(value, list) else [value]:
-            fields.append({"url": name, "valueString": str(item)})
+        if name != "kind":
+            fields += _fact_fields(name, value)
     fields.append({"url": "text", "valueString": m["text"]})
     fields.append({"url": "purpose", "valueCode": m["consent_purpose"]})
     return {

@@ -261,3 +261,20 @@ def test_ordinary_names_in_any_script_are_kept_as_sent(world, name):
 def test_spaces_around_a_name_are_trimmed_as_before(world):
     r = directory_admin(world).post("/v1/patients", {"display_name": "  Ann Lee\u00a0 "})
     assert r.status_code == 201 and r.json()["display_name"] == "Ann Lee", r.content
+
+
+def test_a_name_is_found_whether_its_letters_come_composed_or_decomposed(world):
+    """"José" typed on one keyboard is U+00E9, on another "e" and U+0301: the same name, so each finds the other
+    (the search found only the form it was stored in)."""
+    composed, decomposed = "Jos\u00e9 M\u00fcller", "Jose\u0301 Mu\u0308ller"
+    admin = directory_admin(world)
+    register(world, composed, "1970-01-01", "MRN-NFC1")
+    register(world, "Zo\u0308e\u0308 Nowak", "1971-01-01", "MRN-NFD1")
+    for q in (composed, decomposed, "jose\u0301", "M\u00dcLLER", "MU\u0308LLER"):
+        assert [p["display_name"] for p in admin.get("/v1/patients", {"q": q}).json()["items"]] == [composed], q
+    for q in ("Z\u00f6\u00eb", "zo\u0308e\u0308", "Z\u00d6\u00cb"):
+        assert [p["display_name"] for p in admin.get("/v1/patients", {"q": q}).json()["items"]] == [
+            "Zo\u0308e\u0308 Nowak"], q
+    assert admin.post("/v1/staff", {"actor_sub": "nurse-j", "display_name": "Ren\u00e9e Dupont"}).status_code == 201
+    for q in ("Rene\u0301e", "ren\u00e9e"):
+        assert [s["actor_sub"] for s in admin.get("/v1/staff", {"q": q}).json()["items"]] == ["nurse-j"], q

@@ -400,13 +400,19 @@ def test_only_administrators_with_the_scope_add_types(world):
 
 # --- revisions --------------------------------------------------------------------------------------------
 
-def test_a_revised_type_keeps_old_memories_readable(world):
+def clinic_dressing_changes(world):
+    """The wound care type, and patient A's memory of it (at the clinic): (the patient's client, the memory)."""
     assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
     cid = world.consent(world.patient_a)
     patient = world.patient(world.patient_a)
     old = patient.post(mem_path(world.patient_a), {
         "memory_type": "dressing_change_preference", "fact": {"place": "clinic"},
         "consent_purpose": "appointment_scheduling", "consent_record_id": cid}).json()["memory"]
+    return patient, old
+
+
+def test_a_revised_type_keeps_old_memories_readable(world):
+    patient, old = clinic_dressing_changes(world)
     # Version 2 adds a place and a field, and words the sentence differently.
     schema = wound_care_type()["schema"]
     schema["properties"]["place"] = {"enum": ["home", "clinic", "pharmacy"]}
@@ -425,6 +431,61 @@ def test_a_revised_type_keeps_old_memories_readable(world):
     assert r.json()["type_version"] == 2 and r.json()["text"] == "Dressing changes at pharmacy in the morning"
     versions = admin(world).get("/v1/memory-types/dressing_change_preference").json()["versions"]
     assert [v["version"] for v in versions] == [2, 1]
+
+
+def test_a_process_that_has_not_seen_an_organisation_type_lists_and_reads_its_memories(committed_db, world):
+    """A web worker that never looked the type up (the other worker, or any after a restart) renders a memory of
+    an organisation's type after the read's COMMIT, which travels with the read: the list was a 500 ("no statement
+    may follow it") on DRF's path, and on the quick path the memory read as its type's name ("dressing change
+    preference") with the built-in guardrails. The versions it needs come with the read."""
+    from memory.types import registry
+
+    patient, old = clinic_dressing_changes(world)
+    schema = wound_care_type()["schema"]
+    schema["properties"]["place"] = {"enum": ["home", "clinic", "pharmacy"]}
+    assert admin(world).post("/v1/memory-types/dressing_change_preference/versions", wound_care_type(
+        schema=schema, text="Dressing changes at {place}")).status_code == 201
+    one = f"{mem_path(world.patient_a)}/{old['memory_id']}"
+    named = {"purpose": "appointment_scheduling"}  # DRF's path; without parameters, the quick read's
+    for path, params in ((mem_path(world.patient_a), None), (mem_path(world.patient_a), named), (one, None),
+                         (one, named)):
+        registry._cache.clear()  # as in a process that has not looked the type up
+        r = patient.get(path, params)
+        assert r.status_code == 200, (path, r.content)
+        item = r.json()["items"][0] if "items" in r.json() else r.json()
+        assert (item["type_version"], item["text"]) == (1, "Dressing changes: at the clinic"), path
+        assert item["guardrails"] == old["guardrails"]
+
+
+def test_a_fact_whose_free_text_hides_what_it_holds_is_refused_naming_the_character(world):
+    """A fact's text is what the patient's page and the staff console show and search embeds: a direction override
+    ("see \u202efiler" displays as "see relif") or a control character was stored as sent, while every other free
+    text people read refuses them. Tab and line breaks stay; nothing is written."""
+    schema = wound_care_type()["schema"]
+    schema["properties"]["note"] = {"type": "string", "maxLength": 60}
+    assert admin(world).post("/v1/memory-types", wound_care_type(
+        schema=schema, text="Dressing changes: at {place}[ ({note})]")).status_code == 201
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+
+    def record(note):
+        return patient.post(mem_path(world.patient_a), {
+            "memory_type": "dressing_change_preference", "fact": {"place": "home", "note": note},
+            "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+
+    for note, code_point in (("see \u202efiler", "U+202E"), ("ring \u2066twice\u2069", "U+2066"),
+                             ("bell\u0007", "U+0007"), ("esc\u001b[31m", "U+001B")):
+        r = record(note)
+        assert r.status_code == 422, r.content
+        [error] = r.json()["errors"]
+        assert (error["field"], error["code"]) == ("fact.note", "unstorable_character") and code_point in error[
+            "message"], error
+    assert patient.get(mem_path(world.patient_a)).json()["items"] == []
+    kept = record("ring twice,\tthen wait\nat the back door")
+    assert kept.status_code == 201, kept.content
+    r = patient.post(f"{mem_path(world.patient_a)}/{kept.json()['memory_id']}/correct",
+                     {"fact": {"place": "home", "note": "\u202egnir"}})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "unstorable_character", r.content
 
 
 def test_a_revision_current_memories_would_not_satisfy_is_refused_listing_what_breaks(world):

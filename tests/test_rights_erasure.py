@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from tests.conftest import database_contains, memory_body
-from tests.support import Api
+from tests.support import PATIENT_SCOPES, Api, mint
 
 SUBMIT = "submit_prior_authorization"
 SECRET_MEMBER = "MEMBER-ZX81-QUOKKA"
@@ -238,3 +238,37 @@ def test_deleting_a_preferred_name_clears_the_tool_results_that_hold_the_name_al
     assert copies["erased"] == [{"session_id": sid, "turns": [1]}], copies
     text = str(context(patient, sid))
     assert name.upper() not in text and "thu-1430" in text
+
+
+PARKING = {  # an organisation's preference that staff record and agents propose, the patient confirming
+    "name": "parking_pref", "memory_class": "preference", "label": "Parking", "purposes": ["appointment_scheduling"],
+    "writers": ["staff", "agent_proposal"], "supersession": ["spot"], "text": "Parking: {spot}",
+    "schema": {"type": "object", "additionalProperties": False, "required": ["spot"],
+               "properties": {"spot": {"enum": ["disabled_bay", "drop_off"]}}},
+}
+
+
+@pytest.mark.django_db
+def test_a_patient_deletes_a_preference_they_confirmed_from_an_agents_proposal(world):
+    """The patient confirmed it (it is theirs), then their deletion was 403 staff_only ("clinical facts are
+    removed by the care team") and their erasure of everything kept it as retained."""
+    assert world.staff("type-admin", scope="memory_type:write memory:read").post(
+        "/v1/memory-types", PARKING).status_code == 201
+    cid = world.consent(world.patient_a)
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                     scope=PATIENT_SCOPES, act="scheduling-agent"))
+    me = world.patient(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    confirmed = []
+    for spot in ("drop_off", "disabled_bay"):
+        r = agent.post(path, {"memory_type": "parking_pref", "fact": {"spot": spot},
+                              "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+        assert r.status_code == 201 and r.json()["status"] == "proposed", r.content
+        assert me.post(f"{path}/{r.json()['memory_id']}/confirm", {}).status_code == 200
+        confirmed.append(r.json()["memory_id"])
+    r = delete(me, f"{path}/{confirmed[0]}")
+    assert r.status_code == 200, r.content
+    assert r.json()["memory_ids"] == [confirmed[0]]
+    receipt = delete(me, path).json()
+    assert receipt["retained"] == [] and receipt["memory_ids"] == [confirmed[1]], receipt
+    assert me.get(path).json()["items"] == []

@@ -9,9 +9,11 @@ from datetime import timedelta
 import pytest
 from fhir.resources.R4B.bundle import Bundle
 
+from core.identity import Identity, identity_context
+from core.models import AuditEvent
 from rights.fhir import MODELS
 from tests.conftest import memory_body
-from tests.support import PATIENT_SCOPES, Api, without_timestamps
+from tests.support import PATIENT_SCOPES, Api, mint, without_timestamps
 from tests.test_conversations_lifecycle import travel
 
 EXPORT_SCOPES = PATIENT_SCOPES + " export:read"
@@ -430,3 +432,61 @@ def test_an_expired_conversation_is_exported_as_expired_without_slots_or_tool_re
     turns = {t["role"]: t for t in body["conversation_turns"]}
     assert turns["tool"]["tool_result"] is None and "thu-1430" not in json.dumps(body)
     assert turns["user"]["content"] == "Thursday after 2pm"
+
+
+VISIT_NOTE = {  # an organisation's type with free text, a yes/no, a number and a nested object
+    "name": "visit_note_pref", "memory_class": "preference", "label": "Visit notes",
+    "purposes": ["appointment_scheduling"], "writers": ["patient", "staff"], "supersession": [],
+    "text": "Visit note: {note}[, flag {flag}][, count {n}]",
+    "schema": {"type": "object", "additionalProperties": False, "required": ["note"], "properties": {
+        "note": {"type": "string", "maxLength": 50}, "flag": {"type": "boolean"},
+        "n": {"type": "integer", "minimum": 0, "maximum": 10},
+        "where": {"type": "object", "additionalProperties": False,
+                  "properties": {"room": {"type": "string", "maxLength": 10}}}}},
+}
+
+
+@pytest.mark.django_db
+def test_fhir_export_holds_empty_text_yes_no_and_nested_fields_of_an_organisation_type(world):
+    """A fact with an empty text field ("" is a valid fact, and FHIR has no empty string) made the library refuse
+    the Basic resource half-way through the stream: the patient's FHIR download ended short, every time."""
+    assert world.staff("type-admin", scope="memory_type:write memory:read").post(
+        "/v1/memory-types", VISIT_NOTE).status_code == 201
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    cid = world.consent(world.patient_a)
+    for fact in ({"note": ""}, {"note": "ok", "flag": True, "n": 0, "where": {"room": "B2"}},
+                 {"note": "x", "where": {"room": ""}}):
+        r = me.post(f"/v1/patients/{world.patient_a}/memories", {
+            "memory_type": "visit_note_pref", "fact": fact, "consent_purpose": "appointment_scheduling",
+            "consent_record_id": cid})
+        assert r.status_code == 201, r.content
+    bundle = export(me, world.patient_a, "fhir")  # the whole stream, not cut off half-way
+    Bundle.model_validate(bundle)
+    facts = [[sub for sub in ext["extension"] if sub["url"] not in ("kind", "text", "purpose")]
+             for entry in bundle["entry"] if entry["resource"]["resourceType"] == "Basic"
+             for ext in entry["resource"]["extension"] if ext["url"].endswith("preference-fact")]
+    assert sorted((sorted(f, key=lambda sub: sub["url"]) for f in facts), key=len) == [
+        [], [{"url": "note", "valueString": "x"}],
+        [{"url": "flag", "valueString": "true"}, {"url": "n", "valueString": "0"},
+         {"url": "note", "valueString": "ok"}, {"url": "where", "extension": [{"url": "room", "valueString": "B2"}]}]]
+
+
+@pytest.mark.django_db
+def test_an_agent_acting_for_the_patient_cannot_export_the_whole_record(world):
+    """Each of an agent's reads is held to its purpose and the patient's consent for it: the export gave it all of
+    the record instead (a care context allergy its list is refused, 403 purpose_not_permitted, who has access, the
+    whole access history). The refusal is audited."""
+    seeded = seed_patient(world, world.patient_a)
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                     scope=EXPORT_SCOPES, act="scheduling-agent"))
+    assert agent.get(f"/v1/patients/{world.patient_a}/memories",
+                     {"purpose": "care_coordination"}).json()["code"] == "purpose_not_permitted"
+    for fmt in ("json", "fhir"):
+        problem = export(agent, world.patient_a, fmt, status=403)
+        assert problem["code"] == "agent_cannot_export", problem
+    assert export(agent, world.patient_b, status=403)["code"] == "agent_cannot_export"  # nothing said of B
+    assert len(export(seeded["me"], world.patient_a)["memories"]) == 5  # the patient in person still does
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        refused = list(AuditEvent.objects.filter(organization_id=world.org, action="patient.export",
+                                                 outcome="denied").values_list("reason", flat=True))
+    assert refused == ["agent_cannot_export"] * 3

@@ -21,8 +21,9 @@ from jsonschema import Draft202012Validator, ValidationError, validators
 from referencing import Registry
 from referencing.exceptions import NoSuchResource, Unresolvable
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 
-from core.serializers import schema_error_message
+from core.serializers import schema_error_message, text_problem
 from memory.types.registry import type_get
 from memory.types.spec import (
     MAX_ATTRIBUTE,
@@ -65,8 +66,13 @@ def validate_fact_spec(memory_type: str, fact, version: int | None = None) -> tu
     return spec, attribute, normalised
 
 
-def fact_validate(spec: TypeSpec, fact: Any) -> tuple[str, dict]:
-    """Return (attribute, normalised fact) or raise :class:`FactInvalid` with errors keyed by field path."""
+def fact_validate(spec: TypeSpec, fact: Any, *, readable: bool = True) -> tuple[str, dict]:
+    """Return (attribute, normalised fact) or raise :class:`FactInvalid` with errors keyed by field path.
+
+    ``readable``: free text holds nothing a reader cannot see (:func:`core.serializers.text_problem`: control
+    characters other than tab and line breaks, direction controls), as every other free text people read; a fact's
+    text is shown on the patient's page and the staff console, and embedded for search. False only to re-check a
+    stored fact against a revision (what was stored before this rule is not the revision's to refuse)."""
     if not isinstance(fact, dict):
         raise FactInvalid({"fact": ["must be an object"]})
     branch = spec.branch_for(fact)
@@ -92,6 +98,8 @@ def fact_validate(spec: TypeSpec, fact: Any) -> tuple[str, dict]:
             _put(detail, ["fact", *path] if path else ["fact"], schema_error_message(error))
     for path in _over_long(fact, []):
         _put(detail, ["fact", *path], f"at most {MAX_FACT_TEXT_CHARS} characters")
+    for path, problem in _unreadable(fact, []) if readable else ():
+        _put(detail, ["fact", *path], ErrorDetail(problem, code="unstorable_character"))
     if not detail:
         for first, second, message in branch.get("x-ascending", []):
             if fact.get(first) is not None and fact.get(second) is not None and fact[first] >= fact[second]:
@@ -167,16 +175,24 @@ def _put(detail: dict, path: list[str], message: str) -> None:
         node[path[-1]].append(message)
 
 
-def _over_long(value: Any, path: list[str]):
+def _strings(value: Any, path: list[str]):
+    """Every text in a fact, with its field path."""
     if isinstance(value, str):
-        if len(value) > MAX_FACT_TEXT_CHARS:
-            yield path
+        yield path, value
     elif isinstance(value, dict):
         for key, child in value.items():
-            yield from _over_long(child, [*path, str(key)])
+            yield from _strings(child, [*path, str(key)])
     elif isinstance(value, list):
         for i, child in enumerate(value):
-            yield from _over_long(child, [*path, str(i)])
+            yield from _strings(child, [*path, str(i)])
+
+
+def _over_long(value: Any, path: list[str]):
+    return (where for where, text in _strings(value, path) if len(text) > MAX_FACT_TEXT_CHARS)
+
+
+def _unreadable(value: Any, path: list[str]):
+    return ((where, problem) for where, text in _strings(value, path) if (problem := text_problem(text)) is not None)
 
 
 # --- the validator ---------------------------------------------------------------------------------------------

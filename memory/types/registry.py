@@ -67,6 +67,43 @@ def _spec_from_row(row) -> TypeSpec | None:
         return None
 
 
+def uncached_statement(org_id: uuid.UUID) -> tuple[str, list]:
+    """A statement for the organisation's type versions this process has not looked up (with their definitions),
+    to send with a read that carries its block's COMMIT (the memory list, a read by id): nothing may be looked up
+    after that COMMIT, so the versions its memories are rendered with must come with it. Usually no rows.
+    :func:`cache_rows` takes its answer."""
+    with _cache_lock:
+        known = [f"{name}:{version}" for org, name, version in _cache if org == org_id]
+    return ("SELECT type_id, name, version, definition FROM memory_type WHERE organization_id = %s "
+            "AND NOT (name || ':' || version::text = ANY(%s::text[]))", [org_id, known])
+
+
+def cache_rows(org_id: uuid.UUID, rows: Iterable[tuple]) -> None:
+    """Keep the answer of :func:`uncached_statement` in this process's cache."""
+    from memory.models import MemoryType
+
+    for type_id, name, version, definition in rows:
+        row = MemoryType(type_id=type_id, organization_id=org_id, name=name, version=version,
+                         definition=json.loads(definition) if isinstance(definition, str) else definition)
+        _cache_put((org_id, name, version), _spec_from_row(row))
+
+
+def cached_specs(org_id: uuid.UUID, keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], tuple]:
+    """``memory.rendering.memory_item``'s ``specs`` for ``keys`` (type, version), from the catalogue and this
+    process's cache only (no statement): what renders a read's memories after its COMMIT and identity are gone."""
+    specs: dict[tuple[str, int], tuple] = {}
+    for name, version in set(keys):
+        builtin = builtin_catalogue().get(name)
+        if builtin is not None:
+            spec = builtin.get(version)
+            specs[(name, version)] = (spec, spec or builtin[max(builtin)])
+        elif (org_id, name, version) in _cache:
+            spec = _cache[(org_id, name, version)]
+            if spec is not None:
+                specs[(name, version)] = (spec, spec)
+    return specs
+
+
 def revision_lock_key(org_id: uuid.UUID, name: str) -> str:
     """The advisory lock of one organisation type: revisions take it exclusively, memory writes shared, so a
     revision never slips in between a write's check of the fact and its insert."""

@@ -113,7 +113,7 @@ def revision_breakages(*, identity: Identity, spec: TypeSpec) -> list[dict]:
             breaks.append({"memory_id": str(memory_id), "field": "consent_purpose", "code": "breaks_memory",
                            "message": f"kept for {purpose}, which the revision's purposes leave out"})
         try:
-            fact_validate(spec, fact)
+            fact_validate(spec, fact, readable=False)
         except FactInvalid as exc:
             breaks += [{"memory_id": str(memory_id), "field": path, "message": message, "code": "breaks_memory"}
                        for path, message in _paths(exc.detail)]

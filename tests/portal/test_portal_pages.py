@@ -293,6 +293,30 @@ def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
     assert client.post(f"/me/proposals/{uuid.uuid4()}/confirm/").status_code == 404
 
 
+def test_a_preference_the_patient_confirmed_from_a_proposal_has_a_delete_on_its_card(alice, world):
+    """An organisation's type that staff record and agents propose: the patient confirms it, so it is theirs to
+    delete (not to correct). Its card said "Recorded by your care team; ask them to change it", with no Delete."""
+    from tests.test_rights_erasure import PARKING
+
+    assert world.staff("type-admin", scope="memory_type:write memory:read").post(
+        "/v1/memory-types", PARKING).status_code == 201
+    agent = Identity(org_id=world.org, actor_sub="agent-x", actor_kind=ACTOR_STAFF, scopes=frozenset({"memory:write"}))
+    world.grant(world.patient_a, "agent-x", "appointment_scheduling")
+    with identity_context(agent):
+        proposed = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="parking_pref",
+                                  fact={"spot": "drop_off"}, consent_purpose="appointment_scheduling",
+                                  consent_record_id=alice["consent"], source_ref="turn:1")[0].memory_id
+    client = alice["client"]
+    client.post(f"/me/proposals/{proposed}/confirm/")
+    page = client.get("/me/").content.decode()
+    card = page[page.index(f'data-memory-id="{proposed}"'):]
+    card = card[:card.index("</li>")]
+    assert "Parking: drop off" in card, card
+    assert f'href="/me/preferences/{proposed}/delete/"' in card and "/correct/" not in card, card
+    response = client.post(f"/me/preferences/{proposed}/delete/", {"confirm": "yes"}, follow=True)
+    assert response.status_code == 200 and "Deleted: 1 record" in response.content.decode()
+
+
 def test_forms_without_the_csrf_token_are_refused(world, people, dev_idp):
     from tests.portal.conftest import login
 
