@@ -98,6 +98,10 @@ def test_intent(text, intent):
     ("no mornings or evenings please", (), ("morning", "evening")),
     ("mornings don't work for me", (), ("morning",)),
     ("anything but mornings", (), ("morning",)),
+    # "any time but" is "anything but": a negation, never a preference for what it excludes
+    ("any time but mornings", (), ("morning",)),
+    ("Anytime but mornings please", (), ("morning",)),
+    ("I can come any day but I need the afternoon", ("afternoon",), ()),
     ("I'd prefer the afternoon", ("afternoon",), ()),
     ("I don't mind mornings", ("morning",), ()),
     ("Good morning, I need a slot in the afternoon", ("afternoon",), ()),
@@ -116,6 +120,8 @@ def test_periods_keep_their_negation(text, preferred, excluded):
     ("weekends are out", (), ("saturday", "sunday")),
     ("not before 10 on thursday", ("thursday",), ()),
     ("I called last Monday", (), ()),
+    ("any day but Monday", (), ("monday",)),
+    ("Any time but Mondays, after 2pm", (), ("monday",)),
 ])
 def test_days_keep_their_negation(text, preferred, excluded):
     p = parse_turn(text)
@@ -132,6 +138,7 @@ def test_days_keep_their_negation(text, preferred, excluded):
     ("no later than 16:00", [(LATEST, "16:00")]),
     ("no earlier than 9:30am", [(EARLIEST, "09:30")]),
     ("nothing before 10", [(EARLIEST, "10:00")]),
+    ("any time but before 10", [(EARLIEST, "10:00")]),
     ("I'm busy until 2pm", [(EARLIEST, "14:00")]),
     ("between 2 and 4pm", [(EARLIEST, "14:00"), (LATEST, "16:00")]),
     ("10am onwards", [(EARLIEST, "10:00")]),
