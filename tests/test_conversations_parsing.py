@@ -167,6 +167,17 @@ def test_what_cannot_be_read_safely_becomes_a_question(text, code, candidates):
     assert questions[0].question.endswith("?")
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("before 10 30", []),  # 10:30 said with a space: never the earlier 10:00
+    ("not after 10 30 please", []),
+    ("after 2 30 pm", []),
+    ("before 3pm 2 weeks from now", [(LATEST, "15:00")]),
+    ("after 10:30 2 days a week", [(EARLIEST, "10:30")]),
+])
+def test_an_hour_followed_by_another_number_is_not_read_as_the_whole_hour(text, expected):
+    assert times(text) == expected
+
+
 def test_ambiguous_question_offers_both_readings():
     _, [q] = parse_time_preferences("after 3")
     assert q.kind == EARLIEST

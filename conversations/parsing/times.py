@@ -14,7 +14,8 @@ LATEST = "latest_time"
 AMBIGUOUS_BARE_HOURS = range(1, 8)
 
 _CLOCK = (
-    r"(?:(?<![\w:./])(?P<{p}h>\d{{1,2}})(?:[:.](?P<{p}m>\d{{2}}))?(?:\s*o'?clock)?"
+    # "10 30" is not 10:00 followed by something else: an hour without minutes is not followed by another number
+    r"(?:(?<![\w:./])(?P<{p}h>\d{{1,2}})(?:[:.](?P<{p}m>\d{{2}})|(?!\s+\d))(?:\s*o'?clock)?"
     r"(?:\s*(?P<{p}ampm>a\.?\s?m\b\.?|p\.?\s?m\b\.?|in the (?:morning|afternoon|evening)\b|at night\b"
     r"|tonight\b))?(?:\s*o'?clock)?"
     r"(?![\w:/]|\.\d)(?!\s*(?:min|mins|minute|minutes|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|"
