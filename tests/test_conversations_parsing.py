@@ -368,6 +368,17 @@ OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
     ("the 2 o'clock one", "A1"),
     ("16:30 works", "A4"),
     ("yes", None),  # two offers: "yes" does not say which
+    # a slot named to reject it is never the one selected
+    ("not the 2 o'clock one", None),
+    ("I can't make 16:30", None),
+    ("16:30 is too late", None),
+    ("the first one won't work", None),
+    ("not A4", None),
+    ("A1 is no good", None),
+    ("not the first, the second", "A4"),
+    # a number that is part of another time is not an hour ("half past 2" is not 2 o'clock)
+    ("anything before half past 2", None),
+    ("before quarter to 2", None),
 ])
 def test_follow_up_references_resolve_against_the_offers(reply, chosen):
     state = fold(SEED_TURN_1, SEED_TURN_2, OFFER, reply)
