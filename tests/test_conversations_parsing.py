@@ -106,6 +106,8 @@ def test_intent(text, intent):
     ("I don't mind mornings", ("morning",), ()),
     ("Good morning, I need a slot in the afternoon", ("afternoon",), ()),
     ("I need time for my morning medication", (), ()),
+    ("I work mornings", (), ("morning",)),
+    ("I work best in the mornings", ("morning",), ()),
 ])
 def test_periods_keep_their_negation(text, preferred, excluded):
     p = parse_turn(text)
@@ -139,6 +141,10 @@ def test_days_keep_their_negation(text, preferred, excluded):
     ("no earlier than 9:30am", [(EARLIEST, "09:30")]),
     ("nothing before 10", [(EARLIEST, "10:00")]),
     ("any time but before 10", [(EARLIEST, "10:00")]),
+    # working until a time is being busy until it
+    ("I work until 5pm", [(EARLIEST, "17:00")]),
+    ("I'm working till 4pm on Fridays", [(EARLIEST, "16:00")]),
+    ("I've got work until 2pm", [(EARLIEST, "14:00")]),
     ("I'm busy until 2pm", [(EARLIEST, "14:00")]),
     ("between 2 and 4pm", [(EARLIEST, "14:00"), (LATEST, "16:00")]),
     ("10am onwards", [(EARLIEST, "10:00")]),

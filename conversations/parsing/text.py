@@ -28,7 +28,10 @@ _BOUNDARY = re.compile(
 _NEGATOR = re.compile(
     r"\b" + _ANY_BUT + r"|\b(?:can't|cant|cannot|can not|couldn't|could not|won't|will not|wouldn't|would not|"
     r"unable to|not|no|never|don't|dont|do not|doesn't|does not|isn't|aren't|nothing|none|except|excluding|avoid|"
-    r"other than|apart from|without|busy|unavailable|tied up|at work)\b")
+    r"other than|apart from|without|busy|unavailable|tied up|at work)\b"
+    # "I work until 5pm" is busy until 5pm (an earliest time), but "I work best in the mornings" is no negation
+    r"|\b(?:i|we)(?: work|'m working| am working|'re working| are working)\b(?! (?:best|better|well)\b)"
+    r"|\b(?:i|we)(?: have|'ve got| have got) work\b")
 # Phrases that contain a negator word but do not negate what follows.
 NOT_NEGATION = re.compile(
     r"\b(?:don't|dont|do not|doesn't|does not|wouldn't|would not|never) mind\b|\bno problem\b|\bnot a problem\b"
