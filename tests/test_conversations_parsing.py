@@ -141,6 +141,19 @@ def test_days_keep_their_negation(text, preferred, excluded):
     ("no earlier than 9:30am", [(EARLIEST, "09:30")]),
     ("nothing before 10", [(EARLIEST, "10:00")]),
     ("any time but before 10", [(EARLIEST, "10:00")]),
+    # a negative predicate after the time excludes the times it names
+    ("before 9 is too early", [(EARLIEST, "09:00")]),
+    ("anything after 5pm is too late", [(LATEST, "17:00")]),
+    ("after 4pm doesn't work for me", [(LATEST, "16:00")]),
+    ("before 10 won't work", [(EARLIEST, "10:00")]),
+    ("Anything before 10am is out", [(EARLIEST, "10:00")]),
+    ("after 4pm is impossible", [(LATEST, "16:00")]),
+    ("after 4pm is not a problem", [(EARLIEST, "16:00")]),
+    ("after 4pm won't be a problem", [(EARLIEST, "16:00")]),
+    ("after 2pm is fine", [(EARLIEST, "14:00")]),
+    # a negation reaches the alternative joined by "or"
+    ("I can't do before 10 or after 4pm", [(EARLIEST, "10:00"), (LATEST, "16:00")]),
+    ("not before 10 or after 4pm", [(EARLIEST, "10:00"), (LATEST, "16:00")]),
     # working until a time is being busy until it
     ("I work until 5pm", [(EARLIEST, "17:00")]),
     ("I'm working till 4pm on Fridays", [(EARLIEST, "16:00")]),
