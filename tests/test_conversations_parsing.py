@@ -123,6 +123,12 @@ def test_periods_keep_their_negation(text, preferred, excluded):
     ("not before 10 on thursday", ("thursday",), ()),
     ("I called last Monday", (), ()),
     ("any day but Monday", (), ("monday",)),
+    # a range of days is every day in it, not its two ends
+    ("Monday to Friday", ("monday", "tuesday", "wednesday", "thursday", "friday"), ()),
+    ("I'm free Monday-Wednesday", ("monday", "tuesday", "wednesday"), ()),
+    ("not Thursday through Saturday", (), ("thursday", "friday", "saturday")),
+    ("Friday to Monday", ("friday", "saturday", "sunday", "monday"), ()),
+    ("I prefer Monday to Friday", ("monday",), ()),  # a comparison, not a range
     ("Any time but Mondays, after 2pm", (), ("monday",)),
 ])
 def test_days_keep_their_negation(text, preferred, excluded):
