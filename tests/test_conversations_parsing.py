@@ -107,6 +107,8 @@ def test_intent(text, intent):
     ("Good morning, I need a slot in the afternoon", ("afternoon",), ()),
     ("I need time for my morning medication", (), ()),
     ("I work mornings", (), ("morning",)),
+    ("mornings are too early for me", (), ("morning",)),
+    ("evenings are too late", (), ("evening",)),
     ("I work best in the mornings", ("morning",), ()),
 ])
 def test_periods_keep_their_negation(text, preferred, excluded):
@@ -129,6 +131,9 @@ def test_periods_keep_their_negation(text, preferred, excluded):
     ("not Thursday through Saturday", (), ("thursday", "friday", "saturday")),
     ("Friday to Monday", ("friday", "saturday", "sunday", "monday"), ()),
     ("I prefer Monday to Friday", ("monday",), ()),  # a comparison, not a range
+    ("Mondays are a no", (), ("monday",)),
+    ("I'm away on Friday", (), ("friday",)),
+    ("I'm on holiday Monday to Wednesday", (), ("monday", "tuesday", "wednesday")),
     ("Any time but Mondays, after 2pm", (), ("monday",)),
 ])
 def test_days_keep_their_negation(text, preferred, excluded):
@@ -164,6 +169,7 @@ def test_days_keep_their_negation(text, preferred, excluded):
     ("I work until 5pm", [(EARLIEST, "17:00")]),
     ("I'm working till 4pm on Fridays", [(EARLIEST, "16:00")]),
     ("I've got work until 2pm", [(EARLIEST, "14:00")]),
+    ("I'm away until 3pm", [(EARLIEST, "15:00")]),
     ("I'm busy until 2pm", [(EARLIEST, "14:00")]),
     ("between 2 and 4pm", [(EARLIEST, "14:00"), (LATEST, "16:00")]),
     ("10am onwards", [(EARLIEST, "10:00")]),

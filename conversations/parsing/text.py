@@ -28,7 +28,7 @@ _BOUNDARY = re.compile(
 _NEGATOR = re.compile(
     r"\b" + _ANY_BUT + r"|\b(?:can't|cant|cannot|can not|couldn't|could not|won't|will not|wouldn't|would not|"
     r"unable to|not|no|never|don't|dont|do not|doesn't|does not|isn't|aren't|nothing|none|except|excluding|avoid|"
-    r"other than|apart from|without|busy|unavailable|tied up|at work)\b"
+    r"other than|apart from|without|busy|unavailable|tied up|at work|away|on holiday|on vacation)\b"
     # "I work until 5pm" is busy until 5pm (an earliest time), but "I work best in the mornings" is no negation
     r"|\b(?:i|we)(?: work|'m working| am working|'re working| are working)\b(?! (?:best|better|well)\b)"
     r"|\b(?:i|we)(?: have|'ve got| have got) work\b")
