@@ -132,6 +132,9 @@ def test_periods_keep_their_negation(text, preferred, excluded):
     ("Friday to Monday", ("friday", "saturday", "sunday", "monday"), ()),
     ("I prefer Monday to Friday", ("monday",), ()),  # a comparison, not a range
     ("Mondays are a no", (), ("monday",)),
+    ("Tuesday afternoon is out", (), ("tuesday",)),  # as "can't do Tuesday afternoon": never preferred
+    ("Tuesday afternoons don't work", (), ("tuesday",)),
+    ("Tuesday afternoon is great", ("tuesday",), ()),
     ("I'm away on Friday", (), ("friday",)),
     ("I'm on holiday Monday to Wednesday", (), ("monday", "tuesday", "wednesday")),
     ("Any time but Mondays, after 2pm", (), ("monday",)),

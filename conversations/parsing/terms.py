@@ -14,9 +14,10 @@ PERIODS = ("morning", "afternoon", "evening")
 PERIOD_HOURS = {"morning": range(0, 12), "afternoon": range(12, 17), "evening": range(17, 24)}
 
 # A negative predicate after a day or period: "mornings don't work", "Monday is out", "Mondays are impossible",
-# "mornings are too early", "Mondays are a no".
+# "mornings are too early", "Mondays are a no", "Tuesday afternoon is out" (as "can't do Tuesday afternoon").
 _NEG_AFTER = re.compile(
-    r"^(?:\s*(?:and|or|&|,)\s*[a-z]+)*(?:\s+(?:really|just|generally|usually|always))?"
+    r"^(?:\s*(?:and|or|&|,)\s*[a-z]+)*(?:\s+(?:morning|afternoon|evening|night)s?)?"
+    r"(?:\s+(?:really|just|generally|usually|always))?"
     r"(?:(?:'s|'re|\s+is|\s+are)\s+(?:out|impossible|bad|difficult|tricky|no good|not\b|never\b"
     r"|too (?:early|late|soon)\b|a no\b|a no-go\b)"
     r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b)")
