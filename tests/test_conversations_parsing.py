@@ -420,6 +420,21 @@ def test_follow_up_references_resolve_against_the_offers(reply, chosen):
     assert next_action(state) == ("confirm_selection" if chosen else "select_slot")
 
 
+ONE_OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
+    {"slot_id": "A1", "start": "2031-01-09T14:00", "day": "thursday", "time": "14:00"}]}}
+
+
+def test_accepting_the_one_offer_takes_a_plain_yes():
+    """With one slot offered, "yes" takes it; "ok" or "sure" before a question, an alternative or a refusal takes
+    nothing."""
+    taken = ["yes", "yes please book it", "that works", "ok no problem, book it"]
+    not_taken = ["ok, what else do you have?", "ok but do you have anything later?", "sure, but not that one",
+                 "that one doesn't work", "ok I'll think about it", "sounds good but can I do 3pm instead?"]
+    chosen = {reply: fold(SEED_TURN_1, SEED_TURN_2, ONE_OFFER, reply)["selected_slot_id"]
+              for reply in taken + not_taken}
+    assert chosen == {**dict.fromkeys(taken, "A1"), **dict.fromkeys(not_taken)}
+
+
 def test_new_constraints_make_offers_stale():
     state = fold(SEED_TURN_1, SEED_TURN_2, OFFER, "actually, Friday instead")
     assert state["last_offer"] is None and state["preferred_days"] == ["friday"]

@@ -165,6 +165,10 @@ def _remarks(text: str) -> tuple[Remark, ...]:
     return tuple(found)
 
 
+# What keeps "ok" or "sure" from accepting the one slot offered: a question or an alternative asked for ("ok, what
+# else do you have?", "sure, but not that one", "sounds good but can I do 3pm instead?", "ok I'll think about it").
+_HESITATION = re.compile(r"\?|\b(?:but|instead|else|another|other|different|later|earlier|think|maybe|perhaps|"
+                         r"wait|hold on|not sure)\b")
 # What makes a mention of an offered slot a rejection of it: "not the 4 o'clock one", "I can't make 16:00" (a
 # negation before it in its clause), "the first one won't work", "10am is too early" (a negative predicate after
 # it), and clock words that make the number part of another time ("quarter to 4", "half past 3").
@@ -199,7 +203,8 @@ def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
     return Reference(slot_ids=_unique(m.group(0).replace("-", "") for m in _SLOT_ID.finditer(text)
                                       if not rejected(m)),
                      ordinal=ordinal, times=_unique(times), hours=_unique(hours),
-                     acceptance=bool(_ACCEPTANCE.search(masked)))
+                     acceptance=bool(_ACCEPTANCE.search(masked)) and not negated_before(masked, 0, len(masked))
+                     and not _HESITATION.search(masked))
 
 
 def parse_turn(text: str) -> TurnParse:
