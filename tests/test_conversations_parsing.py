@@ -101,6 +101,7 @@ def test_intent(text, intent):
     # "any time but" is "anything but": a negation, never a preference for what it excludes
     ("any time but mornings", (), ("morning",)),
     ("Anytime but mornings please", (), ("morning",)),
+    ("whenever but mornings", (), ("morning",)),
     ("I can come any day but I need the afternoon", ("afternoon",), ()),
     ("I'd prefer the afternoon", ("afternoon",), ()),
     ("I don't mind mornings", ("morning",), ()),
@@ -135,6 +136,9 @@ def test_periods_keep_their_negation(text, preferred, excluded):
     ("Tuesday afternoon is out", (), ("tuesday",)),  # as "can't do Tuesday afternoon": never preferred
     ("Tuesday afternoons don't work", (), ("tuesday",)),
     ("Tuesday afternoon is great", ("tuesday",), ()),
+    ("every day but Friday", (), ("friday",)),
+    ("all days but Friday", (), ("friday",)),
+    ("I can come whenever but I prefer Friday", ("friday",), ()),
     ("I'm away on Friday", (), ("friday",)),
     ("I'm on holiday Monday to Wednesday", (), ("monday", "tuesday", "wednesday")),
     ("Any time but Mondays, after 2pm", (), ("monday",)),

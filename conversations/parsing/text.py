@@ -13,14 +13,15 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 # A new clause's subject: "and" or "but" before one starts a clause.
 _SUBJECT = r"\s+(?:i|i'm|i've|i'd|i'll|we|my|it|it's|that|this|they|he|she|you|please)\b"
 _CLAUSE_START = r"(?=" + _SUBJECT + r")"
-# "anything but mornings", "any time but mornings", "any day but Monday": one negation, not a boundary (unless a
+# "anything but mornings", "any time but mornings", "every day but Monday": one negation, not a boundary (unless a
 # new clause follows: "any day but I need the afternoon").
-_ANY_BUT = r"(?:anything|everything|any ?time|any day) but\b(?!" + _SUBJECT + r")"
+_ANY_BUT = r"(?:anything|everything|any ?time|any day|every ?day|all days|whenever) but\b(?!" + _SUBJECT + r")"
 
 # Clause boundaries: negation never reaches across them.
 _BOUNDARY = re.compile(
     r"[;!?\n]|\.(?=\s|$)|,"
-    r"|\bbut\b" + _CLAUSE_START + r"|(?<!anything )(?<!everything )(?<!any time )(?<!anytime )(?<!any day )\bbut\b"
+    r"|\bbut\b" + _CLAUSE_START + r"|(?<!anything )(?<!everything )(?<!any time )(?<!anytime )(?<!any day )"
+    r"(?<!every day )(?<!everyday )(?<!all days )(?<!whenever )\bbut\b"
     r"|\b(?:however|whereas|although|though|because|since|so|then|unless|"
     r"otherwise)\b"
     r"|\band\b" + _CLAUSE_START)
