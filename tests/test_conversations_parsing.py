@@ -211,6 +211,8 @@ def test_what_cannot_be_read_safely_becomes_a_question(text, code, candidates):
     ("after 2 30 pm", []),
     ("before 3pm 2 weeks from now", [(LATEST, "15:00")]),
     ("after 10:30 2 days a week", [(EARLIEST, "10:30")]),
+    ("before 20 past 4", []),  # never 20:00
+    ("after 10 past 9", []),
 ])
 def test_an_hour_followed_by_another_number_is_not_read_as_the_whole_hour(text, expected):
     assert times(text) == expected
@@ -417,6 +419,8 @@ OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
     # a number that is part of another time is not an hour ("half past 2" is not 2 o'clock)
     ("anything before half past 2", None),
     ("before quarter to 2", None),
+    ("ten to 2 would be ideal", None),
+    ("switch to 16:30 please", "A4"),  # "to" alone is no part of a time
 ])
 def test_follow_up_references_resolve_against_the_offers(reply, chosen):
     state = fold(SEED_TURN_1, SEED_TURN_2, OFFER, reply)

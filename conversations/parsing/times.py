@@ -19,7 +19,7 @@ _CLOCK = (
     r"(?:\s*(?P<{p}ampm>a\.?\s?m\b\.?|p\.?\s?m\b\.?|in the (?:morning|afternoon|evening)\b|at night\b"
     r"|tonight\b))?(?:\s*o'?clock)?"
     r"(?![\w:/]|\.\d)(?!\s*(?:min|mins|minute|minutes|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|"
-    r"percent|mg|ml|kg|times|people|of)\b)"
+    r"percent|mg|ml|kg|times|people|of|past)\b)"
     r"|(?P<{p}word>\bnoon\b|\bmidday\b|\bmidnight\b))"
 )
 _RELATIONS = {

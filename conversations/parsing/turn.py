@@ -178,7 +178,8 @@ _REJECTED_AFTER = re.compile(
     r"impossible|difficult|tricky|awkward)"
     r"|\s+(?:isn't|won't|wouldn't|doesn't|does not|will not|would not|can't|cannot|is not|'s not|"
     r"too (?:early|late|soon))\b)")
-_PART_OF_ANOTHER_TIME = re.compile(r"\b(?:half|quarter|past|to|minutes?)\s+$")
+_PART_OF_ANOTHER_TIME = re.compile(
+    r"\b(?:(?:half|quarter|five|ten|twenty|twenty-five|\d{1,2}(?: minutes)?)\s+(?:past|to)|half)\s+$")
 
 
 def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
