@@ -169,6 +169,11 @@ def test_days_keep_their_negation(text, preferred, excluded):
     ("after 4pm is not a problem", [(EARLIEST, "16:00")]),
     ("after 4pm won't be a problem", [(EARLIEST, "16:00")]),
     ("after 2pm is fine", [(EARLIEST, "14:00")]),
+    # arriving by a time is being there from it on
+    ("I can be there by 10am", [(EARLIEST, "10:00")]),
+    ("I could arrive by 11am", [(EARLIEST, "11:00")]),
+    ("I can't get there by 9am", [(EARLIEST, "09:00")]),
+    ("I need to be done by 3pm", [(LATEST, "15:00")]),
     # a negation reaches the alternative joined by "or"
     ("I can't do before 10 or after 4pm", [(EARLIEST, "10:00"), (LATEST, "16:00")]),
     ("not before 10 or after 4pm", [(EARLIEST, "10:00"), (LATEST, "16:00")]),

@@ -41,6 +41,7 @@ _NEGATED_AFTER = re.compile(
     r"tricky|awkward|inconvenient|a no\b|a no-go\b)"
     r"|(?:isn't|aren't|won't|wouldn't|doesn't|don't|does not|do not|will not|would not|can't|cannot)\b"
     r"(?! (?:be )?(?:too\b|an? (?:problem|issue)\b|matter\b|bother\b)))")
+_ARRIVING = re.compile(r"\b(?:be there|be here|get there|get here|get in|arrive|make it|come in)\s+$")
 _ALTERNATIVE_GAP = re.compile(r"\s*,?\s*(?:or|nor)\s+")
 _REL_WORDS = "|".join(sorted((re.escape(r) for r in _RELATIONS), key=len, reverse=True))
 _FILLER = r"(?:(?:any ?time|anything|something)\s+)?"
@@ -165,6 +166,9 @@ def time_phrases(text: str, masked: str, clauses: list[tuple[int, int]]):
             continue
         kind, atomic = _RELATIONS[m.group("rel")]
         c_start, c_end = clause_of(clauses, m.start())
+        if m.group("rel") == "by" and _ARRIVING.search(text, max(c_start, m.start() - 30), m.start()):
+            # "I can be there by 10" is from 10 on, and "I can't get there by 9" too: never a latest time
+            kind, atomic = EARLIEST, True
         scope_start = max(c_start, last_end_by_clause.get(c_start, c_start))
         # "I can't do before 10 or after 4": the negation reaches the alternative joined by "or"
         inherited = (scope_start > c_start and last_negated_by_clause.get(c_start, False)
