@@ -426,6 +426,12 @@ OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
     ("before quarter to 2", None),
     ("ten to 2 would be ideal", None),
     ("switch to 16:30 please", "A4"),  # "to" alone is no part of a time
+    # a time refused in another language is not chosen either
+    ("nicht um 16:30 bitte", None),
+    ("pas à 16:30", None),
+    ("nie o 16:30", None),
+    ("não às 16:30", None),
+    ("um 16:30 bitte", "A4"),
 ])
 def test_follow_up_references_resolve_against_the_offers(reply, chosen):
     state = fold(SEED_TURN_1, SEED_TURN_2, OFFER, reply)
