@@ -42,15 +42,46 @@ def patient_markers(patient_id: uuid.UUID) -> tuple[str, str]:
 _ID_SEPARATOR = r"[^0-9A-Za-z]{0,3}"
 
 
+# The shortest run of digits in an identifier ("100001" of "MRN-100001") that is the patient's on its own: shorter
+# runs would take times and dates ("10:30", "2031") with them.
+_MIN_DIGIT_RUN = 6
+_DIGIT = "0-9\uff10-\uff19"
+
+
+def _character(ch: str) -> str:
+    """One letter or digit as written in ASCII or full width ("１" is "1")."""
+    if ch.isascii() and ch.isalnum():
+        return f"[{re.escape(ch)}{chr(ord(ch) + 0xFEE0)}]"
+    return re.escape(ch)
+
+
+def _spaced(characters: str) -> str:
+    return _ID_SEPARATOR.join(_character(ch) for ch in characters)
+
+
 def _id_pattern(patient_id: uuid.UUID) -> str:
-    return _ID_SEPARATOR.join(patient_id.hex)
+    return _spaced(patient_id.hex)
+
+
+def _identifier_patterns(value: str) -> list[str]:
+    """An identifier however it is written: with other separators or none between its letters and digits ("MRN
+    100001", "MRN100001", "MRN: 100001", a non-breaking hyphen, full-width digits), and its number alone ("my
+    number is 100001") when that is long enough to be the patient's."""
+    characters = "".join(ch for ch in value if ch.isalnum())
+    if not characters.isascii():
+        return [re.escape(value)]
+    patterns = [_spaced(characters)] if characters else []
+    for run in re.findall(r"\d+", value):
+        if len(run) >= _MIN_DIGIT_RUN and run != characters:
+            patterns.append(f"(?<![{_DIGIT}])" + _spaced(run) + f"(?![{_DIGIT}])")
+    return patterns
 
 
 def redactor(*patient_ids: uuid.UUID, also: Sequence[str] = ()):
     """A function replacing every occurrence of these patients' ids (in any case, with or without hyphens or with
     other separators between the digits) and of the values ``also`` (their other identifiers:
-    core.patient_identifiers) in a JSON value's strings and keys by ``[patient]``."""
-    alternatives = [*(re.escape(m) for m in also if m), *(_id_pattern(p) for p in patient_ids)]
+    core.patient_identifiers, written in the same ways) in a JSON value's strings and keys by ``[patient]``."""
+    alternatives = [*(p for m in also if m for p in _identifier_patterns(m)), *(_id_pattern(p) for p in patient_ids)]
     pattern = re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
 
     def redact(value):

@@ -290,14 +290,18 @@ def test_remarks_routed_to_the_care_team_reach_the_staff_who_care_for_the_patien
     assert world.patient(world.patient_b).get(path).json()["items"] == []
 
 
+def register_mrn(world, mrn: str) -> None:
+    """Patient A in the directory, known by this MRN."""
+    admin = world.staff("org-admin", scope="patient:write patient:read grant:write")
+    r = admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill",
+                                    "identifiers": [{"system": "urn:oid:2.16.840.1.113883.19.5", "value": mrn}]})
+    assert r.status_code == 201, r.content
+
+
 def test_the_patients_other_identifiers_are_redacted_like_their_id(world):
     """An MRN the directory knows the patient by is an identifier too: a tool result or a turn quoting it reaches
     the model as ``[patient]``, and the stored turn's token count is that of what the model sees."""
-    admin = world.staff("org-admin", scope="patient:write patient:read grant:write")
-    r = admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill",
-                                    "identifiers": [{"system": "urn:oid:2.16.840.1.113883.19.5",
-                                                     "value": "MRN-774411"}]})
-    assert r.status_code == 201, r.content
+    register_mrn(world, "MRN-774411")
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]
     say(api, sid, "My record number is mrn-774411.")
@@ -315,6 +319,31 @@ def test_the_patients_other_identifiers_are_redacted_like_their_id(world):
     sid_b = start(other, world.patient_b)["session"]["session_id"]
     say(other, sid_b, "Is MRN-774411 a valid number?")
     assert "MRN-774411" in json.dumps(context(other, sid_b))
+
+
+def test_the_patients_mrn_is_redacted_however_it_is_written(world):
+    """An MRN quoted with other separators or none ("MRN 774412", "MRN774412", a non-breaking hyphen, a zero-width
+    space, full-width digits) or its number alone ("my number is 774412") is the patient's identifier too; other
+    numbers and times are left as they are."""
+    register_mrn(world, "MRN-774412")
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    written = ["MRN 774412", "mrn774412", "MRN: 774412", "my number is 774412", "MRN\u2011774412",
+               "MRN\u2013774412", "MRN-774\u200b412", "MRN-\uff17\uff17\uff14\uff14\uff11\uff12", "774 412"]
+    for text in written:
+        say(api, sid, text)
+    tool = api.post(session_path(sid, "/turns"), {"role": "tool", "tool_name": "ehr_lookup", "content": "found",
+                                                  "tool_result": {"mrn": "MRN 774412"}})
+    assert tool.status_code == 201, tool.content
+    say(api, sid, "not 7744120 or 1774412, and after 10:30 please")
+    body = context(api, sid)
+    messages = body["context"]["messages"]
+    assert [m["content"] for m in messages[:len(written)]] == [
+        "[patient]", "[patient]", "[patient]", "my number is [patient]", "[patient]", "[patient]", "[patient]",
+        "[patient]", "[patient]"]
+    assert messages[len(written)]["tool_result"] == {"mrn": "[patient]"}
+    assert messages[-1]["content"] == "not 7744120 or 1774412, and after 10:30 please"
+    assert body["budget"]["used_tokens"] == count_tokens(dumps(body["context"]))
 
 
 def test_a_summary_of_older_turns_is_redacted_like_the_turns(world):

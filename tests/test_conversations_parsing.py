@@ -98,10 +98,19 @@ def test_intent(text, intent):
     ("no mornings or evenings please", (), ("morning", "evening")),
     ("mornings don't work for me", (), ("morning",)),
     ("anything but mornings", (), ("morning",)),
+    # "any time but" is "anything but": a negation, never a preference for what it excludes
+    ("any time but mornings", (), ("morning",)),
+    ("Anytime but mornings please", (), ("morning",)),
+    ("whenever but mornings", (), ("morning",)),
+    ("I can come any day but I need the afternoon", ("afternoon",), ()),
     ("I'd prefer the afternoon", ("afternoon",), ()),
     ("I don't mind mornings", ("morning",), ()),
     ("Good morning, I need a slot in the afternoon", ("afternoon",), ()),
     ("I need time for my morning medication", (), ()),
+    ("I work mornings", (), ("morning",)),
+    ("mornings are too early for me", (), ("morning",)),
+    ("evenings are too late", (), ("evening",)),
+    ("I work best in the mornings", ("morning",), ()),
 ])
 def test_periods_keep_their_negation(text, preferred, excluded):
     p = parse_turn(text)
@@ -116,6 +125,23 @@ def test_periods_keep_their_negation(text, preferred, excluded):
     ("weekends are out", (), ("saturday", "sunday")),
     ("not before 10 on thursday", ("thursday",), ()),
     ("I called last Monday", (), ()),
+    ("any day but Monday", (), ("monday",)),
+    # a range of days is every day in it, not its two ends
+    ("Monday to Friday", ("monday", "tuesday", "wednesday", "thursday", "friday"), ()),
+    ("I'm free Monday-Wednesday", ("monday", "tuesday", "wednesday"), ()),
+    ("not Thursday through Saturday", (), ("thursday", "friday", "saturday")),
+    ("Friday to Monday", ("friday", "saturday", "sunday", "monday"), ()),
+    ("I prefer Monday to Friday", ("monday",), ()),  # a comparison, not a range
+    ("Mondays are a no", (), ("monday",)),
+    ("Tuesday afternoon is out", (), ("tuesday",)),  # as "can't do Tuesday afternoon": never preferred
+    ("Tuesday afternoons don't work", (), ("tuesday",)),
+    ("Tuesday afternoon is great", ("tuesday",), ()),
+    ("every day but Friday", (), ("friday",)),
+    ("all days but Friday", (), ("friday",)),
+    ("I can come whenever but I prefer Friday", ("friday",), ()),
+    ("I'm away on Friday", (), ("friday",)),
+    ("I'm on holiday Monday to Wednesday", (), ("monday", "tuesday", "wednesday")),
+    ("Any time but Mondays, after 2pm", (), ("monday",)),
 ])
 def test_days_keep_their_negation(text, preferred, excluded):
     p = parse_turn(text)
@@ -132,6 +158,30 @@ def test_days_keep_their_negation(text, preferred, excluded):
     ("no later than 16:00", [(LATEST, "16:00")]),
     ("no earlier than 9:30am", [(EARLIEST, "09:30")]),
     ("nothing before 10", [(EARLIEST, "10:00")]),
+    ("any time but before 10", [(EARLIEST, "10:00")]),
+    # a negative predicate after the time excludes the times it names
+    ("before 9 is too early", [(EARLIEST, "09:00")]),
+    ("anything after 5pm is too late", [(LATEST, "17:00")]),
+    ("after 4pm doesn't work for me", [(LATEST, "16:00")]),
+    ("before 10 won't work", [(EARLIEST, "10:00")]),
+    ("Anything before 10am is out", [(EARLIEST, "10:00")]),
+    ("after 4pm is impossible", [(LATEST, "16:00")]),
+    ("after 4pm is not a problem", [(EARLIEST, "16:00")]),
+    ("after 4pm won't be a problem", [(EARLIEST, "16:00")]),
+    ("after 2pm is fine", [(EARLIEST, "14:00")]),
+    # arriving by a time is being there from it on
+    ("I can be there by 10am", [(EARLIEST, "10:00")]),
+    ("I could arrive by 11am", [(EARLIEST, "11:00")]),
+    ("I can't get there by 9am", [(EARLIEST, "09:00")]),
+    ("I need to be done by 3pm", [(LATEST, "15:00")]),
+    # a negation reaches the alternative joined by "or"
+    ("I can't do before 10 or after 4pm", [(EARLIEST, "10:00"), (LATEST, "16:00")]),
+    ("not before 10 or after 4pm", [(EARLIEST, "10:00"), (LATEST, "16:00")]),
+    # working until a time is being busy until it
+    ("I work until 5pm", [(EARLIEST, "17:00")]),
+    ("I'm working till 4pm on Fridays", [(EARLIEST, "16:00")]),
+    ("I've got work until 2pm", [(EARLIEST, "14:00")]),
+    ("I'm away until 3pm", [(EARLIEST, "15:00")]),
     ("I'm busy until 2pm", [(EARLIEST, "14:00")]),
     ("between 2 and 4pm", [(EARLIEST, "14:00"), (LATEST, "16:00")]),
     ("10am onwards", [(EARLIEST, "10:00")]),
@@ -158,6 +208,19 @@ def test_what_cannot_be_read_safely_becomes_a_question(text, code, candidates):
     assert found == []
     assert [(q.code, q.candidates) for q in questions] == [(code, candidates)]
     assert questions[0].question.endswith("?")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("before 10 30", []),  # 10:30 said with a space: never the earlier 10:00
+    ("not after 10 30 please", []),
+    ("after 2 30 pm", []),
+    ("before 3pm 2 weeks from now", [(LATEST, "15:00")]),
+    ("after 10:30 2 days a week", [(EARLIEST, "10:30")]),
+    ("before 20 past 4", []),  # never 20:00
+    ("after 10 past 9", []),
+])
+def test_an_hour_followed_by_another_number_is_not_read_as_the_whole_hour(text, expected):
+    assert times(text) == expected
 
 
 def test_ambiguous_question_offers_both_readings():
@@ -350,11 +413,45 @@ OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
     ("the 2 o'clock one", "A1"),
     ("16:30 works", "A4"),
     ("yes", None),  # two offers: "yes" does not say which
+    # a slot named to reject it is never the one selected
+    ("not the 2 o'clock one", None),
+    ("I can't make 16:30", None),
+    ("16:30 is too late", None),
+    ("the first one won't work", None),
+    ("not A4", None),
+    ("A1 is no good", None),
+    ("not the first, the second", "A4"),
+    # a number that is part of another time is not an hour ("half past 2" is not 2 o'clock)
+    ("anything before half past 2", None),
+    ("before quarter to 2", None),
+    ("ten to 2 would be ideal", None),
+    ("switch to 16:30 please", "A4"),  # "to" alone is no part of a time
+    # a time refused in another language is not chosen either
+    ("nicht um 16:30 bitte", None),
+    ("pas à 16:30", None),
+    ("nie o 16:30", None),
+    ("não às 16:30", None),
+    ("um 16:30 bitte", "A4"),
 ])
 def test_follow_up_references_resolve_against_the_offers(reply, chosen):
     state = fold(SEED_TURN_1, SEED_TURN_2, OFFER, reply)
     assert state["selected_slot_id"] == chosen
     assert next_action(state) == ("confirm_selection" if chosen else "select_slot")
+
+
+ONE_OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
+    {"slot_id": "A1", "start": "2031-01-09T14:00", "day": "thursday", "time": "14:00"}]}}
+
+
+def test_accepting_the_one_offer_takes_a_plain_yes():
+    """With one slot offered, "yes" takes it; "ok" or "sure" before a question, an alternative or a refusal takes
+    nothing."""
+    taken = ["yes", "yes please book it", "that works", "ok no problem, book it"]
+    not_taken = ["ok, what else do you have?", "ok but do you have anything later?", "sure, but not that one",
+                 "that one doesn't work", "ok I'll think about it", "sounds good but can I do 3pm instead?"]
+    chosen = {reply: fold(SEED_TURN_1, SEED_TURN_2, ONE_OFFER, reply)["selected_slot_id"]
+              for reply in taken + not_taken}
+    assert chosen == {**dict.fromkeys(taken, "A1"), **dict.fromkeys(not_taken)}
 
 
 def test_new_constraints_make_offers_stale():

@@ -13,13 +13,19 @@ PERIODS = ("morning", "afternoon", "evening")
 # The clock hours of each period (slot start times), used to match offers against period constraints.
 PERIOD_HOURS = {"morning": range(0, 12), "afternoon": range(12, 17), "evening": range(17, 24)}
 
-# A negative predicate after a day or period: "mornings don't work", "Monday is out", "Mondays are impossible".
+# A negative predicate after a day or period: "mornings don't work", "Monday is out", "Mondays are impossible",
+# "mornings are too early", "Mondays are a no", "Tuesday afternoon is out" (as "can't do Tuesday afternoon").
 _NEG_AFTER = re.compile(
-    r"^(?:\s*(?:and|or|&|,)\s*[a-z]+)*(?:\s+(?:really|just|generally|usually|always))?"
-    r"(?:(?:'s|'re|\s+is|\s+are)\s+(?:out|impossible|bad|difficult|tricky|no good|not\b|never\b)"
+    r"^(?:\s*(?:and|or|&|,)\s*[a-z]+)*(?:\s+(?:morning|afternoon|evening|night)s?)?"
+    r"(?:\s+(?:really|just|generally|usually|always))?"
+    r"(?:(?:'s|'re|\s+is|\s+are)\s+(?:out|impossible|bad|difficult|tricky|no good|not\b|never\b"
+    r"|too (?:early|late|soon)\b|a no\b|a no-go\b)"
     r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b)")
-_DAY = re.compile(r"\b(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds)s?\b"
-                  r"|\b(?P<group>weekends?|weekdays?)\b")
+_ONE_DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds"
+# "Monday to Friday" is every day from one to the other, not the two named
+_DAY = re.compile(r"\b(?P<first>" + _ONE_DAY + r")s?\s*(?P<to>to|through|thru|till|until|-|\u2013)\s*(?P<last>"
+                  + _ONE_DAY + r")s?\b"
+                  r"|\b(?P<day>" + _ONE_DAY + r")s?\b|\b(?P<group>weekends?|weekdays?)\b")
 _DAY_ALIASES = {"tues": "tuesday", "thurs": "thursday", "weds": "wednesday"}
 _PERIOD = re.compile(r"\b(?P<period>morning|afternoon|evening)s?\b|\b(?P<tonight>tonight)\b")
 # Mentions of a day or period that are not about the appointment.
@@ -45,7 +51,15 @@ def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, exp
     return positive, negative
 
 
+_PREFERRING = re.compile(r"\b(?:prefer\w*|rather|like)\b")
+
+
 def _expand_day(m: re.Match) -> list[str]:
+    if m.group("first") and m.group("to") == "to" and _PREFERRING.search(m.string, max(0, m.start() - 40), m.start()):
+        return [_DAY_ALIASES.get(m.group(g), m.group(g)) for g in ("first", "last")]  # "I prefer Monday to Friday"
+    if m.group("first"):
+        first, last = (DAYS.index(_DAY_ALIASES.get(m.group(g), m.group(g))) for g in ("first", "last"))
+        return [DAYS[(first + i) % 7] for i in range((last - first) % 7 + 1)]
     if m.group("group"):
         return ["saturday", "sunday"] if m.group("group").startswith("weekend") else list(DAYS[:5])
     day = m.group("day")

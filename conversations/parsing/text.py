@@ -10,17 +10,31 @@ import re
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 
-# Clause boundaries: negation never reaches across them. "anything but" is a negation, not a boundary.
+# A new clause's subject: "and" or "but" before one starts a clause.
+_SUBJECT = r"\s+(?:i|i'm|i've|i'd|i'll|we|my|it|it's|that|this|they|he|she|you|please)\b"
+_CLAUSE_START = r"(?=" + _SUBJECT + r")"
+# "anything but mornings", "any time but mornings", "every day but Monday": one negation, not a boundary (unless a
+# new clause follows: "any day but I need the afternoon").
+_ANY_BUT = r"(?:anything|everything|any ?time|any day|every ?day|all days|whenever) but\b(?!" + _SUBJECT + r")"
+
+# Clause boundaries: negation never reaches across them.
 _BOUNDARY = re.compile(
     r"[;!?\n]|\.(?=\s|$)|,"
-    r"|(?<!anything )(?<!everything )\bbut\b|\b(?:however|whereas|although|though|because|since|so|then|unless|"
+    r"|\bbut\b" + _CLAUSE_START + r"|(?<!anything )(?<!everything )(?<!any time )(?<!anytime )(?<!any day )"
+    r"(?<!every day )(?<!everyday )(?<!all days )(?<!whenever )\bbut\b"
+    r"|\b(?:however|whereas|although|though|because|since|so|then|unless|"
     r"otherwise)\b"
-    r"|\band\b(?=\s+(?:i|i'm|i've|i'd|i'll|we|my|it|it's|that|this|they|he|she|you|please)\b)")
+    r"|\band\b" + _CLAUSE_START)
 
 _NEGATOR = re.compile(
-    r"\b(?:can't|cant|cannot|can not|couldn't|could not|won't|will not|wouldn't|would not|unable to|not|no|never|"
-    r"don't|dont|do not|doesn't|does not|isn't|aren't|nothing|none|except|excluding|avoid|anything but|"
-    r"everything but|other than|apart from|without|busy|unavailable|tied up|at work)\b")
+    r"\b" + _ANY_BUT + r"|\b(?:can't|cant|cannot|can not|couldn't|could not|won't|will not|wouldn't|would not|"
+    r"unable to|not|no|never|don't|dont|do not|doesn't|does not|isn't|aren't|nothing|none|except|excluding|avoid|"
+    r"other than|apart from|without|busy|unavailable|tied up|at work|away|on holiday|on vacation)\b"
+    # the usual negations of other languages, so a time quoted in one is never taken as a choice ("nicht um 16 Uhr")
+    r"|\b(?:nicht|kein|keine|keinen|nein|pas|nie|não|nao)\b"
+    # "I work until 5pm" is busy until 5pm (an earliest time), but "I work best in the mornings" is no negation
+    r"|\b(?:i|we)(?: work|'m working| am working|'re working| are working)\b(?! (?:best|better|well)\b)"
+    r"|\b(?:i|we)(?: have|'ve got| have got) work\b")
 # Phrases that contain a negator word but do not negate what follows.
 NOT_NEGATION = re.compile(
     r"\b(?:don't|dont|do not|doesn't|does not|wouldn't|would not|never) mind\b|\bno problem\b|\bnot a problem\b"

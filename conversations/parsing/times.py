@@ -14,11 +14,12 @@ LATEST = "latest_time"
 AMBIGUOUS_BARE_HOURS = range(1, 8)
 
 _CLOCK = (
-    r"(?:(?<![\w:./])(?P<{p}h>\d{{1,2}})(?:[:.](?P<{p}m>\d{{2}}))?(?:\s*o'?clock)?"
+    # "10 30" is not 10:00 followed by something else: an hour without minutes is not followed by another number
+    r"(?:(?<![\w:./])(?P<{p}h>\d{{1,2}})(?:[:.](?P<{p}m>\d{{2}})|(?!\s+\d))(?:\s*o'?clock)?"
     r"(?:\s*(?P<{p}ampm>a\.?\s?m\b\.?|p\.?\s?m\b\.?|in the (?:morning|afternoon|evening)\b|at night\b"
     r"|tonight\b))?(?:\s*o'?clock)?"
     r"(?![\w:/]|\.\d)(?!\s*(?:min|mins|minute|minutes|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|"
-    r"percent|mg|ml|kg|times|people|of)\b)"
+    r"percent|mg|ml|kg|times|people|of|past)\b)"
     r"|(?P<{p}word>\bnoon\b|\bmidday\b|\bmidnight\b))"
 )
 _RELATIONS = {
@@ -31,6 +32,17 @@ _RELATIONS = {
     "later than": (EARLIEST, False), "after": (EARLIEST, False), "from": (EARLIEST, False),
     "starting at": (EARLIEST, False), "starting from": (EARLIEST, False),
 }
+# What follows a time phrase and says those times are excluded: "before 9 is too early", "after 4pm doesn't
+# work", "anything before 10am is out". Read on the masked text, so "is not a problem" is no negation; "not too
+# late", "won't be a problem" and "doesn't matter" are none either.
+_NEGATED_AFTER = re.compile(
+    r"\s*(?:(?:is|are|'s|'re|would be|will be|seems?|sounds?)\s+(?:(?:really|just|far|way|much|a bit|a little)\s+)?"
+    r"(?:too (?:early|late|soon)|no good|not (?!too\b|an? (?:problem|issue)\b)|out\b|impossible|bad\b|difficult|"
+    r"tricky|awkward|inconvenient|a no\b|a no-go\b)"
+    r"|(?:isn't|aren't|won't|wouldn't|doesn't|don't|does not|do not|will not|would not|can't|cannot)\b"
+    r"(?! (?:be )?(?:too\b|an? (?:problem|issue)\b|matter\b|bother\b)))")
+_ARRIVING = re.compile(r"\b(?:be there|be here|get there|get here|get in|arrive|make it|come in)\s+$")
+_ALTERNATIVE_GAP = re.compile(r"\s*,?\s*(?:or|nor)\s+")
 _REL_WORDS = "|".join(sorted((re.escape(r) for r in _RELATIONS), key=len, reverse=True))
 _FILLER = r"(?:(?:any ?time|anything|something)\s+)?"
 _APPROX = r"(?:(?:about|around|roughly|approximately|say)\s+)?(?:at\s+)?"
@@ -148,15 +160,26 @@ def time_phrases(text: str, masked: str, clauses: list[tuple[int, int]]):
             found.append(((m.start() + 1, m.end()), LATEST, second))
         taken.append((m.start(), m.end()))
     last_end_by_clause: dict[int, int] = {}
+    last_negated_by_clause: dict[int, bool] = {}
     for m in _PREFIX.finditer(text):
         if not free(m.start(), m.end()):
             continue
         kind, atomic = _RELATIONS[m.group("rel")]
-        c_start, _ = clause_of(clauses, m.start())
+        c_start, c_end = clause_of(clauses, m.start())
+        if m.group("rel") == "by" and _ARRIVING.search(text, max(c_start, m.start() - 30), m.start()):
+            # "I can be there by 10" is from 10 on, and "I can't get there by 9" too: never a latest time
+            kind, atomic = EARLIEST, True
         scope_start = max(c_start, last_end_by_clause.get(c_start, c_start))
-        if not atomic and negated_before(masked, scope_start, m.start()):
+        # "I can't do before 10 or after 4": the negation reaches the alternative joined by "or"
+        inherited = (scope_start > c_start and last_negated_by_clause.get(c_start, False)
+                     and _ALTERNATIVE_GAP.fullmatch(masked, scope_start, m.start()) is not None)
+        negated = atomic or inherited or negated_before(masked, scope_start, m.start())
+        if not atomic and _NEGATED_AFTER.match(masked, m.end(), c_end):
+            negated = not negated  # "before 9 is too early", "after 4pm doesn't work"
+        if not atomic and negated:
             kind = _flip(kind)
         last_end_by_clause[c_start] = m.end()
+        last_negated_by_clause[c_start] = negated
         found.append(((m.start(), m.end()), kind, read_clock(m)))
         taken.append((m.start(), m.end()))
     for m in _SUFFIX.finditer(text):

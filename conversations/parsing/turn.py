@@ -165,24 +165,47 @@ def _remarks(text: str) -> tuple[Remark, ...]:
     return tuple(found)
 
 
-def _reference(text: str, masked: str, time_spans) -> Reference:
+# What keeps "ok" or "sure" from accepting the one slot offered: a question or an alternative asked for ("ok, what
+# else do you have?", "sure, but not that one", "sounds good but can I do 3pm instead?", "ok I'll think about it").
+_HESITATION = re.compile(r"\?|\b(?:but|instead|else|another|other|different|later|earlier|think|maybe|perhaps|"
+                         r"wait|hold on|not sure)\b")
+# What makes a mention of an offered slot a rejection of it: "not the 4 o'clock one", "I can't make 16:00" (a
+# negation before it in its clause), "the first one won't work", "10am is too early" (a negative predicate after
+# it), and clock words that make the number part of another time ("quarter to 4", "half past 3").
+_REJECTED_AFTER = re.compile(
+    r"^(?:\s+(?:one|slot|option|appointment|o'clock))?(?:\s+(?:really|just|definitely|probably))?"
+    r"(?:(?:'s|\s+is|\s+would be|\s+will be|\s+seems)\s+(?:too (?:early|late|soon)|no good|not\b|out\b|bad\b|"
+    r"impossible|difficult|tricky|awkward)"
+    r"|\s+(?:isn't|won't|wouldn't|doesn't|does not|will not|would not|can't|cannot|is not|'s not|"
+    r"too (?:early|late|soon))\b)")
+_PART_OF_ANOTHER_TIME = re.compile(
+    r"\b(?:(?:half|quarter|five|ten|twenty|twenty-five|\d{1,2}(?: minutes)?)\s+(?:past|to)|half)\s+$")
+
+
+def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
+    def rejected(m: re.Match) -> bool:
+        c_start, c_end = clause_of(clauses, m.start())
+        return negated_before(masked, c_start, m.start()) or bool(_REJECTED_AFTER.match(masked[m.end():c_end]))
+
     outside = text
     for s, e in time_spans:
         outside = outside[:s] + " " * (e - s) + outside[e:]
     times: list[str] = []
     hours: list[int] = []
     for m in ANY_CLOCK.finditer(outside):
+        if rejected(m) or _PART_OF_ANOTHER_TIME.search(outside, 0, m.start()):
+            continue
         clock = read_clock(m)
         if clock.value:
             times.append(clock.value)
         if clock.hour is not None and not m.group("word") and (clock.meridiem is None and m.group("m") is None):
             hours.append(clock.hour)
-    ordinal = None
-    if om := _ORDINAL.search(text):
-        ordinal = _ORDINALS[om.group("o")]
-    return Reference(slot_ids=_unique(m.group(0).replace("-", "") for m in _SLOT_ID.finditer(text)),
+    ordinal = next((_ORDINALS[om.group("o")] for om in _ORDINAL.finditer(text) if not rejected(om)), None)
+    return Reference(slot_ids=_unique(m.group(0).replace("-", "") for m in _SLOT_ID.finditer(text)
+                                      if not rejected(m)),
                      ordinal=ordinal, times=_unique(times), hours=_unique(hours),
-                     acceptance=bool(_ACCEPTANCE.search(masked)))
+                     acceptance=bool(_ACCEPTANCE.search(masked)) and not negated_before(masked, 0, len(masked))
+                     and not _HESITATION.search(masked))
 
 
 def parse_turn(text: str) -> TurnParse:
@@ -205,7 +228,7 @@ def parse_turn(text: str) -> TurnParse:
         times=tuple(times),
         clarifications=tuple(questions),
         meridiem=meridiem_answer(norm),
-        reference=_reference(norm, masked, time_spans),
+        reference=_reference(norm, masked, clauses, time_spans),
         remarks=_remarks(norm),
     )
 
