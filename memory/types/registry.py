@@ -88,6 +88,20 @@ def cache_rows(org_id: uuid.UUID, rows: Iterable[tuple]) -> None:
         _cache_put((org_id, name, version), _spec_from_row(row))
 
 
+def uncached_keys(org_id: uuid.UUID, keys: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
+    """Of ``keys`` (type, version), those neither built in nor in this process's cache (a miss that found nothing
+    is cached too, so it is asked once)."""
+    catalogue = builtin_catalogue()
+    return {(name, version) for name, version in set(keys)
+            if name not in catalogue and (org_id, name, version) not in _cache}
+
+
+def cache_absent(org_id: uuid.UUID, keys: Iterable[tuple[str, int]]) -> None:
+    """Remember that ``keys`` were asked for and not found (rendered as their name, as a type never defined)."""
+    for name, version in keys:
+        _cache_put((org_id, name, version), None)
+
+
 def cached_specs(org_id: uuid.UUID, keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], tuple]:
     """``memory.rendering.memory_item``'s ``specs`` for ``keys`` (type, version), from the catalogue and this
     process's cache only (no statement): what renders a read's memories after its COMMIT and identity are gone."""
