@@ -139,11 +139,12 @@ def url_problem(url: str) -> tuple[str, str] | None:
         except (UnicodeError, httpx.InvalidURL):
             return "invalid", ("the URL's host is not a valid name (an empty label, one over 63 characters, an "
                                "address with leading zeros, a character no host name may have)")
-        address = _ipv4_in_other_form(parts.hostname)
-        if address is None:
+        other_form = _ipv4_in_other_form(parts.hostname)
+        if other_form is None:
             if _LOOPBACK_NAME.search(parts.hostname.rstrip(".")) and parts.hostname not in allowed_private_hosts():
                 return "destination_not_allowed", "localhost is not a public destination"
             return None
+        address = other_form
     if not public_address(address) and parts.hostname not in allowed_private_hosts():
         return "destination_not_allowed", "the endpoint's address is not a public one"
     return None
