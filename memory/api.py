@@ -1,9 +1,7 @@
 from __future__ import annotations
 
-from contextlib import contextmanager, nullcontext
 from datetime import datetime
 
-from django.db import connection
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -12,7 +10,7 @@ from consent import purpose as purpose_of_use
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound, ValidationFailed
-from core.identity import commit_with_next_statement, identity_context, sent_with_next
+from core.identity import commit_with_next_statement
 from core.serializers import (
     DateTimeIn,
     JSONObjectIn,
@@ -25,11 +23,11 @@ from core.serializers import (
 )
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, review, selectors, services, sessions
+from memory.api_reads import list_data, list_rows, types_after_read, types_sent_with_read
 from memory.guardrails import guardrails_for
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
-from memory.types import registry as type_registry
 
 
 class MemoryOut(ModelOutSerializer):
@@ -179,19 +177,19 @@ class PatientMemoriesView(_MemoryView):
             params = MemoryListParams(data=request.query_params)
             params.is_valid(raise_exception=True)
             p = params.validated_data
-        read = _list_rows(self.identity, patient_id, purpose=p.get("purpose"),
+        read = list_rows(self.identity, patient_id, purpose=p.get("purpose"),
                           consent_purpose=p.get("consent_purpose"), memory_type=p.get("memory_type") or None)
-        return Response(_list_data(read))
+        return Response(list_data(read))
 
     # The list without parameters, answered without DRF's machinery when the token is known (core.api)
     @staticmethod
     def quick_get_rows(identity, patient_id):
-        return _list_rows(identity, patient_id, types_with_read=False), identity
+        return list_rows(identity, patient_id, types_with_read=False), identity
 
     @staticmethod
     def quick_get_data(read):
         (rows, specs), identity = read
-        return _list_data((rows, _types_after_read(identity, rows, specs)))
+        return list_data((rows, types_after_read(identity, rows, specs)))
 
     @extend_schema(
         operation_id="memories_create",
@@ -215,55 +213,6 @@ class PatientMemoriesView(_MemoryView):
         return Response(deletion.memory_erase_patient(identity=self.identity, patient_id=patient_id))
 
 
-def _list_rows(identity, patient_id, *, purpose=None, consent_purpose=None, memory_type=None,
-               types_with_read: bool = True) -> tuple[list, dict]:
-    """The list's one statement: the current memories with the read's audit row, and the COMMIT. Any refusal is
-    raised before anything commits. With them, the types they are rendered with: nothing may be looked up after the
-    COMMIT in the block, so with ``types_with_read`` the organisation's type versions this process has not cached
-    are asked in the same round trip (DRF's path renders in the block). The quick read renders after its block and
-    asks for a version it meets uncached then (:func:`_types_after_read`): a second statement on every read cost
-    about 150 us of the worker's CPU, for what a process meets once per type version."""
-    purpose = purpose_of_use.read_purpose(identity, purpose=purpose, consent_purpose=consent_purpose)
-    with _types_sent_with_read(identity) if types_with_read else nullcontext():
-        commit_with_next_statement()  # the read, with its audit row, is the request's one statement
-        with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
-            rows = selectors.memory_list_current_rows(
-                identity=identity, patient_id=patient_id, memory_type=memory_type, consent_purpose=purpose,
-                audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
-                                             purpose=purpose, outcome_by_access=purpose is None,
-                                             require_purpose=purpose is not None))
-    return rows, type_registry.cached_specs(identity.org_id, ((row[3], row[4]) for row in rows))
-
-
-def _types_after_read(identity, rows: list, specs: dict) -> dict:
-    """``specs`` with the type versions of ``rows`` this process had not cached (another process made them), asked
-    in a transaction of their own once the read's block is over."""
-    if not type_registry.uncached_keys(identity.org_id, ((row[3], row[4]) for row in rows)):
-        return specs
-    with identity_context(identity), connection.cursor() as types:
-        types.execute(*type_registry.uncached_statement(identity.org_id))
-        type_registry.cache_rows(identity.org_id, types.fetchall())
-    keys = [(row[3], row[4]) for row in rows]
-    type_registry.cache_absent(identity.org_id, type_registry.uncached_keys(identity.org_id, keys))
-    return type_registry.cached_specs(identity.org_id, keys)
-
-
-@contextmanager
-def _types_sent_with_read(identity):
-    """The organisation's type versions this process has not looked up, asked in the same round trip as the read
-    the block runs (which may carry the COMMIT), and kept (memory.types.registry.uncached_statement)."""
-    with connection.cursor() as types:
-        with sent_with_next():
-            types.execute(*type_registry.uncached_statement(identity.org_id))
-        yield
-        type_registry.cache_rows(identity.org_id, types.fetchall())
-
-
-def _list_data(read: tuple[list, dict]) -> dict:
-    rows, specs = read
-    return {"items": [memory_item(row, specs=specs) for row in rows]}
-
-
 class MemoryDetailView(_MemoryView):
     required_scopes = {"GET": ["memory:read"], "DELETE": ["memory:write"]}
     audit_actions = {"GET": "memory.read", "DELETE": "memory.delete"}
@@ -275,7 +224,7 @@ class MemoryDetailView(_MemoryView):
     def get(self, request, patient_id, memory_id):
         purpose = purpose_of_use.query_purpose(self.identity, request.query_params)
         if purpose is None:  # unnamed: the audit row takes the purpose the memory is kept for
-            with _types_sent_with_read(self.identity):
+            with types_sent_with_read(self.identity):
                 commit_with_next_statement()  # the read, with its audit row, is the request's one statement
                 row = selectors.memory_read_row(
                     identity=self.identity, patient_id=patient_id, memory_id=memory_id,
