@@ -301,7 +301,12 @@ def test_naming_a_purpose_adds_no_statement_to_the_memory_list(world):
         assert agent.get(mem(world.patient_a)).status_code == 200
     with CaptureQueriesContext(connection) as named:
         assert agent.get(mem(world.patient_a), {"purpose": COMM}).status_code == 200
-    assert len(named.captured_queries) == len(unnamed.captured_queries)
+    # DRF's path (query parameters) also asks, in the read's round trip, for the type versions the process has not
+    # cached (memory.api_reads); the quick read asks after its block, only for a version it meets uncached
+    def besides_types(queries):
+        return [q for q in queries if "FROM memory_type WHERE" not in q["sql"]]
+
+    assert len(besides_types(named.captured_queries)) == len(besides_types(unnamed.captured_queries))
     assert any("app_require_purpose" in q["sql"] for q in named.captured_queries)
 
 
