@@ -184,6 +184,16 @@ def test_days_keep_their_negation(text, preferred, excluded):
     ("I'm away until 3pm", [(EARLIEST, "15:00")]),
     ("I'm busy until 2pm", [(EARLIEST, "14:00")]),
     ("between 2 and 4pm", [(EARLIEST, "14:00"), (LATEST, "16:00")]),
+    ("between 2 and 4pm is fine", [(EARLIEST, "14:00"), (LATEST, "16:00")]),
+    # a range said without "between": only when its ends are clearly clock times
+    ("2pm-4pm", [(EARLIEST, "14:00"), (LATEST, "16:00")]),
+    ("10am to 2pm suits me", [(EARLIEST, "10:00"), (LATEST, "14:00")]),
+    ("any time 2-4pm please", [(EARLIEST, "14:00"), (LATEST, "16:00")]),
+    ("I can do 9:30am till noon", [(EARLIEST, "09:30"), (LATEST, "12:00")]),
+    ("the 10:30\u201311:00 slot", [(EARLIEST, "10:30"), (LATEST, "11:00")]),
+    ("I'll be 5-10 minutes late", []),
+    ("in 2-3 weeks", []),
+    ("12-15 people", []),
     ("10am onwards", [(EARLIEST, "10:00")]),
     ("4pm at the latest", [(LATEST, "16:00")]),
     ("noon at the latest", [(LATEST, "12:00")]),
@@ -202,6 +212,10 @@ def test_time_preferences_keep_their_direction(text, expected):
     ("after 13 pm", "invalid_time", ()),
     ("before 25:00", "invalid_time", ()),
     ("not between 12 and 2pm", "negated_range", ()),
+    # the window it names is excluded: never booked into, and the direction is not guessed
+    ("between 2 and 4pm doesn't work for me", "negated_range", ()),
+    ("2pm-4pm is impossible", "negated_range", ()),
+    ("I work 9am-5pm", "negated_range", ()),
 ])
 def test_what_cannot_be_read_safely_becomes_a_question(text, code, candidates):
     found, questions = parse_time_preferences(text)

@@ -48,6 +48,10 @@ _FILLER = r"(?:(?:any ?time|anything|something)\s+)?"
 _APPROX = r"(?:(?:about|around|roughly|approximately|say)\s+)?(?:at\s+)?"
 _RANGE = re.compile(r"\b(?:between|from)\s+" + _APPROX + _CLOCK.format(p="a") + r"\s*(?:and|to|until|till|-)\s*"
                     + _APPROX + _CLOCK.format(p="b"))
+# A range said without "between" or "from" ("2pm-4pm", "10am to 2pm", "10:30-11:00"): read only when one end has
+# its part of the day or both have minutes, so "5-10 minutes", "2-3 weeks" and "12-15" stay numbers
+_BARE_RANGE = re.compile(_APPROX + _CLOCK.format(p="a") + r"\s*(?:-|\u2013|\u2014|to|until|till)\s*" + _APPROX
+                         + _CLOCK.format(p="b"))
 _PREFIX = re.compile(r"\b(?P<rel>" + _REL_WORDS + r")\s+" + _FILLER + _APPROX + _CLOCK.format(p=""))
 _SUFFIX = re.compile(_CLOCK.format(p="") + r"\s+(?P<suffix>at the latest|or earlier|at the earliest|or later|"
                                            r"onwards?|or after)\b")
@@ -145,16 +149,20 @@ def time_phrases(text: str, masked: str, clauses: list[tuple[int, int]]):
         return all(b <= s or a >= e for s, e in taken)
 
     found: list[tuple[tuple[int, int], str | None, _Clock | None]] = []
-    for m in _RANGE.finditer(text):
+    ranges = [*_RANGE.finditer(text), *(m for m in _BARE_RANGE.finditer(text) if _said_as_times(m))]
+    for m in ranges:
+        if not free(m.start(), m.end()):
+            continue
         second = read_clock(m, "b")
         first = read_clock(m, "a")
         if first.value is None and first.candidates and first.meridiem is None and second.meridiem:
             inherited = read_clock(m, "a", inherit_meridiem=second.meridiem)
             if inherited.value and second.value and inherited.value <= second.value:
                 first = inherited
-        c_start, _ = clause_of(clauses, m.start())
-        if negated_before(masked, c_start, m.start()):
-            found.append(((m.start(), m.end()), None, None))  # "not between 12 and 2": ask instead
+        c_start, c_end = clause_of(clauses, m.start())
+        if negated_before(masked, c_start, m.start()) or _NEGATED_AFTER.match(masked, m.end(), c_end):
+            # "not between 12 and 2", "2pm-4pm doesn't work": ask instead
+            found.append(((m.start(), m.end()), None, None))
         else:
             found.append(((m.start(), m.start() + 1), EARLIEST, first))
             found.append(((m.start() + 1, m.end()), LATEST, second))
@@ -188,6 +196,12 @@ def time_phrases(text: str, masked: str, clauses: list[tuple[int, int]]):
         found.append(((m.start(), m.end()), _SUFFIX_KIND[m.group("suffix")], read_clock(m)))
         taken.append((m.start(), m.end()))
     return sorted(found, key=lambda item: item[0]), taken
+
+
+def _said_as_times(m: re.Match) -> bool:
+    """A bare range's ends are clock times: one has its part of the day, or both have minutes."""
+    return bool(m.group("aampm") or m.group("bampm") or m.group("aword") or m.group("bword")
+                or m.group("am") and m.group("bm"))
 
 
 def parse_time_preferences(text: str) -> tuple[list[TimePreference], list[Clarification]]:
