@@ -56,7 +56,10 @@ class RequestGate:
         self.retry_after = math.ceil((self.window_number + 1) * window - now)
         self.limits: list[tuple[str, int]] = []
         if rate_limited and settings.API_RATE_LIMIT_PER_SUBJECT > 0:
-            self.limits.append((_bucket("sub", str(identity.org_id), identity.issuer, identity.actor_sub),
+            # an agent acting for a patient carries the patient's subject: it spends its own allowance, so a
+            # looping agent never locks the patient (or another agent) out
+            self.limits.append((_bucket("sub", str(identity.org_id), identity.issuer, identity.actor_sub,
+                                        identity.agent_client_id or ""),
                                 settings.API_RATE_LIMIT_PER_SUBJECT))
         if rate_limited and settings.API_RATE_LIMIT_PER_ORGANIZATION > 0:
             self.limits.append((_bucket("org", str(identity.org_id)), settings.API_RATE_LIMIT_PER_ORGANIZATION))

@@ -7,6 +7,8 @@ import uuid
 
 import pytest
 
+from tests.support import PATIENT_SCOPES, Api, mint
+
 pytestmark = pytest.mark.django_db
 
 
@@ -33,6 +35,18 @@ def test_a_subject_over_its_limit_gets_429_with_retry_after(world, limits):
     assert _get(world.patient(world.patient_a), world).status_code == 429
     # another subject of the organisation still has its own allowance
     assert world.patient(world.patient_b).get(f"/v1/patients/{world.patient_b}/memories").status_code == 200
+
+
+def test_an_agent_acting_for_a_patient_spends_its_own_allowance_not_the_patients(world, limits):
+    """An agent launched in the patient's context carries the patient's subject: a busy or looping agent must not
+    lock the patient out of their own memory (nor one agent another)."""
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org,
+                     patient_id=world.patient_a, scope=PATIENT_SCOPES, act="scheduling-agent"))
+    assert [_get(agent, world).status_code for _ in range(4)] == [200, 200, 200, 429]
+    assert _get(world.patient(world.patient_a), world).status_code == 200
+    other_agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org,
+                           patient_id=world.patient_a, scope=PATIENT_SCOPES, act="triage-agent"))
+    assert _get(other_agent, world).status_code == 200
 
 
 def test_an_organisation_over_its_limit_gets_429_for_every_subject(world, limits):
