@@ -113,9 +113,10 @@ def test_expansion_adds_class_names():
     ("Madopar", "levodopa"),
     ("ropinirole at night", "dopamine_agonists"),
     ("rasagiline", "mao_b_inhibitors"),
-    ("Humira fortnightly", "biologics"),
-    ("infliximab infusion", "biologics"),
-    ("Enbrel", "biologics"),
+    ("Humira fortnightly", "adalimumab"),
+    ("infliximab infusion", "infliximab"),
+    ("Enbrel", "etanercept"),
+    ("any biologic?", "biologics"),
     ("tacrolimus", "calcineurin_inhibitors"),
     ("Neoral", "calcineurin_inhibitors"),
     ("CellCept", "mycophenolate"),
@@ -207,6 +208,12 @@ def test_expansion_adds_class_names():
     ("due his Vabysmo", "anti_vegf"), ("Eylea injection", "anti_vegf"), ("Baqsimi", "glucagon"),
     ("Retina want an FFA", "fluorescein"), ("Otomize spray", "aminoglycosides"),
     ("What immunosuppression is he on?", "immunosuppressants"),
+    # lexicon-10
+    ("ocrevus every 6 months", "ocrelizumab"), ("Entyvio infusion", "vedolizumab"),
+    ("Tecfidera", "ms_oral_immunosuppressants"),
+    ("Botox for her migraine", "botulinum_toxin"), ("gas and air for the extraction", "nitrous_oxide"),
+    ("Benylin Dry Cough", "dextromethorphan"), ("exjade", "iron_chelators"), ("flamazine cream", "sulfonamides"),
+    ("ibuprophen", "nsaids"), ("crush her MST", "opioids"), ("Stesolid", "benzodiazepines"),
 ])
 def test_brands_and_generics_of_monitored_and_long_term_medicines_map_to_their_classes(text, concept):
     assert concept in lexicon().mentions(text)
@@ -268,6 +275,15 @@ INTERACTING = [
     ("GP wants to give clarithromycin", "tolvaptan for polycystic kidneys"),
     ("Cardiology want to start propranolol", "insulin glargine"),
     ("bisoprolol", "gliclazide 80 mg"),
+    # lexicon-10
+    ("She's got a UTI, can she have ciprofloxacin?", "pyridostigmine for myasthenia gravis"),
+    ("gentamicin prophylaxis for the cystoscopy", "Mestinon 60 mg four times a day"),
+    ("Dentist asking about nitrous oxide", "methotrexate 20 mg weekly"),
+    ("Can he take Benylin Dry Cough?", "memantine"),
+    ("Ibuprofen for his crisis pain", "deferasirox"),
+    ("GP wants to start oxybutynin", "donepezil"),
+    ("naproxen for his back", "mesalazine"),
+    ("Botox injections", "gentamicin"),
 ]
 
 
@@ -291,6 +307,16 @@ def test_a_brand_names_its_own_insulin_before_the_patient_s_other_one():
     degludec, aspart = m("insulin degludec (basal)"), m("insulin aspart (mealtimes)")
     assert lex.relevance(m("Is he on Tresiba?"), degludec) > lex.relevance(m("Is he on Tresiba?"), aspart) > 0
     assert lex.relevance(m("any insulin?"), degludec) == lex.relevance(m("any insulin?"), aspart) == 1.0
+
+
+def test_a_brand_names_its_own_biologic_before_the_patient_s_other_one():
+    """A patient on two biologics over the years (Humira stopped, vedolizumab now) is told apart by name; "any
+    biologic?" concerns both alike."""
+    lex = lexicon()
+    m = lex.mentions
+    adalimumab, vedolizumab = m("adalimumab for Crohn's"), m("vedolizumab infusions")
+    assert lex.relevance(m("Is he on Humira?"), adalimumab) > lex.relevance(m("Is he on Humira?"), vedolizumab)
+    assert lex.relevance(m("any biologic?"), adalimumab) == lex.relevance(m("any biologic?"), vedolizumab) > 0
 
 
 def test_an_antispasmodic_that_is_not_antimuscarinic_does_not_meet_pyridostigmine():
