@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from consent.models import ConsentRecord
 from core import audit
@@ -23,14 +24,17 @@ from memory.services import (
     NewFact,
     _attribute_lock,
     _check_new_fact,
+    _current_of_attribute_statement,
     _fact_checked,
     _hold_consent,
     _hold_type,
     _insert,
+    _retention_deadline,
     _spec,
+    _supersede,
     _supersede_current,
 )
-from memory.types import earlier_attribute
+from memory.types import earlier_attribute, type_get
 
 S = MemoryState
 
@@ -147,18 +151,78 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
 
 def memory_quarantine(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
                       reason_code: str) -> Memory:
-    """Staff take a doubtful fact out of every read at once, with a reason."""
-    if identity.patient_self_id is not None:
-        raise Forbidden("quarantine is a staff action; patients correct or delete", code="staff_only")
-    if identity.is_agent:  # it would take a fact (an allergy too) out of every read on an agent's word
-        raise Forbidden("an agent reports a doubtful fact to staff, who quarantine it", code="agent_cannot_confirm")
-    memory = memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    """Staff take a doubtful fact out of every read at once, with a reason. The value it had superseded becomes
+    current again (:func:`_reinstate_superseded`), so the attribute is not left without one while it is set aside."""
+    _check_reviewer_is_staff(identity)
+    as_read = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    memory = _locked_under_consent(identity, patient_id, memory_id, attribute_of=as_read)
     if memory.state == S.ACTIVE and memory.effective_state(consent=False) == S.EXPIRED:
         # past its validity or retention it is out of every read already, and reads as expired (as correct says)
         raise IllegalTransition("an expired memory cannot become quarantined").about(
             patient_id=patient_id, purpose=memory.consent_purpose)
     memory_transition(identity=identity, memory=memory, to_state=S.QUARANTINED,
                       event_type=LifecycleEvent.Type.QUARANTINED, reason_code=reason_code)
+    _reinstate_superseded(identity=identity, memory=memory)
     audit.record(action="memory.quarantine", resource_type="memory", resource_id=memory.memory_id,
                  patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
     return memory
+
+
+def memory_release(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
+                   reason_code: str = "quarantine_released") -> Memory:
+    """Staff release a quarantined value after review: it is the attribute's current value again, superseding
+    the value made current while it was set aside (as a write of it would). One past its validity or retention, or
+    whose consent is no longer in force, stays out of reads (409 ``illegal_transition``, 403)."""
+    _check_reviewer_is_staff(identity)
+    as_read = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    memory = _locked_under_consent(identity, patient_id, memory_id, attribute_of=as_read)
+    if memory.state != S.QUARANTINED:
+        raise Conflict(f"only quarantined memories are released; this one is {memory.state}",
+                       code="not_quarantined").about(patient_id=patient_id, purpose=memory.consent_purpose)
+    if memory.effective_state(consent=False) == S.EXPIRED:
+        raise IllegalTransition("an expired memory cannot become active").about(
+            patient_id=patient_id, purpose=memory.consent_purpose)
+    _consent_still_active(memory)
+    current = [m for m in Memory.objects.raw(*_current_of_attribute_statement(
+        org_id=memory.organization_id, patient_id=patient_id, memory_type=memory.memory_type,
+        attribute=memory.attribute, purpose=memory.consent_purpose)) if m.state == S.ACTIVE]
+    _supersede(identity=identity, current=current, new_id=memory.memory_id)
+    memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE, event_type=LifecycleEvent.Type.RELEASED,
+                      reason_code=reason_code)
+    audit.record(action="memory.quarantine_release", resource_type="memory", resource_id=memory.memory_id,
+                 patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
+    return memory
+
+
+def _check_reviewer_is_staff(identity: Identity) -> None:
+    if identity.patient_self_id is not None:
+        raise Forbidden("quarantine is a staff action; patients correct or delete", code="staff_only")
+    if identity.is_agent:  # it would take a fact (an allergy too) out of every read on an agent's word
+        raise Forbidden("an agent reports a doubtful fact to staff, who quarantine it", code="agent_cannot_confirm")
+
+
+def _reinstate_superseded(*, identity: Identity, memory: Memory) -> Memory | None:
+    """The value ``memory`` (just quarantined) had superseded while it was current is current again, unless it is
+    past its validity or retention (a superseded value is kept for a shorter time), its consent is no longer in
+    force, or it had been quarantined itself when it was superseded. The caller holds the attribute's lock."""
+    now = timezone.now()
+    older = (Memory.objects.select_for_update()
+             .filter(organization_id=memory.organization_id, patient_id=memory.patient_id,
+                     superseded_by_id=memory.memory_id, state=S.SUPERSEDED).order_by("-created_at"))
+    for candidate in older:
+        spec = type_get(candidate.memory_type, candidate.type_version, org_id=candidate.organization_id)
+        if spec is None or candidate.expires_at <= now or (candidate.valid_until is not None
+                                                           and candidate.valid_until <= now):
+            continue
+        kept_until = _retention_deadline(spec, candidate.valid_from, candidate.valid_until)
+        superseded_from = (LifecycleEvent.objects.filter(memory_id=candidate.memory_id, to_state=S.SUPERSEDED)
+                           .order_by("-occurred_at").values_list("from_state", flat=True).first())
+        if kept_until <= now or superseded_from != S.ACTIVE:
+            continue
+        if candidate.consent_record_id is not None and not ConsentRecord.objects.active(now).filter(
+                pk=candidate.consent_record_id).exists():
+            continue
+        return memory_transition(identity=identity, memory=candidate, to_state=S.ACTIVE,
+                                 event_type=LifecycleEvent.Type.REINSTATED, reason_code="newer_value_quarantined",
+                                 source_ref=f"quarantine-of:{memory.memory_id}", expires_at=kept_until, locked=True)
+    return None

@@ -358,6 +358,7 @@ ACTION_TEXT = {
     "memory.confirm": "confirmed a suggested preference",
     "memory.delete": "deleted a preference",
     "memory.quarantine": "set a preference aside as doubtful",
+    "memory.quarantine_release": "took a preference set aside back into use",
     "memory.context_pack": "used your preferences to help with a task",
     "memory.releases": "looked at who used your information",
     "memory.deletions": "looked at deletion receipts",
