@@ -16,7 +16,7 @@ from core import audit
 from core.errors import Conflict, Forbidden, IllegalTransition, NoConsentOrAccess, ValidationFailed
 from core.identity import Identity
 from events.services import event_emit
-from memory.deletion import erase_with_receipt
+from memory.deletion import _hold_erasures, erase_with_receipt
 from memory.lifecycle import lifecycle_event, memory_lock, memory_transition
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.selectors import memory_get
@@ -48,14 +48,18 @@ class Keep(enum.Enum):
 def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, *,
                           attribute_of: Memory | None = None) -> Memory:
     """:func:`memory.lifecycle.memory_lock`, with the memory's consent share-locked first (see
-    :func:`_hold_consent`) and, for ``attribute_of`` (the memory as read before), its attribute's lock next: a write
-    of the attribute takes its locks in that order (consent, attribute, then the current record), and one that held
-    the attribute's lock while this held the record deadlocked with it."""
+    :func:`_hold_consent`), then the patient's erasure lock (:func:`memory.deletion._hold_erasures`: a review locks
+    several of the patient's rows too, a proposal then the current value, or a value then the one it superseded,
+    and a deletion or erase-all that held one of them while this held the other deadlocked with it: 503) and, for
+    ``attribute_of`` (the memory as read before), its attribute's lock next: a write of the attribute takes its locks
+    in that order (consent, attribute, then the current record), and one that held the attribute's lock while this
+    held the record deadlocked with it."""
     consent_record_id = (Memory.objects.filter(memory_id=memory_id, patient_id=patient_id,
                                                organization_id=identity.org_id)
                          .values_list("consent_record_id", flat=True).first())
     if consent_record_id is not None:
         _hold_consent(identity.org_id, consent_record_id)
+    _hold_erasures(identity, patient_id)
     if attribute_of is not None:
         _attribute_lock(identity.org_id, patient_id, attribute_of.memory_type, attribute_of.attribute,
                         attribute_of.consent_purpose)
@@ -99,6 +103,7 @@ def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
     confirming is: never an agent's."""
     if identity.is_agent:
         raise Forbidden("an agent's proposals are reviewed by the patient or staff", code="agent_cannot_confirm")
+    _hold_erasures(identity, patient_id)  # an erasure, as a deletion is: they wait for each other
     memory = memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
     if memory.state != S.PROPOSED:
         raise Conflict("only proposed memories can be rejected", code="not_proposed")
