@@ -516,3 +516,21 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     return render(request, "memory/quarantine.html",
                   {"form": form, "row": memory_row(memory, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS),
                    "patient_id": patient_id}, status=status)
+
+
+@require_POST
+@portal_view(scopes=("memory:write",), roles=STAFF_ROLES)
+def staff_release(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
+    """Staff release a quarantined memory: it is current again (the value made current meanwhile is replaced)."""
+    identity = request.portal_identity
+    require_staff_patient(identity, patient_id)
+    try:
+        with transaction.atomic():
+            review.memory_release(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    except IllegalTransition:  # before Conflict: its subclass
+        messages.error(request, "This memory's validity has ended; it cannot be released. Record a new value.")
+    except Conflict:  # sent twice (a double click, another window), or corrected meanwhile
+        messages.info(request, "This memory is no longer quarantined. Nothing more was changed.")
+    else:
+        messages.success(request, "Released: it is the current value again.")
+    return redirect("staff-patient", patient_id=patient_id)

@@ -412,6 +412,26 @@ def test_staff_quarantine_a_memory_with_a_reason(world, nurse):
     assert again.status_code == 200 and "This memory had already been quarantined. Nothing more was changed." in html
 
 
+def test_staff_quarantine_the_newer_value_and_release_it_from_the_patient_page(world, nurse):
+    """Quarantining the current value brings back the one it replaced (the patient's list is not left empty); the
+    staff page offers to release it, which makes it current again; a second release says nothing changed."""
+    consent = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    memories = f"/v1/patients/{world.patient_a}/memories"
+    older = _memory(world, world.patient_a, consent)
+    newer = api.post(f"{memories}/{older}/correct", {"fact": {"kind": "earliest_time", "time": "11:15"}}).json()
+    page = f"/staff/patients/{world.patient_a}/"
+    nurse["client"].post(f"{page}memories/{newer['memory_id']}/quarantine/", {"reason_code": "doubtful_source"})
+    assert [i["memory_id"] for i in api.get(memories).json()["items"]] == [older]
+    release = f"{page}memories/{newer['memory_id']}/release/"
+    assert release in nurse["client"].get(page).content.decode()
+    done = nurse["client"].post(release, follow=True)
+    assert done.status_code == 200 and "Released: it is the current value again." in done.content.decode()
+    assert [i["memory_id"] for i in api.get(memories).json()["items"]] == [newer["memory_id"]]
+    again = nurse["client"].post(release, follow=True).content.decode()
+    assert "This memory is no longer quarantined. Nothing more was changed." in again
+
+
 def test_staff_correct_a_memory(world, nurse):
     consent = world.consent(world.patient_a)
     memory_id = _memory(world, world.patient_a, consent)
