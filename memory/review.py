@@ -73,12 +73,13 @@ def _consent_still_active(memory: Memory) -> None:
 
 
 def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
-    """The patient or staff confirm a proposal: it becomes the current value of its attribute. An agent cannot
-    confirm (its own or another agent's proposal): that would let it speak as the patient after all."""
+    """The patient or staff confirm a proposal: it becomes the current value of its attribute, valid from now. An
+    agent cannot confirm (its own or another agent's proposal): that would let it speak as the patient after all."""
     if identity.is_agent:
         raise Forbidden("an agent's proposals are confirmed by the patient or staff", code="agent_cannot_confirm")
     memory = _locked_under_consent(identity, patient_id, memory_id)
-    if memory.effective_state(consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
+    now = timezone.now()
+    if memory.effective_state(now, consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
         raise Conflict("only proposed memories can be confirmed", code="not_proposed")
     _consent_still_active(memory)
     with transaction.atomic():
@@ -87,7 +88,9 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
         _supersede_current(identity=identity, new_id=memory.memory_id, org_id=memory.organization_id,
                            patient_id=patient_id, memory_type=memory.memory_type, attribute=memory.attribute,
                            purpose=memory.consent_purpose)
-        memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE,
+        # valid from its confirmation (used by nobody before): not from when it was proposed, which could be before
+        # the value it now supersedes was recorded, and the current value would read as older than the one it replaced
+        memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE, valid_from=now,
                           event_type=LifecycleEvent.Type.CONFIRMED,
                           reason_code=("patient_confirmed" if identity.is_patient_themself(patient_id)
                                        else "staff_confirmed"))

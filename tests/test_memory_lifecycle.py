@@ -61,6 +61,26 @@ def test_proposals_are_invisible_until_confirmed(world):
     assert patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm").status_code == 409
 
 
+def test_a_proposal_confirmed_after_a_newer_value_was_recorded_is_valid_from_its_confirmation(world):
+    """A suggestion made before the patient stated a newer value, confirmed later, is the current value from its
+    confirmation: it never reads as older than the value it replaced (valid_from before that one's)."""
+    cid = world.consent(world.patient_a)
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    proposal = agent.post(f"{mem(world.patient_a)}/proposals",
+                          {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"}).json()
+    patient = world.patient(world.patient_a)
+    stated = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00")).json()["memory"]
+    r = patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm")
+    assert r.status_code == 200, r.content
+    confirmed = r.json()
+    assert datetime.fromisoformat(confirmed["valid_from"]) > datetime.fromisoformat(stated["valid_from"])
+    [current] = patient.get(mem(world.patient_a)).json()["items"]
+    assert current["memory_id"] == proposal["memory_id"] and current["valid_from"] == confirmed["valid_from"]
+    replaced = patient.get(f"{mem(world.patient_a)}/{stated['memory_id']}").json()
+    assert replaced["state"] == "superseded" and replaced["superseded_by"] == proposal["memory_id"]
+
+
 def test_rejected_proposal_is_erased(world):
     cid = world.consent(world.patient_a)
     patient = world.patient(world.patient_a)
