@@ -316,6 +316,12 @@ def patient_confirm(request, memory_id: uuid.UUID):
     try:
         with transaction.atomic():
             review.memory_confirm(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    except NotFound:
+        # erased meanwhile with the value it repeated (the patient deleted that value in another window)
+        if _receipt_erasing(identity, memory_id) is None:
+            raise
+        messages.info(request, "This suggestion was erased with a value you deleted. Nothing was confirmed.")
+        return redirect("patient-preferences")
     except Conflict:
         # sent twice (a double click, the back button): only a confirmation makes a proposal current
         memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)

@@ -16,7 +16,7 @@ from core.models import AuditEvent
 from memory.models import MemoryState
 from memory.services import memory_propose
 from tests.conftest import memory_body
-from tests.support import without_timestamps
+from tests.support import Api, without_timestamps
 
 pytestmark = pytest.mark.django_db
 
@@ -291,6 +291,24 @@ def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
     # a proposal's forms for one that was never the patient's stay "not found"
     assert client.post(f"/me/proposals/{uuid.uuid4()}/reject/").status_code == 404
     assert client.post(f"/me/proposals/{uuid.uuid4()}/confirm/").status_code == 404
+
+
+def test_confirming_a_suggestion_erased_with_a_value_the_patient_deleted_says_so(alice, world):
+    """The patient deletes a preference; the suggestion waiting with the same value is erased with it. Its confirm
+    button, sent from a page opened before, said "Page not found"; it now says the suggestion went with the value."""
+    api = world.patient(world.patient_a)
+    body = {"memory_type": "communication_preference", "fact": {"kind": "channel", "channel": "sms"},
+            "consent_purpose": "appointment_scheduling", "consent_record_id": alice["consent"]}
+    stated = api.post(f"/v1/patients/{world.patient_a}/memories", body).json()["memory_id"]
+    agent = Api(world.token(sub="agent-x", act="agent-x"))
+    world.grant(world.patient_a, "agent-x", "appointment_scheduling")
+    proposal = agent.post(f"/v1/patients/{world.patient_a}/memories/proposals", {**body, "source_ref": "turn:1"})
+    assert proposal.status_code == 201, proposal.content
+    receipt = api.request("DELETE", f"/v1/patients/{world.patient_a}/memories/{stated}").json()
+    assert proposal.json()["memory_id"] in receipt["memory_ids"]
+    answer = alice["client"].post(f"/me/proposals/{proposal.json()['memory_id']}/confirm/", follow=True)
+    assert answer.status_code == 200
+    assert "This suggestion was erased with a value you deleted. Nothing was confirmed." in answer.content.decode()
 
 
 def test_a_preference_the_patient_confirmed_from_a_proposal_has_a_delete_on_its_card(alice, world):
