@@ -222,7 +222,8 @@ def _reinstate_superseded(*, identity: Identity, memory: Memory) -> Memory | Non
         if spec is None or candidate.expires_at <= now or (candidate.valid_until is not None
                                                            and candidate.valid_until <= now):
             continue
-        kept_until = _retention_deadline(spec, candidate.valid_from, candidate.valid_until)
+        # its retention as written (counted from its creation; a confirmed proposal is valid from later)
+        kept_until = _retention_deadline(spec, candidate.created_at, candidate.valid_until)
         superseded_from = (LifecycleEvent.objects.filter(memory_id=candidate.memory_id, to_state=S.SUPERSEDED)
                            .order_by("-occurred_at").values_list("from_state", flat=True).first())
         if kept_until <= now or superseded_from != S.ACTIVE:

@@ -408,6 +408,33 @@ def test_a_value_that_was_itself_set_aside_or_whose_validity_ended_is_not_made_c
     assert r.status_code == 409 and r.json()["code"] == "illegal_transition"
 
 
+def test_a_value_made_current_again_is_kept_no_longer_than_its_retention_from_when_it_was_written(world):
+    """A proposal confirmed days after it was made is valid from its confirmation, but its retention runs from its
+    writing: made current again, it keeps that deadline, not one counted from its confirmation."""
+    from memory.types import type_get
+
+    cid = world.consent(world.patient_a)
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    proposal = agent.post(f"{mem(world.patient_a)}/proposals",
+                          {**memory_body(cid, "latest_time", "15:00"), "source_ref": "turn:3"}).json()["memory_id"]
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me), connection.cursor() as cur:  # proposed ten days ago
+        cur.execute("UPDATE patient_memory SET created_at = created_at - interval '10 days', valid_from = valid_from "
+                    "- interval '10 days', expires_at = expires_at - interval '10 days' WHERE memory_id = %s",
+                    [proposal])
+        written = Memory.objects.get(memory_id=proposal).expires_at
+    patient = world.patient(world.patient_a)
+    assert patient.post(f"{mem(world.patient_a)}/{proposal}/confirm").status_code == 200
+    newer = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00")).json()["memory_id"]
+    nurse = nurse_with(world, "appointment_scheduling")
+    assert nurse.post(f"{mem(world.patient_a)}/{newer}/quarantine", {"reason_code": "disputed"}).status_code == 200
+    again = patient.get(f"{mem(world.patient_a)}/{proposal}").json()
+    assert again["state"] == "active"  # its deadline as written (created_at and the write's clock differ by a moment)
+    assert abs(datetime.fromisoformat(again["expires_at"]) - written) < timedelta(seconds=1)
+    assert type_get("scheduling_preference").kept_days > 10
+
+
 def _delete(api, path):
     return api.client.delete(path, HTTP_AUTHORIZATION=f"Bearer {api.token}")
 
