@@ -97,6 +97,10 @@ class QuarantineIn(StrictSerializer):
     reason_code = serializers.RegexField(REASON_CODE_PATTERN, help_text="e.g. disputed_by_patient")
 
 
+class ReleaseIn(StrictSerializer):
+    reason_code = serializers.RegexField(REASON_CODE_PATTERN, required=False, help_text="quarantine_released if none")
+
+
 class RepresentationReceipt(serializers.Serializer):
     memory_id = serializers.UUIDField()
     target = serializers.CharField()
@@ -304,6 +308,17 @@ class MemoryQuarantineView(_MemoryView):
         memory = review.memory_quarantine(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
                                           reason_code=body.validated_data["reason_code"])
         return Response(memory_out(memory))
+
+
+class MemoryReleaseView(_MemoryView):
+    """Staff release a quarantined memory: current again, superseding the value made current while it was aside."""
+    required_scopes, audit_actions = {"POST": ["memory:write"]}, {"POST": "memory.quarantine_release"}
+
+    @extend_schema(operation_id="memories_release", request=ReleaseIn, responses={200: MemoryOut})
+    def post(self, request, patient_id, memory_id):
+        (body := ReleaseIn(data=request.data)).is_valid(raise_exception=True)
+        return Response(memory_out(review.memory_release(identity=self.identity, patient_id=patient_id,
+                                                         memory_id=memory_id, **body.validated_data)))
 
 
 class MemoryProposalsView(_MemoryView):

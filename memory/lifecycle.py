@@ -21,8 +21,9 @@ S = MemoryState
 TRANSITIONS: dict[str, frozenset[str]] = {
     S.PROPOSED: frozenset({S.ACTIVE, S.DELETED, S.EXPIRED}),
     S.ACTIVE: frozenset({S.SUPERSEDED, S.EXPIRED, S.QUARANTINED, S.DELETED}),
-    S.QUARANTINED: frozenset({S.SUPERSEDED, S.EXPIRED, S.DELETED}),
-    S.SUPERSEDED: frozenset({S.DELETED}),
+    # quarantined -> active: staff release it; superseded -> active: the value that replaced it was quarantined
+    S.QUARANTINED: frozenset({S.ACTIVE, S.SUPERSEDED, S.EXPIRED, S.DELETED}),
+    S.SUPERSEDED: frozenset({S.ACTIVE, S.DELETED}),
     S.EXPIRED: frozenset({S.DELETED}),
     S.DELETED: frozenset(),
 }
@@ -67,7 +68,8 @@ def lifecycle_event(*, identity: Identity, memory: Memory, event_type: str, from
 
 
 def memory_transition(*, identity: Identity, memory: Memory, to_state: str, event_type: str, reason_code: str,
-                      superseded_by_id=None, expires_at=None, source_ref: str = "", locked: bool = False) -> Memory:
+                      superseded_by_id=None, expires_at=None, valid_from=None, source_ref: str = "",
+                      locked: bool = False) -> Memory:
     """Move ``memory`` to ``to_state`` along the transition table and append the lifecycle event.
 
     Guarded by the state the caller read: if someone else moved the memory meanwhile, nothing is written and
@@ -87,8 +89,12 @@ def memory_transition(*, identity: Identity, memory: Memory, to_state: str, even
     updates: dict = {"state": to_state, "updated_at": now}
     if superseded_by_id is not None:
         updates["superseded_by_id"] = superseded_by_id
+    elif to_state == S.ACTIVE:  # a current value is superseded by nothing (one made current again, too)
+        updates["superseded_by_id"] = None
     if expires_at is not None:
         updates["expires_at"] = expires_at
+    if valid_from is not None:
+        updates["valid_from"] = valid_from
     event = lifecycle_row(identity=identity, memory=memory, event_type=event_type, from_state=from_state,
                           to_state=to_state, reason_code=reason_code, source_ref=source_ref,
                           with_digest=to_state != S.DELETED)

@@ -223,6 +223,9 @@ class LifecycleEvent(models.Model):
         SUPERSEDED = "superseded"
         EXPIRED = "expired"
         QUARANTINED = "quarantined"
+        # the value a quarantined one had superseded is current again; staff released a quarantined value
+        REINSTATED = "reinstated"
+        RELEASED = "released"
         CONSENT_REVOKED = "consent_revoked"
         DELETION_REQUESTED = "deletion_requested"
         DELETED = "deleted"
@@ -248,8 +251,8 @@ class LifecycleEvent(models.Model):
         indexes = [models.Index(fields=["memory", "occurred_at"], name="lifecycle_memory_time"),
                    models.Index(fields=["organization_id", "patient_id"], name="lifecycle_org_patient")]
         constraints = [models.CheckConstraint(condition=Q(event_type__in=[
-            "proposed", "confirmed", "rejected", "corrected", "superseded", "expired", "quarantined",
-            "consent_revoked", "deletion_requested", "deleted"]), name="lifecycle_event_type_valid")]
+            "proposed", "confirmed", "rejected", "corrected", "superseded", "expired", "quarantined", "reinstated",
+            "released", "consent_revoked", "deletion_requested", "deleted"]), name="lifecycle_event_type_valid")]
 
 
 class Representation(models.Model):

@@ -9,13 +9,14 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from consent.models import ConsentRecord
 from core import audit
 from core.errors import Conflict, Forbidden, IllegalTransition, NoConsentOrAccess, ValidationFailed
 from core.identity import Identity
 from events.services import event_emit
-from memory.deletion import erase_with_receipt
+from memory.deletion import _hold_erasures, erase_with_receipt
 from memory.lifecycle import lifecycle_event, memory_lock, memory_transition
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.selectors import memory_get
@@ -23,14 +24,17 @@ from memory.services import (
     NewFact,
     _attribute_lock,
     _check_new_fact,
+    _current_of_attribute_statement,
     _fact_checked,
     _hold_consent,
     _hold_type,
     _insert,
+    _retention_deadline,
     _spec,
+    _supersede,
     _supersede_current,
 )
-from memory.types import earlier_attribute
+from memory.types import earlier_attribute, type_get
 
 S = MemoryState
 
@@ -44,14 +48,18 @@ class Keep(enum.Enum):
 def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, *,
                           attribute_of: Memory | None = None) -> Memory:
     """:func:`memory.lifecycle.memory_lock`, with the memory's consent share-locked first (see
-    :func:`_hold_consent`) and, for ``attribute_of`` (the memory as read before), its attribute's lock next: a write
-    of the attribute takes its locks in that order (consent, attribute, then the current record), and one that held
-    the attribute's lock while this held the record deadlocked with it."""
+    :func:`_hold_consent`), then the patient's erasure lock (:func:`memory.deletion._hold_erasures`: a review locks
+    several of the patient's rows too, a proposal then the current value, or a value then the one it superseded,
+    and a deletion or erase-all that held one of them while this held the other deadlocked with it: 503) and, for
+    ``attribute_of`` (the memory as read before), its attribute's lock next: a write of the attribute takes its locks
+    in that order (consent, attribute, then the current record), and one that held the attribute's lock while this
+    held the record deadlocked with it."""
     consent_record_id = (Memory.objects.filter(memory_id=memory_id, patient_id=patient_id,
                                                organization_id=identity.org_id)
                          .values_list("consent_record_id", flat=True).first())
     if consent_record_id is not None:
         _hold_consent(identity.org_id, consent_record_id)
+    _hold_erasures(identity, patient_id)
     if attribute_of is not None:
         _attribute_lock(identity.org_id, patient_id, attribute_of.memory_type, attribute_of.attribute,
                         attribute_of.consent_purpose)
@@ -65,12 +73,13 @@ def _consent_still_active(memory: Memory) -> None:
 
 
 def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> Memory:
-    """The patient or staff confirm a proposal: it becomes the current value of its attribute. An agent cannot
-    confirm (its own or another agent's proposal): that would let it speak as the patient after all."""
+    """The patient or staff confirm a proposal: it becomes the current value of its attribute, valid from now. An
+    agent cannot confirm (its own or another agent's proposal): that would let it speak as the patient after all."""
     if identity.is_agent:
         raise Forbidden("an agent's proposals are confirmed by the patient or staff", code="agent_cannot_confirm")
     memory = _locked_under_consent(identity, patient_id, memory_id)
-    if memory.effective_state(consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
+    now = timezone.now()
+    if memory.effective_state(now, consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
         raise Conflict("only proposed memories can be confirmed", code="not_proposed")
     _consent_still_active(memory)
     with transaction.atomic():
@@ -79,7 +88,9 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
         _supersede_current(identity=identity, new_id=memory.memory_id, org_id=memory.organization_id,
                            patient_id=patient_id, memory_type=memory.memory_type, attribute=memory.attribute,
                            purpose=memory.consent_purpose)
-        memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE,
+        # valid from its confirmation (used by nobody before): not from when it was proposed, which could be before
+        # the value it now supersedes was recorded, and the current value would read as older than the one it replaced
+        memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE, valid_from=now,
                           event_type=LifecycleEvent.Type.CONFIRMED,
                           reason_code=("patient_confirmed" if identity.is_patient_themself(patient_id)
                                        else "staff_confirmed"))
@@ -95,6 +106,7 @@ def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
     confirming is: never an agent's."""
     if identity.is_agent:
         raise Forbidden("an agent's proposals are reviewed by the patient or staff", code="agent_cannot_confirm")
+    _hold_erasures(identity, patient_id)  # an erasure, as a deletion is: they wait for each other
     memory = memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
     if memory.state != S.PROPOSED:
         raise Conflict("only proposed memories can be rejected", code="not_proposed")
@@ -147,18 +159,79 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
 
 def memory_quarantine(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
                       reason_code: str) -> Memory:
-    """Staff take a doubtful fact out of every read at once, with a reason."""
-    if identity.patient_self_id is not None:
-        raise Forbidden("quarantine is a staff action; patients correct or delete", code="staff_only")
-    if identity.is_agent:  # it would take a fact (an allergy too) out of every read on an agent's word
-        raise Forbidden("an agent reports a doubtful fact to staff, who quarantine it", code="agent_cannot_confirm")
-    memory = memory_lock(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    """Staff take a doubtful fact out of every read at once, with a reason. The value it had superseded becomes
+    current again (:func:`_reinstate_superseded`), so the attribute is not left without one while it is set aside."""
+    _check_reviewer_is_staff(identity)
+    as_read = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    memory = _locked_under_consent(identity, patient_id, memory_id, attribute_of=as_read)
     if memory.state == S.ACTIVE and memory.effective_state(consent=False) == S.EXPIRED:
         # past its validity or retention it is out of every read already, and reads as expired (as correct says)
         raise IllegalTransition("an expired memory cannot become quarantined").about(
             patient_id=patient_id, purpose=memory.consent_purpose)
     memory_transition(identity=identity, memory=memory, to_state=S.QUARANTINED,
                       event_type=LifecycleEvent.Type.QUARANTINED, reason_code=reason_code)
+    _reinstate_superseded(identity=identity, memory=memory)
     audit.record(action="memory.quarantine", resource_type="memory", resource_id=memory.memory_id,
                  patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
     return memory
+
+
+def memory_release(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID,
+                   reason_code: str = "quarantine_released") -> Memory:
+    """Staff release a quarantined value after review: it is the attribute's current value again, superseding
+    the value made current while it was set aside (as a write of it would). One past its validity or retention, or
+    whose consent is no longer in force, stays out of reads (409 ``illegal_transition``, 403)."""
+    _check_reviewer_is_staff(identity)
+    as_read = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    memory = _locked_under_consent(identity, patient_id, memory_id, attribute_of=as_read)
+    if memory.state != S.QUARANTINED:
+        raise Conflict(f"only quarantined memories are released; this one is {memory.state}",
+                       code="not_quarantined").about(patient_id=patient_id, purpose=memory.consent_purpose)
+    if memory.effective_state(consent=False) == S.EXPIRED:
+        raise IllegalTransition("an expired memory cannot become active").about(
+            patient_id=patient_id, purpose=memory.consent_purpose)
+    _consent_still_active(memory)
+    current = [m for m in Memory.objects.raw(*_current_of_attribute_statement(
+        org_id=memory.organization_id, patient_id=patient_id, memory_type=memory.memory_type,
+        attribute=memory.attribute, purpose=memory.consent_purpose)) if m.state == S.ACTIVE]
+    _supersede(identity=identity, current=current, new_id=memory.memory_id)
+    memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE, event_type=LifecycleEvent.Type.RELEASED,
+                      reason_code=reason_code)
+    audit.record(action="memory.quarantine_release", resource_type="memory", resource_id=memory.memory_id,
+                 patient_id=patient_id, purpose=memory.consent_purpose, reason=reason_code)
+    return memory
+
+
+def _check_reviewer_is_staff(identity: Identity) -> None:
+    if identity.patient_self_id is not None:
+        raise Forbidden("quarantine is a staff action; patients correct or delete", code="staff_only")
+    if identity.is_agent:  # it would take a fact (an allergy too) out of every read on an agent's word
+        raise Forbidden("an agent reports a doubtful fact to staff, who quarantine it", code="agent_cannot_confirm")
+
+
+def _reinstate_superseded(*, identity: Identity, memory: Memory) -> Memory | None:
+    """The value ``memory`` (just quarantined) had superseded while it was current is current again, unless it is
+    past its validity or retention (a superseded value is kept for a shorter time), its consent is no longer in
+    force, or it had been quarantined itself when it was superseded. The caller holds the attribute's lock."""
+    now = timezone.now()
+    older = (Memory.objects.select_for_update()
+             .filter(organization_id=memory.organization_id, patient_id=memory.patient_id,
+                     superseded_by_id=memory.memory_id, state=S.SUPERSEDED).order_by("-created_at"))
+    for candidate in older:
+        spec = type_get(candidate.memory_type, candidate.type_version, org_id=candidate.organization_id)
+        if spec is None or candidate.expires_at <= now or (candidate.valid_until is not None
+                                                           and candidate.valid_until <= now):
+            continue
+        # its retention as written (counted from its creation; a confirmed proposal is valid from later)
+        kept_until = _retention_deadline(spec, candidate.created_at, candidate.valid_until)
+        superseded_from = (LifecycleEvent.objects.filter(memory_id=candidate.memory_id, to_state=S.SUPERSEDED)
+                           .order_by("-occurred_at").values_list("from_state", flat=True).first())
+        if kept_until <= now or superseded_from != S.ACTIVE:
+            continue
+        if candidate.consent_record_id is not None and not ConsentRecord.objects.active(now).filter(
+                pk=candidate.consent_record_id).exists():
+            continue
+        return memory_transition(identity=identity, memory=candidate, to_state=S.ACTIVE,
+                                 event_type=LifecycleEvent.Type.REINSTATED, reason_code="newer_value_quarantined",
+                                 source_ref=f"quarantine-of:{memory.memory_id}", expires_at=kept_until, locked=True)
+    return None

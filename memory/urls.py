@@ -15,6 +15,7 @@ urlpatterns = [
     path(f"{P}/<uuid:memory_id>/history", api.MemoryHistoryView.as_view(), name="memory-history"),
     path(f"{P}/<uuid:memory_id>/correct", api.MemoryCorrectView.as_view(), name="memory-correct"),
     path(f"{P}/<uuid:memory_id>/quarantine", api.MemoryQuarantineView.as_view(), name="memory-quarantine"),
+    path(f"{P}/<uuid:memory_id>/release", api.MemoryReleaseView.as_view(), name="memory-release"),
     path(f"{P}/<uuid:memory_id>/confirm", api.MemoryConfirmView.as_view(), name="memory-confirm"),
     path(f"{P}/<uuid:memory_id>/reject", api.MemoryRejectView.as_view(), name="memory-reject"),
     path("memory-types", types_api.MemoryTypesView.as_view(), name="memory-types"),

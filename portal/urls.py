@@ -31,6 +31,8 @@ urlpatterns = [
          name="staff-correct"),
     path("staff/patients/<uuid:patient_id>/memories/<uuid:memory_id>/quarantine/", memory.staff_quarantine,
          name="staff-quarantine"),
+    path("staff/patients/<uuid:patient_id>/memories/<uuid:memory_id>/release/", memory.staff_release,
+         name="staff-release"),
     path("staff/workflows/", workflows.monitor, name="workflow-monitor"),
     # organisation administrators
     path("staff/access/", consent.admin_access, name="admin-access"),

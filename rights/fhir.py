@@ -40,6 +40,7 @@ PURPOSE_OF_USE = {"appointment_scheduling": "PATADMIN", "communication": "PATADM
 # What a lifecycle event did to the record, as a v3 DataOperation.
 EVENT_OPERATION = {"proposed": "CREATE", "confirmed": "UPDATE", "rejected": "NULLIFY", "corrected": "UPDATE",
                    "superseded": "UPDATE", "expired": "UPDATE", "quarantined": "SUSPEND",
+                   "reinstated": "UPDATE", "released": "UPDATE",
                    "consent_revoked": "SUSPEND", "deletion_requested": "DELETE", "deleted": "DELETE"}
 
 MODELS = {"Patient": Patient, "Consent": Consent, "Provenance": Provenance, "AuditEvent": FhirAuditEvent,

@@ -174,3 +174,28 @@ def test_erasing_everything_waits_for_a_deletion_of_one_memory_instead_of_deadlo
                         then=[(row, [older])])
     assert answer["erase"].status_code == 200, answer["erase"].content
     assert sorted(answer["erase"].json()["memory_ids"]) == sorted([older, newer.json()["memory_id"]])
+
+
+def test_confirming_a_proposal_waits_for_a_deletion_of_the_value_instead_of_deadlocking(committed_db, world):
+    """Deleting a memory locks it, then the proposals waiting with its value; confirming a proposal locked the
+    proposal, then the attribute's current value: the two met in a deadlock and one answered 503. Confirming now
+    waits for a deletion (or erase-all) under way before its first row, as they wait for each other."""
+    pid = world.patient_a
+    cid = world.consent(pid)
+    api = world.patient(pid)
+    current = api.post(mem_path(pid), memory_body(cid, "latest_time", "15:00")).json()["memory_id"]
+    proposal = api.post(f"{mem_path(pid)}/proposals", {**memory_body(cid, "latest_time", "16:00"),
+                                                       "source_ref": "turn:1"})
+    assert proposal.status_code == 201, proposal.content
+    answer: dict = {}
+
+    def confirm():
+        answer["confirm"] = world.patient(pid).post(f"{mem_path(pid)}/{proposal.json()['memory_id']}/confirm")
+
+    # as memory_delete does: the patient's erasure lock, the memory, then the proposals waiting with its value
+    row = "SELECT 1 FROM patient_memory WHERE memory_id = %s FOR UPDATE"
+    _met_while_it_waits(confirm, first=[("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                                         [f"memory-erasure:{world.org}:{pid}"]), (row, [current])],
+                        then=[(row, [proposal.json()["memory_id"]])])
+    assert answer["confirm"].status_code == 200, answer["confirm"].content
+    assert [i["fact"]["time"] for i in api.get(mem_path(pid)).json()["items"]] == ["16:00"]

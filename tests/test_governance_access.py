@@ -47,6 +47,7 @@ def bodies(victim: dict) -> dict[str, dict | None]:
         "memories_confirm": None,
         "memories_correct": {"fact": {"kind": "earliest_time", "time": "11:00"}},
         "memories_quarantine": {"reason_code": "disputed_by_patient"},
+        "memories_release": {"reason_code": "confirmed_with_patient"},
         "memories_reject": None,
         "memories_propose": {**memory_body(victim["consent"], "latest_time", "16:00"), "source_ref": "turn:1"},
         "sessions_create": {"patient_id": victim["patient"], "purpose": "appointment_scheduling"},

@@ -22,8 +22,8 @@ from tests.test_governance_agents import agent_for
 K = {"Idempotency-Key": "retry-1"}
 
 # POSTs that change the state of something that exists (no new resource) or carry their own key mechanism.
-NOT_CREATING = {"ConsentRevokeView", "GrantRevokeView", "MemoryQuarantineView", "MemoryConfirmView",
-                "MemoryRejectView", "SessionEndView", "WorkflowOperationRetryView",
+NOT_CREATING = {"ConsentRevokeView", "GrantRevokeView", "MemoryQuarantineView", "MemoryReleaseView",
+                "MemoryConfirmView", "MemoryRejectView", "SessionEndView", "WorkflowOperationRetryView",
                 # workflow operations: payload-bound Idempotency-Key of their own (workflows.services), same
                 # semantics (same request -> same operation, other data -> 409 idempotency_key_reused)
                 "WorkflowOperationsView"}

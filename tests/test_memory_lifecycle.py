@@ -61,6 +61,26 @@ def test_proposals_are_invisible_until_confirmed(world):
     assert patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm").status_code == 409
 
 
+def test_a_proposal_confirmed_after_a_newer_value_was_recorded_is_valid_from_its_confirmation(world):
+    """A suggestion made before the patient stated a newer value, confirmed later, is the current value from its
+    confirmation: it never reads as older than the value it replaced (valid_from before that one's)."""
+    cid = world.consent(world.patient_a)
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    proposal = agent.post(f"{mem(world.patient_a)}/proposals",
+                          {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"}).json()
+    patient = world.patient(world.patient_a)
+    stated = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00")).json()["memory"]
+    r = patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm")
+    assert r.status_code == 200, r.content
+    confirmed = r.json()
+    assert datetime.fromisoformat(confirmed["valid_from"]) > datetime.fromisoformat(stated["valid_from"])
+    [current] = patient.get(mem(world.patient_a)).json()["items"]
+    assert current["memory_id"] == proposal["memory_id"] and current["valid_from"] == confirmed["valid_from"]
+    replaced = patient.get(f"{mem(world.patient_a)}/{stated['memory_id']}").json()
+    assert replaced["state"] == "superseded" and replaced["superseded_by"] == proposal["memory_id"]
+
+
 def test_rejected_proposal_is_erased(world):
     cid = world.consent(world.patient_a)
     patient = world.patient(world.patient_a)
@@ -315,6 +335,104 @@ def test_quarantine_excludes_at_once_and_is_staff_only(world):
     assert patient.post(mem(world.patient_a), memory_body(cid, time="09:45")).status_code == 201
     r = nurse.post(f"{mem(world.patient_a)}/{mid}/quarantine", {"reason_code": "again"})
     assert r.status_code == 409 and r.json()["code"] == "illegal_transition"
+
+
+def _current(api, pid) -> list[tuple[str, str]]:
+    return [(i["memory_id"], i["fact"]["time"]) for i in api.get(mem(pid)).json()["items"]]
+
+
+def test_quarantining_the_current_value_makes_the_one_it_replaced_current_until_it_is_released(world):
+    """Setting the newer value aside does not leave the attribute with none: the value it replaced is current again
+    (its history says why); released, the newer value supersedes it again. Only staff release, only what is
+    quarantined."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    nurse = nurse_with(world, "appointment_scheduling")
+    older = patient.post(mem(world.patient_a), memory_body(cid, time="10:00")).json()["memory_id"]
+    newer = patient.post(mem(world.patient_a), memory_body(cid, time="10:30")).json()["memory_id"]
+    assert _current(patient, world.patient_a) == [(newer, "10:30")]
+
+    assert nurse.post(f"{mem(world.patient_a)}/{newer}/quarantine", {"reason_code": "disputed"}).status_code == 200
+    assert _current(patient, world.patient_a) == [(older, "10:00")]
+    read = patient.get(f"{mem(world.patient_a)}/{older}").json()
+    assert read["state"] == "active" and read["superseded_by"] is None
+    reinstated = patient.get(f"{mem(world.patient_a)}/{older}/history").json()["events"][-1]
+    assert (reinstated["event_type"], reinstated["from_state"], reinstated["to_state"]) == (
+        "reinstated", "superseded", "active")
+    assert reinstated["source_ref"] == f"quarantine-of:{newer}"
+
+    assert patient.post(f"{mem(world.patient_a)}/{newer}/release", {}).json()["code"] == "staff_only"
+    r = nurse.post(f"{mem(world.patient_a)}/{older}/release", {})
+    assert r.status_code == 409 and r.json()["code"] == "not_quarantined"
+    r = nurse.post(f"{mem(world.patient_a)}/{uuid.uuid4()}/release", {})
+    assert r.status_code == 404
+    assert nurse.post(f"{mem(world.patient_a)}/{newer}/release", {"reason_code": "Bad!"}).status_code == 422
+    r = nurse.post(f"{mem(world.patient_a)}/{newer}/release", {"reason_code": "confirmed_with_patient"})
+    assert r.status_code == 200 and r.json()["state"] == "active", r.content
+    assert _current(patient, world.patient_a) == [(newer, "10:30")]
+    read = patient.get(f"{mem(world.patient_a)}/{older}").json()
+    assert read["state"] == "superseded" and read["superseded_by"] == newer
+    history = patient.get(f"{mem(world.patient_a)}/{newer}/history").json()
+    assert [v["memory_id"] for v in history["versions"]] == [newer, older]
+    assert [e["event_type"] for e in history["events"] if e["memory_id"] == newer][-2:] == [
+        "quarantined", "released"]
+    # and again: the same value comes back while the newer one is set aside a second time
+    assert nurse.post(f"{mem(world.patient_a)}/{newer}/quarantine", {"reason_code": "disputed"}).status_code == 200
+    assert _current(patient, world.patient_a) == [(older, "10:00")]
+
+
+def test_a_value_that_was_itself_set_aside_or_whose_validity_ended_is_not_made_current_again(world):
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    nurse = nurse_with(world, "appointment_scheduling")
+    doubtful = patient.post(mem(world.patient_a), memory_body(cid, time="10:00")).json()["memory_id"]
+    assert nurse.post(f"{mem(world.patient_a)}/{doubtful}/quarantine", {"reason_code": "disputed"}).status_code == 200
+    newer = patient.post(mem(world.patient_a), memory_body(cid, time="10:30")).json()["memory_id"]
+    assert nurse.post(f"{mem(world.patient_a)}/{newer}/quarantine", {"reason_code": "disputed"}).status_code == 200
+    assert _current(patient, world.patient_a) == []
+    assert patient.get(f"{mem(world.patient_a)}/{doubtful}").json()["state"] == "superseded"
+
+    ended = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "16:00", valid_until=future(1)))
+    latest = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00")).json()["memory_id"]
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me), connection.cursor() as cur:  # the clock moves past the older value's validity
+        cur.execute("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
+                    "valid_until = now() - interval '1 second' WHERE memory_id = %s", [ended.json()["memory_id"]])
+    assert nurse.post(f"{mem(world.patient_a)}/{latest}/quarantine", {"reason_code": "disputed"}).status_code == 200
+    assert _current(patient, world.patient_a) == []
+    # a quarantined value past its own validity is not released into reads either
+    with identity_context(me), connection.cursor() as cur:
+        cur.execute("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
+                    "valid_until = now() - interval '1 second' WHERE memory_id = %s", [latest])
+    r = nurse.post(f"{mem(world.patient_a)}/{latest}/release", {})
+    assert r.status_code == 409 and r.json()["code"] == "illegal_transition"
+
+
+def test_a_value_made_current_again_is_kept_no_longer_than_its_retention_from_when_it_was_written(world):
+    """A proposal confirmed days after it was made is valid from its confirmation, but its retention runs from its
+    writing: made current again, it keeps that deadline, not one counted from its confirmation."""
+    from memory.types import type_get
+
+    cid = world.consent(world.patient_a)
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    proposal = agent.post(f"{mem(world.patient_a)}/proposals",
+                          {**memory_body(cid, "latest_time", "15:00"), "source_ref": "turn:3"}).json()["memory_id"]
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me), connection.cursor() as cur:  # proposed ten days ago
+        cur.execute("UPDATE patient_memory SET created_at = created_at - interval '10 days', valid_from = valid_from "
+                    "- interval '10 days', expires_at = expires_at - interval '10 days' WHERE memory_id = %s",
+                    [proposal])
+        written = Memory.objects.get(memory_id=proposal).expires_at
+    patient = world.patient(world.patient_a)
+    assert patient.post(f"{mem(world.patient_a)}/{proposal}/confirm").status_code == 200
+    newer = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00")).json()["memory_id"]
+    nurse = nurse_with(world, "appointment_scheduling")
+    assert nurse.post(f"{mem(world.patient_a)}/{newer}/quarantine", {"reason_code": "disputed"}).status_code == 200
+    again = patient.get(f"{mem(world.patient_a)}/{proposal}").json()
+    assert again["state"] == "active"  # its deadline as written (created_at and the write's clock differ by a moment)
+    assert abs(datetime.fromisoformat(again["expires_at"]) - written) < timedelta(seconds=1)
+    assert type_get("scheduling_preference").kept_days > 10
 
 
 def _delete(api, path):

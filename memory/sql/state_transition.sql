@@ -10,8 +10,8 @@ AS $$
   SELECT (p_from, p_to) IN (
     ('proposed', 'active'), ('proposed', 'deleted'), ('proposed', 'expired'),
     ('active', 'superseded'), ('active', 'expired'), ('active', 'quarantined'), ('active', 'deleted'),
-    ('quarantined', 'superseded'), ('quarantined', 'expired'), ('quarantined', 'deleted'),
-    ('superseded', 'deleted'),
+    ('quarantined', 'active'), ('quarantined', 'superseded'), ('quarantined', 'expired'), ('quarantined', 'deleted'),
+    ('superseded', 'active'), ('superseded', 'deleted'),
     ('expired', 'deleted'))
 $$;
 

@@ -316,6 +316,12 @@ def patient_confirm(request, memory_id: uuid.UUID):
     try:
         with transaction.atomic():
             review.memory_confirm(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+    except NotFound:
+        # erased meanwhile with the value it repeated (the patient deleted that value in another window)
+        if _receipt_erasing(identity, memory_id) is None:
+            raise
+        messages.info(request, "This suggestion was erased with a value you deleted. Nothing was confirmed.")
+        return redirect("patient-preferences")
     except Conflict:
         # sent twice (a double click, the back button): only a confirmation makes a proposal current
         memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
@@ -358,6 +364,7 @@ ACTION_TEXT = {
     "memory.confirm": "confirmed a suggested preference",
     "memory.delete": "deleted a preference",
     "memory.quarantine": "set a preference aside as doubtful",
+    "memory.quarantine_release": "took a preference set aside back into use",
     "memory.context_pack": "used your preferences to help with a task",
     "memory.releases": "looked at who used your information",
     "memory.deletions": "looked at deletion receipts",
@@ -515,3 +522,21 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     return render(request, "memory/quarantine.html",
                   {"form": form, "row": memory_row(memory, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS),
                    "patient_id": patient_id}, status=status)
+
+
+@require_POST
+@portal_view(scopes=("memory:write",), roles=STAFF_ROLES)
+def staff_release(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
+    """Staff release a quarantined memory: it is current again (the value made current meanwhile is replaced)."""
+    identity = request.portal_identity
+    require_staff_patient(identity, patient_id)
+    try:
+        with transaction.atomic():
+            review.memory_release(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    except IllegalTransition:  # before Conflict: its subclass
+        messages.error(request, "This memory's validity has ended; it cannot be released. Record a new value.")
+    except Conflict:  # sent twice (a double click, another window), or corrected meanwhile
+        messages.info(request, "This memory is no longer quarantined. Nothing more was changed.")
+    else:
+        messages.success(request, "Released: it is the current value again.")
+    return redirect("staff-patient", patient_id=patient_id)

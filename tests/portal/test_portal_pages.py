@@ -16,7 +16,7 @@ from core.models import AuditEvent
 from memory.models import MemoryState
 from memory.services import memory_propose
 from tests.conftest import memory_body
-from tests.support import without_timestamps
+from tests.support import Api, without_timestamps
 
 pytestmark = pytest.mark.django_db
 
@@ -293,6 +293,24 @@ def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
     assert client.post(f"/me/proposals/{uuid.uuid4()}/confirm/").status_code == 404
 
 
+def test_confirming_a_suggestion_erased_with_a_value_the_patient_deleted_says_so(alice, world):
+    """The patient deletes a preference; the suggestion waiting with the same value is erased with it. Its confirm
+    button, sent from a page opened before, said "Page not found"; it now says the suggestion went with the value."""
+    api = world.patient(world.patient_a)
+    body = {"memory_type": "communication_preference", "fact": {"kind": "channel", "channel": "sms"},
+            "consent_purpose": "appointment_scheduling", "consent_record_id": alice["consent"]}
+    stated = api.post(f"/v1/patients/{world.patient_a}/memories", body).json()["memory_id"]
+    agent = Api(world.token(sub="agent-x", act="agent-x"))
+    world.grant(world.patient_a, "agent-x", "appointment_scheduling")
+    proposal = agent.post(f"/v1/patients/{world.patient_a}/memories/proposals", {**body, "source_ref": "turn:1"})
+    assert proposal.status_code == 201, proposal.content
+    receipt = api.request("DELETE", f"/v1/patients/{world.patient_a}/memories/{stated}").json()
+    assert proposal.json()["memory_id"] in receipt["memory_ids"]
+    answer = alice["client"].post(f"/me/proposals/{proposal.json()['memory_id']}/confirm/", follow=True)
+    assert answer.status_code == 200
+    assert "This suggestion was erased with a value you deleted. Nothing was confirmed." in answer.content.decode()
+
+
 def test_a_preference_the_patient_confirmed_from_a_proposal_has_a_delete_on_its_card(alice, world):
     """An organisation's type that staff record and agents propose: the patient confirms it, so it is theirs to
     delete (not to correct). Its card said "Recorded by your care team; ask them to change it", with no Delete."""
@@ -410,6 +428,26 @@ def test_staff_quarantine_a_memory_with_a_reason(world, nurse):
     again = nurse["client"].post(url, {"reason_code": "doubtful_source"}, follow=True)
     html = again.content.decode()
     assert again.status_code == 200 and "This memory had already been quarantined. Nothing more was changed." in html
+
+
+def test_staff_quarantine_the_newer_value_and_release_it_from_the_patient_page(world, nurse):
+    """Quarantining the current value brings back the one it replaced (the patient's list is not left empty); the
+    staff page offers to release it, which makes it current again; a second release says nothing changed."""
+    consent = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    memories = f"/v1/patients/{world.patient_a}/memories"
+    older = _memory(world, world.patient_a, consent)
+    newer = api.post(f"{memories}/{older}/correct", {"fact": {"kind": "earliest_time", "time": "11:15"}}).json()
+    page = f"/staff/patients/{world.patient_a}/"
+    nurse["client"].post(f"{page}memories/{newer['memory_id']}/quarantine/", {"reason_code": "doubtful_source"})
+    assert [i["memory_id"] for i in api.get(memories).json()["items"]] == [older]
+    release = f"{page}memories/{newer['memory_id']}/release/"
+    assert release in nurse["client"].get(page).content.decode()
+    done = nurse["client"].post(release, follow=True)
+    assert done.status_code == 200 and "Released: it is the current value again." in done.content.decode()
+    assert [i["memory_id"] for i in api.get(memories).json()["items"]] == [newer["memory_id"]]
+    again = nurse["client"].post(release, follow=True).content.decode()
+    assert "This memory is no longer quarantined. Nothing more was changed." in again
 
 
 def test_staff_correct_a_memory(world, nurse):

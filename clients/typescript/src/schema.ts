@@ -548,6 +548,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/patients/{patient_id}/memories/{memory_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Staff release a quarantined memory: current again, superseding the value made current while it was aside.
+         *
+         *     Requires scopes: `memory:write`.
+         */
+        post: operations["memories_release"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/patients/{patient_id}/memories/proposals": {
         parameters: {
             query?: never;
@@ -1198,12 +1219,14 @@ export interface components {
          *     * `superseded` - Superseded
          *     * `expired` - Expired
          *     * `quarantined` - Quarantined
+         *     * `reinstated` - Reinstated
+         *     * `released` - Released
          *     * `consent_revoked` - Consent Revoked
          *     * `deletion_requested` - Deletion Requested
          *     * `deleted` - Deleted
          * @enum {string}
          */
-        EventTypeEnum: "proposed" | "confirmed" | "rejected" | "corrected" | "superseded" | "expired" | "quarantined" | "consent_revoked" | "deletion_requested" | "deleted";
+        EventTypeEnum: "proposed" | "confirmed" | "rejected" | "corrected" | "superseded" | "expired" | "quarantined" | "reinstated" | "released" | "consent_revoked" | "deletion_requested" | "deleted";
         /**
          * @description * `memory.proposed` - memory.proposed
          *     * `memory.confirmed` - memory.confirmed
@@ -1825,6 +1848,11 @@ export interface components {
          * @enum {string}
          */
         ReconciliationQueueViewEnum: "granted_patients" | "organization";
+        /** @description Refuses fields it does not declare. */
+        ReleaseInRequest: {
+            /** @description quarantine_released if none */
+            reason_code?: string;
+        };
         ReleaseList: {
             items: components["schemas"]["ReleaseOut"][];
         };
@@ -7546,6 +7574,171 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletionReceipt"];
+                };
+            };
+            /** @description Malformed request (bad JSON or Content-Length) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (invalid_token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also when it exists but is not the caller's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (concurrent update, version, transition, idempotency_key_reused, ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The session expired or ended */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Length required */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Query string too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid request (validation_error), including over-long query parameters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    memories_release: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memory_id: string;
+                patient_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReleaseInRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryOut"];
                 };
             };
             /** @description Malformed request (bad JSON or Content-Length) */
