@@ -7,7 +7,10 @@ trial connection succeeds, every new connection is refused at once with ``Operat
 clients behind 8 threads, queued for several seconds. ``DB_CIRCUIT_RETRY_SECONDS`` after the failure (default 1)
 one request tries again; the first that connects closes the circuit, so the service recovers without a restart.
 Only connecting counts: a query that fails on a connection already made (a server restarted under a pooled
-connection) says nothing about whether the next connection can be made.
+connection) says nothing about whether the next connection can be made. Nor does a wait for a pooled connection that
+timed out while the pool made its connections without fail: a burst that merely queues behind the pool's
+``DB_POOL_MAX_SIZE`` connections is not an outage, and a circuit opened by it answered every request 503 for its
+open period although PostgreSQL served the others.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import threading
 import psycopg
 from django.conf import settings
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgreSQLDatabaseWrapper
+from psycopg_pool import PoolTimeout
 
 from core.circuit import Circuit
 
@@ -39,12 +43,35 @@ class DatabaseWrapper(PostgreSQLDatabaseWrapper):
             raise psycopg.OperationalError("the database could not be reached a moment ago; not retried yet")
         try:
             connection = super().get_new_connection(conn_params)
+        except PoolTimeout:
+            if not circuit.is_open and not self._pool_failed_to_connect():
+                raise  # the request waited in vain behind the others; the next ones go through as before
+            circuit.failed()  # (a trial that got no connection failed, whatever kept it waiting)
+            self._discard_pool()
+            raise
         except BaseException:
             circuit.failed()
             self._discard_pool()
             raise
         circuit.succeeded()
         return connection
+
+    def _configure_connection(self, connection):
+        # The pool calls this after each connection it makes: what it has failed to make so far is no longer news.
+        pool = getattr(connection, "_pool", None)
+        if pool is not None:
+            pool.errors_when_last_connected = pool.get_stats().get("connections_errors", 0)
+        return super()._configure_connection(connection)
+
+    def _pool_failed_to_connect(self) -> bool:
+        """Whether the pool has failed to make a connection since it last made one. A wait for a connection that
+        timed out otherwise was a wait behind the other requests (every connection the pool may hold in use), or
+        for a connection still being made: neither says the server is gone, while a refused or timed-out attempt
+        does (then the pool also retries with growing pauses, which the circuit's fresh pool cuts short)."""
+        pool = self.pool
+        if pool is None:
+            return True
+        return pool.get_stats().get("connections_errors", 0) > getattr(pool, "errors_when_last_connected", 0)
 
     def _discard_pool(self) -> None:
         """The next connection comes from a fresh pool, which connects at once: psycopg_pool retries a failed
