@@ -1,5 +1,5 @@
-"""The database's circuit (core.postgresql) opens for an outage, not for a queue. Against a spare embedded
-PostgreSQL the tests start and stop themselves."""
+"""The database's circuit (core.postgresql) opens for an outage, not for a queue, and PostgreSQL restarted under the
+connection pool costs no request a 503. Against a spare embedded PostgreSQL the tests start and stop themselves."""
 
 from __future__ import annotations
 
@@ -58,5 +58,39 @@ def test_requests_queueing_for_the_pool_do_not_open_the_circuit(spare, jwks_serv
             assert status == 200, body
         status, _, body = _call(service.url, "GET", "/health/ready", "")
         assert status == 200, body
+    finally:
+        service.close()
+
+
+@pytest.mark.slow
+def test_after_postgresql_restarts_the_pools_old_connections_cost_no_request_a_503(spare, jwks_server, keyring):
+    """The pool's connections from before a restart are dead; each request that got one answered 503 (and
+    readiness said the database was down) while the server was back. They are now dropped when taken from the
+    pool, and the request is served on a new connection."""
+    service, tokens = _service_on(spare, jwks_server, keyring, patients=4, workers=1, threads=4)
+    try:
+        calls = [(f"/v1/patients/{p}/memories", t) for p, t in tokens.items()]
+
+        def burst():
+            results: list = []
+            threads = [threading.Thread(target=lambda c=c: results.append(_call(service.url, "GET", *c)))
+                       for c in calls]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=30)
+            return results
+
+        for _ in range(3):  # the pool holds several connections
+            assert {r[0] for r in burst()} == {200}
+        spare.stop()
+        spare.start()
+
+        status, _, body = _call(service.url, "GET", "/health/ready", "")
+        assert status == 200, body
+        for path, token in calls:
+            status, _, body = _call(service.url, "GET", path, token)
+            assert status == 200, body
+        assert {r[0] for r in burst()} == {200}
     finally:
         service.close()
