@@ -63,7 +63,7 @@ class DatabaseWrapper(PostgreSQLDatabaseWrapper):
             raise psycopg.OperationalError("the database could not be reached a moment ago; not retried yet")
         try:
             connection = super().get_new_connection(conn_params)
-            if self.pool:
+            if self.pool:  # type: ignore[attr-defined]  # the PostgreSQL backend's pool (Django 5.1+)
                 connection = self._pooled_alive(connection, conn_params)
         except PoolTimeout:
             if not circuit.is_open and not self._pool_failed_to_connect():
@@ -82,11 +82,12 @@ class DatabaseWrapper(PostgreSQLDatabaseWrapper):
         """A connection from the pool that the server has not closed: one it closed (a restart, an administrator
         ending it) is dropped, and the pool makes another in its place. Without this, after PostgreSQL restarted
         each request that got one of the pool's old connections answered 503, the server being back."""
-        for _ in range(self.pool.max_size):
+        pool = self.pool  # type: ignore[attr-defined]
+        for _ in range(pool.max_size):
             if not _closed_by_server(connection):
                 return connection
             connection.close()
-            self.pool.putconn(connection)  # discarded, and replaced by a new one
+            pool.putconn(connection)  # discarded, and replaced by a new one
             connection = super().get_new_connection(conn_params)
         return connection
 
@@ -95,14 +96,14 @@ class DatabaseWrapper(PostgreSQLDatabaseWrapper):
         pool = getattr(connection, "_pool", None)
         if pool is not None:
             pool.errors_when_last_connected = pool.get_stats().get("connections_errors", 0)
-        return super()._configure_connection(connection)
+        return super()._configure_connection(connection)  # type: ignore[misc]  # Django 5.1+
 
     def _pool_failed_to_connect(self) -> bool:
         """Whether the pool has failed to make a connection since it last made one. A wait for a connection that
         timed out otherwise was a wait behind the other requests (every connection the pool may hold in use), or
         for a connection still being made: neither says the server is gone, while a refused or timed-out attempt
         does (then the pool also retries with growing pauses, which the circuit's fresh pool cuts short)."""
-        pool = self.pool
+        pool = self.pool  # type: ignore[attr-defined]
         if pool is None:
             return True
         return pool.get_stats().get("connections_errors", 0) > getattr(pool, "errors_when_last_connected", 0)
