@@ -301,6 +301,9 @@ WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = env.int("WORKFLOW_CIRCUIT_FAILURE_THRESHOLD
 WORKFLOW_CIRCUIT_COOLDOWN_SECONDS = env.float("WORKFLOW_CIRCUIT_COOLDOWN_SECONDS", default=30.0)
 WORKFLOW_WORKER_BATCH_SIZE = env.int("WORKFLOW_WORKER_BATCH_SIZE", default=10)
 WORKFLOW_WORKER_POLL_SECONDS = env.float("WORKFLOW_WORKER_POLL_SECONDS", default=1.0)
+# While the database is unreachable the worker tries to claim again after pauses that double from the poll interval
+# up to this (or the poll interval, if longer): the longest it goes on waiting once the database is back.
+WORKFLOW_WORKER_OUTAGE_RETRY_SECONDS = env.float("WORKFLOW_WORKER_OUTAGE_RETRY_SECONDS", default=2.0)
 # Retention (manage.py sweep_workflows): a settled operation's payload is redacted this long after it settled; a
 # finished (completed or cancelled) workflow's state keeps only the outside systems' ids this long after it ended.
 WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS = env.float("WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS", default=30)

@@ -1,7 +1,8 @@
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from core import health
+from core.api_views import SchemaView
 from core.observability import metrics_view
 from portal.views.export import patient_export
 
@@ -9,7 +10,7 @@ urlpatterns = [
     path("health/live", health.live, name="health-live"),
     path("health/ready", health.ready, name="health-ready"),
     path("metrics", metrics_view, name="metrics"),
-    path("v1/schema", SpectacularAPIView.as_view(), name="schema"),
+    path("v1/schema", SchemaView.as_view(), name="schema"),
     path("v1/docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("v1/", include("memory.urls")),
     path("v1/", include("conversations.urls")),

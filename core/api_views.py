@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import uuid
 
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -114,3 +116,36 @@ class OrganizationListView(ScopedAPIView):
                                     trusted_issuers=data.validated_data["trusted_issuers"])
         audit.record(action="organization.register", resource_type="organization", resource_id=org.id)
         return Response(OrganizationOut(org).data, status=201)
+
+
+class SchemaView(SpectacularAPIView):
+    """``/v1/schema``: the OpenAPI document, made once per process in each format it is asked in (YAML by default,
+    JSON), then served as made. It was generated and rendered for every request, with no token needed: about a
+    quarter of a second of a worker's CPU each, so 40 clients asking at once kept ``/health/live`` from answering
+    for 8 s. The document is the same for every caller: its ``lang`` and ``version`` query parameters, which
+    drf-spectacular reads, are not ours (the API is not translated and has one version) and are ignored, so that
+    no caller can make the document again by asking with another value."""
+
+    _documents: dict[type, tuple[bytes, str, str]] = {}
+
+    @extend_schema(exclude=True)
+    def get(self, request, *args, **kwargs):
+        # by the renderer, not the media type asked for: an Accept with parameters of the caller's choosing is
+        # answered with the renderer's own, from the same few documents
+        renderer = request.accepted_renderer
+        document = self._documents.get(type(renderer))
+        if document is None:
+            response = self._get_schema_response(request)
+            response.accepted_renderer = renderer
+            response.accepted_media_type = renderer.media_type
+            response.renderer_context = self.get_renderer_context()
+            response.render()
+            document = (response.content, response["Content-Type"], response["Content-Disposition"])
+            self._documents[type(renderer)] = document
+        content, content_type, disposition = document
+        answer = HttpResponse(content, content_type=content_type)
+        answer["Content-Disposition"] = disposition
+        return answer
+
+    def _get_version_parameter(self, request):
+        return None

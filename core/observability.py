@@ -22,11 +22,13 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 
 from django.conf import settings
 from django.db import connection
 from django.http import HttpResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import values as prometheus_values
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY
 
@@ -35,6 +37,60 @@ from core.tracing import current_trace_id
 
 access_log = logging.getLogger("anamnesis.access")
 log = logging.getLogger("anamnesis.metrics")
+
+
+class _ReservedMetricsFile(prometheus_values.MmapedDict):
+    """prometheus-client's file of one process's values in ``PROMETHEUS_MULTIPROC_DIR``, with its disk space
+    reserved before it is used. The library extends the file without writing it and writes its values through a
+    memory map: on a full disk the first write to a page killed the process (SIGBUS), so with the metrics'
+    filesystem full every web worker died at its first request and again after each restart. Reserved first
+    (``posix_fallocate``), a full disk is an ``OSError`` when a file is made or grows, which the callers survive
+    (:class:`MetricsMiddleware`, :func:`timed`): the request is answered and only its metrics are lost."""
+
+    def __init__(self, filename, read_mode=False):
+        if not read_mode:
+            with open(filename, "a+b") as f:
+                size = os.fstat(f.fileno()).st_size
+                try:
+                    os.posix_fallocate(f.fileno(), 0, size or _METRICS_FILE_SIZE)
+                except OSError:
+                    if not size:
+                        os.unlink(filename)  # an empty file would break /metrics, which reads them all
+                    raise
+        super().__init__(filename, read_mode)
+
+    def _init_value(self, key):
+        encoded = key.encode("utf-8")
+        needed = self._used + 4 + len(encoded) + (8 - (len(encoded) + 4) % 8) + 16  # as the library lays it out
+        capacity = self._capacity
+        while needed > capacity:
+            capacity *= 2
+        if capacity > self._capacity:
+            os.posix_fallocate(self._f.fileno(), 0, capacity)
+        super()._init_value(key)
+
+
+_METRICS_FILE_SIZE = 1 << 16  # prometheus-client's first size of a file
+prometheus_values.MmapedDict = _ReservedMetricsFile  # type: ignore[misc]  # what its multiprocess values are made with
+_metrics_lost = False
+
+
+def _metrics_unwritable(exc: OSError) -> None:
+    global _metrics_lost
+    if not _metrics_lost:
+        _metrics_lost = True
+        log.error("metrics could not be written (%s, errno %s); requests are served without them",
+                  type(exc).__name__, exc.errno)
+
+
+def timed(histogram: Histogram, *labels: str) -> AbstractContextManager:
+    """``histogram.labels(*labels).time()``, or nothing when its value cannot be stored (a full disk)."""
+    try:
+        return histogram.labels(*labels).time()
+    except OSError as exc:
+        _metrics_unwritable(exc)
+        return nullcontext()
+
 
 REQUESTS = Counter("anamnesis_http_requests_total", "HTTP requests by route template, method and status",
                    ["route", "method", "status"])
@@ -106,9 +162,12 @@ class MetricsMiddleware:
         response = self.get_response(request)
         elapsed = time.perf_counter() - started
         route, method, status = _route(request), request.method, response.status_code
-        counter, histogram = _children(route, method, status)
-        counter.inc()
-        histogram.observe(elapsed)
+        try:
+            counter, histogram = _children(route, method, status)
+            counter.inc()
+            histogram.observe(elapsed)
+        except OSError as exc:  # the metrics' disk is full: the response stands
+            _metrics_unwritable(exc)
         # The route template, never the path: paths hold patient ids.
         access_log.info("%s %s %s %.1fms", method, route, response.status_code, elapsed * 1000,
                         extra={"route": route, "method": method, "status": response.status_code,

@@ -342,14 +342,14 @@ class _Timed:
         self._inner, self._name = inner, name
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        from core.observability import EMBEDDING_LATENCY
+        from core.observability import EMBEDDING_LATENCY, timed
 
         # the model and how many texts, never the texts
         with tracing.span(f"embeddings {self._name}", kind=SpanKind.CLIENT,
                           attributes={"gen_ai.operation.name": "embeddings", "gen_ai.request.model": self._inner.name,
                                       "anamnesis.embedding.provider": self._name,
                                       "anamnesis.embedding.texts": len(texts)}), \
-                EMBEDDING_LATENCY.labels(self._name).time():
+                timed(EMBEDDING_LATENCY, self._name):
             return self._inner.embed(texts)
 
     def __getattr__(self, name: str):

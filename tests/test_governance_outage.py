@@ -67,16 +67,17 @@ class SpareDatabase:
             pass
 
 
-def _service_on(spare: SpareDatabase, jwks_server, keyring, *, patients: int) -> tuple[LiveService, dict]:
-    """The service as deployed (2 workers x 4 threads) on the spare database, with an organisation of its own and
-    a token for each of ``patients`` new patients (patient id -> token)."""
+def _service_on(spare: SpareDatabase, jwks_server, keyring, *, patients: int, workers: int = 2, threads: int = 4,
+                extra_env: dict | None = None) -> tuple[LiveService, dict]:
+    """The service as deployed (2 workers x 4 threads unless told) on the spare database, with an organisation of
+    its own and a token for each of ``patients`` new patients (patient id -> token)."""
     org = uuid.uuid4()
     with spare.admin() as conn:
         conn.execute("INSERT INTO organization (id, name, created_at, trusted_issuers) VALUES (%s, '', now(), "
                      "ARRAY[%s])", [org, ISSUER])
-    service = LiveService(jwks_server.url, workers=2, threads=4, extra_env={
+    service = LiveService(jwks_server.url, workers=workers, threads=threads, extra_env={
         "EMBEDDED_PGDATA": str(spare.pgdata), "ANAMNESIS_DB_NAME": "anamnesis_spare",
-        "DB_CONNECT_TIMEOUT_SECONDS": str(CONNECT_TIMEOUT), "LOG_LEVEL": "WARNING"})
+        "DB_CONNECT_TIMEOUT_SECONDS": str(CONNECT_TIMEOUT), "LOG_LEVEL": "WARNING", **(extra_env or {})})
     ids = [uuid.uuid4() for _ in range(patients)]
     return service, {p: mint(keyring, sub=f"patient-{p}", org_id=org, patient_id=p, scope=PATIENT_SCOPES,
                              exp_in=3600) for p in ids}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 
 import pytest
@@ -142,3 +143,39 @@ def test_pool_use_is_read_at_scrape_time_never_on_a_request(world, metrics_token
     assert sample(body, "anamnesis_db_pool_connections", state="size") >= sample(
         body, "anamnesis_db_pool_connections", state="available") >= 0
     assert "anamnesis_db_pool_requests_waiting" in body and len(reads) == 1
+
+
+_FULL_DISK_CHILD = """
+import django, os
+django.setup()
+from django.test import Client
+client = Client()
+statuses = [client.get(path).status_code for path in ("/health/live", "/health/live", "/v1/no-such-route")]
+print("statuses", statuses, sorted(os.listdir(os.environ["PROMETHEUS_MULTIPROC_DIR"])))
+"""
+
+
+def test_a_full_metrics_disk_costs_the_metrics_not_the_process(tmp_path):
+    """prometheus-client writes a process's metrics through a memory map of a file it extends without writing: with
+    the metrics' filesystem full, the first request killed the web worker (SIGBUS), and so did the first request of
+    every worker gunicorn started in its place. The files' space is now reserved first, so a full disk is an error
+    the request survives: it is answered, its metrics are lost, one log line says so. Run in a child process with a
+    full 64 KiB tmpfs as PROMETHEUS_MULTIPROC_DIR (a user and mount namespace of its own: no privileges needed)."""
+    import subprocess
+    import sys
+
+    from tests.fakes.service import BASE_DIR
+
+    spool = tmp_path / "metrics"
+    spool.mkdir()
+    script = (f"mount -t tmpfs -o size=64k tmpfs {spool} && head -c 65536 /dev/zero > {spool}/filler 2>/dev/null; "
+              f"exec {sys.executable} -c '{_FULL_DISK_CHILD}'")
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(spool), "DJANGO_SETTINGS_MODULE": "config.settings_test",
+           # no database is reached by these requests; nothing starts the embedded one
+           "DATABASE_URL": "postgresql://nobody@127.0.0.1:9/none",
+           "DATABASE_OWNER_URL": "postgresql://nobody@127.0.0.1:9/none", "LOG_LEVEL": "INFO"}
+    child = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script], cwd=BASE_DIR,
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert child.returncode == 0, (child.returncode, child.stderr[-2000:])
+    assert "statuses [200, 200, 404] ['filler']" in child.stdout, child.stdout
+    assert child.stderr.count("metrics could not be written (OSError, errno 28)") == 1, child.stderr[-2000:]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pathlib
 import re
+import time
 
 import pytest
 import yaml
@@ -189,3 +190,41 @@ def test_a_query_value_given_empty_is_refused_and_the_document_says_so(tmp_path,
                 assert published.get("minLength", 0) >= 1, f"{method.upper()} {path}: {param['name']} may be empty"
                 checked.append(f"{path} {param['name']}")
     assert len(checked) >= 6, checked
+
+
+def test_the_schema_is_made_once_per_format_and_is_the_same_for_every_caller(client):
+    """Generating and rendering the document costs a worker about a quarter of a second of CPU, and anyone may ask
+    for it: 40 clients asking at once kept /health/live from answering for 8 s. It is made once per process and
+    format; a ``lang`` or ``version`` in the query (drf-spectacular's, not ours) makes no other document."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    json_type = "application/vnd.oai.openapi+json"
+    first = client.get("/v1/schema", HTTP_ACCEPT=json_type)
+    as_yaml = client.get("/v1/schema")
+    assert first.status_code == as_yaml.status_code == 200
+    assert first["Content-Type"].startswith(json_type)
+    assert as_yaml["Content-Type"].startswith("application/vnd.oai.openapi")
+    assert as_yaml.content.startswith(b"openapi: 3.") and as_yaml["Content-Disposition"].endswith('.yaml"')
+    generated = []
+    original = SchemaGenerator.get_schema
+
+    def counted(self, *args, **kwargs):
+        generated.append(1)
+        return original(self, *args, **kwargs)
+
+    SchemaGenerator.get_schema = counted
+    try:
+        began = time.perf_counter()
+        answers = [client.get("/v1/schema", HTTP_ACCEPT=json_type),
+                   client.get("/v1/schema?lang=de&version=<x>", HTTP_ACCEPT=json_type),
+                   client.get("/v1/schema?version=9"),
+                   client.get("/v1/schema", HTTP_ACCEPT=json_type + "; x=1"),
+                   client.get("/v1/schema?format=json")]
+        seconds = time.perf_counter() - began
+    finally:
+        SchemaGenerator.get_schema = original
+    assert generated == []
+    assert [a.content for a in answers] == [first.content, first.content, as_yaml.content, first.content, first.content]
+    assert answers[3]["Content-Type"] == first["Content-Type"]
+    assert answers[1].json()["info"]["version"] == first.json()["info"]["version"]
+    assert seconds < 0.2, seconds

@@ -541,3 +541,41 @@ def test_worker_logs_carry_no_payload_values(committed_db, world, insurer, caplo
     for value in PAYLOAD.values():
         assert value not in text
     assert insurer.record_for(op["idempotency_key"])["authorization_id"] not in text
+
+
+@pytest.mark.slow
+def test_a_worker_claims_again_within_seconds_of_the_database_returning(committed_db):
+    """The worker waits out an outage by claiming again with growing pauses; they doubled up to 30 s, so after a
+    10 s outage it went on sleeping up to 8 s more (after a minute's, up to 30 s) while the database served again
+    and operations waited. The pause stops growing at WORKFLOW_WORKER_OUTAGE_RETRY_SECONDS (2). The outage is the
+    process's database circuit held open (core.postgresql): every connection is refused, as with the server down."""
+    import threading
+
+    from django.db import connection
+
+    from core.postgresql.base import circuit_for
+
+    circuit = circuit_for("default")
+    worker = Worker(adapters={}, poll_seconds=1.0)  # the default
+    runner = threading.Thread(target=worker.run, kwargs={"max_seconds": 40})
+    connection.close()
+    retry_after, circuit.retry_after = circuit.retry_after, 3600.0
+    circuit.failed()
+    try:
+        runner.start()
+        time.sleep(10)
+        errors = worker.stats.errors
+        assert errors >= 3  # it did try, and was refused
+        worker.circuits.clear()
+        circuit.succeeded()
+        back = time.monotonic()
+        while not worker.circuits and time.monotonic() - back < 30:  # set by its next claim that goes through
+            time.sleep(0.05)
+        waited = time.monotonic() - back
+    finally:
+        circuit.retry_after = retry_after
+        circuit.succeeded()
+        worker.stop.set()
+        runner.join(timeout=30)
+    assert worker.circuits, "no claim after the database returned"
+    assert waited < 3, f"the worker claimed again {waited:.1f}s after the database returned"

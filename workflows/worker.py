@@ -114,8 +114,12 @@ class Worker:
                 except (OperationalError, InterfaceError) as exc:
                     self.stats.errors += 1
                     log.warning("database unavailable while claiming (%s); waiting", type(exc).__name__)
-                    self._sleep(min(idle_backoff, 30.0), deadline)
-                    idle_backoff = min(idle_backoff * 2, 30.0)
+                    # a claim refused by a database that is down costs nothing, and one that waits for its
+                    # connection is bounded by the connect timeout: the pause stops growing at a few seconds, so
+                    # that due operations go out within them of the database's return
+                    self._sleep(idle_backoff, deadline)
+                    idle_backoff = min(idle_backoff * 2,
+                                       max(self.poll_seconds, settings.WORKFLOW_WORKER_OUTAGE_RETRY_SECONDS))
                     continue
                 idle_backoff = self.poll_seconds
                 if claims:

@@ -1,0 +1,96 @@
+"""The database's circuit (core.postgresql) opens for an outage, not for a queue, and PostgreSQL restarted under the
+connection pool costs no request a 503. Against a spare embedded PostgreSQL the tests start and stop themselves."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tests.load import call as _call
+from tests.test_governance_outage import SpareDatabase, _service_on
+
+
+@pytest.fixture(scope="module")
+def spare():
+    database = SpareDatabase()
+    yield database
+    database.close()
+
+
+@pytest.mark.slow
+def test_requests_queueing_for_the_pool_do_not_open_the_circuit(spare, jwks_server, keyring):
+    """With every pooled connection busy (one, held by a request waiting on a lock), the requests behind it give up
+    waiting for the pool (503 after the pool's timeout, twice); that says nothing about the server, so the requests
+    after them are served at once, not refused for the circuit's open period (it was: 503 service_unavailable)."""
+    service, tokens = _service_on(spare, jwks_server, keyring, patients=1, workers=1, threads=6, extra_env={
+        "DB_POOL_MAX_SIZE": "1", "DB_CIRCUIT_RETRY_SECONDS": "30"})
+    try:
+        ((patient, token),) = tokens.items()
+        path = f"/v1/patients/{patient}/memories"
+        assert _call(service.url, "GET", path, token)[0] == 200
+        results: list = []
+
+        def one():
+            began = time.monotonic()
+            results.append((*_call(service.url, "GET", path, token, timeout=30), time.monotonic() - began))
+
+        with spare.admin() as admin:
+            admin.execute("BEGIN")
+            admin.execute("LOCK TABLE api_rate_counter IN ACCESS EXCLUSIVE MODE")  # every request's gate waits
+            threads = [threading.Thread(target=one) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+                time.sleep(0.05)
+            # beyond twice the pool's timeout (1.5 s; a plain read that got no connection tries once more, by DRF's
+            # path): those behind the first have given up
+            time.sleep(4)
+            admin.execute("ROLLBACK")
+        for thread in threads:
+            thread.join(timeout=30)
+        statuses = sorted(r[0] for r in results)
+        assert 200 in statuses and 503 in statuses, statuses  # the first was served, those queued gave up
+        assert {r[2]["code"] for r in results if r[0] == 503} == {"service_unavailable"}
+
+        for _ in range(5):
+            status, _, body = _call(service.url, "GET", path, token)
+            assert status == 200, body
+        status, _, body = _call(service.url, "GET", "/health/ready", "")
+        assert status == 200, body
+    finally:
+        service.close()
+
+
+@pytest.mark.slow
+def test_after_postgresql_restarts_the_pools_old_connections_cost_no_request_a_503(spare, jwks_server, keyring):
+    """The pool's connections from before a restart are dead; each request that got one answered 503 (and
+    readiness said the database was down) while the server was back. They are now dropped when taken from the
+    pool, and the request is served on a new connection."""
+    service, tokens = _service_on(spare, jwks_server, keyring, patients=4, workers=1, threads=4)
+    try:
+        calls = [(f"/v1/patients/{p}/memories", t) for p, t in tokens.items()]
+
+        def burst():
+            results: list = []
+            threads = [threading.Thread(target=lambda c=c: results.append(_call(service.url, "GET", *c)))
+                       for c in calls]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=30)
+            return results
+
+        for _ in range(3):  # the pool holds several connections
+            assert {r[0] for r in burst()} == {200}
+        spare.stop()
+        spare.start()
+
+        status, _, body = _call(service.url, "GET", "/health/ready", "")
+        assert status == 200, body
+        for path, token in calls:
+            status, _, body = _call(service.url, "GET", path, token)
+            assert status == 200, body
+        assert {r[0] for r in burst()} == {200}
+    finally:
+        service.close()
