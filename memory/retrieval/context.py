@@ -12,6 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from consent.access import may_access
+from consent.purpose import permits
 from core import audit
 from core.errors import NoConsentOrAccess
 from core.identity import Identity
@@ -110,8 +111,14 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
         raise NoConsentOrAccess()
     result = memory_search(identity=identity, patient_id=patient_id, question=question, limit=limit,
                            audit_purpose=purpose)
-    # Purpose limitation: memories kept for this purpose, plus clinical context the caller may see (safety).
-    found = [h for h in result.hits if h.memory.consent_purpose == purpose or h.memory.memory_class == "care_context"]
+    # Purpose limitation: memories kept for this purpose, plus clinical context (safety) the caller may also read for
+    # the purpose it is kept for: an agent in a patient's context only under the patient's consent for it, as its
+    # own search or list for that purpose would be refused
+    others = {h.memory.consent_purpose for h in result.hits
+              if h.memory.memory_class == "care_context" and h.memory.consent_purpose != purpose}
+    readable = {p for p in others if permits(identity, patient_id=patient_id, purpose=p)}
+    found = [h for h in result.hits if h.memory.consent_purpose == purpose
+             or (h.memory.memory_class == "care_context" and h.memory.consent_purpose in readable)]
     # A prompt gets what reached the threshold and what the safety rule requires; best guesses stay out, counted.
     hits = [h for h in found if h.confidence == HIGH or h.included_by == SAFETY_RULE]
     notes = sorted({FETCH_LIVE_NOTE for h in hits if guardrails_for(h.memory.memory_class)["fetch_live"]})
