@@ -19,6 +19,7 @@ from core.identity import Identity
 from memory import representations
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
 from memory.models import ReleaseMember, Representation
+from memory.retrieval.candidates import Candidate
 from memory.retrieval.scoring import HIGH, SAFETY_RULE, Hit, array_literal
 from memory.retrieval.search import memory_search
 from memory.retrieval.selection import confidence_of
@@ -109,16 +110,22 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     for which purpose, when) so deletion can reach it and the patient can see what was disclosed."""
     if not may_access(patient_id=patient_id, purpose=purpose):
         raise NoConsentOrAccess()
+    # Purpose limitation, before anything is ranked (another purpose's memories would take the limit's places and
+    # sway the answer's confidence): memories kept for this purpose, plus clinical context (safety) the caller may
+    # also read for the purpose it is kept for: an agent in a patient's context only under the patient's consent
+    # for it, as its own search or list for that purpose would be refused
+    readable = {purpose: True}
+
+    def kept(memory: Candidate) -> bool:
+        if memory.consent_purpose != purpose and memory.memory_class != "care_context":
+            return False
+        if memory.consent_purpose not in readable:
+            readable[memory.consent_purpose] = permits(identity, patient_id=patient_id, purpose=memory.consent_purpose)
+        return readable[memory.consent_purpose]
+
     result = memory_search(identity=identity, patient_id=patient_id, question=question, limit=limit,
-                           audit_purpose=purpose)
-    # Purpose limitation: memories kept for this purpose, plus clinical context (safety) the caller may also read for
-    # the purpose it is kept for: an agent in a patient's context only under the patient's consent for it, as its
-    # own search or list for that purpose would be refused
-    others = {h.memory.consent_purpose for h in result.hits
-              if h.memory.memory_class == "care_context" and h.memory.consent_purpose != purpose}
-    readable = {p for p in others if permits(identity, patient_id=patient_id, purpose=p)}
-    found = [h for h in result.hits if h.memory.consent_purpose == purpose
-             or (h.memory.memory_class == "care_context" and h.memory.consent_purpose in readable)]
+                           audit_purpose=purpose, keep=kept)
+    found = list(result.hits)
     # A prompt gets what reached the threshold and what the safety rule requires; best guesses stay out, counted.
     hits = [h for h in found if h.confidence == HIGH or h.included_by == SAFETY_RULE]
     notes = sorted({FETCH_LIVE_NOTE for h in hits if guardrails_for(h.memory.memory_class)["fetch_live"]})
