@@ -24,7 +24,6 @@ from core.serializers import (
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, review, selectors, services, sessions
 from memory.api_reads import list_data, list_rows, types_after_read, types_sent_with_read
-from memory.guardrails import guardrails_for
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
@@ -544,8 +543,9 @@ def context_pack_body(pack: retrieval.ContextPack) -> dict:
                    "valid_from": datetime.fromisoformat(h.memory.valid_from).isoformat(),
                    "valid_until": (datetime.fromisoformat(h.memory.valid_until).isoformat()
                                    if h.memory.valid_until else None),
-                   "score": round(h.score, 4), "guardrails": guardrails_for(h.memory.memory_class),
-                   "confidence": h.confidence, "included_by": h.included_by} for h in pack.hits],
+                   "score": round(h.score, 4), "guardrails": guardrails,
+                   "confidence": h.confidence, "included_by": h.included_by}
+                  for h, guardrails in zip(pack.hits, pack.guardrails, strict=True)],
         "guardrail_notes": list(pack.guardrail_notes),
         "confidence": pack.confidence,
         "safety_rule_applied": pack.safety_rule_applied,

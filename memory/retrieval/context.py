@@ -23,6 +23,7 @@ from memory.retrieval.candidates import Candidate
 from memory.retrieval.scoring import HIGH, SAFETY_RULE, Hit, array_literal
 from memory.retrieval.search import memory_search
 from memory.retrieval.selection import confidence_of
+from memory.types import type_get
 
 SAFETY_NOTE = ("Safety: the question concerns a medicine, vaccine, contrast agent, food, material or procedure, so "
                "every current allergy, intolerance and long-term medicine on record is included whatever its score; "
@@ -35,6 +36,7 @@ class ContextPack:
     release_id: uuid.UUID
     purpose: str
     hits: tuple[Hit, ...]  # what went into the prompt, best first
+    guardrails: tuple[dict, ...]  # each hit's, as its memory renders them (its class, its type version's fetch_live)
     guardrail_notes: tuple[str, ...]
     confidence: str  # as for search, over what was found before best guesses were left out
     safety_rule_applied: bool
@@ -104,6 +106,11 @@ def record_release(*, identity: Identity, release_id: uuid.UUID, patient_id: uui
         cursor.execute(RELEASE_SQL + audit_sql, params + audit_params)
 
 
+def _fetch_live(hit: Hit) -> bool | None:
+    spec = type_get(hit.memory.memory_type, hit.memory.type_version)
+    return spec.fetch_live if spec is not None else None
+
+
 def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, purpose: str,
                  limit: int | None = None, session_id: uuid.UUID | None = None) -> ContextPack:
     """The smallest relevant context for a prompt, recorded as a release (which memories went to which agent,
@@ -128,14 +135,16 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     found = list(result.hits)
     # A prompt gets what reached the threshold and what the safety rule requires; best guesses stay out, counted.
     hits = [h for h in found if h.confidence == HIGH or h.included_by == SAFETY_RULE]
-    notes = sorted({FETCH_LIVE_NOTE for h in hits if guardrails_for(h.memory.memory_class)["fetch_live"]})
+    # a memory's guardrails are its class's and its own type version's (an organisation's type may say fetch_live)
+    guardrails = tuple(guardrails_for(h.memory.memory_class, fetch_live=_fetch_live(h)) for h in hits)
+    notes = sorted({FETCH_LIVE_NOTE for g in guardrails if g["fetch_live"]})
     if result.safety_rule_applied and any(h.safety for h in hits):
         notes.append(SAFETY_NOTE)
     release_id = uuid.uuid4()
     record_release(identity=identity, release_id=release_id, patient_id=patient_id, purpose=purpose,
                    session_id=session_id, hits=hits)
     left_out = len(found) - len(hits)
-    return ContextPack(release_id=release_id, purpose=purpose, hits=tuple(hits),
+    return ContextPack(release_id=release_id, purpose=purpose, hits=tuple(hits), guardrails=guardrails,
                        guardrail_notes=tuple(notes), confidence=confidence_of(found),
                        safety_rule_applied=result.safety_rule_applied, left_out_low_confidence=left_out,
                        text=_block(hits, notes, left_out))
