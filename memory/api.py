@@ -497,6 +497,9 @@ class ContextPackOut(serializers.Serializer):
     confidence = AnswerConfidence(help_text="As for search, over what was found before best guesses were left out")
     safety_rule_applied = serializers.BooleanField()
     left_out_low_confidence = serializers.IntegerField(help_text="Best guesses under the threshold left out")
+    left_out_over_limit = serializers.IntegerField(
+        help_text="Facts that reached the threshold but were left out by the limit (limit, default 5): the facts "
+                  "are then not the whole answer; ask again with a higher limit")
     text = serializers.CharField(help_text="Ready to insert into a prompt; never contains the patient identifier")
 
 
@@ -550,6 +553,7 @@ def context_pack_body(pack: retrieval.ContextPack) -> dict:
         "confidence": pack.confidence,
         "safety_rule_applied": pack.safety_rule_applied,
         "left_out_low_confidence": pack.left_out_low_confidence,
+        "left_out_over_limit": pack.left_out_over_limit,
         "text": pack.text,
     }
 

@@ -41,6 +41,7 @@ class ContextPack:
     confidence: str  # as for search, over what was found before best guesses were left out
     safety_rule_applied: bool
     left_out_low_confidence: int
+    left_out_over_limit: int  # facts that reached the threshold but not the pack's limit
     text: str  # ready to insert into a prompt; cites memory ids, never the patient
 
 
@@ -49,10 +50,12 @@ def _moment(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-def _block(hits: list[Hit], notes: list[str], left_out: int) -> str:
+def _block(hits: list[Hit], notes: list[str], left_out: int, over_limit: int = 0) -> str:
     """The ready-to-insert text. Cites memory ids; never names the patient or their identifier."""
     unsure = (f"Note: {left_out} lower-confidence match{'es were' if left_out != 1 else ' was'} left out; "
               "do not treat their absence as a negative answer." if left_out else "")
+    cut = (f"Note: {over_limit} more relevant fact{'s were' if over_limit != 1 else ' was'} left out by the "
+           "limit on facts; these facts are not the whole answer." if over_limit else "")
     if not hits:
         return "\n".join(filter(None, ["Known facts about this patient: none relevant on record.", unsure]))
     lines = ["Known facts about this patient (from governed memory; cite the [memory id] you use):"]
@@ -63,8 +66,7 @@ def _block(hits: list[Hit], notes: list[str], left_out: int) -> str:
             provenance += f", valid until {_moment(m.valid_until).date().isoformat()}"
         lines.append(f"- [{m.memory_id}] {hit.text} ({provenance})")
     lines.extend(f"Note: {note}" for note in notes)
-    if unsure:
-        lines.append(unsure)
+    lines.extend(filter(None, [cut, unsure]))
     return "\n".join(lines)
 
 
@@ -147,7 +149,7 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     return ContextPack(release_id=release_id, purpose=purpose, hits=tuple(hits), guardrails=guardrails,
                        guardrail_notes=tuple(notes), confidence=confidence_of(found),
                        safety_rule_applied=result.safety_rule_applied, left_out_low_confidence=left_out,
-                       text=_block(hits, notes, left_out))
+                       left_out_over_limit=result.over_limit, text=_block(hits, notes, left_out, result.over_limit))
 
 
 def _release_remove(rep: Representation) -> None:

@@ -19,7 +19,7 @@ from memory.retrieval.intent import type_phrases
 from memory.retrieval.question import Question, understand
 from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import Hit, query_vector, score_candidates, similarities, uncovered_shares
-from memory.retrieval.selection import confidence_of, select_hits
+from memory.retrieval.selection import confidence_of, select
 from memory.retrieval.vectors import vector_model
 
 
@@ -30,6 +30,7 @@ class SearchResult:
     min_score: float  # the threshold asked for, or the calibrated one (before the relative cut-off)
     confidence: str  # the answer's band (:func:`memory.retrieval.selection.confidence_of`)
     safety_rule_applied: bool  # the question named something a patient could be given or exposed to
+    over_limit: int = 0  # hits that reached their threshold but were left out by the limit
 
 
 _embedder_pool: ThreadPoolExecutor | None = None
@@ -88,6 +89,8 @@ def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, l
                                  require_purpose=purpose is not None)
     ranked = rank_candidates(identity=identity, patient_id=patient_id, question=q, purpose=purpose,
                              memory_class=memory_class, audit_row=row, keep=keep)
-    hits = select_hits(ranked, question=q, limit=limit, min_score=min_score)
+    selection = select(ranked, question=q, limit=limit, min_score=min_score)
+    hits = selection.hits
     return SearchResult(hits=tuple(hits), min_score=ranker().threshold if min_score is None else min_score,
-                        confidence=confidence_of(hits), safety_rule_applied=q.safety_rule)
+                        confidence=confidence_of(hits), safety_rule_applied=q.safety_rule,
+                        over_limit=selection.over_limit)
