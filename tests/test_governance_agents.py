@@ -176,6 +176,37 @@ def test_an_agents_context_pack_holds_no_care_context_the_patient_has_not_consen
     assert allergy in [f["memory_id"] for f in pack["facts"]], pack
 
 
+def test_a_pack_that_cannot_include_allergies_says_so_whether_or_not_there_are_any(world):
+    """An agent without the patient's consent for care coordination asks a scheduling pack about a medicine: the
+    pack cannot include allergies, and says so in the same words with or without one on record (it said "none
+    relevant on record" and safety_rule_applied, which reads as "no allergies")."""
+    cid = world.consent(world.patient_a)
+    assert world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    agent = agent_for(world, world.patient_a)
+    question = {"question": "can we give her amoxicillin at the appointment?", "purpose": "appointment_scheduling"}
+
+    def pack():
+        body = agent.post(f"/v1/patients/{world.patient_a}/context", question).json()
+        assert body["safety_rule_applied"] is True, body
+        return body
+
+    before = pack()
+    [note] = [n for n in before["guardrail_notes"] if n.startswith("Safety:")]
+    assert "none are included, whether or not any are on record" in note and note in before["text"]
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    r = world.staff("clinician").post(mem(world.patient_a), {
+        "memory_type": "care_context", "consent_purpose": "care_coordination", "source": "staff_entered",
+        "fact": {"kind": "allergy", "substance": "penicillin", "reaction": "rash"},
+        "review_by": "2031-01-01T00:00:00Z"})
+    assert r.status_code == 201, r.content
+    after = pack()
+    assert after["guardrail_notes"] == before["guardrail_notes"] and after["facts"] == before["facts"]
+    world.consent(world.patient_a, "care_coordination")
+    reached = pack()
+    assert r.json()["memory_id"] in [f["memory_id"] for f in reached["facts"]]
+    assert not any("whether or not any are on record" in n for n in reached["guardrail_notes"])
+
+
 def test_an_agent_is_refused_a_correction_before_its_fact_is_checked(world):
     """An agent never corrects, so its correction is refused as such (403 ``agent_cannot_confirm``, as confirm and
     reject are) whatever it sends: not a 422 about the fact that invites it to fix the body and try again."""

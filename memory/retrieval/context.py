@@ -18,16 +18,23 @@ from core.errors import NoConsentOrAccess
 from core.identity import Identity
 from memory import representations
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
-from memory.models import ReleaseMember, Representation
+from memory.models import MemoryClass, ReleaseMember, Representation
 from memory.retrieval.candidates import Candidate
 from memory.retrieval.scoring import HIGH, SAFETY_RULE, Hit, array_literal
 from memory.retrieval.search import memory_search
 from memory.retrieval.selection import confidence_of
 from memory.types import type_get
 
+CARE_CONTEXT = MemoryClass.CARE_CONTEXT  # the class, and the built-in type that holds allergies and medicines
 SAFETY_NOTE = ("Safety: the question concerns a medicine, vaccine, contrast agent, food, material or procedure, so "
                "every current allergy, intolerance and long-term medicine on record is included whatever its score; "
                "check each against what is planned.")
+# Said whenever the caller may not read care context, whether or not the patient has any: its absence from the pack
+# must not read as "no allergies", and its presence must not tell that there are some.
+SAFETY_UNREACHED_NOTE = ("Safety: the question concerns a medicine, vaccine, contrast agent, food, material or "
+                         "procedure, but allergies and long-term medicines are kept for care coordination, which this "
+                         "pack cannot include for you: none are included, whether or not any are on record; check "
+                         "them in the clinical record before acting.")
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,7 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     readable = {purpose: True}
 
     def kept(memory: Candidate) -> bool:
-        if memory.consent_purpose != purpose and memory.memory_class != "care_context":
+        if memory.consent_purpose != purpose and memory.memory_class != CARE_CONTEXT:
             return False
         if memory.consent_purpose not in readable:
             readable[memory.consent_purpose] = permits(identity, patient_id=patient_id, purpose=memory.consent_purpose)
@@ -142,6 +149,10 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     notes = sorted({FETCH_LIVE_NOTE for g in guardrails if g["fetch_live"]})
     if result.safety_rule_applied and any(h.safety for h in hits):
         notes.append(SAFETY_NOTE)
+    elif result.safety_rule_applied and not any(
+            readable[p] if p in readable else permits(identity, patient_id=patient_id, purpose=p)
+            for p in type_get(CARE_CONTEXT).purposes):
+        notes.append(SAFETY_UNREACHED_NOTE)
     release_id = uuid.uuid4()
     record_release(identity=identity, release_id=release_id, patient_id=patient_id, purpose=purpose,
                    session_id=session_id, hits=hits)
