@@ -20,6 +20,7 @@ from core.serializers import (
     StrictSerializer,
     UUIDIn,
     require_readable,
+    require_visible,
 )
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, review, selectors, services, sessions
@@ -455,7 +456,7 @@ def search_body(result: retrieval.SearchResult) -> dict:
 
 
 class SearchParams(serializers.Serializer):
-    q = serializers.CharField(min_length=1, max_length=500)
+    q = serializers.CharField(min_length=1, max_length=500, validators=[require_visible])
     limit = QueryInteger(min_value=1, max_value=20, required=False)
     min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
     consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
@@ -467,7 +468,7 @@ class SearchParams(serializers.Serializer):
 
 
 class ContextIn(StrictSerializer):
-    question = serializers.CharField(min_length=1, max_length=1000)
+    question = serializers.CharField(min_length=1, max_length=1000, validators=[require_visible])
     # Why the caller asks: the token's one purpose_of_use claim when left out (the operation's description says so;
     # help_text here would wrap the enum in an allOf that the MCP tool and TypeScript schemas need not carry).
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
