@@ -207,6 +207,18 @@ def test_a_pack_that_cannot_include_allergies_says_so_whether_or_not_there_are_a
     assert not any("whether or not any are on record" in n for n in reached["guardrail_notes"])
 
 
+def test_a_pack_with_no_facts_still_carries_its_safety_note_in_its_text(world):
+    """The text is what goes into the prompt: a pack with no facts gave "none relevant on record" alone, without
+    the note that allergies could not be included (it was only in guardrail_notes)."""
+    agent = agent_for(world, world.patient_a)
+    world.consent(world.patient_a)
+    pack = agent.post(f"/v1/patients/{world.patient_a}/context",
+                      {"question": "can we give her amoxicillin?", "purpose": "appointment_scheduling"}).json()
+    assert pack["facts"] == [] and pack["confidence"] == "none", pack
+    [note] = pack["guardrail_notes"]
+    assert pack["text"] == f"Known facts about this patient: none relevant on record.\nNote: {note}"
+
+
 def test_an_agent_is_refused_a_correction_before_its_fact_is_checked(world):
     """An agent never corrects, so its correction is refused as such (403 ``agent_cannot_confirm``, as confirm and
     reject are) whatever it sends: not a 422 about the fact that invites it to fix the body and try again."""

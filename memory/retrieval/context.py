@@ -63,8 +63,9 @@ def _block(hits: list[Hit], notes: list[str], left_out: int, over_limit: int = 0
               "do not treat their absence as a negative answer." if left_out else "")
     cut = (f"Note: {over_limit} more relevant fact{'s were' if over_limit != 1 else ' was'} left out by the "
            "limit on facts; these facts are not the whole answer." if over_limit else "")
-    if not hits:
-        return "\n".join(filter(None, ["Known facts about this patient: none relevant on record.", unsure]))
+    if not hits:  # the notes still go with it: the safety note is what says allergies could not be included
+        return "\n".join(["Known facts about this patient: none relevant on record.",
+                          *(f"Note: {note}" for note in notes), *filter(None, [unsure])])
     lines = ["Known facts about this patient (from governed memory; cite the [memory id] you use):"]
     for hit in hits:
         m = hit.memory
