@@ -414,9 +414,9 @@ STEPS = {"understand": "question: lexicon", "query_vector": "query embedding (ov
          "send_similarities": "cosine + text rank SQL sent (vector there)", "send_cosines": "cosine SQL sent",
          "read_similarities": "waiting for the similarity rows", "uncovered_shares": "question words uncovered",
          "score_candidates": "score + sort",
-         "select_hits": "select hits"}
+         "select": "select hits"}
 STEP_MODULES = {name: search for name in ("understand", "query_vector", "fetch_candidates", "score_candidates",
-                                          "select_hits", "type_phrases", "uncovered_shares")}
+                                          "select", "type_phrases", "uncovered_shares")}
 STEP_MODULES.update({name: scoring for name in STEPS if name not in STEP_MODULES})
 # query_vector runs in a thread of its own while the candidates are read (its time overlaps theirs)
 OVERLAPPED = {"query_vector"}

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import psycopg
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
 
@@ -82,6 +82,22 @@ def require_purpose(identity: Identity, *, patient_id: uuid.UUID, purpose: str) 
         cursor.execute("SELECT app_require_purpose(%s::uuid, %s::uuid, %s, %s)",
                        [identity.org_id, patient_id, purpose,
                         identity.is_agent and identity.patient_self_id is not None])
+
+
+def permits(identity: Identity, *, patient_id: uuid.UUID, purpose: str) -> bool:
+    """Whether :func:`require_purpose` would let the open identity read this patient's records for ``purpose``: the
+    same rule, asked in a savepoint, without refusing or auditing anything."""
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT app_require_purpose(%s::uuid, %s::uuid, %s, %s)",
+                           [identity.org_id, patient_id, purpose,
+                            identity.is_agent and identity.patient_self_id is not None])
+    except DatabaseError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, psycopg.Error) and cause.sqlstate == REFUSED_SQLSTATE:
+            return False
+        raise
+    return True
 
 
 def checked_query_purpose(identity: Identity, query_params, *, patient_id: uuid.UUID) -> str | None:

@@ -20,11 +20,11 @@ from core.serializers import (
     StrictSerializer,
     UUIDIn,
     require_readable,
+    require_visible,
 )
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, retrieval, review, selectors, services, sessions
 from memory.api_reads import list_data, list_rows, types_after_read, types_sent_with_read
-from memory.guardrails import guardrails_for
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
@@ -471,7 +471,7 @@ def search_body(result: retrieval.SearchResult) -> dict:
 
 
 class SearchParams(serializers.Serializer):
-    q = serializers.CharField(min_length=1, max_length=500)
+    q = serializers.CharField(min_length=1, max_length=500, validators=[require_visible])
     limit = QueryInteger(min_value=1, max_value=20, required=False)
     min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
     consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
@@ -483,7 +483,7 @@ class SearchParams(serializers.Serializer):
 
 
 class ContextIn(StrictSerializer):
-    question = serializers.CharField(min_length=1, max_length=1000)
+    question = serializers.CharField(min_length=1, max_length=1000, validators=[require_visible])
     # Why the caller asks: the token's one purpose_of_use claim when left out (the operation's description says so;
     # help_text here would wrap the enum in an allOf that the MCP tool and TypeScript schemas need not carry).
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
@@ -513,6 +513,9 @@ class ContextPackOut(serializers.Serializer):
     confidence = AnswerConfidence(help_text="As for search, over what was found before best guesses were left out")
     safety_rule_applied = serializers.BooleanField()
     left_out_low_confidence = serializers.IntegerField(help_text="Best guesses under the threshold left out")
+    left_out_over_limit = serializers.IntegerField(
+        help_text="Facts that reached the threshold but were left out by the limit (limit, default 5): the facts "
+                  "are then not the whole answer; ask again with a higher limit")
     text = serializers.CharField(help_text="Ready to insert into a prompt; never contains the patient identifier")
 
 
@@ -559,12 +562,14 @@ def context_pack_body(pack: retrieval.ContextPack) -> dict:
                    "valid_from": datetime.fromisoformat(h.memory.valid_from).isoformat(),
                    "valid_until": (datetime.fromisoformat(h.memory.valid_until).isoformat()
                                    if h.memory.valid_until else None),
-                   "score": round(h.score, 4), "guardrails": guardrails_for(h.memory.memory_class),
-                   "confidence": h.confidence, "included_by": h.included_by} for h in pack.hits],
+                   "score": round(h.score, 4), "guardrails": guardrails,
+                   "confidence": h.confidence, "included_by": h.included_by}
+                  for h, guardrails in zip(pack.hits, pack.guardrails, strict=True)],
         "guardrail_notes": list(pack.guardrail_notes),
         "confidence": pack.confidence,
         "safety_rule_applied": pack.safety_rule_applied,
         "left_out_low_confidence": pack.left_out_low_confidence,
+        "left_out_over_limit": pack.left_out_over_limit,
         "text": pack.text,
     }
 

@@ -152,9 +152,7 @@ def _fact(resource: dict, patient_id: uuid.UUID) -> dict:
     if resource.get("status") not in ("active", "intended", "on-hold"):
         raise _invalid("status", "only active, intended or on-hold statements are long-term indications",
                        "not_importable")
-    ended = (resource.get("effectivePeriod") or {}).get("end")
-    if ended and _instant(ended) <= timezone.now():
-        raise _invalid("effectivePeriod.end", "the statement has ended; not a current indication", "not_importable")
+    _statement_end(resource)
     medication = _text(resource.get("medicationCodeableConcept"))
     if not medication:
         raise _invalid("medicationCodeableConcept", "needs a text or a coding display", "required")
@@ -167,6 +165,18 @@ def _fact(resource: dict, patient_id: uuid.UUID) -> dict:
         if text.startswith("monitoring: "):
             fact["monitoring"] = text.removeprefix("monitoring: ")
     return fact
+
+
+def _statement_end(resource: dict) -> datetime | None:
+    """When a MedicationStatement's period ends (None: it does not say); refused when that has passed. The memory
+    is valid until then, so a course that ends is never served as current afterwards."""
+    ended = (resource.get("effectivePeriod") or {}).get("end")
+    if not ended:
+        return None
+    end = _instant(ended)
+    if end <= timezone.now():
+        raise _invalid("effectivePeriod.end", "the statement has ended; not a current indication", "not_importable")
+    return end
 
 
 def _instant(value: str) -> datetime:
@@ -235,7 +245,8 @@ def care_context_import(*, identity: Identity, patient_id: uuid.UUID, resource: 
         newer = _newer_version_imported(identity, patient_id, resource)
         if newer is not None:  # an older version arriving late must not replace what the newer one says
             raise Conflict(f"version {newer} of this resource is already imported", code="stale_resource_version")
+        valid_until = _statement_end(resource) if resource["resourceType"] == "MedicationStatement" else None
         memory = memory_record(identity=identity, patient_id=patient_id, memory_type="care_context",
-                               fact=fact, consent_purpose=CARE_PURPOSE, review_by=review_by,
-                               source=Source.EHR_IMPORT, source_ref=source_ref)
+                               fact=fact, consent_purpose=CARE_PURPOSE, valid_until=valid_until,
+                               review_by=review_by, source=Source.EHR_IMPORT, source_ref=source_ref)
     return memory, True

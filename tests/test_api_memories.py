@@ -230,6 +230,26 @@ def test_auditor_reads_the_organisation_and_patients_only_their_own(world):
     assert other_org_auditor.get("/v1/audit-events").json()["items"] == []
 
 
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200b\u2060 ", "\ufeff", "\u200d\u00a0", "\u3000"])
+def test_a_question_that_shows_nothing_is_blank_for_search_and_context_packs(world, invisible):
+    """A question of zero-width or other invisible characters asks nothing: search answered it with best guesses
+    and a context pack released a pack for it; both are 422 blank, as an empty question is, and nothing is
+    released."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid)).status_code == 201
+    r = api.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": invisible})
+    assert r.status_code == 422 and [(e["field"], e["code"]) for e in r.json()["errors"]] == [("q", "blank")], \
+        r.content
+    r = api.post(f"/v1/patients/{world.patient_a}/context",
+                 {"question": invisible, "purpose": "appointment_scheduling"})
+    assert r.status_code == 422 and [(e["field"], e["code"]) for e in r.json()["errors"]] == [
+        ("question", "blank")], r.content
+    assert api.get(f"/v1/patients/{world.patient_a}/releases").json()["items"] == []
+    r = api.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": f"{invisible}earliest time{invisible}"})
+    assert r.status_code == 200 and r.json()["items"], r.content
+
+
 @pytest.mark.parametrize("query", ["limit=", "min_score=", "consent_purpose=", "memory_class="])
 def test_a_search_parameter_given_empty_is_refused_not_ignored(world, query):
     api = world.patient(world.patient_a)

@@ -151,6 +151,74 @@ def test_a_context_pack_an_agent_asks_for_is_recorded_as_given_to_the_agent(worl
     assert release["actor_sub"] == f"patient-{world.patient_a}"
 
 
+def test_an_agents_context_pack_holds_no_care_context_the_patient_has_not_consented_to(world):
+    """Care context is kept for care coordination. An agent in the patient's context with the patient's consent for
+    scheduling only is refused it when it reads for care coordination; a scheduling pack that names a medicine
+    brought it in all the same (the safety rule's clinical context). It comes in once that consent is given."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    r = world.staff("clinician").post(mem(world.patient_a), {
+        "memory_type": "care_context", "consent_purpose": "care_coordination", "source": "staff_entered",
+        "fact": {"kind": "allergy", "substance": "penicillin", "reaction": "anaphylaxis", "severity": "severe"},
+        "review_by": "2031-01-01T00:00:00Z"})
+    allergy = r.json()["memory_id"]
+    cid = world.consent(world.patient_a)
+    assert world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    agent = agent_for(world, world.patient_a)
+    refused = agent.get(f"{mem(world.patient_a)}/search", {"q": "amoxicillin", "purpose": "care_coordination"})
+    assert refused.status_code == 403 and refused.json()["code"] == "purpose_not_permitted"
+    question = {"question": "can we give her amoxicillin before the appointment?", "purpose": "appointment_scheduling"}
+    pack = agent.post(f"/v1/patients/{world.patient_a}/context", question).json()
+    assert allergy not in [f["memory_id"] for f in pack["facts"]] and "penicillin" not in pack["text"], pack
+    [release] = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/releases").json()["items"]
+    assert allergy not in [m["memory_id"] for m in release["members"]]
+    world.consent(world.patient_a, "care_coordination")
+    pack = agent.post(f"/v1/patients/{world.patient_a}/context", question).json()
+    assert allergy in [f["memory_id"] for f in pack["facts"]], pack
+
+
+def test_a_pack_that_cannot_include_allergies_says_so_whether_or_not_there_are_any(world):
+    """An agent without the patient's consent for care coordination asks a scheduling pack about a medicine: the
+    pack cannot include allergies, and says so in the same words with or without one on record (it said "none
+    relevant on record" and safety_rule_applied, which reads as "no allergies")."""
+    cid = world.consent(world.patient_a)
+    assert world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    agent = agent_for(world, world.patient_a)
+    question = {"question": "can we give her amoxicillin at the appointment?", "purpose": "appointment_scheduling"}
+
+    def pack():
+        body = agent.post(f"/v1/patients/{world.patient_a}/context", question).json()
+        assert body["safety_rule_applied"] is True, body
+        return body
+
+    before = pack()
+    [note] = [n for n in before["guardrail_notes"] if n.startswith("Safety:")]
+    assert "none are included, whether or not any are on record" in note and note in before["text"]
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    r = world.staff("clinician").post(mem(world.patient_a), {
+        "memory_type": "care_context", "consent_purpose": "care_coordination", "source": "staff_entered",
+        "fact": {"kind": "allergy", "substance": "penicillin", "reaction": "rash"},
+        "review_by": "2031-01-01T00:00:00Z"})
+    assert r.status_code == 201, r.content
+    after = pack()
+    assert after["guardrail_notes"] == before["guardrail_notes"] and after["facts"] == before["facts"]
+    world.consent(world.patient_a, "care_coordination")
+    reached = pack()
+    assert r.json()["memory_id"] in [f["memory_id"] for f in reached["facts"]]
+    assert not any("whether or not any are on record" in n for n in reached["guardrail_notes"])
+
+
+def test_a_pack_with_no_facts_still_carries_its_safety_note_in_its_text(world):
+    """The text is what goes into the prompt: a pack with no facts gave "none relevant on record" alone, without
+    the note that allergies could not be included (it was only in guardrail_notes)."""
+    agent = agent_for(world, world.patient_a)
+    world.consent(world.patient_a)
+    pack = agent.post(f"/v1/patients/{world.patient_a}/context",
+                      {"question": "can we give her amoxicillin?", "purpose": "appointment_scheduling"}).json()
+    assert pack["facts"] == [] and pack["confidence"] == "none", pack
+    [note] = pack["guardrail_notes"]
+    assert pack["text"] == f"Known facts about this patient: none relevant on record.\nNote: {note}"
+
+
 def test_an_agent_is_refused_a_correction_before_its_fact_is_checked(world):
     """An agent never corrects, so its correction is refused as such (403 ``agent_cannot_confirm``, as confirm and
     reject are) whatever it sends: not a 422 about the fact that invites it to fix the body and try again."""

@@ -167,6 +167,30 @@ def test_an_administrator_adds_a_type_that_patients_then_use_and_the_change_is_a
     assert actions == {"memory_type.create"}
 
 
+def test_a_context_pack_carries_the_fetch_live_guardrail_an_organisation_type_declares(world):
+    """A type the organisation marks fetch_live: search shows its memory with the guardrail; the context pack gave
+    the same memory guardrails {fetch_live: false} and no note, as if it were a settled fact (it read the class
+    only)."""
+    r = admin(world).post("/v1/memory-types", wound_care_type(fetch_live=True, serves=["how dressings are changed"]))
+    assert r.status_code == 201, r.content
+    cid = world.consent(world.patient_a)
+    me = world.patient(world.patient_a)
+    r = me.post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home", "interval_days": 3},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+    assert r.status_code == 201, r.content
+    stored = r.json()["memory"]
+    assert stored["guardrails"]["fetch_live"] is True
+    question = "how are her dressings changed?"
+    body = me.get(f"{mem_path(world.patient_a)}/search", {"q": question}).json()
+    assert body["items"][0]["memory"]["guardrails"] == stored["guardrails"]
+    pack = me.post(f"/v1/patients/{world.patient_a}/context",
+                   {"question": question, "purpose": "appointment_scheduling"}).json()
+    assert [f["memory_id"] for f in pack["facts"]] == [stored["memory_id"]], pack
+    assert pack["facts"][0]["guardrails"] == stored["guardrails"]
+    assert pack["guardrail_notes"] == [stored["guardrails"]["note"]] and stored["guardrails"]["note"] in pack["text"]
+
+
 def test_a_pattern_that_would_take_exponential_time_refuses_the_value_at_once(world):
     """An administrator's pattern such as (a+)+$ backtracks exponentially on "aaa...!": the value is refused like
     one that does not match, within the pattern deadline, and values the pattern decides still pass or fail."""

@@ -202,6 +202,48 @@ def test_context_pack_leaves_low_confidence_hits_out_and_says_how_many(world, sa
     assert f"{pack['left_out_low_confidence']} lower-confidence match" in pack["text"]
 
 
+def test_a_context_packs_limit_and_confidence_are_its_purposes_not_another_ones(world):
+    """A pack for communication with limit 1: the patient's language kept for communication is its answer. Search
+    ran over every purpose and cut to the limit first, so a language need kept for scheduling took the one place,
+    was then left out for its purpose, and the pack said "none relevant on record" with confidence none."""
+    me = world.patient(world.patient_a)
+    ids = {}
+    for purpose, memory_type, fact in (
+            ("communication", "communication_preference", {"kind": "language", "language": "de"}),
+            ("appointment_scheduling", "language_support",
+             {"language": "pl", "interpreter_needed": True, "modality": "spoken"})):
+        cid = world.consent(world.patient_a, purpose)
+        r = me.post(f"/v1/patients/{world.patient_a}/memories", {"memory_type": memory_type, "fact": fact,
+                                                                  "consent_purpose": purpose, "consent_record_id": cid})
+        assert r.status_code == 201, r.content
+        ids[purpose] = r.json()["memory_id"]
+    question = "what language does she speak?"
+    for purpose in ids:
+        pack = me.post(f"/v1/patients/{world.patient_a}/context",
+                       {"question": question, "purpose": purpose, "limit": 1}).json()
+        assert [f["memory_id"] for f in pack["facts"]] == [ids[purpose]], (purpose, pack)
+        assert pack["confidence"] == "high" and "none relevant" not in pack["text"]
+        body = me.get(f"/v1/patients/{world.patient_a}/memories/search",
+                      {"q": question, "purpose": purpose, "limit": 1}).json()
+        assert [i["memory"]["memory_id"] for i in body["items"]] == [ids[purpose]]
+
+
+def test_a_context_pack_says_when_its_limit_left_relevant_facts_out(world):
+    """Not before 10:00 and no later than 16:00 both answer "what time can she come in?". A pack with limit 1 gave
+    one of them, counted nothing and said nothing, so an agent took half the answer for the whole of it."""
+    me = world.patient(world.patient_a)
+    cid = world.consent(world.patient_a)
+    for kind, time in (("earliest_time", "10:00"), ("latest_time", "16:00")):
+        assert me.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid, kind, time)).status_code == 201
+    ask = {"question": "what time can she come in?", "purpose": "appointment_scheduling"}
+    whole = me.post(f"/v1/patients/{world.patient_a}/context", ask).json()
+    assert len(whole["facts"]) == 2 and whole["left_out_over_limit"] == 0, whole
+    assert "left out by the limit" not in whole["text"]
+    pack = me.post(f"/v1/patients/{world.patient_a}/context", {**ask, "limit": 1}).json()
+    assert len(pack["facts"]) == 1 and pack["left_out_over_limit"] == 1, pack
+    assert "Note: 1 more relevant fact was left out by the limit on facts" in pack["text"]
+
+
 @pytest.mark.parametrize("question", ["can we prescribe amoxicillin?", "penicillin allergy", "latex",
                                       "Documented latex allergy (reaction: hives)", "what time can I book?", "*"])
 def test_patient_b_never_appears_in_patient_a_results(world, question):

@@ -4,9 +4,11 @@ care context. Through the HTTP API as the patient and as staff."""
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
+from time import sleep
 
 import pytest
+from django.utils import timezone
 from fhir.resources.R4B.bundle import Bundle
 
 from core.identity import Identity, identity_context
@@ -306,6 +308,29 @@ def test_fhir_import_refuses_bad_resources_clearly(world, change, field, code):
     assert r.status_code == 422, r.content
     assert r.json()["code"] == "validation_error"
     assert any(e["field"].startswith(field) and e["code"] == code for e in r.json()["errors"]), r.json()
+
+
+@pytest.mark.django_db
+def test_an_imported_course_that_ends_is_not_served_as_current_after_its_end(world):
+    """A MedicationStatement whose effectivePeriod ends later is valid until then: once it ends, search and the
+    list no longer answer it as a current long-term medicine (it was imported without an end and served forever)."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician", scope=STAFF_SCOPES)
+    end = (timezone.now() + timedelta(seconds=3)).replace(microsecond=0)
+    statement = {**medication_resource(world.patient_a, rid="ehr-med-course"),
+                 "medicationCodeableConcept": {"text": "prednisolone"}, "reasonCode": [{"text": "asthma flare"}],
+                 "effectivePeriod": {"start": "2026-01-01", "end": end.strftime("%Y-%m-%dT%H:%M:%SZ")}}
+    r = fhir_import(nurse, world.patient_a, statement)
+    assert r.status_code == 201, r.content
+    memory = r.json()["memory"]
+    assert datetime.fromisoformat(memory["valid_until"]) == end
+    question = {"q": "is she on prednisolone?", "purpose": "care_coordination"}
+    search = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", question).json()
+    assert [i["memory"]["memory_id"] for i in search["items"]] == [memory["memory_id"]]
+    sleep(max(0.0, (end - timezone.now()).total_seconds()) + 0.2)
+    assert nurse.get(f"/v1/patients/{world.patient_a}/memories").json()["items"] == []
+    search = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", question).json()
+    assert search["items"] == [] and search["confidence"] == "none"
 
 
 @pytest.mark.django_db

@@ -12,19 +12,29 @@ from django.db import connection
 from django.utils import timezone
 
 from consent.access import may_access
+from consent.purpose import permits
 from core import audit
 from core.errors import NoConsentOrAccess
 from core.identity import Identity
 from memory import representations
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
-from memory.models import ReleaseMember, Representation
+from memory.models import MemoryClass, ReleaseMember, Representation
+from memory.retrieval.candidates import Candidate
 from memory.retrieval.scoring import HIGH, SAFETY_RULE, Hit, array_literal
 from memory.retrieval.search import memory_search
 from memory.retrieval.selection import confidence_of
+from memory.types import type_get
 
+CARE_CONTEXT = MemoryClass.CARE_CONTEXT  # the class, and the built-in type that holds allergies and medicines
 SAFETY_NOTE = ("Safety: the question concerns a medicine, vaccine, contrast agent, food, material or procedure, so "
                "every current allergy, intolerance and long-term medicine on record is included whatever its score; "
                "check each against what is planned.")
+# Said whenever the caller may not read care context, whether or not the patient has any: its absence from the pack
+# must not read as "no allergies", and its presence must not tell that there are some.
+SAFETY_UNREACHED_NOTE = ("Safety: the question concerns a medicine, vaccine, contrast agent, food, material or "
+                         "procedure, but allergies and long-term medicines are kept for care coordination, which this "
+                         "pack cannot include for you: none are included, whether or not any are on record; check "
+                         "them in the clinical record before acting.")
 
 
 @dataclass(frozen=True)
@@ -33,10 +43,12 @@ class ContextPack:
     release_id: uuid.UUID
     purpose: str
     hits: tuple[Hit, ...]  # what went into the prompt, best first
+    guardrails: tuple[dict, ...]  # each hit's, as its memory renders them (its class, its type version's fetch_live)
     guardrail_notes: tuple[str, ...]
     confidence: str  # as for search, over what was found before best guesses were left out
     safety_rule_applied: bool
     left_out_low_confidence: int
+    left_out_over_limit: int  # facts that reached the threshold but not the pack's limit
     text: str  # ready to insert into a prompt; cites memory ids, never the patient
 
 
@@ -45,12 +57,15 @@ def _moment(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-def _block(hits: list[Hit], notes: list[str], left_out: int) -> str:
+def _block(hits: list[Hit], notes: list[str], left_out: int, over_limit: int = 0) -> str:
     """The ready-to-insert text. Cites memory ids; never names the patient or their identifier."""
     unsure = (f"Note: {left_out} lower-confidence match{'es were' if left_out != 1 else ' was'} left out; "
               "do not treat their absence as a negative answer." if left_out else "")
-    if not hits:
-        return "\n".join(filter(None, ["Known facts about this patient: none relevant on record.", unsure]))
+    cut = (f"Note: {over_limit} more relevant fact{'s were' if over_limit != 1 else ' was'} left out by the "
+           "limit on facts; these facts are not the whole answer." if over_limit else "")
+    if not hits:  # the notes still go with it: the safety note is what says allergies could not be included
+        return "\n".join(["Known facts about this patient: none relevant on record.",
+                          *(f"Note: {note}" for note in notes), *filter(None, [unsure])])
     lines = ["Known facts about this patient (from governed memory; cite the [memory id] you use):"]
     for hit in hits:
         m = hit.memory
@@ -59,8 +74,7 @@ def _block(hits: list[Hit], notes: list[str], left_out: int) -> str:
             provenance += f", valid until {_moment(m.valid_until).date().isoformat()}"
         lines.append(f"- [{m.memory_id}] {hit.text} ({provenance})")
     lines.extend(f"Note: {note}" for note in notes)
-    if unsure:
-        lines.append(unsure)
+    lines.extend(filter(None, [cut, unsure]))
     return "\n".join(lines)
 
 
@@ -102,29 +116,52 @@ def record_release(*, identity: Identity, release_id: uuid.UUID, patient_id: uui
         cursor.execute(RELEASE_SQL + audit_sql, params + audit_params)
 
 
+def _fetch_live(hit: Hit) -> bool | None:
+    spec = type_get(hit.memory.memory_type, hit.memory.type_version)
+    return spec.fetch_live if spec is not None else None
+
+
 def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, purpose: str,
                  limit: int | None = None, session_id: uuid.UUID | None = None) -> ContextPack:
     """The smallest relevant context for a prompt, recorded as a release (which memories went to which agent,
     for which purpose, when) so deletion can reach it and the patient can see what was disclosed."""
     if not may_access(patient_id=patient_id, purpose=purpose):
         raise NoConsentOrAccess()
+    # Purpose limitation, before anything is ranked (another purpose's memories would take the limit's places and
+    # sway the answer's confidence): memories kept for this purpose, plus clinical context (safety) the caller may
+    # also read for the purpose it is kept for: an agent in a patient's context only under the patient's consent
+    # for it, as its own search or list for that purpose would be refused
+    readable = {purpose: True}
+
+    def kept(memory: Candidate) -> bool:
+        if memory.consent_purpose != purpose and memory.memory_class != CARE_CONTEXT:
+            return False
+        if memory.consent_purpose not in readable:
+            readable[memory.consent_purpose] = permits(identity, patient_id=patient_id, purpose=memory.consent_purpose)
+        return readable[memory.consent_purpose]
+
     result = memory_search(identity=identity, patient_id=patient_id, question=question, limit=limit,
-                           audit_purpose=purpose)
-    # Purpose limitation: memories kept for this purpose, plus clinical context the caller may see (safety).
-    found = [h for h in result.hits if h.memory.consent_purpose == purpose or h.memory.memory_class == "care_context"]
+                           audit_purpose=purpose, keep=kept)
+    found = list(result.hits)
     # A prompt gets what reached the threshold and what the safety rule requires; best guesses stay out, counted.
     hits = [h for h in found if h.confidence == HIGH or h.included_by == SAFETY_RULE]
-    notes = sorted({FETCH_LIVE_NOTE for h in hits if guardrails_for(h.memory.memory_class)["fetch_live"]})
+    # a memory's guardrails are its class's and its own type version's (an organisation's type may say fetch_live)
+    guardrails = tuple(guardrails_for(h.memory.memory_class, fetch_live=_fetch_live(h)) for h in hits)
+    notes = sorted({FETCH_LIVE_NOTE for g in guardrails if g["fetch_live"]})
     if result.safety_rule_applied and any(h.safety for h in hits):
         notes.append(SAFETY_NOTE)
+    elif result.safety_rule_applied and not any(
+            readable[p] if p in readable else permits(identity, patient_id=patient_id, purpose=p)
+            for p in type_get(CARE_CONTEXT).purposes):
+        notes.append(SAFETY_UNREACHED_NOTE)
     release_id = uuid.uuid4()
     record_release(identity=identity, release_id=release_id, patient_id=patient_id, purpose=purpose,
                    session_id=session_id, hits=hits)
     left_out = len(found) - len(hits)
-    return ContextPack(release_id=release_id, purpose=purpose, hits=tuple(hits),
+    return ContextPack(release_id=release_id, purpose=purpose, hits=tuple(hits), guardrails=guardrails,
                        guardrail_notes=tuple(notes), confidence=confidence_of(found),
                        safety_rule_applied=result.safety_rule_applied, left_out_low_confidence=left_out,
-                       text=_block(hits, notes, left_out))
+                       left_out_over_limit=result.over_limit, text=_block(hits, notes, left_out, result.over_limit))
 
 
 def _release_remove(rep: Representation) -> None:

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from core import audit
 from core.identity import Identity
-from memory.retrieval.candidates import fetch_candidates
+from memory.retrieval.candidates import Candidate, fetch_candidates
 from memory.retrieval.intent import type_phrases
 from memory.retrieval.question import Question, understand
 from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import Hit, query_vector, score_candidates, similarities, uncovered_shares
-from memory.retrieval.selection import confidence_of, select_hits
+from memory.retrieval.selection import confidence_of, select
 from memory.retrieval.vectors import vector_model
 
 
@@ -29,6 +30,7 @@ class SearchResult:
     min_score: float  # the threshold asked for, or the calibrated one (before the relative cut-off)
     confidence: str  # the answer's band (:func:`memory.retrieval.selection.confidence_of`)
     safety_rule_applied: bool  # the question named something a patient could be given or exposed to
+    over_limit: int = 0  # hits that reached their threshold but were left out by the limit
 
 
 _embedder_pool: ThreadPoolExecutor | None = None
@@ -46,17 +48,20 @@ def _embedder() -> ThreadPoolExecutor:
 
 
 def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Question, purpose: str | None = None,
-                    memory_class: str | None = None, audit_row: tuple[str, list] | None = None) -> list[Hit]:
+                    memory_class: str | None = None, audit_row: tuple[str, list] | None = None,
+                    keep: Callable[[Candidate], bool] | None = None) -> list[Hit]:
     """Every current memory of the patient that the caller may see, scored: its cosine similarity to the
     question, its full-text rank, the lexicon's concept match and the question's intent for its type. Filters are
-    deterministic and applied first (organisation, patient, purpose, class, state, validity, consent); ranking is
-    exact over that small set."""
+    deterministic and applied first (organisation, patient, purpose, class, state, validity, consent, and ``keep``
+    when given); ranking is exact over that small set."""
     # The question is embedded (over HTTP, by the machine's embedding server) while the candidates are read,
     # decrypted, named and text-ranked: the waits overlap instead of adding up.
     pending = _embedder().submit(query_vector, question.expanded, scope=identity.org_id)
     try:
         ordered = fetch_candidates(identity=identity, patient_id=patient_id, purpose=purpose,
                                    memory_class=memory_class, audit_row=audit_row)
+        if keep is not None:
+            ordered = [c for c in ordered if keep(c)]
         # what each type serves, read and embedded before the question's vector is there
         phrases = type_phrases(org_id=identity.org_id, model=vector_model()) if ordered else None
         made, cosines, ranks = similarities(question, ordered, pending)
@@ -71,17 +76,21 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Ques
 
 def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
                   min_score: float | None = None, purpose: str | None = None,
-                  memory_class: str | None = None, audit_purpose: str | None = None) -> SearchResult:
+                  memory_class: str | None = None, audit_purpose: str | None = None,
+                  keep: Callable[[Candidate], bool] | None = None) -> SearchResult:
     """Ranked and selected hits with the answer's confidence; the ``memory.search`` audit row is written by the
     candidates query itself, in the request's transaction. ``audit_purpose``: the purpose of use the row names
-    when the search itself is not limited to one (a context pack's, which checked it already)."""
+    when the search itself is not limited to one (a context pack's, which checked it already); ``keep``: the
+    candidates it may answer with (a context pack's), decided before anything is ranked or selected."""
     q = understand(question)
     # A named purpose is checked by the candidates statement itself (refused there: SQLSTATE AP403).
     row = audit.insert_statement(action="memory.search", resource_type="memory", patient_id=patient_id,
                                  purpose=purpose or audit_purpose, outcome_by_access=purpose is None,
                                  require_purpose=purpose is not None)
     ranked = rank_candidates(identity=identity, patient_id=patient_id, question=q, purpose=purpose,
-                             memory_class=memory_class, audit_row=row)
-    hits = select_hits(ranked, question=q, limit=limit, min_score=min_score)
+                             memory_class=memory_class, audit_row=row, keep=keep)
+    selection = select(ranked, question=q, limit=limit, min_score=min_score)
+    hits = selection.hits
     return SearchResult(hits=tuple(hits), min_score=ranker().threshold if min_score is None else min_score,
-                        confidence=confidence_of(hits), safety_rule_applied=q.safety_rule)
+                        confidence=confidence_of(hits), safety_rule_applied=q.safety_rule,
+                        over_limit=selection.over_limit)

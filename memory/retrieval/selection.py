@@ -7,6 +7,8 @@ fewer confident hits than that, the next best come with them, marked ``low``).""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from memory.retrieval.question import Question
@@ -14,13 +16,26 @@ from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
 
 
+@dataclass(frozen=True)
+class Selection:
+    hits: list[Hit]
+    over_limit: int  # hits that reached their threshold but not the limit (nor the safety rule): left out
+
+
 def select_hits(ranked: list[Hit], *, question: Question, limit: int | None = None,
                 min_score: float | None = None) -> list[Hit]:
+    """The hits :func:`select` answers with."""
+    return select(ranked, question=question, limit=limit, min_score=min_score).hits
+
+
+def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
+           min_score: float | None = None) -> Selection:
     """From hits ranked best first: those that reach their type's threshold (``high``; ``min_score``, when given,
     for every type; without it, the best is high exactly when the answerability check passes, and none is when
     it fails), then the next best below it (``low``) up to ``low_limit`` hits in all; then, when the
     question names something a patient could be given or exposed to, every allergy and long-term medicine among
-    the candidates, whatever its score (``included_by: safety_rule``). Best first."""
+    the candidates, whatever its score (``included_by: safety_rule``). Best first; and how many that reached their
+    threshold the limit left out."""
     head = ranker()
 
     # the answerability check, unless the caller set the bar: when it fails nothing is high, when it passes the
@@ -57,7 +72,8 @@ def select_hits(ranked: list[Hit], *, question: Question, limit: int | None = No
             if id(h) not in taken:
                 chosen.append(h)
     chosen.sort(key=lambda h: (-h.score, h.memory.memory_id))
-    return chosen
+    taken = {id(h) for h in chosen}
+    return Selection(hits=chosen, over_limit=sum(1 for h in ranked if id(h) not in taken and reaches(h)))
 
 
 def confidence_of(hits: list[Hit]) -> str:

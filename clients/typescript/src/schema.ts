@@ -1126,6 +1126,8 @@ export interface components {
             safety_rule_applied: boolean;
             /** @description Best guesses under the threshold left out */
             left_out_low_confidence: number;
+            /** @description Facts that reached the threshold but were left out by the limit (limit, default 5): the facts are then not the whole answer; ask again with a higher limit */
+            left_out_over_limit: number;
             /** @description Ready to insert into a prompt; never contains the patient identifier */
             text: string;
         };
