@@ -167,6 +167,13 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
             raise SuspiciousOperation("ID token issued in the future")
         return payload
 
+    def get_user(self, user_id):
+        # The session's user on every page. mozilla-django-oidc's returns an inactive user too (its callback only
+        # refuses them a new sign-in), so a user made inactive kept their open sessions; Django's ModelBackend
+        # ends them, and so does this.
+        user = super().get_user(user_id)
+        return user if user is not None and user.is_active else None
+
     def get_userinfo(self, access_token, id_token, payload):
         # The verified, signed ID token is the source of the claims; no unsigned user-info round trip.
         return payload

@@ -286,6 +286,19 @@ def test_a_session_of_an_organisation_removed_from_the_registry_sees_nothing_mor
     assert response.status_code == 403 and str(world.patient_a).encode() not in response.content
 
 
+def test_a_user_made_inactive_is_signed_out_of_the_sessions_they_have(people, world, signed_in, dev_idp):
+    """Making a portal user inactive (``is_active = False``, Django's one switch for it) refuses their next sign-in,
+    and ends the sessions they already have at their next page: mozilla-django-oidc's backend handed the session
+    its user back whether active or not, so an open session kept every page for up to eight hours."""
+    sub = people.patient(world.patient_a)
+    client = signed_in(sub)
+    assert client.get("/me/").status_code == 200
+    get_user_model().objects.filter(portal_identity__subject=sub).update(is_active=False)
+    response = client.get("/me/")
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
+    assert login(Client(), dev_idp, sub).status_code == 403
+
+
 def test_the_api_never_takes_the_portal_session_and_the_browser_layers_stand_aside_there(people, world, dev_idp):
     """A signed-in browser's cookies on the bearer-token paths: no session is read, renewed or set there (no
     ``Set-Cookie``, no ``Vary: Cookie``), no CSRF check stands in for the missing token (401, not 403), and the
