@@ -119,6 +119,23 @@ def test_logout_is_a_post_that_ends_the_session_and_the_providers(people, world,
     assert client.get("/me/").status_code == 302
 
 
+def test_the_libraries_sign_out_address_signs_out_as_the_portals_does(people, world, dev_idp):
+    """``/oidc/logout/`` (mozilla-django-oidc's address, which the portal serves too) is the portal's sign-out:
+    a POST with the CSRF token ends the session and the provider's and rotates the token. It answered 500 and left
+    the session signed in."""
+    client = Client(enforce_csrf_checks=True)
+    login(client, dev_idp, people.patient(world.patient_a))
+    page = client.get("/me/consents/").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    assert client.get("/oidc/logout/").status_code == 405
+    assert client.post("/oidc/logout/").status_code == 403  # no CSRF token
+    before = client.cookies["csrftoken"].value
+    response = client.post("/oidc/logout/", {"csrfmiddlewaretoken": token})
+    assert response.status_code == 302 and response["Location"].startswith(dev_idp + "/oauth2/end_session?")
+    assert client.cookies["csrftoken"].value != before
+    assert client.get("/me/").status_code == 302
+
+
 def test_logout_needs_the_csrf_token(people, world, dev_idp):
     client = Client(enforce_csrf_checks=True)
     login(client, dev_idp, people.patient(world.patient_a))
