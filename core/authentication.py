@@ -155,6 +155,8 @@ class KeySetCache:
                               follow_redirects=False) as client, client.stream("GET", self.url) as response:
                 response.raise_for_status()
                 data = json.loads(_bounded_body(response))
+            if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
+                raise KeySetMalformed()  # no key set at all, unlike a set of keys we cannot use
         except (httpx.HTTPError, ValueError) as exc:
             self._failed_at = time.monotonic()
             log.warning("JWKS fetch failed: %s", type(exc).__name__)
@@ -162,7 +164,7 @@ class KeySetCache:
         previous = self._cached
         keys: dict[str, jwt.PyJWK] = {}
         published: dict[str, str] = {}
-        for raw in data.get("keys", []) if isinstance(data, dict) else []:
+        for raw in data["keys"]:
             if not isinstance(raw, dict) or raw.get("use", "sig") != "sig":
                 continue
             kid = str(raw.get("kid", ""))
@@ -172,8 +174,10 @@ class KeySetCache:
                 continue
             try:
                 keys[kid] = jwt.PyJWK(raw)
-            except jwt.PyJWTError:
-                continue  # a key type or algorithm we do not support
+            except (jwt.PyJWTError, NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
+                # a key type or algorithm we do not support, or a key PyJWT cannot read (a field missing or of
+                # another type: it raises the built-in errors for those, and NotImplementedError for "alg": "none")
+                continue
             published[kid] = as_published
         self._cached = _CachedSet(keys=keys, fetched_at=time.monotonic(), published=published)
         return self._cached
@@ -186,6 +190,10 @@ MAX_KEY_SET_BYTES = 256 * 1024
 
 
 class KeySetTooLarge(ValueError):
+    pass
+
+
+class KeySetMalformed(ValueError):
     pass
 
 

@@ -173,6 +173,27 @@ def test_a_jwks_endpoint_sending_without_end_is_503_at_once_and_not_read_whole(w
         server.server_close()
 
 
+@pytest.mark.parametrize("document", [{"keys": None}, {"keys": 5}, {"keys": "abc"}, {"keys": {}}, [1], "keys", {}])
+def test_a_jwks_answer_that_is_no_key_set_is_the_providers_outage(world, settings, document):
+    """An answer that holds no key set (``keys`` null, a number, no list at all) was a 500 for ``null`` and
+    numbers, and an empty set (every token 401) for the rest; it is the provider's failure, like an error status:
+    503, and a set kept from before still served."""
+    with DribblingServer(json.dumps(document).encode(), interval=0) as jwks:
+        _assert_outage_within(world, settings, f"{jwks.url}/jwks", timeout=2.0, seconds=3.0)
+
+
+@pytest.mark.parametrize("unusable", [{"kty": "RSA", "kid": "x", "n": "AQAB", "e": "AQAB", "alg": "none"},
+                                      {"kty": "oct", "kid": "x"}, {"kty": "EC", "kid": "x", "crv": 5}])
+def test_a_key_set_with_a_key_we_cannot_read_serves_its_other_keys(world, keyring, settings, unusable):
+    """A key PyJWT cannot build (``"alg": "none"``, an ``oct`` key without ``k``) made the whole fetch a 500; it is
+    left out, and tokens signed by the set's other keys are accepted."""
+    document = keyring.jwks()
+    document["keys"].insert(0, unusable)
+    with DribblingServer(json.dumps(document).encode(), interval=0) as jwks:
+        settings.OIDC_JWKS_URL = f"{jwks.url}/jwks"
+        assert world.patient(world.patient_a).get(_path(world)).status_code == 200
+
+
 def test_key_set_is_cached_and_unknown_kid_refetch_is_rate_limited(world, keyring, identity_provider, settings):
     settings.OIDC_JWKS_MIN_REFETCH_SECONDS = 60
     from core.authentication import key_set_cache
