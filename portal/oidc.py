@@ -174,6 +174,12 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
         user = super().get_user(user_id)
         return user if user is not None and user.is_active else None
 
+    def get_token(self, payload):
+        token_info = super().get_token(payload)
+        if not isinstance(token_info, dict):  # the library reads it with .get(): a list was a 500
+            raise ValueError("the token endpoint answered no JSON object")  # the provider's failure (503 page)
+        return token_info
+
     def get_userinfo(self, access_token, id_token, payload):
         # The verified, signed ID token is the source of the claims; no unsigned user-info round trip.
         return payload

@@ -19,6 +19,7 @@ from core.models import PortalIdentity
 from portal.context import PORTAL_ATTR
 from portal.oidc import PortalOIDCBackend
 from tests.conftest import register_organization
+from tests.fakes.dribbling import DribblingServer
 from tests.portal.conftest import PORTAL_CLIENT_ID, login
 from tests.support import ISSUER
 
@@ -103,6 +104,23 @@ def test_a_good_id_token_passes_and_hs256_is_never_accepted(settings, jwks_serve
                         headers={"kid": keyring.rsa_kid})
     with pytest.raises(SuspiciousOperation):
         backend.verify_token(forged, nonce="n1")
+
+
+@pytest.mark.parametrize("answer", [b"[1]", b'"x"', b"<html>", b'{"id_token": 5}', b'{"id_token": null}'])
+def test_a_token_endpoint_answering_nonsense_is_the_providers_failure_never_a_500(people, settings, answer):
+    """The provider's token endpoint answers 200 with something that is no token response: a JSON list or string
+    was a 500 (mozilla-django-oidc reads the answer with ``.get()``); it is the sign-in service's failure (503 page)
+    or a refused sign-in (403), and nobody is signed in."""
+    with DribblingServer(answer, interval=0) as provider:
+        settings.OIDC_OP_TOKEN_ENDPOINT = f"{provider.url}/token"
+        client = Client(raise_request_exception=False)
+        start = client.get("/oidc/authenticate/")
+        state = parse_qs(urlparse(start["Location"]).query)["state"][0]
+        response = client.get(f"/oidc/callback/?code=abc&state={state}", HTTP_ACCEPT="text/html")
+        page = response.content.decode()
+        assert (response.status_code, "Sign-in did not complete" in page or "not available at the moment" in page) in (
+            (403, True), (503, True))
+        assert client.get("/me/").status_code == 302
 
 
 def test_logout_is_a_post_that_ends_the_session_and_the_providers(people, world, signed_in, dev_idp):
