@@ -19,8 +19,8 @@ import time
 import uuid
 from urllib.parse import urlencode
 
+import httpx
 import jwt
-import requests
 from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import get_user_model
@@ -36,6 +36,7 @@ from mozilla_django_oidc.views import OIDCAuthenticationCallbackView
 from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey, local_subject, well_formed_subject
 from core.errors import InvalidToken
 from core.gate import admitted
+from core.http_deadline import DeadlineTransport
 from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
 from core.models import PortalIdentity
 
@@ -175,7 +176,15 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
         return user if user is not None and user.is_active else None
 
     def get_token(self, payload):
-        token_info = super().get_token(payload)
+        """The code exchange at the provider's token endpoint, as the library's but within a deadline: requests'
+        timeout bounds each read, so a provider sending its answer a byte at a time held the sign-in's thread for
+        as long as it liked. The whole exchange ends within twice ``OIDC_TIMEOUT`` (as the key set's fetch)."""
+        timeout = self.get_settings("OIDC_TIMEOUT")
+        with httpx.Client(transport=DeadlineTransport(deadline=2 * timeout), timeout=timeout,
+                          follow_redirects=False) as client:
+            response = client.post(self.OIDC_OP_TOKEN_ENDPOINT, data=payload)
+        response.raise_for_status()  # the body of an error answer is the provider's, never logged
+        token_info = response.json()
         if not isinstance(token_info, dict):  # the library reads it with .get(): a list was a 500
             raise ValueError("the token endpoint answered no JSON object")  # the provider's failure (503 page)
         return token_info
@@ -265,7 +274,7 @@ class PortalCallbackView(OIDCAuthenticationCallbackView):
         except SuspiciousOperation as exc:
             log.warning("login failed: %s", type(exc).__name__)
             return self.login_failure()
-        except (requests.RequestException, ValueError) as exc:  # the provider is down or answered nonsense
+        except (httpx.HTTPError, ValueError) as exc:  # the provider is down or answered nonsense
             log.warning("login failed: identity provider error %s", type(exc).__name__)
             return render(request, "portal/login_failed.html",
                           {"reason": "The sign-in service is not available at the moment. Try again shortly."},

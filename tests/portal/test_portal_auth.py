@@ -3,6 +3,7 @@ and the web-safety headers every page carries."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -121,6 +122,23 @@ def test_a_token_endpoint_answering_nonsense_is_the_providers_failure_never_a_50
         assert (response.status_code, "Sign-in did not complete" in page or "not available at the moment" in page) in (
             (403, True), (503, True))
         assert client.get("/me/").status_code == 302
+
+
+def test_a_token_endpoint_dribbling_its_answer_fails_the_sign_in_within_its_timeouts(people, settings):
+    """requests' timeout (mozilla-django-oidc's client) bounds each read, not the exchange: a token endpoint sending
+    its answer a byte every 0.05 s, each well within OIDC_TIMEOUT, held the sign-in's worker thread for the whole
+    answer. The exchange now ends within twice the timeout (as the key set's fetch does), the 503 page."""
+    answer = json.dumps({"access_token": "x" * 40, "token_type": "Bearer", "id_token": "a.b.c"}).encode()
+    with DribblingServer(answer) as provider:
+        settings.OIDC_OP_TOKEN_ENDPOINT = f"{provider.url}/token"
+        settings.OIDC_TIMEOUT = 0.5
+        client = Client()
+        start = client.get("/oidc/authenticate/")
+        state = parse_qs(urlparse(start["Location"]).query)["state"][0]
+        started = time.monotonic()
+        response = client.get(f"/oidc/callback/?code=abc&state={state}", HTTP_ACCEPT="text/html")
+        assert time.monotonic() - started < 2.5
+        assert response.status_code == 503 and b"not available at the moment" in response.content
 
 
 def test_logout_is_a_post_that_ends_the_session_and_the_providers(people, world, signed_in, dev_idp):
