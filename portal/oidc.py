@@ -137,7 +137,10 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
             raise SuspiciousOperation("malformed key id")
         try:
             key = _op_key_set().get(kid)
-        except (KeySetUnavailable, UnknownKey):
+        except KeySetUnavailable:
+            # the provider's outage, as its token endpoint out of reach (the callback's 503 page), not a refusal
+            raise ProviderUnavailable("the provider's key set cannot be reached") from None
+        except UnknownKey:
             raise SuspiciousOperation("no matching signing key") from None
         if key.algorithm_name and key.algorithm_name != header.get("alg"):
             raise SuspiciousOperation("the key's algorithm does not match the token's")
@@ -186,7 +189,7 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
         response.raise_for_status()  # the body of an error answer is the provider's, never logged
         token_info = response.json()
         if not isinstance(token_info, dict):  # the library reads it with .get(): a list was a 500
-            raise ValueError("the token endpoint answered no JSON object")  # the provider's failure (503 page)
+            raise ProviderUnavailable("the token endpoint answered no JSON object")
         return token_info
 
     def get_userinfo(self, access_token, id_token, payload):
@@ -229,6 +232,10 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
     def _with_claims(user, claims):
         user.portal_claims = portal_claims(claims)
         return user
+
+
+class ProviderUnavailable(ValueError):
+    """The provider cannot be reached or answered nonsense: the callback shows the sign-in service's 503 page."""
 
 
 class ImproperlyConfiguredAlgorithm(SuspiciousOperation):

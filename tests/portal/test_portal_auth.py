@@ -141,6 +141,21 @@ def test_a_token_endpoint_dribbling_its_answer_fails_the_sign_in_within_its_time
         assert response.status_code == 503 and b"not available at the moment" in response.content
 
 
+def test_a_sign_in_while_the_providers_key_set_cannot_be_reached_is_the_services_failure(people, world, settings,
+                                                                                         dev_idp):
+    """The provider's key set out of reach while an ID token is checked is the sign-in service's outage (the 503
+    page saying to try again shortly), as its token endpoint out of reach is; it was the 403 'Sign-in did not
+    complete', as if the sign-in had been refused."""
+    from portal.oidc import _op_key_sets
+
+    _op_key_sets.clear()
+    settings.OIDC_OP_JWKS_ENDPOINT = "http://127.0.0.1:9/jwks"  # nothing listens there
+    client = Client()
+    response = login(client, dev_idp, people.patient(world.patient_a))
+    assert response.status_code == 503 and b"not available at the moment" in response.content
+    assert client.get("/me/").status_code == 302
+
+
 def test_logout_is_a_post_that_ends_the_session_and_the_providers(people, world, signed_in, dev_idp):
     client = signed_in(people.patient(world.patient_a))
     assert client.get("/logout/").status_code == 405
