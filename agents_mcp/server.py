@@ -37,7 +37,7 @@ from starlette.routing import Route
 from agents_mcp import dispatch
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from conversations.context import REDACTED, redactor
-from core.authentication import identity_from_token
+from core.authentication import identity_from_token, trusted_issuers
 from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
 from core.identity import identity_context
 from core.logging import request_id_var
@@ -475,7 +475,9 @@ def resource_url() -> str:
 async def protected_resource_metadata(request) -> JSONResponse:
     """RFC 9728 metadata. Written out rather than through the SDK's model, which would append a slash to the
     issuer (issuer identifiers are compared as exact strings)."""
-    return JSONResponse({"resource": resource_url(), "authorization_servers": [settings.OIDC_ISSUER],
+    # every issuer the service takes tokens from (OIDC_TRUSTED_ISSUERS): OIDC_ISSUER alone is its development
+    # default (127.0.0.1:8001) in a deployment that names its providers there
+    return JSONResponse({"resource": resource_url(), "authorization_servers": list(trusted_issuers()),
                          "scopes_supported": SCOPES_SUPPORTED, "bearer_methods_supported": ["header"],
                          "resource_name": "Anamnesis MCP server"},
                         headers={"Access-Control-Allow-Origin": "*", "Cache-Control": "max-age=3600"})
