@@ -84,6 +84,16 @@ def _attack_tokens(world, keyring) -> dict[str, str]:
     }
 
 
+def test_a_request_without_credentials_is_challenged_without_an_error_code(world, client):
+    """RFC 6750 section 3.1: a request with no credentials is answered ``WWW-Authenticate: Bearer`` with no error
+    code (it said ``error="invalid_token"``, as for a token refused); one whose token is refused keeps the code."""
+    for path in (_path(world), f"/v1/patients/{world.patient_a}/memories/{uuid.uuid4()}", "/v1/grants"):
+        r = client.get(path)
+        assert r.status_code == 401 and r.json()["code"] == "invalid_token" and r["WWW-Authenticate"] == "Bearer"
+    refused = client.get(_path(world), HTTP_AUTHORIZATION="Bearer not-a-jwt")
+    assert refused.status_code == 401 and refused["WWW-Authenticate"] == 'Bearer error="invalid_token"'
+
+
 def test_token_attack_matrix_is_refused_with_401(world, keyring):
     failures = {}
     for name, token in _attack_tokens(world, keyring).items():

@@ -142,7 +142,7 @@ def test_unauthenticated_requests_point_to_the_protected_resource_metadata(live)
                    headers={"Accept": "application/json, text/event-stream"})
     assert r.status_code == 401
     header = r.headers["WWW-Authenticate"]
-    assert header.startswith("Bearer ")
+    assert header.startswith("Bearer ") and "error=" not in header  # no credentials: no error code (RFC 6750)
     assert f'resource_metadata="{live.url}/.well-known/oauth-protected-resource/mcp"' in header
     for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
         meta = httpx.get(live.url + path).json()
@@ -152,6 +152,7 @@ def test_unauthenticated_requests_point_to_the_protected_resource_metadata(live)
     assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "invalid_token"
     bad = httpx.post(live.mcp_url, json={}, headers={"Authorization": "Bearer not-a-jwt"})
     assert bad.status_code == 401 and "resource_metadata=" in bad.headers["WWW-Authenticate"]
+    assert 'error="invalid_token"' in bad.headers["WWW-Authenticate"]
 
 
 def test_the_protected_resource_metadata_names_every_trusted_issuer(settings):
