@@ -283,9 +283,11 @@ class PortalCallbackView(OIDCAuthenticationCallbackView):
             return self.login_failure()
         except (httpx.HTTPError, ValueError) as exc:  # the provider is down or answered nonsense
             log.warning("login failed: identity provider error %s", type(exc).__name__)
-            return render(request, "portal/login_failed.html",
-                          {"reason": "The sign-in service is not available at the moment. Try again shortly."},
-                          status=503)
+            response = render(request, "portal/login_failed.html",
+                              {"reason": "The sign-in service is not available at the moment. Try again shortly."},
+                              status=503)
+            response["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)  # as every 503 of ours
+            return response
 
     def _provider_refused(self, request):
         """The provider answered with an error. mozilla-django-oidc would also sign out whoever is signed in

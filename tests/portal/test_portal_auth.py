@@ -139,6 +139,7 @@ def test_a_token_endpoint_dribbling_its_answer_fails_the_sign_in_within_its_time
         response = client.get(f"/oidc/callback/?code=abc&state={state}", HTTP_ACCEPT="text/html")
         assert time.monotonic() - started < 2.5
         assert response.status_code == 503 and b"not available at the moment" in response.content
+        assert response["Retry-After"] == str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
 
 
 def test_a_sign_in_while_the_providers_key_set_cannot_be_reached_is_the_services_failure(people, world, settings,
@@ -153,6 +154,7 @@ def test_a_sign_in_while_the_providers_key_set_cannot_be_reached_is_the_services
     client = Client()
     response = login(client, dev_idp, people.patient(world.patient_a))
     assert response.status_code == 503 and b"not available at the moment" in response.content
+    assert response["Retry-After"] == str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)  # the page had none
     assert client.get("/me/").status_code == 302
 
 
