@@ -37,8 +37,8 @@ from starlette.routing import Route
 from agents_mcp import dispatch
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from conversations.context import REDACTED, redactor
-from core.authentication import identity_from_token
-from core.errors import ApiError, InvalidToken, ValidationFailed, problem_body
+from core.authentication import identity_from_token, trusted_issuers
+from core.errors import ApiError, InvalidToken, MissingToken, ValidationFailed, problem_body
 from core.identity import identity_context
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
@@ -64,10 +64,11 @@ SCOPES_SUPPORTED = ["memory:read", "memory:write", "workflow:read", "workflow:wr
 class BearerGuard:
     """The door of ``/mcp``: the REST API's own token validation (core.authentication.identity_from_token).
 
-    No or an invalid token: ``401`` with ``WWW-Authenticate: Bearer error="invalid_token",
-    resource_metadata="..."`` (MCP authorization, RFC 9728 §5.1); an unreachable key set: ``503
-    identity_provider_unavailable``, as over REST. Bodies are the REST API's problem documents. A valid token
-    becomes the SDK's authenticated user, so tool handlers read it with ``get_access_token()``."""
+    An invalid token: ``401`` with ``WWW-Authenticate: Bearer error="invalid_token", resource_metadata="..."``
+    (MCP authorization, RFC 9728 §5.1); none at all, the same without the error code (RFC 6750 §3.1); an
+    unreachable key set: ``503 identity_provider_unavailable``, as over REST. Bodies are the REST API's problem
+    documents. A valid token becomes the SDK's authenticated user, so tool handlers read it with
+    ``get_access_token()``."""
 
     def __init__(self, app, metadata_url: str) -> None:
         self.app = app
@@ -103,8 +104,12 @@ class BearerGuard:
                                {"Connection": "close"})
                 return
             receive = _replaying(body, receive)
-        scheme, _, token = Headers(scope=scope).get("authorization", "").partition(" ")
+        authorization = Headers(scope=scope).get("authorization", "")
+        scheme, _, token = authorization.partition(" ")
         token = token.strip()
+        if not authorization.strip():
+            await self._refuse(scope, receive, send, MissingToken("send a Bearer access token"))
+            return
         if scheme.lower() != "bearer" or not token or len(token) > 16_384:
             await self._refuse(scope, receive, send, InvalidToken("send a Bearer access token"))
             return
@@ -140,7 +145,9 @@ class BearerGuard:
 
     async def _refuse(self, scope, receive, send, exc: ApiError) -> None:
         headers = dict(getattr(exc, "headers", None) or {})  # a 503's Retry-After, as over REST
-        if exc.status_code == 401:
+        if isinstance(exc, MissingToken):  # no credentials: no error code (RFC 6750 section 3.1)
+            headers["WWW-Authenticate"] = f'Bearer resource_metadata="{self.metadata_url}"'
+        elif exc.status_code == 401:
             headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
                                            f'resource_metadata="{self.metadata_url}"')
         await _problem(scope, receive, send, _error_problem(exc), headers)
@@ -475,7 +482,9 @@ def resource_url() -> str:
 async def protected_resource_metadata(request) -> JSONResponse:
     """RFC 9728 metadata. Written out rather than through the SDK's model, which would append a slash to the
     issuer (issuer identifiers are compared as exact strings)."""
-    return JSONResponse({"resource": resource_url(), "authorization_servers": [settings.OIDC_ISSUER],
+    # every issuer the service takes tokens from (OIDC_TRUSTED_ISSUERS): OIDC_ISSUER alone is its development
+    # default (127.0.0.1:8001) in a deployment that names its providers there
+    return JSONResponse({"resource": resource_url(), "authorization_servers": list(trusted_issuers()),
                          "scopes_supported": SCOPES_SUPPORTED, "bearer_methods_supported": ["header"],
                          "resource_name": "Anamnesis MCP server"},
                         headers={"Access-Control-Allow-Origin": "*", "Cache-Control": "max-age=3600"})

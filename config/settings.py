@@ -173,6 +173,13 @@ OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_OP_JWKS_ENDPOINT", default=OIDC_JWKS_URL)
 OIDC_OP_END_SESSION_ENDPOINT = env.str("OIDC_OP_END_SESSION_ENDPOINT", default=OIDC_OP_ISSUER + "/oauth2/end_session")
 OIDC_RP_CLIENT_ID = env.str("OIDC_RP_CLIENT_ID", default="anamnesis-portal")
 if PRODUCTION:
+    # as the API's issuers: the token endpoint gets the client secret and the code, the key set decides whose ID
+    # tokens are believed (and with OIDC_TRUSTED_ISSUERS and no OIDC_OP_ISSUER, all pointed at 127.0.0.1:8001)
+    for _key in ("OIDC_OP_ISSUER", "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT", "OIDC_OP_JWKS_ENDPOINT",
+                 "OIDC_OP_END_SESSION_ENDPOINT"):
+        if globals()[_key] and not globals()[_key].startswith("https://"):  # end_session may be off ("")
+            raise environ.ImproperlyConfigured(f"{_key} must be an https:// URL when ANAMNESIS_ENV=production")
+if PRODUCTION:
     OIDC_RP_CLIENT_SECRET = env.str("OIDC_RP_CLIENT_SECRET", default="") or _required_in_production(
         "OIDC_RP_CLIENT_SECRET", "")
 else:
@@ -201,8 +208,9 @@ PORTAL_CONTENT_SECURITY_POLICY = (
     "connect-src 'self'; form-action 'self' {idp_origin}; frame-ancestors 'none'; base-uri 'none'; "
     "object-src 'none'"
 )
-# The interactive API docs page (Swagger UI) sets up with an inline script.
-PORTAL_CSP_EXEMPT_PREFIXES = ("/v1/docs",)
+# Paths whose pages set their own policy, or need none (the interactive API docs' script is a file of its own,
+# config/urls.py, so they keep the policy above).
+PORTAL_CSP_EXEMPT_PREFIXES: tuple[str, ...] = ()
 
 # --- Policy -------------------------------------------------------------------------------------------------
 MEMORY_POLICY_REVISION = env.str("MEMORY_POLICY_REVISION", default="memory-policy-v1")

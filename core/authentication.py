@@ -152,10 +152,11 @@ class KeySetCache:
             # the whole fetch within its connect and read timeouts, however slowly the provider answers: callers
             # with no usable set (or a new key id) wait for it
             with httpx.Client(transport=DeadlineTransport(deadline=2 * self.timeout), timeout=self.timeout,
-                              follow_redirects=False) as client:
-                response = client.get(self.url)
-            response.raise_for_status()
-            data = response.json()
+                              follow_redirects=False) as client, client.stream("GET", self.url) as response:
+                response.raise_for_status()
+                data = json.loads(_bounded_body(response))
+            if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
+                raise KeySetMalformed()  # no key set at all, unlike a set of keys we cannot use
         except (httpx.HTTPError, ValueError) as exc:
             self._failed_at = time.monotonic()
             log.warning("JWKS fetch failed: %s", type(exc).__name__)
@@ -163,7 +164,7 @@ class KeySetCache:
         previous = self._cached
         keys: dict[str, jwt.PyJWK] = {}
         published: dict[str, str] = {}
-        for raw in data.get("keys", []) if isinstance(data, dict) else []:
+        for raw in data["keys"]:
             if not isinstance(raw, dict) or raw.get("use", "sig") != "sig":
                 continue
             kid = str(raw.get("kid", ""))
@@ -173,11 +174,36 @@ class KeySetCache:
                 continue
             try:
                 keys[kid] = jwt.PyJWK(raw)
-            except jwt.PyJWTError:
-                continue  # a key type or algorithm we do not support
+            except (jwt.PyJWTError, NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
+                # a key type or algorithm we do not support, or a key PyJWT cannot read (a field missing or of
+                # another type: it raises the built-in errors for those, and NotImplementedError for "alg": "none")
+                continue
             published[kid] = as_published
         self._cached = _CachedSet(keys=keys, fetched_at=time.monotonic(), published=published)
         return self._cached
+
+
+# A key set is a few kilobytes (a handful of keys, with certificate chains a few tens): more is no key set, and an
+# answer read whole would let a provider that sends without end fill the worker's memory until its deadline (about
+# 300 MB a second here).
+MAX_KEY_SET_BYTES = 256 * 1024
+
+
+class KeySetTooLarge(ValueError):
+    pass
+
+
+class KeySetMalformed(ValueError):
+    pass
+
+
+def _bounded_body(response: httpx.Response) -> bytes:
+    body = bytearray()
+    for chunk in response.iter_bytes():
+        body += chunk
+        if len(body) > MAX_KEY_SET_BYTES:
+            raise KeySetTooLarge()
+    return bytes(body)
 
 
 def _lookup(cached: _CachedSet, kid: str | None) -> jwt.PyJWK | None:

@@ -116,6 +116,14 @@ class InvalidToken(ApiError):
     status_code = status.HTTP_401_UNAUTHORIZED
     code = "invalid_token"
     title = "The access token is missing, invalid or expired"
+    challenge = 'Bearer error="invalid_token"'
+
+
+class MissingToken(InvalidToken):
+    """No credentials at all: RFC 6750 section 3.1 has the challenge carry no error code then (``Bearer``), so a
+    client tells "sign in" from "your token was refused"."""
+
+    challenge = "Bearer"
 
 
 class IdentityProviderUnavailable(ApiError):
@@ -265,7 +273,7 @@ def problem_exception_handler(exc, context):
         body.update({k: v for k, v in exc.extensions.items() if k not in body})
         headers.update(getattr(exc, "headers", None) or {})
         if isinstance(exc, InvalidToken):
-            headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'
+            headers["WWW-Authenticate"] = exc.challenge
         elif isinstance(exc, InsufficientScope):
             headers["WWW-Authenticate"] = 'Bearer error="insufficient_scope"'
         return ProblemResponse(body, headers)

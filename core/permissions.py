@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.exceptions import MethodNotAllowed
 from rest_framework.permissions import BasePermission
 
-from core.errors import InsufficientScope, InvalidToken
+from core.errors import InsufficientScope, MissingToken
 from core.identity import Identity
 
 SCOPES = {
@@ -47,7 +47,7 @@ class HasRequiredScopes(BasePermission):
     def has_permission(self, request, view) -> bool:
         identity = request.auth
         if not isinstance(identity, Identity):
-            raise InvalidToken("missing bearer token")
+            raise MissingToken("missing bearer token")
         if request.method == "OPTIONS":
             return True
         needed = required_scopes_for(view, request.method)

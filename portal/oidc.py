@@ -19,8 +19,8 @@ import time
 import uuid
 from urllib.parse import urlencode
 
+import httpx
 import jwt
-import requests
 from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import get_user_model
@@ -36,6 +36,7 @@ from mozilla_django_oidc.views import OIDCAuthenticationCallbackView
 from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey, local_subject, well_formed_subject
 from core.errors import InvalidToken
 from core.gate import admitted
+from core.http_deadline import DeadlineTransport
 from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
 from core.models import PortalIdentity
 
@@ -136,7 +137,10 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
             raise SuspiciousOperation("malformed key id")
         try:
             key = _op_key_set().get(kid)
-        except (KeySetUnavailable, UnknownKey):
+        except KeySetUnavailable:
+            # the provider's outage, as its token endpoint out of reach (the callback's 503 page), not a refusal
+            raise ProviderUnavailable("the provider's key set cannot be reached") from None
+        except UnknownKey:
             raise SuspiciousOperation("no matching signing key") from None
         if key.algorithm_name and key.algorithm_name != header.get("alg"):
             raise SuspiciousOperation("the key's algorithm does not match the token's")
@@ -166,6 +170,27 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
         if not isinstance(iat, int | float) or iat - leeway > now:
             raise SuspiciousOperation("ID token issued in the future")
         return payload
+
+    def get_user(self, user_id):
+        # The session's user on every page. mozilla-django-oidc's returns an inactive user too (its callback only
+        # refuses them a new sign-in), so a user made inactive kept their open sessions; Django's ModelBackend
+        # ends them, and so does this.
+        user = super().get_user(user_id)
+        return user if user is not None and user.is_active else None
+
+    def get_token(self, payload):
+        """The code exchange at the provider's token endpoint, as the library's but within a deadline: requests'
+        timeout bounds each read, so a provider sending its answer a byte at a time held the sign-in's thread for
+        as long as it liked. The whole exchange ends within twice ``OIDC_TIMEOUT`` (as the key set's fetch)."""
+        timeout = self.get_settings("OIDC_TIMEOUT")
+        with httpx.Client(transport=DeadlineTransport(deadline=2 * timeout), timeout=timeout,
+                          follow_redirects=False) as client:
+            response = client.post(self.OIDC_OP_TOKEN_ENDPOINT, data=payload)
+        response.raise_for_status()  # the body of an error answer is the provider's, never logged
+        token_info = response.json()
+        if not isinstance(token_info, dict):  # the library reads it with .get(): a list was a 500
+            raise ProviderUnavailable("the token endpoint answered no JSON object")
+        return token_info
 
     def get_userinfo(self, access_token, id_token, payload):
         # The verified, signed ID token is the source of the claims; no unsigned user-info round trip.
@@ -207,6 +232,10 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
     def _with_claims(user, claims):
         user.portal_claims = portal_claims(claims)
         return user
+
+
+class ProviderUnavailable(ValueError):
+    """The provider cannot be reached or answered nonsense: the callback shows the sign-in service's 503 page."""
 
 
 class ImproperlyConfiguredAlgorithm(SuspiciousOperation):
@@ -252,11 +281,13 @@ class PortalCallbackView(OIDCAuthenticationCallbackView):
         except SuspiciousOperation as exc:
             log.warning("login failed: %s", type(exc).__name__)
             return self.login_failure()
-        except (requests.RequestException, ValueError) as exc:  # the provider is down or answered nonsense
+        except (httpx.HTTPError, ValueError) as exc:  # the provider is down or answered nonsense
             log.warning("login failed: identity provider error %s", type(exc).__name__)
-            return render(request, "portal/login_failed.html",
-                          {"reason": "The sign-in service is not available at the moment. Try again shortly."},
-                          status=503)
+            response = render(request, "portal/login_failed.html",
+                              {"reason": "The sign-in service is not available at the moment. Try again shortly."},
+                              status=503)
+            response["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)  # as every 503 of ours
+            return response
 
     def _provider_refused(self, request):
         """The provider answered with an error. mozilla-django-oidc would also sign out whoever is signed in

@@ -8,6 +8,9 @@ urlpatterns = [
     path("login/", auth.login_page, name="portal-login"),
     path("logout/", auth.logout, name="portal-logout"),
     path("signed-out/", auth.signed_out, name="portal-signed-out"),
+    # mozilla-django-oidc's own sign-out answered 500 (no LOGOUT_REDIRECT_URL) and left the session signed in;
+    # its address is the portal's sign-out too (POST with CSRF, the provider's session ended, the token rotated)
+    path("oidc/logout/", auth.logout, name="oidc_logout"),
     path("oidc/", include("mozilla_django_oidc.urls")),
     # patients
     path("me/", memory.patient_preferences, name="patient-preferences"),

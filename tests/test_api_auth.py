@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import time
 import uuid
 
@@ -83,6 +84,16 @@ def _attack_tokens(world, keyring) -> dict[str, str]:
     }
 
 
+def test_a_request_without_credentials_is_challenged_without_an_error_code(world, client):
+    """RFC 6750 section 3.1: a request with no credentials is answered ``WWW-Authenticate: Bearer`` with no error
+    code (it said ``error="invalid_token"``, as for a token refused); one whose token is refused keeps the code."""
+    for path in (_path(world), f"/v1/patients/{world.patient_a}/memories/{uuid.uuid4()}", "/v1/grants"):
+        r = client.get(path)
+        assert r.status_code == 401 and r.json()["code"] == "invalid_token" and r["WWW-Authenticate"] == "Bearer"
+    refused = client.get(_path(world), HTTP_AUTHORIZATION="Bearer not-a-jwt")
+    assert refused.status_code == 401 and refused["WWW-Authenticate"] == 'Bearer error="invalid_token"'
+
+
 def test_token_attack_matrix_is_refused_with_401(world, keyring):
     failures = {}
     for name, token in _attack_tokens(world, keyring).items():
@@ -121,12 +132,76 @@ def test_a_jwks_endpoint_dribbling_its_answer_is_503_within_its_timeouts(world, 
     answer (about 5 s here). The fetch now ends within its connect and read timeouts together, as the provider's
     outage."""
     with DribblingServer(json.dumps({"keys": []}).encode()) as jwks:
+        _assert_outage_within(world, settings, f"{jwks.url}/jwks", timeout=0.5, seconds=2.5)
+
+
+def _assert_outage_within(world, settings, jwks_url: str, *, timeout: float, seconds: float) -> None:
+    """A request whose key set comes from ``jwks_url`` is the provider's outage (503) within ``seconds``."""
+    settings.OIDC_JWKS_URL = jwks_url
+    settings.OIDC_JWKS_TIMEOUT_SECONDS = timeout
+    started = time.monotonic()
+    r = world.patient(world.patient_a).get(_path(world))
+    assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
+    assert time.monotonic() - started < seconds
+
+
+def test_a_jwks_endpoint_sending_without_end_is_503_at_once_and_not_read_whole(world, settings):
+    """A key set is a few kilobytes. An endpoint that answers 200 and then sends without end was read whole until
+    the fetch's deadline (2 x the timeout), about 300 MB a second into the worker's memory, to fail then; the
+    fetch now stops past core.authentication.MAX_KEY_SET_BYTES, as the provider's outage, at once."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    sent = []
+
+    class Endless(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            chunk = b" " * 65536
+            try:
+                self.wfile.write(b'{"keys": [')
+                while True:
+                    self.wfile.write(chunk)
+                    sent.append(len(chunk))
+            except OSError:
+                pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Endless)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        _assert_outage_within(world, settings, f"http://127.0.0.1:{server.server_address[1]}/jwks", timeout=2.0,
+                              seconds=1.5)
+        time.sleep(0.2)
+        assert sum(sent) < 32 * 1024 * 1024  # what the sockets' buffers hold, not what the deadline allows
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("document", [{"keys": None}, {"keys": 5}, {"keys": "abc"}, {"keys": {}}, [1], "keys", {}])
+def test_a_jwks_answer_that_is_no_key_set_is_the_providers_outage(world, settings, document):
+    """An answer that holds no key set (``keys`` null, a number, no list at all) was a 500 for ``null`` and
+    numbers, and an empty set (every token 401) for the rest; it is the provider's failure, like an error status:
+    503, and a set kept from before still served."""
+    with DribblingServer(json.dumps(document).encode(), interval=0) as jwks:
+        _assert_outage_within(world, settings, f"{jwks.url}/jwks", timeout=2.0, seconds=3.0)
+
+
+@pytest.mark.parametrize("unusable", [{"kty": "RSA", "kid": "x", "n": "AQAB", "e": "AQAB", "alg": "none"},
+                                      {"kty": "oct", "kid": "x"}, {"kty": "EC", "kid": "x", "crv": 5}])
+def test_a_key_set_with_a_key_we_cannot_read_serves_its_other_keys(world, keyring, settings, unusable):
+    """A key PyJWT cannot build (``"alg": "none"``, an ``oct`` key without ``k``) made the whole fetch a 500; it is
+    left out, and tokens signed by the set's other keys are accepted."""
+    document = keyring.jwks()
+    document["keys"].insert(0, unusable)
+    with DribblingServer(json.dumps(document).encode(), interval=0) as jwks:
         settings.OIDC_JWKS_URL = f"{jwks.url}/jwks"
-        settings.OIDC_JWKS_TIMEOUT_SECONDS = 0.5
-        started = time.monotonic()
-        r = world.patient(world.patient_a).get(_path(world))
-        assert r.status_code == 503 and r.json()["code"] == "identity_provider_unavailable"
-        assert time.monotonic() - started < 2.5
+        assert world.patient(world.patient_a).get(_path(world)).status_code == 200
 
 
 def test_key_set_is_cached_and_unknown_kid_refetch_is_rate_limited(world, keyring, identity_provider, settings):

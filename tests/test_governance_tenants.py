@@ -248,6 +248,11 @@ def _import_settings(**extra) -> subprocess.CompletedProcess:
     {"OIDC_ISSUER": "http://idp.hospital.test", "OIDC_JWKS_URL": "https://idp.hospital.test/jwks"},
     {"OIDC_ISSUER": "https://idp.hospital.test", "OIDC_JWKS_URL": "http://idp.hospital.test/jwks"},
     {"OIDC_TRUSTED_ISSUERS": '[{"issuer": "https://a.test", "jwks_url": "http://a.test/jwks"}]'},
+    # the portal's provider too: its token endpoint gets the client secret; with the API's issuers named in
+    # OIDC_TRUSTED_ISSUERS alone, the portal's endpoints were left at the development provider's, http://127.0.0.1
+    {"OIDC_ISSUER": "https://idp.hospital.test", "OIDC_JWKS_URL": "https://idp.hospital.test/jwks",
+     "OIDC_OP_TOKEN_ENDPOINT": "http://idp.hospital.test/token"},
+    {"OIDC_TRUSTED_ISSUERS": '[{"issuer": "https://a.test", "jwks_url": "https://a.test/jwks"}]'},
 ])
 def test_production_refuses_to_start_without_https_issuers(extra):
     result = _import_settings(**extra)
@@ -256,6 +261,9 @@ def test_production_refuses_to_start_without_https_issuers(extra):
 
 def test_production_starts_with_https_issuers():
     result = _import_settings(OIDC_ISSUER="https://idp.hospital.test", OIDC_JWKS_URL="https://idp.hospital.test/jwks")
+    assert result.returncode == 0, result.stderr[-800:]
+    result = _import_settings(OIDC_TRUSTED_ISSUERS='[{"issuer": "https://a.test", "jwks_url": "https://a.test/jwks"}]',
+                              OIDC_OP_ISSUER="https://a.test", OIDC_OP_JWKS_ENDPOINT="https://a.test/jwks")
     assert result.returncode == 0, result.stderr[-800:]
     assert time.time()
 

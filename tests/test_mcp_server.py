@@ -142,7 +142,7 @@ def test_unauthenticated_requests_point_to_the_protected_resource_metadata(live)
                    headers={"Accept": "application/json, text/event-stream"})
     assert r.status_code == 401
     header = r.headers["WWW-Authenticate"]
-    assert header.startswith("Bearer ")
+    assert header.startswith("Bearer ") and "error=" not in header  # no credentials: no error code (RFC 6750)
     assert f'resource_metadata="{live.url}/.well-known/oauth-protected-resource/mcp"' in header
     for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
         meta = httpx.get(live.url + path).json()
@@ -152,6 +152,24 @@ def test_unauthenticated_requests_point_to_the_protected_resource_metadata(live)
     assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "invalid_token"
     bad = httpx.post(live.mcp_url, json={}, headers={"Authorization": "Bearer not-a-jwt"})
     assert bad.status_code == 401 and "resource_metadata=" in bad.headers["WWW-Authenticate"]
+    assert 'error="invalid_token"' in bad.headers["WWW-Authenticate"]
+
+
+def test_the_protected_resource_metadata_names_every_trusted_issuer(settings):
+    """With the providers named in OIDC_TRUSTED_ISSUERS (OIDC_ISSUER left at its development default), the
+    metadata sent MCP clients to http://127.0.0.1:8001 for their tokens; it names the issuers the service trusts."""
+    from starlette.testclient import TestClient
+
+    from agents_mcp.server import build_app
+
+    settings.OIDC_ISSUER = "http://127.0.0.1:8001"
+    settings.OIDC_TRUSTED_ISSUERS = [
+        {"issuer": "https://idp.a.example", "jwks_url": "https://idp.a.example/jwks", "audience": "anamnesis-api"},
+        {"issuer": "https://idp.b.example", "jwks_url": "https://idp.b.example/jwks", "audience": "anamnesis-api"}]
+    with TestClient(build_app(), base_url="http://127.0.0.1:8000") as client:
+        for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+            meta = client.get(path).json()
+            assert meta["authorization_servers"] == ["https://idp.a.example", "https://idp.b.example"]
 
 
 def test_transport_refusals_are_problem_documents_naming_their_request_id(world, live):

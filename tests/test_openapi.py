@@ -33,6 +33,21 @@ def test_schema_and_docs_are_served(client):
     assert r.status_code == 200 and b"swagger" in r.content.lower()
 
 
+def test_the_docs_page_keeps_the_content_security_policy_with_no_inline_script(client):
+    """The interactive docs were the one HTML page without a Content-Security-Policy (exempted for Swagger UI's
+    inline set-up script): an injection there ran as the site, and any site could frame it where X-Frame-Options
+    is not read. The set-up script is now a file of the page's own (``?script``), so the page carries the portal's
+    policy: scripts from the site only, no framing."""
+    r = client.get("/v1/docs")
+    policy = r["Content-Security-Policy"]
+    assert "script-src 'self';" in policy and "frame-ancestors 'none'" in policy and "unsafe" not in policy
+    scripts = re.findall(rb"<script([^>]*)>", r.content)
+    assert scripts and all(b"src=" in attributes for attributes in scripts)
+    script = client.get("/v1/docs?script=")
+    assert script.status_code == 200 and script["Content-Type"].startswith("application/javascript")
+    assert b"SwaggerUIBundle" in script.content
+
+
 @pytest.mark.parametrize("accept", [None, "application/vnd.oai.openapi", "application/vnd.oai.openapi+json"])
 def test_an_error_from_the_schema_view_is_a_json_problem_whatever_it_renders_otherwise(client, accept):
     """The schema is YAML by default; its errors are problem documents in JSON all the same (a YAML body under

@@ -3,6 +3,7 @@ and the web-safety headers every page carries."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -19,6 +20,7 @@ from core.models import PortalIdentity
 from portal.context import PORTAL_ATTR
 from portal.oidc import PortalOIDCBackend
 from tests.conftest import register_organization
+from tests.fakes.dribbling import DribblingServer
 from tests.portal.conftest import PORTAL_CLIENT_ID, login
 from tests.support import ISSUER
 
@@ -105,6 +107,57 @@ def test_a_good_id_token_passes_and_hs256_is_never_accepted(settings, jwks_serve
         backend.verify_token(forged, nonce="n1")
 
 
+@pytest.mark.parametrize("answer", [b"[1]", b'"x"', b"<html>", b'{"id_token": 5}', b'{"id_token": null}'])
+def test_a_token_endpoint_answering_nonsense_is_the_providers_failure_never_a_500(people, settings, answer):
+    """The provider's token endpoint answers 200 with something that is no token response: a JSON list or string
+    was a 500 (mozilla-django-oidc reads the answer with ``.get()``); it is the sign-in service's failure (503 page)
+    or a refused sign-in (403), and nobody is signed in."""
+    with DribblingServer(answer, interval=0) as provider:
+        settings.OIDC_OP_TOKEN_ENDPOINT = f"{provider.url}/token"
+        client = Client(raise_request_exception=False)
+        start = client.get("/oidc/authenticate/")
+        state = parse_qs(urlparse(start["Location"]).query)["state"][0]
+        response = client.get(f"/oidc/callback/?code=abc&state={state}", HTTP_ACCEPT="text/html")
+        page = response.content.decode()
+        assert (response.status_code, "Sign-in did not complete" in page or "not available at the moment" in page) in (
+            (403, True), (503, True))
+        assert client.get("/me/").status_code == 302
+
+
+def test_a_token_endpoint_dribbling_its_answer_fails_the_sign_in_within_its_timeouts(people, settings):
+    """requests' timeout (mozilla-django-oidc's client) bounds each read, not the exchange: a token endpoint sending
+    its answer a byte every 0.05 s, each well within OIDC_TIMEOUT, held the sign-in's worker thread for the whole
+    answer. The exchange now ends within twice the timeout (as the key set's fetch does), the 503 page."""
+    answer = json.dumps({"access_token": "x" * 40, "token_type": "Bearer", "id_token": "a.b.c"}).encode()
+    with DribblingServer(answer) as provider:
+        settings.OIDC_OP_TOKEN_ENDPOINT = f"{provider.url}/token"
+        settings.OIDC_TIMEOUT = 0.5
+        client = Client()
+        start = client.get("/oidc/authenticate/")
+        state = parse_qs(urlparse(start["Location"]).query)["state"][0]
+        started = time.monotonic()
+        response = client.get(f"/oidc/callback/?code=abc&state={state}", HTTP_ACCEPT="text/html")
+        assert time.monotonic() - started < 2.5
+        assert response.status_code == 503 and b"not available at the moment" in response.content
+        assert response["Retry-After"] == str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
+
+
+def test_a_sign_in_while_the_providers_key_set_cannot_be_reached_is_the_services_failure(people, world, settings,
+                                                                                         dev_idp):
+    """The provider's key set out of reach while an ID token is checked is the sign-in service's outage (the 503
+    page saying to try again shortly), as its token endpoint out of reach is; it was the 403 'Sign-in did not
+    complete', as if the sign-in had been refused."""
+    from portal.oidc import _op_key_sets
+
+    _op_key_sets.clear()
+    settings.OIDC_OP_JWKS_ENDPOINT = "http://127.0.0.1:9/jwks"  # nothing listens there
+    client = Client()
+    response = login(client, dev_idp, people.patient(world.patient_a))
+    assert response.status_code == 503 and b"not available at the moment" in response.content
+    assert response["Retry-After"] == str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)  # the page had none
+    assert client.get("/me/").status_code == 302
+
+
 def test_logout_is_a_post_that_ends_the_session_and_the_providers(people, world, signed_in, dev_idp):
     client = signed_in(people.patient(world.patient_a))
     assert client.get("/logout/").status_code == 405
@@ -116,6 +169,23 @@ def test_logout_is_a_post_that_ends_the_session_and_the_providers(people, world,
     assert response.status_code == 302
     assert response["Location"].startswith(dev_idp + "/oauth2/end_session?")
     assert "id_token_hint" in response["Location"]
+    assert client.get("/me/").status_code == 302
+
+
+def test_the_libraries_sign_out_address_signs_out_as_the_portals_does(people, world, dev_idp):
+    """``/oidc/logout/`` (mozilla-django-oidc's address, which the portal serves too) is the portal's sign-out:
+    a POST with the CSRF token ends the session and the provider's and rotates the token. It answered 500 and left
+    the session signed in."""
+    client = Client(enforce_csrf_checks=True)
+    login(client, dev_idp, people.patient(world.patient_a))
+    page = client.get("/me/consents/").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    assert client.get("/oidc/logout/").status_code == 405
+    assert client.post("/oidc/logout/").status_code == 403  # no CSRF token
+    before = client.cookies["csrftoken"].value
+    response = client.post("/oidc/logout/", {"csrfmiddlewaretoken": token})
+    assert response.status_code == 302 and response["Location"].startswith(dev_idp + "/oauth2/end_session?")
+    assert client.cookies["csrftoken"].value != before
     assert client.get("/me/").status_code == 302
 
 
@@ -284,6 +354,19 @@ def test_a_session_of_an_organisation_removed_from_the_registry_sees_nothing_mor
     register_organization(world.org, ISSUER)  # the organisation no longer trusts the portal's provider
     response = client.get("/me/")
     assert response.status_code == 403 and str(world.patient_a).encode() not in response.content
+
+
+def test_a_user_made_inactive_is_signed_out_of_the_sessions_they_have(people, world, signed_in, dev_idp):
+    """Making a portal user inactive (``is_active = False``, Django's one switch for it) refuses their next sign-in,
+    and ends the sessions they already have at their next page: mozilla-django-oidc's backend handed the session
+    its user back whether active or not, so an open session kept every page for up to eight hours."""
+    sub = people.patient(world.patient_a)
+    client = signed_in(sub)
+    assert client.get("/me/").status_code == 200
+    get_user_model().objects.filter(portal_identity__subject=sub).update(is_active=False)
+    response = client.get("/me/")
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
+    assert login(Client(), dev_idp, sub).status_code == 403
 
 
 def test_the_api_never_takes_the_portal_session_and_the_browser_layers_stand_aside_there(people, world, dev_idp):
