@@ -81,6 +81,20 @@ def test_unrelated_question_is_answered_with_low_confidence_never_silently_empty
     assert scores == sorted(scores, reverse=True)
 
 
+def test_a_medicine_the_question_does_not_name_is_never_a_confident_answer_beside_the_one_it_does(world, clinic):
+    """"Is she on apixaban?" with apixaban and warfarin on record: Eliquis answers; warfarin, the other
+    anticoagulant, is close in words but answers nothing, so it is never high (an agent would read it as a second
+    answer)."""
+    nurse, ids = clinic
+    apixaban = care(world, nurse, {"kind": "long_term_indication", "medication": "Eliquis",
+                                   "indication": "atrial fibrillation"})
+    for question in ("is she on apixaban?", "is she taking apixaban"):
+        items = search(nurse, world.patient_a, question)
+        assert items[0]["memory"]["memory_id"] == apixaban and items[0]["confidence"] == "high", question
+        by_id = {i["memory"]["memory_id"]: i for i in items}
+        assert ids["warf"] not in by_id or by_id[ids["warf"]]["confidence"] == "low", question
+
+
 def test_a_patient_with_nothing_on_record_gets_confidence_none(world):
     world.grant(world.patient_b, "clinician", "care_coordination")
     r = world.staff("clinician").get(f"/v1/patients/{world.patient_b}/memories/search", {"q": "any allergies?"})

@@ -119,12 +119,15 @@ class Lexicon:
             out |= self.ancestors.get(c, frozenset())
         return out
 
-    def relevance(self, question: dict[str, float], memory: dict[str, float], *, taken: bool = False) -> float:
+    def relevance(self, question: dict[str, float], memory: dict[str, float], *, taken: bool = False,
+                  sideways: bool = True) -> float:
         """How directly a question's concepts concern a memory's (0-1): the strongest link, plus a quarter of the
         others (ibuprofen after an operation concerns lithium twice: NSAIDs and surgery). A class concerns its
         members both ways ("any antibiotic allergy?" a penicillin allergy; "gadolinium?" a reaction to contrast),
         except through an umbrella word in the memory ("medication"). Interactions count for what the patient
-        takes (``taken``: a long-term medicine), not for an allergy to it."""
+        takes (``taken``: a long-term medicine), not for an allergy to it. ``sideways=False``: neither
+        cross-reactions nor interactions count, only the class and its members (whether she takes apixaban is not
+        answered by her warfarin, though the two are related)."""
         if not question or not memory:
             return 0.0
         own = set(memory)
@@ -137,7 +140,7 @@ class Lexicon:
                 score = weight
             elif q in wider or mine & classes:
                 score = weight * ANCESTOR_WEIGHT
-            elif link := self._link(mine, wider, taken):
+            elif sideways and (link := self._link(mine, wider, taken)):
                 score = weight * RELATED_WEIGHT * link
             else:
                 continue
@@ -158,14 +161,15 @@ class Lexicon:
         return max((grade for m in wider for a, grade in self.interacts.get(m, {}).items() if a in mine),
                    default=0.0)
 
-    def mismatch(self, question: dict[str, float], memory: dict[str, float], *, taken: bool = False) -> float:
+    def mismatch(self, question: dict[str, float], memory: dict[str, float], *, taken: bool = False,
+                 sideways: bool = True) -> float:
         """1 when a question is clearly about something else: it names a substance or class (a medicine, vaccine,
         contrast agent, food, material), the memory names one too, and they do not meet ("any penicillin
         allergy?" against a ciprofloxacin allergy; "any food allergy?" against a codeine one). The similarity of
         the other words ("allergy") then says nothing. Procedures and tests never count as a mismatch."""
         if not memory or not any(self.concepts[q].category in SUBSTANCES for q in question if question[q] > 0):
             return 0.0
-        return 0.0 if self.relevance(question, memory, taken=taken) > 0 else 1.0
+        return 0.0 if self.relevance(question, memory, taken=taken, sideways=sideways) > 0 else 1.0
 
     def expansion(self, text: str, mentioned: dict[str, float] | None = None) -> str:
         """The class names of what a text mentions (and of their broader groups), to append to it.

@@ -247,13 +247,18 @@ def lexical_features(q: Question, batch: list[Candidate], values: list[dict],
         # interactions matter for what the patient takes, unless the question is about allergies or only asks
         # whether the patient takes what it names
         interacts = taken and not q.about_allergy and not q.whether_taken
-        concept = lex.relevance(q.concerns, mine, taken=interacts)
+        # "is she on apixaban?" asks whether she takes what it names: a related medicine she takes (warfarin) is
+        # another answer's subject, not this one's
+        sideways = not (taken and q.whether_taken and not q.about_allergy)
+        concept = lex.relevance(q.concerns, mine, taken=interacts, sideways=sideways)
         if safety and concept > 0:
             head = lex.mentions(str(value.get(HEAD_FIELDS[kind], "")))  # a few words: not kept (a fact's value)
-            concept = max(lex.relevance(q.concerns, head, taken=interacts), CONTEXT_WEIGHT * concept)
+            concept = max(lex.relevance(q.concerns, head, taken=interacts, sideways=sideways),
+                          CONTEXT_WEIGHT * concept)
         if q.about_taking and not q.about_allergy and not taken:
             concept *= KIND_DISCOUNT  # "is she on blood thinners?" is about a medicine taken, not an allergy
-        out.append(Lexical(concept=concept, mismatch=lex.mismatch(q.substances, mine, taken=interacts), safety=safety,
+        mismatch = lex.mismatch(q.substances, mine, taken=interacts, sideways=sideways)
+        out.append(Lexical(concept=concept, mismatch=mismatch, safety=safety,
                            safety_asked=safety and q.safety_rule, allergy_asked=q.about_allergy and kind == "allergy",
                            taking_asked=q.about_taking and taken, name_echo=_name_echo(q, memory, value)))
     return out

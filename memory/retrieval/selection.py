@@ -47,6 +47,11 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
     def reaches(h: Hit) -> bool:
         if answerable is not None and (not answerable or h is ranked[0]):
             return answerable
+        if h.mismatch >= 1.0:
+            # beside the best, a memory clearly about something else (the question names a medicine or substance,
+            # the memory another it does not meet: "is she on apixaban?" against her warfarin) is no answer,
+            # however close its words; it may still come as a best guess or a safety inclusion, marked low
+            return False
         return h.score >= (head.threshold_for(h.memory.memory_type) if min_score is None else min_score)
 
     chosen = [h for h in ranked if reaches(h)][: (limit or head.limit)]
