@@ -17,8 +17,11 @@ from tests.conftest import admin_connect
 from tests.fakes.outside import FakeOutsideSystem
 from tests.fakes.processes import BASE_DIR, run_worker, worker_env
 from tests.fakes.scheduling import FakeScheduling
+from tests.live import free_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+AGENT_SCOPES = "memory:read memory:write workflow:read workflow:write"
 
 
 @pytest.fixture
@@ -93,6 +96,33 @@ def test_the_example_agent_reports_a_refusal_without_a_traceback(world, live):
     problem = json.loads(done.stderr)
     assert problem == {"outcome": "refused", "tool": "start_session", "problem": problem["problem"]}
     assert problem["problem"]["code"] == "insufficient_scope"
+
+
+def test_the_example_agent_reports_a_refused_token_or_an_unreachable_service_without_a_traceback(world, live):
+    """An expired token is refused by the server before any tool runs (401 invalid_token): the SDK raised "Server
+    returned an error response" in a page of exception groups. The report names the problem, as a tool's
+    refusal is; a service not listening is named too."""
+    expired = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES, exp_in=-120)
+    assert_token_refused(run_agent(live, expired), "Traceback")
+    nowhere = f"http://127.0.0.1:{free_port()}/mcp"
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    assert "ConnectError" in unreachable(run_agent(live, token, "--url", nowhere), nowhere)["error"]
+
+
+def assert_token_refused(done: subprocess.CompletedProcess, trace: str) -> None:
+    """The example's report of a token the server refused (401 invalid_token) before any tool ran."""
+    assert done.returncode == 1 and trace not in done.stderr, done.stderr[-3000:]
+    report = json.loads(done.stderr)
+    assert report == {"outcome": "refused", "tool": None, "problem": report["problem"]}
+    assert report["problem"]["code"] == "invalid_token" and report["problem"]["status"] == 401
+
+
+def unreachable(done: subprocess.CompletedProcess, url: str) -> dict:
+    """The example's report of a service it could not reach at ``url``."""
+    assert done.returncode == 1, done.stderr[-3000:]
+    report = json.loads(done.stderr)
+    assert report["outcome"] == "unreachable" and report["url"] == url
+    return report
 
 
 class FakeChatModel:

@@ -17,7 +17,8 @@
  * patient id to any tool and never sees one, so the id never reaches a model's context.
  *
  * Options: --url (default http://127.0.0.1:8000/mcp), --patient-id (only for a token that names no patient, e.g. a
- * staff member's). Prints a JSON summary of what it did on stdout; a refusal goes to stderr with exit code 1.
+ * staff member's). Prints a JSON summary of what it did on stdout; a refusal (a tool's, or of the token itself:
+ * expired, revoked) or a service it cannot reach goes to stderr as JSON, with exit code 1.
  */
 import { parseArgs } from "node:util";
 
@@ -176,20 +177,47 @@ function titleCase(word: string): string {
 }
 
 export async function run(url: string, token: string, patient: Patient): Promise<Json> {
+  // The SDK reports an HTTP refusal (an expired or revoked token: 401) as an error whose message quotes the body;
+  // the service's problem document says which, so it is kept to be reported.
+  const refusals: Json[] = [];
+  const keepRefusal = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(input, init);
+    if (response.status >= 400 && (init?.method ?? "GET") === "POST") {
+      const body: unknown = await response.clone().json().catch(() => undefined);
+      refusals.push(body !== null && typeof body === "object" ? body as Json : { status: response.status });
+    }
+    return response;
+  };
   const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: keepRefusal });
   const client = new Client({ name: "anamnesis-booking-agent-ts", version: "0.1.0" });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    // the server answered, and refused the request itself (no tool ran); or it could not be reached
+    if (refusals.length > 0) return { outcome: "refused", tool: null, problem: refusals[refusals.length - 1] };
+    return { outcome: "unreachable", url, error: describe(error) };
+  }
   try {
     const tools = new Tools(client);
     return process.env["OPENAI_BASE_URL"] ? await modelDriven(tools, patient) : await scripted(tools, patient);
   } catch (error) {
     if (error instanceof ToolRefused) return { outcome: "refused", tool: error.tool, problem: error.problem };
+    if (refusals.length > 0) return { outcome: "refused", tool: null, problem: refusals[refusals.length - 1] };
     throw error;
   } finally {
     await transport.terminateSession().catch(() => undefined);
     await client.close();
   }
+}
+
+/** The innermost cause of a failed fetch, named as Node did ("ECONNREFUSED: connect ECONNREFUSED ..."). */
+function describe(error: unknown): string {
+  let cause: unknown = error;
+  while (cause instanceof Error && cause.cause !== undefined) cause = cause.cause;
+  if (cause instanceof Error) return `${(cause as { code?: string }).code ?? cause.name}: ${cause.message}`;
+  return String(cause);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -207,7 +235,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const summary = await run(values.url!, token, patientId ? { patient_id: patientId } : {});
-  if (summary["outcome"] === "refused") {
+  if (summary["outcome"] === "refused" || summary["outcome"] === "unreachable") {
     console.error(JSON.stringify(summary));
     return 1;
   }
