@@ -348,6 +348,23 @@ def test_async_client(world, live, scheduling):
     assert isinstance(ctx, models.SessionContext) and time.monotonic() - started < 60
 
 
+def test_an_agents_export_and_what_the_server_refuses_before_the_application_have_their_own_class(world, live):
+    """Documented problem codes the client knew no class for were raised as a bare ForbiddenError (an agent's
+    export: 403 agent_cannot_export) or AnamnesisError (414 query_too_long, 431 headers_too_large)."""
+    agent = world.token(sub=f"patient-{world.patient_a}", patient_id=world.patient_a, act="scheduling-agent",
+                        scope="export:read memory:read")
+    with AnamnesisClient(live.url, agent) as api:
+        with pytest.raises(errors.AgentCannotExport) as export:
+            api._run(Call("GET", f"/v1/patients/{world.patient_a}/export"))
+        assert isinstance(export.value, errors.ForbiddenError) and export.value.status == 403
+        with pytest.raises(errors.QueryTooLong) as query:
+            api.search_memories(world.patient_a, "字" * 600)
+        assert query.value.status == 414 and query.value.request_id
+        with pytest.raises(errors.HeadersTooLarge) as headers:
+            api._run(Call("GET", f"/v1/patients/{world.patient_a}/memories", headers={"X-Note": "a" * 20_000}))
+        assert headers.value.status == 431
+
+
 @pytest.mark.parametrize("status, code, cls, family", [
     (409, "consent_exists", "ConsentExists", errors.ConflictError),
     (409, "grant_exists", "GrantExists", errors.ConflictError),
@@ -355,6 +372,9 @@ def test_async_client(world, live, scheduling):
     (403, "unknown_organization", "UnknownOrganization", errors.ForbiddenError),
     (403, "agent_cannot_grant", "AgentCannotGrant", errors.ForbiddenError),
     (403, "purpose_not_permitted", "PurposeNotPermitted", errors.ForbiddenError),
+    (403, "agent_cannot_export", "AgentCannotExport", errors.ForbiddenError),
+    (408, "request_timeout", "RequestTimeout", errors.AnamnesisError),
+    (411, "length_required", "LengthRequired", errors.AnamnesisError),
 ])
 def test_documented_problem_codes_have_their_own_class_in_their_family(status, code, cls, family):
     """A caller catches the precise refusal (a consent that already exists) or its family (any conflict)."""
