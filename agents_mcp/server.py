@@ -417,7 +417,16 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
         return False, _error_problem(ValidationFailed(errors=exc.errors))
     if not outcome.ok and "code" not in outcome.body:
         return False, problem_body(status_code=outcome.status, code="internal_error", title="Internal error")
+    if not outcome.ok and (seconds := _retry_after(outcome.headers)) is not None:
+        # A 429 or 503 says when to come back in its Retry-After header (a rate limit's title tells the caller to
+        # read it), which a tool result does not carry: the problem gives the seconds as an extension member.
+        return False, {**outcome.body, "retry_after": seconds}
     return outcome.ok, outcome.body
+
+
+def _retry_after(headers: dict[str, str]) -> int | None:
+    value = headers.get("retry-after", "").strip()
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 def _uuid_or_none(value) -> uuid.UUID | None:

@@ -618,6 +618,22 @@ def test_tool_answers_carry_no_store_and_the_request_id_of_their_audit_rows(worl
     assert [e["field"] for e in problem["errors"]] == ["patient_id"]
 
 
+def test_a_refusal_that_says_when_to_retry_gives_the_seconds_in_the_tool_result(world, live, settings):
+    """A 429 (or 503) says when to come back in its Retry-After header, and the rate limit's title tells the caller
+    to read it: a tool result has no headers, so the problem carries the seconds as ``retry_after``."""
+    settings.API_RATE_LIMIT_WINDOW_SECONDS = 3600
+    settings.API_RATE_LIMIT_PER_SUBJECT = 2
+    token = patient_token(world)
+    for _ in range(2):
+        assert ok(call(live, token, "list_memories", {})) == {"items": []}
+    problem = refused(call(live, token, "list_memories", {}), "rate_limited")
+    assert isinstance(problem["retry_after"], int) and 1 <= problem["retry_after"] <= 3600, problem
+    assert "Retry-After" in problem["title"] and problem["status"] == 429
+    settings.API_RATE_LIMIT_PER_SUBJECT = 0
+    assert "retry_after" not in refused(call(live, token, "read_workflow", {"workflow_id": str(uuid.uuid4())}),
+                                        "not_found")
+
+
 def test_every_read_tool_takes_the_purpose_of_use():
     """The purpose of a read reaches the tools from the OpenAPI document: a closed set, described."""
     for name in ("list_memories", "search_memories", "get_context_pack", "get_session_context"):
