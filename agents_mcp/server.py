@@ -77,14 +77,6 @@ class BearerGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        scope, send, rid = _with_response_headers(scope, send)
-        reset = request_id_var.set(rid)  # problem bodies carry the id the X-Request-ID header says
-        try:
-            await self._guarded(scope, receive, send)
-        finally:
-            request_id_var.reset(reset)
-
-    async def _guarded(self, scope, receive, send) -> None:
         body = None
         if scope["type"] == "http" and scope.get("method") != "POST":
             # Stateless, JSON responses: no server-initiated stream to listen to (GET would hold an idle event
@@ -146,9 +138,31 @@ class BearerGuard:
         await _problem(scope, receive, send, _error_problem(exc), headers)
 
 
-# The SDK's transport refuses some requests in plain text: they become problem documents, as everything else.
-_TRANSPORT_CODES = {400: "bad_request", 403: "origin_not_allowed", 406: "not_acceptable", 413: "payload_too_large",
-                    415: "unsupported_media_type", 421: "host_not_allowed"}
+class Answered:
+    """Every answer of the MCP app as the API answers (see :func:`_with_response_headers`): the endpoint's, the
+    metadata's, and what Starlette answers itself under their paths (a 404 for ``/mcp/anything``, a 405 for a POST
+    to the metadata), which were plain text without a request id."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        scope, send, rid = _with_response_headers(scope, send)
+        reset = request_id_var.set(rid)  # problem bodies carry the id the X-Request-ID header says
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            request_id_var.reset(reset)
+
+
+# The SDK's transport (and Starlette's routing) refuses some requests in plain text: they become problem documents,
+# as everything else.
+_TRANSPORT_CODES = {400: "bad_request", 403: "origin_not_allowed", 404: "not_found", 405: "method_not_allowed",
+                    406: "not_acceptable", 413: "payload_too_large", 415: "unsupported_media_type",
+                    421: "host_not_allowed"}
 
 
 def _with_response_headers(scope, send):
@@ -490,9 +504,9 @@ async def protected_resource_metadata(request) -> JSONResponse:
                         headers={"Access-Control-Allow-Origin": "*", "Cache-Control": "max-age=3600"})
 
 
-def build_app() -> Starlette:
+def build_app() -> Answered:
     """The Starlette app serving ``/mcp`` and the protected-resource metadata (at the RFC 9728 path for the
-    ``/mcp`` resource and at the bare ``/.well-known/oauth-protected-resource``)."""
+    ``/mcp`` resource and at the bare ``/.well-known/oauth-protected-resource``), answering as the API does."""
     server = build_server()
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=bool(settings.MCP_ALLOWED_HOSTS),
@@ -507,4 +521,4 @@ def build_app() -> Starlette:
         Route(metadata_path, endpoint=protected_resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", endpoint=protected_resource_metadata, methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=lambda app: manager.run())
+    return Answered(Starlette(routes=routes, lifespan=lambda app: manager.run()))

@@ -178,6 +178,25 @@ def test_transport_refusals_are_problem_documents_naming_their_request_id(world,
     assert list_tools(live, patient_token(world))  # and the next call is served as usual
 
 
+def test_what_starlette_answers_under_the_mcp_paths_is_a_problem_document_with_its_request_id(live):
+    """A path under /mcp the app does not serve, or a method the metadata does not take, was Starlette's plain
+    text ("Not Found") without X-Request-ID; the metadata itself had none either."""
+    for method, path, status, code in [
+            ("GET", "/mcp/anything", 404, "not_found"),
+            ("POST", "/mcp/tools", 404, "not_found"),
+            ("POST", "/.well-known/oauth-protected-resource/mcp", 405, "method_not_allowed"),
+            ("DELETE", "/.well-known/oauth-protected-resource", 405, "method_not_allowed")]:
+        r = httpx.request(method, live.url + path, timeout=30)
+        assert r.status_code == status and r.headers["content-type"] == "application/problem+json", (path, r.text)
+        assert r.json()["code"] == code and r.json()["request_id"] == r.headers["x-request-id"], r.text
+        assert r.headers["x-content-type-options"] == "nosniff"
+        if status == 405:
+            assert "GET" in r.headers["allow"]
+    metadata = httpx.get(live.url + "/.well-known/oauth-protected-resource/mcp", timeout=30)
+    assert metadata.status_code == 200 and metadata.headers["x-request-id"]
+    assert metadata.headers["cache-control"] == "max-age=3600"
+
+
 @pytest.mark.parametrize("content_type, extra", [
     ("text/plain", {}),
     ("application/x-www-form-urlencoded", {}),
