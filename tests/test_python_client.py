@@ -263,9 +263,11 @@ def test_a_checkpoint_or_context_pack_whose_answer_was_lost_is_retried_under_its
 
 
 class TokenEndpoint:
-    """An OAuth authorization server's token endpoint (client credentials), minting tokens with the test keys."""
+    """An OAuth authorization server's token endpoint (client credentials), minting tokens with the test keys. It
+    reads the client's HTTP Basic credentials as RFC 6749 §2.3.1 has them sent: each form-urlencoded, then joined
+    by a colon."""
 
-    def __init__(self, world, patient_id) -> None:
+    def __init__(self, world, patient_id, client: tuple[str, str] = ("booking-agent", "s3cret")) -> None:
         self.calls: list[dict] = []
         outer = self
 
@@ -273,8 +275,9 @@ class TokenEndpoint:
             def do_POST(self):  # noqa: N802
                 form = urllib.parse.parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
                 user, _, secret = base64.b64decode(self.headers["Authorization"].split()[1]).decode().partition(":")
+                user, secret = urllib.parse.unquote_plus(user), urllib.parse.unquote_plus(secret)
                 outer.calls.append({"form": form, "client": user})
-                if (user, secret) != ("booking-agent", "s3cret") or form["grant_type"] != ["client_credentials"]:
+                if (user, secret) != client or form["grant_type"] != ["client_credentials"]:
                     self.send_response(401)
                     self.end_headers()
                     return
@@ -314,6 +317,21 @@ def test_client_credentials_tokens_are_fetched_once_and_renewed_after_a_401(worl
         wrong = ClientCredentials(endpoint.url, "booking-agent", "wrong")
         with pytest.raises(errors.InvalidToken):
             wrong.get_token()
+    finally:
+        endpoint.stop()
+
+
+def test_client_credentials_with_a_colon_or_a_percent_sign_are_sent_as_rfc_6749_says(world, live):
+    """A client id holding a colon (urn:...) or a secret holding a percent sign was sent raw in HTTP Basic, so the
+    authorization server split the id at its first colon, or decoded the secret into another: the token was
+    refused. RFC 6749 §2.3.1 has each form-urlencoded first, as the TypeScript client already does."""
+    client = ("urn:anamnesis:booking-agent", "p%2Bq+r/s=t:u v")
+    endpoint = TokenEndpoint(world, world.patient_a, client=client)
+    try:
+        provider = ClientCredentials(endpoint.url, *client, scope="memory:read")
+        with AnamnesisClient(live.url, provider) as api:
+            assert api.list_memories(world.patient_a) == []
+        assert provider.fetches == 1 and endpoint.calls[0]["client"] == client[0]
     finally:
         endpoint.stop()
 
