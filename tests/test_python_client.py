@@ -267,13 +267,23 @@ class TokenEndpoint:
     reads the client's HTTP Basic credentials as RFC 6749 §2.3.1 has them sent: each form-urlencoded, then joined
     by a colon."""
 
-    def __init__(self, world, patient_id, client: tuple[str, str] = ("booking-agent", "s3cret")) -> None:
+    def __init__(self, world, patient_id, client: tuple[str, str] = ("booking-agent", "s3cret"),
+                 unavailable: int = 0) -> None:
         self.calls: list[dict] = []
+        self.unavailable = unavailable  # the first requests answered 503 (down, or restarting)
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802
                 form = urllib.parse.parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+                if outer.unavailable > 0:
+                    outer.unavailable -= 1
+                    outer.calls.append({"form": form, "client": None})
+                    self.send_response(503)
+                    self.send_header("Retry-After", "2")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 user, _, secret = base64.b64decode(self.headers["Authorization"].split()[1]).decode().partition(":")
                 user, secret = urllib.parse.unquote_plus(user), urllib.parse.unquote_plus(secret)
                 outer.calls.append({"form": form, "client": user})
@@ -332,6 +342,41 @@ def test_client_credentials_with_a_colon_or_a_percent_sign_are_sent_as_rfc_6749_
         with AnamnesisClient(live.url, provider) as api:
             assert api.list_memories(world.patient_a) == []
         assert provider.fetches == 1 and endpoint.calls[0]["client"] == client[0]
+    finally:
+        endpoint.stop()
+
+
+def test_an_authorization_server_outage_is_retried_and_raised_as_retryable_never_as_an_invalid_token(world, live):
+    """A token endpoint answering 503 said nothing of the credentials, but the client raised InvalidToken at once
+    (the credentials are wrong: do not retry); it is IdentityProviderUnavailable, a RetryableError, and the call
+    asks again after its Retry-After, as it does for the service's own 503."""
+    endpoint = TokenEndpoint(world, world.patient_a, unavailable=2)
+    try:
+        sleeps = Sleeps()
+        provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret", scope="memory:read")
+        with AnamnesisClient(live.url, provider, sleep=sleeps) as api:
+            assert api.list_memories(world.patient_a) == []
+        assert sleeps == [2.0, 2.0] and provider.fetches == 1 and len(endpoint.calls) == 3
+
+        endpoint.unavailable = 10
+        provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret", scope="memory:read")
+        with AnamnesisClient(live.url, provider, sleep=Sleeps(), retry=RetryPolicy(max_retries=1)) as api:
+            with pytest.raises(errors.IdentityProviderUnavailable) as down:
+                api.list_memories(world.patient_a)
+        assert isinstance(down.value, errors.RetryableError) and down.value.status == 503
+        assert down.value.retry_after == 2.0
+
+        endpoint.unavailable = 1
+        waits: list[float] = []
+
+        async def wait(seconds: float) -> None:
+            waits.append(seconds)
+
+        async def go():
+            provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret", scope="memory:read")
+            async with AsyncAnamnesisClient(live.url, provider, sleep=wait) as api:
+                return await api.list_memories(world.patient_a)
+        assert anyio.run(go) == [] and waits == [2.0]
     finally:
         endpoint.stop()
 

@@ -11,7 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import httpx
 
-from anamnesis_client.errors import InvalidToken, TransportError
+from anamnesis_client.errors import IdentityProviderUnavailable, InvalidToken, TransportError
 
 
 @runtime_checkable
@@ -73,6 +73,12 @@ class ClientCredentials:
         return form
 
     def _accept(self, response: httpx.Response) -> str:
+        if response.status_code == 429 or response.status_code >= 500:
+            # the authorization server is busy or down, which says nothing of the credentials: retryable
+            retry_after = response.headers.get("Retry-After", "").strip()
+            raise IdentityProviderUnavailable(f"the token endpoint answered {response.status_code}",
+                                              status=response.status_code,
+                                              retry_after=float(retry_after) if retry_after.isdigit() else None)
         if response.status_code != 200:
             raise InvalidToken(f"the token endpoint answered {response.status_code}", status=401)
         data = response.json()
