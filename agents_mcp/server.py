@@ -31,7 +31,7 @@ from rest_framework.exceptions import UnsupportedMediaType
 from starlette.applications import Starlette
 from starlette.authentication import AuthCredentials
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agents_mcp import dispatch
@@ -56,6 +56,9 @@ MCP_PATH_PREFIXES = ("/mcp", "/.well-known/oauth-protected-resource")
 def is_mcp_path(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in MCP_PATH_PREFIXES)
 
+
+# A JSON-RPC batch's messages are answered one after another on one request's thread: a bound on how long it holds it.
+MAX_BATCH_MESSAGES = 20
 
 # Every scope a tool may need; published in the protected-resource metadata.
 SCOPES_SUPPORTED = ["memory:read", "memory:write", "workflow:read", "workflow:write"]
@@ -126,9 +129,40 @@ class BearerGuard:
         user = AuthenticatedUser(access)
         context = auth_context_var.set(user)
         try:
-            await self.app({**scope, "user": user, "auth": AuthCredentials(access.scopes)}, receive, send)
+            scope = {**scope, "user": user, "auth": AuthCredentials(access.scopes)}
+            batch = _batch(body) if body is not None else None
+            if batch is not None and len(batch) > MAX_BATCH_MESSAGES:
+                await JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+                    "code": types.INVALID_REQUEST,
+                    "message": f"Invalid request: a batch holds at most {MAX_BATCH_MESSAGES} messages"}},
+                    status_code=400)(scope, receive, send)
+            elif batch is not None:
+                await self._batch(scope, receive, send, batch)
+            else:
+                await self.app(scope, receive, send)
         finally:
             auth_context_var.reset(context)
+
+    async def _batch(self, scope, receive, send, messages: list) -> None:
+        """A JSON-RPC batch, which MCP 2025-03-26 (a version this server negotiates) lets a client post: each
+        message is answered by the app as if posted alone, in order; the answers to its requests come back in one
+        array, or ``202`` when it held only notifications and responses. The SDK refused every batch (400)."""
+        await receive()  # the batch's own body, read already: what the app reads next is the client's
+        answers = []
+        for message in messages:
+            raw = json.dumps(message).encode()
+            if not isinstance(message, dict) or _request_id_invalid(raw):
+                answers.append({"jsonrpc": "2.0", "id": None, "error": {
+                    "code": types.INVALID_REQUEST, "message": _NOT_A_MESSAGE}})
+                continue
+            headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
+            one = {**scope, "headers": [*headers, (b"content-length", str(len(raw)).encode())]}
+            if (answer := await _answer_of(self.app, one, _replaying(raw, receive), message.get("id"))) is not None:
+                answers.append(answer)
+        if answers:
+            await JSONResponse(answers)(scope, receive, send)
+        else:
+            await Response(status_code=202)(scope, receive, send)
 
     async def _refuse(self, scope, receive, send, exc: ApiError) -> None:
         headers = dict(getattr(exc, "headers", None) or {})  # a 503's Retry-After, as over REST
@@ -205,6 +239,9 @@ def _with_response_headers(scope, send):
     return scope, sending, rid
 
 
+_NOT_A_MESSAGE = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
+
+
 def _readable_refusal(start: dict, body: bytes, rid: str) -> tuple[int, bytes, bytes]:
     status = start["status"]
     content_type = dict((k.lower(), v) for k, v in start.get("headers", [])).get(b"content-type", b"")
@@ -217,7 +254,7 @@ def _readable_refusal(start: dict, body: bytes, rid: str) -> tuple[int, bytes, b
         if isinstance(error, dict) and str(error.get("message", "")).startswith("Validation error:"):
             # JSON that is no JSON-RPC message is an invalid request (-32600), not invalid parameters
             error["code"] = types.INVALID_REQUEST
-            error["message"] = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
+            error["message"] = _NOT_A_MESSAGE
             return status, json.dumps(message).encode(), content_type
         return status, body, content_type
     code = _TRANSPORT_CODES.get(status, "bad_request")
@@ -277,6 +314,42 @@ def _unsupported_body(scope) -> str | None:
     except UnsupportedMediaType as exc:
         return getattr(exc, "problem_message", "Send application/json")
     return None
+
+
+def _batch(raw: bytes) -> list | None:
+    """The messages of a JSON-RPC batch (a non-empty array), or None for anything else."""
+    try:
+        message = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return message if isinstance(message, list) and message else None
+
+
+async def _answer_of(app, scope, receive, message_id) -> dict | None:
+    """The app's JSON-RPC answer to one message of a batch (None for a notification or a response: 202)."""
+    started: dict = {}
+    chunks: list[bytes] = []
+
+    async def capture(message) -> None:
+        if message["type"] == "http.response.start":
+            started.update(message)
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, capture)
+    body = b"".join(chunks)
+    if started.get("status", 500) >= 400:
+        _, body, _ = _readable_refusal(started, body, request_id_var.get())
+    try:
+        answer = json.loads(body) if body else None
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict) and answer.get("jsonrpc") == "2.0":
+        return answer
+    if started.get("status") == 202 and not body:
+        return None
+    return {"jsonrpc": "2.0", "id": message_id, "error": {"code": types.INTERNAL_ERROR,
+                                                          "message": "Internal error: the message was not answered"}}
 
 
 def _request_id_invalid(raw: bytes) -> bool:

@@ -178,6 +178,34 @@ def test_transport_refusals_are_problem_documents_naming_their_request_id(world,
     assert list_tools(live, patient_token(world))  # and the next call is served as usual
 
 
+def test_a_batch_is_answered_message_by_message_as_mcp_2025_03_26_lets_a_client_post_it(world, live):
+    """The server negotiates MCP 2025-03-26, whose transport lets a client post a JSON-RPC batch; the SDK refused
+    every batch 400 'not a JSON-RPC 2.0 request'. Each message is answered as if posted alone, the requests'
+    answers in one array; a batch of notifications only is 202."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}", "MCP-Protocol-Version": "2025-03-26"}
+    batch = [{"jsonrpc": "2.0", "id": 1, "method": "ping"},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": "two", "method": "tools/call",
+              "params": {"name": "list_memories", "arguments": {}}},
+             {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+              "params": {"name": "read_workflow", "arguments": {"workflow_id": "not-an-id"}}},
+             {"jsonrpc": "2.0", "id": {"an": "object"}, "method": "ping"}]
+    r = httpx.post(live.mcp_url, json=batch, headers=headers, timeout=60)
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json", r.text
+    ping, listed, refused, invalid = r.json()
+    assert ping == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert listed["id"] == "two" and listed["result"]["structuredContent"] == {"items": []}
+    assert refused["id"] == 3 and refused["result"]["isError"]
+    assert refused["result"]["structuredContent"]["errors"][0]["field"] == "workflow_id"
+    assert invalid["id"] is None and invalid["error"]["code"] == -32600
+    notified = httpx.post(live.mcp_url, json=batch[1:2], headers=headers, timeout=60)
+    assert notified.status_code == 202 and not notified.content
+    too_many = httpx.post(live.mcp_url, json=batch[:1] * 21, headers=headers, timeout=60)
+    assert too_many.status_code == 400 and too_many.json()["error"]["code"] == -32600
+    assert "at most 20" in too_many.json()["error"]["message"]
+
+
 def test_what_starlette_answers_under_the_mcp_paths_is_a_problem_document_with_its_request_id(live):
     """A path under /mcp the app does not serve, or a method the metadata does not take, was Starlette's plain
     text ("Not Found") without X-Request-ID; the metadata itself had none either."""
