@@ -61,7 +61,7 @@ def is_mcp_path(path: str) -> bool:
 MAX_BATCH_MESSAGES = 20
 
 # Every scope a tool may need; published in the protected-resource metadata.
-SCOPES_SUPPORTED = ["memory:read", "memory:write", "workflow:read", "workflow:write"]
+SCOPES_SUPPORTED = ["memory:read", "memory:write", "consent:read", "workflow:read", "workflow:write"]
 
 
 class BearerGuard:

@@ -323,6 +323,25 @@ def test_memory_tools_propose_list_search_and_context(world, live):
     assert {"memory.propose", "memory.list", "memory.search", "memory.context_pack"} <= set(actions)
 
 
+def test_an_agent_finds_the_consent_its_proposal_names_through_a_tool(world, live):
+    """propose_memory requires the consent_record_id of the patient's consent for its purpose, and no tool gave
+    it: an agent over MCP alone could not propose a memory for a patient with none on record yet."""
+    world.consent(world.patient_a)
+    agent = world.token(sub="scheduling-agent", patient_id=world.patient_a,
+                        scope="memory:read memory:write consent:read")
+    consents = ok(call(live, agent, "list_consents"))["items"]
+    [consent] = [c for c in consents if c["purpose"] == "appointment_scheduling" and c["status"] == "granted"]
+    assert consent["patient_id"] == "[patient]" and str(world.patient_a) not in json.dumps(consents)
+    proposal = ok(call(live, agent, "propose_memory", {
+        "memory_type": "scheduling_preference", "fact": {"kind": "earliest_time", "time": "10:00"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": consent["consent_record_id"],
+        "source_ref": "turn:1"}))
+    assert proposal["state"] == "proposed"
+    assert TOOLS_BY_NAME["list_consents"].read_only
+    refused(call(live, world.token(sub="scheduling-agent", patient_id=world.patient_a, scope="memory:read"),
+                 "list_consents"), "insufficient_scope")
+
+
 def test_a_missing_scope_is_a_tool_error_with_the_rest_code_and_is_audited(world, live):
     token = patient_token(world, scope="memory:read")
     body = {"patient_id": str(world.patient_a), **memory_body(str(uuid.uuid4())), "source_ref": "turn:1"}
