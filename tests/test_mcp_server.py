@@ -342,6 +342,26 @@ def test_an_agent_finds_the_consent_its_proposal_names_through_a_tool(world, liv
                  "list_consents"), "insufficient_scope")
 
 
+def test_an_unknown_field_has_one_code_over_rest_and_over_mcp(world, live):
+    """A field the operation does not take was errors[].code "invalid" over REST ("unknown field") but
+    "unknown_field" over MCP and in a memory type's definition: one mistake, one code, wherever it is made."""
+    consent_id = world.consent(world.patient_a)
+    token = patient_token(world)
+    headers = {"Authorization": f"Bearer {token}"}
+    body = {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling", "colour": "red"}
+    rest = httpx.post(f"{live.url}/v1/sessions", json=body, headers=headers, timeout=30)
+    assert rest.status_code == 422 and rest.json()["errors"] == [
+        {"field": "colour", "message": "unknown field", "code": "unknown_field"}]
+    tool = refused(call(live, token, "start_session", {"purpose": "appointment_scheduling", "colour": "red"}),
+                   "validation_error")
+    assert [(e["field"], e["code"]) for e in tool["errors"]] == [("colour", "unknown_field")]
+    fact = httpx.post(f"{live.url}/v1/patients/{world.patient_a}/memories", headers=headers, timeout=30, json={
+        "memory_type": "scheduling_preference", "fact": {"kind": "earliest_time", "time": "10:00", "colour": "red"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": consent_id})
+    assert fact.status_code == 422
+    assert {"field": "fact.colour", "message": "unknown field", "code": "unknown_field"} in fact.json()["errors"]
+
+
 def test_a_missing_scope_is_a_tool_error_with_the_rest_code_and_is_audited(world, live):
     token = patient_token(world, scope="memory:read")
     body = {"patient_id": str(world.patient_a), **memory_body(str(uuid.uuid4())), "source_ref": "turn:1"}
