@@ -15,7 +15,7 @@ id to any tool and never sees one (the results read ``[patient]``), so the id ne
 
 Options: ``--url`` (default http://127.0.0.1:8000/mcp), ``--patient-id`` (only for a token that names no patient,
 e.g. a staff member's). Prints a JSON summary of what it did on stdout; a refusal (a tool's, or of the token
-itself: expired, revoked) or a service it cannot reach goes to stderr as JSON, with exit code 1.
+itself: expired, revoked), a service it cannot reach or a model that fails goes to stderr as JSON, with exit code 1.
 """
 
 from __future__ import annotations
@@ -47,6 +47,14 @@ class ToolRefused(Exception):
         super().__init__(f"{tool}: {problem.get('code')} ({problem.get('message')})")
         self.tool = tool
         self.problem = problem
+
+
+class ModelFailed(Exception):
+    """The chat model could not be reached or gave no message (not the service's doing)."""
+
+    def __init__(self, url: str, exc: Exception):
+        super().__init__(f"{type(exc).__name__}: {exc}")
+        self.url = url
 
 
 class Tools:
@@ -150,10 +158,13 @@ async def model_driven(tools: Tools, patient: dict) -> dict:
         for text in PATIENT_TURNS:
             messages.append({"role": "user", "content": text})
             for _ in range(12):
-                r = await http.post(f"{base}/chat/completions", json={"model": model, "messages": messages,
-                                                                      "tools": functions})
-                r.raise_for_status()
-                message = r.json()["choices"][0]["message"]
+                try:
+                    r = await http.post(f"{base}/chat/completions", json={"model": model, "messages": messages,
+                                                                          "tools": functions})
+                    r.raise_for_status()
+                    message = r.json()["choices"][0]["message"]
+                except (httpx2.HTTPError, ValueError, LookupError, TypeError) as exc:
+                    raise ModelFailed(base, exc) from None
                 messages.append(message)
                 if not message.get("tool_calls"):
                     break
@@ -199,6 +210,8 @@ async def run(url: str, token: str, patient: dict) -> dict:
                 return await scripted(tools, patient)
             except ToolRefused as exc:
                 return {"outcome": "refused", "tool": exc.tool, "problem": exc.problem}
+            except ModelFailed as exc:
+                return {"outcome": "model_failed", "url": exc.url, "error": str(exc)}
     except Exception as exc:  # noqa: BLE001 - the transport's failures arrive as exception groups
         if refusals:  # the server answered, and refused the request itself (no tool ran)
             return {"outcome": "refused", "tool": None, "problem": refusals[-1]}
@@ -226,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     patient = {"patient_id": args.patient_id} if args.patient_id else {}
     summary = asyncio.run(run(args.url, token, patient))
-    if summary["outcome"] in ("refused", "unreachable"):
+    if summary["outcome"] in ("refused", "unreachable", "model_failed"):
         print(json.dumps(summary), file=sys.stderr)
         return 1
     print(json.dumps(summary, indent=2))

@@ -39,8 +39,8 @@ def booking_system():
     fake.stop()
 
 
-def run_agent(live, token: str, *args: str) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "ANAMNESIS_TOKEN": token}
+def run_agent(live, token: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", "ANAMNESIS_TOKEN": token, **env}
     return subprocess.run([sys.executable, "examples/booking_agent.py", "--url", live.mcp_url, *args],
                           cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120)
 
@@ -107,6 +107,22 @@ def test_the_example_agent_reports_a_refused_token_or_an_unreachable_service_wit
     nowhere = f"http://127.0.0.1:{free_port()}/mcp"
     token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
     assert "ConnectError" in unreachable(run_agent(live, token, "--url", nowhere), nowhere)["error"]
+
+
+def test_a_model_that_cannot_be_reached_is_reported_as_the_models_failure(world, live):
+    """With OPENAI_BASE_URL at a model that does not answer, the agent reported the service at --url unreachable
+    (the model's connection error was taken for the MCP server's)."""
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    model = f"http://127.0.0.1:{free_port()}/v1"
+    assert model_failed(run_agent(live, token, OPENAI_BASE_URL=model), model, "Traceback")
+
+
+def model_failed(done: subprocess.CompletedProcess, url: str, trace: str) -> dict:
+    """The example's report of a chat model at ``url`` that could not be reached."""
+    assert done.returncode == 1 and trace not in done.stderr, done.stderr[-3000:]
+    report = json.loads(done.stderr)
+    assert report["outcome"] == "model_failed" and report["url"] == url and report["error"], report
+    return report
 
 
 def assert_token_refused(done: subprocess.CompletedProcess, trace: str) -> None:

@@ -13,7 +13,7 @@ import pytest
 from tests.fakes.processes import BASE_DIR
 from tests.fakes.scheduling import FakeScheduling
 from tests.live import free_port
-from tests.test_booking_agent import FakeChatModel, assert_token_refused, unreachable
+from tests.test_booking_agent import FakeChatModel, assert_token_refused, model_failed, unreachable
 from tests.test_typescript_client import build_typescript, node
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -95,6 +95,12 @@ def test_the_typescript_agent_reports_a_refused_token_or_an_unreachable_service_
     done = subprocess.run([node(), agent_js, "--url", nowhere], cwd=BASE_DIR, capture_output=True, text=True,
                           env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ANAMNESIS_TOKEN": token}, timeout=60)
     assert "ECONNREFUSED" in unreachable(done, nowhere)["error"]
+
+
+def test_a_model_that_cannot_be_reached_is_reported_as_the_models_failure(world, live, agent_js):
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    model = f"http://127.0.0.1:{free_port()}/v1"
+    assert model_failed(run_agent(agent_js, live, token, OPENAI_BASE_URL=model), model, " at ")
 
 
 def test_the_typescript_agent_without_a_token_says_what_to_set(live, agent_js):

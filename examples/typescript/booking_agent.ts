@@ -18,7 +18,7 @@
  *
  * Options: --url (default http://127.0.0.1:8000/mcp), --patient-id (only for a token that names no patient, e.g. a
  * staff member's). Prints a JSON summary of what it did on stdout; a refusal (a tool's, or of the token itself:
- * expired, revoked) or a service it cannot reach goes to stderr as JSON, with exit code 1.
+ * expired, revoked), a service it cannot reach or a model that fails goes to stderr as JSON, with exit code 1.
  */
 import { parseArgs } from "node:util";
 
@@ -40,6 +40,13 @@ type Patient = { patient_id?: string };
 class ToolRefused extends Error {
   constructor(readonly tool: string, readonly problem: Json) {
     super(`${tool}: ${problem["code"]} (${problem["message"]})`);
+  }
+}
+
+/** The chat model could not be reached or gave no message (not the service's doing). */
+class ModelFailed extends Error {
+  constructor(readonly url: string, readonly reason: string) {
+    super(reason);
   }
 }
 
@@ -150,11 +157,17 @@ async function modelDriven(tools: Tools, patient: Patient): Promise<Json> {
   for (const text of PATIENT_TURNS) {
     messages.push({ role: "user", content: text });
     for (let i = 0; i < 12; i += 1) {
-      const response = await fetch(`${base}/chat/completions`, {
-        method: "POST", headers, body: JSON.stringify({ model, messages, tools: functions }),
-        signal: AbortSignal.timeout(60_000) });
-      if (!response.ok) throw new Error(`the model answered ${response.status}`);
-      const message = ((await response.json()) as Json)["choices"][0]["message"];
+      let message: Json;
+      try {
+        const response = await fetch(`${base}/chat/completions`, {
+          method: "POST", headers, body: JSON.stringify({ model, messages, tools: functions }),
+          signal: AbortSignal.timeout(60_000) });
+        if (!response.ok) throw new Error(`the model answered ${response.status}`);
+        message = ((await response.json()) as Json)["choices"][0]["message"];
+        if (message === null || typeof message !== "object") throw new Error("the model gave no message");
+      } catch (error) {
+        throw new ModelFailed(base, describe(error));
+      }
       messages.push(message);
       if (!message["tool_calls"]?.length) break;
       for (const call of message["tool_calls"] as Json[]) {
@@ -204,6 +217,7 @@ export async function run(url: string, token: string, patient: Patient): Promise
     return process.env["OPENAI_BASE_URL"] ? await modelDriven(tools, patient) : await scripted(tools, patient);
   } catch (error) {
     if (error instanceof ToolRefused) return { outcome: "refused", tool: error.tool, problem: error.problem };
+    if (error instanceof ModelFailed) return { outcome: "model_failed", url: error.url, error: error.reason };
     if (refusals.length > 0) return { outcome: "refused", tool: null, problem: refusals[refusals.length - 1] };
     throw error;
   } finally {
@@ -235,7 +249,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const summary = await run(values.url!, token, patientId ? { patient_id: patientId } : {});
-  if (summary["outcome"] === "refused" || summary["outcome"] === "unreachable") {
+  if (["refused", "unreachable", "model_failed"].includes(summary["outcome"])) {
     console.error(JSON.stringify(summary));
     return 1;
   }
