@@ -169,12 +169,28 @@ async def model_driven(tools: Tools, patient: dict) -> dict:
                 if not message.get("tool_calls"):
                     break
                 for call in message["tool_calls"]:
+                    arguments = _arguments(call["function"].get("arguments"))
                     try:
-                        out = await tools(call["function"]["name"], **json.loads(call["function"]["arguments"]))
+                        out = INVALID_ARGUMENTS if arguments is None else await tools(call["function"]["name"],
+                                                                                      **arguments)
                     except ToolRefused as exc:
                         out = exc.problem
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(out)})
     return {"outcome": "model_driven", "tool_calls": tools.calls}
+
+
+# What the model is told when its tool call's arguments are no JSON object, so that it can send the call again.
+INVALID_ARGUMENTS = {"code": "invalid_arguments", "message": "the tool call's arguments are not a JSON object"}
+
+
+def _arguments(text) -> dict | None:
+    if isinstance(text, dict):  # some OpenAI-compatible servers send the object itself
+        return text
+    try:
+        arguments = json.loads(text or "{}")
+    except (TypeError, ValueError):
+        return None
+    return arguments if isinstance(arguments, dict) else None
 
 
 def _whom(patient: dict) -> str:

@@ -215,3 +215,34 @@ def test_with_openai_base_url_a_model_chooses_the_tool_calls(world, live, schedu
     assert str(world.patient_a) not in json.dumps(model.requests[-1]["messages"])
     tools = {t["function"]["name"]: t["function"] for t in model.requests[0]["tools"]}
     assert "request_operation" in tools and tools["request_operation"]["parameters"]["type"] == "object"
+
+
+class GarbledModel(FakeChatModel):
+    """A model whose tool call's arguments are cut short (no JSON), then which stops once it is told so."""
+
+    @staticmethod
+    def decide(messages: list[dict]) -> dict:
+        if messages[-1]["role"] == "tool":
+            return {"role": "assistant", "content": "I could not call the tool."}
+        return {"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"call-{len(messages)}", "type": "function",
+            "function": {"name": "start_session", "arguments": '{"purpose": "appointment_sch'}}]}
+
+
+def test_a_tool_call_whose_arguments_are_no_json_is_told_to_the_model(world, live):
+    """A model's tool call with arguments cut short ended the agent in a JSONDecodeError (reported as the MCP
+    service unreachable) or a SyntaxError stack; the model is told, as a tool's refusal is, and goes on."""
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    model = GarbledModel()
+    try:
+        done = run_agent(live, token, OPENAI_BASE_URL=model.url, OPENAI_MODEL="scripted")
+    finally:
+        model.stop()
+    assert_told_invalid_arguments(done, model)
+
+
+def assert_told_invalid_arguments(done: subprocess.CompletedProcess, model: GarbledModel) -> None:
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == {"outcome": "model_driven", "tool_calls": []}
+    told = [json.loads(m["content"]) for m in model.requests[1]["messages"] if m["role"] == "tool"]
+    assert [t["code"] for t in told] == ["invalid_arguments"] and len(model.requests) == 6

@@ -13,7 +13,14 @@ import pytest
 from tests.fakes.processes import BASE_DIR
 from tests.fakes.scheduling import FakeScheduling
 from tests.live import free_port
-from tests.test_booking_agent import FakeChatModel, assert_token_refused, model_failed, unreachable
+from tests.test_booking_agent import (
+    FakeChatModel,
+    GarbledModel,
+    assert_token_refused,
+    assert_told_invalid_arguments,
+    model_failed,
+    unreachable,
+)
 from tests.test_typescript_client import build_typescript, node
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -101,6 +108,16 @@ def test_a_model_that_cannot_be_reached_is_reported_as_the_models_failure(world,
     token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
     model = f"http://127.0.0.1:{free_port()}/v1"
     assert model_failed(run_agent(agent_js, live, token, OPENAI_BASE_URL=model), model, " at ")
+
+
+def test_a_tool_call_whose_arguments_are_no_json_is_told_to_the_model(world, live, agent_js):
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    model = GarbledModel()
+    try:
+        done = run_agent(agent_js, live, token, OPENAI_BASE_URL=model.url, OPENAI_MODEL="scripted")
+    finally:
+        model.stop()
+    assert_told_invalid_arguments(done, model)
 
 
 def test_the_typescript_agent_without_a_token_says_what_to_set(live, agent_js):

@@ -138,6 +138,21 @@ async function scripted(tools: Tools, patient: Patient): Promise<Json> {
 
 /** Lets an OpenAI-compatible chat model choose the tool calls for the same patient turns (at most 12 calls per
  * turn). The tool list and schemas come from the MCP server. */
+// What the model is told when its tool call's arguments are no JSON object, so that it can send the call again.
+const INVALID_ARGUMENTS: Json = { code: "invalid_arguments",
+                                  message: "the tool call's arguments are not a JSON object" };
+
+function toolArguments(text: unknown): Json | undefined {
+  // some OpenAI-compatible servers send the object itself
+  if (text !== null && typeof text === "object" && !Array.isArray(text)) return text as Json;
+  try {
+    const args: unknown = JSON.parse(typeof text === "string" && text ? text : "{}");
+    return args !== null && typeof args === "object" && !Array.isArray(args) ? args as Json : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function modelDriven(tools: Tools, patient: Patient): Promise<Json> {
   const base = (process.env["OPENAI_BASE_URL"] ?? "").replace(/\/+$/, "");
   const model = process.env["OPENAI_MODEL"] ?? "gpt-4o-mini";
@@ -171,9 +186,10 @@ async function modelDriven(tools: Tools, patient: Patient): Promise<Json> {
       messages.push(message);
       if (!message["tool_calls"]?.length) break;
       for (const call of message["tool_calls"] as Json[]) {
+        const args = toolArguments(call["function"]["arguments"]);
         let out: Json;
         try {
-          out = await tools.call(call["function"]["name"], JSON.parse(call["function"]["arguments"]));
+          out = args === undefined ? INVALID_ARGUMENTS : await tools.call(call["function"]["name"], args);
         } catch (error) {
           if (!(error instanceof ToolRefused)) throw error;
           out = error.problem;
