@@ -31,7 +31,7 @@ from rest_framework.exceptions import UnsupportedMediaType
 from starlette.applications import Starlette
 from starlette.authentication import AuthCredentials
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agents_mcp import dispatch
@@ -57,8 +57,11 @@ def is_mcp_path(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in MCP_PATH_PREFIXES)
 
 
+# A JSON-RPC batch's messages are answered one after another on one request's thread: a bound on how long it holds it.
+MAX_BATCH_MESSAGES = 20
+
 # Every scope a tool may need; published in the protected-resource metadata.
-SCOPES_SUPPORTED = ["memory:read", "memory:write", "workflow:read", "workflow:write"]
+SCOPES_SUPPORTED = ["memory:read", "memory:write", "consent:read", "workflow:read", "workflow:write"]
 
 
 class BearerGuard:
@@ -78,14 +81,6 @@ class BearerGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        scope, send, rid = _with_response_headers(scope, send)
-        reset = request_id_var.set(rid)  # problem bodies carry the id the X-Request-ID header says
-        try:
-            await self._guarded(scope, receive, send)
-        finally:
-            request_id_var.reset(reset)
-
-    async def _guarded(self, scope, receive, send) -> None:
         body = None
         if scope["type"] == "http" and scope.get("method") != "POST":
             # Stateless, JSON responses: no server-initiated stream to listen to (GET would hold an idle event
@@ -139,9 +134,40 @@ class BearerGuard:
         user = AuthenticatedUser(access)
         context = auth_context_var.set(user)
         try:
-            await self.app({**scope, "user": user, "auth": AuthCredentials(access.scopes)}, receive, send)
+            scope = {**scope, "user": user, "auth": AuthCredentials(access.scopes)}
+            batch = _batch(body) if body is not None else None
+            if batch is not None and len(batch) > MAX_BATCH_MESSAGES:
+                await JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+                    "code": types.INVALID_REQUEST,
+                    "message": f"Invalid request: a batch holds at most {MAX_BATCH_MESSAGES} messages"}},
+                    status_code=400)(scope, receive, send)
+            elif batch is not None:
+                await self._batch(scope, receive, send, batch)
+            else:
+                await self.app(scope, receive, send)
         finally:
             auth_context_var.reset(context)
+
+    async def _batch(self, scope, receive, send, messages: list) -> None:
+        """A JSON-RPC batch, which MCP 2025-03-26 (a version this server negotiates) lets a client post: each
+        message is answered by the app as if posted alone, in order; the answers to its requests come back in one
+        array, or ``202`` when it held only notifications and responses. The SDK refused every batch (400)."""
+        await receive()  # the batch's own body, read already: what the app reads next is the client's
+        answers = []
+        for message in messages:
+            raw = json.dumps(message).encode()
+            if not isinstance(message, dict) or _request_id_invalid(raw):
+                answers.append({"jsonrpc": "2.0", "id": None, "error": {
+                    "code": types.INVALID_REQUEST, "message": _NOT_A_MESSAGE}})
+                continue
+            headers = [(k, v) for k, v in scope["headers"] if k.lower() != b"content-length"]
+            one = {**scope, "headers": [*headers, (b"content-length", str(len(raw)).encode())]}
+            if (answer := await _answer_of(self.app, one, _replaying(raw, receive), message.get("id"))) is not None:
+                answers.append(answer)
+        if answers:
+            await JSONResponse(answers)(scope, receive, send)
+        else:
+            await Response(status_code=202)(scope, receive, send)
 
     async def _refuse(self, scope, receive, send, exc: ApiError) -> None:
         headers = dict(getattr(exc, "headers", None) or {})  # a 503's Retry-After, as over REST
@@ -153,9 +179,31 @@ class BearerGuard:
         await _problem(scope, receive, send, _error_problem(exc), headers)
 
 
-# The SDK's transport refuses some requests in plain text: they become problem documents, as everything else.
-_TRANSPORT_CODES = {400: "bad_request", 403: "origin_not_allowed", 406: "not_acceptable", 413: "payload_too_large",
-                    415: "unsupported_media_type", 421: "host_not_allowed"}
+class Answered:
+    """Every answer of the MCP app as the API answers (see :func:`_with_response_headers`): the endpoint's, the
+    metadata's, and what Starlette answers itself under their paths (a 404 for ``/mcp/anything``, a 405 for a POST
+    to the metadata), which were plain text without a request id."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        scope, send, rid = _with_response_headers(scope, send)
+        reset = request_id_var.set(rid)  # problem bodies carry the id the X-Request-ID header says
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            request_id_var.reset(reset)
+
+
+# The SDK's transport (and Starlette's routing) refuses some requests in plain text: they become problem documents,
+# as everything else.
+_TRANSPORT_CODES = {400: "bad_request", 403: "origin_not_allowed", 404: "not_found", 405: "method_not_allowed",
+                    406: "not_acceptable", 413: "payload_too_large", 415: "unsupported_media_type",
+                    421: "host_not_allowed"}
 
 
 def _with_response_headers(scope, send):
@@ -198,6 +246,9 @@ def _with_response_headers(scope, send):
     return scope, sending, rid
 
 
+_NOT_A_MESSAGE = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
+
+
 def _readable_refusal(start: dict, body: bytes, rid: str) -> tuple[int, bytes, bytes]:
     status = start["status"]
     content_type = dict((k.lower(), v) for k, v in start.get("headers", [])).get(b"content-type", b"")
@@ -210,7 +261,7 @@ def _readable_refusal(start: dict, body: bytes, rid: str) -> tuple[int, bytes, b
         if isinstance(error, dict) and str(error.get("message", "")).startswith("Validation error:"):
             # JSON that is no JSON-RPC message is an invalid request (-32600), not invalid parameters
             error["code"] = types.INVALID_REQUEST
-            error["message"] = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
+            error["message"] = _NOT_A_MESSAGE
             return status, json.dumps(message).encode(), content_type
         return status, body, content_type
     code = _TRANSPORT_CODES.get(status, "bad_request")
@@ -270,6 +321,42 @@ def _unsupported_body(scope) -> str | None:
     except UnsupportedMediaType as exc:
         return getattr(exc, "problem_message", "Send application/json")
     return None
+
+
+def _batch(raw: bytes) -> list | None:
+    """The messages of a JSON-RPC batch (a non-empty array), or None for anything else."""
+    try:
+        message = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return message if isinstance(message, list) and message else None
+
+
+async def _answer_of(app, scope, receive, message_id) -> dict | None:
+    """The app's JSON-RPC answer to one message of a batch (None for a notification or a response: 202)."""
+    started: dict = {}
+    chunks: list[bytes] = []
+
+    async def capture(message) -> None:
+        if message["type"] == "http.response.start":
+            started.update(message)
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, capture)
+    body = b"".join(chunks)
+    if started.get("status", 500) >= 400:
+        _, body, _ = _readable_refusal(started, body, request_id_var.get())
+    try:
+        answer = json.loads(body) if body else None
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict) and answer.get("jsonrpc") == "2.0":
+        return answer
+    if started.get("status") == 202 and not body:
+        return None
+    return {"jsonrpc": "2.0", "id": message_id, "error": {"code": types.INTERNAL_ERROR,
+                                                          "message": "Internal error: the message was not answered"}}
 
 
 def _request_id_invalid(raw: bytes) -> bool:
@@ -424,7 +511,16 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
         return False, _error_problem(ValidationFailed(errors=exc.errors))
     if not outcome.ok and "code" not in outcome.body:
         return False, problem_body(status_code=outcome.status, code="internal_error", title="Internal error")
+    if not outcome.ok and (seconds := _retry_after(outcome.headers)) is not None:
+        # A 429 or 503 says when to come back in its Retry-After header (a rate limit's title tells the caller to
+        # read it), which a tool result does not carry: the problem gives the seconds as an extension member.
+        return False, {**outcome.body, "retry_after": seconds}
     return outcome.ok, outcome.body
+
+
+def _retry_after(headers: dict[str, str]) -> int | None:
+    value = headers.get("retry-after", "").strip()
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 def _uuid_or_none(value) -> uuid.UUID | None:
@@ -490,9 +586,9 @@ async def protected_resource_metadata(request) -> JSONResponse:
                         headers={"Access-Control-Allow-Origin": "*", "Cache-Control": "max-age=3600"})
 
 
-def build_app() -> Starlette:
+def build_app() -> Answered:
     """The Starlette app serving ``/mcp`` and the protected-resource metadata (at the RFC 9728 path for the
-    ``/mcp`` resource and at the bare ``/.well-known/oauth-protected-resource``)."""
+    ``/mcp`` resource and at the bare ``/.well-known/oauth-protected-resource``), answering as the API does."""
     server = build_server()
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=bool(settings.MCP_ALLOWED_HOSTS),
@@ -507,4 +603,4 @@ def build_app() -> Starlette:
         Route(metadata_path, endpoint=protected_resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", endpoint=protected_resource_metadata, methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=lambda app: manager.run())
+    return Answered(Starlette(routes=routes, lifespan=lambda app: manager.run()))

@@ -32,7 +32,9 @@ class StrictSerializer(serializers.Serializer):
         if isinstance(data, dict):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
-                raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
+                # the code a memory type's definition, an MCP tool's arguments and a fact's fields give it too
+                raise serializers.ValidationError(
+                    {name: [serializers.ErrorDetail("unknown field", code="unknown_field")] for name in unknown})
             # DRF's text fields take the number 12 as "12": a subject, a name or a reason is sent as text
             numbers = sorted(name for name, field in self.fields.items()
                              if not field.read_only and (_number_for_text(field, data.get(name)) or (

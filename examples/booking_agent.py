@@ -14,7 +14,8 @@ The agent acts for the patient its token names (the ``patient_id`` claim, the la
 id to any tool and never sees one (the results read ``[patient]``), so the id never reaches a model's context.
 
 Options: ``--url`` (default http://127.0.0.1:8000/mcp), ``--patient-id`` (only for a token that names no patient,
-e.g. a staff member's). Prints a JSON summary of what it did on stdout.
+e.g. a staff member's). Prints a JSON summary of what it did on stdout; a refusal (a tool's, or of the token
+itself: expired, revoked), a service it cannot reach or a model that fails goes to stderr as JSON, with exit code 1.
 """
 
 from __future__ import annotations
@@ -46,6 +47,14 @@ class ToolRefused(Exception):
         super().__init__(f"{tool}: {problem.get('code')} ({problem.get('message')})")
         self.tool = tool
         self.problem = problem
+
+
+class ModelFailed(Exception):
+    """The chat model could not be reached or gave no message (not the service's doing)."""
+
+    def __init__(self, url: str, exc: Exception):
+        super().__init__(f"{type(exc).__name__}: {exc}")
+        self.url = url
 
 
 class Tools:
@@ -149,20 +158,39 @@ async def model_driven(tools: Tools, patient: dict) -> dict:
         for text in PATIENT_TURNS:
             messages.append({"role": "user", "content": text})
             for _ in range(12):
-                r = await http.post(f"{base}/chat/completions", json={"model": model, "messages": messages,
-                                                                      "tools": functions})
-                r.raise_for_status()
-                message = r.json()["choices"][0]["message"]
+                try:
+                    r = await http.post(f"{base}/chat/completions", json={"model": model, "messages": messages,
+                                                                          "tools": functions})
+                    r.raise_for_status()
+                    message = r.json()["choices"][0]["message"]
+                except (httpx2.HTTPError, ValueError, LookupError, TypeError) as exc:
+                    raise ModelFailed(base, exc) from None
                 messages.append(message)
                 if not message.get("tool_calls"):
                     break
                 for call in message["tool_calls"]:
+                    arguments = _arguments(call["function"].get("arguments"))
                     try:
-                        out = await tools(call["function"]["name"], **json.loads(call["function"]["arguments"]))
+                        out = INVALID_ARGUMENTS if arguments is None else await tools(call["function"]["name"],
+                                                                                      **arguments)
                     except ToolRefused as exc:
                         out = exc.problem
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(out)})
     return {"outcome": "model_driven", "tool_calls": tools.calls}
+
+
+# What the model is told when its tool call's arguments are no JSON object, so that it can send the call again.
+INVALID_ARGUMENTS = {"code": "invalid_arguments", "message": "the tool call's arguments are not a JSON object"}
+
+
+def _arguments(text) -> dict | None:
+    if isinstance(text, dict):  # some OpenAI-compatible servers send the object itself
+        return text
+    try:
+        arguments = json.loads(text or "{}")
+    except (TypeError, ValueError):
+        return None
+    return arguments if isinstance(arguments, dict) else None
 
 
 def _whom(patient: dict) -> str:
@@ -172,16 +200,45 @@ def _whom(patient: dict) -> str:
 
 
 async def run(url: str, token: str, patient: dict) -> dict:
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http, \
-            Client(streamable_http_client(url, http_client=http)) as client:
-        tools = Tools(client)
-        # A refusal is returned, not raised, so it does not leave the client's task group as an exception group.
-        try:
-            if os.environ.get("OPENAI_BASE_URL"):
-                return await model_driven(tools, patient)
-            return await scripted(tools, patient)
-        except ToolRefused as exc:
-            return {"outcome": "refused", "tool": exc.tool, "problem": exc.problem}
+    refusals: list[dict] = []
+
+    async def keep_refusal(response: httpx2.Response) -> None:
+        # The SDK reports an HTTP refusal (an expired or revoked token: 401) as "Server returned an error
+        # response"; the service's problem document says which, so it is kept to be reported.
+        if response.status_code >= 400 and response.request.method == "POST":
+            await response.aread()
+            try:
+                body = response.json()
+            except ValueError:
+                body = None
+            refusals.append(body if isinstance(body, dict) else {"status": response.status_code})
+
+    try:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30,
+                                      event_hooks={"response": [keep_refusal]}) as http, \
+                Client(streamable_http_client(url, http_client=http)) as client:
+            tools = Tools(client)
+            # A refusal is returned, not raised, so it does not leave the client's task group as an exception
+            # group.
+            try:
+                if os.environ.get("OPENAI_BASE_URL"):
+                    return await model_driven(tools, patient)
+                return await scripted(tools, patient)
+            except ToolRefused as exc:
+                return {"outcome": "refused", "tool": exc.tool, "problem": exc.problem}
+            except ModelFailed as exc:
+                return {"outcome": "model_failed", "url": exc.url, "error": str(exc)}
+    except Exception as exc:  # noqa: BLE001 - the transport's failures arrive as exception groups
+        if refusals:  # the server answered, and refused the request itself (no tool ran)
+            return {"outcome": "refused", "tool": None, "problem": refusals[-1]}
+        return {"outcome": "unreachable", "url": url, "error": _first_cause(exc)}
+
+
+def _first_cause(exc: BaseException) -> str:
+    """The innermost error of an exception group, named as the transport did ("ConnectError: ...")."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     patient = {"patient_id": args.patient_id} if args.patient_id else {}
     summary = asyncio.run(run(args.url, token, patient))
-    if summary["outcome"] == "refused":
+    if summary["outcome"] in ("refused", "unreachable", "model_failed"):
         print(json.dumps(summary), file=sys.stderr)
         return 1
     print(json.dumps(summary, indent=2))

@@ -17,8 +17,11 @@ from tests.conftest import admin_connect
 from tests.fakes.outside import FakeOutsideSystem
 from tests.fakes.processes import BASE_DIR, run_worker, worker_env
 from tests.fakes.scheduling import FakeScheduling
+from tests.live import free_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+AGENT_SCOPES = "memory:read memory:write workflow:read workflow:write"
 
 
 @pytest.fixture
@@ -36,8 +39,8 @@ def booking_system():
     fake.stop()
 
 
-def run_agent(live, token: str, *args: str) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "ANAMNESIS_TOKEN": token}
+def run_agent(live, token: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", "ANAMNESIS_TOKEN": token, **env}
     return subprocess.run([sys.executable, "examples/booking_agent.py", "--url", live.mcp_url, *args],
                           cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120)
 
@@ -93,6 +96,49 @@ def test_the_example_agent_reports_a_refusal_without_a_traceback(world, live):
     problem = json.loads(done.stderr)
     assert problem == {"outcome": "refused", "tool": "start_session", "problem": problem["problem"]}
     assert problem["problem"]["code"] == "insufficient_scope"
+
+
+def test_the_example_agent_reports_a_refused_token_or_an_unreachable_service_without_a_traceback(world, live):
+    """An expired token is refused by the server before any tool runs (401 invalid_token): the SDK raised "Server
+    returned an error response" in a page of exception groups. The report names the problem, as a tool's
+    refusal is; a service not listening is named too."""
+    expired = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES, exp_in=-120)
+    assert_token_refused(run_agent(live, expired), "Traceback")
+    nowhere = f"http://127.0.0.1:{free_port()}/mcp"
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    assert "ConnectError" in unreachable(run_agent(live, token, "--url", nowhere), nowhere)["error"]
+
+
+def test_a_model_that_cannot_be_reached_is_reported_as_the_models_failure(world, live):
+    """With OPENAI_BASE_URL at a model that does not answer, the agent reported the service at --url unreachable
+    (the model's connection error was taken for the MCP server's)."""
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    model = f"http://127.0.0.1:{free_port()}/v1"
+    assert model_failed(run_agent(live, token, OPENAI_BASE_URL=model), model, "Traceback")
+
+
+def model_failed(done: subprocess.CompletedProcess, url: str, trace: str) -> dict:
+    """The example's report of a chat model at ``url`` that could not be reached."""
+    assert done.returncode == 1 and trace not in done.stderr, done.stderr[-3000:]
+    report = json.loads(done.stderr)
+    assert report["outcome"] == "model_failed" and report["url"] == url and report["error"], report
+    return report
+
+
+def assert_token_refused(done: subprocess.CompletedProcess, trace: str) -> None:
+    """The example's report of a token the server refused (401 invalid_token) before any tool ran."""
+    assert done.returncode == 1 and trace not in done.stderr, done.stderr[-3000:]
+    report = json.loads(done.stderr)
+    assert report == {"outcome": "refused", "tool": None, "problem": report["problem"]}
+    assert report["problem"]["code"] == "invalid_token" and report["problem"]["status"] == 401
+
+
+def unreachable(done: subprocess.CompletedProcess, url: str) -> dict:
+    """The example's report of a service it could not reach at ``url``."""
+    assert done.returncode == 1, done.stderr[-3000:]
+    report = json.loads(done.stderr)
+    assert report["outcome"] == "unreachable" and report["url"] == url
+    return report
 
 
 class FakeChatModel:
@@ -169,3 +215,34 @@ def test_with_openai_base_url_a_model_chooses_the_tool_calls(world, live, schedu
     assert str(world.patient_a) not in json.dumps(model.requests[-1]["messages"])
     tools = {t["function"]["name"]: t["function"] for t in model.requests[0]["tools"]}
     assert "request_operation" in tools and tools["request_operation"]["parameters"]["type"] == "object"
+
+
+class GarbledModel(FakeChatModel):
+    """A model whose tool call's arguments are cut short (no JSON), then which stops once it is told so."""
+
+    @staticmethod
+    def decide(messages: list[dict]) -> dict:
+        if messages[-1]["role"] == "tool":
+            return {"role": "assistant", "content": "I could not call the tool."}
+        return {"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"call-{len(messages)}", "type": "function",
+            "function": {"name": "start_session", "arguments": '{"purpose": "appointment_sch'}}]}
+
+
+def test_a_tool_call_whose_arguments_are_no_json_is_told_to_the_model(world, live):
+    """A model's tool call with arguments cut short ended the agent in a JSONDecodeError (reported as the MCP
+    service unreachable) or a SyntaxError stack; the model is told, as a tool's refusal is, and goes on."""
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    model = GarbledModel()
+    try:
+        done = run_agent(live, token, OPENAI_BASE_URL=model.url, OPENAI_MODEL="scripted")
+    finally:
+        model.stop()
+    assert_told_invalid_arguments(done, model)
+
+
+def assert_told_invalid_arguments(done: subprocess.CompletedProcess, model: GarbledModel) -> None:
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == {"outcome": "model_driven", "tool_calls": []}
+    told = [json.loads(m["content"]) for m in model.requests[1]["messages"] if m["role"] == "tool"]
+    assert [t["code"] for t in told] == ["invalid_arguments"] and len(model.requests) == 6

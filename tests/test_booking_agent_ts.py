@@ -12,7 +12,15 @@ import pytest
 
 from tests.fakes.processes import BASE_DIR
 from tests.fakes.scheduling import FakeScheduling
-from tests.test_booking_agent import FakeChatModel
+from tests.live import free_port
+from tests.test_booking_agent import (
+    FakeChatModel,
+    GarbledModel,
+    assert_token_refused,
+    assert_told_invalid_arguments,
+    model_failed,
+    unreachable,
+)
 from tests.test_typescript_client import build_typescript, node
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -80,6 +88,36 @@ def test_the_typescript_agent_reports_a_refusal_without_a_stack_trace(world, liv
     problem = json.loads(done.stderr)
     assert problem == {"outcome": "refused", "tool": "start_session", "problem": problem["problem"]}
     assert problem["problem"]["code"] == "insufficient_scope"
+
+
+def test_the_typescript_agent_reports_a_refused_token_or_an_unreachable_service_without_a_stack_trace(
+        world, live, agent_js):
+    """An expired token is refused by the server before any tool runs (401 invalid_token): the SDK threw a
+    StreamableHTTPError that Node printed with its stack. The report names the problem, as a tool's refusal is;
+    a service not listening is named too."""
+    expired = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES, exp_in=-120)
+    assert_token_refused(run_agent(agent_js, live, expired), " at ")
+    nowhere = f"http://127.0.0.1:{free_port()}/mcp"
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    done = subprocess.run([node(), agent_js, "--url", nowhere], cwd=BASE_DIR, capture_output=True, text=True,
+                          env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ANAMNESIS_TOKEN": token}, timeout=60)
+    assert "ECONNREFUSED" in unreachable(done, nowhere)["error"]
+
+
+def test_a_model_that_cannot_be_reached_is_reported_as_the_models_failure(world, live, agent_js):
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    model = f"http://127.0.0.1:{free_port()}/v1"
+    assert model_failed(run_agent(agent_js, live, token, OPENAI_BASE_URL=model), model, " at ")
+
+
+def test_a_tool_call_whose_arguments_are_no_json_is_told_to_the_model(world, live, agent_js):
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    model = GarbledModel()
+    try:
+        done = run_agent(agent_js, live, token, OPENAI_BASE_URL=model.url, OPENAI_MODEL="scripted")
+    finally:
+        model.stop()
+    assert_told_invalid_arguments(done, model)
 
 
 def test_the_typescript_agent_without_a_token_says_what_to_set(live, agent_js):

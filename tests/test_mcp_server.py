@@ -196,6 +196,53 @@ def test_transport_refusals_are_problem_documents_naming_their_request_id(world,
     assert list_tools(live, patient_token(world))  # and the next call is served as usual
 
 
+def test_a_batch_is_answered_message_by_message_as_mcp_2025_03_26_lets_a_client_post_it(world, live):
+    """The server negotiates MCP 2025-03-26, whose transport lets a client post a JSON-RPC batch; the SDK refused
+    every batch 400 'not a JSON-RPC 2.0 request'. Each message is answered as if posted alone, the requests'
+    answers in one array; a batch of notifications only is 202."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}", "MCP-Protocol-Version": "2025-03-26"}
+    batch = [{"jsonrpc": "2.0", "id": 1, "method": "ping"},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": "two", "method": "tools/call",
+              "params": {"name": "list_memories", "arguments": {}}},
+             {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+              "params": {"name": "read_workflow", "arguments": {"workflow_id": "not-an-id"}}},
+             {"jsonrpc": "2.0", "id": {"an": "object"}, "method": "ping"}]
+    r = httpx.post(live.mcp_url, json=batch, headers=headers, timeout=60)
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json", r.text
+    ping, listed, refused, invalid = r.json()
+    assert ping == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert listed["id"] == "two" and listed["result"]["structuredContent"] == {"items": []}
+    assert refused["id"] == 3 and refused["result"]["isError"]
+    assert refused["result"]["structuredContent"]["errors"][0]["field"] == "workflow_id"
+    assert invalid["id"] is None and invalid["error"]["code"] == -32600
+    notified = httpx.post(live.mcp_url, json=batch[1:2], headers=headers, timeout=60)
+    assert notified.status_code == 202 and not notified.content
+    too_many = httpx.post(live.mcp_url, json=batch[:1] * 21, headers=headers, timeout=60)
+    assert too_many.status_code == 400 and too_many.json()["error"]["code"] == -32600
+    assert "at most 20" in too_many.json()["error"]["message"]
+
+
+def test_what_starlette_answers_under_the_mcp_paths_is_a_problem_document_with_its_request_id(live):
+    """A path under /mcp the app does not serve, or a method the metadata does not take, was Starlette's plain
+    text ("Not Found") without X-Request-ID; the metadata itself had none either."""
+    for method, path, status, code in [
+            ("GET", "/mcp/anything", 404, "not_found"),
+            ("POST", "/mcp/tools", 404, "not_found"),
+            ("POST", "/.well-known/oauth-protected-resource/mcp", 405, "method_not_allowed"),
+            ("DELETE", "/.well-known/oauth-protected-resource", 405, "method_not_allowed")]:
+        r = httpx.request(method, live.url + path, timeout=30)
+        assert r.status_code == status and r.headers["content-type"] == "application/problem+json", (path, r.text)
+        assert r.json()["code"] == code and r.json()["request_id"] == r.headers["x-request-id"], r.text
+        assert r.headers["x-content-type-options"] == "nosniff"
+        if status == 405:
+            assert "GET" in r.headers["allow"]
+    metadata = httpx.get(live.url + "/.well-known/oauth-protected-resource/mcp", timeout=30)
+    assert metadata.status_code == 200 and metadata.headers["x-request-id"]
+    assert metadata.headers["cache-control"] == "max-age=3600"
+
+
 @pytest.mark.parametrize("content_type, extra", [
     ("text/plain", {}),
     ("application/x-www-form-urlencoded", {}),
@@ -292,6 +339,45 @@ def test_memory_tools_propose_list_search_and_context(world, live):
     assert {"scheduling_preference", "communication_preference", "care_context"} <= {t["name"] for t in types_}
     actions = [row[0] for row in audit_rows(world.patient_a)]
     assert {"memory.propose", "memory.list", "memory.search", "memory.context_pack"} <= set(actions)
+
+
+def test_an_agent_finds_the_consent_its_proposal_names_through_a_tool(world, live):
+    """propose_memory requires the consent_record_id of the patient's consent for its purpose, and no tool gave
+    it: an agent over MCP alone could not propose a memory for a patient with none on record yet."""
+    world.consent(world.patient_a)
+    agent = world.token(sub="scheduling-agent", patient_id=world.patient_a,
+                        scope="memory:read memory:write consent:read")
+    consents = ok(call(live, agent, "list_consents"))["items"]
+    [consent] = [c for c in consents if c["purpose"] == "appointment_scheduling" and c["status"] == "granted"]
+    assert consent["patient_id"] == "[patient]" and str(world.patient_a) not in json.dumps(consents)
+    proposal = ok(call(live, agent, "propose_memory", {
+        "memory_type": "scheduling_preference", "fact": {"kind": "earliest_time", "time": "10:00"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": consent["consent_record_id"],
+        "source_ref": "turn:1"}))
+    assert proposal["state"] == "proposed"
+    assert TOOLS_BY_NAME["list_consents"].read_only
+    refused(call(live, world.token(sub="scheduling-agent", patient_id=world.patient_a, scope="memory:read"),
+                 "list_consents"), "insufficient_scope")
+
+
+def test_an_unknown_field_has_one_code_over_rest_and_over_mcp(world, live):
+    """A field the operation does not take was errors[].code "invalid" over REST ("unknown field") but
+    "unknown_field" over MCP and in a memory type's definition: one mistake, one code, wherever it is made."""
+    consent_id = world.consent(world.patient_a)
+    token = patient_token(world)
+    headers = {"Authorization": f"Bearer {token}"}
+    body = {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling", "colour": "red"}
+    rest = httpx.post(f"{live.url}/v1/sessions", json=body, headers=headers, timeout=30)
+    assert rest.status_code == 422 and rest.json()["errors"] == [
+        {"field": "colour", "message": "unknown field", "code": "unknown_field"}]
+    tool = refused(call(live, token, "start_session", {"purpose": "appointment_scheduling", "colour": "red"}),
+                   "validation_error")
+    assert [(e["field"], e["code"]) for e in tool["errors"]] == [("colour", "unknown_field")]
+    fact = httpx.post(f"{live.url}/v1/patients/{world.patient_a}/memories", headers=headers, timeout=30, json={
+        "memory_type": "scheduling_preference", "fact": {"kind": "earliest_time", "time": "10:00", "colour": "red"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": consent_id})
+    assert fact.status_code == 422
+    assert {"field": "fact.colour", "message": "unknown field", "code": "unknown_field"} in fact.json()["errors"]
 
 
 def test_a_missing_scope_is_a_tool_error_with_the_rest_code_and_is_audited(world, live):
@@ -634,6 +720,22 @@ def test_tool_answers_carry_no_store_and_the_request_id_of_their_audit_rows(worl
                          timeout=60).json()["result"]["structuredContent"]
     assert problem["request_id"] == "mcp-call-43"
     assert [e["field"] for e in problem["errors"]] == ["patient_id"]
+
+
+def test_a_refusal_that_says_when_to_retry_gives_the_seconds_in_the_tool_result(world, live, settings):
+    """A 429 (or 503) says when to come back in its Retry-After header, and the rate limit's title tells the caller
+    to read it: a tool result has no headers, so the problem carries the seconds as ``retry_after``."""
+    settings.API_RATE_LIMIT_WINDOW_SECONDS = 3600
+    settings.API_RATE_LIMIT_PER_SUBJECT = 2
+    token = patient_token(world)
+    for _ in range(2):
+        assert ok(call(live, token, "list_memories", {})) == {"items": []}
+    problem = refused(call(live, token, "list_memories", {}), "rate_limited")
+    assert isinstance(problem["retry_after"], int) and 1 <= problem["retry_after"] <= 3600, problem
+    assert "Retry-After" in problem["title"] and problem["status"] == 429
+    settings.API_RATE_LIMIT_PER_SUBJECT = 0
+    assert "retry_after" not in refused(call(live, token, "read_workflow", {"workflow_id": str(uuid.uuid4())}),
+                                        "not_found")
 
 
 def test_every_read_tool_takes_the_purpose_of_use():

@@ -263,18 +263,31 @@ def test_a_checkpoint_or_context_pack_whose_answer_was_lost_is_retried_under_its
 
 
 class TokenEndpoint:
-    """An OAuth authorization server's token endpoint (client credentials), minting tokens with the test keys."""
+    """An OAuth authorization server's token endpoint (client credentials), minting tokens with the test keys. It
+    reads the client's HTTP Basic credentials as RFC 6749 §2.3.1 has them sent: each form-urlencoded, then joined
+    by a colon."""
 
-    def __init__(self, world, patient_id) -> None:
+    def __init__(self, world, patient_id, client: tuple[str, str] = ("booking-agent", "s3cret"),
+                 unavailable: int = 0) -> None:
         self.calls: list[dict] = []
+        self.unavailable = unavailable  # the first requests answered 503 (down, or restarting)
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802
                 form = urllib.parse.parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+                if outer.unavailable > 0:
+                    outer.unavailable -= 1
+                    outer.calls.append({"form": form, "client": None})
+                    self.send_response(503)
+                    self.send_header("Retry-After", "2")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 user, _, secret = base64.b64decode(self.headers["Authorization"].split()[1]).decode().partition(":")
+                user, secret = urllib.parse.unquote_plus(user), urllib.parse.unquote_plus(secret)
                 outer.calls.append({"form": form, "client": user})
-                if (user, secret) != ("booking-agent", "s3cret") or form["grant_type"] != ["client_credentials"]:
+                if (user, secret) != client or form["grant_type"] != ["client_credentials"]:
                     self.send_response(401)
                     self.end_headers()
                     return
@@ -318,6 +331,56 @@ def test_client_credentials_tokens_are_fetched_once_and_renewed_after_a_401(worl
         endpoint.stop()
 
 
+def test_client_credentials_with_a_colon_or_a_percent_sign_are_sent_as_rfc_6749_says(world, live):
+    """A client id holding a colon (urn:...) or a secret holding a percent sign was sent raw in HTTP Basic, so the
+    authorization server split the id at its first colon, or decoded the secret into another: the token was
+    refused. RFC 6749 §2.3.1 has each form-urlencoded first, as the TypeScript client already does."""
+    client = ("urn:anamnesis:booking-agent", "p%2Bq+r/s=t:u v")
+    endpoint = TokenEndpoint(world, world.patient_a, client=client)
+    try:
+        provider = ClientCredentials(endpoint.url, *client, scope="memory:read")
+        with AnamnesisClient(live.url, provider) as api:
+            assert api.list_memories(world.patient_a) == []
+        assert provider.fetches == 1 and endpoint.calls[0]["client"] == client[0]
+    finally:
+        endpoint.stop()
+
+
+def test_an_authorization_server_outage_is_retried_and_raised_as_retryable_never_as_an_invalid_token(world, live):
+    """A token endpoint answering 503 said nothing of the credentials, but the client raised InvalidToken at once
+    (the credentials are wrong: do not retry); it is IdentityProviderUnavailable, a RetryableError, and the call
+    asks again after its Retry-After, as it does for the service's own 503."""
+    endpoint = TokenEndpoint(world, world.patient_a, unavailable=2)
+    try:
+        sleeps = Sleeps()
+        provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret", scope="memory:read")
+        with AnamnesisClient(live.url, provider, sleep=sleeps) as api:
+            assert api.list_memories(world.patient_a) == []
+        assert sleeps == [2.0, 2.0] and provider.fetches == 1 and len(endpoint.calls) == 3
+
+        endpoint.unavailable = 10
+        provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret", scope="memory:read")
+        with AnamnesisClient(live.url, provider, sleep=Sleeps(), retry=RetryPolicy(max_retries=1)) as api:
+            with pytest.raises(errors.IdentityProviderUnavailable) as down:
+                api.list_memories(world.patient_a)
+        assert isinstance(down.value, errors.RetryableError) and down.value.status == 503
+        assert down.value.retry_after == 2.0
+
+        endpoint.unavailable = 1
+        waits: list[float] = []
+
+        async def wait(seconds: float) -> None:
+            waits.append(seconds)
+
+        async def go():
+            provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret", scope="memory:read")
+            async with AsyncAnamnesisClient(live.url, provider, sleep=wait) as api:
+                return await api.list_memories(world.patient_a)
+        assert anyio.run(go) == [] and waits == [2.0]
+    finally:
+        endpoint.stop()
+
+
 def test_async_client(world, live, scheduling):
     async def go():
         async with AsyncAnamnesisClient(live.url, patient_token(world)) as api:
@@ -348,6 +411,23 @@ def test_async_client(world, live, scheduling):
     assert isinstance(ctx, models.SessionContext) and time.monotonic() - started < 60
 
 
+def test_an_agents_export_and_what_the_server_refuses_before_the_application_have_their_own_class(world, live):
+    """Documented problem codes the client knew no class for were raised as a bare ForbiddenError (an agent's
+    export: 403 agent_cannot_export) or AnamnesisError (414 query_too_long, 431 headers_too_large)."""
+    agent = world.token(sub=f"patient-{world.patient_a}", patient_id=world.patient_a, act="scheduling-agent",
+                        scope="export:read memory:read")
+    with AnamnesisClient(live.url, agent) as api:
+        with pytest.raises(errors.AgentCannotExport) as export:
+            api._run(Call("GET", f"/v1/patients/{world.patient_a}/export"))
+        assert isinstance(export.value, errors.ForbiddenError) and export.value.status == 403
+        with pytest.raises(errors.QueryTooLong) as query:
+            api.search_memories(world.patient_a, "字" * 600)
+        assert query.value.status == 414 and query.value.request_id
+        with pytest.raises(errors.HeadersTooLarge) as headers:
+            api._run(Call("GET", f"/v1/patients/{world.patient_a}/memories", headers={"X-Note": "a" * 20_000}))
+        assert headers.value.status == 431
+
+
 @pytest.mark.parametrize("status, code, cls, family", [
     (409, "consent_exists", "ConsentExists", errors.ConflictError),
     (409, "grant_exists", "GrantExists", errors.ConflictError),
@@ -355,6 +435,9 @@ def test_async_client(world, live, scheduling):
     (403, "unknown_organization", "UnknownOrganization", errors.ForbiddenError),
     (403, "agent_cannot_grant", "AgentCannotGrant", errors.ForbiddenError),
     (403, "purpose_not_permitted", "PurposeNotPermitted", errors.ForbiddenError),
+    (403, "agent_cannot_export", "AgentCannotExport", errors.ForbiddenError),
+    (408, "request_timeout", "RequestTimeout", errors.AnamnesisError),
+    (411, "length_required", "LengthRequired", errors.AnamnesisError),
 ])
 def test_documented_problem_codes_have_their_own_class_in_their_family(status, code, cls, family):
     """A caller catches the precise refusal (a consent that already exists) or its family (any conflict)."""

@@ -17,7 +17,8 @@
  * patient id to any tool and never sees one, so the id never reaches a model's context.
  *
  * Options: --url (default http://127.0.0.1:8000/mcp), --patient-id (only for a token that names no patient, e.g. a
- * staff member's). Prints a JSON summary of what it did on stdout; a refusal goes to stderr with exit code 1.
+ * staff member's). Prints a JSON summary of what it did on stdout; a refusal (a tool's, or of the token itself:
+ * expired, revoked), a service it cannot reach or a model that fails goes to stderr as JSON, with exit code 1.
  */
 import { parseArgs } from "node:util";
 
@@ -39,6 +40,13 @@ type Patient = { patient_id?: string };
 class ToolRefused extends Error {
   constructor(readonly tool: string, readonly problem: Json) {
     super(`${tool}: ${problem["code"]} (${problem["message"]})`);
+  }
+}
+
+/** The chat model could not be reached or gave no message (not the service's doing). */
+class ModelFailed extends Error {
+  constructor(readonly url: string, readonly reason: string) {
+    super(reason);
   }
 }
 
@@ -130,6 +138,21 @@ async function scripted(tools: Tools, patient: Patient): Promise<Json> {
 
 /** Lets an OpenAI-compatible chat model choose the tool calls for the same patient turns (at most 12 calls per
  * turn). The tool list and schemas come from the MCP server. */
+// What the model is told when its tool call's arguments are no JSON object, so that it can send the call again.
+const INVALID_ARGUMENTS: Json = { code: "invalid_arguments",
+                                  message: "the tool call's arguments are not a JSON object" };
+
+function toolArguments(text: unknown): Json | undefined {
+  // some OpenAI-compatible servers send the object itself
+  if (text !== null && typeof text === "object" && !Array.isArray(text)) return text as Json;
+  try {
+    const args: unknown = JSON.parse(typeof text === "string" && text ? text : "{}");
+    return args !== null && typeof args === "object" && !Array.isArray(args) ? args as Json : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function modelDriven(tools: Tools, patient: Patient): Promise<Json> {
   const base = (process.env["OPENAI_BASE_URL"] ?? "").replace(/\/+$/, "");
   const model = process.env["OPENAI_MODEL"] ?? "gpt-4o-mini";
@@ -149,17 +172,24 @@ async function modelDriven(tools: Tools, patient: Patient): Promise<Json> {
   for (const text of PATIENT_TURNS) {
     messages.push({ role: "user", content: text });
     for (let i = 0; i < 12; i += 1) {
-      const response = await fetch(`${base}/chat/completions`, {
-        method: "POST", headers, body: JSON.stringify({ model, messages, tools: functions }),
-        signal: AbortSignal.timeout(60_000) });
-      if (!response.ok) throw new Error(`the model answered ${response.status}`);
-      const message = ((await response.json()) as Json)["choices"][0]["message"];
+      let message: Json;
+      try {
+        const response = await fetch(`${base}/chat/completions`, {
+          method: "POST", headers, body: JSON.stringify({ model, messages, tools: functions }),
+          signal: AbortSignal.timeout(60_000) });
+        if (!response.ok) throw new Error(`the model answered ${response.status}`);
+        message = ((await response.json()) as Json)["choices"][0]["message"];
+        if (message === null || typeof message !== "object") throw new Error("the model gave no message");
+      } catch (error) {
+        throw new ModelFailed(base, describe(error));
+      }
       messages.push(message);
       if (!message["tool_calls"]?.length) break;
       for (const call of message["tool_calls"] as Json[]) {
+        const args = toolArguments(call["function"]["arguments"]);
         let out: Json;
         try {
-          out = await tools.call(call["function"]["name"], JSON.parse(call["function"]["arguments"]));
+          out = args === undefined ? INVALID_ARGUMENTS : await tools.call(call["function"]["name"], args);
         } catch (error) {
           if (!(error instanceof ToolRefused)) throw error;
           out = error.problem;
@@ -176,20 +206,48 @@ function titleCase(word: string): string {
 }
 
 export async function run(url: string, token: string, patient: Patient): Promise<Json> {
+  // The SDK reports an HTTP refusal (an expired or revoked token: 401) as an error whose message quotes the body;
+  // the service's problem document says which, so it is kept to be reported.
+  const refusals: Json[] = [];
+  const keepRefusal = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(input, init);
+    if (response.status >= 400 && (init?.method ?? "GET") === "POST") {
+      const body: unknown = await response.clone().json().catch(() => undefined);
+      refusals.push(body !== null && typeof body === "object" ? body as Json : { status: response.status });
+    }
+    return response;
+  };
   const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: keepRefusal });
   const client = new Client({ name: "anamnesis-booking-agent-ts", version: "0.1.0" });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    // the server answered, and refused the request itself (no tool ran); or it could not be reached
+    if (refusals.length > 0) return { outcome: "refused", tool: null, problem: refusals[refusals.length - 1] };
+    return { outcome: "unreachable", url, error: describe(error) };
+  }
   try {
     const tools = new Tools(client);
     return process.env["OPENAI_BASE_URL"] ? await modelDriven(tools, patient) : await scripted(tools, patient);
   } catch (error) {
     if (error instanceof ToolRefused) return { outcome: "refused", tool: error.tool, problem: error.problem };
+    if (error instanceof ModelFailed) return { outcome: "model_failed", url: error.url, error: error.reason };
+    if (refusals.length > 0) return { outcome: "refused", tool: null, problem: refusals[refusals.length - 1] };
     throw error;
   } finally {
     await transport.terminateSession().catch(() => undefined);
     await client.close();
   }
+}
+
+/** The innermost cause of a failed fetch, named as Node did ("ECONNREFUSED: connect ECONNREFUSED ..."). */
+function describe(error: unknown): string {
+  let cause: unknown = error;
+  while (cause instanceof Error && cause.cause !== undefined) cause = cause.cause;
+  if (cause instanceof Error) return `${(cause as { code?: string }).code ?? cause.name}: ${cause.message}`;
+  return String(cause);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -207,7 +265,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const summary = await run(values.url!, token, patientId ? { patient_id: patientId } : {});
-  if (summary["outcome"] === "refused") {
+  if (["refused", "unreachable", "model_failed"].includes(summary["outcome"])) {
     console.error(JSON.stringify(summary));
     return 1;
   }

@@ -89,7 +89,7 @@ def fact_validate(spec: TypeSpec, fact: Any, *, readable: bool = True) -> tuple[
         if error.validator == "additionalProperties":
             allowed = set(error.schema.get("properties", {}))
             for extra in sorted(set(error.instance) - allowed):
-                _put(detail, ["fact", *path, extra], "unknown field")
+                _put(detail, ["fact", *path, extra], ErrorDetail("unknown field", code="unknown_field"))
         elif error.validator == "required":
             missing = [r for r in error.validator_value if r not in error.instance]
             for name in missing:

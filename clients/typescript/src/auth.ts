@@ -2,7 +2,7 @@
  * Token providers: where the bearer token comes from. Pass any object with `getToken()` and `invalidate()` (called
  * once after a 401 so that a fresh token is tried), a {@link StaticToken} or {@link ClientCredentials}.
  */
-import { InvalidToken, TransportError } from "./errors.js";
+import { IdentityProviderUnavailable, InvalidToken, TransportError } from "./errors.js";
 
 export interface TokenProvider {
   getToken(): Promise<string>;
@@ -84,6 +84,13 @@ export class ClientCredentials implements TokenProvider {
       });
     } catch (error) {
       throw new TransportError(`token endpoint unreachable: ${(error as Error).name}`);
+    }
+    if (response.status === 429 || response.status >= 500) {
+      // the authorization server is busy or down, which says nothing of the credentials: retryable
+      await response.body?.cancel();
+      const retryAfter = (response.headers.get("Retry-After") ?? "").trim();
+      throw new IdentityProviderUnavailable(`the token endpoint answered ${response.status}`, {
+        status: response.status, retryAfter: /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined });
     }
     if (response.status !== 200) {
       await response.body?.cancel();

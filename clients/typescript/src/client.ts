@@ -9,7 +9,8 @@
  *   it, otherwise exponential backoff with full jitter;
  * - a network failure (no answer) is retried only for reads and keyed calls; anything else throws
  *   {@link TransportError} because the first attempt may have landed;
- * - a `401` asks the token provider for a fresh token once;
+ * - a `401` asks the token provider for a fresh token once; a token provider whose authorization server is busy,
+ *   down or out of reach (`IdentityProviderUnavailable`, `TransportError`) is asked again as a `503` is;
  * - an answer of 400 or more throws the problem's own error class (errors.ts).
  */
 import { randomUUID } from "node:crypto";
@@ -17,7 +18,7 @@ import { randomUUID } from "node:crypto";
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 
 import { StaticToken, type TokenProvider } from "./auth.js";
-import { errorFromProblem, TransportError } from "./errors.js";
+import { errorFromProblem, RetryableError, TransportError } from "./errors.js";
 import { KEYED_OPERATIONS } from "./operations.js";
 import type { components, paths } from "./schema.js";
 
@@ -161,7 +162,17 @@ export class AnamnesisClient {
     let refreshed = false;
     for (;;) {
       const headers = new Headers(request.headers);
-      headers.set("Authorization", `Bearer ${await this.token.getToken()}`);
+      try {
+        headers.set("Authorization", `Bearer ${await this.token.getToken()}`);
+      } catch (error) {
+        // the authorization server busy, down or out of reach: asking it again is safe, as a 503 is retried
+        if ((error instanceof RetryableError || error instanceof TransportError) && attempt < this.retry.maxRetries) {
+          await this.#sleep(retryDelay(this.retry, attempt, error.retryAfter));
+          attempt += 1;
+          continue;
+        }
+        throw error;
+      }
       let response: Response;
       try {
         response = await this.#fetch(request.url, { method, headers, body, redirect: "follow",

@@ -258,6 +258,28 @@ export class PayloadTooLarge extends AnamnesisError {
   static override readonly status: number = 413;
 }
 
+/** The request did not arrive whole in time (a stalled upload); nothing was done. */
+export class RequestTimeout extends AnamnesisError {
+  static override readonly code: string = "request_timeout";
+  static override readonly status: number = 408;
+}
+
+export class LengthRequired extends AnamnesisError {
+  static override readonly code: string = "length_required";
+  static override readonly status: number = 411;
+}
+
+/** The path and query string are over the service's limit (a long search question in another script). */
+export class QueryTooLong extends AnamnesisError {
+  static override readonly code: string = "query_too_long";
+  static override readonly status: number = 414;
+}
+
+export class HeadersTooLarge extends AnamnesisError {
+  static override readonly code: string = "headers_too_large";
+  static override readonly status: number = 431;
+}
+
 export class RateLimited extends RetryableError {
   static override readonly code: string = "rate_limited";
   static override readonly status: number = 429;
@@ -314,6 +336,12 @@ export class AgentCannotGrant extends ForbiddenError {
 /** The patient or staff revoke a consent; an agent cannot. */
 export class AgentCannotRevoke extends ForbiddenError {
   static override readonly code: string = "agent_cannot_revoke";
+  static override readonly status: number = 403;
+}
+
+/** The patient, or staff with a grant, export a record; an agent reads for its purpose. */
+export class AgentCannotExport extends ForbiddenError {
+  static override readonly code: string = "agent_cannot_export";
   static override readonly status: number = 403;
 }
 
@@ -404,10 +432,11 @@ const ALL: ErrorClass[] = [
   OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
   OperationNotRetryable, NotProposed, ProposalPending, NotCorrectable, SessionAlreadyEnded, TooManySessions,
   TurnLimitReached,
-  SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RateLimited,
+  SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout,
+  LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,
   OutsideSystemUnavailable, DatabaseUnavailable, AgentCannotConfirm, AgentCannotDelete, AgentCannotGrant,
-  AgentCannotRevoke, UnknownOrganization, ConsentExists, GrantExists, PatientExists, StaffExists,
+  AgentCannotRevoke, AgentCannotExport, UnknownOrganization, ConsentExists, GrantExists, PatientExists, StaffExists,
   IdentifierInUse, OrganizationExists, MemoryTypeExists, MemoryTypeBuiltin, RevisionBreaksMemories,
   ResourceVersionConflict, StaleResourceVersion, InternalError,
 ];

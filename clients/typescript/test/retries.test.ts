@@ -230,4 +230,35 @@ describe("tokens", () => {
       await endpoint.close();
     }
   });
+
+  test("an authorization server outage is retried after its Retry-After, then raised as retryable", async () => {
+    // A 503 from the token endpoint says nothing of the credentials: not InvalidToken (do not retry).
+    let unavailable = 2;
+    const endpoint = await serve((_request, _body, response) => {
+      if (unavailable > 0) {
+        unavailable -= 1;
+        response.writeHead(503, { "Retry-After": "2" }).end();
+        return;
+      }
+      json(response, 200, { access_token: live.token, token_type: "Bearer", expires_in: 300 });
+    });
+    try {
+      const waits = recorder();
+      const provider = new ClientCredentials(`${endpoint.url}/token`, "booking-agent", "s3cret");
+      const api = new AnamnesisClient(live.url, provider, { timeoutMs: LIVE_TIMEOUT, sleep: waits.sleep });
+      assert.ok(Array.isArray(await api.listMemories(live.patientId)));
+      assert.deepEqual(waits.sleeps, [2000, 2000]);
+      assert.equal(provider.fetches, 1);
+
+      unavailable = 10;
+      const down = await new AnamnesisClient(live.url, new ClientCredentials(`${endpoint.url}/token`, "a", "b"),
+                                             { sleep: recorder().sleep, retry: { maxRetries: 1 } })
+        .listMemories(live.patientId).catch((e: unknown) => e);
+      assert.ok(down instanceof errors.IdentityProviderUnavailable && down instanceof errors.RetryableError);
+      assert.equal(down.status, 503);
+      assert.equal(down.retryAfter, 2);
+    } finally {
+      await endpoint.close();
+    }
+  });
 });

@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import urllib.parse
 from typing import Protocol, runtime_checkable
 
 import httpx
 
-from anamnesis_client.errors import InvalidToken, TransportError
+from anamnesis_client.errors import IdentityProviderUnavailable, InvalidToken, TransportError
 
 
 @runtime_checkable
@@ -59,6 +60,11 @@ class ClientCredentials:
         self._alock: asyncio.Lock | None = None
         self.fetches = 0
 
+    def _basic(self) -> tuple[str, str]:
+        """The client's id and secret as HTTP Basic sends them: each form-urlencoded first (RFC 6749 §2.3.1), so a
+        colon in the id or a percent sign in the secret reach the authorization server as they are."""
+        return urllib.parse.quote(self.client_id, safe=""), urllib.parse.quote(self._secret, safe="")
+
     def _form(self) -> dict[str, str]:
         form = {"grant_type": "client_credentials"}
         for name in ("scope", "audience", "resource"):
@@ -67,6 +73,12 @@ class ClientCredentials:
         return form
 
     def _accept(self, response: httpx.Response) -> str:
+        if response.status_code == 429 or response.status_code >= 500:
+            # the authorization server is busy or down, which says nothing of the credentials: retryable
+            retry_after = response.headers.get("Retry-After", "").strip()
+            raise IdentityProviderUnavailable(f"the token endpoint answered {response.status_code}",
+                                              status=response.status_code,
+                                              retry_after=float(retry_after) if retry_after.isdigit() else None)
         if response.status_code != 200:
             raise InvalidToken(f"the token endpoint answered {response.status_code}", status=401)
         data = response.json()
@@ -86,8 +98,7 @@ class ClientCredentials:
             if token := self._fresh():
                 return token
             try:
-                response = httpx.post(self.token_url, data=self._form(), auth=(self.client_id, self._secret),
-                                      timeout=self.timeout)
+                response = httpx.post(self.token_url, data=self._form(), auth=self._basic(), timeout=self.timeout)
             except httpx.HTTPError as exc:
                 raise TransportError(f"token endpoint unreachable: {type(exc).__name__}") from None
             return self._accept(response)
@@ -100,8 +111,7 @@ class ClientCredentials:
                 return token
             try:
                 async with httpx.AsyncClient(timeout=self.timeout) as client:
-                    response = await client.post(self.token_url, data=self._form(),
-                                                 auth=(self.client_id, self._secret))
+                    response = await client.post(self.token_url, data=self._form(), auth=self._basic())
             except httpx.HTTPError as exc:
                 raise TransportError(f"token endpoint unreachable: {type(exc).__name__}") from None
             return self._accept(response)

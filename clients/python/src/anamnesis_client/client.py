@@ -10,7 +10,8 @@ Retries are safe by construction:
   sends it, otherwise exponential backoff with full jitter;
 * a network failure (no answer) is retried only for reads and keyed calls; anything else raises
   :class:`TransportError` because the first attempt may have landed;
-* a ``401`` asks the token provider for a fresh token once.
+* a ``401`` asks the token provider for a fresh token once; a token provider whose authorization server is
+  busy, down or out of reach (``IdentityProviderUnavailable``, ``TransportError``) is asked again as a ``503`` is.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pydantic import BaseModel
 
 from anamnesis_client import models as m
 from anamnesis_client.auth import StaticToken, TokenProvider
-from anamnesis_client.errors import AnamnesisError, TransportError, error_from_problem
+from anamnesis_client.errors import AnamnesisError, RetryableError, TransportError, error_from_problem
 
 RETRY_STATUSES = frozenset({429, 503})
 
@@ -285,7 +286,14 @@ class AnamnesisClient(_Base):
         headers, key = self._prepare(call)
         attempt, refreshed = 0, False
         while True:
-            headers["Authorization"] = f"Bearer {self.token.get_token()}"
+            try:
+                headers["Authorization"] = f"Bearer {self.token.get_token()}"
+            except (RetryableError, TransportError) as exc:  # the authorization server's: asking again is safe
+                if attempt < self.retry.max_retries:
+                    self._sleep(self.retry.delay(attempt, exc.retry_after))
+                    attempt += 1
+                    continue
+                raise
             try:
                 response = self._http.request(call.method, call.path, params=call.params, json=call.json,
                                               headers=headers)
@@ -330,7 +338,14 @@ class AsyncAnamnesisClient(_Base):
         headers, key = self._prepare(call)
         attempt, refreshed = 0, False
         while True:
-            headers["Authorization"] = f"Bearer {await self.token.aget_token()}"
+            try:
+                headers["Authorization"] = f"Bearer {await self.token.aget_token()}"
+            except (RetryableError, TransportError) as exc:  # the authorization server's: asking again is safe
+                if attempt < self.retry.max_retries:
+                    await self._sleep(self.retry.delay(attempt, exc.retry_after))
+                    attempt += 1
+                    continue
+                raise
             try:
                 response = await self._http.request(call.method, call.path, params=call.params, json=call.json,
                                                     headers=headers)

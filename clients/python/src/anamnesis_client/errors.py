@@ -238,6 +238,30 @@ class PayloadTooLarge(AnamnesisError):
     status = 413
 
 
+class RequestTimeout(AnamnesisError):
+    """The request did not arrive whole in time (a stalled upload); nothing was done."""
+
+    code = "request_timeout"
+    status = 408
+
+
+class LengthRequired(AnamnesisError):
+    code = "length_required"
+    status = 411
+
+
+class QueryTooLong(AnamnesisError):
+    """The path and query string are over the service's limit (a long search question in another script)."""
+
+    code = "query_too_long"
+    status = 414
+
+
+class HeadersTooLarge(AnamnesisError):
+    code = "headers_too_large"
+    status = 431
+
+
 class RateLimited(RetryableError):
     code = "rate_limited"
     status = 429
@@ -298,6 +322,13 @@ class AgentCannotRevoke(ForbiddenError):
     """The patient or staff revoke a consent; an agent cannot."""
 
     code = "agent_cannot_revoke"
+    status = 403
+
+
+class AgentCannotExport(ForbiddenError):
+    """The patient, or staff with a grant, export a record; an agent reads for its purpose."""
+
+    code = "agent_cannot_export"
     status = 403
 
 
@@ -448,6 +479,10 @@ __all__ = [
     "SessionExpired",
     "SessionEnded",
     "PayloadTooLarge",
+    "RequestTimeout",
+    "LengthRequired",
+    "QueryTooLong",
+    "HeadersTooLarge",
     "RateLimited",
     "IdentityProviderUnavailable",
     "ServiceUnavailable",
@@ -459,6 +494,7 @@ __all__ = [
     "AgentCannotDelete",
     "AgentCannotGrant",
     "AgentCannotRevoke",
+    "AgentCannotExport",
     "UnknownOrganization",
     "ConsentExists",
     "GrantExists",
