@@ -16,7 +16,6 @@ import uuid
 import anyio
 import mcp_types as types
 from django.conf import settings
-from django.db import DatabaseError, connection
 from jsonschema import Draft202012Validator, FormatChecker
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
@@ -35,15 +34,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agents_mcp import dispatch
+from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
-from conversations.context import REDACTED, redactor
 from core.authentication import identity_from_token, trusted_issuers
 from core.errors import ApiError, InvalidToken, MissingToken, ValidationFailed, problem_body
-from core.identity import identity_context
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
 from core.parsers import check_body_coding, has_repeated_keys
-from core.patient_identifiers import identifier_values
 from core.serializers import schema_error_message
 
 log = logging.getLogger("anamnesis.mcp")
@@ -428,57 +425,11 @@ def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: s
     try:
         ok, body = _run_tool(name, arguments, token=token, host=host, request_id=request_id_var.get(),
                              patients=patients)
-        patients += [p for p in _patient_ids_in(body) if p not in patients]
-        identifiers = _identifiers_of(token, patients)
+        patients += [p for p in patient_ids_in(body) if p not in patients]
+        identifiers = identifiers_of(token, patients)
     finally:
         request_id_var.reset(reset)
     return ok, without_patient_ids(body, patients, identifiers)
-
-
-def _patient_ids_in(value) -> list[uuid.UUID]:
-    found: list[uuid.UUID] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            for key, child in item.items():
-                if key == PATIENT_ARGUMENT and (pid := _uuid_or_none(child)) is not None and pid not in found:
-                    found.append(pid)
-                else:
-                    stack.append(child)
-        elif isinstance(item, list):
-            stack.extend(item)
-    return found
-
-
-def _identifiers_of(token: str, patients: list[uuid.UUID]) -> tuple[str, ...]:
-    """The directory identifiers (MRNs) of these patients that the caller may see (row-level security)."""
-    if not patients:
-        return ()
-    try:
-        identity = identity_from_token(token)
-        with identity_context(identity):
-            return tuple(v for p in patients for v in identifier_values(identity.org_id, p))
-    except (ApiError, DatabaseError) as exc:  # the call itself answered; the ids are redacted all the same
-        log.warning("mcp: patient identifiers unavailable for redaction (%s)", type(exc).__name__)
-        return ()
-    finally:
-        connection.close()  # as the request handler does: no worker thread keeps a connection (or a pool slot)
-
-
-def without_patient_ids(body: dict, patients: list[uuid.UUID], identifiers: tuple[str, ...] = ()) -> dict:
-    redact = redactor(*patients, also=identifiers)
-
-    def walk(value, key=None):
-        if key == PATIENT_ARGUMENT and isinstance(value, str):
-            return REDACTED
-        if isinstance(value, dict):
-            return {redact(k): walk(v, k) for k, v in value.items()}
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        return redact(value)
-
-    return walk(body)
 
 
 def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str,
@@ -498,7 +449,7 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
         launch_patient = identity_from_token(token).patient_self_id
     except ApiError as exc:
         return False, _error_problem(exc)
-    patients += [p for p in (launch_patient, _uuid_or_none(arguments.get(PATIENT_ARGUMENT))) if p is not None]
+    patients += [p for p in (launch_patient, uuid_or_none(arguments.get(PATIENT_ARGUMENT))) if p is not None]
     if op.takes_patient and arguments.get(PATIENT_ARGUMENT) is None:
         if launch_patient is None:
             return False, _error_problem(ValidationFailed(errors=[{
@@ -521,13 +472,6 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
 def _retry_after(headers: dict[str, str]) -> int | None:
     value = headers.get("retry-after", "").strip()
     return int(value) if value.isascii() and value.isdigit() else None
-
-
-def _uuid_or_none(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value) if isinstance(value, str) else None
-    except ValueError:
-        return None
 
 
 def _request_meta(ctx) -> tuple[str, str | None]:

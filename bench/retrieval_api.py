@@ -82,7 +82,7 @@ from consent.services import consent_record, grant_create  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
 from core.renderers import OrjsonRenderer  # noqa: E402
-from memory.api import search_body  # noqa: E402
+from memory.api_search import search_body  # noqa: E402
 from memory.crypto import encrypt_fact, new_salt  # noqa: E402
 from memory.embeddings import SharedLocalServer, provider  # noqa: E402
 from memory.lifecycle import memory_value  # noqa: E402

@@ -1,31 +1,27 @@
 from __future__ import annotations
 
-from datetime import datetime
-
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from consent import purpose as purpose_of_use
 from core import audit
 from core.api import ScopedAPIView
-from core.errors import NotFound, ValidationFailed
+from core.errors import NotFound
 from core.identity import commit_with_next_statement
 from core.serializers import (
     DateTimeIn,
     JSONObjectIn,
     ModelOutSerializer,
     NoBody,
-    QueryInteger,
     StrictSerializer,
     UUIDIn,
     require_readable,
-    require_visible,
 )
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
-from memory import deletion, retrieval, review, selectors, services, sessions
+from memory import deletion, review, selectors, services
 from memory.api_reads import list_data, list_rows, types_after_read, types_sent_with_read
-from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Source
+from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
 
@@ -145,7 +141,7 @@ class MemoryListParams(serializers.Serializer):
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
 
 
-class _MemoryView(ScopedAPIView):
+class MemoryView(ScopedAPIView):
     abstract = True
     resource_type = "memory"
 
@@ -155,7 +151,7 @@ class _MemoryView(ScopedAPIView):
         return selectors.memory_answer_still_holds(identity=self.identity, data=data)
 
 
-class PatientMemoriesView(_MemoryView):
+class PatientMemoriesView(MemoryView):
     """Long-term memories of one patient (compatible with the seed's reference service)."""
 
     idempotent_create = True
@@ -217,7 +213,7 @@ class PatientMemoriesView(_MemoryView):
         return Response(deletion.memory_erase_patient(identity=self.identity, patient_id=patient_id))
 
 
-class MemoryDetailView(_MemoryView):
+class MemoryDetailView(MemoryView):
     required_scopes = {"GET": ["memory:read"], "DELETE": ["memory:write"]}
     audit_actions = {"GET": "memory.read", "DELETE": "memory.delete"}
 
@@ -255,7 +251,7 @@ class MemoryDetailView(_MemoryView):
 _CONSENT_PURPOSE = selectors.ITEM_COLUMNS.index("consent_purpose")
 
 
-class MemoryHistoryView(_MemoryView):
+class MemoryHistoryView(MemoryView):
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "memory.history"}
     query_parameters = {"GET": frozenset({"purpose"})}
@@ -281,7 +277,7 @@ class MemoryHistoryView(_MemoryView):
                          "events": LifecycleEventOut(events, many=True).data})
 
 
-class MemoryCorrectView(_MemoryView):
+class MemoryCorrectView(MemoryView):
     idempotent_create = True
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "memory.correct"}
@@ -297,7 +293,7 @@ class MemoryCorrectView(_MemoryView):
         return Response(memory_out(memory), status=status.HTTP_201_CREATED)
 
 
-class MemoryQuarantineView(_MemoryView):
+class MemoryQuarantineView(MemoryView):
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "memory.quarantine"}
 
@@ -310,7 +306,7 @@ class MemoryQuarantineView(_MemoryView):
         return Response(memory_out(memory))
 
 
-class MemoryReleaseView(_MemoryView):
+class MemoryReleaseView(MemoryView):
     """Staff release a quarantined memory: current again, superseding the value made current while it was aside."""
     required_scopes, audit_actions = {"POST": ["memory:write"]}, {"POST": "memory.quarantine_release"}
 
@@ -321,7 +317,7 @@ class MemoryReleaseView(_MemoryView):
                                                          memory_id=memory_id, **body.validated_data)))
 
 
-class MemoryProposalsView(_MemoryView):
+class MemoryProposalsView(MemoryView):
     idempotent_create = True
     required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"]}
     audit_actions = {"GET": "memory.proposals", "POST": "memory.propose"}
@@ -349,7 +345,7 @@ class MemoryProposalsView(_MemoryView):
         return Response(memory_out(memory), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
-class MemoryConfirmView(_MemoryView):
+class MemoryConfirmView(MemoryView):
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "memory.confirm"}
 
@@ -360,7 +356,7 @@ class MemoryConfirmView(_MemoryView):
         return Response(memory_out(memory))
 
 
-class MemoryRejectView(_MemoryView):
+class MemoryRejectView(MemoryView):
     required_scopes = {"POST": ["memory:write"]}
     audit_actions = {"POST": "memory.reject"}
 
@@ -370,7 +366,7 @@ class MemoryRejectView(_MemoryView):
         return Response(review.memory_reject(identity=self.identity, patient_id=patient_id, memory_id=memory_id))
 
 
-class DeletionsView(_MemoryView):
+class DeletionsView(MemoryView):
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "memory.deletions"}
     resource_type = "memory_deletion"
@@ -387,218 +383,3 @@ class DeletionsView(_MemoryView):
         audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id,
                      purpose=purpose, outcome_by_access=True)
         return Response({"items": receipts})
-
-
-def _enum(name: str, values: list[str]) -> type[serializers.CharField]:
-    """A string field documented by a pattern over its values (several fields here are named ``confidence`` with
-    different value sets; as enums they would collide in drf-spectacular's enum naming)."""
-    schema = {"type": "string", "pattern": "^(?:" + "|".join(values) + ")$", "description": " or ".join(values)}
-    return extend_schema_field(schema)(type(name, (serializers.CharField,), {}))
-
-
-HitConfidence = _enum("HitConfidence", ["high", "low"])
-AnswerConfidence = _enum("AnswerConfidence", ["high", "low", "none"])
-IncludedBy = _enum("IncludedBy", ["relevance", "safety_rule"])
-
-
-class SearchHitOut(serializers.Serializer):
-    memory = MemoryOut()
-    score = serializers.FloatField(help_text="The probability that this memory answers the question (the learned "
-                                             "scoring head), 0-1")
-    cosine = serializers.FloatField()
-    text_rank = serializers.FloatField()
-    concept = serializers.FloatField(help_text="How directly the question's medicines, foods, materials or "
-                                               "procedures concern this memory (clinical lexicon), 0-1")
-    intent = serializers.FloatField(help_text="How closely the question matches what this memory's type says it "
-                                              "serves (its phrases), cosine")
-    confidence = HitConfidence(help_text="high: reached the threshold fitted for its type; low: a best guess, or an "
-                                         "alternative to the confident answer")
-    included_by = IncludedBy(
-        help_text="safety_rule: an allergy or long-term medicine included because the question names something "
-                  "the patient could be given or exposed to, whatever its score")
-
-
-class PatientMemorySearchView(_MemoryView):
-    """Deterministic filters first (organisation, patient, purpose, class, state, validity, consent), then exact
-    ranking by cosine similarity blended with full-text rank."""
-
-    required_scopes = {"GET": ["memory:read"]}
-    audit_actions = {"GET": "memory.search"}
-    query_parameters = {"GET": frozenset({"q", "limit", "min_score", "consent_purpose", "purpose", "memory_class"})}
-
-    @extend_schema(
-        operation_id="memories_search",
-        # the bounds SearchParams enforces, stated so that clients and the MCP tool's input schema know them
-        parameters=[OpenApiParameter("q", {"type": "string", "minLength": 1, "maxLength": 500}, required=True,
-                                     description="The agent's question (1-500 chars)"),
-                    OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 20}, required=False,
-                                     description="1-20"),
-                    OpenApiParameter("min_score", {"type": "number", "format": "double", "minimum": 0, "maximum": 1},
-                                     required=False,
-                                     description="0-1, a probability; by default each type's fitted threshold"),
-                    OpenApiParameter("consent_purpose", str, required=False, enum=[p for p, _ in PURPOSES],
-                                     description="The older name of purpose (both, differing: 422)"),
-                    purpose_of_use.purpose_parameter(),
-                    OpenApiParameter("memory_class", str, required=False, enum=MemoryClass.values)],
-        responses={200: inline_serializer("SearchResult", {
-            "items": SearchHitOut(many=True), "min_score": serializers.FloatField(),
-            "confidence": AnswerConfidence(
-                help_text="high: some hit reached the threshold; low: only best guesses (or safety inclusions) "
-                          "are returned; none: nothing on record that the caller may see"),
-            "safety_rule_applied": serializers.BooleanField()})},
-    )
-    def get(self, request, patient_id):
-        params = SearchParams(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        p = params.validated_data
-        purpose = purpose_of_use.read_purpose(self.identity, purpose=p.get("purpose"),
-                                              consent_purpose=p.get("consent_purpose"))
-        with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
-            result = retrieval.memory_search(identity=self.identity, patient_id=patient_id, question=p["q"],
-                                             limit=p.get("limit"), min_score=p.get("min_score"),
-                                             purpose=purpose, memory_class=p.get("memory_class"))
-        return Response(search_body(result))
-
-
-def search_body(result: retrieval.SearchResult) -> dict:
-    """The body of a search answer (``SearchResult``)."""
-    return {"min_score": result.min_score, "confidence": result.confidence,
-            "safety_rule_applied": result.safety_rule_applied, "items": [
-        {"memory": memory_item(h.memory.row, h.value, h.text), "score": round(h.score, 4), "cosine": round(h.cosine, 4),
-         "text_rank": round(h.text_rank, 4), "concept": round(h.concept, 4), "intent": round(h.intent, 4),
-         "confidence": h.confidence,
-         "included_by": h.included_by} for h in result.hits]}
-
-
-class SearchParams(serializers.Serializer):
-    q = serializers.CharField(min_length=1, max_length=500, validators=[require_visible])
-    limit = QueryInteger(min_value=1, max_value=20, required=False)
-    min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
-    consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
-    purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
-    memory_class = serializers.ChoiceField(choices=MemoryClass.values, required=False)
-
-    def validate_min_score(self, value: float) -> float:
-        return value + 0.0  # "-0" is 0, and is echoed so
-
-
-class ContextIn(StrictSerializer):
-    question = serializers.CharField(min_length=1, max_length=1000, validators=[require_visible])
-    # Why the caller asks: the token's one purpose_of_use claim when left out (the operation's description says so;
-    # help_text here would wrap the enum in an allOf that the MCP tool and TypeScript schemas need not carry).
-    purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
-    limit = serializers.IntegerField(min_value=1, max_value=20, required=False)
-    session_id = UUIDIn(required=False, allow_null=True)
-
-
-class ContextFactOut(serializers.Serializer):
-    memory_id = serializers.UUIDField()
-    text = serializers.CharField()
-    memory_class = serializers.CharField()
-    source = serializers.CharField()
-    created_by = serializers.CharField()
-    valid_from = serializers.DateTimeField()
-    valid_until = serializers.DateTimeField(allow_null=True)
-    score = serializers.FloatField()
-    guardrails = serializers.DictField()
-    confidence = HitConfidence()
-    included_by = IncludedBy()
-
-
-class ContextPackOut(serializers.Serializer):
-    release_id = serializers.UUIDField()
-    purpose = serializers.CharField()
-    facts = ContextFactOut(many=True)
-    guardrail_notes = serializers.ListField(child=serializers.CharField())
-    confidence = AnswerConfidence(help_text="As for search, over what was found before best guesses were left out")
-    safety_rule_applied = serializers.BooleanField()
-    left_out_low_confidence = serializers.IntegerField(help_text="Best guesses under the threshold left out")
-    left_out_over_limit = serializers.IntegerField(
-        help_text="Facts that reached the threshold but were left out by the limit (limit, default 5): the facts "
-                  "are then not the whole answer; ask again with a higher limit")
-    text = serializers.CharField(help_text="Ready to insert into a prompt; never contains the patient identifier")
-
-
-def _check_session_of(identity, patient_id, session_id) -> None:
-    """The release names a conversation of this patient that the caller may see (one answer for "no such session"
-    and "another patient's")."""
-    if not sessions.is_session_of(identity=identity, patient_id=patient_id, session_id=session_id):
-        raise ValidationFailed(errors=[{"field": "session_id", "code": "invalid",
-                                        "message": "not a conversation session of this patient"}])
-
-
-class PatientContextView(_MemoryView):
-    idempotent_create = True
-    required_scopes = {"POST": ["memory:read"]}
-    audit_actions = {"POST": "memory.context_pack"}
-    resource_type = "memory_release"
-
-    @extend_schema(operation_id="memories_context_pack", request=ContextIn, responses={200: ContextPackOut},
-                   description="A context pack for a question, recorded as a release for its purpose of use. "
-                               "purpose: " + purpose_of_use.DESCRIPTION + " Required when the token names none.")
-    def post(self, request, patient_id):
-        body = ContextIn(data=request.data)
-        body.is_valid(raise_exception=True)
-        d = body.validated_data
-        purpose = purpose_of_use.read_purpose(self.identity, purpose=d.get("purpose"))
-        if purpose is None:  # a release is always for one purpose
-            raise ValidationFailed.of("purpose", "name the purpose of use (or carry one purpose_of_use claim)",
-                                      "required")
-        purpose_of_use.require_purpose(self.identity, patient_id=patient_id, purpose=purpose)
-        if d.get("session_id") is not None:
-            _check_session_of(self.identity, patient_id, d["session_id"])
-        pack = retrieval.context_pack(identity=self.identity, patient_id=patient_id, question=d["question"],
-                                      purpose=purpose, limit=d.get("limit"), session_id=d.get("session_id"))
-        return Response(context_pack_body(pack))
-
-
-def context_pack_body(pack: retrieval.ContextPack) -> dict:
-    """The body of a context pack (``ContextPackOut``)."""
-    return {
-        "release_id": str(pack.release_id),
-        "purpose": pack.purpose,
-        "facts": [{"memory_id": str(h.memory.memory_id), "text": h.text, "memory_class": h.memory.memory_class,
-                   "source": h.memory.source, "created_by": h.memory.created_by,
-                   "valid_from": datetime.fromisoformat(h.memory.valid_from).isoformat(),
-                   "valid_until": (datetime.fromisoformat(h.memory.valid_until).isoformat()
-                                   if h.memory.valid_until else None),
-                   "score": round(h.score, 4), "guardrails": guardrails,
-                   "confidence": h.confidence, "included_by": h.included_by}
-                  for h, guardrails in zip(pack.hits, pack.guardrails, strict=True)],
-        "guardrail_notes": list(pack.guardrail_notes),
-        "confidence": pack.confidence,
-        "safety_rule_applied": pack.safety_rule_applied,
-        "left_out_low_confidence": pack.left_out_low_confidence,
-        "left_out_over_limit": pack.left_out_over_limit,
-        "text": pack.text,
-    }
-
-
-class ReleaseOut(serializers.Serializer):
-    release_id = serializers.UUIDField()
-    actor_sub = serializers.CharField()
-    agent_client_id = serializers.CharField(allow_null=True, help_text="the agent it went to, acting for actor_sub")
-    purpose = serializers.CharField()
-    created_at = serializers.DateTimeField()
-    members = serializers.ListField(child=serializers.DictField())
-
-
-class PatientReleasesView(_MemoryView):
-    """What was disclosed: which memories went to which agent, for which purpose, when."""
-
-    required_scopes = {"GET": ["memory:read"]}
-    audit_actions = {"GET": "memory.releases"}
-    resource_type = "memory_release"
-
-    query_parameters = {"GET": frozenset({"purpose"})}
-
-    @extend_schema(operation_id="memories_releases_list",
-                   responses={200: inline_serializer("ReleaseList", {"items": ReleaseOut(many=True)})},
-                   parameters=[purpose_of_use.purpose_parameter("Only context packs released for it are read.")])
-    def get(self, request, patient_id):
-        purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
-        items = [r for r in selectors.release_list(identity=self.identity, patient_id=patient_id)
-                 if purpose is None or r["purpose"] == purpose]
-        audit.record(action="memory.releases", resource_type="memory_release", patient_id=patient_id,
-                     purpose=purpose, outcome_by_access=True)
-        return Response({"items": items})

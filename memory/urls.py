@@ -1,6 +1,6 @@
 from django.urls import path
 
-from memory import api
+from memory import api, api_search
 from memory.types import api as types_api
 
 P = "patients/<uuid:patient_id>/memories"
@@ -8,9 +8,9 @@ P = "patients/<uuid:patient_id>/memories"
 urlpatterns = [
     path(P, api.PatientMemoriesView.as_view(), name="patient-memories"),
     path(f"{P}/proposals", api.MemoryProposalsView.as_view(), name="memory-proposals"),
-    path(f"{P}/search", api.PatientMemorySearchView.as_view(), name="memory-search"),
-    path("patients/<uuid:patient_id>/context", api.PatientContextView.as_view(), name="patient-context"),
-    path("patients/<uuid:patient_id>/releases", api.PatientReleasesView.as_view(), name="patient-releases"),
+    path(f"{P}/search", api_search.PatientMemorySearchView.as_view(), name="memory-search"),
+    path("patients/<uuid:patient_id>/context", api_search.PatientContextView.as_view(), name="patient-context"),
+    path("patients/<uuid:patient_id>/releases", api_search.PatientReleasesView.as_view(), name="patient-releases"),
     path(f"{P}/<uuid:memory_id>", api.MemoryDetailView.as_view(), name="memory-detail"),
     path(f"{P}/<uuid:memory_id>/history", api.MemoryHistoryView.as_view(), name="memory-history"),
     path(f"{P}/<uuid:memory_id>/correct", api.MemoryCorrectView.as_view(), name="memory-correct"),
