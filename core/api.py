@@ -34,6 +34,7 @@ from core import audit, idempotency
 from core.authentication import unstorable, verified_tokens
 from core.errors import (
     ApiError,
+    ConcurrentUpdate,
     IdempotentResponseWithdrawn,
     InsufficientScope,
     RateLimited,
@@ -161,6 +162,16 @@ def _quick_get(cls, request, kwargs: dict, headers: dict[str, str]) -> HttpRespo
     return response
 
 
+
+# The SQLSTATEs with which PostgreSQL rolls a transaction back in favour of a concurrent one: serialization_failure
+# and deadlock_detected (class 40, "transaction rollback": the transaction did nothing)
+_ROLLED_BACK_FOR_ANOTHER = frozenset({"40001", "40P01"})
+
+
+def _lost_to_a_concurrent_transaction(exc: BaseException) -> bool:
+    error = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+    return getattr(error, "sqlstate", None) in _ROLLED_BACK_FOR_ANOTHER
+
 class ScopedAPIView(APIView):
     # (no docstring: the OpenAPI schema takes a view's docstring, inherited, as its operations' description)
     required_scopes: dict[str, list[str]] | list[str] | None = None
@@ -277,6 +288,12 @@ class ScopedAPIView(APIView):
                     raise limited from None
                 raise
             except (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                if _lost_to_a_concurrent_transaction(exc):
+                    # PostgreSQL rolled the request's transaction back to let another go on (a deadlock, a
+                    # serialization failure): nothing was written, the database is well, and the same request
+                    # sent again can succeed
+                    log.warning("transaction rolled back by a concurrent one: %s", type(exc).__name__)
+                    raise ConcurrentUpdate() from None
                 # psycopg's own when a pipeline is entered or left on a connection that has just died
                 # (core.identity sends statements in pipelines, outside Django's error wrapping)
                 log.error("database unavailable: %s", type(exc).__name__)

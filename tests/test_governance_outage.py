@@ -5,6 +5,7 @@ acknowledged is readable afterwards. Runs against a spare embedded PostgreSQL th
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,7 +17,11 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from django.db import connection
+from django.test import RequestFactory
+from rest_framework.response import Response
 
+from core.api import ScopedAPIView
 from tests.fakes.service import BASE_DIR, LiveService
 from tests.load import MemoryWriteLoad
 from tests.load import call as _call
@@ -276,3 +281,31 @@ def test_with_the_database_down_requests_are_refused_at_once_until_it_returns(jw
         if service is not None:
             service.close()
         spare.close()
+
+
+class _LosesToAnother(ScopedAPIView):
+    """A handler whose transaction PostgreSQL rolls back for a concurrent one (as a real deadlock or serialization
+    failure does: the same SQLSTATE, raised by the server)."""
+
+    required_scopes = ("memory:read",)
+    sqlstate = "40P01"
+
+    def get(self, request):
+        with connection.cursor() as cursor:
+            cursor.execute(f"DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '{self.sqlstate}'; END $$")
+        return Response({})
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("sqlstate", ["40P01", "40001"])
+def test_a_transaction_rolled_back_for_a_concurrent_one_is_409_retry_not_503(world, sqlstate):
+    """A deadlock or serialization failure is no outage: nothing was written, the database is well, and the same
+    request again can succeed. It answered 503 service_unavailable ("database unavailable" in the log)."""
+    token = world.token(sub=f"patient-{world.patient_a}", patient_id=world.patient_a)
+    request = RequestFactory().get("/v1/anything", HTTP_AUTHORIZATION=f"Bearer {token}")
+    response = _LosesToAnother.as_view(sqlstate=sqlstate)(request)
+    response.render()
+    assert response.status_code == 409, response.content
+    assert json.loads(response.content)["code"] == "concurrent_update_retry"
+    # and the next request on the same worker is served as usual
+    assert world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/memories").status_code == 200
