@@ -3,8 +3,6 @@ whom), with their serializers. The memories' own endpoints are in :mod:`memory.a
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -190,9 +188,9 @@ def context_pack_body(pack: retrieval.ContextPack) -> dict:
         "purpose": pack.purpose,
         "facts": [{"memory_id": str(h.memory.memory_id), "text": h.text, "memory_class": h.memory.memory_class,
                    "source": h.memory.source, "created_by": h.memory.created_by,
-                   "valid_from": datetime.fromisoformat(h.memory.valid_from).isoformat(),
-                   "valid_until": (datetime.fromisoformat(h.memory.valid_until).isoformat()
-                                   if h.memory.valid_until else None),
+                   # as every other answer writes a moment: UTC, with a Z
+                   "valid_from": selectors.utc_iso(h.memory.valid_from),
+                   "valid_until": selectors.utc_iso(h.memory.valid_until) if h.memory.valid_until else None,
                    "score": round(h.score, 4), "guardrails": guardrails,
                    "confidence": h.confidence, "included_by": h.included_by}
                   for h, guardrails in zip(pack.hits, pack.guardrails, strict=True)],

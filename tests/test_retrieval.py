@@ -284,6 +284,10 @@ def test_context_pack_cites_facts_never_the_patient_id_and_is_recorded(world, cl
     assert r.status_code == 200, r.content
     pack = r.json()
     assert pack["facts"][0]["memory_id"] == ids["pen"]
+    # moments as the memory itself shows them (UTC with a Z), not "+00:00"
+    listed = {m["memory_id"]: m for m in nurse.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]}
+    assert pack["facts"][0]["valid_from"] == listed[ids["pen"]]["valid_from"]
+    assert pack["facts"][0]["valid_from"].endswith("Z")
     assert pack["guardrail_notes"] and "fetch" in pack["guardrail_notes"][0]
     assert ids["pen"] in pack["text"] and "penicillin" in pack["text"]
     assert str(world.patient_a) not in pack["text"] and str(world.patient_a) not in str(pack["facts"])
