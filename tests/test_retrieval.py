@@ -6,6 +6,7 @@ import uuid
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
 from core.identity import Identity, identity_context
 from memory.models import MemoryEmbedding
@@ -294,6 +295,25 @@ def test_context_pack_cites_facts_never_the_patient_id_and_is_recorded(world, cl
     releases = world.patient(world.patient_a).get(f"/v1/patients/{world.patient_a}/releases").json()["items"]
     assert releases[0]["release_id"] == pack["release_id"] and releases[0]["actor_sub"] == "clinician"
     assert ids["pen"] in [m["memory_id"] for m in releases[0]["members"]]
+
+
+def test_a_context_pack_marks_care_context_past_its_review_date(world, clinic):
+    """Care context carries a review date the care team set: past it, a pack still gives the fact (it may be all
+    there is) but says the review is overdue, beside the fact and in a note, so a model does not take it as
+    current as a reviewed fact."""
+    nurse, ids = clinic
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me), connection.cursor() as cur:
+        cur.execute("UPDATE patient_memory SET review_by = now() - interval '10 days' WHERE memory_id = %s",
+                    [ids["pen"]])
+    pack = nurse.post(f"/v1/patients/{world.patient_a}/context",
+                      {"question": "can we prescribe amoxicillin?", "purpose": "care_coordination"}).json()
+    assert pack["facts"][0]["memory_id"] == ids["pen"]
+    line = next(li for li in pack["text"].splitlines() if ids["pen"] in li)
+    assert "review overdue since" in line
+    assert any("review" in note for note in pack["guardrail_notes"])
+    # a fact still within its review date is not marked
+    assert not any("review overdue" in li for li in pack["text"].splitlines() if ids["warf"] in li)
 
 
 def test_a_context_pack_names_only_a_session_of_its_patient(world, clinic):

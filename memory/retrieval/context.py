@@ -36,6 +36,8 @@ SAFETY_UNREACHED_NOTE = ("Safety: the question concerns a medicine, vaccine, con
                          "pack cannot include for you: none are included, whether or not any are on record; check "
                          "them in the clinical record before acting.")
 
+REVIEW_OVERDUE_NOTE = ("Some facts are past the date the care team set to review them (marked 'review overdue'): "
+                       "confirm them with the care team before relying on them.")
 
 @dataclass(frozen=True)
 class ContextPack:
@@ -57,7 +59,13 @@ def _moment(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-def _block(hits: list[Hit], notes: list[str], left_out: int, over_limit: int = 0) -> str:
+def _overdue(hit: Hit, now: datetime) -> bool:
+    """Past the review date the care team set (care context carries one): still served, but marked."""
+    return bool(hit.memory.review_by) and _moment(hit.memory.review_by) <= now
+
+
+def _block(hits: list[Hit], notes: list[str], left_out: int, over_limit: int = 0, *,
+           now: datetime | None = None) -> str:
     """The ready-to-insert text. Cites memory ids; never names the patient or their identifier."""
     unsure = (f"Note: {left_out} lower-confidence match{'es were' if left_out != 1 else ' was'} left out; "
               "do not treat their absence as a negative answer." if left_out else "")
@@ -72,6 +80,8 @@ def _block(hits: list[Hit], notes: list[str], left_out: int, over_limit: int = 0
         provenance = f"{m.source.replace('_', ' ')}, recorded {_moment(m.valid_from).date().isoformat()}"
         if m.valid_until:
             provenance += f", valid until {_moment(m.valid_until).date().isoformat()}"
+        if now is not None and _overdue(hit, now):
+            provenance += f", review overdue since {_moment(m.review_by).date().isoformat()}"
         lines.append(f"- [{m.memory_id}] {hit.text} ({provenance})")
     lines.extend(f"Note: {note}" for note in notes)
     lines.extend(filter(None, [cut, unsure]))
@@ -154,6 +164,9 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
             readable[p] if p in readable else permits(identity, patient_id=patient_id, purpose=p)
             for p in type_get(CARE_CONTEXT).purposes):
         notes.append(SAFETY_UNREACHED_NOTE)
+    now = timezone.now()
+    if any(_overdue(h, now) for h in hits):
+        notes.append(REVIEW_OVERDUE_NOTE)
     release_id = uuid.uuid4()
     record_release(identity=identity, release_id=release_id, patient_id=patient_id, purpose=purpose,
                    session_id=session_id, hits=hits)
@@ -161,7 +174,8 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     return ContextPack(release_id=release_id, purpose=purpose, hits=tuple(hits), guardrails=guardrails,
                        guardrail_notes=tuple(notes), confidence=confidence_of(found),
                        safety_rule_applied=result.safety_rule_applied, left_out_low_confidence=left_out,
-                       left_out_over_limit=result.over_limit, text=_block(hits, notes, left_out, result.over_limit))
+                       left_out_over_limit=result.over_limit,
+                       text=_block(hits, notes, left_out, result.over_limit, now=now))
 
 
 def _release_remove(rep: Representation) -> None:
