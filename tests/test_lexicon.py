@@ -63,7 +63,7 @@ def test_common_allergy_classes_and_monitored_drugs_are_covered(classes):
     ("Nurofen Plus", "nsaids"),
     ("Lemsip for the cold?", "decongestants"),
     ("Anadin Extra", "nsaids"),
-    ("taxotere cycle - when?", "cytotoxic_chemotherapy"),
+    ("taxotere cycle - when?", "taxanes"),
     ("what OST is he on", "opioid_substitution"),
     ("is she on anything to thin the blood?", "anticoagulants"),
     # a name leading a hyphenated word still speaks of it
@@ -193,7 +193,8 @@ def test_expansion_adds_class_names():
     # name, Yasmin, or an ordinary phrase, "night nurse")
     ("is he on Antabuse?", "disulfiram"), ("Campral", "alcohol_dependence_medicines"),
     ("Epclusa", "hepatitis_c_antivirals"), ("Maviret", "hepatitis_c_antivirals"), ("Xifaxan", "rifaximin"),
-    ("Keytruda", "cancer_treatment"), ("Herceptin", "cancer_treatment"), ("Eloine", "combined_hormonal_contraceptives"),
+    ("Keytruda", "checkpoint_inhibitors"), ("Herceptin", "her2_therapy"),
+    ("Eloine", "combined_hormonal_contraceptives"),
     ("Rapifen", "opioids"), ("Tramal", "tramadol"), ("Salazopyrin", "sulfonamides"),
     ("Kayexalate", "potassium_binders"), ("a Lemsip", "paracetamol"), ("Beechams powders", "paracetamol"),
     # lexicon-7: stress agents, dipyridamole and the antimuscarinics as classes of their own (their interactions are
@@ -214,6 +215,10 @@ def test_expansion_adds_class_names():
     ("Botox for her migraine", "botulinum_toxin"), ("gas and air for the extraction", "nitrous_oxide"),
     ("Benylin Dry Cough", "dextromethorphan"), ("exjade", "iron_chelators"), ("flamazine cream", "sulfonamides"),
     ("ibuprophen", "nsaids"), ("crush her MST", "opioids"), ("Stesolid", "benzodiazepines"),
+    # lexicon-11
+    ("is she on Xeloda?", "fluoropyrimidines"), ("any chemo?", "cytotoxic_chemotherapy"), ("vepesid", "etoposide"),
+    ("Zostex", "brivudine"), ("Tarceva daily", "egfr_inhibitors"), ("lynparza 300 bd", "parp_inhibitors"),
+    ("Xofigo", "radium_223"), ("Zytiga", "endocrine_cancer_therapy"), ("Betmiga", "beta3_agonists"),
 ])
 def test_brands_and_generics_of_monitored_and_long_term_medicines_map_to_their_classes(text, concept):
     assert concept in lexicon().mentions(text)
@@ -284,6 +289,14 @@ INTERACTING = [
     ("GP wants to start oxybutynin", "donepezil"),
     ("naproxen for his back", "mesalazine"),
     ("Botox injections", "gentamicin"),
+    # lexicon-11
+    ("GP wants to prescribe Zostex for his shingles", "capecitabine 14 days on, 7 off"),
+    ("Can we give 100% oxygen during the operation?", "BEP chemotherapy (bleomycin, etoposide, cisplatin)"),
+    ("restart Zytiga", "radium-223 every 4 weeks"),
+    ("Chest infection - GP suggests clarithromycin", "olaparib 300 mg twice daily"),
+    ("GP wants to start omeprazole", "erlotinib 150 mg daily"),
+    ("Urogynae want to start Betmiga", "digoxin"),
+    ("capecitabine", "warfarin"),
 ]
 
 
@@ -307,6 +320,14 @@ def test_a_brand_names_its_own_insulin_before_the_patient_s_other_one():
     degludec, aspart = m("insulin degludec (basal)"), m("insulin aspart (mealtimes)")
     assert lex.relevance(m("Is he on Tresiba?"), degludec) > lex.relevance(m("Is he on Tresiba?"), aspart) > 0
     assert lex.relevance(m("any insulin?"), degludec) == lex.relevance(m("any insulin?"), aspart) == 1.0
+
+
+def test_mirabegron_is_not_an_antimuscarinic():
+    """Betmiga is a beta-3 agonist: it does not oppose a cholinesterase inhibitor as oxybutynin does."""
+    lex = lexicon()
+    m = lex.mentions
+    assert lex.relevance(m("start Betmiga"), m("donepezil"), taken=True) == 0
+    assert lex.relevance(m("start oxybutynin"), m("donepezil"), taken=True) > 0
 
 
 def test_a_brand_names_its_own_biologic_before_the_patient_s_other_one():
