@@ -445,6 +445,7 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
         return False, _error_problem(ValidationFailed(errors=[
             {"field": a, "message": "This field is required.", "code": "required"} for a in missing]))
     op = operations()[name]
+    arguments = {k: v for k, v in arguments.items() if v is not None or k not in op.null_means_absent}
     try:
         launch_patient = identity_from_token(token).patient_self_id
     except ApiError as exc:

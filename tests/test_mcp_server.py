@@ -13,6 +13,7 @@ import anyio
 import httpx
 import httpx2
 import pytest
+from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -128,13 +129,15 @@ def test_mcp_tool_schemas_stay_in_step_with_the_served_openapi_document(world, l
             for key in ("enum", "pattern", "format", "minimum", "maximum", "maxLength", "minLength"):
                 if key in schema:
                     value = mine.get(key)
-                    if key == "enum" and schema.get("nullable"):
+                    if key == "enum" and (schema.get("nullable") or field not in got["required"]):
                         value = [v for v in value if v is not None]
                     assert value == schema[key], (name, field, key)
             if "type" in schema:
                 types_ = mine["type"] if isinstance(mine.get("type"), list) else [mine.get("type")]
                 assert schema["type"] in types_, (name, field)
-                assert ("null" in types_) == bool(schema.get("nullable")), (name, field)
+                # an optional argument takes null for its absence (models in strict function-calling mode send it)
+                optional = field not in got["required"]
+                assert ("null" in types_) == (bool(schema.get("nullable")) or optional), (name, field)
 
 
 def test_unauthenticated_requests_point_to_the_protected_resource_metadata(live):
@@ -420,6 +423,36 @@ def test_another_patients_data_is_refused_exactly_as_over_rest(world, live):
         rows = conn.execute("SELECT action, outcome, reason FROM audit_event WHERE resource_id = %s "
                             "AND action = 'workflow.read'", [workflow_b]).fetchall()
     assert rows == [("workflow.read", "denied", "not_found")] * 2
+
+
+def test_null_for_an_optional_argument_is_its_absence_as_strict_function_calling_sends_it(world, live):
+    """OpenAI's strict mode makes a model send every argument, null for those it leaves out: each optional
+    argument's schema says it takes null (so a strict client validates the call) and the call runs as if it were
+    absent (the launch context's patient, the default limit); a required argument's null stays a refusal."""
+    tools = {t.name: t.input_schema for t in list_tools(live, patient_token(world))}
+    for name, schema in tools.items():
+        for field, prop in schema["properties"].items():
+            if field not in schema["required"]:
+                assert Draft202012Validator(prop).is_valid(None), (name, field)
+            elif field not in ("valid_until", "tool_name", "tool_result"):
+                assert not Draft202012Validator(prop).is_valid(None), (name, field)
+    cid = world.consent(world.patient_a)
+    token = patient_token(world)
+    body = memory_body(cid, "earliest_time", "10:00")
+    proposed = ok(call(live, token, "propose_memory", {
+        **body, "source_ref": "turn:1", "patient_id": None, "idempotency_key": None, "confidence": None,
+        "valid_until": None}))
+    assert proposed["state"] == "proposed" and proposed["confidence"] == 0.8
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories/{proposed['memory_id']}/confirm")
+    hits = ok(call(live, token, "search_memories", {
+        "q": "what time can I be booked?", "patient_id": None, "limit": None, "min_score": None, "memory_class": None,
+        "consent_purpose": None, "purpose": None}))
+    assert [h["memory"]["memory_id"] for h in hits["items"]] == [proposed["memory_id"]]
+    listed = ok(call(live, token, "list_memories", {"patient_id": None, "memory_type": None, "purpose": None,
+                                                    "consent_purpose": None}))
+    assert [m["memory_id"] for m in listed["items"]] == [proposed["memory_id"]]
+    r = refused(call(live, token, "search_memories", {"q": None, "limit": None}), "validation_error")
+    assert [(e["field"], e["code"]) for e in r["errors"]] == [("q", "invalid")]
 
 
 def test_bad_arguments_are_validation_errors_not_crashes(world, live):
