@@ -455,6 +455,21 @@ def test_null_for_an_optional_argument_is_its_absence_as_strict_function_calling
     assert [(e["field"], e["code"]) for e in r["errors"]] == [("q", "invalid")]
 
 
+def test_a_question_in_chinese_or_emoji_within_qs_500_characters_is_searched_over_rest_and_mcp(world, live):
+    """q takes 500 characters; the query string's limit (MAX_QUERY_STRING_CHARS) counted them percent-encoded, so
+    500 emoji (6,000 characters encoded) or 500 Chinese ones (4,500) were refused 414 query_too_long. It counts
+    characters: both are searched, and a query string over the limit in characters is still 414."""
+    token = patient_token(world)
+    url = f"{live.url}/v1/patients/{world.patient_a}/memories/search"
+    for q in ("\U0001F600" * 500, "\u4f60\u597d\u5417" * 166 + "\u4f60\u597d"):
+        r = httpx.get(url, params={"q": q}, headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        assert r.status_code == 200, r.text
+        assert ok(call(live, token, "search_memories", {"q": q}))["items"] == []
+    r = httpx.get(url, params={"q": "when?", "pad": "x" * 4100}, headers={"Authorization": f"Bearer {token}"},
+                  timeout=60)
+    assert r.status_code == 414 and r.json()["code"] == "query_too_long"
+
+
 def test_bad_arguments_are_validation_errors_not_crashes(world, live):
     token = patient_token(world)
     r = call(live, token, "add_turn", {"session_id": "not-a-uuid", "role": "user", "content": "hi"})
