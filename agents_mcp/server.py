@@ -34,6 +34,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agents_mcp import dispatch
+from agents_mcp.cors import BrowserOrigins
 from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token, trusted_issuers
@@ -548,4 +549,4 @@ def build_app() -> Answered:
         Route(metadata_path, endpoint=protected_resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", endpoint=protected_resource_metadata, methods=["GET"]),
     ]
-    return Answered(Starlette(routes=routes, lifespan=lambda app: manager.run()))
+    return Answered(BrowserOrigins(Starlette(routes=routes, lifespan=lambda app: manager.run())))

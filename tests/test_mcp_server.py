@@ -199,6 +199,35 @@ def test_transport_refusals_are_problem_documents_naming_their_request_id(world,
     assert list_tools(live, patient_token(world))  # and the next call is served as usual
 
 
+def test_a_browser_client_from_an_allowed_origin_passes_its_preflight_and_reads_the_answers(world, live):
+    """A browser MCP client (the MCP Inspector) asks first with an OPTIONS preflight, which was 405 without any
+    Access-Control-* header, so it could not connect from an origin MCP_ALLOWED_ORIGINS lets in. Such an origin's
+    preflight is 204 with what the transport sends, and its answers (a 401's challenge too) name it and expose the
+    headers a client reads; another origin gets nothing of it."""
+    preflight = {"Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "authorization,content-type,mcp-protocol-version,mcp-session-id"}
+    r = httpx.options(live.mcp_url, headers={"Origin": "http://localhost:6274", **preflight}, timeout=30)
+    assert r.status_code == 204, r.text
+    assert r.headers["access-control-allow-origin"] == "http://localhost:6274"
+    assert "POST" in r.headers["access-control-allow-methods"]
+    allowed = {h.strip().lower() for h in r.headers["access-control-allow-headers"].split(",")}
+    assert {"authorization", "content-type", "mcp-protocol-version", "mcp-session-id"} <= allowed
+    assert "access-control-allow-credentials" not in r.headers
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {"Origin": "http://localhost:6274", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json", "MCP-Protocol-Version": "2025-06-18"}
+    for token, status in ((patient_token(world), 200), (None, 401)):
+        auth = {"Authorization": f"Bearer {token}"} if token else {}
+        r = httpx.post(live.mcp_url, json=listing, headers={**headers, **auth}, timeout=30)
+        assert r.status_code == status, r.text
+        assert r.headers["access-control-allow-origin"] == "http://localhost:6274"
+        exposed = {h.strip().lower() for h in r.headers["access-control-expose-headers"].split(",")}
+        assert {"mcp-session-id", "www-authenticate"} <= exposed
+    for origin in ("http://evil.example", "http://localhost.evil.example:6274"):
+        r = httpx.options(live.mcp_url, headers={"Origin": origin, **preflight}, timeout=30)
+        assert r.status_code == 405 and not [h for h in r.headers if h.startswith("access-control-")], r.headers
+
+
 def test_a_batch_is_answered_message_by_message_as_mcp_2025_03_26_lets_a_client_post_it(world, live):
     """The server negotiates MCP 2025-03-26, whose transport lets a client post a JSON-RPC batch; the SDK refused
     every batch 400 'not a JSON-RPC 2.0 request'. Each message is answered as if posted alone, the requests'
