@@ -25,6 +25,7 @@ from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 from pydantic import AnyHttpUrl
 from rest_framework.exceptions import UnsupportedMediaType
 from starlette.applications import Starlette
@@ -115,6 +116,16 @@ class BearerGuard:
         if (refused := _unsupported_body(scope)) is not None:
             await _problem(scope, receive, send, problem_body(status_code=415, code="unsupported_media_type",
                                                               title="Send application/json", message=refused), {})
+            return
+        if (version := Headers(scope=scope).get("mcp-protocol-version")) is not None and (
+                version not in SUPPORTED_PROTOCOL_VERSIONS):
+            # The SDK sends a version it does not know down the 2026 path, whose refusal talks of a "_meta
+            # envelope" (to a client that never heard of one); the transport's rule is a 400 saying what is spoken.
+            supported = list(SUPPORTED_PROTOCOL_VERSIONS)
+            await JSONResponse({"jsonrpc": "2.0", "id": _message_id(body), "error": {
+                "code": types.UNSUPPORTED_PROTOCOL_VERSION, "data": {"supported": supported, "requested": version[:64]},
+                "message": f"Unsupported protocol version (MCP-Protocol-Version): supported versions are "
+                           f"{', '.join(supported)}"}}, status_code=400)(scope, receive, send)
             return
         if body is not None and has_repeated_keys(body):
             # As the REST API's parser: which of two equal keys counts is not guessed (the SDK keeps the last).
@@ -355,6 +366,16 @@ async def _answer_of(app, scope, receive, message_id) -> dict | None:
         return None
     return {"jsonrpc": "2.0", "id": message_id, "error": {"code": types.INTERNAL_ERROR,
                                                           "message": "Internal error: the message was not answered"}}
+
+
+def _message_id(raw: bytes | None) -> str | int | None:
+    """The id of the one request posted, when it has a usable one (a refusal of the whole POST answers it)."""
+    try:
+        message = json.loads(raw) if raw else None
+    except (ValueError, RecursionError):
+        return None
+    ident = message.get("id") if isinstance(message, dict) else None
+    return ident if isinstance(ident, str | int) and not isinstance(ident, bool) else None
 
 
 def _request_id_invalid(raw: bytes) -> bool:

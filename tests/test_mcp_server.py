@@ -228,6 +228,23 @@ def test_a_browser_client_from_an_allowed_origin_passes_its_preflight_and_reads_
         assert r.status_code == 405 and not [h for h in r.headers if h.startswith("access-control-")], r.headers
 
 
+def test_an_unsupported_protocol_version_is_a_400_naming_the_versions_spoken(world, live):
+    """A MCP-Protocol-Version the server does not speak was refused with a message about a "_meta envelope" (the
+    SDK sends unknown versions down its 2026 path); it says which versions are supported, as the transport asks."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    listing = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
+    for version in ("1999-01-01", "2025-06-19", "latest"):
+        r = httpx.post(live.mcp_url, json=listing, headers={**headers, "MCP-Protocol-Version": version}, timeout=30)
+        assert r.status_code == 400, r.text
+        error = r.json()["error"]
+        assert r.json()["id"] == 7 and error["data"]["requested"] == version
+        assert "2025-06-18" in error["message"] and "2025-06-18" in error["data"]["supported"]
+        assert "_meta" not in error["message"]
+    r = httpx.post(live.mcp_url, json=listing, headers={**headers, "MCP-Protocol-Version": "2025-06-18"}, timeout=30)
+    assert r.status_code == 200 and r.json()["result"]["tools"]
+
+
 def test_a_batch_is_answered_message_by_message_as_mcp_2025_03_26_lets_a_client_post_it(world, live):
     """The server negotiates MCP 2025-03-26, whose transport lets a client post a JSON-RPC batch; the SDK refused
     every batch 400 'not a JSON-RPC 2.0 request'. Each message is answered as if posted alone, the requests'
