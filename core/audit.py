@@ -199,12 +199,14 @@ class HistoryPage:
     next_cursor: str | None  # None on the last page
 
 
-def _cursor(event: AuditEvent) -> str:
-    raw = json.dumps([event.occurred_at.isoformat(), str(event.id)]).encode()
+def position_cursor(when: datetime, ident: uuid.UUID) -> str:
+    """An opaque cursor for a list read newest first: the time and id of the last row of a page."""
+    raw = json.dumps([when.isoformat(), str(ident)]).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _cursor_position(cursor: str) -> tuple[datetime, uuid.UUID]:
+def cursor_position(cursor: str) -> tuple[datetime, uuid.UUID]:
+    """What :func:`position_cursor` put in a cursor; ValueError for anything it did not give."""
     if len(cursor) > 200:
         raise ValueError("cursor too long")
     try:
@@ -222,10 +224,11 @@ def history_page(events: QuerySet[AuditEvent], *, cursor: str | None, limit: int
     of the last event of the page before, as one transaction's rows share its clock). ValueError for a cursor it
     did not give."""
     if cursor:
-        when, ident = _cursor_position(cursor)
+        when, ident = cursor_position(cursor)
         events = events.filter(Q(occurred_at__lt=when) | Q(occurred_at=when, id__lt=ident))
     items = list(events.order_by("-occurred_at", "-id")[:limit + 1])
-    return HistoryPage(items=items[:limit], next_cursor=_cursor(items[limit - 1]) if len(items) > limit else None)
+    last = items[limit - 1] if len(items) > limit else None
+    return HistoryPage(items=items[:limit], next_cursor=position_cursor(last.occurred_at, last.id) if last else None)
 
 
 def patient_history(*, identity: Identity, patient_id: uuid.UUID, cursor: str | None, limit: int) -> HistoryPage:

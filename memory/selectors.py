@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from psycopg.types.string import TextLoader
 
@@ -153,16 +153,32 @@ def deletion_receipts(*, identity: Identity, patient_id: uuid.UUID) -> list[dict
 def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200) -> list[dict]:
     """Context packs released for this patient, newest first, with the memories in each (ids and whether the
     memory has since been withdrawn by a deletion). No texts: packs are never stored."""
-    releases = list(Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
-                    .order_by("-created_at")[:limit])
+    return release_page(identity=identity, patient_id=patient_id, limit=limit)[0]
+
+
+def release_page(*, identity: Identity, patient_id: uuid.UUID, limit: int, purpose: str | None = None,
+                 cursor: str | None = None) -> tuple[list[dict], str | None]:
+    """A page of :func:`release_list` (released for ``purpose`` when given), older than ``cursor``, and the cursor
+    of the next page (None on the last). ValueError for a cursor it did not give."""
+    releases = Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+    if purpose is not None:
+        releases = releases.filter(purpose=purpose)
+    if cursor:
+        when, ident = audit.cursor_position(cursor)
+        releases = releases.filter(Q(created_at__lt=when) | Q(created_at=when, release_id__lt=ident))
+    releases = list(releases.order_by("-created_at", "-release_id")[:limit + 1])
+    last = releases[limit - 1] if len(releases) > limit else None
+    next_cursor = audit.position_cursor(last.created_at, last.release_id) if last else None
+    releases = releases[:limit]
     members: dict = {}
     for m in ReleaseMember.objects.filter(release_id__in=[r.release_id for r in releases]).order_by("id"):
         members.setdefault(m.release_id, []).append(
             {"memory_id": str(m.memory_id), "score": round(m.score, 4),
              "withdrawn_at": m.withdrawn_at.isoformat() if m.withdrawn_at else None})
-    return [{"release_id": str(r.release_id), "actor_sub": r.actor_sub, "agent_client_id": r.agent_client_id,
-             "purpose": r.purpose,
-             "created_at": r.created_at.isoformat(), "members": members.get(r.release_id, [])} for r in releases]
+    items = [{"release_id": str(r.release_id), "actor_sub": r.actor_sub, "agent_client_id": r.agent_client_id,
+              "purpose": r.purpose,
+              "created_at": r.created_at.isoformat(), "members": members.get(r.release_id, [])} for r in releases]
+    return items, next_cursor
 
 
 # What a list item needs, in the order memory_list_items() reads it.

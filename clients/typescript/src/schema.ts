@@ -1857,6 +1857,8 @@ export interface components {
         };
         ReleaseList: {
             items: components["schemas"]["ReleaseOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         ReleaseOut: {
             /** Format: uuid */
@@ -8311,6 +8313,10 @@ export interface operations {
     memories_releases_list: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: older releases */
+                cursor?: string;
+                /** @description 1-500, default 200 */
+                limit?: number;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Only context packs released for it are read. */
                 purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
             };
