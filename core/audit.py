@@ -219,16 +219,24 @@ def cursor_position(cursor: str) -> tuple[datetime, uuid.UUID]:
     return occurred_at, uuid.UUID(str(ident))
 
 
+def keyset_page(rows: QuerySet, *, cursor: str | None, limit: int, time_field: str,
+                id_field: str) -> tuple[list, str | None]:
+    """Newest first (``time_field``, then ``id_field``), ``limit`` rows after ``cursor`` and the cursor of the next
+    page (None on the last): any list that stops at a limit is read so. ValueError for a cursor it did not give."""
+    if cursor:
+        when, ident = cursor_position(cursor)
+        rows = rows.filter(Q(**{f"{time_field}__lt": when}) | Q(**{time_field: when, f"{id_field}__lt": ident}))
+    items = list(rows.order_by(f"-{time_field}", f"-{id_field}")[:limit + 1])
+    last = items[limit - 1] if len(items) > limit else None
+    return items[:limit], position_cursor(getattr(last, time_field), getattr(last, id_field)) if last else None
+
+
 def history_page(events: QuerySet[AuditEvent], *, cursor: str | None, limit: int) -> HistoryPage:
     """Newest first, ``limit`` events older than ``cursor`` (an opaque position this function gave: the time and id
     of the last event of the page before, as one transaction's rows share its clock). ValueError for a cursor it
     did not give."""
-    if cursor:
-        when, ident = cursor_position(cursor)
-        events = events.filter(Q(occurred_at__lt=when) | Q(occurred_at=when, id__lt=ident))
-    items = list(events.order_by("-occurred_at", "-id")[:limit + 1])
-    last = items[limit - 1] if len(items) > limit else None
-    return HistoryPage(items=items[:limit], next_cursor=position_cursor(last.occurred_at, last.id) if last else None)
+    items, next_cursor = keyset_page(events, cursor=cursor, limit=limit, time_field="occurred_at", id_field="id")
+    return HistoryPage(items=items, next_cursor=next_cursor)
 
 
 def patient_history(*, identity: Identity, patient_id: uuid.UUID, cursor: str | None, limit: int) -> HistoryPage:

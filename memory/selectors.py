@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 from psycopg.types.string import TextLoader
 
@@ -163,13 +163,8 @@ def release_page(*, identity: Identity, patient_id: uuid.UUID, limit: int, purpo
     releases = Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
     if purpose is not None:
         releases = releases.filter(purpose=purpose)
-    if cursor:
-        when, ident = audit.cursor_position(cursor)
-        releases = releases.filter(Q(created_at__lt=when) | Q(created_at=when, release_id__lt=ident))
-    releases = list(releases.order_by("-created_at", "-release_id")[:limit + 1])
-    last = releases[limit - 1] if len(releases) > limit else None
-    next_cursor = audit.position_cursor(last.created_at, last.release_id) if last else None
-    releases = releases[:limit]
+    releases, next_cursor = audit.keyset_page(releases, cursor=cursor, limit=limit, time_field="created_at",
+                                              id_field="release_id")
     members: dict = {}
     for m in ReleaseMember.objects.filter(release_id__in=[r.release_id for r in releases]).order_by("id"):
         members.setdefault(m.release_id, []).append(

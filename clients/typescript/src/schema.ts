@@ -2156,6 +2156,8 @@ export interface components {
         };
         WorkflowOperationList: {
             items: components["schemas"]["OperationOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /**
          * @description A workflow with what an agent resuming it needs: step, version, unsettled operations, next safe action.
@@ -10273,7 +10275,12 @@ export interface operations {
     };
     workflow_operations_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the next_cursor of the previous page: older operations */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
+            };
             header?: never;
             path: {
                 workflow_id: string;
