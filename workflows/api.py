@@ -15,9 +15,10 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from core import audit
+from core import serializers as core_serializers
 from core.access import require_staff
 from core.api import ScopedAPIView
-from core.errors import ValidationFailed
+from core.errors import ValidationFailed, cursor_checked
 from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
 from workflows import selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
@@ -264,26 +265,20 @@ class WorkflowOperationsView(ScopedAPIView):
     query_parameters = {"GET": frozenset({"limit", "cursor"})}
 
     @extend_schema(operation_id="workflow_operations_list",
-                   parameters=[OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500},
-                                                required=False, description="1-500, default 100"),
-                               OpenApiParameter("cursor", str, required=False,
-                                                description="the next_cursor of the previous page: older operations")],
+                   parameters=core_serializers.page_parameters(default=100, older="older operations"),
                    responses={200: inline_serializer("WorkflowOperationList", {
                        "items": OperationOut(many=True),
-                       "next_cursor": serializers.CharField(allow_null=True, help_text="null on the last page")})})
+                       "next_cursor": core_serializers.next_cursor_field()})})
     def get(self, request, workflow_id):
         # Newest first, a page at a time: the list stopped at the newest 100, saying nothing of older operations
         # (an agent resuming a workflow missed those still unsettled).
         limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
         workflow = selectors.workflow_get(identity=self.identity, workflow_id=workflow_id)
-        try:
+        with cursor_checked():
             items, next_cursor = audit.keyset_page(
                 selectors.operation_list(identity=self.identity, workflow=workflow),
                 cursor=request.query_params.get("cursor"), limit=limit, time_field="created_at",
                 id_field="operation_id")
-        except ValueError:
-            raise ValidationFailed(errors=[{"field": "cursor", "message": "not a cursor this list gave",
-                                            "code": "invalid"}]) from None
         audit.record(action="workflow.operation.list", resource_type="workflow", resource_id=workflow.workflow_id,
                      patient_id=workflow.patient_id, purpose=workflow.purpose)
         return Response({"items": OperationOut(items, many=True).data, "next_cursor": next_cursor})

@@ -1280,6 +1280,8 @@ export interface components {
         };
         GrantList: {
             items: components["schemas"]["GrantOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /**
          * @description A ModelSerializer whose fields are worked out from the model once per class, not once per instance.
@@ -3064,6 +3066,10 @@ export interface operations {
     grants_list: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: older grants */
+                cursor?: string;
+                /** @description 1-500, default 500 */
+                limit?: number;
                 /** @description one patient's */
                 patient_id?: string;
             };
