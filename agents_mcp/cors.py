@@ -17,6 +17,9 @@ from django.conf import settings
 from starlette.datastructures import Headers
 
 MCP_PATH = "/mcp"
+# The protected-resource metadata (RFC 9728), which the TypeScript SDK asks for with an MCP-Protocol-Version header:
+# a preflight too (it answers every origin with "*" itself, without one)
+METADATA_PATH = "/.well-known/oauth-protected-resource"
 ALLOW_METHODS = "GET, POST, DELETE"
 ALLOW_HEADERS = ("Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, "
                  "Last-Event-ID, X-Request-ID")
@@ -41,7 +44,8 @@ class BrowserOrigins:
 
     async def __call__(self, scope, receive, send) -> None:
         origin = Headers(scope=scope).get("origin") if scope["type"] == "http" else None
-        if not origin or scope.get("path") != MCP_PATH or not origin_allowed(origin):
+        path = scope.get("path", "")
+        if not origin or not (path == MCP_PATH or path.startswith(METADATA_PATH)) or not origin_allowed(origin):
             await self.app(scope, receive, send)
             return
         named = [(b"access-control-allow-origin", origin.encode("latin-1")), (b"vary", b"Origin")]

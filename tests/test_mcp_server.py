@@ -223,6 +223,11 @@ def test_a_browser_client_from_an_allowed_origin_passes_its_preflight_and_reads_
         assert r.headers["access-control-allow-origin"] == "http://localhost:6274"
         exposed = {h.strip().lower() for h in r.headers["access-control-expose-headers"].split(",")}
         assert {"mcp-session-id", "www-authenticate"} <= exposed
+    metadata = f"{live.url}/.well-known/oauth-protected-resource/mcp"
+    r = httpx.options(metadata, headers={"Origin": "http://localhost:6274", "Access-Control-Request-Method": "GET",
+                                         "Access-Control-Request-Headers": "mcp-protocol-version"}, timeout=30)
+    assert r.status_code == 204 and r.headers["access-control-allow-origin"] == "http://localhost:6274", r.text
+    assert "mcp-protocol-version" in r.headers["access-control-allow-headers"].lower()
     for origin in ("http://evil.example", "http://localhost.evil.example:6274"):
         r = httpx.options(live.mcp_url, headers={"Origin": origin, **preflight}, timeout=30)
         assert r.status_code == 405 and not [h for h in r.headers if h.startswith("access-control-")], r.headers
