@@ -25,6 +25,7 @@ from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 from pydantic import AnyHttpUrl
 from rest_framework.exceptions import UnsupportedMediaType
 from starlette.applications import Starlette
@@ -34,6 +35,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agents_mcp import dispatch
+from agents_mcp.cors import BrowserOrigins
 from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token, trusted_issuers
@@ -114,6 +116,16 @@ class BearerGuard:
         if (refused := _unsupported_body(scope)) is not None:
             await _problem(scope, receive, send, problem_body(status_code=415, code="unsupported_media_type",
                                                               title="Send application/json", message=refused), {})
+            return
+        if (version := Headers(scope=scope).get("mcp-protocol-version")) is not None and (
+                version not in SUPPORTED_PROTOCOL_VERSIONS):
+            # The SDK sends a version it does not know down the 2026 path, whose refusal talks of a "_meta
+            # envelope" (to a client that never heard of one); the transport's rule is a 400 saying what is spoken.
+            supported = list(SUPPORTED_PROTOCOL_VERSIONS)
+            await JSONResponse({"jsonrpc": "2.0", "id": _message_id(body), "error": {
+                "code": types.UNSUPPORTED_PROTOCOL_VERSION, "data": {"supported": supported, "requested": version[:64]},
+                "message": f"Unsupported protocol version (MCP-Protocol-Version): supported versions are "
+                           f"{', '.join(supported)}"}}, status_code=400)(scope, receive, send)
             return
         if body is not None and has_repeated_keys(body):
             # As the REST API's parser: which of two equal keys counts is not guessed (the SDK keeps the last).
@@ -356,6 +368,16 @@ async def _answer_of(app, scope, receive, message_id) -> dict | None:
                                                           "message": "Internal error: the message was not answered"}}
 
 
+def _message_id(raw: bytes | None) -> str | int | None:
+    """The id of the one request posted, when it has a usable one (a refusal of the whole POST answers it)."""
+    try:
+        message = json.loads(raw) if raw else None
+    except (ValueError, RecursionError):
+        return None
+    ident = message.get("id") if isinstance(message, dict) else None
+    return ident if isinstance(ident, str | int) and not isinstance(ident, bool) else None
+
+
 def _request_id_invalid(raw: bytes) -> bool:
     """A request (a message naming a method) whose ``id`` is there but neither a string nor an integer (MCP: never
     null, nor 7.0; no object, list or boolean). The SDK would take it for a notification: ``202``, and
@@ -445,6 +467,7 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
         return False, _error_problem(ValidationFailed(errors=[
             {"field": a, "message": "This field is required.", "code": "required"} for a in missing]))
     op = operations()[name]
+    arguments = {k: v for k, v in arguments.items() if v is not None or k not in op.null_means_absent}
     try:
         launch_patient = identity_from_token(token).patient_self_id
     except ApiError as exc:
@@ -547,4 +570,4 @@ def build_app() -> Answered:
         Route(metadata_path, endpoint=protected_resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", endpoint=protected_resource_metadata, methods=["GET"]),
     ]
-    return Answered(Starlette(routes=routes, lifespan=lambda app: manager.run()))
+    return Answered(BrowserOrigins(Starlette(routes=routes, lifespan=lambda app: manager.run())))

@@ -112,6 +112,8 @@ class Operation:
     headers: dict[str, str]          # argument name -> header name
     body_params: tuple[str, ...]
     input_schema: dict[str, Any]
+    # Optional arguments whose null is taken for their absence (see _operation)
+    null_means_absent: frozenset[str] = frozenset()
 
     @property
     def takes_patient(self) -> bool:
@@ -136,14 +138,23 @@ def _resolve(schema: Any, components: dict, seen: tuple[str, ...] = ()) -> Any:
             raise ValueError(f"recursive schema {name} cannot be a tool input")
         return _resolve(components[name], components, (*seen, name))
     out = {k: _resolve(v, components, seen) for k, v in schema.items() if k not in ("nullable", "readOnly")}
-    if schema.get("nullable"):
-        if isinstance(out.get("type"), str):
-            out["type"] = [out["type"], "null"]
-            if "enum" in out:
-                out["enum"] = [*out["enum"], None]
-        else:
-            out = {"anyOf": [out, {"type": "null"}]}
-    return out
+    return _or_null(out) if schema.get("nullable") else out
+
+
+def _accepts_null(schema: dict) -> bool:
+    types_ = schema.get("type")
+    return types_ == "null" or (isinstance(types_, list) and "null" in types_) or any(
+        isinstance(s, dict) and _accepts_null(s) for s in schema.get("anyOf", []))
+
+
+def _or_null(schema: dict) -> dict:
+    """The schema with ``null`` as one more value it takes."""
+    if isinstance(schema.get("type"), str):
+        out = {**schema, "type": [schema["type"], "null"]}
+        if "enum" in out:
+            out["enum"] = [*out["enum"], None]
+        return out
+    return {"anyOf": [schema, {"type": "null"}]}
 
 
 def _operation(document: dict, spec: ToolSpec) -> Operation:
@@ -183,11 +194,21 @@ def _operation(document: dict, spec: ToolSpec) -> Operation:
             if PATIENT_ARGUMENT in properties:
                 properties[PATIENT_ARGUMENT] = {**properties[PATIENT_ARGUMENT], "description": PATIENT_DESCRIPTION}
                 required = [a for a in required if a != PATIENT_ARGUMENT]
+            # Models in strict function-calling mode (OpenAI's) send every argument, null for one they leave out:
+            # an optional argument takes null as its absence, and says so (a strict client validates against it).
+            # A required one never does; one the operation takes null for keeps its meaning.
+            absent = frozenset(name for name, prop in properties.items()
+                               if name not in required and not _accepts_null(prop))
+            for name in absent:
+                prop = properties[name]
+                lifted = {k: prop[k] for k in ("description", "default") if k in prop and "type" not in prop}
+                rest = {k: v for k, v in prop.items() if k not in lifted}
+                properties[name] = {**_or_null(rest), **lifted}
             schema = {"type": "object", "properties": properties, "required": sorted(set(required)),
                       "additionalProperties": False}
             return Operation(method=method.upper(), path=path, path_params=tuple(path_params),
                              query_params=tuple(query_params), headers=headers, body_params=tuple(body_params),
-                             input_schema=schema)
+                             input_schema=schema, null_means_absent=absent)
     raise LookupError(f"no OpenAPI operation {spec.operation_id}")
 
 

@@ -7,7 +7,18 @@ from rest_framework.response import Response
 from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from core.api import ScopedAPIView
-from core.serializers import DateTimeIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, require_subject
+from core.errors import cursor_checked
+from core.serializers import (
+    DateTimeIn,
+    ModelOutSerializer,
+    NoBody,
+    StrictSerializer,
+    UUIDIn,
+    integer_parameter,
+    next_cursor_field,
+    page_parameters,
+    require_subject,
+)
 from core.vocabulary import PURPOSES
 
 
@@ -88,16 +99,24 @@ class GrantsView(ScopedAPIView):
     required_scopes = {"GET": ["grant:write"], "POST": ["grant:write"]}
     audit_actions = {"POST": "grant.create"}
     resource_type = "access_grant"
-    query_parameters = {"GET": frozenset({"patient_id"})}
+    query_parameters = {"GET": frozenset({"patient_id", "limit", "cursor"})}
 
     @extend_schema(operation_id="grants_list",
                    parameters=[OpenApiParameter("patient_id", {"type": "string", "format": "uuid"}, required=False,
-                                                description="one patient's")],
-                   responses={200: inline_serializer("GrantList", {"items": GrantOut(many=True)})})
+                                                description="one patient's"),
+                               *page_parameters(default=500, older="older grants")],
+                   responses={200: inline_serializer("GrantList", {
+                       "items": GrantOut(many=True),
+                       "next_cursor": next_cursor_field()})})
     def get(self, request):
-        items = selectors.grant_list_audited(identity=self.identity,
-                                             patient_id=request.query_params.get("patient_id") or None)
-        return Response({"items": GrantOut(items, many=True).data})
+        # Newest first, a page at a time: an organisation's list stopped at its newest 500 grants, saying nothing
+        # of the others (an administrator reviewing who may reach which patient missed the older ones).
+        limit = integer_parameter(request.query_params, "limit", default=500, low=1, high=500)
+        with cursor_checked():
+            items, next_cursor = selectors.grant_list_audited(
+                identity=self.identity, patient_id=request.query_params.get("patient_id") or None,
+                cursor=request.query_params.get("cursor"), limit=limit)
+        return Response({"items": GrantOut(items, many=True).data, "next_cursor": next_cursor})
 
     @extend_schema(operation_id="grants_create", request=GrantIn, responses={201: GrantOut, 200: GrantOut})
     def post(self, request):

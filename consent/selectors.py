@@ -38,7 +38,7 @@ def consent_list_audited(*, identity: Identity, patient_id: uuid.UUID) -> list[C
     return records
 
 
-def grant_list(*, identity: Identity, patient_id: str | None = None) -> QuerySet[AccessGrant]:
+def _grants(*, identity: Identity, patient_id: str | None) -> QuerySet[AccessGrant]:
     qs = AccessGrant.objects.filter(organization_id=identity.org_id)
     if patient_id:
         try:
@@ -46,15 +46,23 @@ def grant_list(*, identity: Identity, patient_id: str | None = None) -> QuerySet
         except ValueError:
             raise ValidationFailed(errors=[{"field": "patient_id", "message": "must be a UUID",
                                             "code": "invalid"}]) from None
-    return qs.order_by("-created_at")[:500]
+    return qs
 
 
-def grant_list_audited(*, identity: Identity, patient_id: str | None = None) -> list[AccessGrant]:
-    """:func:`grant_list`, read to be shown to an administrator: audited as ``grant.list``, in the patient's own
-    history when it is one patient's (who may reach their records is about them)."""
-    grants = list(grant_list(identity=identity, patient_id=patient_id))
+def grant_list(*, identity: Identity, patient_id: str | None = None) -> QuerySet[AccessGrant]:
+    return _grants(identity=identity, patient_id=patient_id).order_by("-created_at")[:500]
+
+
+def grant_list_audited(*, identity: Identity, patient_id: str | None = None, cursor: str | None = None,
+                       limit: int = 500) -> tuple[list[AccessGrant], str | None]:
+    """A page of the organisation's grants (one patient's when given), newest first, after ``cursor``, and the next
+    page's cursor (None on the last), read to be shown to an administrator: audited as ``grant.list``, in the
+    patient's own history when it is one patient's (who may reach their records is about them). ValueError, and
+    nothing audited, for a cursor it did not give."""
+    grants, next_cursor = audit.keyset_page(_grants(identity=identity, patient_id=patient_id), cursor=cursor,
+                                            limit=limit, time_field="created_at", id_field="grant_id")
     audit.record(action="grant.list", resource_type="access_grant", patient_id=patient_id or None)
-    return grants
+    return grants, next_cursor
 
 
 def grant_list_for_actor(*, identity: Identity, patient_id: uuid.UUID | None = None) -> list[AccessGrant]:

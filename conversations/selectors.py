@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 
+from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.utils import timezone
 
 from conversations.context import BuiltContext, build_context
@@ -114,7 +115,11 @@ def care_team_flags(*, identity: Identity, patient_id: uuid.UUID, limit: int = 1
     sessions = ConversationSession.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
     if purpose is not None:
         sessions = sessions.filter(purpose=purpose)
-    sessions = sessions.exclude(care_team_flags=[]).order_by("-created_at")[:limit]
+    # Sessions holding an urgent flag first: with more than ``limit`` flagged sessions, the newest alone left out an
+    # urgent remark made before them, and the list said nothing of it.
+    urgent = ExpressionWrapper(Q(care_team_flags__contains=[{"urgent": True}]), output_field=BooleanField())
+    sessions = (sessions.exclude(care_team_flags=[]).annotate(has_urgent=urgent)
+                .order_by("-has_urgent", "-created_at")[:limit])
     flags = [{"session_id": str(s.session_id), "purpose": s.purpose, "session_status": s.status,
               "category": f["category"], "urgent": bool(f["urgent"]), "source_id": f["source_id"],
               "flagged_at": f.get("flagged_at")} for s in sessions for f in s.care_team_flags]

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from core import audit
 from core.api import ScopedAPIView
-from core.errors import ValidationFailed
+from core.errors import ValidationFailed, cursor_checked
 from core.models import AuditEvent, Organization
 from core.serializers import ModelOutSerializer, StrictSerializer, UUIDIn, integer_parameter, require_name
 from core.services import organization_register
@@ -62,11 +62,8 @@ class AuditEventListView(ScopedAPIView):
             errors += refused.errors
         if errors:
             raise ValidationFailed(errors=errors)
-        try:
+        with cursor_checked():
             page = audit.history_page(qs, cursor=request.query_params.get("cursor"), limit=limit)
-        except ValueError:
-            raise ValidationFailed(errors=[{"field": "cursor", "message": "not a cursor this list gave",
-                                            "code": "invalid"}]) from None
         audit.record(action="audit.list", resource_type="audit_event",
                      patient_id=patient_id or self.identity.patient_self_id)
         # A patient (or an agent acting for one) reads their own history; audit:read without a patient context

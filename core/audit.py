@@ -199,12 +199,14 @@ class HistoryPage:
     next_cursor: str | None  # None on the last page
 
 
-def _cursor(event: AuditEvent) -> str:
-    raw = json.dumps([event.occurred_at.isoformat(), str(event.id)]).encode()
+def position_cursor(when: datetime, ident: uuid.UUID) -> str:
+    """An opaque cursor for a list read newest first: the time and id of the last row of a page."""
+    raw = json.dumps([when.isoformat(), str(ident)]).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _cursor_position(cursor: str) -> tuple[datetime, uuid.UUID]:
+def cursor_position(cursor: str) -> tuple[datetime, uuid.UUID]:
+    """What :func:`position_cursor` put in a cursor; ValueError for anything it did not give."""
     if len(cursor) > 200:
         raise ValueError("cursor too long")
     try:
@@ -217,15 +219,24 @@ def _cursor_position(cursor: str) -> tuple[datetime, uuid.UUID]:
     return occurred_at, uuid.UUID(str(ident))
 
 
+def keyset_page(rows: QuerySet, *, cursor: str | None, limit: int, time_field: str,
+                id_field: str) -> tuple[list, str | None]:
+    """Newest first (``time_field``, then ``id_field``), ``limit`` rows after ``cursor`` and the cursor of the next
+    page (None on the last): any list that stops at a limit is read so. ValueError for a cursor it did not give."""
+    if cursor:
+        when, ident = cursor_position(cursor)
+        rows = rows.filter(Q(**{f"{time_field}__lt": when}) | Q(**{time_field: when, f"{id_field}__lt": ident}))
+    items = list(rows.order_by(f"-{time_field}", f"-{id_field}")[:limit + 1])
+    last = items[limit - 1] if len(items) > limit else None
+    return items[:limit], position_cursor(getattr(last, time_field), getattr(last, id_field)) if last else None
+
+
 def history_page(events: QuerySet[AuditEvent], *, cursor: str | None, limit: int) -> HistoryPage:
     """Newest first, ``limit`` events older than ``cursor`` (an opaque position this function gave: the time and id
     of the last event of the page before, as one transaction's rows share its clock). ValueError for a cursor it
     did not give."""
-    if cursor:
-        when, ident = _cursor_position(cursor)
-        events = events.filter(Q(occurred_at__lt=when) | Q(occurred_at=when, id__lt=ident))
-    items = list(events.order_by("-occurred_at", "-id")[:limit + 1])
-    return HistoryPage(items=items[:limit], next_cursor=_cursor(items[limit - 1]) if len(items) > limit else None)
+    items, next_cursor = keyset_page(events, cursor=cursor, limit=limit, time_field="occurred_at", id_field="id")
+    return HistoryPage(items=items, next_cursor=next_cursor)
 
 
 def patient_history(*, identity: Identity, patient_id: uuid.UUID, cursor: str | None, limit: int) -> HistoryPage:

@@ -10,6 +10,7 @@ import logging
 import math
 import uuid
 from collections.abc import Iterable
+from contextlib import contextmanager
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, JsonResponse
@@ -63,6 +64,16 @@ class ValidationFailed(ApiError):
     def of(cls, field: str, message: str, code: str = "invalid") -> ValidationFailed:
         """One field's refusal."""
         return cls(errors=[{"field": field, "message": message, "code": code}])
+
+
+@contextmanager
+def cursor_checked():
+    """A list read after a client's ``cursor``: the ValueError of one the list never gave is 422 on ``cursor``."""
+    try:
+        yield
+    except ValueError:
+        raise ValidationFailed(errors=[{"field": "cursor", "message": "not a cursor this list gave",
+                                        "code": "invalid"}]) from None
 
 
 class NotFound(ApiError):

@@ -8,7 +8,7 @@ import re
 import unicodedata
 from typing import ClassVar
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
 from core.authentication import well_formed_subject
@@ -64,6 +64,18 @@ def choices_message(choices) -> str:
 
 
 _ASCII_DIGITS = re.compile(r"[0-9]{1,9}")
+
+
+def page_parameters(*, default: int, older: str) -> list[OpenApiParameter]:
+    """The query parameters of a list read a page at a time, newest first (core.audit.keyset_page)."""
+    return [OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500}, required=False,
+                             description=f"1-500, default {default}"),
+            OpenApiParameter("cursor", str, required=False,
+                             description=f"the next_cursor of the previous page: {older}")]
+
+
+def next_cursor_field() -> serializers.CharField:
+    return serializers.CharField(allow_null=True, help_text="null on the last page")
 
 
 def integer_parameter(params, name: str, *, default: int, low: int, high: int, blank: bool = False) -> int:

@@ -9,8 +9,16 @@ from rest_framework.response import Response
 
 from consent import purpose as purpose_of_use
 from core import audit
-from core.errors import ValidationFailed
-from core.serializers import QueryInteger, StrictSerializer, UUIDIn, require_visible
+from core.errors import ValidationFailed, cursor_checked
+from core.serializers import (
+    QueryInteger,
+    StrictSerializer,
+    UUIDIn,
+    integer_parameter,
+    next_cursor_field,
+    page_parameters,
+    require_visible,
+)
 from core.vocabulary import PURPOSES
 from memory import retrieval, selectors, sessions
 from memory.api import MemoryOut, MemoryView
@@ -219,15 +227,22 @@ class PatientReleasesView(MemoryView):
     audit_actions = {"GET": "memory.releases"}
     resource_type = "memory_release"
 
-    query_parameters = {"GET": frozenset({"purpose"})}
+    query_parameters = {"GET": frozenset({"purpose", "limit", "cursor"})}
 
     @extend_schema(operation_id="memories_releases_list",
-                   responses={200: inline_serializer("ReleaseList", {"items": ReleaseOut(many=True)})},
-                   parameters=[purpose_of_use.purpose_parameter("Only context packs released for it are read.")])
+                   responses={200: inline_serializer("ReleaseList", {
+                       "items": ReleaseOut(many=True),
+                       "next_cursor": next_cursor_field()})},
+                   parameters=[purpose_of_use.purpose_parameter("Only context packs released for it are read."),
+                               *page_parameters(default=200, older="older releases")])
     def get(self, request, patient_id):
+        # Newest first, a page at a time: an agent that asked for many packs has more than one page (the list
+        # stopped at its newest 200, saying nothing of the others).
         purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
-        items = [r for r in selectors.release_list(identity=self.identity, patient_id=patient_id)
-                 if purpose is None or r["purpose"] == purpose]
+        limit = integer_parameter(request.query_params, "limit", default=200, low=1, high=500)
+        with cursor_checked():
+            items, next_cursor = selectors.release_page(identity=self.identity, patient_id=patient_id, limit=limit,
+                                                        purpose=purpose, cursor=request.query_params.get("cursor"))
         audit.record(action="memory.releases", resource_type="memory_release", patient_id=patient_id,
                      purpose=purpose, outcome_by_access=True)
-        return Response({"items": items})
+        return Response({"items": items, "next_cursor": next_cursor})

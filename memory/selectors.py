@@ -153,16 +153,27 @@ def deletion_receipts(*, identity: Identity, patient_id: uuid.UUID) -> list[dict
 def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200) -> list[dict]:
     """Context packs released for this patient, newest first, with the memories in each (ids and whether the
     memory has since been withdrawn by a deletion). No texts: packs are never stored."""
-    releases = list(Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
-                    .order_by("-created_at")[:limit])
+    return release_page(identity=identity, patient_id=patient_id, limit=limit)[0]
+
+
+def release_page(*, identity: Identity, patient_id: uuid.UUID, limit: int, purpose: str | None = None,
+                 cursor: str | None = None) -> tuple[list[dict], str | None]:
+    """A page of :func:`release_list` (released for ``purpose`` when given), older than ``cursor``, and the cursor
+    of the next page (None on the last). ValueError for a cursor it did not give."""
+    releases = Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+    if purpose is not None:
+        releases = releases.filter(purpose=purpose)
+    releases, next_cursor = audit.keyset_page(releases, cursor=cursor, limit=limit, time_field="created_at",
+                                              id_field="release_id")
     members: dict = {}
     for m in ReleaseMember.objects.filter(release_id__in=[r.release_id for r in releases]).order_by("id"):
         members.setdefault(m.release_id, []).append(
             {"memory_id": str(m.memory_id), "score": round(m.score, 4),
              "withdrawn_at": m.withdrawn_at.isoformat() if m.withdrawn_at else None})
-    return [{"release_id": str(r.release_id), "actor_sub": r.actor_sub, "agent_client_id": r.agent_client_id,
-             "purpose": r.purpose,
-             "created_at": r.created_at.isoformat(), "members": members.get(r.release_id, [])} for r in releases]
+    items = [{"release_id": str(r.release_id), "actor_sub": r.actor_sub, "agent_client_id": r.agent_client_id,
+              "purpose": r.purpose,
+              "created_at": r.created_at.isoformat(), "members": members.get(r.release_id, [])} for r in releases]
+    return items, next_cursor
 
 
 # What a list item needs, in the order memory_list_items() reads it.

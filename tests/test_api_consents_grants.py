@@ -148,6 +148,21 @@ def test_staff_see_only_their_own_grants_and_administrators_only_their_organisat
     assert world.admin(org=world.other_org).get("/v1/grants").json()["items"] == []
 
 
+def test_the_grant_list_is_read_a_page_at_a_time(world):
+    """An organisation's grant list stopped at its newest 500 with nothing saying so. Pages of `limit` (default
+    500) follow next_cursor to the oldest; a cursor the list never gave is 422 on cursor."""
+    made = [world.grant(world.patient_a, f"nurse-{i}", "appointment_scheduling")["grant_id"] for i in range(3)]
+    admin = world.admin()
+    first = admin.get("/v1/grants", {"limit": 2}).json()
+    assert len(first["items"]) == 2 and first["next_cursor"]
+    rest = admin.get("/v1/grants", {"limit": 2, "cursor": first["next_cursor"]}).json()
+    assert len(rest["items"]) == 1 and rest["next_cursor"] is None
+    assert sorted(g["grant_id"] for g in first["items"] + rest["items"]) == sorted(made)
+    assert admin.get("/v1/grants").json()["next_cursor"] is None
+    r = admin.get("/v1/grants", {"cursor": "nurse-1"})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["cursor"], r.content
+
+
 def test_a_grant_to_a_patients_subject_opens_nothing_to_that_patients_token(world):
     """Grants are staff's: a patient's token reaches that patient alone, even if an administrator granted its
     subject access to someone else (the same subject signing in as staff does get what was granted)."""

@@ -7,7 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from core.identity import ACTOR_PATIENT, Identity, identity_context
 from core.models import AuditEvent
+from memory.models import Release
 from tests.conftest import memory_body
 from tests.support import Api
 
@@ -256,3 +258,32 @@ def test_a_search_parameter_given_empty_is_refused_not_ignored(world, query):
     r = api.client.get(f"/v1/patients/{world.patient_a}/memories/search?q=diet&{query}", **api._headers(None))
     assert r.status_code == 422 and r.json()["errors"][0] == {"field": query[:-1], "code": "blank",
                                                               "message": "given empty; leave it out instead"}
+
+
+@pytest.mark.django_db
+def test_releases_are_read_a_page_at_a_time_past_the_newest_200(world):
+    """An agent that asked for more than 200 context packs: the list stopped at the newest 200 with nothing saying
+    so, and a purpose filter was applied to those 200 only (the older pack for it was not listed at all). Pages of
+    `limit` (default 200) follow next_cursor to the oldest; the filter reads every release."""
+    pid = world.patient_a
+    me = Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid, scopes=frozenset({"memory:read"}),
+                  actor_kind=ACTOR_PATIENT)
+    start = datetime.now(UTC) - timedelta(days=1)
+    with identity_context(me):
+        Release.objects.bulk_create([Release(organization_id=world.org, patient_id=pid, actor_sub=me.actor_sub,
+                                             purpose="communication" if i == 0 else "appointment_scheduling",
+                                             created_at=start + timedelta(seconds=i)) for i in range(205)])
+    api = world.patient(pid)
+    first = api.get(f"/v1/patients/{pid}/releases").json()
+    assert len(first["items"]) == 200 and first["next_cursor"]
+    rest = api.get(f"/v1/patients/{pid}/releases", {"cursor": first["next_cursor"]}).json()
+    assert len(rest["items"]) == 5 and rest["next_cursor"] is None
+    seen = [r["created_at"] for r in first["items"] + rest["items"]]
+    assert len(set(seen)) == 205 and seen == sorted(seen, reverse=True)
+    oldest = api.get(f"/v1/patients/{pid}/releases", {"purpose": "communication"}).json()
+    assert [r["purpose"] for r in oldest["items"]] == ["communication"] and oldest["next_cursor"] is None
+    small = api.get(f"/v1/patients/{pid}/releases", {"limit": 100}).json()
+    assert small["items"] == first["items"][:100]
+    for params, field in (({"cursor": "not-a-cursor"}, "cursor"), ({"limit": 0}, "limit")):
+        r = api.get(f"/v1/patients/{pid}/releases", params)
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == [field], r.content

@@ -290,6 +290,26 @@ def test_remarks_routed_to_the_care_team_reach_the_staff_who_care_for_the_patien
     assert world.patient(world.patient_b).get(path).json()["items"] == []
 
 
+def test_an_urgent_remark_is_listed_behind_more_than_100_newer_flagged_sessions(world):
+    """The list read the newest 100 flagged sessions and then put urgent flags first: an urgent remark made before
+    100 sessions with other flags was left out, with nothing saying so. Sessions holding an urgent flag are read
+    first."""
+    api = world.patient(world.patient_a)
+    urgent = start(api, world.patient_a)["session"]["session_id"]
+    say(api, urgent, "I have crushing chest pain right now")
+    newer = start(api, world.patient_a)["session"]["session_id"]
+    say(api, newer, SEED_TURN_1)  # blood thinners: not urgent
+    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}",
+                                   patient_self_id=world.patient_a, actor_kind=ACTOR_PATIENT)):
+        template = ConversationSession.objects.get(session_id=newer)
+        ConversationSession.objects.bulk_create([ConversationSession(**{
+            f.attname: getattr(template, f.attname) for f in ConversationSession._meta.concrete_fields
+            if f.attname != "session_id"}) for _ in range(101)])
+    world.grant(world.patient_a, "nurse-5", "appointment_scheduling")
+    items = world.staff("nurse-5").get(f"/v1/patients/{world.patient_a}/care-team-flags").json()["items"]
+    assert items[0]["urgent"] is True and items[0]["session_id"] == urgent, items[:2]
+
+
 def register_mrn(world, mrn: str) -> None:
     """Patient A in the directory, known by this MRN."""
     admin = world.staff("org-admin", scope="patient:write patient:read grant:write")

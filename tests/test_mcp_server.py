@@ -13,6 +13,7 @@ import anyio
 import httpx
 import httpx2
 import pytest
+from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -128,13 +129,15 @@ def test_mcp_tool_schemas_stay_in_step_with_the_served_openapi_document(world, l
             for key in ("enum", "pattern", "format", "minimum", "maximum", "maxLength", "minLength"):
                 if key in schema:
                     value = mine.get(key)
-                    if key == "enum" and schema.get("nullable"):
+                    if key == "enum" and (schema.get("nullable") or field not in got["required"]):
                         value = [v for v in value if v is not None]
                     assert value == schema[key], (name, field, key)
             if "type" in schema:
                 types_ = mine["type"] if isinstance(mine.get("type"), list) else [mine.get("type")]
                 assert schema["type"] in types_, (name, field)
-                assert ("null" in types_) == bool(schema.get("nullable")), (name, field)
+                # an optional argument takes null for its absence (models in strict function-calling mode send it)
+                optional = field not in got["required"]
+                assert ("null" in types_) == (bool(schema.get("nullable")) or optional), (name, field)
 
 
 def test_unauthenticated_requests_point_to_the_protected_resource_metadata(live):
@@ -194,6 +197,57 @@ def test_transport_refusals_are_problem_documents_naming_their_request_id(world,
         assert r.status_code == 400 and error["code"] == -32600, r.text
         assert "pydantic" not in r.text and "\n" not in error["message"]
     assert list_tools(live, patient_token(world))  # and the next call is served as usual
+
+
+def test_a_browser_client_from_an_allowed_origin_passes_its_preflight_and_reads_the_answers(world, live):
+    """A browser MCP client (the MCP Inspector) asks first with an OPTIONS preflight, which was 405 without any
+    Access-Control-* header, so it could not connect from an origin MCP_ALLOWED_ORIGINS lets in. Such an origin's
+    preflight is 204 with what the transport sends, and its answers (a 401's challenge too) name it and expose the
+    headers a client reads; another origin gets nothing of it."""
+    preflight = {"Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "authorization,content-type,mcp-protocol-version,mcp-session-id"}
+    r = httpx.options(live.mcp_url, headers={"Origin": "http://localhost:6274", **preflight}, timeout=30)
+    assert r.status_code == 204, r.text
+    assert r.headers["access-control-allow-origin"] == "http://localhost:6274"
+    assert "POST" in r.headers["access-control-allow-methods"]
+    allowed = {h.strip().lower() for h in r.headers["access-control-allow-headers"].split(",")}
+    assert {"authorization", "content-type", "mcp-protocol-version", "mcp-session-id"} <= allowed
+    assert "access-control-allow-credentials" not in r.headers
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {"Origin": "http://localhost:6274", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json", "MCP-Protocol-Version": "2025-06-18"}
+    for token, status in ((patient_token(world), 200), (None, 401)):
+        auth = {"Authorization": f"Bearer {token}"} if token else {}
+        r = httpx.post(live.mcp_url, json=listing, headers={**headers, **auth}, timeout=30)
+        assert r.status_code == status, r.text
+        assert r.headers["access-control-allow-origin"] == "http://localhost:6274"
+        exposed = {h.strip().lower() for h in r.headers["access-control-expose-headers"].split(",")}
+        assert {"mcp-session-id", "www-authenticate"} <= exposed
+    metadata = f"{live.url}/.well-known/oauth-protected-resource/mcp"
+    r = httpx.options(metadata, headers={"Origin": "http://localhost:6274", "Access-Control-Request-Method": "GET",
+                                         "Access-Control-Request-Headers": "mcp-protocol-version"}, timeout=30)
+    assert r.status_code == 204 and r.headers["access-control-allow-origin"] == "http://localhost:6274", r.text
+    assert "mcp-protocol-version" in r.headers["access-control-allow-headers"].lower()
+    for origin in ("http://evil.example", "http://localhost.evil.example:6274"):
+        r = httpx.options(live.mcp_url, headers={"Origin": origin, **preflight}, timeout=30)
+        assert r.status_code == 405 and not [h for h in r.headers if h.startswith("access-control-")], r.headers
+
+
+def test_an_unsupported_protocol_version_is_a_400_naming_the_versions_spoken(world, live):
+    """A MCP-Protocol-Version the server does not speak was refused with a message about a "_meta envelope" (the
+    SDK sends unknown versions down its 2026 path); it says which versions are supported, as the transport asks."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    listing = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
+    for version in ("1999-01-01", "2025-06-19", "latest"):
+        r = httpx.post(live.mcp_url, json=listing, headers={**headers, "MCP-Protocol-Version": version}, timeout=30)
+        assert r.status_code == 400, r.text
+        error = r.json()["error"]
+        assert r.json()["id"] == 7 and error["data"]["requested"] == version
+        assert "2025-06-18" in error["message"] and "2025-06-18" in error["data"]["supported"]
+        assert "_meta" not in error["message"]
+    r = httpx.post(live.mcp_url, json=listing, headers={**headers, "MCP-Protocol-Version": "2025-06-18"}, timeout=30)
+    assert r.status_code == 200 and r.json()["result"]["tools"]
 
 
 def test_a_batch_is_answered_message_by_message_as_mcp_2025_03_26_lets_a_client_post_it(world, live):
@@ -420,6 +474,51 @@ def test_another_patients_data_is_refused_exactly_as_over_rest(world, live):
         rows = conn.execute("SELECT action, outcome, reason FROM audit_event WHERE resource_id = %s "
                             "AND action = 'workflow.read'", [workflow_b]).fetchall()
     assert rows == [("workflow.read", "denied", "not_found")] * 2
+
+
+def test_null_for_an_optional_argument_is_its_absence_as_strict_function_calling_sends_it(world, live):
+    """OpenAI's strict mode makes a model send every argument, null for those it leaves out: each optional
+    argument's schema says it takes null (so a strict client validates the call) and the call runs as if it were
+    absent (the launch context's patient, the default limit); a required argument's null stays a refusal."""
+    tools = {t.name: t.input_schema for t in list_tools(live, patient_token(world))}
+    for name, schema in tools.items():
+        for field, prop in schema["properties"].items():
+            if field not in schema["required"]:
+                assert Draft202012Validator(prop).is_valid(None), (name, field)
+            elif field not in ("valid_until", "tool_name", "tool_result"):
+                assert not Draft202012Validator(prop).is_valid(None), (name, field)
+    cid = world.consent(world.patient_a)
+    token = patient_token(world)
+    body = memory_body(cid, "earliest_time", "10:00")
+    proposed = ok(call(live, token, "propose_memory", {
+        **body, "source_ref": "turn:1", "patient_id": None, "idempotency_key": None, "confidence": None,
+        "valid_until": None}))
+    assert proposed["state"] == "proposed" and proposed["confidence"] == 0.8
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories/{proposed['memory_id']}/confirm")
+    hits = ok(call(live, token, "search_memories", {
+        "q": "what time can I be booked?", "patient_id": None, "limit": None, "min_score": None, "memory_class": None,
+        "consent_purpose": None, "purpose": None}))
+    assert [h["memory"]["memory_id"] for h in hits["items"]] == [proposed["memory_id"]]
+    listed = ok(call(live, token, "list_memories", {"patient_id": None, "memory_type": None, "purpose": None,
+                                                    "consent_purpose": None}))
+    assert [m["memory_id"] for m in listed["items"]] == [proposed["memory_id"]]
+    r = refused(call(live, token, "search_memories", {"q": None, "limit": None}), "validation_error")
+    assert [(e["field"], e["code"]) for e in r["errors"]] == [("q", "invalid")]
+
+
+def test_a_question_in_chinese_or_emoji_within_qs_500_characters_is_searched_over_rest_and_mcp(world, live):
+    """q takes 500 characters; the query string's limit (MAX_QUERY_STRING_CHARS) counted them percent-encoded, so
+    500 emoji (6,000 characters encoded) or 500 Chinese ones (4,500) were refused 414 query_too_long. It counts
+    characters: both are searched, and a query string over the limit in characters is still 414."""
+    token = patient_token(world)
+    url = f"{live.url}/v1/patients/{world.patient_a}/memories/search"
+    for q in ("\U0001F600" * 500, "\u4f60\u597d\u5417" * 166 + "\u4f60\u597d"):
+        r = httpx.get(url, params={"q": q}, headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        assert r.status_code == 200, r.text
+        assert ok(call(live, token, "search_memories", {"q": q}))["items"] == []
+    r = httpx.get(url, params={"q": "when?", "pad": "x" * 4100}, headers={"Authorization": f"Bearer {token}"},
+                  timeout=60)
+    assert r.status_code == 414 and r.json()["code"] == "query_too_long"
 
 
 def test_bad_arguments_are_validation_errors_not_crashes(world, live):

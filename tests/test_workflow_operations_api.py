@@ -8,6 +8,7 @@ import uuid
 import pytest
 from django.db import IntegrityError, connection, transaction
 
+from agents_mcp.tools import input_schema
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from workflows.models import Operation, WorkflowTransition
 
@@ -422,3 +423,32 @@ def test_an_id_the_client_wrote_before_using_the_outbox_is_cleared_when_the_oper
     r = checkpoint(api, other["workflow_id"], 1, SUBMIT, {"authorization_id": "PA-ELSEWHERE"},
                    {"kind": SUBMIT, "payload": PAYLOAD})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "state_patch.authorization_id"
+
+
+def test_a_workflows_operations_are_read_a_page_at_a_time_past_the_newest_100(world):
+    """The list stopped at the newest 100 operations with nothing saying so: an agent resuming a long workflow never
+    saw the older ones. Pages of `limit` (default 100) follow next_cursor to the oldest, over REST and as the
+    list_operations tool's arguments."""
+    api = world.patient(world.patient_a)
+    wf = at_submit_step(api, world.patient_a)
+    assert request_op(api, wf["workflow_id"], 2).status_code == 201
+    with identity_context(as_patient(world.org, world.patient_a)):
+        first = Operation.objects.get(workflow_id=wf["workflow_id"])
+        Operation.objects.bulk_create([Operation(
+            organization_id=first.organization_id, patient_id=first.patient_id, purpose=first.purpose,
+            workflow_id=first.workflow_id, kind=first.kind, system=first.system, idempotency_key=f"older-{i}",
+            payload=first.payload, payload_hash=first.payload_hash, status="cancelled",
+            attempt_limit=first.attempt_limit, requested_by=first.requested_by,
+            requested_at_version=first.requested_at_version,
+            completed_at=first.created_at) for i in range(104)])
+    url = f"/v1/workflows/{wf['workflow_id']}/operations"
+    page = api.get(url).json()
+    assert len(page["items"]) == 100 and page["next_cursor"]
+    rest = api.get(url, {"cursor": page["next_cursor"]}).json()
+    assert len(rest["items"]) == 5 and rest["next_cursor"] is None
+    ids = [op["operation_id"] for op in page["items"] + rest["items"]]
+    assert len(set(ids)) == 105 and str(first.operation_id) in ids
+    assert len(api.get(url, {"limit": 500}).json()["items"]) == 105
+    r = api.get(url, {"cursor": "older"})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["cursor"]
+    assert {"limit", "cursor"} <= set(input_schema("list_operations")["properties"])

@@ -15,9 +15,10 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from core import audit
+from core import serializers as core_serializers
 from core.access import require_staff
 from core.api import ScopedAPIView
-from core.errors import ValidationFailed
+from core.errors import ValidationFailed, cursor_checked
 from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
 from workflows import selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
@@ -261,14 +262,26 @@ class WorkflowOperationsView(ScopedAPIView):
     audit_actions = {"GET": "workflow.operation.list", "POST": "workflow.operation.request"}
     resource_type = "workflow_operation"
 
+    query_parameters = {"GET": frozenset({"limit", "cursor"})}
+
     @extend_schema(operation_id="workflow_operations_list",
-                   responses={200: inline_serializer("WorkflowOperationList", {"items": OperationOut(many=True)})})
+                   parameters=core_serializers.page_parameters(default=100, older="older operations"),
+                   responses={200: inline_serializer("WorkflowOperationList", {
+                       "items": OperationOut(many=True),
+                       "next_cursor": core_serializers.next_cursor_field()})})
     def get(self, request, workflow_id):
+        # Newest first, a page at a time: the list stopped at the newest 100, saying nothing of older operations
+        # (an agent resuming a workflow missed those still unsettled).
+        limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
         workflow = selectors.workflow_get(identity=self.identity, workflow_id=workflow_id)
-        items = list(selectors.operation_list(identity=self.identity, workflow=workflow)[:100])
+        with cursor_checked():
+            items, next_cursor = audit.keyset_page(
+                selectors.operation_list(identity=self.identity, workflow=workflow),
+                cursor=request.query_params.get("cursor"), limit=limit, time_field="created_at",
+                id_field="operation_id")
         audit.record(action="workflow.operation.list", resource_type="workflow", resource_id=workflow.workflow_id,
                      patient_id=workflow.patient_id, purpose=workflow.purpose)
-        return Response({"items": OperationOut(items, many=True).data})
+        return Response({"items": OperationOut(items, many=True).data, "next_cursor": next_cursor})
 
     @extend_schema(operation_id="workflow_operations_request", request=OperationCreateIn,
                    parameters=[IDEMPOTENCY_HEADER],

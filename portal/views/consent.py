@@ -280,7 +280,7 @@ class RevokeForm(forms.Form):
 
 def _grant_rows(identity: Identity):
     now = timezone.now()
-    grants = selectors.grant_list_audited(identity=identity)
+    grants, _ = selectors.grant_list_audited(identity=identity)
     patients = directory.patient_names(identity=identity, patient_ids={g.patient_id for g in grants})
     staff = directory.staff_names(identity=identity, subs={g.actor_sub for g in grants})
     rows = []

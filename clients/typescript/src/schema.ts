@@ -1280,6 +1280,8 @@ export interface components {
         };
         GrantList: {
             items: components["schemas"]["GrantOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /**
          * @description A ModelSerializer whose fields are worked out from the model once per class, not once per instance.
@@ -1857,6 +1859,8 @@ export interface components {
         };
         ReleaseList: {
             items: components["schemas"]["ReleaseOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         ReleaseOut: {
             /** Format: uuid */
@@ -2154,6 +2158,8 @@ export interface components {
         };
         WorkflowOperationList: {
             items: components["schemas"]["OperationOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /**
          * @description A workflow with what an agent resuming it needs: step, version, unsettled operations, next safe action.
@@ -3060,6 +3066,10 @@ export interface operations {
     grants_list: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: older grants */
+                cursor?: string;
+                /** @description 1-500, default 500 */
+                limit?: number;
                 /** @description one patient's */
                 patient_id?: string;
             };
@@ -8311,6 +8321,10 @@ export interface operations {
     memories_releases_list: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: older releases */
+                cursor?: string;
+                /** @description 1-500, default 200 */
+                limit?: number;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Only context packs released for it are read. */
                 purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
             };
@@ -10267,7 +10281,12 @@ export interface operations {
     };
     workflow_operations_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the next_cursor of the previous page: older operations */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
+            };
             header?: never;
             path: {
                 workflow_id: string;

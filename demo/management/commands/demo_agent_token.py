@@ -16,8 +16,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--sub", default="scheduling-agent",
                             help="demo account: scheduling-agent (acts for Alice), alice, bob, nurse-demo, admin-demo")
+        parser.add_argument("--idp-port", type=int, default=None,
+                            help="the provider run_demo --idp-port started (default: OIDC_ISSUER's)")
 
-    def handle(self, *args, sub, **options):
+    def handle(self, *args, sub, idp_port, **options):
         if settings.PRODUCTION:
             raise CommandError("development only")
-        self.stdout.write(devidp.agent_access_token(settings.OIDC_ISSUER, sub))
+        issuer = f"http://127.0.0.1:{idp_port}" if idp_port else settings.OIDC_ISSUER
+        self.stdout.write(devidp.agent_access_token(issuer, sub))
