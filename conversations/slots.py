@@ -28,6 +28,9 @@ EMPTY_STATE: dict = {
     "excluded_days": [],
     "preferred_period": None,
     "excluded_periods": [],
+    # a day and a part of the day said together: {"day", "period"}, never widened into the day or the period
+    "preferred_day_periods": [],
+    "excluded_day_periods": [],
     "earliest_time": None,
     "latest_time": None,
     "pending_clarifications": [],
@@ -72,6 +75,7 @@ def apply_turn(state: dict, *, seq: int, role: str, parsed: dict | None = None, 
     _merge_task(merge, parsed)
     _merge_days(merge, parsed)
     _merge_periods(merge, parsed)
+    _merge_day_periods(merge, parsed)
     _merge_times(merge, parsed)
     if merge.changed:
         new["last_offer"] = None  # offers made under other constraints are stale
@@ -119,11 +123,16 @@ def _merge_days(merge: _Merge, parsed: dict) -> None:
         merge.put("excluded_days", _ordered(excluded_days, DAYS))
 
 
+def _answering(new: dict, parsed: dict) -> bool:
+    """Whether the turn answers "3:00 am or 3:00 pm?": "the afternoon one" then says which 3 o'clock, not which part
+    of the day to book."""
+    return bool(parsed.get("meridiem")) and any(
+        p.get("code") == "ambiguous_time" and p.get("candidates") for p in new["pending_clarifications"])
+
+
 def _merge_periods(merge: _Merge, parsed: dict) -> None:
     new = merge.new
-    # "the afternoon one" answering "3:00 am or 3:00 pm?" says which 3 o'clock, not which part of the day to book
-    answering = bool(parsed.get("meridiem")) and any(
-        p.get("code") == "ambiguous_time" and p.get("candidates") for p in new["pending_clarifications"])
+    answering = _answering(new, parsed)
     preferred_periods = [] if answering else list(parsed.get("preferred_periods", ()))
     said_excluded = () if answering else parsed.get("excluded_periods", ())
     excluded_periods = set(new["excluded_periods"]) - set(preferred_periods) | set(said_excluded)
@@ -133,6 +142,51 @@ def _merge_periods(merge: _Merge, parsed: dict) -> None:
         merge.put("preferred_period", None)
     if said_excluded or set(new["excluded_periods"]) != excluded_periods:
         merge.put("excluded_periods", _ordered(excluded_periods, PERIODS))
+
+
+def _pair_list(pairs) -> list[dict]:
+    ordered = sorted(set(pairs), key=lambda dp: (DAYS.index(dp[0]), PERIODS.index(dp[1])))
+    return [{"day": d, "period": p} for d, p in ordered]
+
+
+def _pair_set(values) -> set[tuple[str, str]]:
+    return {(v["day"], v["period"]) for v in values or () if isinstance(v, dict)}
+
+
+def _merge_day_periods(merge: _Merge, parsed: dict) -> None:
+    """Pairs of a day and a part of the day. Excluded pairs accumulate until the same pair is preferred; a preferred
+    pair replaces the preferred days and period (it names both) and lifts an exclusion of its whole day or period
+    only for itself ("not Mondays", then "Monday afternoon is fine": Monday mornings and evenings stay excluded);
+    a later preferred day or period narrows the preferred pairs to it, or replaces them when none is on it."""
+    new = merge.new
+    said_preferred = _pair_set(parsed.get("preferred_day_periods"))
+    excluded = _pair_set(new["excluded_day_periods"]) - said_preferred | _pair_set(
+        parsed.get("excluded_day_periods"))
+    if said_preferred:
+        for day, period in said_preferred:
+            if day in new["excluded_days"]:
+                excluded |= {(day, p) for p in PERIODS if (day, p) not in said_preferred}
+                merge.put("excluded_days", [d for d in new["excluded_days"] if d != day])
+            if period in new["excluded_periods"]:
+                excluded |= {(d, period) for d in DAYS if (d, period) not in said_preferred}
+                merge.put("excluded_periods", [p for p in new["excluded_periods"] if p != period])
+        preferred = said_preferred - excluded
+        if new["preferred_days"]:
+            merge.put("preferred_days", [])
+        if new["preferred_period"] is not None:
+            merge.put("preferred_period", None)
+    else:
+        preferred = _pair_set(new["preferred_day_periods"]) - excluded
+        if parsed.get("preferred_days"):
+            preferred = {(d, p) for d, p in preferred if d in new["preferred_days"]}
+        if parsed.get("preferred_periods") and not _answering(new, parsed) and new["preferred_period"]:
+            preferred = {(d, p) for d, p in preferred if p == new["preferred_period"]}
+        preferred = {(d, p) for d, p in preferred if d not in new["excluded_days"]
+                     and p not in new["excluded_periods"]}
+    if said_preferred or _pair_set(new["preferred_day_periods"]) != preferred:
+        merge.put("preferred_day_periods", _pair_list(preferred))
+    if parsed.get("excluded_day_periods") or _pair_set(new["excluded_day_periods"]) != excluded:
+        merge.put("excluded_day_periods", _pair_list(excluded))
 
 
 def _merge_times(merge: _Merge, parsed: dict) -> None:
@@ -253,9 +307,12 @@ def offer_constraints(state: dict, standing: list[dict]) -> dict:
     c = {"preferred_days": list(state.get("preferred_days", ())), "preferred_period": state.get("preferred_period"),
          "excluded_days": set(state.get("excluded_days", ())),
          "excluded_periods": set(state.get("excluded_periods", ())),
+         "preferred_day_periods": list(state.get("preferred_day_periods") or ()),
+         "excluded_day_periods": list(state.get("excluded_day_periods") or ()),
          EARLIEST: state.get(EARLIEST), LATEST: state.get(LATEST), "sources": {}}
     sources = state.get("sources", {})
-    for key in ("preferred_days", "preferred_period", "excluded_days", "excluded_periods", EARLIEST, LATEST):
+    for key in ("preferred_days", "preferred_period", "excluded_days", "excluded_periods", "preferred_day_periods",
+                "excluded_day_periods", EARLIEST, LATEST):
         if state.get(key) and key in sources:
             c["sources"][key] = [sources[key]]
     for fact in standing:
@@ -285,6 +342,11 @@ def slot_matches(slot: dict, c: dict) -> bool:
     if c["preferred_period"] and hour not in PERIOD_HOURS[c["preferred_period"]]:
         return False
     if any(hour in PERIOD_HOURS[p] for p in c["excluded_periods"]):
+        return False
+    period = next(p for p in PERIODS if hour in PERIOD_HOURS[p])
+    if (day, period) in _pair_set(c.get("excluded_day_periods")):
+        return False
+    if c.get("preferred_day_periods") and (day, period) not in _pair_set(c["preferred_day_periods"]):
         return False
     if c[EARLIEST] and time < c[EARLIEST]:
         return False

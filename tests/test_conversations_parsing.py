@@ -133,9 +133,6 @@ def test_periods_keep_their_negation(text, preferred, excluded):
     ("Friday to Monday", ("friday", "saturday", "sunday", "monday"), ()),
     ("I prefer Monday to Friday", ("monday",), ()),  # a comparison, not a range
     ("Mondays are a no", (), ("monday",)),
-    ("Tuesday afternoon is out", (), ("tuesday",)),  # as "can't do Tuesday afternoon": never preferred
-    ("Tuesday afternoons don't work", (), ("tuesday",)),
-    ("Tuesday afternoon is great", ("tuesday",), ()),
     ("every day but Friday", (), ("friday",)),
     ("all days but Friday", (), ("friday",)),
     ("I can come whenever but I prefer Friday", ("friday",), ()),
@@ -146,6 +143,70 @@ def test_periods_keep_their_negation(text, preferred, excluded):
 def test_days_keep_their_negation(text, preferred, excluded):
     p = parse_turn(text)
     assert p.preferred_days == preferred and p.excluded_days == excluded
+
+
+@pytest.mark.parametrize("text, preferred, excluded", [
+    # a day and a part of the day said together are one constraint, never every such day and every such period
+    ("not Monday morning", [], [("monday", "morning")]),
+    ("Tuesday afternoon is out", [], [("tuesday", "afternoon")]),  # never preferred
+    ("Tuesday afternoons don't work", [], [("tuesday", "afternoon")]),
+    ("Tuesday afternoon is great", [("tuesday", "afternoon")], []),
+    ("I can't do Friday in the afternoon", [], [("friday", "afternoon")]),
+    ("I can do Tuesday morning or Thursday afternoon", [("tuesday", "morning"), ("thursday", "afternoon")], []),
+    ("Tuesday morning or any time Thursday",
+     [("tuesday", "morning"), ("thursday", "morning"), ("thursday", "afternoon"), ("thursday", "evening")], []),
+    ("I can't do Mondays but Tuesday morning works", [("tuesday", "morning")], []),
+    ("weekday mornings only", [(d, "morning") for d in DAYS[:5]], []),
+])
+def test_a_day_and_a_period_said_together_are_one_constraint(text, preferred, excluded):
+    p = parse_turn(text)
+    assert [(dp["day"], dp["period"]) for dp in p.preferred_day_periods] == preferred
+    assert [(dp["day"], dp["period"]) for dp in p.excluded_day_periods] == excluded
+    assert p.excluded_periods == p.preferred_periods == ()  # neither widened into every such part of the day
+    assert p.preferred_days == ()
+    assert p.excluded_days == (("monday",) if "Mondays" in text else ())
+
+
+@pytest.mark.parametrize("text, slot, offered", [
+    ("not Monday morning", ("monday", "09:00"), False),
+    ("not Monday morning", ("monday", "15:30"), True),
+    ("not Monday morning", ("thursday", "09:00"), True),
+    ("I can do Tuesday morning or Thursday afternoon", ("tuesday", "09:30"), True),
+    ("I can do Tuesday morning or Thursday afternoon", ("thursday", "14:00"), True),
+    ("I can do Tuesday morning or Thursday afternoon", ("tuesday", "14:30"), False),
+    ("I can do Tuesday morning or Thursday afternoon", ("thursday", "09:00"), False),
+    # and "not Mondays" or "no mornings" keep their meaning
+    ("not Mondays", ("monday", "15:30"), False),
+    ("no mornings", ("thursday", "09:00"), False),
+])
+def test_offers_keep_a_day_and_period_together(text, slot, offered):
+    state = apply_turn(empty_state(), seq=1, role="user", parsed=parse_turn(text).as_dict())
+    day, time = slot
+    assert slot_matches({"day": day, "time": time}, offer_constraints(state, [])) is offered
+
+
+def test_a_preferred_pair_lifts_an_exclusion_of_its_day_only_for_itself():
+    """"not Mondays" then "Monday afternoon is fine": Monday afternoons only, Monday mornings stay excluded."""
+    state = fold("not Mondays", "actually Monday afternoon is fine")
+    c = offer_constraints(state, [])
+    assert state["excluded_days"] == [] and state["preferred_day_periods"] == [{"day": "monday",
+                                                                                "period": "afternoon"}]
+    assert slot_matches({"day": "monday", "time": "15:30"}, c)
+    assert not slot_matches({"day": "monday", "time": "09:00"}, c)
+    assert not slot_matches({"day": "thursday", "time": "15:00"}, c)
+
+
+def test_a_later_day_narrows_or_replaces_the_preferred_pairs():
+    narrowed = fold("I can do Tuesday morning or Thursday afternoon", "Thursday then")
+    assert narrowed["preferred_day_periods"] == [{"day": "thursday", "period": "afternoon"}]
+    replaced = fold("I can do Tuesday morning or Thursday afternoon", "Friday actually")
+    assert replaced["preferred_day_periods"] == [] and replaced["preferred_days"] == ["friday"]
+
+
+def test_a_day_and_period_pair_is_never_proposed_as_a_whole_day_or_period():
+    assert memory_facts(parse_turn("not Monday morning")) == []
+    assert memory_facts(parse_turn("I can't do Fridays, and not Tuesday morning")) == [
+        {"kind": "excluded_days", "days": ["friday"]}]
 
 
 @pytest.mark.parametrize("text, expected", [

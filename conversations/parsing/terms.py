@@ -148,6 +148,30 @@ def _prefer_first(norm: str, positive: list[str], negative: list[str], term: str
     return positive, negative
 
 
+# --- a day and a part of the day said together -------------------------------------------------------------------
+
+# "Monday morning", "Tuesday afternoons", "weekday mornings", "Friday in the afternoon": one constraint on both, never
+# "every Monday" and "every morning" apart
+_DAY_PERIOD = re.compile(r"(?:" + _DAY.pattern + r")\s+(?:in the\s+)?(?P<period>morning|afternoon|evening)s?\b")
+
+
+def day_period_terms(norm: str, masked: str, clauses, time_spans):
+    """(positive, negative, spans): the (day, period) pairs said together, in order of mention, each judged in its
+    own clause as a day or a period is, and the spans they take (no longer read as a day and a period apart)."""
+    positive: list[tuple[str, str]] = []
+    negative: list[tuple[str, str]] = []
+    spans: list[tuple[int, int]] = []
+    not_pref = mask(norm, _NOT_A_PREFERENCE)
+    for m in _DAY_PERIOD.finditer(not_pref):
+        c_start, c_end = clause_of(clauses, m.start())
+        scope_start = max([c_start] + [e for s, e in time_spans if c_start <= s and e <= m.start()])
+        negated = negated_before(masked, scope_start, m.start()) or bool(_NEG_AFTER.match(masked[m.end():c_end]))
+        for day in _expand_day(m):
+            (negative if negated else positive).append((day, m.group("period")))
+        spans.append((m.start(), m.end()))
+    return positive, negative, spans
+
+
 def day_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str]]:
     """(positive, negative) days in order of mention, the first of two alternatives put first."""
     positive, negative = _terms(norm, masked, clauses, time_spans, _DAY, _expand_day)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from conversations.parsing.terms import DAYS, PERIODS, day_terms, period_terms
+from conversations.parsing.terms import DAYS, PERIODS, day_period_terms, day_terms, period_terms
 from conversations.parsing.text import NOT_NEGATION, clause_of, clause_spans, mask, negated_before, normalise
 from conversations.parsing.times import (
     ANY_CLOCK,
@@ -112,6 +112,9 @@ class TurnParse:
     excluded_days: tuple[str, ...] = ()
     preferred_periods: tuple[str, ...] = ()
     excluded_periods: tuple[str, ...] = ()
+    # a day and a part of the day said together ("not Monday morning"): {"day", "period"}, one constraint on both
+    preferred_day_periods: tuple[dict, ...] = ()
+    excluded_day_periods: tuple[dict, ...] = ()
     times: tuple[TimePreference, ...] = ()
     clarifications: tuple[Clarification, ...] = ()
     meridiem: str | None = None  # a bare "pm" / "in the afternoon" answer to a clarifying question
@@ -208,6 +211,11 @@ def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
                      and not _HESITATION.search(masked))
 
 
+def _pairs(pairs) -> tuple[dict, ...]:
+    ordered = sorted(set(pairs), key=lambda dp: (DAYS.index(dp[0]), PERIODS.index(dp[1])))
+    return tuple({"day": d, "period": p} for d, p in ordered)
+
+
 def parse_turn(text: str) -> TurnParse:
     """Everything a patient's message says about the booking, in one pass. Never raises on any text."""
     norm = normalise(text)
@@ -215,16 +223,31 @@ def parse_turn(text: str) -> TurnParse:
     clauses = clause_spans(norm)
     phrases, time_spans = time_phrases(norm, masked, clauses)
     times, questions = times_from(phrases)
-    pos_days, neg_days = day_terms(norm, masked, clauses, time_spans)
-    pos_periods, neg_periods = period_terms(norm, masked, clauses, time_spans)
+    pos_pairs, neg_pairs, pair_spans = day_period_terms(norm, masked, clauses, time_spans)
+    apart = norm
+    for s, e in pair_spans:
+        apart = apart[:s] + " " * (e - s) + apart[e:]
+    pos_days, neg_days = day_terms(apart, masked, clauses, time_spans)
+    pos_periods, neg_periods = period_terms(apart, masked, clauses, time_spans)
+    pos_days = [d for d in pos_days if d not in neg_days]
+    pos_periods = [p for p in pos_periods if p not in neg_periods]
+    if pos_pairs:
+        # "Tuesday morning or any time Thursday": one preference, so the day alone is every part of that day (and
+        # a part of the day alone every day with it); kept apart, Tuesday afternoon would be offered
+        pos_pairs += [(d, p) for d in pos_days for p in PERIODS] + [(d, p) for p in pos_periods for d in DAYS]
+        pos_days, pos_periods = [], []
+    pos_pairs = [(d, p) for d, p in pos_pairs if (d, p) not in neg_pairs and d not in neg_days
+                 and p not in neg_periods]
     return TurnParse(
         intent=_intent(norm, masked, clauses),
         specialty=_specialty(norm, masked, clauses),
         visit_type=(v.lastgroup if (v := _VISIT.search(norm)) else None),
-        preferred_days=_unique(d for d in pos_days if d not in neg_days),
+        preferred_days=_unique(pos_days),
         excluded_days=_unique(neg_days),
-        preferred_periods=_unique(p for p in pos_periods if p not in neg_periods),
+        preferred_periods=_unique(pos_periods),
         excluded_periods=_unique(neg_periods),
+        preferred_day_periods=_pairs(pos_pairs),
+        excluded_day_periods=_pairs(neg_pairs),
         times=tuple(times),
         clarifications=tuple(questions),
         meridiem=meridiem_answer(norm),
@@ -238,7 +261,9 @@ def parse_turn(text: str) -> TurnParse:
 def memory_facts(parsed: TurnParse | dict) -> list[dict]:
     """The typed ``scheduling_preference`` facts (memory.types) a turn states: earliest/latest times, excluded
     days and excluded periods. Preferred days and periods are about this booking, so they are not proposed; nor is
-    anything that needed a clarifying question."""
+    anything that needed a clarifying question, nor a day and a part of the day said together ("not Monday
+    morning"): the type has no kind for the pair, and it must never be widened into every Monday or every
+    morning."""
     data = parsed.as_dict() if isinstance(parsed, TurnParse) else parsed
     facts: dict[str, dict] = {}
     for t in data.get("times", []):
