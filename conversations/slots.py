@@ -189,17 +189,24 @@ def _merge_day_periods(merge: _Merge, parsed: dict) -> None:
         merge.put("excluded_day_periods", _pair_list(excluded))
 
 
+# Questions about times in general, answered by any time stated later
+_ANY_TIME_ANSWERS = ("negated_range",)
+
+
 def _merge_times(merge: _Merge, parsed: dict) -> None:
     """Stated times, answers to open questions, and the new questions this turn raises."""
     new = merge.new
     pending = list(new["pending_clarifications"])
     for t in parsed.get("times", ()):
         merge.put(t["kind"], t["time"])
-        pending = [p for p in pending if p.get("kind") != t["kind"]]
+        # a time answers the question about its kind, and "which times would suit you instead?" (no kind) too
+        pending = [p for p in pending if p.get("kind") != t["kind"] and p.get("code") not in _ANY_TIME_ANSWERS]
     pending, resolved = _resolve_pending(pending, parsed)
     for kind, value in resolved:
         merge.put(kind, value)
     for c in parsed.get("clarifications", ()):
+        if c["code"] in _ANY_TIME_ANSWERS and parsed.get("times"):
+            continue  # "I work 9am-5pm, so after 5pm": answered in the same message
         clarification = Clarification(c["code"], c.get("kind"), tuple(c.get("candidates", ())))
         # one open question per kind: a restated time replaces the earlier question about it
         pending = [p for p in pending if (p.get("kind"), p.get("code")) != (clarification.kind, clarification.code)]

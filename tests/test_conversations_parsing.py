@@ -467,6 +467,18 @@ def test_a_later_positive_mention_lifts_an_exclusion():
     assert state["excluded_periods"] == [] and state["preferred_period"] == "morning"
 
 
+@pytest.mark.parametrize("turns", [
+    ("book a cardiology follow-up", "not between 12 and 2", "after 2pm then"),
+    ("book a cardiology follow-up", "2pm-4pm doesn't work", "before 2pm"),
+    ("book a cardiology follow-up, I work 9am-5pm so after 5pm",),
+])
+def test_a_time_answers_which_times_would_suit_instead(turns):
+    """The question a negated range raises has no kind: any time stated answers it, so the booking goes on."""
+    state = fold(*turns)
+    assert state["pending_clarifications"] == [] and (state["earliest_time"] or state["latest_time"])
+    assert next_action(state) == "search_slots"
+
+
 def test_a_time_answers_the_open_question():
     state = fold("book a cardiology follow-up after 3", "pm")
     assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []
