@@ -190,7 +190,7 @@ def _merge_day_periods(merge: _Merge, parsed: dict) -> None:
 
 
 # Questions about times in general, answered by any time stated later
-_ANY_TIME_ANSWERS = ("negated_range",)
+_ANY_TIME_ANSWERS = ("negated_range", "conflicting_times")
 
 
 def _merge_times(merge: _Merge, parsed: dict) -> None:
@@ -199,6 +199,12 @@ def _merge_times(merge: _Merge, parsed: dict) -> None:
     pending = list(new["pending_clarifications"])
     for t in parsed.get("times", ()):
         merge.put(t["kind"], t["time"])
+        other = LATEST if t["kind"] == EARLIEST else EARLIEST
+        earliest, latest = new[EARLIEST], new[LATEST]
+        if earliest and latest and earliest > latest:
+            # "after 10", then "before 8": no time is both; the later statement corrects the earlier one
+            merge.put(other, None)
+            new["sources"].pop(other, None)
         # a time answers the question about its kind, and "which times would suit you instead?" (no kind) too
         pending = [p for p in pending if p.get("kind") != t["kind"] and p.get("code") not in _ANY_TIME_ANSWERS]
     pending, resolved = _resolve_pending(pending, parsed)

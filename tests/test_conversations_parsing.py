@@ -277,6 +277,9 @@ def test_time_preferences_keep_their_direction(text, expected):
     ("between 2 and 4pm doesn't work for me", "negated_range", ()),
     ("2pm-4pm is impossible", "negated_range", ()),
     ("I work 9am-5pm", "negated_range", ()),
+    # no time is both: the slots cannot hold "either", so neither is stored
+    ("after 10 or before 8", "conflicting_times", ("10:00", "08:00")),
+    ("after 4pm, and before 11am", "conflicting_times", ("16:00", "11:00")),
 ])
 def test_what_cannot_be_read_safely_becomes_a_question(text, code, candidates):
     found, questions = parse_time_preferences(text)
@@ -477,6 +480,19 @@ def test_a_time_answers_which_times_would_suit_instead(turns):
     state = fold(*turns)
     assert state["pending_clarifications"] == [] and (state["earliest_time"] or state["latest_time"])
     assert next_action(state) == "search_slots"
+
+
+def test_contradicting_times_are_asked_about_and_a_later_one_corrects_an_earlier_one():
+    state = fold("book a cardiology follow-up after 10 or before 8")
+    assert state["earliest_time"] is None and state["latest_time"] is None
+    assert [p["question"] for p in state["pending_clarifications"]] == [
+        "Both cannot hold for one appointment: do you mean after 10:00 am, or before 8:00 am?"]
+    answered = fold("book a cardiology follow-up after 10 or before 8", "after 10 then")
+    assert answered["earliest_time"] == "10:00" and answered["pending_clarifications"] == []
+    corrected = fold("book a cardiology follow-up after 10", "before 8 actually")
+    assert corrected["earliest_time"] is None and corrected["latest_time"] == "08:00"
+    assert "earliest_time" not in corrected["sources"]
+    assert fold("book cardiology after 10", "before 4pm")["earliest_time"] == "10:00"
 
 
 def test_a_time_answers_the_open_question():

@@ -81,7 +81,7 @@ class TimePreference:
 
 @dataclass(frozen=True)
 class Clarification:
-    code: str  # ambiguous_time, invalid_time or negated_range
+    code: str  # ambiguous_time, invalid_time, negated_range or conflicting_times
     kind: str | None
     candidates: tuple[str, ...] = ()
 
@@ -92,6 +92,9 @@ class Clarification:
             return f"Do you mean {spoken(self.candidates[0])} or {spoken(self.candidates[1])} as {which}?"
         if self.code == "negated_range":
             return "Which times would suit you instead, for example 'after 2 pm' or 'before 11:00'?"
+        if self.code == "conflicting_times" and len(self.candidates) == 2:
+            return (f"Both cannot hold for one appointment: do you mean after {spoken(self.candidates[0])}, or "
+                    f"before {spoken(self.candidates[1])}?")
         return f"I could not read {which}; could you say it like '3 pm' or '15:00'?"
 
 
@@ -224,6 +227,11 @@ def times_from(phrases) -> tuple[list[TimePreference], list[Clarification]]:
             questions.append(Clarification("ambiguous_time", kind, clock.candidates))
         else:
             questions.append(Clarification("invalid_time", kind))
+    earliest = [t.time for t in times if t.kind == EARLIEST]
+    latest = [t.time for t in times if t.kind == LATEST]
+    if earliest and latest and max(earliest) > min(latest):
+        # "after 10 or before 8": no time is both, and slots cannot hold "either": ask, keep neither
+        return [], [*questions, Clarification("conflicting_times", None, (max(earliest), min(latest)))]
     return times, questions
 
 
