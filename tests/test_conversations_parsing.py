@@ -495,6 +495,28 @@ def test_contradicting_times_are_asked_about_and_a_later_one_corrects_an_earlier
     assert fold("book cardiology after 10", "before 4pm")["earliest_time"] == "10:00"
 
 
+@pytest.mark.parametrize("reply, earliest, open_question", [
+    ("3am? no way, pm", "15:00", False),
+    ("3 in the morning? God no. afternoon", "15:00", False),
+    ("3am? no", None, True),  # refused, not chosen: the question stays
+    ("3am? yes", "03:00", False),
+])
+def test_a_reading_echoed_and_refused_is_not_the_answer(reply, earliest, open_question):
+    state = fold("book a cardiology follow-up after 3", reply)
+    assert state["earliest_time"] == earliest and bool(state["pending_clarifications"]) is open_question
+
+
+@pytest.mark.parametrize("text, specialty, preferred_days, excluded_periods", [
+    ("Monday? no, Tuesday", None, ("tuesday",), ()),
+    ("Cardiology? no, dermatology", "dermatology", (), ()),
+    ("Is Monday possible? no mornings though", None, ("monday",), ("morning",)),  # this "no" still negates
+    ("Is there anything Monday? no worries if not", None, ("monday",), ()),
+])
+def test_a_choice_echoed_and_refused_is_not_taken(text, specialty, preferred_days, excluded_periods):
+    p = parse_turn(text)
+    assert (p.specialty, p.preferred_days, p.excluded_periods) == (specialty, preferred_days, excluded_periods)
+
+
 def test_a_time_answers_the_open_question():
     state = fold("book a cardiology follow-up after 3", "pm")
     assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []

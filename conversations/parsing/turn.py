@@ -185,6 +185,14 @@ _PART_OF_ANOTHER_TIME = re.compile(
     r"\b(?:(?:half|quarter|five|ten|twenty|twenty-five|\d{1,2}(?: minutes)?)\s+(?:past|to)|half)\s+$")
 
 
+# A choice echoed as a question and refused at once: "3am? no way, pm", "Monday? no, Tuesday". What it names is
+# neither chosen nor an answer, and its "no" negates nothing after it ("Monday? no mornings though" keeps its "no")
+_REFUSED_ECHO = re.compile(
+    r"(?:^|(?<=[.!?;,]))[^.!?;,]*\?\s*(?:(?:oh|god|hell|good god|ha|haha)[\s,]+)?"
+    r"(?:no way|no chance|nope|nah|no|definitely not|absolutely not|of course not|not at all|certainly not)\b"
+    r"(?=\s*(?:[,.!;]|$|(?:sorry|thanks|thank you)\b))[.!,]*")
+
+
 def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
     def rejected(m: re.Match) -> bool:
         c_start, c_end = clause_of(clauses, m.start())
@@ -218,7 +226,8 @@ def _pairs(pairs) -> tuple[dict, ...]:
 
 def parse_turn(text: str) -> TurnParse:
     """Everything a patient's message says about the booking, in one pass. Never raises on any text."""
-    norm = normalise(text)
+    said = normalise(text)
+    norm = mask(said, _REFUSED_ECHO)
     masked = mask(norm, NOT_NEGATION)
     clauses = clause_spans(norm)
     phrases, time_spans = time_phrases(norm, masked, clauses)
@@ -252,7 +261,7 @@ def parse_turn(text: str) -> TurnParse:
         clarifications=tuple(questions),
         meridiem=meridiem_answer(norm),
         reference=_reference(norm, masked, clauses, time_spans),
-        remarks=_remarks(norm),
+        remarks=_remarks(said),  # a clinical remark counts wherever it is said
     )
 
 
