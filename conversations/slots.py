@@ -207,6 +207,9 @@ def _merge_times(merge: _Merge, parsed: dict) -> None:
             new["sources"].pop(other, None)
         # a time answers the question about its kind, and "which times would suit you instead?" (no kind) too
         pending = [p for p in pending if p.get("kind") != t["kind"] and p.get("code") not in _ANY_TIME_ANSWERS]
+    if any(parsed.get(k) for k in ("preferred_days", "excluded_days", "preferred_day_periods",
+                                   "excluded_day_periods")):
+        pending = [p for p in pending if p.get("code") != "relative_day"]  # "which day of the week?" answered
     pending, resolved = _resolve_pending(pending, parsed)
     for kind, value in resolved:
         merge.put(kind, value)

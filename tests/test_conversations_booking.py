@@ -230,3 +230,16 @@ def test_a_day_and_period_pair_is_not_proposed_long_term(world):
     body = api.post(session_path(sid, "/turns/1/propose")).json()
     assert [m["fact"] for m in body["proposed"]] == [{"kind": "excluded_days", "days": ["friday"]}]
     assert body["skipped"] == [{"kind": "excluded_day_periods", "reason": "not_kept_long_term"}]
+
+
+def test_a_day_said_relative_to_today_is_asked_about_and_blocks_no_proposal(world):
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    body = say(api, sid, "book cardiology, not this Monday, and never before 10am")
+    assert body["next_action"] == "ask_clarifying_question"
+    assert body["slots"]["excluded_days"] == [] and body["slots"]["earliest_time"] == "10:00"
+    assert [q["question"].startswith("Which day of the week") for q in body["clarifying_questions"]] == [True]
+    proposed = api.post(session_path(sid, "/turns/1/propose")).json()
+    assert [m["fact"] for m in proposed["proposed"]] == [{"kind": "earliest_time", "time": "10:00"}]
+    assert proposed["skipped"] == []

@@ -517,6 +517,35 @@ def test_a_choice_echoed_and_refused_is_not_taken(text, specialty, preferred_day
     assert (p.specialty, p.preferred_days, p.excluded_periods) == (specialty, preferred_days, excluded_periods)
 
 
+@pytest.mark.parametrize("text, preferred, excluded", [
+    # a day refused with its week is one date, never every such weekday
+    ("not this Monday, next Monday", ("monday",), ()),
+    ("I can't do this Friday", (), ()),
+    ("next Monday is out", (), ()),
+    # a date said relative to today cannot be matched to a weekday, nor its part of the day widened to every day
+    ("tomorrow please", (), ()),
+    ("not tomorrow morning", (), ()),
+    ("I'd like a check-up next week", (), ()),
+    ("in two weeks, any day but Friday", (), ("friday",)),
+])
+def test_days_said_relative_to_today_are_asked_about(text, preferred, excluded):
+    p = parse_turn(text)
+    assert p.preferred_days == preferred and p.excluded_days == excluded
+    assert p.excluded_periods == () and p.excluded_day_periods == ()
+    assert [c.code for c in p.clarifications] == ["relative_day"]
+    assert memory_facts(p) == ([{"kind": "excluded_days", "days": list(excluded)}] if excluded else [])
+
+
+def test_a_weekday_answers_the_relative_day_question():
+    state = fold("book a cardiology follow-up tomorrow please")
+    assert next_action(state) == "ask_clarifying_question"
+    assert state["preferred_days"] == [] and state["excluded_days"] == []
+    answered = fold("book a cardiology follow-up tomorrow please", "Thursday then")
+    assert answered["preferred_days"] == ["thursday"] and answered["pending_clarifications"] == []
+    assert next_action(answered) == "search_slots"
+    assert parse_turn("next Monday please").clarifications == ()  # a day wanted with its week stays that weekday
+
+
 def test_a_time_answers_the_open_question():
     state = fold("book a cardiology follow-up after 3", "pm")
     assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []

@@ -172,6 +172,32 @@ def day_period_terms(norm: str, masked: str, clauses, time_spans):
     return positive, negative, spans
 
 
+# --- days said relative to today ------------------------------------------------------------------------------
+
+# Slots hold weekdays, not dates: "tomorrow" or "next week" cannot be matched to an offer, and a day refused with its
+# week ("not this Monday") is one date, never every Monday
+_RELATIVE = re.compile(
+    r"\b(?:(?:the )?day after tomorrow|tomorrow|today|(?:this|next|the following|the coming) (?:week|weekend)"
+    r"|in (?:a|one|two|three|four|a couple of|\d{1,2}) (?:days?|weeks?)(?: time)?"
+    r"|(?:a|one|two|three|\d{1,2}) weeks? (?:from )?(?:today|now|time))"
+    r"(?:\s+(?:morning|afternoon|evening|night)s?)?\b")
+_WEEK_DAY = re.compile(r"\b(?:this coming|this|next|the following|the coming|coming)\s+(?:" + _ONE_DAY + r")s?\b"
+                       r"(?:\s+(?:in the\s+)?(?:morning|afternoon|evening)s?\b)?"
+                       r"|\b(?:" + _ONE_DAY + r")s?\s+(?:next|this) week\b")
+
+
+def relative_days(norm: str, masked: str, clauses) -> tuple[list[tuple[int, int]], bool]:
+    """(spans, ask): what names a date rather than a weekday ("tomorrow", "next week", "in two weeks") and a day
+    refused with its week ("not this Monday"), so neither is read as a weekday or a part of the day; ``ask`` when
+    there is any (a question, never a guess). A day wanted with its week ("next Monday") stays that weekday."""
+    spans = [(m.start(), m.end()) for m in _RELATIVE.finditer(norm)]
+    for m in _WEEK_DAY.finditer(norm):
+        c_start, c_end = clause_of(clauses, m.start())
+        if negated_before(masked, c_start, m.start()) or _NEG_AFTER.match(masked[m.end():c_end]):
+            spans.append((m.start(), m.end()))
+    return spans, bool(spans)
+
+
 def day_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str]]:
     """(positive, negative) days in order of mention, the first of two alternatives put first."""
     positive, negative = _terms(norm, masked, clauses, time_spans, _DAY, _expand_day)

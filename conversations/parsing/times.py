@@ -81,7 +81,7 @@ class TimePreference:
 
 @dataclass(frozen=True)
 class Clarification:
-    code: str  # ambiguous_time, invalid_time, negated_range or conflicting_times
+    code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times or relative_day
     kind: str | None
     candidates: tuple[str, ...] = ()
 
@@ -92,6 +92,9 @@ class Clarification:
             return f"Do you mean {spoken(self.candidates[0])} or {spoken(self.candidates[1])} as {which}?"
         if self.code == "negated_range":
             return "Which times would suit you instead, for example 'after 2 pm' or 'before 11:00'?"
+        if self.code == "relative_day":
+            return ("Which day of the week would suit you, for example 'Thursday' or 'not Monday'? Offers are "
+                    "matched by weekday, not by 'tomorrow' or 'next week'.")
         if self.code == "conflicting_times" and len(self.candidates) == 2:
             return (f"Both cannot hold for one appointment: do you mean after {spoken(self.candidates[0])}, or "
                     f"before {spoken(self.candidates[1])}?")

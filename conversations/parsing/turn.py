@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from conversations.parsing.terms import DAYS, PERIODS, day_period_terms, day_terms, period_terms
+from conversations.parsing.terms import DAYS, PERIODS, day_period_terms, day_terms, period_terms, relative_days
 from conversations.parsing.text import NOT_NEGATION, clause_of, clause_spans, mask, negated_before, normalise
 from conversations.parsing.times import (
     ANY_CLOCK,
@@ -232,8 +232,14 @@ def parse_turn(text: str) -> TurnParse:
     clauses = clause_spans(norm)
     phrases, time_spans = time_phrases(norm, masked, clauses)
     times, questions = times_from(phrases)
-    pos_pairs, neg_pairs, pair_spans = day_period_terms(norm, masked, clauses, time_spans)
-    apart = norm
+    relative_spans, relative = relative_days(norm, masked, clauses)
+    if relative:
+        questions.append(Clarification("relative_day", None))
+    dated = norm
+    for s, e in relative_spans:
+        dated = dated[:s] + " " * (e - s) + dated[e:]
+    pos_pairs, neg_pairs, pair_spans = day_period_terms(dated, masked, clauses, time_spans)
+    apart = dated
     for s, e in pair_spans:
         apart = apart[:s] + " " * (e - s) + apart[e:]
     pos_days, neg_days = day_terms(apart, masked, clauses, time_spans)
