@@ -190,7 +190,7 @@ def _merge_day_periods(merge: _Merge, parsed: dict) -> None:
 
 
 # Questions about times in general, answered by any time stated later
-_ANY_TIME_ANSWERS = ("negated_range", "conflicting_times")
+_ANY_TIME_ANSWERS = ("negated_range", "conflicting_times", "vague_time")
 
 
 def _merge_times(merge: _Merge, parsed: dict) -> None:
@@ -216,6 +216,8 @@ def _merge_times(merge: _Merge, parsed: dict) -> None:
     for c in parsed.get("clarifications", ()):
         if c["code"] in _ANY_TIME_ANSWERS and parsed.get("times"):
             continue  # "I work 9am-5pm, so after 5pm": answered in the same message
+        if c["code"] == "vague_time" and _answering(new, parsed):
+            continue  # "the later one, in the afternoon" answers "3:00 am or 3:00 pm?"
         clarification = Clarification(c["code"], c.get("kind"), tuple(c.get("candidates", ())))
         # one open question per kind: a restated time replaces the earlier question about it
         pending = [p for p in pending if (p.get("kind"), p.get("code")) != (clarification.kind, clarification.code)]

@@ -546,6 +546,29 @@ def test_a_weekday_answers_the_relative_day_question():
     assert parse_turn("next Monday please").clarifications == ()  # a day wanted with its week stays that weekday
 
 
+@pytest.mark.parametrize("text, preferred_periods", [
+    ("I can't do lunchtime", ()),  # an exclusion: never lost silently
+    ("first thing please", ()),
+    ("after lunch if possible", ()),
+    ("late afternoon please", ("afternoon",)),
+    ("early morning", ("morning",)),
+])
+def test_a_time_of_day_in_words_is_asked_about(text, preferred_periods):
+    p = parse_turn(text)
+    assert p.times == () and p.preferred_periods == preferred_periods and p.excluded_periods == ()
+    assert [c.code for c in p.clarifications] == ["vague_time"]
+    state = fold("book a cardiology follow-up", text)
+    assert next_action(state) == "ask_clarifying_question"
+    answered = fold("book a cardiology follow-up", text, "after 2pm")
+    assert answered["earliest_time"] == "14:00" and next_action(answered) == "search_slots"
+
+
+def test_a_time_of_day_in_words_with_its_time_or_answering_a_question_asks_nothing():
+    assert parse_turn("after lunch, so after 1pm").clarifications == ()
+    state = fold("book a cardiology follow-up after 3", "the later one, late afternoon")
+    assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []
+
+
 def test_a_time_answers_the_open_question():
     state = fold("book a cardiology follow-up after 3", "pm")
     assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []

@@ -73,6 +73,13 @@ _FILLER_WORDS = frozenset(
 _NEGATED_MERIDIEM = re.compile(r"\b(?:not|no|never)\b")
 
 
+# Times of day said in words that name no clock time ("lunchtime", "first thing", "late afternoon", "after lunch"):
+# read as a time they would be a guess, and left out they would be lost (an exclusion too: "I can't do lunchtime")
+VAGUE_TIME = re.compile(
+    r"\b(?:first thing|lunch ?times?|(?:before|after|over|during|around|at|about) lunch|end of the day"
+    r"|(?:late|early|mid)[- ]?(?:morning|afternoon|evening)s?|(?:late|early) in the (?:morning|afternoon|evening))\b")
+
+
 @dataclass(frozen=True)
 class TimePreference:
     kind: str  # earliest_time or latest_time
@@ -81,7 +88,7 @@ class TimePreference:
 
 @dataclass(frozen=True)
 class Clarification:
-    code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times or relative_day
+    code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times, relative_day or vague_time
     kind: str | None
     candidates: tuple[str, ...] = ()
 
@@ -92,6 +99,8 @@ class Clarification:
             return f"Do you mean {spoken(self.candidates[0])} or {spoken(self.candidates[1])} as {which}?"
         if self.code == "negated_range":
             return "Which times would suit you instead, for example 'after 2 pm' or 'before 11:00'?"
+        if self.code == "vague_time":
+            return "What time would suit you, for example 'after 2 pm' or 'before 11:00'?"
         if self.code == "relative_day":
             return ("Which day of the week would suit you, for example 'Thursday' or 'not Monday'? Offers are "
                     "matched by weekday, not by 'tomorrow' or 'next week'.")

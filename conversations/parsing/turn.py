@@ -11,6 +11,7 @@ from conversations.parsing.terms import DAYS, PERIODS, day_period_terms, day_ter
 from conversations.parsing.text import NOT_NEGATION, clause_of, clause_spans, mask, negated_before, normalise
 from conversations.parsing.times import (
     ANY_CLOCK,
+    VAGUE_TIME,
     Clarification,
     TimePreference,
     meridiem_answer,
@@ -232,6 +233,8 @@ def parse_turn(text: str) -> TurnParse:
     clauses = clause_spans(norm)
     phrases, time_spans = time_phrases(norm, masked, clauses)
     times, questions = times_from(phrases)
+    if VAGUE_TIME.search(norm) and not times:  # "after lunch, so after 1pm" says its time
+        questions.append(Clarification("vague_time", None))
     relative_spans, relative = relative_days(norm, masked, clauses)
     if relative:
         questions.append(Clarification("relative_day", None))
