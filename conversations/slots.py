@@ -73,6 +73,7 @@ def apply_turn(state: dict, *, seq: int, role: str, parsed: dict | None = None, 
 
     merge = _Merge(new, src)
     _merge_task(merge, parsed)
+    _merge_any(merge, parsed)
     _merge_days(merge, parsed)
     _merge_periods(merge, parsed)
     _merge_day_periods(merge, parsed)
@@ -109,6 +110,40 @@ def _merge_task(merge: _Merge, parsed: dict) -> None:
         merge.put("specialty", parsed["specialty"])
     if parsed.get("visit_type"):
         merge.put("visit_type", parsed["visit_type"])
+
+
+def _merge_any(merge: _Merge, parsed: dict) -> None:
+    """"Any time is fine" lifts the preferred part of the day and the earliest and latest times said before (and
+    what was asked about them), keeping the days of preferred day-and-period pairs; "any day works" lifts the
+    preferred days, keeping the part of the day of such pairs when they share one. Exclusions stay: only naming
+    them again lifts them."""
+    new = merge.new
+    pairs = [p for p in new["preferred_day_periods"] if isinstance(p, dict)]
+    if parsed.get("any_time"):
+        for key in ("preferred_period", EARLIEST, LATEST):
+            if new[key] is not None:
+                merge.put(key, None)
+                new["sources"].pop(key, None)
+        if pairs:
+            merge.put("preferred_days", _ordered([p["day"] for p in pairs], DAYS))
+            merge.put("preferred_day_periods", [])
+        asked = [p for p in new["pending_clarifications"] if p.get("code") != "relative_day"]
+        if asked:
+            new["pending_clarifications"] = [p for p in new["pending_clarifications"] if p not in asked]
+            merge.changed = True
+    if parsed.get("any_day"):
+        if new["preferred_days"]:
+            merge.put("preferred_days", [])
+            new["sources"].pop("preferred_days", None)
+        if pairs:
+            periods = {p["period"] for p in pairs}
+            if len(periods) == 1:
+                merge.put("preferred_period", periods.pop())
+            merge.put("preferred_day_periods", [])
+        if any(p.get("code") == "relative_day" for p in new["pending_clarifications"]):
+            new["pending_clarifications"] = [p for p in new["pending_clarifications"]
+                                             if p.get("code") != "relative_day"]
+            merge.changed = True
 
 
 def _merge_days(merge: _Merge, parsed: dict) -> None:

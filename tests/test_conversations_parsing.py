@@ -569,6 +569,27 @@ def test_a_time_of_day_in_words_with_its_time_or_answering_a_question_asks_nothi
     assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []
 
 
+@pytest.mark.parametrize("turns, expected", [
+    (("after 2pm", "actually, any time is fine"), {"earliest_time": None}),
+    (("mornings please, before 11am", "whenever suits, really"), {"preferred_period": None, "latest_time": None}),
+    (("Thursday afternoon", "any time is fine"), {"preferred_days": ["thursday"], "preferred_day_periods": []}),
+    (("Thursday please", "any day works"), {"preferred_days": []}),
+    (("Thursday afternoon", "any day is fine actually"),
+     {"preferred_period": "afternoon", "preferred_day_periods": []}),
+    (("after 3", "any time really"), {"earliest_time": None, "pending_clarifications": []}),
+    # exclusions are lifted only by naming them again
+    (("no mornings, not Mondays", "any time is fine, any day"), {"excluded_periods": ["morning"],
+                                                                 "excluded_days": ["monday"]}),
+    # a constraint, not a lift
+    (("Thursday please", "any day but Friday"), {"preferred_days": ["thursday"], "excluded_days": ["friday"]}),
+    (("after 2pm", "any time but mornings"), {"earliest_time": "14:00", "excluded_periods": ["morning"]}),
+])
+def test_any_time_or_any_day_said_later_lifts_what_was_said_before(turns, expected):
+    state = fold("book a cardiology follow-up", *turns)
+    assert {k: state[k] for k in expected} == expected
+    assert next_action(state) == "search_slots"
+
+
 def test_a_time_answers_the_open_question():
     state = fold("book a cardiology follow-up after 3", "pm")
     assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []

@@ -119,6 +119,9 @@ class TurnParse:
     times: tuple[TimePreference, ...] = ()
     clarifications: tuple[Clarification, ...] = ()
     meridiem: str | None = None  # a bare "pm" / "in the afternoon" answer to a clarifying question
+    # "any time is fine", "any day works": what was said before about the time of day, or the day, no longer holds
+    any_time: bool = False
+    any_day: bool = False
     reference: Reference = field(default_factory=Reference)
     remarks: tuple[Remark, ...] = ()
 
@@ -184,6 +187,21 @@ _REJECTED_AFTER = re.compile(
     r"too (?:early|late|soon))\b)")
 _PART_OF_ANOTHER_TIME = re.compile(
     r"\b(?:(?:half|quarter|five|ten|twenty|twenty-five|\d{1,2}(?: minutes)?)\s+(?:past|to)|half)\s+$")
+
+
+# "Actually, any time is fine", "I can come whenever", "any day works": lifts what was said before, but not "any time
+# but mornings", "any time after 2", "any day except Monday" (a constraint), nor "not any time"
+_ANY = r"(?!\s*(?:but|except|other than|apart from|after|before|from|between|until|till|in the|on|next|this)\b)"
+_ANY_TIME = re.compile(r"\b(?:any ?time(?: of (?:the )?day)?|whenever|any hour)\b" + _ANY)
+_ANY_DAY = re.compile(r"\b(?:any ?day(?: of the week)?|whichever day|any weekday or weekend)\b" + _ANY)
+
+
+def _any(pattern: re.Pattern, text: str, masked: str, clauses) -> bool:
+    for m in pattern.finditer(text):
+        c_start, _ = clause_of(clauses, m.start())
+        if not negated_before(masked, c_start, m.start()):
+            return True
+    return False
 
 
 # A choice echoed as a question and refused at once: "3am? no way, pm", "Monday? no, Tuesday". What it names is
@@ -269,6 +287,9 @@ def parse_turn(text: str) -> TurnParse:
         times=tuple(times),
         clarifications=tuple(questions),
         meridiem=meridiem_answer(norm),
+        any_time=not (times or questions or pos_periods or neg_periods or pos_pairs or neg_pairs)
+        and _any(_ANY_TIME, norm, masked, clauses),
+        any_day=not (pos_days or neg_days or pos_pairs or neg_pairs) and _any(_ANY_DAY, norm, masked, clauses),
         reference=_reference(norm, masked, clauses, time_spans),
         remarks=_remarks(said),  # a clinical remark counts wherever it is said
     )
