@@ -151,7 +151,8 @@ def _merge_days(merge: _Merge, parsed: dict) -> None:
     excluded_days = set(new["excluded_days"]) - set(parsed.get("preferred_days", ())) | set(
         parsed.get("excluded_days", ()))
     if parsed.get("preferred_days"):
-        merge.put("preferred_days", [d for d in _ordered(parsed["preferred_days"], DAYS) if d not in excluded_days])
+        wanted = [*parsed["preferred_days"], *(new["preferred_days"] if parsed.get("also") else ())]
+        merge.put("preferred_days", [d for d in _ordered(wanted, DAYS) if d not in excluded_days])
     elif set(new["preferred_days"]) & excluded_days:
         merge.put("preferred_days", [d for d in new["preferred_days"] if d not in excluded_days])
     if parsed.get("excluded_days") or set(new["excluded_days"]) != excluded_days:
@@ -205,6 +206,10 @@ def _merge_day_periods(merge: _Merge, parsed: dict) -> None:
             if period in new["excluded_periods"]:
                 excluded |= {(d, period) for d in DAYS if (d, period) not in said_preferred}
                 merge.put("excluded_periods", [p for p in new["excluded_periods"] if p != period])
+        if parsed.get("also"):  # "or Thursday afternoon too": besides what was wanted before
+            said_preferred |= _pair_set(new["preferred_day_periods"]) | {
+                (d, p) for d in new["preferred_days"] for p in ([new["preferred_period"]] if new["preferred_period"]
+                                                                else PERIODS)}
         preferred = said_preferred - excluded
         if new["preferred_days"]:
             merge.put("preferred_days", [])
@@ -212,7 +217,11 @@ def _merge_day_periods(merge: _Merge, parsed: dict) -> None:
             merge.put("preferred_period", None)
     else:
         preferred = _pair_set(new["preferred_day_periods"]) - excluded
-        if parsed.get("preferred_days"):
+        if preferred and parsed.get("also") and parsed.get("preferred_days"):
+            # "Thursday afternoon", then "Friday too": Friday at any time besides
+            preferred |= {(d, p) for d in parsed["preferred_days"] for p in PERIODS} - excluded
+            merge.put("preferred_days", [])
+        elif parsed.get("preferred_days"):
             preferred = {(d, p) for d, p in preferred if d in new["preferred_days"]}
         if parsed.get("preferred_periods") and not _answering(new, parsed) and new["preferred_period"]:
             preferred = {(d, p) for d, p in preferred if p == new["preferred_period"]}

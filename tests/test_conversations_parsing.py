@@ -590,6 +590,26 @@ def test_any_time_or_any_day_said_later_lifts_what_was_said_before(turns, expect
     assert next_action(state) == "search_slots"
 
 
+def pairs(*values: str) -> list[dict]:
+    return [dict(zip(("day", "period"), v.split(), strict=True)) for v in values]
+
+
+@pytest.mark.parametrize("turns, expected", [
+    (("Thursday please", "Friday works too"), {"preferred_days": ["thursday", "friday"]}),
+    (("Thursday please", "or Friday?"), {"preferred_days": ["thursday", "friday"]}),
+    (("Thursday please", "Friday then"), {"preferred_days": ["friday"]}),  # a change, not an addition
+    (("Thursday afternoon", "Friday morning would work as well"),
+     {"preferred_day_periods": pairs("thursday afternoon", "friday morning")}),
+    (("Thursday afternoon", "Friday too"),
+     {"preferred_day_periods": pairs("thursday afternoon", "friday morning", "friday afternoon", "friday evening"),
+      "preferred_days": []}),
+    (("Thursday please", "I also can't do Friday"), {"preferred_days": ["thursday"], "excluded_days": ["friday"]}),
+])
+def test_a_day_wanted_too_is_added_to_those_wanted_before(turns, expected):
+    state = fold("book a cardiology follow-up", *turns)
+    assert {k: state[k] for k in expected} == expected
+
+
 def test_a_time_answers_the_open_question():
     state = fold("book a cardiology follow-up after 3", "pm")
     assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []

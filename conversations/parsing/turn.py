@@ -122,6 +122,8 @@ class TurnParse:
     # "any time is fine", "any day works": what was said before about the time of day, or the day, no longer holds
     any_time: bool = False
     any_day: bool = False
+    # "Friday works too", "or Friday?": the days wanted are added to those wanted before, not put in their place
+    also: bool = False
     reference: Reference = field(default_factory=Reference)
     remarks: tuple[Remark, ...] = ()
 
@@ -194,6 +196,10 @@ _PART_OF_ANOTHER_TIME = re.compile(
 _ANY = r"(?!\s*(?:but|except|other than|apart from|after|before|from|between|until|till|in the|on|next|this)\b)"
 _ANY_TIME = re.compile(r"\b(?:any ?time(?: of (?:the )?day)?|whenever|any hour)\b" + _ANY)
 _ANY_DAY = re.compile(r"\b(?:any ?day(?: of the week)?|whichever day|any weekday or weekend)\b" + _ANY)
+
+
+_ALSO = re.compile(r"\b(?:as well|also|either)\b|\btoo\b(?!\s+(?:early|late|soon|far|much|bad|busy|long))"
+                   r"|^\W*(?:or|and|plus)\b")
 
 
 def _any(pattern: re.Pattern, text: str, masked: str, clauses) -> bool:
@@ -289,6 +295,7 @@ def parse_turn(text: str) -> TurnParse:
         meridiem=meridiem_answer(norm),
         any_time=not (times or questions or pos_periods or neg_periods or pos_pairs or neg_pairs)
         and _any(_ANY_TIME, norm, masked, clauses),
+        also=bool((pos_days or pos_pairs) and _ALSO.search(norm)),
         any_day=not (pos_days or neg_days or pos_pairs or neg_pairs) and _any(_ANY_DAY, norm, masked, clauses),
         reference=_reference(norm, masked, clauses, time_spans),
         remarks=_remarks(said),  # a clinical remark counts wherever it is said
