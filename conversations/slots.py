@@ -71,6 +71,13 @@ def apply_turn(state: dict, *, seq: int, role: str, parsed: dict | None = None, 
     if role != "user" or not parsed:
         return new
 
+    offered = new["last_offer"]["slots"] if new["last_offer"] and not new["pending_clarifications"] else []
+    if named := _offer_named(offered, parsed):
+        # "the Tuesday one", "Thursday afternoon", "the morning one" with offers on the table: a choice among them,
+        # not a new constraint that would make them stale and search again
+        new["selected_slot_id"] = named
+        new["sources"]["selected_slot_id"] = src
+        return new
     merge = _Merge(new, src)
     _merge_task(merge, parsed)
     _merge_any(merge, parsed)
@@ -323,7 +330,8 @@ def _resolve_reference(offers: list[dict], reference: dict | None) -> str | None
     ordinal = reference.get("ordinal")
     if ordinal is not None and (ordinal == -1 or 1 <= ordinal <= len(offers)):
         return offers[ordinal - 1 if ordinal > 0 else -1]["slot_id"]
-    by_time = [o["slot_id"] for o in offers if o.get("time") in reference.get("times", ())]
+    said = set(reference.get("times", ())) or set(reference.get("either_times", ()))
+    by_time = [o["slot_id"] for o in offers if o.get("time") in said]
     if len(by_time) == 1:
         return by_time[0]
     hours = set(reference.get("hours", ()))
@@ -335,6 +343,32 @@ def _resolve_reference(offers: list[dict], reference: dict | None) -> str | None
     if reference.get("acceptance") and len(offers) == 1:
         return offers[0]["slot_id"]
     return None
+
+
+def _offer_named(offers: list[dict], parsed: dict) -> str | None:
+    """The one offered slot that the days and parts of the day a message wants (and any hour or time it names)
+    describe, when the message says nothing else that changes the booking; otherwise None."""
+    days, periods = parsed.get("preferred_days") or (), parsed.get("preferred_periods") or ()
+    pairs = _pair_set(parsed.get("preferred_day_periods"))
+    if not (days or periods or pairs) or any(parsed.get(k) for k in (
+            "excluded_days", "excluded_periods", "excluded_day_periods", "times", "clarifications", "specialty",
+            "visit_type", "any_time", "any_day", "also")) or parsed.get("intent") not in (None, "book"):
+        return None
+    reference = parsed.get("reference") or {}
+    said = set(reference.get("times", ())) or set(reference.get("either_times", ()))
+    hours = set(reference.get("hours", ()))
+    matching = []
+    for o in offers:
+        day, time = o.get("day"), o.get("time")
+        if day not in DAYS or not isinstance(time, str) or not _OFFER_TIME.fullmatch(time):
+            continue
+        period = next(p for p in PERIODS if int(time[:2]) in PERIOD_HOURS[p])
+        if (days and day not in days or periods and period not in periods or pairs and (day, period) not in pairs
+                or said and time not in said
+                or hours and not said and int(time[:2]) not in hours | {h + 12 for h in hours if h < 12}):
+            continue
+        matching.append(o["slot_id"])
+    return matching[0] if len(matching) == 1 else None
 
 
 def next_action(state: dict, care_team_flags: list[dict] | None = None) -> str:

@@ -672,6 +672,38 @@ def test_accepting_the_one_offer_takes_a_plain_yes():
     assert chosen == {**dict.fromkeys(taken, "A1"), **dict.fromkeys(not_taken)}
 
 
+THREE_OFFERS = {**OFFER, "tool_result": {"offers": [
+    {"slot_id": "A2", "start": "2031-01-09T09:00", "day": "thursday", "time": "09:00"},
+    {"slot_id": "T2", "start": "2031-01-07T14:30", "day": "tuesday", "time": "14:30"},
+    OFFER["tool_result"]["offers"][0]]}}
+
+
+@pytest.mark.parametrize("reply, chosen", [
+    # a day or part of the day that names one of the offers is a choice among them, not a new search
+    ("the Tuesday one", "T2"),
+    ("Tuesday please", "T2"),
+    ("Thursday afternoon", "A1"),
+    ("the morning one", "A2"),
+    ("Thursday at 2", "A1"),
+    ("Thursday at 9", "A2"),
+    # "2:30" said without am/pm is the offer at 14:30 (no offer is at 02:30)
+    ("the 2:30 one", "T2"),
+    ("2.30 please", "T2"),
+])
+def test_a_day_or_time_naming_one_offer_selects_it(reply, chosen):
+    state = fold("book a cardiology follow-up", THREE_OFFERS, reply)
+    assert state["selected_slot_id"] == chosen and state["last_offer"] is not None
+    assert next_action(state) == "confirm_selection"
+    assert state["preferred_days"] == [] and state["preferred_period"] is None
+
+
+@pytest.mark.parametrize("reply", ["the Thursday one", "the afternoon one", "Friday please", "not Tuesday"])
+def test_a_day_naming_several_offers_or_none_is_a_new_constraint(reply):
+    state = fold("book a cardiology follow-up", THREE_OFFERS, reply)
+    assert state["selected_slot_id"] is None and state["last_offer"] is None
+    assert next_action(state) == "search_slots"
+
+
 def test_new_constraints_make_offers_stale():
     state = fold(SEED_TURN_1, SEED_TURN_2, OFFER, "actually, Friday instead")
     assert state["last_offer"] is None and state["preferred_days"] == ["friday"]

@@ -101,6 +101,7 @@ class Reference:
     ordinal: int | None = None
     times: tuple[str, ...] = ()  # explicit 24-hour times mentioned without a relation
     hours: tuple[int, ...] = ()  # bare hours mentioned without a relation ("the 2 o'clock one")
+    either_times: tuple[str, ...] = ()  # both readings of "2:30" (02:30, 14:30): an offer at one of them is meant
     acceptance: bool = False
 
 
@@ -228,18 +229,20 @@ def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
         outside = outside[:s] + " " * (e - s) + outside[e:]
     times: list[str] = []
     hours: list[int] = []
+    either: list[str] = []
     for m in ANY_CLOCK.finditer(outside):
         if rejected(m) or _PART_OF_ANOTHER_TIME.search(outside, 0, m.start()):
             continue
         clock = read_clock(m)
         if clock.value:
             times.append(clock.value)
+        either.extend(clock.candidates)
         if clock.hour is not None and not m.group("word") and (clock.meridiem is None and m.group("m") is None):
             hours.append(clock.hour)
     ordinal = next((_ORDINALS[om.group("o")] for om in _ORDINAL.finditer(text) if not rejected(om)), None)
     return Reference(slot_ids=_unique(m.group(0).replace("-", "") for m in _SLOT_ID.finditer(text)
                                       if not rejected(m)),
-                     ordinal=ordinal, times=_unique(times), hours=_unique(hours),
+                     ordinal=ordinal, times=_unique(times), hours=_unique(hours), either_times=_unique(either),
                      acceptance=bool(_ACCEPTANCE.search(masked)) and not negated_before(masked, 0, len(masked))
                      and not _HESITATION.search(masked))
 
