@@ -139,6 +139,12 @@ def test_periods_keep_their_negation(text, preferred, excluded):
     ("I'm away on Friday", (), ("friday",)),
     ("I'm on holiday Monday to Wednesday", (), ("monday", "tuesday", "wednesday")),
     ("Any time but Mondays, after 2pm", (), ("monday",)),
+    # the usual short forms
+    ("Mon or Wed", ("monday", "wednesday"), ()),
+    ("mon/wed/fri", ("monday", "wednesday", "friday"), ()),
+    ("I can't make it on Fri", (), ("friday",)),
+    ("not Thu", (), ("thursday",)),
+    ("Monday, Tuesday afternoon is out", ("monday",), ()),
 ])
 def test_days_keep_their_negation(text, preferred, excluded):
     p = parse_turn(text)
@@ -157,6 +163,10 @@ def test_days_keep_their_negation(text, preferred, excluded):
      [("tuesday", "morning"), ("thursday", "morning"), ("thursday", "afternoon"), ("thursday", "evening")], []),
     ("I can't do Mondays but Tuesday morning works", [("tuesday", "morning")], []),
     ("weekday mornings only", [(d, "morning") for d in DAYS[:5]], []),
+    # the days listed before it share its part of the day
+    ("I'm free Tuesday and Thursday mornings", [("tuesday", "morning"), ("thursday", "morning")], []),
+    ("Tuesday or Thursday morning", [("tuesday", "morning"), ("thursday", "morning")], []),
+    ("Mon and Tue afternoons don't work", [], [("monday", "afternoon"), ("tuesday", "afternoon")]),
 ])
 def test_a_day_and_a_period_said_together_are_one_constraint(text, preferred, excluded):
     p = parse_turn(text)
