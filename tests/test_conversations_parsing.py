@@ -271,6 +271,10 @@ def test_a_day_and_period_pair_is_never_proposed_as_a_whole_day_or_period():
     ("after 03:30", [(EARLIEST, "03:30")]),
     ("after 30 minutes", []),
     ("I'm not sure, maybe after 2pm", [(EARLIEST, "14:00")]),
+    # "earliest"/"latest" before a time, as "at the earliest"/"at the latest" after it
+    ("earliest 10am please", [(EARLIEST, "10:00")]),
+    ("latest 4pm", [(LATEST, "16:00")]),
+    ("I can't do anything late, latest 4pm", [(LATEST, "16:00")]),
 ])
 def test_time_preferences_keep_their_direction(text, expected):
     assert times(text) == expected

@@ -26,6 +26,7 @@ _RELATIONS = {
     # read as one relation, already carrying their negation: never flipped
     "no later than": (LATEST, True), "not later than": (LATEST, True), "not after": (LATEST, True),
     "no earlier than": (EARLIEST, True), "not earlier than": (EARLIEST, True), "not before": (EARLIEST, True),
+    "earliest": (EARLIEST, True), "latest": (LATEST, True),  # "earliest 10am", "latest 4pm"
     # plain relations: a negation earlier in the clause flips them
     "earlier than": (LATEST, False), "before": (LATEST, False), "by": (LATEST, False), "until": (LATEST, False),
     "till": (LATEST, False), "til": (LATEST, False), "up to": (LATEST, False),
