@@ -241,7 +241,7 @@ def _merge_day_periods(merge: _Merge, parsed: dict) -> None:
 
 
 # Questions about times in general, answered by any time stated later
-_ANY_TIME_ANSWERS = ("negated_range", "conflicting_times", "vague_time")
+_ANY_TIME_ANSWERS = ("negated_range", "conflicting_times", "vague_time", "unreadable_time")
 
 
 def _merge_times(merge: _Merge, parsed: dict) -> None:

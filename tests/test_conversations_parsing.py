@@ -624,6 +624,21 @@ def test_a_day_wanted_too_is_added_to_those_wanted_before(turns, expected):
     assert {k: state[k] for k in expected} == expected
 
 
+@pytest.mark.parametrize("text", ["after half past four", "not before half 9", "after quarter past 2pm",
+                                  "before four pm", "after ten please", "after 10ish"])
+def test_a_time_that_cannot_be_read_is_asked_about_never_lost(text):
+    p = parse_turn(text)
+    assert p.times == () and [c.code for c in p.clarifications] == ["unreadable_time"]
+    assert next_action(fold("book a cardiology follow-up", text)) == "ask_clarifying_question"
+    answered = fold("book a cardiology follow-up", text, "after 4:30pm then")
+    assert next_action(answered) == "search_slots" and answered["pending_clarifications"] == []
+
+
+@pytest.mark.parametrize("text", ["after 30 minutes", "after ten minutes", "after 2pm", "by the way, Thursday"])
+def test_durations_and_readable_times_ask_nothing(text):
+    assert parse_turn(text).clarifications == ()
+
+
 def test_a_time_answers_the_open_question():
     state = fold("book a cardiology follow-up after 3", "pm")
     assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []
@@ -668,7 +683,10 @@ OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
 def test_follow_up_references_resolve_against_the_offers(reply, chosen):
     state = fold(SEED_TURN_1, SEED_TURN_2, OFFER, reply)
     assert state["selected_slot_id"] == chosen
-    assert next_action(state) == ("confirm_selection" if chosen else "select_slot")
+    # a time the parser cannot read ("before half past 2") is asked about rather than dropped
+    unread = "half past" in reply or "quarter to" in reply
+    assert next_action(state) == ("confirm_selection" if chosen else
+                                  "ask_clarifying_question" if unread else "select_slot")
 
 
 ONE_OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [

@@ -89,7 +89,8 @@ class TimePreference:
 
 @dataclass(frozen=True)
 class Clarification:
-    code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times, relative_day or vague_time
+    code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times, relative_day, vague_time or
+    # unreadable_time
     kind: str | None
     candidates: tuple[str, ...] = ()
 
@@ -100,6 +101,8 @@ class Clarification:
             return f"Do you mean {spoken(self.candidates[0])} or {spoken(self.candidates[1])} as {which}?"
         if self.code == "negated_range":
             return "Which times would suit you instead, for example 'after 2 pm' or 'before 11:00'?"
+        if self.code == "unreadable_time":
+            return "I could not read the time; could you say it like '4:30 pm' or '16:30'?"
         if self.code == "vague_time":
             return "What time would suit you, for example 'after 2 pm' or 'before 11:00'?"
         if self.code == "relative_day":
@@ -218,6 +221,20 @@ def _said_as_times(m: re.Match) -> bool:
     """A bare range's ends are clock times: one has its part of the day, or both have minutes."""
     return bool(m.group("aampm") or m.group("bampm") or m.group("aword") or m.group("bword")
                 or m.group("am") and m.group("bm"))
+
+
+# A relation followed by a time this parser cannot read ("after half past four", "not before half 9", "before four
+# pm", "after 10ish"): left out it would be lost, so it is asked about (durations such as "after 30 minutes" are no
+# times)
+_NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_UNREAD = re.compile(r"\b(?:" + _REL_WORDS + r")\s+" + _FILLER + _APPROX
+                     + r"(?:half|quarter|" + _NUMBER_WORD + r"\b|\d)(?![\d\s]*(?:" + _NUMBER_WORD + r"\s+)?"
+                     r"(?:min|mins|minutes?|hrs?|hours?|days?|weeks?|months?|years?)\b)")
+
+
+def unread_times(text: str, taken: list[tuple[int, int]]) -> bool:
+    """Whether a relation names a time that no time phrase read (``taken``: the spans read)."""
+    return any(all(m.end() <= s or m.start() >= e for s, e in taken) for m in _UNREAD.finditer(text))
 
 
 def parse_time_preferences(text: str) -> tuple[list[TimePreference], list[Clarification]]:

@@ -18,6 +18,7 @@ from conversations.parsing.times import (
     read_clock,
     time_phrases,
     times_from,
+    unread_times,
 )
 
 INTENTS = ("book", "reschedule", "cancel")
@@ -260,6 +261,8 @@ def parse_turn(text: str) -> TurnParse:
     clauses = clause_spans(norm)
     phrases, time_spans = time_phrases(norm, masked, clauses)
     times, questions = times_from(phrases)
+    if unread_times(norm, time_spans):
+        questions.append(Clarification("unreadable_time", None))
     if VAGUE_TIME.search(norm) and not times:  # "after lunch, so after 1pm" says its time
         questions.append(Clarification("vague_time", None))
     relative_spans, relative = relative_days(norm, masked, clauses)
