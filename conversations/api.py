@@ -69,6 +69,15 @@ class LastOfferOut(serializers.Serializer):
     slots = OfferOut(many=True)
 
 
+_PAIRS_HELP = ("A day and a part of the day said together ('not Monday morning', 'Tuesday morning or Thursday "
+               "afternoon'): one constraint on both, not on every such day or every such part of the day")
+
+
+class DayPeriodOut(serializers.Serializer):
+    day = DayField()
+    period = PeriodField()
+
+
 class SlotsOut(serializers.Serializer):
     intent = serializers.ChoiceField(choices=INTENTS, allow_null=True)
     specialty = serializers.ChoiceField(choices=sorted(SPECIALTIES), allow_null=True)
@@ -77,6 +86,8 @@ class SlotsOut(serializers.Serializer):
     excluded_days = serializers.ListField(child=DayField())
     preferred_period = PeriodField(allow_null=True)
     excluded_periods = serializers.ListField(child=PeriodField())
+    preferred_day_periods = DayPeriodOut(many=True, help_text=_PAIRS_HELP)
+    excluded_day_periods = DayPeriodOut(many=True, help_text=_PAIRS_HELP)
     earliest_time = serializers.RegexField(TIME, allow_null=True)
     latest_time = serializers.RegexField(TIME, allow_null=True)
     selected_slot_id = serializers.CharField(allow_null=True)
@@ -203,6 +214,8 @@ class ConstraintsOut(serializers.Serializer):
     preferred_period = PeriodField(allow_null=True)
     excluded_days = serializers.ListField(child=DayField())
     excluded_periods = serializers.ListField(child=PeriodField())
+    preferred_day_periods = DayPeriodOut(many=True, help_text=_PAIRS_HELP)
+    excluded_day_periods = DayPeriodOut(many=True, help_text=_PAIRS_HELP)
     earliest_time = serializers.RegexField(TIME, allow_null=True)
     latest_time = serializers.RegexField(TIME, allow_null=True)
     sources = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
@@ -219,7 +232,10 @@ class OffersOut(serializers.Serializer):
 
 class SkippedOut(serializers.Serializer):
     kind = serializers.CharField()
-    reason = serializers.ChoiceField(choices=["needs_clarification", "already_current", "already_proposed"])
+    reason = serializers.ChoiceField(
+        choices=["needs_clarification", "already_current", "already_proposed", "not_kept_long_term"],
+        help_text="not_kept_long_term: a day and a part of the day said together ('not Monday morning') apply to "
+                  "this conversation only; kept long-term they would be widened to every Monday or every morning")
 
 
 class ProposalsOut(serializers.Serializer):
@@ -393,8 +409,8 @@ class SessionOffersView(_SessionView):
         NoBody.check(request)
         result = services.offers_search(identity=self.identity, session_id=session_id)
         constraints = {k: result.constraints[k] for k in (
-            "preferred_days", "preferred_period", "excluded_days", "excluded_periods", "earliest_time",
-            "latest_time", "sources")}
+            "preferred_days", "preferred_period", "excluded_days", "excluded_periods", "preferred_day_periods",
+            "excluded_day_periods", "earliest_time", "latest_time", "sources")}
         session = result.appended.session
         return Response({"offers": result.offers, "considered": result.considered, "constraints": constraints,
                          "next_action": next_action(session.slots, session.care_team_flags),

@@ -30,7 +30,8 @@ CARE_TEAM_NOTE = ("Clinical remarks in this conversation were routed to the care
                   "verified clinical facts, do not store them, and do not give clinical advice.")
 REDACTED = "[patient]"
 PUBLIC_SLOT_KEYS = ("intent", "specialty", "visit_type", "preferred_days", "excluded_days", "preferred_period",
-                    "excluded_periods", "earliest_time", "latest_time", "selected_slot_id", "last_offer")
+                    "excluded_periods", "preferred_day_periods", "excluded_day_periods", "earliest_time",
+                    "latest_time", "selected_slot_id", "last_offer")
 
 
 def patient_markers(patient_id: uuid.UUID) -> tuple[str, str]:

@@ -294,7 +294,11 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
         consent_purpose=session.purpose)}
     parsed = turn.parsed or {}
     skipped = [{"kind": c.get("kind") or "time", "reason": "needs_clarification"}
-               for c in parsed.get("clarifications", ())]
+               for c in parsed.get("clarifications", ()) if c.get("code") != "relative_day"]  # no durable kind
+    if parsed.get("excluded_day_periods"):
+        # the long-term type keeps whole days and whole parts of the day: "not Monday morning" kept as either would
+        # refuse every Monday or every morning for good, so it stays this conversation's
+        skipped.append({"kind": "excluded_day_periods", "reason": "not_kept_long_term"})
     proposed: list[Memory] = []
     for fact in memory_facts(parsed):
         kind = fact["kind"]

@@ -28,6 +28,9 @@ EMPTY_STATE: dict = {
     "excluded_days": [],
     "preferred_period": None,
     "excluded_periods": [],
+    # a day and a part of the day said together: {"day", "period"}, never widened into the day or the period
+    "preferred_day_periods": [],
+    "excluded_day_periods": [],
     "earliest_time": None,
     "latest_time": None,
     "pending_clarifications": [],
@@ -68,10 +71,19 @@ def apply_turn(state: dict, *, seq: int, role: str, parsed: dict | None = None, 
     if role != "user" or not parsed:
         return new
 
+    offered = new["last_offer"]["slots"] if new["last_offer"] and not new["pending_clarifications"] else []
+    if named := _offer_named(offered, parsed):
+        # "the Tuesday one", "Thursday afternoon", "the morning one" with offers on the table: a choice among them,
+        # not a new constraint that would make them stale and search again
+        new["selected_slot_id"] = named
+        new["sources"]["selected_slot_id"] = src
+        return new
     merge = _Merge(new, src)
     _merge_task(merge, parsed)
+    _merge_any(merge, parsed)
     _merge_days(merge, parsed)
     _merge_periods(merge, parsed)
+    _merge_day_periods(merge, parsed)
     _merge_times(merge, parsed)
     if merge.changed:
         new["last_offer"] = None  # offers made under other constraints are stale
@@ -107,23 +119,63 @@ def _merge_task(merge: _Merge, parsed: dict) -> None:
         merge.put("visit_type", parsed["visit_type"])
 
 
+def _merge_any(merge: _Merge, parsed: dict) -> None:
+    """"Any time is fine" lifts the preferred part of the day and the earliest and latest times said before (and
+    what was asked about them), keeping the days of preferred day-and-period pairs; "any day works" lifts the
+    preferred days, keeping the part of the day of such pairs when they share one. Exclusions stay: only naming
+    them again lifts them."""
+    new = merge.new
+    pairs = [p for p in new["preferred_day_periods"] if isinstance(p, dict)]
+    if parsed.get("any_time"):
+        for key in ("preferred_period", EARLIEST, LATEST):
+            if new[key] is not None:
+                merge.put(key, None)
+                new["sources"].pop(key, None)
+        if pairs:
+            merge.put("preferred_days", _ordered([p["day"] for p in pairs], DAYS))
+            merge.put("preferred_day_periods", [])
+        asked = [p for p in new["pending_clarifications"] if p.get("code") != "relative_day"]
+        if asked:
+            new["pending_clarifications"] = [p for p in new["pending_clarifications"] if p not in asked]
+            merge.changed = True
+    if parsed.get("any_day"):
+        if new["preferred_days"]:
+            merge.put("preferred_days", [])
+            new["sources"].pop("preferred_days", None)
+        if pairs:
+            periods = {p["period"] for p in pairs}
+            if len(periods) == 1:
+                merge.put("preferred_period", periods.pop())
+            merge.put("preferred_day_periods", [])
+        if any(p.get("code") == "relative_day" for p in new["pending_clarifications"]):
+            new["pending_clarifications"] = [p for p in new["pending_clarifications"]
+                                             if p.get("code") != "relative_day"]
+            merge.changed = True
+
+
 def _merge_days(merge: _Merge, parsed: dict) -> None:
     new = merge.new
     excluded_days = set(new["excluded_days"]) - set(parsed.get("preferred_days", ())) | set(
         parsed.get("excluded_days", ()))
     if parsed.get("preferred_days"):
-        merge.put("preferred_days", [d for d in _ordered(parsed["preferred_days"], DAYS) if d not in excluded_days])
+        wanted = [*parsed["preferred_days"], *(new["preferred_days"] if parsed.get("also") else ())]
+        merge.put("preferred_days", [d for d in _ordered(wanted, DAYS) if d not in excluded_days])
     elif set(new["preferred_days"]) & excluded_days:
         merge.put("preferred_days", [d for d in new["preferred_days"] if d not in excluded_days])
     if parsed.get("excluded_days") or set(new["excluded_days"]) != excluded_days:
         merge.put("excluded_days", _ordered(excluded_days, DAYS))
 
 
+def _answering(new: dict, parsed: dict) -> bool:
+    """Whether the turn answers "3:00 am or 3:00 pm?": "the afternoon one" then says which 3 o'clock, not which part
+    of the day to book."""
+    return bool(parsed.get("meridiem")) and any(
+        p.get("code") == "ambiguous_time" and p.get("candidates") for p in new["pending_clarifications"])
+
+
 def _merge_periods(merge: _Merge, parsed: dict) -> None:
     new = merge.new
-    # "the afternoon one" answering "3:00 am or 3:00 pm?" says which 3 o'clock, not which part of the day to book
-    answering = bool(parsed.get("meridiem")) and any(
-        p.get("code") == "ambiguous_time" and p.get("candidates") for p in new["pending_clarifications"])
+    answering = _answering(new, parsed)
     preferred_periods = [] if answering else list(parsed.get("preferred_periods", ()))
     said_excluded = () if answering else parsed.get("excluded_periods", ())
     excluded_periods = set(new["excluded_periods"]) - set(preferred_periods) | set(said_excluded)
@@ -135,17 +187,88 @@ def _merge_periods(merge: _Merge, parsed: dict) -> None:
         merge.put("excluded_periods", _ordered(excluded_periods, PERIODS))
 
 
+def _pair_list(pairs) -> list[dict]:
+    ordered = sorted(set(pairs), key=lambda dp: (DAYS.index(dp[0]), PERIODS.index(dp[1])))
+    return [{"day": d, "period": p} for d, p in ordered]
+
+
+def _pair_set(values) -> set[tuple[str, str]]:
+    return {(v["day"], v["period"]) for v in values or () if isinstance(v, dict)}
+
+
+def _merge_day_periods(merge: _Merge, parsed: dict) -> None:
+    """Pairs of a day and a part of the day. Excluded pairs accumulate until the same pair is preferred; a preferred
+    pair replaces the preferred days and period (it names both) and lifts an exclusion of its whole day or period
+    only for itself ("not Mondays", then "Monday afternoon is fine": Monday mornings and evenings stay excluded);
+    a later preferred day or period narrows the preferred pairs to it, or replaces them when none is on it."""
+    new = merge.new
+    said_preferred = _pair_set(parsed.get("preferred_day_periods"))
+    excluded = _pair_set(new["excluded_day_periods"]) - said_preferred | _pair_set(
+        parsed.get("excluded_day_periods"))
+    if said_preferred:
+        for day, period in said_preferred:
+            if day in new["excluded_days"]:
+                excluded |= {(day, p) for p in PERIODS if (day, p) not in said_preferred}
+                merge.put("excluded_days", [d for d in new["excluded_days"] if d != day])
+            if period in new["excluded_periods"]:
+                excluded |= {(d, period) for d in DAYS if (d, period) not in said_preferred}
+                merge.put("excluded_periods", [p for p in new["excluded_periods"] if p != period])
+        if parsed.get("also"):  # "or Thursday afternoon too": besides what was wanted before
+            said_preferred |= _pair_set(new["preferred_day_periods"]) | {
+                (d, p) for d in new["preferred_days"] for p in ([new["preferred_period"]] if new["preferred_period"]
+                                                                else PERIODS)}
+        preferred = said_preferred - excluded
+        if new["preferred_days"]:
+            merge.put("preferred_days", [])
+        if new["preferred_period"] is not None:
+            merge.put("preferred_period", None)
+    else:
+        preferred = _pair_set(new["preferred_day_periods"]) - excluded
+        if preferred and parsed.get("also") and parsed.get("preferred_days"):
+            # "Thursday afternoon", then "Friday too": Friday at any time besides
+            preferred |= {(d, p) for d in parsed["preferred_days"] for p in PERIODS} - excluded
+            merge.put("preferred_days", [])
+        elif parsed.get("preferred_days"):
+            preferred = {(d, p) for d, p in preferred if d in new["preferred_days"]}
+        if parsed.get("preferred_periods") and not _answering(new, parsed) and new["preferred_period"]:
+            preferred = {(d, p) for d, p in preferred if p == new["preferred_period"]}
+        preferred = {(d, p) for d, p in preferred if d not in new["excluded_days"]
+                     and p not in new["excluded_periods"]}
+    if said_preferred or _pair_set(new["preferred_day_periods"]) != preferred:
+        merge.put("preferred_day_periods", _pair_list(preferred))
+    if parsed.get("excluded_day_periods") or _pair_set(new["excluded_day_periods"]) != excluded:
+        merge.put("excluded_day_periods", _pair_list(excluded))
+
+
+# Questions about times in general, answered by any time stated later
+_ANY_TIME_ANSWERS = ("negated_range", "conflicting_times", "vague_time", "unreadable_time")
+
+
 def _merge_times(merge: _Merge, parsed: dict) -> None:
     """Stated times, answers to open questions, and the new questions this turn raises."""
     new = merge.new
     pending = list(new["pending_clarifications"])
     for t in parsed.get("times", ()):
         merge.put(t["kind"], t["time"])
-        pending = [p for p in pending if p.get("kind") != t["kind"]]
+        other = LATEST if t["kind"] == EARLIEST else EARLIEST
+        earliest, latest = new[EARLIEST], new[LATEST]
+        if earliest and latest and earliest > latest:
+            # "after 10", then "before 8": no time is both; the later statement corrects the earlier one
+            merge.put(other, None)
+            new["sources"].pop(other, None)
+        # a time answers the question about its kind, and "which times would suit you instead?" (no kind) too
+        pending = [p for p in pending if p.get("kind") != t["kind"] and p.get("code") not in _ANY_TIME_ANSWERS]
+    if any(parsed.get(k) for k in ("preferred_days", "excluded_days", "preferred_day_periods",
+                                   "excluded_day_periods")):
+        pending = [p for p in pending if p.get("code") != "relative_day"]  # "which day of the week?" answered
     pending, resolved = _resolve_pending(pending, parsed)
     for kind, value in resolved:
         merge.put(kind, value)
     for c in parsed.get("clarifications", ()):
+        if c["code"] in _ANY_TIME_ANSWERS and parsed.get("times"):
+            continue  # "I work 9am-5pm, so after 5pm": answered in the same message
+        if c["code"] == "vague_time" and _answering(new, parsed):
+            continue  # "the later one, in the afternoon" answers "3:00 am or 3:00 pm?"
         clarification = Clarification(c["code"], c.get("kind"), tuple(c.get("candidates", ())))
         # one open question per kind: a restated time replaces the earlier question about it
         pending = [p for p in pending if (p.get("kind"), p.get("code")) != (clarification.kind, clarification.code)]
@@ -207,7 +330,8 @@ def _resolve_reference(offers: list[dict], reference: dict | None) -> str | None
     ordinal = reference.get("ordinal")
     if ordinal is not None and (ordinal == -1 or 1 <= ordinal <= len(offers)):
         return offers[ordinal - 1 if ordinal > 0 else -1]["slot_id"]
-    by_time = [o["slot_id"] for o in offers if o.get("time") in reference.get("times", ())]
+    said = set(reference.get("times", ())) or set(reference.get("either_times", ()))
+    by_time = [o["slot_id"] for o in offers if o.get("time") in said]
     if len(by_time) == 1:
         return by_time[0]
     hours = set(reference.get("hours", ()))
@@ -219,6 +343,32 @@ def _resolve_reference(offers: list[dict], reference: dict | None) -> str | None
     if reference.get("acceptance") and len(offers) == 1:
         return offers[0]["slot_id"]
     return None
+
+
+def _offer_named(offers: list[dict], parsed: dict) -> str | None:
+    """The one offered slot that the days and parts of the day a message wants (and any hour or time it names)
+    describe, when the message says nothing else that changes the booking; otherwise None."""
+    days, periods = parsed.get("preferred_days") or (), parsed.get("preferred_periods") or ()
+    pairs = _pair_set(parsed.get("preferred_day_periods"))
+    if not (days or periods or pairs) or any(parsed.get(k) for k in (
+            "excluded_days", "excluded_periods", "excluded_day_periods", "times", "clarifications", "specialty",
+            "visit_type", "any_time", "any_day", "also")) or parsed.get("intent") not in (None, "book"):
+        return None
+    reference = parsed.get("reference") or {}
+    said = set(reference.get("times", ())) or set(reference.get("either_times", ()))
+    hours = set(reference.get("hours", ()))
+    matching = []
+    for o in offers:
+        day, time = o.get("day"), o.get("time")
+        if day not in DAYS or not isinstance(time, str) or not _OFFER_TIME.fullmatch(time):
+            continue
+        period = next(p for p in PERIODS if int(time[:2]) in PERIOD_HOURS[p])
+        if (days and day not in days or periods and period not in periods or pairs and (day, period) not in pairs
+                or said and time not in said
+                or hours and not said and int(time[:2]) not in hours | {h + 12 for h in hours if h < 12}):
+            continue
+        matching.append(o["slot_id"])
+    return matching[0] if len(matching) == 1 else None
 
 
 def next_action(state: dict, care_team_flags: list[dict] | None = None) -> str:
@@ -253,9 +403,12 @@ def offer_constraints(state: dict, standing: list[dict]) -> dict:
     c = {"preferred_days": list(state.get("preferred_days", ())), "preferred_period": state.get("preferred_period"),
          "excluded_days": set(state.get("excluded_days", ())),
          "excluded_periods": set(state.get("excluded_periods", ())),
+         "preferred_day_periods": list(state.get("preferred_day_periods") or ()),
+         "excluded_day_periods": list(state.get("excluded_day_periods") or ()),
          EARLIEST: state.get(EARLIEST), LATEST: state.get(LATEST), "sources": {}}
     sources = state.get("sources", {})
-    for key in ("preferred_days", "preferred_period", "excluded_days", "excluded_periods", EARLIEST, LATEST):
+    for key in ("preferred_days", "preferred_period", "excluded_days", "excluded_periods", "preferred_day_periods",
+                "excluded_day_periods", EARLIEST, LATEST):
         if state.get(key) and key in sources:
             c["sources"][key] = [sources[key]]
     for fact in standing:
@@ -285,6 +438,11 @@ def slot_matches(slot: dict, c: dict) -> bool:
     if c["preferred_period"] and hour not in PERIOD_HOURS[c["preferred_period"]]:
         return False
     if any(hour in PERIOD_HOURS[p] for p in c["excluded_periods"]):
+        return False
+    period = next(p for p in PERIODS if hour in PERIOD_HOURS[p])
+    if (day, period) in _pair_set(c.get("excluded_day_periods")):
+        return False
+    if c.get("preferred_day_periods") and (day, period) not in _pair_set(c["preferred_day_periods"]):
         return False
     if c[EARLIEST] and time < c[EARLIEST]:
         return False

@@ -112,13 +112,23 @@ def _fact_text(key: str, value) -> str:
         "excluded_days": lambda v: "Cannot attend on " + ", ".join(d.title() for d in v),
         "preferred_period": lambda v: f"Prefers the {v}",
         "excluded_periods": lambda v: "Cannot attend in the " + " or ".join(v),
+        "preferred_day_periods": lambda v: "Prefers " + _day_periods(v, "or"),
+        "excluded_day_periods": lambda v: "Cannot attend on " + _day_periods(v, "nor"),
         EARLIEST: lambda v: f"Not before {v}",
         LATEST: lambda v: f"No later than {v}",
     }[key](value)
 
 
+def _day_periods(pairs: list[dict], joiner: str) -> str:
+    """'Tuesday mornings or Thursday afternoons' (days grouped by part of the day, so 21 pairs stay one short line)."""
+    by_period: dict[str, list[str]] = {}
+    for pair in pairs:
+        by_period.setdefault(pair["period"], []).append(pair["day"].title())
+    return f" {joiner} ".join(f"{', '.join(days)} {period}s" for period, days in by_period.items())
+
+
 _FACT_KEYS = ("intent", "specialty", "visit_type", "preferred_days", "excluded_days", "preferred_period",
-              "excluded_periods", EARLIEST, LATEST)
+              "excluded_periods", "preferred_day_periods", "excluded_day_periods", EARLIEST, LATEST)
 
 
 def summarise_deterministic(turns: Sequence[TurnView], *, care_team_flags: Sequence[dict] = ()) -> dict:

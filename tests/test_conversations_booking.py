@@ -188,3 +188,58 @@ def test_offers_are_refused_when_the_conversation_moved_on_meanwhile(world, sche
     monkeypatch.setattr(client, "search_slots", search_while_the_patient_types)
     r = api.post(session_path(sid, "/offers"))
     assert r.status_code == 409 and r.json()["code"] == "concurrent_update_retry"
+
+
+# A Monday morning, a Tuesday morning and a Tuesday afternoon besides the seed's slots.
+WITH_PAIRS = [*SEED_SLOTS,
+              {"slot_id": "M1", "start": "2031-01-06T09:00", "specialty": "cardiology", "visit_type": "followup"},
+              {"slot_id": "T1", "start": "2031-01-07T09:30", "specialty": "cardiology", "visit_type": "followup"},
+              {"slot_id": "T2", "start": "2031-01-07T14:30", "specialty": "cardiology", "visit_type": "followup"}]
+
+
+def test_a_day_and_a_part_of_the_day_are_one_constraint_in_the_offers(world, scheduling):
+    """"Tuesday morning or Thursday afternoon" offers those two, not a Tuesday afternoon or a Thursday morning; "not
+    Monday morning" keeps Monday afternoons and other mornings."""
+    scheduling.slots = WITH_PAIRS
+    api, sid = conversation(world, "I need to reschedule my cardiology follow-up. I can do Tuesday morning or "
+                                   "Thursday afternoon")
+    body = offers(api, sid)
+    assert [o["slot_id"] for o in body["offers"]] == ["T1", "A1"]
+    c = body["constraints"]
+    assert c["preferred_day_periods"] == [{"day": "tuesday", "period": "morning"},
+                                          {"day": "thursday", "period": "afternoon"}]
+    assert c["preferred_days"] == [] and c["preferred_period"] is None
+    assert c["sources"] == {"preferred_day_periods": ["turn:1"]}
+
+    api, sid = conversation(world, "I need to reschedule my cardiology follow-up, but not Monday morning")
+    body = offers(api, sid)
+    assert [o["slot_id"] for o in body["offers"]] == ["A3", "T1", "T2", "A2", "A1"]
+    assert body["constraints"]["excluded_day_periods"] == [{"day": "monday", "period": "morning"}]
+    assert body["constraints"]["excluded_days"] == [] and body["constraints"]["excluded_periods"] == []
+    slots = context(api, sid)["context"]["slots"]
+    assert slots["excluded_day_periods"] == [{"day": "monday", "period": "morning"}]
+    assert slots["preferred_day_periods"] == []
+
+
+def test_a_day_and_period_pair_is_not_proposed_long_term(world):
+    """The long-term type keeps whole days and periods: the pair is skipped with its reason, never widened."""
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "book cardiology, I can't do Fridays and not Tuesday morning")
+    body = api.post(session_path(sid, "/turns/1/propose")).json()
+    assert [m["fact"] for m in body["proposed"]] == [{"kind": "excluded_days", "days": ["friday"]}]
+    assert body["skipped"] == [{"kind": "excluded_day_periods", "reason": "not_kept_long_term"}]
+
+
+def test_a_day_said_relative_to_today_is_asked_about_and_blocks_no_proposal(world):
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    body = say(api, sid, "book cardiology, not this Monday, and never before 10am")
+    assert body["next_action"] == "ask_clarifying_question"
+    assert body["slots"]["excluded_days"] == [] and body["slots"]["earliest_time"] == "10:00"
+    assert [q["question"].startswith("Which day of the week") for q in body["clarifying_questions"]] == [True]
+    proposed = api.post(session_path(sid, "/turns/1/propose")).json()
+    assert [m["fact"] for m in proposed["proposed"]] == [{"kind": "earliest_time", "time": "10:00"}]
+    assert proposed["skipped"] == []

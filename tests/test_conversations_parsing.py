@@ -133,19 +133,90 @@ def test_periods_keep_their_negation(text, preferred, excluded):
     ("Friday to Monday", ("friday", "saturday", "sunday", "monday"), ()),
     ("I prefer Monday to Friday", ("monday",), ()),  # a comparison, not a range
     ("Mondays are a no", (), ("monday",)),
-    ("Tuesday afternoon is out", (), ("tuesday",)),  # as "can't do Tuesday afternoon": never preferred
-    ("Tuesday afternoons don't work", (), ("tuesday",)),
-    ("Tuesday afternoon is great", ("tuesday",), ()),
     ("every day but Friday", (), ("friday",)),
     ("all days but Friday", (), ("friday",)),
     ("I can come whenever but I prefer Friday", ("friday",), ()),
     ("I'm away on Friday", (), ("friday",)),
     ("I'm on holiday Monday to Wednesday", (), ("monday", "tuesday", "wednesday")),
     ("Any time but Mondays, after 2pm", (), ("monday",)),
+    # the usual short forms
+    ("Mon or Wed", ("monday", "wednesday"), ()),
+    ("mon/wed/fri", ("monday", "wednesday", "friday"), ()),
+    ("I can't make it on Fri", (), ("friday",)),
+    ("not Thu", (), ("thursday",)),
+    ("Monday, Tuesday afternoon is out", ("monday",), ()),
 ])
 def test_days_keep_their_negation(text, preferred, excluded):
     p = parse_turn(text)
     assert p.preferred_days == preferred and p.excluded_days == excluded
+
+
+@pytest.mark.parametrize("text, preferred, excluded", [
+    # a day and a part of the day said together are one constraint, never every such day and every such period
+    ("not Monday morning", [], [("monday", "morning")]),
+    ("Tuesday afternoon is out", [], [("tuesday", "afternoon")]),  # never preferred
+    ("Tuesday afternoons don't work", [], [("tuesday", "afternoon")]),
+    ("Tuesday afternoon is great", [("tuesday", "afternoon")], []),
+    ("I can't do Friday in the afternoon", [], [("friday", "afternoon")]),
+    ("I can do Tuesday morning or Thursday afternoon", [("tuesday", "morning"), ("thursday", "afternoon")], []),
+    ("Tuesday morning or any time Thursday",
+     [("tuesday", "morning"), ("thursday", "morning"), ("thursday", "afternoon"), ("thursday", "evening")], []),
+    ("I can't do Mondays but Tuesday morning works", [("tuesday", "morning")], []),
+    ("weekday mornings only", [(d, "morning") for d in DAYS[:5]], []),
+    # the days listed before it share its part of the day
+    ("I'm free Tuesday and Thursday mornings", [("tuesday", "morning"), ("thursday", "morning")], []),
+    ("Tuesday or Thursday morning", [("tuesday", "morning"), ("thursday", "morning")], []),
+    ("Mon and Tue afternoons don't work", [], [("monday", "afternoon"), ("tuesday", "afternoon")]),
+])
+def test_a_day_and_a_period_said_together_are_one_constraint(text, preferred, excluded):
+    p = parse_turn(text)
+    assert [(dp["day"], dp["period"]) for dp in p.preferred_day_periods] == preferred
+    assert [(dp["day"], dp["period"]) for dp in p.excluded_day_periods] == excluded
+    assert p.excluded_periods == p.preferred_periods == ()  # neither widened into every such part of the day
+    assert p.preferred_days == ()
+    assert p.excluded_days == (("monday",) if "Mondays" in text else ())
+
+
+@pytest.mark.parametrize("text, slot, offered", [
+    ("not Monday morning", ("monday", "09:00"), False),
+    ("not Monday morning", ("monday", "15:30"), True),
+    ("not Monday morning", ("thursday", "09:00"), True),
+    ("I can do Tuesday morning or Thursday afternoon", ("tuesday", "09:30"), True),
+    ("I can do Tuesday morning or Thursday afternoon", ("thursday", "14:00"), True),
+    ("I can do Tuesday morning or Thursday afternoon", ("tuesday", "14:30"), False),
+    ("I can do Tuesday morning or Thursday afternoon", ("thursday", "09:00"), False),
+    # and "not Mondays" or "no mornings" keep their meaning
+    ("not Mondays", ("monday", "15:30"), False),
+    ("no mornings", ("thursday", "09:00"), False),
+])
+def test_offers_keep_a_day_and_period_together(text, slot, offered):
+    state = apply_turn(empty_state(), seq=1, role="user", parsed=parse_turn(text).as_dict())
+    day, time = slot
+    assert slot_matches({"day": day, "time": time}, offer_constraints(state, [])) is offered
+
+
+def test_a_preferred_pair_lifts_an_exclusion_of_its_day_only_for_itself():
+    """"not Mondays" then "Monday afternoon is fine": Monday afternoons only, Monday mornings stay excluded."""
+    state = fold("not Mondays", "actually Monday afternoon is fine")
+    c = offer_constraints(state, [])
+    assert state["excluded_days"] == [] and state["preferred_day_periods"] == [{"day": "monday",
+                                                                                "period": "afternoon"}]
+    assert slot_matches({"day": "monday", "time": "15:30"}, c)
+    assert not slot_matches({"day": "monday", "time": "09:00"}, c)
+    assert not slot_matches({"day": "thursday", "time": "15:00"}, c)
+
+
+def test_a_later_day_narrows_or_replaces_the_preferred_pairs():
+    narrowed = fold("I can do Tuesday morning or Thursday afternoon", "Thursday then")
+    assert narrowed["preferred_day_periods"] == [{"day": "thursday", "period": "afternoon"}]
+    replaced = fold("I can do Tuesday morning or Thursday afternoon", "Friday actually")
+    assert replaced["preferred_day_periods"] == [] and replaced["preferred_days"] == ["friday"]
+
+
+def test_a_day_and_period_pair_is_never_proposed_as_a_whole_day_or_period():
+    assert memory_facts(parse_turn("not Monday morning")) == []
+    assert memory_facts(parse_turn("I can't do Fridays, and not Tuesday morning")) == [
+        {"kind": "excluded_days", "days": ["friday"]}]
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -200,6 +271,10 @@ def test_days_keep_their_negation(text, preferred, excluded):
     ("after 03:30", [(EARLIEST, "03:30")]),
     ("after 30 minutes", []),
     ("I'm not sure, maybe after 2pm", [(EARLIEST, "14:00")]),
+    # "earliest"/"latest" before a time, as "at the earliest"/"at the latest" after it
+    ("earliest 10am please", [(EARLIEST, "10:00")]),
+    ("latest 4pm", [(LATEST, "16:00")]),
+    ("I can't do anything late, latest 4pm", [(LATEST, "16:00")]),
 ])
 def test_time_preferences_keep_their_direction(text, expected):
     assert times(text) == expected
@@ -216,6 +291,9 @@ def test_time_preferences_keep_their_direction(text, expected):
     ("between 2 and 4pm doesn't work for me", "negated_range", ()),
     ("2pm-4pm is impossible", "negated_range", ()),
     ("I work 9am-5pm", "negated_range", ()),
+    # no time is both: the slots cannot hold "either", so neither is stored
+    ("after 10 or before 8", "conflicting_times", ("10:00", "08:00")),
+    ("after 4pm, and before 11am", "conflicting_times", ("16:00", "11:00")),
 ])
 def test_what_cannot_be_read_safely_becomes_a_question(text, code, candidates):
     found, questions = parse_time_preferences(text)
@@ -406,6 +484,161 @@ def test_a_later_positive_mention_lifts_an_exclusion():
     assert state["excluded_periods"] == [] and state["preferred_period"] == "morning"
 
 
+@pytest.mark.parametrize("turns", [
+    ("book a cardiology follow-up", "not between 12 and 2", "after 2pm then"),
+    ("book a cardiology follow-up", "2pm-4pm doesn't work", "before 2pm"),
+    ("book a cardiology follow-up, I work 9am-5pm so after 5pm",),
+])
+def test_a_time_answers_which_times_would_suit_instead(turns):
+    """The question a negated range raises has no kind: any time stated answers it, so the booking goes on."""
+    state = fold(*turns)
+    assert state["pending_clarifications"] == [] and (state["earliest_time"] or state["latest_time"])
+    assert next_action(state) == "search_slots"
+
+
+def test_contradicting_times_are_asked_about_and_a_later_one_corrects_an_earlier_one():
+    state = fold("book a cardiology follow-up after 10 or before 8")
+    assert state["earliest_time"] is None and state["latest_time"] is None
+    assert [p["question"] for p in state["pending_clarifications"]] == [
+        "Both cannot hold for one appointment: do you mean after 10:00 am, or before 8:00 am?"]
+    answered = fold("book a cardiology follow-up after 10 or before 8", "after 10 then")
+    assert answered["earliest_time"] == "10:00" and answered["pending_clarifications"] == []
+    corrected = fold("book a cardiology follow-up after 10", "before 8 actually")
+    assert corrected["earliest_time"] is None and corrected["latest_time"] == "08:00"
+    assert "earliest_time" not in corrected["sources"]
+    assert fold("book cardiology after 10", "before 4pm")["earliest_time"] == "10:00"
+
+
+@pytest.mark.parametrize("reply, earliest, open_question", [
+    ("3am? no way, pm", "15:00", False),
+    ("3 in the morning? God no. afternoon", "15:00", False),
+    ("3am? no", None, True),  # refused, not chosen: the question stays
+    ("3am? yes", "03:00", False),
+])
+def test_a_reading_echoed_and_refused_is_not_the_answer(reply, earliest, open_question):
+    state = fold("book a cardiology follow-up after 3", reply)
+    assert state["earliest_time"] == earliest and bool(state["pending_clarifications"]) is open_question
+
+
+@pytest.mark.parametrize("text, specialty, preferred_days, excluded_periods", [
+    ("Monday? no, Tuesday", None, ("tuesday",), ()),
+    ("Cardiology? no, dermatology", "dermatology", (), ()),
+    ("Is Monday possible? no mornings though", None, ("monday",), ("morning",)),  # this "no" still negates
+    ("Is there anything Monday? no worries if not", None, ("monday",), ()),
+])
+def test_a_choice_echoed_and_refused_is_not_taken(text, specialty, preferred_days, excluded_periods):
+    p = parse_turn(text)
+    assert (p.specialty, p.preferred_days, p.excluded_periods) == (specialty, preferred_days, excluded_periods)
+
+
+@pytest.mark.parametrize("text, preferred, excluded", [
+    # a day refused with its week is one date, never every such weekday
+    ("not this Monday, next Monday", ("monday",), ()),
+    ("I can't do this Friday", (), ()),
+    ("next Monday is out", (), ()),
+    # a date said relative to today cannot be matched to a weekday, nor its part of the day widened to every day
+    ("tomorrow please", (), ()),
+    ("not tomorrow morning", (), ()),
+    ("I'd like a check-up next week", (), ()),
+    ("in two weeks, any day but Friday", (), ("friday",)),
+])
+def test_days_said_relative_to_today_are_asked_about(text, preferred, excluded):
+    p = parse_turn(text)
+    assert p.preferred_days == preferred and p.excluded_days == excluded
+    assert p.excluded_periods == () and p.excluded_day_periods == ()
+    assert [c.code for c in p.clarifications] == ["relative_day"]
+    assert memory_facts(p) == ([{"kind": "excluded_days", "days": list(excluded)}] if excluded else [])
+
+
+def test_a_weekday_answers_the_relative_day_question():
+    state = fold("book a cardiology follow-up tomorrow please")
+    assert next_action(state) == "ask_clarifying_question"
+    assert state["preferred_days"] == [] and state["excluded_days"] == []
+    answered = fold("book a cardiology follow-up tomorrow please", "Thursday then")
+    assert answered["preferred_days"] == ["thursday"] and answered["pending_clarifications"] == []
+    assert next_action(answered) == "search_slots"
+    assert parse_turn("next Monday please").clarifications == ()  # a day wanted with its week stays that weekday
+
+
+@pytest.mark.parametrize("text, preferred_periods", [
+    ("I can't do lunchtime", ()),  # an exclusion: never lost silently
+    ("first thing please", ()),
+    ("after lunch if possible", ()),
+    ("late afternoon please", ("afternoon",)),
+    ("early morning", ("morning",)),
+])
+def test_a_time_of_day_in_words_is_asked_about(text, preferred_periods):
+    p = parse_turn(text)
+    assert p.times == () and p.preferred_periods == preferred_periods and p.excluded_periods == ()
+    assert [c.code for c in p.clarifications] == ["vague_time"]
+    state = fold("book a cardiology follow-up", text)
+    assert next_action(state) == "ask_clarifying_question"
+    answered = fold("book a cardiology follow-up", text, "after 2pm")
+    assert answered["earliest_time"] == "14:00" and next_action(answered) == "search_slots"
+
+
+def test_a_time_of_day_in_words_with_its_time_or_answering_a_question_asks_nothing():
+    assert parse_turn("after lunch, so after 1pm").clarifications == ()
+    state = fold("book a cardiology follow-up after 3", "the later one, late afternoon")
+    assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []
+
+
+@pytest.mark.parametrize("turns, expected", [
+    (("after 2pm", "actually, any time is fine"), {"earliest_time": None}),
+    (("mornings please, before 11am", "whenever suits, really"), {"preferred_period": None, "latest_time": None}),
+    (("Thursday afternoon", "any time is fine"), {"preferred_days": ["thursday"], "preferred_day_periods": []}),
+    (("Thursday please", "any day works"), {"preferred_days": []}),
+    (("Thursday afternoon", "any day is fine actually"),
+     {"preferred_period": "afternoon", "preferred_day_periods": []}),
+    (("after 3", "any time really"), {"earliest_time": None, "pending_clarifications": []}),
+    # exclusions are lifted only by naming them again
+    (("no mornings, not Mondays", "any time is fine, any day"), {"excluded_periods": ["morning"],
+                                                                 "excluded_days": ["monday"]}),
+    # a constraint, not a lift
+    (("Thursday please", "any day but Friday"), {"preferred_days": ["thursday"], "excluded_days": ["friday"]}),
+    (("after 2pm", "any time but mornings"), {"earliest_time": "14:00", "excluded_periods": ["morning"]}),
+])
+def test_any_time_or_any_day_said_later_lifts_what_was_said_before(turns, expected):
+    state = fold("book a cardiology follow-up", *turns)
+    assert {k: state[k] for k in expected} == expected
+    assert next_action(state) == "search_slots"
+
+
+def pairs(*values: str) -> list[dict]:
+    return [dict(zip(("day", "period"), v.split(), strict=True)) for v in values]
+
+
+@pytest.mark.parametrize("turns, expected", [
+    (("Thursday please", "Friday works too"), {"preferred_days": ["thursday", "friday"]}),
+    (("Thursday please", "or Friday?"), {"preferred_days": ["thursday", "friday"]}),
+    (("Thursday please", "Friday then"), {"preferred_days": ["friday"]}),  # a change, not an addition
+    (("Thursday afternoon", "Friday morning would work as well"),
+     {"preferred_day_periods": pairs("thursday afternoon", "friday morning")}),
+    (("Thursday afternoon", "Friday too"),
+     {"preferred_day_periods": pairs("thursday afternoon", "friday morning", "friday afternoon", "friday evening"),
+      "preferred_days": []}),
+    (("Thursday please", "I also can't do Friday"), {"preferred_days": ["thursday"], "excluded_days": ["friday"]}),
+])
+def test_a_day_wanted_too_is_added_to_those_wanted_before(turns, expected):
+    state = fold("book a cardiology follow-up", *turns)
+    assert {k: state[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize("text", ["after half past four", "not before half 9", "after quarter past 2pm",
+                                  "before four pm", "after ten please", "after 10ish"])
+def test_a_time_that_cannot_be_read_is_asked_about_never_lost(text):
+    p = parse_turn(text)
+    assert p.times == () and [c.code for c in p.clarifications] == ["unreadable_time"]
+    assert next_action(fold("book a cardiology follow-up", text)) == "ask_clarifying_question"
+    answered = fold("book a cardiology follow-up", text, "after 4:30pm then")
+    assert next_action(answered) == "search_slots" and answered["pending_clarifications"] == []
+
+
+@pytest.mark.parametrize("text", ["after 30 minutes", "after ten minutes", "after 2pm", "by the way, Thursday"])
+def test_durations_and_readable_times_ask_nothing(text):
+    assert parse_turn(text).clarifications == ()
+
+
 def test_a_time_answers_the_open_question():
     state = fold("book a cardiology follow-up after 3", "pm")
     assert state["earliest_time"] == "15:00" and state["pending_clarifications"] == []
@@ -450,7 +683,10 @@ OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
 def test_follow_up_references_resolve_against_the_offers(reply, chosen):
     state = fold(SEED_TURN_1, SEED_TURN_2, OFFER, reply)
     assert state["selected_slot_id"] == chosen
-    assert next_action(state) == ("confirm_selection" if chosen else "select_slot")
+    # a time the parser cannot read ("before half past 2") is asked about rather than dropped
+    unread = "half past" in reply or "quarter to" in reply
+    assert next_action(state) == ("confirm_selection" if chosen else
+                                  "ask_clarifying_question" if unread else "select_slot")
 
 
 ONE_OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
@@ -466,6 +702,38 @@ def test_accepting_the_one_offer_takes_a_plain_yes():
     chosen = {reply: fold(SEED_TURN_1, SEED_TURN_2, ONE_OFFER, reply)["selected_slot_id"]
               for reply in taken + not_taken}
     assert chosen == {**dict.fromkeys(taken, "A1"), **dict.fromkeys(not_taken)}
+
+
+THREE_OFFERS = {**OFFER, "tool_result": {"offers": [
+    {"slot_id": "A2", "start": "2031-01-09T09:00", "day": "thursday", "time": "09:00"},
+    {"slot_id": "T2", "start": "2031-01-07T14:30", "day": "tuesday", "time": "14:30"},
+    OFFER["tool_result"]["offers"][0]]}}
+
+
+@pytest.mark.parametrize("reply, chosen", [
+    # a day or part of the day that names one of the offers is a choice among them, not a new search
+    ("the Tuesday one", "T2"),
+    ("Tuesday please", "T2"),
+    ("Thursday afternoon", "A1"),
+    ("the morning one", "A2"),
+    ("Thursday at 2", "A1"),
+    ("Thursday at 9", "A2"),
+    # "2:30" said without am/pm is the offer at 14:30 (no offer is at 02:30)
+    ("the 2:30 one", "T2"),
+    ("2.30 please", "T2"),
+])
+def test_a_day_or_time_naming_one_offer_selects_it(reply, chosen):
+    state = fold("book a cardiology follow-up", THREE_OFFERS, reply)
+    assert state["selected_slot_id"] == chosen and state["last_offer"] is not None
+    assert next_action(state) == "confirm_selection"
+    assert state["preferred_days"] == [] and state["preferred_period"] is None
+
+
+@pytest.mark.parametrize("reply", ["the Thursday one", "the afternoon one", "Friday please", "not Tuesday"])
+def test_a_day_naming_several_offers_or_none_is_a_new_constraint(reply):
+    state = fold("book a cardiology follow-up", THREE_OFFERS, reply)
+    assert state["selected_slot_id"] is None and state["last_offer"] is None
+    assert next_action(state) == "search_slots"
 
 
 def test_new_constraints_make_offers_stale():

@@ -78,6 +78,14 @@ def test_deterministic_summary_cites_its_turns_and_fits_both_schemas():
     assert "thinner" not in json.dumps(summary)
 
 
+def test_the_summary_keeps_a_day_and_period_together():
+    summary = summarise_deterministic(views("not Monday morning", "I can do Tuesday morning or Thursday afternoon"))
+    facts = {(f["fact"], f["source_id"]) for f in summary["confirmed_facts"]}
+    assert facts == {("Cannot attend on Monday mornings", "turn:1"),
+                     ("Prefers Tuesday mornings or Thursday afternoons", "turn:2")}
+    assert summary_problems(summary, allowed_source_ids={"turn:1", "turn:2"}) == []
+
+
 def test_trimming_drops_the_oldest_items_and_keeps_the_shape():
     summary = summarise_deterministic(views(SEED_TURN_1, SEED_TURN_2, "no later than 16:00", "not on Fridays"))
     small = trim(summary, 80)

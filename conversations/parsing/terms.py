@@ -21,12 +21,15 @@ _NEG_AFTER = re.compile(
     r"(?:(?:'s|'re|\s+is|\s+are)\s+(?:out|impossible|bad|difficult|tricky|no good|not\b|never\b"
     r"|too (?:early|late|soon)\b|a no\b|a no-go\b)"
     r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b)")
-_ONE_DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds"
+# full names, then the usual short forms ("Mon or Wed", "not Fri"); "sat" and "sun" are words of their own
+_SHORT_DAYS = r"tues|tue|thurs|thur|thu|weds|wed|mon|fri"
+_ONE_DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|" + _SHORT_DAYS
 # "Monday to Friday" is every day from one to the other, not the two named
 _DAY = re.compile(r"\b(?P<first>" + _ONE_DAY + r")s?\s*(?P<to>to|through|thru|till|until|-|\u2013)\s*(?P<last>"
                   + _ONE_DAY + r")s?\b"
                   r"|\b(?P<day>" + _ONE_DAY + r")s?\b|\b(?P<group>weekends?|weekdays?)\b")
-_DAY_ALIASES = {"tues": "tuesday", "thurs": "thursday", "weds": "wednesday"}
+_DAY_ALIASES = {"tues": "tuesday", "tue": "tuesday", "thurs": "thursday", "thur": "thursday", "thu": "thursday",
+                "weds": "wednesday", "wed": "wednesday", "mon": "monday", "fri": "friday"}
 _PERIOD = re.compile(r"\b(?P<period>morning|afternoon|evening)s?\b|\b(?P<tonight>tonight)\b")
 # Mentions of a day or period that are not about the appointment.
 _NOT_A_PREFERENCE = re.compile(
@@ -73,7 +76,7 @@ def _expand_period(m: re.Match) -> list[str]:
 # --- preferences between alternatives ----------------------------------------------------------------------------
 
 _PERIOD_WORD = r"(?:morning|afternoon|evening)s?|tonight|lunch ?time|after lunch"
-_DAY_WORD = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds)s?|weekends?"
+_DAY_WORD = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|" + _SHORT_DAYS + r")s?|weekends?"
              r"|weekdays?")
 _GAP = r"[^.;!?]{0,40}?"
 _SHORT = r"(?:\s+(?:the|a|an|in the|on|on a|on the|at|for|doing|coming in|coming|going|in)){0,3}\s+"
@@ -121,6 +124,7 @@ def _expand_day_word(word: str) -> list[str]:
     if word.startswith("weekday"):
         return list(DAYS[:5])
     word = word.rstrip("s") if word not in ("tues", "thurs", "weds") else word
+    word = word if word in DAYS else _DAY_ALIASES.get(word, word)
     return [_DAY_ALIASES.get(word, word)]
 
 
@@ -146,6 +150,61 @@ def _prefer_first(norm: str, positive: list[str], negative: list[str], term: str
     preferred = [v for v in better if v not in negative]
     positive = preferred + [v for v in positive if v not in worse and v not in preferred]
     return positive, negative
+
+
+# --- a day and a part of the day said together -------------------------------------------------------------------
+
+# "Monday morning", "Tuesday afternoons", "weekday mornings", "Friday in the afternoon": one constraint on both, never
+# "every Monday" and "every morning" apart
+# "Tuesday and Thursday mornings", "Tuesday or Thursday morning": the days listed before it share the part of the day
+_DAY_LIST = r"(?P<list>(?:\b(?:" + _ONE_DAY + r")s?\b\s*(?:\band\b|\bor\b|&|/)\s*)+)?"
+_DAY_PERIOD = re.compile(_DAY_LIST + r"(?:" + _DAY.pattern
+                         + r")\s+(?:in the\s+)?(?P<period>morning|afternoon|evening)s?\b")
+_LISTED_DAY = re.compile(r"\b(" + _ONE_DAY + r")s?\b")
+
+
+def day_period_terms(norm: str, masked: str, clauses, time_spans):
+    """(positive, negative, spans): the (day, period) pairs said together, in order of mention, each judged in its
+    own clause as a day or a period is, and the spans they take (no longer read as a day and a period apart)."""
+    positive: list[tuple[str, str]] = []
+    negative: list[tuple[str, str]] = []
+    spans: list[tuple[int, int]] = []
+    not_pref = mask(norm, _NOT_A_PREFERENCE)
+    for m in _DAY_PERIOD.finditer(not_pref):
+        c_start, c_end = clause_of(clauses, m.start())
+        scope_start = max([c_start] + [e for s, e in time_spans if c_start <= s and e <= m.start()])
+        negated = negated_before(masked, scope_start, m.start()) or bool(_NEG_AFTER.match(masked[m.end():c_end]))
+        listed = [_DAY_ALIASES.get(d, d) for d in _LISTED_DAY.findall(m.group("list") or "")]
+        for day in [*listed, *_expand_day(m)]:
+            (negative if negated else positive).append((day, m.group("period")))
+        spans.append((m.start(), m.end()))
+    return positive, negative, spans
+
+
+# --- days said relative to today ------------------------------------------------------------------------------
+
+# Slots hold weekdays, not dates: "tomorrow" or "next week" cannot be matched to an offer, and a day refused with its
+# week ("not this Monday") is one date, never every Monday
+_RELATIVE = re.compile(
+    r"\b(?:(?:the )?day after tomorrow|tomorrow|today|(?:this|next|the following|the coming) (?:week|weekend)"
+    r"|in (?:a|one|two|three|four|a couple of|\d{1,2}) (?:days?|weeks?)(?: time)?"
+    r"|(?:a|one|two|three|\d{1,2}) weeks? (?:from )?(?:today|now|time))"
+    r"(?:\s+(?:morning|afternoon|evening|night)s?)?\b")
+_WEEK_DAY = re.compile(r"\b(?:this coming|this|next|the following|the coming|coming)\s+(?:" + _ONE_DAY + r")s?\b"
+                       r"(?:\s+(?:in the\s+)?(?:morning|afternoon|evening)s?\b)?"
+                       r"|\b(?:" + _ONE_DAY + r")s?\s+(?:next|this) week\b")
+
+
+def relative_days(norm: str, masked: str, clauses) -> tuple[list[tuple[int, int]], bool]:
+    """(spans, ask): what names a date rather than a weekday ("tomorrow", "next week", "in two weeks") and a day
+    refused with its week ("not this Monday"), so neither is read as a weekday or a part of the day; ``ask`` when
+    there is any (a question, never a guess). A day wanted with its week ("next Monday") stays that weekday."""
+    spans = [(m.start(), m.end()) for m in _RELATIVE.finditer(norm)]
+    for m in _WEEK_DAY.finditer(norm):
+        c_start, c_end = clause_of(clauses, m.start())
+        if negated_before(masked, c_start, m.start()) or _NEG_AFTER.match(masked[m.end():c_end]):
+            spans.append((m.start(), m.end()))
+    return spans, bool(spans)
 
 
 def day_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str]]:

@@ -26,6 +26,7 @@ _RELATIONS = {
     # read as one relation, already carrying their negation: never flipped
     "no later than": (LATEST, True), "not later than": (LATEST, True), "not after": (LATEST, True),
     "no earlier than": (EARLIEST, True), "not earlier than": (EARLIEST, True), "not before": (EARLIEST, True),
+    "earliest": (EARLIEST, True), "latest": (LATEST, True),  # "earliest 10am", "latest 4pm"
     # plain relations: a negation earlier in the clause flips them
     "earlier than": (LATEST, False), "before": (LATEST, False), "by": (LATEST, False), "until": (LATEST, False),
     "till": (LATEST, False), "til": (LATEST, False), "up to": (LATEST, False),
@@ -73,6 +74,13 @@ _FILLER_WORDS = frozenset(
 _NEGATED_MERIDIEM = re.compile(r"\b(?:not|no|never)\b")
 
 
+# Times of day said in words that name no clock time ("lunchtime", "first thing", "late afternoon", "after lunch"):
+# read as a time they would be a guess, and left out they would be lost (an exclusion too: "I can't do lunchtime")
+VAGUE_TIME = re.compile(
+    r"\b(?:first thing|lunch ?times?|(?:before|after|over|during|around|at|about) lunch|end of the day"
+    r"|(?:late|early|mid)[- ]?(?:morning|afternoon|evening)s?|(?:late|early) in the (?:morning|afternoon|evening))\b")
+
+
 @dataclass(frozen=True)
 class TimePreference:
     kind: str  # earliest_time or latest_time
@@ -81,7 +89,8 @@ class TimePreference:
 
 @dataclass(frozen=True)
 class Clarification:
-    code: str  # ambiguous_time, invalid_time or negated_range
+    code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times, relative_day, vague_time or
+    # unreadable_time
     kind: str | None
     candidates: tuple[str, ...] = ()
 
@@ -92,6 +101,16 @@ class Clarification:
             return f"Do you mean {spoken(self.candidates[0])} or {spoken(self.candidates[1])} as {which}?"
         if self.code == "negated_range":
             return "Which times would suit you instead, for example 'after 2 pm' or 'before 11:00'?"
+        if self.code == "unreadable_time":
+            return "I could not read the time; could you say it like '4:30 pm' or '16:30'?"
+        if self.code == "vague_time":
+            return "What time would suit you, for example 'after 2 pm' or 'before 11:00'?"
+        if self.code == "relative_day":
+            return ("Which day of the week would suit you, for example 'Thursday' or 'not Monday'? Offers are "
+                    "matched by weekday, not by 'tomorrow' or 'next week'.")
+        if self.code == "conflicting_times" and len(self.candidates) == 2:
+            return (f"Both cannot hold for one appointment: do you mean after {spoken(self.candidates[0])}, or "
+                    f"before {spoken(self.candidates[1])}?")
         return f"I could not read {which}; could you say it like '3 pm' or '15:00'?"
 
 
@@ -204,6 +223,20 @@ def _said_as_times(m: re.Match) -> bool:
                 or m.group("am") and m.group("bm"))
 
 
+# A relation followed by a time this parser cannot read ("after half past four", "not before half 9", "before four
+# pm", "after 10ish"): left out it would be lost, so it is asked about (durations such as "after 30 minutes" are no
+# times)
+_NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_UNREAD = re.compile(r"\b(?:" + _REL_WORDS + r")\s+" + _FILLER + _APPROX
+                     + r"(?:half|quarter|" + _NUMBER_WORD + r"\b|\d)(?![\d\s]*(?:" + _NUMBER_WORD + r"\s+)?"
+                     r"(?:min|mins|minutes?|hrs?|hours?|days?|weeks?|months?|years?)\b)")
+
+
+def unread_times(text: str, taken: list[tuple[int, int]]) -> bool:
+    """Whether a relation names a time that no time phrase read (``taken``: the spans read)."""
+    return any(all(m.end() <= s or m.start() >= e for s, e in taken) for m in _UNREAD.finditer(text))
+
+
 def parse_time_preferences(text: str) -> tuple[list[TimePreference], list[Clarification]]:
     """Time preferences with their direction, and clarifying questions for what cannot be read safely."""
     norm = normalise(text)
@@ -224,6 +257,11 @@ def times_from(phrases) -> tuple[list[TimePreference], list[Clarification]]:
             questions.append(Clarification("ambiguous_time", kind, clock.candidates))
         else:
             questions.append(Clarification("invalid_time", kind))
+    earliest = [t.time for t in times if t.kind == EARLIEST]
+    latest = [t.time for t in times if t.kind == LATEST]
+    if earliest and latest and max(earliest) > min(latest):
+        # "after 10 or before 8": no time is both, and slots cannot hold "either": ask, keep neither
+        return [], [*questions, Clarification("conflicting_times", None, (max(earliest), min(latest)))]
     return times, questions
 
 

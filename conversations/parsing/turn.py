@@ -7,16 +7,18 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from conversations.parsing.terms import DAYS, PERIODS, day_terms, period_terms
+from conversations.parsing.terms import DAYS, PERIODS, day_period_terms, day_terms, period_terms, relative_days
 from conversations.parsing.text import NOT_NEGATION, clause_of, clause_spans, mask, negated_before, normalise
 from conversations.parsing.times import (
     ANY_CLOCK,
+    VAGUE_TIME,
     Clarification,
     TimePreference,
     meridiem_answer,
     read_clock,
     time_phrases,
     times_from,
+    unread_times,
 )
 
 INTENTS = ("book", "reschedule", "cancel")
@@ -100,6 +102,7 @@ class Reference:
     ordinal: int | None = None
     times: tuple[str, ...] = ()  # explicit 24-hour times mentioned without a relation
     hours: tuple[int, ...] = ()  # bare hours mentioned without a relation ("the 2 o'clock one")
+    either_times: tuple[str, ...] = ()  # both readings of "2:30" (02:30, 14:30): an offer at one of them is meant
     acceptance: bool = False
 
 
@@ -112,9 +115,17 @@ class TurnParse:
     excluded_days: tuple[str, ...] = ()
     preferred_periods: tuple[str, ...] = ()
     excluded_periods: tuple[str, ...] = ()
+    # a day and a part of the day said together ("not Monday morning"): {"day", "period"}, one constraint on both
+    preferred_day_periods: tuple[dict, ...] = ()
+    excluded_day_periods: tuple[dict, ...] = ()
     times: tuple[TimePreference, ...] = ()
     clarifications: tuple[Clarification, ...] = ()
     meridiem: str | None = None  # a bare "pm" / "in the afternoon" answer to a clarifying question
+    # "any time is fine", "any day works": what was said before about the time of day, or the day, no longer holds
+    any_time: bool = False
+    any_day: bool = False
+    # "Friday works too", "or Friday?": the days wanted are added to those wanted before, not put in their place
+    also: bool = False
     reference: Reference = field(default_factory=Reference)
     remarks: tuple[Remark, ...] = ()
 
@@ -182,6 +193,33 @@ _PART_OF_ANOTHER_TIME = re.compile(
     r"\b(?:(?:half|quarter|five|ten|twenty|twenty-five|\d{1,2}(?: minutes)?)\s+(?:past|to)|half)\s+$")
 
 
+# "Actually, any time is fine", "I can come whenever", "any day works": lifts what was said before, but not "any time
+# but mornings", "any time after 2", "any day except Monday" (a constraint), nor "not any time"
+_ANY = r"(?!\s*(?:but|except|other than|apart from|after|before|from|between|until|till|in the|on|next|this)\b)"
+_ANY_TIME = re.compile(r"\b(?:any ?time(?: of (?:the )?day)?|whenever|any hour)\b" + _ANY)
+_ANY_DAY = re.compile(r"\b(?:any ?day(?: of the week)?|whichever day|any weekday or weekend)\b" + _ANY)
+
+
+_ALSO = re.compile(r"\b(?:as well|also|either)\b|\btoo\b(?!\s+(?:early|late|soon|far|much|bad|busy|long))"
+                   r"|^\W*(?:or|and|plus)\b")
+
+
+def _any(pattern: re.Pattern, text: str, masked: str, clauses) -> bool:
+    for m in pattern.finditer(text):
+        c_start, _ = clause_of(clauses, m.start())
+        if not negated_before(masked, c_start, m.start()):
+            return True
+    return False
+
+
+# A choice echoed as a question and refused at once: "3am? no way, pm", "Monday? no, Tuesday". What it names is
+# neither chosen nor an answer, and its "no" negates nothing after it ("Monday? no mornings though" keeps its "no")
+_REFUSED_ECHO = re.compile(
+    r"(?:^|(?<=[.!?;,]))[^.!?;,]*\?\s*(?:(?:oh|god|hell|good god|ha|haha)[\s,]+)?"
+    r"(?:no way|no chance|nope|nah|no|definitely not|absolutely not|of course not|not at all|certainly not)\b"
+    r"(?=\s*(?:[,.!;]|$|(?:sorry|thanks|thank you)\b))[.!,]*")
+
+
 def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
     def rejected(m: re.Match) -> bool:
         c_start, c_end = clause_of(clauses, m.start())
@@ -192,44 +230,81 @@ def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
         outside = outside[:s] + " " * (e - s) + outside[e:]
     times: list[str] = []
     hours: list[int] = []
+    either: list[str] = []
     for m in ANY_CLOCK.finditer(outside):
         if rejected(m) or _PART_OF_ANOTHER_TIME.search(outside, 0, m.start()):
             continue
         clock = read_clock(m)
         if clock.value:
             times.append(clock.value)
+        either.extend(clock.candidates)
         if clock.hour is not None and not m.group("word") and (clock.meridiem is None and m.group("m") is None):
             hours.append(clock.hour)
     ordinal = next((_ORDINALS[om.group("o")] for om in _ORDINAL.finditer(text) if not rejected(om)), None)
     return Reference(slot_ids=_unique(m.group(0).replace("-", "") for m in _SLOT_ID.finditer(text)
                                       if not rejected(m)),
-                     ordinal=ordinal, times=_unique(times), hours=_unique(hours),
+                     ordinal=ordinal, times=_unique(times), hours=_unique(hours), either_times=_unique(either),
                      acceptance=bool(_ACCEPTANCE.search(masked)) and not negated_before(masked, 0, len(masked))
                      and not _HESITATION.search(masked))
 
 
+def _pairs(pairs) -> tuple[dict, ...]:
+    ordered = sorted(set(pairs), key=lambda dp: (DAYS.index(dp[0]), PERIODS.index(dp[1])))
+    return tuple({"day": d, "period": p} for d, p in ordered)
+
+
 def parse_turn(text: str) -> TurnParse:
     """Everything a patient's message says about the booking, in one pass. Never raises on any text."""
-    norm = normalise(text)
+    said = normalise(text)
+    norm = mask(said, _REFUSED_ECHO)
     masked = mask(norm, NOT_NEGATION)
     clauses = clause_spans(norm)
     phrases, time_spans = time_phrases(norm, masked, clauses)
     times, questions = times_from(phrases)
-    pos_days, neg_days = day_terms(norm, masked, clauses, time_spans)
-    pos_periods, neg_periods = period_terms(norm, masked, clauses, time_spans)
+    if unread_times(norm, time_spans):
+        questions.append(Clarification("unreadable_time", None))
+    if VAGUE_TIME.search(norm) and not times:  # "after lunch, so after 1pm" says its time
+        questions.append(Clarification("vague_time", None))
+    relative_spans, relative = relative_days(norm, masked, clauses)
+    if relative:
+        questions.append(Clarification("relative_day", None))
+    dated = norm
+    for s, e in relative_spans:
+        dated = dated[:s] + " " * (e - s) + dated[e:]
+    pos_pairs, neg_pairs, pair_spans = day_period_terms(dated, masked, clauses, time_spans)
+    apart = dated
+    for s, e in pair_spans:
+        apart = apart[:s] + " " * (e - s) + apart[e:]
+    pos_days, neg_days = day_terms(apart, masked, clauses, time_spans)
+    pos_periods, neg_periods = period_terms(apart, masked, clauses, time_spans)
+    pos_days = [d for d in pos_days if d not in neg_days]
+    pos_periods = [p for p in pos_periods if p not in neg_periods]
+    if pos_pairs:
+        # "Tuesday morning or any time Thursday": one preference, so the day alone is every part of that day (and
+        # a part of the day alone every day with it); kept apart, Tuesday afternoon would be offered
+        pos_pairs += [(d, p) for d in pos_days for p in PERIODS] + [(d, p) for p in pos_periods for d in DAYS]
+        pos_days, pos_periods = [], []
+    pos_pairs = [(d, p) for d, p in pos_pairs if (d, p) not in neg_pairs and d not in neg_days
+                 and p not in neg_periods]
     return TurnParse(
         intent=_intent(norm, masked, clauses),
         specialty=_specialty(norm, masked, clauses),
         visit_type=(v.lastgroup if (v := _VISIT.search(norm)) else None),
-        preferred_days=_unique(d for d in pos_days if d not in neg_days),
+        preferred_days=_unique(pos_days),
         excluded_days=_unique(neg_days),
-        preferred_periods=_unique(p for p in pos_periods if p not in neg_periods),
+        preferred_periods=_unique(pos_periods),
         excluded_periods=_unique(neg_periods),
+        preferred_day_periods=_pairs(pos_pairs),
+        excluded_day_periods=_pairs(neg_pairs),
         times=tuple(times),
         clarifications=tuple(questions),
         meridiem=meridiem_answer(norm),
+        any_time=not (times or questions or pos_periods or neg_periods or pos_pairs or neg_pairs)
+        and _any(_ANY_TIME, norm, masked, clauses),
+        also=bool((pos_days or pos_pairs) and _ALSO.search(norm)),
+        any_day=not (pos_days or neg_days or pos_pairs or neg_pairs) and _any(_ANY_DAY, norm, masked, clauses),
         reference=_reference(norm, masked, clauses, time_spans),
-        remarks=_remarks(norm),
+        remarks=_remarks(said),  # a clinical remark counts wherever it is said
     )
 
 
@@ -238,7 +313,9 @@ def parse_turn(text: str) -> TurnParse:
 def memory_facts(parsed: TurnParse | dict) -> list[dict]:
     """The typed ``scheduling_preference`` facts (memory.types) a turn states: earliest/latest times, excluded
     days and excluded periods. Preferred days and periods are about this booking, so they are not proposed; nor is
-    anything that needed a clarifying question."""
+    anything that needed a clarifying question, nor a day and a part of the day said together ("not Monday
+    morning"): the type has no kind for the pair, and it must never be widened into every Monday or every
+    morning."""
     data = parsed.as_dict() if isinstance(parsed, TurnParse) else parsed
     facts: dict[str, dict] = {}
     for t in data.get("times", []):

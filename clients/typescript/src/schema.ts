@@ -1071,6 +1071,10 @@ export interface components {
             preferred_period: string | null;
             excluded_days: string[];
             excluded_periods: string[];
+            /** @description A day and a part of the day said together ('not Monday morning', 'Tuesday morning or Thursday afternoon'): one constraint on both, not on every such day or every such part of the day */
+            preferred_day_periods: components["schemas"]["DayPeriodOut"][];
+            /** @description A day and a part of the day said together ('not Monday morning', 'Tuesday morning or Thursday afternoon'): one constraint on both, not on every such day or every such part of the day */
+            excluded_day_periods: components["schemas"]["DayPeriodOut"][];
             earliest_time: string | null;
             latest_time: string | null;
             /** @description Where each constraint came from: turn:N or memory:<id> */
@@ -1140,6 +1144,10 @@ export interface components {
             valid_until?: string | null;
             /** Format: date-time */
             review_by?: string | null;
+        };
+        DayPeriodOut: {
+            day: string;
+            period: string;
         };
         DecisionOut: {
             decision: string;
@@ -1810,9 +1818,10 @@ export interface components {
          * @description * `needs_clarification` - needs_clarification
          *     * `already_current` - already_current
          *     * `already_proposed` - already_proposed
+         *     * `not_kept_long_term` - not_kept_long_term
          * @enum {string}
          */
-        ReasonEnum: "needs_clarification" | "already_current" | "already_proposed";
+        ReasonEnum: "needs_clarification" | "already_current" | "already_proposed" | "not_kept_long_term";
         ReconciliationItemOut: {
             /** Format: uuid */
             workflow_id: string;
@@ -1996,6 +2005,14 @@ export interface components {
         };
         SkippedOut: {
             kind: string;
+            /**
+             * @description not_kept_long_term: a day and a part of the day said together ('not Monday morning') apply to this conversation only; kept long-term they would be widened to every Monday or every morning
+             *
+             *     * `needs_clarification` - needs_clarification
+             *     * `already_current` - already_current
+             *     * `already_proposed` - already_proposed
+             *     * `not_kept_long_term` - not_kept_long_term
+             */
             reason: components["schemas"]["ReasonEnum"];
         };
         SlotsOut: {
@@ -2006,6 +2023,10 @@ export interface components {
             excluded_days: string[];
             preferred_period: string | null;
             excluded_periods: string[];
+            /** @description A day and a part of the day said together ('not Monday morning', 'Tuesday morning or Thursday afternoon'): one constraint on both, not on every such day or every such part of the day */
+            preferred_day_periods: components["schemas"]["DayPeriodOut"][];
+            /** @description A day and a part of the day said together ('not Monday morning', 'Tuesday morning or Thursday afternoon'): one constraint on both, not on every such day or every such part of the day */
+            excluded_day_periods: components["schemas"]["DayPeriodOut"][];
             earliest_time: string | null;
             latest_time: string | null;
             selected_slot_id: string | null;
