@@ -10,9 +10,12 @@ import uuid
 import pytest
 from django.db import OperationalError
 
+from core.identity import Identity, identity_context
+from core.models import AuditEvent
 from tests.conftest import admin_connect
 from tests.fakes.outside import FakeOutsideSystem
 from tests.fakes.processes import wait_until
+from tests.support import PATIENT_SCOPES, Api, mint
 from workflows import services
 from workflows.adapters import SPECS, OutsideSystem
 from workflows.definitions import INSURER, SCHEDULING
@@ -73,6 +76,19 @@ def submit_workflow(world, patient_id=None) -> tuple[str, dict]:
         "request_operation": {"kind": SUBMIT, "payload": PAYLOAD}})
     assert r.status_code == 200, r.content
     return wf["workflow_id"], r.json()["pending_operations"][0]
+
+
+def queue_booking(api, world) -> tuple[dict, dict]:
+    """An appointment-booking workflow of patient A whose checkpoint into confirm_booking queued the booking."""
+    wf = api.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                    "patient_id": str(world.patient_a)}).json()
+    api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {"expected_version": 1, "next_step": "propose_slots"})
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 2, "next_step": "confirm_booking",
+        "request_operation": {"kind": "book_appointment",
+                              "payload": {"slot_id": "S-1", "appointment_type": "follow_up"}}})
+    assert r.status_code == 200, r.content
+    return wf, r.json()["pending_operations"][0]
 
 
 def read(world, workflow_id, patient_id=None) -> dict:
@@ -258,15 +274,7 @@ def test_a_refusal_after_an_unknown_outcome_sends_the_workflow_back_to_submissio
 
 
 def test_a_booking_goes_to_the_scheduling_system(committed_db, world, insurer, scheduling):
-    api = world.patient(world.patient_a)
-    wf = api.post("/v1/workflows", {"workflow_type": "appointment_booking",
-                                    "patient_id": str(world.patient_a)}).json()
-    api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {"expected_version": 1, "next_step": "propose_slots"})
-    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
-        "expected_version": 2, "next_step": "confirm_booking",
-        "request_operation": {"kind": "book_appointment",
-                              "payload": {"slot_id": "S-1", "appointment_type": "follow_up"}}})
-    assert r.status_code == 200, r.content
+    wf, _ = queue_booking(world.patient(world.patient_a), world)
     worker(insurer, scheduling).run(until_idle=True)
     body = read(world, wf["workflow_id"])
     assert body["current_step"] == "booked" and body["state"]["appointment_id"].startswith("APT-")
@@ -400,6 +408,30 @@ def test_cancelling_withdraws_an_unsent_operation_before_the_worker_sends_it(com
     assert r.status_code == 200
     assert worker(insurer).run(until_idle=True).claimed == 0
     assert operation_row(op["operation_id"])["status"] == "cancelled" and insurer.created == 0
+
+
+def test_withdrawing_consent_withdraws_the_purposes_unsent_operations(committed_db, world, insurer, scheduling):
+    """A booking the patient's agent queued under her consent for scheduling is not sent once she withdrew that
+    consent (cancelled, consent_revoked, audited); an operation for another purpose goes out as before. The worker
+    used to send her data to the scheduling system after the withdrawal."""
+    consent = world.consent(world.patient_a, "appointment_scheduling")
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org,
+                     patient_id=world.patient_a, scope=PATIENT_SCOPES, act="scheduling-agent"))
+    wf, booking = queue_booking(agent, world)
+    _, authorisation = submit_workflow(world)  # another purpose's
+    me = world.patient(world.patient_a)
+    assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    worker(insurer, scheduling).run(until_idle=True)
+    assert scheduling.submissions[booking["idempotency_key"]] == 0 and scheduling.created == 0
+    row = operation_row(booking["operation_id"])
+    assert (row["status"], row["last_error_code"]) == ("cancelled", "consent_revoked"), row
+    assert operation_row(authorisation["operation_id"])["status"] == "succeeded" and insurer.created == 1
+    mine = me.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert mine["pending_operations"] == [] and mine["current_step"] == "confirm_booking"
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        assert AuditEvent.objects.filter(action="workflow.operation.cancel", resource_id=booking["operation_id"],
+                                         reason="consent_revoked").count() == 1
 
 
 @pytest.mark.parametrize("arrived", [False, True])

@@ -276,6 +276,33 @@ def _cancel_unsent(*, identity: Identity, workflow: Workflow, operations: list[O
             _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason="workflow_cancelled")
 
 
+def operations_withdraw_for_consent(*, identity: Identity, patient_id: uuid.UUID, purpose: str) -> int:
+    """The patient withdrew the consent for ``purpose``: their operations for it that provably never reached the
+    outside system are withdrawn (``cancelled``, ``consent_revoked``), so none of their data leaves for a purpose
+    they no longer consent to. Those that may have arrived (in flight, or with an unknown outcome) stay, as when a
+    workflow is cancelled: the worker settles them. Runs in the revocation's transaction; returns how many."""
+    unsent = Operation.objects.filter(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
+                                      status=S.PENDING, outcome_uncertain=False)
+    # the workflows first, as everywhere (the module's lock order)
+    workflows = list(Workflow.objects.select_for_update().filter(
+        organization_id=identity.org_id, workflow_id__in=Subquery(unsent.values("workflow_id")))
+        .order_by("workflow_id"))
+    if not workflows:
+        return 0
+    now = timezone.now()
+    withdrawn = 0
+    for op in Operation.objects.select_for_update().filter(
+            organization_id=identity.org_id, workflow__in=workflows, status=S.PENDING,
+            outcome_uncertain=False).order_by("created_at"):
+        # a worker's claim committed meanwhile makes it in_flight: then it is the worker's to settle
+        if Operation.objects.filter(pk=op.pk, status=S.PENDING, outcome_uncertain=False).update(
+                status=S.CANCELLED, next_attempt_at=None, completed_at=now, last_error_code="consent_revoked",
+                updated_at=now):
+            _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason="consent_revoked")
+            withdrawn += 1
+    return withdrawn
+
+
 # --- operations (the outbox) --------------------------------------------------------------------------------
 def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> OperationKind:
     kind = OPERATION_KINDS.get(kind_name)
