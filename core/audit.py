@@ -9,17 +9,15 @@ since ``core.0015``), so no caller can plant free text in the append-only trail.
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from core.cursors import cursor_position, position_cursor
 from core.identity import Identity, current_identity
 from core.logging import request_id_var
 from core.models import AuditEvent
@@ -200,21 +198,7 @@ class HistoryPage:
 
 
 def _cursor(event: AuditEvent) -> str:
-    raw = json.dumps([event.occurred_at.isoformat(), str(event.id)]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _cursor_position(cursor: str) -> tuple[datetime, uuid.UUID]:
-    if len(cursor) > 200:
-        raise ValueError("cursor too long")
-    try:
-        when, ident = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        occurred_at = datetime.fromisoformat(when)
-    except TypeError as exc:  # binascii.Error, JSONDecodeError and a bad date are ValueErrors already
-        raise ValueError("not a cursor") from exc
-    if occurred_at.tzinfo is None:
-        raise ValueError("not a cursor")
-    return occurred_at, uuid.UUID(str(ident))
+    return position_cursor(event.occurred_at, event.id)
 
 
 def history_page(events: QuerySet[AuditEvent], *, cursor: str | None, limit: int) -> HistoryPage:
@@ -222,7 +206,7 @@ def history_page(events: QuerySet[AuditEvent], *, cursor: str | None, limit: int
     of the last event of the page before, as one transaction's rows share its clock). ValueError for a cursor it
     did not give."""
     if cursor:
-        when, ident = _cursor_position(cursor)
+        when, ident = cursor_position(cursor)
         events = events.filter(Q(occurred_at__lt=when) | Q(occurred_at=when, id__lt=ident))
     items = list(events.order_by("-occurred_at", "-id")[:limit + 1])
     return HistoryPage(items=items[:limit], next_cursor=_cursor(items[limit - 1]) if len(items) > limit else None)

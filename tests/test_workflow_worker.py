@@ -281,6 +281,36 @@ def test_a_booking_goes_to_the_scheduling_system(committed_db, world, insurer, s
     assert scheduling.created == 1 and insurer.created == 0
 
 
+def test_a_workflows_operations_are_read_a_page_at_a_time(committed_db, world, insurer):
+    """Each refusal leaves a failed operation and a new request adds one, so a workflow's operations grow without
+    bound; the list gave the newest 100 and no way to the rest. It takes limit (1-500) and cursor: pages, newest
+    first, that together hold every operation once; a cursor it did not give is 422."""
+    workflow_id, first = submit_workflow(world)
+    me = world.patient(world.patient_a)
+    for _ in range(3):
+        insurer.refuse(times=1)
+        worker(insurer).run(until_idle=True)
+        r = me.post(f"/v1/workflows/{workflow_id}/operations", {
+            "expected_version": read(world, workflow_id)["version"], "kind": SUBMIT, "payload": PAYLOAD})
+        assert r.status_code == 201, r.content
+    url = f"/v1/workflows/{workflow_id}/operations"
+    everything = me.get(url).json()
+    assert len(everything["items"]) == 4 and everything["next_cursor"] is None
+    assert everything["items"][-1]["operation_id"] == first["operation_id"]
+    pages, cursor = [], None
+    while True:
+        page = me.get(url + "?limit=3" + (f"&cursor={cursor}" if cursor else "")).json()
+        pages.append([op["operation_id"] for op in page["items"]])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert [len(p) for p in pages] == [3, 1]
+    assert [i for p in pages for i in p] == [op["operation_id"] for op in everything["items"]]
+    for query, field in (("?cursor=not-a-cursor", "cursor"), ("?limit=0", "limit"), ("?limit=501", "limit")):
+        r = me.get(url + query)
+        assert r.status_code == 422 and r.json()["errors"][0]["field"] == field, (query, r.content)
+
+
 # --- outside system down: backoff, circuit breaker ----------------------------------------------------------
 def test_a_system_that_is_down_makes_operations_wait_and_opens_the_circuit(committed_db, world, insurer):
     ops = [submit_workflow(world)[1] for _ in range(4)]

@@ -261,14 +261,31 @@ class WorkflowOperationsView(ScopedAPIView):
     audit_actions = {"GET": "workflow.operation.list", "POST": "workflow.operation.request"}
     resource_type = "workflow_operation"
 
+    query_parameters = {"GET": frozenset({"limit", "cursor"})}
+
     @extend_schema(operation_id="workflow_operations_list",
-                   responses={200: inline_serializer("WorkflowOperationList", {"items": OperationOut(many=True)})})
+                   parameters=[OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500},
+                                                required=False, description="1-500, default 100"),
+                               OpenApiParameter("cursor", {"type": "string", "minLength": 1, "maxLength": 200},
+                                                required=False, description="the next_cursor of the previous "
+                                                "page: the operations before it")],
+                   responses={200: inline_serializer("WorkflowOperationList", {
+                       "items": OperationOut(many=True),
+                       "next_cursor": serializers.CharField(allow_null=True, help_text="null on the last page")})},
+                   description="The workflow's operations, newest first; older pages by passing the answer's "
+                   "next_cursor as cursor.")
     def get(self, request, workflow_id):
+        limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
         workflow = selectors.workflow_get(identity=self.identity, workflow_id=workflow_id)
-        items = list(selectors.operation_list(identity=self.identity, workflow=workflow)[:100])
+        try:
+            page = selectors.operation_page(identity=self.identity, workflow=workflow,
+                                            cursor=request.query_params.get("cursor"), limit=limit)
+        except ValueError:
+            raise ValidationFailed(errors=[{"field": "cursor", "message": "not a cursor this list gave",
+                                            "code": "invalid"}]) from None
         audit.record(action="workflow.operation.list", resource_type="workflow", resource_id=workflow.workflow_id,
                      patient_id=workflow.patient_id, purpose=workflow.purpose)
-        return Response({"items": OperationOut(items, many=True).data})
+        return Response({"items": OperationOut(page.items, many=True).data, "next_cursor": page.next_cursor})
 
     @extend_schema(operation_id="workflow_operations_request", request=OperationCreateIn,
                    parameters=[IDEMPOTENCY_HEADER],

@@ -10,10 +10,11 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import Case, Count, QuerySet, When
+from django.db.models import Case, Count, Q, QuerySet, When
 
 from consent.purpose import require_purpose
 from core import audit
+from core.cursors import cursor_position, position_cursor
 from core.errors import NotFound
 from core.identity import Identity
 from workflows.definitions import (
@@ -94,6 +95,25 @@ def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operat
     """Every operation of a workflow the caller can see, newest first."""
     return (Operation.objects.filter(organization_id=identity.org_id, workflow=workflow)
             .order_by("-created_at", "operation_id"))
+
+
+@dataclass(frozen=True)
+class OperationPage:
+    items: list[Operation]
+    next_cursor: str | None  # None on the last page
+
+
+def operation_page(*, identity: Identity, workflow: Workflow, cursor: str | None, limit: int) -> OperationPage:
+    """``limit`` operations of :func:`operation_list`, after ``cursor`` (an opaque position this function gave:
+    the creation time and id of the last operation of the page before). ValueError for a cursor it did not give."""
+    operations = operation_list(identity=identity, workflow=workflow)
+    if cursor:
+        when, ident = cursor_position(cursor)
+        operations = operations.filter(Q(created_at__lt=when) | Q(created_at=when, operation_id__gt=ident))
+    items = list(operations[:limit + 1])
+    last = items[limit - 1] if len(items) > limit else None
+    return OperationPage(items=items[:limit],
+                         next_cursor=position_cursor(last.created_at, last.operation_id) if last else None)
 
 
 

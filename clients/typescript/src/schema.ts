@@ -865,7 +865,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Requires scopes: `workflow:read`. */
+        /**
+         * @description The workflow's operations, newest first; older pages by passing the answer's next_cursor as cursor.
+         *
+         *     Requires scopes: `workflow:read`.
+         */
         get: operations["workflow_operations_list"];
         put?: never;
         /**
@@ -2154,6 +2158,8 @@ export interface components {
         };
         WorkflowOperationList: {
             items: components["schemas"]["OperationOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /**
          * @description A workflow with what an agent resuming it needs: step, version, unsettled operations, next safe action.
@@ -10267,7 +10273,12 @@ export interface operations {
     };
     workflow_operations_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the next_cursor of the previous page: the operations before it */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
+            };
             header?: never;
             path: {
                 workflow_id: string;
