@@ -2216,6 +2216,10 @@ export interface components {
             }[];
             /** @description With a workflow's version_conflict: its version now (read it again, then send this expected_version) */
             current_version?: number;
+            /** @description With a workflow's illegal_transition or operation_not_allowed: the step it is at */
+            current_step?: string;
+            /** @description With a workflow's illegal_transition: the steps a checkpoint may move it to now */
+            allowed_next_steps?: string[];
         };
     };
     responses: never;
