@@ -223,6 +223,7 @@ SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, u
   FROM workflow_reconciliation_queue
  WHERE organization_id = %s
    AND (%s OR app_may_access(organization_id, patient_id, purpose))
+   AND (%s::timestamptz IS NULL OR (updated_at, workflow_id) > (%s::timestamptz, %s::uuid))
  ORDER BY updated_at, workflow_id
  LIMIT %s
 """
@@ -239,22 +240,29 @@ def reconciliation_view(identity: Identity) -> str:
     return VIEW_ORGANIZATION if identity.has_scope(ORGANIZATION_SCOPE) else VIEW_GRANTED
 
 
-def reconciliation_queue(*, identity: Identity, limit: int = 100) -> list[dict]:
+def reconciliation_queue(*, identity: Identity, limit: int = 100, cursor: str | None = None) -> list[dict]:
     """Workflows in needs_reconciliation, and cancelled ones whose operation is parked with an unknown outcome
     (workflows migration 0013), oldest first, with their unsettled operation: only these columns, no workflow
     state, no payload, no result.
 
     Staff see the patients and purposes they hold active grants for; the whole organisation's queue needs the
-    ``workflow:reconcile:org`` scope (the database's policy on the view asks for it too).
+    ``workflow:reconcile:org`` scope (the database's policy on the view asks for it too). ``cursor``: only those
+    after the item it was made from (:func:`reconciliation_cursor`); ValueError for a cursor it did not give.
     """
     organisation_wide = reconciliation_view(identity) == VIEW_ORGANIZATION
-    with connection.cursor() as cursor:
-        cursor.execute(_RECONCILIATION_SQL, [identity.org_id, organisation_wide, limit])
-        rows = cursor.fetchall()
+    after, after_id = cursor_position(cursor) if cursor else (None, None)
+    with connection.cursor() as db:
+        db.execute(_RECONCILIATION_SQL, [identity.org_id, organisation_wide, after, after, after_id, limit])
+        rows = db.fetchall()
     items = [dict(zip(_RECONCILIATION_COLUMNS, row, strict=True)) for row in rows]
     for item in items:
         item["parked"] = item["operation_status"] == S.OUTCOME_UNKNOWN and item["next_attempt_at"] is None
     return items
+
+
+def reconciliation_cursor(item: dict) -> str:
+    """Where the next page of the queue starts: after this item (its last change, then its id)."""
+    return position_cursor(item["updated_at"], item["workflow_id"])
 
 
 @dataclass(frozen=True)

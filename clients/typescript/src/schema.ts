@@ -1847,6 +1847,8 @@ export interface components {
              */
             view: components["schemas"]["ReconciliationQueueViewEnum"];
             items: components["schemas"]["ReconciliationItemOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /**
          * @description * `granted_patients` - granted_patients
@@ -10739,6 +10741,8 @@ export interface operations {
     workflows_reconciliation_queue: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: the items after it */
+                cursor?: string;
                 /** @description 1-500, default 100 */
                 limit?: number;
             };
