@@ -507,6 +507,10 @@ def test_a_cancelled_workflows_operation_whose_lookups_ran_out_goes_to_staff_and
     insurer and settles it."""
     settings.WORKFLOW_OPERATION_MAX_ATTEMPTS = 3
     settings.WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = 100
+    settings.EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
+    hooks = Api(mint(world.keyring, sub="webhook-admin", org_id=world.org, scope="webhook:admin"))
+    assert hooks.post("/v1/event-subscriptions", {"url": "https://127.0.0.1:9/hook",
+                                                  "event_types": ["workflow.needs_reconciliation"]}).status_code == 201
     workflow_id, op = submit_workflow(world)
     insurer.accept_then_fail(times=1)
     worker(insurer).run(once=True)
@@ -520,6 +524,12 @@ def test_a_cancelled_workflows_operation_whose_lookups_ran_out_goes_to_staff_and
         worker(insurer).run(once=True)
     row = operation_row(op["operation_id"])
     assert (row["status"], row["next_attempt_at"], row["attempts"]) == ("outcome_unknown", None, 3)  # parked
+    # announced as it joins the staff's queue, as a workflow moving into needs_reconciliation is (once each)
+    with admin_connect() as conn:
+        announced = conn.execute("SELECT data->>'operation_id' FROM event_outbox WHERE event_type = "
+                                 "'workflow.needs_reconciliation' AND data->>'workflow_id' = %s "
+                                 "ORDER BY occurred_at", [workflow_id]).fetchall()
+    assert announced == [(op["operation_id"],), (op["operation_id"],)], announced
     body = read(world, workflow_id)
     assert body["current_step"] == "cancelled"
     action = body["next_safe_action"]

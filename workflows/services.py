@@ -488,6 +488,12 @@ def operation_record_outcome(*, identity: Identity, operation_id: uuid.UUID, cla
             fields.update(status=S.OUTCOME_UNKNOWN)
             target = kind.on_unknown if workflow.current_step in kind.requested_at else None
             reason = "retries_exhausted_outcome_unknown" if exhausted else reason
+            if exhausted and spec.is_terminal(workflow.current_step):
+                # a cancelled workflow joins the staff's queue here, not by a move into needs_reconciliation:
+                # announced all the same, so subscribers hear of every workflow a person must settle
+                event_emit("workflow.needs_reconciliation", workflow_id=workflow.workflow_id,
+                           patient_id=workflow.patient_id, workflow_type=workflow.workflow_type,
+                           purpose=workflow.purpose, operation_id=op.operation_id)
         elif exhausted:
             fields.update(status=S.FAILED, completed_at=now, last_error_code="outside_system_unavailable")
             reason = "outside_system_unavailable"
