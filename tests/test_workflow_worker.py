@@ -458,6 +458,8 @@ def test_withdrawing_consent_withdraws_the_purposes_unsent_operations(committed_
     assert operation_row(authorisation["operation_id"])["status"] == "succeeded" and insurer.created == 1
     mine = me.get(f"/v1/workflows/{wf['workflow_id']}").json()
     assert mine["pending_operations"] == [] and mine["current_step"] == "confirm_booking"
+    action = mine["next_safe_action"]  # what she (or staff) reading it is told
+    assert action["operation_id"] == booking["operation_id"] and "withdrew the consent" in action["message"]
     auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
     with identity_context(auditor):
         assert AuditEvent.objects.filter(action="workflow.operation.cancel", resource_id=booking["operation_id"],

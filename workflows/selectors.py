@@ -206,10 +206,14 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
         kind = wanted[0]
         last = next((op for op in operations if op.kind == kind.name), None)
         failed = last if last is not None and last.status == S.FAILED else None
+        withdrawn = last if last is not None and last.last_error_code == "consent_revoked" else None
         return NextSafeAction(
             REQUEST_OPERATION, f"Request the {kind.name} operation."
-            + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else ""),
-            failed.operation_id if failed else None, kind.name, allowed_next_steps=steps)
+            + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else "")
+            + (" The last one was withdrawn before it was sent, when the patient withdrew the consent for "
+               f"{workflow.purpose}: ask again only under a consent in force." if withdrawn else ""),
+            (failed or withdrawn).operation_id if failed or withdrawn else None, kind.name,
+            allowed_next_steps=steps)
     message = "Checkpoint the next step when it is known."
     if workflow.current_step == NEEDS_RECONCILIATION:
         message = "No operation is unsettled: checkpoint the step the outside system's answer supports."
