@@ -207,12 +207,13 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
         last = next((op for op in operations if op.kind == kind.name), None)
         failed = last if last is not None and last.status == S.FAILED else None
         withdrawn = last if last is not None and last.last_error_code == "consent_revoked" else None
+        named = failed or withdrawn
         return NextSafeAction(
             REQUEST_OPERATION, f"Request the {kind.name} operation."
             + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else "")
             + (" The last one was withdrawn before it was sent, when the patient withdrew the consent for "
                f"{workflow.purpose}: ask again only under a consent in force." if withdrawn else ""),
-            (failed or withdrawn).operation_id if failed or withdrawn else None, kind.name,
+            named.operation_id if named is not None else None, kind.name,
             allowed_next_steps=steps)
     message = "Checkpoint the next step when it is known."
     if workflow.current_step == NEEDS_RECONCILIATION:
