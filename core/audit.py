@@ -9,17 +9,15 @@ since ``core.0015``), so no caller can plant free text in the append-only trail.
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from core.cursors import cursor_position, position_cursor
 from core.identity import Identity, current_identity
 from core.logging import request_id_var
 from core.models import AuditEvent
@@ -197,26 +195,6 @@ def _row(*, action: str, resource_type: str, resource_id: str | uuid.UUID | None
 class HistoryPage:
     items: list[AuditEvent]
     next_cursor: str | None  # None on the last page
-
-
-def position_cursor(when: datetime, ident: uuid.UUID) -> str:
-    """An opaque cursor for a list read newest first: the time and id of the last row of a page."""
-    raw = json.dumps([when.isoformat(), str(ident)]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def cursor_position(cursor: str) -> tuple[datetime, uuid.UUID]:
-    """What :func:`position_cursor` put in a cursor; ValueError for anything it did not give."""
-    if len(cursor) > 200:
-        raise ValueError("cursor too long")
-    try:
-        when, ident = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        occurred_at = datetime.fromisoformat(when)
-    except TypeError as exc:  # binascii.Error, JSONDecodeError and a bad date are ValueErrors already
-        raise ValueError("not a cursor") from exc
-    if occurred_at.tzinfo is None:
-        raise ValueError("not a cursor")
-    return occurred_at, uuid.UUID(str(ident))
 
 
 def keyset_page(rows: QuerySet, *, cursor: str | None, limit: int, time_field: str,

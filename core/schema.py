@@ -25,6 +25,10 @@ PROBLEM_SCHEMA = {
             "code": {"type": "string"}}}},
         "current_version": {"type": "integer", "description": "With a workflow's version_conflict: its version "
                             "now (read it again, then send this expected_version)"},
+        "current_step": {"type": "string", "description": "With a workflow's illegal_transition or "
+                         "operation_not_allowed: the step it is at"},
+        "allowed_next_steps": {"type": "array", "items": {"type": "string"}, "description": "With a workflow's "
+                               "illegal_transition: the steps a checkpoint may move it to now"},
     },
     "required": ["type", "title", "status", "code", "detail"],
 }

@@ -72,6 +72,33 @@ def test_illegal_transition_is_409_and_changes_nothing(world):
     assert after["current_step"] == "verify_referral" and after["version"] == 1 and after["state"] == {}
 
 
+def test_a_refused_move_names_the_step_and_the_allowed_steps_for_the_client_to_read(world):
+    """An illegal transition answers the step the workflow is at (``current_step``) and the steps a checkpoint may
+    take from it (``allowed_next_steps``, what a read of the workflow answers), and an operation asked for at the
+    wrong step the step too, as members of the problem: they were only in the message's prose."""
+    api = world.patient(world.patient_a)
+    wf = create(api, world.patient_a).json()
+    r = checkpoint(api, wf["workflow_id"], 1, "completed")
+    assert (r.status_code, r.json()["code"]) == (409, "illegal_transition")
+    assert r.json()["current_step"] == "verify_referral"
+    assert r.json()["allowed_next_steps"] == wf["allowed_next_steps"] == ["cancelled", "submit_prior_authorization"]
+    payload = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}
+    op = api.post(f"/v1/workflows/{wf['workflow_id']}/operations", {
+        "expected_version": 1, "kind": "submit_prior_authorization", "payload": payload})
+    assert (op.status_code, op.json()["code"], op.json()["current_step"]) == (
+        409, "operation_not_allowed", "verify_referral")
+    assert "not at verify_referral" in op.json()["message"]
+    # once the outbox is used, the steps its outcome leads to are left out, as the read leaves them out
+    moved = checkpoint(api, wf["workflow_id"], 1, "submit_prior_authorization")
+    queued = api.post(f"/v1/workflows/{wf['workflow_id']}/operations", {
+        "expected_version": 2, "kind": "submit_prior_authorization", "payload": payload})
+    assert moved.status_code == 200 and queued.status_code == 201, queued.content
+    read = api.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    r = checkpoint(api, wf["workflow_id"], read["version"], "completed")
+    assert (r.json()["current_step"], r.json()["allowed_next_steps"]) == (
+        "submit_prior_authorization", read["allowed_next_steps"])
+
+
 @pytest.mark.parametrize("patch", [
     {f"k{i}": i for i in range(21)},
     {"nested": {"a": 1}},

@@ -279,12 +279,28 @@ def test_reconciliation_queue_shows_the_organisation_without_state(world):
     assert reader.get(f"/v1/workflows/{stuck_a}").status_code == 404
 
 
+def test_the_reconciliation_queue_is_read_a_page_at_a_time(world):
+    """The queue gave its oldest items up to limit (at most 500) and no way to the rest: its answer's next_cursor,
+    passed as cursor, gives the items after them, oldest first, each once; a cursor it did not give is 422."""
+    stuck = {_stuck(world, world.patient_a), _stuck(world, world.patient_b), _stuck(world, world.patient_a)}
+    ops = world.staff("ops-1", scope="workflow:reconcile workflow:reconcile:org")
+    whole = ops.get("/v1/workflows/reconciliation").json()
+    assert {i["workflow_id"] for i in whole["items"]} == stuck and whole["next_cursor"] is None
+    first = ops.get("/v1/workflows/reconciliation", {"limit": 2}).json()
+    assert len(first["items"]) == 2 and first["next_cursor"]
+    rest = ops.get("/v1/workflows/reconciliation", {"limit": 2, "cursor": first["next_cursor"]}).json()
+    assert rest["next_cursor"] is None
+    assert [i["workflow_id"] for i in first["items"] + rest["items"]] == [i["workflow_id"] for i in whole["items"]]
+    r = ops.get("/v1/workflows/reconciliation", {"cursor": "not-a-cursor"})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "cursor"
+
+
 def test_reconciliation_queue_without_the_organisation_scope_shows_granted_patients_and_purposes_only(world):
     stuck_a = _stuck(world, world.patient_a)  # prior_authorization
     _stuck(world, world.patient_b)
     ops = world.staff("ops-1", scope="workflow:reconcile")
     r = ops.get("/v1/workflows/reconciliation")
-    assert r.status_code == 200 and r.json() == {"view": "granted_patients", "items": []}
+    assert r.status_code == 200 and r.json() == {"view": "granted_patients", "items": [], "next_cursor": None}
     world.grant(world.patient_a, "ops-1", "appointment_scheduling")  # another purpose: still nothing
     assert ops.get("/v1/workflows/reconciliation").json()["items"] == []
     world.grant(world.patient_a, "ops-1", "prior_authorization")

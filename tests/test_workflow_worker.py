@@ -10,9 +10,12 @@ import uuid
 import pytest
 from django.db import OperationalError
 
+from core.identity import Identity, identity_context
+from core.models import AuditEvent
 from tests.conftest import admin_connect
 from tests.fakes.outside import FakeOutsideSystem
 from tests.fakes.processes import wait_until
+from tests.support import PATIENT_SCOPES, Api, mint
 from workflows import services
 from workflows.adapters import SPECS, OutsideSystem
 from workflows.definitions import INSURER, SCHEDULING
@@ -73,6 +76,19 @@ def submit_workflow(world, patient_id=None) -> tuple[str, dict]:
         "request_operation": {"kind": SUBMIT, "payload": PAYLOAD}})
     assert r.status_code == 200, r.content
     return wf["workflow_id"], r.json()["pending_operations"][0]
+
+
+def queue_booking(api, world) -> tuple[dict, dict]:
+    """An appointment-booking workflow of patient A whose checkpoint into confirm_booking queued the booking."""
+    wf = api.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                    "patient_id": str(world.patient_a)}).json()
+    api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {"expected_version": 1, "next_step": "propose_slots"})
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 2, "next_step": "confirm_booking",
+        "request_operation": {"kind": "book_appointment",
+                              "payload": {"slot_id": "S-1", "appointment_type": "follow_up"}}})
+    assert r.status_code == 200, r.content
+    return wf, r.json()["pending_operations"][0]
 
 
 def read(world, workflow_id, patient_id=None) -> dict:
@@ -258,19 +274,41 @@ def test_a_refusal_after_an_unknown_outcome_sends_the_workflow_back_to_submissio
 
 
 def test_a_booking_goes_to_the_scheduling_system(committed_db, world, insurer, scheduling):
-    api = world.patient(world.patient_a)
-    wf = api.post("/v1/workflows", {"workflow_type": "appointment_booking",
-                                    "patient_id": str(world.patient_a)}).json()
-    api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {"expected_version": 1, "next_step": "propose_slots"})
-    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
-        "expected_version": 2, "next_step": "confirm_booking",
-        "request_operation": {"kind": "book_appointment",
-                              "payload": {"slot_id": "S-1", "appointment_type": "follow_up"}}})
-    assert r.status_code == 200, r.content
+    wf, _ = queue_booking(world.patient(world.patient_a), world)
     worker(insurer, scheduling).run(until_idle=True)
     body = read(world, wf["workflow_id"])
     assert body["current_step"] == "booked" and body["state"]["appointment_id"].startswith("APT-")
     assert scheduling.created == 1 and insurer.created == 0
+
+
+def test_a_workflows_operations_are_read_a_page_at_a_time(committed_db, world, insurer):
+    """Each refusal leaves a failed operation and a new request adds one, so a workflow's operations grow without
+    bound; the list gave the newest 100 and no way to the rest. It takes limit (1-500) and cursor: pages, newest
+    first, that together hold every operation once; a cursor it did not give is 422."""
+    workflow_id, first = submit_workflow(world)
+    me = world.patient(world.patient_a)
+    for _ in range(3):
+        insurer.refuse(times=1)
+        worker(insurer).run(until_idle=True)
+        r = me.post(f"/v1/workflows/{workflow_id}/operations", {
+            "expected_version": read(world, workflow_id)["version"], "kind": SUBMIT, "payload": PAYLOAD})
+        assert r.status_code == 201, r.content
+    url = f"/v1/workflows/{workflow_id}/operations"
+    everything = me.get(url).json()
+    assert len(everything["items"]) == 4 and everything["next_cursor"] is None
+    assert everything["items"][-1]["operation_id"] == first["operation_id"]
+    pages, cursor = [], None
+    while True:
+        page = me.get(url + "?limit=3" + (f"&cursor={cursor}" if cursor else "")).json()
+        pages.append([op["operation_id"] for op in page["items"]])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert [len(p) for p in pages] == [3, 1]
+    assert [i for p in pages for i in p] == [op["operation_id"] for op in everything["items"]]
+    for query, field in (("?cursor=not-a-cursor", "cursor"), ("?limit=0", "limit"), ("?limit=501", "limit")):
+        r = me.get(url + query)
+        assert r.status_code == 422 and r.json()["errors"][0]["field"] == field, (query, r.content)
 
 
 # --- outside system down: backoff, circuit breaker ----------------------------------------------------------
@@ -402,6 +440,32 @@ def test_cancelling_withdraws_an_unsent_operation_before_the_worker_sends_it(com
     assert operation_row(op["operation_id"])["status"] == "cancelled" and insurer.created == 0
 
 
+def test_withdrawing_consent_withdraws_the_purposes_unsent_operations(committed_db, world, insurer, scheduling):
+    """A booking the patient's agent queued under her consent for scheduling is not sent once she withdrew that
+    consent (cancelled, consent_revoked, audited); an operation for another purpose goes out as before. The worker
+    used to send her data to the scheduling system after the withdrawal."""
+    consent = world.consent(world.patient_a, "appointment_scheduling")
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org,
+                     patient_id=world.patient_a, scope=PATIENT_SCOPES, act="scheduling-agent"))
+    wf, booking = queue_booking(agent, world)
+    _, authorisation = submit_workflow(world)  # another purpose's
+    me = world.patient(world.patient_a)
+    assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    worker(insurer, scheduling).run(until_idle=True)
+    assert scheduling.submissions[booking["idempotency_key"]] == 0 and scheduling.created == 0
+    row = operation_row(booking["operation_id"])
+    assert (row["status"], row["last_error_code"]) == ("cancelled", "consent_revoked"), row
+    assert operation_row(authorisation["operation_id"])["status"] == "succeeded" and insurer.created == 1
+    mine = me.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert mine["pending_operations"] == [] and mine["current_step"] == "confirm_booking"
+    action = mine["next_safe_action"]  # what she (or staff) reading it is told
+    assert action["operation_id"] == booking["operation_id"] and "withdrew the consent" in action["message"]
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        assert AuditEvent.objects.filter(action="workflow.operation.cancel", resource_id=booking["operation_id"],
+                                         reason="consent_revoked").count() == 1
+
+
 @pytest.mark.parametrize("arrived", [False, True])
 def test_a_cancelled_workflows_unknown_outcome_is_settled_by_lookup_and_never_resubmitted(committed_db, world,
                                                                                          insurer, arrived):
@@ -445,6 +509,10 @@ def test_a_cancelled_workflows_operation_whose_lookups_ran_out_goes_to_staff_and
     insurer and settles it."""
     settings.WORKFLOW_OPERATION_MAX_ATTEMPTS = 3
     settings.WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = 100
+    settings.EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
+    hooks = Api(mint(world.keyring, sub="webhook-admin", org_id=world.org, scope="webhook:admin"))
+    assert hooks.post("/v1/event-subscriptions", {"url": "https://127.0.0.1:9/hook",
+                                                  "event_types": ["workflow.needs_reconciliation"]}).status_code == 201
     workflow_id, op = submit_workflow(world)
     insurer.accept_then_fail(times=1)
     worker(insurer).run(once=True)
@@ -458,6 +526,12 @@ def test_a_cancelled_workflows_operation_whose_lookups_ran_out_goes_to_staff_and
         worker(insurer).run(once=True)
     row = operation_row(op["operation_id"])
     assert (row["status"], row["next_attempt_at"], row["attempts"]) == ("outcome_unknown", None, 3)  # parked
+    # announced as it joins the staff's queue, as a workflow moving into needs_reconciliation is (once each)
+    with admin_connect() as conn:
+        announced = conn.execute("SELECT data->>'operation_id' FROM event_outbox WHERE event_type = "
+                                 "'workflow.needs_reconciliation' AND data->>'workflow_id' = %s "
+                                 "ORDER BY occurred_at", [workflow_id]).fetchall()
+    assert announced == [(op["operation_id"],), (op["operation_id"],)], announced
     body = read(world, workflow_id)
     assert body["current_step"] == "cancelled"
     action = body["next_safe_action"]

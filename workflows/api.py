@@ -348,21 +348,32 @@ class WorkflowReconciliationView(ScopedAPIView):
 
     required_scopes = {"GET": ["workflow:reconcile"]}
     audit_actions = {"GET": "workflow.reconciliation.list"}
-    query_parameters = {"GET": frozenset({"limit"})}
+    query_parameters = {"GET": frozenset({"limit", "cursor"})}
     resource_type = "workflow"
 
     @extend_schema(operation_id="workflows_reconciliation_queue",
                    parameters=[OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500},
-                                                required=False, description="1-500, default 100")],
+                                                required=False, description="1-500, default 100"),
+                               OpenApiParameter("cursor", {"type": "string", "minLength": 1, "maxLength": 200},
+                                                required=False, description="the next_cursor of the previous "
+                                                "page: the items after it")],
                    responses={200: inline_serializer("ReconciliationQueue", {
                        "view": serializers.ChoiceField(
                            choices=[selectors.VIEW_GRANTED, selectors.VIEW_ORGANIZATION],
                            help_text="granted_patients, or organization with the workflow:reconcile:org scope"),
-                       "items": ReconciliationItemOut(many=True)})})
+                       "items": ReconciliationItemOut(many=True),
+                       "next_cursor": serializers.CharField(allow_null=True, help_text="null on the last page")})})
     def get(self, request):
         require_staff(self.identity)
         limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
-        items = selectors.reconciliation_queue(identity=self.identity, limit=limit)
+        try:
+            items = selectors.reconciliation_queue(identity=self.identity, limit=limit + 1,
+                                                   cursor=request.query_params.get("cursor"))
+        except ValueError:
+            raise ValidationFailed(errors=[{"field": "cursor", "message": "not a cursor this list gave",
+                                            "code": "invalid"}]) from None
         audit.record(action="workflow.reconciliation.list", resource_type="workflow")
+        more = len(items) > limit
         return Response({"view": selectors.reconciliation_view(self.identity),
-                         "items": ReconciliationItemOut(items, many=True).data})
+                         "items": ReconciliationItemOut(items[:limit], many=True).data,
+                         "next_cursor": selectors.reconciliation_cursor(items[limit - 1]) if more else None})

@@ -14,6 +14,7 @@ from django.db.models import Case, Count, QuerySet, When
 
 from consent.purpose import require_purpose
 from core import audit
+from core.cursors import cursor_position, position_cursor
 from core.errors import NotFound
 from core.identity import Identity
 from workflows.definitions import (
@@ -94,7 +95,6 @@ def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operat
     """Every operation of a workflow the caller can see, newest first."""
     return (Operation.objects.filter(organization_id=identity.org_id, workflow=workflow)
             .order_by("-created_at", "operation_id"))
-
 
 
 @dataclass(frozen=True)
@@ -186,10 +186,15 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
         kind = wanted[0]
         last = next((op for op in operations if op.kind == kind.name), None)
         failed = last if last is not None and last.status == S.FAILED else None
+        withdrawn = last if last is not None and last.last_error_code == "consent_revoked" else None
+        named = failed or withdrawn
         return NextSafeAction(
             REQUEST_OPERATION, f"Request the {kind.name} operation."
-            + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else ""),
-            failed.operation_id if failed else None, kind.name, allowed_next_steps=steps)
+            + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else "")
+            + (" The last one was withdrawn before it was sent, when the patient withdrew the consent for "
+               f"{workflow.purpose}: ask again only under a consent in force." if withdrawn else ""),
+            named.operation_id if named is not None else None, kind.name,
+            allowed_next_steps=steps)
     message = "Checkpoint the next step when it is known."
     if workflow.current_step == NEEDS_RECONCILIATION:
         message = "No operation is unsettled: checkpoint the step the outside system's answer supports."
@@ -203,6 +208,7 @@ SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, u
   FROM workflow_reconciliation_queue
  WHERE organization_id = %s
    AND (%s OR app_may_access(organization_id, patient_id, purpose))
+   AND (%s::timestamptz IS NULL OR (updated_at, workflow_id) > (%s::timestamptz, %s::uuid))
  ORDER BY updated_at, workflow_id
  LIMIT %s
 """
@@ -219,22 +225,29 @@ def reconciliation_view(identity: Identity) -> str:
     return VIEW_ORGANIZATION if identity.has_scope(ORGANIZATION_SCOPE) else VIEW_GRANTED
 
 
-def reconciliation_queue(*, identity: Identity, limit: int = 100) -> list[dict]:
+def reconciliation_queue(*, identity: Identity, limit: int = 100, cursor: str | None = None) -> list[dict]:
     """Workflows in needs_reconciliation, and cancelled ones whose operation is parked with an unknown outcome
     (workflows migration 0013), oldest first, with their unsettled operation: only these columns, no workflow
     state, no payload, no result.
 
     Staff see the patients and purposes they hold active grants for; the whole organisation's queue needs the
-    ``workflow:reconcile:org`` scope (the database's policy on the view asks for it too).
+    ``workflow:reconcile:org`` scope (the database's policy on the view asks for it too). ``cursor``: only those
+    after the item it was made from (:func:`reconciliation_cursor`); ValueError for a cursor it did not give.
     """
     organisation_wide = reconciliation_view(identity) == VIEW_ORGANIZATION
-    with connection.cursor() as cursor:
-        cursor.execute(_RECONCILIATION_SQL, [identity.org_id, organisation_wide, limit])
-        rows = cursor.fetchall()
+    after, after_id = cursor_position(cursor) if cursor else (None, None)
+    with connection.cursor() as db:
+        db.execute(_RECONCILIATION_SQL, [identity.org_id, organisation_wide, after, after, after_id, limit])
+        rows = db.fetchall()
     items = [dict(zip(_RECONCILIATION_COLUMNS, row, strict=True)) for row in rows]
     for item in items:
         item["parked"] = item["operation_status"] == S.OUTCOME_UNKNOWN and item["next_attempt_at"] is None
     return items
+
+
+def reconciliation_cursor(item: dict) -> str:
+    """Where the next page of the queue starts: after this item (its last change, then its id)."""
+    return position_cursor(item["updated_at"], item["workflow_id"])
 
 
 @dataclass(frozen=True)

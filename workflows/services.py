@@ -161,6 +161,16 @@ def _stale(workflow: Workflow) -> ApiError:
     return _conflict_about(exc, workflow)
 
 
+def _refused_move(exc: Conflict, workflow: Workflow, allowed: list[str] | None = None) -> ApiError:
+    """409 ``illegal_transition`` or ``operation_not_allowed``, naming the step the workflow is at as
+    ``current_step`` and, for a move, the steps a checkpoint may take from it as ``allowed_next_steps``: an agent
+    reads them, not the message's prose."""
+    exc.extensions = {"current_step": workflow.current_step}
+    if allowed is not None:
+        exc.extensions["allowed_next_steps"] = allowed
+    return _conflict_about(exc, workflow)
+
+
 def workflow_create(*, identity: Identity, workflow_type: str, patient_id: uuid.UUID,
                     state: dict | None = None) -> Workflow:
     spec = WORKFLOW_TYPES.get(workflow_type)
@@ -196,9 +206,10 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
         raise _stale(workflow)
     spec = WORKFLOW_TYPES[workflow.workflow_type]
     if not spec.allows(workflow.current_step, next_step):
-        raise _conflict_about(IllegalTransition(
-            f"{workflow.current_step} -> {next_step} is not allowed; "
-            f"allowed: {', '.join(spec.next_steps(workflow.current_step)) or 'none'}"), workflow)
+        allowed = _checkpoint_steps(workflow)
+        raise _refused_move(IllegalTransition(
+            f"{workflow.current_step} -> {next_step} is not allowed; allowed: {', '.join(allowed) or 'none'}"),
+            workflow, allowed)
     active = [] if not workflow.has_operations else list(
         Operation.objects.select_for_update().filter(workflow=workflow, status__in=ACTIVE_OPERATION_STATUSES)
         .order_by("created_at"))
@@ -231,13 +242,12 @@ def _refuse_what_operations_decide(workflow: Workflow, *, next_step: str, state_
     ``on_unknown``), nor write the outside system's id (``result_field``) that its success records. A workflow that
     never used the outbox keeps the plain transition table (a client that talks to the outside system itself
     checkpoints what it learnt)."""
-    used = set(Operation.objects.filter(workflow=workflow).values_list("kind", flat=True).distinct()
-               ) if workflow.has_operations else set()
+    used = _kinds_used(workflow)
     allowed = checkpoint_steps(workflow.workflow_type, workflow.current_step, used)
     if next_step not in allowed and WORKFLOW_TYPES[workflow.workflow_type].allows(workflow.current_step, next_step):
-        raise _conflict_about(IllegalTransition(
+        raise _refused_move(IllegalTransition(
             f"{next_step} follows from the outcome of an operation, which the service records; "
-            f"allowed: {', '.join(allowed) or 'none'}"), workflow)
+            f"allowed: {', '.join(allowed) or 'none'}"), workflow, allowed)
     for name in sorted(used | ({requested} if requested in OPERATION_KINDS else set())):
         kind = OPERATION_KINDS[name]
         if kind.result_field in state_patch:
@@ -246,6 +256,16 @@ def _refuse_what_operations_decide(workflow: Workflow, *, next_step: str, state_
                 raise ValidationFailed(errors=[{
                     "field": f"state_patch.{kind.result_field}", "code": "server_owned",
                     "message": f"recorded from the outcome of {kind.name}, never by a checkpoint"}])
+
+
+def _kinds_used(workflow: Workflow) -> set[str]:
+    return set(Operation.objects.filter(workflow=workflow).values_list("kind", flat=True).distinct()
+               ) if workflow.has_operations else set()
+
+
+def _checkpoint_steps(workflow: Workflow) -> list[str]:
+    """What a checkpoint may move to now: what the workflow's read answers as ``allowed_next_steps``."""
+    return checkpoint_steps(workflow.workflow_type, workflow.current_step, _kinds_used(workflow))
 
 
 def _succeeded(workflow: Workflow, kind: str) -> bool:
@@ -276,6 +296,33 @@ def _cancel_unsent(*, identity: Identity, workflow: Workflow, operations: list[O
             _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason="workflow_cancelled")
 
 
+def operations_withdraw_for_consent(*, identity: Identity, patient_id: uuid.UUID, purpose: str) -> int:
+    """The patient withdrew the consent for ``purpose``: their operations for it that provably never reached the
+    outside system are withdrawn (``cancelled``, ``consent_revoked``), so none of their data leaves for a purpose
+    they no longer consent to. Those that may have arrived (in flight, or with an unknown outcome) stay, as when a
+    workflow is cancelled: the worker settles them. Runs in the revocation's transaction; returns how many."""
+    unsent = Operation.objects.filter(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
+                                      status=S.PENDING, outcome_uncertain=False)
+    # the workflows first, as everywhere (the module's lock order)
+    workflows = list(Workflow.objects.select_for_update().filter(
+        organization_id=identity.org_id, workflow_id__in=Subquery(unsent.values("workflow_id")))
+        .order_by("workflow_id"))
+    if not workflows:
+        return 0
+    now = timezone.now()
+    withdrawn = 0
+    for op in Operation.objects.select_for_update().filter(
+            organization_id=identity.org_id, workflow__in=workflows, status=S.PENDING,
+            outcome_uncertain=False).order_by("created_at"):
+        # a worker's claim committed meanwhile makes it in_flight: then it is the worker's to settle
+        if Operation.objects.filter(pk=op.pk, status=S.PENDING, outcome_uncertain=False).update(
+                status=S.CANCELLED, next_attempt_at=None, completed_at=now, last_error_code="consent_revoked",
+                updated_at=now):
+            _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason="consent_revoked")
+            withdrawn += 1
+    return withdrawn
+
+
 # --- operations (the outbox) --------------------------------------------------------------------------------
 def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> OperationKind:
     kind = OPERATION_KINDS.get(kind_name)
@@ -283,8 +330,8 @@ def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> 
         allowed = sorted(k for k, v in OPERATION_KINDS.items() if v.workflow_type == workflow.workflow_type)
         raise ValidationFailed(errors=[{"field": "kind", "message": f"one of {allowed}", "code": "invalid_choice"}])
     if at_step not in kind.requested_at:
-        raise _conflict_about(OperationNotAllowed(
-            f"{kind.name} may be requested at: {', '.join(sorted(kind.requested_at))}"), workflow)
+        raise _refused_move(OperationNotAllowed(
+            f"{kind.name} may be requested at: {', '.join(sorted(kind.requested_at))}, not at {at_step}"), workflow)
     return kind
 
 
@@ -441,6 +488,12 @@ def operation_record_outcome(*, identity: Identity, operation_id: uuid.UUID, cla
             fields.update(status=S.OUTCOME_UNKNOWN)
             target = kind.on_unknown if workflow.current_step in kind.requested_at else None
             reason = "retries_exhausted_outcome_unknown" if exhausted else reason
+            if exhausted and spec.is_terminal(workflow.current_step):
+                # a cancelled workflow joins the staff's queue here, not by a move into needs_reconciliation:
+                # announced all the same, so subscribers hear of every workflow a person must settle
+                event_emit("workflow.needs_reconciliation", workflow_id=workflow.workflow_id,
+                           patient_id=workflow.patient_id, workflow_type=workflow.workflow_type,
+                           purpose=workflow.purpose, operation_id=op.operation_id)
         elif exhausted:
             fields.update(status=S.FAILED, completed_at=now, last_error_code="outside_system_unavailable")
             reason = "outside_system_unavailable"

@@ -1854,6 +1854,8 @@ export interface components {
              */
             view: components["schemas"]["ReconciliationQueueViewEnum"];
             items: components["schemas"]["ReconciliationItemOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /**
          * @description * `granted_patients` - granted_patients
@@ -2237,6 +2239,10 @@ export interface components {
             }[];
             /** @description With a workflow's version_conflict: its version now (read it again, then send this expected_version) */
             current_version?: number;
+            /** @description With a workflow's illegal_transition or operation_not_allowed: the step it is at */
+            current_step?: string;
+            /** @description With a workflow's illegal_transition: the steps a checkpoint may move it to now */
+            allowed_next_steps?: string[];
         };
     };
     responses: never;
@@ -10764,6 +10770,8 @@ export interface operations {
     workflows_reconciliation_queue: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: the items after it */
+                cursor?: string;
                 /** @description 1-500, default 100 */
                 limit?: number;
             };

@@ -1,0 +1,28 @@
+"""Opaque cursors of lists read newest first: the time and id of the last row of the page before, so the next page
+starts after it whatever was added since (the audit trail, a workflow's operations)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from datetime import datetime
+
+
+def position_cursor(when: datetime, ident: uuid.UUID) -> str:
+    raw = json.dumps([when.isoformat(), str(ident)]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def cursor_position(cursor: str) -> tuple[datetime, uuid.UUID]:
+    """The position a cursor of :func:`position_cursor` holds; ValueError for anything else."""
+    if len(cursor) > 200:
+        raise ValueError("cursor too long")
+    try:
+        when, ident = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        at = datetime.fromisoformat(when)
+    except TypeError as exc:  # binascii.Error, JSONDecodeError and a bad date are ValueErrors already
+        raise ValueError("not a cursor") from exc
+    if at.tzinfo is None:
+        raise ValueError("not a cursor")
+    return at, uuid.UUID(str(ident))
