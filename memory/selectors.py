@@ -160,10 +160,10 @@ def release_page(*, identity: Identity, patient_id: uuid.UUID, limit: int, purpo
                  cursor: str | None = None) -> tuple[list[dict], str | None]:
     """A page of :func:`release_list` (released for ``purpose`` when given), older than ``cursor``, and the cursor
     of the next page (None on the last). ValueError for a cursor it did not give."""
-    releases = Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+    found = Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
     if purpose is not None:
-        releases = releases.filter(purpose=purpose)
-    releases, next_cursor = audit.keyset_page(releases, cursor=cursor, limit=limit, time_field="created_at",
+        found = found.filter(purpose=purpose)
+    releases, next_cursor = audit.keyset_page(found, cursor=cursor, limit=limit, time_field="created_at",
                                               id_field="release_id")
     members: dict = {}
     for m in ReleaseMember.objects.filter(release_id__in=[r.release_id for r in releases]).order_by("id"):
