@@ -362,16 +362,13 @@ class WorkflowReconciliationView(ScopedAPIView):
                            choices=[selectors.VIEW_GRANTED, selectors.VIEW_ORGANIZATION],
                            help_text="granted_patients, or organization with the workflow:reconcile:org scope"),
                        "items": ReconciliationItemOut(many=True),
-                       "next_cursor": serializers.CharField(allow_null=True, help_text="null on the last page")})})
+                       "next_cursor": core_serializers.next_cursor_field()})})
     def get(self, request):
         require_staff(self.identity)
         limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
-        try:
+        with cursor_checked():
             items = selectors.reconciliation_queue(identity=self.identity, limit=limit + 1,
                                                    cursor=request.query_params.get("cursor"))
-        except ValueError:
-            raise ValidationFailed(errors=[{"field": "cursor", "message": "not a cursor this list gave",
-                                            "code": "invalid"}]) from None
         audit.record(action="workflow.reconciliation.list", resource_type="workflow")
         more = len(items) > limit
         return Response({"view": selectors.reconciliation_view(self.identity),
