@@ -308,13 +308,17 @@ class MemoryQuarantineView(MemoryView):
 
 class MemoryReleaseView(MemoryView):
     """Staff release a quarantined memory: current again, superseding the value made current while it was aside."""
-    required_scopes, audit_actions = {"POST": ["memory:write"]}, {"POST": "memory.quarantine_release"}
+
+    required_scopes = {"POST": ["memory:write"]}
+    audit_actions = {"POST": "memory.quarantine_release"}
 
     @extend_schema(operation_id="memories_release", request=ReleaseIn, responses={200: MemoryOut})
     def post(self, request, patient_id, memory_id):
-        (body := ReleaseIn(data=request.data)).is_valid(raise_exception=True)
-        return Response(memory_out(review.memory_release(identity=self.identity, patient_id=patient_id,
-                                                         memory_id=memory_id, **body.validated_data)))
+        body = ReleaseIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        memory = review.memory_release(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
+                                       **body.validated_data)
+        return Response(memory_out(memory))
 
 
 class MemoryProposalsView(MemoryView):
