@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import environ
@@ -395,6 +396,8 @@ if PRODUCTION:
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 # "plain" or "json" (one JSON object per line, with request id, route template, status and duration on access lines)
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
+LOG_ACCESS = env.bool("LOG_ACCESS", default=logging.getLevelNamesMapping().get(LOG_LEVEL, logging.INFO) <= logging.INFO)
 if LOG_FORMAT not in ("plain", "json"):
     raise environ.ImproperlyConfigured("LOG_FORMAT must be plain or json")
 # OpenTelemetry traces (core/tracing.py, docs/tracing.md), read from the standard variables. Off unless an
@@ -443,7 +446,7 @@ LOGGING = {
                     "filters": ["request_id", "redact_ids"]},
         "null": {"class": "logging.NullHandler"},  # (no handler at all would fall back to Python's last resort)
     },
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         # Django logs the full request line of 4xx/5xx; URLs hold only ids, never values, but keep it terse.
         "django.request": {"level": "ERROR"},
@@ -453,8 +456,9 @@ LOGGING = {
         "django.security.DisallowedHost": {"handlers": ["null"], "propagate": False},
         "pgserver": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
-        # One line per request (LOG_ACCESS=false silences it).
-        "anamnesis.access": {"level": "INFO" if env.bool("LOG_ACCESS", default=True) else "WARNING"},
+        # One line per request, at INFO: written when LOG_LEVEL lets INFO through, unless LOG_ACCESS says
+        # otherwise (true writes it under a quieter LOG_LEVEL too, false never).
+        "anamnesis.access": {"level": "INFO" if LOG_ACCESS else "WARNING"},
     },
 }
 

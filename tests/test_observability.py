@@ -179,3 +179,29 @@ def test_a_full_metrics_disk_costs_the_metrics_not_the_process(tmp_path):
     assert child.returncode == 0, (child.returncode, child.stderr[-2000:])
     assert "statuses [200, 200, 404] ['filler']" in child.stdout, child.stdout
     assert child.stderr.count("metrics could not be written (OSError, errno 28)") == 1, child.stderr[-2000:]
+
+
+@pytest.mark.parametrize(("environment", "written"), [
+    ({}, True),
+    ({"LOG_LEVEL": "warning"}, False),
+    ({"LOG_LEVEL": "WARNING", "LOG_ACCESS": "true"}, True),
+    ({"LOG_ACCESS": "false"}, False),
+    ({"LOG_LEVEL": "DEBUG"}, True),
+])
+def test_the_access_line_follows_the_log_level_unless_log_access_says_otherwise(environment, written):
+    """An operator who sets LOG_LEVEL=WARNING asked for warnings and worse: the access line (INFO) used to be
+    written regardless, one line per request. LOG_ACCESS, when set, still decides either way. Settings are read at
+    start-up, so each case is a fresh interpreter."""
+    import subprocess
+    import sys
+
+    from tests.fakes.service import BASE_DIR
+
+    env = {k: v for k, v in os.environ.items() if k not in ("LOG_LEVEL", "LOG_ACCESS")}
+    env.update(environment, DJANGO_SETTINGS_MODULE="config.settings")
+    script = ("import logging, django; django.setup(); "
+              "print(logging.getLogger('anamnesis.access').isEnabledFor(logging.INFO))")
+    child = subprocess.run([sys.executable, "-c", script], cwd=BASE_DIR, env=env, capture_output=True, text=True,
+                           timeout=120)
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert child.stdout.strip() == str(written)
