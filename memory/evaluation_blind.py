@@ -1,4 +1,4 @@
-"""Retrieval evaluation on the blind sets in ``memory/eval/blind/``, ``blind2/`` ... ``blind19/``, each written by
+"""Retrieval evaluation on the blind sets in ``memory/eval/blind/``, ``blind2/`` ... ``blind22/``, each written by
 its own author, who never saw the ranking (:data:`SETS`: each has a split to tune on and a held-out split).
 
 Each split is loaded into a fresh organisation the way the service is used: the organisation's administrator
@@ -52,7 +52,7 @@ from memory.types.services import memory_type_create
 EVAL_DIR = Path(__file__).parent / "eval"
 # Each set, written blind by its own author: its directory, the split tuned on, the split only reported.
 SETS = {"blind": ("blind", "calibration", "heldout"), "blind2": ("blind2", "train", "heldout"),
-        **{f"blind{n}": (f"blind{n}", "train", "heldout") for n in range(3, 20)}}
+        **{f"blind{n}": (f"blind{n}", "train", "heldout") for n in range(3, 23)}}
 KINDS = ("paraphrase", "brand_name", "indirect", "safety_critical", "no_answer", "other_patient", "stale_decoy")
 REVIEW_DAYS = 180
 VECTOR_TIMEOUT_SECONDS = 600
