@@ -96,6 +96,35 @@ def test_a_medicine_the_question_does_not_name_is_never_a_confident_answer_besid
         assert ids["warf"] not in by_id or by_id[ids["warf"]]["confidence"] == "low", question
 
 
+def test_a_tests_result_is_a_best_guess_unless_a_type_says_it_holds_results(world, clinic):
+    """"What was her last INR?", "INR?": a result, which no built-in type holds. Her warfarin (monitored by INR)
+    is the nearest memory and comes back as the best guess, never as a confident answer; "when is her INR due?"
+    asks about the monitoring and may be. An organisation type that says it holds INR readings answers them."""
+    from tests.test_memory_types import admin
+
+    nurse, ids = clinic
+    for question in ("what was her last INR?", "INR?", "what's her INR"):
+        body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": question}).json()
+        assert body["confidence"] == "low", question
+        assert body["items"][0]["memory"]["memory_id"] == ids["warf"], question
+        assert all(i["confidence"] == "low" for i in body["items"]), question
+    readings = {"name": "inr_reading", "memory_class": "care_context", "label": "INR readings",
+                "purposes": ["care_coordination"], "writers": ["staff"], "supersession": [],
+                "text": "INR {value} on {date}", "serves": ["latest INR readings and results"],
+                "schema": {"type": "object", "additionalProperties": False, "required": ["value", "date"],
+                           "properties": {"value": {"type": "number", "minimum": 0, "maximum": 20},
+                                          "date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}}}}
+    r = admin(world).post("/v1/memory-types", readings)
+    assert r.status_code == 201, r.content
+    r = nurse.post(f"/v1/patients/{world.patient_a}/memories",
+                   {"memory_type": "inr_reading", "consent_purpose": "care_coordination",
+                    "fact": {"value": 2.4, "date": "2026-11-30"}})
+    assert r.status_code == 201, r.content
+    body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": "what was her last INR?"}).json()
+    assert body["items"][0]["memory"]["memory_id"] == r.json()["memory_id"]
+    assert body["items"][0]["confidence"] == "high"
+
+
 def test_a_patient_with_nothing_on_record_gets_confidence_none(world):
     world.grant(world.patient_b, "clinician", "care_coordination")
     r = world.staff("clinician").get(f"/v1/patients/{world.patient_b}/memories/search", {"q": "any allergies?"})

@@ -3,6 +3,7 @@ so ranking, selection and context packs never read the raw text again."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -36,6 +37,28 @@ _REASON_WORDS = re.compile(
 # names the medicine it monitors ("when is his INR due?" concerns warfarin), but not when a result is asked for.
 _RESULT_WORDS = re.compile(r"\b(?:results?|readings?|values?|latest|last|most recent|recent|came back|normal|abnormal|"
                            r"raised|high|low)\b", re.IGNORECASE)
+# "hba1c?", "what's his INR": a test named with nothing else around it asks for its value as surely as "last" does
+# (not "when is his INR due?", which asks about the medicine's monitoring)
+_BARE_WORDS = frozenset({"what", "what's", "whats", "is", "was", "his", "her", "their", "the", "a", "pt", "patient",
+                         "patient's", "current", "currently", "now"})
+_WORDS = re.compile(r"[a-z0-9][a-z0-9'\u2019-]*")
+
+
+def result_words(text: str) -> bool:
+    """Whether ``text`` speaks of a result (a reading, a value, the latest one)."""
+    return bool(_RESULT_WORDS.search(text))
+
+
+@functools.lru_cache(maxsize=2)
+def _test_words(test_terms: frozenset[str]) -> frozenset[str]:
+    return frozenset(word for term in test_terms for word in term.split())
+
+
+def _test_alone(question: str, test_terms: frozenset[str]) -> bool:
+    words = _WORDS.findall(question.casefold())
+    known = _test_words(test_terms)
+    return bool(words) and all(w.replace("\u2019", "'") in _BARE_WORDS or w in known for w in words)
+
 
 
 @dataclass(frozen=True)
@@ -72,4 +95,5 @@ def understand(question: str) -> Question:
                     substances=substances, about_allergy=bool(_ALLERGY_WORDS.search(question)),
                     about_taking=bool(_TAKING_WORDS.search(question)),
                     whether_taken=bool(_WHETHER_TAKEN.search(question)) and not _REASON_WORDS.search(question),
-                    result_asked=len(asked) > len(substances) and bool(_RESULT_WORDS.search(question)))
+                    result_asked=len(asked) > len(substances) and bool(
+                        _RESULT_WORDS.search(question) or _test_alone(question, lex.test_terms)))

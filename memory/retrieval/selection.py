@@ -11,9 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.retrieval.question import Question
+from memory.lexicon import lexicon
+from memory.retrieval.question import Question, result_words
 from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
+from memory.types import type_serves
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,10 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
     answerable = None if min_score is not None or not ranked else head.answerable(
         np.array([h.score for h in ranked]), np.array([h.features for h in ranked]),
         tuple(h.memory.memory_type for h in ranked))
+    if answerable and question.result_asked and not holds_results(ranked[0], question):
+        # "what was her last INR?": a test's result, which no memory holds (a memory naming the test holds the
+        # medicine it monitors, a target range or when it is due): the nearest is a best guess, never the answer
+        answerable = False
 
     def reaches(h: Hit) -> bool:
         if answerable is not None and (not answerable or h is ranked[0]):
@@ -79,6 +85,15 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
     chosen.sort(key=lambda h: (-h.score, h.memory.memory_id))
     taken = {id(h) for h in chosen}
     return Selection(hits=chosen, over_limit=sum(1 for h in ranked if id(h) not in taken and reaches(h)))
+
+
+def holds_results(hit: Hit, question: Question) -> bool:
+    """Whether the hit's type says it holds results of the test the question names: an organisation may define
+    one (what it serves, in the organisation's wording, names the test and a result, as "latest INR readings"
+    does). No built-in type does. (One query, only for a question that asks for a result.)"""
+    serves = " ".join(type_serves(org_id=hit.memory.organization_id).get(hit.memory.memory_type, ()))
+    tests = question.asked.keys() - question.substances.keys()
+    return bool(result_words(serves)) and bool(tests & lexicon().mentions(serves).keys())
 
 
 def confidence_of(hits: list[Hit]) -> str:
