@@ -72,6 +72,7 @@ class Question:
     about_taking: bool  # "is she on blood thinners?": about a medicine taken, not an allergy to it
     whether_taken: bool  # "is she on lithium?": whether the patient takes what it names, not what interacts with it
     result_asked: bool  # it names a monitoring test and asks for a result: the test names no medicine here
+    result_only: bool  # asks for the result and gives no reason ("...after the glucose check?" is about the check)
 
     @property
     def concerns(self) -> dict[str, float]:
@@ -91,9 +92,11 @@ def understand(question: str) -> Question:
     """The question read once: its lexicon concepts, the expanded text and the words that say what it is about."""
     lex = lexicon()
     asked, substances = lex.mentions_both(question)
+    result_asked = len(asked) > len(substances) and bool(
+        _RESULT_WORDS.search(question) or _test_alone(question, lex.test_terms))
     return Question(text=question, expanded=lex.expand(question, mentioned=asked), asked=asked,
                     substances=substances, about_allergy=bool(_ALLERGY_WORDS.search(question)),
                     about_taking=bool(_TAKING_WORDS.search(question)),
                     whether_taken=bool(_WHETHER_TAKEN.search(question)) and not _REASON_WORDS.search(question),
-                    result_asked=len(asked) > len(substances) and bool(
-                        _RESULT_WORDS.search(question) or _test_alone(question, lex.test_terms)))
+                    result_asked=result_asked,
+                    result_only=result_asked and not _REASON_WORDS.search(question))

@@ -45,7 +45,7 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
     answerable = None if min_score is not None or not ranked else head.answerable(
         np.array([h.score for h in ranked]), np.array([h.features for h in ranked]),
         tuple(h.memory.memory_type for h in ranked))
-    if answerable and question.result_asked and not holds_results(ranked[0], question):
+    if answerable and question.result_only and not holds_results(ranked[0], question):
         # "what was her last INR?": a test's result, which no memory holds (a memory naming the test holds the
         # medicine it monitors, a target range or when it is due): the nearest is a best guess, never the answer
         answerable = False
