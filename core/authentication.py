@@ -67,7 +67,8 @@ class KeySetCache:
       every request, each waiting for its timeout). Past that, or with no set at all, the outage is the caller's
       503 (``KeySetUnavailable``); a failure is answered as such, without asking again, for a second.
     * A token naming a key id the set lacks makes one refetch, at most once per ``min_refetch`` (random key ids
-      cannot turn us into a fetch amplifier).
+      cannot turn us into a fetch amplifier). Callers wait for a fetch under way only while the provider answered
+      the last one: once it failed, they are answered at once (:meth:`_await_fetch`).
     * A refreshed set keeps the very key objects of the keys the provider still publishes unchanged, so tokens
       verified with them stay remembered (:class:`VerifiedTokens` holds a token only while its key object is in
       the set); a key withdrawn or changed ends them at the refresh.
@@ -86,6 +87,7 @@ class KeySetCache:
         self._cached: _CachedSet | None = None
         self._last_attempt = float("-inf")
         self._failed_at = float("-inf")
+        self._failing = False  # the last fetch failed: one under way now is not waited for
 
     @staticmethod
     def configured(url: str, *, timeout: float) -> tuple:
@@ -103,6 +105,7 @@ class KeySetCache:
         with self._fetching:
             self._cached = None
             self._last_attempt = self._failed_at = float("-inf")
+            self._failing = False
 
     def get(self, kid: str | None) -> jwt.PyJWK:
         cached = self._current()
@@ -129,7 +132,9 @@ class KeySetCache:
                 return cached
             finally:
                 self._fetching.release()
-        with self._fetching:  # nothing usable: wait for a fetch under way, or make one
+        if not self._await_fetch():
+            raise KeySetUnavailable()  # the provider failed when last asked and is being asked again
+        try:  # nothing usable: wait for a fetch under way, or make one
             cached = self._cached
             now = time.monotonic()
             if cached is not None and now - cached.fetched_at <= self.ttl:
@@ -137,13 +142,32 @@ class KeySetCache:
             if now - self._failed_at < self.FAILURE_ANSWERED_FOR:
                 raise KeySetUnavailable()
             return self._refresh()
+        finally:
+            self._fetching.release()
 
     def _refetched_for_unknown_key(self) -> _CachedSet:
-        with self._fetching:
+        cached = self._cached
+        if not self._await_fetch():
+            if cached is None:
+                raise KeySetUnavailable()
+            return cached  # the provider failed when last asked and is being asked again: its answer is not awaited
+        try:
             cached = self._cached
             if cached is not None and time.monotonic() - self._last_attempt < self.min_refetch:
                 return cached  # fetched a moment ago (perhaps by another caller for this very key)
             return self._refresh()
+        finally:
+            self._fetching.release()
+
+    def _await_fetch(self) -> bool:
+        """Take the fetch lock, waiting for a fetch under way, unless the provider failed when last asked: then
+        only if no fetch is under way (False otherwise). A provider that does not answer holds each fetch until its
+        deadline (twice OIDC_JWKS_TIMEOUT_SECONDS); anyone could send tokens naming random key ids to queue every
+        worker thread behind it, and the answer they waited for was the failure they would have had at once."""
+        if self._failing:
+            return self._fetching.acquire(blocking=False)
+        self._fetching.acquire()
+        return True
 
     def _refresh(self) -> _CachedSet:
         """Fetch the set (the caller holds ``_fetching``) and keep it, or raise KeySetUnavailable."""
@@ -159,6 +183,7 @@ class KeySetCache:
                 raise KeySetMalformed()  # no key set at all, unlike a set of keys we cannot use
         except (httpx.HTTPError, ValueError) as exc:
             self._failed_at = time.monotonic()
+            self._failing = True
             log.warning("JWKS fetch failed: %s", type(exc).__name__)
             raise KeySetUnavailable() from None
         previous = self._cached
@@ -180,6 +205,7 @@ class KeySetCache:
                 continue
             published[kid] = as_published
         self._cached = _CachedSet(keys=keys, fetched_at=time.monotonic(), published=published)
+        self._failing = False
         return self._cached
 
 

@@ -312,6 +312,49 @@ def test_a_slow_refresh_holds_no_request_that_has_a_usable_key_set(committed_db,
     assert answers == [200] and identity_provider.hits == asked + 1
 
 
+def test_tokens_naming_unknown_keys_do_not_queue_behind_a_provider_that_failed_and_is_being_asked_again(
+        world, keyring, identity_provider, settings):
+    """A token naming a key id the set lacks refetches the set (at most once per OIDC_JWKS_MIN_REFETCH_SECONDS),
+    and other such tokens used to wait for that fetch. With the provider failing and then holding the next fetch
+    until its deadline, anyone could send tokens naming random key ids (no valid signature needed) and hold every
+    worker thread for the whole deadline, once per refetch period, for an answer that was the failure all along.
+    Once the provider has failed, a fetch under way is not waited for: those tokens are refused at once, while
+    tokens of known keys go on with the kept set."""
+    import threading
+
+    settings.OIDC_JWKS_MIN_REFETCH_SECONDS = 0.2
+    settings.OIDC_JWKS_TIMEOUT_SECONDS = 2.0
+    known = world.patient(world.patient_a)
+    assert known.get(_path(world)).status_code == 200
+
+    def unknown(i: int) -> Api:
+        return Api(mint(keyring, sub="x", org_id=world.org, kid=f"random-{i}"))
+
+    identity_provider.available = False
+    time.sleep(0.3)
+    assert unknown(0).get(_path(world)).status_code == 503  # asked, and it failed
+    time.sleep(0.3)
+    identity_provider.answering.clear()  # the next fetch is held until its deadline
+    asked = identity_provider.hits
+    held = threading.Thread(target=lambda: unknown(1).get(_path(world)))
+    held.start()
+    try:
+        deadline = time.monotonic() + 10
+        while identity_provider.hits == asked:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        for i in range(2, 5):
+            started = time.monotonic()
+            r = unknown(i).get(_path(world))
+            assert r.status_code == 401 and r.json()["code"] == "invalid_token"
+            assert time.monotonic() - started < 1.0, "it waited for the fetch under way"
+        assert known.get(_path(world)).status_code == 200
+        assert held.is_alive(), "the fetch is still held by the provider"
+    finally:
+        identity_provider.answering.set()
+        held.join(10)
+
+
 def test_a_new_signing_key_is_picked_up_on_unknown_kid(world, keyring, identity_provider):
     from core.authentication import key_set_cache
 

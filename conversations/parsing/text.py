@@ -6,7 +6,9 @@ negator word but do not negate are masked out before anything looks for one.
 
 from __future__ import annotations
 
+import bisect
 import re
+import threading
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 
@@ -62,11 +64,37 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
 
 
 def clause_of(spans: list[tuple[int, int]], pos: int) -> tuple[int, int]:
-    for start, end in spans:
-        if start <= pos < end:
-            return start, end
+    # spans are in order and apart (clause_spans): a bisection, as every mention in a message asks for its clause
+    i = bisect.bisect_right(spans, pos, key=lambda span: span[0]) - 1
+    if i >= 0 and pos < spans[i][1]:
+        return spans[i]
     return pos, pos
 
 
+# A negator is a few words long, and what it looks at after itself (a new clause's subject, "best") a few more, so
+# whether one ends before ``end`` is decided by the last _NEAR characters alone, or by a match ending well before
+# them. Searching the whole clause again for each mention in it made a message of 8,000 characters naming
+# thousands of times take seconds of CPU (quadratic); this is the same answer in time linear in the message.
+_NEAR = 64
+_first_negator_end = threading.local()
+
+
 def negated_before(masked: str, start: int, end: int) -> bool:
-    return bool(_NEGATOR.search(masked, start, end))
+    if end - start <= 2 * _NEAR:
+        return bool(_NEGATOR.search(masked, start, end))
+    if _NEGATOR.search(masked, end - 2 * _NEAR, end):
+        return True
+    first_end = _earliest_negator_end(masked, start)
+    return first_end is not None and first_end <= end - _NEAR
+
+
+def _earliest_negator_end(masked: str, start: int) -> int | None:
+    """Where the first negator found reading ``masked`` from ``start`` ends, remembered for the message being read
+    (one per thread: the next message replaces it)."""
+    cache = getattr(_first_negator_end, "cache", None)
+    if cache is None or cache[0] is not masked:
+        cache = _first_negator_end.cache = (masked, {})
+    ends = cache[1]
+    if start not in ends:
+        ends[start] = next((m.end() for m in _NEGATOR.finditer(masked, start)), None)  # the leftmost ends first
+    return ends[start]

@@ -232,7 +232,9 @@ def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
     hours: list[int] = []
     either: list[str] = []
     for m in ANY_CLOCK.finditer(outside):
-        if rejected(m) or _PART_OF_ANOTHER_TIME.search(outside, 0, m.start()):
+        # the words before it only (such a phrase is a few words long; from the start of the message, each
+        # mention re-read everything before it)
+        if rejected(m) or _PART_OF_ANOTHER_TIME.search(outside, max(0, m.start() - 128), m.start()):
             continue
         clock = read_clock(m)
         if clock.value:
