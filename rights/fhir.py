@@ -125,6 +125,11 @@ def allergy(m: dict, patient_id) -> dict:
             "code": "unconfirmed" if m["state"] in ("proposed", "quarantined") else "confirmed"}]},
         "code": {"text": fact["substance"]}, "patient": patient_ref(patient_id), "recordedDate": m["created_at"],
     }
+    coded = fact.get("coded_substance")  # care_context from version 2: the substance in a terminology
+    if coded:
+        resource["code"]["coding"] = [{"system": coded["system"], "code": coded["code"]}]
+    if fact.get("note"):  # the care team's note on handling it ("use nitrile gloves")
+        resource["note"] = [{"text": fact["note"]}]
     if fact.get("reaction") or fact.get("severity") in ("mild", "moderate", "severe"):
         reaction = {"manifestation": [{"text": fact.get("reaction") or "unspecified"}]}
         if fact.get("severity") in ("mild", "moderate", "severe"):

@@ -515,3 +515,26 @@ def test_an_agent_acting_for_the_patient_cannot_export_the_whole_record(world):
         refused = list(AuditEvent.objects.filter(organization_id=world.org, action="patient.export",
                                                  outcome="denied").values_list("reason", flat=True))
     assert refused == ["agent_cannot_export"] * 3
+
+
+@pytest.mark.django_db
+def test_fhir_export_keeps_an_allergys_coded_substance_and_the_care_teams_note(world):
+    """Care context from version 2 holds the substance's code (SNOMED CT, RxNorm, UNII) and the care team's note
+    ("use nitrile gloves"); the FHIR AllergyIntolerance carried neither (code.text alone, no note), so the patient's
+    FHIR copy and a receiving EHR lost both. The JSON export always had them."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician", scope=STAFF_SCOPES)
+    fact = {"kind": "allergy", "substance": "Latex", "reaction": "hives", "note": "use nitrile gloves",
+            "coded_substance": {"system": "http://snomed.info/sct", "code": "111088007"}}
+    r = nurse.post(f"/v1/patients/{world.patient_a}/memories", {
+        "memory_type": "care_context", "fact": fact, "consent_purpose": "care_coordination",
+        "review_by": "2031-01-01T00:00:00Z", "source": "staff_entered"})
+    assert r.status_code == 201, r.content
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    assert [m["fact"] for m in export(me, world.patient_a)["memories"]] == [fact]
+    bundle = export(me, world.patient_a, "fhir")
+    Bundle.model_validate(bundle)
+    allergy = next(e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "AllergyIntolerance")
+    assert allergy["code"] == {"text": "Latex", "coding": [{"system": "http://snomed.info/sct", "code": "111088007"}]}
+    assert allergy["note"] == [{"text": "use nitrile gloves"}]
+    assert allergy["reaction"][0]["manifestation"] == [{"text": "hives"}]
