@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from consent.models import AccessGrant, ConsentRecord
@@ -56,13 +57,20 @@ def memory_dict(m: Memory) -> dict:
 
 
 def lifecycle_events(identity: Identity, patient_id: uuid.UUID) -> Iterator[LifecycleEvent]:
+    """The memories' lifecycle events, each with the agent its memory was proposed by (``proposer_agent``: the
+    event holds only the subject the agent's token named, the person it acted for)."""
+    proposer = Memory.objects.filter(memory_id=OuterRef("memory_id")).values("agent_client_id")[:1]
     return (LifecycleEvent.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+            .annotate(proposer_agent=Subquery(proposer))
             .order_by("occurred_at", "event_id").iterator(chunk_size=CHUNK))
 
 
 def lifecycle_event_dict(e: LifecycleEvent) -> dict:
+    # Only the proposal is the agent's act (an agent confirms, corrects or deletes nothing): the events after it
+    # are the people's named by actor_sub.
+    agent = getattr(e, "proposer_agent", None) if e.event_type == LifecycleEvent.Type.PROPOSED else None
     return {"event_id": str(e.event_id), "memory_id": str(e.memory_id), "event_type": e.event_type,
-            "from_state": e.from_state, "to_state": e.to_state, "actor_sub": e.actor_sub,
+            "from_state": e.from_state, "to_state": e.to_state, "actor_sub": e.actor_sub, "agent_client_id": agent,
             "reason_code": e.reason_code, "policy_revision": e.policy_revision, "source_ref": e.source_ref,
             "purpose": e.purpose, "occurred_at": _iso(e.occurred_at)}
 

@@ -209,6 +209,15 @@ def _memory_target(m_id: str, resource_type: str | None) -> dict:
     return {"identifier": {"system": SYSTEM_MEMORY, "value": m_id}}
 
 
+def _acting(sub: str, agent_client_id: str | None) -> dict:
+    """Who acted: the person, or the agent (its client id) on behalf of the person its token named (an agent's
+    proposal is not the patient's own statement)."""
+    if agent_client_id:
+        return {"who": {"identifier": {"system": SYSTEM_AGENT_CLIENT, "value": agent_client_id}},
+                "onBehalfOf": _actor(sub)}
+    return {"who": _actor(sub)}
+
+
 def memory_provenance(m: dict, resource_type: str) -> dict:
     """Where a memory came from: who recorded it, when, from what source, under which policy."""
     entity_ref = m["source_ref"] or f"api:{m['created_by']}"
@@ -220,7 +229,7 @@ def memory_provenance(m: dict, resource_type: str) -> dict:
         "reason": [{"coding": _purpose_codings(m["consent_purpose"])}],
         "agent": [{"type": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/provenance-participant-type",
                                         "code": "enterer"}]},
-                   "who": _actor(m["created_by"])}],
+                   **_acting(m["created_by"], m.get("agent_client_id"))}],
         "entity": [{"role": "source", "what": {"identifier": {"system": f"{BASE}/source/{m['source']}",
                                                              "value": entity_ref}}}],
     }
@@ -235,7 +244,7 @@ def event_provenance(e: dict, resource_type: str | None) -> dict:
         "activity": {"coding": [{"system": V3_DATA_OPERATION, "code": EVENT_OPERATION.get(e["event_type"], "UPDATE")},
                                 {"system": SYSTEM_EVENT, "code": e["event_type"]}]},
         "reason": [{"coding": [{"system": SYSTEM_REASON, "code": e["reason_code"]}]}],
-        "agent": [{"who": _actor(e["actor_sub"])}],
+        "agent": [_acting(e["actor_sub"], e.get("agent_client_id"))],
     }
 
 

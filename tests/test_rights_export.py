@@ -538,3 +538,38 @@ def test_fhir_export_keeps_an_allergys_coded_substance_and_the_care_teams_note(w
     assert allergy["code"] == {"text": "Latex", "coding": [{"system": "http://snomed.info/sct", "code": "111088007"}]}
     assert allergy["note"] == [{"text": "use nitrile gloves"}]
     assert allergy["reaction"][0]["manifestation"] == [{"text": "hives"}]
+
+
+@pytest.mark.django_db
+def test_exports_credit_an_agents_proposal_to_the_agent_not_the_patient(world):
+    """An agent's token names the patient it acts for as its subject: the FHIR Provenance of a value it proposed
+    said the patient entered it, and the proposal's lifecycle event named only the patient in both exports, as if
+    the patient had stated it. The agent (its client id) is named, on behalf of the patient; the patient's own
+    confirmation stays theirs."""
+    pid = world.patient_a
+    cid = world.consent(pid)
+    agent = Api(mint(world.keyring, sub=f"patient-{pid}", org_id=world.org, patient_id=pid, scope=PATIENT_SCOPES,
+                     act="scheduling-agent"))
+    r = agent.post(f"/v1/patients/{pid}/memories", memory_body(cid, "earliest_time", "11:00"))
+    assert r.status_code in (200, 201) and r.json()["status"] == "proposed", r.content
+    memory_id = r.json()["memory"]["memory_id"]
+    me = world.patient(pid, scope=EXPORT_SCOPES)
+    assert me.post(f"/v1/patients/{pid}/memories/{memory_id}/confirm", {}).status_code == 200
+
+    events = {e["event_type"]: e for e in export(me, pid)["lifecycle_events"]}
+    assert (events["proposed"]["actor_sub"], events["proposed"]["agent_client_id"]) == (
+        f"patient-{pid}", "scheduling-agent")
+    assert events["confirmed"]["agent_client_id"] is None
+
+    bundle = export(me, pid, "fhir")
+    Bundle.model_validate(bundle)
+    agent_who = {"identifier": {"system": "urn:anamnesis:agent-client", "value": "scheduling-agent"}}
+    patient_who = {"identifier": {"system": "urn:anamnesis:actor", "value": f"patient-{pid}"}}
+    provenances = [e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "Provenance"]
+    created = next(p for p in provenances if p["activity"]["coding"] == [
+        {"system": "http://terminology.hl7.org/CodeSystem/v3-DataOperation", "code": "CREATE"}])
+    assert created["agent"][0]["who"] == agent_who and created["agent"][0]["onBehalfOf"] == patient_who
+    by_event = {p["activity"]["coding"][1]["code"]: p["agent"] for p in provenances
+                if len(p["activity"]["coding"]) == 2}
+    assert by_event["proposed"] == [{"who": agent_who, "onBehalfOf": patient_who}]
+    assert by_event["confirmed"] == [{"who": patient_who}]
