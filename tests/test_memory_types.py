@@ -816,3 +816,35 @@ def test_a_number_in_a_list_of_texts_is_refused_as_not_text(world):
     r = admin(world).post("/v1/memory-types", wound_care_type(supersession=[12]))
     assert r.status_code == 422, r.content
     assert r.json()["errors"] == [{"field": "supersession", "message": "Not a valid string.", "code": "invalid"}]
+
+
+def test_a_revision_keeps_the_attributes_fields_closed_or_free_as_they_were(world):
+    """The attribute keeps a closed value as it is and free text as a keyed hash: a revision that made the
+    attribute's 'place' free text was stored, and then 'clinic' written again under it no longer superseded the
+    current 'clinic' (two current values of one preference), which could not be corrected either (422). Refused
+    now, naming the field, in both directions; a closed vocabulary may still grow."""
+    definition = wound_care_type(supersession=["place"])
+    assert admin(world).post("/v1/memory-types", definition).status_code == 201
+    revise_with = {k: v for k, v in definition.items() if k != "name"}
+
+    def revise(place):
+        schema = wound_care_type()["schema"]
+        schema["properties"]["place"] = place
+        return admin(world).post("/v1/memory-types/dressing_change_preference/versions",
+                                 {**revise_with, "schema": schema})
+
+    r = revise({"type": "string", "maxLength": 40})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("supersession", "invalid")]
+    assert "place" in r.json()["errors"][0]["message"]
+    r = revise({"enum": ["home", "clinic", "pharmacy"]})  # still a closed vocabulary: the same attributes
+    assert r.status_code == 201 and r.json()["version"] == 2, r.content
+
+    free = wound_care_type(name="dressing_place_note", supersession=["place"])
+    free["schema"]["properties"]["place"] = {"type": "string", "maxLength": 40}
+    assert admin(world).post("/v1/memory-types", free).status_code == 201
+    schema = wound_care_type()["schema"]
+    r = admin(world).post("/v1/memory-types/dressing_place_note/versions",
+                          {**{k: v for k, v in free.items() if k != "name"}, "schema": schema})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "supersession", r.content
+    assert [v["version"] for v in admin(world).get("/v1/memory-types/dressing_place_note").json()["versions"]] == [1]
