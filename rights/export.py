@@ -16,6 +16,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from consent.models import AccessGrant, ConsentRecord
+from consent.selectors import consents_as_now
 from conversations.models import ConversationSession, ConversationTurn, SessionStatus, TurnRole
 from core.identity import Identity
 from core.models import AuditEvent
@@ -76,8 +77,12 @@ def lifecycle_event_dict(e: LifecycleEvent) -> dict:
 
 
 def consents(identity: Identity, patient_id: uuid.UUID) -> Iterator[ConsentRecord]:
-    return (ConsentRecord.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+    """Every consent with the status it has now, as the consent list shows it (:func:`consents_as_now`): one past
+    its expiry is ``expired`` (its row says so only once a new consent for the purpose is recorded), never
+    ``granted``, nor an active FHIR Consent."""
+    rows = (ConsentRecord.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
             .order_by("granted_at", "consent_record_id").iterator(chunk_size=CHUNK))
+    return (consents_as_now([c])[0] for c in rows)
 
 
 def consent_dict(c: ConsentRecord) -> dict:

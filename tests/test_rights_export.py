@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from time import sleep
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 from fhir.resources.R4B.bundle import Bundle
 
@@ -573,3 +574,26 @@ def test_exports_credit_an_agents_proposal_to_the_agent_not_the_patient(world):
                 if len(p["activity"]["coding"]) == 2}
     assert by_event["proposed"] == [{"who": agent_who, "onBehalfOf": patient_who}]
     assert by_event["confirmed"] == [{"who": patient_who}]
+
+
+@pytest.mark.django_db
+def test_exports_show_a_consent_past_its_expiry_as_expired_not_in_force(world):
+    """The consent list says ``expired`` once a consent's expiry passed; both exports still said it was in force
+    (JSON ``granted``, a FHIR Consent ``active``), the patient's copy contradicting what every read showed."""
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    later = (timezone.now() + timedelta(days=1)).isoformat()
+    cid = me.post(f"/v1/patients/{world.patient_a}/consents",
+                  {"purpose": "appointment_scheduling", "expires_at": later}).json()["consent_record_id"]
+    kept = world.consent(world.patient_a, "communication")
+    with identity_context(Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)), \
+            connection.cursor() as cur:
+        cur.execute("UPDATE patient_consent SET granted_at = now() - interval '2 days', "
+                    "expires_at = now() - interval '1 second' WHERE consent_record_id = %s", [cid])
+    listed = {c["consent_record_id"]: c["status"] for c in me.get(
+        f"/v1/patients/{world.patient_a}/consents").json()["items"]}
+    assert listed == {cid: "expired", kept: "granted"}
+    assert {c["consent_record_id"]: c["status"] for c in export(me, world.patient_a)["consents"]} == listed
+    bundle = export(me, world.patient_a, "fhir")
+    Bundle.model_validate(bundle)
+    assert {e["resource"]["id"]: e["resource"]["status"] for e in bundle["entry"]
+            if e["resource"]["resourceType"] == "Consent"} == {cid: "inactive", kept: "active"}
