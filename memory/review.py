@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
@@ -35,6 +35,7 @@ from memory.services import (
     _supersede_current,
 )
 from memory.types import earlier_attribute, type_get
+from memory.types.spec import TypeSpec
 
 S = MemoryState
 
@@ -116,6 +117,15 @@ def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
                      reason_code="proposal_rejected")
 
 
+def _kept_validity(spec: TypeSpec, valid_until: datetime | None) -> datetime | None:
+    """The corrected record's validity, for a correction that names none: as it was, but never past the retention
+    of the type's latest version (a revision may have shortened it). Kept as it was, it refused the correction
+    (``beyond_retention`` on a valid_until the caller never sent), and a patient could not correct the value."""
+    if valid_until is None:
+        return None
+    return min(valid_until, timezone.now() + timedelta(days=spec.kept_days))
+
+
 def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, fact: Any,
                    valid_until: datetime | None | Keep = Keep.VALIDITY,
                    review_by: datetime | None = None) -> Memory:
@@ -139,9 +149,10 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     if identity.is_patient(patient_id) and "patient" not in spec.writers:
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")
     _consent_still_active(old)
+    if valid_until is Keep.VALIDITY:
+        valid_until = _kept_validity(spec, old.valid_until)
     new = NewFact(memory_type=old.memory_type, attribute=old.attribute, fact=fact,
-                  consent_purpose=old.consent_purpose,
-                  valid_until=old.valid_until if valid_until is Keep.VALIDITY else valid_until,
+                  consent_purpose=old.consent_purpose, valid_until=valid_until,
                   review_by=review_by or old.review_by)
     _check_new_fact(spec, new)
     source = Source.PATIENT_STATED if identity.is_patient_themself(patient_id) else Source.STAFF_ENTERED

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -848,3 +849,31 @@ def test_a_revision_keeps_the_attributes_fields_closed_or_free_as_they_were(worl
                           {**{k: v for k, v in free.items() if k != "name"}, "schema": schema})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "supersession", r.content
     assert [v["version"] for v in admin(world).get("/v1/memory-types/dressing_place_note").json()["versions"]] == [1]
+
+
+def test_a_correction_after_a_revision_shortened_retention_keeps_the_validity_it_may(world):
+    """A correction keeps the corrected record's valid_until; once a revision kept the type for less time, that
+    refused every correction that named no validity (422 beyond_retention on a valid_until the patient never sent):
+    the patient could not correct their preference. The kept validity ends at the latest retention now; one named
+    beyond it is still refused."""
+    definition = wound_care_type(retention_days=400, default_validity_days=300)
+    assert admin(world).post("/v1/memory-types", definition).status_code == 201
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    old = patient.post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "clinic"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid}).json()["memory"]
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions", {
+        **{k: v for k, v in definition.items() if k != "name"}, "retention_days": 30, "default_validity_days": 20})
+    assert r.status_code == 201, r.content
+    r = patient.post(f"{mem_path(world.patient_a)}/{old['memory_id']}/correct", {"fact": {"place": "home"}})
+    assert r.status_code == 201, r.content
+    valid_until = datetime.fromisoformat(r.json()["valid_until"].replace("Z", "+00:00"))
+    assert timedelta(days=29) < valid_until - datetime.now(UTC) <= timedelta(days=30)
+    assert r.json()["type_version"] == 2
+    listed = patient.get(mem_path(world.patient_a)).json()["items"]
+    assert [(m["memory_id"], m["fact"]) for m in listed] == [(r.json()["memory_id"], {"place": "home"})]
+    beyond = (datetime.now(UTC) + timedelta(days=60)).isoformat()
+    r = patient.post(f"{mem_path(world.patient_a)}/{r.json()['memory_id']}/correct",
+                     {"fact": {"place": "clinic"}, "valid_until": beyond})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "beyond_retention", r.content
