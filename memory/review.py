@@ -151,9 +151,10 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     _consent_still_active(old)
     if valid_until is Keep.VALIDITY:
         valid_until = _kept_validity(spec, old.valid_until)
+    if review_by is None and spec.review:  # kept only while the type has review dates (a revision may drop them)
+        review_by = old.review_by
     new = NewFact(memory_type=old.memory_type, attribute=old.attribute, fact=fact,
-                  consent_purpose=old.consent_purpose, valid_until=valid_until,
-                  review_by=review_by or old.review_by)
+                  consent_purpose=old.consent_purpose, valid_until=valid_until, review_by=review_by)
     _check_new_fact(spec, new)
     source = Source.PATIENT_STATED if identity.is_patient_themself(patient_id) else Source.STAFF_ENTERED
     memory_id_new = uuid.uuid4()

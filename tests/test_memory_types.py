@@ -877,3 +877,27 @@ def test_a_correction_after_a_revision_shortened_retention_keeps_the_validity_it
     r = patient.post(f"{mem_path(world.patient_a)}/{r.json()['memory_id']}/correct",
                      {"fact": {"place": "clinic"}, "valid_until": beyond})
     assert r.status_code == 422 and r.json()["errors"][0]["code"] == "beyond_retention", r.content
+
+
+def test_a_correction_after_a_revision_dropped_review_dates_keeps_none(world):
+    """A correction keeps the corrected record's review_by: once a revision of the type dropped review dates, that
+    refused every correction (422 not_applicable on a review_by the patient never sent). A review date is kept only
+    while the type has them; one named is still refused."""
+    definition = wound_care_type(review=True)
+    assert admin(world).post("/v1/memory-types", definition).status_code == 201
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    r = patient.post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "clinic"}, "review_by": "2031-01-01T00:00:00Z",
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+    assert r.status_code == 201 and r.json()["memory"]["review_by"], r.content
+    old = r.json()["memory"]
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions", {
+        **{k: v for k, v in definition.items() if k != "name"}, "review": False})
+    assert r.status_code == 201, r.content
+    r = patient.post(f"{mem_path(world.patient_a)}/{old['memory_id']}/correct", {"fact": {"place": "home"}})
+    assert r.status_code == 201, r.content
+    assert r.json()["review_by"] is None and r.json()["type_version"] == 2
+    r = patient.post(f"{mem_path(world.patient_a)}/{r.json()['memory_id']}/correct",
+                     {"fact": {"place": "clinic"}, "review_by": "2031-01-01T00:00:00Z"})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "not_applicable", r.content
