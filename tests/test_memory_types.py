@@ -901,3 +901,28 @@ def test_a_correction_after_a_revision_dropped_review_dates_keeps_none(world):
     r = patient.post(f"{mem_path(world.patient_a)}/{r.json()['memory_id']}/correct",
                      {"fact": {"place": "clinic"}, "review_by": "2031-01-01T00:00:00Z"})
     assert r.status_code == 422 and r.json()["errors"][0]["code"] == "not_applicable", r.content
+
+
+def test_a_correction_that_changes_the_attribute_names_the_field_it_changed(world):
+    """A correction keeps the attribute; the refusal named ``fact.kind`` for every type, also for a carer whose
+    name was changed (the type has no kinds) and an allergy whose substance was: the field changed is named."""
+    pid = world.patient_a
+    cid = world.consent(pid, "communication")
+    patient = world.patient(pid)
+    carer = patient.post(mem_path(pid), {
+        "memory_type": "caregiver_contact", "consent_purpose": "communication", "consent_record_id": cid,
+        "fact": {"name": "Jan Kowalski", "relationship": "spouse_or_partner", "may_be_told": ["appointments"]}})
+    assert carer.status_code == 201, carer.content
+    r = patient.post(f"{mem_path(pid)}/{carer.json()['memory']['memory_id']}/correct", {"fact": {
+        "name": "Anna Nowak", "relationship": "spouse_or_partner", "may_be_told": ["appointments"]}})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["fact.name"], r.content
+
+    world.grant(pid, "clinician", "care_coordination")
+    staff = world.staff("clinician")
+    allergy = staff.post(mem_path(pid), {
+        "memory_type": "care_context", "consent_purpose": "care_coordination", "review_by": "2031-01-01T00:00:00Z",
+        "source": "staff_entered", "fact": {"kind": "allergy", "substance": "Latex"}})
+    assert allergy.status_code == 201, allergy.content
+    r = staff.post(f"{mem_path(pid)}/{allergy.json()['memory']['memory_id']}/correct",
+                   {"fact": {"kind": "allergy", "substance": "Penicillin"}})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["fact.substance"], r.content
