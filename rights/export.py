@@ -184,7 +184,8 @@ def access_event_dict(a: AuditEvent) -> dict:
     return {"id": str(a.id), "occurred_at": _iso(a.occurred_at), "actor_sub": a.actor_sub,
             "actor_kind": a.actor_kind, "action": a.action, "resource_type": a.resource_type,
             "resource_id": a.resource_id, "purpose": a.purpose, "outcome": a.outcome, "reason": a.reason,
-            "agent_client_id": a.agent_client_id, "correlation_id": a.correlation_id}
+            "agent_client_id": a.agent_client_id,
+            "on_behalf_of": str(a.on_behalf_of) if a.on_behalf_of else None, "correlation_id": a.correlation_id}
 
 
 def _mapped(rows, fn) -> Iterator[dict]:

@@ -557,7 +557,11 @@ def test_exports_credit_an_agents_proposal_to_the_agent_not_the_patient(world):
     me = world.patient(pid, scope=EXPORT_SCOPES)
     assert me.post(f"/v1/patients/{pid}/memories/{memory_id}/confirm", {}).status_code == 200
 
-    events = {e["event_type"]: e for e in export(me, pid)["lifecycle_events"]}
+    body = export(me, pid)
+    events = {e["event_type"]: e for e in body["lifecycle_events"]}
+    # its requests in the access history name the patient it acted for, as GET /v1/audit-events does
+    assert {(a["agent_client_id"], a["on_behalf_of"]) for a in body["access_history"]
+            if a["agent_client_id"]} == {("scheduling-agent", str(pid))}
     assert (events["proposed"]["actor_sub"], events["proposed"]["agent_client_id"]) == (
         f"patient-{pid}", "scheduling-agent")
     assert events["confirmed"]["agent_client_id"] is None
