@@ -103,8 +103,10 @@ def _grants(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
 def _releases(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
     for r in (Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
               .order_by("created_at", "release_id").iterator(chunk_size=CHUNK)):
-        yield {"release_id": str(r.release_id), "actor_sub": r.actor_sub, "purpose": r.purpose,
-               "session_id": str(r.session_id) if r.session_id else None, "created_at": _iso(r.created_at)}
+        # the agent it went to, when an agent asked (actor_sub is then the person it acted for)
+        yield {"release_id": str(r.release_id), "actor_sub": r.actor_sub, "agent_client_id": r.agent_client_id,
+               "purpose": r.purpose, "session_id": str(r.session_id) if r.session_id else None,
+               "created_at": _iso(r.created_at)}
 
 
 def _release_members(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:

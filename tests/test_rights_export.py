@@ -557,7 +557,13 @@ def test_exports_credit_an_agents_proposal_to_the_agent_not_the_patient(world):
     me = world.patient(pid, scope=EXPORT_SCOPES)
     assert me.post(f"/v1/patients/{pid}/memories/{memory_id}/confirm", {}).status_code == 200
 
+    r = agent.post(f"/v1/patients/{pid}/context", {"question": "what time can I book?",
+                                                   "purpose": "appointment_scheduling"})
+    assert r.status_code == 200, r.content
     body = export(me, pid)
+    # what a context pack disclosed went to the agent: the release names it beside the patient it acted for
+    assert [(x["actor_sub"], x["agent_client_id"]) for x in body["releases"]] == [
+        (f"patient-{pid}", "scheduling-agent")]
     events = {e["event_type"]: e for e in body["lifecycle_events"]}
     # its requests in the access history name the patient it acted for, as GET /v1/audit-events does
     assert {(a["agent_client_id"], a["on_behalf_of"]) for a in body["access_history"]
