@@ -112,6 +112,13 @@ def _memory_identifier(m: dict) -> list[dict]:
     return [{"system": SYSTEM_MEMORY, "value": m["memory_id"]}]
 
 
+# A clinical value still asserted: in use, or set aside by staff (quarantined) or awaiting review (unconfirmed, not
+# resolved: "inactive" told a receiving system that the allergy was over). A superseded or expired one is inactive.
+ASSERTED = ("active", "proposed", "quarantined")
+# A medication statement set aside or awaiting review is of unknown status ("completed" said the course had ended).
+MEDICATION_STATUS = {"active": "active", "proposed": "unknown", "quarantined": "unknown"}
+
+
 def allergy(m: dict, patient_id) -> dict:
     fact = m["fact"]
     resource = {
@@ -119,7 +126,7 @@ def allergy(m: dict, patient_id) -> dict:
         "extension": [_state_extension(m)],
         "clinicalStatus": {"coding": [{
             "system": "http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical",
-            "code": "active" if m["state"] == "active" else "inactive"}]},
+            "code": "active" if m["state"] in ASSERTED else "inactive"}]},
         "verificationStatus": {"coding": [{
             "system": "http://terminology.hl7.org/CodeSystem/allergyintolerance-verification",
             "code": "unconfirmed" if m["state"] in ("proposed", "quarantined") else "confirmed"}]},
@@ -143,7 +150,7 @@ def medication_statement(m: dict, patient_id) -> dict:
     resource = {
         "resourceType": "MedicationStatement", "id": m["memory_id"], "identifier": _memory_identifier(m),
         "extension": [_state_extension(m)],
-        "status": "active" if m["state"] == "active" else "completed",
+        "status": MEDICATION_STATUS.get(m["state"], "completed"),
         "medicationCodeableConcept": {"text": fact["medication"]}, "subject": patient_ref(patient_id),
         "dateAsserted": m["created_at"], "reasonCode": [{"text": fact["indication"]}],
     }

@@ -607,3 +607,28 @@ def test_exports_show_a_consent_past_its_expiry_as_expired_not_in_force(world):
     Bundle.model_validate(bundle)
     assert {e["resource"]["id"]: e["resource"]["status"] for e in bundle["entry"]
             if e["resource"]["resourceType"] == "Consent"} == {cid: "inactive", kept: "active"}
+
+
+@pytest.mark.django_db
+def test_fhir_export_never_says_a_clinical_value_set_aside_has_ended(world):
+    """Staff set a doubtful allergy and medication statement aside (quarantine): the allergy was exported
+    clinicalStatus inactive (to a receiving system: the allergy is over) and the statement status completed (the
+    course ended), when neither is known to have ended. The allergy is active and unconfirmed, the statement's
+    status unknown."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician", scope=STAFF_SCOPES)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    for fact in ({"kind": "allergy", "substance": "Latex"},
+                 {"kind": "long_term_indication", "medication": "warfarin", "indication": "atrial fibrillation"}):
+        r = nurse.post(path, {"memory_type": "care_context", "fact": fact, "consent_purpose": "care_coordination",
+                              "review_by": "2031-01-01T00:00:00Z", "source": "staff_entered"})
+        assert r.status_code == 201, r.content
+        r = nurse.post(f"{path}/{r.json()['memory_id']}/quarantine", {"reason_code": "disputed_by_patient"})
+        assert r.status_code == 200, r.content
+    bundle = export(world.patient(world.patient_a, scope=EXPORT_SCOPES), world.patient_a, "fhir")
+    Bundle.model_validate(bundle)
+    resources = {e["resource"]["resourceType"]: e["resource"] for e in bundle["entry"]}
+    allergy = resources["AllergyIntolerance"]
+    assert (allergy["clinicalStatus"]["coding"][0]["code"], allergy["verificationStatus"]["coding"][0]["code"]) == (
+        "active", "unconfirmed")
+    assert resources["MedicationStatement"]["status"] == "unknown"
