@@ -34,9 +34,15 @@ def _folded(field: str) -> Func:
     return Func(F(field), template=template, output_field=CharField())
 
 
+JOINERS = "\u200c\u200d"  # the zero-width non-joiner and joiner: the spelling of some scripts, kept in names
+
+
 def fold(text: str) -> str:
-    """``text`` as :func:`_folded` compares a stored name."""
-    return unicodedata.normalize("NFC", re.sub(ACCENTS, "", unicodedata.normalize("NFD", text)))
+    """A query as :func:`_folded` compares a stored name; without the invisible formatting characters no name
+    holds (registration refuses them) that a name pasted from a document or web page brings along: a zero-width
+    space, a soft hyphen, a byte-order mark or a direction mark found nobody."""
+    visible = "".join(ch for ch in text if ch in JOINERS or unicodedata.category(ch) != "Cf")
+    return unicodedata.normalize("NFC", re.sub(ACCENTS, "", unicodedata.normalize("NFD", visible)))
 
 
 def _out(profiles: list[PatientProfile], identity: Identity) -> list[dict]:

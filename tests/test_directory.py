@@ -305,3 +305,14 @@ def test_a_name_is_found_typed_without_its_accents(world):
     assert admin.post("/v1/staff", {"actor_sub": "nurse-r", "display_name": "Ren\u00e9e Dupont"}).status_code == 201
     assert [s["actor_sub"] for s in admin.get("/v1/staff", {"q": "renee"}).json()["items"]] == ["nurse-r"]
     assert admin.get("/v1/staff", {"q": "\u0301\u0301"}).json()["items"] == []
+
+
+def test_a_pasted_name_is_found_without_the_invisible_characters_it_brought(world):
+    """A name copied from a letter or a web page carries a zero-width space, a soft hyphen, a byte-order mark or a
+    direction mark, which no stored name holds (registration refuses them): the search found nobody."""
+    admin = directory_admin(world)
+    register(world, "Zofia Kami\u0144ska", "1970-01-01", "MRN-PASTE1")
+    for q in ("\u200bZofia", "Kami\u00adnska", "\ufeffZofia Kami\u0144ska", "\u200eKami\u0144ska\u200f"):
+        assert [p["display_name"] for p in admin.get("/v1/patients", {"q": q}).json()["items"]] == [
+            "Zofia Kami\u0144ska"], q
+    assert admin.get("/v1/patients", {"q": "\u200b\u200b"}).json()["items"] == []
