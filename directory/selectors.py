@@ -20,11 +20,29 @@ SEARCH_LIMIT = 20
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def _nfc(field: str) -> Func:
-    """A stored name in Unicode's composed form (NFC). Names are kept as sent, and the same letters arrive
-    composed from one keyboard ("é") and decomposed from another ("e" and U+0301), which compare unequal: search
-    compares both sides composed, so each finds the other."""
-    return Func(F(field), template="normalize(%(expressions)s, NFC)", output_field=CharField())
+# The combining diacritical marks (U+0300-U+036F): the accents of the Latin, Greek and Cyrillic scripts once a name
+# is decomposed. Other scripts' marks (Indic vowel signs, Hebrew points...) are letters of the word and stay.
+ACCENTS = "[\u0300-\u036f]"
+
+
+def _folded(field: str) -> Func:
+    """A stored name as search compares it: composed (NFC) and without the accents of its letters. Names are kept
+    as sent, and the same letters arrive composed from one keyboard ("é") and decomposed from another ("e" and
+    U+0301); and staff type a name as they hear it, "Jose Alvarez" for "José Álvarez", "Zoe" for "Zoë". Both sides
+    are folded alike (:func:`fold`), so each form finds the others."""
+    template = f"normalize(regexp_replace(normalize(%(expressions)s, NFD), '{ACCENTS}', '', 'g'), NFC)"
+    return Func(F(field), template=template, output_field=CharField())
+
+
+JOINERS = "\u200c\u200d"  # the zero-width non-joiner and joiner: the spelling of some scripts, kept in names
+
+
+def fold(text: str) -> str:
+    """A query as :func:`_folded` compares a stored name; without the invisible formatting characters no name
+    holds (registration refuses them) that a name pasted from a document or web page brings along: a zero-width
+    space, a soft hyphen, a byte-order mark or a direction mark found nobody."""
+    visible = "".join(ch for ch in text if ch in JOINERS or unicodedata.category(ch) != "Cf")
+    return unicodedata.normalize("NFC", re.sub(ACCENTS, "", unicodedata.normalize("NFD", visible)))
 
 
 def _out(profiles: list[PatientProfile], identity: Identity) -> list[dict]:
@@ -58,9 +76,10 @@ def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> 
     q = unicodedata.normalize("NFC", q.strip())
     by_identifier = PatientIdentifier.objects.filter(organization_id=identity.org_id, value__iexact=q).values(
         "patient_id")
-    by_name = Q()
-    for word in q.split()[:5]:
-        by_name &= Q(name_nfc__icontains=word)
+    words = fold(q).split()[:5]
+    by_name = Q(pk__in=[]) if not words else Q()  # accents alone are no name: they find nobody, not everybody
+    for word in words:
+        by_name &= Q(name_folded__icontains=word)
     condition = by_name | Q(patient_id__in=by_identifier)
     if ISO_DATE.fullmatch(q):
         try:
@@ -68,7 +87,7 @@ def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> 
         except ValueError:
             pass
     profiles = PatientProfile.objects.filter(organization_id=identity.org_id).alias(
-        name_nfc=_nfc("display_name")).filter(condition).order_by(
+        name_folded=_folded("display_name")).filter(condition).order_by(
         "display_name", "birth_date")[:limit]
     return _out(list(profiles), identity)
 
@@ -119,8 +138,10 @@ def staff_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> li
     as registering one is), which would only ever find nobody."""
     require_staff(identity)
     q = unicodedata.normalize("NFC", q.strip())
+    name = fold(q)
+    by_name = Q(name_folded__icontains=name) if name else Q(pk__in=[])
     members = StaffMember.objects.filter(organization_id=identity.org_id).alias(
-        name_nfc=_nfc("display_name")).filter(Q(name_nfc__icontains=q) | Q(actor_sub__iexact=q)).order_by(
+        name_folded=_folded("display_name")).filter(by_name | Q(actor_sub__iexact=q)).order_by(
         "display_name")[:limit]
     return [{"actor_sub": m.actor_sub, "display_name": m.display_name, "kind": m.kind} for m in members]
 

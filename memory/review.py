@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
@@ -17,7 +17,7 @@ from core.errors import Conflict, Forbidden, IllegalTransition, NoConsentOrAcces
 from core.identity import Identity
 from events.services import event_emit
 from memory.deletion import _hold_erasures, erase_with_receipt
-from memory.lifecycle import lifecycle_event, memory_lock, memory_transition
+from memory.lifecycle import lifecycle_event, memory_lock, memory_transition, memory_value
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.selectors import memory_get
 from memory.services import (
@@ -35,6 +35,7 @@ from memory.services import (
     _supersede_current,
 )
 from memory.types import earlier_attribute, type_get
+from memory.types.spec import TypeSpec
 
 S = MemoryState
 
@@ -116,6 +117,24 @@ def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.
                      reason_code="proposal_rejected")
 
 
+def _attribute_field_changed(spec: TypeSpec, was: dict | None, fact: dict) -> str:
+    """The field of the attribute a correction changed, to name it (``fact.kind`` was named for every type, also
+    for one without kinds whose correction changed a carer's name or an allergy's substance)."""
+    for name in spec.attribute_fields(spec.branch_for(fact) or {}):
+        if (was or {}).get(name) != fact.get(name):
+            return f"fact.{name}"
+    return "fact"
+
+
+def _kept_validity(spec: TypeSpec, valid_until: datetime | None) -> datetime | None:
+    """The corrected record's validity, for a correction that names none: as it was, but never past the retention
+    of the type's latest version (a revision may have shortened it). Kept as it was, it refused the correction
+    (``beyond_retention`` on a valid_until the caller never sent), and a patient could not correct the value."""
+    if valid_until is None:
+        return None
+    return min(valid_until, timezone.now() + timedelta(days=spec.kept_days))
+
+
 def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, fact: Any,
                    valid_until: datetime | None | Keep = Keep.VALIDITY,
                    review_by: datetime | None = None) -> Memory:
@@ -135,14 +154,17 @@ def memory_correct(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     spec = _spec(old.memory_type)
     # a record written before letters of every script counted carries its attribute as then worked out
     if attribute != old.attribute and earlier_attribute(spec, fact) != old.attribute:
-        raise ValidationFailed.of("fact.kind", "a correction keeps the attribute; record a new fact instead")
+        raise ValidationFailed.of(_attribute_field_changed(spec, memory_value(old), fact),
+                                  "a correction keeps the attribute; record a new fact instead")
     if identity.is_patient(patient_id) and "patient" not in spec.writers:
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")
     _consent_still_active(old)
+    if valid_until is Keep.VALIDITY:
+        valid_until = _kept_validity(spec, old.valid_until)
+    if review_by is None and spec.review:  # kept only while the type has review dates (a revision may drop them)
+        review_by = old.review_by
     new = NewFact(memory_type=old.memory_type, attribute=old.attribute, fact=fact,
-                  consent_purpose=old.consent_purpose,
-                  valid_until=old.valid_until if valid_until is Keep.VALIDITY else valid_until,
-                  review_by=review_by or old.review_by)
+                  consent_purpose=old.consent_purpose, valid_until=valid_until, review_by=review_by)
     _check_new_fact(spec, new)
     source = Source.PATIENT_STATED if identity.is_patient_themself(patient_id) else Source.STAFF_ENTERED
     memory_id_new = uuid.uuid4()

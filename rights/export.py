@@ -12,9 +12,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from consent.models import AccessGrant, ConsentRecord
+from consent.selectors import consents_as_now
 from conversations.models import ConversationSession, ConversationTurn, SessionStatus, TurnRole
 from core.identity import Identity
 from core.models import AuditEvent
@@ -56,20 +58,31 @@ def memory_dict(m: Memory) -> dict:
 
 
 def lifecycle_events(identity: Identity, patient_id: uuid.UUID) -> Iterator[LifecycleEvent]:
+    """The memories' lifecycle events, each with the agent its memory was proposed by (``proposer_agent``: the
+    event holds only the subject the agent's token named, the person it acted for)."""
+    proposer = Memory.objects.filter(memory_id=OuterRef("memory_id")).values("agent_client_id")[:1]
     return (LifecycleEvent.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+            .annotate(proposer_agent=Subquery(proposer))
             .order_by("occurred_at", "event_id").iterator(chunk_size=CHUNK))
 
 
 def lifecycle_event_dict(e: LifecycleEvent) -> dict:
+    # Only the proposal is the agent's act (an agent confirms, corrects or deletes nothing): the events after it
+    # are the people's named by actor_sub.
+    agent = getattr(e, "proposer_agent", None) if e.event_type == LifecycleEvent.Type.PROPOSED else None
     return {"event_id": str(e.event_id), "memory_id": str(e.memory_id), "event_type": e.event_type,
-            "from_state": e.from_state, "to_state": e.to_state, "actor_sub": e.actor_sub,
+            "from_state": e.from_state, "to_state": e.to_state, "actor_sub": e.actor_sub, "agent_client_id": agent,
             "reason_code": e.reason_code, "policy_revision": e.policy_revision, "source_ref": e.source_ref,
             "purpose": e.purpose, "occurred_at": _iso(e.occurred_at)}
 
 
 def consents(identity: Identity, patient_id: uuid.UUID) -> Iterator[ConsentRecord]:
-    return (ConsentRecord.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+    """Every consent with the status it has now, as the consent list shows it (:func:`consents_as_now`): one past
+    its expiry is ``expired`` (its row says so only once a new consent for the purpose is recorded), never
+    ``granted``, nor an active FHIR Consent."""
+    rows = (ConsentRecord.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
             .order_by("granted_at", "consent_record_id").iterator(chunk_size=CHUNK))
+    return (consents_as_now([c])[0] for c in rows)
 
 
 def consent_dict(c: ConsentRecord) -> dict:
@@ -90,8 +103,10 @@ def _grants(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
 def _releases(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
     for r in (Release.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
               .order_by("created_at", "release_id").iterator(chunk_size=CHUNK)):
-        yield {"release_id": str(r.release_id), "actor_sub": r.actor_sub, "purpose": r.purpose,
-               "session_id": str(r.session_id) if r.session_id else None, "created_at": _iso(r.created_at)}
+        # the agent it went to, when an agent asked (actor_sub is then the person it acted for)
+        yield {"release_id": str(r.release_id), "actor_sub": r.actor_sub, "agent_client_id": r.agent_client_id,
+               "purpose": r.purpose, "session_id": str(r.session_id) if r.session_id else None,
+               "created_at": _iso(r.created_at)}
 
 
 def _release_members(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
@@ -171,7 +186,8 @@ def access_event_dict(a: AuditEvent) -> dict:
     return {"id": str(a.id), "occurred_at": _iso(a.occurred_at), "actor_sub": a.actor_sub,
             "actor_kind": a.actor_kind, "action": a.action, "resource_type": a.resource_type,
             "resource_id": a.resource_id, "purpose": a.purpose, "outcome": a.outcome, "reason": a.reason,
-            "agent_client_id": a.agent_client_id, "correlation_id": a.correlation_id}
+            "agent_client_id": a.agent_client_id,
+            "on_behalf_of": str(a.on_behalf_of) if a.on_behalf_of else None, "correlation_id": a.correlation_id}
 
 
 def _mapped(rows, fn) -> Iterator[dict]:

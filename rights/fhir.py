@@ -112,6 +112,13 @@ def _memory_identifier(m: dict) -> list[dict]:
     return [{"system": SYSTEM_MEMORY, "value": m["memory_id"]}]
 
 
+# A clinical value still asserted: in use, or set aside by staff (quarantined) or awaiting review (unconfirmed, not
+# resolved: "inactive" told a receiving system that the allergy was over). A superseded or expired one is inactive.
+ASSERTED = ("active", "proposed", "quarantined")
+# A medication statement set aside or awaiting review is of unknown status ("completed" said the course had ended).
+MEDICATION_STATUS = {"active": "active", "proposed": "unknown", "quarantined": "unknown"}
+
+
 def allergy(m: dict, patient_id) -> dict:
     fact = m["fact"]
     resource = {
@@ -119,12 +126,17 @@ def allergy(m: dict, patient_id) -> dict:
         "extension": [_state_extension(m)],
         "clinicalStatus": {"coding": [{
             "system": "http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical",
-            "code": "active" if m["state"] == "active" else "inactive"}]},
+            "code": "active" if m["state"] in ASSERTED else "inactive"}]},
         "verificationStatus": {"coding": [{
             "system": "http://terminology.hl7.org/CodeSystem/allergyintolerance-verification",
             "code": "unconfirmed" if m["state"] in ("proposed", "quarantined") else "confirmed"}]},
         "code": {"text": fact["substance"]}, "patient": patient_ref(patient_id), "recordedDate": m["created_at"],
     }
+    coded = fact.get("coded_substance")  # care_context from version 2: the substance in a terminology
+    if coded:
+        resource["code"]["coding"] = [{"system": coded["system"], "code": coded["code"]}]
+    if fact.get("note"):  # the care team's note on handling it ("use nitrile gloves")
+        resource["note"] = [{"text": fact["note"]}]
     if fact.get("reaction") or fact.get("severity") in ("mild", "moderate", "severe"):
         reaction = {"manifestation": [{"text": fact.get("reaction") or "unspecified"}]}
         if fact.get("severity") in ("mild", "moderate", "severe"):
@@ -138,7 +150,7 @@ def medication_statement(m: dict, patient_id) -> dict:
     resource = {
         "resourceType": "MedicationStatement", "id": m["memory_id"], "identifier": _memory_identifier(m),
         "extension": [_state_extension(m)],
-        "status": "active" if m["state"] == "active" else "completed",
+        "status": MEDICATION_STATUS.get(m["state"], "completed"),
         "medicationCodeableConcept": {"text": fact["medication"]}, "subject": patient_ref(patient_id),
         "dateAsserted": m["created_at"], "reasonCode": [{"text": fact["indication"]}],
     }
@@ -204,6 +216,15 @@ def _memory_target(m_id: str, resource_type: str | None) -> dict:
     return {"identifier": {"system": SYSTEM_MEMORY, "value": m_id}}
 
 
+def _acting(sub: str, agent_client_id: str | None) -> dict:
+    """Who acted: the person, or the agent (its client id) on behalf of the person its token named (an agent's
+    proposal is not the patient's own statement)."""
+    if agent_client_id:
+        return {"who": {"identifier": {"system": SYSTEM_AGENT_CLIENT, "value": agent_client_id}},
+                "onBehalfOf": _actor(sub)}
+    return {"who": _actor(sub)}
+
+
 def memory_provenance(m: dict, resource_type: str) -> dict:
     """Where a memory came from: who recorded it, when, from what source, under which policy."""
     entity_ref = m["source_ref"] or f"api:{m['created_by']}"
@@ -215,7 +236,7 @@ def memory_provenance(m: dict, resource_type: str) -> dict:
         "reason": [{"coding": _purpose_codings(m["consent_purpose"])}],
         "agent": [{"type": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/provenance-participant-type",
                                         "code": "enterer"}]},
-                   "who": _actor(m["created_by"])}],
+                   **_acting(m["created_by"], m.get("agent_client_id"))}],
         "entity": [{"role": "source", "what": {"identifier": {"system": f"{BASE}/source/{m['source']}",
                                                              "value": entity_ref}}}],
     }
@@ -230,7 +251,7 @@ def event_provenance(e: dict, resource_type: str | None) -> dict:
         "activity": {"coding": [{"system": V3_DATA_OPERATION, "code": EVENT_OPERATION.get(e["event_type"], "UPDATE")},
                                 {"system": SYSTEM_EVENT, "code": e["event_type"]}]},
         "reason": [{"coding": [{"system": SYSTEM_REASON, "code": e["reason_code"]}]}],
-        "agent": [{"who": _actor(e["actor_sub"])}],
+        "agent": [_acting(e["actor_sub"], e.get("agent_client_id"))],
     }
 
 

@@ -278,3 +278,41 @@ def test_a_name_is_found_whether_its_letters_come_composed_or_decomposed(world):
     assert admin.post("/v1/staff", {"actor_sub": "nurse-j", "display_name": "Ren\u00e9e Dupont"}).status_code == 201
     for q in ("Rene\u0301e", "ren\u00e9e"):
         assert [s["actor_sub"] for s in admin.get("/v1/staff", {"q": q}).json()["items"]] == ["nurse-j"], q
+
+
+def test_a_name_is_found_typed_without_its_accents(world):
+    """Staff type a name as they hear it: "Jose Alvarez" finds José Álvarez, "Zoe" Zoë, "Odysseas"'s Greek without
+    its tonos too (the search found a name only with its accents as stored). Accents alone find nobody, not
+    everybody."""
+    admin = directory_admin(world)
+    register(world, "Jos\u00e9 \u00c1lvarez", "1970-01-01", "MRN-ACC1")
+    register(world, "Zo\u00eb M\u00fcller", "1971-01-01", "MRN-ACC2")
+    register(world, "\u039f\u03b4\u03c5\u03c3\u03c3\u03ad\u03b1\u03c2 \u03a0\u03b1\u03c0\u03ac\u03c2", "1972-01-01",
+             "MRN-ACC3")
+    register(world, "\u0130lkay Y\u0131ld\u0131z", "1973-01-01", "MRN-ACC4")
+
+    def found(q):
+        r = admin.get("/v1/patients", {"q": q})
+        assert r.status_code == 200, r.content
+        return [p["display_name"] for p in r.json()["items"]]
+
+    assert found("jose alvarez") == found("ALVAREZ") == found("\u00c1lvarez") == ["Jos\u00e9 \u00c1lvarez"]
+    assert found("zoe muller") == found("Zoe") == ["Zo\u00eb M\u00fcller"]
+    assert found("\u03bf\u03b4\u03c5\u03c3\u03c3\u03b5\u03b1\u03c2") == [
+        "\u039f\u03b4\u03c5\u03c3\u03c3\u03ad\u03b1\u03c2 \u03a0\u03b1\u03c0\u03ac\u03c2"]
+    assert found("ilkay") == ["\u0130lkay Y\u0131ld\u0131z"]
+    assert found("\u0301\u0308") == []
+    assert admin.post("/v1/staff", {"actor_sub": "nurse-r", "display_name": "Ren\u00e9e Dupont"}).status_code == 201
+    assert [s["actor_sub"] for s in admin.get("/v1/staff", {"q": "renee"}).json()["items"]] == ["nurse-r"]
+    assert admin.get("/v1/staff", {"q": "\u0301\u0301"}).json()["items"] == []
+
+
+def test_a_pasted_name_is_found_without_the_invisible_characters_it_brought(world):
+    """A name copied from a letter or a web page carries a zero-width space, a soft hyphen, a byte-order mark or a
+    direction mark, which no stored name holds (registration refuses them): the search found nobody."""
+    admin = directory_admin(world)
+    register(world, "Zofia Kami\u0144ska", "1970-01-01", "MRN-PASTE1")
+    for q in ("\u200bZofia", "Kami\u00adnska", "\ufeffZofia Kami\u0144ska", "\u200eKami\u0144ska\u200f"):
+        assert [p["display_name"] for p in admin.get("/v1/patients", {"q": q}).json()["items"]] == [
+            "Zofia Kami\u0144ska"], q
+    assert admin.get("/v1/patients", {"q": "\u200b\u200b"}).json()["items"] == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -816,3 +817,112 @@ def test_a_number_in_a_list_of_texts_is_refused_as_not_text(world):
     r = admin(world).post("/v1/memory-types", wound_care_type(supersession=[12]))
     assert r.status_code == 422, r.content
     assert r.json()["errors"] == [{"field": "supersession", "message": "Not a valid string.", "code": "invalid"}]
+
+
+def test_a_revision_keeps_the_attributes_fields_closed_or_free_as_they_were(world):
+    """The attribute keeps a closed value as it is and free text as a keyed hash: a revision that made the
+    attribute's 'place' free text was stored, and then 'clinic' written again under it no longer superseded the
+    current 'clinic' (two current values of one preference), which could not be corrected either (422). Refused
+    now, naming the field, in both directions; a closed vocabulary may still grow."""
+    definition = wound_care_type(supersession=["place"])
+    assert admin(world).post("/v1/memory-types", definition).status_code == 201
+    revise_with = {k: v for k, v in definition.items() if k != "name"}
+
+    def revise(place):
+        schema = wound_care_type()["schema"]
+        schema["properties"]["place"] = place
+        return admin(world).post("/v1/memory-types/dressing_change_preference/versions",
+                                 {**revise_with, "schema": schema})
+
+    r = revise({"type": "string", "maxLength": 40})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("supersession", "invalid")]
+    assert "place" in r.json()["errors"][0]["message"]
+    r = revise({"enum": ["home", "clinic", "pharmacy"]})  # still a closed vocabulary: the same attributes
+    assert r.status_code == 201 and r.json()["version"] == 2, r.content
+
+    free = wound_care_type(name="dressing_place_note", supersession=["place"])
+    free["schema"]["properties"]["place"] = {"type": "string", "maxLength": 40}
+    assert admin(world).post("/v1/memory-types", free).status_code == 201
+    schema = wound_care_type()["schema"]
+    r = admin(world).post("/v1/memory-types/dressing_place_note/versions",
+                          {**{k: v for k, v in free.items() if k != "name"}, "schema": schema})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "supersession", r.content
+    assert [v["version"] for v in admin(world).get("/v1/memory-types/dressing_place_note").json()["versions"]] == [1]
+
+
+def test_a_correction_after_a_revision_shortened_retention_keeps_the_validity_it_may(world):
+    """A correction keeps the corrected record's valid_until; once a revision kept the type for less time, that
+    refused every correction that named no validity (422 beyond_retention on a valid_until the patient never sent):
+    the patient could not correct their preference. The kept validity ends at the latest retention now; one named
+    beyond it is still refused."""
+    definition = wound_care_type(retention_days=400, default_validity_days=300)
+    assert admin(world).post("/v1/memory-types", definition).status_code == 201
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    old = patient.post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "clinic"},
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid}).json()["memory"]
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions", {
+        **{k: v for k, v in definition.items() if k != "name"}, "retention_days": 30, "default_validity_days": 20})
+    assert r.status_code == 201, r.content
+    r = patient.post(f"{mem_path(world.patient_a)}/{old['memory_id']}/correct", {"fact": {"place": "home"}})
+    assert r.status_code == 201, r.content
+    valid_until = datetime.fromisoformat(r.json()["valid_until"].replace("Z", "+00:00"))
+    assert timedelta(days=29) < valid_until - datetime.now(UTC) <= timedelta(days=30)
+    assert r.json()["type_version"] == 2
+    listed = patient.get(mem_path(world.patient_a)).json()["items"]
+    assert [(m["memory_id"], m["fact"]) for m in listed] == [(r.json()["memory_id"], {"place": "home"})]
+    beyond = (datetime.now(UTC) + timedelta(days=60)).isoformat()
+    r = patient.post(f"{mem_path(world.patient_a)}/{r.json()['memory_id']}/correct",
+                     {"fact": {"place": "clinic"}, "valid_until": beyond})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "beyond_retention", r.content
+
+
+def test_a_correction_after_a_revision_dropped_review_dates_keeps_none(world):
+    """A correction keeps the corrected record's review_by: once a revision of the type dropped review dates, that
+    refused every correction (422 not_applicable on a review_by the patient never sent). A review date is kept only
+    while the type has them; one named is still refused."""
+    definition = wound_care_type(review=True)
+    assert admin(world).post("/v1/memory-types", definition).status_code == 201
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    r = patient.post(mem_path(world.patient_a), {
+        "memory_type": "dressing_change_preference", "fact": {"place": "clinic"}, "review_by": "2031-01-01T00:00:00Z",
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+    assert r.status_code == 201 and r.json()["memory"]["review_by"], r.content
+    old = r.json()["memory"]
+    r = admin(world).post("/v1/memory-types/dressing_change_preference/versions", {
+        **{k: v for k, v in definition.items() if k != "name"}, "review": False})
+    assert r.status_code == 201, r.content
+    r = patient.post(f"{mem_path(world.patient_a)}/{old['memory_id']}/correct", {"fact": {"place": "home"}})
+    assert r.status_code == 201, r.content
+    assert r.json()["review_by"] is None and r.json()["type_version"] == 2
+    r = patient.post(f"{mem_path(world.patient_a)}/{r.json()['memory_id']}/correct",
+                     {"fact": {"place": "clinic"}, "review_by": "2031-01-01T00:00:00Z"})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "not_applicable", r.content
+
+
+def test_a_correction_that_changes_the_attribute_names_the_field_it_changed(world):
+    """A correction keeps the attribute; the refusal named ``fact.kind`` for every type, also for a carer whose
+    name was changed (the type has no kinds) and an allergy whose substance was: the field changed is named."""
+    pid = world.patient_a
+    cid = world.consent(pid, "communication")
+    patient = world.patient(pid)
+    carer = patient.post(mem_path(pid), {
+        "memory_type": "caregiver_contact", "consent_purpose": "communication", "consent_record_id": cid,
+        "fact": {"name": "Jan Kowalski", "relationship": "spouse_or_partner", "may_be_told": ["appointments"]}})
+    assert carer.status_code == 201, carer.content
+    r = patient.post(f"{mem_path(pid)}/{carer.json()['memory']['memory_id']}/correct", {"fact": {
+        "name": "Anna Nowak", "relationship": "spouse_or_partner", "may_be_told": ["appointments"]}})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["fact.name"], r.content
+
+    world.grant(pid, "clinician", "care_coordination")
+    staff = world.staff("clinician")
+    allergy = staff.post(mem_path(pid), {
+        "memory_type": "care_context", "consent_purpose": "care_coordination", "review_by": "2031-01-01T00:00:00Z",
+        "source": "staff_entered", "fact": {"kind": "allergy", "substance": "Latex"}})
+    assert allergy.status_code == 201, allergy.content
+    r = staff.post(f"{mem_path(pid)}/{allergy.json()['memory']['memory_id']}/correct",
+                   {"fact": {"kind": "allergy", "substance": "Penicillin"}})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["fact.substance"], r.content

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from time import sleep
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 from fhir.resources.R4B.bundle import Bundle
 
@@ -515,3 +516,119 @@ def test_an_agent_acting_for_the_patient_cannot_export_the_whole_record(world):
         refused = list(AuditEvent.objects.filter(organization_id=world.org, action="patient.export",
                                                  outcome="denied").values_list("reason", flat=True))
     assert refused == ["agent_cannot_export"] * 3
+
+
+@pytest.mark.django_db
+def test_fhir_export_keeps_an_allergys_coded_substance_and_the_care_teams_note(world):
+    """Care context from version 2 holds the substance's code (SNOMED CT, RxNorm, UNII) and the care team's note
+    ("use nitrile gloves"); the FHIR AllergyIntolerance carried neither (code.text alone, no note), so the patient's
+    FHIR copy and a receiving EHR lost both. The JSON export always had them."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician", scope=STAFF_SCOPES)
+    fact = {"kind": "allergy", "substance": "Latex", "reaction": "hives", "note": "use nitrile gloves",
+            "coded_substance": {"system": "http://snomed.info/sct", "code": "111088007"}}
+    r = nurse.post(f"/v1/patients/{world.patient_a}/memories", {
+        "memory_type": "care_context", "fact": fact, "consent_purpose": "care_coordination",
+        "review_by": "2031-01-01T00:00:00Z", "source": "staff_entered"})
+    assert r.status_code == 201, r.content
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    assert [m["fact"] for m in export(me, world.patient_a)["memories"]] == [fact]
+    bundle = export(me, world.patient_a, "fhir")
+    Bundle.model_validate(bundle)
+    allergy = next(e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "AllergyIntolerance")
+    assert allergy["code"] == {"text": "Latex", "coding": [{"system": "http://snomed.info/sct", "code": "111088007"}]}
+    assert allergy["note"] == [{"text": "use nitrile gloves"}]
+    assert allergy["reaction"][0]["manifestation"] == [{"text": "hives"}]
+
+
+@pytest.mark.django_db
+def test_exports_credit_an_agents_proposal_to_the_agent_not_the_patient(world):
+    """An agent's token names the patient it acts for as its subject: the FHIR Provenance of a value it proposed
+    said the patient entered it, and the proposal's lifecycle event named only the patient in both exports, as if
+    the patient had stated it. The agent (its client id) is named, on behalf of the patient; the patient's own
+    confirmation stays theirs."""
+    pid = world.patient_a
+    cid = world.consent(pid)
+    agent = Api(mint(world.keyring, sub=f"patient-{pid}", org_id=world.org, patient_id=pid, scope=PATIENT_SCOPES,
+                     act="scheduling-agent"))
+    r = agent.post(f"/v1/patients/{pid}/memories", memory_body(cid, "earliest_time", "11:00"))
+    assert r.status_code in (200, 201) and r.json()["status"] == "proposed", r.content
+    memory_id = r.json()["memory"]["memory_id"]
+    me = world.patient(pid, scope=EXPORT_SCOPES)
+    assert me.post(f"/v1/patients/{pid}/memories/{memory_id}/confirm", {}).status_code == 200
+
+    r = agent.post(f"/v1/patients/{pid}/context", {"question": "what time can I book?",
+                                                   "purpose": "appointment_scheduling"})
+    assert r.status_code == 200, r.content
+    body = export(me, pid)
+    # what a context pack disclosed went to the agent: the release names it beside the patient it acted for
+    assert [(x["actor_sub"], x["agent_client_id"]) for x in body["releases"]] == [
+        (f"patient-{pid}", "scheduling-agent")]
+    events = {e["event_type"]: e for e in body["lifecycle_events"]}
+    # its requests in the access history name the patient it acted for, as GET /v1/audit-events does
+    assert {(a["agent_client_id"], a["on_behalf_of"]) for a in body["access_history"]
+            if a["agent_client_id"]} == {("scheduling-agent", str(pid))}
+    assert (events["proposed"]["actor_sub"], events["proposed"]["agent_client_id"]) == (
+        f"patient-{pid}", "scheduling-agent")
+    assert events["confirmed"]["agent_client_id"] is None
+
+    bundle = export(me, pid, "fhir")
+    Bundle.model_validate(bundle)
+    agent_who = {"identifier": {"system": "urn:anamnesis:agent-client", "value": "scheduling-agent"}}
+    patient_who = {"identifier": {"system": "urn:anamnesis:actor", "value": f"patient-{pid}"}}
+    provenances = [e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "Provenance"]
+    created = next(p for p in provenances if p["activity"]["coding"] == [
+        {"system": "http://terminology.hl7.org/CodeSystem/v3-DataOperation", "code": "CREATE"}])
+    assert created["agent"][0]["who"] == agent_who and created["agent"][0]["onBehalfOf"] == patient_who
+    by_event = {p["activity"]["coding"][1]["code"]: p["agent"] for p in provenances
+                if len(p["activity"]["coding"]) == 2}
+    assert by_event["proposed"] == [{"who": agent_who, "onBehalfOf": patient_who}]
+    assert by_event["confirmed"] == [{"who": patient_who}]
+
+
+@pytest.mark.django_db
+def test_exports_show_a_consent_past_its_expiry_as_expired_not_in_force(world):
+    """The consent list says ``expired`` once a consent's expiry passed; both exports still said it was in force
+    (JSON ``granted``, a FHIR Consent ``active``), the patient's copy contradicting what every read showed."""
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    later = (timezone.now() + timedelta(days=1)).isoformat()
+    cid = me.post(f"/v1/patients/{world.patient_a}/consents",
+                  {"purpose": "appointment_scheduling", "expires_at": later}).json()["consent_record_id"]
+    kept = world.consent(world.patient_a, "communication")
+    with identity_context(Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)), \
+            connection.cursor() as cur:
+        cur.execute("UPDATE patient_consent SET granted_at = now() - interval '2 days', "
+                    "expires_at = now() - interval '1 second' WHERE consent_record_id = %s", [cid])
+    listed = {c["consent_record_id"]: c["status"] for c in me.get(
+        f"/v1/patients/{world.patient_a}/consents").json()["items"]}
+    assert listed == {cid: "expired", kept: "granted"}
+    assert {c["consent_record_id"]: c["status"] for c in export(me, world.patient_a)["consents"]} == listed
+    bundle = export(me, world.patient_a, "fhir")
+    Bundle.model_validate(bundle)
+    assert {e["resource"]["id"]: e["resource"]["status"] for e in bundle["entry"]
+            if e["resource"]["resourceType"] == "Consent"} == {cid: "inactive", kept: "active"}
+
+
+@pytest.mark.django_db
+def test_fhir_export_never_says_a_clinical_value_set_aside_has_ended(world):
+    """Staff set a doubtful allergy and medication statement aside (quarantine): the allergy was exported
+    clinicalStatus inactive (to a receiving system: the allergy is over) and the statement status completed (the
+    course ended), when neither is known to have ended. The allergy is active and unconfirmed, the statement's
+    status unknown."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician", scope=STAFF_SCOPES)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    for fact in ({"kind": "allergy", "substance": "Latex"},
+                 {"kind": "long_term_indication", "medication": "warfarin", "indication": "atrial fibrillation"}):
+        r = nurse.post(path, {"memory_type": "care_context", "fact": fact, "consent_purpose": "care_coordination",
+                              "review_by": "2031-01-01T00:00:00Z", "source": "staff_entered"})
+        assert r.status_code == 201, r.content
+        r = nurse.post(f"{path}/{r.json()['memory_id']}/quarantine", {"reason_code": "disputed_by_patient"})
+        assert r.status_code == 200, r.content
+    bundle = export(world.patient(world.patient_a, scope=EXPORT_SCOPES), world.patient_a, "fhir")
+    Bundle.model_validate(bundle)
+    resources = {e["resource"]["resourceType"]: e["resource"] for e in bundle["entry"]}
+    allergy = resources["AllergyIntolerance"]
+    assert (allergy["clinicalStatus"]["coding"][0]["code"], allergy["verificationStatus"]["coding"][0]["code"]) == (
+        "active", "unconfirmed")
+    assert resources["MedicationStatement"]["status"] == "unknown"

@@ -27,7 +27,7 @@ from memory.models import MemoryType, MemoryTypeServes
 from memory.types.definitions import definition_check, serves_clean, serves_problems
 from memory.types.facts import fact_validate
 from memory.types.registry import builtin_catalogue, revision_lock_key, type_get
-from memory.types.spec import NAME, DefinitionInvalid, FactInvalid, TypeSpec
+from memory.types.spec import NAME, DefinitionInvalid, FactInvalid, TypeSpec, closed_vocabulary, supersession_field
 
 
 class TypeExists(Conflict):
@@ -120,6 +120,28 @@ def revision_breakages(*, identity: Identity, spec: TypeSpec) -> list[dict]:
     return breaks
 
 
+def _closedness(spec: TypeSpec) -> dict[str, set[bool]]:
+    """Each field the supersession attribute is made of, and whether its shapes give it a closed vocabulary."""
+    fields: dict[str, set[bool]] = {}
+    for branch in spec.branches():
+        for entry in spec.supersession:
+            name = supersession_field(branch, entry)
+            if name:
+                fields.setdefault(name, set()).add(closed_vocabulary(branch["properties"][name]))
+    return fields
+
+
+def _attribute_changes(previous: TypeSpec, spec: TypeSpec) -> list[dict]:
+    """The attribute keeps closed values as they are and free text as a keyed hash: a field of it that a revision
+    turns from one into the other would give the same place, substance or day another attribute, so a new value
+    would no longer supersede the current one (two current values) and the current one could not be corrected."""
+    before, after = _closedness(previous), _closedness(spec)
+    return [{"field": "supersession", "code": "invalid",
+             "message": f"{name}: a revision keeps a field of the supersession attribute a closed vocabulary "
+                        f"(enum or const) or free text, as it was"}
+            for name in sorted(before.keys() & after.keys()) if before[name] != after[name]]
+
+
 def memory_type_revise(*, identity: Identity, name: str, definition: dict,
                        based_on_version: int | None = None) -> tuple[TypeSpec, bool]:
     """Add the next version of an organisation type. It keeps the class and the supersession attribute (so a
@@ -155,6 +177,9 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict,
     if list(spec.supersession) != list(latest.definition.get("supersession", [])):
         errors.append({"field": "supersession", "message": "a revision keeps the supersession attribute",
                        "code": "invalid"})
+    previous = type_get(name, latest.version, org_id=identity.org_id)
+    if previous is not None:
+        errors += _attribute_changes(previous, spec)
     if errors:
         raise ValidationFailed(errors=errors)
     breaks = revision_breakages(identity=identity, spec=spec)
