@@ -84,7 +84,7 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
     if identity.is_patient(patient_id) and "patient" not in spec.writers:
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")  # before the form
     initial = FactForm.initial_from_fact(value)
-    kwargs = {"spec": spec, "kind": value.get("kind"), "correcting": True}
+    kwargs = {"spec": spec, "kind": value.get("kind"), "correcting": True, "current": value}
     if replaced is not None:
         # What was typed is shown again, to be sent for the value now current (nothing is saved unseen): the 409
         # page lost it.
@@ -158,7 +158,7 @@ def _correction_saved(request, identity, patient_id: uuid.UUID, memory) -> bool:
     if spec is None or successor.created_by != identity.actor_sub or successor.agent_client_id:
         return False
     form = FactForm(request.POST, initial=FactForm.initial_from_fact(value), spec=spec, kind=value.get("kind"),
-                    correcting=True)
+                    correcting=True, current=value)
     return form.is_valid() and form.cleaned_data["fact"] == memory_value(successor)
 
 

@@ -145,6 +145,43 @@ def test_a_correction_form_keeps_what_the_preference_is_about(world, people, sig
     assert [(i["fact"]["channel"], i["fact"]["lead_time_hours"]) for i in items] == [("sms", 48)]
 
 
+def test_a_type_with_a_number_and_a_list_of_free_values_is_corrected_without_losing_either(world, people,
+                                                                                            signed_in):
+    """An organisation's type may hold a number (a JSON Schema ``number``) and a list of free values, which the
+    generated form had no field for: the required number made every correction a bare "This field is required."
+    next to no field, and the list was dropped from the corrected value. The number has its input; the list, which
+    the form does not show, is kept as it is."""
+    admin = signed_in(people.admin())
+    definition = wound_care_type(
+        name="dressing_weight_preference", text="Weigh at {place}: {kg} kg",
+        schema={"type": "object", "additionalProperties": False, "required": ["place", "kg"], "properties": {
+            "place": {"enum": ["home", "clinic"]},
+            "kg": {"type": "number", "minimum": 0, "maximum": 500, "title": "Weight in kg"},
+            "tags": {"type": "array", "maxItems": 3, "items": {"type": "string", "maxLength": 20}}}})
+    assert admin.post("/staff/memory-types/", {"definition": json.dumps(definition)}).status_code == 302
+    pid = uuid.uuid4()
+    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", {
+        "memory_type": "dressing_weight_preference", "fact": {"place": "home", "kg": 72.5, "tags": ["scale"]},
+        "consent_purpose": "appointment_scheduling",
+        "consent_record_id": world.consent(pid, "appointment_scheduling")})
+    assert r.status_code == 201, r.content
+    client = signed_in(people.patient(pid))
+    url = f"/me/preferences/{r.json()['memory_id']}/correct/"
+    form = client.get(url).content.decode()
+    number = re.search(r'<input[^>]*name="kg"[^>]*>', form)
+    assert number and 'type="number"' in number.group(0) and 'value="72.5"' in number.group(0), form
+    assert re.search(r'<label for="id_kg">Weight in kg</label>', form)
+
+    refused = client.post(url, {"place": "clinic", "kg": "900"})
+    assert refused.status_code == 422
+    assert re.search(r'<p class="error" id="id_kg_error">', refused.content.decode())
+
+    response = client.post(url, {"place": "clinic", "kg": "70"})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
+    assert [i["fact"] for i in items] == [{"place": "clinic", "kg": 70, "tags": ["scale"]}]
+
+
 # --- the memory types page -------------------------------------------------------------------------------------
 
 def test_an_administrator_adds_and_revises_a_type_on_the_memory_types_page(world, people, signed_in):
