@@ -26,6 +26,9 @@ class DateInput(forms.DateInput):
         super().__init__(attrs, format=self.iso_format)
 
 
+INT64 = 2**63
+
+
 def _label(name: str, prop: dict) -> str:
     return prop.get("title") or name.replace("_", " ").capitalize()
 
@@ -48,7 +51,10 @@ def _field_for(name: str, prop: dict, required: bool) -> forms.Field | None:
     if kind == "boolean":
         return forms.BooleanField(**{**common, "required": False})
     if kind == "integer":
-        return forms.IntegerField(min_value=prop.get("minimum"), max_value=prop.get("maximum"), **common)
+        # within a 64-bit integer, as the API's parser holds every number (a larger one was stored, and read back
+        # by the API as an approximate float)
+        return forms.IntegerField(min_value=max(prop.get("minimum", -INT64), -INT64),
+                                  max_value=min(prop.get("maximum", INT64 - 1), INT64 - 1), **common)
     if kind == "number":
         return NumberField(min_value=prop.get("minimum"), max_value=prop.get("maximum"), **common)
     if kind == "string":

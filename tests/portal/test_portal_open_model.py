@@ -182,6 +182,34 @@ def test_a_type_with_a_number_and_a_list_of_free_values_is_corrected_without_los
     assert [i["fact"] for i in items] == [{"place": "clinic", "kg": 70, "tags": ["scale"]}]
 
 
+def test_a_whole_number_beyond_64_bits_is_refused_next_to_its_field(world, people, signed_in):
+    """A type's integer without a maximum took any whole number in the portal (the API refuses one beyond 64 bits,
+    422 out_of_range): 10**30 was saved, shown exactly on the patient's page and read back by the API as the
+    float 1.1e+29. The form holds it within 64 bits, next to the field, and nothing is saved."""
+    admin = signed_in(people.admin())
+    definition = wound_care_type(
+        name="dressing_count_preference", text="Dressings: {count}",
+        schema={"type": "object", "additionalProperties": False, "required": ["count"],
+                "properties": {"count": {"type": "integer", "minimum": 0}}})
+    assert admin.post("/staff/memory-types/", {"definition": json.dumps(definition)}).status_code == 302
+    pid = uuid.uuid4()
+    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", {
+        "memory_type": "dressing_count_preference", "fact": {"count": 3},
+        "consent_purpose": "appointment_scheduling",
+        "consent_record_id": world.consent(pid, "appointment_scheduling")})
+    assert r.status_code == 201, r.content
+    client = signed_in(people.patient(pid))
+    url = f"/me/preferences/{r.json()['memory_id']}/correct/"
+    refused = client.post(url, {"count": str(10**30)})
+    assert refused.status_code == 422
+    assert re.search(r'<p class="error" id="id_count_error">', refused.content.decode())
+    items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
+    assert [i["fact"] for i in items] == [{"count": 3}]
+    assert client.post(url, {"count": str(2**63 - 1)}).status_code == 302
+    items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
+    assert [i["fact"] for i in items] == [{"count": 2**63 - 1}]
+
+
 # --- the memory types page -------------------------------------------------------------------------------------
 
 def test_an_administrator_adds_and_revises_a_type_on_the_memory_types_page(world, people, signed_in):
