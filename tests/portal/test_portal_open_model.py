@@ -258,6 +258,32 @@ def _served(world, org=None) -> dict[str, tuple[list[str], str]]:
     return {t["name"]: (t["serves"], t["serves_source"]) for t in r.json()["items"]}
 
 
+def test_a_type_added_or_revised_twice_says_nothing_more_was_changed(world, people, signed_in):
+    """The add form sent twice (a double click, the back button) answered 'There is a problem. Nothing was saved. A
+    memory type with this name exists', though the first had added it; a revision sent twice said 'Saved ... as
+    version 2' again though nothing was saved. Each answers with what the first did, and saves nothing more."""
+    admin = signed_in(people.admin())
+    definition = json.dumps(wound_care_type())
+    assert admin.post("/staff/memory-types/", {"definition": definition}).status_code == 302
+    again = admin.post("/staff/memory-types/", {"definition": definition}, follow=True)
+    page = again.content.decode()
+    assert again.status_code == 200 and "There is a problem" not in page
+    assert "Dressing changes version 1 already holds this definition. Nothing more was changed." in page
+    other = wound_care_type(label="Dressings")
+    refused = admin.post("/staff/memory-types/", {"definition": json.dumps(other)})  # not the one added: refused
+    assert refused.status_code == 422 and "A memory type with this name exists" in refused.content.decode()
+
+    wider = {k: v for k, v in wound_care_type(label="Wound dressings").items() if k != "name"}
+    revision = {"revise": "dressing_change_preference", "based_on": "1", "definition": json.dumps(wider)}
+    first = admin.post("/staff/memory-types/", revision, follow=True).content.decode()
+    assert "Saved Wound dressings as version 2." in first
+    second = admin.post("/staff/memory-types/", revision, follow=True).content.decode()
+    assert "Saved" not in second and "Wound dressings version 2 already holds this definition." in second
+    versions = admin.get("/staff/memory-types/").content.decode()
+    assert "<code>dressing_change_preference</code> version 2" in versions
+    assert "Definition of version 3 (JSON)" in versions  # the next revision's number: no third version was saved
+
+
 def test_an_administrator_rewords_what_a_type_answers_on_the_memory_types_page(world, people, signed_in):
     """Every card shows what its type answers and a form to reword it, built-in types too; saved for the
     administrator's organisation only, one phrase a line; an empty form goes back to the type's own words."""
