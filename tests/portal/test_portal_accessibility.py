@@ -96,6 +96,18 @@ def test_a_page_whose_form_was_refused_says_error_first_in_its_title(world, peop
     assert "<title>Memory types · Anamnesis</title>" in admin.get("/staff/memory-types/").content.decode()
 
 
+def test_a_search_box_sent_back_with_its_error_says_error_first_in_the_title(world, people, signed_in):
+    """A patient search of one character is sent back with an error next to its box, but the title a screen reader
+    announces first did not say so, as every other page sent back with errors does."""
+    world.grant(world.patient_a, nurse := people.staff("nurse"), "appointment_scheduling")
+    client = signed_in(nurse)
+    assert "<title>Error: My patients · Anamnesis</title>" in client.get("/staff/?q=a").content.decode()
+    assert "<title>My patients · Anamnesis</title>" in client.get("/staff/?q=al").content.decode()
+    admin = signed_in(people.admin())
+    assert "<title>Error: Access · Anamnesis</title>" in admin.get("/staff/access/?patient_q=a").content.decode()
+    assert "<title>Access · Anamnesis</title>" in admin.get("/staff/access/?patient_q=al").content.decode()
+
+
 def test_the_staff_forms_name_existing_ids_too(world, people, signed_in):
     nurse = people.staff("nurse")
     world.grant(world.patient_a, nurse, "appointment_scheduling")
