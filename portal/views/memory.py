@@ -106,6 +106,14 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
                                           valid_until=form.cleaned_data["valid_until_at"],
                                           review_by=form.cleaned_data["review_by_at"])
             except (ValidationFailed, Conflict) as exc:  # Conflict: it was replaced or expired meanwhile
+                if isinstance(exc, Conflict) and selectors.memory_get(
+                        identity=identity, patient_id=patient_id, memory_id=memory_id).state not in (
+                        MemoryState.ACTIVE, MemoryState.QUARANTINED):
+                    # replaced while this submit waited, by the same form's other submit (a double click) or
+                    # another window: answered as a form sent after that had finished ("had already been saved", or
+                    # what was typed, for the value now current), not "a superseded memory cannot be corrected"
+                    return _correct(request, identity=identity, patient_id=patient_id, memory_id=memory_id,
+                                    template=template, done_url=done_url, labels=labels, extra=extra)
                 form.add_service_errors(exc.errors or [{"field": None, "message": exc.message}])
             else:
                 messages.success(request, "Saved. The earlier value is kept in the history as replaced.")

@@ -94,3 +94,57 @@ def test_grant_access_sent_twice_at_once_says_the_person_has_it(committed_portal
     assert "That person already has this access; nothing was changed." in page
     with identity_context(Identity(org_id=world.org, actor_sub=admin, scopes=frozenset({"grant:write"}))):
         assert AccessGrant.objects.filter(patient_id=pid, actor_sub=nurse, purpose="communication").count() == 1
+
+
+def _sent_twice_while_locked(client, path: str, data: dict, lock: tuple[str, list]) -> list:
+    """Two submits of ``data`` to ``path`` that both read the page's record, then wait on ``lock`` (held by
+    another transaction) until both wait; then they go through one after the other."""
+    import threading
+    import time
+
+    from tests.conftest import admin_connect
+
+    answers: list = []
+
+    def send():
+        try:
+            answers.append(client.post(path, data, HTTP_ACCEPT="text/html"))
+        finally:
+            connection.close()
+
+    with admin_connect() as other, admin_connect() as watcher:
+        other.autocommit = False
+        other.execute(*lock)
+        threads = [threading.Thread(target=send) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 20
+        while watcher.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                              "AND datname = current_database()").fetchone()[0] < 2:
+            assert time.monotonic() < deadline, "the two submits never waited together"
+            time.sleep(0.05)
+        other.commit()
+        for thread in threads:
+            thread.join(timeout=30)
+    return answers
+
+
+def test_a_correction_sent_twice_at_once_says_it_had_already_been_saved(committed_portal, world, people,
+                                                                         signed_in):
+    """Save correction clicked twice: the submit that waited for the other answered 'There is a problem. Nothing
+    was saved. a superseded memory cannot be corrected', though the correction it held had been saved."""
+    from tests.conftest import memory_body
+
+    pid = uuid.uuid4()
+    cid = world.consent(pid, "appointment_scheduling")
+    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", memory_body(cid, time="10:00"))
+    assert r.status_code == 201, r.content
+    memory_id = r.json()["memory_id"]
+    client = signed_in(people.patient(pid))
+    answers = _sent_twice_while_locked(client, f"/me/preferences/{memory_id}/correct/", {"time": "08:15"},
+                                       ("SELECT 1 FROM patient_memory WHERE memory_id = %s FOR UPDATE", [memory_id]))
+    assert [a.status_code for a in answers] == [302, 302], [a.content.decode()[:3000] for a in answers]
+    page = client.get("/me/").content.decode()
+    assert "This correction had already been saved. Nothing more was changed." in page
+    items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
+    assert [i["fact"]["time"] for i in items] == ["08:15"]
