@@ -522,6 +522,11 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
                 review.memory_quarantine(identity=identity, patient_id=patient_id, memory_id=memory_id,
                                          reason_code=form.cleaned_data["reason_code"])
         except IllegalTransition:
+            if selectors.memory_get(identity=identity, patient_id=patient_id,
+                                    memory_id=memory_id).state == MemoryState.QUARANTINED:
+                # the same form's other submit (a double click) quarantined it while this one waited
+                messages.info(request, "This memory had already been quarantined. Nothing more was changed.")
+                return redirect("staff-patient", patient_id=patient_id)
             form.add_error(None, "This memory can no longer be quarantined (it changed meanwhile).")
         else:
             messages.success(request, "Quarantined: it is no longer given to anyone until corrected.")

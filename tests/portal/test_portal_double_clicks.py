@@ -148,3 +148,25 @@ def test_a_correction_sent_twice_at_once_says_it_had_already_been_saved(committe
     assert "This correction had already been saved. Nothing more was changed." in page
     items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
     assert [i["fact"]["time"] for i in items] == ["08:15"]
+
+
+def test_quarantine_sent_twice_at_once_says_it_had_already_been_quarantined(committed_portal, world, people,
+                                                                             signed_in):
+    """Quarantine clicked twice on the staff console: the submit that waited for the other answered 'This memory
+    can no longer be quarantined (it changed meanwhile)', as an error, though it was quarantined as asked."""
+    from tests.conftest import memory_body
+
+    pid = uuid.uuid4()
+    cid = world.consent(pid, "appointment_scheduling")
+    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", memory_body(cid, time="10:00"))
+    assert r.status_code == 201, r.content
+    memory_id = r.json()["memory_id"]
+    nurse = people.staff("nurse")
+    world.grant(pid, nurse, "appointment_scheduling")
+    client = signed_in(nurse)
+    answers = _sent_twice_while_locked(client, f"/staff/patients/{pid}/memories/{memory_id}/quarantine/",
+                                       {"reason_code": "doubtful_source"},
+                                       ("SELECT 1 FROM patient_memory WHERE memory_id = %s FOR UPDATE", [memory_id]))
+    assert [a.status_code for a in answers] == [302, 302], [a.content.decode()[:3000] for a in answers]
+    page = client.get(f"/staff/patients/{pid}/").content.decode()
+    assert "This memory had already been quarantined. Nothing more was changed." in page
