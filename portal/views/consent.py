@@ -363,23 +363,24 @@ def admin_access(request):
 def admin_revoke(request, grant_id: uuid.UUID):
     identity = request.portal_identity
     form = RevokeForm(request.POST)
-    started, grant = timezone.now(), None
     if form.is_valid():
+        # Locked until the end of the request: of two submits at once (a double click), the second waits for the
+        # first and then reads the access as ended (its reason was not kept), as a submit after it had finished does
+        ended = (AccessGrant.objects.select_for_update().filter(grant_id=grant_id)
+                 .values_list("revoked_at", flat=True).first())
+        if ended is not None:
+            when = date_format(timezone.localtime(ended), "j M Y, H:i")
+            messages.info(request, f"This access had already ended on {when}. Nothing was changed.")
+            return redirect("admin-access")
         try:
-            grant = services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
+            services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
         except ValidationFailed as exc:  # the reason does not fit beside the grant's own
             for error in exc.errors:
                 form.add_error("reason", error["message"])
     if not form.is_valid():
-        grant = selectors.grant_list(identity=identity)
+        grants = selectors.grant_list(identity=identity)
         return render(request, "consent/admin_revoke.html",
                       {"form": form, "grant_id": grant_id,
-                       "grant": next((g for g in grant if g.grant_id == grant_id), None)}, status=422)
-    if grant is not None and grant.revoked_at is not None and grant.revoked_at < started:
-        # ended before this request (sent twice, or ended in another window): the service changed nothing, and
-        # the reason given now was not kept
-        when = date_format(timezone.localtime(grant.revoked_at), "j M Y, H:i")
-        messages.info(request, f"This access had already ended on {when}. Nothing was changed.")
-    else:
-        messages.success(request, "Access ended.")
+                       "grant": next((g for g in grants if g.grant_id == grant_id), None)}, status=422)
+    messages.success(request, "Access ended.")
     return redirect("admin-access")

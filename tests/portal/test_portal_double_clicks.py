@@ -129,6 +129,14 @@ def _sent_twice_while_locked(client, path: str, data: dict, lock: tuple[str, lis
     return answers
 
 
+def said(answers: list) -> list[str]:
+    """The notices the answers left for the next page (read from each request: two requests of one session save
+    it in either order)."""
+    from django.contrib.messages import get_messages
+
+    return [str(m) for a in answers for m in get_messages(a.wsgi_request)]
+
+
 def test_a_correction_sent_twice_at_once_says_it_had_already_been_saved(committed_portal, world, people,
                                                                          signed_in):
     """Save correction clicked twice: the submit that waited for the other answered 'There is a problem. Nothing
@@ -144,8 +152,7 @@ def test_a_correction_sent_twice_at_once_says_it_had_already_been_saved(committe
     answers = _sent_twice_while_locked(client, f"/me/preferences/{memory_id}/correct/", {"time": "08:15"},
                                        ("SELECT 1 FROM patient_memory WHERE memory_id = %s FOR UPDATE", [memory_id]))
     assert [a.status_code for a in answers] == [302, 302], [a.content.decode()[:3000] for a in answers]
-    page = client.get("/me/").content.decode()
-    assert "This correction had already been saved. Nothing more was changed." in page
+    assert "This correction had already been saved. Nothing more was changed." in said(answers)
     items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
     assert [i["fact"]["time"] for i in items] == ["08:15"]
 
@@ -168,5 +175,22 @@ def test_quarantine_sent_twice_at_once_says_it_had_already_been_quarantined(comm
                                        {"reason_code": "doubtful_source"},
                                        ("SELECT 1 FROM patient_memory WHERE memory_id = %s FOR UPDATE", [memory_id]))
     assert [a.status_code for a in answers] == [302, 302], [a.content.decode()[:3000] for a in answers]
-    page = client.get(f"/staff/patients/{pid}/").content.decode()
-    assert "This memory had already been quarantined. Nothing more was changed." in page
+    assert "This memory had already been quarantined. Nothing more was changed." in said(answers)
+
+
+def test_end_access_sent_twice_at_once_says_it_had_already_ended(committed_portal, world, people, signed_in):
+    """End access clicked twice: both submits said 'Access ended.', the second's reason silently not kept, where a
+    submit after the first had finished says the access had already ended and nothing was changed."""
+    pid = uuid.uuid4()
+    world.consent(pid, "appointment_scheduling")
+    nurse = people.staff("nurse")
+    world.grant(pid, nurse, "appointment_scheduling")
+    client = signed_in(people.admin())
+    with identity_context(Identity(org_id=world.org, actor_sub="x", scopes=frozenset({"grant:write"}))):
+        grant_id = AccessGrant.objects.get(patient_id=pid, actor_sub=nurse).grant_id
+    answers = _sent_twice_while_locked(client, f"/staff/access/{grant_id}/revoke/", {"reason": "left the ward"},
+                                       ("SELECT 1 FROM patient_access_grants WHERE grant_id = %s FOR UPDATE",
+                                        [grant_id]))
+    assert [a.status_code for a in answers] == [302, 302], [a.content.decode()[:3000] for a in answers]
+    notices = said(answers)
+    assert "Access ended." in notices and any(n.startswith("This access had already ended on") for n in notices)
