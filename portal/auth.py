@@ -45,4 +45,8 @@ def logout(request):
 
 @require_GET
 def signed_out(request):
+    """Where the provider's end_session returns to. Someone still signed in (a link, the history, a provider that
+    kept nothing) is not told they are signed out: on a shared computer they would leave their session open."""
+    if getattr(request, "portal_identity", None) is not None:
+        return redirect("portal-home")
     return render(request, "portal/signed_out.html")
