@@ -163,3 +163,49 @@ def test_the_memory_types_page_shows_a_problem_next_to_its_text_box_by_its_label
     ids = assert_described_by_ids_exist(bad_json)
     assert ids.summary_links == ["new-definition"] and "<code>definition</code>" not in bad_json
     assert ("new-definition", "new-definition-error") in ids.described
+
+
+class _ActionNames(HTMLParser):
+    """The accessible name (text, hidden text included) of each link and button inside the page's cards."""
+
+    def __init__(self):
+        super().__init__()
+        self.names: list[str] = []
+        self._open: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("a", "button") and self._open is None:
+            self._open = []
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("a", "button") and self._open is not None:
+            self.names.append(" ".join("".join(self._open).split()))
+            self._open = None
+
+
+def test_each_action_on_a_patients_memories_names_the_memory(world, people, signed_in):
+    """The staff console's patient page had a 'Correct' and a 'Quarantine' for every memory (and 'Correct it',
+    'Release it' for every quarantined one), all alike to a screen reader's list of links and buttons; the
+    patient's own page names the preference in each. Each names the memory it acts on."""
+    consent = world.consent(world.patient_a)
+    first = _memory(world, world.patient_a, consent)
+    r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories",
+                                            memory_body(consent, kind="latest_time", time="16:00"))
+    assert r.status_code == 201, r.content
+    nurse = people.staff("nurse")
+    world.grant(world.patient_a, nurse, "appointment_scheduling")
+    client = signed_in(nurse)
+    assert client.post(f"/staff/patients/{world.patient_a}/memories/{first}/quarantine/",
+                       {"reason_code": "doubtful_source"}).status_code == 302
+    parser = _ActionNames()
+    parser.feed(client.get(f"/staff/patients/{world.patient_a}/").content.decode())
+    actions = [n for n in parser.names if n.split(":")[0] in ("Correct", "Quarantine", "Correct it", "Release it")]
+    assert sorted(actions) == sorted([
+        "Correct: Scheduling preference: appointments no later than 16:00",
+        "Quarantine: Scheduling preference: appointments no later than 16:00",
+        "Correct it: Scheduling preference: appointments not before 10:00",
+        "Release it: Scheduling preference: appointments not before 10:00"]), parser.names
