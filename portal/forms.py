@@ -35,7 +35,14 @@ def _label(name: str, prop: dict) -> str:
 
 def _choices(prop: dict) -> list[tuple[str, str]]:
     labels = prop.get("x-labels") or {}
-    return [(v, (labels.get(v) or str(v).replace("_", " ")).capitalize()) for v in prop.get("enum", [])]
+    return [(str(v), (labels.get(str(v)) or str(v).replace("_", " ")).capitalize()) for v in prop.get("enum", [])]
+
+
+def _enum_value(prop: dict):
+    """What a choice sent as text stands for in the schema's enum: an organisation's type may list numbers (a level
+    1 to 3), which the form sent back as the text "3" and the schema refused as not one of 1, 2, 3."""
+    values = {str(v): v for v in prop.get("enum", [])}
+    return lambda text: values.get(text, text)
 
 
 def _field_for(name: str, prop: dict, required: bool) -> forms.Field | None:
@@ -43,11 +50,12 @@ def _field_for(name: str, prop: dict, required: bool) -> forms.Field | None:
     common = {"label": _label(name, prop), "required": required, "help_text": prop.get("description", "")}
     if "enum" in prop:
         choices = _choices(prop)
-        return forms.ChoiceField(choices=choices if required else [("", "Not stated"), *choices], **common)
+        return forms.TypedChoiceField(choices=choices if required else [("", "Not stated"), *choices],
+                                      coerce=_enum_value(prop), **common)
     kind = prop.get("type")
     if kind == "array" and "enum" in (prop.get("items") or {}):
-        return forms.MultipleChoiceField(choices=_choices(prop["items"]), widget=forms.CheckboxSelectMultiple,
-                                         **common)
+        return forms.TypedMultipleChoiceField(choices=_choices(prop["items"]), coerce=_enum_value(prop["items"]),
+                                              widget=forms.CheckboxSelectMultiple, **common)
     if kind == "boolean":
         return forms.BooleanField(**{**common, "required": False})
     if kind == "integer":

@@ -210,6 +210,33 @@ def test_a_whole_number_beyond_64_bits_is_refused_next_to_its_field(world, peopl
     assert [i["fact"] for i in items] == [{"count": 2**63 - 1}]
 
 
+def test_a_type_whose_choices_are_numbers_is_corrected_in_the_portal(world, people, signed_in):
+    """An organisation's type may list numbers as its choices (a level 1 to 3): the form sent the choice back as
+    the text "3", which the schema refused ('Level: one of 1, 2, 3') whatever was chosen, so no correction could
+    be saved. The choice is the enum's own value again, in a list of choices too."""
+    admin = signed_in(people.admin())
+    definition = wound_care_type(
+        name="dressing_level_preference", text="Level {level}",
+        schema={"type": "object", "additionalProperties": False, "required": ["level"], "properties": {
+            "level": {"enum": [1, 2, 3], "title": "Level", "x-labels": {"3": "three (most help)"}},
+            "days": {"type": "array", "maxItems": 2, "items": {"enum": [10, 20]}}}})
+    assert admin.post("/staff/memory-types/", {"definition": json.dumps(definition)}).status_code == 302
+    pid = uuid.uuid4()
+    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", {
+        "memory_type": "dressing_level_preference", "fact": {"level": 2, "days": [10]},
+        "consent_purpose": "appointment_scheduling",
+        "consent_record_id": world.consent(pid, "appointment_scheduling")})
+    assert r.status_code == 201, r.content
+    client = signed_in(people.patient(pid))
+    url = f"/me/preferences/{r.json()['memory_id']}/correct/"
+    form = client.get(url).content.decode()
+    assert '<option value="2" selected>2</option>' in form and ">Three (most help)</option>" in form
+    response = client.post(url, {"level": "3", "days": ["10", "20"]})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
+    assert [i["fact"] for i in items] == [{"level": 3, "days": [10, 20]}]
+
+
 # --- the memory types page -------------------------------------------------------------------------------------
 
 def test_an_administrator_adds_and_revises_a_type_on_the_memory_types_page(world, people, signed_in):
