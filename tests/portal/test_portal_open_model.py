@@ -145,28 +145,33 @@ def test_a_correction_form_keeps_what_the_preference_is_about(world, people, sig
     assert [(i["fact"]["channel"], i["fact"]["lead_time_hours"]) for i in items] == [("sms", 48)]
 
 
+def _correcting_own_type(world, people, signed_in, definition: dict, fact: dict):
+    """An administrator adds ``definition``; a new patient records ``fact`` of it through the API and signs in to
+    the portal: (patient id, the portal client, the memory's correction page)."""
+    admin = signed_in(people.admin())
+    assert admin.post("/staff/memory-types/", {"definition": json.dumps(definition)}).status_code == 302
+    pid = uuid.uuid4()
+    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", {
+        "memory_type": definition["name"], "fact": fact, "consent_purpose": "appointment_scheduling",
+        "consent_record_id": world.consent(pid, "appointment_scheduling")})
+    assert r.status_code == 201, r.content
+    return pid, signed_in(people.patient(pid)), f"/me/preferences/{r.json()['memory_id']}/correct/"
+
+
 def test_a_type_with_a_number_and_a_list_of_free_values_is_corrected_without_losing_either(world, people,
                                                                                             signed_in):
     """An organisation's type may hold a number (a JSON Schema ``number``) and a list of free values, which the
     generated form had no field for: the required number made every correction a bare "This field is required."
     next to no field, and the list was dropped from the corrected value. The number has its input; the list, which
     the form does not show, is kept as it is."""
-    admin = signed_in(people.admin())
     definition = wound_care_type(
         name="dressing_weight_preference", text="Weigh at {place}: {kg} kg",
         schema={"type": "object", "additionalProperties": False, "required": ["place", "kg"], "properties": {
             "place": {"enum": ["home", "clinic"]},
             "kg": {"type": "number", "minimum": 0, "maximum": 500, "title": "Weight in kg"},
             "tags": {"type": "array", "maxItems": 3, "items": {"type": "string", "maxLength": 20}}}})
-    assert admin.post("/staff/memory-types/", {"definition": json.dumps(definition)}).status_code == 302
-    pid = uuid.uuid4()
-    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", {
-        "memory_type": "dressing_weight_preference", "fact": {"place": "home", "kg": 72.5, "tags": ["scale"]},
-        "consent_purpose": "appointment_scheduling",
-        "consent_record_id": world.consent(pid, "appointment_scheduling")})
-    assert r.status_code == 201, r.content
-    client = signed_in(people.patient(pid))
-    url = f"/me/preferences/{r.json()['memory_id']}/correct/"
+    pid, client, url = _correcting_own_type(world, people, signed_in, definition,
+                                            {"place": "home", "kg": 72.5, "tags": ["scale"]})
     form = client.get(url).content.decode()
     number = re.search(r'<input[^>]*name="kg"[^>]*>', form)
     assert number and 'type="number"' in number.group(0) and 'value="72.5"' in number.group(0), form
@@ -186,20 +191,11 @@ def test_a_whole_number_beyond_64_bits_is_refused_next_to_its_field(world, peopl
     """A type's integer without a maximum took any whole number in the portal (the API refuses one beyond 64 bits,
     422 out_of_range): 10**30 was saved, shown exactly on the patient's page and read back by the API as the
     float 1.1e+29. The form holds it within 64 bits, next to the field, and nothing is saved."""
-    admin = signed_in(people.admin())
     definition = wound_care_type(
         name="dressing_count_preference", text="Dressings: {count}",
         schema={"type": "object", "additionalProperties": False, "required": ["count"],
                 "properties": {"count": {"type": "integer", "minimum": 0}}})
-    assert admin.post("/staff/memory-types/", {"definition": json.dumps(definition)}).status_code == 302
-    pid = uuid.uuid4()
-    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", {
-        "memory_type": "dressing_count_preference", "fact": {"count": 3},
-        "consent_purpose": "appointment_scheduling",
-        "consent_record_id": world.consent(pid, "appointment_scheduling")})
-    assert r.status_code == 201, r.content
-    client = signed_in(people.patient(pid))
-    url = f"/me/preferences/{r.json()['memory_id']}/correct/"
+    pid, client, url = _correcting_own_type(world, people, signed_in, definition, {"count": 3})
     refused = client.post(url, {"count": str(10**30)})
     assert refused.status_code == 422
     assert re.search(r'<p class="error" id="id_count_error">', refused.content.decode())
@@ -214,21 +210,13 @@ def test_a_type_whose_choices_are_numbers_is_corrected_in_the_portal(world, peop
     """An organisation's type may list numbers as its choices (a level 1 to 3): the form sent the choice back as
     the text "3", which the schema refused ('Level: one of 1, 2, 3') whatever was chosen, so no correction could
     be saved. The choice is the enum's own value again, in a list of choices too."""
-    admin = signed_in(people.admin())
     definition = wound_care_type(
         name="dressing_level_preference", text="Level {level}",
         schema={"type": "object", "additionalProperties": False, "required": ["level"], "properties": {
             "level": {"enum": [1, 2, 3], "title": "Level", "x-labels": {"3": "three (most help)"}},
             "days": {"type": "array", "maxItems": 2, "items": {"enum": [10, 20]}}}})
-    assert admin.post("/staff/memory-types/", {"definition": json.dumps(definition)}).status_code == 302
-    pid = uuid.uuid4()
-    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", {
-        "memory_type": "dressing_level_preference", "fact": {"level": 2, "days": [10]},
-        "consent_purpose": "appointment_scheduling",
-        "consent_record_id": world.consent(pid, "appointment_scheduling")})
-    assert r.status_code == 201, r.content
-    client = signed_in(people.patient(pid))
-    url = f"/me/preferences/{r.json()['memory_id']}/correct/"
+    pid, client, url = _correcting_own_type(world, people, signed_in, definition,
+                                            {"level": 2, "days": [10]})
     form = client.get(url).content.decode()
     assert '<option value="2" selected>2</option>' in form and ">Three (most help)</option>" in form
     response = client.post(url, {"level": "3", "days": ["10", "20"]})
