@@ -209,3 +209,21 @@ def test_each_action_on_a_patients_memories_names_the_memory(world, people, sign
         "Quarantine: Scheduling preference: appointments no later than 16:00",
         "Correct it: Scheduling preference: appointments not before 10:00",
         "Release it: Scheduling preference: appointments not before 10:00"]), parser.names
+
+
+def test_confirm_and_reject_name_the_suggestion_they_act_on(world, people, signed_in):
+    """Each suggestion waiting for the patient had a 'Confirm' and a 'Reject' button, all alike in a screen
+    reader's list of buttons; each names the suggestion, as Correct and Delete name the preference."""
+    from tests.support import Api
+
+    consent = world.consent(world.patient_a)
+    world.grant(world.patient_a, "agent-x", "appointment_scheduling")
+    agent = Api(world.token(sub="agent-x", act="agent-x"))
+    for time in ("10:00", "11:00"):
+        body = {**memory_body(consent, time=time), "source_ref": "turn:1"}
+        assert agent.post(f"/v1/patients/{world.patient_a}/memories/proposals", body).status_code == 201
+    parser = _ActionNames()
+    parser.feed(signed_in(people.patient(world.patient_a)).get("/me/").content.decode())
+    actions = [n for n in parser.names if n.split(":")[0] in ("Confirm", "Reject")]
+    assert sorted(actions) == sorted(f"{verb}: Scheduling preference: appointments not before {time}"
+                                     for verb in ("Confirm", "Reject") for time in ("10:00", "11:00")), parser.names
