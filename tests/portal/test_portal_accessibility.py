@@ -5,6 +5,7 @@ label, never an internal name."""
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -227,3 +228,19 @@ def test_confirm_and_reject_name_the_suggestion_they_act_on(world, people, signe
     actions = [n for n in parser.names if n.split(":")[0] in ("Confirm", "Reject")]
     assert sorted(actions) == sorted(f"{verb}: Scheduling preference: appointments not before {time}"
                                      for verb in ("Confirm", "Reject") for time in ("10:00", "11:00")), parser.names
+
+
+def test_each_end_access_form_names_the_grant_it_ends(world, people, signed_in):
+    """The administrators' list of grants had an 'End access' button and a 'Reason for ending access' box for
+    every grant, all alike to a screen reader; each names whose access to whom, for what, it ends."""
+    world.grant(world.patient_a, people.staff("nurse"), "appointment_scheduling")
+    world.grant(world.patient_b, people.staff("porter"), "communication")
+    page = signed_in(people.admin()).get("/staff/access/").content.decode()
+    parser = _ActionNames()
+    parser.feed(page)
+    ends = sorted(n for n in parser.names if n.startswith("End access"))
+    assert len(ends) == 2 and len(set(ends)) == 2, parser.names
+    assert any("for Communication with the patient" in n for n in ends), ends
+    labels = re.findall(r'<label for="reason-[^"]+">(.*?)</label>', page, re.S)
+    texts = {" ".join(re.sub(r"<[^>]+>", "", label).split()) for label in labels}
+    assert len(labels) == 2 and len(texts) == 2, labels
