@@ -244,3 +244,41 @@ def test_each_end_access_form_names_the_grant_it_ends(world, people, signed_in):
     labels = re.findall(r'<label for="reason-[^"]+">(.*?)</label>', page, re.S)
     texts = {" ".join(re.sub(r"<[^>]+>", "", label).split()) for label in labels}
     assert len(labels) == 2 and len(texts) == 2, labels
+
+
+class _CardRegions(HTMLParser):
+    """The region (a section's aria-labelledby, or aria-label) each memory card is inside."""
+
+    def __init__(self):
+        super().__init__()
+        self.regions: dict[str, str | None] = {}
+        self._sections: list[str | None] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self._sections.append(a.get("aria-labelledby") or a.get("aria-label"))
+        elif tag == "li" and a.get("data-memory-id"):
+            self.regions[a["data-memory-id"]] = self._sections[-1] if self._sections else None
+
+    def handle_endtag(self, tag):
+        if tag == "section" and self._sections:
+            self._sections.pop()
+
+
+def test_a_preference_set_aside_is_not_announced_as_in_use(world, people, signed_in):
+    """The patient's preferences set aside by their care team were listed inside the region named 'In use' (its
+    section closed only after them), so a screen reader moving by landmarks announced them as in use. Each list is
+    its own region."""
+    consent = world.consent(world.patient_a)
+    doubted = _memory(world, world.patient_a, consent)
+    r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories",
+                                            memory_body(consent, kind="latest_time", time="16:00"))
+    assert r.status_code == 201, r.content
+    nurse = people.staff("nurse")
+    world.grant(world.patient_a, nurse, "appointment_scheduling")
+    assert signed_in(nurse).post(f"/staff/patients/{world.patient_a}/memories/{doubted}/quarantine/",
+                                 {"reason_code": "doubtful_source"}).status_code == 302
+    parser = _CardRegions()
+    parser.feed(signed_in(people.patient(world.patient_a)).get("/me/").content.decode())
+    assert parser.regions == {r.json()["memory_id"]: "current-h", doubted: "set-aside-h"}
