@@ -188,20 +188,27 @@ class _ActionNames(HTMLParser):
             self._open = None
 
 
-def test_each_action_on_a_patients_memories_names_the_memory(world, people, signed_in):
-    """The staff console's patient page had a 'Correct' and a 'Quarantine' for every memory (and 'Correct it',
-    'Release it' for every quarantined one), all alike to a screen reader's list of links and buttons; the
-    patient's own page names the preference in each. Each names the memory it acts on."""
+def _one_set_aside(world, people, signed_in):
+    """Patient A with two preferences (not before 10:00, no later than 16:00), the first quarantined by a nurse
+    holding a grant: (the quarantined one's id, the other's id, the nurse's portal client)."""
     consent = world.consent(world.patient_a)
-    first = _memory(world, world.patient_a, consent)
+    doubted = _memory(world, world.patient_a, consent)
     r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories",
                                             memory_body(consent, kind="latest_time", time="16:00"))
     assert r.status_code == 201, r.content
     nurse = people.staff("nurse")
     world.grant(world.patient_a, nurse, "appointment_scheduling")
     client = signed_in(nurse)
-    assert client.post(f"/staff/patients/{world.patient_a}/memories/{first}/quarantine/",
+    assert client.post(f"/staff/patients/{world.patient_a}/memories/{doubted}/quarantine/",
                        {"reason_code": "doubtful_source"}).status_code == 302
+    return doubted, r.json()["memory_id"], client
+
+
+def test_each_action_on_a_patients_memories_names_the_memory(world, people, signed_in):
+    """The staff console's patient page had a 'Correct' and a 'Quarantine' for every memory (and 'Correct it',
+    'Release it' for every quarantined one), all alike to a screen reader's list of links and buttons; the
+    patient's own page names the preference in each. Each names the memory it acts on."""
+    _, _, client = _one_set_aside(world, people, signed_in)
     parser = _ActionNames()
     parser.feed(client.get(f"/staff/patients/{world.patient_a}/").content.decode())
     actions = [n for n in parser.names if n.split(":")[0] in ("Correct", "Quarantine", "Correct it", "Release it")]
@@ -270,15 +277,7 @@ def test_a_preference_set_aside_is_not_announced_as_in_use(world, people, signed
     """The patient's preferences set aside by their care team were listed inside the region named 'In use' (its
     section closed only after them), so a screen reader moving by landmarks announced them as in use. Each list is
     its own region."""
-    consent = world.consent(world.patient_a)
-    doubted = _memory(world, world.patient_a, consent)
-    r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories",
-                                            memory_body(consent, kind="latest_time", time="16:00"))
-    assert r.status_code == 201, r.content
-    nurse = people.staff("nurse")
-    world.grant(world.patient_a, nurse, "appointment_scheduling")
-    assert signed_in(nurse).post(f"/staff/patients/{world.patient_a}/memories/{doubted}/quarantine/",
-                                 {"reason_code": "doubtful_source"}).status_code == 302
+    doubted, in_use, _ = _one_set_aside(world, people, signed_in)
     parser = _CardRegions()
     parser.feed(signed_in(people.patient(world.patient_a)).get("/me/").content.decode())
-    assert parser.regions == {r.json()["memory_id"]: "current-h", doubted: "set-aside-h"}
+    assert parser.regions == {in_use: "current-h", doubted: "set-aside-h"}
