@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from portal.oidc import portal_logout_response
 
@@ -17,7 +17,9 @@ def _safe_next(request) -> str:
     return ""
 
 
-@require_GET
+# GET and HEAD (a load balancer's or uptime monitor's check of the sign-in page), as every server must take HEAD
+# where it takes GET; the pages holding patients' data take GET only (a HEAD there would be a read in their history)
+@require_safe
 def login_page(request):
     """The sign-in landing: one button that starts the authorisation-code flow at the identity provider."""
     if getattr(request, "portal_identity", None) is not None:
@@ -27,7 +29,7 @@ def login_page(request):
                                                  "form_unsent": request.GET.get("expired") == "form"})
 
 
-@require_GET
+@require_safe
 def home(request):
     identity = getattr(request, "portal_identity", None)
     if identity is None:
@@ -43,6 +45,10 @@ def logout(request):
     return portal_logout_response(request)
 
 
-@require_GET
+@require_safe
 def signed_out(request):
+    """Where the provider's end_session returns to. Someone still signed in (a link, the history, a provider that
+    kept nothing) is not told they are signed out: on a shared computer they would leave their session open."""
+    if getattr(request, "portal_identity", None) is not None:
+        return redirect("portal-home")
     return render(request, "portal/signed_out.html")

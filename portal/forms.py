@@ -26,13 +26,23 @@ class DateInput(forms.DateInput):
         super().__init__(attrs, format=self.iso_format)
 
 
+INT64 = 2**63
+
+
 def _label(name: str, prop: dict) -> str:
     return prop.get("title") or name.replace("_", " ").capitalize()
 
 
 def _choices(prop: dict) -> list[tuple[str, str]]:
     labels = prop.get("x-labels") or {}
-    return [(v, (labels.get(v) or str(v).replace("_", " ")).capitalize()) for v in prop.get("enum", [])]
+    return [(str(v), (labels.get(str(v)) or str(v).replace("_", " ")).capitalize()) for v in prop.get("enum", [])]
+
+
+def _enum_value(prop: dict):
+    """What a choice sent as text stands for in the schema's enum: an organisation's type may list numbers (a level
+    1 to 3), which the form sent back as the text "3" and the schema refused as not one of 1, 2, 3."""
+    values = {str(v): v for v in prop.get("enum", [])}
+    return lambda text: values.get(text, text)
 
 
 def _field_for(name: str, prop: dict, required: bool) -> forms.Field | None:
@@ -40,15 +50,21 @@ def _field_for(name: str, prop: dict, required: bool) -> forms.Field | None:
     common = {"label": _label(name, prop), "required": required, "help_text": prop.get("description", "")}
     if "enum" in prop:
         choices = _choices(prop)
-        return forms.ChoiceField(choices=choices if required else [("", "Not stated"), *choices], **common)
+        return forms.TypedChoiceField(choices=choices if required else [("", "Not stated"), *choices],
+                                      coerce=_enum_value(prop), **common)
     kind = prop.get("type")
     if kind == "array" and "enum" in (prop.get("items") or {}):
-        return forms.MultipleChoiceField(choices=_choices(prop["items"]), widget=forms.CheckboxSelectMultiple,
-                                         **common)
+        return forms.TypedMultipleChoiceField(choices=_choices(prop["items"]), coerce=_enum_value(prop["items"]),
+                                              widget=forms.CheckboxSelectMultiple, **common)
     if kind == "boolean":
         return forms.BooleanField(**{**common, "required": False})
     if kind == "integer":
-        return forms.IntegerField(min_value=prop.get("minimum"), max_value=prop.get("maximum"), **common)
+        # within a 64-bit integer, as the API's parser holds every number (a larger one was stored, and read back
+        # by the API as an approximate float)
+        return forms.IntegerField(min_value=max(prop.get("minimum", -INT64), -INT64),
+                                  max_value=min(prop.get("maximum", INT64 - 1), INT64 - 1), **common)
+    if kind == "number":
+        return NumberField(min_value=prop.get("minimum"), max_value=prop.get("maximum"), **common)
     if kind == "string":
         if prop.get("x-input") == "time":
             return forms.CharField(max_length=5, widget=forms.TextInput(
@@ -56,6 +72,14 @@ def _field_for(name: str, prop: dict, required: bool) -> forms.Field | None:
                 **{**common, "help_text": common["help_text"] or "24-hour time, HH:MM"})
         return forms.CharField(max_length=prop.get("maxLength", 200), **common)
     return None
+
+
+class NumberField(forms.FloatField):
+    """A JSON Schema ``number``: a whole number typed stays one (72, not 72.0), as the API would store it."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        return int(value) if value is not None and value.is_integer() and abs(value) < 2**53 else value
 
 
 def fields_from_schema(branch: dict, prefix: str = "") -> dict[str, tuple[tuple[str, ...], forms.Field]]:
@@ -83,12 +107,33 @@ def fields_from_schema(branch: dict, prefix: str = "") -> dict[str, tuple[tuple[
     return out
 
 
+def _unshown(branch: dict, shown: set[tuple[str, ...]], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The paths of the properties of one shape that the generated form has no field for (a list of free values,
+    say, which an organisation's type may hold)."""
+    out: list[tuple[str, ...]] = []
+    for name, prop in branch.get("properties", {}).items():
+        path = (*prefix, name)
+        if path == ("kind",):
+            continue
+        if isinstance(prop, dict) and prop.get("type") == "object" and prop.get("properties"):
+            out += _unshown(prop, shown, path)
+        elif path not in shown:
+            out.append(path)
+    return out
+
+
 def search_text(params, name: str) -> str:
     """What was typed into a search box: trimmed, at most 100 characters, without characters PostgreSQL cannot
     hold (a NUL in the query string was a 500)."""
     value = params.get(name, "")
     value = "".join(ch for ch in value if ch != "\x00" and not "\ud800" <= ch <= "\udfff")
     return value.strip()[:100]
+
+
+def _at(fact: dict, path: tuple[str, ...]):
+    for part in path:
+        fact = fact.get(part) if isinstance(fact, dict) else None
+    return fact
 
 
 def end_of_day(value) -> datetime | None:
@@ -105,12 +150,17 @@ class FactForm(forms.Form):
     valid_until = forms.DateField(label="Keep until (optional)", required=False,
                                   widget=DateInput(), help_text="Leave empty to keep it until you change it")
 
-    def __init__(self, *args, spec: TypeSpec, kind: str | None, correcting: bool = False, **kwargs):
+    def __init__(self, *args, spec: TypeSpec, kind: str | None, correcting: bool = False,
+                 current: dict | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.spec = spec
         self.kind = kind
         branch = spec.branch_for({"kind": kind} if kind else {}) or {}
         self.paths = {name: path for name, (path, _) in fields_from_schema(branch).items()}
+        # What the form cannot show is kept as it is by a correction (it was dropped from the value saved, or,
+        # required, made every correction fail with an error next to no field)
+        self.kept = {path: value for path in _unshown(branch, set(self.paths.values()))
+                     if (value := _at(current or {}, path)) is not None}
         fields = {name: field for name, (_, field) in fields_from_schema(branch).items()}
         if correcting:
             # What the preference is about (say, the reminder's channel) is kept by a correction: shown, fixed to
@@ -149,6 +199,11 @@ class FactForm(forms.Form):
             if value in (None, "", []) or (value is False and not self.fields[name].required
                                            and name not in self._required_booleans()):
                 continue
+            node = fact
+            for part in path[:-1]:
+                node = node.setdefault(part, {})
+            node[path[-1]] = value
+        for path, value in self.kept.items():
             node = fact
             for part in path[:-1]:
                 node = node.setdefault(part, {})

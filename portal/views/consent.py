@@ -52,6 +52,18 @@ def consent_row(record: ConsentRecord, me: str) -> dict:
             "evidence": record.evidence_ref}
 
 
+def once_more_if_raced(write):
+    """``write()``, and once more when the same form's other submit (a double click) created the row meanwhile
+    (``concurrent_update_retry``): the second finds that row, as a form sent again after the first had finished
+    does, and answers with it (created=False), never "This has changed"."""
+    try:
+        return write()
+    except Conflict as exc:
+        if exc.code != "concurrent_update_retry":
+            raise
+    return write()
+
+
 # --- patient ---------------------------------------------------------------------------------------------------
 @require_http_methods(["GET"])
 @portal_view(scopes=("consent:read",), roles=PATIENT_ROLES)
@@ -79,8 +91,8 @@ def patient_give(request):
         return error_page(request, 400, title="This is not a purpose we ask consent for",
                           message="Go back and choose one of the purposes listed.")
     try:
-        _, created = services.consent_record(identity=identity, patient_id=identity.patient_self_id,
-                                             purpose=purpose, evidence_ref=PORTAL_EVIDENCE)
+        _, created = once_more_if_raced(lambda: services.consent_record(
+            identity=identity, patient_id=identity.patient_self_id, purpose=purpose, evidence_ref=PORTAL_EVIDENCE))
     except Conflict as exc:
         if exc.code != "consent_exists":
             raise
@@ -209,12 +221,15 @@ def staff_record_consent(request, patient_id: uuid.UUID):
     form = ConsentForm(request.POST or None)
     form.fields["purpose"].choices = [("", "Choose a purpose")] + [p for p in PURPOSES if p[0] in allowed]
     if request.method == "POST" and form.is_valid():
-        try:
+        def record():
             with transaction.atomic():
-                record, created = services.consent_record(
+                return services.consent_record(
                     identity=identity, patient_id=patient_id, purpose=form.cleaned_data["purpose"],
                     evidence_ref=form.cleaned_data["evidence_ref"],
                     expires_at=end_of_day(form.cleaned_data.get("expires_at")))
+
+        try:
+            _, created = once_more_if_raced(record)
         except ValidationFailed as exc:
             for error in exc.errors:
                 form.add_error(error["field"] if error.get("field") in form.fields else None, error["message"])
@@ -319,12 +334,14 @@ def admin_access(request):
     form.fields["actor_sub"].widget.choices = search["staff_choices"]
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
+        def grant():
             with transaction.atomic():
-                _, created = services.grant_create(identity=identity, patient_id=data["patient_id"],
-                                                   actor_sub=data["actor_sub"], purpose=data["purpose"],
-                                                   expires_at=end_of_day(data.get("expires_at")),
-                                                   reason=data["reason"])
+                return services.grant_create(identity=identity, patient_id=data["patient_id"],
+                                             actor_sub=data["actor_sub"], purpose=data["purpose"],
+                                             expires_at=end_of_day(data.get("expires_at")), reason=data["reason"])
+
+        try:
+            _, created = once_more_if_raced(grant)
         except ValidationFailed as exc:
             for error in exc.errors:
                 form.add_error(error["field"] if error.get("field") in form.fields else None, error["message"])
@@ -346,23 +363,24 @@ def admin_access(request):
 def admin_revoke(request, grant_id: uuid.UUID):
     identity = request.portal_identity
     form = RevokeForm(request.POST)
-    started, grant = timezone.now(), None
     if form.is_valid():
+        # Locked until the end of the request: of two submits at once (a double click), the second waits for the
+        # first and then reads the access as ended (its reason was not kept), as a submit after it had finished does
+        ended = (AccessGrant.objects.select_for_update().filter(grant_id=grant_id)
+                 .values_list("revoked_at", flat=True).first())
+        if ended is not None:
+            when = date_format(timezone.localtime(ended), "j M Y, H:i")
+            messages.info(request, f"This access had already ended on {when}. Nothing was changed.")
+            return redirect("admin-access")
         try:
-            grant = services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
+            services.grant_revoke(identity=identity, grant_id=grant_id, reason=form.cleaned_data["reason"])
         except ValidationFailed as exc:  # the reason does not fit beside the grant's own
             for error in exc.errors:
                 form.add_error("reason", error["message"])
     if not form.is_valid():
-        grant = selectors.grant_list(identity=identity)
+        grants = selectors.grant_list(identity=identity)
         return render(request, "consent/admin_revoke.html",
                       {"form": form, "grant_id": grant_id,
-                       "grant": next((g for g in grant if g.grant_id == grant_id), None)}, status=422)
-    if grant is not None and grant.revoked_at is not None and grant.revoked_at < started:
-        # ended before this request (sent twice, or ended in another window): the service changed nothing, and
-        # the reason given now was not kept
-        when = date_format(timezone.localtime(grant.revoked_at), "j M Y, H:i")
-        messages.info(request, f"This access had already ended on {when}. Nothing was changed.")
-    else:
-        messages.success(request, "Access ended.")
+                       "grant": next((g for g in grants if g.grant_id == grant_id), None)}, status=422)
+    messages.success(request, "Access ended.")
     return redirect("admin-access")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import StreamingHttpResponse
+from django.views.decorators.http import require_http_methods
 
 from portal.context import error_page, portal_view
 from rights.api import export_filename, patient_export_stream
@@ -10,6 +11,8 @@ from rights.api import export_filename, patient_export_stream
 FORMATS = {"json": "application/json", "fhir": "application/fhir+json"}
 
 
+# GET only: OPTIONS, HEAD and TRACE, which the CSRF check lets by, ran the export (OPTIONS answered it whole)
+@require_http_methods(["GET"])
 @portal_view(scopes=("export:read",), roles=("patient",))
 def patient_export(request):
     formats = request.GET.getlist("format") or ["json"]

@@ -84,7 +84,7 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
     if identity.is_patient(patient_id) and "patient" not in spec.writers:
         raise Forbidden("clinical facts are corrected by the care team", code="staff_only")  # before the form
     initial = FactForm.initial_from_fact(value)
-    kwargs = {"spec": spec, "kind": value.get("kind"), "correcting": True}
+    kwargs = {"spec": spec, "kind": value.get("kind"), "correcting": True, "current": value}
     if replaced is not None:
         # What was typed is shown again, to be sent for the value now current (nothing is saved unseen): the 409
         # page lost it.
@@ -106,6 +106,14 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
                                           valid_until=form.cleaned_data["valid_until_at"],
                                           review_by=form.cleaned_data["review_by_at"])
             except (ValidationFailed, Conflict) as exc:  # Conflict: it was replaced or expired meanwhile
+                if isinstance(exc, Conflict) and selectors.memory_get(
+                        identity=identity, patient_id=patient_id, memory_id=memory_id).state not in (
+                        MemoryState.ACTIVE, MemoryState.QUARANTINED):
+                    # replaced while this submit waited, by the same form's other submit (a double click) or
+                    # another window: answered as a form sent after that had finished ("had already been saved", or
+                    # what was typed, for the value now current), not "a superseded memory cannot be corrected"
+                    return _correct(request, identity=identity, patient_id=patient_id, memory_id=memory_id,
+                                    template=template, done_url=done_url, labels=labels, extra=extra)
                 form.add_service_errors(exc.errors or [{"field": None, "message": exc.message}])
             else:
                 messages.success(request, "Saved. The earlier value is kept in the history as replaced.")
@@ -158,7 +166,7 @@ def _correction_saved(request, identity, patient_id: uuid.UUID, memory) -> bool:
     if spec is None or successor.created_by != identity.actor_sub or successor.agent_client_id:
         return False
     form = FactForm(request.POST, initial=FactForm.initial_from_fact(value), spec=spec, kind=value.get("kind"),
-                    correcting=True)
+                    correcting=True, current=value)
     return form.is_valid() and form.cleaned_data["fact"] == memory_value(successor)
 
 
@@ -514,6 +522,11 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
                 review.memory_quarantine(identity=identity, patient_id=patient_id, memory_id=memory_id,
                                          reason_code=form.cleaned_data["reason_code"])
         except IllegalTransition:
+            if selectors.memory_get(identity=identity, patient_id=patient_id,
+                                    memory_id=memory_id).state == MemoryState.QUARANTINED:
+                # the same form's other submit (a double click) quarantined it while this one waited
+                messages.info(request, "This memory had already been quarantined. Nothing more was changed.")
+                return redirect("staff-patient", patient_id=patient_id)
             form.add_error(None, "This memory can no longer be quarantined (it changed meanwhile).")
         else:
             messages.success(request, "Quarantined: it is no longer given to anyone until corrected.")

@@ -15,7 +15,15 @@ from django.views.decorators.http import require_http_methods
 from core.errors import Conflict, NotFound, ValidationFailed
 from core.parsers import NotJson, strict_loads
 from memory.types import NAME as TYPE_NAME
-from memory.types import serves_overrides, type_public, types_visible
+from memory.types import (
+    DefinitionInvalid,
+    TypeSpec,
+    definition_check,
+    serves_overrides,
+    type_get,
+    type_public,
+    types_visible,
+)
 from memory.types import services as type_services
 from portal.context import portal_view
 from portal.rows import ADMIN_ROLES, PURPOSE_LABELS
@@ -54,18 +62,38 @@ def _save_definition(identity, post) -> tuple[list[dict], list[dict], str | None
         with transaction.atomic():  # nothing half-saved when a check refuses
             if revising:
                 # the version the form showed: a revision saved meanwhile is a conflict, never undone
-                spec, _ = type_services.memory_type_revise(
+                spec, created = type_services.memory_type_revise(
                     identity=identity, name=revising, definition=definition,
                     based_on_version=int(based_on) if based_on.isdigit() else None)
             else:
-                spec = type_services.memory_type_create(identity=identity, definition=definition)
+                spec, created = type_services.memory_type_create(identity=identity, definition=definition), True
+    except type_services.TypeExists as exc:
+        # the add form sent twice (a double click, the back button): what the first added, not "it exists"
+        spec = _added_before(identity, definition)
+        if spec is None:
+            return [{"field": None, "message": exc.title}], [], None
+        created = False
     except ValidationFailed as exc:
         return exc.errors or [{"field": None, "message": exc.message}], [], None
     except type_services.RevisionBreaksMemories as exc:
         return [{"field": None, "message": exc.message}], exc.errors, None
     except (Conflict, NotFound) as exc:
         return [{"field": None, "message": exc.message if exc.code == "version_conflict" else exc.title}], [], None
+    if not created:
+        return [], [], f"{spec.label} version {spec.version} already holds this definition. Nothing more was changed."
     return [], [], f"Saved {spec.label} as version {spec.version}."
+
+
+def _added_before(identity, definition: dict) -> TypeSpec | None:
+    """The organisation's type of this name when its latest version is exactly the definition sent, else None."""
+    existing = type_get(definition.get("name"), org_id=identity.org_id)
+    if existing is None or existing.builtin:
+        return None
+    try:
+        sent = definition_check(definition, organization_id=identity.org_id, version=existing.version)
+    except DefinitionInvalid:
+        return None
+    return existing if sent.definition == existing.definition else None
 
 
 def _phrases(text: str) -> list[str] | None:

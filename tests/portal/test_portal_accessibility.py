@@ -5,6 +5,7 @@ label, never an internal name."""
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -96,6 +97,18 @@ def test_a_page_whose_form_was_refused_says_error_first_in_its_title(world, peop
     assert "<title>Memory types · Anamnesis</title>" in admin.get("/staff/memory-types/").content.decode()
 
 
+def test_a_search_box_sent_back_with_its_error_says_error_first_in_the_title(world, people, signed_in):
+    """A patient search of one character is sent back with an error next to its box, but the title a screen reader
+    announces first did not say so, as every other page sent back with errors does."""
+    world.grant(world.patient_a, nurse := people.staff("nurse"), "appointment_scheduling")
+    client = signed_in(nurse)
+    assert "<title>Error: My patients · Anamnesis</title>" in client.get("/staff/?q=a").content.decode()
+    assert "<title>My patients · Anamnesis</title>" in client.get("/staff/?q=al").content.decode()
+    admin = signed_in(people.admin())
+    assert "<title>Error: Access · Anamnesis</title>" in admin.get("/staff/access/?patient_q=a").content.decode()
+    assert "<title>Access · Anamnesis</title>" in admin.get("/staff/access/?patient_q=al").content.decode()
+
+
 def test_the_staff_forms_name_existing_ids_too(world, people, signed_in):
     nurse = people.staff("nurse")
     world.grant(world.patient_a, nurse, "appointment_scheduling")
@@ -151,3 +164,120 @@ def test_the_memory_types_page_shows_a_problem_next_to_its_text_box_by_its_label
     ids = assert_described_by_ids_exist(bad_json)
     assert ids.summary_links == ["new-definition"] and "<code>definition</code>" not in bad_json
     assert ("new-definition", "new-definition-error") in ids.described
+
+
+class _ActionNames(HTMLParser):
+    """The accessible name (text, hidden text included) of each link and button inside the page's cards."""
+
+    def __init__(self):
+        super().__init__()
+        self.names: list[str] = []
+        self._open: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("a", "button") and self._open is None:
+            self._open = []
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._open.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("a", "button") and self._open is not None:
+            self.names.append(" ".join("".join(self._open).split()))
+            self._open = None
+
+
+def _one_set_aside(world, people, signed_in):
+    """Patient A with two preferences (not before 10:00, no later than 16:00), the first quarantined by a nurse
+    holding a grant: (the quarantined one's id, the other's id, the nurse's portal client)."""
+    consent = world.consent(world.patient_a)
+    doubted = _memory(world, world.patient_a, consent)
+    r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories",
+                                            memory_body(consent, kind="latest_time", time="16:00"))
+    assert r.status_code == 201, r.content
+    nurse = people.staff("nurse")
+    world.grant(world.patient_a, nurse, "appointment_scheduling")
+    client = signed_in(nurse)
+    assert client.post(f"/staff/patients/{world.patient_a}/memories/{doubted}/quarantine/",
+                       {"reason_code": "doubtful_source"}).status_code == 302
+    return doubted, r.json()["memory_id"], client
+
+
+def test_each_action_on_a_patients_memories_names_the_memory(world, people, signed_in):
+    """The staff console's patient page had a 'Correct' and a 'Quarantine' for every memory (and 'Correct it',
+    'Release it' for every quarantined one), all alike to a screen reader's list of links and buttons; the
+    patient's own page names the preference in each. Each names the memory it acts on."""
+    _, _, client = _one_set_aside(world, people, signed_in)
+    parser = _ActionNames()
+    parser.feed(client.get(f"/staff/patients/{world.patient_a}/").content.decode())
+    actions = [n for n in parser.names if n.split(":")[0] in ("Correct", "Quarantine", "Correct it", "Release it")]
+    assert sorted(actions) == sorted([
+        "Correct: Scheduling preference: appointments no later than 16:00",
+        "Quarantine: Scheduling preference: appointments no later than 16:00",
+        "Correct it: Scheduling preference: appointments not before 10:00",
+        "Release it: Scheduling preference: appointments not before 10:00"]), parser.names
+
+
+def test_confirm_and_reject_name_the_suggestion_they_act_on(world, people, signed_in):
+    """Each suggestion waiting for the patient had a 'Confirm' and a 'Reject' button, all alike in a screen
+    reader's list of buttons; each names the suggestion, as Correct and Delete name the preference."""
+    from tests.support import Api
+
+    consent = world.consent(world.patient_a)
+    world.grant(world.patient_a, "agent-x", "appointment_scheduling")
+    agent = Api(world.token(sub="agent-x", act="agent-x"))
+    for time in ("10:00", "11:00"):
+        body = {**memory_body(consent, time=time), "source_ref": "turn:1"}
+        assert agent.post(f"/v1/patients/{world.patient_a}/memories/proposals", body).status_code == 201
+    parser = _ActionNames()
+    parser.feed(signed_in(people.patient(world.patient_a)).get("/me/").content.decode())
+    actions = [n for n in parser.names if n.split(":")[0] in ("Confirm", "Reject")]
+    assert sorted(actions) == sorted(f"{verb}: Scheduling preference: appointments not before {time}"
+                                     for verb in ("Confirm", "Reject") for time in ("10:00", "11:00")), parser.names
+
+
+def test_each_end_access_form_names_the_grant_it_ends(world, people, signed_in):
+    """The administrators' list of grants had an 'End access' button and a 'Reason for ending access' box for
+    every grant, all alike to a screen reader; each names whose access to whom, for what, it ends."""
+    world.grant(world.patient_a, people.staff("nurse"), "appointment_scheduling")
+    world.grant(world.patient_b, people.staff("porter"), "communication")
+    page = signed_in(people.admin()).get("/staff/access/").content.decode()
+    parser = _ActionNames()
+    parser.feed(page)
+    ends = sorted(n for n in parser.names if n.startswith("End access"))
+    assert len(ends) == 2 and len(set(ends)) == 2, parser.names
+    assert any("for Communication with the patient" in n for n in ends), ends
+    labels = re.findall(r'<label for="reason-[^"]+">(.*?)</label>', page, re.S)
+    texts = {" ".join(re.sub(r"<[^>]+>", "", label).split()) for label in labels}
+    assert len(labels) == 2 and len(texts) == 2, labels
+
+
+class _CardRegions(HTMLParser):
+    """The region (a section's aria-labelledby, or aria-label) each memory card is inside."""
+
+    def __init__(self):
+        super().__init__()
+        self.regions: dict[str, str | None] = {}
+        self._sections: list[str | None] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self._sections.append(a.get("aria-labelledby") or a.get("aria-label"))
+        elif tag == "li" and a.get("data-memory-id"):
+            self.regions[a["data-memory-id"]] = self._sections[-1] if self._sections else None
+
+    def handle_endtag(self, tag):
+        if tag == "section" and self._sections:
+            self._sections.pop()
+
+
+def test_a_preference_set_aside_is_not_announced_as_in_use(world, people, signed_in):
+    """The patient's preferences set aside by their care team were listed inside the region named 'In use' (its
+    section closed only after them), so a screen reader moving by landmarks announced them as in use. Each list is
+    its own region."""
+    doubted, in_use, _ = _one_set_aside(world, people, signed_in)
+    parser = _CardRegions()
+    parser.feed(signed_in(people.patient(world.patient_a)).get("/me/").content.decode())
+    assert parser.regions == {in_use: "current-h", doubted: "set-aside-h"}

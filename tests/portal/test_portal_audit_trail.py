@@ -59,6 +59,19 @@ def test_the_download_button_records_the_export_with_its_format(world, alice, fm
     assert rows == Counter([("patient.export", "patient", str(world.patient_a), world.patient_a, "success", fmt)])
 
 
+@pytest.mark.parametrize("method", ["OPTIONS", "HEAD", "TRACE"])
+def test_the_download_is_given_only_to_a_get(world, alice, method):
+    """A method the browser's CSRF check lets through (OPTIONS, HEAD, TRACE) ran the download: OPTIONS answered
+    the patient's whole record and each recorded a copy downloaded that nobody asked for. It is a 405 naming GET,
+    as every other page answers a method it does not take, and nothing is recorded."""
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    response = alice["client"].generic(method, "/me/export/?format=json", HTTP_ACCEPT="text/html")
+    assert response.status_code == 405 and response["Allow"] == "GET"
+    assert "Content-Disposition" not in response and str(world.patient_a) not in response.content.decode()
+    with identity_context(auditor):
+        assert not AuditEvent.objects.filter(actor_sub=alice["sub"], action="patient.export").exists()
+
+
 @pytest.fixture
 def nurse(world, people, signed_in):
     register(world, world.patient_a, "Alice Nowak", "1980-02-03", "MRN-A-1")

@@ -172,6 +172,29 @@ def test_logout_is_a_post_that_ends_the_session_and_the_providers(people, world,
     assert client.get("/me/").status_code == 302
 
 
+def test_the_signed_out_page_never_says_so_to_someone_still_signed_in(people, world, signed_in, dev_idp):
+    """/signed-out/ (where the provider returns after sign-out) said 'You are signed out' to anyone, so a link
+    there, or the browser's history, told a person still signed in (their name and Sign out in the header) that
+    they were not: on a shared computer they would walk away from an open session. It sends them to their start
+    page; after signing out it is the page it was."""
+    client = signed_in(people.patient(world.patient_a))
+    response = client.get("/signed-out/", HTTP_ACCEPT="text/html")
+    assert response.status_code == 302 and response["Location"] == "/"
+    assert client.post("/logout/").status_code == 302
+    page = client.get("/signed-out/", HTTP_ACCEPT="text/html")
+    assert page.status_code == 200 and "You are signed out" in page.content.decode()
+
+
+@pytest.mark.parametrize("path, status", [("/", 302), ("/login/", 200), ("/signed-out/", 200)])
+def test_the_pages_before_sign_in_answer_head_as_get(people, world, path, status):
+    """HEAD (a load balancer's or an uptime monitor's check of the sign-in page) was 405 on every page, though a
+    server must take HEAD wherever it takes GET; the pages before sign-in answer it as GET, without a body."""
+    client = Client()
+    get, head = client.get(path, HTTP_ACCEPT="text/html"), client.head(path, HTTP_ACCEPT="text/html")
+    assert get.status_code == head.status_code == status and head.content == b""
+    assert head.get("Location") == get.get("Location") and "Content-Security-Policy" in head
+
+
 def test_the_libraries_sign_out_address_signs_out_as_the_portals_does(people, world, dev_idp):
     """``/oidc/logout/`` (mozilla-django-oidc's address, which the portal serves too) is the portal's sign-out:
     a POST with the CSRF token ends the session and the provider's and rotates the token. It answered 500 and left

@@ -145,6 +145,86 @@ def test_a_correction_form_keeps_what_the_preference_is_about(world, people, sig
     assert [(i["fact"]["channel"], i["fact"]["lead_time_hours"]) for i in items] == [("sms", 48)]
 
 
+def _correcting_own_type(world, people, signed_in, definition: dict, fact: dict):
+    """An administrator adds ``definition``; a new patient records ``fact`` of it through the API and signs in to
+    the portal: (patient id, the portal client, the memory's correction page)."""
+    admin = signed_in(people.admin())
+    assert admin.post("/staff/memory-types/", {"definition": json.dumps(definition)}).status_code == 302
+    pid = uuid.uuid4()
+    r = world.patient(pid).post(f"/v1/patients/{pid}/memories", {
+        "memory_type": definition["name"], "fact": fact, "consent_purpose": "appointment_scheduling",
+        "consent_record_id": world.consent(pid, "appointment_scheduling")})
+    assert r.status_code == 201, r.content
+    return pid, signed_in(people.patient(pid)), f"/me/preferences/{r.json()['memory_id']}/correct/"
+
+
+def test_a_type_with_a_number_and_a_list_of_free_values_is_corrected_without_losing_either(world, people,
+                                                                                            signed_in):
+    """An organisation's type may hold a number (a JSON Schema ``number``) and a list of free values, which the
+    generated form had no field for: the required number made every correction a bare "This field is required."
+    next to no field, and the list was dropped from the corrected value. The number has its input; the list, which
+    the form does not show, is kept as it is."""
+    definition = wound_care_type(
+        name="dressing_weight_preference", text="Weigh at {place}: {kg} kg",
+        schema={"type": "object", "additionalProperties": False, "required": ["place", "kg"], "properties": {
+            "place": {"enum": ["home", "clinic"]},
+            "kg": {"type": "number", "minimum": 0, "maximum": 500, "title": "Weight in kg"},
+            "tags": {"type": "array", "maxItems": 3, "items": {"type": "string", "maxLength": 20}}}})
+    pid, client, url = _correcting_own_type(world, people, signed_in, definition,
+                                            {"place": "home", "kg": 72.5, "tags": ["scale"]})
+    form = client.get(url).content.decode()
+    number = re.search(r'<input[^>]*name="kg"[^>]*>', form)
+    assert number and 'type="number"' in number.group(0) and 'value="72.5"' in number.group(0), form
+    assert re.search(r'<label for="id_kg">Weight in kg</label>', form)
+
+    refused = client.post(url, {"place": "clinic", "kg": "900"})
+    assert refused.status_code == 422
+    assert re.search(r'<p class="error" id="id_kg_error">', refused.content.decode())
+
+    response = client.post(url, {"place": "clinic", "kg": "70"})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
+    assert [i["fact"] for i in items] == [{"place": "clinic", "kg": 70, "tags": ["scale"]}]
+
+
+def test_a_whole_number_beyond_64_bits_is_refused_next_to_its_field(world, people, signed_in):
+    """A type's integer without a maximum took any whole number in the portal (the API refuses one beyond 64 bits,
+    422 out_of_range): 10**30 was saved, shown exactly on the patient's page and read back by the API as the
+    float 1.1e+29. The form holds it within 64 bits, next to the field, and nothing is saved."""
+    definition = wound_care_type(
+        name="dressing_count_preference", text="Dressings: {count}",
+        schema={"type": "object", "additionalProperties": False, "required": ["count"],
+                "properties": {"count": {"type": "integer", "minimum": 0}}})
+    pid, client, url = _correcting_own_type(world, people, signed_in, definition, {"count": 3})
+    refused = client.post(url, {"count": str(10**30)})
+    assert refused.status_code == 422
+    assert re.search(r'<p class="error" id="id_count_error">', refused.content.decode())
+    items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
+    assert [i["fact"] for i in items] == [{"count": 3}]
+    assert client.post(url, {"count": str(2**63 - 1)}).status_code == 302
+    items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
+    assert [i["fact"] for i in items] == [{"count": 2**63 - 1}]
+
+
+def test_a_type_whose_choices_are_numbers_is_corrected_in_the_portal(world, people, signed_in):
+    """An organisation's type may list numbers as its choices (a level 1 to 3): the form sent the choice back as
+    the text "3", which the schema refused ('Level: one of 1, 2, 3') whatever was chosen, so no correction could
+    be saved. The choice is the enum's own value again, in a list of choices too."""
+    definition = wound_care_type(
+        name="dressing_level_preference", text="Level {level}",
+        schema={"type": "object", "additionalProperties": False, "required": ["level"], "properties": {
+            "level": {"enum": [1, 2, 3], "title": "Level", "x-labels": {"3": "three (most help)"}},
+            "days": {"type": "array", "maxItems": 2, "items": {"enum": [10, 20]}}}})
+    pid, client, url = _correcting_own_type(world, people, signed_in, definition,
+                                            {"level": 2, "days": [10]})
+    form = client.get(url).content.decode()
+    assert '<option value="2" selected>2</option>' in form and ">Three (most help)</option>" in form
+    response = client.post(url, {"level": "3", "days": ["10", "20"]})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    items = world.patient(pid).get(f"/v1/patients/{pid}/memories").json()["items"]
+    assert [i["fact"] for i in items] == [{"level": 3, "days": [10, 20]}]
+
+
 # --- the memory types page -------------------------------------------------------------------------------------
 
 def test_an_administrator_adds_and_revises_a_type_on_the_memory_types_page(world, people, signed_in):
@@ -191,6 +271,32 @@ def _card(html: str, name: str) -> str:
 def _served(world, org=None) -> dict[str, tuple[list[str], str]]:
     r = world.staff("scheduling-agent", org=org, scope="memory:read").get("/v1/memory-types")
     return {t["name"]: (t["serves"], t["serves_source"]) for t in r.json()["items"]}
+
+
+def test_a_type_added_or_revised_twice_says_nothing_more_was_changed(world, people, signed_in):
+    """The add form sent twice (a double click, the back button) answered 'There is a problem. Nothing was saved. A
+    memory type with this name exists', though the first had added it; a revision sent twice said 'Saved ... as
+    version 2' again though nothing was saved. Each answers with what the first did, and saves nothing more."""
+    admin = signed_in(people.admin())
+    definition = json.dumps(wound_care_type())
+    assert admin.post("/staff/memory-types/", {"definition": definition}).status_code == 302
+    again = admin.post("/staff/memory-types/", {"definition": definition}, follow=True)
+    page = again.content.decode()
+    assert again.status_code == 200 and "There is a problem" not in page
+    assert "Dressing changes version 1 already holds this definition. Nothing more was changed." in page
+    other = wound_care_type(label="Dressings")
+    refused = admin.post("/staff/memory-types/", {"definition": json.dumps(other)})  # not the one added: refused
+    assert refused.status_code == 422 and "A memory type with this name exists" in refused.content.decode()
+
+    wider = {k: v for k, v in wound_care_type(label="Wound dressings").items() if k != "name"}
+    revision = {"revise": "dressing_change_preference", "based_on": "1", "definition": json.dumps(wider)}
+    first = admin.post("/staff/memory-types/", revision, follow=True).content.decode()
+    assert "Saved Wound dressings as version 2." in first
+    second = admin.post("/staff/memory-types/", revision, follow=True).content.decode()
+    assert "Saved" not in second and "Wound dressings version 2 already holds this definition." in second
+    versions = admin.get("/staff/memory-types/").content.decode()
+    assert "<code>dressing_change_preference</code> version 2" in versions
+    assert "Definition of version 3 (JSON)" in versions  # the next revision's number: no third version was saved
 
 
 def test_an_administrator_rewords_what_a_type_answers_on_the_memory_types_page(world, people, signed_in):

@@ -702,6 +702,26 @@ def test_search_boxes_take_what_the_database_cannot_hold_without_a_500(world, nu
     assert admin.get("/staff/access/?patient_q=a%00b&staff_q=%00").status_code == 200
 
 
+def test_an_administrator_holding_a_grant_is_not_linked_to_a_page_that_refuses_them(world, nurse, people,
+                                                                                    signed_in):
+    """An administrator who holds a grant for a patient (an organisation may give one to anybody) saw that patient
+    on My patients, and in search results, as a link to the care staff's patient page, which answers them 'You
+    cannot do that' (403). They see the patient without the link; care staff keep theirs."""
+    from tests.portal.test_portal_open_model import register
+
+    register(world, world.patient_a, "Alice Nowak", "1980-02-03", "MRN-A-1")
+    admin = people.admin()
+    world.grant(world.patient_a, admin, "care_coordination")
+    client = signed_in(admin)
+    patient_page = f"/staff/patients/{world.patient_a}/"
+    assert client.get(patient_page).status_code == 403
+    for page in ("/staff/", "/staff/?q=Alice"):
+        html = client.get(page).content.decode()
+        assert "Alice Nowak" in html and f'href="{patient_page}"' not in html, page
+    html = nurse["client"].get("/staff/?q=Alice").content.decode()
+    assert html.count(f'href="{patient_page}"') == 2  # her list and the search result
+
+
 def test_a_search_too_short_to_run_says_so_next_to_its_box(world, nurse, people, signed_in):
     """One character in a patient search box ran no search and showed nothing at all, as if the button did
     nothing; the box now says why, as its error (described by, and marked invalid)."""
