@@ -252,11 +252,7 @@ class ScopedAPIView(APIView):
         self.headers = self.default_response_headers
         try:
             self.initial(request, *args, **kwargs)
-            if self.format_refused is not None:
-                raise self.format_refused
-            method_name = declared_method(request.method)
-            check_query_params(request, self.query_parameters.get(method_name, frozenset()),
-                               self.blank_query_parameters.get(method_name, frozenset()))
+            self._check_format_and_query(request)
             method = request.method.lower()
             handler = getattr(self, method, self.http_method_not_allowed) if (
                 method in self.http_method_names) else self.http_method_not_allowed
@@ -387,6 +383,21 @@ class ScopedAPIView(APIView):
         except Exception as audit_exc:  # the refusal stands even if its audit row cannot be written
             log.error("could not audit a refusal: %s", type(audit_exc).__name__)
         return None
+
+    def _check_format_and_query(self, request) -> None:
+        """A refused ``?format=`` or query string (422), counted against the caller's limits as every refusal of
+        a request the caller sent is: past them, the answer is 429 like any other request's."""
+        try:
+            if self.format_refused is not None:
+                raise self.format_refused
+            method_name = declared_method(request.method)
+            check_query_params(request, self.query_parameters.get(method_name, frozenset()),
+                               self.blank_query_parameters.get(method_name, frozenset()))
+        except ValidationFailed:
+            limited = self._count_refused(request)
+            if limited is not None:
+                raise limited from None
+            raise
 
     def _count_refused(self, request) -> RateLimited | None:
         """Count a refused request against the caller's limits in a transaction of its own (its own hit rolled

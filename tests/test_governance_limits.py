@@ -122,3 +122,14 @@ def test_requests_refused_as_malformed_count_against_the_limit(world, limits):
                 alice.post(path, invalid).status_code, alice.post(path, invalid).status_code]
     assert statuses == [422, 400, 422, 429], statuses
     assert _get(alice, world).status_code == 429
+
+
+def test_requests_refused_for_their_query_string_count_against_the_limit(world, limits):
+    """An unknown, repeated or empty query parameter, or a ``?format=`` the operation does not offer (422), is a
+    request like any other: it meets the limits, and past them it is 429, not 422."""
+    alice = world.patient(world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/memories"
+    refused = [{"colour": "blue"}, {"format": "xml"}, {"memory_type": ["x", "y"]}, {"colour": "blue"}]
+    statuses = [alice.get(path, params).status_code for params in refused]
+    assert statuses == [422, 422, 422, 429], statuses
+    assert _get(alice, world).status_code == 429
