@@ -223,9 +223,16 @@ class ScopedAPIView(APIView):
         it, once the caller is authenticated), not a missing resource (DRF answers 404).
 
         What almost every agent sends (no ``Accept``, ``*/*`` or the first renderer's own type, no ``?format=``)
-        gets the first renderer without DRF parsing media types: DRF's answer for it is the same."""
+        gets the first renderer without DRF parsing media types: DRF's answer for it is the same. A ``?format=``
+        that names a renderer wins over ``Accept`` (DRF answered ``?format=json`` with ``Accept:
+        application/fhir+json`` 406): the caller said exactly what it wants."""
         renderers = self.get_renderers()
         accept = request.META.get("HTTP_ACCEPT")
+        named = request.GET.get(api_settings.URL_FORMAT_OVERRIDE) if not force else None
+        if named:
+            chosen = next((r for r in renderers if r.format == named), None)
+            if chosen is not None:
+                return chosen, chosen.media_type
         if (not force and renderers and (accept is None or accept in ("*/*", renderers[0].media_type))
                 and api_settings.URL_FORMAT_OVERRIDE not in request.GET
                 and not self.kwargs.get(api_settings.FORMAT_SUFFIX_KWARG)):

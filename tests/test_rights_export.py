@@ -169,6 +169,21 @@ def test_staff_export_and_refusals(world):
 
 
 @pytest.mark.django_db
+def test_the_format_the_caller_names_wins_over_its_accept_header(world):
+    """``?format=json`` with ``Accept: application/fhir+json`` (a client's default header) was 406: the format
+    named in the query is exactly what the caller asked for, and is what it gets, either way round."""
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    path = f"/v1/patients/{world.patient_a}/export"
+    for fmt, accept, media_type in (("json", "application/fhir+json", "application/json"),
+                                    ("fhir", "application/json", "application/fhir+json")):
+        r = me.get(path, {"format": fmt}, headers={"Accept": accept})
+        assert r.status_code == 200, (fmt, r.status_code)
+        assert r["Content-Type"].startswith(media_type), (fmt, r["Content-Type"])
+        body = json.loads(b"".join(r.streaming_content))
+        assert (body.get("resourceType") == "Bundle") is (fmt == "fhir"), fmt
+
+
+@pytest.mark.django_db
 def test_export_is_audited_and_listed_in_the_patients_activity(world):
     me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
     export(me, world.patient_a, "fhir")
