@@ -479,3 +479,41 @@ def test_every_read_names_its_purpose_and_one_the_agent_holds_no_consent_for_is_
     sched = "appointment_scheduling"
     assert {("memory.list", "success", sched), ("memory.search", "success", sched),
             ("memory.proposals", "success", sched), ("memory.list", "denied", "communication")} <= by_agent
+
+
+def test_list_operations_gives_every_operation_past_the_services_first_page(world, live):
+    """list_operations returned the first page the service answers (its newest 100 operations) and dropped the
+    rest without a word: an agent resuming a long workflow never saw the older ones. The sync and the async client
+    follow next_cursor to the oldest."""
+    from core.identity import ACTOR_PATIENT, Identity, identity_context
+    from workflows.models import Operation
+
+    payload = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        wf = api.create_workflow("prior_authorization", world.patient_a)
+        wf = api.checkpoint(wf.workflow_id, models.CheckpointIn(
+            expected_version=wf.version, next_step="submit_prior_authorization",
+            state_patch={"referral_verified": True}))
+        api.request_operation(wf.workflow_id, expected_version=wf.version, kind="submit_prior_authorization",
+                              payload=payload)
+    me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                  actor_kind=ACTOR_PATIENT)
+    with identity_context(me):
+        first = Operation.objects.get(workflow_id=wf.workflow_id)
+        Operation.objects.bulk_create([Operation(
+            organization_id=first.organization_id, patient_id=first.patient_id, purpose=first.purpose,
+            workflow_id=first.workflow_id, kind=first.kind, system=first.system, idempotency_key=f"older-{i}",
+            payload=first.payload, payload_hash=first.payload_hash, status="cancelled",
+            attempt_limit=first.attempt_limit, requested_by=first.requested_by,
+            requested_at_version=first.requested_at_version, completed_at=first.created_at) for i in range(104)])
+
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        ops = api.list_operations(wf.workflow_id)
+    assert len(ops) == 105 and len({op.operation_id for op in ops}) == 105
+    assert first.operation_id in {op.operation_id for op in ops}
+
+    async def read_async():
+        async with AsyncAnamnesisClient(live.url, patient_token(world)) as api:
+            return await api.list_operations(wf.workflow_id)
+
+    assert [op.operation_id for op in anyio.run(read_async)] == [op.operation_id for op in ops]

@@ -387,11 +387,20 @@ export class AnamnesisClient {
     return required(data);
   }
 
+  /** Every operation of the workflow, newest first: the service answers a page at a time, and its pages are
+   * followed through `next_cursor` to the oldest. */
   async listOperations(workflowId: Id): Promise<Operation[]> {
-    const { data } = await this.raw.GET("/v1/workflows/{workflow_id}/operations", {
-      params: { path: { workflow_id: workflowId } },
-    });
-    return required(data).items;
+    const operations: Operation[] = [];
+    let cursor: string | undefined;
+    do {
+      const { data } = await this.raw.GET("/v1/workflows/{workflow_id}/operations", {
+        params: { path: { workflow_id: workflowId }, query: cursor === undefined ? {} : { cursor } },
+      });
+      const page = required(data);
+      operations.push(...page.items);
+      cursor = page.next_cursor || undefined;
+    } while (cursor !== undefined);
+    return operations;
   }
 }
 

@@ -262,3 +262,28 @@ describe("tokens", () => {
     }
   });
 });
+
+describe("lists the service answers a page at a time", () => {
+  test("listOperations follows next_cursor to the oldest operation, not only the newest page", async () => {
+    // listOperations returned the first page (the service's newest 100) and dropped the older operations without
+    // a word. This upstream answers three pages of two, as the service answers pages of `limit`.
+    const cursors: (string | null)[] = [];
+    const pages: Record<string, { items: { operation_id: string }[]; next_cursor: string | null }> = {
+      "": { items: [{ operation_id: "op-6" }, { operation_id: "op-5" }], next_cursor: "c1" },
+      c1: { items: [{ operation_id: "op-4" }, { operation_id: "op-3" }], next_cursor: "c2" },
+      c2: { items: [{ operation_id: "op-2" }, { operation_id: "op-1" }], next_cursor: null },
+    };
+    const upstream = await serve((request, _body, response) => {
+      const cursor = new URL(request.url ?? "/", "http://x").searchParams.get("cursor");
+      cursors.push(cursor);
+      json(response, 200, pages[cursor ?? ""]);
+    });
+    try {
+      const operations = await new AnamnesisClient(upstream.url, "t").listOperations(randomUUID());
+      assert.deepEqual(operations.map((o) => o.operation_id), ["op-6", "op-5", "op-4", "op-3", "op-2", "op-1"]);
+      assert.deepEqual(cursors, [null, "c1", "c2"]);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
