@@ -244,3 +244,24 @@ def test_the_schema_is_made_once_per_format_and_is_the_same_for_every_caller(cli
     assert answers[3]["Content-Type"] == first["Content-Type"]
     assert answers[1].json()["info"]["version"] == first.json()["info"]["version"]
     assert seconds < 0.2, seconds
+
+
+def test_every_field_a_models_answer_always_carries_is_required_in_the_document(tmp_path, world):
+    """A workflow's version and state, a memory's valid_until and review_by, an operation's status and attempts,
+    a consent's expires_at: fields with a model default were published as optional although every answer carries
+    them (null or not), so the generated TypeScript types made `workflow.version` `number | undefined` and a
+    checkpoint needed `workflow.version!`. Each such answer now lists every field it carries as required, and a
+    live answer has them all."""
+    schema = _schema(tmp_path)
+    components = schema["components"]["schemas"]
+    for name in ("WorkflowOut", "OperationOut", "MemoryOut", "ConsentOut", "GrantOut", "SessionOut",
+                 "AuditEventOut", "LifecycleEventOut", "OrganizationOut"):
+        component = components[name]
+        assert sorted(component["required"]) == sorted(component["properties"]), name
+    assert {"state", "version"} <= set(components["WorkflowOut"]["required"])
+    api = world.patient(world.patient_a)
+    workflow = api.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                          "patient_id": str(world.patient_a)}).json()
+    assert set(components["WorkflowOut"]["required"]) == set(workflow)
+    consent = api.post(f"/v1/patients/{world.patient_a}/consents", {"purpose": "communication"}).json()
+    assert set(components["ConsentOut"]["required"]) == set(consent)

@@ -970,20 +970,20 @@ export interface components {
             /** Format: uuid */
             readonly id: string;
             /** Format: date-time */
-            occurred_at?: string;
+            occurred_at: string;
             /** Format: uuid */
-            patient_id?: string | null;
+            patient_id: string | null;
             actor_sub: string;
             actor_kind: string;
-            agent_client_id?: string | null;
+            agent_client_id: string | null;
             /** Format: uuid */
-            on_behalf_of?: string | null;
+            on_behalf_of: string | null;
             action: string;
             resource_type: string;
-            resource_id?: string | null;
-            purpose?: string | null;
+            resource_id: string | null;
+            purpose: string | null;
             outcome: string;
-            reason?: string | null;
+            reason: string | null;
             correlation_id: string;
         };
         BudgetOut: {
@@ -1051,13 +1051,13 @@ export interface components {
             /** Format: date-time */
             granted_at: string;
             /** Format: date-time */
-            revoked_at?: string | null;
+            revoked_at: string | null;
             /** Format: date-time */
-            expires_at?: string | null;
+            expires_at: string | null;
             evidence_ref: string;
             policy_revision: string;
             recorded_by: string;
-            revoked_by?: string | null;
+            revoked_by: string | null;
         };
         /**
          * @description * `granted` - Granted
@@ -1308,12 +1308,12 @@ export interface components {
             actor_sub: string;
             purpose: components["schemas"]["PurposeEnum"];
             /** Format: date-time */
-            expires_at?: string | null;
+            expires_at: string | null;
             /** Format: date-time */
-            revoked_at?: string | null;
+            revoked_at: string | null;
             granted_by: string;
-            revoked_by?: string | null;
-            reason?: string;
+            revoked_by: string | null;
+            reason: string;
             /** Format: date-time */
             readonly created_at: string;
         };
@@ -1368,15 +1368,15 @@ export interface components {
             /** Format: uuid */
             readonly memory_id: string;
             event_type: components["schemas"]["EventTypeEnum"];
-            from_state?: string | null;
+            from_state: string | null;
             to_state: string;
             actor_sub: string;
             reason_code: string;
             policy_revision: string;
-            source_ref?: string;
-            value_digest?: string | null;
+            source_ref: string;
+            value_digest: string | null;
             /** Format: date-time */
-            occurred_at?: string;
+            occurred_at: string;
         };
         /**
          * @description * `working` - Working
@@ -1438,7 +1438,7 @@ export interface components {
             patient_id: string;
             memory_class: components["schemas"]["MemoryClassEnum"];
             memory_type: string;
-            type_version?: number;
+            type_version: number;
             attribute: string;
             readonly fact: {
                 [key: string]: unknown;
@@ -1446,7 +1446,7 @@ export interface components {
             readonly text: string | null;
             state: components["schemas"]["StateEnum"];
             source: components["schemas"]["MemoryOutSourceEnum"];
-            source_ref?: string;
+            source_ref: string;
             /** Format: double */
             confidence: number;
             policy_revision: string;
@@ -1456,18 +1456,18 @@ export interface components {
             /** Format: date-time */
             valid_from: string;
             /** Format: date-time */
-            valid_until?: string | null;
+            valid_until: string | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
-            review_by?: string | null;
+            review_by: string | null;
             /** Format: uuid */
             superseded_by: string | null;
             readonly guardrails: {
                 [key: string]: unknown;
             };
             created_by: string;
-            agent_client_id?: string | null;
+            agent_client_id: string | null;
             /** Format: date-time */
             readonly created_at: string;
         };
@@ -1653,21 +1653,21 @@ export interface components {
             readonly workflow_id: string;
             kind: string;
             system: string;
-            status?: components["schemas"]["OperationOutStatusEnum"];
+            status: components["schemas"]["OperationOutStatusEnum"];
             idempotency_key: string;
             payload_hash: string;
-            attempts?: number;
+            attempts: number;
             attempt_limit: number;
             /** Format: date-time */
-            next_attempt_at?: string | null;
-            last_error_code?: string | null;
-            result?: unknown;
+            next_attempt_at: string | null;
+            last_error_code: string | null;
+            result: unknown;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
             /** Format: date-time */
-            completed_at?: string | null;
+            completed_at: string | null;
         };
         /**
          * @description * `pending` - Pending: not yet sent, or known not to have arrived
@@ -1711,9 +1711,9 @@ export interface components {
         OrganizationOut: {
             /** Format: uuid */
             id: string;
-            name?: string;
-            trusted_issuers?: string[];
-            administrator?: boolean;
+            name: string;
+            trusted_issuers: string[];
+            administrator: boolean;
             /** Format: date-time */
             readonly created_at: string;
         };
@@ -1966,10 +1966,10 @@ export interface components {
             /** Format: uuid */
             patient_id: string;
             purpose: components["schemas"]["PurposeEnum"];
-            status?: components["schemas"]["SessionOutStatusEnum"];
-            turn_count?: number;
+            status: components["schemas"]["SessionOutStatusEnum"];
+            turn_count: number;
             /** Format: date-time */
-            created_at?: string;
+            created_at: string;
             /** Format: date-time */
             last_activity_at: string;
             /** Format: date-time */
@@ -1978,7 +1978,7 @@ export interface components {
             absolute_expires_at: string;
             readonly idle_timeout_seconds: number;
             /** Format: date-time */
-            ended_at?: string | null;
+            ended_at: string | null;
         };
         /**
          * @description * `active` - Active
@@ -2196,9 +2196,9 @@ export interface components {
             workflow_type: string;
             purpose: components["schemas"]["PurposeEnum"];
             current_step: string;
-            state?: unknown;
+            state: unknown;
             /** Format: int64 */
-            version?: number;
+            version: number;
             readonly allowed_next_steps: string[];
             readonly terminal: boolean;
             readonly pending_operations: components["schemas"]["OperationOut"][];
