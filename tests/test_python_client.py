@@ -438,6 +438,7 @@ def test_an_agents_export_and_what_the_server_refuses_before_the_application_hav
     (403, "agent_cannot_export", "AgentCannotExport", errors.ForbiddenError),
     (408, "request_timeout", "RequestTimeout", errors.AnamnesisError),
     (411, "length_required", "LengthRequired", errors.AnamnesisError),
+    (409, "not_quarantined", "NotQuarantined", errors.ConflictError),
 ])
 def test_documented_problem_codes_have_their_own_class_in_their_family(status, code, cls, family):
     """A caller catches the precise refusal (a consent that already exists) or its family (any conflict)."""

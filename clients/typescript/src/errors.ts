@@ -213,6 +213,12 @@ export class NotCorrectable extends ConflictError {
   static override readonly status: number = 409;
 }
 
+/** Only a quarantined memory is released (staff). */
+export class NotQuarantined extends ConflictError {
+  static override readonly code: string = "not_quarantined";
+  static override readonly status: number = 409;
+}
+
 export class SessionAlreadyEnded extends ConflictError {
   static override readonly code: string = "session_already_ended";
   static override readonly status: number = 409;
@@ -430,8 +436,8 @@ const ALL: ErrorClass[] = [
   PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound,
   MethodNotAllowed, NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition,
   OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
-  OperationNotRetryable, NotProposed, ProposalPending, NotCorrectable, SessionAlreadyEnded, TooManySessions,
-  TurnLimitReached,
+  OperationNotRetryable, NotProposed, ProposalPending, NotCorrectable, NotQuarantined, SessionAlreadyEnded,
+  TooManySessions, TurnLimitReached,
   SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout,
   LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,

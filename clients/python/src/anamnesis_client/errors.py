@@ -193,6 +193,13 @@ class NotCorrectable(ConflictError):
     status = 409
 
 
+class NotQuarantined(ConflictError):
+    """Only a quarantined memory is released (staff)."""
+
+    code = "not_quarantined"
+    status = 409
+
+
 class SessionAlreadyEnded(ConflictError):
     code = "session_already_ended"
     status = 409
@@ -470,6 +477,7 @@ __all__ = [
     "NotProposed",
     "ProposalPending",
     "NotCorrectable",
+    "NotQuarantined",
     "SessionAlreadyEnded",
     "TooManySessions",
     "TurnLimitReached",
