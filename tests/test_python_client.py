@@ -518,3 +518,29 @@ def test_list_operations_gives_every_operation_past_the_services_first_page(worl
             return await api.list_operations(wf.workflow_id)
 
     assert [op.operation_id for op in anyio.run(read_async)] == [op.operation_id for op in ops]
+
+
+def test_an_id_that_is_no_identifier_is_refused_before_anything_is_sent(world, live):
+    """Ids went into the request path as given, and httpx resolves dot segments and drops a fragment: a memory id
+    '../consents/<id>/revoke#' given to confirm_memory revoked the patient's consent (then failed as a pydantic
+    error), a workflow id '../patients/<id>/consents' read her consents, 'x?purpose=...' added a query. A path
+    segment that is no identifier now raises ValueError, and nothing reaches the service."""
+    cid = world.consent(world.patient_a)
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        for call in (lambda: api.confirm_memory(world.patient_a, f"../consents/{cid}/revoke#"),
+                     lambda: api.get_workflow(f"../patients/{world.patient_a}/consents"),
+                     lambda: api.get_memory(world.patient_a, "x?purpose=care_coordination"),
+                     lambda: api.end_session("")):
+            with pytest.raises(ValueError, match="not an identifier"):
+                call()
+        [consent] = api._run(Call("GET", f"/v1/patients/{world.patient_a}/consents"))["items"]
+        assert consent["status"] == "granted"
+        workflow = api.create_workflow("appointment_booking", world.patient_a)
+        assert api.get_workflow(str(workflow.workflow_id).upper()).workflow_id == workflow.workflow_id
+
+    async def read_async():
+        async with AsyncAnamnesisClient(live.url, patient_token(world)) as api:
+            with pytest.raises(ValueError, match="not an identifier"):
+                await api.confirm_memory(world.patient_a, f"../consents/{cid}/revoke#")
+
+    anyio.run(read_async)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import random
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -75,6 +76,18 @@ class Call:
     unwrap: str | None = None  # a list under this key, each item a `model`
     paged: bool = False  # a list read a page at a time: its pages are followed through next_cursor to the end
     headers: dict[str, str] = field(default_factory=dict)
+
+
+# What a segment of one of our paths is made of: the path's own words, ids (UUIDs), a turn's number, a type's name.
+_PATH_SEGMENT = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _check_path(path: str) -> None:
+    """Refuses a path an id passed to a method has changed: "../grants/<id>/revoke" as a memory id was sent to
+    another operation (httpx resolves dot segments), "x?y" added a query. Nothing is sent."""
+    segments = path.split("/")
+    if segments[0] != "" or not all(_PATH_SEGMENT.fullmatch(s) for s in segments[1:]):
+        raise ValueError(f"not an identifier in the request path {path!r}: ids are UUIDs")
 
 
 def _params(**kwargs) -> dict[str, Any]:
@@ -238,6 +251,7 @@ class _Base(_Operations):
         self.user_agent = user_agent
 
     def _prepare(self, call: Call) -> tuple[dict[str, str], str | None]:
+        _check_path(call.path)
         key = call.idempotency_key or (str(uuid.uuid4()) if call.creating else None)
         headers = {"Accept": "application/json", "User-Agent": self.user_agent, **call.headers}
         if key:
