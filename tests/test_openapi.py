@@ -265,3 +265,26 @@ def test_every_field_a_models_answer_always_carries_is_required_in_the_document(
     assert set(components["WorkflowOut"]["required"]) == set(workflow)
     consent = api.post(f"/v1/patients/{world.patient_a}/consents", {"purpose": "communication"}).json()
     assert set(components["ConsentOut"]["required"]) == set(consent)
+
+
+def test_every_answer_with_a_body_says_what_the_body_is(tmp_path, world):
+    """The export's 200 and the FHIR import's 201 and 200 were published with no content at all, so a client
+    generated from the document had no type for them and a validator could not check them: the export is JSON or
+    a FHIR Bundle (application/fhir+json), the import answers the memory it stored (`FhirImported`)."""
+    schema = _schema(tmp_path)
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            for status, response in operation["responses"].items():
+                if status.startswith("2") and status != "204":
+                    assert response.get("content"), f"{method.upper()} {path} {status}"
+    export = schema["paths"]["/v1/patients/{patient_id}/export"]["get"]["responses"]["200"]["content"]
+    assert set(export) == {"application/json", "application/fhir+json"}
+    imported = schema["paths"]["/v1/patients/{patient_id}/fhir-import"]["post"]["responses"]
+    assert {imported[s]["content"]["application/json"]["schema"]["$ref"] for s in ("200", "201")} == {
+        "#/components/schemas/FhirImported"}
+    assert schema["components"]["schemas"]["FhirImported"]["properties"]["memory"]["$ref"].endswith("/MemoryOut")
+    api = world.patient(world.patient_a, scope="export:read")
+    for fmt, media_type in (("json", "application/json"), ("fhir", "application/fhir+json")):
+        r = api.get(f"/v1/patients/{world.patient_a}/export", {"format": fmt})
+        assert r.status_code == 200 and r["Content-Type"].split(";")[0] in export and \
+            r["Content-Type"].startswith(media_type)

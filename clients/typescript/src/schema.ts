@@ -1266,6 +1266,18 @@ export interface components {
              */
             review_by: string;
         };
+        FhirImported: {
+            /** Format: uuid */
+            memory_id: string;
+            status: components["schemas"]["FhirImportedStatusEnum"];
+            memory: components["schemas"]["MemoryOut"];
+        };
+        /**
+         * @description * `stored` - stored
+         *     * `already_imported` - already_imported
+         * @enum {string}
+         */
+        FhirImportedStatusEnum: "stored" | "already_imported";
         FlagOut: {
             /** @description e.g. medication_anticoagulant, urgent_symptom: a code, never text */
             category: string;
@@ -5960,12 +5972,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The export (JSON sections, or a FHIR Bundle) */
+            /** @description The export: JSON sections (format=json, the default), or an HL7 FHIR R4 collection Bundle (format=fhir, or Accept: application/fhir+json) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                    "application/fhir+json": {
+                        [key: string]: unknown;
+                    };
+                };
             };
             /** @description Malformed request (bad JSON or Content-Length) */
             400: {
@@ -6088,7 +6107,9 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["FhirImported"];
+                };
             };
             /** @description Imported */
             201: {
@@ -6097,7 +6118,9 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["FhirImported"];
+                };
             };
             /** @description Malformed request (bad JSON or Content-Length) */
             400: {
