@@ -288,3 +288,32 @@ def test_every_answer_with_a_body_says_what_the_body_is(tmp_path, world):
         r = api.get(f"/v1/patients/{world.patient_a}/export", {"format": fmt})
         assert r.status_code == 200 and r["Content-Type"].split(";")[0] in export and \
             r["Content-Type"].startswith(media_type)
+
+
+def test_a_workflow_state_patch_is_published_as_the_api_takes_it(tmp_path, world):
+    """A state patch takes null for a value and at most 20 values, but the document said neither: `nullable` sat
+    beside a `oneOf` without a `type`, which OpenAPI 3.0 ignores, so a validator refused {"k": null}, and 21
+    values were valid by the document but 422 at the API (and passed the checkpoint_workflow tool's own check)."""
+    from openapi_schema_validator import OAS30Validator
+
+    from agents_mcp.server import argument_errors
+
+    schema = _schema(tmp_path)
+    components = schema["components"]["schemas"]
+    api = world.patient(world.patient_a)
+    workflow = api.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                          "patient_id": str(world.patient_a)}).json()
+    many = {f"k{i}": i for i in range(21)}
+    for component, field in (("CheckpointInRequest", "state_patch"), ("WorkflowCreateInRequest", "state")):
+        validator = OAS30Validator({**components[component]["properties"][field], "components": components})
+        assert validator.is_valid({"note": None, "n": 1, "ok": True, "s": "x"}), component
+        assert not validator.is_valid(many), component
+    body = {"expected_version": 1, "next_step": "propose_slots"}
+    r = api.post(f"/v1/workflows/{workflow['workflow_id']}/checkpoint", {**body, "state_patch": many})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "state_patch"
+    assert argument_errors("checkpoint_workflow", {**body, "workflow_id": workflow["workflow_id"],
+                                                   "state_patch": many})
+    assert not argument_errors("checkpoint_workflow", {**body, "workflow_id": workflow["workflow_id"],
+                                                       "state_patch": {"note": None}})
+    r = api.post(f"/v1/workflows/{workflow['workflow_id']}/checkpoint", {**body, "state_patch": {"note": None}})
+    assert r.status_code == 200, r.content

@@ -19,6 +19,7 @@ from core import serializers as core_serializers
 from core.access import require_staff
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed, cursor_checked
+from core.schema import NULL_ONLY
 from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
 from workflows import selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
@@ -156,8 +157,12 @@ def _workflow_body(identity, workflow: Workflow) -> dict:
 
 
 # --- inputs for workflows ----------------------------------------------------------------------------------
-@extend_schema_field({"oneOf": [{"type": "string", "maxLength": 1000}, {"type": "number"},
-                                 {"type": "boolean"}], "nullable": True})
+# OpenAPI 3.0 reads `nullable` only beside a `type`: null, which a patch takes, is a branch of its own.
+SCALAR_VALUE = {"oneOf": [{"type": "string", "maxLength": 1000}, {"type": "number"}, {"type": "boolean"},
+                          NULL_ONLY]}
+
+
+@extend_schema_field(SCALAR_VALUE)
 class ScalarValue(serializers.Field):
     def to_internal_value(self, data):
         if data is None or isinstance(data, bool | int | float):
@@ -172,6 +177,9 @@ class ScalarValue(serializers.Field):
         return value
 
 
+@extend_schema_field({"type": "object", "maxProperties": 20, "additionalProperties": SCALAR_VALUE,
+                      "description": "At most 20 values (a string, number, boolean or null), under keys of 1 to 64 "
+                                     "characters"})
 class StatePatch(serializers.DictField):
     child = ScalarValue(allow_null=True)
 

@@ -1016,8 +1016,9 @@ export interface components {
         CheckpointInRequest: {
             expected_version: number;
             next_step: string;
+            /** @description At most 20 values (a string, number, boolean or null), under keys of 1 to 64 characters */
             state_patch?: {
-                [key: string]: (string | number | boolean) | null;
+                [key: string]: string | number | boolean | (never | null);
             };
             /** @description An operation to queue in the same transaction as this step (the outbox): allowed when the new step is one at which its kind may be requested. */
             request_operation?: components["schemas"]["OperationRequestInRequest"];
@@ -2187,8 +2188,9 @@ export interface components {
             workflow_type: components["schemas"]["WorkflowTypeEnum"];
             /** Format: uuid */
             patient_id: string;
+            /** @description At most 20 values (a string, number, boolean or null), under keys of 1 to 64 characters */
             state?: {
-                [key: string]: (string | number | boolean) | null;
+                [key: string]: string | number | boolean | (never | null);
             };
         };
         WorkflowOperationList: {
