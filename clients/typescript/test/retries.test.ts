@@ -287,3 +287,31 @@ describe("lists the service answers a page at a time", () => {
     }
   });
 });
+
+describe("ids in the request path", () => {
+  test("an id that is no identifier is refused before anything is sent", async () => {
+    // openapi-fetch sends "<id>/operations" as "<id>%2Foperations", which the service decodes back into a path:
+    // getWorkflow read the workflow's operations, getMemory(p, "m/history") the memory's history.
+    const seen: string[] = [];
+    const upstream = await serve((request, _body, response) => {
+      seen.push(request.url ?? "");
+      json(response, 200, { items: [] });
+    });
+    try {
+      const api = new AnamnesisClient(`${upstream.url}/base.v1`, "t");
+      const workflow = randomUUID();
+      for (const call of [() => api.getWorkflow(`${workflow}/operations`),
+                          () => api.getMemory(randomUUID(), `${randomUUID()}/history`),
+                          () => api.confirmMemory(randomUUID(), `../consents/${randomUUID()}/revoke#`),
+                          () => api.getWorkflow("..")]) {
+        await assert.rejects(call(), (error: unknown) => error instanceof TypeError &&
+          /not an identifier/.test(error.message));
+      }
+      assert.deepEqual(seen, []);
+      await api.listOperations(workflow); // a prefix of the base URL's own is no id
+      assert.deepEqual(seen, [`/base.v1/v1/workflows/${workflow}/operations`]);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
