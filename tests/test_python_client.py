@@ -544,3 +544,22 @@ def test_an_id_that_is_no_identifier_is_refused_before_anything_is_sent(world, l
                 await api.confirm_memory(world.patient_a, f"../consents/{cid}/revoke#")
 
     anyio.run(read_async)
+
+
+def test_proposing_from_a_turn_that_is_not_the_patients_is_a_validation_error_as_the_api_answers_it(world, live):
+    """The API answers 422 not_a_patient_statement (and 422 purpose_not_supported), but the client's classes said
+    403 and put the first among the ForbiddenErrors, the second in no family: a caller catching ValidationError
+    for the 422s it can correct missed both, and one catching ForbiddenError took a 422 for a refusal."""
+    world.consent(world.patient_a)
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        state = api.start_session(world.patient_a, "appointment_scheduling")
+        sid = state.session.session_id
+        api.add_turn(sid, "I can't do mornings.")
+        api.add_turn(sid, "Noted: afternoons only.", role="assistant")
+        with pytest.raises(errors.NotAPatientStatement) as refused:
+            api.propose_from_turn(sid, 2)
+    assert refused.value.status == 422 and isinstance(refused.value, errors.ValidationError)
+    assert not isinstance(refused.value, errors.ForbiddenError)
+    for code in ("not_a_patient_statement", "purpose_not_supported"):
+        error = errors.error_from_problem(422, {"code": code})
+        assert isinstance(error, errors.ValidationError) and type(error).status == 422, code

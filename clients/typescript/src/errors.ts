@@ -125,12 +125,13 @@ export class StaffOnly extends ForbiddenError {
   static override readonly status: number = 403;
 }
 
-export class NotAPatientStatement extends ForbiddenError {
+/** Only a patient's own turn is proposed from (422, as the API answers it). */
+export class NotAPatientStatement extends ValidationError {
   static override readonly code: string = "not_a_patient_statement";
-  static override readonly status: number = 403;
+  static override readonly status: number = 422;
 }
 
-export class PurposeNotSupported extends AnamnesisError {
+export class PurposeNotSupported extends ValidationError {
   static override readonly code: string = "purpose_not_supported";
   static override readonly status: number = 422;
 }

@@ -103,12 +103,14 @@ class StaffOnly(ForbiddenError):
     status = 403
 
 
-class NotAPatientStatement(ForbiddenError):
+class NotAPatientStatement(ValidationError):
+    """Only a patient's own turn is proposed from (422, as the API answers it)."""
+
     code = "not_a_patient_statement"
-    status = 403
+    status = 422
 
 
-class PurposeNotSupported(AnamnesisError):
+class PurposeNotSupported(ValidationError):
     code = "purpose_not_supported"
     status = 422
 
