@@ -317,3 +317,18 @@ def test_a_workflow_state_patch_is_published_as_the_api_takes_it(tmp_path, world
                                                        "state_patch": {"note": None}})
     r = api.post(f"/v1/workflows/{workflow['workflow_id']}/checkpoint", {**body, "state_patch": {"note": None}})
     assert r.status_code == 200, r.content
+
+
+def test_each_operation_payload_says_which_kind_it_goes_with(tmp_path):
+    """An operation's kind and payload are two fields and the payload is one of two shapes; neither shape said
+    which kind it belongs to ("Refuses fields it does not declare." was all), so an agent reading the
+    request_operation tool guessed and learned from a 422 naming the fields its guess had wrong."""
+    from agents_mcp.tools import input_schema
+
+    components = _schema(tmp_path)["components"]["schemas"]
+    for component, kind in (("PriorAuthorizationPayloadRequest", "submit_prior_authorization"),
+                            ("AppointmentBookingPayloadRequest", "book_appointment")):
+        assert kind in components[component]["description"], component
+    branches = input_schema("request_operation")["properties"]["payload"]["oneOf"]
+    assert sorted(kind for branch in branches for kind in ("submit_prior_authorization", "book_appointment")
+                  if kind in branch["description"]) == ["book_appointment", "submit_prior_authorization"]

@@ -32,6 +32,8 @@ _ID = r"^[A-Za-z0-9._:\-]{1,64}$"
 
 # --- operation payloads: typed per kind, codes and references only (no free text) ----------------------------
 class PriorAuthorizationPayload(StrictSerializer):
+    """The payload of kind submit_prior_authorization (refuses fields it does not declare)."""
+
     referral_id = serializers.RegexField(_ID)
     diagnosis_code = serializers.RegexField(r"^[A-TV-Z][0-9][0-9A-Z](\.[0-9A-Z]{1,4})?$",
                                             error_messages={"invalid": "an ICD-10 code, e.g. E11.9"})
@@ -40,6 +42,8 @@ class PriorAuthorizationPayload(StrictSerializer):
 
 
 class AppointmentBookingPayload(StrictSerializer):
+    """The payload of kind book_appointment (refuses fields it does not declare)."""
+
     slot_id = serializers.RegexField(_ID, help_text="a slot offered by the scheduling system")
     appointment_type = serializers.RegexField(r"^[a-z_]{1,40}$")
 

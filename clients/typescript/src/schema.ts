@@ -939,7 +939,7 @@ export interface components {
          * @enum {string}
          */
         ActionEnum: "wait_for_operation" | "wait_for_reconciliation" | "staff_reconciliation" | "request_operation" | "checkpoint" | "undo_at_outside_system" | "none";
-        /** @description Refuses fields it does not declare. */
+        /** @description The payload of kind book_appointment (refuses fields it does not declare). */
         AppointmentBookingPayloadRequest: {
             /** @description a slot offered by the scheduling system */
             slot_id: string;
@@ -1767,7 +1767,7 @@ export interface components {
             birth_date: string | null;
             identifiers: components["schemas"]["Identifier"][];
         };
-        /** @description Refuses fields it does not declare. */
+        /** @description The payload of kind submit_prior_authorization (refuses fields it does not declare). */
         PriorAuthorizationPayloadRequest: {
             referral_id: string;
             diagnosis_code: string;
