@@ -332,3 +332,23 @@ def test_each_operation_payload_says_which_kind_it_goes_with(tmp_path):
     branches = input_schema("request_operation")["properties"]["payload"]["oneOf"]
     assert sorted(kind for branch in branches for kind in ("submit_prior_authorization", "book_appointment")
                   if kind in branch["description"]) == ["book_appointment", "submit_prior_authorization"]
+
+
+def test_a_memory_writes_status_is_published_as_its_closed_set(tmp_path, world):
+    """A memory write answers status stored, proposed or already_proposed, but the document published any
+    string, so a generated client could not tell an agent's proposal from a stored fact by type."""
+    from tests.conftest import memory_body
+    from tests.support import PATIENT_SCOPES, Api
+
+    status = _schema(tmp_path)["components"]["schemas"]["MemoryStored"]["properties"]["status"]
+    (ref,) = [s["$ref"] for s in status["allOf"]]
+    published = _schema(tmp_path)["components"]["schemas"][ref.rsplit("/", 1)[-1]]["enum"]
+    assert sorted(published) == ["already_proposed", "proposed", "stored"]
+    cid = world.consent(world.patient_a)
+    url = f"/v1/patients/{world.patient_a}/memories"
+    agent = Api(world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=PATIENT_SCOPES,
+                            act={"sub": "scheduling-agent"}))
+    seen = [agent.post(url, memory_body(cid, "latest_time", "16:00")).json()["status"],
+            agent.post(url, memory_body(cid, "latest_time", "16:00")).json()["status"],
+            world.patient(world.patient_a).post(url, memory_body(cid)).json()["status"]]
+    assert seen == ["proposed", "already_proposed", "stored"]

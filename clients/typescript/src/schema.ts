@@ -1495,10 +1495,23 @@ export interface components {
         MemoryStored: {
             /** Format: uuid */
             memory_id: string;
-            /** @description stored, proposed (an agent's write), or already_proposed (200: the agent's identical proposal still waiting; nothing new written) */
-            status: string;
+            /**
+             * @description stored, proposed (an agent's write), or already_proposed (200: the agent's identical proposal still waiting; nothing new written)
+             *
+             *     * `stored` - stored
+             *     * `proposed` - proposed
+             *     * `already_proposed` - already_proposed
+             */
+            status: components["schemas"]["MemoryStoredStatusEnum"];
             memory: components["schemas"]["MemoryOut"];
         };
+        /**
+         * @description * `stored` - stored
+         *     * `proposed` - proposed
+         *     * `already_proposed` - already_proposed
+         * @enum {string}
+         */
+        MemoryStoredStatusEnum: "stored" | "proposed" | "already_proposed";
         /**
          * @description A type definition. Checked as a whole by memory.types.definition_check (closed schema, template fields,
          *     supersession fields); DRF only checks the shape of each field.
