@@ -410,16 +410,24 @@ _argument_validators: dict[str, Draft202012Validator] = {}
 # Ids are checked as the schema's ``format: uuid`` says (a malformed one named, not a 404 from the operation's path);
 # date-times are left to the operation, which takes more ISO 8601 forms than RFC 3339.
 _FORMATS = FormatChecker(formats=("uuid",))
+# A value of the right type that is out of its range, too long, blank or not one of a closed set is left to the
+# operation, which refuses it with the REST API's own code (max_length, blank, max_value, invalid_choice, ...):
+# checked here, the same mistake was errors[].code "invalid" over MCP only.
+_LEFT_TO_THE_OPERATION = frozenset({"enum", "maxLength", "minLength", "maximum", "minimum", "exclusiveMaximum",
+                                    "exclusiveMinimum"})
 
 
-def argument_errors(name: str, arguments: dict) -> list[dict]:
-    """The arguments checked against the tool's published input schema (the REST operation checks them again)."""
+def argument_errors(name: str, arguments: dict, *, leaving: frozenset[str] = frozenset()) -> list[dict]:
+    """The arguments checked against the tool's published input schema (the REST operation checks them again),
+    but for the rules (JSON Schema keywords) in ``leaving``."""
     validator = _argument_validators.get(name)
     if validator is None:
         validator = _argument_validators[name] = Draft202012Validator(input_schema(name), format_checker=_FORMATS)
     errors = []
     for error in validator.iter_errors(arguments):
         at = ".".join(str(part) for part in error.absolute_path)
+        if error.validator in leaving:
+            continue
         if error.validator == "required":
             errors += [{"field": f"{at}.{field}" if at else field, "message": "This field is required.",
                         "code": "required"} for field in error.validator_value if field not in error.instance]
@@ -459,7 +467,7 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
     spec = TOOLS_BY_NAME.get(name)
     if spec is None:
         return False, _error_problem(ValidationFailed(f"unknown tool {name}", code="unknown_tool"))
-    invalid = argument_errors(name, arguments)
+    invalid = argument_errors(name, arguments, leaving=_LEFT_TO_THE_OPERATION)
     if invalid:
         return False, _error_problem(ValidationFailed(errors=invalid))
     missing = [a for a in spec.also_required if arguments.get(a) in (None, "")]

@@ -151,7 +151,7 @@ def _or_null(schema: dict) -> dict:
     """The schema with ``null`` as one more value it takes."""
     if isinstance(schema.get("type"), str):
         out = {**schema, "type": [schema["type"], "null"]}
-        if "enum" in out:
+        if "enum" in out and None not in out["enum"]:
             out["enum"] = [*out["enum"], None]
         return out
     return {"anyOf": [schema, {"type": "null"}]}

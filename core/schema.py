@@ -11,7 +11,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter
 
 from core.permissions import required_scopes_for
-from core.serializers import StrictSerializer
+from core.serializers import ModelOutSerializer, StrictSerializer
 
 PROBLEM_SCHEMA = {
     "type": "object",
@@ -121,6 +121,10 @@ class ScopedAutoSchema(AutoSchema):
         schema = super()._map_serializer(serializer, direction, bypass_extensions)
         if direction == "request" and isinstance(serializer, StrictSerializer) and schema.get("type") == "object":
             schema["additionalProperties"] = False
+        if direction == "response" and isinstance(serializer, ModelOutSerializer) and schema.get("properties"):
+            # A model's answer carries every field it declares, null or not: one with a model default (a
+            # workflow's version and state, a memory's valid_until) is not left out, so clients may rely on it.
+            schema["required"] = sorted(schema["properties"])
         return schema
 
 

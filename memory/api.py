@@ -52,8 +52,9 @@ class MemoryOut(ModelOutSerializer):
 
 MEMORY_STORED = inline_serializer("MemoryStored", {
     "memory_id": serializers.UUIDField(),
-    "status": serializers.CharField(help_text="stored, proposed (an agent's write), or already_proposed (200: the "
-                                              "agent's identical proposal still waiting; nothing new written)"),
+    "status": serializers.ChoiceField(choices=["stored", "proposed", "already_proposed"],
+                                      help_text="stored, proposed (an agent's write), or already_proposed (200: the "
+                                                "agent's identical proposal still waiting; nothing new written)"),
     "memory": MemoryOut()})
 
 

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import StreamingHttpResponse
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -22,6 +23,7 @@ from core.errors import Forbidden, NoConsentOrAccess
 from core.identity import Identity
 from core.serializers import DateTimeIn, StrictSerializer
 from core.vocabulary import PURPOSES
+from memory.api import MemoryOut
 from rights import export, fhir, importing
 from rights.streaming import stream_in_identity
 
@@ -120,6 +122,10 @@ def patient_export_stream(*, identity: Identity, patient_id: uuid.UUID, fmt: str
     return stream_in_identity(identity, produce)
 
 
+EXPORTED = ("The export: JSON sections (format=json, the default), or an HL7 FHIR R4 collection Bundle "
+            "(format=fhir, or Accept: application/fhir+json)")
+
+
 class PatientExportView(ScopedAPIView):
     """A copy of everything held about the patient (right of access, portability), streamed.
 
@@ -137,7 +143,9 @@ class PatientExportView(ScopedAPIView):
                    parameters=[OpenApiParameter("format", str, enum=["json", "fhir"], required=False),
                                purpose_of_use.purpose_parameter(
                                    "The export holds what the caller may see; the purpose is recorded.")],
-                   responses={200: OpenApiResponse(description="The export (JSON sections, or a FHIR Bundle)")})
+                   responses={
+                       (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description=EXPORTED),
+                       (200, "application/fhir+json"): OpenApiResponse(OpenApiTypes.OBJECT, description=EXPORTED)})
     def get(self, request, patient_id):
         purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
         _require_access(self.identity, patient_id)
@@ -155,6 +163,12 @@ class FhirImportIn(StrictSerializer):
     review_by = DateTimeIn(help_text="When the care team reviews the imported fact")
 
 
+FHIR_IMPORTED = inline_serializer("FhirImported", {
+    "memory_id": serializers.UUIDField(),
+    "status": serializers.ChoiceField(choices=["stored", "already_imported"]),
+    "memory": MemoryOut()})
+
+
 class PatientFhirImportView(ScopedAPIView):
     """Staff import care context from the EHR: one FHIR ``AllergyIntolerance`` or ``MedicationStatement``.
 
@@ -167,8 +181,9 @@ class PatientFhirImportView(ScopedAPIView):
     resource_type = "memory"
 
     @extend_schema(operation_id="patient_fhir_import", request=FhirImportIn,
-                   responses={201: OpenApiResponse(description="Imported"),
-                              200: OpenApiResponse(description="Already imported (same resource version)")})
+                   responses={201: OpenApiResponse(FHIR_IMPORTED, description="Imported"),
+                              200: OpenApiResponse(FHIR_IMPORTED,
+                                                   description="Already imported (same resource version)")})
     def post(self, request, patient_id):
         # Access first: an outsider learns nothing from how the body would have been judged.
         if not may_access(patient_id=patient_id, purpose=importing.CARE_PURPOSE):

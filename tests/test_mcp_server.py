@@ -536,7 +536,7 @@ def test_bad_arguments_are_validation_errors_not_crashes(world, live):
     ("search_memories", {"patient_id": "PATIENT", "q": ["morning", "evening"]}, "q", "invalid"),
     ("search_memories", {"patient_id": "PATIENT", "q": {"a": 1}}, "q", "invalid"),
     ("search_memories", {"patient_id": "PATIENT", "q": "morning", "limit": "5"}, "limit", "invalid"),
-    ("list_memories", {"patient_id": "PATIENT", "consent_purpose": "marketing"}, "consent_purpose", "invalid"),
+    ("list_memories", {"patient_id": "PATIENT", "consent_purpose": "marketing"}, "consent_purpose", "invalid_choice"),
     ("list_memories", {"patient_id": "PATIENT", "patient": "x"}, "patient", "unknown_field"),
     ("request_operation", {"workflow_id": "00000000-0000-4000-8000-000000000001", "kind": "book_appointment",
                            "payload": {"slot_id": "A1", "appointment_type": "x"}, "expected_version": 1,
@@ -843,3 +843,37 @@ def test_every_read_tool_takes_the_purpose_of_use():
         prop = input_schema(name)["properties"]["purpose"]
         assert set(prop["enum"]) >= {"appointment_scheduling", "communication"}, name
         assert name == "get_context_pack" or "purpose_of_use claim" in prop["description"], name
+
+
+def test_a_value_out_of_its_range_has_the_rest_apis_code_over_mcp_too(world, live):
+    """The tool's own argument check answered every value of the right type that broke a rule with errors[].code
+    "invalid", where the REST operation says which rule: q too long (max_length) or empty (blank), a limit over
+    its maximum (max_value), a purpose not in its closed set (invalid_choice). Such values go to the operation,
+    so the same mistake has the same code over REST and MCP."""
+    token = patient_token(world)
+    api = world.patient(world.patient_a)
+    search = f"/v1/patients/{world.patient_a}/memories/search"
+    some_id = "00000000-0000-4000-8000-000000000001"
+    cases = [
+        ("search_memories", {"q": "x" * 501}, lambda: api.get(search, {"q": "x" * 501})),
+        ("search_memories", {"q": ""}, lambda: api.get(search, {"q": ""})),
+        ("search_memories", {"q": "when?", "limit": 21}, lambda: api.get(search, {"q": "when?", "limit": 21})),
+        ("search_memories", {"q": "when?", "memory_class": "nope"},
+         lambda: api.get(search, {"q": "when?", "memory_class": "nope"})),
+        ("start_session", {"purpose": "marketing"},
+         lambda: api.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "marketing"})),
+        ("get_context_pack", {"question": "", "purpose": "appointment_scheduling"},
+         lambda: api.post(f"/v1/patients/{world.patient_a}/context",
+                          {"question": "", "purpose": "appointment_scheduling"})),
+        ("checkpoint_workflow", {"workflow_id": some_id, "expected_version": 0, "next_step": "propose_slots"},
+         lambda: api.post(f"/v1/workflows/{some_id}/checkpoint",
+                          {"expected_version": 0, "next_step": "propose_slots"})),
+        ("get_session_context", {"session_id": some_id, "max_tokens": 100},
+         lambda: api.get(f"/v1/sessions/{some_id}/context", {"max_tokens": 100})),
+    ]
+    for name, arguments, rest in cases:
+        r = rest()
+        assert r.status_code == 422, (name, r.content)
+        expected = [(e["field"], e["code"]) for e in r.json()["errors"]]
+        problem = refused(call(live, token, name, arguments), "validation_error")
+        assert [(e["field"], e["code"]) for e in problem["errors"]] == expected, (name, arguments)

@@ -244,3 +244,111 @@ def test_the_schema_is_made_once_per_format_and_is_the_same_for_every_caller(cli
     assert answers[3]["Content-Type"] == first["Content-Type"]
     assert answers[1].json()["info"]["version"] == first.json()["info"]["version"]
     assert seconds < 0.2, seconds
+
+
+def test_every_field_a_models_answer_always_carries_is_required_in_the_document(tmp_path, world):
+    """A workflow's version and state, a memory's valid_until and review_by, an operation's status and attempts,
+    a consent's expires_at: fields with a model default were published as optional although every answer carries
+    them (null or not), so the generated TypeScript types made `workflow.version` `number | undefined` and a
+    checkpoint needed `workflow.version!`. Each such answer now lists every field it carries as required, and a
+    live answer has them all."""
+    schema = _schema(tmp_path)
+    components = schema["components"]["schemas"]
+    for name in ("WorkflowOut", "OperationOut", "MemoryOut", "ConsentOut", "GrantOut", "SessionOut",
+                 "AuditEventOut", "LifecycleEventOut", "OrganizationOut"):
+        component = components[name]
+        assert sorted(component["required"]) == sorted(component["properties"]), name
+    assert {"state", "version"} <= set(components["WorkflowOut"]["required"])
+    api = world.patient(world.patient_a)
+    workflow = api.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                          "patient_id": str(world.patient_a)}).json()
+    assert set(components["WorkflowOut"]["required"]) == set(workflow)
+    consent = api.post(f"/v1/patients/{world.patient_a}/consents", {"purpose": "communication"}).json()
+    assert set(components["ConsentOut"]["required"]) == set(consent)
+
+
+def test_every_answer_with_a_body_says_what_the_body_is(tmp_path, world):
+    """The export's 200 and the FHIR import's 201 and 200 were published with no content at all, so a client
+    generated from the document had no type for them and a validator could not check them: the export is JSON or
+    a FHIR Bundle (application/fhir+json), the import answers the memory it stored (`FhirImported`)."""
+    schema = _schema(tmp_path)
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            for status, response in operation["responses"].items():
+                if status.startswith("2") and status != "204":
+                    assert response.get("content"), f"{method.upper()} {path} {status}"
+    export = schema["paths"]["/v1/patients/{patient_id}/export"]["get"]["responses"]["200"]["content"]
+    assert set(export) == {"application/json", "application/fhir+json"}
+    imported = schema["paths"]["/v1/patients/{patient_id}/fhir-import"]["post"]["responses"]
+    assert {imported[s]["content"]["application/json"]["schema"]["$ref"] for s in ("200", "201")} == {
+        "#/components/schemas/FhirImported"}
+    assert schema["components"]["schemas"]["FhirImported"]["properties"]["memory"]["$ref"].endswith("/MemoryOut")
+    api = world.patient(world.patient_a, scope="export:read")
+    for fmt, media_type in (("json", "application/json"), ("fhir", "application/fhir+json")):
+        r = api.get(f"/v1/patients/{world.patient_a}/export", {"format": fmt})
+        assert r.status_code == 200 and r["Content-Type"].split(";")[0] in export and \
+            r["Content-Type"].startswith(media_type)
+
+
+def test_a_workflow_state_patch_is_published_as_the_api_takes_it(tmp_path, world):
+    """A state patch takes null for a value and at most 20 values, but the document said neither: `nullable` sat
+    beside a `oneOf` without a `type`, which OpenAPI 3.0 ignores, so a validator refused {"k": null}, and 21
+    values were valid by the document but 422 at the API (and passed the checkpoint_workflow tool's own check)."""
+    from openapi_schema_validator import OAS30Validator
+
+    from agents_mcp.server import argument_errors
+
+    schema = _schema(tmp_path)
+    components = schema["components"]["schemas"]
+    api = world.patient(world.patient_a)
+    workflow = api.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                          "patient_id": str(world.patient_a)}).json()
+    many = {f"k{i}": i for i in range(21)}
+    for component, field in (("CheckpointInRequest", "state_patch"), ("WorkflowCreateInRequest", "state")):
+        validator = OAS30Validator({**components[component]["properties"][field], "components": components})
+        assert validator.is_valid({"note": None, "n": 1, "ok": True, "s": "x"}), component
+        assert not validator.is_valid(many), component
+    body = {"expected_version": 1, "next_step": "propose_slots"}
+    r = api.post(f"/v1/workflows/{workflow['workflow_id']}/checkpoint", {**body, "state_patch": many})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "state_patch"
+    assert argument_errors("checkpoint_workflow", {**body, "workflow_id": workflow["workflow_id"],
+                                                   "state_patch": many})
+    assert not argument_errors("checkpoint_workflow", {**body, "workflow_id": workflow["workflow_id"],
+                                                       "state_patch": {"note": None}})
+    r = api.post(f"/v1/workflows/{workflow['workflow_id']}/checkpoint", {**body, "state_patch": {"note": None}})
+    assert r.status_code == 200, r.content
+
+
+def test_each_operation_payload_says_which_kind_it_goes_with(tmp_path):
+    """An operation's kind and payload are two fields and the payload is one of two shapes; neither shape said
+    which kind it belongs to ("Refuses fields it does not declare." was all), so an agent reading the
+    request_operation tool guessed and learned from a 422 naming the fields its guess had wrong."""
+    from agents_mcp.tools import input_schema
+
+    components = _schema(tmp_path)["components"]["schemas"]
+    for component, kind in (("PriorAuthorizationPayloadRequest", "submit_prior_authorization"),
+                            ("AppointmentBookingPayloadRequest", "book_appointment")):
+        assert kind in components[component]["description"], component
+    branches = input_schema("request_operation")["properties"]["payload"]["oneOf"]
+    assert sorted(kind for branch in branches for kind in ("submit_prior_authorization", "book_appointment")
+                  if kind in branch["description"]) == ["book_appointment", "submit_prior_authorization"]
+
+
+def test_a_memory_writes_status_is_published_as_its_closed_set(tmp_path, world):
+    """A memory write answers status stored, proposed or already_proposed, but the document published any
+    string, so a generated client could not tell an agent's proposal from a stored fact by type."""
+    from tests.conftest import memory_body
+    from tests.support import PATIENT_SCOPES, Api
+
+    status = _schema(tmp_path)["components"]["schemas"]["MemoryStored"]["properties"]["status"]
+    (ref,) = [s["$ref"] for s in status["allOf"]]
+    published = _schema(tmp_path)["components"]["schemas"][ref.rsplit("/", 1)[-1]]["enum"]
+    assert sorted(published) == ["already_proposed", "proposed", "stored"]
+    cid = world.consent(world.patient_a)
+    url = f"/v1/patients/{world.patient_a}/memories"
+    agent = Api(world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=PATIENT_SCOPES,
+                            act={"sub": "scheduling-agent"}))
+    seen = [agent.post(url, memory_body(cid, "latest_time", "16:00")).json()["status"],
+            agent.post(url, memory_body(cid, "latest_time", "16:00")).json()["status"],
+            world.patient(world.patient_a).post(url, memory_body(cid)).json()["status"]]
+    assert seen == ["proposed", "already_proposed", "stored"]

@@ -438,6 +438,7 @@ def test_an_agents_export_and_what_the_server_refuses_before_the_application_hav
     (403, "agent_cannot_export", "AgentCannotExport", errors.ForbiddenError),
     (408, "request_timeout", "RequestTimeout", errors.AnamnesisError),
     (411, "length_required", "LengthRequired", errors.AnamnesisError),
+    (409, "not_quarantined", "NotQuarantined", errors.ConflictError),
 ])
 def test_documented_problem_codes_have_their_own_class_in_their_family(status, code, cls, family):
     """A caller catches the precise refusal (a consent that already exists) or its family (any conflict)."""
@@ -479,3 +480,86 @@ def test_every_read_names_its_purpose_and_one_the_agent_holds_no_consent_for_is_
     sched = "appointment_scheduling"
     assert {("memory.list", "success", sched), ("memory.search", "success", sched),
             ("memory.proposals", "success", sched), ("memory.list", "denied", "communication")} <= by_agent
+
+
+def test_list_operations_gives_every_operation_past_the_services_first_page(world, live):
+    """list_operations returned the first page the service answers (its newest 100 operations) and dropped the
+    rest without a word: an agent resuming a long workflow never saw the older ones. The sync and the async client
+    follow next_cursor to the oldest."""
+    from core.identity import ACTOR_PATIENT, Identity, identity_context
+    from workflows.models import Operation
+
+    payload = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        wf = api.create_workflow("prior_authorization", world.patient_a)
+        wf = api.checkpoint(wf.workflow_id, models.CheckpointIn(
+            expected_version=wf.version, next_step="submit_prior_authorization",
+            state_patch={"referral_verified": True}))
+        api.request_operation(wf.workflow_id, expected_version=wf.version, kind="submit_prior_authorization",
+                              payload=payload)
+    me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                  actor_kind=ACTOR_PATIENT)
+    with identity_context(me):
+        first = Operation.objects.get(workflow_id=wf.workflow_id)
+        Operation.objects.bulk_create([Operation(
+            organization_id=first.organization_id, patient_id=first.patient_id, purpose=first.purpose,
+            workflow_id=first.workflow_id, kind=first.kind, system=first.system, idempotency_key=f"older-{i}",
+            payload=first.payload, payload_hash=first.payload_hash, status="cancelled",
+            attempt_limit=first.attempt_limit, requested_by=first.requested_by,
+            requested_at_version=first.requested_at_version, completed_at=first.created_at) for i in range(104)])
+
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        ops = api.list_operations(wf.workflow_id)
+    assert len(ops) == 105 and len({op.operation_id for op in ops}) == 105
+    assert first.operation_id in {op.operation_id for op in ops}
+
+    async def read_async():
+        async with AsyncAnamnesisClient(live.url, patient_token(world)) as api:
+            return await api.list_operations(wf.workflow_id)
+
+    assert [op.operation_id for op in anyio.run(read_async)] == [op.operation_id for op in ops]
+
+
+def test_an_id_that_is_no_identifier_is_refused_before_anything_is_sent(world, live):
+    """Ids went into the request path as given, and httpx resolves dot segments and drops a fragment: a memory id
+    '../consents/<id>/revoke#' given to confirm_memory revoked the patient's consent (then failed as a pydantic
+    error), a workflow id '../patients/<id>/consents' read her consents, 'x?purpose=...' added a query. A path
+    segment that is no identifier now raises ValueError, and nothing reaches the service."""
+    cid = world.consent(world.patient_a)
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        for call in (lambda: api.confirm_memory(world.patient_a, f"../consents/{cid}/revoke#"),
+                     lambda: api.get_workflow(f"../patients/{world.patient_a}/consents"),
+                     lambda: api.get_memory(world.patient_a, "x?purpose=care_coordination"),
+                     lambda: api.end_session("")):
+            with pytest.raises(ValueError, match="not an identifier"):
+                call()
+        [consent] = api._run(Call("GET", f"/v1/patients/{world.patient_a}/consents"))["items"]
+        assert consent["status"] == "granted"
+        workflow = api.create_workflow("appointment_booking", world.patient_a)
+        assert api.get_workflow(str(workflow.workflow_id).upper()).workflow_id == workflow.workflow_id
+
+    async def read_async():
+        async with AsyncAnamnesisClient(live.url, patient_token(world)) as api:
+            with pytest.raises(ValueError, match="not an identifier"):
+                await api.confirm_memory(world.patient_a, f"../consents/{cid}/revoke#")
+
+    anyio.run(read_async)
+
+
+def test_proposing_from_a_turn_that_is_not_the_patients_is_a_validation_error_as_the_api_answers_it(world, live):
+    """The API answers 422 not_a_patient_statement (and 422 purpose_not_supported), but the client's classes said
+    403 and put the first among the ForbiddenErrors, the second in no family: a caller catching ValidationError
+    for the 422s it can correct missed both, and one catching ForbiddenError took a 422 for a refusal."""
+    world.consent(world.patient_a)
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        state = api.start_session(world.patient_a, "appointment_scheduling")
+        sid = state.session.session_id
+        api.add_turn(sid, "I can't do mornings.")
+        api.add_turn(sid, "Noted: afternoons only.", role="assistant")
+        with pytest.raises(errors.NotAPatientStatement) as refused:
+            api.propose_from_turn(sid, 2)
+    assert refused.value.status == 422 and isinstance(refused.value, errors.ValidationError)
+    assert not isinstance(refused.value, errors.ForbiddenError)
+    for code in ("not_a_patient_statement", "purpose_not_supported"):
+        error = errors.error_from_problem(422, {"code": code})
+        assert isinstance(error, errors.ValidationError) and type(error).status == 422, code

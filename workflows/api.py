@@ -19,6 +19,7 @@ from core import serializers as core_serializers
 from core.access import require_staff
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed, cursor_checked
+from core.schema import NULL_ONLY
 from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
 from workflows import selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
@@ -31,6 +32,8 @@ _ID = r"^[A-Za-z0-9._:\-]{1,64}$"
 
 # --- operation payloads: typed per kind, codes and references only (no free text) ----------------------------
 class PriorAuthorizationPayload(StrictSerializer):
+    """The payload of kind submit_prior_authorization (refuses fields it does not declare)."""
+
     referral_id = serializers.RegexField(_ID)
     diagnosis_code = serializers.RegexField(r"^[A-TV-Z][0-9][0-9A-Z](\.[0-9A-Z]{1,4})?$",
                                             error_messages={"invalid": "an ICD-10 code, e.g. E11.9"})
@@ -39,6 +42,8 @@ class PriorAuthorizationPayload(StrictSerializer):
 
 
 class AppointmentBookingPayload(StrictSerializer):
+    """The payload of kind book_appointment (refuses fields it does not declare)."""
+
     slot_id = serializers.RegexField(_ID, help_text="a slot offered by the scheduling system")
     appointment_type = serializers.RegexField(r"^[a-z_]{1,40}$")
 
@@ -156,8 +161,12 @@ def _workflow_body(identity, workflow: Workflow) -> dict:
 
 
 # --- inputs for workflows ----------------------------------------------------------------------------------
-@extend_schema_field({"oneOf": [{"type": "string", "maxLength": 1000}, {"type": "number"},
-                                 {"type": "boolean"}], "nullable": True})
+# OpenAPI 3.0 reads `nullable` only beside a `type`: null, which a patch takes, is a branch of its own.
+SCALAR_VALUE = {"oneOf": [{"type": "string", "maxLength": 1000}, {"type": "number"}, {"type": "boolean"},
+                          NULL_ONLY]}
+
+
+@extend_schema_field(SCALAR_VALUE)
 class ScalarValue(serializers.Field):
     def to_internal_value(self, data):
         if data is None or isinstance(data, bool | int | float):
@@ -172,6 +181,9 @@ class ScalarValue(serializers.Field):
         return value
 
 
+@extend_schema_field({"type": "object", "maxProperties": 20, "additionalProperties": SCALAR_VALUE,
+                      "description": "At most 20 values (a string, number, boolean or null), under keys of 1 to 64 "
+                                     "characters"})
 class StatePatch(serializers.DictField):
     child = ScalarValue(allow_null=True)
 

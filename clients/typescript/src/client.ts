@@ -130,6 +130,8 @@ export class AnamnesisClient {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #fetch: typeof globalThis.fetch;
   readonly #purpose: PurposeOfUse | undefined;
+  /** The base URL's own path (a deployment under a prefix), before the API's paths. */
+  readonly #basePath: string;
 
   constructor(baseUrl: string, token: TokenProvider | string, options: ClientOptions = {}) {
     this.token = typeof token === "string" ? new StaticToken(token) : token;
@@ -138,6 +140,7 @@ export class AnamnesisClient {
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#purpose = options.purpose;
+    this.#basePath = new URL(baseUrl).pathname.replace(/\/+$/, "");
     this.raw = createClient<paths>({
       baseUrl: baseUrl.replace(/\/+$/, ""),
       headers: { Accept: "application/json", "User-Agent": options.userAgent ?? "anamnesis-client-ts/0.1" },
@@ -155,7 +158,14 @@ export class AnamnesisClient {
 
   async #send(request: Request): Promise<Response> {
     const method = request.method;
-    const where = `${method} ${new URL(request.url).pathname}`;
+    const path = new URL(request.url).pathname;
+    // An id that is no identifier changes the path the service reads once it decodes it: "<id>/operations" given
+    // to getWorkflow (sent as %2F) read the workflow's operations. Nothing is sent.
+    const own = path.startsWith(this.#basePath) ? path.slice(this.#basePath.length) : path;
+    if (!own.split("/").slice(1).every((segment) => /^[A-Za-z0-9_-]+$/.test(segment))) {
+      throw new TypeError(`not an identifier in the request path ${path}: ids are UUIDs`);
+    }
+    const where = `${method} ${path}`;
     const safeWithoutAnswer = method === "GET" || request.headers.has("Idempotency-Key");
     const body = method === "GET" || method === "HEAD" ? undefined : await request.arrayBuffer();
     let attempt = 0;
@@ -387,11 +397,20 @@ export class AnamnesisClient {
     return required(data);
   }
 
+  /** Every operation of the workflow, newest first: the service answers a page at a time, and its pages are
+   * followed through `next_cursor` to the oldest. */
   async listOperations(workflowId: Id): Promise<Operation[]> {
-    const { data } = await this.raw.GET("/v1/workflows/{workflow_id}/operations", {
-      params: { path: { workflow_id: workflowId } },
-    });
-    return required(data).items;
+    const operations: Operation[] = [];
+    let cursor: string | undefined;
+    do {
+      const { data } = await this.raw.GET("/v1/workflows/{workflow_id}/operations", {
+        params: { path: { workflow_id: workflowId }, query: cursor === undefined ? {} : { cursor } },
+      });
+      const page = required(data);
+      operations.push(...page.items);
+      cursor = page.next_cursor || undefined;
+    } while (cursor !== undefined);
+    return operations;
   }
 }
 

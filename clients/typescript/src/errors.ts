@@ -125,12 +125,13 @@ export class StaffOnly extends ForbiddenError {
   static override readonly status: number = 403;
 }
 
-export class NotAPatientStatement extends ForbiddenError {
+/** Only a patient's own turn is proposed from (422, as the API answers it). */
+export class NotAPatientStatement extends ValidationError {
   static override readonly code: string = "not_a_patient_statement";
-  static override readonly status: number = 403;
+  static override readonly status: number = 422;
 }
 
-export class PurposeNotSupported extends AnamnesisError {
+export class PurposeNotSupported extends ValidationError {
   static override readonly code: string = "purpose_not_supported";
   static override readonly status: number = 422;
 }
@@ -210,6 +211,12 @@ export class ProposalPending extends ConflictError {
 
 export class NotCorrectable extends ConflictError {
   static override readonly code: string = "not_correctable";
+  static override readonly status: number = 409;
+}
+
+/** Only a quarantined memory is released (staff). */
+export class NotQuarantined extends ConflictError {
+  static override readonly code: string = "not_quarantined";
   static override readonly status: number = 409;
 }
 
@@ -430,8 +437,8 @@ const ALL: ErrorClass[] = [
   PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound,
   MethodNotAllowed, NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition,
   OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
-  OperationNotRetryable, NotProposed, ProposalPending, NotCorrectable, SessionAlreadyEnded, TooManySessions,
-  TurnLimitReached,
+  OperationNotRetryable, NotProposed, ProposalPending, NotCorrectable, NotQuarantined, SessionAlreadyEnded,
+  TooManySessions, TurnLimitReached,
   SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout,
   LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,

@@ -939,7 +939,7 @@ export interface components {
          * @enum {string}
          */
         ActionEnum: "wait_for_operation" | "wait_for_reconciliation" | "staff_reconciliation" | "request_operation" | "checkpoint" | "undo_at_outside_system" | "none";
-        /** @description Refuses fields it does not declare. */
+        /** @description The payload of kind book_appointment (refuses fields it does not declare). */
         AppointmentBookingPayloadRequest: {
             /** @description a slot offered by the scheduling system */
             slot_id: string;
@@ -970,20 +970,20 @@ export interface components {
             /** Format: uuid */
             readonly id: string;
             /** Format: date-time */
-            occurred_at?: string;
+            occurred_at: string;
             /** Format: uuid */
-            patient_id?: string | null;
+            patient_id: string | null;
             actor_sub: string;
             actor_kind: string;
-            agent_client_id?: string | null;
+            agent_client_id: string | null;
             /** Format: uuid */
-            on_behalf_of?: string | null;
+            on_behalf_of: string | null;
             action: string;
             resource_type: string;
-            resource_id?: string | null;
-            purpose?: string | null;
+            resource_id: string | null;
+            purpose: string | null;
             outcome: string;
-            reason?: string | null;
+            reason: string | null;
             correlation_id: string;
         };
         BudgetOut: {
@@ -1016,8 +1016,9 @@ export interface components {
         CheckpointInRequest: {
             expected_version: number;
             next_step: string;
+            /** @description At most 20 values (a string, number, boolean or null), under keys of 1 to 64 characters */
             state_patch?: {
-                [key: string]: (string | number | boolean) | null;
+                [key: string]: string | number | boolean | (never | null);
             };
             /** @description An operation to queue in the same transaction as this step (the outbox): allowed when the new step is one at which its kind may be requested. */
             request_operation?: components["schemas"]["OperationRequestInRequest"];
@@ -1051,13 +1052,13 @@ export interface components {
             /** Format: date-time */
             granted_at: string;
             /** Format: date-time */
-            revoked_at?: string | null;
+            revoked_at: string | null;
             /** Format: date-time */
-            expires_at?: string | null;
+            expires_at: string | null;
             evidence_ref: string;
             policy_revision: string;
             recorded_by: string;
-            revoked_by?: string | null;
+            revoked_by: string | null;
         };
         /**
          * @description * `granted` - Granted
@@ -1266,6 +1267,18 @@ export interface components {
              */
             review_by: string;
         };
+        FhirImported: {
+            /** Format: uuid */
+            memory_id: string;
+            status: components["schemas"]["FhirImportedStatusEnum"];
+            memory: components["schemas"]["MemoryOut"];
+        };
+        /**
+         * @description * `stored` - stored
+         *     * `already_imported` - already_imported
+         * @enum {string}
+         */
+        FhirImportedStatusEnum: "stored" | "already_imported";
         FlagOut: {
             /** @description e.g. medication_anticoagulant, urgent_symptom: a code, never text */
             category: string;
@@ -1308,12 +1321,12 @@ export interface components {
             actor_sub: string;
             purpose: components["schemas"]["PurposeEnum"];
             /** Format: date-time */
-            expires_at?: string | null;
+            expires_at: string | null;
             /** Format: date-time */
-            revoked_at?: string | null;
+            revoked_at: string | null;
             granted_by: string;
-            revoked_by?: string | null;
-            reason?: string;
+            revoked_by: string | null;
+            reason: string;
             /** Format: date-time */
             readonly created_at: string;
         };
@@ -1368,15 +1381,15 @@ export interface components {
             /** Format: uuid */
             readonly memory_id: string;
             event_type: components["schemas"]["EventTypeEnum"];
-            from_state?: string | null;
+            from_state: string | null;
             to_state: string;
             actor_sub: string;
             reason_code: string;
             policy_revision: string;
-            source_ref?: string;
-            value_digest?: string | null;
+            source_ref: string;
+            value_digest: string | null;
             /** Format: date-time */
-            occurred_at?: string;
+            occurred_at: string;
         };
         /**
          * @description * `working` - Working
@@ -1438,7 +1451,7 @@ export interface components {
             patient_id: string;
             memory_class: components["schemas"]["MemoryClassEnum"];
             memory_type: string;
-            type_version?: number;
+            type_version: number;
             attribute: string;
             readonly fact: {
                 [key: string]: unknown;
@@ -1446,7 +1459,7 @@ export interface components {
             readonly text: string | null;
             state: components["schemas"]["StateEnum"];
             source: components["schemas"]["MemoryOutSourceEnum"];
-            source_ref?: string;
+            source_ref: string;
             /** Format: double */
             confidence: number;
             policy_revision: string;
@@ -1456,18 +1469,18 @@ export interface components {
             /** Format: date-time */
             valid_from: string;
             /** Format: date-time */
-            valid_until?: string | null;
+            valid_until: string | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
-            review_by?: string | null;
+            review_by: string | null;
             /** Format: uuid */
             superseded_by: string | null;
             readonly guardrails: {
                 [key: string]: unknown;
             };
             created_by: string;
-            agent_client_id?: string | null;
+            agent_client_id: string | null;
             /** Format: date-time */
             readonly created_at: string;
         };
@@ -1482,10 +1495,23 @@ export interface components {
         MemoryStored: {
             /** Format: uuid */
             memory_id: string;
-            /** @description stored, proposed (an agent's write), or already_proposed (200: the agent's identical proposal still waiting; nothing new written) */
-            status: string;
+            /**
+             * @description stored, proposed (an agent's write), or already_proposed (200: the agent's identical proposal still waiting; nothing new written)
+             *
+             *     * `stored` - stored
+             *     * `proposed` - proposed
+             *     * `already_proposed` - already_proposed
+             */
+            status: components["schemas"]["MemoryStoredStatusEnum"];
             memory: components["schemas"]["MemoryOut"];
         };
+        /**
+         * @description * `stored` - stored
+         *     * `proposed` - proposed
+         *     * `already_proposed` - already_proposed
+         * @enum {string}
+         */
+        MemoryStoredStatusEnum: "stored" | "proposed" | "already_proposed";
         /**
          * @description A type definition. Checked as a whole by memory.types.definition_check (closed schema, template fields,
          *     supersession fields); DRF only checks the shape of each field.
@@ -1653,21 +1679,21 @@ export interface components {
             readonly workflow_id: string;
             kind: string;
             system: string;
-            status?: components["schemas"]["OperationOutStatusEnum"];
+            status: components["schemas"]["OperationOutStatusEnum"];
             idempotency_key: string;
             payload_hash: string;
-            attempts?: number;
+            attempts: number;
             attempt_limit: number;
             /** Format: date-time */
-            next_attempt_at?: string | null;
-            last_error_code?: string | null;
-            result?: unknown;
+            next_attempt_at: string | null;
+            last_error_code: string | null;
+            result: unknown;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
             /** Format: date-time */
-            completed_at?: string | null;
+            completed_at: string | null;
         };
         /**
          * @description * `pending` - Pending: not yet sent, or known not to have arrived
@@ -1711,9 +1737,9 @@ export interface components {
         OrganizationOut: {
             /** Format: uuid */
             id: string;
-            name?: string;
-            trusted_issuers?: string[];
-            administrator?: boolean;
+            name: string;
+            trusted_issuers: string[];
+            administrator: boolean;
             /** Format: date-time */
             readonly created_at: string;
         };
@@ -1754,7 +1780,7 @@ export interface components {
             birth_date: string | null;
             identifiers: components["schemas"]["Identifier"][];
         };
-        /** @description Refuses fields it does not declare. */
+        /** @description The payload of kind submit_prior_authorization (refuses fields it does not declare). */
         PriorAuthorizationPayloadRequest: {
             referral_id: string;
             diagnosis_code: string;
@@ -1966,10 +1992,10 @@ export interface components {
             /** Format: uuid */
             patient_id: string;
             purpose: components["schemas"]["PurposeEnum"];
-            status?: components["schemas"]["SessionOutStatusEnum"];
-            turn_count?: number;
+            status: components["schemas"]["SessionOutStatusEnum"];
+            turn_count: number;
             /** Format: date-time */
-            created_at?: string;
+            created_at: string;
             /** Format: date-time */
             last_activity_at: string;
             /** Format: date-time */
@@ -1978,7 +2004,7 @@ export interface components {
             absolute_expires_at: string;
             readonly idle_timeout_seconds: number;
             /** Format: date-time */
-            ended_at?: string | null;
+            ended_at: string | null;
         };
         /**
          * @description * `active` - Active
@@ -2175,8 +2201,9 @@ export interface components {
             workflow_type: components["schemas"]["WorkflowTypeEnum"];
             /** Format: uuid */
             patient_id: string;
+            /** @description At most 20 values (a string, number, boolean or null), under keys of 1 to 64 characters */
             state?: {
-                [key: string]: (string | number | boolean) | null;
+                [key: string]: string | number | boolean | (never | null);
             };
         };
         WorkflowOperationList: {
@@ -2196,9 +2223,9 @@ export interface components {
             workflow_type: string;
             purpose: components["schemas"]["PurposeEnum"];
             current_step: string;
-            state?: unknown;
+            state: unknown;
             /** Format: int64 */
-            version?: number;
+            version: number;
             readonly allowed_next_steps: string[];
             readonly terminal: boolean;
             readonly pending_operations: components["schemas"]["OperationOut"][];
@@ -5960,12 +5987,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The export (JSON sections, or a FHIR Bundle) */
+            /** @description The export: JSON sections (format=json, the default), or an HL7 FHIR R4 collection Bundle (format=fhir, or Accept: application/fhir+json) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                    "application/fhir+json": {
+                        [key: string]: unknown;
+                    };
+                };
             };
             /** @description Malformed request (bad JSON or Content-Length) */
             400: {
@@ -6088,7 +6122,9 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["FhirImported"];
+                };
             };
             /** @description Imported */
             201: {
@@ -6097,7 +6133,9 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["FhirImported"];
+                };
             };
             /** @description Malformed request (bad JSON or Content-Length) */
             400: {

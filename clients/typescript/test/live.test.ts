@@ -59,17 +59,17 @@ describe("a patient's round trip", () => {
     assert.deepEqual(slots["preferred_days"], ["thursday"]);
 
     let workflow = await api.createWorkflow("appointment_booking", live.patientId);
-    workflow = await api.checkpoint(workflow.workflow_id, { expected_version: workflow.version!,
+    workflow = await api.checkpoint(workflow.workflow_id, { expected_version: workflow.version,
                                                             next_step: "propose_slots" });
-    workflow = await api.checkpoint(workflow.workflow_id, { expected_version: workflow.version!,
+    workflow = await api.checkpoint(workflow.workflow_id, { expected_version: workflow.version,
                                                             next_step: "confirm_booking",
                                                             state_patch: { slot_id: "A1" } });
     const payload = { slot_id: "A1", appointment_type: "cardiology_followup" };
     const key = `booking-${randomUUID()}`;
     const operation = await api.requestOperation(workflow.workflow_id, {
-      expectedVersion: workflow.version!, kind: "book_appointment", payload, idempotencyKey: key });
+      expectedVersion: workflow.version, kind: "book_appointment", payload, idempotencyKey: key });
     const again = await api.requestOperation(workflow.workflow_id, {
-      expectedVersion: workflow.version!, kind: "book_appointment", payload, idempotencyKey: key });
+      expectedVersion: workflow.version, kind: "book_appointment", payload, idempotencyKey: key });
     assert.equal(again.operation_id, operation.operation_id, "the replay is the same operation");
     const read = await api.getWorkflow(workflow.workflow_id);
     assert.deepEqual(read.pending_operations?.map((o) => o.operation_id), [operation.operation_id]);
@@ -100,11 +100,11 @@ describe("problems are typed errors", () => {
     assert.ok(notFound.requestId);
 
     const workflow = await api.createWorkflow("appointment_booking", live.patientId);
-    const conflict = await api.checkpoint(workflow.workflow_id, { expected_version: workflow.version! + 5,
+    const conflict = await api.checkpoint(workflow.workflow_id, { expected_version: workflow.version + 5,
                                                                   next_step: "propose_slots" }).catch((e) => e);
     assert.ok(conflict instanceof errors.VersionConflict && conflict instanceof errors.ConflictError);
     assert.equal(conflict.status, 409);
-    await assert.rejects(api.checkpoint(workflow.workflow_id, { expected_version: workflow.version!,
+    await assert.rejects(api.checkpoint(workflow.workflow_id, { expected_version: workflow.version,
                                                                 next_step: "booked" }), errors.IllegalTransition);
 
     const invalid = await api.startSession(live.patientId, "astrology" as never).catch((e) => e);

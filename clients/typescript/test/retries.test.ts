@@ -262,3 +262,56 @@ describe("tokens", () => {
     }
   });
 });
+
+describe("lists the service answers a page at a time", () => {
+  test("listOperations follows next_cursor to the oldest operation, not only the newest page", async () => {
+    // listOperations returned the first page (the service's newest 100) and dropped the older operations without
+    // a word. This upstream answers three pages of two, as the service answers pages of `limit`.
+    const cursors: (string | null)[] = [];
+    const pages: Record<string, { items: { operation_id: string }[]; next_cursor: string | null }> = {
+      "": { items: [{ operation_id: "op-6" }, { operation_id: "op-5" }], next_cursor: "c1" },
+      c1: { items: [{ operation_id: "op-4" }, { operation_id: "op-3" }], next_cursor: "c2" },
+      c2: { items: [{ operation_id: "op-2" }, { operation_id: "op-1" }], next_cursor: null },
+    };
+    const upstream = await serve((request, _body, response) => {
+      const cursor = new URL(request.url ?? "/", "http://x").searchParams.get("cursor");
+      cursors.push(cursor);
+      json(response, 200, pages[cursor ?? ""]);
+    });
+    try {
+      const operations = await new AnamnesisClient(upstream.url, "t").listOperations(randomUUID());
+      assert.deepEqual(operations.map((o) => o.operation_id), ["op-6", "op-5", "op-4", "op-3", "op-2", "op-1"]);
+      assert.deepEqual(cursors, [null, "c1", "c2"]);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
+describe("ids in the request path", () => {
+  test("an id that is no identifier is refused before anything is sent", async () => {
+    // openapi-fetch sends "<id>/operations" as "<id>%2Foperations", which the service decodes back into a path:
+    // getWorkflow read the workflow's operations, getMemory(p, "m/history") the memory's history.
+    const seen: string[] = [];
+    const upstream = await serve((request, _body, response) => {
+      seen.push(request.url ?? "");
+      json(response, 200, { items: [] });
+    });
+    try {
+      const api = new AnamnesisClient(`${upstream.url}/base.v1`, "t");
+      const workflow = randomUUID();
+      for (const call of [() => api.getWorkflow(`${workflow}/operations`),
+                          () => api.getMemory(randomUUID(), `${randomUUID()}/history`),
+                          () => api.confirmMemory(randomUUID(), `../consents/${randomUUID()}/revoke#`),
+                          () => api.getWorkflow("..")]) {
+        await assert.rejects(call(), (error: unknown) => error instanceof TypeError &&
+          /not an identifier/.test(error.message));
+      }
+      assert.deepEqual(seen, []);
+      await api.listOperations(workflow); // a prefix of the base URL's own is no id
+      assert.deepEqual(seen, [`/base.v1/v1/workflows/${workflow}/operations`]);
+    } finally {
+      await upstream.close();
+    }
+  });
+});

@@ -19,10 +19,11 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import random
+import re
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -73,7 +74,20 @@ class Call:
     creating: bool = False  # takes an Idempotency-Key: a fresh one unless the caller gives theirs
     idempotency_key: str | None = None
     unwrap: str | None = None  # a list under this key, each item a `model`
+    paged: bool = False  # a list read a page at a time: its pages are followed through next_cursor to the end
     headers: dict[str, str] = field(default_factory=dict)
+
+
+# What a segment of one of our paths is made of: the path's own words, ids (UUIDs), a turn's number, a type's name.
+_PATH_SEGMENT = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _check_path(path: str) -> None:
+    """Refuses a path an id passed to a method has changed: "../grants/<id>/revoke" as a memory id was sent to
+    another operation (httpx resolves dot segments), "x?y" added a query. Nothing is sent."""
+    segments = path.split("/")
+    if segments[0] != "" or not all(_PATH_SEGMENT.fullmatch(s) for s in segments[1:]):
+        raise ValueError(f"not an identifier in the request path {path!r}: ids are UUIDs")
 
 
 def _params(**kwargs) -> dict[str, Any]:
@@ -220,7 +234,9 @@ class _Operations:
                               creating=True, idempotency_key=idempotency_key))
 
     def list_operations(self, workflow_id: uuid.UUID | str):
-        return self._run(Call("GET", f"/v1/workflows/{workflow_id}/operations", m.Operation, unwrap="items"))
+        """Every operation of the workflow, newest first (the service answers a page at a time)."""
+        return self._run(Call("GET", f"/v1/workflows/{workflow_id}/operations", m.Operation, unwrap="items",
+                              paged=True))
 
 
 class _Base(_Operations):
@@ -235,11 +251,18 @@ class _Base(_Operations):
         self.user_agent = user_agent
 
     def _prepare(self, call: Call) -> tuple[dict[str, str], str | None]:
+        _check_path(call.path)
         key = call.idempotency_key or (str(uuid.uuid4()) if call.creating else None)
         headers = {"Accept": "application/json", "User-Agent": self.user_agent, **call.headers}
         if key:
             headers["Idempotency-Key"] = key
         return headers, key
+
+    @staticmethod
+    def _next_page(call: Call, body: dict) -> Call | None:
+        """The request for the page after ``body``, or None when it was the last."""
+        cursor = body.get("next_cursor") if call.paged else None
+        return replace(call, params={**(call.params or {}), "cursor": cursor}) if cursor else None
 
     @staticmethod
     def _retry_on_transport(call: Call, key: str | None) -> bool:
@@ -259,7 +282,7 @@ class _Base(_Operations):
         if call.model is None:
             return body
         if call.unwrap:
-            return [call.model.model_validate(item) for item in body[call.unwrap]]
+            return [call.model.model_validate(item) for item in body[call.unwrap]], body
         return call.model.model_validate(body)
 
 
@@ -283,6 +306,18 @@ class AnamnesisClient(_Base):
         self._http.close()
 
     def _run(self, call: Call):
+        result = self._send(call)
+        if call.model is None or not call.unwrap:
+            return result
+        items, body = result
+        page_call = self._next_page(call, body)
+        while page_call is not None:
+            page, body = self._send(page_call)
+            items += page
+            page_call = self._next_page(page_call, body)
+        return items
+
+    def _send(self, call: Call):
         headers, key = self._prepare(call)
         attempt, refreshed = 0, False
         while True:
@@ -335,6 +370,18 @@ class AsyncAnamnesisClient(_Base):
         await self._http.aclose()
 
     async def _run(self, call: Call):
+        result = await self._send(call)
+        if call.model is None or not call.unwrap:
+            return result
+        items, body = result
+        page_call = self._next_page(call, body)
+        while page_call is not None:
+            page, body = await self._send(page_call)
+            items += page
+            page_call = self._next_page(page_call, body)
+        return items
+
+    async def _send(self, call: Call):
         headers, key = self._prepare(call)
         attempt, refreshed = 0, False
         while True:

@@ -103,12 +103,14 @@ class StaffOnly(ForbiddenError):
     status = 403
 
 
-class NotAPatientStatement(ForbiddenError):
+class NotAPatientStatement(ValidationError):
+    """Only a patient's own turn is proposed from (422, as the API answers it)."""
+
     code = "not_a_patient_statement"
-    status = 403
+    status = 422
 
 
-class PurposeNotSupported(AnamnesisError):
+class PurposeNotSupported(ValidationError):
     code = "purpose_not_supported"
     status = 422
 
@@ -190,6 +192,13 @@ class ProposalPending(ConflictError):
 
 class NotCorrectable(ConflictError):
     code = "not_correctable"
+    status = 409
+
+
+class NotQuarantined(ConflictError):
+    """Only a quarantined memory is released (staff)."""
+
+    code = "not_quarantined"
     status = 409
 
 
@@ -470,6 +479,7 @@ __all__ = [
     "NotProposed",
     "ProposalPending",
     "NotCorrectable",
+    "NotQuarantined",
     "SessionAlreadyEnded",
     "TooManySessions",
     "TurnLimitReached",
