@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection
+from django.db.models import Max
 from django.utils import timezone
 
 from consent.access import may_access
@@ -526,6 +527,11 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
     _hold_type(identity, spec, new)
     pending = _pending_proposal(identity=identity, patient_id=patient_id, new=new, source=source,
                                 consent_record_id=consent)
+    if pending is not None and _current_since(pending.created_at, list(Memory.objects.raw(
+            *_current_of_attribute_statement(org_id=identity.org_id, patient_id=patient_id,
+                                             memory_type=spec.name, attribute=attribute,
+                                             purpose=consent_purpose))), timezone.now()) is not None:
+        pending = None  # made against a value since replaced, it cannot be confirmed: this one is a new proposal
     if pending is not None:
         if new.valid_until is not None and new.valid_until != pending.valid_until:
             raise Conflict(f"the same value is already proposed ({pending.memory_id}) with another validity; it is "
@@ -538,6 +544,17 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
     event_emit("memory.proposed", memory_id=memory.memory_id, patient_id=patient_id, memory_type=spec.name,
                purpose=consent_purpose)
     return memory, True
+
+
+def _current_since(when: datetime, current: list[Memory], now: datetime) -> Memory | None:
+    """Of the attribute's current records (:func:`_current_of_attribute_statement`), the active one that became
+    current after ``when`` (written, confirmed, released or made current again since), if any."""
+    live = [m for m in current if m.state == S.ACTIVE and (m.valid_until is None or m.valid_until > now)]
+    if not live:
+        return None
+    became_current = dict(LifecycleEvent.objects.filter(memory_id__in=[m.memory_id for m in live], to_state=S.ACTIVE)
+                          .values_list("memory_id").annotate(at=Max("occurred_at")))
+    return next((m for m in live if max(became_current.get(m.memory_id, m.created_at), m.created_at) > when), None)
 
 
 def _pending_proposal(*, identity: Identity, patient_id: uuid.UUID, new: NewFact, source: str,

@@ -61,24 +61,43 @@ def test_proposals_are_invisible_until_confirmed(world):
     assert patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm").status_code == 409
 
 
-def test_a_proposal_confirmed_after_a_newer_value_was_recorded_is_valid_from_its_confirmation(world):
-    """A suggestion made before the patient stated a newer value, confirmed later, is the current value from its
-    confirmation: it never reads as older than the value it replaced (valid_from before that one's)."""
+def test_a_proposal_made_before_the_current_value_became_current_is_not_confirmed(world):
+    """A suggestion made before the patient stated a newer value answered a value since replaced: confirming it
+    would silently overwrite the newer statement, so it is 409 proposal_stale naming the current value, and nothing
+    changes. The same suggestion made again is a new proposal (the stale one is not handed back), and it is
+    confirmed, current from its confirmation. Another value made current after a proposal (a confirmation, a value
+    made current again when a newer one is set aside) makes it stale too."""
     cid = world.consent(world.patient_a)
     agent = Api(world.token(sub="booking-agent", act="booking-agent"))
     world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
-    proposal = agent.post(f"{mem(world.patient_a)}/proposals",
-                          {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"}).json()
+    body = {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"}
+    proposal = agent.post(f"{mem(world.patient_a)}/proposals", body).json()
     patient = world.patient(world.patient_a)
     stated = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00")).json()["memory"]
     r = patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm")
+    assert r.status_code == 409 and r.json()["code"] == "proposal_stale", r.content
+    assert r.json()["current_memory_id"] == stated["memory_id"]
+    assert [i["memory_id"] for i in patient.get(mem(world.patient_a)).json()["items"]] == [stated["memory_id"]]
+    assert patient.get(f"{mem(world.patient_a)}/{proposal['memory_id']}").json()["state"] == "proposed"
+
+    again = agent.post(f"{mem(world.patient_a)}/proposals", {**body, "source_ref": "session:s2/turn:1"})
+    assert again.status_code == 201 and again.json()["memory_id"] != proposal["memory_id"], again.content
+    r = patient.post(f"{mem(world.patient_a)}/{again.json()['memory_id']}/confirm")
     assert r.status_code == 200, r.content
     confirmed = r.json()
     assert datetime.fromisoformat(confirmed["valid_from"]) > datetime.fromisoformat(stated["valid_from"])
-    [current] = patient.get(mem(world.patient_a)).json()["items"]
-    assert current["memory_id"] == proposal["memory_id"] and current["valid_from"] == confirmed["valid_from"]
     replaced = patient.get(f"{mem(world.patient_a)}/{stated['memory_id']}").json()
-    assert replaced["state"] == "superseded" and replaced["superseded_by"] == proposal["memory_id"]
+    assert replaced["state"] == "superseded" and replaced["superseded_by"] == again.json()["memory_id"]
+
+    # two proposals of one attribute: once one is confirmed, the other was made against what it replaced
+    first = agent.post(f"{mem(world.patient_a)}/proposals", memory_body(cid, "earliest_time", "08:00",
+                                                                        source_ref="turn:7")).json()
+    second = agent.post(f"{mem(world.patient_a)}/proposals", memory_body(cid, "earliest_time", "09:00",
+                                                                         source_ref="turn:8")).json()
+    assert patient.post(f"{mem(world.patient_a)}/{second['memory_id']}/confirm").status_code == 200
+    r = patient.post(f"{mem(world.patient_a)}/{first['memory_id']}/confirm")
+    assert r.status_code == 409 and r.json()["current_memory_id"] == second["memory_id"]
+    assert patient.post(f"{mem(world.patient_a)}/{first['memory_id']}/reject").status_code == 200
 
 
 def test_rejected_proposal_is_erased(world):

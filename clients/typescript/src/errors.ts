@@ -208,6 +208,13 @@ export class ProposalPending extends ConflictError {
   static override readonly status: number = 409;
 }
 
+/** The proposal was made before the attribute's current value became current (`current_memory_id`): it is not
+ * confirmed; reject it, or propose the value again. */
+export class ProposalStale extends ConflictError {
+  static override readonly code: string = "proposal_stale";
+  static override readonly status: number = 409;
+}
+
 export class NotCorrectable extends ConflictError {
   static override readonly code: string = "not_correctable";
   static override readonly status: number = 409;
@@ -430,8 +437,8 @@ const ALL: ErrorClass[] = [
   PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound,
   MethodNotAllowed, NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition,
   OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
-  OperationNotRetryable, NotProposed, ProposalPending, NotCorrectable, SessionAlreadyEnded, TooManySessions,
-  TurnLimitReached,
+  OperationNotRetryable, NotProposed, ProposalPending, ProposalStale, NotCorrectable, SessionAlreadyEnded,
+  TooManySessions, TurnLimitReached,
   SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout,
   LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,

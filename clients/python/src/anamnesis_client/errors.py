@@ -188,6 +188,14 @@ class ProposalPending(ConflictError):
     status = 409
 
 
+class ProposalStale(ConflictError):
+    """The proposal was made before the attribute's current value became current (``current_memory_id``): it is
+    not confirmed; reject it, or propose the value again."""
+
+    code = "proposal_stale"
+    status = 409
+
+
 class NotCorrectable(ConflictError):
     code = "not_correctable"
     status = 409
@@ -469,6 +477,7 @@ __all__ = [
     "OperationNotRetryable",
     "NotProposed",
     "ProposalPending",
+    "ProposalStale",
     "NotCorrectable",
     "SessionAlreadyEnded",
     "TooManySessions",
