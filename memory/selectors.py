@@ -6,11 +6,12 @@ from datetime import UTC, datetime
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from psycopg.types.string import TextLoader
 
 from core import audit
+from core.cursors import cursor_position, position_cursor
 from core.errors import NotFound
 from core.identity import Identity
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryState, Release, ReleaseMember, state_now
@@ -34,6 +35,22 @@ def memory_list_proposed(*, identity: Identity, patient_id: uuid.UUID) -> list[M
     """Proposals still waiting for confirmation: one whose validity, retention or consent ended is no longer
     one (the sweep will record it as expired)."""
     return _in_state(identity, patient_id, MemoryState.PROPOSED)
+
+
+def memory_proposal_page(*, identity: Identity, patient_id: uuid.UUID, limit: int, purpose: str | None = None,
+                         cursor: str | None = None) -> tuple[list[Memory], str | None]:
+    """A page of :func:`memory_list_proposed` (kept for ``purpose`` when given), oldest first, after ``cursor``, and
+    the cursor of the next page (None on the last). ValueError for a cursor it did not give."""
+    rows = (Memory.objects.for_patient(identity.org_id, patient_id).pending_proposals(timezone.now())
+            .select_related("consent_record"))
+    if purpose is not None:
+        rows = rows.filter(consent_purpose=purpose)
+    if cursor:
+        when, ident = cursor_position(cursor)
+        rows = rows.filter(Q(created_at__gt=when) | Q(created_at=when, memory_id__gt=ident))
+    items = list(rows.order_by("created_at", "memory_id")[:limit + 1])
+    last = items[limit - 1] if len(items) > limit else None
+    return items[:limit], position_cursor(last.created_at, last.memory_id) if last else None
 
 
 def memory_list_quarantined(*, identity: Identity, patient_id: uuid.UUID) -> list[Memory]:

@@ -538,6 +538,7 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
                            "confirmed or rejected first", code="proposal_pending").about(
                 patient_id=patient_id, purpose=consent_purpose)
         return pending, False
+    _refuse_over_pending_limit(identity, patient_id, consent_purpose)
     memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
                      source=source, source_ref=source_ref, consent_record_id=consent,
                      memory_id=uuid.uuid4(), audit_actions=["memory.propose"])
@@ -555,6 +556,25 @@ def _current_since(when: datetime, current: list[Memory], now: datetime) -> Memo
     became_current = dict(LifecycleEvent.objects.filter(memory_id__in=[m.memory_id for m in live], to_state=S.ACTIVE)
                           .values_list("memory_id").annotate(at=Max("occurred_at")))
     return next((m for m in live if max(became_current.get(m.memory_id, m.created_at), m.created_at) > when), None)
+
+
+MAX_PENDING_PROPOSALS_PER_PROPOSER = 50
+
+
+def _refuse_over_pending_limit(identity: Identity, patient_id: uuid.UUID, purpose: str) -> None:
+    """409 ``too_many_proposals`` once this proposer (an agent, or a person) has
+    :data:`MAX_PENDING_PROPOSALS_PER_PROPOSER` proposals waiting for review for this patient: the patient and staff
+    review them first (confirm or reject), or they lapse. Counted under the proposer's lock for the patient (taken
+    after every other lock of a proposal), so proposals at once of different attributes do not pass it together."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                       [f"proposer:{identity.org_id}:{patient_id}:{identity.actor_sub}:{identity.agent_client_id}"])
+    waiting = (Memory.objects.for_patient(identity.org_id, patient_id).pending_proposals(timezone.now())
+               .filter(created_by=identity.actor_sub, agent_client_id=identity.agent_client_id).count())
+    if waiting >= MAX_PENDING_PROPOSALS_PER_PROPOSER:
+        raise Conflict(f"{waiting} proposals of yours for this patient are waiting for review; more are taken once "
+                       "some are confirmed or rejected", code="too_many_proposals").about(
+            patient_id=patient_id, purpose=purpose)
 
 
 def _pending_proposal(*, identity: Identity, patient_id: uuid.UUID, new: NewFact, source: str,

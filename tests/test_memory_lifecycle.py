@@ -643,3 +643,59 @@ def test_deleting_a_memory_deletes_the_proposals_waiting_with_its_value(world):
     assert [p["memory_id"] for p in waiting] == [other["memory_id"]]
     assert patient.post(f"{mem(world.patient_a)}/{same['memory_id']}/confirm").status_code == 404
     assert patient.get(mem(world.patient_a)).json()["items"] == []
+
+
+def test_proposals_are_read_a_page_at_a_time_oldest_first(world):
+    """The proposals list stopped nowhere: every waiting proposal was one answer. It is read as the other lists
+    are: ``limit`` (1-500, default 100), ``next_cursor`` passed back as ``cursor`` (null on the last page), 422 on
+    a cursor it never gave; oldest first, the order they wait for review in."""
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    made = [agent.post(f"{mem(world.patient_a)}/proposals", memory_body(cid, "earliest_time", f"0{h}:00",
+                                                                        source_ref=f"turn:{h}")).json()["memory_id"]
+            for h in range(1, 6)]
+    patient = world.patient(world.patient_a)
+    proposals = f"{mem(world.patient_a)}/proposals"
+    whole = patient.get(proposals).json()
+    assert [p["memory_id"] for p in whole["items"]] == made and whole["next_cursor"] is None
+    seen, cursor = [], None
+    for size in (2, 2, 1):
+        page = patient.get(proposals, {"limit": 2, **({"cursor": cursor} if cursor else {})}).json()
+        assert len(page["items"]) == size
+        seen += [p["memory_id"] for p in page["items"]]
+        cursor = page["next_cursor"]
+    assert seen == made and cursor is None
+    assert patient.get(proposals, {"limit": 2, "purpose": "communication"}).json() == {"items": [],
+                                                                                      "next_cursor": None}
+    for bad in ({"cursor": "nonsense"}, {"limit": 0}, {"limit": 501}):
+        r = patient.get(proposals, bad)
+        assert r.status_code == 422 and r.json()["errors"][0]["field"] == next(iter(bad)), r.content
+
+
+def test_an_agent_holds_a_bounded_number_of_proposals_waiting_for_one_patient(world, monkeypatch):
+    """An agent could leave any number of proposals waiting: past the bound, another is 409 too_many_proposals and
+    nothing is written; its identical proposal again is still answered with the waiting one, another agent or the
+    patient still propose, and once one is reviewed the agent proposes again."""
+    from memory import services
+
+    monkeypatch.setattr(services, "MAX_PENDING_PROPOSALS_PER_PROPOSER", 3)
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    proposals = f"{mem(world.patient_a)}/proposals"
+    made = [agent.post(proposals, memory_body(cid, "earliest_time", f"0{h}:00", source_ref="turn:1")).json()
+            for h in range(1, 4)]
+    r = agent.post(proposals, memory_body(cid, "latest_time", "17:00", source_ref="turn:2"))
+    assert r.status_code == 409 and r.json()["code"] == "too_many_proposals", r.content
+    r = agent.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00"))  # its write is a proposal too
+    assert r.status_code == 409 and r.json()["code"] == "too_many_proposals", r.content
+    r = agent.post(proposals, memory_body(cid, "earliest_time", "01:00", source_ref="turn:3"))
+    assert r.status_code == 200 and r.json()["memory_id"] == made[0]["memory_id"]
+    patient = world.patient(world.patient_a)
+    assert len(patient.get(proposals).json()["items"]) == 3
+    r = patient.post(proposals, memory_body(cid, "latest_time", "16:00", source_ref="portal"))
+    assert r.status_code == 201, r.content
+    assert patient.post(f"{mem(world.patient_a)}/{made[0]['memory_id']}/reject").status_code == 200
+    r = agent.post(proposals, memory_body(cid, "latest_time", "17:00", source_ref="turn:2"))
+    assert r.status_code == 201, r.content

@@ -215,6 +215,12 @@ export class ProposalStale extends ConflictError {
   static override readonly status: number = 409;
 }
 
+/** This proposer already has the most proposals for this patient that may wait for review at once. */
+export class TooManyProposals extends ConflictError {
+  static override readonly code: string = "too_many_proposals";
+  static override readonly status: number = 409;
+}
+
 export class NotCorrectable extends ConflictError {
   static override readonly code: string = "not_correctable";
   static override readonly status: number = 409;
@@ -438,7 +444,7 @@ const ALL: ErrorClass[] = [
   MethodNotAllowed, NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition,
   OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
   OperationNotRetryable, NotProposed, ProposalPending, ProposalStale, NotCorrectable, SessionAlreadyEnded,
-  TooManySessions, TurnLimitReached,
+  TooManyProposals, TooManySessions, TurnLimitReached,
   SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout,
   LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,

@@ -196,6 +196,13 @@ class ProposalStale(ConflictError):
     status = 409
 
 
+class TooManyProposals(ConflictError):
+    """This proposer already has the most proposals for this patient that may wait for review at once."""
+
+    code = "too_many_proposals"
+    status = 409
+
+
 class NotCorrectable(ConflictError):
     code = "not_correctable"
     status = 409
@@ -478,6 +485,7 @@ __all__ = [
     "NotProposed",
     "ProposalPending",
     "ProposalStale",
+    "TooManyProposals",
     "NotCorrectable",
     "SessionAlreadyEnded",
     "TooManySessions",
