@@ -699,3 +699,30 @@ def test_an_agent_holds_a_bounded_number_of_proposals_waiting_for_one_patient(wo
     assert patient.post(f"{mem(world.patient_a)}/{made[0]['memory_id']}/reject").status_code == 200
     r = agent.post(proposals, memory_body(cid, "latest_time", "17:00", source_ref="turn:2"))
     assert r.status_code == 201, r.content
+
+
+def test_history_shows_the_value_made_current_again_while_the_newer_one_is_set_aside(world):
+    """Quarantining the current value makes the one it replaced current again, and that clears its superseded_by:
+    the history of either hid the other (the quarantined value's history showed no current value at all). Both
+    show both, the one current now reading active."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    nurse = nurse_with(world, "appointment_scheduling")
+    older = patient.post(mem(world.patient_a), memory_body(cid, time="10:00")).json()["memory_id"]
+    newer = patient.post(mem(world.patient_a), memory_body(cid, time="10:30")).json()["memory_id"]
+    assert nurse.post(f"{mem(world.patient_a)}/{newer}/quarantine", {"reason_code": "disputed"}).status_code == 200
+
+    def versions(memory_id):
+        history = patient.get(f"{mem(world.patient_a)}/{memory_id}/history").json()
+        return [(v["memory_id"], v["state"]) for v in history["versions"]], history["events"]
+
+    for memory_id in (newer, older):
+        shown, events = versions(memory_id)
+        assert shown == [(newer, "quarantined"), (older, "active")], memory_id
+        assert {e["event_type"] for e in events} >= {"quarantined", "reinstated"}
+    # released, the set-aside value supersedes the one made current again; a newer value supersedes it in turn
+    assert nurse.post(f"{mem(world.patient_a)}/{newer}/release", {}).status_code == 200
+    assert versions(older)[0] == [(newer, "active"), (older, "superseded")]
+    latest = patient.post(mem(world.patient_a), memory_body(cid, time="11:00")).json()["memory_id"]
+    assert versions(older)[0] == [(latest, "active"), (newer, "superseded"), (older, "superseded")]
+    assert versions(latest)[0] == [(latest, "active"), (newer, "superseded"), (older, "superseded")]
