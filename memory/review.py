@@ -19,13 +19,12 @@ from events.services import event_emit
 from memory.deletion import _hold_erasures, erase_with_receipt
 from memory.lifecycle import lifecycle_event, memory_lock, memory_transition
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
-from memory.selectors import memory_get
+from memory.selectors import memory_current_since, memory_get
 from memory.services import (
     NewFact,
     _attribute_lock,
     _check_new_fact,
     _current_of_attribute_statement,
-    _current_since,
     _fact_checked,
     _hold_consent,
     _hold_type,
@@ -109,7 +108,7 @@ def _refuse_stale_proposal(proposal: Memory, current: list[Memory], now: datetim
     proposal answered a value that has since been replaced (the patient said something newer, another proposal was
     confirmed, a value was made current again), and confirming it would silently overwrite what is current now.
     The problem names that value (``current_memory_id``)."""
-    newer = _current_since(proposal.created_at, current, now)
+    newer = memory_current_since(proposal.created_at, current, now)
     if newer is not None:
         exc = Conflict("the value this proposal would replace became current after it was proposed; reject it (a "
                        "new proposal is made against the current value)", code="proposal_stale")

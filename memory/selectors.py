@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Q, QuerySet
+from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 from psycopg.types.string import TextLoader
 
@@ -51,6 +51,18 @@ def memory_proposal_page(*, identity: Identity, patient_id: uuid.UUID, limit: in
     items = list(rows.order_by("created_at", "memory_id")[:limit + 1])
     last = items[limit - 1] if len(items) > limit else None
     return items[:limit], position_cursor(last.created_at, last.memory_id) if last else None
+
+
+def memory_current_since(when: datetime, current: list[Memory], now: datetime) -> Memory | None:
+    """Of an attribute's current records, the active one that became current after ``when`` (written, confirmed,
+    released or made current again since), if any: a proposal made before then answered a value since replaced."""
+    live = [m for m in current if m.state == MemoryState.ACTIVE and (m.valid_until is None or m.valid_until > now)]
+    if not live:
+        return None
+    became_current = dict(LifecycleEvent.objects.filter(memory_id__in=[m.memory_id for m in live],
+                                                        to_state=MemoryState.ACTIVE)
+                          .values_list("memory_id").annotate(at=Max("occurred_at")))
+    return next((m for m in live if max(became_current.get(m.memory_id, m.created_at), m.created_at) > when), None)
 
 
 def memory_list_quarantined(*, identity: Identity, patient_id: uuid.UUID) -> list[Memory]:

@@ -10,7 +10,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection
-from django.db.models import Max
 from django.utils import timezone
 
 from consent.access import may_access
@@ -31,7 +30,7 @@ from memory.crypto import encrypt_fact, new_salt
 from memory.lifecycle import lifecycle_row, memory_transition, memory_value
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval.vectors import memory_vector_copy, memory_vector_later
-from memory.selectors import compiled_once
+from memory.selectors import compiled_once, memory_current_since
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
 S = MemoryState
@@ -527,7 +526,7 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
     _hold_type(identity, spec, new)
     pending = _pending_proposal(identity=identity, patient_id=patient_id, new=new, source=source,
                                 consent_record_id=consent)
-    if pending is not None and _current_since(pending.created_at, list(Memory.objects.raw(
+    if pending is not None and memory_current_since(pending.created_at, list(Memory.objects.raw(
             *_current_of_attribute_statement(org_id=identity.org_id, patient_id=patient_id,
                                              memory_type=spec.name, attribute=attribute,
                                              purpose=consent_purpose))), timezone.now()) is not None:
@@ -545,17 +544,6 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
     event_emit("memory.proposed", memory_id=memory.memory_id, patient_id=patient_id, memory_type=spec.name,
                purpose=consent_purpose)
     return memory, True
-
-
-def _current_since(when: datetime, current: list[Memory], now: datetime) -> Memory | None:
-    """Of the attribute's current records (:func:`_current_of_attribute_statement`), the active one that became
-    current after ``when`` (written, confirmed, released or made current again since), if any."""
-    live = [m for m in current if m.state == S.ACTIVE and (m.valid_until is None or m.valid_until > now)]
-    if not live:
-        return None
-    became_current = dict(LifecycleEvent.objects.filter(memory_id__in=[m.memory_id for m in live], to_state=S.ACTIVE)
-                          .values_list("memory_id").annotate(at=Max("occurred_at")))
-    return next((m for m in live if max(became_current.get(m.memory_id, m.created_at), m.created_at) > when), None)
 
 
 MAX_PENDING_PROPOSALS_PER_PROPOSER = 50
