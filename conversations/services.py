@@ -60,7 +60,7 @@ from core.services import organization_ensure
 from memory.erasure import ErasureSection
 from memory.lifecycle import memory_value
 from memory.models import Memory, MemoryState
-from memory.selectors import memory_list_current
+from memory.selectors import memory_current_since, memory_list_current
 from memory.services import memory_propose
 from memory.types import builtin_latest, validate_fact
 
@@ -289,9 +289,10 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
                                 code="no_active_consent_or_access").about(
             patient_id=session.patient_id, purpose=session.purpose)
     source_ref = f"conversation:{session.session_id}:turn:{seq}"
-    current: dict[str, dict] = {m.attribute: memory_value(m) or {} for m in memory_list_current(
+    current_rows = {m.attribute: m for m in memory_list_current(
         identity=identity, patient_id=session.patient_id, memory_type=SCHEDULING_PREFERENCE,
         consent_purpose=session.purpose)}
+    current: dict[str, dict] = {attribute: memory_value(m) or {} for attribute, m in current_rows.items()}
     parsed = turn.parsed or {}
     skipped = [{"kind": c.get("kind") or "time", "reason": "needs_clarification"}
                for c in parsed.get("clarifications", ()) if c.get("code") != "relative_day"]  # no durable kind
@@ -317,8 +318,12 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
                                         state=MemoryState.PROPOSED)
         # this turn's proposal, or the same value still waiting from another turn or conversation: the patient
         # reviews each suggestion once (fact is never encrypted for this type: it is compared as stored)
-        if pending.filter(Q(source_ref=source_ref) | Q(fact=normalised, consent_purpose=session.purpose)).filter(
-                Q(valid_until__isnull=True) | Q(valid_until__gt=timezone.now())).exists():
+        now = timezone.now()
+        waiting = pending.filter(Q(source_ref=source_ref) | Q(fact=normalised, consent_purpose=session.purpose)).filter(
+            Q(valid_until__isnull=True) | Q(valid_until__gt=now)).values_list("created_at", flat=True)
+        # one made before the current value became current cannot be confirmed (proposal_stale): not the same one
+        if any(memory_current_since(made, [current_rows[attribute]] if attribute in current_rows else [], now) is None
+               for made in waiting):
             skipped.append({"kind": kind, "reason": "already_proposed"})
             continue
         memory, created = memory_propose(

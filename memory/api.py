@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from consent import purpose as purpose_of_use
 from core import audit
 from core.api import ScopedAPIView
-from core.errors import NotFound
+from core.errors import NotFound, cursor_checked
 from core.identity import commit_with_next_statement
 from core.serializers import (
     DateTimeIn,
@@ -16,6 +16,9 @@ from core.serializers import (
     NoBody,
     StrictSerializer,
     UUIDIn,
+    integer_parameter,
+    next_cursor_field,
+    page_parameters,
     require_readable,
 )
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
@@ -327,18 +330,24 @@ class MemoryProposalsView(MemoryView):
     required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"]}
     audit_actions = {"GET": "memory.proposals", "POST": "memory.propose"}
 
-    query_parameters = {"GET": frozenset({"purpose"})}
+    query_parameters = {"GET": frozenset({"purpose", "limit", "cursor"})}
 
     @extend_schema(operation_id="memories_proposals_list",
-                   responses={200: inline_serializer("ProposalList", {"items": MemoryOut(many=True)})},
-                   parameters=[purpose_of_use.purpose_parameter("Only proposals kept for it are read.")])
+                   responses={200: inline_serializer("ProposalList", {"items": MemoryOut(many=True),
+                                                                      "next_cursor": next_cursor_field()})},
+                   parameters=[purpose_of_use.purpose_parameter("Only proposals kept for it are read."),
+                               *page_parameters(default=100, older="the proposals made after those")])
     def get(self, request, patient_id):
+        # Oldest first (the order they wait for review in), a page at a time: every proposal was one answer before
         purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
-        items = [m for m in selectors.memory_list_proposed(identity=self.identity, patient_id=patient_id)
-                 if purpose is None or m.consent_purpose == purpose]
+        limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
+        with cursor_checked():
+            items, next_cursor = selectors.memory_proposal_page(identity=self.identity, patient_id=patient_id,
+                                                                limit=limit, purpose=purpose,
+                                                                cursor=request.query_params.get("cursor"))
         audit.record(action="memory.proposals", resource_type="memory", patient_id=patient_id, purpose=purpose,
                      outcome_by_access=True)
-        return Response({"items": MemoryOut(items, many=True).data})
+        return Response({"items": MemoryOut(items, many=True).data, "next_cursor": next_cursor})
 
     @extend_schema(operation_id="memories_propose", request=ProposalIn, responses={201: MemoryOut, 200: MemoryOut})
     def post(self, request, patient_id):

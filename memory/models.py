@@ -50,11 +50,21 @@ class MemoryQuerySet(models.QuerySet):
             expires_at__gt=now,
         ).filter(
             Q(valid_until__isnull=True) | Q(valid_until__gt=now)
-        ).filter(
+        ).consent_in_force(now)
+
+    def consent_in_force(self, now):
+        """Backed by a consent in force at ``now`` (or by none: care context)."""
+        return self.filter(
             Q(consent_record__isnull=True)
             | Q(consent_record__status="granted", consent_record__revoked_at__isnull=True)
             & (Q(consent_record__expires_at__isnull=True) | Q(consent_record__expires_at__gt=now))
         )
+
+    def pending_proposals(self, now):
+        """Proposals still waiting for review at ``now``: inside their validity and retention, their consent in
+        force (:meth:`Memory.effective_state` says ``proposed``)."""
+        return self.filter(state=MemoryState.PROPOSED, expires_at__gt=now).filter(
+            Q(valid_until__isnull=True) | Q(valid_until__gt=now)).consent_in_force(now)
 
 
 LIVE_STATES = frozenset({MemoryState.ACTIVE, MemoryState.PROPOSED, MemoryState.QUARANTINED})

@@ -19,7 +19,7 @@ from events.services import event_emit
 from memory.deletion import _hold_erasures, erase_with_receipt
 from memory.lifecycle import lifecycle_event, memory_lock, memory_transition, memory_value
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
-from memory.selectors import memory_get
+from memory.selectors import memory_current_since, memory_get
 from memory.services import (
     NewFact,
     _attribute_lock,
@@ -86,9 +86,11 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     with transaction.atomic():
         _attribute_lock(memory.organization_id, patient_id, memory.memory_type, memory.attribute,
                         memory.consent_purpose)
-        _supersede_current(identity=identity, new_id=memory.memory_id, org_id=memory.organization_id,
-                           patient_id=patient_id, memory_type=memory.memory_type, attribute=memory.attribute,
-                           purpose=memory.consent_purpose)
+        current = list(Memory.objects.raw(*_current_of_attribute_statement(
+            org_id=memory.organization_id, patient_id=patient_id, memory_type=memory.memory_type,
+            attribute=memory.attribute, purpose=memory.consent_purpose)))
+        _refuse_stale_proposal(memory, current, now)
+        _supersede(identity=identity, current=current, new_id=memory.memory_id)
         # valid from its confirmation (used by nobody before): not from when it was proposed, which could be before
         # the value it now supersedes was recorded, and the current value would read as older than the one it replaced
         memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE, valid_from=now,
@@ -100,6 +102,19 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     audit.record(action="memory.confirm", resource_type="memory", resource_id=memory.memory_id,
                  patient_id=patient_id, purpose=memory.consent_purpose)
     return memory
+
+
+def _refuse_stale_proposal(proposal: Memory, current: list[Memory], now: datetime) -> None:
+    """409 ``proposal_stale`` when the attribute's current value became current after the proposal was made: the
+    proposal answered a value that has since been replaced (the patient said something newer, another proposal was
+    confirmed, a value was made current again), and confirming it would silently overwrite what is current now.
+    The problem names that value (``current_memory_id``)."""
+    newer = memory_current_since(proposal.created_at, current, now)
+    if newer is not None:
+        exc = Conflict("the value this proposal would replace became current after it was proposed; reject it (a "
+                       "new proposal is made against the current value)", code="proposal_stale")
+        exc.extensions = {"current_memory_id": str(newer.memory_id)}
+        raise exc.about(patient_id=proposal.patient_id, purpose=proposal.consent_purpose)
 
 
 def memory_reject(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID) -> dict:

@@ -6,11 +6,12 @@ from datetime import UTC, datetime
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import QuerySet
+from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 from psycopg.types.string import TextLoader
 
 from core import audit
+from core.cursors import cursor_position, position_cursor
 from core.errors import NotFound
 from core.identity import Identity
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryState, Release, ReleaseMember, state_now
@@ -34,6 +35,34 @@ def memory_list_proposed(*, identity: Identity, patient_id: uuid.UUID) -> list[M
     """Proposals still waiting for confirmation: one whose validity, retention or consent ended is no longer
     one (the sweep will record it as expired)."""
     return _in_state(identity, patient_id, MemoryState.PROPOSED)
+
+
+def memory_proposal_page(*, identity: Identity, patient_id: uuid.UUID, limit: int, purpose: str | None = None,
+                         cursor: str | None = None) -> tuple[list[Memory], str | None]:
+    """A page of :func:`memory_list_proposed` (kept for ``purpose`` when given), oldest first, after ``cursor``, and
+    the cursor of the next page (None on the last). ValueError for a cursor it did not give."""
+    rows = (Memory.objects.for_patient(identity.org_id, patient_id).pending_proposals(timezone.now())
+            .select_related("consent_record"))
+    if purpose is not None:
+        rows = rows.filter(consent_purpose=purpose)
+    if cursor:
+        when, ident = cursor_position(cursor)
+        rows = rows.filter(Q(created_at__gt=when) | Q(created_at=when, memory_id__gt=ident))
+    items = list(rows.order_by("created_at", "memory_id")[:limit + 1])
+    last = items[limit - 1] if len(items) > limit else None
+    return items[:limit], position_cursor(last.created_at, last.memory_id) if last else None
+
+
+def memory_current_since(when: datetime, current: list[Memory], now: datetime) -> Memory | None:
+    """Of an attribute's current records, the active one that became current after ``when`` (written, confirmed,
+    released or made current again since), if any: a proposal made before then answered a value since replaced."""
+    live = [m for m in current if m.state == MemoryState.ACTIVE and (m.valid_until is None or m.valid_until > now)]
+    if not live:
+        return None
+    became_current = dict(LifecycleEvent.objects.filter(memory_id__in=[m.memory_id for m in live],
+                                                        to_state=MemoryState.ACTIVE)
+                          .values_list("memory_id").annotate(at=Max("occurred_at")))
+    return next((m for m in live if max(became_current.get(m.memory_id, m.created_at), m.created_at) > when), None)
 
 
 def memory_list_quarantined(*, identity: Identity, patient_id: uuid.UUID) -> list[Memory]:
@@ -103,23 +132,28 @@ def memory_answer_still_holds(*, identity: Identity, data) -> bool:
     return all(now.get(memory_id) == state for memory_id, state in shown.items())
 
 
-# A memory's attribute chain in one statement, instead of a query per version: the newer versions (following
-# superseded_by; step -1 is the next one) and the older (those superseded by it, a generation per step; several
-# records can be superseded by the same one). RLS applies to every row; the steps are bounded.
+# A memory's attribute chain in one statement, instead of a query per version: the newer versions (step -1 is the
+# next one) and the older (a generation per step; several records can be superseded by the same one). A link is a
+# supersession (superseded_by), or a value made current again while a newer one was quarantined (its reinstated
+# event's source_ref, quarantine-of:<id>): that value's superseded_by is cleared, and the history of either would
+# otherwise hide the other, the current value among them. RLS applies to every row; the steps are bounded, cycles cut.
 _CHAIN_SQL = (
-    "WITH RECURSIVE newer(memory_id, superseded_by, step) AS ("
-    "SELECT memory_id, superseded_by, 0 FROM patient_memory "
-    "WHERE organization_id = %s AND patient_id = %s AND memory_id = %s "
-    "UNION ALL SELECT m.memory_id, m.superseded_by, n.step - 1 FROM patient_memory m "
-    "JOIN newer n ON m.memory_id = n.superseded_by "
-    "WHERE m.organization_id = %s AND m.patient_id = %s AND n.step > -%s), "
+    "WITH RECURSIVE links(older_id, newer_id) AS ("
+    "SELECT memory_id, superseded_by FROM patient_memory "
+    "WHERE organization_id = %s AND patient_id = %s AND superseded_by IS NOT NULL "
+    "UNION SELECT e.memory_id, substr(e.source_ref, 15)::uuid FROM memory_lifecycle_event e "
+    "WHERE e.organization_id = %s AND e.patient_id = %s AND e.event_type = 'reinstated' "
+    "AND e.source_ref ~ '^quarantine-of:[0-9a-f-]{36}$'), "
+    "newer(memory_id, step) AS ("
+    "SELECT %s::uuid, 0 "
+    "UNION ALL SELECT l.newer_id, n.step - 1 FROM newer n JOIN links l ON l.older_id = n.memory_id "
+    "WHERE n.step > -%s) CYCLE memory_id SET newer_cycle USING newer_path, "
     "older(memory_id, step) AS ("
-    "SELECT memory_id, 1 FROM patient_memory "
-    "WHERE organization_id = %s AND patient_id = %s AND superseded_by = %s "
-    "UNION ALL SELECT m.memory_id, o.step + 1 FROM patient_memory m "
-    "JOIN older o ON m.superseded_by = o.memory_id "
-    "WHERE m.organization_id = %s AND m.patient_id = %s AND o.step < %s) "
-    "SELECT memory_id, step FROM newer WHERE step < 0 UNION ALL SELECT memory_id, step FROM older")
+    "SELECT older_id, 1 FROM links WHERE newer_id = %s "
+    "UNION ALL SELECT l.older_id, o.step + 1 FROM older o JOIN links l ON l.newer_id = o.memory_id "
+    "WHERE o.step < %s) CYCLE memory_id SET older_cycle USING older_path "
+    "SELECT memory_id, step FROM newer WHERE step < 0 AND NOT newer_cycle "
+    "UNION ALL SELECT memory_id, step FROM older WHERE NOT older_cycle")
 _CHAIN_LIMIT = 100_000
 
 
@@ -129,17 +163,19 @@ def memory_history(*, identity: Identity, patient_id: uuid.UUID,
     memory = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
     org = identity.org_id
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(_CHAIN_SQL, [org, patient_id, memory.memory_id, org, patient_id, _CHAIN_LIMIT,
-                                    org, patient_id, memory.memory_id, org, patient_id, _CHAIN_LIMIT])
+        cursor.execute(_CHAIN_SQL, [org, patient_id, org, patient_id, memory.memory_id, _CHAIN_LIMIT,
+                                    memory.memory_id, _CHAIN_LIMIT])
         chain = cursor.fetchall()
     rows = {m.memory_id: m for m in Memory.objects.for_patient(org, patient_id).select_related(
         "consent_record").filter(memory_id__in=[m for m, _ in chain])}
     # newest first: the newer versions from the furthest, this one, then the older ones a generation at a time
+    # (a version reached by two links is shown once, where it is first met)
     ordered = sorted((step, -rows[m].created_at.timestamp(), m) for m, step in chain if m in rows)
-    newer = [rows[m] for step, _, m in ordered if step < 0]
-    older = [rows[m] for step, _, m in ordered if step > 0]
+    newer = [m for step, _, m in ordered if step < 0]
+    older = [m for step, _, m in ordered if step > 0]
     now = timezone.now()
-    versions = [v.as_of_now(now) for v in [*newer, memory, *older]]
+    shown = list(dict.fromkeys([*newer, memory.memory_id, *older]))
+    versions = [(memory if m == memory.memory_id else rows[m]).as_of_now(now) for m in shown]
     events = list(LifecycleEvent.objects.filter(memory_id__in=[v.memory_id for v in versions])
                   .order_by("occurred_at"))
     return versions, events

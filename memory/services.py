@@ -30,7 +30,7 @@ from memory.crypto import encrypt_fact, new_salt
 from memory.lifecycle import lifecycle_row, memory_transition, memory_value
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval.vectors import memory_vector_copy, memory_vector_later
-from memory.selectors import compiled_once
+from memory.selectors import compiled_once, memory_current_since
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
 S = MemoryState
@@ -526,18 +526,43 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
     _hold_type(identity, spec, new)
     pending = _pending_proposal(identity=identity, patient_id=patient_id, new=new, source=source,
                                 consent_record_id=consent)
+    if pending is not None and memory_current_since(pending.created_at, list(Memory.objects.raw(
+            *_current_of_attribute_statement(org_id=identity.org_id, patient_id=patient_id,
+                                             memory_type=spec.name, attribute=attribute,
+                                             purpose=consent_purpose))), timezone.now()) is not None:
+        pending = None  # made against a value since replaced, it cannot be confirmed: this one is a new proposal
     if pending is not None:
         if new.valid_until is not None and new.valid_until != pending.valid_until:
             raise Conflict(f"the same value is already proposed ({pending.memory_id}) with another validity; it is "
                            "confirmed or rejected first", code="proposal_pending").about(
                 patient_id=patient_id, purpose=consent_purpose)
         return pending, False
+    _refuse_over_pending_limit(identity, patient_id, consent_purpose)
     memory = _insert(identity=identity, patient_id=patient_id, spec=spec, new=new, state=S.PROPOSED,
                      source=source, source_ref=source_ref, consent_record_id=consent,
                      memory_id=uuid.uuid4(), audit_actions=["memory.propose"])
     event_emit("memory.proposed", memory_id=memory.memory_id, patient_id=patient_id, memory_type=spec.name,
                purpose=consent_purpose)
     return memory, True
+
+
+MAX_PENDING_PROPOSALS_PER_PROPOSER = 50
+
+
+def _refuse_over_pending_limit(identity: Identity, patient_id: uuid.UUID, purpose: str) -> None:
+    """409 ``too_many_proposals`` once this proposer (an agent, or a person) has
+    :data:`MAX_PENDING_PROPOSALS_PER_PROPOSER` proposals waiting for review for this patient: the patient and staff
+    review them first (confirm or reject), or they lapse. Counted under the proposer's lock for the patient (taken
+    after every other lock of a proposal), so proposals at once of different attributes do not pass it together."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                       [f"proposer:{identity.org_id}:{patient_id}:{identity.actor_sub}:{identity.agent_client_id}"])
+    waiting = (Memory.objects.for_patient(identity.org_id, patient_id).pending_proposals(timezone.now())
+               .filter(created_by=identity.actor_sub, agent_client_id=identity.agent_client_id).count())
+    if waiting >= MAX_PENDING_PROPOSALS_PER_PROPOSER:
+        raise Conflict(f"{waiting} proposals of yours for this patient are waiting for review; more are taken once "
+                       "some are confirmed or rejected", code="too_many_proposals").about(
+            patient_id=patient_id, purpose=purpose)
 
 
 def _pending_proposal(*, identity: Identity, patient_id: uuid.UUID, new: NewFact, source: str,

@@ -544,6 +544,27 @@ def test_proposals_need_consent_and_point_at_the_turn(world):
     assert [i["fact"] for i in items] == [{"kind": "earliest_time", "time": "10:00"}]
 
 
+def test_a_suggestion_made_before_the_preference_changed_does_not_stop_the_same_wish_being_proposed_again(world):
+    """A waiting suggestion made before the patient's current value became current cannot be confirmed (409
+    proposal_stale): the same wish said again is proposed anew, not skipped as already proposed."""
+    api = world.patient(world.patient_a)
+    cid = world.consent(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "Please don't book me before 10 a.m.")
+    [stale] = api.post(session_path(sid, "/turns/1/propose")).json()["proposed"]
+    assert api.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid, time="08:00")).status_code == 201
+    r = api.post(f"/v1/patients/{world.patient_a}/memories/{stale['memory_id']}/confirm")
+    assert r.status_code == 409 and r.json()["code"] == "proposal_stale"
+    other = start(api, world.patient_a)["session"]["session_id"]
+    say(api, other, "Again: nothing before 10am please.")
+    later = api.post(session_path(other, "/turns/1/propose")).json()
+    [fresh] = later["proposed"]
+    assert fresh["memory_id"] != stale["memory_id"] and later["skipped"] == []
+    assert api.post(f"/v1/patients/{world.patient_a}/memories/{fresh['memory_id']}/confirm").status_code == 200
+    items = api.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
+    assert [i["fact"] for i in items] == [{"kind": "earliest_time", "time": "10:00"}]
+
+
 def test_the_seed_turn_proposes_the_exclusion_and_nothing_clinical(world):
     world.consent(world.patient_a)
     api = world.patient(world.patient_a)

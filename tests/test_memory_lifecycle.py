@@ -61,24 +61,43 @@ def test_proposals_are_invisible_until_confirmed(world):
     assert patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm").status_code == 409
 
 
-def test_a_proposal_confirmed_after_a_newer_value_was_recorded_is_valid_from_its_confirmation(world):
-    """A suggestion made before the patient stated a newer value, confirmed later, is the current value from its
-    confirmation: it never reads as older than the value it replaced (valid_from before that one's)."""
+def test_a_proposal_made_before_the_current_value_became_current_is_not_confirmed(world):
+    """A suggestion made before the patient stated a newer value answered a value since replaced: confirming it
+    would silently overwrite the newer statement, so it is 409 proposal_stale naming the current value, and nothing
+    changes. The same suggestion made again is a new proposal (the stale one is not handed back), and it is
+    confirmed, current from its confirmation. Another value made current after a proposal (a confirmation, a value
+    made current again when a newer one is set aside) makes it stale too."""
     cid = world.consent(world.patient_a)
     agent = Api(world.token(sub="booking-agent", act="booking-agent"))
     world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
-    proposal = agent.post(f"{mem(world.patient_a)}/proposals",
-                          {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"}).json()
+    body = {**memory_body(cid, "latest_time", "15:00"), "source_ref": "session:s1/turn:3"}
+    proposal = agent.post(f"{mem(world.patient_a)}/proposals", body).json()
     patient = world.patient(world.patient_a)
     stated = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00")).json()["memory"]
     r = patient.post(f"{mem(world.patient_a)}/{proposal['memory_id']}/confirm")
+    assert r.status_code == 409 and r.json()["code"] == "proposal_stale", r.content
+    assert r.json()["current_memory_id"] == stated["memory_id"]
+    assert [i["memory_id"] for i in patient.get(mem(world.patient_a)).json()["items"]] == [stated["memory_id"]]
+    assert patient.get(f"{mem(world.patient_a)}/{proposal['memory_id']}").json()["state"] == "proposed"
+
+    again = agent.post(f"{mem(world.patient_a)}/proposals", {**body, "source_ref": "session:s2/turn:1"})
+    assert again.status_code == 201 and again.json()["memory_id"] != proposal["memory_id"], again.content
+    r = patient.post(f"{mem(world.patient_a)}/{again.json()['memory_id']}/confirm")
     assert r.status_code == 200, r.content
     confirmed = r.json()
     assert datetime.fromisoformat(confirmed["valid_from"]) > datetime.fromisoformat(stated["valid_from"])
-    [current] = patient.get(mem(world.patient_a)).json()["items"]
-    assert current["memory_id"] == proposal["memory_id"] and current["valid_from"] == confirmed["valid_from"]
     replaced = patient.get(f"{mem(world.patient_a)}/{stated['memory_id']}").json()
-    assert replaced["state"] == "superseded" and replaced["superseded_by"] == proposal["memory_id"]
+    assert replaced["state"] == "superseded" and replaced["superseded_by"] == again.json()["memory_id"]
+
+    # two proposals of one attribute: once one is confirmed, the other was made against what it replaced
+    first = agent.post(f"{mem(world.patient_a)}/proposals", memory_body(cid, "earliest_time", "08:00",
+                                                                        source_ref="turn:7")).json()
+    second = agent.post(f"{mem(world.patient_a)}/proposals", memory_body(cid, "earliest_time", "09:00",
+                                                                         source_ref="turn:8")).json()
+    assert patient.post(f"{mem(world.patient_a)}/{second['memory_id']}/confirm").status_code == 200
+    r = patient.post(f"{mem(world.patient_a)}/{first['memory_id']}/confirm")
+    assert r.status_code == 409 and r.json()["current_memory_id"] == second["memory_id"]
+    assert patient.post(f"{mem(world.patient_a)}/{first['memory_id']}/reject").status_code == 200
 
 
 def test_rejected_proposal_is_erased(world):
@@ -624,3 +643,86 @@ def test_deleting_a_memory_deletes_the_proposals_waiting_with_its_value(world):
     assert [p["memory_id"] for p in waiting] == [other["memory_id"]]
     assert patient.post(f"{mem(world.patient_a)}/{same['memory_id']}/confirm").status_code == 404
     assert patient.get(mem(world.patient_a)).json()["items"] == []
+
+
+def test_proposals_are_read_a_page_at_a_time_oldest_first(world):
+    """The proposals list stopped nowhere: every waiting proposal was one answer. It is read as the other lists
+    are: ``limit`` (1-500, default 100), ``next_cursor`` passed back as ``cursor`` (null on the last page), 422 on
+    a cursor it never gave; oldest first, the order they wait for review in."""
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    made = [agent.post(f"{mem(world.patient_a)}/proposals", memory_body(cid, "earliest_time", f"0{h}:00",
+                                                                        source_ref=f"turn:{h}")).json()["memory_id"]
+            for h in range(1, 6)]
+    patient = world.patient(world.patient_a)
+    proposals = f"{mem(world.patient_a)}/proposals"
+    whole = patient.get(proposals).json()
+    assert [p["memory_id"] for p in whole["items"]] == made and whole["next_cursor"] is None
+    seen, cursor = [], None
+    for size in (2, 2, 1):
+        page = patient.get(proposals, {"limit": 2, **({"cursor": cursor} if cursor else {})}).json()
+        assert len(page["items"]) == size
+        seen += [p["memory_id"] for p in page["items"]]
+        cursor = page["next_cursor"]
+    assert seen == made and cursor is None
+    assert patient.get(proposals, {"limit": 2, "purpose": "communication"}).json() == {"items": [],
+                                                                                      "next_cursor": None}
+    for bad in ({"cursor": "nonsense"}, {"limit": 0}, {"limit": 501}):
+        r = patient.get(proposals, bad)
+        assert r.status_code == 422 and r.json()["errors"][0]["field"] == next(iter(bad)), r.content
+
+
+def test_an_agent_holds_a_bounded_number_of_proposals_waiting_for_one_patient(world, monkeypatch):
+    """An agent could leave any number of proposals waiting: past the bound, another is 409 too_many_proposals and
+    nothing is written; its identical proposal again is still answered with the waiting one, another agent or the
+    patient still propose, and once one is reviewed the agent proposes again."""
+    from memory import services
+
+    monkeypatch.setattr(services, "MAX_PENDING_PROPOSALS_PER_PROPOSER", 3)
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    proposals = f"{mem(world.patient_a)}/proposals"
+    made = [agent.post(proposals, memory_body(cid, "earliest_time", f"0{h}:00", source_ref="turn:1")).json()
+            for h in range(1, 4)]
+    r = agent.post(proposals, memory_body(cid, "latest_time", "17:00", source_ref="turn:2"))
+    assert r.status_code == 409 and r.json()["code"] == "too_many_proposals", r.content
+    r = agent.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00"))  # its write is a proposal too
+    assert r.status_code == 409 and r.json()["code"] == "too_many_proposals", r.content
+    r = agent.post(proposals, memory_body(cid, "earliest_time", "01:00", source_ref="turn:3"))
+    assert r.status_code == 200 and r.json()["memory_id"] == made[0]["memory_id"]
+    patient = world.patient(world.patient_a)
+    assert len(patient.get(proposals).json()["items"]) == 3
+    r = patient.post(proposals, memory_body(cid, "latest_time", "16:00", source_ref="portal"))
+    assert r.status_code == 201, r.content
+    assert patient.post(f"{mem(world.patient_a)}/{made[0]['memory_id']}/reject").status_code == 200
+    r = agent.post(proposals, memory_body(cid, "latest_time", "17:00", source_ref="turn:2"))
+    assert r.status_code == 201, r.content
+
+
+def test_history_shows_the_value_made_current_again_while_the_newer_one_is_set_aside(world):
+    """Quarantining the current value makes the one it replaced current again, and that clears its superseded_by:
+    the history of either hid the other (the quarantined value's history showed no current value at all). Both
+    show both, the one current now reading active."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    nurse = nurse_with(world, "appointment_scheduling")
+    older = patient.post(mem(world.patient_a), memory_body(cid, time="10:00")).json()["memory_id"]
+    newer = patient.post(mem(world.patient_a), memory_body(cid, time="10:30")).json()["memory_id"]
+    assert nurse.post(f"{mem(world.patient_a)}/{newer}/quarantine", {"reason_code": "disputed"}).status_code == 200
+
+    def versions(memory_id):
+        history = patient.get(f"{mem(world.patient_a)}/{memory_id}/history").json()
+        return [(v["memory_id"], v["state"]) for v in history["versions"]], history["events"]
+
+    for memory_id in (newer, older):
+        shown, events = versions(memory_id)
+        assert shown == [(newer, "quarantined"), (older, "active")], memory_id
+        assert {e["event_type"] for e in events} >= {"quarantined", "reinstated"}
+    # released, the set-aside value supersedes the one made current again; a newer value supersedes it in turn
+    assert nurse.post(f"{mem(world.patient_a)}/{newer}/release", {}).status_code == 200
+    assert versions(older)[0] == [(newer, "active"), (older, "superseded")]
+    latest = patient.post(mem(world.patient_a), memory_body(cid, time="11:00")).json()["memory_id"]
+    assert versions(older)[0] == [(latest, "active"), (newer, "superseded"), (older, "superseded")]
+    assert versions(latest)[0] == [(latest, "active"), (newer, "superseded"), (older, "superseded")]

@@ -330,7 +330,11 @@ def patient_confirm(request, memory_id: uuid.UUID):
             raise
         messages.info(request, "This suggestion was erased with a value you deleted. Nothing was confirmed.")
         return redirect("patient-preferences")
-    except Conflict:
+    except Conflict as exc:
+        if exc.code == "proposal_stale":
+            messages.error(request, "This suggestion was made before your preference last changed, so it cannot be "
+                                    "confirmed. Reject it, or change the preference yourself.")
+            return redirect("patient-preferences")
         # sent twice (a double click, the back button): only a confirmation makes a proposal current
         memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
         if memory.state != MemoryState.ACTIVE:

@@ -311,6 +311,24 @@ def test_confirming_a_suggestion_erased_with_a_value_the_patient_deleted_says_so
     assert "This suggestion was erased with a value you deleted. Nothing was confirmed." in answer.content.decode()
 
 
+def test_confirming_a_suggestion_made_before_the_preference_changed_says_why_nothing_changed(alice, world):
+    """A suggestion made before the patient changed that preference is not confirmed (it would overwrite the newer
+    value): the page says why, in words, instead of an error page, and the newer value stays."""
+    api = world.patient(world.patient_a)
+    body = {"memory_type": "communication_preference", "fact": {"kind": "channel", "channel": "sms"},
+            "consent_purpose": "appointment_scheduling", "consent_record_id": alice["consent"]}
+    agent = Api(world.token(sub="agent-x", act="agent-x"))
+    world.grant(world.patient_a, "agent-x", "appointment_scheduling")
+    proposal = agent.post(f"/v1/patients/{world.patient_a}/memories/proposals", {**body, "source_ref": "turn:1"})
+    assert proposal.status_code == 201, proposal.content
+    assert api.post(f"/v1/patients/{world.patient_a}/memories", {
+        **body, "fact": {"kind": "channel", "channel": "email"}}).status_code == 201
+    answer = alice["client"].post(f"/me/proposals/{proposal.json()['memory_id']}/confirm/", follow=True)
+    html = answer.content.decode()
+    assert answer.status_code == 200 and "made before your preference last changed" in html, html
+    assert "contact by email" in html
+
+
 def test_a_preference_the_patient_confirmed_from_a_proposal_has_a_delete_on_its_card(alice, world):
     """An organisation's type that staff record and agents propose: the patient confirms it, so it is theirs to
     delete (not to correct). Its card said "Recorded by your care team; ask them to change it", with no Delete."""

@@ -209,6 +209,19 @@ export class ProposalPending extends ConflictError {
   static override readonly status: number = 409;
 }
 
+/** The proposal was made before the attribute's current value became current (`current_memory_id`): it is not
+ * confirmed; reject it, or propose the value again. */
+export class ProposalStale extends ConflictError {
+  static override readonly code: string = "proposal_stale";
+  static override readonly status: number = 409;
+}
+
+/** This proposer already has the most proposals for this patient that may wait for review at once. */
+export class TooManyProposals extends ConflictError {
+  static override readonly code: string = "too_many_proposals";
+  static override readonly status: number = 409;
+}
+
 export class NotCorrectable extends ConflictError {
   static override readonly code: string = "not_correctable";
   static override readonly status: number = 409;
@@ -437,8 +450,8 @@ const ALL: ErrorClass[] = [
   PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound,
   MethodNotAllowed, NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition,
   OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
-  OperationNotRetryable, NotProposed, ProposalPending, NotCorrectable, NotQuarantined, SessionAlreadyEnded,
-  TooManySessions, TurnLimitReached,
+  OperationNotRetryable, NotProposed, ProposalPending, ProposalStale, NotCorrectable, NotQuarantined,
+  SessionAlreadyEnded, TooManyProposals, TooManySessions, TurnLimitReached,
   SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout,
   LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,

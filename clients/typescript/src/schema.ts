@@ -1810,6 +1810,8 @@ export interface components {
         };
         ProposalList: {
             items: components["schemas"]["MemoryOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         ProposalsOut: {
             proposed: components["schemas"]["MemoryOut"][];
@@ -7962,6 +7964,10 @@ export interface operations {
     memories_proposals_list: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: the proposals made after those */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Only proposals kept for it are read. */
                 purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
             };

@@ -190,6 +190,21 @@ class ProposalPending(ConflictError):
     status = 409
 
 
+class ProposalStale(ConflictError):
+    """The proposal was made before the attribute's current value became current (``current_memory_id``): it is
+    not confirmed; reject it, or propose the value again."""
+
+    code = "proposal_stale"
+    status = 409
+
+
+class TooManyProposals(ConflictError):
+    """This proposer already has the most proposals for this patient that may wait for review at once."""
+
+    code = "too_many_proposals"
+    status = 409
+
+
 class NotCorrectable(ConflictError):
     code = "not_correctable"
     status = 409
@@ -478,6 +493,8 @@ __all__ = [
     "OperationNotRetryable",
     "NotProposed",
     "ProposalPending",
+    "ProposalStale",
+    "TooManyProposals",
     "NotCorrectable",
     "NotQuarantined",
     "SessionAlreadyEnded",
