@@ -94,3 +94,35 @@ def test_after_postgresql_restarts_the_pools_old_connections_cost_no_request_a_5
         assert {r[0] for r in burst()} == {200}
     finally:
         service.close()
+
+
+@pytest.mark.slow
+def test_readiness_tells_a_busy_pool_from_a_database_that_is_down(spare, jwks_server, keyring):
+    """With every pooled connection held by a slow request, PostgreSQL well, readiness answered 503
+    database_unavailable after waiting the pool's timeout, so a load balancer took a merely busy node out of
+    rotation. It now answers at once: ready, with the database busy."""
+    service, tokens = _service_on(spare, jwks_server, keyring, patients=1, workers=1, threads=4, extra_env={
+        "DB_POOL_MAX_SIZE": "1"})
+    try:
+        ((patient, token),) = tokens.items()
+        path = f"/v1/patients/{patient}/memories"
+        assert _call(service.url, "GET", path, token)[0] == 200
+        results: list = []
+        with spare.admin() as admin:
+            admin.execute("BEGIN")
+            admin.execute("LOCK TABLE api_rate_counter IN ACCESS EXCLUSIVE MODE")  # the request's gate waits
+            held = threading.Thread(target=lambda: results.append(_call(service.url, "GET", path, token, timeout=30)))
+            held.start()
+            time.sleep(0.5)  # it holds the pool's one connection
+            began = time.monotonic()
+            status, _, body = _call(service.url, "GET", "/health/ready", "")
+            took = time.monotonic() - began
+            admin.execute("ROLLBACK")
+        held.join(timeout=30)
+        assert (status, body) == (200, {"status": "ready", "database": "busy"}), body
+        assert took < 1.0, took
+        assert results[0][0] == 200
+        status, _, body = _call(service.url, "GET", "/health/ready", "")
+        assert (status, body) == (200, {"status": "ready"}), body
+    finally:
+        service.close()
