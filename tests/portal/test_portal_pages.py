@@ -128,6 +128,35 @@ def test_the_database_out_of_reach_is_a_503_page_with_retry_after_as_the_api_ans
     assert problem.status_code == 503 and problem.json()["code"] == "service_unavailable" and problem["Retry-After"]
 
 
+def test_a_change_whose_commit_was_cut_off_is_not_said_to_have_changed_nothing(alice, monkeypatch):
+    """The connection lost while a page's transaction was committing (core.identity.CommitInterrupted, here
+    raised from a real refused connection behind the page): the change may have been saved, so the page no longer
+    says "Nothing was changed", and JSON callers get 503 commit_outcome_unknown."""
+    import psycopg
+
+    import portal.views.memory as views
+    from core.identity import CommitInterrupted
+    from tests.fakes.service import free_port
+
+    closed = free_port()
+
+    def commit_cut_off(*args, **kwargs):
+        try:
+            psycopg.connect(host="127.0.0.1", port=closed, dbname="anamnesis", connect_timeout=2)
+        except psycopg.OperationalError as exc:
+            raise CommitInterrupted("the connection was lost while the transaction was committing") from exc
+
+    client = alice["client"]
+    client.raise_request_exception = False
+    monkeypatch.setattr(views, "render", commit_cut_off)
+    page = client.get("/me/", HTTP_ACCEPT="text/html")
+    text = page.content.decode()
+    assert page.status_code == 503 and int(page["Retry-After"]) >= 1
+    assert "may or may not have been saved" in text and "Nothing was changed" not in text
+    problem = client.get("/me/", HTTP_ACCEPT="application/json")
+    assert problem.status_code == 503 and problem.json()["code"] == "commit_outcome_unknown"
+
+
 def test_correcting_a_preference_supersedes_it(alice, world):
     client = alice["client"]
     form = client.get(f"/me/preferences/{alice['first']}/correct/").content.decode()
