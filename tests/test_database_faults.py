@@ -189,3 +189,34 @@ def test_a_connection_lost_during_commit_is_not_answered_as_nothing_changed(spar
         assert status == 200 and [m["memory_id"] for m in listed["items"]] == [created["memory_id"]], listed
     finally:
         service.close()
+
+
+@pytest.mark.slow
+def test_a_database_that_only_reads_is_a_503_to_retry_not_an_internal_error(spare, jwks_server, keyring):
+    """PostgreSQL taking no writes (a standby the service was pointed at, or an operator's
+    default_transaction_read_only during an incident): every write, and every read (its audit row), failed with
+    SQLSTATE 25006 and was answered 500 internal_error. It is 503 service_unavailable with Retry-After: nothing
+    was changed, and the same request succeeds once the server takes writes again."""
+    service, tokens = _service_on(spare, jwks_server, keyring, patients=1, workers=1, threads=2)
+    try:
+        ((patient, token),) = tokens.items()
+        path = f"/v1/patients/{patient}/consents"
+        with spare.admin() as admin:
+            admin.execute("ALTER SYSTEM SET default_transaction_read_only = on")
+            admin.execute("SELECT pg_reload_conf()")
+            try:
+                time.sleep(0.5)
+                status, headers, problem = _call(service.url, "POST", path, token,
+                                                 {"purpose": "appointment_scheduling"})
+                read = _call(service.url, "GET", path, token)
+            finally:
+                admin.execute("ALTER SYSTEM RESET default_transaction_read_only")
+                admin.execute("SELECT pg_reload_conf()")
+        assert (status, problem.get("code")) == (503, "service_unavailable"), problem
+        assert int(headers["retry-after"]) >= 1
+        assert (read[0], read[2].get("code")) == (503, "service_unavailable"), read
+        time.sleep(0.5)
+        status, _, body = _call(service.url, "POST", path, token, {"purpose": "appointment_scheduling"})
+        assert status == 201, body
+    finally:
+        service.close()
