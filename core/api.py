@@ -51,6 +51,7 @@ from core.identity import (
     commit_held,
     commit_with_next_statement,
     identity_context,
+    takes_no_writes,
 )
 from core.permissions import declared_method, required_scopes_for
 from core.renderers import OrjsonRenderer
@@ -179,14 +180,6 @@ _ROLLED_BACK_FOR_ANOTHER = frozenset({"40001", "40P01"})
 def _lost_to_a_concurrent_transaction(exc: BaseException) -> bool:
     error = exc if isinstance(exc, psycopg.Error) else exc.__cause__
     return getattr(error, "sqlstate", None) in _ROLLED_BACK_FOR_ANOTHER
-
-
-def _server_takes_no_writes(exc: BaseException) -> bool:
-    """read_only_sql_transaction (25006): the server is a standby, or an operator made every transaction read-only
-    (default_transaction_read_only during an incident). The transaction did nothing; the service is unavailable
-    for writes (and for reads, which write their audit rows) until it takes writes again."""
-    error = exc if isinstance(exc, psycopg.Error) else exc.__cause__
-    return getattr(error, "sqlstate", None) == "25006"
 
 class ScopedAPIView(APIView):
     # (no docstring: the OpenAPI schema takes a view's docstring, inherited, as its operations' description)
@@ -318,7 +311,7 @@ class ScopedAPIView(APIView):
                     raise CommitOutcomeUnknown() from None
                 raise ServiceUnavailable() from None
             except (DatabaseError, psycopg.DatabaseError) as exc:
-                if _server_takes_no_writes(exc):  # it was 500 internal_error: nothing was changed, come back
+                if takes_no_writes(exc):  # it was 500 internal_error: nothing was changed, come back
                     log.error("database unavailable: it takes no writes (%s)", type(exc).__name__)
                     raise ServiceUnavailable() from None
                 # Constraint and RLS violations that a service did not translate: never a 500 with details.

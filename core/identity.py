@@ -427,6 +427,14 @@ def _connection_lost(connection, exc: BaseException) -> bool:
     return sqlstate is None or sqlstate.startswith(("08", "57P"))
 
 
+def takes_no_writes(exc: BaseException) -> bool:
+    """Whether ``exc`` is read_only_sql_transaction (25006): the server is a standby, or an operator made every
+    transaction read-only (default_transaction_read_only during an incident). The transaction did nothing; the
+    service is unavailable for writes, and for reads that write their audit rows, until it takes writes again."""
+    error = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+    return getattr(error, "sqlstate", None) == "25006"
+
+
 def current_identity(using: str = DEFAULT_DB_ALIAS) -> Identity | None:
     """The identity whose context is open on this connection, if any."""
     return getattr(connections[using], _ATTR, None)

@@ -42,7 +42,7 @@ from core.errors import (
     json_problem,
 )
 from core.gate import RequestGate
-from core.identity import CommitInterrupted, Identity, identity_context
+from core.identity import CommitInterrupted, Identity, identity_context, takes_no_writes
 from core.pages import REFUSAL_PAGES, static_page
 from portal.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
 
@@ -247,9 +247,10 @@ def server_error(request):
     """Django's 500: a page for browsers (no template context that could fail again: the page is static), the
     problem document for the API. The database out of reach (every page reads the session there) is the API's
     answer too: 503 with Retry-After, saying to try again shortly, not "something went wrong"."""
-    unavailable = isinstance(sys.exc_info()[1], DATABASE_UNAVAILABLE)
+    exc = sys.exc_info()[1]
+    unavailable = isinstance(exc, DATABASE_UNAVAILABLE) or (exc is not None and takes_no_writes(exc))
     # the connection was lost while the change was being saved: it may have been (never "nothing was changed")
-    uncertain = isinstance(sys.exc_info()[1], CommitInterrupted)
+    uncertain = isinstance(exc, CommitInterrupted)
     if not _wants_page(request):
         if unavailable:
             answer = CommitOutcomeUnknown if uncertain else ServiceUnavailable

@@ -157,6 +157,34 @@ def test_a_change_whose_commit_was_cut_off_is_not_said_to_have_changed_nothing(a
     assert problem.status_code == 503 and problem.json()["code"] == "commit_outcome_unknown"
 
 
+def test_a_database_that_takes_no_writes_is_a_503_page_not_something_went_wrong(alice, monkeypatch):
+    """PostgreSQL refusing writes (read_only_sql_transaction, here a real one from a read-only session behind the
+    page): the page said "Something went wrong", 500, and JSON callers got 500 internal_error. It is the
+    unavailable page, 503 with Retry-After, and 503 service_unavailable, as the API answers."""
+    import psycopg
+    from django.db import connection
+
+    import portal.views.memory as views
+
+    db = connection.settings_dict
+
+    def read_only(*args, **kwargs):
+        with psycopg.connect(dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"] or None,
+                             host=db["HOST"] or None, port=db["PORT"] or None) as conn:
+            conn.execute("SET TRANSACTION READ ONLY")
+            conn.execute("UPDATE idempotency_record SET response_status = response_status WHERE false")
+
+    client = alice["client"]
+    client.raise_request_exception = False
+    monkeypatch.setattr(views, "render", read_only)
+    page = client.get("/me/", HTTP_ACCEPT="text/html")
+    text = page.content.decode()
+    assert page.status_code == 503 and int(page["Retry-After"]) >= 1
+    assert "unavailable for a moment" in text and "Something went wrong" not in text
+    problem = client.get("/me/", HTTP_ACCEPT="application/json")
+    assert problem.status_code == 503 and problem.json()["code"] == "service_unavailable"
+
+
 def test_correcting_a_preference_supersedes_it(alice, world):
     client = alice["client"]
     form = client.get(f"/me/preferences/{alice['first']}/correct/").content.decode()
