@@ -146,15 +146,22 @@ def test_a_change_whose_commit_was_cut_off_is_not_said_to_have_changed_nothing(a
         except psycopg.OperationalError as exc:
             raise CommitInterrupted("the connection was lost while the transaction was committing") from exc
 
+    text, code = _unavailable_answers(alice, monkeypatch, views, commit_cut_off)
+    assert "may or may not have been saved" in text and "Nothing was changed" not in text
+    assert code == "commit_outcome_unknown"
+
+
+def _unavailable_answers(alice, monkeypatch, views, failing) -> tuple[str, str]:
+    """The page and the JSON problem's code for /me/ when rendering it raises what ``failing`` raises; both 503
+    with Retry-After."""
     client = alice["client"]
     client.raise_request_exception = False
-    monkeypatch.setattr(views, "render", commit_cut_off)
+    monkeypatch.setattr(views, "render", failing)
     page = client.get("/me/", HTTP_ACCEPT="text/html")
-    text = page.content.decode()
     assert page.status_code == 503 and int(page["Retry-After"]) >= 1
-    assert "may or may not have been saved" in text and "Nothing was changed" not in text
     problem = client.get("/me/", HTTP_ACCEPT="application/json")
-    assert problem.status_code == 503 and problem.json()["code"] == "commit_outcome_unknown"
+    assert problem.status_code == 503 and int(problem["Retry-After"]) >= 1
+    return page.content.decode(), problem.json()["code"]
 
 
 def test_a_database_that_takes_no_writes_is_a_503_page_not_something_went_wrong(alice, monkeypatch):
@@ -174,15 +181,9 @@ def test_a_database_that_takes_no_writes_is_a_503_page_not_something_went_wrong(
             conn.execute("SET TRANSACTION READ ONLY")
             conn.execute("UPDATE idempotency_record SET response_status = response_status WHERE false")
 
-    client = alice["client"]
-    client.raise_request_exception = False
-    monkeypatch.setattr(views, "render", read_only)
-    page = client.get("/me/", HTTP_ACCEPT="text/html")
-    text = page.content.decode()
-    assert page.status_code == 503 and int(page["Retry-After"]) >= 1
+    text, code = _unavailable_answers(alice, monkeypatch, views, read_only)
     assert "unavailable for a moment" in text and "Something went wrong" not in text
-    problem = client.get("/me/", HTTP_ACCEPT="application/json")
-    assert problem.status_code == 503 and problem.json()["code"] == "service_unavailable"
+    assert code == "service_unavailable"
 
 
 def test_correcting_a_preference_supersedes_it(alice, world):
