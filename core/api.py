@@ -34,6 +34,7 @@ from core import audit, idempotency
 from core.authentication import unstorable, verified_tokens
 from core.errors import (
     ApiError,
+    CommitOutcomeUnknown,
     ConcurrentUpdate,
     IdempotentResponseWithdrawn,
     InsufficientScope,
@@ -43,7 +44,15 @@ from core.errors import (
     ValidationFailed,
 )
 from core.gate import RequestGate
-from core.identity import Identity, block_committed, commit_held, commit_with_next_statement, identity_context
+from core.identity import (
+    CommitInterrupted,
+    Identity,
+    block_committed,
+    commit_held,
+    commit_with_next_statement,
+    identity_context,
+    takes_no_writes,
+)
 from core.permissions import declared_method, required_scopes_for
 from core.renderers import OrjsonRenderer
 
@@ -301,8 +310,13 @@ class ScopedAPIView(APIView):
                 # (core.identity sends statements in pipelines, outside Django's error wrapping)
                 log.error("database unavailable: %s", type(exc).__name__)
                 _restart_pool_if_disconnected()
+                if isinstance(exc, CommitInterrupted):  # the change may have been made: not "nothing was changed"
+                    raise CommitOutcomeUnknown() from None
                 raise ServiceUnavailable() from None
-            except DatabaseError as exc:
+            except (DatabaseError, psycopg.DatabaseError) as exc:
+                if takes_no_writes(exc):  # it was 500 internal_error: nothing was changed, come back
+                    log.error("database unavailable: it takes no writes (%s)", type(exc).__name__)
+                    raise ServiceUnavailable() from None
                 # Constraint and RLS violations that a service did not translate: never a 500 with details.
                 log.error("unexpected database error: %s", type(exc).__name__)
                 raise

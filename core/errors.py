@@ -162,6 +162,17 @@ class ServiceUnavailable(ApiError):
         self.headers = {"Retry-After": str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)}
 
 
+class CommitOutcomeUnknown(ServiceUnavailable):
+    """The database connection was lost while the request's transaction was committing: unlike every other 503,
+    the change may have been made. A creating request retried with the same ``Idempotency-Key`` is answered as
+    the first was if it was made (replayed, not made twice), and made if it was not."""
+
+    code = "commit_outcome_unknown"
+    title = ("The database connection was lost while the change was being saved: it may or may not have been "
+             "saved. Retry with the same Idempotency-Key (a change that was saved is not made twice), or read it "
+             "back before sending it again")
+
+
 class UnknownOrganization(ApiError):
     """The token's organisation is not registered, or does not trust the token's issuer."""
 

@@ -55,6 +55,10 @@ ACCEPT_DEFER_SECONDS = 0.005
 # How long a request may take to arrive, head and body, counted from its first byte (or from the connection's
 # opening): a client slower than this is answered 408 and disconnected.
 REQUEST_READ_TIMEOUT_SECONDS = float(os.environ.get("WEB_REQUEST_READ_TIMEOUT_SECONDS", "10"))
+# How long a thread waits for a client to take the next part of its answer (up to _WRITE_SLICE bytes) before the
+# connection is closed: a client that stops reading would otherwise hold the thread for as long as it likes.
+RESPONSE_WRITE_TIMEOUT_SECONDS = float(os.environ.get("WEB_RESPONSE_WRITE_TIMEOUT_SECONDS", "10"))
+_WRITE_SLICE = 64 * 1024
 # A request head that has not ended by this size is refused (431) by the main loop: the application refuses
 # headers over 16 KiB anyway (core.middleware.MAX_HEADER_BYTES).
 MAX_BUFFERED_HEAD_BYTES = 64 * 1024
@@ -192,6 +196,26 @@ class BalancedThreadWorker(ThreadWorker):
             result = super().handle(conn)
             served += 1
         return result
+
+    def handle_request(self, req, conn):
+        """Serve one request, its answer written with ``RESPONSE_WRITE_TIMEOUT_SECONDS`` for each part of it the
+        client takes (:func:`write_in_slices`). The thread's socket was blocking with no timeout: a client that
+        asked for a large answer (or pipelined many) and stopped reading held the thread for good, and a few of
+        them every thread of the worker. Such a connection is closed, and the thread goes on to the next."""
+        conn.sock.settimeout(RESPONSE_WRITE_TIMEOUT_SECONDS)
+        try:
+            return super().handle_request(req, conn)
+        except TimeoutError:
+            log.warning("closed a connection whose client took nothing of its answer for %s s",
+                        RESPONSE_WRITE_TIMEOUT_SECONDS)
+            return False
+        finally:
+            # blocking again, without a timeout: with one, Python waits for data before a MSG_DONTWAIT peek
+            # (_next_request_arrived)
+            try:
+                conn.sock.settimeout(None)
+            except OSError:
+                pass
 
     def _next_request_arrived(self, conn) -> bool:
         """Whether the client's next request is here in full (waiting briefly for its first bytes): only then is
@@ -381,6 +405,22 @@ def write_problem(sock, status_int: int, reason: str, mesg: str, request_id: str
 
 
 util.write_error = write_problem  # what gunicorn.workers.base's handle_error calls
+
+
+def write_in_slices(sock, data, chunked=False) -> None:
+    """``gunicorn.util.write``, sending at most ``_WRITE_SLICE`` bytes a call: the socket's timeout bounds each
+    ``sendall`` whole, so that a slow client still reading gets a large answer while one that stopped is cut off
+    (:meth:`BalancedThreadWorker.handle_request`)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if chunked:
+        data = b"%X\r\n%s\r\n" % (len(data), data)
+    view = memoryview(data)
+    for start in range(0, len(view), _WRITE_SLICE):
+        sock.sendall(view[start:start + _WRITE_SLICE])
+
+
+util.write = write_in_slices  # what gunicorn.http.wsgi.Response writes the head and body with
 
 # The paths that take a bearer token (settings.BEARER_PATH_PREFIXES), when the worker serves without the settings
 _BEARER_PATH_PREFIXES = ("/v1/", "/mcp", "/health/", "/metrics")

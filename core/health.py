@@ -8,6 +8,7 @@ import logging
 from django.conf import settings
 from django.db import connections
 from django.http import JsonResponse
+from psycopg_pool import PoolTimeout
 
 from core.errors import json_problem, method_not_allowed
 
@@ -35,11 +36,22 @@ def live(request):
 
 @get_or_head
 def ready(request):
+    """Ready while PostgreSQL can be reached; ``"database": "busy"`` (still 200) when every pooled connection is in
+    use by other requests. A load balancer that took a busy node out of rotation would load the others the more,
+    and take them out in turn: saturation is for metrics and autoscaling, not for readiness. The probe does not
+    wait its turn for a connection behind the requests (it was 503 database_unavailable after the pool's timeout,
+    PostgreSQL well)."""
+    database = connections["default"]
+    saturated = getattr(database, "pool_saturated", None)
+    if saturated is not None and saturated():
+        return JsonResponse({"status": "ready", "database": "busy"})
     try:
-        with connections["default"].cursor() as cursor:
+        with database.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except Exception as exc:
+        if isinstance(exc.__cause__, PoolTimeout) and saturated is not None and saturated():
+            return JsonResponse({"status": "ready", "database": "busy"})  # filled up while this one waited
         # While the database's circuit is open (core.postgresql) this answers at once, without trying to connect.
         log.warning("readiness: database unreachable (%s)", type(exc).__name__)
         response = json_problem(503, "database_unavailable", "The database cannot be reached")

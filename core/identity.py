@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import psycopg
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, OperationalError, connections, transaction
 
 log = logging.getLogger("anamnesis.identity")
 
@@ -407,6 +407,34 @@ def block_committed(using: str = DEFAULT_DB_ALIAS) -> bool:
     return connection.connection.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE
 
 
+class CommitInterrupted(OperationalError):
+    """The connection was lost after the block's ``COMMIT`` was sent and before its answer came: the transaction
+    may have committed (PostgreSQL commits before it answers; a server ending the connection while it waits for a
+    synchronous standby has committed locally) or not. Nobody here can tell which."""
+
+
+def _connection_lost(connection, exc: BaseException) -> bool:
+    """Whether ``exc`` is the connection's end rather than the server's answer to a statement: the connection is
+    closed, or the error carries no SQLSTATE (libpq's own: "server closed the connection unexpectedly", which
+    leaves the connection's status OK) or a connection-failure or operator-intervention one (08, 57P)."""
+    raw = connection.connection
+    if raw is None or raw.closed or raw.pgconn.status != psycopg.pq.ConnStatus.OK:
+        return True
+    cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+    if not isinstance(cause, psycopg.OperationalError | psycopg.InterfaceError):
+        return False
+    sqlstate = getattr(cause, "sqlstate", None)
+    return sqlstate is None or sqlstate.startswith(("08", "57P"))
+
+
+def takes_no_writes(exc: BaseException) -> bool:
+    """Whether ``exc`` is read_only_sql_transaction (25006): the server is a standby, or an operator made every
+    transaction read-only (default_transaction_read_only during an incident). The transaction did nothing; the
+    service is unavailable for writes, and for reads that write their audit rows, until it takes writes again."""
+    error = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+    return getattr(error, "sqlstate", None) == "25006"
+
+
 def current_identity(using: str = DEFAULT_DB_ALIAS) -> Identity | None:
     """The identity whose context is open on this connection, if any."""
     return getattr(connections[using], _ATTR, None)
@@ -437,18 +465,28 @@ def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS, gate:
         return
     outermost = not connection.in_atomic_block
     deferred = _DeferredIdentity(identity, gate, commit_early=commit_early and outermost)
-    with transaction.atomic(using=using), connection.execute_wrapper(deferred):
-        setattr(connection, _ATTR, identity)
-        setattr(connection, _DEFERRED_ATTR, deferred)
-        try:
-            yield identity
-            deferred.finish(connection)
-        except BaseException:
-            deferred.abandon()
-            raise  # the rollback undoes the transaction-local settings
-        else:
-            if not outermost:
-                _apply(connection, None)
-        finally:
-            setattr(connection, _ATTR, None)
-            setattr(connection, _DEFERRED_ATTR, None)
+    commit_sent = False  # leaving the atomic block sends the COMMIT (when no statement carried it)
+    try:
+        with transaction.atomic(using=using), connection.execute_wrapper(deferred):
+            setattr(connection, _ATTR, identity)
+            setattr(connection, _DEFERRED_ATTR, deferred)
+            try:
+                yield identity
+                deferred.finish(connection)
+            except BaseException:
+                deferred.abandon()
+                raise  # the rollback undoes the transaction-local settings
+            else:
+                if not outermost:
+                    _apply(connection, None)
+                commit_sent = outermost
+            finally:
+                setattr(connection, _ATTR, None)
+                setattr(connection, _DEFERRED_ATTR, None)
+    except (DatabaseError, psycopg.Error) as exc:
+        # A COMMIT that the server answered with an error (a deferred constraint, a serialization failure) rolled
+        # back, the connection still up; a lost connection leaves it unknown, not undone.
+        if (commit_sent or deferred.committed) and not isinstance(exc, CommitInterrupted) and (
+                _connection_lost(connection, exc)):
+            raise CommitInterrupted("the connection was lost while the transaction was committing") from exc
+        raise

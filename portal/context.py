@@ -31,6 +31,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from core import audit, health
 from core.errors import (
     ApiError,
+    CommitOutcomeUnknown,
     Conflict,
     Forbidden,
     InsufficientScope,
@@ -41,7 +42,7 @@ from core.errors import (
     json_problem,
 )
 from core.gate import RequestGate
-from core.identity import Identity, identity_context
+from core.identity import CommitInterrupted, Identity, identity_context, takes_no_writes
 from core.pages import REFUSAL_PAGES, static_page
 from portal.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
 
@@ -246,14 +247,22 @@ def server_error(request):
     """Django's 500: a page for browsers (no template context that could fail again: the page is static), the
     problem document for the API. The database out of reach (every page reads the session there) is the API's
     answer too: 503 with Retry-After, saying to try again shortly, not "something went wrong"."""
-    unavailable = isinstance(sys.exc_info()[1], DATABASE_UNAVAILABLE)
+    exc = sys.exc_info()[1]
+    unavailable = isinstance(exc, DATABASE_UNAVAILABLE) or (exc is not None and takes_no_writes(exc))
+    # the connection was lost while the change was being saved: it may have been (never "nothing was changed")
+    uncertain = isinstance(exc, CommitInterrupted)
     if not _wants_page(request):
         if unavailable:
-            problem = json_problem(503, ServiceUnavailable.code, ServiceUnavailable.title)
+            answer = CommitOutcomeUnknown if uncertain else ServiceUnavailable
+            problem = json_problem(503, answer.code, answer.title)
             problem["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
             return problem
         return health.server_error(request)
-    if unavailable:
+    if uncertain:
+        title, status = "We could not confirm your change", 503
+        message = ("The connection to our database was lost while your change was being saved, so it may or may "
+                   "not have been saved. In a minute, look at the page again before sending it again.")
+    elif unavailable:
         title, status = "This service is unavailable for a moment", 503
         message = "Nothing was changed by this request. Please try again in a minute."
     else:

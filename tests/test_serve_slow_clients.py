@@ -136,3 +136,32 @@ def test_held_half_requests_leave_health_and_the_api_answering_and_a_trickled_bo
             assert answer.startswith(f"HTTP/1.1 {status}".encode()) and code in answer, answer[:300]
     finally:
         service.close()
+
+
+@pytest.mark.slow
+def test_clients_that_stop_reading_their_answers_hold_no_thread_for_longer_than_the_write_timeout(jwks_server):
+    """Two clients (one worker of two threads) pipeline requests for the OpenAPI document and never read the
+    answers: once the socket buffers are full, each thread blocked in its write for as long as the client stayed,
+    and ``/health/live`` got no answer. Each write now gives up after WEB_RESPONSE_WRITE_TIMEOUT_SECONDS and the
+    connection is closed; the threads serve others."""
+    service = LiveService(jwks_server.url, workers=1, threads=2,
+                          extra_env={"WEB_RESPONSE_WRITE_TIMEOUT_SECONDS": "2"})
+    host, port = "127.0.0.1", service.port
+    readers = []
+    try:
+        assert timed_get(host, port, "/v1/schema")[1] == 200  # made once, then served as made
+        request = b"GET /v1/schema HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        for _ in range(2):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect((host, port))
+            sock.sendall(request * 100)  # tens of megabytes of answers, far beyond what the buffers hold
+            readers.append(sock)
+        time.sleep(1)
+        seconds, status = timed_get(host, port, "/health/live", timeout=15)
+        assert status == 200 and seconds < 8, (status, seconds)
+        assert "took nothing of its answer" in service.logs(), service.logs()[-4000:]
+    finally:
+        for sock in readers:
+            sock.close()
+        service.close()

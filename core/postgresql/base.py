@@ -98,6 +98,17 @@ class DatabaseWrapper(PostgreSQLDatabaseWrapper):
             pool.errors_when_last_connected = pool.get_stats().get("connections_errors", 0)
         return super()._configure_connection(connection)  # type: ignore[misc]  # Django 5.1+
 
+    def pool_saturated(self) -> bool:
+        """Whether every connection the pool may hold is in use (a request would wait for one) while the server is
+        taken to be up: the circuit is closed and the pool has not failed to connect since it last connected. A
+        queue, not an outage (readiness says so at once, without waiting its turn: core.health)."""
+        if not self.settings_dict["OPTIONS"].get("pool") or circuit_for(self.alias).is_open:
+            return False
+        pool = self.pool  # type: ignore[attr-defined]
+        stats = pool.get_stats()
+        in_use = stats.get("pool_available", 0) == 0 and stats.get("pool_size", 0) >= pool.max_size
+        return (in_use or stats.get("requests_waiting", 0) > 0) and not self._pool_failed_to_connect()
+
     def _pool_failed_to_connect(self) -> bool:
         """Whether the pool has failed to make a connection since it last made one. A wait for a connection that
         timed out otherwise was a wait behind the other requests (every connection the pool may hold in use), or

@@ -128,6 +128,64 @@ def test_the_database_out_of_reach_is_a_503_page_with_retry_after_as_the_api_ans
     assert problem.status_code == 503 and problem.json()["code"] == "service_unavailable" and problem["Retry-After"]
 
 
+def test_a_change_whose_commit_was_cut_off_is_not_said_to_have_changed_nothing(alice, monkeypatch):
+    """The connection lost while a page's transaction was committing (core.identity.CommitInterrupted, here
+    raised from a real refused connection behind the page): the change may have been saved, so the page no longer
+    says "Nothing was changed", and JSON callers get 503 commit_outcome_unknown."""
+    import psycopg
+
+    import portal.views.memory as views
+    from core.identity import CommitInterrupted
+    from tests.fakes.service import free_port
+
+    closed = free_port()
+
+    def commit_cut_off(*args, **kwargs):
+        try:
+            psycopg.connect(host="127.0.0.1", port=closed, dbname="anamnesis", connect_timeout=2)
+        except psycopg.OperationalError as exc:
+            raise CommitInterrupted("the connection was lost while the transaction was committing") from exc
+
+    text, code = _unavailable_answers(alice, monkeypatch, views, commit_cut_off)
+    assert "may or may not have been saved" in text and "Nothing was changed" not in text
+    assert code == "commit_outcome_unknown"
+
+
+def _unavailable_answers(alice, monkeypatch, views, failing) -> tuple[str, str]:
+    """The page and the JSON problem's code for /me/ when rendering it raises what ``failing`` raises; both 503
+    with Retry-After."""
+    client = alice["client"]
+    client.raise_request_exception = False
+    monkeypatch.setattr(views, "render", failing)
+    page = client.get("/me/", HTTP_ACCEPT="text/html")
+    assert page.status_code == 503 and int(page["Retry-After"]) >= 1
+    problem = client.get("/me/", HTTP_ACCEPT="application/json")
+    assert problem.status_code == 503 and int(problem["Retry-After"]) >= 1
+    return page.content.decode(), problem.json()["code"]
+
+
+def test_a_database_that_takes_no_writes_is_a_503_page_not_something_went_wrong(alice, monkeypatch):
+    """PostgreSQL refusing writes (read_only_sql_transaction, here a real one from a read-only session behind the
+    page): the page said "Something went wrong", 500, and JSON callers got 500 internal_error. It is the
+    unavailable page, 503 with Retry-After, and 503 service_unavailable, as the API answers."""
+    import psycopg
+    from django.db import connection
+
+    import portal.views.memory as views
+
+    db = connection.settings_dict
+
+    def read_only(*args, **kwargs):
+        with psycopg.connect(dbname=db["NAME"], user=db["USER"], password=db["PASSWORD"] or None,
+                             host=db["HOST"] or None, port=db["PORT"] or None) as conn:
+            conn.execute("SET TRANSACTION READ ONLY")
+            conn.execute("UPDATE idempotency_record SET response_status = response_status WHERE false")
+
+    text, code = _unavailable_answers(alice, monkeypatch, views, read_only)
+    assert "unavailable for a moment" in text and "Something went wrong" not in text
+    assert code == "service_unavailable"
+
+
 def test_correcting_a_preference_supersedes_it(alice, world):
     client = alice["client"]
     form = client.get(f"/me/preferences/{alice['first']}/correct/").content.decode()
