@@ -44,7 +44,9 @@ _ALWAYS = {
     "422": "Invalid request (validation_error), including over-long query parameters",
     "429": "Rate limited (rate_limited; see Retry-After)",
     "431": "Request headers too large",
-    "503": "A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After",
+    "503": ("A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was "
+            "changed; or commit_outcome_unknown: a write may have been saved, retry it only under its "
+            "Idempotency-Key); see Retry-After"),
 }
 # The headers some answers carry: when to come back (every 429 and 503), and that an answer is the one stored
 # for an earlier request with the same Idempotency-Key.

@@ -236,6 +236,50 @@ def test_network_failures_are_retried_only_when_safe():
         assert len(sleeps) == 2, "a keyed create is retried under the same key"
 
 
+def test_a_commit_whose_outcome_is_unknown_is_sent_again_only_when_that_is_safe():
+    """503 ``commit_outcome_unknown``: the write may have been saved. An unkeyed write raises at once (sent again,
+    a delete that went through answers 404); a read and a keyed create are sent again, as after a lost answer. A
+    service that answers every request so (a real HTTP server) counts what the client sent."""
+    sent: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self):
+            sent.append(self.command)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            data = json.dumps({"code": "commit_outcome_unknown", "status": 503, "title": "may have been saved"})
+            self.send_response(503)
+            self.send_header("Content-Type", "application/problem+json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data.encode())
+
+        do_GET = do_POST = do_DELETE = _answer  # noqa: N815
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with AnamnesisClient(f"http://127.0.0.1:{server.server_port}", "t", sleep=Sleeps(),
+                             retry=RetryPolicy(max_retries=2)) as api:
+            with pytest.raises(errors.CommitOutcomeUnknown) as raised:
+                api.end_session(uuid.uuid4())
+            assert sent == ["POST"] and raised.value.status == 503
+            assert not isinstance(raised.value, errors.RetryableError)
+            sent.clear()
+            with pytest.raises(errors.CommitOutcomeUnknown):
+                api.create_workflow("appointment_booking", uuid.uuid4())
+            assert sent == ["POST"] * 3, "a keyed create is sent again under its key"
+            sent.clear()
+            with pytest.raises(errors.CommitOutcomeUnknown):
+                api.get_workflow(uuid.uuid4())
+            assert sent == ["GET"] * 3
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_a_checkpoint_or_context_pack_whose_answer_was_lost_is_retried_under_its_key_and_answered(world, live):
     """The checkpoint landed but its answer was lost: retried under the same Idempotency-Key it is the first answer
     again (version 2), not a TransportError (nor, retried by hand, 409 version_conflict for the agent's own step);

@@ -6,7 +6,8 @@
  * - creating calls (the operations that take an `Idempotency-Key`, src/operations.ts) always carry one (yours, or
  *   a fresh UUID), the same on every attempt, so a retry after a lost answer cannot create a second thing;
  * - `429` and `503` mean nothing was changed: retried for every call, after `Retry-After` when the service sends
- *   it, otherwise exponential backoff with full jitter;
+ *   it, otherwise exponential backoff with full jitter; but a `503 commit_outcome_unknown` (the write may have been
+ *   saved) is retried only for reads and keyed calls, and otherwise throws {@link CommitOutcomeUnknown};
  * - a network failure (no answer) is retried only for reads and keyed calls; anything else throws
  *   {@link TransportError} because the first attempt may have landed;
  * - a `401` asks the token provider for a fresh token once; a token provider whose authorization server is busy,
@@ -18,7 +19,7 @@ import { randomUUID } from "node:crypto";
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 
 import { StaticToken, type TokenProvider } from "./auth.js";
-import { errorFromProblem, RetryableError, TransportError } from "./errors.js";
+import { CommitOutcomeUnknown, errorFromProblem, RetryableError, TransportError } from "./errors.js";
 import { KEYED_OPERATIONS } from "./operations.js";
 import type { components, paths } from "./schema.js";
 
@@ -49,6 +50,16 @@ export type OperationKind = Schemas["KindEnum"];
 export type OperationPayload = Schemas["OperationPayloadRequest"];
 
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+async function problemCode(response: Response): Promise<string | undefined> {
+  try {
+    const body: unknown = JSON.parse(await response.text());
+    return body !== null && typeof body === "object" && typeof (body as { code?: unknown }).code === "string"
+      ? (body as { code: string }).code : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -204,7 +215,11 @@ export class AnamnesisClient {
         }
       }
       const retryAfter = parseRetryAfter(response.headers.get("Retry-After"));
-      if (RETRY_STATUSES.has(response.status) && attempt < this.retry.maxRetries) {
+      // a 503 commit_outcome_unknown: the write may have been saved, so it is sent again only when that is safe
+      const outcomeUnknown = response.status === 503
+        && (await problemCode(response.clone())) === CommitOutcomeUnknown.code;
+      if (RETRY_STATUSES.has(response.status) && (safeWithoutAnswer || !outcomeUnknown)
+          && attempt < this.retry.maxRetries) {
         await response.body?.cancel();
         await this.#sleep(retryDelay(this.retry, attempt, retryAfter));
         attempt += 1;

@@ -73,6 +73,16 @@ export class RetryableError extends AnamnesisError {
   static override readonly status: number = 503;
 }
 
+/**
+ * 503: the connection to the database broke while a write was being committed, so it may or may not have been
+ * saved. Not a {@link RetryableError}: the client sends it again only for a read or a call with an
+ * `Idempotency-Key` (whose retry replays the first answer), as after an answer lost on the network.
+ */
+export class CommitOutcomeUnknown extends AnamnesisError {
+  static override readonly code: string = "commit_outcome_unknown";
+  static override readonly status: number = 503;
+}
+
 export class ValidationError extends AnamnesisError {
   static override readonly code: string = "validation_error";
   static override readonly status: number = 422;
@@ -453,7 +463,7 @@ const ALL: ErrorClass[] = [
   OperationNotRetryable, NotProposed, ProposalPending, ProposalStale, NotCorrectable, NotQuarantined,
   SessionAlreadyEnded, TooManyProposals, TooManySessions, TurnLimitReached,
   SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout,
-  LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited,
+  LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited, CommitOutcomeUnknown,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,
   OutsideSystemUnavailable, DatabaseUnavailable, AgentCannotConfirm, AgentCannotDelete, AgentCannotGrant,
   AgentCannotRevoke, AgentCannotExport, UnknownOrganization, ConsentExists, GrantExists, PatientExists, StaffExists,

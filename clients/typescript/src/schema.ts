@@ -2388,7 +2388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2501,7 +2501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2668,7 +2668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2783,7 +2783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2942,7 +2942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3106,7 +3106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3226,7 +3226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3403,7 +3403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3567,7 +3567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3680,7 +3680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3847,7 +3847,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3962,7 +3962,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4126,7 +4126,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4305,7 +4305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4421,7 +4421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4534,7 +4534,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4701,7 +4701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4819,7 +4819,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4986,7 +4986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5101,7 +5101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5219,7 +5219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5334,7 +5334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5513,7 +5513,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5674,7 +5674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5843,7 +5843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -5961,7 +5961,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6086,7 +6086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6267,7 +6267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6388,7 +6388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6567,7 +6567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6727,7 +6727,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -6846,7 +6846,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7007,7 +7007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7168,7 +7168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7338,7 +7338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7457,7 +7457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7622,7 +7622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7783,7 +7783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -7948,7 +7948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8070,7 +8070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8249,7 +8249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8376,7 +8376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8498,7 +8498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8665,7 +8665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8801,7 +8801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -8939,7 +8939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9103,7 +9103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9268,7 +9268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9437,7 +9437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9603,7 +9603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9719,7 +9719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -9886,7 +9886,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -10053,7 +10053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -10168,7 +10168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -10337,7 +10337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -10457,7 +10457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -10637,7 +10637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -10798,7 +10798,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -10916,7 +10916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */

@@ -130,6 +130,29 @@ describe("lost answers", () => {
     assert.equal(sleeps.length, 2, "a keyed create is retried under the same key");
   });
 
+  test("a 503 commit_outcome_unknown is sent again only for reads and keyed creates", async () => {
+    const methods: string[] = [];
+    const served = await serve((request, _body, response) => {
+      methods.push(request.method ?? "");
+      json(response, 503, { code: "commit_outcome_unknown", status: 503, title: "may have been saved" });
+    });
+    try {
+      const { sleep } = recorder();
+      const api = new AnamnesisClient(served.url, "t", { sleep, retry: { maxRetries: 2 } });
+      const error = await api.confirmMemory(randomUUID(), randomUUID()).catch((e: unknown) => e);
+      assert.ok(error instanceof errors.CommitOutcomeUnknown && !(error instanceof errors.RetryableError));
+      assert.deepEqual(methods, ["POST"], "an unkeyed write may have been saved: not sent again");
+      methods.length = 0;
+      await assert.rejects(api.createWorkflow("appointment_booking", randomUUID()), errors.CommitOutcomeUnknown);
+      assert.deepEqual(methods, ["POST", "POST", "POST"], "a keyed create is sent again under its key");
+      methods.length = 0;
+      await assert.rejects(api.getWorkflow(randomUUID()), errors.CommitOutcomeUnknown);
+      assert.deepEqual(methods, ["GET", "GET", "GET"]);
+    } finally {
+      await served.close();
+    }
+  });
+
   test("an answer slower than the timeout is a lost answer", async () => {
     const upstream = await serve(async (_request, _body, response) => {
       await new Promise((resolve) => setTimeout(resolve, 2000));

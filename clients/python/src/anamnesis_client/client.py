@@ -7,7 +7,8 @@ Retries are safe by construction:
   checkpoint, a context pack), always carry one (yours, or a fresh UUID), the same on every attempt, so a retry
   after a lost answer cannot create a second thing, and gets the first answer rather than a version conflict;
 * ``429`` and ``503`` mean nothing was changed: retried for every call, after ``Retry-After`` when the service
-  sends it, otherwise exponential backoff with full jitter;
+  sends it, otherwise exponential backoff with full jitter; but a ``503 commit_outcome_unknown`` (the write may
+  have been saved) is retried only for reads and keyed calls, and otherwise raises :class:`CommitOutcomeUnknown`;
 * a network failure (no answer) is retried only for reads and keyed calls; anything else raises
   :class:`TransportError` because the first attempt may have landed;
 * a ``401`` asks the token provider for a fresh token once; a token provider whose authorization server is
@@ -32,7 +33,13 @@ from pydantic import BaseModel
 
 from anamnesis_client import models as m
 from anamnesis_client.auth import StaticToken, TokenProvider
-from anamnesis_client.errors import AnamnesisError, RetryableError, TransportError, error_from_problem
+from anamnesis_client.errors import (
+    AnamnesisError,
+    CommitOutcomeUnknown,
+    RetryableError,
+    TransportError,
+    error_from_problem,
+)
 
 RETRY_STATUSES = frozenset({429, 503})
 
@@ -268,6 +275,16 @@ class _Base(_Operations):
     def _retry_on_transport(call: Call, key: str | None) -> bool:
         return call.method == "GET" or key is not None
 
+    @classmethod
+    def _retry_on_status(cls, call: Call, key: str | None, response: httpx.Response) -> bool:
+        """429 and 503 changed nothing, except a 503 ``commit_outcome_unknown``: the write may have been saved, so
+        it is sent again only when that is safe without knowing (a read, a keyed call)."""
+        if response.status_code not in RETRY_STATUSES:
+            return False
+        if response.status_code == 503 and _problem_code(response) == CommitOutcomeUnknown.code:
+            return cls._retry_on_transport(call, key)
+        return True
+
     @staticmethod
     def _parse(call: Call, response: httpx.Response):
         try:
@@ -284,6 +301,14 @@ class _Base(_Operations):
         if call.unwrap:
             return [call.model.model_validate(item) for item in body[call.unwrap]], body
         return call.model.model_validate(body)
+
+
+def _problem_code(response: httpx.Response) -> str | None:
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return body.get("code") if isinstance(body, dict) else None
 
 
 class AnamnesisClient(_Base):
@@ -343,7 +368,7 @@ class AnamnesisClient(_Base):
                 self.token.invalidate()
                 if not isinstance(self.token, StaticToken):
                     continue
-            if response.status_code in RETRY_STATUSES and attempt < self.retry.max_retries:
+            if self._retry_on_status(call, key, response) and attempt < self.retry.max_retries:
                 self._sleep(self.retry.delay(attempt, parse_retry_after(response.headers.get("Retry-After"))))
                 attempt += 1
                 continue
@@ -407,7 +432,7 @@ class AsyncAnamnesisClient(_Base):
                 self.token.invalidate()
                 if not isinstance(self.token, StaticToken):
                     continue
-            if response.status_code in RETRY_STATUSES and attempt < self.retry.max_retries:
+            if self._retry_on_status(call, key, response) and attempt < self.retry.max_retries:
                 await self._sleep(self.retry.delay(attempt, parse_retry_after(response.headers.get("Retry-After"))))
                 attempt += 1
                 continue

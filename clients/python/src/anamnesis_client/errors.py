@@ -50,6 +50,15 @@ class RetryableError(AnamnesisError):
     status = 503
 
 
+class CommitOutcomeUnknown(AnamnesisError):
+    """503: the connection to the database broke while a write was being committed, so it may or may not have been
+    saved. Not a :class:`RetryableError`: the client sends it again only for a read or a call with an
+    Idempotency-Key (whose retry replays the first answer), as after an answer lost on the network."""
+
+    code = "commit_outcome_unknown"
+    status = 503
+
+
 class ValidationError(AnamnesisError):
     code = "validation_error"
     status = 422
@@ -467,6 +476,7 @@ __all__ = [
     "ForbiddenError",
     "ConflictError",
     "RetryableError",
+    "CommitOutcomeUnknown",
     "ValidationError",
     "ContextBudgetTooSmall",
     "MalformedJson",
