@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from datetime import datetime
 
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -51,6 +52,14 @@ def _grants(*, identity: Identity, patient_id: str | None) -> QuerySet[AccessGra
 
 def grant_list(*, identity: Identity, patient_id: str | None = None) -> QuerySet[AccessGrant]:
     return _grants(identity=identity, patient_id=patient_id).order_by("-created_at")[:500]
+
+
+def grant_revoked_at_locked(*, identity: Identity, grant_id: uuid.UUID) -> datetime | None:
+    """When the grant ended (None while it is active, or when the caller's organisation has no such grant), its row
+    locked until the end of the transaction: of two revocations sent at once (a double click), the second waits
+    for the first and then reads the access as ended."""
+    return (_grants(identity=identity, patient_id=None).select_for_update().filter(grant_id=grant_id)
+            .values_list("revoked_at", flat=True).first())
 
 
 def grant_list_audited(*, identity: Identity, patient_id: str | None = None, cursor: str | None = None,

@@ -366,8 +366,7 @@ def admin_revoke(request, grant_id: uuid.UUID):
     if form.is_valid():
         # Locked until the end of the request: of two submits at once (a double click), the second waits for the
         # first and then reads the access as ended (its reason was not kept), as a submit after it had finished does
-        ended = (AccessGrant.objects.select_for_update().filter(grant_id=grant_id)
-                 .values_list("revoked_at", flat=True).first())
+        ended = selectors.grant_revoked_at_locked(identity=identity, grant_id=grant_id)
         if ended is not None:
             when = date_format(timezone.localtime(ended), "j M Y, H:i")
             messages.info(request, f"This access had already ended on {when}. Nothing was changed.")
