@@ -466,6 +466,49 @@ def test_withdrawing_consent_withdraws_the_purposes_unsent_operations(committed_
                                          reason="consent_revoked").count() == 1
 
 
+@pytest.mark.parametrize("withdrawal", ["consent", "erase_all"])
+def test_a_withdrawal_stops_every_operation_of_the_patient_even_one_whose_outcome_is_unknown(
+        committed_db, world, insurer, scheduling, withdrawal):
+    """The patient withdraws the consent for scheduling, or erases everything, while her agent's booking waits for
+    an unknown outcome (the scheduling system failed after it may have got it): the worker only asks whether it
+    arrived, and ends it (failed, the withdrawal as its code) when it did not; it used to send it again, after the
+    withdrawal. On erase-all her queued authorisation is cancelled too (and its payload redacted), never sent."""
+    consent = world.consent(world.patient_a, "appointment_scheduling")
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org,
+                     patient_id=world.patient_a, scope=PATIENT_SCOPES, act="scheduling-agent"))
+    wf, booking = queue_booking(agent, world)
+    scheduling.fail(times=1)
+    worker(insurer, scheduling).run(once=True)
+    assert read(world, wf["workflow_id"])["current_step"] == "needs_reconciliation"
+    assert scheduling.submissions[booking["idempotency_key"]] == 1
+    me = world.patient(world.patient_a)
+    authorisation = None
+    if withdrawal == "consent":
+        assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    else:
+        _, authorisation = submit_workflow(world)
+        r = me.request("DELETE", f"/v1/patients/{world.patient_a}/memories")
+        assert r.status_code == 200, r.content
+    make_due(booking["operation_id"])
+    worker(insurer, scheduling).run(until_idle=True)
+    reason = "consent_revoked" if withdrawal == "consent" else "patient_erasure"
+    assert scheduling.lookups[booking["idempotency_key"]] == 1
+    assert scheduling.submissions[booking["idempotency_key"]] == 1 and scheduling.created == 0
+    row = operation_row(booking["operation_id"])
+    assert (row["status"], row["last_error_code"]) == ("failed", reason), row
+    if authorisation is not None:
+        row = operation_row(authorisation["operation_id"])
+        assert (row["status"], row["last_error_code"]) == ("cancelled", reason), row
+        assert insurer.created == 0 and insurer.submissions[authorisation["idempotency_key"]] == 0
+        with admin_connect() as conn:
+            assert conn.execute("SELECT payload FROM workflow_operation WHERE operation_id = %s",
+                                [authorisation["operation_id"]]).fetchone()[0] == {"_redacted": True}
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        assert AuditEvent.objects.filter(action="workflow.operation.withdraw", resource_id=booking["operation_id"],
+                                         reason=reason).count() == 1
+
+
 @pytest.mark.parametrize("arrived", [False, True])
 def test_a_cancelled_workflows_unknown_outcome_is_settled_by_lookup_and_never_resubmitted(committed_db, world,
                                                                                          insurer, arrived):

@@ -297,28 +297,40 @@ def _cancel_unsent(*, identity: Identity, workflow: Workflow, operations: list[O
 
 
 def operations_withdraw_for_consent(*, identity: Identity, patient_id: uuid.UUID, purpose: str) -> int:
-    """The patient withdrew the consent for ``purpose``: their operations for it that provably never reached the
-    outside system are withdrawn (``cancelled``, ``consent_revoked``), so none of their data leaves for a purpose
-    they no longer consent to. Those that may have arrived (in flight, or with an unknown outcome) stay, as when a
-    workflow is cancelled: the worker settles them. Runs in the revocation's transaction; returns how many."""
-    unsent = Operation.objects.filter(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
-                                      status=S.PENDING, outcome_uncertain=False)
+    """The patient withdrew the consent for ``purpose``: none of their operations for it is sent from now on. Runs in
+    the revocation's transaction; returns how many were withdrawn (see ``operations_withdraw``)."""
+    return operations_withdraw(identity=identity, reason="consent_revoked", operations=Operation.objects.filter(
+        organization_id=identity.org_id, patient_id=patient_id, purpose=purpose))
+
+
+def operations_withdraw(*, identity: Identity, reason: str, operations) -> int:
+    """Nothing of ``operations`` is sent any more (``reason``: consent_revoked, patient_erasure). Those that provably
+    never reached the outside system are cancelled (``last_error_code`` the reason, audited). Those that may have
+    arrived (in flight, or with an unknown outcome) cannot be called back: they are marked ``withdrawn_reason``, so
+    the worker only asks the outside system whether they arrived, adopts what did and fails what did not (the
+    reason as its code), never sending them (it used to resubmit one the look-up did not find, after the
+    withdrawal). Returns how many were cancelled or marked."""
+    active = operations.filter(organization_id=identity.org_id, status__in=ACTIVE_OPERATION_STATUSES)
     # the workflows first, as everywhere (the module's lock order)
     workflows = list(Workflow.objects.select_for_update().filter(
-        organization_id=identity.org_id, workflow_id__in=Subquery(unsent.values("workflow_id")))
+        organization_id=identity.org_id, workflow_id__in=Subquery(active.values("workflow_id")))
         .order_by("workflow_id"))
     if not workflows:
         return 0
     now = timezone.now()
     withdrawn = 0
-    for op in Operation.objects.select_for_update().filter(
-            organization_id=identity.org_id, workflow__in=workflows, status=S.PENDING,
-            outcome_uncertain=False).order_by("created_at"):
-        # a worker's claim committed meanwhile makes it in_flight: then it is the worker's to settle
-        if Operation.objects.filter(pk=op.pk, status=S.PENDING, outcome_uncertain=False).update(
-                status=S.CANCELLED, next_attempt_at=None, completed_at=now, last_error_code="consent_revoked",
-                updated_at=now):
-            _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason="consent_revoked")
+    for op in active.select_for_update().filter(workflow__in=workflows).order_by("created_at"):
+        # a worker's claim committed meanwhile makes it in_flight: then it may have been sent, and is only asked
+        if op.status == S.PENDING and not op.outcome_uncertain:
+            if Operation.objects.filter(pk=op.pk, status=S.PENDING, outcome_uncertain=False).update(
+                    status=S.CANCELLED, next_attempt_at=None, completed_at=now, last_error_code=reason,
+                    updated_at=now):
+                _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason=reason)
+                withdrawn += 1
+        elif op.withdrawn_reason is None:
+            Operation.objects.filter(pk=op.pk).update(withdrawn_reason=reason, updated_at=now)
+            op.withdrawn_reason = reason
+            _audit_operation(op, action="workflow.operation.withdraw", outcome="success", reason=reason)
             withdrawn += 1
     return withdrawn
 
@@ -468,11 +480,13 @@ def operation_record_outcome(*, identity: Identity, operation_id: uuid.UUID, cla
         assert outcome.result is not None, "a confirmed outcome carries its result"
         audit_outcome, reason, target = "success", outcome.code, kind.on_success
         patch = {kind.result_field: outcome.result[kind.result_field]}
-    elif outcome.kind == NOT_FOUND:  # only for a cancelled workflow's operation: it provably never arrived (failed,
-        # as any operation that provably never arrived), and it is not sent now
+    elif outcome.kind == NOT_FOUND:  # only for a withdrawn operation (its workflow cancelled, its consent
+        # withdrawn, its patient erased): it provably never arrived (failed, as any operation that provably never
+        # arrived), and it is not sent now
+        code = op.withdrawn_reason or "workflow_cancelled"
         fields.update(status=S.FAILED, outcome_uncertain=False, completed_at=now, next_attempt_at=None,
-                      last_error_code="workflow_cancelled")
-        audit_outcome, reason, patch, target = "success", "workflow_cancelled", None, None
+                      last_error_code=code)
+        audit_outcome, reason, patch, target = "success", code, None, None
     elif outcome.kind == REFUSED:
         fields.update(status=S.FAILED, outcome_uncertain=False, completed_at=now, next_attempt_at=None,
                       last_error_code=outcome.code)
@@ -525,7 +539,7 @@ class Dispatch:
     payload: dict
     attempts: int
     outcome_uncertain: bool
-    withdrawn: bool = False  # its workflow was cancelled: settle what may have arrived, never submit
+    withdrawn: bool = False  # its workflow cancelled, or withdrawn: settle what may have arrived, never submit
 
 
 # One round trip: the attempt is counted and the lease renewed only while the claim is still this worker's.
@@ -534,7 +548,7 @@ UPDATE workflow_operation
    SET attempts = attempts + 1, claimed_until = now() + make_interval(secs => %(lease)s),
        next_attempt_at = now() + make_interval(secs => %(lease)s), updated_at = now()
  WHERE operation_id = %(id)s AND status = 'in_flight' AND claimed_by = %(claimed_by)s
-RETURNING kind, system, idempotency_key, payload, attempts, outcome_uncertain,
+RETURNING kind, system, idempotency_key, payload, attempts, outcome_uncertain, withdrawn_reason,
           (SELECT w.current_step FROM agent_workflow w WHERE w.workflow_id = workflow_operation.workflow_id
               AND w.organization_id = workflow_operation.organization_id)
 """
@@ -549,10 +563,11 @@ def operation_start_attempt(*, operation_id: uuid.UUID, claimed_by: str, lease_s
         row = cursor.fetchone()
     if row is None:
         return None
-    kind, system, key, payload, attempts, uncertain, workflow_step = row
+    kind, system, key, payload, attempts, uncertain, withdrawn_reason, workflow_step = row
     return Dispatch(operation_id=operation_id, kind=kind, system=system, idempotency_key=key,
                     payload=json.loads(payload) if isinstance(payload, str) else payload, attempts=attempts,
-                    outcome_uncertain=uncertain, withdrawn=workflow_step == CANCELLED)
+                    outcome_uncertain=uncertain,
+                    withdrawn=workflow_step == CANCELLED or withdrawn_reason is not None)
 
 
 def operation_release_claim(*, operation_id: uuid.UUID, claimed_by: str, not_before: datetime) -> bool:
