@@ -391,6 +391,70 @@ def test_retries_run_out_differently_for_unsent_and_unknown_outcomes(committed_d
     assert ops.get("/v1/workflows/reconciliation").json()["items"] == []
 
 
+@pytest.mark.parametrize("resolution", ["sent", "not_sent"])
+def test_staff_resolve_a_parked_unknown_outcome_from_the_reconciliation_queue(committed_db, world, insurer, settings,
+                                                                              resolution):
+    """The insurer answers neither submissions nor look-ups until the attempts run out: the operation is parked and
+    the workflow waits for staff. Staff who asked the insurer record what they learnt: sent (with the insurer's
+    id: the operation succeeded and the workflow moves on with it) or not sent (failed, the workflow goes back to
+    the step that asks again, under a new key). Staff could only retry, which asks the insurer again. Checked
+    against the workflow's version, staff only, audited; the same resolution again answers the same operation,
+    another one is 409; the worker never sends it again."""
+    settings.WORKFLOW_OPERATION_MAX_ATTEMPTS = 2
+    settings.WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = 100
+    workflow_id, op = submit_workflow(world)
+    insurer.fail(times=None, lookups=True)
+    for _ in range(2):
+        worker(insurer).run(once=True)
+        make_due(op["operation_id"])
+    assert operation_row(op["operation_id"])["next_attempt_at"] is None  # parked
+    version = read(world, workflow_id)["version"]
+    path = f"/v1/workflows/{workflow_id}/operations/{op['operation_id']}/resolve"
+    body = {"expected_version": version, "outcome": resolution}
+    if resolution == "sent":
+        body["external_id"] = "AUTH-77"
+    assert world.patient(world.patient_a).post(path, body).status_code == 403
+    r = world.patient(world.patient_a, scope=f"{PATIENT_SCOPES} workflow:reconcile").post(path, body)
+    assert r.status_code == 403 and r.json()["code"] == "staff_only"
+    world.grant(world.patient_a, "ops-1", "prior_authorization")
+    ops = world.staff("ops-1", scope="workflow:read workflow:write workflow:reconcile")
+    r = ops.post(path, {"expected_version": version, "outcome": "sent"})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "external_id", r.content
+    r = ops.post(path, {**body, "expected_version": version - 1})
+    assert r.status_code == 409 and r.json()["code"] == "version_conflict" and r.json()["current_version"] == version
+    assert operation_row(op["operation_id"])["status"] == "outcome_unknown"
+    r = ops.post(path, body)
+    assert r.status_code == 200, r.content
+    assert r.json()["status"] == ("succeeded" if resolution == "sent" else "failed")
+    again = ops.post(path, body)
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true" and again.json() == r.json()
+    other = {"expected_version": version, "outcome": "not_sent"} if resolution == "sent" else {
+        "expected_version": version, "outcome": "sent", "external_id": "AUTH-78"}
+    r = ops.post(path, other)
+    assert r.status_code == 409 and r.json()["code"] == "operation_not_resolvable", r.content
+    row = operation_row(op["operation_id"])
+    resumed = read(world, workflow_id)
+    if resolution == "sent":
+        assert (row["status"], row["result"]) == ("succeeded", {"authorization_id": "AUTH-77"}), row
+        assert resumed["current_step"] == "await_insurer_decision"
+        assert resumed["state"]["authorization_id"] == "AUTH-77"
+    else:
+        assert (row["status"], row["last_error_code"]) == ("failed", "staff_confirmed_not_sent"), row
+        assert resumed["current_step"] == SUBMIT
+        assert resumed["next_safe_action"]["action"] == "request_operation"
+    assert resumed["version"] == version + 1 and resumed["pending_operations"] == []
+    submissions = insurer.submissions[op["idempotency_key"]]
+    insurer.normal()
+    assert worker(insurer).run(until_idle=True).claimed == 0
+    assert insurer.submissions[op["idempotency_key"]] == submissions
+    queue = world.staff("ops-1", scope="workflow:reconcile").get("/v1/workflows/reconciliation").json()["items"]
+    assert queue == []
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        assert AuditEvent.objects.filter(action="workflow.operation.resolve", resource_id=op["operation_id"],
+                                         reason=f"staff_confirmed_{resolution}").count() == 1
+
+
 # --- leases and a database that goes away ---------------------------------------------------------------------
 def test_a_stale_claim_can_neither_start_nor_record(committed_db, world, insurer):
     from workflows.adapters import CONFIRMED, Outcome

@@ -880,6 +880,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workflows/{workflow_id}/operations/{operation_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Staff, from the reconciliation queue: record what the outside system answered when asked about an operation whose outcome is unknown. sent (with its external_id) settles it as succeeded and moves the workflow on; not_sent settles it as failed (staff_confirmed_not_sent), so it may be asked for again with a new key. The worker never attempts it again. The same resolution again answers the operation (Idempotent-Replayed: true); another one of a settled operation is 409 operation_not_resolvable.
+         *
+         *     Requires scopes: `workflow:reconcile workflow:write`.
+         */
+        post: operations["workflow_operations_resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workflows/{workflow_id}/operations/{operation_id}/retry": {
         parameters: {
             query?: never;
@@ -1210,9 +1231,15 @@ export interface components {
          * @enum {string}
          */
         DeliveryOutStatusEnum: "pending" | "in_flight" | "delivered" | "failed";
+        /**
+         * @description * `completed` - completed
+         *     * `abandoned` - abandoned
+         * @enum {string}
+         */
+        EndInOutcomeEnum: "completed" | "abandoned";
         /** @description Refuses fields it does not declare. */
         EndInRequest: {
-            outcome: components["schemas"]["OutcomeEnum"];
+            outcome: components["schemas"]["EndInOutcomeEnum"];
         };
         EventSubscriptionDetail: {
             subscription: components["schemas"]["SubscriptionOut"];
@@ -1685,6 +1712,26 @@ export interface components {
             kind: components["schemas"]["KindEnum"];
             payload: components["schemas"]["OperationPayloadRequest"];
         };
+        /**
+         * @description * `not_sent` - not_sent
+         *     * `sent` - sent
+         * @enum {string}
+         */
+        OperationResolveInOutcomeEnum: "not_sent" | "sent";
+        /** @description Refuses fields it does not declare. */
+        OperationResolveInRequest: {
+            /** @description the workflow's version you read */
+            expected_version: number;
+            /**
+             * @description what the outside system holds: sent (it has the request; give its id as external_id) or not_sent
+             *
+             *     * `not_sent` - not_sent
+             *     * `sent` - sent
+             */
+            outcome: components["schemas"]["OperationResolveInOutcomeEnum"];
+            /** @description sent only: the outside system's id for it (the authorization_id or appointment_id) */
+            external_id?: string;
+        };
         /** @description Refuses fields it does not declare. */
         OrganizationInRequest: {
             /**
@@ -1717,12 +1764,6 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
-        /**
-         * @description * `completed` - completed
-         *     * `abandoned` - abandoned
-         * @enum {string}
-         */
-        OutcomeEnum: "completed" | "abandoned";
         /** @description Refuses fields it does not declare. */
         PatchedSubscriptionPatchRequest: {
             url?: string;
@@ -10459,6 +10500,171 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
                     "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationOut"];
+                };
+            };
+            /** @description Malformed request (bad JSON or Content-Length) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (invalid_token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also when it exists but is not the caller's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (concurrent update, version, transition, idempotency_key_reused, ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The session expired or ended */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Length required */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Query string too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid request (validation_error), including over-long query parameters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    workflow_operations_resolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                operation_id: string;
+                workflow_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperationResolveInRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
