@@ -408,6 +408,9 @@ def test_staff_resolve_a_parked_unknown_outcome_from_the_reconciliation_queue(co
         worker(insurer).run(once=True)
         make_due(op["operation_id"])
     assert operation_row(op["operation_id"])["next_attempt_at"] is None  # parked
+    queue = world.staff("ops-1", scope="workflow:reconcile workflow:reconcile:org").get(
+        "/v1/workflows/reconciliation").json()["items"]
+    assert [(i["operation_id"], i["requested_by_kind"]) for i in queue] == [(op["operation_id"], "patient")]
     version = read(world, workflow_id)["version"]
     path = f"/v1/workflows/{workflow_id}/operations/{op['operation_id']}/resolve"
     body = {"expected_version": version, "outcome": resolution}

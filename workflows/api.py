@@ -75,13 +75,18 @@ class OperationCreateIn(OperationRequestIn):
         return {**super().validate(attrs), "expected_version": attrs["expected_version"]}
 
 
+REQUESTED_BY_KIND = ("who asked for it: patient (in person), agent (an AI agent, for the patient or staff), "
+                     "staff, or service; null for operations requested before it was recorded")
+
+
 # --- outputs -----------------------------------------------------------------------------------------------
 class OperationOut(ModelOutSerializer):
     class Meta:
         model = Operation
         fields = ["operation_id", "workflow_id", "kind", "system", "status", "idempotency_key", "payload_hash",
-                  "attempts", "attempt_limit", "next_attempt_at", "last_error_code", "result", "created_at",
-                  "updated_at", "completed_at"]
+                  "attempts", "attempt_limit", "next_attempt_at", "last_error_code", "result", "requested_by_kind",
+                  "created_at", "updated_at", "completed_at"]
+        extra_kwargs = {"requested_by_kind": {"help_text": REQUESTED_BY_KIND}}
 
 
 class NextSafeActionOut(serializers.Serializer):
@@ -377,6 +382,7 @@ class ReconciliationItemOut(serializers.Serializer):
     attempts = serializers.IntegerField(allow_null=True)
     next_attempt_at = serializers.DateTimeField(allow_null=True)
     last_error_code = serializers.CharField(allow_null=True)
+    requested_by_kind = serializers.CharField(allow_null=True, help_text=REQUESTED_BY_KIND)
     parked = serializers.BooleanField(help_text="retries ran out with an unknown outcome: a person must act")
 
 

@@ -204,7 +204,7 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
 # --- staff: workflows stuck in needs_reconciliation ------------------------------------------------------------
 _RECONCILIATION_SQL = """
 SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, updated_at, operation_id, kind,
-       system, operation_status, attempts, next_attempt_at, last_error_code
+       system, operation_status, attempts, next_attempt_at, last_error_code, requested_by_kind
   FROM workflow_reconciliation_queue
  WHERE organization_id = %s
    AND (%s OR app_may_access(organization_id, patient_id, purpose))
@@ -214,7 +214,7 @@ SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, u
 """
 _RECONCILIATION_COLUMNS = ["workflow_id", "patient_id", "workflow_type", "purpose", "current_step", "version",
                            "updated_at", "operation_id", "operation_kind", "system", "operation_status",
-                           "attempts", "next_attempt_at", "last_error_code"]
+                           "attempts", "next_attempt_at", "last_error_code", "requested_by_kind"]
 ORGANIZATION_SCOPE = "workflow:reconcile:org"
 VIEW_ORGANIZATION = "organization"
 VIEW_GRANTED = "granted_patients"

@@ -363,7 +363,7 @@ def _insert_operation(*, identity: Identity, workflow: Workflow, kind: Operation
                 idempotency_key=new_idempotency_key(operation_id), request_key=request_key, payload=payload,
                 payload_hash=payload_hash(payload), status=S.PENDING, attempts=0,
                 attempt_limit=settings.WORKFLOW_OPERATION_MAX_ATTEMPTS, next_attempt_at=timezone.now(),
-                requested_by=identity.actor_sub,
+                requested_by=identity.actor_sub, requested_by_kind=identity.actor_kind,
                 requested_at_version=at_version)
         workflow.has_operations = True
     except IntegrityError:

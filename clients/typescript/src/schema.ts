@@ -1689,6 +1689,8 @@ export interface components {
             next_attempt_at?: string | null;
             last_error_code?: string | null;
             result?: unknown;
+            /** @description who asked for it: patient (in person), agent (an AI agent, for the patient or staff), staff, or service; null for operations requested before it was recorded */
+            requested_by_kind?: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1883,6 +1885,8 @@ export interface components {
             /** Format: date-time */
             next_attempt_at: string | null;
             last_error_code: string | null;
+            /** @description who asked for it: patient (in person), agent (an AI agent, for the patient or staff), staff, or service; null for operations requested before it was recorded */
+            requested_by_kind: string | null;
             /** @description retries ran out with an unknown outcome: a person must act */
             parked: boolean;
         };
