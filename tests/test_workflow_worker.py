@@ -411,6 +411,8 @@ def test_staff_resolve_a_parked_unknown_outcome_from_the_reconciliation_queue(co
     queue = world.staff("ops-1", scope="workflow:reconcile workflow:reconcile:org").get(
         "/v1/workflows/reconciliation").json()["items"]
     assert [(i["operation_id"], i["requested_by_kind"]) for i in queue] == [(op["operation_id"], "patient")]
+    action = read(world, workflow_id)["next_safe_action"]
+    assert action["action"] == "staff_reconciliation" and "record what it said (resolve" in action["message"]
     version = read(world, workflow_id)["version"]
     path = f"/v1/workflows/{workflow_id}/operations/{op['operation_id']}/resolve"
     body = {"expected_version": version, "outcome": resolution}
@@ -556,9 +558,12 @@ def test_a_withdrawal_stops_every_operation_of_the_patient_even_one_whose_outcom
         _, authorisation = submit_workflow(world)
         r = me.request("DELETE", f"/v1/patients/{world.patient_a}/memories")
         assert r.status_code == 200, r.content
+    reason = "consent_revoked" if withdrawal == "consent" else "patient_erasure"
+    action = me.get(f"/v1/workflows/{wf['workflow_id']}").json()["next_safe_action"]  # not "before it would submit"
+    assert action["operation_id"] == booking["operation_id"] and f"withdrawn ({reason})" in action["message"]
+    assert "never sends it again" in action["message"], action
     make_due(booking["operation_id"])
     worker(insurer, scheduling).run(until_idle=True)
-    reason = "consent_revoked" if withdrawal == "consent" else "patient_erasure"
     assert scheduling.lookups[booking["idempotency_key"]] == 1
     assert scheduling.submissions[booking["idempotency_key"]] == 1 and scheduling.created == 0
     row = operation_row(booking["operation_id"])
