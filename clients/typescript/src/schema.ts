@@ -1231,15 +1231,9 @@ export interface components {
          * @enum {string}
          */
         DeliveryOutStatusEnum: "pending" | "in_flight" | "delivered" | "failed";
-        /**
-         * @description * `completed` - completed
-         *     * `abandoned` - abandoned
-         * @enum {string}
-         */
-        EndInOutcomeEnum: "completed" | "abandoned";
         /** @description Refuses fields it does not declare. */
         EndInRequest: {
-            outcome: components["schemas"]["EndInOutcomeEnum"];
+            outcome: components["schemas"]["OutcomeEnum"];
         };
         EventSubscriptionDetail: {
             subscription: components["schemas"]["SubscriptionOut"];
@@ -1714,12 +1708,6 @@ export interface components {
             kind: components["schemas"]["KindEnum"];
             payload: components["schemas"]["OperationPayloadRequest"];
         };
-        /**
-         * @description * `not_sent` - not_sent
-         *     * `sent` - sent
-         * @enum {string}
-         */
-        OperationResolveInOutcomeEnum: "not_sent" | "sent";
         /** @description Refuses fields it does not declare. */
         OperationResolveInRequest: {
             /** @description the workflow's version you read */
@@ -1730,7 +1718,7 @@ export interface components {
              *     * `not_sent` - not_sent
              *     * `sent` - sent
              */
-            outcome: components["schemas"]["OperationResolveInOutcomeEnum"];
+            outcome: components["schemas"]["ResolutionOutcomeEnum"];
             /** @description sent only: the outside system's id for it (the authorization_id or appointment_id) */
             external_id?: string;
         };
@@ -1766,6 +1754,12 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        /**
+         * @description * `completed` - completed
+         *     * `abandoned` - abandoned
+         * @enum {string}
+         */
+        OutcomeEnum: "completed" | "abandoned";
         /** @description Refuses fields it does not declare. */
         PatchedSubscriptionPatchRequest: {
             url?: string;
@@ -1942,6 +1936,12 @@ export interface components {
             /** Format: date-time */
             verified_at: string;
         };
+        /**
+         * @description * `not_sent` - not_sent
+         *     * `sent` - sent
+         * @enum {string}
+         */
+        ResolutionOutcomeEnum: "not_sent" | "sent";
         /**
          * @description * `user` - user
          *     * `assistant` - assistant
