@@ -362,12 +362,25 @@ def _operation(world):
     {"payload_hash": "0" * 64},
     {"idempotency_key": "anamnesis-something-else"},
     {"patient_id": uuid.uuid4()},
+    {"requested_by_kind": "staff"},  # an agent's request never passes for someone else's
+    {"requested_by_kind": None},
 ])
 def test_the_key_payload_and_scope_of_an_operation_never_change(world, change):
     op = _operation(world)
     with identity_context(as_patient(world.org, world.patient_a)):
         with pytest.raises(IntegrityError), transaction.atomic():
             Operation.objects.filter(pk=op["operation_id"]).update(**change)
+
+
+@pytest.mark.parametrize("undo", [None, "patient_erasure"])
+def test_a_withdrawal_is_never_undone(world, undo):
+    """A withdrawn operation is only asked after, never sent again: its withdrawal stays (the guard)."""
+    op = _operation(world)
+    with identity_context(as_patient(world.org, world.patient_a)):
+        Operation.objects.filter(pk=op["operation_id"]).update(status="outcome_unknown", outcome_uncertain=True,
+                                                               withdrawn_reason="consent_revoked")
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Operation.objects.filter(pk=op["operation_id"]).update(withdrawn_reason=undo)
 
 
 def test_an_unknown_outcome_cannot_be_forgotten(world):
