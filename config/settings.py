@@ -356,7 +356,9 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/v1",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
-    "ENUM_NAME_OVERRIDES": {"PurposeEnum": "core.vocabulary.PURPOSES"},
+    # Two fields are called outcome: a session's end keeps the name OutcomeEnum, a staff resolution's has its own
+    "ENUM_NAME_OVERRIDES": {"PurposeEnum": "core.vocabulary.PURPOSES", "OutcomeEnum": ["completed", "abandoned"],
+                            "ResolutionOutcomeEnum": ["not_sent", "sent"]},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.schema.add_problem_component"],
 }
 

@@ -37,6 +37,8 @@ urlpatterns = [
     path("staff/patients/<uuid:patient_id>/memories/<uuid:memory_id>/release/", memory.staff_release,
          name="staff-release"),
     path("staff/workflows/", workflows.monitor, name="workflow-monitor"),
+    path("staff/workflows/<uuid:workflow_id>/operations/<uuid:operation_id>/resolve", workflows.resolve,
+         name="workflow-operation-resolve"),
     # organisation administrators
     path("staff/access/", consent.admin_access, name="admin-access"),
     path("staff/access/<uuid:grant_id>/revoke/", consent.admin_revoke, name="admin-revoke"),

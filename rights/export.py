@@ -173,7 +173,8 @@ def _operations(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
         yield {"operation_id": str(o.operation_id), "workflow_id": str(o.workflow_id), "kind": o.kind,
                "system": o.system, "idempotency_key": o.idempotency_key, "payload": o.payload,
                "payload_hash": o.payload_hash, "status": o.status, "attempts": o.attempts, "result": o.result,
-               "requested_by": o.requested_by, "created_at": _iso(o.created_at),
+               "last_error_code": o.last_error_code, "requested_by": o.requested_by,
+               "requested_by_kind": o.requested_by_kind, "created_at": _iso(o.created_at),
                "completed_at": _iso(o.completed_at)}
 
 

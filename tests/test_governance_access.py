@@ -60,6 +60,7 @@ def bodies(victim: dict) -> dict[str, dict | None]:
         "workflow_operations_request": {"expected_version": 2, "kind": "submit_prior_authorization",
                                         "payload": PAYLOAD},
         "workflow_operations_retry": None,
+        "workflow_operations_resolve": {"expected_version": 2, "outcome": "not_sent"},
         # organisation-level writes (administrators only): outsiders hold no such scope
         "memory_types_create": {"name": "mobility_note", "memory_class": "account_fact",
                                 "label": "Mobility", "sentence": "Mobility: {aid}",

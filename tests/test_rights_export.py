@@ -210,6 +210,29 @@ def test_export_streams_in_chunks_under_the_callers_identity_after_the_view_comm
 
 
 @pytest.mark.django_db
+def test_the_export_says_who_asked_for_each_operation_and_why_one_was_withdrawn(world):
+    """A booking the patient's agent asked for, withdrawn when she withdrew her consent: her export says an agent
+    asked for it (requested_by named only her own subject, as if she had) and why it ended (consent_revoked)."""
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    cid = world.consent(world.patient_a)
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                     scope=PATIENT_SCOPES, act="booking-agent"))
+    wf = agent.post("/v1/workflows", {"workflow_type": "appointment_booking",
+                                      "patient_id": str(world.patient_a)}).json()
+    assert agent.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint",
+                      {"expected_version": 1, "next_step": "propose_slots"}).status_code == 200
+    r = agent.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 2, "next_step": "confirm_booking",
+        "request_operation": {"kind": "book_appointment", "payload": {"slot_id": "S-1",
+                                                                      "appointment_type": "follow_up"}}})
+    assert r.status_code == 200, r.content
+    assert me.post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke").status_code == 200
+    [op] = export(me, world.patient_a)["workflow_operations"]
+    assert (op["requested_by_kind"], op["requested_by"]) == ("agent", f"patient-{world.patient_a}")
+    assert (op["status"], op["last_error_code"]) == ("cancelled", "consent_revoked")
+
+
+@pytest.mark.django_db
 def test_erase_all_then_export_leaves_nothing_personal(world):
     seeded = seed_patient(world, world.patient_a)
     me, nurse = seeded["me"], seeded["nurse"]

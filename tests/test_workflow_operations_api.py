@@ -10,6 +10,7 @@ from django.db import IntegrityError, connection, transaction
 
 from agents_mcp.tools import input_schema
 from core.identity import ACTOR_PATIENT, Identity, identity_context
+from tests.support import PATIENT_SCOPES, Api, mint
 from workflows.models import Operation, WorkflowTransition
 
 pytestmark = pytest.mark.django_db
@@ -259,6 +260,28 @@ def _stuck(world, patient_id, org=None):
     return wf["workflow_id"]
 
 
+def test_an_operation_records_and_shows_what_kind_of_caller_asked_for_it(world):
+    """The patient in person, an AI agent acting for a patient, and staff each ask for an operation: each operation
+    says which kind of caller asked (requested_by_kind), in the list, a workflow's pending operations and the
+    answer to the request. Nothing said who had asked: an agent's request read as the patient's own."""
+    patient_c = uuid.uuid4()
+    world.consent(world.patient_b, "prior_authorization")
+    world.grant(patient_c, "nurse-1", "prior_authorization")
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_b}", org_id=world.org, patient_id=world.patient_b,
+                     scope=PATIENT_SCOPES, act="prior-auth-agent"))
+    callers = [("patient", world.patient(world.patient_a), world.patient_a), ("agent", agent, world.patient_b),
+               ("staff", world.staff("nurse-1"), patient_c)]
+    for kind, api, patient_id in callers:
+        wf = at_submit_step(api, patient_id)
+        r = request_op(api, wf["workflow_id"], 2)
+        assert r.status_code == 201, r.content
+        assert r.json()["requested_by_kind"] == kind
+        listed = api.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"]
+        assert [op["requested_by_kind"] for op in listed] == [kind]
+        pending = api.get(f"/v1/workflows/{wf['workflow_id']}").json()["pending_operations"]
+        assert [op["requested_by_kind"] for op in pending] == [kind]
+
+
 def test_reconciliation_queue_shows_the_organisation_without_state(world):
     stuck_a = _stuck(world, world.patient_a)
     stuck_b = _stuck(world, world.patient_b)
@@ -339,12 +362,25 @@ def _operation(world):
     {"payload_hash": "0" * 64},
     {"idempotency_key": "anamnesis-something-else"},
     {"patient_id": uuid.uuid4()},
+    {"requested_by_kind": "staff"},  # an agent's request never passes for someone else's
+    {"requested_by_kind": None},
 ])
 def test_the_key_payload_and_scope_of_an_operation_never_change(world, change):
     op = _operation(world)
     with identity_context(as_patient(world.org, world.patient_a)):
         with pytest.raises(IntegrityError), transaction.atomic():
             Operation.objects.filter(pk=op["operation_id"]).update(**change)
+
+
+@pytest.mark.parametrize("undo", [None, "patient_erasure"])
+def test_a_withdrawal_is_never_undone(world, undo):
+    """A withdrawn operation is only asked after, never sent again: its withdrawal stays (the guard)."""
+    op = _operation(world)
+    with identity_context(as_patient(world.org, world.patient_a)):
+        Operation.objects.filter(pk=op["operation_id"]).update(status="outcome_unknown", outcome_uncertain=True,
+                                                               withdrawn_reason="consent_revoked")
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Operation.objects.filter(pk=op["operation_id"]).update(withdrawn_reason=undo)
 
 
 def test_an_unknown_outcome_cannot_be_forgotten(world):

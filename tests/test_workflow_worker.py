@@ -391,6 +391,75 @@ def test_retries_run_out_differently_for_unsent_and_unknown_outcomes(committed_d
     assert ops.get("/v1/workflows/reconciliation").json()["items"] == []
 
 
+@pytest.mark.parametrize("resolution", ["sent", "not_sent"])
+def test_staff_resolve_a_parked_unknown_outcome_from_the_reconciliation_queue(committed_db, world, insurer, settings,
+                                                                              resolution):
+    """The insurer answers neither submissions nor look-ups until the attempts run out: the operation is parked and
+    the workflow waits for staff. Staff who asked the insurer record what they learnt: sent (with the insurer's
+    id: the operation succeeded and the workflow moves on with it) or not sent (failed, the workflow goes back to
+    the step that asks again, under a new key). Staff could only retry, which asks the insurer again. Checked
+    against the workflow's version, staff only, audited; the same resolution again answers the same operation,
+    another one is 409; the worker never sends it again."""
+    settings.WORKFLOW_OPERATION_MAX_ATTEMPTS = 2
+    settings.WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = 100
+    workflow_id, op = submit_workflow(world)
+    insurer.fail(times=None, lookups=True)
+    for _ in range(2):
+        worker(insurer).run(once=True)
+        make_due(op["operation_id"])
+    assert operation_row(op["operation_id"])["next_attempt_at"] is None  # parked
+    queue = world.staff("ops-1", scope="workflow:reconcile workflow:reconcile:org").get(
+        "/v1/workflows/reconciliation").json()["items"]
+    assert [(i["operation_id"], i["requested_by_kind"]) for i in queue] == [(op["operation_id"], "patient")]
+    action = read(world, workflow_id)["next_safe_action"]
+    assert action["action"] == "staff_reconciliation" and "record what it said (resolve" in action["message"]
+    version = read(world, workflow_id)["version"]
+    path = f"/v1/workflows/{workflow_id}/operations/{op['operation_id']}/resolve"
+    body = {"expected_version": version, "outcome": resolution}
+    if resolution == "sent":
+        body["external_id"] = "AUTH-77"
+    assert world.patient(world.patient_a).post(path, body).status_code == 403
+    r = world.patient(world.patient_a, scope=f"{PATIENT_SCOPES} workflow:reconcile").post(path, body)
+    assert r.status_code == 403 and r.json()["code"] == "staff_only"
+    world.grant(world.patient_a, "ops-1", "prior_authorization")
+    ops = world.staff("ops-1", scope="workflow:read workflow:write workflow:reconcile")
+    r = ops.post(path, {"expected_version": version, "outcome": "sent"})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "external_id", r.content
+    r = ops.post(path, {**body, "expected_version": version - 1})
+    assert r.status_code == 409 and r.json()["code"] == "version_conflict" and r.json()["current_version"] == version
+    assert operation_row(op["operation_id"])["status"] == "outcome_unknown"
+    r = ops.post(path, body)
+    assert r.status_code == 200, r.content
+    assert r.json()["status"] == ("succeeded" if resolution == "sent" else "failed")
+    again = ops.post(path, body)
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true" and again.json() == r.json()
+    other = {"expected_version": version, "outcome": "not_sent"} if resolution == "sent" else {
+        "expected_version": version, "outcome": "sent", "external_id": "AUTH-78"}
+    r = ops.post(path, other)
+    assert r.status_code == 409 and r.json()["code"] == "operation_not_resolvable", r.content
+    row = operation_row(op["operation_id"])
+    resumed = read(world, workflow_id)
+    if resolution == "sent":
+        assert (row["status"], row["result"]) == ("succeeded", {"authorization_id": "AUTH-77"}), row
+        assert resumed["current_step"] == "await_insurer_decision"
+        assert resumed["state"]["authorization_id"] == "AUTH-77"
+    else:
+        assert (row["status"], row["last_error_code"]) == ("failed", "staff_confirmed_not_sent"), row
+        assert resumed["current_step"] == SUBMIT
+        assert resumed["next_safe_action"]["action"] == "request_operation"
+    assert resumed["version"] == version + 1 and resumed["pending_operations"] == []
+    submissions = insurer.submissions[op["idempotency_key"]]
+    insurer.normal()
+    assert worker(insurer).run(until_idle=True).claimed == 0
+    assert insurer.submissions[op["idempotency_key"]] == submissions
+    queue = world.staff("ops-1", scope="workflow:reconcile").get("/v1/workflows/reconciliation").json()["items"]
+    assert queue == []
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        assert AuditEvent.objects.filter(action="workflow.operation.resolve", resource_id=op["operation_id"],
+                                         reason=f"staff_confirmed_{resolution}").count() == 1
+
+
 # --- leases and a database that goes away ---------------------------------------------------------------------
 def test_a_stale_claim_can_neither_start_nor_record(committed_db, world, insurer):
     from workflows.adapters import CONFIRMED, Outcome
@@ -464,6 +533,52 @@ def test_withdrawing_consent_withdraws_the_purposes_unsent_operations(committed_
     with identity_context(auditor):
         assert AuditEvent.objects.filter(action="workflow.operation.cancel", resource_id=booking["operation_id"],
                                          reason="consent_revoked").count() == 1
+
+
+@pytest.mark.parametrize("withdrawal", ["consent", "erase_all"])
+def test_a_withdrawal_stops_every_operation_of_the_patient_even_one_whose_outcome_is_unknown(
+        committed_db, world, insurer, scheduling, withdrawal):
+    """The patient withdraws the consent for scheduling, or erases everything, while her agent's booking waits for
+    an unknown outcome (the scheduling system failed after it may have got it): the worker only asks whether it
+    arrived, and ends it (failed, the withdrawal as its code) when it did not; it used to send it again, after the
+    withdrawal. On erase-all her queued authorisation is cancelled too (and its payload redacted), never sent."""
+    consent = world.consent(world.patient_a, "appointment_scheduling")
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org,
+                     patient_id=world.patient_a, scope=PATIENT_SCOPES, act="scheduling-agent"))
+    wf, booking = queue_booking(agent, world)
+    scheduling.fail(times=1)
+    worker(insurer, scheduling).run(once=True)
+    assert read(world, wf["workflow_id"])["current_step"] == "needs_reconciliation"
+    assert scheduling.submissions[booking["idempotency_key"]] == 1
+    me = world.patient(world.patient_a)
+    authorisation = None
+    if withdrawal == "consent":
+        assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    else:
+        _, authorisation = submit_workflow(world)
+        r = me.request("DELETE", f"/v1/patients/{world.patient_a}/memories")
+        assert r.status_code == 200, r.content
+    reason = "consent_revoked" if withdrawal == "consent" else "patient_erasure"
+    action = me.get(f"/v1/workflows/{wf['workflow_id']}").json()["next_safe_action"]  # not "before it would submit"
+    assert action["operation_id"] == booking["operation_id"] and f"withdrawn ({reason})" in action["message"]
+    assert "never sends it again" in action["message"], action
+    make_due(booking["operation_id"])
+    worker(insurer, scheduling).run(until_idle=True)
+    assert scheduling.lookups[booking["idempotency_key"]] == 1
+    assert scheduling.submissions[booking["idempotency_key"]] == 1 and scheduling.created == 0
+    row = operation_row(booking["operation_id"])
+    assert (row["status"], row["last_error_code"]) == ("failed", reason), row
+    if authorisation is not None:
+        row = operation_row(authorisation["operation_id"])
+        assert (row["status"], row["last_error_code"]) == ("cancelled", reason), row
+        assert insurer.created == 0 and insurer.submissions[authorisation["idempotency_key"]] == 0
+        with admin_connect() as conn:
+            assert conn.execute("SELECT payload FROM workflow_operation WHERE operation_id = %s",
+                                [authorisation["operation_id"]]).fetchone()[0] == {"_redacted": True}
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        assert AuditEvent.objects.filter(action="workflow.operation.withdraw", resource_id=booking["operation_id"],
+                                         reason=reason).count() == 1
 
 
 @pytest.mark.parametrize("arrived", [False, True])

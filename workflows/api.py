@@ -80,13 +80,18 @@ class OperationCreateIn(OperationRequestIn):
         return {**super().validate(attrs), "expected_version": attrs["expected_version"]}
 
 
+REQUESTED_BY_KIND = ("who asked for it: patient (in person), agent (an AI agent, for the patient or staff), "
+                     "staff, or service; null for operations requested before it was recorded")
+
+
 # --- outputs -----------------------------------------------------------------------------------------------
 class OperationOut(ModelOutSerializer):
     class Meta:
         model = Operation
         fields = ["operation_id", "workflow_id", "kind", "system", "status", "idempotency_key", "payload_hash",
-                  "attempts", "attempt_limit", "next_attempt_at", "last_error_code", "result", "created_at",
-                  "updated_at", "completed_at"]
+                  "attempts", "attempt_limit", "next_attempt_at", "last_error_code", "result", "requested_by_kind",
+                  "created_at", "updated_at", "completed_at"]
+        extra_kwargs = {"requested_by_kind": {"help_text": REQUESTED_BY_KIND}}
 
 
 class NextSafeActionOut(serializers.Serializer):
@@ -335,6 +340,45 @@ class WorkflowOperationRetryView(ScopedAPIView):
         return Response(OperationOut(operation).data)
 
 
+class OperationResolveIn(StrictSerializer):
+    expected_version = serializers.IntegerField(min_value=1, help_text="the workflow's version you read")
+    outcome = serializers.ChoiceField(choices=sorted(services.RESOLUTIONS), help_text=(
+        "what the outside system holds: sent (it has the request; give its id as external_id) or not_sent"))
+    external_id = serializers.RegexField(_ID, required=False, help_text=(
+        "sent only: the outside system's id for it (the authorization_id or appointment_id)"))
+
+    def validate(self, attrs):
+        if attrs["outcome"] == "sent" and "external_id" not in attrs:
+            raise serializers.ValidationError({"external_id": "required when the outcome is sent"}, code="required")
+        if attrs["outcome"] != "sent" and "external_id" in attrs:
+            raise serializers.ValidationError({"external_id": "only when the outcome is sent"}, code="not_allowed")
+        return attrs
+
+
+class WorkflowOperationResolveView(ScopedAPIView):
+    required_scopes = {"POST": ["workflow:write", "workflow:reconcile"]}
+    audit_actions = {"POST": "workflow.operation.resolve"}
+    resource_type = "workflow_operation"
+
+    def audit_resource_id(self):
+        return str(self.kwargs["operation_id"])
+
+    @extend_schema(operation_id="workflow_operations_resolve", request=OperationResolveIn,
+                   responses={200: OperationOut},
+                   description="Staff, from the reconciliation queue: record what the outside system answered when "
+                   "asked about an operation whose outcome is unknown. sent (with its external_id) settles it as "
+                   "succeeded and moves the workflow on; not_sent settles it as failed (staff_confirmed_not_sent), "
+                   "so it may be asked for again with a new key. The worker never attempts it again. The same "
+                   "resolution again answers the operation (Idempotent-Replayed: true); another one of a settled "
+                   "operation is 409 operation_not_resolvable.")
+    def post(self, request, workflow_id, operation_id):
+        body = OperationResolveIn(data=request.data)
+        body.is_valid(raise_exception=True)
+        operation, changed = services.operation_resolve(identity=self.identity, workflow_id=workflow_id,
+                                                        operation_id=operation_id, **body.validated_data)
+        return Response(OperationOut(operation).data, headers={} if changed else {"Idempotent-Replayed": "true"})
+
+
 class ReconciliationItemOut(serializers.Serializer):
     workflow_id = serializers.UUIDField()
     patient_id = serializers.UUIDField()
@@ -350,6 +394,7 @@ class ReconciliationItemOut(serializers.Serializer):
     attempts = serializers.IntegerField(allow_null=True)
     next_attempt_at = serializers.DateTimeField(allow_null=True)
     last_error_code = serializers.CharField(allow_null=True)
+    requested_by_kind = serializers.CharField(allow_null=True, help_text=REQUESTED_BY_KIND)
     parked = serializers.BooleanField(help_text="retries ran out with an unknown outcome: a person must act")
 
 

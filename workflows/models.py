@@ -105,6 +105,13 @@ class Operation(models.Model):
     claimed_by = models.CharField(max_length=120, null=True, blank=True)
     claimed_until = models.DateTimeField(null=True, blank=True)
     requested_by = models.CharField(max_length=255)
+    # What kind of caller asked for it (core.identity's actor kinds: patient, staff, agent, service); NULL on
+    # operations requested before it was recorded.
+    requested_by_kind = models.CharField(max_length=12, null=True, blank=True)
+    # Set when what the operation was for is withdrawn while it may already have arrived (the patient withdrew the
+    # consent for its purpose, or erased everything): from then on the worker only asks the outside system whether
+    # it arrived, and never sends it.
+    withdrawn_reason = models.CharField(max_length=40, null=True, blank=True)
     requested_at_version = models.BigIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -131,6 +138,12 @@ class Operation(models.Model):
             models.UniqueConstraint(fields=["idempotency_key", "organization_id"], name="operation_idempotency_key"),
             models.CheckConstraint(condition=Q(status__in=[s.value for s in OperationStatus]),
                                    name="operation_status_valid"),
+            models.CheckConstraint(condition=Q(withdrawn_reason__isnull=True)
+                                   | Q(withdrawn_reason__in=["consent_revoked", "patient_erasure"]),
+                                   name="operation_withdrawn_reason_valid"),
+            models.CheckConstraint(condition=Q(requested_by_kind__isnull=True)
+                                   | Q(requested_by_kind__in=["patient", "staff", "agent", "service"]),
+                                   name="operation_requested_by_kind_valid"),
             # sha256 hex: an unbounded pattern and the length (PostgreSQL's regex engine expands ``{64}`` into
             # 64 states, about 8 us per row against 1 us)
             models.CheckConstraint(condition=Q(payload_hash__regex=r"^[0-9a-f]+$") & Exact(Length("payload_hash"), 64),

@@ -30,7 +30,7 @@ from core.identity import Identity, identity_context
 from memory.erasure import ErasureSection
 from workflows.definitions import WORKFLOW_TYPES, operation_kinds_for
 from workflows.models import ACTIVE_OPERATION_STATUSES, SETTLED_OPERATION_STATUSES, Operation, Workflow
-from workflows.services import _record_transition
+from workflows.services import _record_transition, operations_withdraw
 
 log = logging.getLogger("anamnesis.workflows")
 
@@ -82,6 +82,10 @@ def workflow_erase_patient(*, identity: Identity, patient_id: uuid.UUID) -> Eras
     section = ErasureSection(kind="workflows", note=RECONCILIATION_NOTE)
     workflows = list(Workflow.objects.select_for_update()
                      .filter(organization_id=identity.org_id, patient_id=patient_id).order_by("workflow_id"))
+    # Nothing of theirs leaves any more: unsent operations are cancelled (and so redacted below), those that may
+    # have arrived are only asked after (they used to stay queued, and were sent after the erasure).
+    operations_withdraw(identity=identity, reason="patient_erasure", operations=Operation.objects.filter(
+        organization_id=identity.org_id, patient_id=patient_id))
     for workflow in workflows:
         operations = list(Operation.objects.select_for_update().filter(workflow=workflow).order_by("created_at"))
         for op in operations:

@@ -147,9 +147,10 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
             op = parked[0]
             return NextSafeAction(
                 STAFF_RECONCILIATION, f"The workflow was cancelled, but the {op.system} may have received its "
-                f"{op.kind}, and the look-ups ran out before it could tell. Staff check with it, then retry the "
-                "operation: the worker only asks it (same key), never sends it again; anything it did must be "
-                "withdrawn there.", op.operation_id, op.kind)
+                f"{op.kind}, and the look-ups ran out before it could tell. Staff check with it, then record "
+                "what it said (resolve: sent, with its id, or not sent) or retry the operation: the worker only "
+                "asks it (same key), never sends it again; anything it did must be withdrawn there.",
+                op.operation_id, op.kind)
         kept = [op for op in operations if op.status == S.SUCCEEDED]
         if workflow.current_step == CANCELLED and kept:
             # an authorisation or a booking made for a workflow nobody wants any more (before the cancellation,
@@ -167,8 +168,15 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
         if op.status == S.OUTCOME_UNKNOWN and op.next_attempt_at is None:
             return NextSafeAction(
                 STAFF_RECONCILIATION, f"The {op.system} may have received this request, and the retries ran out "
-                "before it could tell. Staff check with it, then retry the operation (same key); never request it "
-                "as a new one.", op.operation_id, op.kind)
+                "before it could tell. Staff check with it, then record what it said (resolve: sent, with its id, "
+                "or not sent) or retry the operation (same key); never request it as a new one.",
+                op.operation_id, op.kind)
+        if op.withdrawn_reason is not None:  # the consent withdrawn, or the patient erased, while it was unknown
+            return NextSafeAction(
+                WAIT_FOR_RECONCILIATION, f"The outcome at the {op.system} is not known yet, and the request was "
+                f"withdrawn ({op.withdrawn_reason}): the worker only asks it whether it has this request (same "
+                "key), adopts what arrived and never sends it again. Do not resubmit.", op.operation_id, op.kind,
+                op.next_attempt_at or op.claimed_until)
         return NextSafeAction(
             WAIT_FOR_RECONCILIATION, f"The outcome at the {op.system} is not known yet. The worker will ask it "
             "whether it has this request (same key) and adopt its answer before it would submit again. Do not "
@@ -204,7 +212,7 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
 # --- staff: workflows stuck in needs_reconciliation ------------------------------------------------------------
 _RECONCILIATION_SQL = """
 SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, updated_at, operation_id, kind,
-       system, operation_status, attempts, next_attempt_at, last_error_code
+       system, operation_status, attempts, next_attempt_at, last_error_code, requested_by_kind
   FROM workflow_reconciliation_queue
  WHERE organization_id = %s
    AND (%s OR app_may_access(organization_id, patient_id, purpose))
@@ -214,7 +222,7 @@ SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, u
 """
 _RECONCILIATION_COLUMNS = ["workflow_id", "patient_id", "workflow_type", "purpose", "current_step", "version",
                            "updated_at", "operation_id", "operation_kind", "system", "operation_status",
-                           "attempts", "next_attempt_at", "last_error_code"]
+                           "attempts", "next_attempt_at", "last_error_code", "requested_by_kind"]
 ORGANIZATION_SCOPE = "workflow:reconcile:org"
 VIEW_ORGANIZATION = "organization"
 VIEW_GRANTED = "granted_patients"

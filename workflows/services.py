@@ -71,6 +71,11 @@ class OperationNotRetryable(Conflict):
     title = "Only an operation whose retries ran out with an unknown outcome can be retried"
 
 
+class OperationNotResolvable(Conflict):
+    code = "operation_not_resolvable"
+    title = "Only an operation whose outcome is unknown can be resolved (and one resolved is resolved once)"
+
+
 @dataclass(frozen=True)
 class OperationRequest:
     kind: str
@@ -297,28 +302,40 @@ def _cancel_unsent(*, identity: Identity, workflow: Workflow, operations: list[O
 
 
 def operations_withdraw_for_consent(*, identity: Identity, patient_id: uuid.UUID, purpose: str) -> int:
-    """The patient withdrew the consent for ``purpose``: their operations for it that provably never reached the
-    outside system are withdrawn (``cancelled``, ``consent_revoked``), so none of their data leaves for a purpose
-    they no longer consent to. Those that may have arrived (in flight, or with an unknown outcome) stay, as when a
-    workflow is cancelled: the worker settles them. Runs in the revocation's transaction; returns how many."""
-    unsent = Operation.objects.filter(organization_id=identity.org_id, patient_id=patient_id, purpose=purpose,
-                                      status=S.PENDING, outcome_uncertain=False)
+    """The patient withdrew the consent for ``purpose``: none of their operations for it is sent from now on. Runs in
+    the revocation's transaction; returns how many were withdrawn (see ``operations_withdraw``)."""
+    return operations_withdraw(identity=identity, reason="consent_revoked", operations=Operation.objects.filter(
+        organization_id=identity.org_id, patient_id=patient_id, purpose=purpose))
+
+
+def operations_withdraw(*, identity: Identity, reason: str, operations) -> int:
+    """Nothing of ``operations`` is sent any more (``reason``: consent_revoked, patient_erasure). Those that provably
+    never reached the outside system are cancelled (``last_error_code`` the reason, audited). Those that may have
+    arrived (in flight, or with an unknown outcome) cannot be called back: they are marked ``withdrawn_reason``, so
+    the worker only asks the outside system whether they arrived, adopts what did and fails what did not (the
+    reason as its code), never sending them (it used to resubmit one the look-up did not find, after the
+    withdrawal). Returns how many were cancelled or marked."""
+    active = operations.filter(organization_id=identity.org_id, status__in=ACTIVE_OPERATION_STATUSES)
     # the workflows first, as everywhere (the module's lock order)
     workflows = list(Workflow.objects.select_for_update().filter(
-        organization_id=identity.org_id, workflow_id__in=Subquery(unsent.values("workflow_id")))
+        organization_id=identity.org_id, workflow_id__in=Subquery(active.values("workflow_id")))
         .order_by("workflow_id"))
     if not workflows:
         return 0
     now = timezone.now()
     withdrawn = 0
-    for op in Operation.objects.select_for_update().filter(
-            organization_id=identity.org_id, workflow__in=workflows, status=S.PENDING,
-            outcome_uncertain=False).order_by("created_at"):
-        # a worker's claim committed meanwhile makes it in_flight: then it is the worker's to settle
-        if Operation.objects.filter(pk=op.pk, status=S.PENDING, outcome_uncertain=False).update(
-                status=S.CANCELLED, next_attempt_at=None, completed_at=now, last_error_code="consent_revoked",
-                updated_at=now):
-            _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason="consent_revoked")
+    for op in active.select_for_update().filter(workflow__in=workflows).order_by("created_at"):
+        # a worker's claim committed meanwhile makes it in_flight: then it may have been sent, and is only asked
+        if op.status == S.PENDING and not op.outcome_uncertain:
+            if Operation.objects.filter(pk=op.pk, status=S.PENDING, outcome_uncertain=False).update(
+                    status=S.CANCELLED, next_attempt_at=None, completed_at=now, last_error_code=reason,
+                    updated_at=now):
+                _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason=reason)
+                withdrawn += 1
+        elif op.withdrawn_reason is None:
+            Operation.objects.filter(pk=op.pk).update(withdrawn_reason=reason, updated_at=now)
+            op.withdrawn_reason = reason
+            _audit_operation(op, action="workflow.operation.withdraw", outcome="success", reason=reason)
             withdrawn += 1
     return withdrawn
 
@@ -346,7 +363,7 @@ def _insert_operation(*, identity: Identity, workflow: Workflow, kind: Operation
                 idempotency_key=new_idempotency_key(operation_id), request_key=request_key, payload=payload,
                 payload_hash=payload_hash(payload), status=S.PENDING, attempts=0,
                 attempt_limit=settings.WORKFLOW_OPERATION_MAX_ATTEMPTS, next_attempt_at=timezone.now(),
-                requested_by=identity.actor_sub,
+                requested_by=identity.actor_sub, requested_by_kind=identity.actor_kind,
                 requested_at_version=at_version)
         workflow.has_operations = True
     except IntegrityError:
@@ -398,20 +415,28 @@ def _replayed(operation: Operation) -> tuple[Operation, bool]:
     return operation, False
 
 
-def operation_retry(*, identity: Identity, workflow_id: uuid.UUID, operation_id: uuid.UUID) -> Operation:
-    """Give an operation whose retries ran out with an unknown outcome a new budget. Its key and payload stay: the
-    next attempt asks the outside system first, and resubmits with the same key only if the key is unknown there.
-    (An operation that provably never arrived is ``failed`` instead, and is asked for again as a new one.)"""
+def _operation_for_staff(*, identity: Identity, workflow_id: uuid.UUID, operation_id: uuid.UUID,
+                         refusal: str) -> tuple[Workflow, Operation]:
+    """The workflow and its operation, locked, for staff only (404 for one the caller cannot see)."""
     workflow = _lock_workflow(identity=identity, workflow_id=workflow_id)
     operation = Operation.objects.select_for_update().filter(pk=operation_id, workflow=workflow).first()
     if operation is None:
         raise NotFound()
     if identity.patient_self_id is not None or identity.is_agent:
-        # Its next safe action is a person checking with the outside system (staff_reconciliation); a new budget
-        # on anyone else's word would only repeat what already could not be settled. Refused whatever the
-        # operation's status: retrying is never theirs, now or once it is parked.
-        raise Forbidden("a parked operation is retried by staff, after checking with the outside system",
-                        code="staff_only")
+        raise Forbidden(refusal, code="staff_only")
+    return workflow, operation
+
+
+def operation_retry(*, identity: Identity, workflow_id: uuid.UUID, operation_id: uuid.UUID) -> Operation:
+    """Give an operation whose retries ran out with an unknown outcome a new budget. Its key and payload stay: the
+    next attempt asks the outside system first, and resubmits with the same key only if the key is unknown there.
+    (An operation that provably never arrived is ``failed`` instead, and is asked for again as a new one.)"""
+    # Its next safe action is a person checking with the outside system (staff_reconciliation); a new budget on
+    # anyone else's word would only repeat what already could not be settled. Refused whatever the operation's
+    # status: retrying is never theirs, now or once it is parked.
+    workflow, operation = _operation_for_staff(identity=identity, workflow_id=workflow_id, operation_id=operation_id,
+                                               refusal="a parked operation is retried by staff, after checking "
+                                               "with the outside system")
     if not (operation.status == S.OUTCOME_UNKNOWN and operation.next_attempt_at is None):
         raise _conflict_about(OperationNotRetryable(f"the operation is {operation.status}"), workflow)
     now = timezone.now()
@@ -421,6 +446,55 @@ def operation_retry(*, identity: Identity, workflow_id: uuid.UUID, operation_id:
     operation.refresh_from_db()
     _audit_operation(operation, action="workflow.operation.retry", outcome="success")
     return operation
+
+
+# what staff learnt from the outside system, and the operation's last_error_code (or None) once it is recorded
+RESOLUTIONS = {"sent": "staff_confirmed_sent", "not_sent": "staff_confirmed_not_sent"}
+
+
+def operation_resolve(*, identity: Identity, workflow_id: uuid.UUID, operation_id: uuid.UUID, expected_version: int,
+                      outcome: str, external_id: str | None = None) -> tuple[Operation, bool]:
+    """Staff record what they learnt from the outside system about an operation whose outcome is unknown (the
+    reconciliation queue's item): ``sent`` with the outside system's id (the operation succeeded, and the workflow
+    moves as a confirmed result moves it), or ``not_sent`` (it failed: a workflow waiting in ``on_unknown`` goes
+    back to the step that may ask again, with a new key). The worker never attempts it again. Checked against the
+    workflow's version; the same resolution again answers the operation as it is (returns (operation, False));
+    another one of a settled operation is ``operation_not_resolvable``. Audited ``workflow.operation.resolve``."""
+    workflow, op = _operation_for_staff(identity=identity, workflow_id=workflow_id, operation_id=operation_id,
+                                        refusal="an unknown outcome is resolved by staff, after checking with the "
+                                        "outside system")
+    kind = OPERATION_KINDS[op.kind]
+    sent = outcome == "sent"
+    if sent and op.status == S.SUCCEEDED and (op.result or {}).get(kind.result_field) == external_id:
+        return op, False
+    if not sent and op.status == S.FAILED and op.last_error_code == RESOLUTIONS["not_sent"]:
+        return op, False
+    if op.status != S.OUTCOME_UNKNOWN:
+        raise _conflict_about(OperationNotResolvable(f"the operation is {op.status}"), workflow)
+    if workflow.version != expected_version:
+        raise _stale(workflow)
+    now = timezone.now()
+    fields: dict = {"outcome_uncertain": False, "completed_at": now, "next_attempt_at": None, "updated_at": now,
+                    "claimed_by": None, "claimed_until": None}
+    spec = WORKFLOW_TYPES[workflow.workflow_type]
+    if sent:
+        fields.update(status=S.SUCCEEDED, result={kind.result_field: external_id}, last_error_code=None)
+        target, patch = kind.on_success, {kind.result_field: external_id}
+    else:
+        fields.update(status=S.FAILED, last_error_code=RESOLUTIONS["not_sent"])
+        target = kind.on_failure if workflow.current_step == kind.on_unknown else None
+        patch = None
+    Operation.objects.filter(pk=op.pk).update(**fields)
+    for name, value in fields.items():
+        setattr(op, name, value)
+    _audit_operation(op, action="workflow.operation.resolve", outcome="success", reason=RESOLUTIONS[outcome])
+    if target is not None and target != workflow.current_step and spec.allows(workflow.current_step, target):
+        _advance(identity=identity, workflow=workflow, to_step=target, state_patch=patch, operation=op,
+                 bounded=False)
+    elif patch and not spec.is_terminal(workflow.current_step) and workflow.current_step == kind.on_success:
+        _advance(identity=identity, workflow=workflow, to_step=workflow.current_step, state_patch=patch,
+                 operation=op, bounded=False)
+    return op, True
 
 
 def _audit_operation(op: Operation, *, action: str, outcome: str, reason: str | None = None) -> None:
@@ -468,11 +542,13 @@ def operation_record_outcome(*, identity: Identity, operation_id: uuid.UUID, cla
         assert outcome.result is not None, "a confirmed outcome carries its result"
         audit_outcome, reason, target = "success", outcome.code, kind.on_success
         patch = {kind.result_field: outcome.result[kind.result_field]}
-    elif outcome.kind == NOT_FOUND:  # only for a cancelled workflow's operation: it provably never arrived (failed,
-        # as any operation that provably never arrived), and it is not sent now
+    elif outcome.kind == NOT_FOUND:  # only for a withdrawn operation (its workflow cancelled, its consent
+        # withdrawn, its patient erased): it provably never arrived (failed, as any operation that provably never
+        # arrived), and it is not sent now
+        code = op.withdrawn_reason or "workflow_cancelled"
         fields.update(status=S.FAILED, outcome_uncertain=False, completed_at=now, next_attempt_at=None,
-                      last_error_code="workflow_cancelled")
-        audit_outcome, reason, patch, target = "success", "workflow_cancelled", None, None
+                      last_error_code=code)
+        audit_outcome, reason, patch, target = "success", code, None, None
     elif outcome.kind == REFUSED:
         fields.update(status=S.FAILED, outcome_uncertain=False, completed_at=now, next_attempt_at=None,
                       last_error_code=outcome.code)
@@ -525,7 +601,7 @@ class Dispatch:
     payload: dict
     attempts: int
     outcome_uncertain: bool
-    withdrawn: bool = False  # its workflow was cancelled: settle what may have arrived, never submit
+    withdrawn: bool = False  # its workflow cancelled, or withdrawn: settle what may have arrived, never submit
 
 
 # One round trip: the attempt is counted and the lease renewed only while the claim is still this worker's.
@@ -534,7 +610,7 @@ UPDATE workflow_operation
    SET attempts = attempts + 1, claimed_until = now() + make_interval(secs => %(lease)s),
        next_attempt_at = now() + make_interval(secs => %(lease)s), updated_at = now()
  WHERE operation_id = %(id)s AND status = 'in_flight' AND claimed_by = %(claimed_by)s
-RETURNING kind, system, idempotency_key, payload, attempts, outcome_uncertain,
+RETURNING kind, system, idempotency_key, payload, attempts, outcome_uncertain, withdrawn_reason,
           (SELECT w.current_step FROM agent_workflow w WHERE w.workflow_id = workflow_operation.workflow_id
               AND w.organization_id = workflow_operation.organization_id)
 """
@@ -549,10 +625,11 @@ def operation_start_attempt(*, operation_id: uuid.UUID, claimed_by: str, lease_s
         row = cursor.fetchone()
     if row is None:
         return None
-    kind, system, key, payload, attempts, uncertain, workflow_step = row
+    kind, system, key, payload, attempts, uncertain, withdrawn_reason, workflow_step = row
     return Dispatch(operation_id=operation_id, kind=kind, system=system, idempotency_key=key,
                     payload=json.loads(payload) if isinstance(payload, str) else payload, attempts=attempts,
-                    outcome_uncertain=uncertain, withdrawn=workflow_step == CANCELLED)
+                    outcome_uncertain=uncertain,
+                    withdrawn=workflow_step == CANCELLED or withdrawn_reason is not None)
 
 
 def operation_release_claim(*, operation_id: uuid.UUID, claimed_by: str, not_before: datetime) -> bool:

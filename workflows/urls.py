@@ -12,4 +12,6 @@ urlpatterns = [
          name="workflow-operations"),
     path("workflows/<uuid:workflow_id>/operations/<uuid:operation_id>/retry",
          api.WorkflowOperationRetryView.as_view(), name="workflow-operation-retry"),
+    path("workflows/<uuid:workflow_id>/operations/<uuid:operation_id>/resolve",
+         api.WorkflowOperationResolveView.as_view(), name="workflow-operation-resolve"),
 ]

@@ -419,6 +419,8 @@ ACTION_TEXT = {
     "workflow.operation.attempt": "contacted an outside system about a task for you",
     "workflow.operation.retry": "asked an outside system again about a task for you",
     "workflow.operation.cancel": "cancelled a request to an outside system",
+    "workflow.operation.withdraw": "stopped a request to an outside system from being sent again",
+    "workflow.operation.resolve": "recorded what an outside system did with a request for you",
     "workflow.operation.list": "looked at requests to outside systems for a task",
     "workflow.reconciliation.list": "checked tasks whose outcome is unknown",
 }

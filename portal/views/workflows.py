@@ -1,20 +1,27 @@
 """Staff console: the workflow monitor. Counts per step of the workflows the signed-in identity may see (RLS),
 drawn as an inline SVG bar chart (no JavaScript), and the organisation's needs_reconciliation queue (through the
-narrow view that staff with ``workflow:reconcile`` read)."""
+narrow view that staff with ``workflow:reconcile`` read), where staff who asked the outside system record what they
+learnt of an operation whose outcome is unknown (the REST resolve, through the same service)."""
 
 from __future__ import annotations
 
-from django.shortcuts import render
-from django.views.decorators.http import require_http_methods
+import uuid
 
-from portal.context import portal_view
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from portal.context import error_page, portal_view
+from workflows.api import OperationResolveIn
 from workflows.definitions import NEEDS_RECONCILIATION
 from workflows.selectors import VIEW_ORGANIZATION, workflow_monitor
+from workflows.services import operation_resolve
 
 BAR_HEIGHT = 28
 BAR_GAP = 10
 LABEL_WIDTH = 210
 CHART_WIDTH = 640
+RESOLVE_SCOPES = ("workflow:write", "workflow:reconcile")
 
 
 def step_chart(counts: list[tuple[str, int]]) -> dict:
@@ -40,4 +47,31 @@ def monitor(request):
     counts = shown.step_counts
     return render(request, "workflows/monitor.html", {
         "chart": step_chart(counts), "total": sum(n for _, n in counts), "queue": shown.queue,
-        "organisation_wide": shown.view == VIEW_ORGANIZATION})
+        "organisation_wide": shown.view == VIEW_ORGANIZATION,
+        # an administrator reads the organisation's queue, but records nothing for patients they hold no grant for
+        "can_resolve": all(request.portal_identity.has_scope(s) for s in RESOLVE_SCOPES)})
+
+
+@require_POST
+@portal_view(scopes=RESOLVE_SCOPES, roles=("staff", "org_admin"))
+def resolve(request, workflow_id: uuid.UUID, operation_id: uuid.UUID):
+    """Record what the outside system said of an operation whose outcome is unknown: sent (with its id) or not
+    sent. Checked against the version the page showed; the same answer twice changes nothing; another is 409."""
+    form: dict = {key: request.POST[key] for key in ("outcome", "external_id") if request.POST.get(key, "").strip()}
+    version = request.POST.get("expected_version", "")
+    if version.isascii() and version.isdigit() and len(version) < 19:  # the API's body holds it as a number
+        form["expected_version"] = int(version)
+    body = OperationResolveIn(data=form)
+    if not body.is_valid():
+        return error_page(request, 400, title="Nothing was recorded",
+                          message="Choose sent, with the outside system's reference, or not sent (no reference).")
+    _, changed = operation_resolve(identity=request.portal_identity, workflow_id=workflow_id,
+                                   operation_id=operation_id, **body.validated_data)
+    sent = body.validated_data["outcome"] == "sent"
+    if changed:
+        messages.success(request, "Recorded: the outside system " + ("has the request; the workflow moves on."
+                                                                      if sent else "never got the request; it may "
+                                                                      "be asked for again."))
+    else:
+        messages.info(request, "This had already been recorded. Nothing was changed.")
+    return redirect("workflow-monitor")

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.identity import ACTOR_PATIENT, Identity, identity_context
+from workflows.models import Operation, Workflow
+
 pytestmark = pytest.mark.django_db
 
 SUBMIT = "submit_prior_authorization"
@@ -32,3 +35,58 @@ def test_the_monitor_shows_a_nurse_only_her_granted_patients_and_an_administrato
     page = signed_in(people.admin()).get("/staff/workflows/").content.decode()
     assert 'data-view="organization"' in page
     assert stuck_a[:10] in page and stuck_b[:10] in page
+
+
+def _unknown_and_stuck(world, workflow_id: str, operation_id: str) -> str:
+    """What the worker leaves when the insurer's answer was lost: the operation's outcome unknown, the workflow in
+    needs_reconciliation (version 3)."""
+    patient = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
+                       actor_kind=ACTOR_PATIENT)
+    with identity_context(patient):
+        Operation.objects.filter(pk=operation_id).update(status="outcome_unknown", outcome_uncertain=True, attempts=1)
+        Workflow.objects.filter(pk=workflow_id).update(current_step="needs_reconciliation", version=3)
+    return operation_id
+
+
+PAYLOAD = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}
+
+
+def test_staff_record_from_the_monitor_what_the_insurer_said_of_an_unknown_outcome(world, people, signed_in):
+    """The monitor's queue listed an operation whose outcome was unknown with no way to record what the nurse
+    learnt by asking the insurer. Its row has a form (the REST resolve): sent with the insurer's reference moves
+    the workflow on; the same answer again changes nothing; one without its reference records nothing."""
+    api = world.patient(world.patient_a)
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization", "patient_id": str(world.patient_a)}).json()
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 1, "next_step": SUBMIT, "request_operation": {"kind": SUBMIT, "payload": PAYLOAD}})
+    op = r.json()["pending_operations"][0]["operation_id"]
+    _unknown_and_stuck(world, wf["workflow_id"], op)
+    nurse_sub = people.staff("nurse")
+    world.grant(world.patient_a, nurse_sub, "prior_authorization")
+    nurse = signed_in(nurse_sub)
+    page = nurse.get("/staff/workflows/").content.decode()
+    action = f"/staff/workflows/{wf['workflow_id']}/operations/{op}/resolve"
+    assert f'action="{action}"' in page and 'name="expected_version" value="3"' in page
+    assert nurse.post(action, {"expected_version": "3", "outcome": "sent"}).status_code == 400
+    assert api.get(f"/v1/workflows/{wf['workflow_id']}").json()["current_step"] == "needs_reconciliation"
+    r = nurse.post(action, {"expected_version": "3", "outcome": "sent", "external_id": "AUTH-9"})
+    assert r.status_code == 302 and r["Location"] == "/staff/workflows/"
+    body = api.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert body["current_step"] == "await_insurer_decision" and body["state"]["authorization_id"] == "AUTH-9"
+    again = nurse.post(action, {"expected_version": "3", "outcome": "sent", "external_id": "AUTH-9"}, follow=True)
+    assert "already been recorded" in again.content.decode()
+    assert nurse.post(action, {"expected_version": "4", "outcome": "not_sent"}).status_code == 409
+    assert f'action="{action}"' not in nurse.get("/staff/workflows/").content.decode()
+
+
+
+def test_the_monitor_offers_no_resolution_to_an_administrator_who_cannot_record_one(world, people, signed_in):
+    """An administrator reads the whole organisation's queue but holds no workflow:write: the form, which would
+    only answer 403, is not offered."""
+    api = world.patient(world.patient_a)
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization", "patient_id": str(world.patient_a)}).json()
+    r = api.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 1, "next_step": SUBMIT, "request_operation": {"kind": SUBMIT, "payload": PAYLOAD}})
+    op = _unknown_and_stuck(world, wf["workflow_id"], r.json()["pending_operations"][0]["operation_id"])
+    page = signed_in(people.admin()).get("/staff/workflows/").content.decode()
+    assert wf["workflow_id"][:10] in page and f"/operations/{op}/resolve" not in page

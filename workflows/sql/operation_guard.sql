@@ -1,9 +1,11 @@
 -- The outbox's guard in the database: what may change on a workflow_operation row.
 --
--- This file is the current definition. Migrations apply it (workflows 0008_operation_guard_current); tests check that
--- the live function matches this file. To change it: edit this file and add a migration that applies it.
+-- This file is the current definition. Migrations apply it (workflows 0008_operation_guard_current, then 0016 for
+-- the columns 0014 and 0015 added: plpgsql reads NEW's fields when it runs); tests check that the live function
+-- matches this file. To change it: edit this file and add a migration that applies it.
 --
--- * the key, payload, hash and scope of an operation never change, except that a *settled* operation's payload may
+-- * the key, payload, hash and scope of an operation, who asked for it, and its withdrawal once made never change
+--   (a withdrawn operation is never sent again), except that a *settled* operation's payload may
 --   be replaced by the redaction marker {"_redacted": true} (erase-all, manage.py sweep_workflows) with nothing else
 --   changed: the idempotency key, the sha256 of what was sent, the status and the result stay for reconciliation;
 -- * a settled operation (succeeded, failed, cancelled) is otherwise final;
@@ -25,6 +27,8 @@ BEGIN
      OR NEW.idempotency_key <> OLD.idempotency_key OR NEW.payload_hash <> OLD.payload_hash
      OR NEW.payload IS DISTINCT FROM OLD.payload OR NEW.request_key IS DISTINCT FROM OLD.request_key
      OR NEW.requested_by <> OLD.requested_by OR NEW.requested_at_version <> OLD.requested_at_version
+     OR NEW.requested_by_kind IS DISTINCT FROM OLD.requested_by_kind
+     OR (OLD.withdrawn_reason IS NOT NULL AND NEW.withdrawn_reason IS DISTINCT FROM OLD.withdrawn_reason)
      OR NEW.created_at <> OLD.created_at THEN
     RAISE EXCEPTION 'workflow_operation: the key, payload and scope of an operation never change'
       USING ERRCODE = 'check_violation';

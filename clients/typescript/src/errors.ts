@@ -208,6 +208,12 @@ export class OperationNotRetryable extends ConflictError {
   static override readonly status: number = 409;
 }
 
+/** Only an operation whose outcome is unknown is resolved; a settled one answers only its own resolution. */
+export class OperationNotResolvable extends ConflictError {
+  static override readonly code: string = "operation_not_resolvable";
+  static override readonly status: number = 409;
+}
+
 export class NotProposed extends ConflictError {
   static override readonly code: string = "not_proposed";
   static override readonly status: number = 409;
@@ -460,8 +466,8 @@ const ALL: ErrorClass[] = [
   PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound,
   MethodNotAllowed, NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition,
   OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
-  OperationNotRetryable, NotProposed, ProposalPending, ProposalStale, NotCorrectable, NotQuarantined,
-  SessionAlreadyEnded, TooManyProposals, TooManySessions, TurnLimitReached,
+  OperationNotRetryable, OperationNotResolvable, NotProposed, ProposalPending, ProposalStale, NotCorrectable,
+  NotQuarantined, SessionAlreadyEnded, TooManyProposals, TooManySessions, TurnLimitReached,
   SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout,
   LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited, CommitOutcomeUnknown,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,

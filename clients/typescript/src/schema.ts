@@ -880,6 +880,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workflows/{workflow_id}/operations/{operation_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Staff, from the reconciliation queue: record what the outside system answered when asked about an operation whose outcome is unknown. sent (with its external_id) settles it as succeeded and moves the workflow on; not_sent settles it as failed (staff_confirmed_not_sent), so it may be asked for again with a new key. The worker never attempts it again. The same resolution again answers the operation (Idempotent-Replayed: true); another one of a settled operation is 409 operation_not_resolvable.
+         *
+         *     Requires scopes: `workflow:reconcile workflow:write`.
+         */
+        post: operations["workflow_operations_resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workflows/{workflow_id}/operations/{operation_id}/retry": {
         parameters: {
             query?: never;
@@ -1688,6 +1709,8 @@ export interface components {
             next_attempt_at: string | null;
             last_error_code: string | null;
             result: unknown;
+            /** @description who asked for it: patient (in person), agent (an AI agent, for the patient or staff), staff, or service; null for operations requested before it was recorded */
+            requested_by_kind: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1710,6 +1733,20 @@ export interface components {
         OperationRequestInRequest: {
             kind: components["schemas"]["KindEnum"];
             payload: components["schemas"]["OperationPayloadRequest"];
+        };
+        /** @description Refuses fields it does not declare. */
+        OperationResolveInRequest: {
+            /** @description the workflow's version you read */
+            expected_version: number;
+            /**
+             * @description what the outside system holds: sent (it has the request; give its id as external_id) or not_sent
+             *
+             *     * `not_sent` - not_sent
+             *     * `sent` - sent
+             */
+            outcome: components["schemas"]["ResolutionOutcomeEnum"];
+            /** @description sent only: the outside system's id for it (the authorization_id or appointment_id) */
+            external_id?: string;
         };
         /** @description Refuses fields it does not declare. */
         OrganizationInRequest: {
@@ -1870,6 +1907,8 @@ export interface components {
             /** Format: date-time */
             next_attempt_at: string | null;
             last_error_code: string | null;
+            /** @description who asked for it: patient (in person), agent (an AI agent, for the patient or staff), staff, or service; null for operations requested before it was recorded */
+            requested_by_kind: string | null;
             /** @description retries ran out with an unknown outcome: a person must act */
             parked: boolean;
         };
@@ -1925,6 +1964,12 @@ export interface components {
             /** Format: date-time */
             verified_at: string;
         };
+        /**
+         * @description * `not_sent` - not_sent
+         *     * `sent` - sent
+         * @enum {string}
+         */
+        ResolutionOutcomeEnum: "not_sent" | "sent";
         /**
          * @description * `user` - user
          *     * `assistant` - assistant
@@ -10503,6 +10548,171 @@ export interface operations {
                 headers: {
                     /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing was done again) */
                     "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationOut"];
+                };
+            };
+            /** @description Malformed request (bad JSON or Content-Length) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (invalid_token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also when it exists but is not the caller's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict (concurrent update, version, transition, idempotency_key_reused, ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The session expired or ended */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Length required */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Query string too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid request (validation_error), including over-long query parameters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    workflow_operations_resolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                operation_id: string;
+                workflow_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperationResolveInRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

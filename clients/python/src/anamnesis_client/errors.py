@@ -187,6 +187,13 @@ class OperationNotRetryable(ConflictError):
     status = 409
 
 
+class OperationNotResolvable(ConflictError):
+    """Only an operation whose outcome is unknown is resolved; a settled one answers only its own resolution."""
+
+    code = "operation_not_resolvable"
+    status = 409
+
+
 class NotProposed(ConflictError):
     code = "not_proposed"
     status = 409
@@ -501,6 +508,7 @@ __all__ = [
     "IdempotencyKeyReused",
     "IdempotentResponseWithdrawn",
     "OperationNotRetryable",
+    "OperationNotResolvable",
     "NotProposed",
     "ProposalPending",
     "ProposalStale",
