@@ -21,7 +21,7 @@ from core.api import ScopedAPIView
 from core.errors import ValidationFailed, cursor_checked
 from core.schema import NULL_ONLY
 from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
-from workflows import selectors, services
+from workflows import reconciliation, selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
 from workflows.models import Operation, Workflow
 
@@ -335,14 +335,14 @@ class WorkflowOperationRetryView(ScopedAPIView):
                    "unknown there.")
     def post(self, request, workflow_id, operation_id):
         NoBody.check(request)
-        operation = services.operation_retry(identity=self.identity, workflow_id=workflow_id,
+        operation = reconciliation.operation_retry(identity=self.identity, workflow_id=workflow_id,
                                              operation_id=operation_id)
         return Response(OperationOut(operation).data)
 
 
 class OperationResolveIn(StrictSerializer):
     expected_version = serializers.IntegerField(min_value=1, help_text="the workflow's version you read")
-    outcome = serializers.ChoiceField(choices=sorted(services.RESOLUTIONS), help_text=(
+    outcome = serializers.ChoiceField(choices=sorted(reconciliation.RESOLUTIONS), help_text=(
         "what the outside system holds: sent (it has the request; give its id as external_id) or not_sent"))
     external_id = serializers.RegexField(_ID, required=False, help_text=(
         "sent only: the outside system's id for it (the authorization_id or appointment_id)"))
@@ -374,7 +374,7 @@ class WorkflowOperationResolveView(ScopedAPIView):
     def post(self, request, workflow_id, operation_id):
         body = OperationResolveIn(data=request.data)
         body.is_valid(raise_exception=True)
-        operation, changed = services.operation_resolve(identity=self.identity, workflow_id=workflow_id,
+        operation, changed = reconciliation.operation_resolve(identity=self.identity, workflow_id=workflow_id,
                                                         operation_id=operation_id, **body.validated_data)
         return Response(OperationOut(operation).data, headers={} if changed else {"Idempotent-Replayed": "true"})
 

@@ -14,8 +14,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from portal.context import error_page, portal_view
 from workflows.api import OperationResolveIn
 from workflows.definitions import NEEDS_RECONCILIATION
+from workflows.reconciliation import operation_resolve
 from workflows.selectors import VIEW_ORGANIZATION, workflow_monitor
-from workflows.services import operation_resolve
 
 BAR_HEIGHT = 28
 BAR_GAP = 10
