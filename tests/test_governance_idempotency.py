@@ -24,6 +24,9 @@ K = {"Idempotency-Key": "retry-1"}
 # POSTs that change the state of something that exists (no new resource) or carry their own key mechanism.
 NOT_CREATING = {"ConsentRevokeView", "GrantRevokeView", "MemoryQuarantineView", "MemoryReleaseView",
                 "MemoryConfirmView", "MemoryRejectView", "SessionEndView", "WorkflowOperationRetryView",
+                # records what staff learnt, checked against the workflow's version; the same resolution again
+                # answers the operation as it is (Idempotent-Replayed), another is 409 operation_not_resolvable
+                "WorkflowOperationResolveView",
                 # workflow operations: payload-bound Idempotency-Key of their own (workflows.services), same
                 # semantics (same request -> same operation, other data -> 409 idempotency_key_reused)
                 "WorkflowOperationsView"}
