@@ -336,7 +336,7 @@ class WorkflowOperationRetryView(ScopedAPIView):
     def post(self, request, workflow_id, operation_id):
         NoBody.check(request)
         operation = reconciliation.operation_retry(identity=self.identity, workflow_id=workflow_id,
-                                             operation_id=operation_id)
+                                                   operation_id=operation_id)
         return Response(OperationOut(operation).data)
 
 
@@ -375,7 +375,7 @@ class WorkflowOperationResolveView(ScopedAPIView):
         body = OperationResolveIn(data=request.data)
         body.is_valid(raise_exception=True)
         operation, changed = reconciliation.operation_resolve(identity=self.identity, workflow_id=workflow_id,
-                                                        operation_id=operation_id, **body.validated_data)
+                                                              operation_id=operation_id, **body.validated_data)
         return Response(OperationOut(operation).data, headers={} if changed else {"Idempotent-Replayed": "true"})
 
 

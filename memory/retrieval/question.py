@@ -60,7 +60,6 @@ def _test_alone(question: str, test_terms: frozenset[str]) -> bool:
     return bool(words) and all(w.replace("\u2019", "'") in _BARE_WORDS or w in known for w in words)
 
 
-
 @dataclass(frozen=True)
 class Question:
     """What the lexicon and the question's own words say about it."""
@@ -92,8 +91,8 @@ def understand(question: str) -> Question:
     """The question read once: its lexicon concepts, the expanded text and the words that say what it is about."""
     lex = lexicon()
     asked, substances = lex.mentions_both(question)
-    result_asked = len(asked) > len(substances) and bool(
-        _RESULT_WORDS.search(question) or _test_alone(question, lex.test_terms))
+    result_asked = len(asked) > len(substances) and (
+        result_words(question) or _test_alone(question, lex.test_terms))
     return Question(text=question, expanded=lex.expand(question, mentioned=asked), asked=asked,
                     substances=substances, about_allergy=bool(_ALLERGY_WORDS.search(question)),
                     about_taking=bool(_TAKING_WORDS.search(question)),
