@@ -55,8 +55,10 @@ class _Stream(httpcore.NetworkStream):
 
 
 class _Backend(httpcore.NetworkBackend):
-    def __init__(self, backend: httpcore.NetworkBackend) -> None:
+    def __init__(self, backend: httpcore.NetworkBackend,
+                 address_for: typing.Callable[[str], str] | None = None) -> None:
         self._backend = backend
+        self._address_for = address_for
 
     def connect_tcp(
         self,
@@ -66,6 +68,8 @@ class _Backend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: typing.Iterable | None = None,
     ) -> httpcore.NetworkStream:
+        if self._address_for is not None:
+            host = self._address_for(host)  # the very address that was checked, never a second look-up's
         return _Stream(
             self._backend.connect_tcp(
                 host, port, _left(timeout, httpcore.ConnectTimeout), local_address, socket_options
@@ -82,13 +86,17 @@ class _Backend(httpcore.NetworkBackend):
 
 
 class DeadlineTransport(httpx.HTTPTransport):
-    """``httpx.HTTPTransport`` (same arguments) whose requests each end within ``deadline`` seconds of being sent."""
+    """``httpx.HTTPTransport`` (same arguments) whose requests each end within ``deadline`` seconds of being sent.
 
-    def __init__(self, *, deadline: float, **kwargs) -> None:
+    ``address_for``, when given, turns the host name of each new connection into the address it connects to (or
+    raises): a caller that must check where it connects resolves and checks in it, and the connection goes to that
+    address, while TLS still verifies the name."""
+
+    def __init__(self, *, deadline: float, address_for: typing.Callable[[str], str] | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.deadline = deadline
         # httpcore takes a network backend only when its pool is made, which httpx does not expose
-        self._pool._network_backend = _Backend(self._pool._network_backend)
+        self._pool._network_backend = _Backend(self._pool._network_backend, address_for)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         _deadline.set(time.monotonic() + self.deadline)

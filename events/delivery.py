@@ -15,9 +15,10 @@ never a response body. Redirects are not followed.
 
 SSRF: an endpoint is https only, without credentials, and its host name is resolved before every attempt; if any
 address it resolves to is not a public one (loopback, private, link-local, shared, multicast, reserved), the delivery
-fails as ``destination_not_allowed`` unless the host is listed in ``EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS``. httpx
-resolves the name again to connect, so a name whose answer changes between the two look-ups (DNS rebinding) could
-still reach an inner address: run the worker where its egress is limited to the internet if that matters.
+fails as ``destination_not_allowed`` unless the host is listed in ``EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS``. The
+connection goes to an address so checked, resolved and checked when it is made (:func:`connect_address`), never to
+what a later look-up of the name answers: a name whose answer changes between look-ups (DNS rebinding) cannot take
+the POST inside. TLS still verifies the certificate against the name.
 
 Logs name deliveries by id, event type and codes only.
 """
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
+import httpcore
 import httpx
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
@@ -183,11 +185,37 @@ def destination_allowed(host: str) -> bool | None:
     resolve (nothing is sent then: a look-up that fails here may not fail for the POST's own)."""
     if host in allowed_private_hosts():
         return True
+    addresses = _addresses(host)
+    if addresses is None:
+        return None
+    return bool(addresses) and all(public_address(address) for address in addresses)
+
+
+def _addresses(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address] | None:
     try:
         infos = socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM)
     except OSError:
         return None
-    return all(public_address(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos)
+    return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+
+
+class DestinationNotAllowed(Exception):
+    """The endpoint's name resolved, when the connection was made, to an address that is not public."""
+
+
+def connect_address(host: str) -> str:
+    """The address a delivery's connection to ``host`` is made to: the name resolved here, every address it gives
+    public, and the first of them. httpx would resolve the name again itself, and a name answering a public address
+    to the check and 127.0.0.1 to that second look-up (DNS rebinding) took the POST inside. A host listed in
+    ``EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS`` is connected to by its name, as before."""
+    if host in allowed_private_hosts():
+        return host
+    addresses = _addresses(host)
+    if addresses is None:
+        raise httpcore.ConnectError("the endpoint's name does not resolve")  # retried, as a refused connection is
+    if not addresses or not all(public_address(address) for address in addresses):
+        raise DestinationNotAllowed()
+    return str(addresses[0])
 
 
 @lru_cache(maxsize=4)
@@ -200,7 +228,7 @@ def http_client() -> httpx.Client:
     timeout = settings.EVENT_DELIVERY_TIMEOUT_SECONDS
     # the whole POST within the timeout, not each read: an endpoint dribbling its answer holds a thread no longer
     transport = DeadlineTransport(deadline=timeout, verify=_ssl_context(settings.EVENT_DELIVERY_CA_BUNDLE),
-                                  trust_env=False,
+                                  trust_env=False, address_for=connect_address,
                                   limits=httpx.Limits(max_connections=settings.EVENT_DELIVERY_CONCURRENCY * 2))
     return httpx.Client(transport=transport, follow_redirects=False, trust_env=False, timeout=httpx.Timeout(timeout))
 
@@ -248,6 +276,8 @@ def _attempt(client: httpx.Client, claim: Claim) -> Result:
     try:
         with client.stream("POST", claim.url, content=body, headers=headers) as response:
             code = response.status_code
+    except DestinationNotAllowed:
+        return Result(False, error="destination_not_allowed", retry=False)
     except httpx.TimeoutException:
         return Result(False, error="timeout")
     except httpx.ConnectError:

@@ -397,6 +397,36 @@ def test_the_worker_checks_the_very_name_it_connects_to(world, committed_db, rec
     assert receiver.received == []
 
 
+def test_a_name_answering_another_address_when_the_worker_connects_is_not_posted_to(world, committed_db, receiver,
+                                                                                    monkeypatch):
+    """DNS rebinding: a name that resolves to a public address when the worker checks it and to 127.0.0.1 when the
+    connection is made. The worker resolved it for its check and httpx resolved it again to connect, so the POST (the
+    event, signed) reached the inner address. The connection goes to an address that was checked when it is made:
+    this one is refused (destination_not_allowed, not retried) and nothing reaches the inner endpoint. The
+    resolver's answers come from a table (the test machine has no DNS); the endpoint is the real receiver, whose
+    certificate is valid for the name."""
+    import socket
+
+    port = int(receiver.url.rsplit(":", 1)[1].split("/", 1)[0])
+    answers = iter(["93.184.216.34"])
+    real = socket.getaddrinfo
+
+    def resolve(host, *args, **kwargs):
+        if host == "rebind.hooks.example":
+            return real(next(answers, "127.0.0.1"), *args, **kwargs)  # public once, then inside
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    r = admin(world).post(SUBS, {"url": f"https://rebind.hooks.example:{port}/hook",
+                                 "event_types": ["consent.revoked"]})
+    assert r.status_code == 201, r.content
+    cid = world.consent(world.patient_a)
+    world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{cid}/revoke")
+    deliver(until=lambda: [row[1] for row in deliveries(world.org)] == ["failed"])
+    assert [row[1:] for row in deliveries(world.org)] == [("failed", 1, None, "destination_not_allowed")]
+    assert receiver.received == []
+
+
 def test_a_disabled_subscription_queues_nothing_and_an_unwanted_type_is_not_stored(world, committed_db, receiver):
     sid = subscribe(world, receiver, types=["grant.revoked"])["subscription_id"]
     cid = world.consent(world.patient_a)

@@ -38,6 +38,9 @@ class Received:
     def payload(self) -> dict:
         return json.loads(self.body)
 
+# Names under it are valid for the receiver's certificate too (tests resolve them through a table of their own).
+TEST_ZONE = "hooks.example"
+
 
 def _name(common: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common)])
@@ -60,7 +63,8 @@ def make_certificates(directory: Path) -> tuple[Path, Path, Path]:
     leaf = (x509.CertificateBuilder().subject_name(_name(HOST)).issuer_name(ca.subject)
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(HOST))]), critical=False)
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(HOST)),
+                                                        x509.DNSName(f"*.{TEST_ZONE}")]), critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
