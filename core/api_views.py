@@ -9,6 +9,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from core import audit
+from core.access import require_person_deciding_access
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed, cursor_checked
 from core.models import AuditEvent, Organization
@@ -91,6 +92,9 @@ class OrganizationListView(ScopedAPIView):
     operator flagged as administrator (``manage.py register_organization --administrator``). Anyone else sees
     only their own organisation, by RLS, even with the scope."""
 
+    # A patient's token or an AI agent's is refused (403) whatever its scopes: which providers an organisation
+    # trusts decides who may speak for its people, an access decision (core.access).
+
     required_scopes = {"GET": ["organization:admin"], "POST": ["organization:admin"]}
     audit_actions = {"GET": "organization.list", "POST": "organization.register"}
     resource_type = "organization"
@@ -99,6 +103,7 @@ class OrganizationListView(ScopedAPIView):
     @extend_schema(operation_id="organizations_list",
                    responses={200: inline_serializer("OrganizationList", {"items": OrganizationOut(many=True)})})
     def get(self, request):
+        require_person_deciding_access(self.identity)
         items = list(Organization.objects.order_by("created_at", "id")[:1000])
         audit.record(action="organization.list", resource_type="organization")
         return Response({"items": OrganizationOut(items, many=True).data})
@@ -106,6 +111,7 @@ class OrganizationListView(ScopedAPIView):
     @extend_schema(operation_id="organizations_register", request=OrganizationIn,
                    responses={201: OrganizationOut})
     def post(self, request):
+        require_person_deciding_access(self.identity)
         data = OrganizationIn(data=request.data)
         data.is_valid(raise_exception=True)
         org = organization_register(organization_id=data.validated_data.get("id") or uuid.uuid4(),

@@ -204,6 +204,32 @@ def test_only_a_registry_administrator_lists_and_registers_organisations(world, 
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("caller", ["patient", "agent for a patient", "agent for staff"])
+def test_a_patient_or_an_agent_is_no_registry_administrator_whatever_its_scopes(world, keyring, caller):
+    """Which providers an organisation trusts decides who can speak for its people: a person of the operator's
+    organisation decides it, never a patient's token, nor an AI agent's (which a prompt could steer), even one
+    holding ``organization:admin``. Both were served as administrators: they listed every organisation and its
+    issuers and registered new ones. Now 403 as for grants (``agent_cannot_grant`` for an agent acting for staff),
+    and nothing registered."""
+    operator_org = uuid.uuid4()
+    register_organization(operator_org, administrator=True)
+    claims = {"patient": {"patient_id": uuid.uuid4()},
+              "agent for a patient": {"patient_id": uuid.uuid4(), "extra": {"act": {"sub": "intake-agent"}}},
+              "agent for staff": {"extra": {"act": {"sub": "intake-agent"}}}}[caller]
+    api = Api(mint(keyring, sub="ops", org_id=operator_org, scope="organization:admin", **claims))
+    listed = api.get("/v1/organizations")
+    assert listed.status_code == 403, listed.content
+    assert listed.json()["code"] == ("agent_cannot_grant" if caller == "agent for staff" else "forbidden")
+    new = uuid.uuid4()
+    r = api.post("/v1/organizations", {"id": str(new), "name": "Rogue", "trusted_issuers": ["https://idp.evil.test"]})
+    assert r.status_code == 403, r.content
+    assert _count("SELECT count(*) FROM organization WHERE id = %s", new) == 0
+    # the operator's staff still administer the registry
+    operator = Api(mint(keyring, sub="ops", org_id=operator_org, scope="organization:admin"))
+    assert operator.get("/v1/organizations").status_code == 200
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("name", ["St\u202eesle", "St\u0007Else", "St\u200bElse", "St\u2028Else"])
 def test_an_organisation_name_people_cannot_read_is_refused_and_nothing_registered(world, keyring, name):
     """An organisation's name is one line of visible text, as a patient's or staff member's: a control, invisible
