@@ -16,6 +16,7 @@ import uuid
 import anyio
 import mcp_types as types
 from django.conf import settings
+from django.db import DatabaseError, connection
 from jsonschema import Draft202012Validator, FormatChecker
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
@@ -39,7 +40,16 @@ from agents_mcp.cors import BrowserOrigins
 from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token, trusted_issuers
-from core.errors import ApiError, InvalidToken, MissingToken, ValidationFailed, problem_body
+from core.errors import (
+    ApiError,
+    InvalidToken,
+    MissingToken,
+    ServiceUnavailable,
+    UnknownOrganization,
+    ValidationFailed,
+    problem_body,
+)
+from core.gate import admitted
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
 from core.parsers import check_body_coding, has_repeated_keys
@@ -112,6 +122,10 @@ class BearerGuard:
         except ApiError as exc:
             log.info("mcp bearer token refused: %s", exc.code)
             await self._refuse(scope, receive, send, exc)
+            return
+        if (refused := await anyio.to_thread.run_sync(_admission_refused, identity)) is not None:
+            log.info("mcp bearer token refused: %s", refused.code)
+            await self._refuse(scope, receive, send, refused)
             return
         if (refused := _unsupported_body(scope)) is not None:
             await _problem(scope, receive, send, problem_body(status_code=415, code="unsupported_media_type",
@@ -186,6 +200,19 @@ class BearerGuard:
             headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
                                            f'resource_metadata="{self.metadata_url}"')
         await _problem(scope, receive, send, _error_problem(exc), headers)
+
+
+def _admission_refused(identity) -> ApiError | None:
+    """The REST gate's admission (core.gate): the token's organisation is registered and trusts its issuer, read
+    from the database on every request. ``/mcp`` answered initialize, tools/list and ping for a token of an
+    organisation the registry does not hold; only its tool calls, going through REST, were refused."""
+    try:
+        return None if admitted(str(identity.org_id), identity.issuer) else UnknownOrganization()
+    except DatabaseError as exc:
+        log.warning("mcp: admission not checked, database unavailable (%s)", type(exc).__name__)
+        return ServiceUnavailable()
+    finally:
+        connection.close()  # as the request handler does: no worker thread keeps a connection (or a pool slot)
 
 
 class Answered:

@@ -371,6 +371,25 @@ def test_an_identity_provider_outage_is_503_not_401(world, live, identity_provid
     assert int(r.headers["Retry-After"]) >= 1
 
 
+@pytest.mark.parametrize("method", ["initialize", "tools/list", "ping"])
+def test_a_token_of_an_unregistered_organisation_is_refused_at_the_door_as_over_rest(world, live, method):
+    """A token of an organisation the registry does not hold (or one not trusting its issuer) is 403
+    ``unknown_organization`` over REST before anything runs; ``/mcp`` let it in: initialize, tools/list and ping were
+    answered (only each tool call, going through REST, was refused inside a tool result), so an agent of a removed
+    organisation still connected and was told the tools. The door admits as the REST gate does."""
+    message = {"jsonrpc": "2.0", "id": 1, "method": method}
+    if method == "initialize":
+        message["params"] = {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "t", "version": "1"}}
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+    stranger = world.token(sub="patient-x", patient_id=world.patient_a, org_id=uuid.uuid4(), scope=PATIENT_SCOPES)
+    r = httpx.post(live.mcp_url, json=message, headers={**headers, "Authorization": f"Bearer {stranger}"})
+    assert r.status_code == 403, r.content
+    assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "unknown_organization"
+    r = httpx.post(live.mcp_url, json=message, headers={**headers, "Authorization": f"Bearer {patient_token(world)}"})
+    assert r.status_code == 200 and "result" in r.json(), r.content
+
+
 def test_memory_tools_propose_list_search_and_context(world, live):
     cid = world.consent(world.patient_a)
     token = patient_token(world)
