@@ -19,7 +19,8 @@ from memory.types import builtin_catalogue, definition_check, type_serves
 from memory.types import registry as registry_module
 from memory.types.registry import serves_from_definition
 from memory.types.spec import DefinitionInvalid
-from tests.test_memory_types import admin, wound_care_type
+from tests.support import Api
+from tests.test_memory_types import TYPE_ADMIN, admin, wound_care_type
 
 pytestmark = pytest.mark.django_db
 
@@ -290,6 +291,26 @@ def test_a_patient_is_refused_even_holding_the_scope_and_by_the_database_too(wor
             transaction.atomic():
         MemoryTypeServes.objects.create(organization_id=world.org, name="preferred_name", phrases=NAME_PHRASES,
                                         updated_by=as_patient.actor_sub)
+
+
+def test_an_ai_agent_acting_for_an_administrator_may_not_change_the_types(world):
+    """The types are administrators' decisions (what the organisation records, for which purposes, who may write
+    it, and what each type answers: an allergy that search stops surfacing for a medicine question is a safety
+    matter). An AI agent acting for an administrator (RFC 8693 ``act``, no patient), which a prompt could steer,
+    reworded a built-in type's phrases, added a type and revised it. Refused as subscriptions and grants are:
+    403 ``agent_cannot_grant``, nothing written; the administrator in person still may."""
+    agent = Api(world.token(sub="type-admin", scope=TYPE_ADMIN, act={"sub": "admin-assistant"}))
+    r = put(agent, "care_context", {"serves": NAME_PHRASES})
+    assert r.status_code == 403 and r.json()["code"] == "agent_cannot_grant", r.content
+    assert override_rows(world.org) == []
+    r = agent.post("/v1/memory-types", wound_care_type())
+    assert r.status_code == 403 and r.json()["code"] == "agent_cannot_grant", r.content
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    r = agent.post("/v1/memory-types/dressing_change_preference/versions",
+                   {**wound_care_type(label="Dressings"), "based_on_version": 1})
+    assert r.status_code == 403 and r.json()["code"] == "agent_cannot_grant", r.content
+    assert listed(admin(world))["dressing_change_preference"]["version"] == 1
+    assert put(admin(world), "care_context", {"serves": NAME_PHRASES}).status_code == 200
 
 
 def test_the_database_keeps_each_organisation_to_its_own_rows(world):

@@ -18,7 +18,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from core import audit, maintenance
-from core.access import require_staff
+from core.access import require_person_deciding_access
 from core.errors import ConcurrentUpdate, Conflict, NotFound, ValidationFailed, VersionConflict
 from core.identity import Identity
 from core.services import organization_ensure
@@ -66,7 +66,7 @@ def _insert(identity: Identity, spec: TypeSpec) -> MemoryType:
 
 def memory_type_create(*, identity: Identity, definition: dict) -> TypeSpec:
     """Add an organisation type (version 1). Its name may not be a built-in's or an existing type's."""
-    require_staff(identity)
+    require_person_deciding_access(identity)  # an administrator's decision: never a patient's, nor an agent's
     spec = _checked(identity, definition, 1)
     if spec.name in builtin_catalogue() or MemoryType.objects.filter(organization_id=identity.org_id,
                                                                       name=spec.name).exists():
@@ -150,7 +150,7 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict,
     ``based_on_version``: the version the revision was made from; another revision having come first is a
     ``version_conflict`` (it would be undone unseen). The latest definition again adds nothing: that version is
     returned with created=False (a double submit makes one version, not two)."""
-    require_staff(identity)
+    require_person_deciding_access(identity)
     if not NAME.fullmatch(name):  # NUL or other characters no type name has: never reach the database
         raise NotFound()
     if name in builtin_catalogue():
@@ -199,7 +199,7 @@ def memory_type_serves_set(*, identity: Identity, name: str,
     other type route. The row is replaced in place (no new version: memories and their facts are untouched).
 
     Returns the type's latest version and the organisation's phrases now in force for it (None: the type's own)."""
-    require_staff(identity)
+    require_person_deciding_access(identity)
     spec = type_get(name, org_id=identity.org_id) if isinstance(name, str) and NAME.fullmatch(name) else None
     if spec is None:
         raise NotFound()
