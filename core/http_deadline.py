@@ -56,7 +56,7 @@ class _Stream(httpcore.NetworkStream):
 
 class _Backend(httpcore.NetworkBackend):
     def __init__(self, backend: httpcore.NetworkBackend,
-                 address_for: typing.Callable[[str], str] | None = None) -> None:
+                 address_for: typing.Callable[[str], list[str]] | None = None) -> None:
         self._backend = backend
         self._address_for = address_for
 
@@ -68,13 +68,23 @@ class _Backend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: typing.Iterable | None = None,
     ) -> httpcore.NetworkStream:
-        if self._address_for is not None:
-            host = self._address_for(host)  # the very address that was checked, never a second look-up's
-        return _Stream(
-            self._backend.connect_tcp(
-                host, port, _left(timeout, httpcore.ConnectTimeout), local_address, socket_options
+        if self._address_for is None:
+            return _Stream(
+                self._backend.connect_tcp(
+                    host, port, _left(timeout, httpcore.ConnectTimeout), local_address, socket_options
+                )
             )
-        )
+        # the very addresses that were checked, never a second look-up's: each in turn, as a connection by name
+        # tries each address the name has (an IPv6 one first may have no route here)
+        addresses = self._address_for(host)
+        for i, address in enumerate(addresses):
+            try:
+                return _Stream(self._backend.connect_tcp(
+                    address, port, _left(timeout, httpcore.ConnectTimeout), local_address, socket_options))
+            except (httpcore.ConnectError, httpcore.ConnectTimeout):
+                if i == len(addresses) - 1:
+                    raise
+        raise httpcore.ConnectError("no address to connect to")
 
     def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: typing.Iterable | None = None
@@ -88,11 +98,12 @@ class _Backend(httpcore.NetworkBackend):
 class DeadlineTransport(httpx.HTTPTransport):
     """``httpx.HTTPTransport`` (same arguments) whose requests each end within ``deadline`` seconds of being sent.
 
-    ``address_for``, when given, turns the host name of each new connection into the address it connects to (or
-    raises): a caller that must check where it connects resolves and checks in it, and the connection goes to that
-    address, while TLS still verifies the name."""
+    ``address_for``, when given, turns the host name of each new connection into the addresses it connects to, tried
+    in turn (or raises): a caller that must check where it connects resolves and checks in it, and the connection
+    goes to those addresses only, while TLS still verifies the name."""
 
-    def __init__(self, *, deadline: float, address_for: typing.Callable[[str], str] | None = None, **kwargs) -> None:
+    def __init__(self, *, deadline: float, address_for: typing.Callable[[str], list[str]] | None = None,
+                 **kwargs) -> None:
         super().__init__(**kwargs)
         self.deadline = deadline
         # httpcore takes a network backend only when its pool is made, which httpx does not expose

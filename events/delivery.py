@@ -16,7 +16,7 @@ never a response body. Redirects are not followed.
 SSRF: an endpoint is https only, without credentials, and its host name is resolved before every attempt; if any
 address it resolves to is not a public one (loopback, private, link-local, shared, multicast, reserved), the delivery
 fails as ``destination_not_allowed`` unless the host is listed in ``EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS``. The
-connection goes to an address so checked, resolved and checked when it is made (:func:`connect_address`), never to
+connection goes to addresses so checked, resolved and checked when it is made (:func:`connect_addresses`), never to
 what a later look-up of the name answers: a name whose answer changes between look-ups (DNS rebinding) cannot take
 the POST inside. TLS still verifies the certificate against the name.
 
@@ -203,19 +203,19 @@ class DestinationNotAllowed(Exception):
     """The endpoint's name resolved, when the connection was made, to an address that is not public."""
 
 
-def connect_address(host: str) -> str:
-    """The address a delivery's connection to ``host`` is made to: the name resolved here, every address it gives
-    public, and the first of them. httpx would resolve the name again itself, and a name answering a public address
-    to the check and 127.0.0.1 to that second look-up (DNS rebinding) took the POST inside. A host listed in
+def connect_addresses(host: str) -> list[str]:
+    """The addresses a delivery's connection to ``host`` is made to, in turn: the name resolved here, every address
+    it gives public. httpx would resolve the name again itself, and a name answering a public address to the check
+    and 127.0.0.1 to that second look-up (DNS rebinding) took the POST inside. A host listed in
     ``EVENT_DELIVERY_ALLOWED_PRIVATE_HOSTS`` is connected to by its name, as before."""
     if host in allowed_private_hosts():
-        return host
+        return [host]
     addresses = _addresses(host)
     if addresses is None:
         raise httpcore.ConnectError("the endpoint's name does not resolve")  # retried, as a refused connection is
     if not addresses or not all(public_address(address) for address in addresses):
         raise DestinationNotAllowed()
-    return str(addresses[0])
+    return list(dict.fromkeys(str(address) for address in addresses))  # once each (one per socket type asked)
 
 
 @lru_cache(maxsize=4)
@@ -228,7 +228,7 @@ def http_client() -> httpx.Client:
     timeout = settings.EVENT_DELIVERY_TIMEOUT_SECONDS
     # the whole POST within the timeout, not each read: an endpoint dribbling its answer holds a thread no longer
     transport = DeadlineTransport(deadline=timeout, verify=_ssl_context(settings.EVENT_DELIVERY_CA_BUNDLE),
-                                  trust_env=False, address_for=connect_address,
+                                  trust_env=False, address_for=connect_addresses,
                                   limits=httpx.Limits(max_connections=settings.EVENT_DELIVERY_CONCURRENCY * 2))
     return httpx.Client(transport=transport, follow_redirects=False, trust_env=False, timeout=httpx.Timeout(timeout))
 

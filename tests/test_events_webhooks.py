@@ -427,6 +427,31 @@ def test_a_name_answering_another_address_when_the_worker_connects_is_not_posted
     assert receiver.received == []
 
 
+def test_a_checked_address_that_refuses_the_connection_gives_way_to_the_next_one(receiver):
+    """The connection goes to the addresses the check resolved, in turn, as a connection by name tries each address
+    the name has: an IPv6 address first that refuses (or has no route) does not fail the POST while an IPv4 one
+    answers. TLS verifies the name, not the address."""
+    import ssl
+
+    import httpx
+
+    from core.http_deadline import DeadlineTransport
+
+    tried = []
+
+    def addresses(host):
+        tried.append(host)
+        return ["::1", "127.0.0.1"]  # nothing listens on the receiver's port over IPv6
+
+    port = int(receiver.url.rsplit(":", 1)[1].split("/", 1)[0])
+    transport = DeadlineTransport(deadline=5, verify=ssl.create_default_context(cafile=str(receiver.ca_bundle)),
+                                  address_for=addresses)
+    with httpx.Client(transport=transport) as client:
+        r = client.post(f"https://pinned.hooks.example:{port}/hook", content=b"{}")
+    assert r.status_code == 400 and len(receiver.received) == 1  # unsigned: the receiver refuses it, but got it
+    assert tried == ["pinned.hooks.example"]
+
+
 def test_a_disabled_subscription_queues_nothing_and_an_unwanted_type_is_not_stored(world, committed_db, receiver):
     sid = subscribe(world, receiver, types=["grant.revoked"])["subscription_id"]
     cid = world.consent(world.patient_a)
