@@ -8,7 +8,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from consent.models import ConsentRecord
@@ -33,8 +33,9 @@ from memory.services import (
     _spec,
     _supersede,
     _supersede_current,
+    _type_lock_statement,
 )
-from memory.types import earlier_attribute, type_get
+from memory.types import FactInvalid, earlier_attribute, fact_validate, type_get
 from memory.types.spec import TypeSpec
 
 S = MemoryState
@@ -249,8 +250,11 @@ def _check_reviewer_is_staff(identity: Identity) -> None:
 def _reinstate_superseded(*, identity: Identity, memory: Memory) -> Memory | None:
     """The value ``memory`` (just quarantined) had superseded while it was current is current again, unless it is
     past its validity or retention (a superseded value is kept for a shorter time), its consent is no longer in
-    force, or it had been quarantined itself when it was superseded. The caller holds the attribute's lock."""
+    force, it had been quarantined itself when it was superseded, or the type's latest version refuses it (a
+    revision checks current values only: a superseded one it refuses passed it). The caller holds the attribute's
+    lock."""
     now = timezone.now()
+    latest = _latest_type_held(identity, memory)
     older = (Memory.objects.select_for_update()
              .filter(organization_id=memory.organization_id, patient_id=memory.patient_id,
                      superseded_by_id=memory.memory_id, state=S.SUPERSEDED).order_by("-created_at"))
@@ -263,7 +267,7 @@ def _reinstate_superseded(*, identity: Identity, memory: Memory) -> Memory | Non
         kept_until = _retention_deadline(spec, candidate.created_at, candidate.valid_until)
         superseded_from = (LifecycleEvent.objects.filter(memory_id=candidate.memory_id, to_state=S.SUPERSEDED)
                            .order_by("-occurred_at").values_list("from_state", flat=True).first())
-        if kept_until <= now or superseded_from != S.ACTIVE:
+        if kept_until <= now or superseded_from != S.ACTIVE or not _fits(latest, candidate):
             continue
         if candidate.consent_record_id is not None and not ConsentRecord.objects.active(now).filter(
                 pk=candidate.consent_record_id).exists():
@@ -272,3 +276,27 @@ def _reinstate_superseded(*, identity: Identity, memory: Memory) -> Memory | Non
                                  event_type=LifecycleEvent.Type.REINSTATED, reason_code="newer_value_quarantined",
                                  source_ref=f"quarantine-of:{memory.memory_id}", expires_at=kept_until, locked=True)
     return None
+
+
+def _latest_type_held(identity: Identity, memory: Memory) -> TypeSpec | None:
+    """The latest version of ``memory``'s type, held (shared) until the transaction ends as a write holds it, so
+    that no revision comes between the check of a value made current again and its move."""
+    latest = type_get(memory.memory_type, org_id=memory.organization_id)
+    statement = _type_lock_statement(identity, latest) if latest is not None else None
+    if statement is None:
+        return latest
+    with connection.cursor() as cursor:
+        cursor.execute(*statement)
+    return type_get(memory.memory_type, org_id=memory.organization_id)
+
+
+def _fits(spec: TypeSpec | None, memory: Memory) -> bool:
+    """Whether a stored value satisfies ``spec`` (its fact and the purpose it is kept for), as a revision checks the
+    current ones."""
+    if spec is None or memory.consent_purpose not in spec.purposes:
+        return False
+    try:
+        fact_validate(spec, memory_value(memory), readable=False)
+    except FactInvalid:
+        return False
+    return True

@@ -1,0 +1,70 @@
+"""The memory lifecycle against an organisation type's revisions: a value made current again (reinstated while the
+newer one is quarantined) is current under the type's latest version, as any current value is."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support import Api
+
+pytestmark = pytest.mark.django_db
+
+TYPE_ADMIN = "memory_type:write memory:read"
+
+
+def mem(pid) -> str:
+    return f"/v1/patients/{pid}/memories"
+
+
+def dressing_type(**changes) -> dict:
+    definition = {
+        "name": "dressing_change_preference", "memory_class": "preference", "label": "Dressing changes",
+        "purposes": ["appointment_scheduling", "communication"], "writers": ["patient", "staff", "agent_proposal"],
+        "supersession": [], "text": "Dressing changes: at {place}",
+        "schema": {"type": "object", "additionalProperties": False, "required": ["place"], "properties": {
+            "place": {"enum": ["home", "clinic"]}}},
+    }
+    definition.update(changes)
+    return definition
+
+
+def _current(api: Api, pid) -> list[tuple[str, str]]:
+    return [(i["memory_id"], i["fact"]["place"]) for i in api.get(mem(pid)).json()["items"]]
+
+
+def _setup(world):
+    admin = world.staff("type-admin", scope=TYPE_ADMIN)
+    assert admin.post("/v1/memory-types", dressing_type()).status_code == 201
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    nurse = world.staff("nurse-1")
+
+    def record(place):
+        r = patient.post(mem(world.patient_a), {"memory_type": "dressing_change_preference", "fact": {"place": place},
+                                                "consent_purpose": "appointment_scheduling", "consent_record_id": cid})
+        assert r.status_code == 201, r.content
+        return r.json()["memory_id"]
+    return admin, patient, nurse, record
+
+
+def test_a_value_the_latest_revision_refuses_is_not_made_current_again_when_the_newer_is_quarantined(world):
+    """A revision checks current values only, so a superseded value it refuses passed it; quarantining the value
+    that replaced it used to make it current again unchecked (the type's latest version refusing a current
+    value, which a correction then could not even keep). It stays superseded: the attribute has no current value
+    while the newer one is set aside, and releasing that one brings it back."""
+    admin, patient, nurse, record = _setup(world)
+    home = record("home")
+    clinic = record("clinic")
+    revised = dressing_type(schema={"type": "object", "additionalProperties": False, "required": ["place"],
+                                    "properties": {"place": {"enum": ["clinic", "pharmacy"]}}})
+    r = admin.post("/v1/memory-types/dressing_change_preference/versions", revised)
+    assert r.status_code == 201, r.content  # home is superseded: no current memory breaks
+
+    r = nurse.post(f"{mem(world.patient_a)}/{clinic}/quarantine", {"reason_code": "disputed"})
+    assert r.status_code == 200, r.content
+    assert _current(patient, world.patient_a) == []
+    read = patient.get(f"{mem(world.patient_a)}/{home}").json()
+    assert (read["state"], read["superseded_by"]) == ("superseded", clinic)
+    assert nurse.post(f"{mem(world.patient_a)}/{clinic}/release", {}).status_code == 200
+    assert _current(patient, world.patient_a) == [(clinic, "clinic")]
