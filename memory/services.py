@@ -30,7 +30,7 @@ from memory.crypto import encrypt_fact, new_salt
 from memory.lifecycle import lifecycle_row, memory_transition, memory_value
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval.vectors import memory_vector_copy, memory_vector_later
-from memory.selectors import compiled_once, memory_current_since
+from memory.selectors import compiled_once, memory_current_since, memory_proposals_stale
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
 S = MemoryState
@@ -557,8 +557,15 @@ def _refuse_over_pending_limit(identity: Identity, patient_id: uuid.UUID, purpos
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
                        [f"proposer:{identity.org_id}:{patient_id}:{identity.actor_sub}:{identity.agent_client_id}"])
-    waiting = (Memory.objects.for_patient(identity.org_id, patient_id).pending_proposals(timezone.now())
-               .filter(created_by=identity.actor_sub, agent_client_id=identity.agent_client_id).count())
+    now = timezone.now()
+    mine = (Memory.objects.for_patient(identity.org_id, patient_id).pending_proposals(now)
+            .filter(created_by=identity.actor_sub, agent_client_id=identity.agent_client_id))
+    waiting = mine.count()
+    if waiting >= MAX_PENDING_PROPOSALS_PER_PROPOSER:
+        # one made before its attribute's current value became current can only be rejected: it waits for nobody
+        # and holds no place (else an agent whose proposals the patient overtook would be refused for good)
+        waiting -= len(memory_proposals_stale(identity=identity, patient_id=patient_id, proposals=list(mine),
+                                              now=now))
     if waiting >= MAX_PENDING_PROPOSALS_PER_PROPOSER:
         raise Conflict(f"{waiting} proposals of yours for this patient are waiting for review; more are taken once "
                        "some are confirmed or rejected", code="too_many_proposals").about(

@@ -1,10 +1,12 @@
-"""The memory lifecycle against an organisation type's revisions: a value made current again (reinstated while the
-newer one is quarantined) is current under the type's latest version, as any current value is."""
+"""The review side of the memory lifecycle: proposals that wait (how long, and which count against a proposer's
+bound), and a value made current again (reinstated while the newer one is quarantined) under the type's latest
+version, as any current value is."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.conftest import memory_body
 from tests.support import Api
 
 pytestmark = pytest.mark.django_db
@@ -68,3 +70,38 @@ def test_a_value_the_latest_revision_refuses_is_not_made_current_again_when_the_
     assert (read["state"], read["superseded_by"]) == ("superseded", clinic)
     assert nurse.post(f"{mem(world.patient_a)}/{clinic}/release", {}).status_code == 200
     assert _current(patient, world.patient_a) == [(clinic, "clinic")]
+
+
+def test_a_proposal_the_patient_has_since_overtaken_no_longer_counts_against_the_proposers_bound(world, monkeypatch):
+    """A proposal made before its attribute's current value became current can only be rejected (confirming it is
+    409 proposal_stale): it waits for nobody. It kept its place in the proposer's bound, so an agent whose
+    suggestions the patient overtook by stating their own values was refused (409 too_many_proposals) until the
+    patient rejected each one, or for good. Overtaken proposals stay listed, for the patient to reject, and hold no
+    place; those still waiting do."""
+    from memory import services
+
+    monkeypatch.setattr(services, "MAX_PENDING_PROPOSALS_PER_PROPOSER", 2)
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    proposals = f"{mem(world.patient_a)}/proposals"
+    made = [agent.post(proposals, memory_body(cid, kind, "09:00" if kind == "earliest_time" else "17:00",
+                                              source_ref="turn:1")) for kind in ("earliest_time", "latest_time")]
+    assert [r.status_code for r in made] == [201, 201], made[0].content
+    r = agent.post(proposals, {**memory_body(cid, source_ref="turn:2"),
+                               "fact": {"kind": "excluded_days", "days": ["monday"]}})
+    assert r.status_code == 409 and r.json()["code"] == "too_many_proposals", r.content
+
+    patient = world.patient(world.patient_a)
+    assert patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "10:00")).status_code == 201
+    overtaken = made[0].json()["memory_id"]
+    r = patient.post(f"{mem(world.patient_a)}/{overtaken}/confirm")
+    assert r.status_code == 409 and r.json()["code"] == "proposal_stale"
+    r = agent.post(proposals, {**memory_body(cid, source_ref="turn:2"),
+                               "fact": {"kind": "excluded_days", "days": ["monday"]}})
+    assert r.status_code == 201, r.content
+    assert [p["memory_id"] for p in patient.get(proposals).json()["items"]] == [
+        overtaken, made[1].json()["memory_id"], r.json()["memory_id"]]
+    r = agent.post(proposals, {**memory_body(cid, source_ref="turn:3"),
+                               "fact": {"kind": "excluded_periods", "periods": ["morning"]}})
+    assert r.status_code == 409 and r.json()["code"] == "too_many_proposals", r.content
