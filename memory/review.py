@@ -82,7 +82,9 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     memory = _locked_under_consent(identity, patient_id, memory_id)
     now = timezone.now()
     if memory.effective_state(now, consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
-        raise Conflict("only proposed memories can be confirmed", code="not_proposed")
+        lapsed = memory.state == S.PROPOSED and memory.expires_at <= now
+        raise Conflict("this proposal lapsed unreviewed; it is proposed again to be confirmed" if lapsed
+                       else "only proposed memories can be confirmed", code="not_proposed")
     _consent_still_active(memory)
     with transaction.atomic():
         _attribute_lock(memory.organization_id, patient_id, memory.memory_type, memory.attribute,
@@ -94,7 +96,10 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
         _supersede(identity=identity, current=current, new_id=memory.memory_id)
         # valid from its confirmation (used by nobody before): not from when it was proposed, which could be before
         # the value it now supersedes was recorded, and the current value would read as older than the one it replaced
+        # kept for its type's retention from when it was written, no longer until its review lapses (a proposal's)
+        spec = type_get(memory.memory_type, memory.type_version, org_id=memory.organization_id)
         memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE, valid_from=now,
+                          expires_at=_retention_deadline(spec, memory.created_at, memory.valid_until) if spec else None,
                           event_type=LifecycleEvent.Type.CONFIRMED,
                           reason_code=("patient_confirmed" if identity.is_patient_themself(patient_id)
                                        else "staff_confirmed"))

@@ -89,6 +89,13 @@ def _retention_deadline(spec: TypeSpec, now: datetime, valid_until: datetime | N
     return max(deadline, valid_until) if valid_until else deadline
 
 
+def _proposal_lapse(now: datetime, retention: datetime) -> datetime:
+    """Until when a proposal waits for review: ``MEMORY_PROPOSAL_LAPSE_DAYS``, within its retention. Past it, it
+    reads as expired and the sweep erases its value (``proposal_lapsed``); confirming it gives it the retention
+    it was written with (:func:`_retention_deadline` from its creation)."""
+    return min(retention, now + timedelta(days=settings.MEMORY_PROPOSAL_LAPSE_DAYS))
+
+
 def _hold_consent(org_id, consent_record_id) -> None:
     """Share-lock the consent a write is made under, before any memory row, until the transaction ends.
 
@@ -338,7 +345,8 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
         state=state, source=source, source_ref=source_ref[:255], confidence=new.confidence,
         policy_revision=settings.MEMORY_POLICY_REVISION, consent_purpose=new.consent_purpose,
         consent_record_id=consent_record_id, valid_from=now, valid_until=valid_until, review_by=new.review_by,
-        expires_at=_retention_deadline(spec, now, valid_until), created_by=identity.actor_sub,
+        expires_at=_proposal_lapse(now, _retention_deadline(spec, now, valid_until)) if state == S.PROPOSED
+        else _retention_deadline(spec, now, valid_until), created_by=identity.actor_sub,
         agent_client_id=identity.agent_client_id, digest_salt=salt)
     if spec.encrypted:
         memory.fact_ciphertext, memory.fact_key_id = encrypt_fact(new.fact, memory_id=memory_id,

@@ -105,3 +105,54 @@ def test_a_proposal_the_patient_has_since_overtaken_no_longer_counts_against_the
     r = agent.post(proposals, {**memory_body(cid, source_ref="turn:3"),
                                "fact": {"kind": "excluded_periods", "periods": ["morning"]}})
     assert r.status_code == 409 and r.json()["code"] == "too_many_proposals", r.content
+
+
+def test_a_proposal_nobody_reviews_lapses_after_the_documented_time_and_frees_its_place(world, monkeypatch,
+                                                                                        settings):
+    """A proposal waited for review as long as its type keeps a value (two years for a preference), holding its
+    place in the proposer's bound all that time: an agent whose patient never opened the portal was refused for
+    good. It waits MEMORY_PROPOSAL_LAPSE_DAYS (30); then it reads as expired, without its value, leaves the list
+    and the bound, cannot be confirmed (409 not_proposed, saying it lapsed), and the sweep erases it with a
+    receipt saying why. A proposal confirmed in time is kept for its type's retention from when it was written."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    from core.identity import Identity, identity_context
+    from memory import services
+
+    monkeypatch.setattr(services, "MAX_PENDING_PROPOSALS_PER_PROPOSER", 1)
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    patient = world.patient(world.patient_a)
+    proposals = f"{mem(world.patient_a)}/proposals"
+    waiting = agent.post(proposals, memory_body(cid, "earliest_time", "09:00", source_ref="turn:1")).json()
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+
+    def expires_in_days(memory_id) -> float:
+        with identity_context(me), connection.cursor() as cur:
+            cur.execute("SELECT expires_at - created_at FROM patient_memory WHERE memory_id = %s", [memory_id])
+            return cur.fetchone()[0].total_seconds() / 86400
+
+    assert round(expires_in_days(waiting["memory_id"])) == settings.MEMORY_PROPOSAL_LAPSE_DAYS == 30
+    with identity_context(me), connection.cursor() as cur:  # the clock moves 31 days on
+        cur.execute("UPDATE patient_memory SET created_at = created_at - interval '31 days', valid_from = "
+                    "valid_from - interval '31 days', expires_at = expires_at - interval '31 days', valid_until = "
+                    "valid_until - interval '31 days' WHERE memory_id = %s", [waiting["memory_id"]])
+    assert patient.get(proposals).json()["items"] == []
+    read = patient.get(f"{mem(world.patient_a)}/{waiting['memory_id']}").json()
+    assert (read["state"], read["fact"]) == ("expired", None)
+    r = patient.post(f"{mem(world.patient_a)}/{waiting['memory_id']}/confirm")
+    assert r.status_code == 409 and r.json()["code"] == "not_proposed" and "lapsed" in r.json()["message"]
+
+    fresh = agent.post(proposals, memory_body(cid, "earliest_time", "09:00", source_ref="turn:2"))
+    assert fresh.status_code == 201, fresh.content  # a new proposal, in the place the lapsed one left
+    r = patient.post(f"{mem(world.patient_a)}/{fresh.json()['memory_id']}/confirm")
+    assert r.status_code == 200, r.content
+    assert expires_in_days(fresh.json()["memory_id"]) > 700  # a preference's retention, from when it was written
+
+    call_command("sweep_memories")
+    [receipt] = [d for d in patient.get(f"/v1/patients/{world.patient_a}/deletions").json()["items"]
+                 if waiting["memory_id"] in d["memory_ids"]]
+    assert receipt["reason_code"] == "proposal_lapsed"
+    assert patient.get(f"{mem(world.patient_a)}/{waiting['memory_id']}").json()["state"] == "deleted"

@@ -299,7 +299,8 @@ RECEIPT_STATES = {"verified": "Erased, and checked", "deleted": "Erased", "delet
 RECEIPT_REASONS = {"subject_request": "Your request", "proposal_rejected": "You turned down a suggestion",
                    "consent_revoked": "You withdrew the consent it was kept under",
                    "retention_elapsed": "It was kept as long as we may keep it",
-                   "validity_ended": "The date you gave for it passed"}
+                   "validity_ended": "The date you gave for it passed",
+                   "proposal_lapsed": "A suggestion nobody confirmed in time"}
 
 
 def _when(value: str | None) -> datetime | None:
