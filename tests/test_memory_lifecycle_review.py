@@ -156,3 +156,30 @@ def test_a_proposal_nobody_reviews_lapses_after_the_documented_time_and_frees_it
                  if waiting["memory_id"] in d["memory_ids"]]
     assert receipt["reason_code"] == "proposal_lapsed"
     assert patient.get(f"{mem(world.patient_a)}/{waiting['memory_id']}").json()["state"] == "deleted"
+
+
+def test_a_proposal_that_lapsed_unreviewed_does_not_block_a_revision_of_its_type(world):
+    """A revision is refused when a current value of the type would not satisfy it. A proposal that lapsed
+    unreviewed (or any value past its validity) reads as expired and can never become current, yet it counted
+    until the sweep erased it: the administrator was refused over a memory nobody can see or confirm."""
+    from django.db import connection
+
+    from core.identity import Identity, identity_context
+
+    admin, patient, nurse, record = _setup(world)
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    lapsed = agent.post(f"{mem(world.patient_a)}/proposals", {
+        "memory_type": "dressing_change_preference", "fact": {"place": "home"}, "source_ref": "turn:1",
+        "consent_purpose": "appointment_scheduling", "consent_record_id": cid}).json()["memory_id"]
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me), connection.cursor() as cur:  # the clock moves past the proposal's lapse
+        cur.execute("UPDATE patient_memory SET created_at = created_at - interval '31 days', valid_from = "
+                    "valid_from - interval '31 days', expires_at = now() - interval '1 day' WHERE memory_id = %s",
+                    [lapsed])
+    revised = dressing_type(schema={"type": "object", "additionalProperties": False, "required": ["place"],
+                                    "properties": {"place": {"enum": ["clinic"]}}})
+    r = admin.post("/v1/memory-types/dressing_change_preference/versions", revised)
+    assert r.status_code == 201, r.content
+    assert patient.get(f"{mem(world.patient_a)}/{lapsed}").json()["state"] == "expired"
