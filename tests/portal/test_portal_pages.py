@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import timedelta
 from urllib.parse import urlencode
 
 import pytest
 from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
 from consent.models import AccessGrant, ConsentRecord
 from core.identity import ACTOR_STAFF, Identity, identity_context
@@ -390,6 +392,8 @@ def test_a_suggestion_made_before_the_preference_changed_is_shown_as_such_withou
     assert html.count("can no longer be confirmed") == 1
     assert f"/me/proposals/{overtaken}/confirm/" not in html and f"/me/proposals/{overtaken}/reject/" in html
     assert f"/me/proposals/{waiting}/confirm/" in html and f"/me/proposals/{waiting}/reject/" in html
+    lapses_on = (timezone.localtime() + timedelta(days=30)).strftime("%-d %b %Y")
+    assert html.count("this suggestion lapses on <time") == 1 and lapses_on in html, lapses_on
 
     me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
     with identity_context(me), connection.cursor() as cur:  # the clock moves past the suggestion's lapse
