@@ -238,6 +238,8 @@ MEMORY_ENCRYPTION_ACTIVE_KEY = env.str("MEMORY_ENCRYPTION_ACTIVE_KEY", default="
 MEMORY_RETENTION_DAYS = {"working": 1, "preference": 730, "account_fact": 730, "care_context": 365}
 MEMORY_REVOKED_CONSENT_GRACE_DAYS = env.int("MEMORY_REVOKED_CONSENT_GRACE_DAYS", default=0)
 MEMORY_SUPERSEDED_RETENTION_DAYS = env.int("MEMORY_SUPERSEDED_RETENTION_DAYS", default=90)
+# A proposal nobody confirmed or rejected within this many days lapses (expired; the sweep erases its value).
+MEMORY_PROPOSAL_LAPSE_DAYS = env.int("MEMORY_PROPOSAL_LAPSE_DAYS", default=30)
 # The audit trail is partitioned by month (core/audit_partitions.py). AUDIT_RETENTION_MONTHS: drop a month's
 # partition once the whole month ended more than this many months ago (0, the default, keeps everything; HIPAA asks
 # covered entities to keep such documentation six years, i.e. 72). AUDIT_PARTITIONS_AHEAD: months created ahead.

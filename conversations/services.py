@@ -317,10 +317,11 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
                                         memory_type=SCHEDULING_PREFERENCE, attribute=attribute,
                                         state=MemoryState.PROPOSED)
         # this turn's proposal, or the same value still waiting from another turn or conversation: the patient
-        # reviews each suggestion once (fact is never encrypted for this type: it is compared as stored)
+        # reviews each suggestion once (fact is never encrypted for this type: it is compared as stored); one past its
+        # validity, or that lapsed unreviewed, waits no more
         now = timezone.now()
-        waiting = pending.filter(Q(source_ref=source_ref) | Q(fact=normalised, consent_purpose=session.purpose)).filter(
-            Q(valid_until__isnull=True) | Q(valid_until__gt=now)).values_list("created_at", flat=True)
+        waiting = pending.filter(Q(source_ref=source_ref) | Q(fact=normalised, consent_purpose=session.purpose)
+                                 ).pending_proposals(now).values_list("created_at", flat=True)
         # one made before the current value became current cannot be confirmed (proposal_stale): not the same one
         if any(memory_current_since(made, [current_rows[attribute]] if attribute in current_rows else [], now) is None
                for made in waiting):

@@ -272,7 +272,7 @@ def memory_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
                 now = timezone.now()
                 if memory.expires_at <= now:
                     erase_with_receipt(identity=identity, patient_id=patient_id, memories=[memory], scope="memory",
-                              reason_code="retention_elapsed")
+                              reason_code="proposal_lapsed" if memory.state == S.PROPOSED else "retention_elapsed")
                     counts["deleted"] += 1
                     progressed = True
                 elif memory.valid_until and memory.valid_until <= now and memory.state in (

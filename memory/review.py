@@ -8,7 +8,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from consent.models import ConsentRecord
@@ -33,8 +33,9 @@ from memory.services import (
     _spec,
     _supersede,
     _supersede_current,
+    _type_lock_statement,
 )
-from memory.types import earlier_attribute, type_get
+from memory.types import FactInvalid, earlier_attribute, fact_validate, type_get
 from memory.types.spec import TypeSpec
 
 S = MemoryState
@@ -81,7 +82,9 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
     memory = _locked_under_consent(identity, patient_id, memory_id)
     now = timezone.now()
     if memory.effective_state(now, consent=False) != S.PROPOSED:  # a proposal past its validity is no longer one
-        raise Conflict("only proposed memories can be confirmed", code="not_proposed")
+        lapsed = memory.state == S.PROPOSED and memory.expires_at <= now
+        raise Conflict("this proposal lapsed unreviewed; it is proposed again to be confirmed" if lapsed
+                       else "only proposed memories can be confirmed", code="not_proposed")
     _consent_still_active(memory)
     with transaction.atomic():
         _attribute_lock(memory.organization_id, patient_id, memory.memory_type, memory.attribute,
@@ -93,7 +96,10 @@ def memory_confirm(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid
         _supersede(identity=identity, current=current, new_id=memory.memory_id)
         # valid from its confirmation (used by nobody before): not from when it was proposed, which could be before
         # the value it now supersedes was recorded, and the current value would read as older than the one it replaced
+        # kept for its type's retention from when it was written, no longer until its review lapses (a proposal's)
+        spec = type_get(memory.memory_type, memory.type_version, org_id=memory.organization_id)
         memory_transition(identity=identity, memory=memory, to_state=S.ACTIVE, valid_from=now,
+                          expires_at=_retention_deadline(spec, memory.created_at, memory.valid_until) if spec else None,
                           event_type=LifecycleEvent.Type.CONFIRMED,
                           reason_code=("patient_confirmed" if identity.is_patient_themself(patient_id)
                                        else "staff_confirmed"))
@@ -249,8 +255,11 @@ def _check_reviewer_is_staff(identity: Identity) -> None:
 def _reinstate_superseded(*, identity: Identity, memory: Memory) -> Memory | None:
     """The value ``memory`` (just quarantined) had superseded while it was current is current again, unless it is
     past its validity or retention (a superseded value is kept for a shorter time), its consent is no longer in
-    force, or it had been quarantined itself when it was superseded. The caller holds the attribute's lock."""
+    force, it had been quarantined itself when it was superseded, or the type's latest version refuses it (a
+    revision checks current values only: a superseded one it refuses passed it). The caller holds the attribute's
+    lock."""
     now = timezone.now()
+    latest = _latest_type_held(identity, memory)
     older = (Memory.objects.select_for_update()
              .filter(organization_id=memory.organization_id, patient_id=memory.patient_id,
                      superseded_by_id=memory.memory_id, state=S.SUPERSEDED).order_by("-created_at"))
@@ -263,7 +272,7 @@ def _reinstate_superseded(*, identity: Identity, memory: Memory) -> Memory | Non
         kept_until = _retention_deadline(spec, candidate.created_at, candidate.valid_until)
         superseded_from = (LifecycleEvent.objects.filter(memory_id=candidate.memory_id, to_state=S.SUPERSEDED)
                            .order_by("-occurred_at").values_list("from_state", flat=True).first())
-        if kept_until <= now or superseded_from != S.ACTIVE:
+        if kept_until <= now or superseded_from != S.ACTIVE or not _fits(latest, candidate):
             continue
         if candidate.consent_record_id is not None and not ConsentRecord.objects.active(now).filter(
                 pk=candidate.consent_record_id).exists():
@@ -272,3 +281,27 @@ def _reinstate_superseded(*, identity: Identity, memory: Memory) -> Memory | Non
                                  event_type=LifecycleEvent.Type.REINSTATED, reason_code="newer_value_quarantined",
                                  source_ref=f"quarantine-of:{memory.memory_id}", expires_at=kept_until, locked=True)
     return None
+
+
+def _latest_type_held(identity: Identity, memory: Memory) -> TypeSpec | None:
+    """The latest version of ``memory``'s type, held (shared) until the transaction ends as a write holds it, so
+    that no revision comes between the check of a value made current again and its move."""
+    latest = type_get(memory.memory_type, org_id=memory.organization_id)
+    statement = _type_lock_statement(identity, latest) if latest is not None else None
+    if statement is None:
+        return latest
+    with connection.cursor() as cursor:
+        cursor.execute(*statement)
+    return type_get(memory.memory_type, org_id=memory.organization_id)
+
+
+def _fits(spec: TypeSpec | None, memory: Memory) -> bool:
+    """Whether a stored value satisfies ``spec`` (its fact and the purpose it is kept for), as a revision checks the
+    current ones."""
+    if spec is None or memory.consent_purpose not in spec.purposes:
+        return False
+    try:
+        fact_validate(spec, memory_value(memory), readable=False)
+    except FactInvalid:
+        return False
+    return True

@@ -59,10 +59,41 @@ def memory_current_since(when: datetime, current: list[Memory], now: datetime) -
     live = [m for m in current if m.state == MemoryState.ACTIVE and (m.valid_until is None or m.valid_until > now)]
     if not live:
         return None
-    became_current = dict(LifecycleEvent.objects.filter(memory_id__in=[m.memory_id for m in live],
-                                                        to_state=MemoryState.ACTIVE)
-                          .values_list("memory_id").annotate(at=Max("occurred_at")))
-    return next((m for m in live if max(became_current.get(m.memory_id, m.created_at), m.created_at) > when), None)
+    became_current = _became_current(live)
+    return next((m for m in live if became_current[m.memory_id] > when), None)
+
+
+def memory_proposals_stale(*, identity: Identity, patient_id: uuid.UUID, proposals: list[Memory],
+                           now: datetime | None = None) -> dict[uuid.UUID, Memory]:
+    """Of ``proposals`` (waiting ones of this patient), those made before their attribute's current value became
+    current (:func:`memory_current_since`: confirming them is ``proposal_stale``), each with that value; in two
+    statements however many there are."""
+    now = now or timezone.now()
+    keys = {(p.memory_type, p.attribute, p.consent_purpose) for p in proposals}
+    if not keys:
+        return {}
+    live = [m for m in Memory.objects.for_patient(identity.org_id, patient_id).filter(
+                state=MemoryState.ACTIVE, superseded_by__isnull=True,
+                memory_type__in={k[0] for k in keys}, consent_purpose__in={k[2] for k in keys})
+            if (m.memory_type, m.attribute, m.consent_purpose) in keys
+            and (m.valid_until is None or m.valid_until > now)]
+    became_current = _became_current(live)
+    by_key = {(m.memory_type, m.attribute, m.consent_purpose): m for m in live}
+    stale = {}
+    for proposal in proposals:
+        current = by_key.get((proposal.memory_type, proposal.attribute, proposal.consent_purpose))
+        if current is not None and became_current[current.memory_id] > proposal.created_at:
+            stale[proposal.memory_id] = current
+    return stale
+
+
+def _became_current(live: list[Memory]) -> dict[uuid.UUID, datetime]:
+    """When each of these current values became current: written, or last confirmed, released or made current
+    again."""
+    events = dict(LifecycleEvent.objects.filter(memory_id__in=[m.memory_id for m in live],
+                                                to_state=MemoryState.ACTIVE)
+                  .values_list("memory_id").annotate(at=Max("occurred_at")))
+    return {m.memory_id: max(events.get(m.memory_id, m.created_at), m.created_at) for m in live}
 
 
 def memory_list_quarantined(*, identity: Identity, patient_id: uuid.UUID) -> list[Memory]:

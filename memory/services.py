@@ -30,7 +30,7 @@ from memory.crypto import encrypt_fact, new_salt
 from memory.lifecycle import lifecycle_row, memory_transition, memory_value
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval.vectors import memory_vector_copy, memory_vector_later
-from memory.selectors import compiled_once, memory_current_since
+from memory.selectors import compiled_once, memory_current_since, memory_proposals_stale
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
 S = MemoryState
@@ -87,6 +87,13 @@ def _retention_deadline(spec: TypeSpec, now: datetime, valid_until: datetime | N
     deadline = now + timedelta(days=spec.kept_days)
     # valid_until was checked to lie within the retention when the request came (a moment before ``now``)
     return max(deadline, valid_until) if valid_until else deadline
+
+
+def _proposal_lapse(now: datetime, retention: datetime) -> datetime:
+    """Until when a proposal waits for review: ``MEMORY_PROPOSAL_LAPSE_DAYS``, within its retention. Past it, it
+    reads as expired and the sweep erases its value (``proposal_lapsed``); confirming it gives it the retention
+    it was written with (:func:`_retention_deadline` from its creation)."""
+    return min(retention, now + timedelta(days=settings.MEMORY_PROPOSAL_LAPSE_DAYS))
 
 
 def _hold_consent(org_id, consent_record_id) -> None:
@@ -338,7 +345,8 @@ def _insert(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, new: N
         state=state, source=source, source_ref=source_ref[:255], confidence=new.confidence,
         policy_revision=settings.MEMORY_POLICY_REVISION, consent_purpose=new.consent_purpose,
         consent_record_id=consent_record_id, valid_from=now, valid_until=valid_until, review_by=new.review_by,
-        expires_at=_retention_deadline(spec, now, valid_until), created_by=identity.actor_sub,
+        expires_at=_proposal_lapse(now, _retention_deadline(spec, now, valid_until)) if state == S.PROPOSED
+        else _retention_deadline(spec, now, valid_until), created_by=identity.actor_sub,
         agent_client_id=identity.agent_client_id, digest_salt=salt)
     if spec.encrypted:
         memory.fact_ciphertext, memory.fact_key_id = encrypt_fact(new.fact, memory_id=memory_id,
@@ -557,8 +565,15 @@ def _refuse_over_pending_limit(identity: Identity, patient_id: uuid.UUID, purpos
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
                        [f"proposer:{identity.org_id}:{patient_id}:{identity.actor_sub}:{identity.agent_client_id}"])
-    waiting = (Memory.objects.for_patient(identity.org_id, patient_id).pending_proposals(timezone.now())
-               .filter(created_by=identity.actor_sub, agent_client_id=identity.agent_client_id).count())
+    now = timezone.now()
+    mine = (Memory.objects.for_patient(identity.org_id, patient_id).pending_proposals(now)
+            .filter(created_by=identity.actor_sub, agent_client_id=identity.agent_client_id))
+    waiting = mine.count()
+    if waiting >= MAX_PENDING_PROPOSALS_PER_PROPOSER:
+        # one made before its attribute's current value became current can only be rejected: it waits for nobody
+        # and holds no place (else an agent whose proposals the patient overtook would be refused for good)
+        waiting -= len(memory_proposals_stale(identity=identity, patient_id=patient_id, proposals=list(mine),
+                                              now=now))
     if waiting >= MAX_PENDING_PROPOSALS_PER_PROPOSER:
         raise Conflict(f"{waiting} proposals of yours for this patient are waiting for review; more are taken once "
                        "some are confirmed or rejected", code="too_many_proposals").about(

@@ -544,6 +544,16 @@ def test_proposals_need_consent_and_point_at_the_turn(world):
     assert [i["fact"] for i in items] == [{"kind": "earliest_time", "time": "10:00"}]
 
 
+def _said_again_is_proposed_anew(api: Api, world, earlier: dict) -> None:
+    """The same wish said in another conversation is a new suggestion (not ``earlier``), and it is confirmed."""
+    other = start(api, world.patient_a)["session"]["session_id"]
+    say(api, other, "Again: nothing before 10am please.")
+    later = api.post(session_path(other, "/turns/1/propose")).json()
+    [fresh] = later["proposed"]
+    assert fresh["memory_id"] != earlier["memory_id"] and later["skipped"] == []
+    assert api.post(f"/v1/patients/{world.patient_a}/memories/{fresh['memory_id']}/confirm").status_code == 200
+
+
 def test_a_suggestion_made_before_the_preference_changed_does_not_stop_the_same_wish_being_proposed_again(world):
     """A waiting suggestion made before the patient's current value became current cannot be confirmed (409
     proposal_stale): the same wish said again is proposed anew, not skipped as already proposed."""
@@ -555,14 +565,26 @@ def test_a_suggestion_made_before_the_preference_changed_does_not_stop_the_same_
     assert api.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid, time="08:00")).status_code == 201
     r = api.post(f"/v1/patients/{world.patient_a}/memories/{stale['memory_id']}/confirm")
     assert r.status_code == 409 and r.json()["code"] == "proposal_stale"
-    other = start(api, world.patient_a)["session"]["session_id"]
-    say(api, other, "Again: nothing before 10am please.")
-    later = api.post(session_path(other, "/turns/1/propose")).json()
-    [fresh] = later["proposed"]
-    assert fresh["memory_id"] != stale["memory_id"] and later["skipped"] == []
-    assert api.post(f"/v1/patients/{world.patient_a}/memories/{fresh['memory_id']}/confirm").status_code == 200
+    _said_again_is_proposed_anew(api, world, stale)
     items = api.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
     assert [i["fact"] for i in items] == [{"kind": "earliest_time", "time": "10:00"}]
+
+
+def test_a_suggestion_that_lapsed_unreviewed_does_not_stop_the_same_wish_being_proposed_again(world):
+    """A suggestion nobody reviewed within MEMORY_PROPOSAL_LAPSE_DAYS reads as expired and cannot be confirmed;
+    until the sweep erased it, the same wish said again was skipped as already proposed, leaving the patient
+    nothing to confirm. It is proposed anew."""
+    api = world.patient(world.patient_a)
+    world.consent(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "Please don't book me before 10 a.m.")
+    [lapsed] = api.post(session_path(sid, "/turns/1/propose")).json()["proposed"]
+    with identity_context(patient_identity(world.org, world.patient_a)), connection.cursor() as cur:
+        cur.execute("UPDATE patient_memory SET created_at = created_at - interval '31 days', valid_from = "
+                    "valid_from - interval '31 days', expires_at = now() - interval '1 day' WHERE memory_id = %s",
+                    [lapsed["memory_id"]])
+    assert api.get(f"/v1/patients/{world.patient_a}/memories/{lapsed['memory_id']}").json()["state"] == "expired"
+    _said_again_is_proposed_anew(api, world, lapsed)
 
 
 def test_the_seed_turn_proposes_the_exclusion_and_nothing_clinical(world):

@@ -89,11 +89,13 @@ def _paths(detail, prefix: str = "") -> list[tuple[str, str]]:
 
 def _current_values(identity: Identity, name: str) -> list[tuple[uuid.UUID, str, dict]]:
     """The purposes and values of the organisation's current memories of type ``name``, through the narrow
-    revision policy."""
+    revision policy. One past its validity or retention (a proposal that lapsed unreviewed too) reads as expired
+    and never becomes current again, whether or not the sweep has recorded it: it breaks nothing."""
     rows = maintenance.discover(
         "type_revision",
         "SELECT memory_id, patient_id, consent_purpose, fact, fact_ciphertext, fact_key_id FROM patient_memory "
         "WHERE organization_id = %s AND memory_type = %s AND state IN ('proposed', 'active', 'quarantined') "
+        "AND expires_at > statement_timestamp() AND (valid_until IS NULL OR valid_until > statement_timestamp()) "
         "ORDER BY memory_id", [identity.org_id, name], settings={"app.type_revision": name})
     values = []
     for memory_id, patient_id, purpose, fact, ciphertext, key_id in rows:

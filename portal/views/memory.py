@@ -48,7 +48,10 @@ def patient_preferences(request):
     patient_id = identity.patient_self_id
     overview = selectors.memory_overview(identity=identity, patient_id=patient_id, with_proposed=True)
     current = [memory_row(m, me=identity.actor_sub) for m in overview.current]
-    proposed = [memory_row(m, me=identity.actor_sub) for m in overview.proposed]
+    # a suggestion made before its preference last changed can only be turned down: it says so, with no Confirm
+    overtaken = selectors.memory_proposals_stale(identity=identity, patient_id=patient_id, proposals=overview.proposed)
+    proposed = [{**memory_row(m, me=identity.actor_sub), "overtaken": m.memory_id in overtaken}
+                for m in overview.proposed]
     set_aside = [memory_row(m, me=identity.actor_sub) for m in overview.quarantined]
     profile = directory.patient_get(identity=identity, patient_id=patient_id)  # their own name: a greeting
     return render(request, "memory/patient_preferences.html",
@@ -299,7 +302,8 @@ RECEIPT_STATES = {"verified": "Erased, and checked", "deleted": "Erased", "delet
 RECEIPT_REASONS = {"subject_request": "Your request", "proposal_rejected": "You turned down a suggestion",
                    "consent_revoked": "You withdrew the consent it was kept under",
                    "retention_elapsed": "It was kept as long as we may keep it",
-                   "validity_ended": "The date you gave for it passed"}
+                   "validity_ended": "The date you gave for it passed",
+                   "proposal_lapsed": "A suggestion nobody confirmed in time"}
 
 
 def _when(value: str | None) -> datetime | None:
@@ -337,6 +341,10 @@ def patient_confirm(request, memory_id: uuid.UUID):
             return redirect("patient-preferences")
         # sent twice (a double click, the back button): only a confirmation makes a proposal current
         memory = selectors.memory_get(identity=identity, patient_id=identity.patient_self_id, memory_id=memory_id)
+        if memory.state == MemoryState.EXPIRED and exc.code == "not_proposed":
+            messages.error(request, "This suggestion waited too long and lapsed, so it cannot be confirmed. Nothing "
+                                    "was changed; set the preference yourself if you want it.")
+            return redirect("patient-preferences")
         if memory.state != MemoryState.ACTIVE:
             raise
         messages.info(request, "This suggestion had already been confirmed. Nothing more was changed.")

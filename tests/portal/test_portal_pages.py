@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import timedelta
 from urllib.parse import urlencode
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
 from consent.models import AccessGrant, ConsentRecord
 from core.identity import ACTOR_STAFF, Identity, identity_context
@@ -367,6 +370,40 @@ def test_confirming_a_suggestion_erased_with_a_value_the_patient_deleted_says_so
     answer = alice["client"].post(f"/me/proposals/{proposal.json()['memory_id']}/confirm/", follow=True)
     assert answer.status_code == 200
     assert "This suggestion was erased with a value you deleted. Nothing was confirmed." in answer.content.decode()
+
+
+def test_a_suggestion_made_before_the_preference_changed_is_shown_as_such_without_confirm(alice, world):
+    """The page offered Confirm on a suggestion the patient had since overtaken by changing the preference, only
+    to refuse it once pressed. It says on the page that it can no longer be confirmed and offers Reject alone; a
+    suggestion still waiting keeps both. A suggestion that lapsed unreviewed, confirmed from a page shown before,
+    says so in words, and nothing changes."""
+    api = world.patient(world.patient_a)
+    body = {"memory_type": "communication_preference", "fact": {"kind": "channel", "channel": "sms"},
+            "consent_purpose": "appointment_scheduling", "consent_record_id": alice["consent"]}
+    agent = Api(world.token(sub="agent-x", act="agent-x"))
+    world.grant(world.patient_a, "agent-x", "appointment_scheduling")
+    proposals = f"/v1/patients/{world.patient_a}/memories/proposals"
+    overtaken = agent.post(proposals, {**body, "source_ref": "turn:1"}).json()["memory_id"]
+    assert api.post(f"/v1/patients/{world.patient_a}/memories", {
+        **body, "fact": {"kind": "channel", "channel": "email"}}).status_code == 201
+    waiting = agent.post(proposals, {**body, "fact": {"kind": "language", "language": "pl"},
+                                     "source_ref": "turn:2"}).json()["memory_id"]
+    html = alice["client"].get("/me/").content.decode()
+    assert html.count("can no longer be confirmed") == 1
+    assert f"/me/proposals/{overtaken}/confirm/" not in html and f"/me/proposals/{overtaken}/reject/" in html
+    assert f"/me/proposals/{waiting}/confirm/" in html and f"/me/proposals/{waiting}/reject/" in html
+    lapses_on = (timezone.localtime() + timedelta(days=30)).strftime("%-d %b %Y")
+    assert html.count("this suggestion lapses on <time") == 1 and lapses_on in html, lapses_on
+
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me), connection.cursor() as cur:  # the clock moves past the suggestion's lapse
+        cur.execute("UPDATE patient_memory SET created_at = created_at - interval '31 days', valid_from = "
+                    "valid_from - interval '31 days', expires_at = now() - interval '1 day' WHERE memory_id = %s",
+                    [waiting])
+    answer = alice["client"].post(f"/me/proposals/{waiting}/confirm/", follow=True)
+    html = answer.content.decode()
+    assert answer.status_code == 200 and "waited too long and lapsed" in html, html
+    assert api.get(f"/v1/patients/{world.patient_a}/memories/{waiting}").json()["state"] == "expired"
 
 
 def test_confirming_a_suggestion_made_before_the_preference_changed_says_why_nothing_changed(alice, world):
