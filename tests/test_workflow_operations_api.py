@@ -4,11 +4,14 @@ queue, and the invariants the database keeps on the outbox."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from agents_mcp.tools import input_schema
+from consent.models import ConsentRecord
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from tests.support import PATIENT_SCOPES, Api, mint
 from workflows.models import Operation, WorkflowTransition
@@ -233,6 +236,39 @@ def test_staff_with_a_grant_request_operations_and_are_audited(world):
                                                 {"patient_id": str(world.patient_a)}).json()["items"]
     assert ("workflow.operation.request", "nurse-1", "success") in {
         (e["action"], e["actor_sub"], e["outcome"]) for e in events}
+
+
+@pytest.mark.parametrize("lapse", ["consent_revoked", "consent_expired"])
+def test_staff_queue_nothing_new_once_the_patient_withdrew_her_consent_or_it_ran_out(world, lapse):
+    """The patient withdrew her consent for prior authorisation (or it ran out): a nurse holding a grant for her
+    asks for a new submission, by a checkpoint or a request, and is refused 403 with the lapse as its code; nothing
+    is written (the workflow keeps its version, no operation). Staff queued one the moment after a withdrawal had
+    withdrawn the others. The patient in person still may, and a consent given again lets staff ask again."""
+    purpose = "prior_authorization"
+    consent = world.consent(world.patient_a, purpose)
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    wf = create(nurse, world.patient_a)
+    if lapse == "consent_revoked":
+        r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke")
+        assert r.status_code == 200
+    else:  # it ran out: nothing marks that moment
+        past = timezone.now() - timedelta(minutes=1)
+        with identity_context(as_patient(world.org, world.patient_a)):
+            ConsentRecord.objects.filter(pk=consent).update(granted_at=past - timedelta(days=1), expires_at=past)
+    r = checkpoint(nurse, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True},
+                   {"kind": SUBMIT, "payload": PAYLOAD})
+    assert r.status_code == 403 and r.json()["code"] == lapse, r.content
+    assert checkpoint(nurse, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True}).status_code == 200
+    r = request_op(nurse, wf["workflow_id"], 2)
+    assert r.status_code == 403 and r.json()["code"] == lapse, r.content
+    body = nurse.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert body["version"] == 2 and body["pending_operations"] == []
+    assert nurse.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"] == []
+    mine = at_submit_step(world.patient(world.patient_a), world.patient_a)
+    assert request_op(world.patient(world.patient_a), mine["workflow_id"], 2).status_code == 201
+    world.consent(world.patient_a, purpose)  # given again
+    assert request_op(nurse, wf["workflow_id"], 2).status_code == 201
 
 
 def test_retry_is_only_for_parked_operations(world):

@@ -109,8 +109,8 @@ class Operation(models.Model):
     # operations requested before it was recorded.
     requested_by_kind = models.CharField(max_length=12, null=True, blank=True)
     # Set when what the operation was for is withdrawn while it may already have arrived (the patient withdrew the
-    # consent for its purpose, or erased everything): from then on the worker only asks the outside system whether
-    # it arrived, and never sends it.
+    # consent for its purpose, or it ran out, or the patient erased everything): from then on the worker only asks
+    # the outside system whether it arrived, and never sends it.
     withdrawn_reason = models.CharField(max_length=40, null=True, blank=True)
     requested_at_version = models.BigIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -139,7 +139,8 @@ class Operation(models.Model):
             models.CheckConstraint(condition=Q(status__in=[s.value for s in OperationStatus]),
                                    name="operation_status_valid"),
             models.CheckConstraint(condition=Q(withdrawn_reason__isnull=True)
-                                   | Q(withdrawn_reason__in=["consent_revoked", "patient_erasure"]),
+                                   | Q(withdrawn_reason__in=["consent_revoked", "consent_expired",
+                                                                      "patient_erasure"]),
                                    name="operation_withdrawn_reason_valid"),
             models.CheckConstraint(condition=Q(requested_by_kind__isnull=True)
                                    | Q(requested_by_kind__in=["patient", "staff", "agent", "service"]),

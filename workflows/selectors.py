@@ -97,6 +97,11 @@ def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operat
             .order_by("-created_at", "operation_id"))
 
 
+# an operation withdrawn before it was sent, by its last_error_code: what happened to the consent it was asked under
+LAPSES = {"consent_revoked": "the patient withdrew the consent for",
+          "consent_expired": "the patient's consent ran out for"}
+
+
 @dataclass(frozen=True)
 class NextSafeAction:
     action: str
@@ -194,12 +199,12 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
         kind = wanted[0]
         last = next((op for op in operations if op.kind == kind.name), None)
         failed = last if last is not None and last.status == S.FAILED else None
-        withdrawn = last if last is not None and last.last_error_code == "consent_revoked" else None
+        withdrawn = last if last is not None and last.last_error_code in LAPSES else None
         named = failed or withdrawn
         return NextSafeAction(
             REQUEST_OPERATION, f"Request the {kind.name} operation."
             + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else "")
-            + (" The last one was withdrawn before it was sent, when the patient withdrew the consent for "
+            + (f" The last one was withdrawn before it was sent, when {LAPSES[withdrawn.last_error_code]} "
                f"{workflow.purpose}: ask again only under a consent in force." if withdrawn else ""),
             named.operation_id if named is not None else None, kind.name,
             allowed_next_steps=steps)

@@ -23,11 +23,13 @@ from psycopg.types.json import Jsonb
 
 from consent.access import may_access
 from consent.purpose import require_purpose
+from consent.selectors import consent_lapse
 from core import audit
 from core.errors import (
     ApiError,
     ConcurrentUpdate,
     Conflict,
+    Forbidden,
     IdempotencyKeyReused,
     IllegalTransition,
     NoConsentOrAccess,
@@ -350,8 +352,23 @@ def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> 
     return kind
 
 
+def _refuse_without_consent(identity: Identity, workflow: Workflow) -> None:
+    """Nothing new is sent for a patient who withdrew the consent for the workflow's purpose, or whose consent for it
+    ran out (403 ``consent_revoked`` / ``consent_expired``): a withdrawal withdraws the queued operations, and staff
+    holding a grant could queue the next one the moment after. The patient in person decides for themself."""
+    if identity.is_patient_themself(workflow.patient_id):
+        return
+    lapsed = consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose)
+    if lapsed is not None:
+        what = "withdrew the consent" if lapsed == "consent_revoked" else "let the consent run out"
+        raise Forbidden(f"the patient {what} for {workflow.purpose}: nothing new is sent for it until a consent "
+                        "is in force again", code=lapsed).about(patient_id=workflow.patient_id,
+                                                                purpose=workflow.purpose)
+
+
 def _insert_operation(*, identity: Identity, workflow: Workflow, kind: OperationKind, payload: dict,
                       request_key: str | None, at_version: int) -> Operation:
+    _refuse_without_consent(identity, workflow)
     operation_id = uuid.uuid4()
     try:
         with transaction.atomic():
