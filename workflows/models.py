@@ -20,6 +20,8 @@ class Workflow(models.Model):
     state = models.JSONField(default=dict)
     version = models.BigIntegerField(default=1)
     created_by = models.CharField(max_length=255)
+    # The AI agent that created it, when an agent did (its token's subject, created_by, is the person it acted for)
+    agent_client_id = models.CharField(max_length=255, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -47,6 +49,8 @@ class WorkflowTransition(models.Model):
     to_step = models.CharField(max_length=80)
     version = models.BigIntegerField()
     actor_sub = models.CharField(max_length=255)
+    # The AI agent that moved it, when an agent did (its token's subject, actor_sub, is the person it acted for)
+    agent_client_id = models.CharField(max_length=255, null=True, blank=True)
     occurred_at = models.DateTimeField(auto_now_add=True)
     # The operation that caused this version: requested with it, or settled by it (set by the worker).
     operation = models.ForeignKey("Operation", on_delete=models.PROTECT, db_column="operation_id", null=True,

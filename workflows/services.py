@@ -110,7 +110,7 @@ def _record_transition(*, identity: Identity, workflow: Workflow, from_step: str
     WorkflowTransition.objects.create(
         workflow=workflow, organization_id=workflow.organization_id, patient_id=workflow.patient_id,
         purpose=workflow.purpose, from_step=from_step, to_step=workflow.current_step, version=workflow.version,
-        actor_sub=identity.actor_sub, operation=operation)
+        actor_sub=identity.actor_sub, agent_client_id=identity.agent_client_id, operation=operation)
 
 
 # The new version, its history row and its audit row in one statement (every caller holds the row lock).
@@ -118,8 +118,8 @@ _ADVANCE_SQL = (
     "WITH next AS (UPDATE agent_workflow SET current_step = %s, state = %s, version = version + 1, updated_at = %s "
     "WHERE workflow_id = %s AND organization_id = %s RETURNING version), "
     "history AS (INSERT INTO agent_workflow_transition (workflow_id, organization_id, patient_id, purpose, "
-    "from_step, to_step, version, actor_sub, occurred_at, operation_id) "
-    "SELECT %s, %s, %s, %s, %s, %s, next.version, %s, %s, %s FROM next), "
+    "from_step, to_step, version, actor_sub, agent_client_id, occurred_at, operation_id) "
+    "SELECT %s, %s, %s, %s, %s, %s, next.version, %s, %s, %s, %s FROM next), "
     "audit_row AS ({audit}) SELECT version FROM next")
 
 
@@ -147,8 +147,8 @@ def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patc
         params: list[Any] = [
             to_step, Jsonb(merged), now, workflow.workflow_id, workflow.organization_id,
             workflow.workflow_id, workflow.organization_id, workflow.patient_id, workflow.purpose, from_step,
-            to_step, identity.actor_sub, now, operation.operation_id if operation is not None else None,
-            *audit_params]
+            to_step, identity.actor_sub, identity.agent_client_id, now,
+            operation.operation_id if operation is not None else None, *audit_params]
         cursor.execute(_ADVANCE_SQL.format(audit=audit_sql), params)
         (version,) = cursor.fetchone()
     workflow.current_step, workflow.state, workflow.version, workflow.updated_at = to_step, merged, version, now
@@ -189,7 +189,8 @@ def workflow_create(*, identity: Identity, workflow_type: str, patient_id: uuid.
     organization_ensure(identity=identity)
     workflow = Workflow.objects.create(
         organization_id=identity.org_id, patient_id=patient_id, workflow_type=workflow_type, purpose=spec.purpose,
-        current_step=spec.initial_step, state=state or {}, version=1, created_by=identity.actor_sub)
+        current_step=spec.initial_step, state=state or {}, version=1, created_by=identity.actor_sub,
+        agent_client_id=identity.agent_client_id)
     _record_transition(identity=identity, workflow=workflow, from_step=None)
     audit.record(action="workflow.create", resource_type="workflow", resource_id=workflow.workflow_id,
                  patient_id=patient_id, purpose=spec.purpose)
