@@ -338,6 +338,36 @@ def test_reconciliation_queue_shows_the_organisation_without_state(world):
     assert reader.get(f"/v1/workflows/{stuck_a}").status_code == 404
 
 
+def test_the_reconciliation_queue_says_which_items_the_caller_may_act_on(world):
+    """The organisation's queue lists every stuck workflow, but acting on one (resolve, retry, checkpoint) needs a grant
+    for its patient and purpose: a reconciler without one saw items whose every action answered 404, with nothing
+    saying why. Each item says whether the caller may act on it (can_act) and why not (cannot_act_reason); acting
+    without a grant stays the 404 of a workflow that does not exist, body for body."""
+    stuck = _stuck(world, world.patient_a)
+    api = world.patient(world.patient_b)
+    wf = at_submit_step(api, world.patient_b)
+    op = request_op(api, wf["workflow_id"], 2).json()  # patient B's operation: the caller holds no grant for her
+    scopes = "workflow:read workflow:write workflow:reconcile workflow:reconcile:org"
+    ops = world.staff("ops-1", scope=scopes)
+    world.grant(world.patient_a, "ops-1", "prior_authorization")
+    items = {i["workflow_id"]: i for i in ops.get("/v1/workflows/reconciliation").json()["items"]}
+    assert (items[stuck]["can_act"], items[stuck]["cannot_act_reason"]) == (True, None)
+    reader = world.staff("ops-1", scope="workflow:read workflow:reconcile workflow:reconcile:org")
+    [item] = reader.get("/v1/workflows/reconciliation").json()["items"]
+    assert (item["can_act"], item["cannot_act_reason"]) == (False, "missing_scope_workflow_write")
+    stuck_b = _stuck(world, world.patient_b)
+    items = {i["workflow_id"]: i for i in ops.get("/v1/workflows/reconciliation").json()["items"]}
+    assert (items[stuck_b]["can_act"], items[stuck_b]["cannot_act_reason"]) == (False, "no_grant_for_patient")
+    body = {"expected_version": 3, "outcome": "not_sent"}
+    refused = ops.post(f"/v1/workflows/{wf['workflow_id']}/operations/{op['operation_id']}/resolve", body)
+    missing = ops.post(f"/v1/workflows/{uuid.uuid4()}/operations/{uuid.uuid4()}/resolve", body)
+    assert refused.status_code == missing.status_code == 404
+    assert {k: v for k, v in refused.json().items() if k != "request_id"} == {
+        k: v for k, v in missing.json().items() if k != "request_id"}
+    retried = ops.post(f"/v1/workflows/{wf['workflow_id']}/operations/{op['operation_id']}/retry")
+    assert retried.status_code == 404 and retried.json()["code"] == "not_found"
+
+
 def test_the_reconciliation_queue_is_read_a_page_at_a_time(world):
     """The queue gave its oldest items up to limit (at most 500) and no way to the rest: its answer's next_cursor,
     passed as cursor, gives the items after them, oldest first, each once; a cursor it did not give is 422."""

@@ -396,6 +396,12 @@ class ReconciliationItemOut(serializers.Serializer):
     last_error_code = serializers.CharField(allow_null=True)
     requested_by_kind = serializers.CharField(allow_null=True, help_text=REQUESTED_BY_KIND)
     parked = serializers.BooleanField(help_text="retries ran out with an unknown outcome: a person must act")
+    can_act = serializers.BooleanField(help_text=(
+        "whether the caller may act on it (retry, resolve, checkpoint): a grant for its patient and purpose, and "
+        "workflow:write; the organisation's view also lists items the caller may only see"))
+    cannot_act_reason = serializers.ChoiceField(
+        choices=[selectors.NO_GRANT, selectors.NO_WRITE_SCOPE], allow_null=True,
+        help_text="why not, when can_act is false: no grant for the patient and purpose, or no workflow:write")
 
 
 class WorkflowReconciliationView(ScopedAPIView):

@@ -217,7 +217,8 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
 # --- staff: workflows stuck in needs_reconciliation ------------------------------------------------------------
 _RECONCILIATION_SQL = """
 SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, updated_at, operation_id, kind,
-       system, operation_status, attempts, next_attempt_at, last_error_code, requested_by_kind
+       system, operation_status, attempts, next_attempt_at, last_error_code, requested_by_kind,
+       COALESCE(app_may_access(organization_id, patient_id, purpose), false) AS granted
   FROM workflow_reconciliation_queue
  WHERE organization_id = %s
    AND (%s OR app_may_access(organization_id, patient_id, purpose))
@@ -227,8 +228,11 @@ SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, u
 """
 _RECONCILIATION_COLUMNS = ["workflow_id", "patient_id", "workflow_type", "purpose", "current_step", "version",
                            "updated_at", "operation_id", "operation_kind", "system", "operation_status",
-                           "attempts", "next_attempt_at", "last_error_code", "requested_by_kind"]
+                           "attempts", "next_attempt_at", "last_error_code", "requested_by_kind", "granted"]
 ORGANIZATION_SCOPE = "workflow:reconcile:org"
+# why the caller cannot act on a queue item: no grant for its patient and purpose, or no workflow:write
+NO_GRANT = "no_grant_for_patient"
+NO_WRITE_SCOPE = "missing_scope_workflow_write"
 VIEW_ORGANIZATION = "organization"
 VIEW_GRANTED = "granted_patients"
 
@@ -253,8 +257,14 @@ def reconciliation_queue(*, identity: Identity, limit: int = 100, cursor: str | 
         db.execute(_RECONCILIATION_SQL, [identity.org_id, organisation_wide, after, after, after_id, limit])
         rows = db.fetchall()
     items = [dict(zip(_RECONCILIATION_COLUMNS, row, strict=True)) for row in rows]
+    writes = identity.has_scope("workflow:write")
     for item in items:
         item["parked"] = item["operation_status"] == S.OUTCOME_UNKNOWN and item["next_attempt_at"] is None
+        # the organisation's view lists items the caller may not touch: acting on one (retry, resolve, checkpoint)
+        # reaches the workflow only under a grant for its patient and purpose (404 otherwise, as for none)
+        granted = item.pop("granted")
+        item["can_act"] = granted and writes
+        item["cannot_act_reason"] = None if item["can_act"] else NO_GRANT if not granted else NO_WRITE_SCOPE
     return items
 
 
