@@ -271,6 +271,41 @@ def test_staff_queue_nothing_new_once_the_patient_withdrew_her_consent_or_it_ran
     assert request_op(nurse, wf["workflow_id"], 2).status_code == 201
 
 
+def test_an_agents_stored_answers_are_not_given_again_once_the_consent_ran_out(world):
+    """The patient's agent created a booking workflow, checkpointed it (with its state) and asked for the booking,
+    each under an Idempotency-Key. Her consent for scheduling then ran out: a fresh read of the workflow is refused
+    (403 purpose_not_permitted), but a retry with the same key and body answered the stored workflow, state and all,
+    200. Such a retry is 409 idempotent_response_withdrawn, as after a withdrawal (an operation's request, replayed by
+    the service after reading the workflow, was already refused as the read is); the patient's own are replayed."""
+    consent = world.consent(world.patient_a)
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                     scope=PATIENT_SCOPES, act="scheduling-agent"))
+    create_body = {"workflow_type": "appointment_booking", "patient_id": str(world.patient_a)}
+    wf = agent.post("/v1/workflows", create_body, headers={"Idempotency-Key": "c-1"}).json()
+    step = {"expected_version": 1, "next_step": "propose_slots", "state_patch": {"day": "Thursday"}}
+    path = f"/v1/workflows/{wf['workflow_id']}"
+    assert agent.post(f"{path}/checkpoint", step, headers={"Idempotency-Key": "c-2"}).status_code == 200
+    assert checkpoint(agent, wf["workflow_id"], 2, "confirm_booking").status_code == 200
+    booking = {"expected_version": 3, "kind": "book_appointment", "payload": BOOKING}
+    assert agent.post(f"{path}/operations", booking, headers={"Idempotency-Key": "c-3"}).status_code == 201
+    me = world.patient(world.patient_a)
+    mine = me.post("/v1/workflows", create_body, headers={"Idempotency-Key": "m-1"})
+    assert mine.status_code == 201
+    past = timezone.now() - timedelta(minutes=1)
+    with identity_context(as_patient(world.org, world.patient_a)):
+        ConsentRecord.objects.filter(pk=consent).update(granted_at=past - timedelta(days=1), expires_at=past)
+    r = agent.get(path)
+    assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted"
+    for url, body, key in (("/v1/workflows", create_body, "c-1"), (f"{path}/checkpoint", step, "c-2")):
+        r = agent.post(url, body, headers={"Idempotency-Key": key})
+        assert r.status_code == 409 and r.json()["code"] == "idempotent_response_withdrawn", (url, r.content)
+        assert "Thursday" not in r.content.decode()
+    r = agent.post(f"{path}/operations", booking, headers={"Idempotency-Key": "c-3"})  # replayed by the service,
+    assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted"  # which reads the workflow first
+    r = me.post("/v1/workflows", create_body, headers={"Idempotency-Key": "m-1"})
+    assert r.status_code == 201 and r["Idempotent-Replayed"] == "true"
+
+
 def test_retry_is_only_for_parked_operations(world):
     """Retrying is staff's, checked first: the patient (or an agent) is 403 staff_only whatever the operation's
     status (they were told 409 operation_not_retryable until it was parked, as if they could retry it then);

@@ -19,6 +19,7 @@ from core import serializers as core_serializers
 from core.access import require_staff
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed, cursor_checked
+from core.identity import Identity
 from core.schema import NULL_ONLY
 from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
 from workflows import reconciliation, selectors, services
@@ -217,7 +218,19 @@ class CheckpointIn(StrictSerializer):
 
 
 # --- views -------------------------------------------------------------------------------------------------
-class WorkflowsView(ScopedAPIView):
+class _WorkflowAnswers:
+    """For a view whose stored answers (Idempotency-Key) show a workflow: given again only while the caller may still
+    read it (an agent: under the patient's consent for its purpose, which may have run out since)."""
+
+    kwargs: dict
+    identity: Identity
+
+    def replay_still_holds(self, data) -> bool:
+        workflow_id = self.kwargs.get("workflow_id") or (data.get("workflow_id") if isinstance(data, dict) else None)
+        return selectors.workflow_answer_still_holds(identity=self.identity, workflow_id=workflow_id)
+
+
+class WorkflowsView(_WorkflowAnswers, ScopedAPIView):
     idempotent_create = True
     required_scopes = {"POST": ["workflow:write"]}
     audit_actions = {"POST": "workflow.create"}
@@ -249,7 +262,7 @@ class WorkflowDetailView(ScopedAPIView):
         return Response(_workflow_body(self.identity, workflow))
 
 
-class WorkflowCheckpointView(ScopedAPIView):
+class WorkflowCheckpointView(_WorkflowAnswers, ScopedAPIView):
     idempotent_create = True
     required_scopes = {"POST": ["workflow:write"]}
     audit_actions = {"POST": "workflow.checkpoint"}

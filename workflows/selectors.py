@@ -12,7 +12,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Case, Count, QuerySet, When
 
-from consent.purpose import require_purpose
+from consent.purpose import permits, require_purpose
 from core import audit
 from core.cursors import cursor_position, position_cursor
 from core.errors import NotFound
@@ -89,6 +89,18 @@ def workflow_get(*, identity: Identity, workflow_id: uuid.UUID, for_update: bool
     if identity.is_agent:
         require_purpose(identity, patient_id=workflow.patient_id, purpose=workflow.purpose)
     return workflow
+
+
+def workflow_answer_still_holds(*, identity: Identity, workflow_id: uuid.UUID | str | None) -> bool:
+    """Whether a stored answer showing this workflow (its state) may be given to the caller again. An agent reads a
+    workflow only under the patient's consent for its purpose (:func:`workflow_get`); a withdrawal withdraws its
+    stored answers when it happens, but a consent that runs out does nothing when it ends, so it is asked here.
+    Staff's answers are checked against their grant by the replay itself; the patient's are always theirs."""
+    if not identity.is_agent:
+        return True
+    scope = Workflow.objects.filter(pk=workflow_id, organization_id=identity.org_id).values_list(
+        "patient_id", "purpose").first() if workflow_id else None
+    return scope is not None and permits(identity, patient_id=scope[0], purpose=scope[1])
 
 
 def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operation]:
