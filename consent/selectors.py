@@ -30,6 +30,40 @@ def consents_as_now(records: Iterable[ConsentRecord]) -> list[ConsentRecord]:
     return records
 
 
+CONSENT_REVOKED = "consent_revoked"
+CONSENT_EXPIRED = "consent_expired"
+
+
+def _lapsed(record: ConsentRecord, now: datetime) -> tuple[str, datetime] | None:
+    """Why and when ``record`` stopped being in force (None while it is): withdrawn, or its expiry passed."""
+    if record.status == ConsentRecord.Status.REVOKED and record.revoked_at is not None:
+        return CONSENT_REVOKED, record.revoked_at
+    if record.expires_at is not None and record.expires_at <= now:
+        return CONSENT_EXPIRED, record.expires_at
+    return None
+
+
+def consent_lapse(*, identity: Identity, patient_id: uuid.UUID, purpose: str,
+                  since: datetime | None = None) -> str | None:
+    """Whether the patient's consent for ``purpose`` was withdrawn (``consent_revoked``) or ran out
+    (``consent_expired``); None when it was not (or was never given).
+
+    Without ``since``: the latest consent for it lapsed and none is in force now (asking for something new under
+    it is refused). With ``since``: a consent for it lapsed after ``since``, so what was asked for before then was
+    asked under a consent that no longer stands, whatever was given since (as a withdrawal withdraws it at once).
+    Read as the caller (RLS: the patient, staff with a grant for the purpose, the service identity of it)."""
+    now = timezone.now()
+    records = list(ConsentRecord.objects.filter(organization_id=identity.org_id, patient_id=patient_id,
+                                                purpose=purpose).order_by("-granted_at"))
+    if since is not None:
+        lapses = [lapse for lapse in map(lambda r: _lapsed(r, now), records) if lapse and lapse[1] > since]
+        return min(lapses, key=lambda lapse: lapse[1])[0] if lapses else None
+    if not records or any(r.in_force(now) for r in records):
+        return None
+    lapse = _lapsed(records[0], now)
+    return lapse[0] if lapse else None
+
+
 def consent_list_audited(*, identity: Identity, patient_id: uuid.UUID) -> list[ConsentRecord]:
     """:func:`consent_list` as of now (:func:`consents_as_now`), read to be shown to the caller: audited as
     ``consent.list``, ``denied`` when the caller may not see the patient (the list is then empty, as for a patient

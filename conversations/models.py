@@ -55,6 +55,8 @@ class ConversationSession(models.Model):
     purpose = models.CharField(max_length=80, choices=PURPOSES)
     status = models.CharField(max_length=20, choices=SessionStatus.choices, default=SessionStatus.ACTIVE)
     created_by = models.CharField(max_length=255)
+    # The AI agent that started it, when an agent did (its token's subject, created_by, is the person it acted for)
+    agent_client_id = models.CharField(max_length=255, null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     last_activity_at = models.DateTimeField()
     idle_timeout = models.DurationField()
@@ -116,6 +118,8 @@ class ConversationTurn(models.Model):
     parsed = models.JSONField(null=True, blank=True)
     token_count = models.IntegerField()
     created_by = models.CharField(max_length=255)
+    # The AI agent that wrote it, when an agent did (its token's subject, created_by, is the person it acted for)
+    agent_client_id = models.CharField(max_length=255, null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

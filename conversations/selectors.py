@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.utils import timezone
 
+from consent.purpose import permits
 from conversations.context import BuiltContext, build_context
 from conversations.errors import SessionEnded, SessionExpired
 from conversations.models import ConversationSession, ConversationTurn, SessionStatus
@@ -40,9 +41,12 @@ def session_patient_id(*, identity: Identity, session_id: uuid.UUID) -> uuid.UUI
 
 
 def session_is_live(*, identity: Identity, session_id: uuid.UUID) -> bool:
-    """Whether a session the caller may see is still served: active and not expired (by the clock, swept or not)."""
-    return ConversationSession.objects.filter(session_id=session_id, organization_id=identity.org_id).live(
-        timezone.now()).exists()
+    """Whether a session the caller may see is still served to them: active and not expired (by the clock, swept
+    or not), and, to an agent, only while the patient's consent for its purpose is in force (which may have run out
+    since, withdrawing nothing when it did)."""
+    scope = ConversationSession.objects.filter(session_id=session_id, organization_id=identity.org_id).live(
+        timezone.now()).values_list("patient_id", "purpose").first()
+    return scope is not None and (not identity.is_agent or permits(identity, patient_id=scope[0], purpose=scope[1]))
 
 
 def check_live(session: ConversationSession, now=None) -> None:

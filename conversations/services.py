@@ -112,6 +112,7 @@ def session_start(*, identity: Identity, patient_id: uuid.UUID, purpose: str) ->
         absolute = now + timedelta(seconds=settings.CONVERSATION_ABSOLUTE_SECONDS)
         session = ConversationSession.objects.create(
             organization_id=identity.org_id, patient_id=patient_id, purpose=purpose, created_by=identity.actor_sub,
+            agent_client_id=identity.agent_client_id,
             created_at=now, last_activity_at=now, idle_timeout=idle, absolute_expires_at=absolute,
             expires_at=min(now + idle, absolute), slots=empty_state(), care_team_flags=[])
     audit.record(action="conversation.start", resource_type="conversation_session", resource_id=session.session_id,
@@ -188,6 +189,7 @@ def turn_append(*, identity: Identity, session_id: uuid.UUID, role: str, content
                 session=session, organization_id=session.organization_id, patient_id=session.patient_id,
                 purpose=session.purpose, seq=seq, role=role, content=content, tool_name=tool_name,
                 tool_result=tool_result, parsed=parsed, token_count=tokens, created_by=identity.actor_sub,
+                agent_client_id=identity.agent_client_id,
                 created_at=now)
             slots = apply_turn(session.slots, seq=seq, role=role, parsed=parsed, tool_name=tool_name,
                                tool_result=tool_result)

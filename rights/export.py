@@ -134,7 +134,7 @@ def _sessions(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
               .order_by("created_at", "session_id").iterator(chunk_size=CHUNK)):
         expired = s.status == SessionStatus.ACTIVE and s.expires_at <= now
         yield {"session_id": str(s.session_id), "purpose": s.purpose, "status": EXPIRED if expired else s.status,
-               "created_by": s.created_by, "created_at": _iso(s.created_at),
+               "created_by": s.created_by, "agent_client_id": s.agent_client_id, "created_at": _iso(s.created_at),
                "last_activity_at": _iso(s.last_activity_at), "expires_at": _iso(s.expires_at),
                "ended_at": _iso(s.ended_at), "retain_until": _iso(s.retain_until), "turn_count": s.turn_count,
                "slots": {} if expired else s.slots, "care_team_flags": s.care_team_flags}
@@ -148,7 +148,7 @@ def _turns(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
         cleared = t.session_id in expired and t.role == TurnRole.TOOL
         yield {"session_id": str(t.session_id), "seq": t.seq, "role": t.role, "content": "" if cleared else t.content,
                "tool_name": t.tool_name, "tool_result": None if cleared else t.tool_result,
-               "created_by": t.created_by, "created_at": _iso(t.created_at)}
+               "created_by": t.created_by, "agent_client_id": t.agent_client_id, "created_at": _iso(t.created_at)}
 
 
 def _workflows(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
@@ -156,14 +156,15 @@ def _workflows(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
               .order_by("created_at", "workflow_id").iterator(chunk_size=CHUNK)):
         yield {"workflow_id": str(w.workflow_id), "workflow_type": w.workflow_type, "purpose": w.purpose,
                "current_step": w.current_step, "state": w.state, "version": w.version, "created_by": w.created_by,
-               "created_at": _iso(w.created_at), "updated_at": _iso(w.updated_at)}
+               "agent_client_id": w.agent_client_id, "created_at": _iso(w.created_at), "updated_at": _iso(w.updated_at)}
 
 
 def _workflow_transitions(identity: Identity, patient_id: uuid.UUID) -> Iterator[dict]:
     for t in (WorkflowTransition.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
               .order_by("workflow_id", "version").iterator(chunk_size=CHUNK)):
         yield {"workflow_id": str(t.workflow_id), "version": t.version, "from_step": t.from_step,
-               "to_step": t.to_step, "actor_sub": t.actor_sub, "occurred_at": _iso(t.occurred_at),
+               "to_step": t.to_step, "actor_sub": t.actor_sub, "agent_client_id": t.agent_client_id,
+               "occurred_at": _iso(t.occurred_at),
                "operation_id": str(t.operation_id) if t.operation_id else None}
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import timedelta
 
 import jsonschema
 import psycopg
 import pytest
 from django.db import connection, transaction
+from django.utils import timezone
 
+from consent.models import ConsentRecord
 from conversations.models import ConversationSession, ConversationTurn
 from conversations.summaries import SUMMARY_SCHEMA, dumps, summary_problems
 from conversations.tokens import count_tokens
@@ -18,7 +21,7 @@ from core.identity import ACTOR_PATIENT, Identity, identity_context
 from core.models import AuditEvent
 from memory.models import Memory
 from tests.conftest import memory_body
-from tests.support import Api
+from tests.support import PATIENT_SCOPES, Api, mint
 
 pytestmark = pytest.mark.django_db
 
@@ -781,3 +784,31 @@ def test_the_database_refuses_what_the_services_never_do(world):
                          "VALUES (gen_random_uuid(), %s, %s, %s, 'appointment_scheduling', 9, 'user', 'x', 1, %s, "
                          "now())", [sid, world.org, world.patient_a, f"patient-{world.patient_a}"]), \
             "no turn goes into an ended session"
+
+
+def test_an_agents_stored_answers_are_not_given_again_once_the_consent_ran_out(world):
+    """The patient's agent started a conversation and said a turn, each under an Idempotency-Key; then her consent
+    for scheduling ran out. Reading the session is refused (403 purpose_not_permitted), but the same retry answered
+    the stored session and turn (its slots) again, 200. It is 409 idempotent_response_withdrawn, as after a
+    withdrawal; the patient's own retry is still replayed."""
+    pid = world.patient_a
+    consent = world.consent(pid)
+    agent = Api(mint(world.keyring, sub=f"patient-{pid}", org_id=world.org, patient_id=pid, scope=PATIENT_SCOPES,
+                     act="scheduling-agent"))
+    body = {"patient_id": str(pid), "purpose": "appointment_scheduling"}
+    sid = agent.post("/v1/sessions", body, headers={"Idempotency-Key": "s-1"}).json()["session"]["session_id"]
+    turn = {"role": "user", "content": "Thursday afternoon please"}
+    assert agent.post(session_path(sid, "/turns"), turn, headers={"Idempotency-Key": "s-2"}).status_code == 201
+    me = world.patient(pid)
+    assert me.post(session_path(sid, "/turns"), turn, headers={"Idempotency-Key": "m-2"}).status_code == 201
+    past = timezone.now() - timedelta(minutes=1)
+    patient = Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid, actor_kind=ACTOR_PATIENT)
+    with identity_context(patient):
+        ConsentRecord.objects.filter(pk=consent).update(granted_at=past - timedelta(days=1), expires_at=past)
+    r = agent.get(session_path(sid))
+    assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted"
+    for url, sent, key in (("/v1/sessions", body, "s-1"), (session_path(sid, "/turns"), turn, "s-2")):
+        r = agent.post(url, sent, headers={"Idempotency-Key": key})
+        assert r.status_code == 409 and r.json()["code"] == "idempotent_response_withdrawn", (url, r.content)
+    r = me.post(session_path(sid, "/turns"), turn, headers={"Idempotency-Key": "m-2"})
+    assert r.status_code == 201 and r["Idempotent-Replayed"] == "true"

@@ -480,6 +480,8 @@ def test_an_agents_export_and_what_the_server_refuses_before_the_application_hav
     (403, "agent_cannot_grant", "AgentCannotGrant", errors.ForbiddenError),
     (403, "purpose_not_permitted", "PurposeNotPermitted", errors.ForbiddenError),
     (403, "agent_cannot_export", "AgentCannotExport", errors.ForbiddenError),
+    (403, "consent_revoked", "ConsentRevoked", errors.ForbiddenError),
+    (403, "consent_expired", "ConsentExpired", errors.ForbiddenError),
     (408, "request_timeout", "RequestTimeout", errors.AnamnesisError),
     (411, "length_required", "LengthRequired", errors.AnamnesisError),
     (409, "not_quarantined", "NotQuarantined", errors.ConflictError),

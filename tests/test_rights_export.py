@@ -233,6 +233,41 @@ def test_the_export_says_who_asked_for_each_operation_and_why_one_was_withdrawn(
 
 
 @pytest.mark.django_db
+def test_the_export_credits_what_her_agent_started_to_the_agent(world):
+    """A conversation and a booking workflow the patient's agent started (a turn, a checkpoint) were credited to her
+    in her export: created_by and the versions' actor_sub name her own subject (the token's, the person the agent
+    acted for) and nothing named the agent, as if she had started them herself. Each row names the agent
+    (agent_client_id), as a memory it proposed does; what she did herself has none. Her access history names the
+    agent and her as the one it acted for."""
+    me = world.patient(world.patient_a, scope=EXPORT_SCOPES)
+    world.consent(world.patient_a)
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                     scope=PATIENT_SCOPES, act="booking-agent"))
+    sid = agent.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"}
+                     ).json()["session"]["session_id"]
+    assert agent.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "Thursday please"}).status_code == 201
+    assert me.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "not mornings"}).status_code == 201
+    wf = agent.post("/v1/workflows", {"workflow_type": "appointment_booking", "patient_id": str(world.patient_a)})
+    assert wf.status_code == 201, wf.content
+    workflow_id = wf.json()["workflow_id"]
+    assert agent.post(f"/v1/workflows/{workflow_id}/checkpoint",
+                      {"expected_version": 1, "next_step": "propose_slots"}).status_code == 200
+    assert me.post(f"/v1/workflows/{workflow_id}/checkpoint",
+                   {"expected_version": 2, "next_step": "cancelled"}).status_code == 200
+    body = export(me, world.patient_a)
+    [session] = body["conversation_sessions"]
+    [workflow] = body["workflows"]
+    assert session["agent_client_id"] == workflow["agent_client_id"] == "booking-agent"
+    assert [t["agent_client_id"] for t in body["conversation_turns"]] == ["booking-agent", None]
+    assert [(t["actor_sub"], t["agent_client_id"]) for t in body["workflow_transitions"]] == [
+        (f"patient-{world.patient_a}", "booking-agent")] * 2 + [(f"patient-{world.patient_a}", None)]
+    started = {e["action"]: e for e in body["access_history"]
+               if e["action"] in ("conversation.start", "workflow.create")}
+    assert {(e["agent_client_id"], e["on_behalf_of"]) for e in started.values()} == {
+        ("booking-agent", str(world.patient_a))}
+
+
+@pytest.mark.django_db
 def test_erase_all_then_export_leaves_nothing_personal(world):
     seeded = seed_patient(world, world.patient_a)
     me, nurse = seeded["me"], seeded["nurse"]

@@ -4,11 +4,14 @@ queue, and the invariants the database keeps on the outbox."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from agents_mcp.tools import input_schema
+from consent.models import ConsentRecord
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from tests.support import PATIENT_SCOPES, Api, mint
 from workflows.models import Operation, WorkflowTransition
@@ -235,6 +238,74 @@ def test_staff_with_a_grant_request_operations_and_are_audited(world):
         (e["action"], e["actor_sub"], e["outcome"]) for e in events}
 
 
+@pytest.mark.parametrize("lapse", ["consent_revoked", "consent_expired"])
+def test_staff_queue_nothing_new_once_the_patient_withdrew_her_consent_or_it_ran_out(world, lapse):
+    """The patient withdrew her consent for prior authorisation (or it ran out): a nurse holding a grant for her
+    asks for a new submission, by a checkpoint or a request, and is refused 403 with the lapse as its code; nothing
+    is written (the workflow keeps its version, no operation). Staff queued one the moment after a withdrawal had
+    withdrawn the others. The patient in person still may, and a consent given again lets staff ask again."""
+    purpose = "prior_authorization"
+    consent = world.consent(world.patient_a, purpose)
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    wf = create(nurse, world.patient_a)
+    if lapse == "consent_revoked":
+        r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke")
+        assert r.status_code == 200
+    else:  # it ran out: nothing marks that moment
+        past = timezone.now() - timedelta(minutes=1)
+        with identity_context(as_patient(world.org, world.patient_a)):
+            ConsentRecord.objects.filter(pk=consent).update(granted_at=past - timedelta(days=1), expires_at=past)
+    r = checkpoint(nurse, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True},
+                   {"kind": SUBMIT, "payload": PAYLOAD})
+    assert r.status_code == 403 and r.json()["code"] == lapse, r.content
+    assert checkpoint(nurse, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True}).status_code == 200
+    r = request_op(nurse, wf["workflow_id"], 2)
+    assert r.status_code == 403 and r.json()["code"] == lapse, r.content
+    body = nurse.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert body["version"] == 2 and body["pending_operations"] == []
+    assert nurse.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"] == []
+    mine = at_submit_step(world.patient(world.patient_a), world.patient_a)
+    assert request_op(world.patient(world.patient_a), mine["workflow_id"], 2).status_code == 201
+    world.consent(world.patient_a, purpose)  # given again
+    assert request_op(nurse, wf["workflow_id"], 2).status_code == 201
+
+
+def test_an_agents_stored_answers_are_not_given_again_once_the_consent_ran_out(world):
+    """The patient's agent created a booking workflow, checkpointed it (with its state) and asked for the booking,
+    each under an Idempotency-Key. Her consent for scheduling then ran out: a fresh read of the workflow is refused
+    (403 purpose_not_permitted), but a retry with the same key and body answered the stored workflow, state and all,
+    200. Such a retry is 409 idempotent_response_withdrawn, as after a withdrawal (an operation's request, replayed by
+    the service after reading the workflow, was already refused as the read is); the patient's own are replayed."""
+    consent = world.consent(world.patient_a)
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                     scope=PATIENT_SCOPES, act="scheduling-agent"))
+    create_body = {"workflow_type": "appointment_booking", "patient_id": str(world.patient_a)}
+    wf = agent.post("/v1/workflows", create_body, headers={"Idempotency-Key": "c-1"}).json()
+    step = {"expected_version": 1, "next_step": "propose_slots", "state_patch": {"day": "Thursday"}}
+    path = f"/v1/workflows/{wf['workflow_id']}"
+    assert agent.post(f"{path}/checkpoint", step, headers={"Idempotency-Key": "c-2"}).status_code == 200
+    assert checkpoint(agent, wf["workflow_id"], 2, "confirm_booking").status_code == 200
+    booking = {"expected_version": 3, "kind": "book_appointment", "payload": BOOKING}
+    assert agent.post(f"{path}/operations", booking, headers={"Idempotency-Key": "c-3"}).status_code == 201
+    me = world.patient(world.patient_a)
+    mine = me.post("/v1/workflows", create_body, headers={"Idempotency-Key": "m-1"})
+    assert mine.status_code == 201
+    past = timezone.now() - timedelta(minutes=1)
+    with identity_context(as_patient(world.org, world.patient_a)):
+        ConsentRecord.objects.filter(pk=consent).update(granted_at=past - timedelta(days=1), expires_at=past)
+    r = agent.get(path)
+    assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted"
+    for url, body, key in (("/v1/workflows", create_body, "c-1"), (f"{path}/checkpoint", step, "c-2")):
+        r = agent.post(url, body, headers={"Idempotency-Key": key})
+        assert r.status_code == 409 and r.json()["code"] == "idempotent_response_withdrawn", (url, r.content)
+        assert "Thursday" not in r.content.decode()
+    r = agent.post(f"{path}/operations", booking, headers={"Idempotency-Key": "c-3"})  # replayed by the service,
+    assert r.status_code == 403 and r.json()["code"] == "purpose_not_permitted"  # which reads the workflow first
+    r = me.post("/v1/workflows", create_body, headers={"Idempotency-Key": "m-1"})
+    assert r.status_code == 201 and r["Idempotent-Replayed"] == "true"
+
+
 def test_retry_is_only_for_parked_operations(world):
     """Retrying is staff's, checked first: the patient (or an agent) is 403 staff_only whatever the operation's
     status (they were told 409 operation_not_retryable until it was parked, as if they could retry it then);
@@ -300,6 +371,36 @@ def test_reconciliation_queue_shows_the_organisation_without_state(world):
     assert ops.get(f"/v1/workflows/{stuck_a}").status_code == 403  # insufficient_scope: workflow:read missing
     reader = world.staff("ops-1", scope="workflow:read workflow:reconcile workflow:reconcile:org")
     assert reader.get(f"/v1/workflows/{stuck_a}").status_code == 404
+
+
+def test_the_reconciliation_queue_says_which_items_the_caller_may_act_on(world):
+    """The organisation's queue lists every stuck workflow, but acting on one (resolve, retry, checkpoint) needs a grant
+    for its patient and purpose: a reconciler without one saw items whose every action answered 404, with nothing
+    saying why. Each item says whether the caller may act on it (can_act) and why not (cannot_act_reason); acting
+    without a grant stays the 404 of a workflow that does not exist, body for body."""
+    stuck = _stuck(world, world.patient_a)
+    api = world.patient(world.patient_b)
+    wf = at_submit_step(api, world.patient_b)
+    op = request_op(api, wf["workflow_id"], 2).json()  # patient B's operation: the caller holds no grant for her
+    scopes = "workflow:read workflow:write workflow:reconcile workflow:reconcile:org"
+    ops = world.staff("ops-1", scope=scopes)
+    world.grant(world.patient_a, "ops-1", "prior_authorization")
+    items = {i["workflow_id"]: i for i in ops.get("/v1/workflows/reconciliation").json()["items"]}
+    assert (items[stuck]["can_act"], items[stuck]["cannot_act_reason"]) == (True, None)
+    reader = world.staff("ops-1", scope="workflow:read workflow:reconcile workflow:reconcile:org")
+    [item] = reader.get("/v1/workflows/reconciliation").json()["items"]
+    assert (item["can_act"], item["cannot_act_reason"]) == (False, "missing_scope_workflow_write")
+    stuck_b = _stuck(world, world.patient_b)
+    items = {i["workflow_id"]: i for i in ops.get("/v1/workflows/reconciliation").json()["items"]}
+    assert (items[stuck_b]["can_act"], items[stuck_b]["cannot_act_reason"]) == (False, "no_grant_for_patient")
+    body = {"expected_version": 3, "outcome": "not_sent"}
+    refused = ops.post(f"/v1/workflows/{wf['workflow_id']}/operations/{op['operation_id']}/resolve", body)
+    missing = ops.post(f"/v1/workflows/{uuid.uuid4()}/operations/{uuid.uuid4()}/resolve", body)
+    assert refused.status_code == missing.status_code == 404
+    assert {k: v for k, v in refused.json().items() if k != "request_id"} == {
+        k: v for k, v in missing.json().items() if k != "request_id"}
+    retried = ops.post(f"/v1/workflows/{wf['workflow_id']}/operations/{op['operation_id']}/retry")
+    assert retried.status_code == 404 and retried.json()["code"] == "not_found"
 
 
 def test_the_reconciliation_queue_is_read_a_page_at_a_time(world):

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import time
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.db import OperationalError
+from django.utils import timezone
 
 from core.identity import Identity, identity_context
 from core.models import AuditEvent
@@ -579,6 +581,46 @@ def test_a_withdrawal_stops_every_operation_of_the_patient_even_one_whose_outcom
     with identity_context(auditor):
         assert AuditEvent.objects.filter(action="workflow.operation.withdraw", resource_id=booking["operation_id"],
                                          reason=reason).count() == 1
+
+
+@pytest.mark.parametrize("unknown", [False, True])
+def test_an_operation_whose_consent_ran_out_is_never_sent(committed_db, world, insurer, scheduling, unknown):
+    """The patient's consent for scheduling runs out (its expires_at passes) while her agent's booking is queued,
+    or waits for an unknown outcome: the worker sends nothing. The queued one is cancelled (consent_expired,
+    audited); the unknown one is only asked after and ends failed with that code, as on a withdrawal. It used to
+    go out after the expiry, since only a withdrawal withdrew operations; another purpose's goes out as before."""
+    me = world.patient(world.patient_a)
+    expires = timezone.now() + timedelta(seconds=1.5)
+    r = me.post(f"/v1/patients/{world.patient_a}/consents", {"purpose": "appointment_scheduling",
+                                                              "expires_at": expires.isoformat()})
+    assert r.status_code == 201, r.content
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org,
+                     patient_id=world.patient_a, scope=PATIENT_SCOPES, act="scheduling-agent"))
+    wf, booking = queue_booking(agent, world)
+    if unknown:
+        scheduling.fail(times=1)
+        worker(insurer, scheduling).run(once=True)
+        assert operation_row(booking["operation_id"])["status"] == "outcome_unknown"
+    _, authorisation = submit_workflow(world)  # another purpose's
+    time.sleep(max(0.0, (expires - timezone.now()).total_seconds()) + 0.1)
+    make_due(booking["operation_id"])
+    stats = worker(insurer, scheduling).run(until_idle=True)
+    assert scheduling.created == 0 and scheduling.submissions[booking["idempotency_key"]] == int(unknown)
+    row = operation_row(booking["operation_id"])
+    if unknown:
+        assert scheduling.lookups[booking["idempotency_key"]] == 1
+        assert (row["status"], row["last_error_code"]) == ("failed", "consent_expired"), row
+    else:
+        assert (row["status"], row["last_error_code"]) == ("cancelled", "consent_expired"), row
+        assert stats.withdrawn == 1
+        action = me.get(f"/v1/workflows/{wf['workflow_id']}").json()["next_safe_action"]
+        assert action["operation_id"] == booking["operation_id"] and "consent ran out" in action["message"]
+    assert operation_row(authorisation["operation_id"])["status"] == "succeeded" and insurer.created == 1
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        action = "workflow.operation.withdraw" if unknown else "workflow.operation.cancel"
+        assert AuditEvent.objects.filter(action=action, resource_id=booking["operation_id"],
+                                         reason="consent_expired").count() == 1
 
 
 @pytest.mark.parametrize("arrived", [False, True])

@@ -19,6 +19,7 @@ from core import serializers as core_serializers
 from core.access import require_staff
 from core.api import ScopedAPIView
 from core.errors import ValidationFailed, cursor_checked
+from core.identity import Identity
 from core.schema import NULL_ONLY
 from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
 from workflows import reconciliation, selectors, services
@@ -217,7 +218,19 @@ class CheckpointIn(StrictSerializer):
 
 
 # --- views -------------------------------------------------------------------------------------------------
-class WorkflowsView(ScopedAPIView):
+class _WorkflowAnswers:
+    """For a view whose stored answers (Idempotency-Key) show a workflow: given again only while the caller may still
+    read it (an agent: under the patient's consent for its purpose, which may have run out since)."""
+
+    kwargs: dict
+    identity: Identity
+
+    def replay_still_holds(self, data) -> bool:
+        workflow_id = self.kwargs.get("workflow_id") or (data.get("workflow_id") if isinstance(data, dict) else None)
+        return selectors.workflow_answer_still_holds(identity=self.identity, workflow_id=workflow_id)
+
+
+class WorkflowsView(_WorkflowAnswers, ScopedAPIView):
     idempotent_create = True
     required_scopes = {"POST": ["workflow:write"]}
     audit_actions = {"POST": "workflow.create"}
@@ -249,7 +262,7 @@ class WorkflowDetailView(ScopedAPIView):
         return Response(_workflow_body(self.identity, workflow))
 
 
-class WorkflowCheckpointView(ScopedAPIView):
+class WorkflowCheckpointView(_WorkflowAnswers, ScopedAPIView):
     idempotent_create = True
     required_scopes = {"POST": ["workflow:write"]}
     audit_actions = {"POST": "workflow.checkpoint"}
@@ -396,6 +409,12 @@ class ReconciliationItemOut(serializers.Serializer):
     last_error_code = serializers.CharField(allow_null=True)
     requested_by_kind = serializers.CharField(allow_null=True, help_text=REQUESTED_BY_KIND)
     parked = serializers.BooleanField(help_text="retries ran out with an unknown outcome: a person must act")
+    can_act = serializers.BooleanField(help_text=(
+        "whether the caller may act on it (retry, resolve, checkpoint): a grant for its patient and purpose, and "
+        "workflow:write; the organisation's view also lists items the caller may only see"))
+    cannot_act_reason = serializers.ChoiceField(
+        choices=[selectors.NO_GRANT, selectors.NO_WRITE_SCOPE], allow_null=True,
+        help_text="why not, when can_act is false: no grant for the patient and purpose, or no workflow:write")
 
 
 class WorkflowReconciliationView(ScopedAPIView):

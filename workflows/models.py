@@ -20,6 +20,8 @@ class Workflow(models.Model):
     state = models.JSONField(default=dict)
     version = models.BigIntegerField(default=1)
     created_by = models.CharField(max_length=255)
+    # The AI agent that created it, when an agent did (its token's subject, created_by, is the person it acted for)
+    agent_client_id = models.CharField(max_length=255, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -47,6 +49,8 @@ class WorkflowTransition(models.Model):
     to_step = models.CharField(max_length=80)
     version = models.BigIntegerField()
     actor_sub = models.CharField(max_length=255)
+    # The AI agent that moved it, when an agent did (its token's subject, actor_sub, is the person it acted for)
+    agent_client_id = models.CharField(max_length=255, null=True, blank=True)
     occurred_at = models.DateTimeField(auto_now_add=True)
     # The operation that caused this version: requested with it, or settled by it (set by the worker).
     operation = models.ForeignKey("Operation", on_delete=models.PROTECT, db_column="operation_id", null=True,
@@ -109,8 +113,8 @@ class Operation(models.Model):
     # operations requested before it was recorded.
     requested_by_kind = models.CharField(max_length=12, null=True, blank=True)
     # Set when what the operation was for is withdrawn while it may already have arrived (the patient withdrew the
-    # consent for its purpose, or erased everything): from then on the worker only asks the outside system whether
-    # it arrived, and never sends it.
+    # consent for its purpose, or it ran out, or the patient erased everything): from then on the worker only asks
+    # the outside system whether it arrived, and never sends it.
     withdrawn_reason = models.CharField(max_length=40, null=True, blank=True)
     requested_at_version = models.BigIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -139,7 +143,8 @@ class Operation(models.Model):
             models.CheckConstraint(condition=Q(status__in=[s.value for s in OperationStatus]),
                                    name="operation_status_valid"),
             models.CheckConstraint(condition=Q(withdrawn_reason__isnull=True)
-                                   | Q(withdrawn_reason__in=["consent_revoked", "patient_erasure"]),
+                                   | Q(withdrawn_reason__in=["consent_revoked", "consent_expired",
+                                                                      "patient_erasure"]),
                                    name="operation_withdrawn_reason_valid"),
             models.CheckConstraint(condition=Q(requested_by_kind__isnull=True)
                                    | Q(requested_by_kind__in=["patient", "staff", "agent", "service"]),

@@ -12,7 +12,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Case, Count, QuerySet, When
 
-from consent.purpose import require_purpose
+from consent.purpose import permits, require_purpose
 from core import audit
 from core.cursors import cursor_position, position_cursor
 from core.errors import NotFound
@@ -91,10 +91,27 @@ def workflow_get(*, identity: Identity, workflow_id: uuid.UUID, for_update: bool
     return workflow
 
 
+def workflow_answer_still_holds(*, identity: Identity, workflow_id: uuid.UUID | str | None) -> bool:
+    """Whether a stored answer showing this workflow (its state) may be given to the caller again. An agent reads a
+    workflow only under the patient's consent for its purpose (:func:`workflow_get`); a withdrawal withdraws its
+    stored answers when it happens, but a consent that runs out does nothing when it ends, so it is asked here.
+    Staff's answers are checked against their grant by the replay itself; the patient's are always theirs."""
+    if not identity.is_agent:
+        return True
+    scope = Workflow.objects.filter(pk=workflow_id, organization_id=identity.org_id).values_list(
+        "patient_id", "purpose").first() if workflow_id else None
+    return scope is not None and permits(identity, patient_id=scope[0], purpose=scope[1])
+
+
 def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operation]:
     """Every operation of a workflow the caller can see, newest first."""
     return (Operation.objects.filter(organization_id=identity.org_id, workflow=workflow)
             .order_by("-created_at", "operation_id"))
+
+
+# an operation withdrawn before it was sent, by its last_error_code: what happened to the consent it was asked under
+LAPSES = {"consent_revoked": "the patient withdrew the consent for",
+          "consent_expired": "the patient's consent ran out for"}
 
 
 @dataclass(frozen=True)
@@ -194,12 +211,12 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
         kind = wanted[0]
         last = next((op for op in operations if op.kind == kind.name), None)
         failed = last if last is not None and last.status == S.FAILED else None
-        withdrawn = last if last is not None and last.last_error_code == "consent_revoked" else None
+        withdrawn = last if last is not None and last.last_error_code in LAPSES else None
         named = failed or withdrawn
         return NextSafeAction(
             REQUEST_OPERATION, f"Request the {kind.name} operation."
             + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else "")
-            + (" The last one was withdrawn before it was sent, when the patient withdrew the consent for "
+            + (f" The last one was withdrawn before it was sent, when {LAPSES[withdrawn.last_error_code]} "
                f"{workflow.purpose}: ask again only under a consent in force." if withdrawn else ""),
             named.operation_id if named is not None else None, kind.name,
             allowed_next_steps=steps)
@@ -212,7 +229,8 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
 # --- staff: workflows stuck in needs_reconciliation ------------------------------------------------------------
 _RECONCILIATION_SQL = """
 SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, updated_at, operation_id, kind,
-       system, operation_status, attempts, next_attempt_at, last_error_code, requested_by_kind
+       system, operation_status, attempts, next_attempt_at, last_error_code, requested_by_kind,
+       COALESCE(app_may_access(organization_id, patient_id, purpose), false) AS granted
   FROM workflow_reconciliation_queue
  WHERE organization_id = %s
    AND (%s OR app_may_access(organization_id, patient_id, purpose))
@@ -222,8 +240,11 @@ SELECT workflow_id, patient_id, workflow_type, purpose, current_step, version, u
 """
 _RECONCILIATION_COLUMNS = ["workflow_id", "patient_id", "workflow_type", "purpose", "current_step", "version",
                            "updated_at", "operation_id", "operation_kind", "system", "operation_status",
-                           "attempts", "next_attempt_at", "last_error_code", "requested_by_kind"]
+                           "attempts", "next_attempt_at", "last_error_code", "requested_by_kind", "granted"]
 ORGANIZATION_SCOPE = "workflow:reconcile:org"
+# why the caller cannot act on a queue item: no grant for its patient and purpose, or no workflow:write
+NO_GRANT = "no_grant_for_patient"
+NO_WRITE_SCOPE = "missing_scope_workflow_write"
 VIEW_ORGANIZATION = "organization"
 VIEW_GRANTED = "granted_patients"
 
@@ -248,8 +269,14 @@ def reconciliation_queue(*, identity: Identity, limit: int = 100, cursor: str | 
         db.execute(_RECONCILIATION_SQL, [identity.org_id, organisation_wide, after, after, after_id, limit])
         rows = db.fetchall()
     items = [dict(zip(_RECONCILIATION_COLUMNS, row, strict=True)) for row in rows]
+    writes = identity.has_scope("workflow:write")
     for item in items:
         item["parked"] = item["operation_status"] == S.OUTCOME_UNKNOWN and item["next_attempt_at"] is None
+        # the organisation's view lists items the caller may not touch: acting on one (retry, resolve, checkpoint)
+        # reaches the workflow only under a grant for its patient and purpose (404 otherwise, as for none)
+        granted = item.pop("granted")
+        item["can_act"] = granted and writes
+        item["cannot_act_reason"] = None if item["can_act"] else NO_GRANT if not granted else NO_WRITE_SCOPE
     return items
 
 

@@ -23,11 +23,13 @@ from psycopg.types.json import Jsonb
 
 from consent.access import may_access
 from consent.purpose import require_purpose
+from consent.selectors import consent_lapse
 from core import audit
 from core.errors import (
     ApiError,
     ConcurrentUpdate,
     Conflict,
+    Forbidden,
     IdempotencyKeyReused,
     IllegalTransition,
     NoConsentOrAccess,
@@ -108,7 +110,7 @@ def _record_transition(*, identity: Identity, workflow: Workflow, from_step: str
     WorkflowTransition.objects.create(
         workflow=workflow, organization_id=workflow.organization_id, patient_id=workflow.patient_id,
         purpose=workflow.purpose, from_step=from_step, to_step=workflow.current_step, version=workflow.version,
-        actor_sub=identity.actor_sub, operation=operation)
+        actor_sub=identity.actor_sub, agent_client_id=identity.agent_client_id, operation=operation)
 
 
 # The new version, its history row and its audit row in one statement (every caller holds the row lock).
@@ -116,8 +118,8 @@ _ADVANCE_SQL = (
     "WITH next AS (UPDATE agent_workflow SET current_step = %s, state = %s, version = version + 1, updated_at = %s "
     "WHERE workflow_id = %s AND organization_id = %s RETURNING version), "
     "history AS (INSERT INTO agent_workflow_transition (workflow_id, organization_id, patient_id, purpose, "
-    "from_step, to_step, version, actor_sub, occurred_at, operation_id) "
-    "SELECT %s, %s, %s, %s, %s, %s, next.version, %s, %s, %s FROM next), "
+    "from_step, to_step, version, actor_sub, agent_client_id, occurred_at, operation_id) "
+    "SELECT %s, %s, %s, %s, %s, %s, next.version, %s, %s, %s, %s FROM next), "
     "audit_row AS ({audit}) SELECT version FROM next")
 
 
@@ -145,8 +147,8 @@ def _advance(*, identity: Identity, workflow: Workflow, to_step: str, state_patc
         params: list[Any] = [
             to_step, Jsonb(merged), now, workflow.workflow_id, workflow.organization_id,
             workflow.workflow_id, workflow.organization_id, workflow.patient_id, workflow.purpose, from_step,
-            to_step, identity.actor_sub, now, operation.operation_id if operation is not None else None,
-            *audit_params]
+            to_step, identity.actor_sub, identity.agent_client_id, now,
+            operation.operation_id if operation is not None else None, *audit_params]
         cursor.execute(_ADVANCE_SQL.format(audit=audit_sql), params)
         (version,) = cursor.fetchone()
     workflow.current_step, workflow.state, workflow.version, workflow.updated_at = to_step, merged, version, now
@@ -187,7 +189,8 @@ def workflow_create(*, identity: Identity, workflow_type: str, patient_id: uuid.
     organization_ensure(identity=identity)
     workflow = Workflow.objects.create(
         organization_id=identity.org_id, patient_id=patient_id, workflow_type=workflow_type, purpose=spec.purpose,
-        current_step=spec.initial_step, state=state or {}, version=1, created_by=identity.actor_sub)
+        current_step=spec.initial_step, state=state or {}, version=1, created_by=identity.actor_sub,
+        agent_client_id=identity.agent_client_id)
     _record_transition(identity=identity, workflow=workflow, from_step=None)
     audit.record(action="workflow.create", resource_type="workflow", resource_id=workflow.workflow_id,
                  patient_id=patient_id, purpose=spec.purpose)
@@ -350,8 +353,23 @@ def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> 
     return kind
 
 
+def _refuse_without_consent(identity: Identity, workflow: Workflow) -> None:
+    """Nothing new is sent for a patient who withdrew the consent for the workflow's purpose, or whose consent for it
+    ran out (403 ``consent_revoked`` / ``consent_expired``): a withdrawal withdraws the queued operations, and staff
+    holding a grant could queue the next one the moment after. The patient in person decides for themself."""
+    if identity.is_patient_themself(workflow.patient_id):
+        return
+    lapsed = consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose)
+    if lapsed is not None:
+        what = "withdrew the consent" if lapsed == "consent_revoked" else "let the consent run out"
+        raise Forbidden(f"the patient {what} for {workflow.purpose}: nothing new is sent for it until a consent "
+                        "is in force again", code=lapsed).about(patient_id=workflow.patient_id,
+                                                                purpose=workflow.purpose)
+
+
 def _insert_operation(*, identity: Identity, workflow: Workflow, kind: OperationKind, payload: dict,
                       request_key: str | None, at_version: int) -> Operation:
+    _refuse_without_consent(identity, workflow)
     operation_id = uuid.uuid4()
     try:
         with transaction.atomic():

@@ -31,7 +31,7 @@ from opentelemetry.trace import SpanKind
 from core import tracing
 from core.identity import identity_context
 from core.logging import request_id_var
-from workflows import services
+from workflows import services, withdrawal
 from workflows.adapters import CONFIRMED, NOT_FOUND, NOT_SENT, UNKNOWN, Outcome, OutsideSystem, adapters_from_settings
 from workflows.dispatch import CircuitSnapshot, Claim, circuit_record, operations_claim
 
@@ -60,6 +60,7 @@ class Stats:
     retry_later: int = 0
     lost_claims: int = 0
     released: int = 0
+    withdrawn: int = 0  # not sent: the consent it was asked under lapsed (see operation_withdraw_if_consent_lapsed)
     errors: int = 0
     first_claim_at: float | None = None  # time.monotonic()
     last_record_at: float | None = None
@@ -71,7 +72,8 @@ class Stats:
         busy = (self.last_record_at - self.first_claim_at) if self.first_claim_at and self.last_record_at else 0.0
         return {"claimed": self.claimed, "attempted": self.attempted, "succeeded": self.succeeded,
                 "failed": self.failed, "unknown": self.unknown, "retry_later": self.retry_later,
-                "lost_claims": self.lost_claims, "released": self.released, "errors": self.errors,
+                "lost_claims": self.lost_claims, "released": self.released, "withdrawn": self.withdrawn,
+                "errors": self.errors,
                 "busy_seconds": round(busy, 3), "first_claim_epoch": self.first_claim_epoch,
                 "last_record_epoch": self.last_record_epoch, "outcomes": dict(sorted(self.outcomes.items()))}
 
@@ -168,13 +170,19 @@ class Worker:
     def _process(self, claim: Claim) -> tuple[str, datetime | None]:
         try:
             with identity_context(claim.identity()):
-                dispatch = services.operation_start_attempt(operation_id=claim.operation_id,
-                                                            claimed_by=claim.claimed_by,
-                                                            lease_seconds=self.lease_seconds)
+                withdrawn = withdrawal.operation_withdraw_if_consent_lapsed(
+                    identity=claim.identity(), operation_id=claim.operation_id, claimed_by=claim.claimed_by)
+                dispatch = None if withdrawn else services.operation_start_attempt(
+                    operation_id=claim.operation_id, claimed_by=claim.claimed_by, lease_seconds=self.lease_seconds)
         except DatabaseError as exc:
             self.stats.errors += 1
             log.warning("could not start operation %s (%s); its lease will end", claim.operation_id,
                         type(exc).__name__)
+            return "unknown", None
+        if withdrawn:  # its consent lapsed after it was asked for: cancelled, never sent
+            self.stats.withdrawn += 1
+            log.info("operation %s kind=%s system=%s withdrawn: consent lapsed", claim.operation_id, claim.kind,
+                     claim.system)
             return "unknown", None
         if dispatch is None:
             self.stats.lost_claims += 1

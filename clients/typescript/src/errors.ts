@@ -375,6 +375,18 @@ export class AgentCannotRevoke extends ForbiddenError {
   static override readonly status: number = 403;
 }
 
+/** The patient withdrew the consent for the workflow's purpose: no new operation is queued for it. */
+export class ConsentRevoked extends ForbiddenError {
+  static override readonly code: string = "consent_revoked";
+  static override readonly status: number = 403;
+}
+
+/** The patient's consent for the workflow's purpose ran out: no new operation is queued for it. */
+export class ConsentExpired extends ForbiddenError {
+  static override readonly code: string = "consent_expired";
+  static override readonly status: number = 403;
+}
+
 /** The patient, or staff with a grant, export a record; an agent reads for its purpose. */
 export class AgentCannotExport extends ForbiddenError {
   static override readonly code: string = "agent_cannot_export";
@@ -472,7 +484,8 @@ const ALL: ErrorClass[] = [
   LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited, CommitOutcomeUnknown,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,
   OutsideSystemUnavailable, DatabaseUnavailable, AgentCannotConfirm, AgentCannotDelete, AgentCannotGrant,
-  AgentCannotRevoke, AgentCannotExport, UnknownOrganization, ConsentExists, GrantExists, PatientExists, StaffExists,
+  AgentCannotRevoke, ConsentRevoked, ConsentExpired, AgentCannotExport, UnknownOrganization, ConsentExists,
+  GrantExists, PatientExists, StaffExists,
   IdentifierInUse, OrganizationExists, MemoryTypeExists, MemoryTypeBuiltin, RevisionBreaksMemories,
   ResourceVersionConflict, StaleResourceVersion, InternalError,
 ];

@@ -1018,6 +1018,12 @@ export interface components {
             truncated: boolean;
             summariser: string | null;
         };
+        /**
+         * @description * `no_grant_for_patient` - no_grant_for_patient
+         *     * `missing_scope_workflow_write` - missing_scope_workflow_write
+         * @enum {string}
+         */
+        CannotActReasonEnum: "no_grant_for_patient" | "missing_scope_workflow_write";
         CareTeamFlagOut: {
             /** Format: uuid */
             session_id: string;
@@ -1911,6 +1917,15 @@ export interface components {
             requested_by_kind: string | null;
             /** @description retries ran out with an unknown outcome: a person must act */
             parked: boolean;
+            /** @description whether the caller may act on it (retry, resolve, checkpoint): a grant for its patient and purpose, and workflow:write; the organisation's view also lists items the caller may only see */
+            can_act: boolean;
+            /**
+             * @description why not, when can_act is false: no grant for the patient and purpose, or no workflow:write
+             *
+             *     * `no_grant_for_patient` - no_grant_for_patient
+             *     * `missing_scope_workflow_write` - missing_scope_workflow_write
+             */
+            cannot_act_reason: (components["schemas"]["CannotActReasonEnum"] | components["schemas"]["NullEnum"]) | null;
         };
         ReconciliationQueue: {
             /**

@@ -365,6 +365,20 @@ class AgentCannotRevoke(ForbiddenError):
     status = 403
 
 
+class ConsentRevoked(ForbiddenError):
+    """The patient withdrew the consent for the workflow's purpose: no new operation is queued for it."""
+
+    code = "consent_revoked"
+    status = 403
+
+
+class ConsentExpired(ForbiddenError):
+    """The patient's consent for the workflow's purpose ran out: no new operation is queued for it."""
+
+    code = "consent_expired"
+    status = 403
+
+
 class AgentCannotExport(ForbiddenError):
     """The patient, or staff with a grant, export a record; an agent reads for its purpose."""
 
@@ -539,6 +553,8 @@ __all__ = [
     "AgentCannotDelete",
     "AgentCannotGrant",
     "AgentCannotRevoke",
+    "ConsentRevoked",
+    "ConsentExpired",
     "AgentCannotExport",
     "UnknownOrganization",
     "ConsentExists",
