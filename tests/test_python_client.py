@@ -20,7 +20,7 @@ from anamnesis_client.client import Call
 
 from tests.fakes.scheduling import FakeScheduling
 from tests.live import free_port
-from tests.support import PATIENT_SCOPES, mint
+from tests.support import PATIENT_SCOPES, mint, propose_many
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -562,6 +562,24 @@ def test_list_operations_gives_every_operation_past_the_services_first_page(worl
             return await api.list_operations(wf.workflow_id)
 
     assert [op.operation_id for op in anyio.run(read_async)] == [op.operation_id for op in ops]
+
+
+def test_list_proposals_gives_every_waiting_proposal_past_the_services_first_page(world, live):
+    """list_proposals returned the first page the service answers (its oldest 100 proposals) and dropped the rest
+    without a word: a patient reviewing her agents' proposals never saw the newer ones. The sync and the async
+    client follow next_cursor to the newest, and keep the purpose on every page."""
+    consent_id = world.consent(world.patient_a)
+    made = propose_many(world.keyring, org_id=world.org, patient_id=world.patient_a, consent_id=consent_id,
+                        count=103)
+    with AnamnesisClient(live.url, patient_token(world), purpose="appointment_scheduling") as api:
+        proposals = api.list_proposals(world.patient_a)
+    assert [str(p.memory_id) for p in proposals] == made
+
+    async def read_async():
+        async with AsyncAnamnesisClient(live.url, patient_token(world)) as api:
+            return await api.list_proposals(world.patient_a, purpose="appointment_scheduling")
+
+    assert [str(p.memory_id) for p in anyio.run(read_async)] == made
 
 
 def test_an_id_that_is_no_identifier_is_refused_before_anything_is_sent(world, live):

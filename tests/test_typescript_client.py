@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import uuid
 
 import pytest
 from anamnesis_client import errors as py_errors
@@ -17,7 +18,7 @@ from django.core.management import call_command
 
 from tests.fakes.processes import BASE_DIR
 from tests.fakes.scheduling import FakeScheduling
-from tests.support import PATIENT_SCOPES
+from tests.support import PATIENT_SCOPES, propose_many
 
 CLIENT_DIR = BASE_DIR / "clients" / "typescript"
 
@@ -76,6 +77,9 @@ def test_the_typescript_client_passes_its_node_tests_against_the_live_service(wo
     settings.SCHEDULING_BASE_URL = scheduling.url
     try:
         consent_id = world.consent(world.patient_a)
+        reviewer = uuid.uuid4()  # a patient with more proposals waiting than one page of the list holds
+        proposals = propose_many(world.keyring, org_id=world.org, patient_id=reviewer,
+                                 consent_id=world.consent(reviewer), count=103)
         build_typescript(CLIENT_DIR)
         tests = sorted(str(p.relative_to(CLIENT_DIR)) for p in (CLIENT_DIR / "dist" / "test").glob("*.test.js"))
         assert len(tests) >= 3, tests
@@ -86,6 +90,9 @@ def test_the_typescript_client_passes_its_node_tests_against_the_live_service(wo
                "ANAMNESIS_READER_TOKEN": world.token(sub=f"patient-{world.patient_a}", patient_id=world.patient_a,
                                                      scope="memory:read"),
                "ANAMNESIS_OTHER_PATIENT_ID": str(world.patient_b),
+               "ANAMNESIS_REVIEWER_TOKEN": world.token(sub=f"patient-{reviewer}", patient_id=reviewer,
+                                                       scope=PATIENT_SCOPES),
+               "ANAMNESIS_REVIEWER_ID": str(reviewer), "ANAMNESIS_REVIEWER_PROPOSALS": json.dumps(proposals),
                "ANAMNESIS_PROBLEM_CLASSES": json.dumps(python_problem_classes())}
         output = run([node(), "--test", "--test-concurrency=1", "--test-reporter=spec", *tests], cwd=CLIENT_DIR,
                      env=env)

@@ -292,12 +292,22 @@ export class AnamnesisClient {
     return required(data).items;
   }
 
-  /** Proposals waiting for the patient or staff; with a purpose, only those kept for it. */
+  /** Every proposal waiting for the patient or staff, oldest first: the service answers a page at a time, and its
+   * pages are followed through `next_cursor` to the newest. With a purpose, only those kept for it. */
   async listProposals(patientId: Id, options: ReadOptions = {}): Promise<Memory[]> {
-    const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/proposals", {
-      params: { path: { patient_id: patientId }, query: withPurpose({}, this.#purposeOf(options)) as never },
-    });
-    return required(data).items;
+    const proposals: Memory[] = [];
+    const purpose = this.#purposeOf(options);
+    let cursor: string | undefined;
+    do {
+      const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/proposals", {
+        params: { path: { patient_id: patientId },
+                  query: withPurpose(cursor === undefined ? {} : { cursor }, purpose) },
+      });
+      const page = required(data);
+      proposals.push(...page.items);
+      cursor = page.next_cursor || undefined;
+    } while (cursor !== undefined);
+    return proposals;
   }
 
   async confirmMemory(patientId: Id, memoryId: Id): Promise<Memory> {

@@ -78,6 +78,14 @@ describe("a patient's round trip", () => {
     assert.equal((await api.endSession(sessionId)).session.status, "completed");
   });
 
+  test("listProposals gives every proposal waiting for review, past the service's first page", async () => {
+    const api = new AnamnesisClient(live.url, live.reviewerToken,
+                                    { timeoutMs: 120_000, purpose: "appointment_scheduling" });
+    const proposals = await api.listProposals(live.reviewerId);
+    assert.ok(live.reviewerProposals.length > 100);
+    assert.deepEqual(proposals.map((m) => m.memory_id), live.reviewerProposals);
+  });
+
   test("every operation of the document is callable through raw, with the same typed errors", async () => {
     const api = client(live.token);
     const { data } = await api.raw.GET("/v1/patients/{patient_id}/consents", {
