@@ -526,6 +526,19 @@ def test_every_read_names_its_purpose_and_one_the_agent_holds_no_consent_for_is_
             ("memory.proposals", "success", sched), ("memory.list", "denied", "communication")} <= by_agent
 
 
+def prior_authorization_submitted(world, live) -> tuple[models.Workflow, models.Operation]:
+    """The patient's prior authorisation at its submission step, with the insurer submission asked for."""
+    payload = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        wf = api.create_workflow("prior_authorization", world.patient_a)
+        wf = api.checkpoint(wf.workflow_id, models.CheckpointIn(
+            expected_version=wf.version, next_step="submit_prior_authorization",
+            state_patch={"referral_verified": True}))
+        op = api.request_operation(wf.workflow_id, expected_version=wf.version, kind="submit_prior_authorization",
+                                   payload=payload)
+    return wf, op
+
+
 def test_list_operations_gives_every_operation_past_the_services_first_page(world, live):
     """list_operations returned the first page the service answers (its newest 100 operations) and dropped the
     rest without a word: an agent resuming a long workflow never saw the older ones. The sync and the async client
@@ -533,14 +546,7 @@ def test_list_operations_gives_every_operation_past_the_services_first_page(worl
     from core.identity import ACTOR_PATIENT, Identity, identity_context
     from workflows.models import Operation
 
-    payload = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}
-    with AnamnesisClient(live.url, patient_token(world)) as api:
-        wf = api.create_workflow("prior_authorization", world.patient_a)
-        wf = api.checkpoint(wf.workflow_id, models.CheckpointIn(
-            expected_version=wf.version, next_step="submit_prior_authorization",
-            state_patch={"referral_verified": True}))
-        api.request_operation(wf.workflow_id, expected_version=wf.version, kind="submit_prior_authorization",
-                              payload=payload)
+    wf, _ = prior_authorization_submitted(world, live)
     me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
                   actor_kind=ACTOR_PATIENT)
     with identity_context(me):
@@ -580,6 +586,58 @@ def test_list_proposals_gives_every_waiting_proposal_past_the_services_first_pag
             return await api.list_proposals(world.patient_a, purpose="appointment_scheduling")
 
     assert [str(p.memory_id) for p in anyio.run(read_async)] == made
+
+
+def test_staff_resolve_an_unknown_outcome_and_see_who_asked_for_each_operation(world, live):
+    """The Python client had no call for the staff resolution of an unknown outcome (POST .../resolve) nor for the
+    retry of one, and its Operation did not declare requested_by_kind, which the TypeScript client's type has:
+    staff reconciling from Python went around the client. An insurer submission the patient asked for, its outcome
+    unknown (parked by the worker, here set so in the database): staff see who asked, resolve it as sent with the
+    insurer's id, the same resolution again answers the same operation, another is OperationNotResolvable, and a
+    settled operation is not retried."""
+    from tests.conftest import admin_connect
+
+    wf, op = prior_authorization_submitted(world, live)
+    with admin_connect() as conn:
+        conn.execute("UPDATE workflow_operation SET status = 'outcome_unknown', outcome_uncertain = true, "
+                     "attempts = attempt_limit, next_attempt_at = NULL WHERE operation_id = %s", [op.operation_id])
+    with AnamnesisClient(live.url, patient_token(world, scope=f"{PATIENT_SCOPES} workflow:reconcile")) as api:
+        with pytest.raises(errors.StaffOnly):
+            api.resolve_operation(wf.workflow_id, op.operation_id, expected_version=wf.version, outcome="not_sent")
+    world.grant(world.patient_a, "ops-py", "prior_authorization")
+    staff = world.token(sub="ops-py", scope="workflow:read workflow:write workflow:reconcile")
+    with AnamnesisClient(live.url, staff) as ops:
+        [listed] = ops.list_operations(wf.workflow_id)
+        assert "requested_by_kind" in models.Operation.model_fields
+        assert (listed.status, listed.requested_by_kind) == ("outcome_unknown", "patient")
+        version = ops.get_workflow(wf.workflow_id).version
+        with pytest.raises(errors.VersionConflict):
+            ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version - 1, outcome="sent",
+                                  external_id="AUTH-9")
+        with pytest.raises(errors.ValidationError) as missing:
+            ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version, outcome="sent")
+        assert missing.value.errors[0]["field"] == "external_id"
+        resolved = ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version,
+                                         outcome="sent", external_id="AUTH-9")
+        assert isinstance(resolved, models.Operation)
+        assert (resolved.status, resolved.result, resolved.requested_by_kind) == (
+            "succeeded", {"authorization_id": "AUTH-9"}, "patient")
+        again = ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version, outcome="sent",
+                                      external_id="AUTH-9")
+        assert again.operation_id == resolved.operation_id and again.status == "succeeded"
+        with pytest.raises(errors.OperationNotResolvable):
+            ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version, outcome="not_sent")
+        with pytest.raises(errors.OperationNotRetryable):
+            ops.retry_operation(wf.workflow_id, op.operation_id)
+        moved = ops.get_workflow(wf.workflow_id)
+    assert moved.current_step == "await_insurer_decision" and moved.state["authorization_id"] == "AUTH-9"
+
+    async def resolve_async():
+        async with AsyncAnamnesisClient(live.url, staff) as ops:
+            return await ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version,
+                                               outcome="sent", external_id="AUTH-9")
+
+    assert anyio.run(resolve_async).status == "succeeded"
 
 
 def test_an_id_that_is_no_identifier_is_refused_before_anything_is_sent(world, live):

@@ -56,6 +56,25 @@ def python_problem_classes() -> dict[str, dict]:
             for code, cls in py_errors.PROBLEM_CLASSES.items()}
 
 
+def unknown_outcome(world) -> tuple[str, str]:
+    """A prior authorisation the patient asked for whose outcome is unknown, as the worker parks one after its
+    attempts ran out (set so in the database): its workflow's id and its operation's."""
+    from tests.conftest import admin_connect
+
+    api = world.patient(world.patient_a)
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization", "patient_id": str(world.patient_a)})
+    r = api.post(f"/v1/workflows/{wf.json()['workflow_id']}/checkpoint", {
+        "expected_version": 1, "next_step": "submit_prior_authorization", "state_patch": {"referral_verified": True},
+        "request_operation": {"kind": "submit_prior_authorization", "payload": {
+            "referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}}})
+    assert r.status_code == 200, r.content
+    operation_id = r.json()["pending_operations"][0]["operation_id"]
+    with admin_connect() as conn:
+        conn.execute("UPDATE workflow_operation SET status = 'outcome_unknown', outcome_uncertain = true, "
+                     "attempts = attempt_limit, next_attempt_at = NULL WHERE operation_id = %s", [operation_id])
+    return wf.json()["workflow_id"], operation_id
+
+
 @pytest.mark.django_db
 def test_the_committed_types_are_generated_from_the_current_openapi_document(tmp_path):
     """After a change to the API: `make ts-generate` rewrites openapi.json, src/schema.ts and src/operations.ts."""
@@ -80,6 +99,8 @@ def test_the_typescript_client_passes_its_node_tests_against_the_live_service(wo
         reviewer = uuid.uuid4()  # a patient with more proposals waiting than one page of the list holds
         proposals = propose_many(world.keyring, org_id=world.org, patient_id=reviewer,
                                  consent_id=world.consent(reviewer), count=103)
+        workflow_id, operation_id = unknown_outcome(world)
+        world.grant(world.patient_a, "ops-ts", "prior_authorization")
         build_typescript(CLIENT_DIR)
         tests = sorted(str(p.relative_to(CLIENT_DIR)) for p in (CLIENT_DIR / "dist" / "test").glob("*.test.js"))
         assert len(tests) >= 3, tests
@@ -92,6 +113,9 @@ def test_the_typescript_client_passes_its_node_tests_against_the_live_service(wo
                "ANAMNESIS_OTHER_PATIENT_ID": str(world.patient_b),
                "ANAMNESIS_REVIEWER_TOKEN": world.token(sub=f"patient-{reviewer}", patient_id=reviewer,
                                                        scope=PATIENT_SCOPES),
+               "ANAMNESIS_STAFF_TOKEN": world.token(sub="ops-ts",
+                                                    scope="workflow:read workflow:write workflow:reconcile"),
+               "ANAMNESIS_UNKNOWN_WORKFLOW_ID": workflow_id, "ANAMNESIS_UNKNOWN_OPERATION_ID": operation_id,
                "ANAMNESIS_REVIEWER_ID": str(reviewer), "ANAMNESIS_REVIEWER_PROPOSALS": json.dumps(proposals),
                "ANAMNESIS_PROBLEM_CLASSES": json.dumps(python_problem_classes())}
         output = run([node(), "--test", "--test-concurrency=1", "--test-reporter=spec", *tests], cwd=CLIENT_DIR,

@@ -48,6 +48,7 @@ export type CheckpointIn = Schemas["CheckpointInRequest"];
 export type Operation = Schemas["OperationOut"];
 export type OperationKind = Schemas["KindEnum"];
 export type OperationPayload = Schemas["OperationPayloadRequest"];
+export type ResolutionOutcome = Schemas["ResolutionOutcomeEnum"];
 
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
@@ -418,6 +419,29 @@ export class AnamnesisClient {
     const { data } = await this.raw.POST("/v1/workflows/{workflow_id}/operations", {
       params: { path: { workflow_id: workflowId }, ...keyHeader(request) },
       body: { expected_version: request.expectedVersion, kind: request.kind, payload: request.payload },
+    });
+    return required(data);
+  }
+
+  /** Staff: a new retry budget for an operation whose retries ran out with an unknown outcome (same key: the
+   * outside system is asked first, and the request is sent again only if it never arrived). */
+  async retryOperation(workflowId: Id, operationId: Id): Promise<Operation> {
+    const { data } = await this.raw.POST("/v1/workflows/{workflow_id}/operations/{operation_id}/retry", {
+      params: { path: { workflow_id: workflowId, operation_id: operationId } },
+    });
+    return required(data);
+  }
+
+  /** Staff (`workflow:reconcile`) record what the outside system told them of an operation whose outcome is
+   * unknown: `"sent"` with its `externalId` (it succeeded; the workflow moves on with the id) or `"not_sent"` (it
+   * failed; ask for it again with a new key). Never attempted again. The same resolution again answers the
+   * operation as it is; another is `OperationNotResolvable`. */
+  async resolveOperation(workflowId: Id, operationId: Id, resolution: { expectedVersion: number;
+                           outcome: ResolutionOutcome; externalId?: string }): Promise<Operation> {
+    const { data } = await this.raw.POST("/v1/workflows/{workflow_id}/operations/{operation_id}/resolve", {
+      params: { path: { workflow_id: workflowId, operation_id: operationId } },
+      body: { expected_version: resolution.expectedVersion, outcome: resolution.outcome,
+              external_id: resolution.externalId },
     });
     return required(data);
   }

@@ -96,6 +96,37 @@ describe("a patient's round trip", () => {
   });
 });
 
+describe("staff reconciliation", () => {
+  test("staff see who asked for an operation, resolve its unknown outcome, and a settled one is not retried",
+       async () => {
+    const patient = client(live.token);
+    const refused = await patient.resolveOperation(live.unknownWorkflowId, live.unknownOperationId,
+                                                   { expectedVersion: 1, outcome: "not_sent" }).catch((e) => e);
+    assert.ok(refused instanceof errors.ForbiddenError, String(refused));
+
+    const staff = client(live.staffToken);
+    const [listed] = await staff.listOperations(live.unknownWorkflowId);
+    assert.equal(listed?.status, "outcome_unknown");
+    assert.equal(listed?.requested_by_kind, "patient");
+    const { version } = await staff.getWorkflow(live.unknownWorkflowId);
+    const resolution = { expectedVersion: version, outcome: "sent" as const, externalId: "AUTH-9" };
+    await assert.rejects(staff.resolveOperation(live.unknownWorkflowId, live.unknownOperationId,
+                                                { ...resolution, expectedVersion: version - 1 }),
+                         errors.VersionConflict);
+    const resolved = await staff.resolveOperation(live.unknownWorkflowId, live.unknownOperationId, resolution);
+    assert.equal(resolved.status, "succeeded");
+    assert.deepEqual(resolved.result, { authorization_id: "AUTH-9" });
+    const again = await staff.resolveOperation(live.unknownWorkflowId, live.unknownOperationId, resolution);
+    assert.equal(again.operation_id, resolved.operation_id);
+    await assert.rejects(staff.resolveOperation(live.unknownWorkflowId, live.unknownOperationId,
+                                                { expectedVersion: version, outcome: "not_sent" }),
+                         errors.OperationNotResolvable);
+    await assert.rejects(staff.retryOperation(live.unknownWorkflowId, live.unknownOperationId),
+                         errors.OperationNotRetryable);
+    assert.equal((await staff.getWorkflow(live.unknownWorkflowId)).current_step, "await_insurer_decision");
+  });
+});
+
 describe("problems are typed errors", () => {
   test("each problem code throws its own class, with status, code and request id", async () => {
     const api = client(live.token);

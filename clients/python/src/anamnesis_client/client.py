@@ -241,6 +241,23 @@ class _Operations:
         return self._run(Call("POST", f"/v1/workflows/{workflow_id}/operations", m.Operation, json=body,
                               creating=True, idempotency_key=idempotency_key))
 
+    def retry_operation(self, workflow_id: uuid.UUID | str, operation_id: uuid.UUID | str):
+        """Staff: a new retry budget for an operation whose retries ran out with an unknown outcome (same key: the
+        outside system is asked first, and the request is sent again only if it never arrived)."""
+        return self._run(Call("POST", f"/v1/workflows/{workflow_id}/operations/{operation_id}/retry", m.Operation))
+
+    def resolve_operation(self, workflow_id: uuid.UUID | str, operation_id: uuid.UUID | str, *,
+                          expected_version: int, outcome: str, external_id: str | None = None):
+        """Staff (``workflow:reconcile``) record what the outside system told them of an operation whose outcome is
+        unknown: ``outcome="sent"`` with its ``external_id`` (it succeeded; the workflow moves on with the id) or
+        ``"not_sent"`` (it failed; ask for it again with a new key). Never attempted again. The same resolution
+        again answers the operation as it is; another is :class:`errors.OperationNotResolvable`."""
+        body: dict[str, Any] = {"expected_version": expected_version, "outcome": outcome}
+        if external_id is not None:
+            body["external_id"] = external_id
+        return self._run(Call("POST", f"/v1/workflows/{workflow_id}/operations/{operation_id}/resolve",
+                              m.Operation, json=body))
+
     def list_operations(self, workflow_id: uuid.UUID | str):
         """Every operation of the workflow, newest first (the service answers a page at a time)."""
         return self._run(Call("GET", f"/v1/workflows/{workflow_id}/operations", m.Operation, unwrap="items",
