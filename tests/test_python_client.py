@@ -280,6 +280,51 @@ def test_a_commit_whose_outcome_is_unknown_is_sent_again_only_when_that_is_safe(
         server.server_close()
 
 
+def test_each_answer_of_the_service_is_parsed_once(monkeypatch):
+    """A 503's problem document was parsed twice: once to ask whether it is commit_outcome_unknown, again to raise
+    its error (and, retried, twice per answer). A service answering 503 service_unavailable (a real HTTP server)
+    twice, then the client's own retries spent: one parse per answer, whatever the answer decides."""
+    answers = iter([(503, {"code": "service_unavailable", "status": 503, "title": "try again"}),
+                    (503, {"code": "commit_outcome_unknown", "status": 503, "title": "may have been saved"}),
+                    (503, {"code": "service_unavailable", "status": 503, "title": "try again"})])
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            status, problem = next(answers)
+            data = json.dumps(problem).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/problem+json")
+            self.send_header("Retry-After", "1")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    parses: list[int] = []
+    parse = httpx.Response.json
+
+    def counted(response, **kwargs):
+        parses.append(response.status_code)
+        return parse(response, **kwargs)
+
+    monkeypatch.setattr(httpx.Response, "json", counted)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        sleeps = Sleeps()
+        with AnamnesisClient(f"http://127.0.0.1:{server.server_port}", "t", sleep=sleeps,
+                             retry=RetryPolicy(max_retries=2)) as api:
+            with pytest.raises(errors.ServiceUnavailable) as raised:
+                api.get_workflow(uuid.uuid4())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert raised.value.message == "try again" and raised.value.retry_after == 1.0 and sleeps == [1.0, 1.0]
+    assert parses == [503, 503, 503], "one parse per answer"
+
+
 def test_a_checkpoint_or_context_pack_whose_answer_was_lost_is_retried_under_its_key_and_answered(world, live):
     """The checkpoint landed but its answer was lost: retried under the same Idempotency-Key it is the first answer
     again (version 2), not a TransportError (nor, retried by hand, 409 version_conflict for the agent's own step);

@@ -52,16 +52,6 @@ export type ResolutionOutcome = Schemas["ResolutionOutcomeEnum"];
 
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
-async function problemCode(response: Response): Promise<string | undefined> {
-  try {
-    const body: unknown = JSON.parse(await response.text());
-    return body !== null && typeof body === "object" && typeof (body as { code?: unknown }).code === "string"
-      ? (body as { code: string }).code : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export interface RetryPolicy {
   maxRetries: number;
   backoffBaseMs: number;
@@ -215,28 +205,26 @@ export class AnamnesisClient {
           continue;
         }
       }
+      if (response.status < 400) return response;
+      // a problem document, read once for both the retry decision and the error thrown
+      let problem: unknown = {};
+      try {
+        problem = JSON.parse(await response.text());
+      } catch {
+        // not JSON: the status alone decides the class
+      }
+      const fields = (problem !== null && typeof problem === "object" && !Array.isArray(problem) ? problem : {}
+                     ) as Record<string, unknown>;
       const retryAfter = parseRetryAfter(response.headers.get("Retry-After"));
       // a 503 commit_outcome_unknown: the write may have been saved, so it is sent again only when that is safe
-      const outcomeUnknown = response.status === 503
-        && (await problemCode(response.clone())) === CommitOutcomeUnknown.code;
+      const outcomeUnknown = response.status === 503 && fields["code"] === CommitOutcomeUnknown.code;
       if (RETRY_STATUSES.has(response.status) && (safeWithoutAnswer || !outcomeUnknown)
           && attempt < this.retry.maxRetries) {
-        await response.body?.cancel();
         await this.#sleep(retryDelay(this.retry, attempt, retryAfter));
         attempt += 1;
         continue;
       }
-      if (response.status >= 400) {
-        let problem: unknown = {};
-        try {
-          problem = JSON.parse(await response.text());
-        } catch {
-          // not JSON: the status alone decides the class
-        }
-        const fields = problem !== null && typeof problem === "object" && !Array.isArray(problem) ? problem : {};
-        throw errorFromProblem(response.status, fields as Record<string, unknown>, { retryAfter });
-      }
-      return response;
+      throw errorFromProblem(response.status, fields, { retryAfter });
     }
   }
 

@@ -294,21 +294,26 @@ class _Base(_Operations):
         return call.method == "GET" or key is not None
 
     @classmethod
-    def _retry_on_status(cls, call: Call, key: str | None, response: httpx.Response) -> bool:
+    def _retry_on_status(cls, call: Call, key: str | None, response: httpx.Response, body: Any) -> bool:
         """429 and 503 changed nothing, except a 503 ``commit_outcome_unknown``: the write may have been saved, so
         it is sent again only when that is safe without knowing (a read, a keyed call)."""
         if response.status_code not in RETRY_STATUSES:
             return False
-        if response.status_code == 503 and _problem_code(response) == CommitOutcomeUnknown.code:
+        if (response.status_code == 503 and isinstance(body, dict)
+                and body.get("code") == CommitOutcomeUnknown.code):
             return cls._retry_on_transport(call, key)
         return True
 
     @staticmethod
-    def _parse(call: Call, response: httpx.Response):
+    def _body(response: httpx.Response) -> Any:
+        """The answer's JSON, parsed once for both the retry decision and the result ({} when it is none)."""
         try:
-            body = response.json() if response.content else {}
+            return response.json() if response.content else {}
         except ValueError:
-            body = {}
+            return {}
+
+    @staticmethod
+    def _parse(call: Call, response: httpx.Response, body: Any):
         if response.status_code >= 400:
             if not isinstance(body, dict):
                 body = {}
@@ -319,14 +324,6 @@ class _Base(_Operations):
         if call.unwrap:
             return [call.model.model_validate(item) for item in body[call.unwrap]], body
         return call.model.model_validate(body)
-
-
-def _problem_code(response: httpx.Response) -> str | None:
-    try:
-        body = response.json()
-    except ValueError:
-        return None
-    return body.get("code") if isinstance(body, dict) else None
 
 
 class AnamnesisClient(_Base):
@@ -386,11 +383,12 @@ class AnamnesisClient(_Base):
                 self.token.invalidate()
                 if not isinstance(self.token, StaticToken):
                     continue
-            if self._retry_on_status(call, key, response) and attempt < self.retry.max_retries:
+            body = self._body(response)
+            if self._retry_on_status(call, key, response, body) and attempt < self.retry.max_retries:
                 self._sleep(self.retry.delay(attempt, parse_retry_after(response.headers.get("Retry-After"))))
                 attempt += 1
                 continue
-            return self._parse(call, response)
+            return self._parse(call, response, body)
 
 
 class AsyncAnamnesisClient(_Base):
@@ -450,11 +448,12 @@ class AsyncAnamnesisClient(_Base):
                 self.token.invalidate()
                 if not isinstance(self.token, StaticToken):
                     continue
-            if self._retry_on_status(call, key, response) and attempt < self.retry.max_retries:
+            body = self._body(response)
+            if self._retry_on_status(call, key, response, body) and attempt < self.retry.max_retries:
                 await self._sleep(self.retry.delay(attempt, parse_retry_after(response.headers.get("Retry-After"))))
                 attempt += 1
                 continue
-            return self._parse(call, response)
+            return self._parse(call, response, body)
 
 
 __all__ = ["AnamnesisClient", "AsyncAnamnesisClient", "RetryPolicy", "Call", "AnamnesisError",
