@@ -537,6 +537,50 @@ def test_documented_problem_codes_have_their_own_class_in_their_family(status, c
 
 
 
+def test_every_problem_code_the_service_answers_has_its_own_class_of_the_same_status():
+    """What gunicorn refuses before the application (400 bad_request, 417 expectation_failed, 501 not_implemented)
+    and the middleware's 400 bad_content_length had no class: raised as a bare AnamnesisError (400 had no family
+    either). Every code the API answers (each ApiError class, each code given to one where it is raised, the
+    middleware's and gunicorn's problems; the portal's pages and the MCP transport are not the API) has its own
+    class here, of the status the service answers it with, and 400 is the BadRequest family."""
+    import ast
+    import re
+
+    import config.urls  # noqa: F401  every view, so every problem class of the service, loaded
+    from core.errors import ApiError
+    from core.gunicorn_worker import _SERVER_PROBLEMS
+    from tests.fakes.processes import BASE_DIR
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    problem_classes = {cls.__name__: cls for cls in [ApiError, *subclasses(ApiError)]}
+    answered = {cls.code: cls.status_code for cls in problem_classes.values()}
+    answered.update({code: status for status, (code, _title) in _SERVER_PROBLEMS.items()})
+    for app in ("core", "config", "consent", "directory", "memory", "conversations", "workflows", "rights", "events"):
+        for path in (BASE_DIR / app).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            source = path.read_text()
+            answered.update({code: int(status) for status, code in re.findall(r'json_problem\((\d+), "(\w+)"', source)})
+            for node in ast.walk(ast.parse(source)):
+                name = getattr(node, "func", None) and getattr(node.func, "id", getattr(node.func, "attr", None))
+                if isinstance(node, ast.Call) and name in problem_classes:
+                    for keyword in node.keywords:
+                        if keyword.arg == "code" and isinstance(keyword.value, ast.Constant):
+                            answered[keyword.value.value] = problem_classes[name].status_code
+    assert len(answered) > 60, sorted(answered)
+    mismatched = {code: (status, getattr(errors.PROBLEM_CLASSES.get(code), "status", None))
+                  for code, status in answered.items()
+                  if getattr(errors.PROBLEM_CLASSES.get(code), "status", None) != status}
+    assert mismatched == {}, "code: (the service's status, the client's)"
+    for code in ("bad_request", "bad_content_length", "malformed_json"):
+        assert isinstance(errors.error_from_problem(400, {"code": code}), errors.BadRequest), code
+    assert type(errors.error_from_problem(400, {"code": "brand_new"})) is errors.BadRequest
+
+
 def test_the_client_reads_what_conversations_flagged_for_the_care_team(world, live):
     pid = world.patient_a
     patient = world.patient(pid)

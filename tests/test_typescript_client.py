@@ -50,7 +50,7 @@ def build_typescript(package_dir) -> None:
 
 def python_problem_classes() -> dict[str, dict]:
     families = ("ForbiddenError", "ConflictError", "RetryableError", "ValidationError", "SessionGone",
-                "ServiceUnavailable")
+                "ServiceUnavailable", "BadRequest")
     return {code: {"name": cls.__name__, "status": cls.status,
                    "families": [f for f in families if issubclass(cls, getattr(py_errors, f))]}
             for code, cls in py_errors.PROBLEM_CLASSES.items()}
