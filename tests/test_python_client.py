@@ -236,6 +236,65 @@ def test_network_failures_are_retried_only_when_safe():
         assert len(sleeps) == 2, "a keyed create is retried under the same key"
 
 
+def test_an_answer_that_trickles_in_is_given_up_after_the_timeout_and_retried_when_safe():
+    """httpx's timeout bounds each read, not the answer: a service (or a proxy before it) sending its answer a few
+    bytes at a time held a call made with timeout=1 for as long as it went on (here 15 s an attempt). Each attempt
+    now gives up once ``timeout`` seconds pass without the whole answer: a read is retried, then TransportError;
+    an unkeyed write is not sent again. Sync and async; the service is a real HTTP server."""
+    attempts: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _trickle(self):
+            attempts.append(self.command)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = json.dumps({"workflow_id": str(uuid.uuid4()), "padding": " " * 40}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                for i in range(0, len(body), 4):
+                    self.wfile.write(body[i:i + 4])
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            except OSError:  # the client gave up
+                pass
+
+        do_GET = do_POST = _trickle  # noqa: N815
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True  # closing does not wait for the trickles the client gave up on
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    try:
+        started = time.monotonic()
+        with AnamnesisClient(url, "t", timeout=1, sleep=Sleeps(), retry=RetryPolicy(max_retries=1)) as api:
+            with pytest.raises(errors.TransportError, match="ReadTimeout"):
+                api.get_workflow(uuid.uuid4())
+            assert attempts == ["GET", "GET"], "a read is tried again"
+            with pytest.raises(errors.TransportError):
+                api.end_session(uuid.uuid4())
+            assert attempts == ["GET", "GET", "POST"], "an unkeyed write is not"
+        assert time.monotonic() - started < 8
+
+        async def read_async():
+            async with AsyncAnamnesisClient(url, "t", timeout=1, sleep=lambda s: anyio.sleep(0),
+                                            retry=RetryPolicy(max_retries=1)) as api:
+                await api.get_workflow(uuid.uuid4())
+
+        attempts.clear()
+        started = time.monotonic()
+        with pytest.raises(errors.TransportError):
+            anyio.run(read_async)
+        assert attempts == ["GET", "GET"] and time.monotonic() - started < 5
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_a_commit_whose_outcome_is_unknown_is_sent_again_only_when_that_is_safe():
     """503 ``commit_outcome_unknown``: the write may have been saved. An unkeyed write raises at once (sent again,
     a delete that went through answers 404); a read and a keyed create are sent again, as after a lost answer. A

@@ -186,9 +186,13 @@ export class AnamnesisClient {
         throw error;
       }
       let response: Response;
+      let answer: ArrayBuffer | undefined;
       try {
         response = await this.#fetch(request.url, { method, headers, body, redirect: "follow",
                                                      signal: AbortSignal.timeout(this.#timeoutMs) });
+        // the whole answer within the attempt's timeout: read by the caller, one still arriving when it ran out
+        // threw a bare TimeoutError past the retries; read here, it is a lost answer
+        if (response.status < 400) answer = await response.arrayBuffer();
       } catch (error) {
         if (safeWithoutAnswer && attempt < this.retry.maxRetries) {
           await this.#sleep(retryDelay(this.retry, attempt, undefined));
@@ -205,7 +209,10 @@ export class AnamnesisClient {
           continue;
         }
       }
-      if (response.status < 400) return response;
+      if (answer !== undefined) {
+        return new Response(answer.byteLength > 0 ? answer : null,
+                            { status: response.status, statusText: response.statusText, headers: response.headers });
+      }
       // a problem document, read once for both the retry decision and the error thrown
       let problem: unknown = {};
       try {

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+import anyio
 import httpx
 from pydantic import BaseModel
 
@@ -357,6 +358,24 @@ class AnamnesisClient(_Base):
             page_call = self._next_page(page_call, body)
         return items
 
+    def _attempt(self, call: Call, headers: dict[str, str]) -> httpx.Response:
+        """One request, given up (``httpx.ReadTimeout``) once ``timeout`` seconds pass without the whole answer.
+        httpx's timeout bounds each read, so an answer trickling in a few bytes at a time held the caller for as
+        long as it went on; the deadline is checked after each read."""
+        deadline = time.monotonic() + self.timeout
+        request = self._http.build_request(call.method, call.path, params=call.params, json=call.json,
+                                           headers=headers)
+        response = self._http.send(request, stream=True)
+        try:
+            raw = bytearray()
+            for chunk in response.iter_raw():
+                raw += chunk
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("the answer did not arrive whole in time", request=request)
+        finally:
+            response.close()
+        return httpx.Response(response.status_code, headers=response.headers, content=bytes(raw), request=request)
+
     def _send(self, call: Call):
         headers, key = self._prepare(call)
         attempt, refreshed = 0, False
@@ -370,8 +389,7 @@ class AnamnesisClient(_Base):
                     continue
                 raise
             try:
-                response = self._http.request(call.method, call.path, params=call.params, json=call.json,
-                                              headers=headers)
+                response = self._attempt(call, headers)
             except httpx.TransportError as exc:
                 if self._retry_on_transport(call, key) and attempt < self.retry.max_retries:
                     self._sleep(self.retry.delay(attempt, None))
@@ -435,9 +453,11 @@ class AsyncAnamnesisClient(_Base):
                     continue
                 raise
             try:
-                response = await self._http.request(call.method, call.path, params=call.params, json=call.json,
-                                                    headers=headers)
-            except httpx.TransportError as exc:
+                # the whole answer within ``timeout``: httpx's own bounds each read, not the answer
+                with anyio.fail_after(self.timeout):
+                    response = await self._http.request(call.method, call.path, params=call.params,
+                                                        json=call.json, headers=headers)
+            except (httpx.TransportError, TimeoutError) as exc:
                 if self._retry_on_transport(call, key) and attempt < self.retry.max_retries:
                     await self._sleep(self.retry.delay(attempt, None))
                     attempt += 1
