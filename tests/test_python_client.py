@@ -416,9 +416,10 @@ class TokenEndpoint:
     by a colon."""
 
     def __init__(self, world, patient_id, client: tuple[str, str] = ("booking-agent", "s3cret"),
-                 unavailable: int = 0) -> None:
+                 unavailable: int = 0, bodies: list[bytes] | None = None) -> None:
         self.calls: list[dict] = []
         self.unavailable = unavailable  # the first requests answered 503 (down, or restarting)
+        self.bodies = bodies or []  # then these, each as a 200, before tokens it mints
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -441,7 +442,8 @@ class TokenEndpoint:
                     return
                 token = mint(world.keyring, sub="booking-agent", org_id=world.org, patient_id=patient_id,
                              scope=form.get("scope", [PATIENT_SCOPES])[0])
-                data = json.dumps({"access_token": token, "token_type": "Bearer", "expires_in": 300}).encode()
+                data = outer.bodies.pop(0) if outer.bodies else json.dumps(
+                    {"access_token": token, "token_type": "Bearer", "expires_in": 300}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -475,6 +477,30 @@ def test_client_credentials_tokens_are_fetched_once_and_renewed_after_a_401(worl
         wrong = ClientCredentials(endpoint.url, "booking-agent", "wrong")
         with pytest.raises(errors.InvalidToken):
             wrong.get_token()
+    finally:
+        endpoint.stop()
+
+
+def test_a_token_endpoint_answer_that_holds_no_token_is_an_invalid_token_never_a_parse_error(world, live):
+    """A token endpoint answering 200 with something other than a JSON object (a proxy's sign-in page, a list)
+    raised json's JSONDecodeError or an AttributeError out of the client, and an ``expires_in`` of null a
+    TypeError, where the TypeScript client reads no token (InvalidToken) and the default lifetime. A real token
+    endpoint answers each in turn."""
+    token = mint(world.keyring, sub="booking-agent", org_id=world.org, patient_id=world.patient_a,
+                 scope="memory:read")
+    endpoint = TokenEndpoint(world, world.patient_a, bodies=[
+        b"<html>sign in</html>", b"[]", b'{"access_token": "", "token_type": "Bearer"}',
+        b'{"access_token": "t", "token_type": 7}',
+        json.dumps({"access_token": token, "token_type": "Bearer", "expires_in": None}).encode()])
+    try:
+        provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret")
+        for _ in range(4):
+            with pytest.raises(errors.InvalidToken):
+                provider.get_token()
+        with AnamnesisClient(live.url, provider) as api:
+            assert api.list_memories(world.patient_a) == []
+            assert api.list_memories(world.patient_a) == []
+        assert provider.fetches == 1, "kept for the default lifetime"
     finally:
         endpoint.stop()
 
