@@ -410,6 +410,38 @@ def test_a_checkpoint_or_context_pack_whose_answer_was_lost_is_retried_under_its
     assert [r["release_id"] for r in releases] == [str(pack.release_id)]
 
 
+def test_any_operation_the_client_names_no_call_for_is_reached_with_its_retries_keys_and_errors(world, live):
+    """The TypeScript client reaches every operation of the document through ``raw``; the Python client only
+    through its private ``_run(Call(...))``, so an administrator's grants or an auditor's events went around its
+    retries, keys and typed errors. ``request()``: a grant whose answer was lost is retried under its key (one
+    grant), the list reads it, the revoke and a refusal are typed, and the async client has it too."""
+    admin = world.token(sub="org-admin", scope="grant:write consent:read audit:read")
+    gateway = Gateway(live.url, limit=1, lose=1)
+    body = {"patient_id": str(world.patient_a), "actor_sub": "nurse-raw", "purpose": "appointment_scheduling"}
+    try:
+        with AnamnesisClient(gateway.url, admin, sleep=Sleeps()) as api:
+            grant = api.request("POST", "/v1/grants", json=body, keyed=True)
+    finally:
+        gateway.stop()
+    assert len(gateway.keys) == 3 and gateway.keys[0] and len(set(gateway.keys)) == 1, gateway.keys
+    with AnamnesisClient(live.url, admin) as api:
+        listed = api.request("GET", "/v1/grants", params={"patient_id": world.patient_a, "limit": 5})
+        assert [g["grant_id"] for g in listed["items"]] == [grant["grant_id"]]
+        with pytest.raises(errors.ValidationError) as refused:
+            api.request("GET", "/v1/grants", params={"limit": 0})
+        assert refused.value.errors[0]["field"] == "limit"
+        revoked = api.request("post", f"/v1/grants/{grant['grant_id']}/revoke")
+        assert revoked["grant_id"] == grant["grant_id"] and revoked["revoked_at"]
+        with pytest.raises(ValueError, match="not an identifier"):
+            api.request("GET", "/v1/grants/../patients")
+
+    async def read_async():
+        async with AsyncAnamnesisClient(live.url, admin) as api:
+            return await api.request("GET", "/v1/audit-events", params={"limit": 1})
+
+    assert anyio.run(read_async)["view"] == "organization"
+
+
 class TokenEndpoint:
     """An OAuth authorization server's token endpoint (client credentials), minting tokens with the test keys. It
     reads the client's HTTP Basic credentials as RFC 6749 §2.3.1 has them sent: each form-urlencoded, then joined

@@ -116,6 +116,15 @@ class _Operations:
             return purpose
         return self.default_purpose
 
+    def request(self, method: str, path: str, *, params: dict[str, Any] | None = None, json: Any = None,
+                keyed: bool = False, idempotency_key: str | None = None):
+        """Any operation of the OpenAPI document by its path (ids filled in: ``f"/v1/grants/{grant_id}/revoke"``),
+        with this client's token, retries and typed errors; returns the answer's JSON. ``keyed=True`` for an
+        operation that takes an Idempotency-Key (the document's creating POSTs): a fresh one unless you give
+        yours, the same on every attempt. A list answers one page: pass its ``next_cursor`` as ``cursor``."""
+        return self._run(Call(method.upper(), path, params=_params(**(params or {})), json=json,
+                              creating=keyed, idempotency_key=idempotency_key))
+
     # --- consents ------------------------------------------------------------------------------------------
     def give_consent(self, patient_id: uuid.UUID | str, purpose: str, *, evidence_ref: str | None = None,
                      expires_at: datetime | None = None, idempotency_key: str | None = None):
