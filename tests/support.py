@@ -134,6 +134,23 @@ class Api:
                                    **self._headers(headers))
 
 
+def propose_many(keys: KeyRing, *, org_id: uuid.UUID, patient_id: uuid.UUID, consent_id: str, count: int) -> list[str]:
+    """``count`` distinct proposals waiting for review for the patient, oldest first, made by as many agents acting
+    for the patient as the cap per proposer (50) needs: more than a page of the proposals list."""
+    made = []
+    for i in range(count):
+        agent, n = divmod(i, 40)
+        api = Api(mint(keys, sub=f"patient-{patient_id}", org_id=org_id, patient_id=patient_id,
+                       scope=PATIENT_SCOPES, act=f"proposer-agent-{agent}"))
+        time_of_day = f"{6 + n // 6:02d}:{n % 6}0"
+        r = api.post(f"/v1/patients/{patient_id}/memories/proposals", {
+            "memory_type": "scheduling_preference", "fact": {"kind": "earliest_time", "time": time_of_day},
+            "consent_purpose": "appointment_scheduling", "consent_record_id": consent_id, "source_ref": f"turn:{i}"})
+        assert r.status_code == 201, r.content
+        made.append(r.json()["memory_id"])
+    return made
+
+
 def configure_identity_provider(url: str) -> None:
     settings.OIDC_JWKS_URL = url
     settings.OIDC_ISSUER = ISSUER

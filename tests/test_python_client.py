@@ -20,7 +20,7 @@ from anamnesis_client.client import Call
 
 from tests.fakes.scheduling import FakeScheduling
 from tests.live import free_port
-from tests.support import PATIENT_SCOPES, mint
+from tests.support import PATIENT_SCOPES, mint, propose_many
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -236,6 +236,65 @@ def test_network_failures_are_retried_only_when_safe():
         assert len(sleeps) == 2, "a keyed create is retried under the same key"
 
 
+def test_an_answer_that_trickles_in_is_given_up_after_the_timeout_and_retried_when_safe():
+    """httpx's timeout bounds each read, not the answer: a service (or a proxy before it) sending its answer a few
+    bytes at a time held a call made with timeout=1 for as long as it went on (here 15 s an attempt). Each attempt
+    now gives up once ``timeout`` seconds pass without the whole answer: a read is retried, then TransportError;
+    an unkeyed write is not sent again. Sync and async; the service is a real HTTP server."""
+    attempts: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _trickle(self):
+            attempts.append(self.command)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = json.dumps({"workflow_id": str(uuid.uuid4()), "padding": " " * 40}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                for i in range(0, len(body), 4):
+                    self.wfile.write(body[i:i + 4])
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            except OSError:  # the client gave up
+                pass
+
+        do_GET = do_POST = _trickle  # noqa: N815
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True  # closing does not wait for the trickles the client gave up on
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    try:
+        started = time.monotonic()
+        with AnamnesisClient(url, "t", timeout=1, sleep=Sleeps(), retry=RetryPolicy(max_retries=1)) as api:
+            with pytest.raises(errors.TransportError, match="ReadTimeout"):
+                api.get_workflow(uuid.uuid4())
+            assert attempts == ["GET", "GET"], "a read is tried again"
+            with pytest.raises(errors.TransportError):
+                api.end_session(uuid.uuid4())
+            assert attempts == ["GET", "GET", "POST"], "an unkeyed write is not"
+        assert time.monotonic() - started < 8
+
+        async def read_async():
+            async with AsyncAnamnesisClient(url, "t", timeout=1, sleep=lambda s: anyio.sleep(0),
+                                            retry=RetryPolicy(max_retries=1)) as api:
+                await api.get_workflow(uuid.uuid4())
+
+        attempts.clear()
+        started = time.monotonic()
+        with pytest.raises(errors.TransportError):
+            anyio.run(read_async)
+        assert attempts == ["GET", "GET"] and time.monotonic() - started < 5
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_a_commit_whose_outcome_is_unknown_is_sent_again_only_when_that_is_safe():
     """503 ``commit_outcome_unknown``: the write may have been saved. An unkeyed write raises at once (sent again,
     a delete that went through answers 404); a read and a keyed create are sent again, as after a lost answer. A
@@ -280,6 +339,51 @@ def test_a_commit_whose_outcome_is_unknown_is_sent_again_only_when_that_is_safe(
         server.server_close()
 
 
+def test_each_answer_of_the_service_is_parsed_once(monkeypatch):
+    """A 503's problem document was parsed twice: once to ask whether it is commit_outcome_unknown, again to raise
+    its error (and, retried, twice per answer). A service answering 503 service_unavailable (a real HTTP server)
+    twice, then the client's own retries spent: one parse per answer, whatever the answer decides."""
+    answers = iter([(503, {"code": "service_unavailable", "status": 503, "title": "try again"}),
+                    (503, {"code": "commit_outcome_unknown", "status": 503, "title": "may have been saved"}),
+                    (503, {"code": "service_unavailable", "status": 503, "title": "try again"})])
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            status, problem = next(answers)
+            data = json.dumps(problem).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/problem+json")
+            self.send_header("Retry-After", "1")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    parses: list[int] = []
+    parse = httpx.Response.json
+
+    def counted(response, **kwargs):
+        parses.append(response.status_code)
+        return parse(response, **kwargs)
+
+    monkeypatch.setattr(httpx.Response, "json", counted)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        sleeps = Sleeps()
+        with AnamnesisClient(f"http://127.0.0.1:{server.server_port}", "t", sleep=sleeps,
+                             retry=RetryPolicy(max_retries=2)) as api:
+            with pytest.raises(errors.ServiceUnavailable) as raised:
+                api.get_workflow(uuid.uuid4())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert raised.value.message == "try again" and raised.value.retry_after == 1.0 and sleeps == [1.0, 1.0]
+    assert parses == [503, 503, 503], "one parse per answer"
+
+
 def test_a_checkpoint_or_context_pack_whose_answer_was_lost_is_retried_under_its_key_and_answered(world, live):
     """The checkpoint landed but its answer was lost: retried under the same Idempotency-Key it is the first answer
     again (version 2), not a TransportError (nor, retried by hand, 409 version_conflict for the agent's own step);
@@ -306,15 +410,48 @@ def test_a_checkpoint_or_context_pack_whose_answer_was_lost_is_retried_under_its
     assert [r["release_id"] for r in releases] == [str(pack.release_id)]
 
 
+def test_any_operation_the_client_names_no_call_for_is_reached_with_its_retries_keys_and_errors(world, live):
+    """The TypeScript client reaches every operation of the document through ``raw``; the Python client only
+    through its private ``_run(Call(...))``, so an administrator's grants or an auditor's events went around its
+    retries, keys and typed errors. ``request()``: a grant whose answer was lost is retried under its key (one
+    grant), the list reads it, the revoke and a refusal are typed, and the async client has it too."""
+    admin = world.token(sub="org-admin", scope="grant:write consent:read audit:read")
+    gateway = Gateway(live.url, limit=1, lose=1)
+    body = {"patient_id": str(world.patient_a), "actor_sub": "nurse-raw", "purpose": "appointment_scheduling"}
+    try:
+        with AnamnesisClient(gateway.url, admin, sleep=Sleeps()) as api:
+            grant = api.request("POST", "/v1/grants", json=body, keyed=True)
+    finally:
+        gateway.stop()
+    assert len(gateway.keys) == 3 and gateway.keys[0] and len(set(gateway.keys)) == 1, gateway.keys
+    with AnamnesisClient(live.url, admin) as api:
+        listed = api.request("GET", "/v1/grants", params={"patient_id": world.patient_a, "limit": 5})
+        assert [g["grant_id"] for g in listed["items"]] == [grant["grant_id"]]
+        with pytest.raises(errors.ValidationError) as refused:
+            api.request("GET", "/v1/grants", params={"limit": 0})
+        assert refused.value.errors[0]["field"] == "limit"
+        revoked = api.request("post", f"/v1/grants/{grant['grant_id']}/revoke")
+        assert revoked["grant_id"] == grant["grant_id"] and revoked["revoked_at"]
+        with pytest.raises(ValueError, match="not an identifier"):
+            api.request("GET", "/v1/grants/../patients")
+
+    async def read_async():
+        async with AsyncAnamnesisClient(live.url, admin) as api:
+            return await api.request("GET", "/v1/audit-events", params={"limit": 1})
+
+    assert anyio.run(read_async)["view"] == "organization"
+
+
 class TokenEndpoint:
     """An OAuth authorization server's token endpoint (client credentials), minting tokens with the test keys. It
     reads the client's HTTP Basic credentials as RFC 6749 §2.3.1 has them sent: each form-urlencoded, then joined
     by a colon."""
 
     def __init__(self, world, patient_id, client: tuple[str, str] = ("booking-agent", "s3cret"),
-                 unavailable: int = 0) -> None:
+                 unavailable: int = 0, bodies: list[bytes] | None = None) -> None:
         self.calls: list[dict] = []
         self.unavailable = unavailable  # the first requests answered 503 (down, or restarting)
+        self.bodies = bodies or []  # then these, each as a 200, before tokens it mints
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -337,7 +474,8 @@ class TokenEndpoint:
                     return
                 token = mint(world.keyring, sub="booking-agent", org_id=world.org, patient_id=patient_id,
                              scope=form.get("scope", [PATIENT_SCOPES])[0])
-                data = json.dumps({"access_token": token, "token_type": "Bearer", "expires_in": 300}).encode()
+                data = outer.bodies.pop(0) if outer.bodies else json.dumps(
+                    {"access_token": token, "token_type": "Bearer", "expires_in": 300}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -371,6 +509,30 @@ def test_client_credentials_tokens_are_fetched_once_and_renewed_after_a_401(worl
         wrong = ClientCredentials(endpoint.url, "booking-agent", "wrong")
         with pytest.raises(errors.InvalidToken):
             wrong.get_token()
+    finally:
+        endpoint.stop()
+
+
+def test_a_token_endpoint_answer_that_holds_no_token_is_an_invalid_token_never_a_parse_error(world, live):
+    """A token endpoint answering 200 with something other than a JSON object (a proxy's sign-in page, a list)
+    raised json's JSONDecodeError or an AttributeError out of the client, and an ``expires_in`` of null a
+    TypeError, where the TypeScript client reads no token (InvalidToken) and the default lifetime. A real token
+    endpoint answers each in turn."""
+    token = mint(world.keyring, sub="booking-agent", org_id=world.org, patient_id=world.patient_a,
+                 scope="memory:read")
+    endpoint = TokenEndpoint(world, world.patient_a, bodies=[
+        b"<html>sign in</html>", b"[]", b'{"access_token": "", "token_type": "Bearer"}',
+        b'{"access_token": "t", "token_type": 7}',
+        json.dumps({"access_token": token, "token_type": "Bearer", "expires_in": None}).encode()])
+    try:
+        provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret")
+        for _ in range(4):
+            with pytest.raises(errors.InvalidToken):
+                provider.get_token()
+        with AnamnesisClient(live.url, provider) as api:
+            assert api.list_memories(world.patient_a) == []
+            assert api.list_memories(world.patient_a) == []
+        assert provider.fetches == 1, "kept for the default lifetime"
     finally:
         endpoint.stop()
 
@@ -494,6 +656,50 @@ def test_documented_problem_codes_have_their_own_class_in_their_family(status, c
 
 
 
+def test_every_problem_code_the_service_answers_has_its_own_class_of_the_same_status():
+    """What gunicorn refuses before the application (400 bad_request, 417 expectation_failed, 501 not_implemented)
+    and the middleware's 400 bad_content_length had no class: raised as a bare AnamnesisError (400 had no family
+    either). Every code the API answers (each ApiError class, each code given to one where it is raised, the
+    middleware's and gunicorn's problems; the portal's pages and the MCP transport are not the API) has its own
+    class here, of the status the service answers it with, and 400 is the BadRequest family."""
+    import ast
+    import re
+
+    import config.urls  # noqa: F401  every view, so every problem class of the service, loaded
+    from core.errors import ApiError
+    from core.gunicorn_worker import _SERVER_PROBLEMS
+    from tests.fakes.processes import BASE_DIR
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    problem_classes = {cls.__name__: cls for cls in [ApiError, *subclasses(ApiError)]}
+    answered = {cls.code: cls.status_code for cls in problem_classes.values()}
+    answered.update({code: status for status, (code, _title) in _SERVER_PROBLEMS.items()})
+    for app in ("core", "config", "consent", "directory", "memory", "conversations", "workflows", "rights", "events"):
+        for path in (BASE_DIR / app).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            source = path.read_text()
+            answered.update({code: int(status) for status, code in re.findall(r'json_problem\((\d+), "(\w+)"', source)})
+            for node in ast.walk(ast.parse(source)):
+                name = getattr(node, "func", None) and getattr(node.func, "id", getattr(node.func, "attr", None))
+                if isinstance(node, ast.Call) and name in problem_classes:
+                    for keyword in node.keywords:
+                        if keyword.arg == "code" and isinstance(keyword.value, ast.Constant):
+                            answered[keyword.value.value] = problem_classes[name].status_code
+    assert len(answered) > 60, sorted(answered)
+    mismatched = {code: (status, getattr(errors.PROBLEM_CLASSES.get(code), "status", None))
+                  for code, status in answered.items()
+                  if getattr(errors.PROBLEM_CLASSES.get(code), "status", None) != status}
+    assert mismatched == {}, "code: (the service's status, the client's)"
+    for code in ("bad_request", "bad_content_length", "malformed_json"):
+        assert isinstance(errors.error_from_problem(400, {"code": code}), errors.BadRequest), code
+    assert type(errors.error_from_problem(400, {"code": "brand_new"})) is errors.BadRequest
+
+
 def test_the_client_reads_what_conversations_flagged_for_the_care_team(world, live):
     pid = world.patient_a
     patient = world.patient(pid)
@@ -528,6 +734,19 @@ def test_every_read_names_its_purpose_and_one_the_agent_holds_no_consent_for_is_
             ("memory.proposals", "success", sched), ("memory.list", "denied", "communication")} <= by_agent
 
 
+def prior_authorization_submitted(world, live) -> tuple[models.Workflow, models.Operation]:
+    """The patient's prior authorisation at its submission step, with the insurer submission asked for."""
+    payload = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        wf = api.create_workflow("prior_authorization", world.patient_a)
+        wf = api.checkpoint(wf.workflow_id, models.CheckpointIn(
+            expected_version=wf.version, next_step="submit_prior_authorization",
+            state_patch={"referral_verified": True}))
+        op = api.request_operation(wf.workflow_id, expected_version=wf.version, kind="submit_prior_authorization",
+                                   payload=payload)
+    return wf, op
+
+
 def test_list_operations_gives_every_operation_past_the_services_first_page(world, live):
     """list_operations returned the first page the service answers (its newest 100 operations) and dropped the
     rest without a word: an agent resuming a long workflow never saw the older ones. The sync and the async client
@@ -535,14 +754,7 @@ def test_list_operations_gives_every_operation_past_the_services_first_page(worl
     from core.identity import ACTOR_PATIENT, Identity, identity_context
     from workflows.models import Operation
 
-    payload = {"referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}
-    with AnamnesisClient(live.url, patient_token(world)) as api:
-        wf = api.create_workflow("prior_authorization", world.patient_a)
-        wf = api.checkpoint(wf.workflow_id, models.CheckpointIn(
-            expected_version=wf.version, next_step="submit_prior_authorization",
-            state_patch={"referral_verified": True}))
-        api.request_operation(wf.workflow_id, expected_version=wf.version, kind="submit_prior_authorization",
-                              payload=payload)
+    wf, _ = prior_authorization_submitted(world, live)
     me = Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}", patient_self_id=world.patient_a,
                   actor_kind=ACTOR_PATIENT)
     with identity_context(me):
@@ -564,6 +776,76 @@ def test_list_operations_gives_every_operation_past_the_services_first_page(worl
             return await api.list_operations(wf.workflow_id)
 
     assert [op.operation_id for op in anyio.run(read_async)] == [op.operation_id for op in ops]
+
+
+def test_list_proposals_gives_every_waiting_proposal_past_the_services_first_page(world, live):
+    """list_proposals returned the first page the service answers (its oldest 100 proposals) and dropped the rest
+    without a word: a patient reviewing her agents' proposals never saw the newer ones. The sync and the async
+    client follow next_cursor to the newest, and keep the purpose on every page."""
+    consent_id = world.consent(world.patient_a)
+    made = propose_many(world.keyring, org_id=world.org, patient_id=world.patient_a, consent_id=consent_id,
+                        count=103)
+    with AnamnesisClient(live.url, patient_token(world), purpose="appointment_scheduling") as api:
+        proposals = api.list_proposals(world.patient_a)
+    assert [str(p.memory_id) for p in proposals] == made
+
+    async def read_async():
+        async with AsyncAnamnesisClient(live.url, patient_token(world)) as api:
+            return await api.list_proposals(world.patient_a, purpose="appointment_scheduling")
+
+    assert [str(p.memory_id) for p in anyio.run(read_async)] == made
+
+
+def test_staff_resolve_an_unknown_outcome_and_see_who_asked_for_each_operation(world, live):
+    """The Python client had no call for the staff resolution of an unknown outcome (POST .../resolve) nor for the
+    retry of one, and its Operation did not declare requested_by_kind, which the TypeScript client's type has:
+    staff reconciling from Python went around the client. An insurer submission the patient asked for, its outcome
+    unknown (parked by the worker, here set so in the database): staff see who asked, resolve it as sent with the
+    insurer's id, the same resolution again answers the same operation, another is OperationNotResolvable, and a
+    settled operation is not retried."""
+    from tests.conftest import admin_connect
+
+    wf, op = prior_authorization_submitted(world, live)
+    with admin_connect() as conn:
+        conn.execute("UPDATE workflow_operation SET status = 'outcome_unknown', outcome_uncertain = true, "
+                     "attempts = attempt_limit, next_attempt_at = NULL WHERE operation_id = %s", [op.operation_id])
+    with AnamnesisClient(live.url, patient_token(world, scope=f"{PATIENT_SCOPES} workflow:reconcile")) as api:
+        with pytest.raises(errors.StaffOnly):
+            api.resolve_operation(wf.workflow_id, op.operation_id, expected_version=wf.version, outcome="not_sent")
+    world.grant(world.patient_a, "ops-py", "prior_authorization")
+    staff = world.token(sub="ops-py", scope="workflow:read workflow:write workflow:reconcile")
+    with AnamnesisClient(live.url, staff) as ops:
+        [listed] = ops.list_operations(wf.workflow_id)
+        assert "requested_by_kind" in models.Operation.model_fields
+        assert (listed.status, listed.requested_by_kind) == ("outcome_unknown", "patient")
+        version = ops.get_workflow(wf.workflow_id).version
+        with pytest.raises(errors.VersionConflict):
+            ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version - 1, outcome="sent",
+                                  external_id="AUTH-9")
+        with pytest.raises(errors.ValidationError) as missing:
+            ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version, outcome="sent")
+        assert missing.value.errors[0]["field"] == "external_id"
+        resolved = ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version,
+                                         outcome="sent", external_id="AUTH-9")
+        assert isinstance(resolved, models.Operation)
+        assert (resolved.status, resolved.result, resolved.requested_by_kind) == (
+            "succeeded", {"authorization_id": "AUTH-9"}, "patient")
+        again = ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version, outcome="sent",
+                                      external_id="AUTH-9")
+        assert again.operation_id == resolved.operation_id and again.status == "succeeded"
+        with pytest.raises(errors.OperationNotResolvable):
+            ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version, outcome="not_sent")
+        with pytest.raises(errors.OperationNotRetryable):
+            ops.retry_operation(wf.workflow_id, op.operation_id)
+        moved = ops.get_workflow(wf.workflow_id)
+    assert moved.current_step == "await_insurer_decision" and moved.state["authorization_id"] == "AUTH-9"
+
+    async def resolve_async():
+        async with AsyncAnamnesisClient(live.url, staff) as ops:
+            return await ops.resolve_operation(wf.workflow_id, op.operation_id, expected_version=version,
+                                               outcome="sent", external_id="AUTH-9")
+
+    assert anyio.run(resolve_async).status == "succeeded"
 
 
 def test_an_id_that_is_no_identifier_is_refused_before_anything_is_sent(world, live):

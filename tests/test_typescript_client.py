@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import uuid
 
 import pytest
 from anamnesis_client import errors as py_errors
@@ -17,7 +18,7 @@ from django.core.management import call_command
 
 from tests.fakes.processes import BASE_DIR
 from tests.fakes.scheduling import FakeScheduling
-from tests.support import PATIENT_SCOPES
+from tests.support import PATIENT_SCOPES, propose_many
 
 CLIENT_DIR = BASE_DIR / "clients" / "typescript"
 
@@ -49,10 +50,29 @@ def build_typescript(package_dir) -> None:
 
 def python_problem_classes() -> dict[str, dict]:
     families = ("ForbiddenError", "ConflictError", "RetryableError", "ValidationError", "SessionGone",
-                "ServiceUnavailable")
+                "ServiceUnavailable", "BadRequest")
     return {code: {"name": cls.__name__, "status": cls.status,
                    "families": [f for f in families if issubclass(cls, getattr(py_errors, f))]}
             for code, cls in py_errors.PROBLEM_CLASSES.items()}
+
+
+def unknown_outcome(world) -> tuple[str, str]:
+    """A prior authorisation the patient asked for whose outcome is unknown, as the worker parks one after its
+    attempts ran out (set so in the database): its workflow's id and its operation's."""
+    from tests.conftest import admin_connect
+
+    api = world.patient(world.patient_a)
+    wf = api.post("/v1/workflows", {"workflow_type": "prior_authorization", "patient_id": str(world.patient_a)})
+    r = api.post(f"/v1/workflows/{wf.json()['workflow_id']}/checkpoint", {
+        "expected_version": 1, "next_step": "submit_prior_authorization", "state_patch": {"referral_verified": True},
+        "request_operation": {"kind": "submit_prior_authorization", "payload": {
+            "referral_id": "REF-1", "diagnosis_code": "E11.9", "medication_code": "860975", "member_ref": "M-1"}}})
+    assert r.status_code == 200, r.content
+    operation_id = r.json()["pending_operations"][0]["operation_id"]
+    with admin_connect() as conn:
+        conn.execute("UPDATE workflow_operation SET status = 'outcome_unknown', outcome_uncertain = true, "
+                     "attempts = attempt_limit, next_attempt_at = NULL WHERE operation_id = %s", [operation_id])
+    return wf.json()["workflow_id"], operation_id
 
 
 @pytest.mark.django_db
@@ -76,6 +96,11 @@ def test_the_typescript_client_passes_its_node_tests_against_the_live_service(wo
     settings.SCHEDULING_BASE_URL = scheduling.url
     try:
         consent_id = world.consent(world.patient_a)
+        reviewer = uuid.uuid4()  # a patient with more proposals waiting than one page of the list holds
+        proposals = propose_many(world.keyring, org_id=world.org, patient_id=reviewer,
+                                 consent_id=world.consent(reviewer), count=103)
+        workflow_id, operation_id = unknown_outcome(world)
+        world.grant(world.patient_a, "ops-ts", "prior_authorization")
         build_typescript(CLIENT_DIR)
         tests = sorted(str(p.relative_to(CLIENT_DIR)) for p in (CLIENT_DIR / "dist" / "test").glob("*.test.js"))
         assert len(tests) >= 3, tests
@@ -86,6 +111,12 @@ def test_the_typescript_client_passes_its_node_tests_against_the_live_service(wo
                "ANAMNESIS_READER_TOKEN": world.token(sub=f"patient-{world.patient_a}", patient_id=world.patient_a,
                                                      scope="memory:read"),
                "ANAMNESIS_OTHER_PATIENT_ID": str(world.patient_b),
+               "ANAMNESIS_REVIEWER_TOKEN": world.token(sub=f"patient-{reviewer}", patient_id=reviewer,
+                                                       scope=PATIENT_SCOPES),
+               "ANAMNESIS_STAFF_TOKEN": world.token(sub="ops-ts",
+                                                    scope="workflow:read workflow:write workflow:reconcile"),
+               "ANAMNESIS_UNKNOWN_WORKFLOW_ID": workflow_id, "ANAMNESIS_UNKNOWN_OPERATION_ID": operation_id,
+               "ANAMNESIS_REVIEWER_ID": str(reviewer), "ANAMNESIS_REVIEWER_PROPOSALS": json.dumps(proposals),
                "ANAMNESIS_PROBLEM_CLASSES": json.dumps(python_problem_classes())}
         output = run([node(), "--test", "--test-concurrency=1", "--test-reporter=spec", *tests], cwd=CLIENT_DIR,
                      env=env)

@@ -102,7 +102,8 @@ export class ClientCredentials implements TokenProvider {
     if (typeof token !== "string" || !token || type.toLowerCase() !== "bearer") {
       throw new InvalidToken("the token endpoint gave no bearer token", { status: 401 });
     }
-    const lifetime = Number(data["expires_in"] ?? 300);
+    const given = Number(data["expires_in"] ?? 300);
+    const lifetime = Number.isFinite(given) ? given : 300; // not a number: the default lifetime, as in Python
     this.#token = token;
     this.#expiresAt = Date.now() + (lifetime - (this.options.refreshMarginSeconds ?? 30)) * 1000;
     this.fetches += 1;

@@ -48,18 +48,9 @@ export type CheckpointIn = Schemas["CheckpointInRequest"];
 export type Operation = Schemas["OperationOut"];
 export type OperationKind = Schemas["KindEnum"];
 export type OperationPayload = Schemas["OperationPayloadRequest"];
+export type ResolutionOutcome = Schemas["ResolutionOutcomeEnum"];
 
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
-
-async function problemCode(response: Response): Promise<string | undefined> {
-  try {
-    const body: unknown = JSON.parse(await response.text());
-    return body !== null && typeof body === "object" && typeof (body as { code?: unknown }).code === "string"
-      ? (body as { code: string }).code : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -195,9 +186,13 @@ export class AnamnesisClient {
         throw error;
       }
       let response: Response;
+      let answer: ArrayBuffer | undefined;
       try {
         response = await this.#fetch(request.url, { method, headers, body, redirect: "follow",
                                                      signal: AbortSignal.timeout(this.#timeoutMs) });
+        // the whole answer within the attempt's timeout: read by the caller, one still arriving when it ran out
+        // threw a bare TimeoutError past the retries; read here, it is a lost answer
+        if (response.status < 400) answer = await response.arrayBuffer();
       } catch (error) {
         if (safeWithoutAnswer && attempt < this.retry.maxRetries) {
           await this.#sleep(retryDelay(this.retry, attempt, undefined));
@@ -214,28 +209,29 @@ export class AnamnesisClient {
           continue;
         }
       }
+      if (answer !== undefined) {
+        return new Response(answer.byteLength > 0 ? answer : null,
+                            { status: response.status, statusText: response.statusText, headers: response.headers });
+      }
+      // a problem document, read once for both the retry decision and the error thrown
+      let problem: unknown = {};
+      try {
+        problem = JSON.parse(await response.text());
+      } catch {
+        // not JSON: the status alone decides the class
+      }
+      const fields = (problem !== null && typeof problem === "object" && !Array.isArray(problem) ? problem : {}
+                     ) as Record<string, unknown>;
       const retryAfter = parseRetryAfter(response.headers.get("Retry-After"));
       // a 503 commit_outcome_unknown: the write may have been saved, so it is sent again only when that is safe
-      const outcomeUnknown = response.status === 503
-        && (await problemCode(response.clone())) === CommitOutcomeUnknown.code;
+      const outcomeUnknown = response.status === 503 && fields["code"] === CommitOutcomeUnknown.code;
       if (RETRY_STATUSES.has(response.status) && (safeWithoutAnswer || !outcomeUnknown)
           && attempt < this.retry.maxRetries) {
-        await response.body?.cancel();
         await this.#sleep(retryDelay(this.retry, attempt, retryAfter));
         attempt += 1;
         continue;
       }
-      if (response.status >= 400) {
-        let problem: unknown = {};
-        try {
-          problem = JSON.parse(await response.text());
-        } catch {
-          // not JSON: the status alone decides the class
-        }
-        const fields = problem !== null && typeof problem === "object" && !Array.isArray(problem) ? problem : {};
-        throw errorFromProblem(response.status, fields as Record<string, unknown>, { retryAfter });
-      }
-      return response;
+      throw errorFromProblem(response.status, fields, { retryAfter });
     }
   }
 
@@ -292,12 +288,22 @@ export class AnamnesisClient {
     return required(data).items;
   }
 
-  /** Proposals waiting for the patient or staff; with a purpose, only those kept for it. */
+  /** Every proposal waiting for the patient or staff, oldest first: the service answers a page at a time, and its
+   * pages are followed through `next_cursor` to the newest. With a purpose, only those kept for it. */
   async listProposals(patientId: Id, options: ReadOptions = {}): Promise<Memory[]> {
-    const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/proposals", {
-      params: { path: { patient_id: patientId }, query: withPurpose({}, this.#purposeOf(options)) as never },
-    });
-    return required(data).items;
+    const proposals: Memory[] = [];
+    const purpose = this.#purposeOf(options);
+    let cursor: string | undefined;
+    do {
+      const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/proposals", {
+        params: { path: { patient_id: patientId },
+                  query: withPurpose(cursor === undefined ? {} : { cursor }, purpose) },
+      });
+      const page = required(data);
+      proposals.push(...page.items);
+      cursor = page.next_cursor || undefined;
+    } while (cursor !== undefined);
+    return proposals;
   }
 
   async confirmMemory(patientId: Id, memoryId: Id): Promise<Memory> {
@@ -408,6 +414,29 @@ export class AnamnesisClient {
     const { data } = await this.raw.POST("/v1/workflows/{workflow_id}/operations", {
       params: { path: { workflow_id: workflowId }, ...keyHeader(request) },
       body: { expected_version: request.expectedVersion, kind: request.kind, payload: request.payload },
+    });
+    return required(data);
+  }
+
+  /** Staff: a new retry budget for an operation whose retries ran out with an unknown outcome (same key: the
+   * outside system is asked first, and the request is sent again only if it never arrived). */
+  async retryOperation(workflowId: Id, operationId: Id): Promise<Operation> {
+    const { data } = await this.raw.POST("/v1/workflows/{workflow_id}/operations/{operation_id}/retry", {
+      params: { path: { workflow_id: workflowId, operation_id: operationId } },
+    });
+    return required(data);
+  }
+
+  /** Staff (`workflow:reconcile`) record what the outside system told them of an operation whose outcome is
+   * unknown: `"sent"` with its `externalId` (it succeeded; the workflow moves on with the id) or `"not_sent"` (it
+   * failed; ask for it again with a new key). Never attempted again. The same resolution again answers the
+   * operation as it is; another is `OperationNotResolvable`. */
+  async resolveOperation(workflowId: Id, operationId: Id, resolution: { expectedVersion: number;
+                           outcome: ResolutionOutcome; externalId?: string }): Promise<Operation> {
+    const { data } = await this.raw.POST("/v1/workflows/{workflow_id}/operations/{operation_id}/resolve", {
+      params: { path: { workflow_id: workflowId, operation_id: operationId } },
+      body: { expected_version: resolution.expectedVersion, outcome: resolution.outcome,
+              external_id: resolution.externalId },
     });
     return required(data);
   }

@@ -93,8 +93,20 @@ export class ContextBudgetTooSmall extends ValidationError {
   static override readonly status: number = 422;
 }
 
-export class MalformedJson extends AnamnesisError {
+/** 400: the request could not be read (the service's web server refused it before the application). */
+export class BadRequest extends AnamnesisError {
+  static override readonly code: string = "bad_request";
+  static override readonly status: number = 400;
+}
+
+export class MalformedJson extends BadRequest {
   static override readonly code: string = "malformed_json";
+  static override readonly status: number = 400;
+}
+
+/** The Content-Length header is not a number. */
+export class BadContentLength extends BadRequest {
+  static override readonly code: string = "bad_content_length";
   static override readonly status: number = 400;
 }
 
@@ -316,6 +328,18 @@ export class HeadersTooLarge extends AnamnesisError {
   static override readonly status: number = 431;
 }
 
+/** 417: an `Expect` header other than `100-continue`; nothing was done. */
+export class ExpectationFailed extends AnamnesisError {
+  static override readonly code: string = "expectation_failed";
+  static override readonly status: number = 417;
+}
+
+/** 501: a transfer coding the service does not read (only chunked is); nothing was done. */
+export class NotImplementedByService extends AnamnesisError {
+  static override readonly code: string = "not_implemented";
+  static override readonly status: number = 501;
+}
+
 export class RateLimited extends RetryableError {
   static override readonly code: string = "rate_limited";
   static override readonly status: number = 429;
@@ -473,15 +497,15 @@ export class InternalError extends AnamnesisError {
 type ErrorClass = typeof AnamnesisError;
 
 const ALL: ErrorClass[] = [
-  TransportError, ForbiddenError, ConflictError, RetryableError, ValidationError, ContextBudgetTooSmall,
-  MalformedJson, UnsupportedMediaType, InvalidToken, InsufficientScope, NoActiveConsentOrAccess,
-  PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound,
-  MethodNotAllowed, NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition,
-  OperationInProgress, OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn,
-  OperationNotRetryable, OperationNotResolvable, NotProposed, ProposalPending, ProposalStale, NotCorrectable,
-  NotQuarantined, SessionAlreadyEnded, TooManyProposals, TooManySessions, TurnLimitReached,
-  SlotsIncomplete, ClarificationNeeded, SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout,
-  LengthRequired, QueryTooLong, HeadersTooLarge, RateLimited, CommitOutcomeUnknown,
+  TransportError, ForbiddenError, ConflictError, RetryableError, ValidationError, ContextBudgetTooSmall, BadRequest,
+  MalformedJson, BadContentLength, UnsupportedMediaType, InvalidToken, InsufficientScope, NoActiveConsentOrAccess,
+  PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound, MethodNotAllowed,
+  NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition, OperationInProgress,
+  OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn, OperationNotRetryable,
+  OperationNotResolvable, NotProposed, ProposalPending, ProposalStale, NotCorrectable, NotQuarantined,
+  SessionAlreadyEnded, TooManyProposals, TooManySessions, TurnLimitReached, SlotsIncomplete, ClarificationNeeded,
+  SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout, LengthRequired, QueryTooLong,
+  HeadersTooLarge, ExpectationFailed, NotImplementedByService, RateLimited, CommitOutcomeUnknown,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,
   OutsideSystemUnavailable, DatabaseUnavailable, AgentCannotConfirm, AgentCannotDelete, AgentCannotGrant,
   AgentCannotRevoke, ConsentRevoked, ConsentExpired, AgentCannotExport, UnknownOrganization, ConsentExists,
@@ -496,8 +520,8 @@ export const PROBLEM_CLASSES: ReadonlyMap<string, ErrorClass> = new Map(
 );
 
 const BY_STATUS: ReadonlyMap<number, ErrorClass> = new Map<number, ErrorClass>([
-  [403, ForbiddenError], [409, ConflictError], [429, RetryableError], [503, RetryableError], [410, SessionGone],
-  [404, NotFound], [422, ValidationError], [401, InvalidToken],
+  [400, BadRequest], [403, ForbiddenError], [409, ConflictError], [429, RetryableError], [503, RetryableError],
+  [410, SessionGone], [404, NotFound], [422, ValidationError], [401, InvalidToken],
 ]);
 
 /** The typed error for a problem document answered with `status`. */

@@ -78,6 +78,14 @@ describe("a patient's round trip", () => {
     assert.equal((await api.endSession(sessionId)).session.status, "completed");
   });
 
+  test("listProposals gives every proposal waiting for review, past the service's first page", async () => {
+    const api = new AnamnesisClient(live.url, live.reviewerToken,
+                                    { timeoutMs: 120_000, purpose: "appointment_scheduling" });
+    const proposals = await api.listProposals(live.reviewerId);
+    assert.ok(live.reviewerProposals.length > 100);
+    assert.deepEqual(proposals.map((m) => m.memory_id), live.reviewerProposals);
+  });
+
   test("every operation of the document is callable through raw, with the same typed errors", async () => {
     const api = client(live.token);
     const { data } = await api.raw.GET("/v1/patients/{patient_id}/consents", {
@@ -85,6 +93,37 @@ describe("a patient's round trip", () => {
     assert.ok(data?.items.some((c) => c.consent_record_id === live.consentId));
     await assert.rejects(api.raw.GET("/v1/workflows/{workflow_id}", {
       params: { path: { workflow_id: randomUUID() } } }), errors.NotFound);
+  });
+});
+
+describe("staff reconciliation", () => {
+  test("staff see who asked for an operation, resolve its unknown outcome, and a settled one is not retried",
+       async () => {
+    const patient = client(live.token);
+    const refused = await patient.resolveOperation(live.unknownWorkflowId, live.unknownOperationId,
+                                                   { expectedVersion: 1, outcome: "not_sent" }).catch((e) => e);
+    assert.ok(refused instanceof errors.ForbiddenError, String(refused));
+
+    const staff = client(live.staffToken);
+    const [listed] = await staff.listOperations(live.unknownWorkflowId);
+    assert.equal(listed?.status, "outcome_unknown");
+    assert.equal(listed?.requested_by_kind, "patient");
+    const { version } = await staff.getWorkflow(live.unknownWorkflowId);
+    const resolution = { expectedVersion: version, outcome: "sent" as const, externalId: "AUTH-9" };
+    await assert.rejects(staff.resolveOperation(live.unknownWorkflowId, live.unknownOperationId,
+                                                { ...resolution, expectedVersion: version - 1 }),
+                         errors.VersionConflict);
+    const resolved = await staff.resolveOperation(live.unknownWorkflowId, live.unknownOperationId, resolution);
+    assert.equal(resolved.status, "succeeded");
+    assert.deepEqual(resolved.result, { authorization_id: "AUTH-9" });
+    const again = await staff.resolveOperation(live.unknownWorkflowId, live.unknownOperationId, resolution);
+    assert.equal(again.operation_id, resolved.operation_id);
+    await assert.rejects(staff.resolveOperation(live.unknownWorkflowId, live.unknownOperationId,
+                                                { expectedVersion: version, outcome: "not_sent" }),
+                         errors.OperationNotResolvable);
+    await assert.rejects(staff.retryOperation(live.unknownWorkflowId, live.unknownOperationId),
+                         errors.OperationNotRetryable);
+    assert.equal((await staff.getWorkflow(live.unknownWorkflowId)).current_step, "await_insurer_decision");
   });
 });
 

@@ -167,6 +167,34 @@ describe("lost answers", () => {
       await upstream.close();
     }
   });
+
+  test("an answer still trickling in when the timeout runs out is a lost answer, retried when safe", async () => {
+    const methods: string[] = [];
+    const upstream = await serve(async (request, _body, response) => {
+      methods.push(request.method ?? "");
+      const body = Buffer.from(JSON.stringify({ workflow_id: randomUUID(), padding: " ".repeat(40) }));
+      response.writeHead(200, { "Content-Type": "application/json", "Content-Length": body.length });
+      for (let i = 0; i < body.length && !response.destroyed; i += 4) {
+        response.write(body.subarray(i, i + 4));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      response.end();
+    });
+    try {
+      const { sleep } = recorder();
+      const api = new AnamnesisClient(upstream.url, "t", { timeoutMs: 300, sleep, retry: { maxRetries: 1 } });
+      const started = Date.now();
+      const error = await api.getWorkflow(randomUUID()).catch((e: unknown) => e);
+      assert.ok(error instanceof errors.TransportError, String(error));
+      assert.match(error.message, /TimeoutError/);
+      assert.deepEqual(methods, ["GET", "GET"], "a read is tried again");
+      await assert.rejects(api.confirmMemory(randomUUID(), randomUUID()), errors.TransportError);
+      assert.deepEqual(methods, ["GET", "GET", "POST"], "an unkeyed write is not");
+      assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+    } finally {
+      await upstream.close();
+    }
+  });
 });
 
 describe("purpose of use on reads", () => {

@@ -19,6 +19,16 @@ export const live = {
   get otherPatientId() { return need("ANAMNESIS_OTHER_PATIENT_ID"); },
   /** The first patient's token with memory:read only. */
   get readerToken() { return need("ANAMNESIS_READER_TOKEN"); },
+  /** Staff holding a grant for the first patient's prior authorisations, with `workflow:reconcile`. */
+  get staffToken() { return need("ANAMNESIS_STAFF_TOKEN"); },
+  /** The first patient's prior authorisation whose insurer submission has an unknown outcome (parked). */
+  get unknownWorkflowId() { return need("ANAMNESIS_UNKNOWN_WORKFLOW_ID"); },
+  get unknownOperationId() { return need("ANAMNESIS_UNKNOWN_OPERATION_ID"); },
+  /** A patient with more proposals waiting for review than one page of the list holds: her token, id, and the
+   * proposals' ids, oldest first. */
+  get reviewerToken() { return need("ANAMNESIS_REVIEWER_TOKEN"); },
+  get reviewerId() { return need("ANAMNESIS_REVIEWER_ID"); },
+  get reviewerProposals(): string[] { return JSON.parse(need("ANAMNESIS_REVIEWER_PROPOSALS")) as string[]; },
 };
 
 /** Records the delays the client would have slept, without waiting. */

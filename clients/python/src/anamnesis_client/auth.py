@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
 import urllib.parse
@@ -81,12 +82,21 @@ class ClientCredentials:
                                               retry_after=float(retry_after) if retry_after.isdigit() else None)
         if response.status_code != 200:
             raise InvalidToken(f"the token endpoint answered {response.status_code}", status=401)
-        data = response.json()
-        token = data.get("access_token")
-        if not isinstance(token, str) or data.get("token_type", "bearer").lower() != "bearer":
+        try:
+            data = response.json()
+        except ValueError:  # not JSON (a proxy's page): no token, as the TypeScript client reads it
+            data = {}
+        data = data if isinstance(data, dict) else {}
+        token, kind = data.get("access_token"), data.get("token_type", "bearer")
+        if not isinstance(token, str) or not token or not isinstance(kind, str) or kind.lower() != "bearer":
             raise InvalidToken("the token endpoint gave no bearer token", status=401)
+        try:
+            lifetime = float(data.get("expires_in", 300))
+        except (TypeError, ValueError):  # null or not a number: the default lifetime
+            lifetime = 300.0
+        lifetime = lifetime if math.isfinite(lifetime) else 300.0
         self._token = token
-        self._expires_at = time.monotonic() + float(data.get("expires_in", 300)) - self.refresh_margin
+        self._expires_at = time.monotonic() + lifetime - self.refresh_margin
         self.fetches += 1
         return token
 

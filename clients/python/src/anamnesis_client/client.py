@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+import anyio
 import httpx
 from pydantic import BaseModel
 
@@ -115,6 +116,15 @@ class _Operations:
             return purpose
         return self.default_purpose
 
+    def request(self, method: str, path: str, *, params: dict[str, Any] | None = None, json: Any = None,
+                keyed: bool = False, idempotency_key: str | None = None):
+        """Any operation of the OpenAPI document by its path (ids filled in: ``f"/v1/grants/{grant_id}/revoke"``),
+        with this client's token, retries and typed errors; returns the answer's JSON. ``keyed=True`` for an
+        operation that takes an Idempotency-Key (the document's creating POSTs): a fresh one unless you give
+        yours, the same on every attempt. A list answers one page: pass its ``next_cursor`` as ``cursor``."""
+        return self._run(Call(method.upper(), path, params=_params(**(params or {})), json=json,
+                              creating=keyed, idempotency_key=idempotency_key))
+
     # --- consents ------------------------------------------------------------------------------------------
     def give_consent(self, patient_id: uuid.UUID | str, purpose: str, *, evidence_ref: str | None = None,
                      expires_at: datetime | None = None, idempotency_key: str | None = None):
@@ -158,9 +168,10 @@ class _Operations:
                               params=_params(purpose=self._purpose(purpose))))
 
     def list_proposals(self, patient_id: uuid.UUID | str, *, purpose: str | None = None):
-        """Proposals waiting for the patient or staff; with a purpose, only those kept for it."""
+        """Every proposal waiting for the patient or staff, oldest first (the service answers a page at a time);
+        with a purpose, only those kept for it."""
         return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/proposals", m.Memory, unwrap="items",
-                              params=_params(purpose=self._purpose(purpose))))
+                              params=_params(purpose=self._purpose(purpose)), paged=True))
 
     def confirm_memory(self, patient_id: uuid.UUID | str, memory_id: uuid.UUID | str):
         return self._run(Call("POST", f"/v1/patients/{patient_id}/memories/{memory_id}/confirm", m.Memory))
@@ -240,6 +251,23 @@ class _Operations:
         return self._run(Call("POST", f"/v1/workflows/{workflow_id}/operations", m.Operation, json=body,
                               creating=True, idempotency_key=idempotency_key))
 
+    def retry_operation(self, workflow_id: uuid.UUID | str, operation_id: uuid.UUID | str):
+        """Staff: a new retry budget for an operation whose retries ran out with an unknown outcome (same key: the
+        outside system is asked first, and the request is sent again only if it never arrived)."""
+        return self._run(Call("POST", f"/v1/workflows/{workflow_id}/operations/{operation_id}/retry", m.Operation))
+
+    def resolve_operation(self, workflow_id: uuid.UUID | str, operation_id: uuid.UUID | str, *,
+                          expected_version: int, outcome: str, external_id: str | None = None):
+        """Staff (``workflow:reconcile``) record what the outside system told them of an operation whose outcome is
+        unknown: ``outcome="sent"`` with its ``external_id`` (it succeeded; the workflow moves on with the id) or
+        ``"not_sent"`` (it failed; ask for it again with a new key). Never attempted again. The same resolution
+        again answers the operation as it is; another is :class:`errors.OperationNotResolvable`."""
+        body: dict[str, Any] = {"expected_version": expected_version, "outcome": outcome}
+        if external_id is not None:
+            body["external_id"] = external_id
+        return self._run(Call("POST", f"/v1/workflows/{workflow_id}/operations/{operation_id}/resolve",
+                              m.Operation, json=body))
+
     def list_operations(self, workflow_id: uuid.UUID | str):
         """Every operation of the workflow, newest first (the service answers a page at a time)."""
         return self._run(Call("GET", f"/v1/workflows/{workflow_id}/operations", m.Operation, unwrap="items",
@@ -276,21 +304,26 @@ class _Base(_Operations):
         return call.method == "GET" or key is not None
 
     @classmethod
-    def _retry_on_status(cls, call: Call, key: str | None, response: httpx.Response) -> bool:
+    def _retry_on_status(cls, call: Call, key: str | None, response: httpx.Response, body: Any) -> bool:
         """429 and 503 changed nothing, except a 503 ``commit_outcome_unknown``: the write may have been saved, so
         it is sent again only when that is safe without knowing (a read, a keyed call)."""
         if response.status_code not in RETRY_STATUSES:
             return False
-        if response.status_code == 503 and _problem_code(response) == CommitOutcomeUnknown.code:
+        if (response.status_code == 503 and isinstance(body, dict)
+                and body.get("code") == CommitOutcomeUnknown.code):
             return cls._retry_on_transport(call, key)
         return True
 
     @staticmethod
-    def _parse(call: Call, response: httpx.Response):
+    def _body(response: httpx.Response) -> Any:
+        """The answer's JSON, parsed once for both the retry decision and the result ({} when it is none)."""
         try:
-            body = response.json() if response.content else {}
+            return response.json() if response.content else {}
         except ValueError:
-            body = {}
+            return {}
+
+    @staticmethod
+    def _parse(call: Call, response: httpx.Response, body: Any):
         if response.status_code >= 400:
             if not isinstance(body, dict):
                 body = {}
@@ -301,14 +334,6 @@ class _Base(_Operations):
         if call.unwrap:
             return [call.model.model_validate(item) for item in body[call.unwrap]], body
         return call.model.model_validate(body)
-
-
-def _problem_code(response: httpx.Response) -> str | None:
-    try:
-        body = response.json()
-    except ValueError:
-        return None
-    return body.get("code") if isinstance(body, dict) else None
 
 
 class AnamnesisClient(_Base):
@@ -342,6 +367,24 @@ class AnamnesisClient(_Base):
             page_call = self._next_page(page_call, body)
         return items
 
+    def _attempt(self, call: Call, headers: dict[str, str]) -> httpx.Response:
+        """One request, given up (``httpx.ReadTimeout``) once ``timeout`` seconds pass without the whole answer.
+        httpx's timeout bounds each read, so an answer trickling in a few bytes at a time held the caller for as
+        long as it went on; the deadline is checked after each read."""
+        deadline = time.monotonic() + self.timeout
+        request = self._http.build_request(call.method, call.path, params=call.params, json=call.json,
+                                           headers=headers)
+        response = self._http.send(request, stream=True)
+        try:
+            raw = bytearray()
+            for chunk in response.iter_raw():
+                raw += chunk
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("the answer did not arrive whole in time", request=request)
+        finally:
+            response.close()
+        return httpx.Response(response.status_code, headers=response.headers, content=bytes(raw), request=request)
+
     def _send(self, call: Call):
         headers, key = self._prepare(call)
         attempt, refreshed = 0, False
@@ -355,8 +398,7 @@ class AnamnesisClient(_Base):
                     continue
                 raise
             try:
-                response = self._http.request(call.method, call.path, params=call.params, json=call.json,
-                                              headers=headers)
+                response = self._attempt(call, headers)
             except httpx.TransportError as exc:
                 if self._retry_on_transport(call, key) and attempt < self.retry.max_retries:
                     self._sleep(self.retry.delay(attempt, None))
@@ -368,11 +410,12 @@ class AnamnesisClient(_Base):
                 self.token.invalidate()
                 if not isinstance(self.token, StaticToken):
                     continue
-            if self._retry_on_status(call, key, response) and attempt < self.retry.max_retries:
+            body = self._body(response)
+            if self._retry_on_status(call, key, response, body) and attempt < self.retry.max_retries:
                 self._sleep(self.retry.delay(attempt, parse_retry_after(response.headers.get("Retry-After"))))
                 attempt += 1
                 continue
-            return self._parse(call, response)
+            return self._parse(call, response, body)
 
 
 class AsyncAnamnesisClient(_Base):
@@ -419,9 +462,11 @@ class AsyncAnamnesisClient(_Base):
                     continue
                 raise
             try:
-                response = await self._http.request(call.method, call.path, params=call.params, json=call.json,
-                                                    headers=headers)
-            except httpx.TransportError as exc:
+                # the whole answer within ``timeout``: httpx's own bounds each read, not the answer
+                with anyio.fail_after(self.timeout):
+                    response = await self._http.request(call.method, call.path, params=call.params,
+                                                        json=call.json, headers=headers)
+            except (httpx.TransportError, TimeoutError) as exc:
                 if self._retry_on_transport(call, key) and attempt < self.retry.max_retries:
                     await self._sleep(self.retry.delay(attempt, None))
                     attempt += 1
@@ -432,11 +477,12 @@ class AsyncAnamnesisClient(_Base):
                 self.token.invalidate()
                 if not isinstance(self.token, StaticToken):
                     continue
-            if self._retry_on_status(call, key, response) and attempt < self.retry.max_retries:
+            body = self._body(response)
+            if self._retry_on_status(call, key, response, body) and attempt < self.retry.max_retries:
                 await self._sleep(self.retry.delay(attempt, parse_retry_after(response.headers.get("Retry-After"))))
                 attempt += 1
                 continue
-            return self._parse(call, response)
+            return self._parse(call, response, body)
 
 
 __all__ = ["AnamnesisClient", "AsyncAnamnesisClient", "RetryPolicy", "Call", "AnamnesisError",

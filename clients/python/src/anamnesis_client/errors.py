@@ -69,8 +69,22 @@ class ContextBudgetTooSmall(ValidationError):
     status = 422
 
 
-class MalformedJson(AnamnesisError):
+class BadRequest(AnamnesisError):
+    """400: the request could not be read (the service's web server refused it before the application)."""
+
+    code = "bad_request"
+    status = 400
+
+
+class MalformedJson(BadRequest):
     code = "malformed_json"
+    status = 400
+
+
+class BadContentLength(BadRequest):
+    """The Content-Length header is not a number."""
+
+    code = "bad_content_length"
     status = 400
 
 
@@ -302,6 +316,20 @@ class HeadersTooLarge(AnamnesisError):
     status = 431
 
 
+class ExpectationFailed(AnamnesisError):
+    """417: an ``Expect`` header other than ``100-continue``; nothing was done."""
+
+    code = "expectation_failed"
+    status = 417
+
+
+class NotImplementedByService(AnamnesisError):
+    """501: a transfer coding the service does not read (only chunked is); nothing was done."""
+
+    code = "not_implemented"
+    status = 501
+
+
 class RateLimited(RetryableError):
     code = "rate_limited"
     status = 429
@@ -480,9 +508,9 @@ PROBLEM_CLASSES: dict[str, type[AnamnesisError]] = {
     if isinstance(cls, type) and issubclass(cls, AnamnesisError) and "code" in cls.__dict__
     and cls not in (AnamnesisError, TransportError)
 }
-_BY_STATUS: dict[int, type[AnamnesisError]] = {403: ForbiddenError, 409: ConflictError, 429: RetryableError,
-                                               503: RetryableError, 410: SessionGone, 404: NotFound,
-                                               422: ValidationError, 401: InvalidToken}
+_BY_STATUS: dict[int, type[AnamnesisError]] = {400: BadRequest, 403: ForbiddenError, 409: ConflictError,
+                                               429: RetryableError, 503: RetryableError, 410: SessionGone,
+                                               404: NotFound, 422: ValidationError, 401: InvalidToken}
 
 
 def error_from_problem(status: int, body: dict[str, Any], *, retry_after: float | None = None) -> AnamnesisError:
@@ -500,7 +528,9 @@ __all__ = [
     "CommitOutcomeUnknown",
     "ValidationError",
     "ContextBudgetTooSmall",
+    "BadRequest",
     "MalformedJson",
+    "BadContentLength",
     "UnsupportedMediaType",
     "InvalidToken",
     "InsufficientScope",
@@ -542,6 +572,8 @@ __all__ = [
     "LengthRequired",
     "QueryTooLong",
     "HeadersTooLarge",
+    "ExpectationFailed",
+    "NotImplementedByService",
     "RateLimited",
     "IdentityProviderUnavailable",
     "ServiceUnavailable",

@@ -208,6 +208,10 @@ class Operation(_Out):
     idempotency_key: str
     attempts: int
     result: dict[str, Any] | None = None
+    attempt_limit: int | None = None
+    last_error_code: str | None = None  # why it failed: the outside system's code, or staff_confirmed_not_sent
+    requested_by_kind: str | None = None  # patient, agent, staff or service; None before it was recorded
+    completed_at: dt.datetime | None = None
 
 
 class NextSafeAction(_Out):
