@@ -26,7 +26,6 @@ from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 from pydantic import AnyHttpUrl
 from rest_framework.exceptions import UnsupportedMediaType
 from starlette.applications import Starlette
@@ -37,6 +36,7 @@ from starlette.routing import Route
 
 from agents_mcp import dispatch
 from agents_mcp.cors import BrowserOrigins
+from agents_mcp.messages import batch_messages, jsonrpc_refusal, request_id_invalid
 from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token, trusted_issuers
@@ -52,7 +52,7 @@ from core.errors import (
 from core.gate import admitted
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
-from core.parsers import check_body_coding, has_repeated_keys
+from core.parsers import check_body_coding
 from core.serializers import schema_error_message
 
 log = logging.getLogger("anamnesis.mcp")
@@ -91,14 +91,14 @@ class BearerGuard:
             await self.app(scope, receive, send)
             return
         body = None
-        if scope["type"] == "http" and scope.get("method") != "POST":
+        if scope.get("method") != "POST":
             # Stateless, JSON responses: no server-initiated stream to listen to (GET would hold an idle event
             # stream open) and no session to end (DELETE); the transport allows 405 for both. Nothing else is
             # served either (PUT, PATCH...): the same answer.
             await _problem(scope, receive, send, problem_body(status_code=405, code="method_not_allowed",
                                                               title="Method not allowed"), {"Allow": "POST"})
             return
-        if scope["type"] == "http" and scope.get("method") == "POST":
+        if scope.get("method") == "POST":
             # As for the REST API: a body over MAX_REQUEST_BYTES is a 413 problem before anything else reads it
             # (whether or not it is authenticated, with or without Content-Length).
             body = await _body_within(scope, receive, settings.MAX_REQUEST_BYTES)
@@ -131,26 +131,8 @@ class BearerGuard:
             await _problem(scope, receive, send, problem_body(status_code=415, code="unsupported_media_type",
                                                               title="Send application/json", message=refused), {})
             return
-        if (version := Headers(scope=scope).get("mcp-protocol-version")) is not None and (
-                version not in SUPPORTED_PROTOCOL_VERSIONS):
-            # The SDK sends a version it does not know down the 2026 path, whose refusal talks of a "_meta
-            # envelope" (to a client that never heard of one); the transport's rule is a 400 saying what is spoken.
-            supported = list(SUPPORTED_PROTOCOL_VERSIONS)
-            await JSONResponse({"jsonrpc": "2.0", "id": _message_id(body), "error": {
-                "code": types.UNSUPPORTED_PROTOCOL_VERSION, "data": {"supported": supported, "requested": version[:64]},
-                "message": f"Unsupported protocol version (MCP-Protocol-Version): supported versions are "
-                           f"{', '.join(supported)}"}}, status_code=400)(scope, receive, send)
-            return
-        if body is not None and has_repeated_keys(body):
-            # As the REST API's parser: which of two equal keys counts is not guessed (the SDK keeps the last).
-            await JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
-                "code": types.PARSE_ERROR, "message": "Parse error: a key appears twice in one object"}},
-                status_code=400)(scope, receive, send)
-            return
-        if body is not None and _request_id_invalid(body):
-            await JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
-                "code": types.INVALID_REQUEST, "message": "Invalid request: the id must be a string or an integer"}},
-                status_code=400)(scope, receive, send)
+        if (refusal := jsonrpc_refusal(scope, body)) is not None:
+            await refusal(scope, receive, send)
             return
         access = AccessToken(token=token, client_id=identity.actor_sub, scopes=sorted(identity.scopes),
                              subject=identity.actor_sub, claims={"iss": identity.issuer})
@@ -158,7 +140,7 @@ class BearerGuard:
         context = auth_context_var.set(user)
         try:
             scope = {**scope, "user": user, "auth": AuthCredentials(access.scopes)}
-            batch = _batch(body) if body is not None else None
+            batch = batch_messages(body) if body is not None else None
             if batch is not None and len(batch) > MAX_BATCH_MESSAGES:
                 await JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
                     "code": types.INVALID_REQUEST,
@@ -179,7 +161,7 @@ class BearerGuard:
         answers = []
         for message in messages:
             raw = json.dumps(message).encode()
-            if not isinstance(message, dict) or _request_id_invalid(raw):
+            if not isinstance(message, dict) or request_id_invalid(raw):
                 answers.append({"jsonrpc": "2.0", "id": None, "error": {
                     "code": types.INVALID_REQUEST, "message": _NOT_A_MESSAGE}})
                 continue
@@ -359,15 +341,6 @@ def _unsupported_body(scope) -> str | None:
     return None
 
 
-def _batch(raw: bytes) -> list | None:
-    """The messages of a JSON-RPC batch (a non-empty array), or None for anything else."""
-    try:
-        message = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    return message if isinstance(message, list) and message else None
-
-
 async def _answer_of(app, scope, receive, message_id) -> dict | None:
     """The app's JSON-RPC answer to one message of a batch (None for a notification or a response: 202)."""
     started: dict = {}
@@ -393,29 +366,6 @@ async def _answer_of(app, scope, receive, message_id) -> dict | None:
         return None
     return {"jsonrpc": "2.0", "id": message_id, "error": {"code": types.INTERNAL_ERROR,
                                                           "message": "Internal error: the message was not answered"}}
-
-
-def _message_id(raw: bytes | None) -> str | int | None:
-    """The id of the one request posted, when it has a usable one (a refusal of the whole POST answers it)."""
-    try:
-        message = json.loads(raw) if raw else None
-    except (ValueError, RecursionError):
-        return None
-    ident = message.get("id") if isinstance(message, dict) else None
-    return ident if isinstance(ident, str | int) and not isinstance(ident, bool) else None
-
-
-def _request_id_invalid(raw: bytes) -> bool:
-    """A request (a message naming a method) whose ``id`` is there but neither a string nor an integer (MCP: never
-    null, nor 7.0; no object, list or boolean). The SDK would take it for a notification: ``202``, and
-    the call never runs, with nothing to tell the caller so. Malformed JSON is the SDK's to answer."""
-    try:
-        message = json.loads(raw)
-    except (ValueError, RecursionError):
-        return False
-    if not isinstance(message, dict) or "method" not in message or "id" not in message:
-        return False
-    return isinstance(message["id"], bool) or not isinstance(message["id"], str | int)
 
 
 def _problem_result(body: dict) -> types.CallToolResult:

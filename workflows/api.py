@@ -219,8 +219,9 @@ class CheckpointIn(StrictSerializer):
 
 # --- views -------------------------------------------------------------------------------------------------
 class _WorkflowAnswers:
-    """For a view whose stored answers (Idempotency-Key) show a workflow: given again only while the caller may still
-    read it (an agent: under the patient's consent for its purpose, which may have run out since)."""
+    # For a view whose stored answers (Idempotency-Key) show a workflow: given again only while the caller may still
+    # read it (an agent: under the patient's consent for its purpose, which may have run out since). A comment, not
+    # a docstring: the views' descriptions in the OpenAPI document would inherit it.
 
     kwargs: dict
     identity: Identity

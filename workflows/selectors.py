@@ -211,12 +211,13 @@ def next_safe_action(*, workflow: Workflow, operations: list[Operation],
         kind = wanted[0]
         last = next((op for op in operations if op.kind == kind.name), None)
         failed = last if last is not None and last.status == S.FAILED else None
-        withdrawn = last if last is not None and last.last_error_code in LAPSES else None
+        lapse = LAPSES.get(last.last_error_code or "") if last is not None else None
+        withdrawn = last if lapse is not None else None
         named = failed or withdrawn
         return NextSafeAction(
             REQUEST_OPERATION, f"Request the {kind.name} operation."
             + (f" The last one failed ({failed.last_error_code}); a new request gets a new key." if failed else "")
-            + (f" The last one was withdrawn before it was sent, when {LAPSES[withdrawn.last_error_code]} "
+            + (f" The last one was withdrawn before it was sent, when {lapse} "
                f"{workflow.purpose}: ask again only under a consent in force." if withdrawn else ""),
             named.operation_id if named is not None else None, kind.name,
             allowed_next_steps=steps)

@@ -66,7 +66,6 @@ class ValidationError(AnamnesisError):
 
 class ContextBudgetTooSmall(ValidationError):
     code = "context_budget_too_small"
-    status = 422
 
 
 class BadRequest(AnamnesisError):
@@ -78,14 +77,12 @@ class BadRequest(AnamnesisError):
 
 class MalformedJson(BadRequest):
     code = "malformed_json"
-    status = 400
 
 
 class BadContentLength(BadRequest):
     """The Content-Length header is not a number."""
 
     code = "bad_content_length"
-    status = 400
 
 
 class UnsupportedMediaType(AnamnesisError):
@@ -100,12 +97,10 @@ class InvalidToken(AnamnesisError):
 
 class InsufficientScope(ForbiddenError):
     code = "insufficient_scope"
-    status = 403
 
 
 class NoActiveConsentOrAccess(ForbiddenError):
     code = "no_active_consent_or_access"
-    status = 403
 
 
 class PurposeNotPermitted(ForbiddenError):
@@ -113,29 +108,24 @@ class PurposeNotPermitted(ForbiddenError):
     patient exists)."""
 
     code = "purpose_not_permitted"
-    status = 403
 
 
 class Forbidden(ForbiddenError):
     code = "forbidden"
-    status = 403
 
 
 class StaffOnly(ForbiddenError):
     code = "staff_only"
-    status = 403
 
 
 class NotAPatientStatement(ValidationError):
     """Only a patient's own turn is proposed from (422, as the API answers it)."""
 
     code = "not_a_patient_statement"
-    status = 422
 
 
 class PurposeNotSupported(ValidationError):
     code = "purpose_not_supported"
-    status = 422
 
 
 class NotFound(AnamnesisError):
@@ -155,37 +145,30 @@ class NotAcceptable(AnamnesisError):
 
 class Conflict(ConflictError):
     code = "conflict"
-    status = 409
 
 
 class ConcurrentUpdateRetry(ConflictError):
     code = "concurrent_update_retry"
-    status = 409
 
 
 class VersionConflict(ConflictError):
     code = "version_conflict"
-    status = 409
 
 
 class IllegalTransition(ConflictError):
     code = "illegal_transition"
-    status = 409
 
 
 class OperationInProgress(ConflictError):
     code = "operation_in_progress"
-    status = 409
 
 
 class OperationNotAllowed(ConflictError):
     code = "operation_not_allowed"
-    status = 409
 
 
 class IdempotencyKeyReused(ConflictError):
     code = "idempotency_key_reused"
-    status = 409
 
 
 class IdempotentResponseWithdrawn(ConflictError):
@@ -193,31 +176,26 @@ class IdempotentResponseWithdrawn(ConflictError):
     ended). Nothing was done again: send a new key to make a new request."""
 
     code = "idempotent_response_withdrawn"
-    status = 409
 
 
 class OperationNotRetryable(ConflictError):
     code = "operation_not_retryable"
-    status = 409
 
 
 class OperationNotResolvable(ConflictError):
     """Only an operation whose outcome is unknown is resolved; a settled one answers only its own resolution."""
 
     code = "operation_not_resolvable"
-    status = 409
 
 
 class NotProposed(ConflictError):
     code = "not_proposed"
-    status = 409
 
 
 class ProposalPending(ConflictError):
     """The same value is already proposed by this caller, waiting for review, with another validity."""
 
     code = "proposal_pending"
-    status = 409
 
 
 class ProposalStale(ConflictError):
@@ -225,51 +203,42 @@ class ProposalStale(ConflictError):
     not confirmed; reject it, or propose the value again."""
 
     code = "proposal_stale"
-    status = 409
 
 
 class TooManyProposals(ConflictError):
     """This proposer already has the most proposals for this patient that may wait for review at once."""
 
     code = "too_many_proposals"
-    status = 409
 
 
 class NotCorrectable(ConflictError):
     code = "not_correctable"
-    status = 409
 
 
 class NotQuarantined(ConflictError):
     """Only a quarantined memory is released (staff)."""
 
     code = "not_quarantined"
-    status = 409
 
 
 class SessionAlreadyEnded(ConflictError):
     code = "session_already_ended"
-    status = 409
 
 
 class TooManySessions(ConflictError):
     code = "too_many_sessions"
-    status = 409
 
 
 class TurnLimitReached(ConflictError):
     code = "turn_limit_reached"
-    status = 409
 
 
 class SlotsIncomplete(ConflictError):
     code = "slots_incomplete"
-    status = 409
 
 
 class ClarificationNeeded(ConflictError):
     code = "clarification_needed"
-    status = 409
 
 
 class SessionGone(AnamnesisError):
@@ -279,12 +248,10 @@ class SessionGone(AnamnesisError):
 
 class SessionExpired(SessionGone):
     code = "session_expired"
-    status = 410
 
 
 class SessionEnded(SessionGone):
     code = "session_ended"
-    status = 410
 
 
 class PayloadTooLarge(AnamnesisError):
@@ -337,165 +304,140 @@ class RateLimited(RetryableError):
 
 class IdentityProviderUnavailable(RetryableError):
     code = "identity_provider_unavailable"
-    status = 503
 
 
 class ServiceUnavailable(RetryableError):
     code = "service_unavailable"
-    status = 503
 
 
 class EmbeddingProviderUnavailable(ServiceUnavailable):
     code = "embedding_provider_unavailable"
-    status = 503
 
 
 class SchedulingUnavailable(ServiceUnavailable):
     code = "scheduling_unavailable"
-    status = 503
 
 
 class OutsideSystemUnavailable(ServiceUnavailable):
     code = "outside_system_unavailable"
-    status = 503
 
 
 class DatabaseUnavailable(ServiceUnavailable):
     code = "database_unavailable"
-    status = 503
 
 
 class AgentCannotConfirm(ForbiddenError):
     """An agent's proposals are confirmed (or rejected) by the patient or staff."""
 
     code = "agent_cannot_confirm"
-    status = 403
 
 
 class AgentCannotDelete(ForbiddenError):
     """The patient or staff delete memories; an agent cannot."""
 
     code = "agent_cannot_delete"
-    status = 403
 
 
 class AgentCannotGrant(ForbiddenError):
     """An administrator grants and revokes access and registers staff; an agent cannot."""
 
     code = "agent_cannot_grant"
-    status = 403
 
 
 class AgentCannotRevoke(ForbiddenError):
     """The patient or staff revoke a consent; an agent cannot."""
 
     code = "agent_cannot_revoke"
-    status = 403
 
 
 class ConsentRevoked(ForbiddenError):
     """The patient withdrew the consent for the workflow's purpose: no new operation is queued for it."""
 
     code = "consent_revoked"
-    status = 403
 
 
 class ConsentExpired(ForbiddenError):
     """The patient's consent for the workflow's purpose ran out: no new operation is queued for it."""
 
     code = "consent_expired"
-    status = 403
 
 
 class AgentCannotExport(ForbiddenError):
     """The patient, or staff with a grant, export a record; an agent reads for its purpose."""
 
     code = "agent_cannot_export"
-    status = 403
 
 
 class UnknownOrganization(ForbiddenError):
     """The token's organisation is not registered, or does not trust the token's issuer."""
 
     code = "unknown_organization"
-    status = 403
 
 
 class ConsentExists(ConflictError):
     """The patient already has an active consent for this purpose."""
 
     code = "consent_exists"
-    status = 409
 
 
 class GrantExists(ConflictError):
     """This staff member already holds an active grant for the patient and purpose."""
 
     code = "grant_exists"
-    status = 409
 
 
 class PatientExists(ConflictError):
     """The directory already has this patient."""
 
     code = "patient_exists"
-    status = 409
 
 
 class StaffExists(ConflictError):
     """The directory already has this staff member."""
 
     code = "staff_exists"
-    status = 409
 
 
 class IdentifierInUse(ConflictError):
     """Another patient of the organisation has this identifier."""
 
     code = "identifier_in_use"
-    status = 409
 
 
 class OrganizationExists(ConflictError):
     """An organisation with this id is already registered."""
 
     code = "organization_exists"
-    status = 409
 
 
 class MemoryTypeExists(ConflictError):
     """A memory type with this name exists: revise it instead."""
 
     code = "memory_type_exists"
-    status = 409
 
 
 class MemoryTypeBuiltin(ConflictError):
     """Built-in memory types change only with a release of the service."""
 
     code = "memory_type_builtin"
-    status = 409
 
 
 class RevisionBreaksMemories(ConflictError):
     """Current memories of the type would not satisfy the revision (``errors`` lists them)."""
 
     code = "revision_breaks_memories"
-    status = 409
 
 
 class ResourceVersionConflict(ConflictError):
     """A FHIR resource changed without a new meta.versionId."""
 
     code = "resource_version_conflict"
-    status = 409
 
 
 class StaleResourceVersion(ConflictError):
     """A newer version of this FHIR resource is already imported."""
 
     code = "stale_resource_version"
-    status = 409
 
 
 class InternalError(AnamnesisError):

@@ -1,0 +1,68 @@
+"""JSON-RPC messages as the MCP door reads them before the SDK does: a batch's messages, a request's id, and the
+refusals of a message the SDK would misread."""
+
+from __future__ import annotations
+
+import json
+
+from mcp import types
+from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+
+from core.parsers import has_repeated_keys
+
+
+def jsonrpc_refusal(scope, body: bytes | None) -> JSONResponse | None:
+    """The JSON-RPC error for a message the SDK would misread, or ``None``: a protocol version it does not speak
+    (the SDK sends one it does not know down the 2026 path, whose refusal talks of a "_meta envelope" to a client
+    that never heard of one; the transport's rule is a 400 saying what is spoken), a key twice in one object (as
+    the REST API's parser: which counts is not guessed, the SDK keeps the last), an id neither string nor
+    integer."""
+    if (version := Headers(scope=scope).get("mcp-protocol-version")) is not None and (
+            version not in SUPPORTED_PROTOCOL_VERSIONS):
+        supported = list(SUPPORTED_PROTOCOL_VERSIONS)
+        return JSONResponse({"jsonrpc": "2.0", "id": message_id(body), "error": {
+            "code": types.UNSUPPORTED_PROTOCOL_VERSION, "data": {"supported": supported, "requested": version[:64]},
+            "message": f"Unsupported protocol version (MCP-Protocol-Version): supported versions are "
+                       f"{', '.join(supported)}"}}, status_code=400)
+    if body is not None and has_repeated_keys(body):
+        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+            "code": types.PARSE_ERROR, "message": "Parse error: a key appears twice in one object"}}, status_code=400)
+    if body is not None and request_id_invalid(body):
+        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+            "code": types.INVALID_REQUEST, "message": "Invalid request: the id must be a string or an integer"}},
+            status_code=400)
+    return None
+
+
+def batch_messages(raw: bytes) -> list | None:
+    """The messages of a JSON-RPC batch (a non-empty array), or None for anything else."""
+    try:
+        message = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return message if isinstance(message, list) and message else None
+
+
+def message_id(raw: bytes | None) -> str | int | None:
+    """The id of the one request posted, when it has a usable one (a refusal of the whole POST answers it)."""
+    try:
+        message = json.loads(raw) if raw else None
+    except (ValueError, RecursionError):
+        return None
+    ident = message.get("id") if isinstance(message, dict) else None
+    return ident if isinstance(ident, str | int) and not isinstance(ident, bool) else None
+
+
+def request_id_invalid(raw: bytes) -> bool:
+    """A request (a message naming a method) whose ``id`` is there but neither a string nor an integer (MCP: never
+    null, nor 7.0; no object, list or boolean). The SDK would take it for a notification: ``202``, and
+    the call never runs, with nothing to tell the caller so. Malformed JSON is the SDK's to answer."""
+    try:
+        message = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return False
+    return isinstance(message["id"], bool) or not isinstance(message["id"], str | int)
