@@ -26,11 +26,12 @@ this worker it answered in a few milliseconds with 128 of them held (tests/test_
 
 Why buffer here rather than put an asynchronous server in front: uvicorn (``serve --asgi``) parks a slow head as a
 coroutine, but has no timeout for a request head on a new connection (an idle connection is held until the client
-goes) and a2wsgi gives the request a thread as soon as its head is in, so a body that trickles holds a thread for as
-long as the client likes (measured: 32 authenticated requests whose bodies trickle, and uvicorn's ``/health/live``
-gave no answer in 20 s; this worker answered in 6 ms). A reverse proxy would be one more process to ship, start and
-stop in order. Buffering in the worker keeps everything ``serve`` relies on (graceful stop, the balanced accept,
-gunicorn's own refusals) and costs a request one pass through the main loop, which gthread made anyway.
+goes) and a2wsgi gives the request a thread as soon as its head is in, so a body that trickled held a thread for as
+long as the client liked (measured: 32 authenticated requests whose bodies trickle, and uvicorn's ``/health/live``
+gave no answer in 20 s; this worker answered in 6 ms; core.asgi_deadlines now reads the body first there too).
+A reverse proxy would be one more process to ship, start and stop in order. Buffering in the worker keeps
+everything ``serve`` relies on (graceful stop, the balanced accept, gunicorn's own refusals) and costs a request
+one pass through the main loop, which gthread made anyway.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ from __future__ import annotations
 import errno
 import json
 import logging
-import os
 import select
 import selectors
 import socket
@@ -49,16 +49,17 @@ from gunicorn import util
 from gunicorn.http import wsgi
 from gunicorn.workers.gthread import ThreadWorker
 
+from core.asgi_deadlines import REQUEST_READ_TIMEOUT_SECONDS, RESPONSE_WRITE_TIMEOUT_SECONDS
+from core.asgi_deadlines import WRITE_SLICE as _WRITE_SLICE
+
 log = logging.getLogger("anamnesis.access")
 
 ACCEPT_DEFER_SECONDS = 0.005
-# How long a request may take to arrive, head and body, counted from its first byte (or from the connection's
-# opening): a client slower than this is answered 408 and disconnected.
-REQUEST_READ_TIMEOUT_SECONDS = float(os.environ.get("WEB_REQUEST_READ_TIMEOUT_SECONDS", "10"))
-# How long a thread waits for a client to take the next part of its answer (up to _WRITE_SLICE bytes) before the
-# connection is closed: a client that stops reading would otherwise hold the thread for as long as it likes.
-RESPONSE_WRITE_TIMEOUT_SECONDS = float(os.environ.get("WEB_RESPONSE_WRITE_TIMEOUT_SECONDS", "10"))
-_WRITE_SLICE = 64 * 1024
+# REQUEST_READ_TIMEOUT_SECONDS: how long a request may take to arrive, head and body, counted from its first byte
+# (or from the connection's opening): a client slower than this is answered 408 and disconnected.
+# RESPONSE_WRITE_TIMEOUT_SECONDS: how long a thread waits for a client to take the next part of its answer (up to
+# _WRITE_SLICE bytes) before the connection is closed: a client that stops reading would otherwise hold the thread
+# for as long as it likes. Read where uvicorn's deadlines (serve --asgi) read them.
 # A request head that has not ended by this size is refused (431) by the main loop: the application refuses
 # headers over 16 KiB anyway (core.middleware.MAX_HEADER_BYTES).
 MAX_BUFFERED_HEAD_BYTES = 64 * 1024

@@ -3,8 +3,9 @@ uvicorn worker processes on ``config.asgi`` (the same). Both refuse to start whe
 row-level security (core.E001).
 
 gunicorn is the default: its worker (core.gunicorn_worker) gives a request a thread only once the request has
-arrived whole (a slow or idle client holds no thread; 408 after ``WEB_REQUEST_READ_TIMEOUT_SECONDS``; uvicorn has no
-timeout for a request head on a new connection), and leaves a new keep-alive connection to a worker with a free
+arrived whole (a slow or idle client holds no thread; 408 after ``WEB_REQUEST_READ_TIMEOUT_SECONDS``; under uvicorn
+the same deadlines bound a request's body and its answer, core.asgi_deadlines, but there is no timeout for a request
+head on a new connection), and leaves a new keep-alive connection to a worker with a free
 thread, where uvicorn's workers take whichever they accept first (31/19 of 50 connections in one run), and
 it serves Django's synchronous views without a hop through an event loop. Under the 50-connection mixed load it
 served about 5% more requests than uvicorn, with a lower p99 (bench.mixed_load; the figures in docs/scaling.md).
