@@ -39,6 +39,7 @@ from agents_mcp.cors import BrowserOrigins
 from agents_mcp.messages import batch_messages, jsonrpc_refusal, request_id_invalid
 from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
+from core.asgi_deadlines import replaying as _replaying
 from core.authentication import identity_from_token, trusted_issuers
 from core.errors import (
     ApiError,
@@ -310,20 +311,6 @@ async def _body_within(scope, receive, limit: int) -> bytes | None:
         if not message.get("more_body", False):
             break
     return b"".join(chunks)
-
-
-def _replaying(body: bytes, receive):
-    """A ``receive`` that hands the app the body already read, then whatever the client sends next."""
-    pending = True
-
-    async def replay():
-        nonlocal pending
-        if pending:
-            pending = False
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 def _unsupported_body(scope) -> str | None:

@@ -6,7 +6,8 @@ Creates its own database ``anamnesis_bench_export``, seeds one patient as the su
 ``--memories`` active preferences with one lifecycle event each, ``--audit`` access events), then runs the export
 generators in this process exactly as the view's streamed body does (own snapshot transaction, runtime role, RLS)
 and prints time, bytes, rows per second and the peak of Python memory allocated while streaming, which stays
-flat as the patient grows because rows are fetched in chunks.
+flat as the patient grows because rows are fetched in chunks and the body is spooled to an unlinked temporary
+file beyond rights.streaming.SPOOL_IN_MEMORY_BYTES.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ to the Django application.
 Django is served through its WSGI application in a thread pool (a2wsgi), not Django's ASGI handler: our views are
 synchronous, and Django's ASGI handler runs synchronous views one at a time per process (thread-sensitive), which
 would serialise every request of a worker. The WSGI module keeps its start-up checks (core.E001, model warm-up).
+A request's body is read, and its answer written, within the deadlines gunicorn's worker sets (core.asgi_deadlines):
+a slow client holds none of those threads for longer.
 """
 
 import os
@@ -51,8 +53,13 @@ class Router:
 
 
 def build_application():
+    from django.conf import settings
+
+    from core.asgi_deadlines import ClientDeadlines
+
     workers = int(os.environ.get("WEB_THREADS", "8"))
-    return Router(WSGIMiddleware(wsgi_application, workers=workers), build_app())
+    return Router(ClientDeadlines(WSGIMiddleware(wsgi_application, workers=workers),
+                                  max_body=settings.MAX_REQUEST_BYTES), build_app())
 
 
 application = build_application()

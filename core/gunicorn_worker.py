@@ -26,11 +26,12 @@ this worker it answered in a few milliseconds with 128 of them held (tests/test_
 
 Why buffer here rather than put an asynchronous server in front: uvicorn (``serve --asgi``) parks a slow head as a
 coroutine, but has no timeout for a request head on a new connection (an idle connection is held until the client
-goes) and a2wsgi gives the request a thread as soon as its head is in, so a body that trickles holds a thread for as
-long as the client likes (measured: 32 authenticated requests whose bodies trickle, and uvicorn's ``/health/live``
-gave no answer in 20 s; this worker answered in 6 ms). A reverse proxy would be one more process to ship, start and
-stop in order. Buffering in the worker keeps everything ``serve`` relies on (graceful stop, the balanced accept,
-gunicorn's own refusals) and costs a request one pass through the main loop, which gthread made anyway.
+goes) and a2wsgi gives the request a thread as soon as its head is in, so a body that trickled held a thread for as
+long as the client liked (measured: 32 authenticated requests whose bodies trickle, and uvicorn's ``/health/live``
+gave no answer in 20 s; this worker answered in 6 ms; core.asgi_deadlines now reads the body first there too).
+A reverse proxy would be one more process to ship, start and stop in order. Buffering in the worker keeps
+everything ``serve`` relies on (graceful stop, the balanced accept, gunicorn's own refusals) and costs a request
+one pass through the main loop, which gthread made anyway.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ from __future__ import annotations
 import errno
 import json
 import logging
-import os
 import select
 import selectors
 import socket
@@ -49,16 +49,17 @@ from gunicorn import util
 from gunicorn.http import wsgi
 from gunicorn.workers.gthread import ThreadWorker
 
+from core.asgi_deadlines import REQUEST_READ_TIMEOUT_SECONDS, RESPONSE_WRITE_TIMEOUT_SECONDS
+from core.asgi_deadlines import WRITE_SLICE as _WRITE_SLICE
+
 log = logging.getLogger("anamnesis.access")
 
 ACCEPT_DEFER_SECONDS = 0.005
-# How long a request may take to arrive, head and body, counted from its first byte (or from the connection's
-# opening): a client slower than this is answered 408 and disconnected.
-REQUEST_READ_TIMEOUT_SECONDS = float(os.environ.get("WEB_REQUEST_READ_TIMEOUT_SECONDS", "10"))
-# How long a thread waits for a client to take the next part of its answer (up to _WRITE_SLICE bytes) before the
-# connection is closed: a client that stops reading would otherwise hold the thread for as long as it likes.
-RESPONSE_WRITE_TIMEOUT_SECONDS = float(os.environ.get("WEB_RESPONSE_WRITE_TIMEOUT_SECONDS", "10"))
-_WRITE_SLICE = 64 * 1024
+# REQUEST_READ_TIMEOUT_SECONDS: how long a request may take to arrive, head and body, counted from its first byte
+# (or from the connection's opening): a client slower than this is answered 408 and disconnected.
+# RESPONSE_WRITE_TIMEOUT_SECONDS: how long a thread waits for a client to take the next part of its answer (up to
+# _WRITE_SLICE bytes) before the connection is closed: a client that stops reading would otherwise hold the thread
+# for as long as it likes. Read where uvicorn's deadlines (serve --asgi) read them.
 # A request head that has not ended by this size is refused (431) by the main loop: the application refuses
 # headers over 16 KiB anyway (core.middleware.MAX_HEADER_BYTES).
 MAX_BUFFERED_HEAD_BYTES = 64 * 1024
@@ -78,10 +79,18 @@ def _head_fields(head: bytes) -> list[tuple[bytes, bytes]]:
     return fields
 
 
-def _chunked_body_end(data: bytes, pos: int, max_body: int) -> int | None:
+def _chunked_body_end(data: bytes, pos: int, max_body: int, progress: dict | None = None) -> int | None:
     """Where a chunked body starting at ``pos`` ends (its trailers included), ``-1`` when it is over ``max_body`` or
-    malformed (the parser or the application refuses it without reading on), ``None`` while more is to come."""
+    malformed (the parser or the application refuses it without reading on), ``None`` while more is to come.
+
+    ``progress`` (kept by the caller for one request while its bytes arrive) remembers the last whole chunk read, so
+    that each call reads only what came after it: read from the start every time, a body sent as thousands of
+    one-byte chunks, a few at a time, cost the worker's main loop (every connection's reads and accepts) time
+    growing with the square of its length."""
     total = 0
+    start = pos
+    if progress is not None and progress.get("start") == start:
+        pos, total = progress["pos"], progress["total"]
     while True:
         line_end = data.find(b"\r\n", pos)
         if line_end < 0:
@@ -101,12 +110,15 @@ def _chunked_body_end(data: bytes, pos: int, max_body: int) -> int | None:
         pos = line_end + 2 + size + 2
         if pos > len(data):
             return None
+        if progress is not None:
+            progress.update(start=start, pos=pos, total=total)
 
 
-def request_state(data: bytes, *, max_body: int) -> str:
+def request_state(data: bytes, *, max_body: int, progress: dict | None = None) -> str:
     """What a connection's buffered bytes hold: ``"partial"`` (wait for more), ``"complete"`` (a whole request,
     body included, or one the parser refuses from what it has: a malformed head, a bad length) or
-    ``"head_too_large"`` / ``"body_too_large"`` (refused here, not worth waiting for)."""
+    ``"head_too_large"`` / ``"body_too_large"`` (refused here, not worth waiting for). ``progress``: an empty dict
+    for each request, passed with each call while its bytes arrive (:func:`_chunked_body_end`)."""
     start = len(data) - len(data.lstrip(b"\r\n"))  # empty lines before a request line are skipped (RFC 9112 2.2)
     end = data.find(b"\r\n\r\n", start)
     if end < 0:
@@ -123,7 +135,7 @@ def request_state(data: bytes, *, max_body: int) -> str:
         elif name == b"transfer-encoding":
             chunked = b"chunked" in value.lower()
     if chunked:
-        body_end = _chunked_body_end(data, body_start, max_body)
+        body_end = _chunked_body_end(data, body_start, max_body, progress)
         if body_end == -1:
             return "complete"
         if body_end is None and len(data) - body_start > 2 * max_body + 65536:  # mostly chunk framing
@@ -255,6 +267,7 @@ class BalancedThreadWorker(ThreadWorker):
             super().enqueue_req(conn)
             return
         conn.buffered = bytearray()
+        conn.chunked_progress = {}
         conn.continued = False
         if conn.parser is not None:  # what the last request's body read brought of the next one
             conn.buffered += conn.parser.unreader.take_buffered()
@@ -283,7 +296,7 @@ class BalancedThreadWorker(ThreadWorker):
         """Act on the buffered bytes: hand a whole request to the thread pool, refuse one not worth waiting for,
         or (still partial) answer ``Expect: 100-continue`` so that its body comes. True when the connection has
         left the main loop's hands."""
-        state = request_state(bytes(conn.buffered), max_body=self._body_limit())
+        state = request_state(bytes(conn.buffered), max_body=self._body_limit(), progress=conn.chunked_progress)
         if state == "partial":
             if not conn.continued and _expects_continue(bytes(conn.buffered)):
                 conn.continued = True

@@ -36,28 +36,40 @@ def live(request):
 
 @get_or_head
 def ready(request):
-    """Ready while PostgreSQL can be reached; ``"database": "busy"`` (still 200) when every pooled connection is in
-    use by other requests. A load balancer that took a busy node out of rotation would load the others the more,
-    and take them out in turn: saturation is for metrics and autoscaling, not for readiness. The probe does not
-    wait its turn for a connection behind the requests (it was 503 database_unavailable after the pool's timeout,
-    PostgreSQL well)."""
+    """Ready while PostgreSQL can be reached and takes writes; ``"database": "busy"`` (still 200) when every pooled
+    connection is in use by other requests. A load balancer that took a busy node out of rotation would load the
+    others the more, and take them out in turn: saturation is for metrics and autoscaling, not for readiness. The
+    probe does not wait its turn for a connection behind the requests (it was 503 database_unavailable after the
+    pool's timeout, PostgreSQL well).
+
+    A database that takes no writes (a standby left unpromoted after a failover, ``default_transaction_read_only``
+    set during an incident) is not ready: every request writes (a read its audit row), so this node could answer
+    nothing but 503; it is ``503 database_read_only`` with ``Retry-After``, so that a load balancer sends the traffic
+    to a node whose database takes it (it answered 200 ready)."""
     database = connections["default"]
     saturated = getattr(database, "pool_saturated", None)
     if saturated is not None and saturated():
         return JsonResponse({"status": "ready", "database": "busy"})
     try:
         with database.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
+            cursor.execute("SELECT current_setting('transaction_read_only')")
+            (read_only,) = cursor.fetchone()
     except Exception as exc:
         if isinstance(exc.__cause__, PoolTimeout) and saturated is not None and saturated():
             return JsonResponse({"status": "ready", "database": "busy"})  # filled up while this one waited
         # While the database's circuit is open (core.postgresql) this answers at once, without trying to connect.
         log.warning("readiness: database unreachable (%s)", type(exc).__name__)
-        response = json_problem(503, "database_unavailable", "The database cannot be reached")
-        response["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
-        return response
+        return _not_ready("database_unavailable", "The database cannot be reached")
+    if read_only == "on":
+        log.warning("readiness: the database takes no writes")
+        return _not_ready("database_read_only", "The database takes no writes")
     return JsonResponse({"status": "ready"})
+
+
+def _not_ready(code: str, title: str):
+    response = json_problem(503, code, title)
+    response["Retry-After"] = str(settings.API_UNAVAILABLE_RETRY_AFTER_SECONDS)
+    return response
 
 
 def not_found(request, exception=None):

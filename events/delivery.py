@@ -5,8 +5,9 @@ One delivery, one attempt::
     claim (commit; attempts + 1, leased) -> resolve and check the host -> POST (no transaction open) -> record (commit)
 
 Each POST runs on a thread of its own (``EVENT_DELIVERY_CONCURRENCY``) with a short timeout, and the worker claims
-more as soon as a thread is free, so a slow or dead endpoint holds one thread for at most the timeout and never the
-others, nor the workflow outbox (another table, another worker loop). A worker killed mid-call loses nothing: the
+more as soon as a thread is free, so a slow or dead endpoint holds one thread for at most the timeout, never more
+than a quarter of them at once however many of its deliveries are due, and never the workflow outbox (another
+table, another worker loop). A worker killed mid-call loses nothing: the
 lease ends and the delivery is claimed again, with the same ``webhook-id``; receivers deduplicate on it.
 
 A non-2xx answer, a timeout or a refused connection is retried with exponential backoff and jitter up to
@@ -57,13 +58,25 @@ log = logging.getLogger("anamnesis.events")
 _WORKER_SETTING = "SELECT set_config('app.event_worker', %s, true)"
 
 # SKIP LOCKED: concurrent workers take different rows and never wait for each other. A row still in_flight here
-# has an expired lease (its worker died or stalled): it is sent again, with the same webhook-id.
+# has an expired lease (its worker died or stalled): it is sent again, with the same webhook-id. One subscription
+# gets at most per_subscription deliveries in flight (those under a lease counted), so that an endpoint that
+# hangs, with a backlog, holds that many threads and not all of them: the others' deliveries go on.
 _CLAIM_SQL = """
-WITH due AS (
+WITH in_flight AS (
+  SELECT subscription_id, count(*) AS held FROM event_delivery
+   WHERE status = 'in_flight' AND next_attempt_at > now() AND claimed_until > now()
+   GROUP BY subscription_id),
+candidates AS (
+  SELECT d.delivery_id, d.next_attempt_at,
+         coalesce(f.held, 0) + row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at) AS place
+    FROM event_delivery d LEFT JOIN in_flight f USING (subscription_id)
+   WHERE d.status IN ('pending', 'in_flight') AND d.next_attempt_at <= now()),
+due AS (
   SELECT delivery_id FROM event_delivery
-   WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= now()
+   WHERE delivery_id IN (SELECT delivery_id FROM candidates WHERE place <= %(per_subscription)s
+                          ORDER BY next_attempt_at LIMIT %(limit)s)
+     AND status IN ('pending', 'in_flight') AND next_attempt_at <= now()
    ORDER BY next_attempt_at
-   LIMIT %(limit)s
    FOR UPDATE SKIP LOCKED),
 claimed AS (
   UPDATE event_delivery d
@@ -129,11 +142,12 @@ def _worker_transaction():
     return transaction.atomic(durable=True)
 
 
-def deliveries_claim(*, worker: str, limit: int, lease_seconds: float) -> list[Claim]:
-    """Claim up to ``limit`` due deliveries of every organisation; commits before returning."""
+def deliveries_claim(*, worker: str, limit: int, lease_seconds: float, per_subscription: int) -> list[Claim]:
+    """Claim up to ``limit`` due deliveries of every organisation, at most ``per_subscription`` in flight for one
+    subscription; commits before returning."""
     with _worker_transaction(), connection.cursor() as cursor:
         cursor.execute(_WORKER_SETTING, [worker])
-        cursor.execute(_CLAIM_SQL, {"limit": limit, "lease": lease_seconds})
+        cursor.execute(_CLAIM_SQL, {"limit": limit, "lease": lease_seconds, "per_subscription": per_subscription})
         claims = [_claim(row) for row in cursor.fetchall()]
         cursor.execute(_WORKER_SETTING, [""])
     return claims
@@ -313,6 +327,8 @@ class DeliveryWorker:
                  poll_seconds: float | None = None, stop: threading.Event | None = None) -> None:
         self.name = name or f"{socket.gethostname()[:60]}:{os.getpid()}:events"
         self.concurrency = concurrency or settings.EVENT_DELIVERY_CONCURRENCY
+        # one endpoint's share of the threads: a hung one (with a backlog) holds no more
+        self.per_subscription = max(1, self.concurrency // 4)
         self.lease_seconds = lease_seconds or settings.EVENT_DELIVERY_LEASE_SECONDS
         if self.lease_seconds < 3 * settings.EVENT_DELIVERY_TIMEOUT_SECONDS:
             raise ValueError("EVENT_DELIVERY_LEASE_SECONDS must be at least three times the delivery timeout")
@@ -350,7 +366,8 @@ class DeliveryWorker:
 
     def _claim(self, limit: int) -> list[Claim]:
         try:
-            claims = deliveries_claim(worker=self.name, limit=limit, lease_seconds=self.lease_seconds)
+            claims = deliveries_claim(worker=self.name, limit=limit, lease_seconds=self.lease_seconds,
+                                      per_subscription=self.per_subscription)
         except DatabaseError as exc:
             self.stats.errors += 1
             log.warning("could not claim deliveries (%s)", type(exc).__name__)

@@ -196,7 +196,8 @@ def test_a_database_that_only_reads_is_a_503_to_retry_not_an_internal_error(spar
     """PostgreSQL taking no writes (a standby the service was pointed at, or an operator's
     default_transaction_read_only during an incident): every write, and every read (its audit row), failed with
     SQLSTATE 25006 and was answered 500 internal_error. It is 503 service_unavailable with Retry-After: nothing
-    was changed, and the same request succeeds once the server takes writes again."""
+    was changed, and the same request succeeds once the server takes writes again. Meanwhile the node is not ready
+    (503 database_read_only; it said ready), so that a load balancer sends the traffic elsewhere."""
     service, tokens = _service_on(spare, jwks_server, keyring, patients=1, workers=1, threads=2)
     try:
         ((patient, token),) = tokens.items()
@@ -209,13 +210,17 @@ def test_a_database_that_only_reads_is_a_503_to_retry_not_an_internal_error(spar
                 status, headers, problem = _call(service.url, "POST", path, token,
                                                  {"purpose": "appointment_scheduling"})
                 read = _call(service.url, "GET", path, token)
+                ready = _call(service.url, "GET", "/health/ready", "")
             finally:
                 admin.execute("ALTER SYSTEM RESET default_transaction_read_only")
                 admin.execute("SELECT pg_reload_conf()")
         assert (status, problem.get("code")) == (503, "service_unavailable"), problem
         assert int(headers["retry-after"]) >= 1
         assert (read[0], read[2].get("code")) == (503, "service_unavailable"), read
+        assert (ready[0], ready[2].get("code")) == (503, "database_read_only"), ready
+        assert int(ready[1]["retry-after"]) >= 1
         time.sleep(0.5)
+        assert _call(service.url, "GET", "/health/ready", "")[:3:2] == (200, {"status": "ready"})
         status, _, body = _call(service.url, "POST", path, token, {"purpose": "appointment_scheduling"})
         assert status == 201, body
     finally:

@@ -353,6 +353,45 @@ def test_a_dead_endpoint_fails_after_the_attempt_limit_without_holding_up_anothe
         ("failed", 2, 500, "http_status")]
 
 
+def test_one_organisations_hung_endpoint_with_a_backlog_does_not_hold_up_anothers_events(world, committed_db, receiver,
+                                                                                          settings):
+    """An endpoint that accepts and never answers, with a backlog of deliveries, took every delivery thread: the
+    worker claimed the oldest due deliveries whatever their endpoint, so another organisation's event waited until
+    each of the backlog's had timed out once (40 of them, 4 threads, 0.5 s: 5 s; a busy organisation with a dead
+    endpoint starved every other for good). At most a quarter of the threads (at least one) go to one subscription
+    at a time: the other organisation's event is delivered at once, while the backlog is still being tried."""
+    subscribe(world, receiver, types=["consent.revoked"])
+    receiver.hang(1000, 3)
+    live = WebhookReceiver()
+    stop = threading.Event()
+    worker = threading.Thread(target=DeliveryWorker(name="test-events", concurrency=4, lease_seconds=2.0,
+                                                    poll_seconds=0.02, stop=stop).run)
+    try:
+        r = admin(world, world.other_org).post(SUBS, {"url": live.url, "event_types": ["consent.revoked"]})
+        live.secret = r.json()["secret"]
+        bundle = receiver.ca_bundle.parent / "both.pem"
+        bundle.write_bytes(receiver.ca_bundle.read_bytes() + live.ca_bundle.read_bytes())
+        settings.EVENT_DELIVERY_CA_BUNDLE = str(bundle)
+        hung = Identity(org_id=world.org, actor_sub="nurse-1", scopes=frozenset(), actor_kind="staff")
+        with identity_context(hung):
+            for _ in range(40):
+                event_emit("consent.revoked", consent_id=uuid.uuid4(), patient_id=uuid.uuid4(),
+                           purpose="appointment_scheduling")
+        cid = world.consent(world.patient_b, org=world.other_org)
+        world.patient(world.patient_b, org=world.other_org).post(
+            f"/v1/patients/{world.patient_b}/consents/{cid}/revoke")
+        started = time.monotonic()
+        worker.start()
+        wait_until(lambda: live.received, timeout=10, message="the other organisation's delivery")
+        waited = time.monotonic() - started
+        assert waited < 1.5, waited
+        assert live.received[0].verified
+    finally:
+        stop.set()
+        worker.join(timeout=10)
+        live.stop()
+
+
 def test_an_endpoint_stored_before_the_url_checks_it_fails_is_failed_at_once(world, committed_db, receiver):
     """A URL stored before today's checks (a host with an empty label) can never be posted to: its delivery fails
     at the first attempt as invalid_url, not retried. It used to fail inside the worker's look-up (internal_error)

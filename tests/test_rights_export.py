@@ -3,11 +3,14 @@ care context. Through the HTTP API as the patient and as staff."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
 from datetime import datetime, timedelta
 from time import sleep
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 from fhir.resources.R4B.bundle import Bundle
@@ -705,3 +708,57 @@ def test_fhir_export_never_says_a_clinical_value_set_aside_has_ended(world):
     assert (allergy["clinicalStatus"]["coding"][0]["code"], allergy["verificationStatus"]["coding"][0]["code"]) == (
         "active", "unconfirmed")
     assert resources["MedicationStatement"]["status"] == "unknown"
+
+
+SEED_ACCESS_HISTORY = """
+INSERT INTO audit_event (id, occurred_at, organization_id, patient_id, actor_sub, actor_kind, action,
+                         resource_type, resource_id, purpose, outcome, correlation_id)
+SELECT gen_random_uuid(), now() - k * interval '100 milliseconds', %(org)s, %(patient)s, 'nurse', 'staff',
+       'memory.list', 'memory', NULL, 'appointment_scheduling', 'success', 'seed-' || k
+  FROM generate_series(1, %(count)s) AS k
+"""
+
+
+@pytest.mark.slow
+def test_a_slow_export_reader_holds_no_database_snapshot_or_connection(committed_db, world, jwks_server):
+    """A patient with a long access history (about 10 MB of JSON) downloads it over a slow link: the export was
+    read from the database while it was sent, so its REPEATABLE READ transaction (a snapshot that keeps VACUUM
+    from every row changed meanwhile) and its pooled connection stayed open for as long as the client took, each
+    part of the answer allowed the write timeout. The export is built first, the transaction ends, and only then
+    is it sent: while the client reads nothing, no connection of the service is in a transaction, and the body,
+    read afterwards, is the whole export."""
+    from tests.conftest import admin_connect
+    from tests.fakes.service import LiveService
+
+    pid = world.patient_a
+    token = world.token(sub=f"patient-{pid}", patient_id=pid, scope=EXPORT_SCOPES)
+    with admin_connect() as admin:
+        admin.execute(SEED_ACCESS_HISTORY, {"org": world.org, "patient": pid, "count": 30000})
+    service = LiveService(jwks_server.url, workers=1, threads=2,
+                          extra_env={"WEB_RESPONSE_WRITE_TIMEOUT_SECONDS": "60"})
+    sock = socket.socket()
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.settimeout(30)
+        sock.connect(("127.0.0.1", service.port))
+        sock.sendall(f"GET /v1/patients/{pid}/export HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}"
+                     f"\r\nConnection: close\r\n\r\n".encode())
+        response = http.client.HTTPResponse(sock)
+        response.begin()  # the head (and what fits in one buffer of the body)
+        assert response.status == 200, response.status
+        in_transaction = None
+        for _ in range(20):  # the service's side fills its buffers, then waits for the client
+            sleep(0.5)
+            with admin_connect() as admin:
+                in_transaction = admin.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND usename = %s AND xact_start IS NOT NULL",
+                    [settings.DB_TOPOLOGY.runtime.user]).fetchone()[0]
+            if in_transaction:
+                break
+        assert in_transaction == 0, "a connection of the service stays in the export's transaction"
+        body = json.loads(response.read())
+        assert len(body["access_history"]) >= 30000
+    finally:
+        sock.close()
+        service.close()

@@ -47,6 +47,56 @@ def test_serve_ends_with_an_error_when_its_web_server_cannot_start(tmp_path):
 
 
 @pytest.mark.slow
+def test_serve_refuses_to_start_when_another_process_holds_the_embedding_servers_port(tmp_path):
+    """Another process on the embedding server's port (here one answering 200 to everything, as another service's
+    embedding server does): serve's readiness check took its answer for its own server's and started the web
+    server, whose workers would send every text to embed (patients' facts, their questions) to that process, while
+    its own embedding server failed to bind and was started again and again. serve now ends with an error naming
+    the port, before starting anything, and the other process is sent nothing."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    asked = []
+
+    class Anything(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):  # noqa: N802
+            asked.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        do_POST = do_GET  # noqa: N815
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Anything)
+    Thread(target=other.serve_forever, daemon=True).start()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EMBEDDING_", "PROMETHEUS_"))}
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings_test", "TMPDIR": str(tmp_path),
+                "EMBEDDING_PROVIDER": "local"})
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        web_port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{web_port}", "--workers",
+                             "1", "--threads", "1", "--embedding-port", str(other.server_address[1])],
+                            cwd=BASE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        _, stderr = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.communicate(timeout=30)
+        raise AssertionError("serve started beside another process on its embedding server's port") from None
+    finally:
+        other.shutdown()
+    assert proc.returncode != 0
+    assert f"port {other.server_address[1]} is in use" in stderr, stderr[-2000:]
+    assert asked == []
+
+
+@pytest.mark.slow
 def test_a_memory_stored_just_before_serve_stops_gets_its_vector(committed_db, world, jwks_server):
     """A vector is written after its memory's write commits, in the worker, by the machine's embedding server
     (``serve``'s other child): ``serve`` stops the web server, whose workers write what they hold as they stop,

@@ -4,6 +4,7 @@ while recording. (Separate processes and SIGKILL: test_workflow_recovery.py.)"""
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from datetime import timedelta
@@ -281,6 +282,35 @@ def test_a_booking_goes_to_the_scheduling_system(committed_db, world, insurer, s
     body = read(world, wf["workflow_id"])
     assert body["current_step"] == "booked" and body["state"]["appointment_id"].startswith("APT-")
     assert scheduling.created == 1 and insurer.created == 0
+
+
+def test_an_insurer_that_hangs_does_not_hold_up_the_bookings_claimed_with_its_submissions(committed_db, world,
+                                                                                            insurer, scheduling,
+                                                                                            settings):
+    """The worker sent a batch's claims one after another: with the insurer accepting and never answering, a booking
+    claimed behind ten of its submissions waited for each to time out (half a second each here; 22 s with the
+    default timeouts, so a batch of ten held bookings up for minutes before the insurer's circuit opened). Each
+    outside system's claims of a batch now go out on a thread of their own: the booking is made at once while the
+    submissions are still timing out."""
+    settings.WORKFLOW_CIRCUIT_FAILURE_THRESHOLD = 20
+    insurer.accept_then_time_out(times=None, hang=5)
+    for _ in range(10):
+        submit_workflow(world)
+    wf, _ = queue_booking(world.patient(world.patient_a), world)
+    stop = threading.Event()
+    runner = threading.Thread(target=worker(insurer, scheduling, stop=stop, batch_size=11).run,
+                              kwargs={"once": True})
+    started = time.monotonic()
+    runner.start()
+    try:
+        wait_until(lambda: read(world, wf["workflow_id"])["current_step"] == "booked", timeout=30,
+                   message="the booking")
+        waited = time.monotonic() - started
+    finally:
+        stop.set()
+        runner.join(timeout=30)
+    assert waited < 2, waited
+    assert scheduling.created == 1
 
 
 def test_a_workflows_operations_are_read_a_page_at_a_time(committed_db, world, insurer):

@@ -26,7 +26,7 @@ def free_port() -> int:
 
 class LiveService:
     def __init__(self, jwks_url: str, *, workers: int = 2, threads: int = 2, extra_env: dict | None = None,
-                 settings_module: str = "config.settings_test") -> None:
+                 settings_module: str = "config.settings_test", asgi: bool = False) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = tempfile.NamedTemporaryFile(mode="w+", suffix=".log", delete=False)
@@ -41,7 +41,8 @@ class LiveService:
         env.update(extra_env or {})
         self.proc = subprocess.Popen(
             [sys.executable, "manage.py", "serve", "--bind", f"127.0.0.1:{self.port}", "--workers", str(workers),
-             "--threads", str(threads)], cwd=BASE_DIR, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+             "--threads", str(threads), *(["--asgi"] if asgi else [])],
+            cwd=BASE_DIR, env=env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 90
         while True:
             if self.proc.poll() is not None:

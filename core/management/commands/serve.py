@@ -3,8 +3,9 @@ uvicorn worker processes on ``config.asgi`` (the same). Both refuse to start whe
 row-level security (core.E001).
 
 gunicorn is the default: its worker (core.gunicorn_worker) gives a request a thread only once the request has
-arrived whole (a slow or idle client holds no thread; 408 after ``WEB_REQUEST_READ_TIMEOUT_SECONDS``; uvicorn has no
-timeout for a request head on a new connection), and leaves a new keep-alive connection to a worker with a free
+arrived whole (a slow or idle client holds no thread; 408 after ``WEB_REQUEST_READ_TIMEOUT_SECONDS``; under uvicorn
+the same deadlines bound a request's body and its answer, core.asgi_deadlines, but there is no timeout for a request
+head on a new connection), and leaves a new keep-alive connection to a worker with a free
 thread, where uvicorn's workers take whichever they accept first (31/19 of 50 connections in one run), and
 it serves Django's synchronous views without a hop through an event loop. Under the 50-connection mixed load it
 served about 5% more requests than uvicorn, with a lower p99 (bench.mixed_load; the figures in docs/scaling.md).
@@ -22,6 +23,7 @@ application writes one line per request with the route template instead (core.ob
 
 import os
 import shutil
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -30,6 +32,20 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from core.supervision import supervised, wait_until_ready
+
+
+def loopback_port_free(port: int) -> bool:
+    """Whether nothing listens on 127.0.0.1:``port``. Checked before the embedding server starts there: when another
+    process held the port (another service's embedding server, anything answering 200 on /health), the readiness
+    check took its answer for our server's, the web workers sent every text to embed (patients' facts and
+    questions) to that process, and ours was started again and again, failing to bind."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a closed connection's TIME_WAIT is no owner
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 class Command(BaseCommand):
@@ -76,6 +92,11 @@ class Command(BaseCommand):
             with supervised(stop_timeout=15) as children:
                 env = dict(os.environ)
                 if settings.EMBEDDING_PROVIDER == "local" and embedding_port:
+                    if not loopback_port_free(embedding_port):
+                        raise CommandError(
+                            f"the embedding server's port {embedding_port} is in use: another process listens there "
+                            f"(another service's embedding server?); choose another with --embedding-port or "
+                            f"EMBEDDING_SERVER_PORT")
                     embedder = children.start([*manage, "run_embedding_server", "--port", str(embedding_port)],
                                               restart=True)
                     wait_until_ready(f"http://127.0.0.1:{embedding_port}/health", embedder, name="embedding server",
