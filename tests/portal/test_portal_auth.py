@@ -284,15 +284,55 @@ def test_the_inactivity_timeout_is_a_short_sliding_session(settings, people, wor
 
 
 def test_login_callbacks_are_rate_limited_per_address(people, world, settings, dev_idp):
-    from django.core.cache import cache
-
-    cache.clear()
     settings.PORTAL_LOGIN_CALLBACK_RATE = 3
     client = Client(REMOTE_ADDR="10.9.8.7")
     statuses = [client.get("/oidc/callback/?code=x&state=y").status_code for _ in range(5)]
     assert statuses[-1] == 429 and statuses.count(429) == 2
     assert Client(REMOTE_ADDR="10.9.8.6").get("/oidc/callback/?code=x&state=y").status_code != 429
-    cache.clear()
+
+
+def test_the_login_callback_limit_holds_across_worker_processes(people, world, settings, dev_idp):
+    """Each worker process had its own counter (Django's local-memory cache): with N workers an address had N
+    times the allowance. The counts are in the database now: a process whose cache is empty (another worker's)
+    still refuses, with Retry-After within the minute."""
+    from django.core.cache import cache
+
+    settings.PORTAL_LOGIN_CALLBACK_RATE = 3
+    statuses = []
+    for _ in range(5):
+        cache.clear()  # as the next request landing on another worker
+        statuses.append(Client(REMOTE_ADDR="10.9.8.5").get("/oidc/callback/?code=x&state=y"))
+    assert [r.status_code for r in statuses].count(429) == 2
+    assert 1 <= int(statuses[-1]["Retry-After"]) <= 60
+
+
+def test_a_flood_of_forged_callbacks_from_a_nat_address_locks_out_nobody_signing_in_there(people, world, settings,
+                                                                                         dev_idp):
+    """A hospital's staff sign in from one NAT address. More sign-ins than the per-browser limit succeed there,
+    and forged callbacks from the same address (over their limit, 429) do not spend the sign-ins' allowance."""
+    settings.PORTAL_LOGIN_CALLBACK_RATE = 2
+    address = "10.20.30.40"
+    forged = [Client(REMOTE_ADDR=address).get("/oidc/callback/?code=x&state=y").status_code for _ in range(4)]
+    assert forged[-1] == 429
+    for n in range(4):
+        client = Client(REMOTE_ADDR=address)
+        back = login(client, dev_idp, people.staff(f"nurse{n}"))
+        assert back.status_code == 302 and client.get("/staff/").status_code == 200
+    # the address's allowance for sign-ins begun here is a ceiling too
+    settings.PORTAL_LOGIN_CALLBACK_RATE_PER_ADDRESS = 4
+    assert login(Client(REMOTE_ADDR=address), dev_idp, people.staff("nurse9")).status_code == 429
+    assert login(Client(REMOTE_ADDR="10.20.30.41"), dev_idp, people.staff("nurse9")).status_code == 302
+
+
+def test_a_browser_looping_through_sign_ins_is_limited_on_its_own(people, world, settings, dev_idp):
+    settings.PORTAL_LOGIN_CALLBACK_RATE = 2
+    client = Client(REMOTE_ADDR="10.20.30.50")
+    answers = []
+    for _ in range(3):
+        state = parse_qs(urlparse(client.get("/oidc/authenticate/")["Location"]).query)["state"][0]
+        answers.append(client.get(f"/oidc/callback/?error=access_denied&state={state}").status_code)
+    assert answers == [403, 403, 429]
+    assert login(Client(REMOTE_ADDR="10.20.30.50"), dev_idp, people.staff()).status_code == 302
 
 
 def test_pages_carry_csp_frame_and_cookie_protections(people, world, signed_in):
