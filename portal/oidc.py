@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 import httpx
 import jwt
 from django.conf import settings
-from django.contrib import auth
+from django.contrib import auth, messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import SuspiciousOperation
 from django.db import IntegrityError, transaction
@@ -63,6 +63,10 @@ ROLE_SCOPES: dict[str, frozenset[str]] = {
 }
 
 SESSION_KEY = "portal_identity"
+# A form was sent after the session had ended (nothing saved): the page the sign-in returns to says so.
+UNSENT_FORM_KEY = "portal_unsent_form"
+UNSENT_FORM_NOTICE = ("Your session had ended when you sent the form, so it was not saved and nothing was changed. "
+                      "Fill it in again and send it.")
 
 
 class ClaimsRefused(SuspiciousOperation):
@@ -323,8 +327,11 @@ class PortalCallbackView(OIDCAuthenticationCallbackView):
         # A fresh session for every login (no fixation), then the claims and the absolute-timeout clock.
         next_url = self.request.session.get("oidc_login_next")
         id_token = self.request.session.get("oidc_id_token")
+        unsent_form = self.request.session.get(UNSENT_FORM_KEY)
         auth.logout(self.request)
         auth.login(self.request, self.user)
+        if unsent_form:
+            messages.warning(self.request, UNSENT_FORM_NOTICE)
         self.request.session[SESSION_KEY] = claims
         self.request.session["portal_login_at"] = int(time.time())
         if id_token:

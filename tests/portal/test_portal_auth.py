@@ -266,6 +266,13 @@ def test_a_form_sent_after_the_session_ended_comes_back_to_its_page_after_signin
     assert back.status_code == 302 and back["Location"] == "/me/consents/"
     consents = client.get(back["Location"])
     assert consents.status_code == 200 and "Withdraw consent" not in consents.content.decode()  # none was given
+    # the page the form is on says so too, where it is filled in again; once
+    assert "so it was not saved and nothing was changed. Fill it in again" in consents.content.decode()
+    assert "Fill it in again" not in client.get("/me/consents/").content.decode()
+    # a sign-in that follows no unsent form says nothing of one
+    client.logout()
+    landing = client.get(login(client, dev_idp, sub)["Location"], follow=True)
+    assert landing.status_code == 200 and "Fill it in again" not in landing.content.decode()
     # a form from another site (or none named) returns to the start page, never elsewhere
     client.logout()
     elsewhere = client.post("/me/consents/give/", {"purpose": "communication"},
