@@ -105,21 +105,30 @@ def patient_give(request):
     return redirect("patient-consents")
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @portal_view(scopes=("consent:write",), roles=PATIENT_ROLES)
 def patient_revoke(request, consent_id: uuid.UUID):
+    """Withdrawing a consent stops the use of everything kept under it at once, so it is asked twice, as deleting
+    is: the card's link opens a page naming the purpose and what withdrawing does, whose own button posts
+    ``confirm=yes``. A post without it (an old page's one-click form) gets that page, and nothing is withdrawn."""
     identity = request.portal_identity
+    confirmed = request.method == "POST" and request.POST.get("confirm") == "yes"
     # Locked until the end of the request: of two submits of the same form (a double click, a stale page), the
     # second waits for the first and then reads it as withdrawn. The service's lock on the same row is then ours.
-    earlier = (selectors.consent_list(identity=identity, patient_id=identity.patient_self_id)
-               .select_for_update().filter(consent_record_id=consent_id)
+    consents = selectors.consent_list(identity=identity, patient_id=identity.patient_self_id)
+    earlier = ((consents.select_for_update() if confirmed else consents).filter(consent_record_id=consent_id)
                .values_list("status", "revoked_at", "purpose").first())
-    if earlier is not None and earlier[0] == ConsentRecord.Status.REVOKED:
-        _, revoked_at, purpose = earlier
+    if earlier is None:
+        raise NotFound().about(patient_id=identity.patient_self_id)
+    status, revoked_at, purpose = earlier
+    if status == ConsentRecord.Status.REVOKED:
         when = f" on {date_format(timezone.localtime(revoked_at), 'j M Y, H:i')}" if revoked_at else ""
         messages.info(request, f"This consent for {PURPOSE_LABELS.get(purpose, purpose)} had already been "
                                f"withdrawn{when}. Nothing was changed.")
         return redirect("patient-consents")
+    if not confirmed:
+        return render(request, "consent/patient_revoke.html",
+                      {"purpose": PURPOSE_LABELS.get(purpose, purpose), "consent_id": consent_id})
     record = services.consent_revoke(identity=identity, patient_id=identity.patient_self_id, consent_id=consent_id)
     messages.success(request, f"Consent withdrawn for: {PURPOSE_LABELS.get(record.purpose, record.purpose)}. "
                               "Information kept under it is no longer used.")

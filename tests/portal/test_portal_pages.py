@@ -64,7 +64,8 @@ def test_a_patient_never_sees_another_patients_preferences(world, alice, people,
     for path in (f"/me/preferences/{b_memory}/correct/",):
         assert client.get(path).status_code == 404
     assert client.post(f"/me/preferences/{b_memory}/delete/").status_code == 404
-    assert client.post(f"/me/consents/{consent_b}/revoke/").status_code == 404
+    assert client.get(f"/me/consents/{consent_b}/revoke/").status_code == 404
+    assert client.post(f"/me/consents/{consent_b}/revoke/", {"confirm": "yes"}).status_code == 404
     bob = signed_in(people.patient(world.patient_b))
     assert "not before 07:15" in bob.get("/me/").content.decode()
 
@@ -299,7 +300,8 @@ def test_revoking_a_consent_stops_the_use_of_what_depends_on_it(alice):
     client = alice["client"]
     page = client.get("/me/consents/").content.decode()
     assert "Appointment scheduling" in page and "Given" in page
-    response = client.post(f"/me/consents/{alice['consent']}/revoke/", follow=True).content.decode()
+    response = client.post(f"/me/consents/{alice['consent']}/revoke/", {"confirm": "yes"},
+                           follow=True).content.decode()
     assert "Consent withdrawn" in response and "Withdrawn" in response
     assert "We keep no preferences" in client.get("/me/").content.decode()
 
@@ -855,6 +857,28 @@ def test_a_person_whose_subject_reads_like_a_service_is_shown_as_the_person_they
     assert "Automated service (reminders)" not in page
 
 
+def test_withdrawing_a_consent_is_asked_twice_as_deleting_is(alice):
+    """One click on the consents page used to withdraw a consent (everything kept under it stops being used): the
+    card now links to a page naming the purpose and what withdrawing does, whose own button withdraws it. A post
+    without the confirmation (an old page's one-click form) gets that page, and nothing is withdrawn."""
+    client = alice["client"]
+    url = f"/me/consents/{alice['consent']}/revoke/"
+    page = client.get("/me/consents/").content.decode()
+    assert f'href="{url}"' in page and f'action="{url}"' not in page
+    for asked in (client.get(url), client.post(url)):
+        text = asked.content.decode()
+        assert asked.status_code == 200 and "<h1>Withdraw your consent for Appointment scheduling?</h1>" in text
+        assert '<title>Withdraw a consent' in text and 'name="confirm" value="yes"' in text
+        assert 'href="/me/consents/"' in text  # Cancel
+    assert "Withdraw consent" in client.get("/me/consents/").content.decode()
+    assert client.get("/me/").content.decode().count("not before 10:00") >= 1  # still used
+    done = client.post(url, {"confirm": "yes"}, follow=True).content.decode()
+    assert "Consent withdrawn for: Appointment scheduling." in done
+    # once withdrawn, its confirmation page says so instead of asking again
+    again = client.get(url, follow=True).content.decode()
+    assert "had already been withdrawn" in again and "Withdraw your consent" not in again
+
+
 def test_withdrawing_a_consent_again_says_it_had_already_been_withdrawn(alice, world):
     """A stale page, the back button or a double submit posts the withdrawal again: the answer says it had
     already been withdrawn and nothing changed, never a second "Consent withdrawn"; a newer consent for the same
@@ -862,17 +886,18 @@ def test_withdrawing_a_consent_again_says_it_had_already_been_withdrawn(alice, w
     client = alice["client"]
     url = f"/me/consents/{alice['consent']}/revoke/"
     # a double submit: the browser follows only the last answer, so both messages wait for the next page
-    assert client.post(url).status_code == 302 and client.post(url).status_code == 302
+    confirm = {"confirm": "yes"}
+    assert client.post(url, confirm).status_code == 302 and client.post(url, confirm).status_code == 302
     page = client.get("/me/consents/").content.decode()
     assert page.count("Consent withdrawn for") == 1
     assert page.count("This consent for Appointment scheduling had already been withdrawn on") == 1
     assert "Nothing was changed." in page
 
     newer = world.consent(world.patient_a)  # given again later, from another device
-    again = client.post(url, follow=True).content.decode()
+    again = client.post(url, confirm, follow=True).content.decode()
     assert "Consent withdrawn for" not in again and "had already been withdrawn" in again
     card = again[again.index(f'data-consent-id="{newer}"'):]
-    assert "Given" in card[:card.index("</li>")] and 'action="/me/consents/' in card[:card.index("</li>")]
+    assert "Given" in card[:card.index("</li>")] and 'href="/me/consents/' in card[:card.index("</li>")]
 
 
 def test_a_patient_gives_a_consent_again_after_withdrawing_it(alice, world):
@@ -883,7 +908,7 @@ def test_a_patient_gives_a_consent_again_after_withdrawing_it(alice, world):
     page = client.get("/me/consents/").content.decode()
     assert 'name="purpose" value="appointment_scheduling"' not in page, "in force: nothing to give"
     assert 'name="purpose" value="communication"' in page
-    assert client.post(f"/me/consents/{alice['consent']}/revoke/").status_code == 302
+    assert client.post(f"/me/consents/{alice['consent']}/revoke/", {"confirm": "yes"}).status_code == 302
     page = client.get("/me/consents/").content.decode()
     assert 'name="purpose" value="appointment_scheduling"' in page
 
