@@ -122,7 +122,7 @@ def patient_revoke(request, consent_id: uuid.UUID):
         raise NotFound().about(patient_id=identity.patient_self_id)
     status, revoked_at, purpose = earlier
     if status == ConsentRecord.Status.REVOKED:
-        when = f" on {date_format(timezone.localtime(revoked_at), 'j M Y, H:i')}" if revoked_at else ""
+        when = f" on {date_format(timezone.localtime(revoked_at), 'j M Y, H:i T')}" if revoked_at else ""
         messages.info(request, f"This consent for {PURPOSE_LABELS.get(purpose, purpose)} had already been "
                                f"withdrawn{when}. Nothing was changed.")
         return redirect("patient-consents")
@@ -377,7 +377,7 @@ def admin_revoke(request, grant_id: uuid.UUID):
         # first and then reads the access as ended (its reason was not kept), as a submit after it had finished does
         ended = selectors.grant_revoked_at_locked(identity=identity, grant_id=grant_id)
         if ended is not None:
-            when = date_format(timezone.localtime(ended), "j M Y, H:i")
+            when = date_format(timezone.localtime(ended), "j M Y, H:i T")
             messages.info(request, f"This access had already ended on {when}. Nothing was changed.")
             return redirect("admin-access")
         try:

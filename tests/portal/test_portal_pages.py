@@ -978,3 +978,40 @@ def test_the_erasure_receipt_words_one_retained_clinical_record_in_the_singular(
     assert nurse.post(f"/v1/patients/{world.patient_a}/memories", care_body()).status_code == 201
     receipt = alice["client"].post("/me/preferences/delete-all/", {"confirm": "yes"}, follow=True).content.decode()
     assert "1 clinical record stays with your care team, who must keep it." in receipt, receipt
+
+
+def test_pages_show_times_in_the_organisations_time_zone_and_name_it(alice, world, settings):
+    """Every time on the pages was UTC, unnamed: a patient in Tokyo read a change made at 09:30 their time as
+    00:30. Pages show times in the portal's zone (PORTAL_TIME_ZONE) or the organisation's own
+    (PORTAL_ORGANIZATION_TIME_ZONES), each time with its zone named; a date typed in a form is a day there;
+    what is stored and what the API answers stay UTC."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    client, api = alice["client"], world.patient(world.patient_a)
+    memory = api.get(f"/v1/patients/{world.patient_a}/memories/{alice['first']}").json()
+    recorded = datetime.fromisoformat(memory["created_at"].replace("Z", "+00:00"))
+    assert recorded.utcoffset().total_seconds() == 0  # the API stays UTC
+
+    def shown(zone: str) -> str:
+        return f"{recorded.astimezone(ZoneInfo(zone)):%-d %b %Y, %H:%M} "
+
+    settings.PORTAL_TIME_ZONE = "Asia/Tokyo"
+    page = client.get("/me/").content.decode()
+    assert shown("Asia/Tokyo") + "JST" in page and "Times are shown in the Asia/Tokyo time zone." in page
+    settings.PORTAL_ORGANIZATION_TIME_ZONES = {str(world.org): "America/Sao_Paulo"}
+    page = client.get("/me/").content.decode()
+    assert shown("America/Sao_Paulo") + "-03" in page and shown("Asia/Tokyo") not in page
+    # "keep until" a day is the end of that day where the patient is, stored as UTC
+    until = datetime.now(ZoneInfo("America/Sao_Paulo")).date() + timedelta(days=30)
+    assert client.post(f"/me/preferences/{alice['first']}/correct/",
+                       {"time": "11:30", "valid_until": until.isoformat()}).status_code == 302
+    newest = [m for m in api.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
+              if m["fact"].get("time") == "11:30"][0]
+    assert newest["valid_until"].startswith(f"{until + timedelta(days=1)}T02:59")
+    consents = client.get("/me/consents/").content.decode()
+    assert "Times are shown in the America/Sao_Paulo time zone." in consents
+    # a page of another organisation's pages (the error page too) names the portal's zone
+    settings.PORTAL_ORGANIZATION_TIME_ZONES = {}
+    missing = client.get(f"/me/deletions/{uuid.uuid4()}/").content.decode()
+    assert "Times are shown in the Asia/Tokyo time zone." in missing
