@@ -8,6 +8,7 @@ All through :func:`portal.context.portal_view` and the same services and selecto
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from django import forms
 from django.contrib import messages
@@ -189,13 +190,23 @@ def staff_patient(request, patient_id: uuid.UUID):
     profile = directory.patient_get_audited(identity=identity, patient_id=patient_id, purpose=purpose)
     flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
-              "flagged_at": (f["flagged_at"] or "")[:16].replace("T", " ")}
+              "flagged_at": _stored_time(f["flagged_at"])}
              for f in conversation_selectors.care_team_flags(identity=identity, patient_id=patient_id,
                                                              purpose=purpose)]
     return render(request, "consent/staff_patient.html",
                   {"patient_id": patient_id, "profile": profile, "memories": memories, "quarantined": quarantined,
                    "consents": consents, "flags": flags, "purpose": PURPOSE_LABELS.get(purpose, purpose),
                    "other_purposes": [(p, PURPOSE_LABELS.get(p, p)) for p in purposes if p != purpose]})
+
+
+def _stored_time(value: str | None) -> datetime | None:
+    """A time kept as ISO text in a JSON column, as a datetime the page shows in its zone (the text was UTC, cut
+    to the minute and shown unnamed beside times in the page's zone)."""
+    try:
+        parsed = datetime.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+    return parsed if parsed is not None and timezone.is_aware(parsed) else None
 
 
 class ConsentForm(forms.Form):

@@ -460,6 +460,23 @@ def test_the_nurse_sees_what_conversations_flagged_for_the_care_team(world, nurs
     assert "chest pain" not in detail  # what kind of remark, never what was said
 
 
+def test_a_flags_time_is_shown_in_the_pages_zone_and_named_as_every_other_time(world, nurse, settings):
+    """A flag's time was the stored UTC text cut to the minute, unnamed, beside times shown in the page's zone."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    settings.PORTAL_TIME_ZONE = "Asia/Tokyo"
+    patient = world.patient(world.patient_a)
+    sid = patient.post("/v1/sessions", {"patient_id": str(world.patient_a),
+                                        "purpose": "appointment_scheduling"}).json()["session"]["session_id"]
+    assert patient.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "I have crushing chest pain right "
+                                                                                  "now"}).status_code == 201
+    flags = world.staff(nurse["sub"]).get(f"/v1/patients/{world.patient_a}/care-team-flags").json()["items"]
+    flagged = datetime.fromisoformat(flags[0]["flagged_at"].replace("Z", "+00:00")).astimezone(ZoneInfo("Asia/Tokyo"))
+    detail = nurse["client"].get(f"/staff/patients/{world.patient_a}/").content.decode()
+    assert f"{flagged:%-d %b %Y, %H:%M} JST" in detail
+
+
 def test_another_patients_page_looks_exactly_like_a_missing_one_and_is_audited(world, nurse):
     consent_b = world.consent(world.patient_b)
     _memory(world, world.patient_b, consent_b, time="07:15")
