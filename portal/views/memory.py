@@ -120,10 +120,11 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
                 return redirect(done_url)
         status = 422 if form.errors else 200
     else:
+        # the days typed were the ends of days in the page's zone (end_of_day): the same days, not their UTC dates
         if memory.valid_until:
-            initial["valid_until"] = memory.valid_until.date()
+            initial["valid_until"] = timezone.localtime(memory.valid_until).date()
         if memory.review_by:
-            initial["review_by"] = memory.review_by.date()
+            initial["review_by"] = timezone.localtime(memory.review_by).date()
         form = FactForm(initial=initial, **kwargs)
         status = 200
     row = memory_row(memory, me=identity.actor_sub, labels=labels)

@@ -460,6 +460,23 @@ def test_the_nurse_sees_what_conversations_flagged_for_the_care_team(world, nurs
     assert "chest pain" not in detail  # what kind of remark, never what was said
 
 
+def test_a_correction_form_shows_the_keep_until_day_that_was_chosen_in_the_pages_zone(alice, world, settings):
+    """The form was filled with the UTC date of the end of the chosen day: west of UTC that is the next day, so
+    each correction saved from the form kept the preference one day longer than the patient chose."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    settings.PORTAL_TIME_ZONE = "America/Sao_Paulo"
+    client, api = alice["client"], world.patient(world.patient_a)
+    until = datetime.now(ZoneInfo(settings.PORTAL_TIME_ZONE)).date() + timedelta(days=30)
+    assert client.post(f"/me/preferences/{alice['first']}/correct/",
+                       {"time": "11:30", "valid_until": until.isoformat()}).status_code == 302
+    newest = [m for m in api.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
+              if m["fact"].get("time") == "11:30"][0]
+    form = client.get(f"/me/preferences/{newest['memory_id']}/correct/").content.decode()
+    assert f'name="valid_until" value="{until.isoformat()}"' in form
+
+
 def test_a_flags_time_is_shown_in_the_pages_zone_and_named_as_every_other_time(world, nurse, settings):
     """A flag's time was the stored UTC text cut to the minute, unnamed, beside times shown in the page's zone."""
     from datetime import datetime
