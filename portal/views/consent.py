@@ -145,6 +145,12 @@ def require_staff_patient(identity: Identity, patient_id: uuid.UUID) -> list[Acc
     return grants
 
 
+def staff_patient_name(identity: Identity, patient_id: uuid.UUID) -> str:
+    """The name a staff page acting on one patient shows, so nobody acts on the wrong patient from a tab left open
+    (the directory's name, as the grants list shows it; the page's own read is audited)."""
+    return directory.patient_names(identity=identity, patient_ids=[patient_id]).get(patient_id) or "Unnamed patient"
+
+
 @require_http_methods(["GET"])
 @portal_view(roles=("staff", "org_admin", "auditor"))
 def staff_patients(request):
@@ -262,8 +268,9 @@ def staff_record_consent(request, patient_id: uuid.UUID):
                              "An active consent for this purpose already exists; nothing was changed.")
             return redirect("staff-patient", patient_id=patient_id)
     status = 422 if request.method == "POST" else 200
-    return render(request, "consent/staff_record_consent.html", {"form": form, "patient_id": patient_id},
-                  status=status)
+    return render(request, "consent/staff_record_consent.html",
+                  {"form": form, "patient_id": patient_id,
+                   "patient_name": staff_patient_name(identity, patient_id)}, status=status)
 
 
 # --- organisation administrators: access grants -----------------------------------------------------------------

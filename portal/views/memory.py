@@ -37,7 +37,7 @@ from portal.rows import (
     agent_label,
     memory_row,
 )
-from portal.views.consent import require_staff_patient
+from portal.views.consent import require_staff_patient, staff_patient_name
 
 
 # --- patient pages ---------------------------------------------------------------------------------------------
@@ -508,7 +508,8 @@ def staff_correct(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     require_staff_patient(identity, patient_id)
     return _correct(request, identity=identity, patient_id=patient_id, memory_id=memory_id,
                     template="memory/staff_correct.html", labels=STAFF_SOURCE_LABELS,
-                    done_url=f"/staff/patients/{patient_id}/", extra={"patient_id": patient_id})
+                    done_url=f"/staff/patients/{patient_id}/",
+                    extra={"patient_id": patient_id, "patient_name": staff_patient_name(identity, patient_id)})
 
 
 @require_http_methods(["GET", "POST"])
@@ -541,7 +542,8 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     status = 422 if request.method == "POST" else 200
     return render(request, "memory/quarantine.html",
                   {"form": form, "row": memory_row(memory, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS),
-                   "patient_id": patient_id}, status=status)
+                   "patient_id": patient_id, "patient_name": staff_patient_name(identity, patient_id)},
+                  status=status)
 
 
 @require_POST

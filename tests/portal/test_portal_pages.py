@@ -578,6 +578,24 @@ def test_staff_correct_a_memory(world, nurse):
     assert action == f"/staff/patients/{world.patient_a}/memories/{items[0]['memory_id']}/correct/"
 
 
+def test_the_staff_pages_that_act_on_a_patient_name_the_patient(world, nurse):
+    """Correcting or quarantining a memory and recording a consent named no patient: from a tab left open, staff
+    could act on the wrong one. Each names the patient as the patient's page does (no more reads in their
+    history: the page's own read is the one recorded)."""
+    admin = world.staff("admin-1", scope="patient:write")
+    assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill"},
+                      ).status_code == 201
+    consent = world.consent(world.patient_a)
+    memory_id = _memory(world, world.patient_a, consent)
+    base = f"/staff/patients/{world.patient_a}"
+    for path in (f"{base}/memories/{memory_id}/correct/", f"{base}/memories/{memory_id}/quarantine/",
+                 f"{base}/consents/new/"):
+        page = nurse["client"].get(path).content.decode()
+        assert 'Patient: <strong>Ada Quill</strong>' in page, path
+    refused = nurse["client"].post(f"{base}/memories/{memory_id}/quarantine/", {"reason_code": "?"})
+    assert refused.status_code == 422 and "Ada Quill" in refused.content.decode()
+
+
 def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people, signed_in):
     admin = signed_in(people.admin())
     nurse_sub = people.staff("newnurse")
