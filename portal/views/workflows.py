@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from directory import selectors as directory
 from portal.context import error_page, portal_view
 from workflows.api import OperationResolveIn
 from workflows.definitions import NEEDS_RECONCILIATION
@@ -45,8 +46,12 @@ def step_chart(counts: list[tuple[str, int]]) -> dict:
 def monitor(request):
     shown = workflow_monitor(identity=request.portal_identity)
     counts = shown.step_counts
+    # by name, as the grants list names them: a shortened id ("00000000-000…") told no two patients apart
+    names = directory.patient_names(identity=request.portal_identity,
+                                    patient_ids={w["patient_id"] for w in shown.queue})
+    queue = [{**w, "patient_name": names.get(w["patient_id"])} for w in shown.queue]
     return render(request, "workflows/monitor.html", {
-        "chart": step_chart(counts), "total": sum(n for _, n in counts), "queue": shown.queue,
+        "chart": step_chart(counts), "total": sum(n for _, n in counts), "queue": queue,
         "organisation_wide": shown.view == VIEW_ORGANIZATION,
         # an administrator reads the organisation's queue, but records nothing for patients they hold no grant for
         "can_resolve": all(request.portal_identity.has_scope(s) for s in RESOLVE_SCOPES)})

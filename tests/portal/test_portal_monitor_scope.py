@@ -37,6 +37,20 @@ def test_the_monitor_shows_a_nurse_only_her_granted_patients_and_an_administrato
     assert stuck_a[:10] in page and stuck_b[:10] in page
 
 
+def test_the_queue_names_each_patient(world, people, signed_in):
+    """The queue showed each patient as the first 12 characters of their id, which tell no two patients apart
+    (the demo's all begin 00000000-000): staff could record an outcome for the wrong one. Each is named, from the
+    directory; a patient not in it is shown by the whole id."""
+    admin = world.staff("admin-1", scope="patient:write")
+    assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill"},
+                      ).status_code == 201
+    _stuck(world, world.patient_a)
+    _stuck(world, world.patient_b)
+    page = signed_in(people.admin()).get("/staff/workflows/").content.decode()
+    queue = page[page.index("Needing reconciliation"):]
+    assert "<td>Ada Quill</td>" in queue and f"Unnamed patient <code>{world.patient_b}</code>" in queue
+
+
 def _unknown_and_stuck(world, workflow_id: str, operation_id: str) -> str:
     """What the worker leaves when the insurer's answer was lost: the operation's outcome unknown, the workflow in
     needs_reconciliation (version 3)."""
