@@ -121,6 +121,8 @@ def portal_context(request) -> dict:
         "portal_is_patient": role == "patient",
         "portal_is_staff": role in ("staff", "org_admin", "auditor"),
         "portal_is_admin": role == "org_admin",
+        # what the footer promises is what the session does (PORTAL_SESSION_IDLE_SECONDS), not a fixed 15 minutes
+        "portal_idle_minutes": max(1, settings.SESSION_COOKIE_AGE // 60),
     }
 
 

@@ -290,6 +290,15 @@ def test_the_inactivity_timeout_is_a_short_sliding_session(settings, people, wor
     assert client.get("/me/").status_code == 302
 
 
+def test_the_footer_states_the_inactivity_timeout_the_session_has(settings, people, world, signed_in):
+    """The footer said 15 minutes whatever PORTAL_SESSION_IDLE_SECONDS set."""
+    client = signed_in(people.patient(world.patient_a))
+    assert "Sessions end after 15 minutes without activity." in client.get("/me/").content.decode()
+    settings.SESSION_COOKIE_AGE = 30 * 60
+    assert "Sessions end after 30 minutes without activity." in client.get("/me/").content.decode()
+    assert "Sessions end after 30 minutes" in Client().get("/login/").content.decode()
+
+
 def test_login_callbacks_are_rate_limited_per_address(people, world, settings, dev_idp):
     settings.PORTAL_LOGIN_CALLBACK_RATE = 3
     client = Client(REMOTE_ADDR="10.9.8.7")
