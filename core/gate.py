@@ -118,8 +118,13 @@ def hits_counted(buckets: list[tuple[str, ...]], *, window_seconds: int) -> tupl
     params: list = []
     for key in keys:
         params += [key, window_number]
+    ctes, sweep_params = f"hit AS ({_HIT.format(values=values)})", []
+    # old windows swept by a share of these too, as by the API's requests (a portal-only service makes none)
+    if random.random() < settings.API_RATE_LIMIT_SWEEP_SHARE:  # noqa: S311 (not security)
+        ctes += f", swept AS ({_SWEEP})"
+        sweep_params.append(int(now // settings.API_RATE_LIMIT_WINDOW_SECONDS) - 1)
     with connection.cursor() as cursor:
-        # the data-modifying CTE runs though nothing reads it; its row is not visible to the sums (hence + 1)
-        cursor.execute(f"WITH hit AS ({_HIT.format(values=values)}) SELECT {sums}", params + params)
+        # the data-modifying CTEs run though nothing reads them; the hit is not visible to the sums (hence + 1)
+        cursor.execute(f"WITH {ctes} SELECT {sums}", params + sweep_params + params)
         counts = [int(count) for count in cursor.fetchone()]
     return counts, max(1, math.ceil(window_end - now))

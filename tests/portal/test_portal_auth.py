@@ -322,6 +322,22 @@ def test_the_login_callback_limit_holds_across_worker_processes(people, world, s
     assert 1 <= int(statuses[-1]["Retry-After"]) <= 60
 
 
+def test_sign_in_callbacks_sweep_old_counter_windows_and_keep_the_current_one(people, world, settings, dev_idp):
+    """A service whose only traffic is the portal made no API request to sweep the shared counters: sign-in
+    callbacks sweep old windows too (a share of them), never the current minute's count."""
+    from django.db import connection
+
+    settings.PORTAL_LOGIN_CALLBACK_RATE = 3
+    settings.API_RATE_LIMIT_SWEEP_SHARE = 1.0
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO api_rate_counter (bucket, window_number, backend, hits) VALUES ('old', 1, 1, 9)")
+    statuses = [Client(REMOTE_ADDR="10.9.8.4").get("/oidc/callback/?code=x&state=y").status_code for _ in range(4)]
+    assert statuses[-1] == 429  # each sweep kept the minute's count
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM api_rate_counter WHERE bucket = 'old'")
+        assert cursor.fetchone()[0] == 0
+
+
 def test_a_flood_of_forged_callbacks_from_a_nat_address_locks_out_nobody_signing_in_there(people, world, settings,
                                                                                          dev_idp):
     """A hospital's staff sign in from one NAT address. More sign-ins than the per-browser limit succeed there,
