@@ -119,8 +119,8 @@ def patient_revoke(request, consent_id: uuid.UUID):
     consents = selectors.consent_list(identity=identity, patient_id=identity.patient_self_id)
     earlier = ((consents.select_for_update() if confirmed else consents).filter(consent_record_id=consent_id)
                .values_list("status", "revoked_at", "purpose").first())
-    if earlier is None:
-        raise NotFound().about(patient_id=identity.patient_self_id)
+    if earlier is None:  # as the service answers one that is not theirs
+        raise NotFound()
     status, revoked_at, purpose = earlier
     if status == ConsentRecord.Status.REVOKED:
         when = f" on {date_format(timezone.localtime(revoked_at), 'j M Y, H:i T')}" if revoked_at else ""
