@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import uuid
+import zoneinfo
 from pathlib import Path
 
 import environ
@@ -201,8 +203,22 @@ LOGIN_REDIRECT_URL_FAILURE = "/login/"
 SESSION_COOKIE_AGE = env.int("PORTAL_SESSION_IDLE_SECONDS", default=15 * 60)
 SESSION_SAVE_EVERY_REQUEST = True
 PORTAL_SESSION_ABSOLUTE_SECONDS = env.int("PORTAL_SESSION_ABSOLUTE_SECONDS", default=8 * 3600)
-# Login callbacks per client address per minute (Django's cache; per process with the default local cache).
+# Sign-in callbacks per minute, counted in PostgreSQL (shared by every worker and node): per browser for the
+# sign-ins it began, and per client address for callbacks no sign-in here began (forged, replayed, stale); the
+# sign-ins begun here from one address (a hospital's NAT) share a far larger allowance. 0: no limit.
 PORTAL_LOGIN_CALLBACK_RATE = env.int("PORTAL_LOGIN_CALLBACK_RATE", default=20)
+PORTAL_LOGIN_CALLBACK_RATE_PER_ADDRESS = env.int("PORTAL_LOGIN_CALLBACK_RATE_PER_ADDRESS", default=600)
+# The time zone the portal's pages show times in (each named beside its time); stored times stay UTC. An
+# organisation may have its own: a JSON object of organisation id -> IANA zone name.
+PORTAL_TIME_ZONE = env.str("PORTAL_TIME_ZONE", default="UTC")
+PORTAL_ORGANIZATION_TIME_ZONES = env.json("PORTAL_ORGANIZATION_TIME_ZONES", default={})
+try:
+    PORTAL_ORGANIZATION_TIME_ZONES = {str(uuid.UUID(org)): zone for org, zone in PORTAL_ORGANIZATION_TIME_ZONES.items()}
+    for _zone in (PORTAL_TIME_ZONE, *PORTAL_ORGANIZATION_TIME_ZONES.values()):
+        zoneinfo.ZoneInfo(_zone)
+except (AttributeError, TypeError, ValueError, zoneinfo.ZoneInfoNotFoundError):
+    raise environ.ImproperlyConfigured("PORTAL_TIME_ZONE and the values of PORTAL_ORGANIZATION_TIME_ZONES (an object "
+                                       "of organisation ids) must be IANA time zone names") from None
 PORTAL_CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
     # {idp_origin}: the provider's origin (sign-out is a form whose redirect ends there), filled in per response

@@ -99,3 +99,32 @@ def admitted(org_id: str, issuer: str) -> bool:
     with connection.cursor() as cursor:
         cursor.execute("SELECT app_admit(%s::uuid, %s)", [org_id, issuer])
         return bool(cursor.fetchone()[0])
+
+
+def hits_counted(buckets: list[tuple[str, ...]], *, window_seconds: int) -> tuple[list[int], int]:
+    """One hit on each bucket in the current fixed window of ``window_seconds``, counted in ``api_rate_counter`` as
+    the API's limits are (so shared by every worker and node), in one statement; returns each bucket's hits in the
+    window so far, this one included, and the seconds until the window ends. For limits the API's gate does not
+    keep (the portal's sign-in callbacks)."""
+    now = time.time()
+    window = int(now // window_seconds)
+    window_end = (window + 1) * window_seconds
+    # Rows are swept by the API's window numbers (older than its last window): a longer window is filed under the
+    # API window its end falls in, so no sweep takes it before it ends; its own number is in the bucket's hash.
+    window_number = window_end // settings.API_RATE_LIMIT_WINDOW_SECONDS
+    keys = [_bucket("window", str(window_seconds), str(window), *parts) for parts in buckets]
+    values = ", ".join(["(%s, %s, pg_backend_pid(), 1)"] * len(keys))
+    sums = ", ".join([_SUM + " + 1"] * len(keys))
+    params: list = []
+    for key in keys:
+        params += [key, window_number]
+    ctes, sweep_params = f"hit AS ({_HIT.format(values=values)})", []
+    # old windows swept by a share of these too, as by the API's requests (a portal-only service makes none)
+    if random.random() < settings.API_RATE_LIMIT_SWEEP_SHARE:  # noqa: S311 (not security)
+        ctes += f", swept AS ({_SWEEP})"
+        sweep_params.append(int(now // settings.API_RATE_LIMIT_WINDOW_SECONDS) - 1)
+    with connection.cursor() as cursor:
+        # the data-modifying CTEs run though nothing reads them; the hit is not visible to the sums (hence + 1)
+        cursor.execute(f"WITH {ctes} SELECT {sums}", params + sweep_params + params)
+        counts = [int(count) for count in cursor.fetchone()]
+    return counts, max(1, math.ceil(window_end - now))

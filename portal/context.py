@@ -14,6 +14,7 @@ import functools
 import logging
 import sys
 import time
+import zoneinfo
 from urllib.parse import urlencode, urlsplit
 
 import psycopg
@@ -24,6 +25,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
+from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import escape
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -44,7 +46,7 @@ from core.errors import (
 from core.gate import RequestGate
 from core.identity import CommitInterrupted, Identity, identity_context, takes_no_writes
 from core.pages import REFUSAL_PAGES, static_page
-from portal.oidc import ROLE_LABELS, SESSION_KEY, identity_from_session
+from portal.oidc import ROLE_LABELS, SESSION_KEY, UNSENT_FORM_KEY, identity_from_session
 
 log = logging.getLogger("anamnesis.portal")
 
@@ -119,6 +121,8 @@ def portal_context(request) -> dict:
         "portal_is_patient": role == "patient",
         "portal_is_staff": role in ("staff", "org_admin", "auditor"),
         "portal_is_admin": role == "org_admin",
+        # what the footer promises is what the session does (PORTAL_SESSION_IDLE_SECONDS), not a fixed 15 minutes
+        "portal_idle_minutes": max(1, settings.SESSION_COOKIE_AGE // 60),
     }
 
 
@@ -137,6 +141,8 @@ def _login_redirect(request):
         page = urlsplit(referer) if same_site else None
         params = {"next": f"{page.path}?{page.query}" if page.query else page.path} if page and page.path else {}
         params["expired"] = "form"
+        # said again on the page the sign-in returns to, where the form is filled in again (login_success)
+        request.session[UNSENT_FORM_KEY] = True
     return redirect(f"{settings.LOGIN_URL}?{urlencode(params)}")
 
 
@@ -160,8 +166,10 @@ def error_page(request, status: int, *, title: str | None = None, message: str |
                 404: "There is nothing here, or it is not available to you.",
                 405: "This address answers a button on a page, not a link. Go back and use the button.",
                 409: "It changed since the page was shown (perhaps in another window). Go back and reload it."}
-    return render(request, "portal/error.html", {"title": title or titles.get(status, "Error"),
-                                                 "message": message or messages.get(status, "")}, status=status)
+    identity = getattr(request, "portal_identity", None)
+    with timezone.override(portal_time_zone(identity) if identity is not None else None):  # as its other pages
+        return render(request, "portal/error.html", {"title": title or titles.get(status, "Error"),
+                                                     "message": message or messages.get(status, "")}, status=status)
 
 
 def _wants_page(request) -> bool:
@@ -291,6 +299,13 @@ def bad_request(request, exception=None):
     return page if page is not None else json_problem(400, "bad_request", "Bad request")
 
 
+def portal_time_zone(identity: Identity) -> zoneinfo.ZoneInfo:
+    """The zone a signed-in person's pages show times in: their organisation's, else the portal's (stored times
+    are UTC; only the pages' words change, and a date typed in a form is a day in this zone)."""
+    name = settings.PORTAL_ORGANIZATION_TIME_ZONES.get(str(identity.org_id), settings.PORTAL_TIME_ZONE)
+    return zoneinfo.ZoneInfo(name)
+
+
 def portal_view(*, scopes: tuple[str, ...] = (), roles: tuple[str, ...] | None = None):
     """Wrap a portal view: login, role and scope checks, then view + rendering inside the identity context."""
 
@@ -304,7 +319,8 @@ def portal_view(*, scopes: tuple[str, ...] = (), roles: tuple[str, ...] | None =
             if (roles is not None and role not in roles) or any(not identity.has_scope(s) for s in scopes):
                 return error_page(request, 403)
             try:
-                with identity_context(identity, gate=RequestGate(identity, rate_limited=False)):
+                with (timezone.override(portal_time_zone(identity)),
+                      identity_context(identity, gate=RequestGate(identity, rate_limited=False))):
                     response = view(request, *args, **kwargs)
                     if hasattr(response, "render") and not getattr(response, "is_rendered", True):
                         response.render()

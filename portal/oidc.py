@@ -9,7 +9,7 @@ What mozilla-django-oidc leaves to us, done here:
 * the claims come from the verified ID token, not from an unsigned user-info response;
 * the organisation, patient id and role are checked (a patient has a patient id, staff have none) and kept in the
   session; each portal request turns them into the same :class:`core.identity.Identity` the API uses;
-* login callbacks are rate-limited per client address.
+* login callbacks are rate-limited per browser and per client address, in counters every worker shares.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from urllib.parse import urlencode
 import httpx
 import jwt
 from django.conf import settings
-from django.contrib import auth
+from django.contrib import auth, messages
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.core.exceptions import SuspiciousOperation
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
@@ -35,7 +34,7 @@ from mozilla_django_oidc.views import OIDCAuthenticationCallbackView
 
 from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey, local_subject, well_formed_subject
 from core.errors import InvalidToken
-from core.gate import admitted
+from core.gate import admitted, hits_counted
 from core.http_deadline import DeadlineTransport
 from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
 from core.models import PortalIdentity
@@ -64,6 +63,10 @@ ROLE_SCOPES: dict[str, frozenset[str]] = {
 }
 
 SESSION_KEY = "portal_identity"
+# A form was sent after the session had ended (nothing saved): the page the sign-in returns to says so.
+UNSENT_FORM_KEY = "portal_unsent_form"
+UNSENT_FORM_NOTICE = ("Your session had ended when you sent the form, so it was not saved and nothing was changed. "
+                      "Fill it in again and send it.")
 
 
 class ClaimsRefused(SuspiciousOperation):
@@ -247,32 +250,41 @@ def _client_address(request) -> str:
     return request.META.get("REMOTE_ADDR", "unknown")
 
 
-def callback_rate_limited(request) -> bool:
-    """A fixed-window counter per client address in Django's cache (per process with the default cache)."""
-    limit = settings.PORTAL_LOGIN_CALLBACK_RATE
-    window = int(time.time() // 60)
-    key = f"portal:login-callback:{_client_address(request)}:{window}"
-    if cache.add(key, 1, timeout=120):
-        count = 1
+def callback_rate_limited(request) -> int | None:
+    """Whether this sign-in callback is over its limit: None, or the seconds until it may be tried again.
+
+    Counted in PostgreSQL beside the API's limits, so every worker and node shares the counts (a per-process
+    cache let each worker take its own allowance). A callback answering a sign-in this browser began (its state is
+    in the session) spends the browser's allowance and a far larger one of its address: a hospital's staff behind
+    one NAT address all sign in at the start of a shift. Any other callback (forged, replayed, stale) can sign
+    nobody in; those are limited per address, apart, so a flood of them from an address locks out no one there who
+    is signing in."""
+    states = request.session.get("oidc_states")
+    state = request.GET.get("state")
+    address = _client_address(request)
+    if isinstance(states, dict) and isinstance(state, str) and state in states:
+        limits = [(("portal-login", "browser", request.session.session_key or ""),
+                   settings.PORTAL_LOGIN_CALLBACK_RATE),
+                  (("portal-login", "address", address), settings.PORTAL_LOGIN_CALLBACK_RATE_PER_ADDRESS)]
     else:
-        try:
-            count = cache.incr(key)
-        except ValueError:
-            cache.set(key, 1, timeout=120)
-            count = 1
-    return count > limit
+        limits = [(("portal-login", "unissued", address), settings.PORTAL_LOGIN_CALLBACK_RATE)]
+    limits = [(parts, limit) for parts, limit in limits if limit > 0]
+    if not limits:
+        return None
+    counts, retry_after = hits_counted([parts for parts, _ in limits], window_seconds=60)
+    return retry_after if any(count > limit for count, (_, limit) in zip(counts, limits, strict=True)) else None
 
 
 class PortalCallbackView(OIDCAuthenticationCallbackView):
     """The provider's redirect back to us: rate-limited, and the verified claims land in the session."""
 
     def get(self, request):
-        if callback_rate_limited(request):
+        retry_after = callback_rate_limited(request)
+        if retry_after is not None:
             log.warning("login callbacks rate-limited")
             response = render(request, "portal/login_failed.html",
-                              {"reason": "Too many sign-in attempts from this address. Wait a minute and try "
-                                         "again."}, status=429)
-            response["Retry-After"] = "60"
+                              {"reason": "Too many sign-in attempts. Wait a minute and try again."}, status=429)
+            response["Retry-After"] = str(retry_after)
             return response
         try:
             if request.GET.get("error"):
@@ -315,8 +327,11 @@ class PortalCallbackView(OIDCAuthenticationCallbackView):
         # A fresh session for every login (no fixation), then the claims and the absolute-timeout clock.
         next_url = self.request.session.get("oidc_login_next")
         id_token = self.request.session.get("oidc_id_token")
+        unsent_form = self.request.session.get(UNSENT_FORM_KEY)
         auth.logout(self.request)
         auth.login(self.request, self.user)
+        if unsent_form:
+            messages.warning(self.request, UNSENT_FORM_NOTICE)
         self.request.session[SESSION_KEY] = claims
         self.request.session["portal_login_at"] = int(time.time())
         if id_token:

@@ -8,6 +8,7 @@ All through :func:`portal.context.portal_view` and the same services and selecto
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from django import forms
 from django.contrib import messages
@@ -105,21 +106,30 @@ def patient_give(request):
     return redirect("patient-consents")
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @portal_view(scopes=("consent:write",), roles=PATIENT_ROLES)
 def patient_revoke(request, consent_id: uuid.UUID):
+    """Withdrawing a consent stops the use of everything kept under it at once, so it is asked twice, as deleting
+    is: the card's link opens a page naming the purpose and what withdrawing does, whose own button posts
+    ``confirm=yes``. A post without it (an old page's one-click form) gets that page, and nothing is withdrawn."""
     identity = request.portal_identity
+    confirmed = request.method == "POST" and request.POST.get("confirm") == "yes"
     # Locked until the end of the request: of two submits of the same form (a double click, a stale page), the
     # second waits for the first and then reads it as withdrawn. The service's lock on the same row is then ours.
-    earlier = (selectors.consent_list(identity=identity, patient_id=identity.patient_self_id)
-               .select_for_update().filter(consent_record_id=consent_id)
+    consents = selectors.consent_list(identity=identity, patient_id=identity.patient_self_id)
+    earlier = ((consents.select_for_update() if confirmed else consents).filter(consent_record_id=consent_id)
                .values_list("status", "revoked_at", "purpose").first())
-    if earlier is not None and earlier[0] == ConsentRecord.Status.REVOKED:
-        _, revoked_at, purpose = earlier
-        when = f" on {date_format(timezone.localtime(revoked_at), 'j M Y, H:i')}" if revoked_at else ""
+    if earlier is None:  # as the service answers one that is not theirs
+        raise NotFound()
+    status, revoked_at, purpose = earlier
+    if status == ConsentRecord.Status.REVOKED:
+        when = f" on {date_format(timezone.localtime(revoked_at), 'j M Y, H:i T')}" if revoked_at else ""
         messages.info(request, f"This consent for {PURPOSE_LABELS.get(purpose, purpose)} had already been "
                                f"withdrawn{when}. Nothing was changed.")
         return redirect("patient-consents")
+    if not confirmed:
+        return render(request, "consent/patient_revoke.html",
+                      {"purpose": PURPOSE_LABELS.get(purpose, purpose), "consent_id": consent_id})
     record = services.consent_revoke(identity=identity, patient_id=identity.patient_self_id, consent_id=consent_id)
     messages.success(request, f"Consent withdrawn for: {PURPOSE_LABELS.get(record.purpose, record.purpose)}. "
                               "Information kept under it is no longer used.")
@@ -133,6 +143,12 @@ def require_staff_patient(identity: Identity, patient_id: uuid.UUID) -> list[Acc
     if not grants:
         raise NotFound().about(patient_id=patient_id)
     return grants
+
+
+def staff_patient_name(identity: Identity, patient_id: uuid.UUID) -> str:
+    """The name a staff page acting on one patient shows, so nobody acts on the wrong patient from a tab left open
+    (the directory's name, as the grants list shows it; the page's own read is audited)."""
+    return directory.patient_names(identity=identity, patient_ids=[patient_id]).get(patient_id) or "Unnamed patient"
 
 
 @require_http_methods(["GET"])
@@ -180,13 +196,23 @@ def staff_patient(request, patient_id: uuid.UUID):
     profile = directory.patient_get_audited(identity=identity, patient_id=patient_id, purpose=purpose)
     flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
-              "flagged_at": (f["flagged_at"] or "")[:16].replace("T", " ")}
+              "flagged_at": _stored_time(f["flagged_at"])}
              for f in conversation_selectors.care_team_flags(identity=identity, patient_id=patient_id,
                                                              purpose=purpose)]
     return render(request, "consent/staff_patient.html",
                   {"patient_id": patient_id, "profile": profile, "memories": memories, "quarantined": quarantined,
                    "consents": consents, "flags": flags, "purpose": PURPOSE_LABELS.get(purpose, purpose),
                    "other_purposes": [(p, PURPOSE_LABELS.get(p, p)) for p in purposes if p != purpose]})
+
+
+def _stored_time(value: str | None) -> datetime | None:
+    """A time kept as ISO text in a JSON column, as a datetime the page shows in its zone (the text was UTC, cut
+    to the minute and shown unnamed beside times in the page's zone)."""
+    try:
+        parsed = datetime.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+    return parsed if parsed is not None and timezone.is_aware(parsed) else None
 
 
 class ConsentForm(forms.Form):
@@ -242,8 +268,9 @@ def staff_record_consent(request, patient_id: uuid.UUID):
                              "An active consent for this purpose already exists; nothing was changed.")
             return redirect("staff-patient", patient_id=patient_id)
     status = 422 if request.method == "POST" else 200
-    return render(request, "consent/staff_record_consent.html", {"form": form, "patient_id": patient_id},
-                  status=status)
+    return render(request, "consent/staff_record_consent.html",
+                  {"form": form, "patient_id": patient_id,
+                   "patient_name": staff_patient_name(identity, patient_id)}, status=status)
 
 
 # --- organisation administrators: access grants -----------------------------------------------------------------
@@ -368,7 +395,7 @@ def admin_revoke(request, grant_id: uuid.UUID):
         # first and then reads the access as ended (its reason was not kept), as a submit after it had finished does
         ended = selectors.grant_revoked_at_locked(identity=identity, grant_id=grant_id)
         if ended is not None:
-            when = date_format(timezone.localtime(ended), "j M Y, H:i")
+            when = date_format(timezone.localtime(ended), "j M Y, H:i T")
             messages.info(request, f"This access had already ended on {when}. Nothing was changed.")
             return redirect("admin-access")
         try:

@@ -37,7 +37,7 @@ from portal.rows import (
     agent_label,
     memory_row,
 )
-from portal.views.consent import require_staff_patient
+from portal.views.consent import require_staff_patient, staff_patient_name
 
 
 # --- patient pages ---------------------------------------------------------------------------------------------
@@ -123,10 +123,11 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
                 return redirect(done_url)
         status = 422 if form.errors else 200
     else:
+        # the days typed were the ends of days in the page's zone (end_of_day): the same days, not their UTC dates
         if memory.valid_until:
-            initial["valid_until"] = memory.valid_until.date()
+            initial["valid_until"] = timezone.localtime(memory.valid_until).date()
         if memory.review_by:
-            initial["review_by"] = memory.review_by.date()
+            initial["review_by"] = timezone.localtime(memory.review_by).date()
         form = FactForm(initial=initial, **kwargs)
         status = 200
     row = memory_row(memory, me=identity.actor_sub, labels=labels)
@@ -515,7 +516,8 @@ def staff_correct(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     require_staff_patient(identity, patient_id)
     return _correct(request, identity=identity, patient_id=patient_id, memory_id=memory_id,
                     template="memory/staff_correct.html", labels=STAFF_SOURCE_LABELS,
-                    done_url=f"/staff/patients/{patient_id}/", extra={"patient_id": patient_id})
+                    done_url=f"/staff/patients/{patient_id}/",
+                    extra={"patient_id": patient_id, "patient_name": staff_patient_name(identity, patient_id)})
 
 
 @require_http_methods(["GET", "POST"])
@@ -548,7 +550,8 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     status = 422 if request.method == "POST" else 200
     return render(request, "memory/quarantine.html",
                   {"form": form, "row": memory_row(memory, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS),
-                   "patient_id": patient_id}, status=status)
+                   "patient_id": patient_id, "patient_name": staff_patient_name(identity, patient_id)},
+                  status=status)
 
 
 @require_POST

@@ -11,7 +11,8 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from portal.context import error_page, portal_view
+from directory import selectors as directory
+from portal.context import portal_view
 from workflows.api import OperationResolveIn
 from workflows.definitions import NEEDS_RECONCILIATION
 from workflows.reconciliation import operation_resolve
@@ -43,13 +44,26 @@ def step_chart(counts: list[tuple[str, int]]) -> dict:
 @require_http_methods(["GET"])
 @portal_view(scopes=("workflow:read",), roles=("staff", "org_admin"))
 def monitor(request):
+    return _monitor_page(request)
+
+
+def _monitor_page(request, *, resolving: dict | None = None):
+    """The monitor; ``resolving``: a resolution sent back (422), what was chosen and typed kept in its row's form,
+    with what is wrong beside it and in a summary at the top."""
     shown = workflow_monitor(identity=request.portal_identity)
     counts = shown.step_counts
+    # by name, as the grants list names them: a shortened id ("00000000-000…") told no two patients apart
+    names = directory.patient_names(identity=request.portal_identity,
+                                    patient_ids={w["patient_id"] for w in shown.queue})
+    sent_back = resolving["operation_id"] if resolving else None
+    queue = [{**w, "patient_name": names.get(w["patient_id"]),
+              "sent_back": sent_back is not None and w["operation_id"] == sent_back} for w in shown.queue]
     return render(request, "workflows/monitor.html", {
-        "chart": step_chart(counts), "total": sum(n for _, n in counts), "queue": shown.queue,
-        "organisation_wide": shown.view == VIEW_ORGANIZATION,
+        "chart": step_chart(counts), "total": sum(n for _, n in counts), "queue": queue,
+        "organisation_wide": shown.view == VIEW_ORGANIZATION, "resolving": resolving, "error": resolving is not None,
         # an administrator reads the organisation's queue, but records nothing for patients they hold no grant for
-        "can_resolve": all(request.portal_identity.has_scope(s) for s in RESOLVE_SCOPES)})
+        "can_resolve": all(request.portal_identity.has_scope(s) for s in RESOLVE_SCOPES)},
+        status=422 if resolving is not None else 200)
 
 
 @require_POST
@@ -63,8 +77,12 @@ def resolve(request, workflow_id: uuid.UUID, operation_id: uuid.UUID):
         form["expected_version"] = int(version)
     body = OperationResolveIn(data=form)
     if not body.is_valid():
-        return error_page(request, 400, title="Nothing was recorded",
-                          message="Choose sent, with the outside system's reference, or not sent (no reference).")
+        # the monitor again, the row's form as it was sent with what is wrong beside it (an error page lost both)
+        return _monitor_page(request, resolving={
+            "operation_id": operation_id, "outcome": request.POST.get("outcome", ""),
+            "external_id": request.POST.get("external_id", "")[:64],
+            "message": "Nothing was recorded. Choose sent, with the outside system's reference, or not sent (no "
+                       "reference)."})
     _, changed = operation_resolve(identity=request.portal_identity, workflow_id=workflow_id,
                                    operation_id=operation_id, **body.validated_data)
     sent = body.validated_data["outcome"] == "sent"

@@ -119,13 +119,3 @@ def signed_in(people, dev_idp):
         return client
 
     return make
-
-
-@pytest.fixture(autouse=True)
-def _fresh_rate_limits():
-    """The login-callback counter is per address, and every test client is 127.0.0.1."""
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()

@@ -266,6 +266,13 @@ def test_a_form_sent_after_the_session_ended_comes_back_to_its_page_after_signin
     assert back.status_code == 302 and back["Location"] == "/me/consents/"
     consents = client.get(back["Location"])
     assert consents.status_code == 200 and "Withdraw consent" not in consents.content.decode()  # none was given
+    # the page the form is on says so too, where it is filled in again; once
+    assert "so it was not saved and nothing was changed. Fill it in again" in consents.content.decode()
+    assert "Fill it in again" not in client.get("/me/consents/").content.decode()
+    # a sign-in that follows no unsent form says nothing of one
+    client.logout()
+    landing = client.get(login(client, dev_idp, sub)["Location"], follow=True)
+    assert landing.status_code == 200 and "Fill it in again" not in landing.content.decode()
     # a form from another site (or none named) returns to the start page, never elsewhere
     client.logout()
     elsewhere = client.post("/me/consents/give/", {"purpose": "communication"},
@@ -283,16 +290,81 @@ def test_the_inactivity_timeout_is_a_short_sliding_session(settings, people, wor
     assert client.get("/me/").status_code == 302
 
 
-def test_login_callbacks_are_rate_limited_per_address(people, world, settings, dev_idp):
-    from django.core.cache import cache
+def test_the_footer_states_the_inactivity_timeout_the_session_has(settings, people, world, signed_in):
+    """The footer said 15 minutes whatever PORTAL_SESSION_IDLE_SECONDS set."""
+    client = signed_in(people.patient(world.patient_a))
+    assert "Sessions end after 15 minutes without activity." in client.get("/me/").content.decode()
+    settings.SESSION_COOKIE_AGE = 30 * 60
+    assert "Sessions end after 30 minutes without activity." in client.get("/me/").content.decode()
+    assert "Sessions end after 30 minutes" in Client().get("/login/").content.decode()
 
-    cache.clear()
+
+def test_login_callbacks_are_rate_limited_per_address(people, world, settings, dev_idp):
     settings.PORTAL_LOGIN_CALLBACK_RATE = 3
     client = Client(REMOTE_ADDR="10.9.8.7")
     statuses = [client.get("/oidc/callback/?code=x&state=y").status_code for _ in range(5)]
     assert statuses[-1] == 429 and statuses.count(429) == 2
     assert Client(REMOTE_ADDR="10.9.8.6").get("/oidc/callback/?code=x&state=y").status_code != 429
-    cache.clear()
+
+
+def test_the_login_callback_limit_holds_across_worker_processes(people, world, settings, dev_idp):
+    """Each worker process had its own counter (Django's local-memory cache): with N workers an address had N
+    times the allowance. The counts are in the database now: a process whose cache is empty (another worker's)
+    still refuses, with Retry-After within the minute."""
+    from django.core.cache import cache
+
+    settings.PORTAL_LOGIN_CALLBACK_RATE = 3
+    statuses = []
+    for _ in range(5):
+        cache.clear()  # as the next request landing on another worker
+        statuses.append(Client(REMOTE_ADDR="10.9.8.5").get("/oidc/callback/?code=x&state=y"))
+    assert [r.status_code for r in statuses].count(429) == 2
+    assert 1 <= int(statuses[-1]["Retry-After"]) <= 60
+
+
+def test_sign_in_callbacks_sweep_old_counter_windows_and_keep_the_current_one(people, world, settings, dev_idp):
+    """A service whose only traffic is the portal made no API request to sweep the shared counters: sign-in
+    callbacks sweep old windows too (a share of them), never the current minute's count."""
+    from django.db import connection
+
+    settings.PORTAL_LOGIN_CALLBACK_RATE = 3
+    settings.API_RATE_LIMIT_SWEEP_SHARE = 1.0
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO api_rate_counter (bucket, window_number, backend, hits) VALUES ('old', 1, 1, 9)")
+    statuses = [Client(REMOTE_ADDR="10.9.8.4").get("/oidc/callback/?code=x&state=y").status_code for _ in range(4)]
+    assert statuses[-1] == 429  # each sweep kept the minute's count
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM api_rate_counter WHERE bucket = 'old'")
+        assert cursor.fetchone()[0] == 0
+
+
+def test_a_flood_of_forged_callbacks_from_a_nat_address_locks_out_nobody_signing_in_there(people, world, settings,
+                                                                                         dev_idp):
+    """A hospital's staff sign in from one NAT address. More sign-ins than the per-browser limit succeed there,
+    and forged callbacks from the same address (over their limit, 429) do not spend the sign-ins' allowance."""
+    settings.PORTAL_LOGIN_CALLBACK_RATE = 2
+    address = "10.20.30.40"
+    forged = [Client(REMOTE_ADDR=address).get("/oidc/callback/?code=x&state=y").status_code for _ in range(4)]
+    assert forged[-1] == 429
+    for n in range(4):
+        client = Client(REMOTE_ADDR=address)
+        back = login(client, dev_idp, people.staff(f"nurse{n}"))
+        assert back.status_code == 302 and client.get("/staff/").status_code == 200
+    # the address's allowance for sign-ins begun here is a ceiling too
+    settings.PORTAL_LOGIN_CALLBACK_RATE_PER_ADDRESS = 4
+    assert login(Client(REMOTE_ADDR=address), dev_idp, people.staff("nurse9")).status_code == 429
+    assert login(Client(REMOTE_ADDR="10.20.30.41"), dev_idp, people.staff("nurse9")).status_code == 302
+
+
+def test_a_browser_looping_through_sign_ins_is_limited_on_its_own(people, world, settings, dev_idp):
+    settings.PORTAL_LOGIN_CALLBACK_RATE = 2
+    client = Client(REMOTE_ADDR="10.20.30.50")
+    answers = []
+    for _ in range(3):
+        state = parse_qs(urlparse(client.get("/oidc/authenticate/")["Location"]).query)["state"][0]
+        answers.append(client.get(f"/oidc/callback/?error=access_denied&state={state}").status_code)
+    assert answers == [403, 403, 429]
+    assert login(Client(REMOTE_ADDR="10.20.30.50"), dev_idp, people.staff()).status_code == 302
 
 
 def test_pages_carry_csp_frame_and_cookie_protections(people, world, signed_in):

@@ -126,6 +126,8 @@ def test_a_patient_signs_in_corrects_deletes_and_revokes(browser, live_portal, p
     _shot(page, "patient-deletion-receipt")
 
     page.get_by_role("link", name="My consents").click()
+    page.get_by_role("link", name=re.compile("Withdraw consent")).click()
+    assert page.get_by_role("heading", name="Withdraw your consent for Appointment scheduling?").is_visible()
     page.get_by_role("button", name=re.compile("Withdraw consent")).click()
     assert page.get_by_text("Consent withdrawn").is_visible()
     _shot(page, "patient-consent-withdrawn")

@@ -3,6 +3,8 @@ for; the organisation-wide queue is the administrator's (``workflow:reconcile:or
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from core.identity import ACTOR_PATIENT, Identity, identity_context
@@ -37,6 +39,20 @@ def test_the_monitor_shows_a_nurse_only_her_granted_patients_and_an_administrato
     assert stuck_a[:10] in page and stuck_b[:10] in page
 
 
+def test_the_queue_names_each_patient(world, people, signed_in):
+    """The queue showed each patient as the first 12 characters of their id, which tell no two patients apart
+    (the demo's all begin 00000000-000): staff could record an outcome for the wrong one. Each is named, from the
+    directory; a patient not in it is shown by the whole id."""
+    admin = world.staff("admin-1", scope="patient:write")
+    assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill"},
+                      ).status_code == 201
+    _stuck(world, world.patient_a)
+    _stuck(world, world.patient_b)
+    page = signed_in(people.admin()).get("/staff/workflows/").content.decode()
+    queue = page[page.index("Needing reconciliation"):]
+    assert "<td>Ada Quill</td>" in queue and f"Unnamed patient <code>{world.patient_b}</code>" in queue
+
+
 def _unknown_and_stuck(world, workflow_id: str, operation_id: str) -> str:
     """What the worker leaves when the insurer's answer was lost: the operation's outcome unknown, the workflow in
     needs_reconciliation (version 3)."""
@@ -67,7 +83,16 @@ def test_staff_record_from_the_monitor_what_the_insurer_said_of_an_unknown_outco
     page = nurse.get("/staff/workflows/").content.decode()
     action = f"/staff/workflows/{wf['workflow_id']}/operations/{op}/resolve"
     assert f'action="{action}"' in page and 'name="expected_version" value="3"' in page
-    assert nurse.post(action, {"expected_version": "3", "outcome": "sent"}).status_code == 400
+    # sent without its reference: the monitor again, the row's form as it was sent with what is wrong beside it
+    # (it was an error page that lost what was chosen), nothing recorded
+    refused = nurse.post(action, {"expected_version": "3", "outcome": "sent", "external_id": " "})
+    html = refused.content.decode()
+    assert refused.status_code == 422 and "<title>Error: " in html
+    fieldset = re.search(rf'<fieldset id="resolve-{op}"[^>]*>(.*?)</fieldset>', html, re.S)
+    assert fieldset and f'aria-describedby="resolve-{op}-error"' in fieldset.group(0)
+    assert "Nothing was recorded" in fieldset.group(1)
+    assert re.search(r'value="sent" required checked', fieldset.group(1))
+    assert f'href="#resolve-{op}"' in html  # the summary at the top leads to it
     assert api.get(f"/v1/workflows/{wf['workflow_id']}").json()["current_step"] == "needs_reconciliation"
     r = nurse.post(action, {"expected_version": "3", "outcome": "sent", "external_id": "AUTH-9"})
     assert r.status_code == 302 and r["Location"] == "/staff/workflows/"

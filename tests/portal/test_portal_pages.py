@@ -67,7 +67,8 @@ def test_a_patient_never_sees_another_patients_preferences(world, alice, people,
     for path in (f"/me/preferences/{b_memory}/correct/",):
         assert client.get(path).status_code == 404
     assert client.post(f"/me/preferences/{b_memory}/delete/").status_code == 404
-    assert client.post(f"/me/consents/{consent_b}/revoke/").status_code == 404
+    assert client.get(f"/me/consents/{consent_b}/revoke/").status_code == 404
+    assert client.post(f"/me/consents/{consent_b}/revoke/", {"confirm": "yes"}).status_code == 404
     bob = signed_in(people.patient(world.patient_b))
     assert "not before 07:15" in bob.get("/me/").content.decode()
 
@@ -302,7 +303,8 @@ def test_revoking_a_consent_stops_the_use_of_what_depends_on_it(alice):
     client = alice["client"]
     page = client.get("/me/consents/").content.decode()
     assert "Appointment scheduling" in page and "Given" in page
-    response = client.post(f"/me/consents/{alice['consent']}/revoke/", follow=True).content.decode()
+    response = client.post(f"/me/consents/{alice['consent']}/revoke/", {"confirm": "yes"},
+                           follow=True).content.decode()
     assert "Consent withdrawn" in response and "Withdrawn" in response
     assert "We keep no preferences" in client.get("/me/").content.decode()
 
@@ -495,6 +497,40 @@ def test_the_nurse_sees_what_conversations_flagged_for_the_care_team(world, nurs
     assert "chest pain" not in detail  # what kind of remark, never what was said
 
 
+def test_a_correction_form_shows_the_keep_until_day_that_was_chosen_in_the_pages_zone(alice, world, settings):
+    """The form was filled with the UTC date of the end of the chosen day: west of UTC that is the next day, so
+    each correction saved from the form kept the preference one day longer than the patient chose."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    settings.PORTAL_TIME_ZONE = "America/Sao_Paulo"
+    client, api = alice["client"], world.patient(world.patient_a)
+    until = datetime.now(ZoneInfo(settings.PORTAL_TIME_ZONE)).date() + timedelta(days=30)
+    assert client.post(f"/me/preferences/{alice['first']}/correct/",
+                       {"time": "11:30", "valid_until": until.isoformat()}).status_code == 302
+    newest = [m for m in api.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
+              if m["fact"].get("time") == "11:30"][0]
+    form = client.get(f"/me/preferences/{newest['memory_id']}/correct/").content.decode()
+    assert f'name="valid_until" value="{until.isoformat()}"' in form
+
+
+def test_a_flags_time_is_shown_in_the_pages_zone_and_named_as_every_other_time(world, nurse, settings):
+    """A flag's time was the stored UTC text cut to the minute, unnamed, beside times shown in the page's zone."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    settings.PORTAL_TIME_ZONE = "Asia/Tokyo"
+    patient = world.patient(world.patient_a)
+    sid = patient.post("/v1/sessions", {"patient_id": str(world.patient_a),
+                                        "purpose": "appointment_scheduling"}).json()["session"]["session_id"]
+    assert patient.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "I have crushing chest pain right "
+                                                                                  "now"}).status_code == 201
+    flags = world.staff(nurse["sub"]).get(f"/v1/patients/{world.patient_a}/care-team-flags").json()["items"]
+    flagged = datetime.fromisoformat(flags[0]["flagged_at"].replace("Z", "+00:00")).astimezone(ZoneInfo("Asia/Tokyo"))
+    detail = nurse["client"].get(f"/staff/patients/{world.patient_a}/").content.decode()
+    assert f"{flagged:%-d %b %Y, %H:%M} JST" in detail
+
+
 def test_another_patients_page_looks_exactly_like_a_missing_one_and_is_audited(world, nurse):
     consent_b = world.consent(world.patient_b)
     _memory(world, world.patient_b, consent_b, time="07:15")
@@ -577,6 +613,24 @@ def test_staff_correct_a_memory(world, nurse):
     assert stale.status_code == 409 and 'value="10:45"' in html
     action = re.search(r'class="form" action="([^"]+)"', html).group(1)
     assert action == f"/staff/patients/{world.patient_a}/memories/{items[0]['memory_id']}/correct/"
+
+
+def test_the_staff_pages_that_act_on_a_patient_name_the_patient(world, nurse):
+    """Correcting or quarantining a memory and recording a consent named no patient: from a tab left open, staff
+    could act on the wrong one. Each names the patient as the patient's page does (no more reads in their
+    history: the page's own read is the one recorded)."""
+    admin = world.staff("admin-1", scope="patient:write")
+    assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill"},
+                      ).status_code == 201
+    consent = world.consent(world.patient_a)
+    memory_id = _memory(world, world.patient_a, consent)
+    base = f"/staff/patients/{world.patient_a}"
+    for path in (f"{base}/memories/{memory_id}/correct/", f"{base}/memories/{memory_id}/quarantine/",
+                 f"{base}/consents/new/"):
+        page = nurse["client"].get(path).content.decode()
+        assert 'Patient: <strong>Ada Quill</strong>' in page, path
+    refused = nurse["client"].post(f"{base}/memories/{memory_id}/quarantine/", {"reason_code": "?"})
+    assert refused.status_code == 422 and "Ada Quill" in refused.content.decode()
 
 
 def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people, signed_in):
@@ -892,6 +946,28 @@ def test_a_person_whose_subject_reads_like_a_service_is_shown_as_the_person_they
     assert "Automated service (reminders)" not in page
 
 
+def test_withdrawing_a_consent_is_asked_twice_as_deleting_is(alice):
+    """One click on the consents page used to withdraw a consent (everything kept under it stops being used): the
+    card now links to a page naming the purpose and what withdrawing does, whose own button withdraws it. A post
+    without the confirmation (an old page's one-click form) gets that page, and nothing is withdrawn."""
+    client = alice["client"]
+    url = f"/me/consents/{alice['consent']}/revoke/"
+    page = client.get("/me/consents/").content.decode()
+    assert f'href="{url}"' in page and f'action="{url}"' not in page
+    for asked in (client.get(url), client.post(url)):
+        text = asked.content.decode()
+        assert asked.status_code == 200 and "<h1>Withdraw your consent for Appointment scheduling?</h1>" in text
+        assert '<title>Withdraw a consent' in text and 'name="confirm" value="yes"' in text
+        assert 'href="/me/consents/"' in text  # Cancel
+    assert "Withdraw consent" in client.get("/me/consents/").content.decode()
+    assert client.get("/me/").content.decode().count("not before 10:00") >= 1  # still used
+    done = client.post(url, {"confirm": "yes"}, follow=True).content.decode()
+    assert "Consent withdrawn for: Appointment scheduling." in done
+    # once withdrawn, its confirmation page says so instead of asking again
+    again = client.get(url, follow=True).content.decode()
+    assert "had already been withdrawn" in again and "Withdraw your consent" not in again
+
+
 def test_withdrawing_a_consent_again_says_it_had_already_been_withdrawn(alice, world):
     """A stale page, the back button or a double submit posts the withdrawal again: the answer says it had
     already been withdrawn and nothing changed, never a second "Consent withdrawn"; a newer consent for the same
@@ -899,17 +975,18 @@ def test_withdrawing_a_consent_again_says_it_had_already_been_withdrawn(alice, w
     client = alice["client"]
     url = f"/me/consents/{alice['consent']}/revoke/"
     # a double submit: the browser follows only the last answer, so both messages wait for the next page
-    assert client.post(url).status_code == 302 and client.post(url).status_code == 302
+    confirm = {"confirm": "yes"}
+    assert client.post(url, confirm).status_code == 302 and client.post(url, confirm).status_code == 302
     page = client.get("/me/consents/").content.decode()
     assert page.count("Consent withdrawn for") == 1
     assert page.count("This consent for Appointment scheduling had already been withdrawn on") == 1
     assert "Nothing was changed." in page
 
     newer = world.consent(world.patient_a)  # given again later, from another device
-    again = client.post(url, follow=True).content.decode()
+    again = client.post(url, confirm, follow=True).content.decode()
     assert "Consent withdrawn for" not in again and "had already been withdrawn" in again
     card = again[again.index(f'data-consent-id="{newer}"'):]
-    assert "Given" in card[:card.index("</li>")] and 'action="/me/consents/' in card[:card.index("</li>")]
+    assert "Given" in card[:card.index("</li>")] and 'href="/me/consents/' in card[:card.index("</li>")]
 
 
 def test_a_patient_gives_a_consent_again_after_withdrawing_it(alice, world):
@@ -920,7 +997,7 @@ def test_a_patient_gives_a_consent_again_after_withdrawing_it(alice, world):
     page = client.get("/me/consents/").content.decode()
     assert 'name="purpose" value="appointment_scheduling"' not in page, "in force: nothing to give"
     assert 'name="purpose" value="communication"' in page
-    assert client.post(f"/me/consents/{alice['consent']}/revoke/").status_code == 302
+    assert client.post(f"/me/consents/{alice['consent']}/revoke/", {"confirm": "yes"}).status_code == 302
     page = client.get("/me/consents/").content.decode()
     assert 'name="purpose" value="appointment_scheduling"' in page
 
@@ -990,3 +1067,40 @@ def test_the_erasure_receipt_words_one_retained_clinical_record_in_the_singular(
     assert nurse.post(f"/v1/patients/{world.patient_a}/memories", care_body()).status_code == 201
     receipt = alice["client"].post("/me/preferences/delete-all/", {"confirm": "yes"}, follow=True).content.decode()
     assert "1 clinical record stays with your care team, who must keep it." in receipt, receipt
+
+
+def test_pages_show_times_in_the_organisations_time_zone_and_name_it(alice, world, settings):
+    """Every time on the pages was UTC, unnamed: a patient in Tokyo read a change made at 09:30 their time as
+    00:30. Pages show times in the portal's zone (PORTAL_TIME_ZONE) or the organisation's own
+    (PORTAL_ORGANIZATION_TIME_ZONES), each time with its zone named; a date typed in a form is a day there;
+    what is stored and what the API answers stay UTC."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    client, api = alice["client"], world.patient(world.patient_a)
+    memory = api.get(f"/v1/patients/{world.patient_a}/memories/{alice['first']}").json()
+    recorded = datetime.fromisoformat(memory["created_at"].replace("Z", "+00:00"))
+    assert recorded.utcoffset().total_seconds() == 0  # the API stays UTC
+
+    def shown(zone: str) -> str:
+        return f"{recorded.astimezone(ZoneInfo(zone)):%-d %b %Y, %H:%M} "
+
+    settings.PORTAL_TIME_ZONE = "Asia/Tokyo"
+    page = client.get("/me/").content.decode()
+    assert shown("Asia/Tokyo") + "JST" in page and "Times are shown in the Asia/Tokyo time zone." in page
+    settings.PORTAL_ORGANIZATION_TIME_ZONES = {str(world.org): "America/Sao_Paulo"}
+    page = client.get("/me/").content.decode()
+    assert shown("America/Sao_Paulo") + "-03" in page and shown("Asia/Tokyo") not in page
+    # "keep until" a day is the end of that day where the patient is, stored as UTC
+    until = datetime.now(ZoneInfo("America/Sao_Paulo")).date() + timedelta(days=30)
+    assert client.post(f"/me/preferences/{alice['first']}/correct/",
+                       {"time": "11:30", "valid_until": until.isoformat()}).status_code == 302
+    newest = [m for m in api.get(f"/v1/patients/{world.patient_a}/memories").json()["items"]
+              if m["fact"].get("time") == "11:30"][0]
+    assert newest["valid_until"].startswith(f"{until + timedelta(days=1)}T02:59")
+    consents = client.get("/me/consents/").content.decode()
+    assert "Times are shown in the America/Sao_Paulo time zone." in consents
+    # a page of another organisation's pages (the error page too) names the portal's zone
+    settings.PORTAL_ORGANIZATION_TIME_ZONES = {}
+    missing = client.get(f"/me/deletions/{uuid.uuid4()}/").content.decode()
+    assert "Times are shown in the Asia/Tokyo time zone." in missing
