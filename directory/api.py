@@ -58,7 +58,7 @@ class PatientIn(StrictSerializer):
         return value
 
     def validate_identifiers(self, value):
-        pairs = [(i["system"], i["value"]) for i in value]
+        pairs = [(i["system"].lower(), i["value"].lower()) for i in value]  # one identifier in any case
         if len(set(pairs)) != len(pairs):
             raise serializers.ValidationError("the same identifier is given twice")
         return value

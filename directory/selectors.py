@@ -9,7 +9,8 @@ import unicodedata
 import uuid
 from datetime import date
 
-from django.db.models import CharField, F, Func, Q
+from django.db.models import CharField, F, Func, Q, Value
+from django.db.models.functions import Lower
 
 from core import audit
 from core.access import require_staff
@@ -57,9 +58,11 @@ def _out(profiles: list[PatientProfile], identity: Identity) -> list[dict]:
 
 
 def patient_by_identifier(*, identity: Identity, system: str, value: str) -> list[dict]:
-    """The patient an identifier names, if the caller may see them: [] for unknown and not-allowed alike."""
-    ids = PatientIdentifier.objects.filter(organization_id=identity.org_id, system=system, value=value).values(
-        "patient_id")
+    """The patient an identifier names, if the caller may see them: [] for unknown and not-allowed alike. System
+    and value are compared without letter case, as their unique rule is (``PatientIdentifier``)."""
+    ids = PatientIdentifier.objects.filter(organization_id=identity.org_id).alias(
+        system_any_case=Lower("system"), value_any_case=Lower("value")).filter(
+        system_any_case=Lower(Value(system)), value_any_case=Lower(Value(value))).values("patient_id")
     return _out(list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id__in=ids)), identity)
 
 

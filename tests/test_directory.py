@@ -49,6 +49,26 @@ def test_an_agent_with_access_resolves_an_identifier_and_the_read_is_audited(wor
     assert [p["patient_id"] for p in spaced] == [str(world.patient_a)]
 
 
+def test_an_identifier_is_one_in_any_letter_case_for_lookups_and_registration(world):
+    """A record number read out or typed in another case (mrn-0001 for MRN-0001, an OID system in capitals) is
+    the same identifier: the lookup finds the patient, and registering it again for someone else is the conflict
+    it always was, never a second patient under one number."""
+    register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
+    world.grant(world.patient_a, "scheduling-agent", "appointment_scheduling")
+    agent = world.staff("scheduling-agent", scope="patient:read")
+    for typed in (f"{MRN}|mrn-0001", f"{MRN.upper()}|Mrn-0001"):
+        found = agent.get("/v1/patients", {"identifier": typed}).json()["items"]
+        assert [p["patient_id"] for p in found] == [str(world.patient_a)], typed
+        assert found[0]["identifiers"] == [{"system": MRN, "value": "MRN-0001"}]  # as registered
+    r = directory_admin(world).post("/v1/patients", {"display_name": "Carol Lis", "identifiers": [
+        {"system": MRN, "value": "mrn-0001"}]})
+    assert r.status_code == 409 and r.json()["code"] == "identifier_in_use"
+    r = directory_admin(world).post("/v1/patients", {"display_name": "Carol Lis", "identifiers": [
+        {"system": MRN, "value": "MRN-0002"}, {"system": MRN.upper(), "value": "mrn-0002"}]})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["identifiers"]
+    assert directory_admin(world).get("/v1/patients", {"q": "Carol"}).json()["items"] == []
+
+
 def test_without_a_grant_a_patient_is_not_found_by_identifier_or_name(world):
     register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
     stranger = world.staff("other-agent", scope="patient:read")
