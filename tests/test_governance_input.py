@@ -336,3 +336,25 @@ def test_a_limit_is_a_whole_number_in_ascii_digits_within_its_range(world, limit
     r = world.patient(world.patient_a).get("/v1/audit-events", {"limit": limit})
     assert r.status_code == 422, r.content
     assert r.json()["errors"] == [{"field": "limit", "message": "an integer from 1 to 500", "code": "invalid"}]
+
+
+@pytest.mark.django_db
+def test_options_tells_no_more_than_the_methods_would_to_the_same_token(world):
+    """OPTIONS answered every token with a view's name, description and methods, where its GET said 403
+    insufficient_scope: it now needs the scopes of one of the operations it describes, and for a patient the
+    caller may not see it answers exactly as for one that does not exist."""
+    auditor = world.staff("auditor-1", scope="audit:read")
+    r = auditor.request("OPTIONS", _mem(world))
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+    get = auditor.get(_mem(world))
+    assert {**r.json(), "request_id": None} == {**get.json(), "request_id": None}  # as the GET's refusal
+    # a POST-only operation: the write's scope is what OPTIONS needs
+    revoke = f"/v1/patients/{world.patient_a}/consents/{world.patient_b}/revoke"
+    assert auditor.request("OPTIONS", revoke).json()["code"] == "insufficient_scope"
+    writer = world.staff("nurse-1", scope="consent:write")
+    assert writer.request("OPTIONS", revoke).status_code == 200
+    reader = world.staff("nurse-1", scope="memory:read")
+    unseen, unknown = reader.request("OPTIONS", _mem(world)), reader.request("OPTIONS", "/v1/patients/"
+                                                                              f"{world.other_org}/memories")
+    assert unseen.status_code == unknown.status_code == 200 and unseen.json() == unknown.json()
+    assert unseen["Allow"] == unknown["Allow"]
