@@ -358,3 +358,42 @@ def test_options_tells_no_more_than_the_methods_would_to_the_same_token(world):
                                                                               f"{world.other_org}/memories")
     assert unseen.status_code == unknown.status_code == 200 and unseen.json() == unknown.json()
     assert unseen["Allow"] == unknown["Allow"]
+
+
+def _raw_get(port: int, path: str, token: str) -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})  # sent as written, not re-encoded
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def _encoded_slash_paths(world) -> list[str]:
+    return [f"/v1/patients/{world.patient_a}%2Fmemories", f"/v1/patients/{world.patient_a}%2fconsents",
+            f"/v1/patients/{world.patient_a}/memories/x%2F..%2F..%2Fconsents"]
+
+
+@pytest.mark.slow
+def test_an_encoded_slash_in_a_path_is_400_never_another_route_through_gunicorn(committed_db, world, jwks_server):
+    """The server decodes %2F before routing: '/v1/patients/<id>%2Fmemories' answered the memories list, so an id
+    holding a slash reached another operation than the one named. It is 400 invalid_path."""
+    service = LiveService(jwks_server.url, workers=1)
+    try:
+        world.consent(world.patient_a)
+        token = world.patient(world.patient_a).token
+        assert _raw_get(service.port, f"/v1/patients/{world.patient_a}/memories", token)[0] == 200
+        for path in _encoded_slash_paths(world):
+            status, body = _raw_get(service.port, path, token)
+            assert (status, body["code"]) == (400, "invalid_path"), path
+    finally:
+        service.close()
+
+
+def test_an_encoded_slash_in_a_path_is_400_through_the_asgi_server(live, world):
+    world.consent(world.patient_a)
+    token = world.patient(world.patient_a).token
+    for path in _encoded_slash_paths(world):
+        status, body = _raw_get(live.port, path, token)
+        assert (status, body["code"]) == (400, "invalid_path"), path
