@@ -397,3 +397,19 @@ def test_an_encoded_slash_in_a_path_is_400_through_the_asgi_server(live, world):
     for path in _encoded_slash_paths(world):
         status, body = _raw_get(live.port, path, token)
         assert (status, body["code"]) == (400, "invalid_path"), path
+
+
+@pytest.mark.django_db
+def test_a_body_with_thousands_of_bad_fields_gets_the_first_100_and_how_many(world):
+    """Every bad field was listed: 57 KB of unknown keys was a 430 KB answer. The problem lists the first 100
+    problems and says how many there were (errors_total); nothing is stored."""
+    admin = world.staff("org-admin", scope="patient:write patient:read")
+    body = {"display_name": "Ann Lis", **{f"k{i}": 1 for i in range(5000)}}
+    r = admin.post("/v1/patients", body)
+    assert r.status_code == 422 and r.json()["code"] == "validation_error"
+    problem = r.json()
+    assert len(problem["errors"]) == 100 and {e["code"] for e in problem["errors"]} == {"unknown_field"}
+    assert problem["errors_total"] == 5000 and len(r.content) < 20_000
+    few = admin.post("/v1/patients", {"display_name": "Ann Lis", "k1": 1, "k2": 2}).json()
+    assert len(few["errors"]) == 2 and "errors_total" not in few
+    assert admin.get("/v1/patients", {"q": "Ann Lis"}).json()["items"] == []

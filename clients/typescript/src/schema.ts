@@ -2306,11 +2306,14 @@ export interface components {
             detail: string;
             message?: string;
             request_id?: string;
+            /** @description The first 100 problems, in the order found */
             errors?: {
                 field?: string | null;
                 message?: string;
                 code?: string;
             }[];
+            /** @description How many problems there were, when more than the 100 `errors` lists */
+            errors_total?: number;
             /** @description With a workflow's version_conflict: its version now (read it again, then send this expected_version) */
             current_version?: number;
             /** @description With a workflow's illegal_transition or operation_not_allowed: the step it is at */
