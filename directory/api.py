@@ -102,6 +102,19 @@ class StaffQuery(serializers.Serializer):
     q = serializers.CharField(max_length=100)  # left out: required; only spaces: blank
 
 
+def _truncated_field(what: str) -> serializers.BooleanField:
+    return serializers.BooleanField(help_text=(
+        f"true when more {what} match than the {selectors.SEARCH_LIMIT} listed (the first by name): narrow q (more "
+        "of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others"))
+
+
+def _at_most(search, identity, q: str) -> tuple[list[dict], bool]:
+    """The first SEARCH_LIMIT matches, and whether there were more (a search reads one row past the limit to say
+    so, instead of cutting the list without a word)."""
+    found = search(identity=identity, q=q, limit=selectors.SEARCH_LIMIT + 1)
+    return found[:selectors.SEARCH_LIMIT], len(found) > selectors.SEARCH_LIMIT
+
+
 def _audit_reads(items: list[dict], action: str) -> None:
     for item in items:
         audit.record(action=action, resource_type="patient", resource_id=item["patient_id"],
@@ -119,18 +132,20 @@ class PatientsView(ScopedAPIView):
         operation_id="patients_search",
         parameters=[OpenApiParameter("identifier", str, required=False, description="system|value, e.g. an MRN"),
                     OpenApiParameter("q", str, required=False, description="name, identifier value or YYYY-MM-DD")],
-        responses={200: inline_serializer("PatientList", {"items": PatientOut(many=True)})})
+        responses={200: inline_serializer("PatientList", {"items": PatientOut(many=True),
+                                                           "truncated": _truncated_field("patients")})})
     def get(self, request):
         query = DirectoryQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
+        truncated = False
         if query.validated_data.get("identifier"):
             system, value = query.validated_data["identifier"].split("|", 1)
             items = selectors.patient_by_identifier(identity=self.identity, system=system, value=value)
             _audit_reads(items, "patient.resolve")
         else:
-            items = selectors.patient_search(identity=self.identity, q=query.validated_data["q"])
+            items, truncated = _at_most(selectors.patient_search, self.identity, query.validated_data["q"])
             _audit_reads(items, "patient.search")
-        return Response({"items": items})
+        return Response({"items": items, "truncated": truncated})
 
     @extend_schema(operation_id="patients_register", request=PatientIn, responses={201: PatientOut})
     def post(self, request):
@@ -170,11 +185,13 @@ class StaffView(ScopedAPIView):
 
     @extend_schema(operation_id="staff_search",
                    parameters=[OpenApiParameter("q", str, required=True, description="name or subject")],
-                   responses={200: inline_serializer("StaffList", {"items": StaffOut(many=True)})})
+                   responses={200: inline_serializer("StaffList", {"items": StaffOut(many=True),
+                                                                   "truncated": _truncated_field("subjects")})})
     def get(self, request):
         query = StaffQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        return Response({"items": selectors.staff_search(identity=self.identity, q=query.validated_data["q"])})
+        items, truncated = _at_most(selectors.staff_search, self.identity, query.validated_data["q"])
+        return Response({"items": items, "truncated": truncated})
 
     @extend_schema(operation_id="staff_register", request=StaffIn, responses={201: StaffOut})
     def post(self, request):

@@ -103,6 +103,26 @@ def test_staff_search_by_name_date_of_birth_and_mrn_shows_only_their_patients(wo
     assert {pid for _, pid in audited(world, "patient.search")} == {world.patient_a, world.patient_b}
 
 
+def test_a_search_matching_more_than_it_lists_says_so_and_audits_only_those_listed(world):
+    """The directory's searches list at most 20 and cut the rest without a word, so a nurse looking for one of
+    21 Smiths could not tell the list was incomplete. The answer says truncated, and how to narrow it in its
+    schema; only the patients shown are audited as read."""
+    admin = directory_admin(world)
+    for i in range(21):
+        assert admin.post("/v1/patients", {"display_name": f"Ann Smith {i:02}"}).status_code == 201
+        assert admin.post("/v1/staff", {"actor_sub": f"nurse-{i}", "display_name": f"Jo Jones {i:02}"}
+                          ).status_code == 201
+    answer = admin.get("/v1/patients", {"q": "Smith"}).json()
+    assert answer["truncated"] is True and len(answer["items"]) == 20
+    assert answer["items"][-1]["display_name"] == "Ann Smith 19"
+    assert len(audited(world, "patient.search")) == 20
+    one = admin.get("/v1/patients", {"q": "Smith 20"}).json()
+    assert one["truncated"] is False and [p["display_name"] for p in one["items"]] == ["Ann Smith 20"]
+    staff = admin.get("/v1/staff", {"q": "Jones"}).json()
+    assert staff["truncated"] is True and len(staff["items"]) == 20
+    assert admin.get("/v1/staff", {"q": "Jones 20"}).json()["truncated"] is False
+
+
 def test_a_patient_reads_their_own_entry_only(world):
     register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
     register(world, "Bob Kowalski", "1962-11-02", "MRN-0002", patient_id=world.patient_b)

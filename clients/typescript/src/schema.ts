@@ -1808,6 +1808,8 @@ export interface components {
         };
         PatientList: {
             items: components["schemas"]["PatientOut"][];
+            /** @description true when more patients match than the 20 listed (the first by name): narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others */
+            truncated: boolean;
         };
         PatientOut: {
             /** Format: uuid */
@@ -2138,6 +2140,8 @@ export interface components {
         };
         StaffList: {
             items: components["schemas"]["StaffOut"][];
+            /** @description true when more subjects match than the 20 listed (the first by name): narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others */
+            truncated: boolean;
         };
         StaffOut: {
             actor_sub: string;
