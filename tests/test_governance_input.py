@@ -413,3 +413,19 @@ def test_a_body_with_thousands_of_bad_fields_gets_the_first_100_and_how_many(wor
     few = admin.post("/v1/patients", {"display_name": "Ann Lis", "k1": 1, "k2": 2}).json()
     assert len(few["errors"]) == 2 and "errors_total" not in few
     assert admin.get("/v1/patients", {"q": "Ann Lis"}).json()["items"] == []
+
+
+@pytest.mark.django_db
+def test_a_query_value_that_is_not_utf_8_is_422_naming_it_never_searched_as_replacement_characters(world):
+    """q=%FF was decoded with replacement characters and searched for as if asked (200, the patient's memories
+    ranked against '\\ufffd'): the client's text was lost without a word. It is 422 invalid_encoding naming the
+    parameter; text in any script, percent-encoded as UTF-8, is read as before."""
+    world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    search = f"/v1/patients/{world.patient_a}/memories/search"
+    for query in ("q=%FF%FE", "q=caf%E9", "q=ok&purpose=%C0%AF"):
+        r = patient.get(f"{search}?{query}")
+        assert r.status_code == 422, (query, r.content)
+        assert [(e["field"], e["code"]) for e in r.json()["errors"]] in (
+            [("q", "invalid_encoding")], [("purpose", "invalid_encoding")]), query
+    assert patient.get(f"{search}?q=caf%C3%A9+%E4%BD%95").status_code == 200
