@@ -199,6 +199,24 @@ def test_transport_refusals_are_problem_documents_naming_their_request_id(world,
     assert list_tools(live, patient_token(world))  # and the next call is served as usual
 
 
+def test_a_request_that_accepts_no_json_is_406_as_a_json_rpc_error_like_the_transports_other_refusals(world, live):
+    """Streamable HTTP: a POST's answer is JSON (this server never streams), so a client accepting neither it nor
+    any type is 406; the body is a JSON-RPC error without an id (the message is not read yet), as the transport's
+    400s are, with the request id and no-store every answer carries. Accepting JSON in any form is served."""
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {patient_token(world)}"}
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    for accept in ("text/html", "text/event-stream", "image/png, text/plain"):
+        r = httpx.post(live.mcp_url, json=listing, headers={**headers, "Accept": accept}, timeout=30)
+        assert r.status_code == 406 and r.headers["content-type"] == "application/json", (accept, r.text)
+        body = r.json()
+        assert body["jsonrpc"] == "2.0" and body["id"] is None and body["error"]["code"] == -32600, body
+        assert "application/json" in body["error"]["message"]
+        assert r.headers["x-request-id"] and r.headers["cache-control"] == "no-store"
+    for accept in ("application/json", "*/*", "application/*", "application/json, text/event-stream"):
+        r = httpx.post(live.mcp_url, json=listing, headers={**headers, "Accept": accept}, timeout=30)
+        assert r.status_code == 200 and r.json()["result"]["tools"], accept
+
+
 def test_a_browser_client_from_an_allowed_origin_passes_its_preflight_and_reads_the_answers(world, live):
     """A browser MCP client (the MCP Inspector) asks first with an OPTIONS preflight, which was 405 without any
     Access-Control-* header, so it could not connect from an origin MCP_ALLOWED_ORIGINS lets in. Such an origin's
