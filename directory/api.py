@@ -108,13 +108,6 @@ def _truncated_field(what: str) -> serializers.BooleanField:
         "of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others"))
 
 
-def _at_most(search, identity, q: str) -> tuple[list[dict], bool]:
-    """The first SEARCH_LIMIT matches, and whether there were more (a search reads one row past the limit to say
-    so, instead of cutting the list without a word)."""
-    found = search(identity=identity, q=q, limit=selectors.SEARCH_LIMIT + 1)
-    return found[:selectors.SEARCH_LIMIT], len(found) > selectors.SEARCH_LIMIT
-
-
 def _audit_reads(items: list[dict], action: str) -> None:
     for item in items:
         audit.record(action=action, resource_type="patient", resource_id=item["patient_id"],
@@ -143,8 +136,7 @@ class PatientsView(ScopedAPIView):
             items = selectors.patient_by_identifier(identity=self.identity, system=system, value=value)
             _audit_reads(items, "patient.resolve")
         else:
-            items, truncated = _at_most(selectors.patient_search, self.identity, query.validated_data["q"])
-            _audit_reads(items, "patient.search")
+            items, truncated = selectors.patient_search_first(identity=self.identity, q=query.validated_data["q"])
         return Response({"items": items, "truncated": truncated})
 
     @extend_schema(operation_id="patients_register", request=PatientIn, responses={201: PatientOut})
@@ -190,7 +182,7 @@ class StaffView(ScopedAPIView):
     def get(self, request):
         query = StaffQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        items, truncated = _at_most(selectors.staff_search, self.identity, query.validated_data["q"])
+        items, truncated = selectors.staff_search_first(identity=self.identity, q=query.validated_data["q"])
         return Response({"items": items, "truncated": truncated})
 
     @extend_schema(operation_id="staff_register", request=StaffIn, responses={201: StaffOut})

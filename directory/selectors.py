@@ -100,6 +100,13 @@ def patient_search_audited(*, identity: Identity, q: str, limit: int = SEARCH_LI
     return _audited(patient_search(identity=identity, q=q, limit=limit), "patient.search")
 
 
+def patient_search_first(*, identity: Identity, q: str) -> tuple[list[dict], bool]:
+    """The first ``SEARCH_LIMIT`` patients :func:`patient_search` finds, each audited as ``patient.search``, and
+    whether more matched (one row past the limit is read to say so; it is neither shown nor audited)."""
+    found = patient_search(identity=identity, q=q, limit=SEARCH_LIMIT + 1)
+    return _audited(found[:SEARCH_LIMIT], "patient.search"), len(found) > SEARCH_LIMIT
+
+
 def patients_get(*, identity: Identity, patient_ids: list[uuid.UUID]) -> list[dict]:
     return _out(list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id__in=patient_ids)),
                 identity)
@@ -147,6 +154,12 @@ def staff_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> li
         name_folded=_folded("display_name")).filter(by_name | Q(actor_sub__iexact=q)).order_by(
         "display_name")[:limit]
     return [{"actor_sub": m.actor_sub, "display_name": m.display_name, "kind": m.kind} for m in members]
+
+
+def staff_search_first(*, identity: Identity, q: str) -> tuple[list[dict], bool]:
+    """The first ``SEARCH_LIMIT`` staff subjects :func:`staff_search` finds, and whether more matched."""
+    found = staff_search(identity=identity, q=q, limit=SEARCH_LIMIT + 1)
+    return found[:SEARCH_LIMIT], len(found) > SEARCH_LIMIT
 
 
 def staff_names(*, identity: Identity, subs) -> dict[str, str]:
