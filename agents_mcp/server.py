@@ -542,4 +542,9 @@ def build_app() -> Answered:
         Route(metadata_path, endpoint=protected_resource_metadata, methods=["GET"]),
         Route("/.well-known/oauth-protected-resource", endpoint=protected_resource_metadata, methods=["GET"]),
     ]
-    return Answered(BrowserOrigins(Starlette(routes=routes, lifespan=lambda app: manager.run())))
+    app = Starlette(routes=routes, lifespan=lambda app: manager.run())
+    # Starlette answers '/mcp/' with a redirect to '/mcp' on the Host the request named, before the transport's
+    # host check: 'Host: evil.example' was sent to http://evil.example/mcp. The REST API's trailing slash is 404;
+    # so is this one
+    app.router.redirect_slashes = False
+    return Answered(BrowserOrigins(app))

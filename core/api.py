@@ -21,6 +21,7 @@ import functools
 import logging
 import threading
 import time
+from urllib.parse import unquote_plus, unquote_to_bytes
 
 import psycopg
 from django.db import DatabaseError, InterfaceError, OperationalError, connections
@@ -83,6 +84,9 @@ def check_query_params(request, allowed: frozenset[str], blank_allowed: frozense
     errors += [{"field": name[:40], "code": "unstorable", "message": "NUL and lone surrogates are not allowed"}
                for name, values in params.lists()
                if unstorable(name) or any(unstorable(v) for v in values)]
+    errors += [{"field": name[:40], "code": "invalid_encoding",
+                "message": "not UTF-8 once percent-decoded; send the text's UTF-8 bytes, percent-encoded"}
+               for name in _not_utf8(request.META.get("QUERY_STRING", ""))]
     if errors:
         raise ValidationFailed(errors=errors)
     unknown = [{"field": name[:40], "code": "unknown_parameter",
@@ -95,6 +99,23 @@ def check_query_params(request, allowed: frozenset[str], blank_allowed: frozense
              if "" in values and name not in blank_allowed and (name in allowed or name in ALWAYS_ALLOWED_QUERY_PARAMS)]
     if unknown or repeated or empty:
         raise ValidationFailed(errors=unknown + repeated + empty)
+
+
+def _not_utf8(query: str) -> list[str]:
+    """The names of the query parameters whose name or value is not UTF-8 once percent-decoded. Django decodes them
+    with replacement characters, so ``q=%FF`` was searched for as "\ufffd" and answered as if asked; the client's
+    text was lost without a word."""
+    names: list[str] = []
+    for pair in query.split("&"):
+        raw_name, _, raw_value = pair.partition("=")
+        try:
+            for part in (raw_name, raw_value):
+                unquote_to_bytes(part.replace("+", " ")).decode("utf-8")
+        except UnicodeDecodeError:
+            name = unquote_plus(raw_name, errors="replace")
+            if name not in names:
+                names.append(name)
+    return names
 
 
 _pool_restart_lock = threading.Lock()

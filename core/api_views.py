@@ -4,7 +4,7 @@ import uuid
 
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -130,6 +130,7 @@ class SchemaView(SpectacularAPIView):
     no caller can make the document again by asking with another value."""
 
     _documents: dict[type, tuple[bytes, str, str]] = {}
+    http_method_names = ["get", "head"]  # OPTIONS answered the view's docstring, to anyone: 405 as POST is
 
     @extend_schema(exclude=True)
     def get(self, request, *args, **kwargs):
@@ -152,3 +153,10 @@ class SchemaView(SpectacularAPIView):
 
     def _get_version_parameter(self, request):
         return None
+
+
+class DocsView(SpectacularSwaggerSplitView):
+    """``/v1/docs``: Swagger UI on the schema. GET and HEAD only: DRF's OPTIONS answer went to the page's HTML
+    renderer, which has no template for it (500 internal_error); it is 405 with ``Allow`` as POST is."""
+
+    http_method_names = ["get", "head"]

@@ -213,6 +213,9 @@ class PayloadTooLarge(ApiError):
     title = "The request body is too large"
 
 
+MAX_PROBLEM_ERRORS = 100
+
+
 def problem_body(*, status_code: int, code: str, title: str, message: str | None = None,
                  errors: list | None = None) -> dict:
     body = {
@@ -225,7 +228,11 @@ def problem_body(*, status_code: int, code: str, title: str, message: str | None
         "request_id": request_id_var.get(),
     }
     if errors:
-        body["errors"] = errors
+        # A body can hold thousands of bad fields (64 KiB of unknown keys was a 430 KB answer): the first ones,
+        # with how many there were
+        body["errors"] = errors[:MAX_PROBLEM_ERRORS]
+        if len(errors) > MAX_PROBLEM_ERRORS:
+            body["errors_total"] = len(errors)
     return body
 
 

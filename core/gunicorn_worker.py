@@ -128,6 +128,10 @@ def request_state(data: bytes, *, max_body: int, progress: dict | None = None) -
     chunked = False
     for name, value in _head_fields(data[start:end]):
         if name == b"content-length":
+            if length is not None:
+                # gunicorn refuses a repeated Content-Length (400, RFC 9112 6.3): waiting for the larger of two
+                # held the connection until the read timeout and answered 408, where the same value twice was 400
+                return "complete"
             try:
                 length = int(value)
             except ValueError:

@@ -50,8 +50,26 @@ def _lower_uuids(path: str) -> str:
     return _UUID_IN_PATH.sub(lambda m: m.group(0).lower(), path)
 
 
+_ENCODED_SLASH = re.compile("%2f", re.IGNORECASE)
+
+
+def _raw_path(request) -> str:
+    """The path as the client sent it, before the server decoded it (gunicorn's ``RAW_URI``, another WSGI server's
+    ``REQUEST_URI``, an ASGI server's ``raw_path``: config.asgi's a2wsgi hands its scope on as ``asgi.scope``);
+    '' where the server keeps no such copy."""
+    scope = request.META.get("asgi.scope") or getattr(request, "scope", None)
+    if scope is not None:
+        return (scope.get("raw_path") or b"").decode("latin-1")
+    raw = request.META.get("RAW_URI") or request.META.get("REQUEST_URI") or ""
+    return raw.partition("?")[0]
+
+
 class RequestShapeMiddleware:
     """Requests whose shape we refuse before any view runs, always as problem+json:
+
+    * a path with an encoded slash (``%2F``) in it: 400 ``invalid_path``. The server decodes it before routing,
+      so ``/v1/patients/<id>%2Fmemories`` read as the memories list and an id holding one reached another
+      operation than the one the client named;
 
     * UUIDs in the path are case-insensitive (RFC 4122 §3): they are lower-cased before URL resolution, so an
       upper-case patient id reaches its own patient;
@@ -63,6 +81,9 @@ class RequestShapeMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        if _ENCODED_SLASH.search(_raw_path(request)):
+            return json_problem(400, "invalid_path", "A path segment holds an encoded slash (%2F), which no id "
+                                                     "here contains: send each id as it was given")
         if _UUID_IN_PATH.search(request.path_info):
             request.path_info = _lower_uuids(request.path_info)
             request.path = _lower_uuids(request.path)

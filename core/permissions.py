@@ -27,6 +27,9 @@ SCOPES = {
 }
 
 
+_SERVED_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
 def declared_method(method: str) -> str:
     """The method whose declarations (scopes, audit action) apply: HEAD is a GET without the body."""
     method = method.upper()
@@ -49,7 +52,15 @@ class HasRequiredScopes(BasePermission):
         if not isinstance(identity, Identity):
             raise MissingToken("missing bearer token")
         if request.method == "OPTIONS":
-            return True
+            # what the operations here take and answer: told only to a token that may use one of them, so an
+            # OPTIONS says no more than that token's GET (or POST...) would (403 insufficient_scope otherwise)
+            needs = [required_scopes_for(view, m) for m in _SERVED_METHODS if hasattr(view, m.lower())]
+            needs = [n for n in needs if n]
+            if any(n <= identity.scopes for n in needs):
+                return True
+            if not needs:
+                return False
+            raise InsufficientScope(f"needs: {' '.join(sorted(needs[0]))}")
         needed = required_scopes_for(view, request.method)
         if not needed:
             if not hasattr(view, request.method.lower()):

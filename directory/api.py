@@ -58,7 +58,7 @@ class PatientIn(StrictSerializer):
         return value
 
     def validate_identifiers(self, value):
-        pairs = [(i["system"], i["value"]) for i in value]
+        pairs = [(i["system"].lower(), i["value"].lower()) for i in value]  # one identifier in any case
         if len(set(pairs)) != len(pairs):
             raise serializers.ValidationError("the same identifier is given twice")
         return value
@@ -102,6 +102,12 @@ class StaffQuery(serializers.Serializer):
     q = serializers.CharField(max_length=100)  # left out: required; only spaces: blank
 
 
+def _truncated_field(what: str) -> serializers.BooleanField:
+    return serializers.BooleanField(help_text=(
+        f"true when more {what} match than the {selectors.SEARCH_LIMIT} listed (the first by name): narrow q (more "
+        "of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others"))
+
+
 def _audit_reads(items: list[dict], action: str) -> None:
     for item in items:
         audit.record(action=action, resource_type="patient", resource_id=item["patient_id"],
@@ -119,18 +125,19 @@ class PatientsView(ScopedAPIView):
         operation_id="patients_search",
         parameters=[OpenApiParameter("identifier", str, required=False, description="system|value, e.g. an MRN"),
                     OpenApiParameter("q", str, required=False, description="name, identifier value or YYYY-MM-DD")],
-        responses={200: inline_serializer("PatientList", {"items": PatientOut(many=True)})})
+        responses={200: inline_serializer("PatientList", {"items": PatientOut(many=True),
+                                                           "truncated": _truncated_field("patients")})})
     def get(self, request):
         query = DirectoryQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
+        truncated = False
         if query.validated_data.get("identifier"):
             system, value = query.validated_data["identifier"].split("|", 1)
             items = selectors.patient_by_identifier(identity=self.identity, system=system, value=value)
             _audit_reads(items, "patient.resolve")
         else:
-            items = selectors.patient_search(identity=self.identity, q=query.validated_data["q"])
-            _audit_reads(items, "patient.search")
-        return Response({"items": items})
+            items, truncated = selectors.patient_search_first(identity=self.identity, q=query.validated_data["q"])
+        return Response({"items": items, "truncated": truncated})
 
     @extend_schema(operation_id="patients_register", request=PatientIn, responses={201: PatientOut})
     def post(self, request):
@@ -170,11 +177,13 @@ class StaffView(ScopedAPIView):
 
     @extend_schema(operation_id="staff_search",
                    parameters=[OpenApiParameter("q", str, required=True, description="name or subject")],
-                   responses={200: inline_serializer("StaffList", {"items": StaffOut(many=True)})})
+                   responses={200: inline_serializer("StaffList", {"items": StaffOut(many=True),
+                                                                   "truncated": _truncated_field("subjects")})})
     def get(self, request):
         query = StaffQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        return Response({"items": selectors.staff_search(identity=self.identity, q=query.validated_data["q"])})
+        items, truncated = selectors.staff_search_first(identity=self.identity, q=query.validated_data["q"])
+        return Response({"items": items, "truncated": truncated})
 
     @extend_schema(operation_id="staff_register", request=StaffIn, responses={201: StaffOut})
     def post(self, request):

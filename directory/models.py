@@ -9,7 +9,7 @@ Staff: the subjects (people and agents) that administrators grant access to, wit
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -34,7 +34,10 @@ class PatientProfile(models.Model):
 
 
 class PatientIdentifier(models.Model):
-    """An identifier the organisation knows the patient by: (system, value), unique within the organisation."""
+    """An identifier the organisation knows the patient by: (system, value), unique within the organisation in any
+    letter case. Kept as registered; compared without case (``MRN-0001`` read out or typed as ``mrn-0001`` is the
+    same record number, and an OID or URL system names the same system in either case), so one value never names
+    two patients, and a lookup finds it however it is typed."""
 
     id = models.BigAutoField(primary_key=True)
     organization = models.ForeignKey("core.Organization", on_delete=models.PROTECT, db_column="organization_id")
@@ -46,7 +49,8 @@ class PatientIdentifier(models.Model):
     class Meta:
         db_table = "patient_identifier"
         constraints = [
-            models.UniqueConstraint(fields=["organization", "system", "value"], name="patient_identifier_unique"),
+            models.UniqueConstraint(F("organization"), Lower("system"), Lower("value"),
+                                    name="patient_identifier_unique_any_case"),
         ]
         indexes = [models.Index(fields=["organization", "patient_id"], name="patient_identifier_patient")]
 

@@ -9,7 +9,8 @@ import unicodedata
 import uuid
 from datetime import date
 
-from django.db.models import CharField, F, Func, Q
+from django.db.models import CharField, F, Func, Q, Value
+from django.db.models.functions import Lower
 
 from core import audit
 from core.access import require_staff
@@ -57,9 +58,11 @@ def _out(profiles: list[PatientProfile], identity: Identity) -> list[dict]:
 
 
 def patient_by_identifier(*, identity: Identity, system: str, value: str) -> list[dict]:
-    """The patient an identifier names, if the caller may see them: [] for unknown and not-allowed alike."""
-    ids = PatientIdentifier.objects.filter(organization_id=identity.org_id, system=system, value=value).values(
-        "patient_id")
+    """The patient an identifier names, if the caller may see them: [] for unknown and not-allowed alike. System
+    and value are compared without letter case, as their unique rule is (``PatientIdentifier``)."""
+    ids = PatientIdentifier.objects.filter(organization_id=identity.org_id).alias(
+        system_any_case=Lower("system"), value_any_case=Lower("value")).filter(
+        system_any_case=Lower(Value(system)), value_any_case=Lower(Value(value))).values("patient_id")
     return _out(list(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id__in=ids)), identity)
 
 
@@ -95,6 +98,13 @@ def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> 
 def patient_search_audited(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> list[dict]:
     """:func:`patient_search`, each patient found audited as ``patient.search``."""
     return _audited(patient_search(identity=identity, q=q, limit=limit), "patient.search")
+
+
+def patient_search_first(*, identity: Identity, q: str) -> tuple[list[dict], bool]:
+    """The first ``SEARCH_LIMIT`` patients :func:`patient_search` finds, each audited as ``patient.search``, and
+    whether more matched (one row past the limit is read to say so; it is neither shown nor audited)."""
+    found = patient_search(identity=identity, q=q, limit=SEARCH_LIMIT + 1)
+    return _audited(found[:SEARCH_LIMIT], "patient.search"), len(found) > SEARCH_LIMIT
 
 
 def patients_get(*, identity: Identity, patient_ids: list[uuid.UUID]) -> list[dict]:
@@ -144,6 +154,12 @@ def staff_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> li
         name_folded=_folded("display_name")).filter(by_name | Q(actor_sub__iexact=q)).order_by(
         "display_name")[:limit]
     return [{"actor_sub": m.actor_sub, "display_name": m.display_name, "kind": m.kind} for m in members]
+
+
+def staff_search_first(*, identity: Identity, q: str) -> tuple[list[dict], bool]:
+    """The first ``SEARCH_LIMIT`` staff subjects :func:`staff_search` finds, and whether more matched."""
+    found = staff_search(identity=identity, q=q, limit=SEARCH_LIMIT + 1)
+    return found[:SEARCH_LIMIT], len(found) > SEARCH_LIMIT
 
 
 def staff_names(*, identity: Identity, subs) -> dict[str, str]:

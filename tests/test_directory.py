@@ -49,6 +49,26 @@ def test_an_agent_with_access_resolves_an_identifier_and_the_read_is_audited(wor
     assert [p["patient_id"] for p in spaced] == [str(world.patient_a)]
 
 
+def test_an_identifier_is_one_in_any_letter_case_for_lookups_and_registration(world):
+    """A record number read out or typed in another case (mrn-0001 for MRN-0001, an OID system in capitals) is
+    the same identifier: the lookup finds the patient, and registering it again for someone else is the conflict
+    it always was, never a second patient under one number."""
+    register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
+    world.grant(world.patient_a, "scheduling-agent", "appointment_scheduling")
+    agent = world.staff("scheduling-agent", scope="patient:read")
+    for typed in (f"{MRN}|mrn-0001", f"{MRN.upper()}|Mrn-0001"):
+        found = agent.get("/v1/patients", {"identifier": typed}).json()["items"]
+        assert [p["patient_id"] for p in found] == [str(world.patient_a)], typed
+        assert found[0]["identifiers"] == [{"system": MRN, "value": "MRN-0001"}]  # as registered
+    r = directory_admin(world).post("/v1/patients", {"display_name": "Carol Lis", "identifiers": [
+        {"system": MRN, "value": "mrn-0001"}]})
+    assert r.status_code == 409 and r.json()["code"] == "identifier_in_use"
+    r = directory_admin(world).post("/v1/patients", {"display_name": "Carol Lis", "identifiers": [
+        {"system": MRN, "value": "MRN-0002"}, {"system": MRN.upper(), "value": "mrn-0002"}]})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["identifiers"]
+    assert directory_admin(world).get("/v1/patients", {"q": "Carol"}).json()["items"] == []
+
+
 def test_without_a_grant_a_patient_is_not_found_by_identifier_or_name(world):
     register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
     stranger = world.staff("other-agent", scope="patient:read")
@@ -81,6 +101,26 @@ def test_staff_search_by_name_date_of_birth_and_mrn_shows_only_their_patients(wo
         "Alice Nowak", "Bob Kowalski"]
     assert admin.get("/v1/patients", {"q": "o"}).status_code == 422
     assert {pid for _, pid in audited(world, "patient.search")} == {world.patient_a, world.patient_b}
+
+
+def test_a_search_matching_more_than_it_lists_says_so_and_audits_only_those_listed(world):
+    """The directory's searches list at most 20 and cut the rest without a word, so a nurse looking for one of
+    21 Smiths could not tell the list was incomplete. The answer says truncated, and how to narrow it in its
+    schema; only the patients shown are audited as read."""
+    admin = directory_admin(world)
+    for i in range(21):
+        assert admin.post("/v1/patients", {"display_name": f"Ann Smith {i:02}"}).status_code == 201
+        assert admin.post("/v1/staff", {"actor_sub": f"nurse-{i}", "display_name": f"Jo Jones {i:02}"}
+                          ).status_code == 201
+    answer = admin.get("/v1/patients", {"q": "Smith"}).json()
+    assert answer["truncated"] is True and len(answer["items"]) == 20
+    assert answer["items"][-1]["display_name"] == "Ann Smith 19"
+    assert len(audited(world, "patient.search")) == 20
+    one = admin.get("/v1/patients", {"q": "Smith 20"}).json()
+    assert one["truncated"] is False and [p["display_name"] for p in one["items"]] == ["Ann Smith 20"]
+    staff = admin.get("/v1/staff", {"q": "Jones"}).json()
+    assert staff["truncated"] is True and len(staff["items"]) == 20
+    assert admin.get("/v1/staff", {"q": "Jones 20"}).json()["truncated"] is False
 
 
 def test_a_patient_reads_their_own_entry_only(world):

@@ -336,3 +336,96 @@ def test_a_limit_is_a_whole_number_in_ascii_digits_within_its_range(world, limit
     r = world.patient(world.patient_a).get("/v1/audit-events", {"limit": limit})
     assert r.status_code == 422, r.content
     assert r.json()["errors"] == [{"field": "limit", "message": "an integer from 1 to 500", "code": "invalid"}]
+
+
+@pytest.mark.django_db
+def test_options_tells_no_more_than_the_methods_would_to_the_same_token(world):
+    """OPTIONS answered every token with a view's name, description and methods, where its GET said 403
+    insufficient_scope: it now needs the scopes of one of the operations it describes, and for a patient the
+    caller may not see it answers exactly as for one that does not exist."""
+    auditor = world.staff("auditor-1", scope="audit:read")
+    r = auditor.request("OPTIONS", _mem(world))
+    assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
+    get = auditor.get(_mem(world))
+    assert {**r.json(), "request_id": None} == {**get.json(), "request_id": None}  # as the GET's refusal
+    # a POST-only operation: the write's scope is what OPTIONS needs
+    revoke = f"/v1/patients/{world.patient_a}/consents/{world.patient_b}/revoke"
+    assert auditor.request("OPTIONS", revoke).json()["code"] == "insufficient_scope"
+    writer = world.staff("nurse-1", scope="consent:write")
+    assert writer.request("OPTIONS", revoke).status_code == 200
+    reader = world.staff("nurse-1", scope="memory:read")
+    unseen, unknown = reader.request("OPTIONS", _mem(world)), reader.request("OPTIONS", "/v1/patients/"
+                                                                              f"{world.other_org}/memories")
+    assert unseen.status_code == unknown.status_code == 200 and unseen.json() == unknown.json()
+    assert unseen["Allow"] == unknown["Allow"]
+
+
+def _raw_get(port: int, path: str, token: str) -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})  # sent as written, not re-encoded
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def _encoded_slash_paths(world) -> list[str]:
+    return [f"/v1/patients/{world.patient_a}%2Fmemories", f"/v1/patients/{world.patient_a}%2fconsents",
+            f"/v1/patients/{world.patient_a}/memories/x%2F..%2F..%2Fconsents"]
+
+
+@pytest.mark.slow
+def test_an_encoded_slash_in_a_path_is_400_never_another_route_through_gunicorn(committed_db, world, jwks_server):
+    """The server decodes %2F before routing: '/v1/patients/<id>%2Fmemories' answered the memories list, so an id
+    holding a slash reached another operation than the one named. It is 400 invalid_path."""
+    service = LiveService(jwks_server.url, workers=1)
+    try:
+        world.consent(world.patient_a)
+        token = world.patient(world.patient_a).token
+        assert _raw_get(service.port, f"/v1/patients/{world.patient_a}/memories", token)[0] == 200
+        for path in _encoded_slash_paths(world):
+            status, body = _raw_get(service.port, path, token)
+            assert (status, body["code"]) == (400, "invalid_path"), path
+    finally:
+        service.close()
+
+
+def test_an_encoded_slash_in_a_path_is_400_through_the_asgi_server(live, world):
+    world.consent(world.patient_a)
+    token = world.patient(world.patient_a).token
+    for path in _encoded_slash_paths(world):
+        status, body = _raw_get(live.port, path, token)
+        assert (status, body["code"]) == (400, "invalid_path"), path
+
+
+@pytest.mark.django_db
+def test_a_body_with_thousands_of_bad_fields_gets_the_first_100_and_how_many(world):
+    """Every bad field was listed: 57 KB of unknown keys was a 430 KB answer. The problem lists the first 100
+    problems and says how many there were (errors_total); nothing is stored."""
+    admin = world.staff("org-admin", scope="patient:write patient:read")
+    body = {"display_name": "Ann Lis", **{f"k{i}": 1 for i in range(5000)}}
+    r = admin.post("/v1/patients", body)
+    assert r.status_code == 422 and r.json()["code"] == "validation_error"
+    problem = r.json()
+    assert len(problem["errors"]) == 100 and {e["code"] for e in problem["errors"]} == {"unknown_field"}
+    assert problem["errors_total"] == 5000 and len(r.content) < 20_000
+    few = admin.post("/v1/patients", {"display_name": "Ann Lis", "k1": 1, "k2": 2}).json()
+    assert len(few["errors"]) == 2 and "errors_total" not in few
+    assert admin.get("/v1/patients", {"q": "Ann Lis"}).json()["items"] == []
+
+
+@pytest.mark.django_db
+def test_a_query_value_that_is_not_utf_8_is_422_naming_it_never_searched_as_replacement_characters(world):
+    """q=%FF was decoded with replacement characters and searched for as if asked (200, the patient's memories
+    ranked against '\\ufffd'): the client's text was lost without a word. It is 422 invalid_encoding naming the
+    parameter; text in any script, percent-encoded as UTF-8, is read as before."""
+    world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    search = f"/v1/patients/{world.patient_a}/memories/search"
+    for query in ("q=%FF%FE", "q=caf%E9", "q=ok&purpose=%C0%AF"):
+        r = patient.get(f"{search}?{query}")
+        assert r.status_code == 422, (query, r.content)
+        assert [(e["field"], e["code"]) for e in r.json()["errors"]] in (
+            [("q", "invalid_encoding")], [("purpose", "invalid_encoding")]), query
+    assert patient.get(f"{search}?q=caf%C3%A9+%E4%BD%95").status_code == 200

@@ -265,3 +265,20 @@ def test_no_control_socket_is_opened(tmp_path):
         assert not list(tmp_path.rglob("*.ctl")), list(tmp_path.rglob("*"))
     finally:
         server.stop()
+
+
+def test_two_content_lengths_are_400_at_once_never_a_wait_for_the_larger():
+    """A request with two Content-Length headers is malformed (RFC 9112 6.3; a way to smuggle requests past a
+    proxy that reads the other one). With the same value twice gunicorn answered 400 at once, but with two values
+    the worker waited for the larger body and answered 408 after the read timeout (10 s), holding the connection."""
+    server = _Server(workers=1, threads=2)
+    try:
+        for lengths in ((b"2", b"3"), (b"3", b"2"), (b"2", b"2")):
+            started = time.monotonic()
+            status, answer = _raw_answer(server.port, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                                         b"\r\nContent-Length: " + lengths[0] + b"\r\nContent-Length: " + lengths[1]
+                                         + b"\r\n\r\n{}")
+            assert status.startswith(b"HTTP/1.1 400 ") and answer["problem"]["code"] == "bad_request", lengths
+            assert time.monotonic() - started < 3, lengths
+    finally:
+        server.stop()

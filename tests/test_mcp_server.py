@@ -199,6 +199,40 @@ def test_transport_refusals_are_problem_documents_naming_their_request_id(world,
     assert list_tools(live, patient_token(world))  # and the next call is served as usual
 
 
+def test_a_request_that_accepts_no_json_is_406_as_a_json_rpc_error_like_the_transports_other_refusals(world, live):
+    """Streamable HTTP: a POST's answer is JSON (this server never streams), so a client accepting neither it nor
+    any type is 406; the body is a JSON-RPC error without an id (the message is not read yet), as the transport's
+    400s are, with the request id and no-store every answer carries. Accepting JSON in any form is served."""
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {patient_token(world)}"}
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    for accept in ("text/html", "text/event-stream", "image/png, text/plain"):
+        r = httpx.post(live.mcp_url, json=listing, headers={**headers, "Accept": accept}, timeout=30)
+        assert r.status_code == 406 and r.headers["content-type"] == "application/json", (accept, r.text)
+        body = r.json()
+        assert body["jsonrpc"] == "2.0" and body["id"] is None and body["error"]["code"] == -32600, body
+        assert "application/json" in body["error"]["message"]
+        assert r.headers["x-request-id"] and r.headers["cache-control"] == "no-store"
+    for accept in ("application/json", "*/*", "application/*", "application/json, text/event-stream"):
+        r = httpx.post(live.mcp_url, json=listing, headers={**headers, "Accept": accept}, timeout=30)
+        assert r.status_code == 200 and r.json()["result"]["tools"], accept
+
+
+def test_a_trailing_slash_is_404_never_a_redirect_to_the_host_the_request_named(world, live):
+    """POST /mcp/ was a 307 to /mcp on whatever Host the request named (Host: evil.example went to
+    http://evil.example/mcp), answered before the transport's host check and with no body. It is 404 not_found,
+    as a trailing slash is over REST."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    for extra in ({}, {"Host": "evil.example"}):
+        for method in ("POST", "GET"):
+            r = httpx.request(method, live.mcp_url + "/", json=ping if method == "POST" else None,
+                              headers={**headers, **extra}, timeout=30, follow_redirects=False)
+            assert r.status_code == 404 and "location" not in r.headers, (extra, method, r.headers)
+            assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "not_found"
+    assert httpx.post(live.mcp_url, json=ping, headers=headers, timeout=30).json()["result"] == {}
+
+
 def test_a_browser_client_from_an_allowed_origin_passes_its_preflight_and_reads_the_answers(world, live):
     """A browser MCP client (the MCP Inspector) asks first with an OPTIONS preflight, which was 405 without any
     Access-Control-* header, so it could not connect from an origin MCP_ALLOWED_ORIGINS lets in. Such an origin's

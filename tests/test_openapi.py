@@ -352,3 +352,14 @@ def test_a_memory_writes_status_is_published_as_its_closed_set(tmp_path, world):
             agent.post(url, memory_body(cid, "latest_time", "16:00")).json()["status"],
             world.patient(world.patient_a).post(url, memory_body(cid)).json()["status"]]
     assert seen == ["proposed", "already_proposed", "stored"]
+
+
+def test_options_on_the_schema_and_the_docs_is_405_never_a_500_or_the_views_notes(client):
+    """OPTIONS /v1/docs was 500 internal_error (DRF's metadata answer sent to the page's HTML renderer, which has
+    no template for it), and OPTIONS /v1/schema answered anyone the view's docstring as YAML. Both take GET and
+    HEAD only: OPTIONS is 405 with Allow, a problem document, as POST is."""
+    for path in ("/v1/docs", "/v1/schema"):
+        r = client.options(path)
+        assert r.status_code == 405 and r["Content-Type"] == "application/problem+json", (path, r.content[:200])
+        assert r.json()["code"] == "method_not_allowed" and r["Allow"] == "GET, HEAD", path
+        assert client.head(path).status_code == 200

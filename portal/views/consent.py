@@ -161,10 +161,11 @@ def staff_patients(request):
         patients.setdefault(g.patient_id, []).append(PURPOSE_LABELS.get(g.purpose, g.purpose))
     q = search_text(request.GET, "q")
     found = None
+    more_found = False
     if len(q) >= 2:
         # Row-level security shows only patients this staff member holds a grant for (all of them, for an
         # administrator), whichever of name, MRN or date of birth was typed.
-        found = directory.patient_search_audited(identity=identity, q=q)
+        found, more_found = directory.patient_search_first(identity=identity, q=q)
         for item in found:
             item["mine"] = uuid.UUID(item["patient_id"]) in patients
     profiles = {uuid.UUID(p["patient_id"]): p for p in directory.patients_get_audited(identity=identity,
@@ -172,7 +173,7 @@ def staff_patients(request):
     rows = [{"patient_id": p, "purposes": purposes, "profile": profiles.get(p)} for p, purposes in patients.items()]
     rows.sort(key=lambda r: (r["profile"] is None, (r["profile"] or {}).get("display_name", "")))
     return render(request, "consent/staff_patients.html", {"patients": rows, "q": q, "found": found,
-                                                            "q_too_short": 0 < len(q) < 2})
+                                                            "more_found": more_found, "q_too_short": 0 < len(q) < 2})
 
 
 @require_http_methods(["GET"])
@@ -344,9 +345,11 @@ def _search_choices(identity: Identity, params) -> dict:
     """The administrator's two search boxes: patients by name, MRN or date of birth; staff by name."""
     patient_q = search_text(params, "patient_q")
     staff_q = search_text(params, "staff_q")
-    patients = directory.patient_search_audited(identity=identity, q=patient_q) if len(patient_q) >= 2 else []
-    staff = directory.staff_search(identity=identity, q=staff_q) if staff_q else []
+    patients, more_patients = directory.patient_search_first(identity=identity, q=patient_q) if (
+        len(patient_q) >= 2) else ([], False)
+    staff, more_staff = directory.staff_search_first(identity=identity, q=staff_q) if staff_q else ([], False)
     return {"patient_q": patient_q, "staff_q": staff_q, "patient_q_too_short": 0 < len(patient_q) < 2,
+            "more_patients": more_patients, "more_staff": more_staff,
             "patient_choices": [_patient_choice(p) for p in patients],
             "staff_choices": [(s["actor_sub"], f"{s['display_name']} ({s['actor_sub']})") for s in staff]}
 

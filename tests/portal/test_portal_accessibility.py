@@ -281,3 +281,22 @@ def test_a_preference_set_aside_is_not_announced_as_in_use(world, people, signed
     parser = _CardRegions()
     parser.feed(signed_in(people.patient(world.patient_a)).get("/me/").content.decode())
     assert parser.regions == {in_use: "current-h", doubted: "set-aside-h"}
+
+
+def test_a_search_matching_more_than_it_shows_says_so_and_how_to_narrow_it(world, people, signed_in):
+    """My patients and the Access page listed the first 20 patients (and staff) a search matched and dropped the
+    rest without a word, so an administrator looking for one of 21 Smiths saw 20 and no sign of the 21st."""
+    registrar = world.staff("org-admin", scope="patient:write grant:write")
+    for i in range(21):
+        assert registrar.post("/v1/patients", {"display_name": f"Ann Smith {i:02}"}).status_code == 201
+        assert registrar.post("/v1/staff", {"actor_sub": f"jones-{i}", "display_name": f"Jo Jones {i:02}"}
+                              ).status_code == 201
+    admin = signed_in(people.admin())
+    page = admin.get("/staff/?q=Smith").content.decode()
+    assert "More patients match than the first 20 shown here" in page and page.count("data-patient-id=") == 20
+    assert "More patients match" not in admin.get("/staff/?q=Smith+20").content.decode()
+    access = admin.get("/staff/access/?patient_q=Smith&staff_q=Jones").content.decode()
+    assert "More patients match than the first 20 listed" in access
+    assert "More staff match than the first 20 listed" in access
+    narrowed = admin.get("/staff/access/?patient_q=Smith+20&staff_q=Jones+20").content.decode()
+    assert "More patients match" not in narrowed and "More staff match" not in narrowed

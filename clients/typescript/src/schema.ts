@@ -1814,6 +1814,8 @@ export interface components {
         };
         PatientList: {
             items: components["schemas"]["PatientOut"][];
+            /** @description true when more patients match than the 20 listed (the first by name): narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others */
+            truncated: boolean;
         };
         PatientOut: {
             /** Format: uuid */
@@ -2153,6 +2155,8 @@ export interface components {
         };
         StaffList: {
             items: components["schemas"]["StaffOut"][];
+            /** @description true when more subjects match than the 20 listed (the first by name): narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others */
+            truncated: boolean;
         };
         StaffOut: {
             actor_sub: string;
@@ -2321,11 +2325,14 @@ export interface components {
             detail: string;
             message?: string;
             request_id?: string;
+            /** @description The first 100 problems, in the order found */
             errors?: {
                 field?: string | null;
                 message?: string;
                 code?: string;
             }[];
+            /** @description How many problems there were, when more than the 100 `errors` lists */
+            errors_total?: number;
             /** @description With a workflow's version_conflict: its version now (read it again, then send this expected_version) */
             current_version?: number;
             /** @description With a workflow's illegal_transition or operation_not_allowed: the step it is at */
