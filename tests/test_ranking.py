@@ -339,3 +339,40 @@ def test_figures_owe_nothing_to_the_order_candidates_come_in():
     tied = np.zeros(4)
     assert training.figures([asked], [tied]) == training.figures([reversed_], [tied])
     assert list(training._ranks(np.array([0.5, 0.0, 0.0, 0.9, 0.0]))) == [2.0, 4.0, 4.0, 1.0, 4.0]
+
+
+@pytest.mark.parametrize(("question", "details"), [
+    ("When was his last seizure?", {"time"}),
+    ("when's he best on the phone", {"time"}),
+    ("what date is his cataract op?", {"time"}),
+    ("Ringing her with the blood result - what time is best?", {"time"}),
+    ("She's fitting - what do we do, and when is it an ambulance?", {"time"}),
+    ("How old was the donor?", {"age"}),
+    ("Where should he wait when he arrives?", set()),
+    ("When he goes home who looks after his line?", set()),
+    ("Her husband is asking what time she's booked - can I say?", set()),
+    ("does it matter when she takes her thyroid tablet?", set()),
+    ("What epilepsy medicine is he on?", set()),
+])
+def test_a_question_asking_for_a_time_or_an_age_says_so(question, details):
+    """A time is asked at the start of a question or of one of its clauses; "when" in a clause of its own ("when
+    he arrives") or a question reported for permission ("asking what time... can I say?") asks for none."""
+    from memory.retrieval.question import understand
+
+    assert understand(question).details == details
+
+
+@pytest.mark.parametrize(("detail", "text", "held"), [
+    ("time", "Best phoned between 10:00 and 16:00", True),
+    ("time", "next due 2027-03-15", True),
+    ("time", "repeat every 6 months", True),
+    ("time", "no Monday appointments", True),
+    ("time", "carbamazepine for focal epilepsy", False),
+    ("time", "may be given paracetamol", False),
+    ("age", "kidney from a donor aged 54", True),
+    ("age", "transplant date 2021-06-09, DCD donor", False),
+])
+def test_what_holds_a_time_or_an_age(detail, text, held):
+    from memory.retrieval.question import detail_held
+
+    assert detail_held(detail, text) is held

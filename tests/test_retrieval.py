@@ -98,8 +98,8 @@ def test_a_medicine_the_question_does_not_name_is_never_a_confident_answer_besid
 
 def test_a_tests_result_is_a_best_guess_unless_a_type_says_it_holds_results(world, clinic):
     """"What was her last INR?", "INR?": a result, which no built-in type holds. Her warfarin (monitored by INR)
-    is the nearest memory and comes back as the best guess, never as a confident answer; "when is her INR due?"
-    asks about the monitoring and may be. An organisation type that says it holds INR readings answers them."""
+    is the nearest memory and comes back as the best guess, never as a confident answer. An organisation type that
+    says it holds INR readings answers them."""
     from tests.test_memory_types import admin
 
     nurse, ids = clinic
@@ -123,6 +123,26 @@ def test_a_tests_result_is_a_best_guess_unless_a_type_says_it_holds_results(worl
     body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": "what was her last INR?"}).json()
     assert body["items"][0]["memory"]["memory_id"] == r.json()["memory_id"]
     assert body["items"][0]["confidence"] == "high"
+
+
+def test_a_question_asking_when_is_answered_only_by_a_memory_that_holds_a_time(world, clinic):
+    """"When was his last seizure?": his epilepsy medicine is the nearest memory, on the topic, but it holds no
+    date, time, day or interval, so it cannot say when: a best guess, never a confident answer. A memory holding a
+    time answers when ("not before 10:00")."""
+    nurse, ids = clinic
+    epilepsy = care(world, nurse, {"kind": "long_term_indication", "medication": "carbamazepine",
+                                   "indication": "focal epilepsy"})
+    for question in ("When was his last seizure?", "when did he last have a fit", "seizures - when was the last one?"):
+        body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": question}).json()
+        assert body["confidence"] == "low", question
+        assert body["items"][0]["memory"]["memory_id"] == epilepsy, question
+        assert all(i["confidence"] == "low" for i in body["items"]), question
+    body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search",
+                     {"q": "What epilepsy medicine is he on?"}).json()
+    assert body["items"][0]["memory"]["memory_id"] == epilepsy and body["items"][0]["confidence"] == "high"
+    body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search",
+                     {"q": "When is the earliest she can come in for an appointment?"}).json()
+    assert body["items"][0]["memory"]["memory_id"] == ids["nb10"] and body["items"][0]["confidence"] == "high"
 
 
 def test_a_patient_with_nothing_on_record_gets_confidence_none(world):

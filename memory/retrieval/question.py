@@ -43,10 +43,42 @@ _BARE_WORDS = frozenset({"what", "what's", "whats", "is", "was", "his", "her", "
                          "patient's", "current", "currently", "now"})
 _WORDS = re.compile(r"[a-z0-9][a-z0-9'\u2019-]*")
 
+# "When was his last seizure?", "what date is the op?", "...- what time is best?": the question asks for a time, at
+# the start of the question or of one of its clauses (not "where should he wait when he arrives?", nor "her son is
+# asking what time she's in - can I tell him?", which asks whether to tell)
+_TIME_ASKED = re.compile(
+    r"(?:^|[.,;:!?(\u2013\u2014-]\s*|\b(?:and|or|but|so)\s+)(?:"
+    r"when(?:['\u2019]s)?\s+(?:is|was|are|were|do|does|did|will|would|should|can|could|has|have|had|must|might|"
+    r"shall|next|last)\b|"
+    r"when['\u2019]s\b|(?:what|which)\s+(?:date|day|time|year|month)\b|how\s+(?:long\s+ago|soon)\b)",
+    re.IGNORECASE)
+# what holds a time: a date, a clock time, a month or weekday, a part of the day, an interval or a frequency
+_MONTHS = ("january|february|march|april|june|july|august|september|october|november|december|"
+           "jan|feb|apr|jun|jul|aug|sept?|oct|nov|dec")
+_TIME_HELD = re.compile(
+    r"\d{1,2}[:.]\d{2}\b|\b\d{4}-\d{2}(?:-\d{2})?\b|\b(?:19|20)\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+may\b|\bmay\s+\d|"
+    rf"\b(?:{_MONTHS})\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun|week)days?\b|\bweekends?\b|"
+    r"\b(?:mornings?|afternoons?|evenings?|nights?|nightly|noon|midday|lunchtime|overnight|bedtime|am|pm|"
+    r"o['\u2019]clock)\b|\b(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|fortnights?|fortnightly|"
+    r"daily|weekly|monthly|yearly|annual(?:ly)?|hourly|quarterly)\b|\b(?:due|every|interval|since|until|till|"
+    r"dated?|dates|times?|schedule[ds]?|today|tomorrow|tonight|yesterday)\b", re.IGNORECASE)
+# "How old was the donor?", "what age is her son?": an age, which a date of an event does not give
+_AGE_ASKED = re.compile(r"\bhow\s+old\b|\bwhat\s+age\b|\bage\s+of\b", re.IGNORECASE)
+_AGE_HELD = re.compile(r"\baged?\b|\b\d+\s*(?:-\s*)?(?:years?|yrs?|months?|weeks?)(?:\s*-?\s*old)?\b|\by/?o\b|\bborn\b|"
+                       r"\bbirth|\bdob\b", re.IGNORECASE)
+# the kinds of detail a question may ask for, beside a topic: the words that ask, what in a text holds the detail
+DETAILS = {"time": (_TIME_ASKED, _TIME_HELD), "age": (_AGE_ASKED, _AGE_HELD)}
+
 
 def result_words(text: str) -> bool:
     """Whether ``text`` speaks of a result (a reading, a value, the latest one)."""
     return bool(_RESULT_WORDS.search(text))
+
+
+def detail_held(detail: str, text: str) -> bool:
+    """Whether ``text`` holds that kind of :data:`DETAILS` (a time: a date, a clock time, a day, a part of the
+    day, an interval or a frequency; an age)."""
+    return bool(DETAILS[detail][1].search(text))
 
 
 @functools.lru_cache(maxsize=2)
@@ -72,6 +104,9 @@ class Question:
     whether_taken: bool  # "is she on lithium?": whether the patient takes what it names, not what interacts with it
     result_asked: bool  # it names a monitoring test and asks for a result: the test names no medicine here
     result_only: bool  # asks for the result and gives no reason ("...after the glucose check?" is about the check)
+    # the kinds of detail it asks for (:data:`DETAILS`): "when was his last seizure?" a time, "how old was the
+    # donor?" an age
+    details: frozenset[str] = frozenset()
 
     @property
     def concerns(self) -> dict[str, float]:
@@ -98,4 +133,5 @@ def understand(question: str) -> Question:
                     about_taking=bool(_TAKING_WORDS.search(question)),
                     whether_taken=bool(_WHETHER_TAKEN.search(question)) and not _REASON_WORDS.search(question),
                     result_asked=result_asked,
-                    result_only=result_asked and not _REASON_WORDS.search(question))
+                    result_only=result_asked and not _REASON_WORDS.search(question),
+                    details=frozenset(kind for kind, (asked, _held) in DETAILS.items() if asked.search(question)))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.lexicon import lexicon
-from memory.retrieval.question import Question, result_words
+from memory.retrieval.question import Question, detail_held, result_words
 from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
 from memory.types import type_serves
@@ -48,6 +48,11 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
     if answerable and question.result_only and not holds_results(ranked[0], question):
         # "what was her last INR?": a test's result, which no memory holds (a memory naming the test holds the
         # medicine it monitors, a target range or when it is due): the nearest is a best guess, never the answer
+        answerable = False
+    if answerable and not all(holds_detail(ranked[0], detail) for detail in question.details):
+        # "when was his last seizure?" against his epilepsy medicine: a memory on the topic that holds no date,
+        # time, day or interval cannot say when (nor a transplant's date how old its donor was); the nearest is a
+        # best guess
         answerable = False
 
     def reaches(h: Hit) -> bool:
@@ -94,6 +99,13 @@ def holds_results(hit: Hit, question: Question) -> bool:
     serves = " ".join(type_serves(org_id=hit.memory.organization_id).get(hit.memory.memory_type, ()))
     tests = question.asked.keys() - question.substances.keys()
     return bool(result_words(serves)) and bool(tests & lexicon().mentions(serves).keys())
+
+
+def holds_detail(hit: Hit, detail: str) -> bool:
+    """Whether the hit's fact holds the kind of detail (``question.DETAILS``) asked for: in its sentence, or its
+    fields' names and values (``next_due``, ``donor_age``)."""
+    return detail_held(detail, hit.text) or any(
+        detail_held(detail, f"{key.replace('_', ' ')} {value}") for key, value in (hit.value or {}).items())
 
 
 def confidence_of(hits: list[Hit]) -> str:
