@@ -318,7 +318,8 @@ def test_the_best_is_high_exactly_when_the_answerability_check_passes(monkeypatc
     head = Ranker(weights=(0.0,) * len(FEATURES), threshold=0.4, type_thresholds={}, gate_weights=tuple(weights),
                   gate_threshold=0.5, gate_floor=0.3)
     monkeypatch.setattr(selection, "ranker", lambda: head)
-    question = type("Question", (), {"safety_rule": False, "result_only": False})()
+    question = type("Question", (), {"safety_rule": False, "result_only": False, "details": frozenset(),
+                                      "measures": frozenset()})()
     chosen = selection.select_hits(_hits(scores), question=question)
     assert [h.confidence for h in chosen] == bands
     assert selection.confidence_of(chosen) == (HIGH if bands[0] == HIGH else LOW)
@@ -376,3 +377,33 @@ def test_what_holds_a_time_or_an_age(detail, text, held):
     from memory.retrieval.question import detail_held
 
     assert detail_held(detail, text) is held
+
+
+@pytest.mark.parametrize(("question", "measures"), [
+    ("What's his BMI?", {"bmi"}),
+    ("what was his last ferritin", {"ferritin"}),
+    ("egfr?", {"egfr"}),
+    ("What's her infliximab trough level?", {"trough"}),
+    ("what's her baseline hb", {"haemoglobin"}),
+    ("whats his potassium limit", set()),
+    ("Does she need her potassium checked before the infusion?", set()),
+    ("what's her calcium supplement?", set()),
+    ("Is his blood pressure ok for the extraction?", set()),
+])
+def test_a_question_asking_for_a_measurements_value_says_so(question, measures):
+    """The value of a measurement, asked for with no reason, not a medicine or a rule about it ("limit")."""
+    from memory.retrieval.question import understand
+
+    assert understand(question).measures == measures
+
+
+@pytest.mark.parametrize(("measure", "text", "held"), [
+    ("haemoglobin", "baseline hb 98", True),
+    ("weight", "Needs the bariatric table: 178 kg", True),
+    ("ferritin", "ferric derisomaltose infusion, next due 2026-12-20", False),
+    ("egfr", "dialysis three times a week", False),
+])
+def test_what_holds_a_measurements_value(measure, text, held):
+    from memory.retrieval.question import measure_held
+
+    assert measure_held(measure, text) is held

@@ -145,6 +145,21 @@ def test_a_question_asking_when_is_answered_only_by_a_memory_that_holds_a_time(w
     assert body["items"][0]["memory"]["memory_id"] == ids["nb10"] and body["items"][0]["confidence"] == "high"
 
 
+def test_a_measurements_value_is_answered_only_by_a_memory_that_holds_it(world, clinic):
+    """"What was her last ferritin?": her iron infusion plan is on the topic but holds no ferritin value; a best
+    guess, never a confident answer. A memory naming the measurement beside a figure answers it."""
+    nurse, _ = clinic
+    iron = care(world, nurse, {"kind": "long_term_indication", "medication": "ferric derisomaltose infusion",
+                               "indication": "iron deficiency anaemia", "monitoring": "ferritin"})
+    for question in ("What was her last ferritin?", "ferritin?"):
+        body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": question}).json()
+        assert body["confidence"] == "low", question
+        assert body["items"][0]["memory"]["memory_id"] == iron, question
+    body = nurse.get(f"/v1/patients/{world.patient_a}/memories/search",
+                     {"q": "Is she having iron infusions?"}).json()
+    assert body["items"][0]["memory"]["memory_id"] == iron and body["items"][0]["confidence"] == "high"
+
+
 def test_a_patient_with_nothing_on_record_gets_confidence_none(world):
     world.grant(world.patient_b, "clinician", "care_coordination")
     r = world.staff("clinician").get(f"/v1/patients/{world.patient_b}/memories/search", {"q": "any allergies?"})

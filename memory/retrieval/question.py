@@ -66,6 +66,38 @@ _TIME_HELD = re.compile(
 _AGE_ASKED = re.compile(r"\bhow\s+old\b|\bwhat\s+age\b|\bage\s+of\b", re.IGNORECASE)
 _AGE_HELD = re.compile(r"\baged?\b|\b\d+\s*(?:-\s*)?(?:years?|yrs?|months?|weeks?)(?:\s*-?\s*old)?\b|\by/?o\b|\bborn\b|"
                        r"\bbirth|\bdob\b", re.IGNORECASE)
+# "What's his eGFR?", "her last weight?", "viral load now": the value of a measurement, which a memory holds only
+# where it names the measurement beside a figure ("baseline_hb 98", "178 kg"); each name, and what in a memory's
+# fields or sentence names it
+_MEASURES = {
+    "weight": r"weight|weigh(?:s|ed)?|kg|kilos?", "height": r"height|tall|cm", "bmi": r"bmi|body mass index",
+    "egfr": r"e?gfr|kidney function|renal function|creatinine", "creatinine": r"creatinine",
+    "potassium": r"potassium|k\+", "sodium": r"sodium|na\+", "phosphate": r"phosphate", "calcium": r"calcium",
+    "magnesium": r"magnesium", "ferritin": r"ferritin|iron stores", "haemoglobin": r"haemoglobin|hemoglobin|hb",
+    "hbs": r"hbs(?:\s*%|\s*percentage)?|sickle haemoglobin", "platelets": r"platelets?|plt",
+    "white cells": r"white (?:cell|count)s?|wcc|neutrophils?", "crp": r"crp|c-reactive protein", "esr": r"esr",
+    "viral load": r"viral load", "cd4": r"cd4(?: count)?", "ige": r"ige", "trough": r"trough(?: level)?",
+    "visual acuity": r"visual acuity|acuity", "blood pressure": r"blood pressure|bp",
+    "heart rate": r"heart rate|pulse", "saturations": r"sats|saturations?|spo2|oxygen saturation",
+    "temperature": r"temperature|temp", "peak flow": r"peak flow|pefr", "fev1": r"fev1", "prolactin": r"prolactin",
+    "psa": r"psa", "vitamin d": r"vitamin d|vit d", "b12": r"b12", "folate": r"folate",
+    "cholesterol": r"cholesterol|ldl|hdl|lipids?", "albumin": r"albumin", "bilirubin": r"bilirubin",
+    "liver function": r"lfts?|liver function|alt|ast", "troponin": r"troponin", "bnp": r"bnp|nt-probnp",
+    "lactate": r"lactate", "urate": r"urate|uric acid", "glucose": r"glucose|blood sugar|bm",
+    "amylase": r"amylase", "ketones": r"ketones?",
+}
+_MEASURE_NAMES = {name: re.compile(rf"(?<![a-z0-9])(?:{names})(?![a-z0-9])", re.IGNORECASE)
+                  for name, names in _MEASURES.items()}
+# asking for the value: "what's", "what is/was", "how high", "latest", "last", "current", "now", or the measurement
+# named with nothing else around it ("egfr?")
+_VALUE_ASKED = re.compile(r"\b(?:what['\u2019]?s|whats|what\s+(?:is|was|are|were)|how\s+(?:high|low|much)|latest|last|"
+                          r"most recent|recent|current|now|today|reading|result)\b", re.IGNORECASE)
+_FIGURE = re.compile(r"\d")
+# "what's the potassium binder she takes?", "what's her calcium supplement?", "what's his potassium limit?": a
+# medicine, or a rule about the measurement, not its value
+_NOT_A_VALUE = re.compile(r"\b(?:on|taking|takes|take|prescribed|supplements?|tablets?|binders?|doses?|dosing|"
+                          r"replacement|infusions?|injections?|medicines?|medications?|limits?|targets?|restrict\w*|"
+                          r"range|goal|allowance|maximum|max|minimum|min|diet\w*)\b", re.IGNORECASE)
 # the kinds of detail a question may ask for, beside a topic: the words that ask, what in a text holds the detail
 DETAILS = {"time": (_TIME_ASKED, _TIME_HELD), "age": (_AGE_ASKED, _AGE_HELD)}
 
@@ -73,6 +105,21 @@ DETAILS = {"time": (_TIME_ASKED, _TIME_HELD), "age": (_AGE_ASKED, _AGE_HELD)}
 def result_words(text: str) -> bool:
     """Whether ``text`` speaks of a result (a reading, a value, the latest one)."""
     return bool(_RESULT_WORDS.search(text))
+
+
+def measures_asked(question: str) -> frozenset[str]:
+    """The measurements whose value ``question`` asks for, when it asks for no reason ("...before the scan?")."""
+    named = frozenset(name for name, pattern in _MEASURE_NAMES.items() if pattern.search(question))
+    if not named or _REASON_WORDS.search(question) or _NOT_A_VALUE.search(question):
+        return frozenset()
+    bare = [w for w in _WORDS.findall(question.casefold()) if w.replace("\u2019", "'") not in _BARE_WORDS]
+    alone = all(any(p.fullmatch(w) for p in _MEASURE_NAMES.values()) for w in bare)
+    return named if alone or _VALUE_ASKED.search(question) else frozenset()
+
+
+def measure_held(measure: str, text: str) -> bool:
+    """Whether ``text`` (a memory's sentence, or one field's name and value) names ``measure`` beside a figure."""
+    return bool(_MEASURE_NAMES[measure].search(text)) and bool(_FIGURE.search(text))
 
 
 def detail_held(detail: str, text: str) -> bool:
@@ -107,6 +154,8 @@ class Question:
     # the kinds of detail it asks for (:data:`DETAILS`): "when was his last seizure?" a time, "how old was the
     # donor?" an age
     details: frozenset[str] = frozenset()
+    # the measurements whose value it asks for: "what's his eGFR?", "last weight?"
+    measures: frozenset[str] = frozenset()
 
     @property
     def concerns(self) -> dict[str, float]:
@@ -134,4 +183,5 @@ def understand(question: str) -> Question:
                     whether_taken=bool(_WHETHER_TAKEN.search(question)) and not _REASON_WORDS.search(question),
                     result_asked=result_asked,
                     result_only=result_asked and not _REASON_WORDS.search(question),
-                    details=frozenset(kind for kind, (asked, _held) in DETAILS.items() if asked.search(question)))
+                    details=frozenset(kind for kind, (asked, _held) in DETAILS.items() if asked.search(question)),
+                    measures=measures_asked(question))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.lexicon import lexicon
-from memory.retrieval.question import Question, detail_held, result_words
+from memory.retrieval.question import Question, detail_held, measure_held, result_words
 from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
 from memory.types import type_serves
@@ -53,6 +53,10 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
         # "when was his last seizure?" against his epilepsy medicine: a memory on the topic that holds no date,
         # time, day or interval cannot say when (nor a transplant's date how old its donor was); the nearest is a
         # best guess
+        answerable = False
+    if answerable and question.measures and not any(holds_measure(ranked[0], m) for m in question.measures):
+        # "what's his eGFR?" against his dialysis plan, "last ferritin?" against the iron infusion: a memory on
+        # the topic that holds no value of the measurement; the nearest is a best guess
         answerable = False
 
     def reaches(h: Hit) -> bool:
@@ -106,6 +110,13 @@ def holds_detail(hit: Hit, detail: str) -> bool:
     fields' names and values (``next_due``, ``donor_age``)."""
     return detail_held(detail, hit.text) or any(
         detail_held(detail, f"{key.replace('_', ' ')} {value}") for key, value in (hit.value or {}).items())
+
+
+def holds_measure(hit: Hit, measure: str) -> bool:
+    """Whether the hit's fact holds a value of the measurement: its sentence, or one field's name and value, names
+    it beside a figure (``baseline_hb: 98``, "178 kg")."""
+    return measure_held(measure, hit.text) or any(
+        measure_held(measure, f"{key.replace('_', ' ')} {value}") for key, value in (hit.value or {}).items())
 
 
 def confidence_of(hits: list[Hit]) -> str:
