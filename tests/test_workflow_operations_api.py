@@ -271,6 +271,31 @@ def test_staff_queue_nothing_new_once_the_patient_withdrew_her_consent_or_it_ran
     assert request_op(nurse, wf["workflow_id"], 2).status_code == 201
 
 
+def test_a_read_shows_an_operation_whose_consent_ran_out_as_the_worker_will_treat_it(world):
+    """A nurse queued a submission; then the patient's consent for prior authorisation ran out. Nothing marks that
+    moment, and the read showed the submission queued ("pending", in pending_operations, waiting for the worker)
+    until the worker next ran. The workflow's read and its operations' list show it as it will be treated:
+    cancelled, consent_expired, and no longer pending; nothing is written or sent by reading."""
+    purpose = "prior_authorization"
+    consent = world.consent(world.patient_a, purpose)
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    wf = at_submit_step(nurse, world.patient_a)
+    op = request_op(nurse, wf["workflow_id"], 2).json()
+    assert op["status"] == "pending"
+    with identity_context(as_patient(world.org, world.patient_a)):  # it runs out after the request
+        ConsentRecord.objects.filter(pk=consent).update(expires_at=timezone.now())
+    for reader in (nurse, world.patient(world.patient_a)):
+        body = reader.get(f"/v1/workflows/{wf['workflow_id']}").json()
+        assert body["pending_operations"] == [], body
+        assert body["next_safe_action"]["action"] != "wait_for_operation"
+        ops = reader.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"]
+        assert [(o["operation_id"], o["status"], o["last_error_code"]) for o in ops] == [
+            (op["operation_id"], "cancelled", "consent_expired")]
+    with identity_context(as_patient(world.org, world.patient_a)):
+        assert Operation.objects.get(pk=op["operation_id"]).status == "pending"  # the worker's to write
+
+
 def test_an_agents_stored_answers_are_not_given_again_once_the_consent_ran_out(world):
     """The patient's agent created a booking workflow, checkpointed it (with its state) and asked for the booking,
     each under an Idempotency-Key. Her consent for scheduling then ran out: a fresh read of the workflow is refused

@@ -13,6 +13,7 @@ from django.db import connection
 from django.db.models import Case, Count, QuerySet, When
 
 from consent.purpose import permits, require_purpose
+from consent.selectors import consent_lapse
 from core import audit
 from core.cursors import cursor_position, position_cursor
 from core.errors import NotFound
@@ -109,6 +110,33 @@ def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operat
             .order_by("-created_at", "operation_id"))
 
 
+def operations_as_now(*, identity: Identity, workflow: Workflow, operations: list[Operation]) -> list[Operation]:
+    """``operations`` as the worker will treat them (nothing is written): one asked for under a consent that ran
+    out since (or was withdrawn) is never sent, but nothing marks the moment an expiry passes, so the row says so
+    only once the worker takes it (:mod:`workflows.withdrawal`). Shown here as it will be: one waiting that provably
+    never left as ``cancelled`` with the lapse as its code; one that may have arrived as withdrawn (only asked
+    after). An operation being sent (``in_flight``) is shown as it is. It used to read as queued until the worker
+    ran (the consent's ``consents_as_now`` does the same for the consent itself)."""
+    waiting = [op for op in operations if op.withdrawn_reason is None
+               and op.status in (S.PENDING, S.OUTCOME_UNKNOWN)]
+    if not waiting:
+        return operations
+    since = min(op.created_at for op in waiting)
+    if consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose,
+                     since=since) is None:  # the usual answer, in one query
+        return operations
+    for op in waiting:
+        lapse = consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose,
+                              since=op.created_at)
+        if lapse is None:
+            continue
+        if op.status == S.PENDING and not op.outcome_uncertain:
+            op.status, op.last_error_code, op.next_attempt_at = S.CANCELLED, lapse, None
+        else:
+            op.withdrawn_reason = lapse
+    return operations
+
+
 # an operation withdrawn before it was sent, by its last_error_code: what happened to the consent it was asked under
 LAPSES = {"consent_revoked": "the patient withdrew the consent for",
           "consent_expired": "the patient's consent ran out for"}
@@ -142,6 +170,7 @@ def workflow_resume(*, identity: Identity, workflow: Workflow) -> Resume:
         operation_list(identity=identity, workflow=workflow).order_by(unsettled_first, "-created_at",
                                                                       "operation_id")[:20])
     operations.sort(key=lambda op: op.created_at, reverse=True)  # newest first, as next_safe_action expects
+    operations = operations_as_now(identity=identity, workflow=workflow, operations=operations)
     pending = [op for op in operations if op.status in ACTIVE_OPERATION_STATUSES]
     open_systems = set()
     if pending:
