@@ -296,6 +296,28 @@ def test_a_read_shows_an_operation_whose_consent_ran_out_as_the_worker_will_trea
         assert Operation.objects.get(pk=op["operation_id"]).status == "pending"  # the worker's to write
 
 
+def test_an_operation_whose_consent_ran_out_does_not_hold_up_the_next_request(world):
+    """A nurse's submission was queued; the patient's consent ran out before the worker took it, and she gave a new
+    one. The read shows the old submission cancelled (consent_expired), but asking for it again was refused 409
+    operation_in_progress (the row still said pending, until the worker ran). Asking again now withdraws the old one
+    (cancelled, consent_expired, audited) and queues the new one, under the new consent."""
+    purpose = "prior_authorization"
+    consent = world.consent(world.patient_a, purpose)
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    wf = at_submit_step(nurse, world.patient_a)
+    old = request_op(nurse, wf["workflow_id"], 2).json()
+    with identity_context(as_patient(world.org, world.patient_a)):
+        ConsentRecord.objects.filter(pk=consent).update(expires_at=timezone.now())
+    world.consent(world.patient_a, purpose)  # given again
+    r = request_op(nurse, wf["workflow_id"], 3)
+    assert r.status_code == 201, r.content
+    assert r.json()["operation_id"] != old["operation_id"] and r.json()["status"] == "pending"
+    with identity_context(as_patient(world.org, world.patient_a)):
+        row = Operation.objects.values_list("status", "last_error_code").get(pk=old["operation_id"])
+    assert row == ("cancelled", "consent_expired")
+
+
 @pytest.mark.parametrize("ending", ["revoked", "expired"])
 def test_a_staff_members_grant_ending_leaves_the_operations_they_asked_for_queued(world, ending):
     """What a nurse asked for the patient's care under her consent is the organisation's, not the nurse's: revoking

@@ -110,26 +110,29 @@ def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operat
             .order_by("-created_at", "operation_id"))
 
 
+def operations_lapsed(*, identity: Identity, workflow: Workflow,
+                      operations: list[Operation]) -> list[tuple[Operation, str]]:
+    """Of ``operations`` (the workflow's) those waiting to be sent or asked after (pending, or with an unknown
+    outcome, and not withdrawn yet) that were asked for under a consent withdrawn or run out since, each with the
+    lapse (``consent_revoked``, ``consent_expired``): the worker never sends them (:mod:`workflows.withdrawal`)."""
+    waiting = [op for op in operations if op.withdrawn_reason is None
+               and op.status in (S.PENDING, S.OUTCOME_UNKNOWN)]
+    if not waiting or consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose,
+                                    since=min(op.created_at for op in waiting)) is None:
+        return []  # the usual answer, in one query
+    lapsed = ((op, consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose,
+                                 since=op.created_at)) for op in waiting)
+    return [(op, lapse) for op, lapse in lapsed if lapse is not None]
+
+
 def operations_as_now(*, identity: Identity, workflow: Workflow, operations: list[Operation]) -> list[Operation]:
     """``operations`` as the worker will treat them (nothing is written): one asked for under a consent that ran
     out since (or was withdrawn) is never sent, but nothing marks the moment an expiry passes, so the row says so
-    only once the worker takes it (:mod:`workflows.withdrawal`). Shown here as it will be: one waiting that provably
-    never left as ``cancelled`` with the lapse as its code; one that may have arrived as withdrawn (only asked
-    after). An operation being sent (``in_flight``) is shown as it is. It used to read as queued until the worker
-    ran (the consent's ``consents_as_now`` does the same for the consent itself)."""
-    waiting = [op for op in operations if op.withdrawn_reason is None
-               and op.status in (S.PENDING, S.OUTCOME_UNKNOWN)]
-    if not waiting:
-        return operations
-    since = min(op.created_at for op in waiting)
-    if consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose,
-                     since=since) is None:  # the usual answer, in one query
-        return operations
-    for op in waiting:
-        lapse = consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose,
-                              since=op.created_at)
-        if lapse is None:
-            continue
+    only once the worker (or the next request) takes it. Shown here as it will be: one waiting that provably never
+    left as ``cancelled`` with the lapse as its code; one that may have arrived as withdrawn (only asked after). An
+    operation being sent (``in_flight``) is shown as it is. It used to read as queued until the worker ran (the
+    consent's ``consents_as_now`` does the same for the consent itself)."""
+    for op, lapse in operations_lapsed(identity=identity, workflow=workflow, operations=operations):
         if op.status == S.PENDING and not op.outcome_uncertain:
             op.status, op.last_error_code, op.next_attempt_at = S.CANCELLED, lapse, None
         else:

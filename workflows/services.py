@@ -232,6 +232,7 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
         raise _refused_move(IllegalTransition(
             f"{workflow.current_step} -> {next_step} is not allowed; allowed: {', '.join(allowed) or 'none'}"),
             workflow, allowed)
+    _withdraw_lapsed(identity=identity, workflow=workflow)
     active = [] if not workflow.has_operations else list(
         Operation.objects.select_for_update().filter(workflow=workflow, status__in=ACTIVE_OPERATION_STATUSES)
         .order_by("created_at"))
@@ -369,6 +370,28 @@ def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> 
     return kind
 
 
+def _withdraw_lapsed(*, identity: Identity, workflow: Workflow) -> None:
+    """Under the workflow's lock, before a request or a checkpoint looks at what is unsettled: what was asked for
+    under a consent that was withdrawn or ran out since is withdrawn now, as the worker withdraws it at the send
+    (:mod:`workflows.withdrawal`) and as the reads already show it (``selectors.operations_as_now``). Waiting for
+    the worker, it used to stand in for the next request: the same request again was answered with it (200, never
+    to be sent), another refused ``operation_in_progress``. One being sent (``in_flight``) is the worker's."""
+    if not workflow.has_operations:
+        return
+    waiting = list(Operation.objects.select_for_update().filter(
+        workflow=workflow, status__in=[S.PENDING, S.OUTCOME_UNKNOWN], withdrawn_reason__isnull=True)
+        .order_by("created_at"))
+    now = timezone.now()
+    for op, lapse in selectors.operations_lapsed(identity=identity, workflow=workflow, operations=waiting):
+        if op.status == S.PENDING and not op.outcome_uncertain:
+            Operation.objects.filter(pk=op.pk).update(status=S.CANCELLED, next_attempt_at=None, completed_at=now,
+                                                      last_error_code=lapse, updated_at=now)
+            _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason=lapse)
+        else:
+            Operation.objects.filter(pk=op.pk).update(withdrawn_reason=lapse, updated_at=now)
+            _audit_operation(op, action="workflow.operation.withdraw", outcome="success", reason=lapse)
+
+
 def _refuse_without_consent(identity: Identity, workflow: Workflow) -> None:
     """Nothing new is sent for a patient who withdrew the consent for the workflow's purpose, or whose consent for it
     ran out (403 ``consent_revoked`` / ``consent_expired``): a withdrawal withdraws the queued operations, and staff
@@ -418,6 +441,7 @@ def operation_request(*, identity: Identity, workflow_id: uuid.UUID, expected_ve
     """
     _hold_consent(identity=identity, workflow_id=workflow_id)
     workflow = _lock_workflow(identity=identity, workflow_id=workflow_id)
+    _withdraw_lapsed(identity=identity, workflow=workflow)
     digest = payload_hash(payload)
     same = Operation.objects.filter(workflow=workflow)
     if request_key is not None:
