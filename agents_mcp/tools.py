@@ -37,6 +37,9 @@ class ToolSpec:
     read_only: bool
     # Arguments the tool requires although the REST operation has them optional (agents must retry safely).
     also_required: tuple[str, ...] = ()
+    # What such an argument means in the tool, in place of the REST parameter's description (which says what
+    # leaving it out does, and the tool does not let it be left out): (argument, description) pairs.
+    described: tuple[tuple[str, str], ...] = ()
     # MCP's tool annotations beside read_only: it takes away what was there; calling it again with the same
     # arguments changes nothing more; it reaches an outside system (the scheduling system, the insurer).
     destructive: bool = False
@@ -94,7 +97,12 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("request_operation", "workflow_operations_request",
              "Queue a non-read action against an outside system (e.g. book_appointment) at the workflow's "
              "current step. The idempotency key makes a retry return the same operation.", False,
-             also_required=("idempotency_key",), idempotent=True, open_world=True),
+             also_required=("idempotency_key",), idempotent=True, open_world=True,
+             described=(("idempotency_key",
+                         "Required: your key for this request (1-100 of A-Z a-z 0-9 . _ : -), new for each new "
+                         "operation. Called again with the same key and arguments (a retry after a timeout or a "
+                         "crash), it returns the same operation and nothing is queued twice; the same key with "
+                         "other arguments is refused (idempotency_key_reused)."),)),
     ToolSpec("list_operations", "workflow_operations_list",
              "The workflow's operations and their status.", True),
 )
@@ -191,6 +199,8 @@ def _operation(document: dict, spec: ToolSpec) -> Operation:
                 if op["requestBody"].get("required", False) or body.get("required"):
                     required += list(body.get("required", []))
             required += [a for a in spec.also_required if a not in required]
+            for name, description in spec.described:
+                properties[name] = {**properties[name], "description": description}
             if PATIENT_ARGUMENT in properties:
                 properties[PATIENT_ARGUMENT] = {**properties[PATIENT_ARGUMENT], "description": PATIENT_DESCRIPTION}
                 required = [a for a in required if a != PATIENT_ARGUMENT]

@@ -4,6 +4,7 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime
 
+from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -62,6 +63,17 @@ def consent_lapse(*, identity: Identity, patient_id: uuid.UUID, purpose: str,
         return None
     lapse = _lapsed(records[0], now)
     return lapse[0] if lapse else None
+
+
+def consents_hold(*, identity: Identity, patient_id: uuid.UUID, purpose: str) -> None:
+    """The patient's consents for ``purpose`` (those the caller sees) locked FOR SHARE until the transaction ends.
+    A withdrawal locks its consent's row FOR UPDATE and then withdraws what was asked for under it, so what the
+    caller writes under the consent after asking :func:`consent_lapse` is either refused (the withdrawal committed
+    first) or seen by the withdrawal (which waits for the caller's commit), never neither. Take it before the locks
+    of what a withdrawal locks after its consent row (workflows), in that order."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM patient_consent WHERE organization_id = %s AND patient_id = %s "
+                       "AND purpose = %s FOR SHARE", [identity.org_id, patient_id, purpose])
 
 
 def consent_list_audited(*, identity: Identity, patient_id: uuid.UUID) -> list[ConsentRecord]:

@@ -930,3 +930,13 @@ def test_a_value_out_of_its_range_has_the_rest_apis_code_over_mcp_too(world, liv
         expected = [(e["field"], e["code"]) for e in r.json()["errors"]]
         problem = refused(call(live, token, name, arguments), "validation_error")
         assert [(e["field"], e["code"]) for e in problem["errors"]] == expected, (name, arguments)
+
+
+def test_request_operations_idempotency_key_is_described_as_required():
+    """The tool requires ``idempotency_key`` (an agent must retry safely), so its description says so; it used to be
+    the REST header's, which says what leaving it out does."""
+    schema = input_schema("request_operation")
+    assert "idempotency_key" in schema["required"]
+    described = schema["properties"]["idempotency_key"]["description"]
+    assert described.startswith("Required") and "without it" not in described.lower()
+    assert "null" not in str(schema["properties"]["idempotency_key"].get("type"))

@@ -11,7 +11,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from agents_mcp.tools import input_schema
-from consent.models import ConsentRecord
+from consent.models import AccessGrant, ConsentRecord
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from tests.support import PATIENT_SCOPES, Api, mint
 from workflows.models import Operation, WorkflowTransition
@@ -269,6 +269,83 @@ def test_staff_queue_nothing_new_once_the_patient_withdrew_her_consent_or_it_ran
     assert request_op(world.patient(world.patient_a), mine["workflow_id"], 2).status_code == 201
     world.consent(world.patient_a, purpose)  # given again
     assert request_op(nurse, wf["workflow_id"], 2).status_code == 201
+
+
+def test_a_read_shows_an_operation_whose_consent_ran_out_as_the_worker_will_treat_it(world):
+    """A nurse queued a submission; then the patient's consent for prior authorisation ran out. Nothing marks that
+    moment, and the read showed the submission queued ("pending", in pending_operations, waiting for the worker)
+    until the worker next ran. The workflow's read and its operations' list show it as it will be treated:
+    cancelled, consent_expired, and no longer pending; nothing is written or sent by reading."""
+    purpose = "prior_authorization"
+    consent = world.consent(world.patient_a, purpose)
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    wf = at_submit_step(nurse, world.patient_a)
+    op = request_op(nurse, wf["workflow_id"], 2).json()
+    assert op["status"] == "pending"
+    with identity_context(as_patient(world.org, world.patient_a)):  # it runs out after the request
+        ConsentRecord.objects.filter(pk=consent).update(expires_at=timezone.now())
+    for reader in (nurse, world.patient(world.patient_a)):
+        body = reader.get(f"/v1/workflows/{wf['workflow_id']}").json()
+        assert body["pending_operations"] == [], body
+        assert body["next_safe_action"]["action"] != "wait_for_operation"
+        ops = reader.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"]
+        assert [(o["operation_id"], o["status"], o["last_error_code"]) for o in ops] == [
+            (op["operation_id"], "cancelled", "consent_expired")]
+    with identity_context(as_patient(world.org, world.patient_a)):
+        assert Operation.objects.get(pk=op["operation_id"]).status == "pending"  # the worker's to write
+
+
+def test_an_operation_whose_consent_ran_out_does_not_hold_up_the_next_request(world):
+    """A nurse's submission was queued; the patient's consent ran out before the worker took it, and she gave a new
+    one. The read shows the old submission cancelled (consent_expired), but asking for it again was refused 409
+    operation_in_progress (the row still said pending, until the worker ran). Asking again now withdraws the old one
+    (cancelled, consent_expired, audited) and queues the new one, under the new consent."""
+    purpose = "prior_authorization"
+    consent = world.consent(world.patient_a, purpose)
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    wf = at_submit_step(nurse, world.patient_a)
+    old = request_op(nurse, wf["workflow_id"], 2).json()
+    with identity_context(as_patient(world.org, world.patient_a)):
+        ConsentRecord.objects.filter(pk=consent).update(expires_at=timezone.now())
+    world.consent(world.patient_a, purpose)  # given again
+    r = request_op(nurse, wf["workflow_id"], 3)
+    assert r.status_code == 201, r.content
+    assert r.json()["operation_id"] != old["operation_id"] and r.json()["status"] == "pending"
+    with identity_context(as_patient(world.org, world.patient_a)):
+        row = Operation.objects.values_list("status", "last_error_code").get(pk=old["operation_id"])
+    assert row == ("cancelled", "consent_expired")
+
+
+@pytest.mark.parametrize("ending", ["revoked", "expired"])
+def test_a_staff_members_grant_ending_leaves_the_operations_they_asked_for_queued(world, ending):
+    """What a nurse asked for the patient's care under her consent is the organisation's, not the nurse's: revoking
+    the nurse's grant (or its running out) stops the nurse reading or asking for more, but the queued submission
+    stays queued, not withdrawn, and the patient and other staff see it so; the patient's withdrawal of her consent
+    is what withdraws it."""
+    purpose = "prior_authorization"
+    consent = world.consent(world.patient_a, purpose)
+    grant = world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    wf = at_submit_step(nurse, world.patient_a)
+    op = request_op(nurse, wf["workflow_id"], 2).json()
+    if ending == "revoked":
+        r = world.admin().post(f"/v1/grants/{grant['grant_id']}/revoke", {"reason": "moved to another ward"})
+        assert r.status_code == 200, r.content
+    else:  # it ran out (the clock moved on; grants are never changed so through the API)
+        with identity_context(Identity(org_id=world.org, actor_sub="org-admin", scopes=frozenset({"grant:write"}))):
+            AccessGrant.objects.filter(pk=grant["grant_id"]).update(expires_at=timezone.now() - timedelta(minutes=1))
+    assert nurse.get(f"/v1/workflows/{wf['workflow_id']}").status_code == 404
+    me = world.patient(world.patient_a)
+    body = me.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert [(o["operation_id"], o["status"]) for o in body["pending_operations"]] == [(op["operation_id"], "pending")]
+    with identity_context(as_patient(world.org, world.patient_a)):
+        row = Operation.objects.values_list("status", "withdrawn_reason").get(pk=op["operation_id"])
+    assert row == ("pending", None)
+    assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    ops = me.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"]
+    assert [(o["status"], o["last_error_code"]) for o in ops] == [("cancelled", "consent_revoked")]
 
 
 def test_an_agents_stored_answers_are_not_given_again_once_the_consent_ran_out(world):

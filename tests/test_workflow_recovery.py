@@ -286,3 +286,65 @@ def test_once_the_outbox_is_used_only_the_outcome_moves_the_workflow_and_records
         "request_operation": {"kind": SUBMIT, "payload": PAYLOAD}})
     assert r.status_code == 422 and r.json()["errors"][0]["code"] == "server_owned"
     assert read(world, wf["workflow_id"])["version"] == 1
+
+
+def test_a_staff_request_racing_the_patients_withdrawal_is_withdrawn_with_it(committed_db, world, monkeypatch):
+    """A nurse holding a grant asks for a submission at the moment the patient withdraws her consent for prior
+    authorisation, on two connections: the request read the consent as in force, the withdrawal then committed,
+    and the request after it. The operation used to stay pending: the withdrawal did not see it yet, and the
+    worker's check at the send saw it asked for after the withdrawal. Now the request holds the consent until it
+    commits, the withdrawal waits for it and withdraws it (cancelled, consent_revoked)."""
+    from workflows import services
+
+    purpose = "prior_authorization"
+    consent = world.consent(world.patient_a, purpose)
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    wf = nurse.post("/v1/workflows", {"workflow_type": purpose, "patient_id": str(world.patient_a)}).json()
+    assert nurse.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+        "expected_version": 1, "next_step": SUBMIT, "state_patch": {"referral_verified": True}}).status_code == 200
+    read, go, results = threading.Event(), threading.Event(), {}
+    real = services.consent_lapse
+
+    def paused(**kwargs):  # the request has read the consent: the withdrawal goes first from here
+        lapse = real(**kwargs)
+        if threading.current_thread() is requester:
+            read.set()
+            go.wait(10)
+        return lapse
+
+    monkeypatch.setattr(services, "consent_lapse", paused)
+
+    def run(name, call):
+        try:
+            results[name] = call()
+        finally:
+            connections.close_all()
+
+    requester = threading.Thread(target=run, args=("request", lambda: nurse.post(
+        f"/v1/workflows/{wf['workflow_id']}/operations",
+        {"expected_version": 2, "kind": SUBMIT, "payload": PAYLOAD})))
+    requester.start()
+    assert read.wait(10)
+    revoker = threading.Thread(target=run, args=("revoke", lambda: world.patient(world.patient_a).post(
+        f"/v1/patients/{world.patient_a}/consents/{consent}/revoke")))
+    revoker.start()
+
+    def withdrawal_committed_or_waiting() -> bool:
+        with admin_connect() as conn:
+            waiting = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                   "AND datname = current_database()").fetchone()[0]
+        return not revoker.is_alive() or waiting > 0
+
+    wait_until(withdrawal_committed_or_waiting, timeout=10, message="the withdrawal")
+    go.set()
+    requester.join(timeout=30)
+    revoker.join(timeout=30)
+    assert results["revoke"].status_code == 200
+    with admin_connect() as conn:
+        rows = conn.execute("SELECT status, last_error_code FROM workflow_operation WHERE workflow_id = %s",
+                            [wf["workflow_id"]]).fetchall()
+    if results["request"].status_code == 201:
+        assert rows == [("cancelled", "consent_revoked")], rows
+    else:  # or the request saw the withdrawal, and wrote nothing
+        assert results["request"].json()["code"] == "consent_revoked" and rows == []

@@ -312,6 +312,7 @@ class WorkflowOperationsView(ScopedAPIView):
                 id_field="operation_id")
         audit.record(action="workflow.operation.list", resource_type="workflow", resource_id=workflow.workflow_id,
                      patient_id=workflow.patient_id, purpose=workflow.purpose)
+        items = selectors.operations_as_now(identity=self.identity, workflow=workflow, operations=list(items))
         return Response({"items": OperationOut(items, many=True).data, "next_cursor": next_cursor})
 
     @extend_schema(operation_id="workflow_operations_request", request=OperationCreateIn,

@@ -13,6 +13,7 @@ from django.db import connection
 from django.db.models import Case, Count, QuerySet, When
 
 from consent.purpose import permits, require_purpose
+from consent.selectors import consent_lapse
 from core import audit
 from core.cursors import cursor_position, position_cursor
 from core.errors import NotFound
@@ -109,6 +110,36 @@ def operation_list(*, identity: Identity, workflow: Workflow) -> QuerySet[Operat
             .order_by("-created_at", "operation_id"))
 
 
+def operations_lapsed(*, identity: Identity, workflow: Workflow,
+                      operations: list[Operation]) -> list[tuple[Operation, str]]:
+    """Of ``operations`` (the workflow's) those waiting to be sent or asked after (pending, or with an unknown
+    outcome, and not withdrawn yet) that were asked for under a consent withdrawn or run out since, each with the
+    lapse (``consent_revoked``, ``consent_expired``): the worker never sends them (:mod:`workflows.withdrawal`)."""
+    waiting = [op for op in operations if op.withdrawn_reason is None
+               and op.status in (S.PENDING, S.OUTCOME_UNKNOWN)]
+    if not waiting or consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose,
+                                    since=min(op.created_at for op in waiting)) is None:
+        return []  # the usual answer, in one query
+    lapsed = ((op, consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose,
+                                 since=op.created_at)) for op in waiting)
+    return [(op, lapse) for op, lapse in lapsed if lapse is not None]
+
+
+def operations_as_now(*, identity: Identity, workflow: Workflow, operations: list[Operation]) -> list[Operation]:
+    """``operations`` as the worker will treat them (nothing is written): one asked for under a consent that ran
+    out since (or was withdrawn) is never sent, but nothing marks the moment an expiry passes, so the row says so
+    only once the worker (or the next request) takes it. Shown here as it will be: one waiting that provably never
+    left as ``cancelled`` with the lapse as its code; one that may have arrived as withdrawn (only asked after). An
+    operation being sent (``in_flight``) is shown as it is. It used to read as queued until the worker ran (the
+    consent's ``consents_as_now`` does the same for the consent itself)."""
+    for op, lapse in operations_lapsed(identity=identity, workflow=workflow, operations=operations):
+        if op.status == S.PENDING and not op.outcome_uncertain:
+            op.status, op.last_error_code, op.next_attempt_at = S.CANCELLED, lapse, None
+        else:
+            op.withdrawn_reason = lapse
+    return operations
+
+
 # an operation withdrawn before it was sent, by its last_error_code: what happened to the consent it was asked under
 LAPSES = {"consent_revoked": "the patient withdrew the consent for",
           "consent_expired": "the patient's consent ran out for"}
@@ -142,6 +173,7 @@ def workflow_resume(*, identity: Identity, workflow: Workflow) -> Resume:
         operation_list(identity=identity, workflow=workflow).order_by(unsettled_first, "-created_at",
                                                                       "operation_id")[:20])
     operations.sort(key=lambda op: op.created_at, reverse=True)  # newest first, as next_safe_action expects
+    operations = operations_as_now(identity=identity, workflow=workflow, operations=operations)
     pending = [op for op in operations if op.status in ACTIVE_OPERATION_STATUSES]
     open_systems = set()
     if pending:

@@ -1,7 +1,10 @@
 """Workflow writes: creation, checkpoints, operation requests (the transactional outbox) and the recording of an
 operation's outcome. Each change is versioned, recorded in the transition history and audited.
 
-Lock order, everywhere: the workflow row first, then its operations. Checkpoints, requests, retries and the worker's
+Lock order, everywhere: the workflow row first, then its operations. What asks for a new operation locks the patient's
+consents for the workflow's purpose before the workflow (FOR SHARE, as a withdrawal locks its consent, FOR UPDATE,
+before the workflows it withdraws operations of), so the two serialise: an operation is never asked for under a
+consent whose withdrawal misses it. Checkpoints, requests, retries and the worker's
 recording all take the workflow lock, so they serialise per workflow and never deadlock with each other.
 """
 
@@ -23,7 +26,7 @@ from psycopg.types.json import Jsonb
 
 from consent.access import may_access
 from consent.purpose import require_purpose
-from consent.selectors import consent_lapse
+from consent.selectors import consent_lapse, consents_hold
 from core import audit
 from core.errors import (
     ApiError,
@@ -103,6 +106,17 @@ def retry_delay(attempts: int) -> float:
 def _lock_workflow(*, identity: Identity, workflow_id: uuid.UUID) -> Workflow:
     """The workflow row, locked until the transaction ends, with ``has_operations`` set (see the model)."""
     return selectors.workflow_get(identity=identity, workflow_id=workflow_id, for_update=True)
+
+
+def _hold_consent(*, identity: Identity, workflow_id: uuid.UUID) -> None:
+    """Before the workflow's lock, when a new operation may be asked for: the consents it is asked under, locked
+    (:func:`consent.selectors.consents_hold`). A staff request committing while the patient withdrew that consent
+    used to slip past both the withdrawal (which did not see it yet) and the worker's check at the send (it was
+    asked for after the withdrawal's moment). The patient in person is never refused, so holds nothing."""
+    scope = Workflow.objects.filter(pk=workflow_id, organization_id=identity.org_id).values_list(
+        "patient_id", "purpose").first()
+    if scope is not None and not identity.is_patient_themself(scope[0]):
+        consents_hold(identity=identity, patient_id=scope[0], purpose=scope[1])
 
 
 def _record_transition(*, identity: Identity, workflow: Workflow, from_step: str | None,
@@ -207,6 +221,8 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
     is unsettled, the operation owns the next move (only ``cancelled`` is still accepted), so a client can never
     advance past an outcome nobody knows yet.
     """
+    if request_operation is not None:
+        _hold_consent(identity=identity, workflow_id=workflow_id)
     workflow = _lock_workflow(identity=identity, workflow_id=workflow_id)
     if workflow.version != expected_version:
         raise _stale(workflow)
@@ -216,6 +232,7 @@ def workflow_checkpoint(*, identity: Identity, workflow_id: uuid.UUID, expected_
         raise _refused_move(IllegalTransition(
             f"{workflow.current_step} -> {next_step} is not allowed; allowed: {', '.join(allowed) or 'none'}"),
             workflow, allowed)
+    _withdraw_lapsed(identity=identity, workflow=workflow)
     active = [] if not workflow.has_operations else list(
         Operation.objects.select_for_update().filter(workflow=workflow, status__in=ACTIVE_OPERATION_STATUSES)
         .order_by("created_at"))
@@ -353,6 +370,28 @@ def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> 
     return kind
 
 
+def _withdraw_lapsed(*, identity: Identity, workflow: Workflow) -> None:
+    """Under the workflow's lock, before a request or a checkpoint looks at what is unsettled: what was asked for
+    under a consent that was withdrawn or ran out since is withdrawn now, as the worker withdraws it at the send
+    (:mod:`workflows.withdrawal`) and as the reads already show it (``selectors.operations_as_now``). Waiting for
+    the worker, it used to stand in for the next request: the same request again was answered with it (200, never
+    to be sent), another refused ``operation_in_progress``. One being sent (``in_flight``) is the worker's."""
+    if not workflow.has_operations:
+        return
+    waiting = list(Operation.objects.select_for_update().filter(
+        workflow=workflow, status__in=[S.PENDING, S.OUTCOME_UNKNOWN], withdrawn_reason__isnull=True)
+        .order_by("created_at"))
+    now = timezone.now()
+    for op, lapse in selectors.operations_lapsed(identity=identity, workflow=workflow, operations=waiting):
+        if op.status == S.PENDING and not op.outcome_uncertain:
+            Operation.objects.filter(pk=op.pk).update(status=S.CANCELLED, next_attempt_at=None, completed_at=now,
+                                                      last_error_code=lapse, updated_at=now)
+            _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason=lapse)
+        else:
+            Operation.objects.filter(pk=op.pk).update(withdrawn_reason=lapse, updated_at=now)
+            _audit_operation(op, action="workflow.operation.withdraw", outcome="success", reason=lapse)
+
+
 def _refuse_without_consent(identity: Identity, workflow: Workflow) -> None:
     """Nothing new is sent for a patient who withdrew the consent for the workflow's purpose, or whose consent for it
     ran out (403 ``consent_revoked`` / ``consent_expired``): a withdrawal withdraws the queued operations, and staff
@@ -400,7 +439,9 @@ def operation_request(*, identity: Identity, workflow_id: uuid.UUID, expected_ve
     earlier operation of the kind is unsettled is refused (``operation_in_progress``). A new operation gets a new
     key. Creating one writes a new workflow version (same step) whose history row names it.
     """
+    _hold_consent(identity=identity, workflow_id=workflow_id)
     workflow = _lock_workflow(identity=identity, workflow_id=workflow_id)
+    _withdraw_lapsed(identity=identity, workflow=workflow)
     digest = payload_hash(payload)
     same = Operation.objects.filter(workflow=workflow)
     if request_key is not None:
