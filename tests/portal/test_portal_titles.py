@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from tests.conftest import memory_body
+from tests.portal.test_portal_access_history import named_patient_with_a_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -26,13 +26,7 @@ def _title(client: Client, path: str) -> str:
 
 def test_every_page_has_a_title_of_its_own_that_names_no_patient(world, people, signed_in):
     """The staff console's patient page was titled just "Patient": every patient's tab read the same."""
-    admin_api = world.staff("admin-1", scope="patient:write")
-    assert admin_api.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill"},
-                          ).status_code == 201
-    consent = world.consent(world.patient_a)
-    r = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories", memory_body(consent))
-    assert r.status_code == 201, r.content
-    memory = r.json()["memory_id"]
+    consent, memory = named_patient_with_a_memory(world)
     nurse = people.staff("nurse")
     world.grant(world.patient_a, nurse, "appointment_scheduling")
     patient, staff, admin = (signed_in(people.patient(world.patient_a, name="Ada Quill")), signed_in(nurse),
@@ -47,7 +41,7 @@ def test_every_page_has_a_title_of_its_own_that_names_no_patient(world, people, 
         f"/staff/patients/{world.patient_a}/memories/{memory}/correct/": staff,
         f"/staff/patients/{world.patient_a}/memories/{memory}/quarantine/": staff,
         "/staff/workflows/": staff,
-        "/staff/access/": admin, "/staff/memory-types/": admin,
+        "/staff/access/": admin, "/staff/memory-types/": admin, "/staff/access-history/": signed_in(people.auditor()),
     }
     titles = {path: _title(client, path) for path, client in pages.items()}
     assert titles[f"/staff/patients/{world.patient_a}/"] == "Patient record"
