@@ -265,6 +265,20 @@ _SWEEP_SESSIONS = ("DELETE FROM django_session WHERE session_key IN (SELECT sess
                    "WHERE expire_date < now() LIMIT 500)")
 
 
+def new_session_refused(request) -> int | None:
+    """Whether a request without a session (none sent, or one that ended) may not have a session row written for
+    it: None, or the seconds until it may. Counted per client address in the shared counters
+    (``PORTAL_LOGIN_START_RATE_PER_ADDRESS`` a minute), so no client writes rows without end; a request with a
+    session reuses its row and is not counted."""
+    request.session.get(SESSION_KEY)  # loads it: an unknown or expired session's cookie names no row
+    limit = settings.PORTAL_LOGIN_START_RATE_PER_ADDRESS
+    if request.session.session_key is not None or limit <= 0:
+        return None
+    (count,), retry_after = hits_counted([("portal-login-start", "address", _client_address(request))],
+                                         window_seconds=60)
+    return retry_after if count > limit else None
+
+
 class PortalAuthenticateView(OIDCAuthenticationRequestView):
     """The start of a sign-in (``/oidc/authenticate/``): the state, nonce and PKCE verifier kept in the session.
     A browser without a session gets a new session row for them, so a script calling it without cookies wrote one
@@ -273,14 +287,10 @@ class PortalAuthenticateView(OIDCAuthenticationRequestView):
     starts reuse its row (the library keeps at most 50 states in it)."""
 
     def get(self, request):
-        request.session.get("oidc_states")  # loads it: an unknown or expired session's cookie names no row
-        limit = settings.PORTAL_LOGIN_START_RATE_PER_ADDRESS
-        if request.session.session_key is None and limit > 0:
-            (count,), retry_after = hits_counted([("portal-login-start", "address", _client_address(request))],
-                                                 window_seconds=60)
-            if count > limit:
-                log.warning("sign-in starts rate-limited")
-                return _too_many_sign_ins(request, retry_after)
+        retry_after = new_session_refused(request)
+        if retry_after is not None:
+            log.warning("sign-in starts rate-limited")
+            return _too_many_sign_ins(request, retry_after)
         if random.random() < settings.API_RATE_LIMIT_SWEEP_SHARE:  # noqa: S311 (not security)
             with connection.cursor() as cursor:
                 cursor.execute(_SWEEP_SESSIONS)

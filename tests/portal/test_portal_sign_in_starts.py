@@ -5,6 +5,7 @@ the rows of sign-ins never finished are swept."""
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 from django.contrib.sessions.models import Session
@@ -82,3 +83,24 @@ def test_sign_ins_never_finished_are_swept_once_expired(people, world, settings)
     assert Client(REMOTE_ADDR="10.7.6.3").get("/oidc/authenticate/").status_code == 302
     assert not Session.objects.filter(pk=stale.pk).exists()
     assert Session.objects.filter(pk=alive.pk).exists()
+
+
+def test_forms_sent_without_a_session_write_no_session_rows_beyond_the_addresss_allowance(people, world, settings,
+                                                                                          dev_idp):
+    """A form sent once the session had ended wrote a session row for the sign-in page's notice: with a CSRF token
+    read once (any signed-in page), a script posting without a session cookie wrote a row per post, without end."""
+    signed = Client(enforce_csrf_checks=True, REMOTE_ADDR="10.7.5.2")
+    login(signed, dev_idp, people.patient(world.patient_a))
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"',
+                      signed.get("/me/consents/").content.decode()).group(1)
+    settings.PORTAL_LOGIN_START_RATE_PER_ADDRESS = 2
+    before = Session.objects.count()
+    answers = []
+    for _ in range(4):
+        script = Client(enforce_csrf_checks=True, REMOTE_ADDR="10.7.5.1")
+        script.cookies["csrftoken"] = signed.cookies["csrftoken"].value
+        answers.append(script.post("/me/consents/give/", {"csrfmiddlewaretoken": token, "purpose": "communication"},
+                                   HTTP_ACCEPT="text/html", HTTP_REFERER="http://testserver/me/consents/"))
+    # each still goes to the sign-in page, which says the form was not saved; only two rows were written
+    assert all(a.status_code == 302 and "expired=form" in a["Location"] for a in answers)
+    assert Session.objects.count() == before + 2
