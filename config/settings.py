@@ -196,6 +196,7 @@ OIDC_TIMEOUT = env.float("OIDC_TIMEOUT_SECONDS", default=5.0)
 OIDC_STORE_ID_TOKEN = True  # only as the id_token_hint for logout at the provider
 OIDC_CREATE_USER = True
 OIDC_CALLBACK_CLASS = "portal.oidc.PortalCallbackView"
+OIDC_AUTHENTICATE_CLASS = "portal.oidc.PortalAuthenticateView"
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGIN_REDIRECT_URL_FAILURE = "/login/"
@@ -208,6 +209,9 @@ PORTAL_SESSION_ABSOLUTE_SECONDS = env.int("PORTAL_SESSION_ABSOLUTE_SECONDS", def
 # sign-ins begun here from one address (a hospital's NAT) share a far larger allowance. 0: no limit.
 PORTAL_LOGIN_CALLBACK_RATE = env.int("PORTAL_LOGIN_CALLBACK_RATE", default=20)
 PORTAL_LOGIN_CALLBACK_RATE_PER_ADDRESS = env.int("PORTAL_LOGIN_CALLBACK_RATE_PER_ADDRESS", default=600)
+# Sign-ins begun per minute from one client address that write a new session row (a browser with a session reuses
+# its row). An IPv6 client counts by its /64. 0: no limit.
+PORTAL_LOGIN_START_RATE_PER_ADDRESS = env.int("PORTAL_LOGIN_START_RATE_PER_ADDRESS", default=600)
 # The time zone the portal's pages show times in (each named beside its time); stored times stay UTC. An
 # organisation may have its own: a JSON object of organisation id -> IANA zone name.
 PORTAL_TIME_ZONE = env.str("PORTAL_TIME_ZONE", default="UTC")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import ipaddress
 import math
 import random
 import time
@@ -99,6 +100,21 @@ def admitted(org_id: str, issuer: str) -> bool:
     with connection.cursor() as cursor:
         cursor.execute("SELECT app_admit(%s::uuid, %s)", [org_id, issuer])
         return bool(cursor.fetchone()[0])
+
+
+def address_group(address: str) -> str:
+    """The client address as limits count it: an IPv4 address as itself (an IPv4-mapped IPv6 address too), an
+    IPv6 address by its /64, the least a site or a single host is given, so a client rotating through the addresses
+    of its own /64 spends one allowance. Anything else (no address, a Unix socket) as it is."""
+    try:
+        parsed = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+    return str(parsed)
 
 
 def hits_counted(buckets: list[tuple[str, ...]], *, window_seconds: int) -> tuple[list[int], int]:

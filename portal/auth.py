@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST, require_safe
 
-from portal.oidc import portal_logout_response
+from portal.oidc import ROLE_AUDITOR, SESSION_KEY, portal_logout_response
 
 
 def _safe_next(request) -> str:
@@ -36,6 +36,8 @@ def home(request):
         return redirect("portal-login")
     if identity.patient_self_id is not None:
         return redirect("patient-preferences")
+    if request.session.get(SESSION_KEY, {}).get("role") == ROLE_AUDITOR:  # holds no grants: no patients of theirs
+        return redirect("access-history")
     return redirect("staff-patients")
 
 

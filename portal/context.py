@@ -46,7 +46,7 @@ from core.errors import (
 from core.gate import RequestGate
 from core.identity import CommitInterrupted, Identity, identity_context, takes_no_writes
 from core.pages import REFUSAL_PAGES, static_page
-from portal.oidc import ROLE_LABELS, SESSION_KEY, UNSENT_FORM_KEY, identity_from_session
+from portal.oidc import ROLE_LABELS, SESSION_KEY, UNSENT_FORM_KEY, identity_from_session, new_session_refused
 
 log = logging.getLogger("anamnesis.portal")
 
@@ -141,8 +141,11 @@ def _login_redirect(request):
         page = urlsplit(referer) if same_site else None
         params = {"next": f"{page.path}?{page.query}" if page.query else page.path} if page and page.path else {}
         params["expired"] = "form"
-        # said again on the page the sign-in returns to, where the form is filled in again (login_success)
-        request.session[UNSENT_FORM_KEY] = True
+        # said again on the page the sign-in returns to, where the form is filled in again (login_success). A
+        # session row is written for it only within the address's allowance: forms sent without a session (any
+        # form with a CSRF token once read) wrote a row each, without end; beyond it the sign-in page still says so
+        if new_session_refused(request) is None:
+            request.session[UNSENT_FORM_KEY] = True
     return redirect(f"{settings.LOGIN_URL}?{urlencode(params)}")
 
 

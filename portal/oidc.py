@@ -15,6 +15,7 @@ What mozilla-django-oidc leaves to us, done here:
 from __future__ import annotations
 
 import logging
+import random
 import time
 import uuid
 from urllib.parse import urlencode
@@ -25,16 +26,16 @@ from django.conf import settings
 from django.contrib import auth, messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import SuspiciousOperation
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.http import HttpResponse
 from django.middleware.csrf import rotate_token
 from django.shortcuts import redirect, render
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
-from mozilla_django_oidc.views import OIDCAuthenticationCallbackView
+from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
 from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey, local_subject, well_formed_subject
 from core.errors import InvalidToken
-from core.gate import admitted, hits_counted
+from core.gate import address_group, admitted, hits_counted
 from core.http_deadline import DeadlineTransport
 from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
 from core.models import PortalIdentity
@@ -247,7 +248,53 @@ class ImproperlyConfiguredAlgorithm(SuspiciousOperation):
 
 
 def _client_address(request) -> str:
-    return request.META.get("REMOTE_ADDR", "unknown")
+    # an IPv6 client by its /64 (it may rotate through the whole of it), an IPv4-mapped one as the IPv4 address
+    return address_group(request.META.get("REMOTE_ADDR", "unknown"))
+
+
+def _too_many_sign_ins(request, retry_after: int):
+    response = render(request, "portal/login_failed.html",
+                      {"reason": "Too many sign-in attempts. Wait a minute and try again."}, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+# Expired sessions deleted by a share of the sign-ins begun, a bounded batch each time, so the rows of sign-ins
+# never finished (and of sessions that timed out) go without a cron job running clearsessions.
+_SWEEP_SESSIONS = ("DELETE FROM django_session WHERE session_key IN (SELECT session_key FROM django_session "
+                   "WHERE expire_date < now() LIMIT 500)")
+
+
+def new_session_refused(request) -> int | None:
+    """Whether a request without a session (none sent, or one that ended) may not have a session row written for
+    it: None, or the seconds until it may. Counted per client address in the shared counters
+    (``PORTAL_LOGIN_START_RATE_PER_ADDRESS`` a minute), so no client writes rows without end; a request with a
+    session reuses its row and is not counted."""
+    request.session.get(SESSION_KEY)  # loads it: an unknown or expired session's cookie names no row
+    limit = settings.PORTAL_LOGIN_START_RATE_PER_ADDRESS
+    if request.session.session_key is not None or limit <= 0:
+        return None
+    (count,), retry_after = hits_counted([("portal-login-start", "address", _client_address(request))],
+                                         window_seconds=60)
+    return retry_after if count > limit else None
+
+
+class PortalAuthenticateView(OIDCAuthenticationRequestView):
+    """The start of a sign-in (``/oidc/authenticate/``): the state, nonce and PKCE verifier kept in the session.
+    A browser without a session gets a new session row for them, so a script calling it without cookies wrote one
+    row per call, with no limit. A start that would create a session is counted per client address in the shared
+    counters (``PORTAL_LOGIN_START_RATE_PER_ADDRESS`` a minute; 429 beyond, nothing written); a browser's further
+    starts reuse its row (the library keeps at most 50 states in it)."""
+
+    def get(self, request):
+        retry_after = new_session_refused(request)
+        if retry_after is not None:
+            log.warning("sign-in starts rate-limited")
+            return _too_many_sign_ins(request, retry_after)
+        if random.random() < settings.API_RATE_LIMIT_SWEEP_SHARE:  # noqa: S311 (not security)
+            with connection.cursor() as cursor:
+                cursor.execute(_SWEEP_SESSIONS)
+        return super().get(request)
 
 
 def callback_rate_limited(request) -> int | None:
@@ -282,10 +329,7 @@ class PortalCallbackView(OIDCAuthenticationCallbackView):
         retry_after = callback_rate_limited(request)
         if retry_after is not None:
             log.warning("login callbacks rate-limited")
-            response = render(request, "portal/login_failed.html",
-                              {"reason": "Too many sign-in attempts. Wait a minute and try again."}, status=429)
-            response["Retry-After"] = str(retry_after)
-            return response
+            return _too_many_sign_ins(request, retry_after)
         try:
             if request.GET.get("error"):
                 return self._provider_refused(request)

@@ -1,7 +1,7 @@
 from django.urls import include, path
 
 from portal import auth
-from portal.views import consent, memory, types, workflows
+from portal.views import audit, consent, memory, types, workflows
 
 urlpatterns = [
     path("", auth.home, name="portal-home"),
@@ -39,6 +39,8 @@ urlpatterns = [
     path("staff/workflows/", workflows.monitor, name="workflow-monitor"),
     path("staff/workflows/<uuid:workflow_id>/operations/<uuid:operation_id>/resolve", workflows.resolve,
          name="workflow-operation-resolve"),
+    # auditors (and administrators): the organisation's access history
+    path("staff/access-history/", audit.access_history, name="access-history"),
     # organisation administrators
     path("staff/access/", consent.admin_access, name="admin-access"),
     path("staff/access/<uuid:grant_id>/revoke/", consent.admin_revoke, name="admin-revoke"),

@@ -29,6 +29,7 @@ from directory import selectors as directory
 from memory import selectors as memory_selectors
 from portal.context import error_page, portal_view
 from portal.forms import DateInput, end_of_day, search_text
+from portal.oidc import ROLE_AUDITOR, SESSION_KEY
 from portal.rows import (
     ADMIN_ROLES,
     PATIENT_ROLES,
@@ -155,6 +156,9 @@ def staff_patient_name(identity: Identity, patient_id: uuid.UUID) -> str:
 @portal_view(roles=("staff", "org_admin", "auditor"))
 def staff_patients(request):
     identity = request.portal_identity
+    if request.session.get(SESSION_KEY, {}).get("role") == ROLE_AUDITOR:
+        # an auditor holds no grants and reads no patient's records: their page is the access history
+        return redirect("access-history")
     grants = selectors.grant_list_for_actor(identity=identity)
     patients: dict[uuid.UUID, list[str]] = {}
     for g in grants:

@@ -105,8 +105,10 @@ def test_a_search_box_sent_back_with_its_error_says_error_first_in_the_title(wor
     assert "<title>Error: My patients · Anamnesis</title>" in client.get("/staff/?q=a").content.decode()
     assert "<title>My patients · Anamnesis</title>" in client.get("/staff/?q=al").content.decode()
     admin = signed_in(people.admin())
-    assert "<title>Error: Access · Anamnesis</title>" in admin.get("/staff/access/?patient_q=a").content.decode()
-    assert "<title>Access · Anamnesis</title>" in admin.get("/staff/access/?patient_q=al").content.decode()
+    assert "<title>Error: Access to patients · Anamnesis</title>" in admin.get(
+        "/staff/access/?patient_q=a").content.decode()
+    assert "<title>Access to patients · Anamnesis</title>" in admin.get(
+        "/staff/access/?patient_q=al").content.decode()
 
 
 def test_the_staff_forms_name_existing_ids_too(world, people, signed_in):
