@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from consent.models import ConsentRecord
 from core.identity import Identity
-from workflows.services import operations_withdraw_for_consent
+from workflows.withdrawal import operations_withdraw_for_consent
 
 
 def on_consent_revoked(sender, *, identity: Identity, consent: ConsentRecord, **kwargs) -> None:

@@ -30,7 +30,8 @@ from core.identity import Identity, identity_context
 from memory.erasure import ErasureSection
 from workflows.definitions import WORKFLOW_TYPES, operation_kinds_for
 from workflows.models import ACTIVE_OPERATION_STATUSES, SETTLED_OPERATION_STATUSES, Operation, Workflow
-from workflows.services import _record_transition, operations_withdraw
+from workflows.services import _record_transition
+from workflows.withdrawal import operations_withdraw
 
 log = logging.getLogger("anamnesis.workflows")
 

@@ -319,45 +319,6 @@ def _cancel_unsent(*, identity: Identity, workflow: Workflow, operations: list[O
             _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason="workflow_cancelled")
 
 
-def operations_withdraw_for_consent(*, identity: Identity, patient_id: uuid.UUID, purpose: str) -> int:
-    """The patient withdrew the consent for ``purpose``: none of their operations for it is sent from now on. Runs in
-    the revocation's transaction; returns how many were withdrawn (see ``operations_withdraw``)."""
-    return operations_withdraw(identity=identity, reason="consent_revoked", operations=Operation.objects.filter(
-        organization_id=identity.org_id, patient_id=patient_id, purpose=purpose))
-
-
-def operations_withdraw(*, identity: Identity, reason: str, operations) -> int:
-    """Nothing of ``operations`` is sent any more (``reason``: consent_revoked, patient_erasure). Those that provably
-    never reached the outside system are cancelled (``last_error_code`` the reason, audited). Those that may have
-    arrived (in flight, or with an unknown outcome) cannot be called back: they are marked ``withdrawn_reason``, so
-    the worker only asks the outside system whether they arrived, adopts what did and fails what did not (the
-    reason as its code), never sending them (it used to resubmit one the look-up did not find, after the
-    withdrawal). Returns how many were cancelled or marked."""
-    active = operations.filter(organization_id=identity.org_id, status__in=ACTIVE_OPERATION_STATUSES)
-    # the workflows first, as everywhere (the module's lock order)
-    workflows = list(Workflow.objects.select_for_update().filter(
-        organization_id=identity.org_id, workflow_id__in=Subquery(active.values("workflow_id")))
-        .order_by("workflow_id"))
-    if not workflows:
-        return 0
-    now = timezone.now()
-    withdrawn = 0
-    for op in active.select_for_update().filter(workflow__in=workflows).order_by("created_at"):
-        # a worker's claim committed meanwhile makes it in_flight: then it may have been sent, and is only asked
-        if op.status == S.PENDING and not op.outcome_uncertain:
-            if Operation.objects.filter(pk=op.pk, status=S.PENDING, outcome_uncertain=False).update(
-                    status=S.CANCELLED, next_attempt_at=None, completed_at=now, last_error_code=reason,
-                    updated_at=now):
-                _audit_operation(op, action="workflow.operation.cancel", outcome="success", reason=reason)
-                withdrawn += 1
-        elif op.withdrawn_reason is None:
-            Operation.objects.filter(pk=op.pk).update(withdrawn_reason=reason, updated_at=now)
-            op.withdrawn_reason = reason
-            _audit_operation(op, action="workflow.operation.withdraw", outcome="success", reason=reason)
-            withdrawn += 1
-    return withdrawn
-
-
 # --- operations (the outbox) --------------------------------------------------------------------------------
 def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> OperationKind:
     kind = OPERATION_KINDS.get(kind_name)
