@@ -100,6 +100,28 @@ def test_a_proposal_made_before_the_current_value_became_current_is_not_confirme
     assert patient.post(f"{mem(world.patient_a)}/{first['memory_id']}/reject").status_code == 200
 
 
+def test_the_proposals_list_says_which_proposals_are_stale_and_what_overtook_them(world):
+    """A proposal made before its attribute's current value became current cannot be confirmed (proposal_stale):
+    the list says so (stale, overtaken_by the current value) before anyone tries; a later one is not stale."""
+    cid = world.consent(world.patient_a)
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    old = agent.post(f"{mem(world.patient_a)}/proposals",
+                     memory_body(cid, "latest_time", "15:00", source_ref="turn:1")).json()["memory_id"]
+    patient = world.patient(world.patient_a)
+    stated = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00")).json()["memory_id"]
+    fresh = agent.post(f"{mem(world.patient_a)}/proposals",
+                       memory_body(cid, "latest_time", "16:00", source_ref="turn:2")).json()["memory_id"]
+    other = agent.post(f"{mem(world.patient_a)}/proposals",
+                       memory_body(cid, "earliest_time", "09:00", source_ref="turn:3")).json()["memory_id"]
+    for api in (patient, agent):
+        items = api.get(f"{mem(world.patient_a)}/proposals").json()["items"]
+        assert [(i["memory_id"], i["stale"], i["overtaken_by"]) for i in items] == [
+            (old, True, stated), (fresh, False, None), (other, False, None)]
+    r = patient.post(f"{mem(world.patient_a)}/{old}/confirm")
+    assert r.status_code == 409 and r.json()["code"] == "proposal_stale"
+
+
 def test_rejected_proposal_is_erased(world):
     cid = world.consent(world.patient_a)
     patient = world.patient(world.patient_a)
