@@ -1,5 +1,6 @@
-"""Earlier values that expired before a newer value of their attribute came, stored before such values were linked
-to the newer one: memory 0016 links them, so the newer value's history shows them and deleting it erases them."""
+"""Data stored before a rule it now follows: earlier values that expired before a newer value of their attribute
+came, stored before such values were linked to the newer one (memory 0016 links them, so the newer value's history
+shows them and deleting it erases them); proposals made before proposals lapsed (memory 0017 makes them lapse)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.core.management import call_command
 from tests.conftest import memory_body, owner_connect
 
 LINK_EXPIRED = importlib.import_module("memory.migrations.0016_expired_values_linked").LINK_EXPIRED
+LAPSE_STATEMENTS = importlib.import_module("memory.migrations.0017_proposals_made_before_lapse").statements
 
 
 def mem(pid) -> str:
@@ -45,3 +47,40 @@ def test_values_the_sweep_expired_before_a_newer_one_came_are_linked_and_deleted
     assert set(receipt["memory_ids"]) == {newer, old}
     assert patient.get(f"{mem(world.patient_a)}/{old}").json()["state"] == "deleted"
     assert [i["memory_id"] for i in patient.get(mem(world.patient_a)).json()["items"]] == [other]
+
+
+def test_proposals_made_before_the_lapse_rule_lapse_as_new_ones_do(committed_db, world, settings):
+    """A proposal made before proposals lapsed kept its type's retention (two years) as its deadline: it never
+    lapsed. Memory 0017 gives each waiting proposal the deadline a new one gets, counted from when it was made: one
+    older than MEMORY_PROPOSAL_LAPSE_DAYS leaves the list, cannot be confirmed and is erased by the sweep with
+    the receipt saying why; a younger one waits out the rest of its time."""
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    from tests.support import Api
+
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    proposals = f"{mem(world.patient_a)}/proposals"
+    old = agent.post(proposals, memory_body(cid, "earliest_time", "09:00", source_ref="turn:1")).json()["memory_id"]
+    young = agent.post(proposals, memory_body(cid, "latest_time", "17:00", source_ref="turn:2")).json()["memory_id"]
+    with owner_connect() as conn:  # made before the rule: 40 and 5 days ago, kept for the type's retention
+        conn.execute("ALTER TABLE patient_memory NO FORCE ROW LEVEL SECURITY")
+        for memory_id, age in ((old, 40), (young, 5)):
+            conn.execute("UPDATE patient_memory SET created_at = now() - make_interval(days => %s), "
+                         "valid_from = now() - make_interval(days => %s), expires_at = now() + interval '700 days' "
+                         "WHERE memory_id = %s", [age, age, memory_id])
+        conn.execute("ALTER TABLE patient_memory FORCE ROW LEVEL SECURITY")
+    patient = world.patient(world.patient_a)
+    assert [i["memory_id"] for i in patient.get(proposals).json()["items"]] == [old, young]
+    with owner_connect() as conn, conn.transaction():
+        for statement in LAPSE_STATEMENTS(settings.MEMORY_PROPOSAL_LAPSE_DAYS):
+            conn.execute(*(statement if isinstance(statement, tuple) else (statement,)))
+    assert [i["memory_id"] for i in patient.get(proposals).json()["items"]] == [young]
+    young_read = patient.get(f"{mem(world.patient_a)}/{young}").json()
+    expires = datetime.fromisoformat(young_read["expires_at"])
+    assert timedelta(days=24) < expires - datetime.now(UTC) < timedelta(days=26)
+    r = patient.post(f"{mem(world.patient_a)}/{old}/confirm")
+    assert r.status_code == 409 and r.json()["code"] == "not_proposed", r.content
+    call_command("sweep_memories")
+    assert patient.get(f"{mem(world.patient_a)}/{old}").json()["state"] == "deleted"
+    receipts = patient.get(f"/v1/patients/{world.patient_a}/deletions").json()["items"]
+    assert [r["reason_code"] for r in receipts] == ["proposal_lapsed"]
