@@ -49,6 +49,37 @@ def test_values_the_sweep_expired_before_a_newer_one_came_are_linked_and_deleted
     assert [i["memory_id"] for i in patient.get(mem(world.patient_a)).json()["items"]] == [other]
 
 
+def test_an_expired_value_left_behind_by_the_deletion_of_the_value_after_it_is_erased(committed_db, world):
+    """Before values were linked, deleting the value that came after an expired one left the expired one stored
+    until its retention: memory 0016 has the sweep erase it now, with a receipt."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    until = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    old = patient.post(mem(world.patient_a), memory_body(cid, time="06:10", valid_until=until)).json()["memory_id"]
+    with owner_connect() as conn:
+        conn.execute("ALTER TABLE patient_memory NO FORCE ROW LEVEL SECURITY")
+        conn.execute("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
+                     "valid_until = now() - interval '1 second' WHERE memory_id = %s", [old])
+        conn.execute("ALTER TABLE patient_memory FORCE ROW LEVEL SECURITY")
+    call_command("sweep_memories")
+    newer = patient.post(mem(world.patient_a), memory_body(cid, time="11:00")).json()["memory_id"]
+    with owner_connect() as conn:  # as a write before the link was made left it
+        conn.execute("ALTER TABLE patient_memory NO FORCE ROW LEVEL SECURITY")
+        conn.execute("UPDATE patient_memory SET superseded_by = NULL WHERE memory_id = %s", [old])
+        conn.execute("ALTER TABLE patient_memory FORCE ROW LEVEL SECURITY")
+    receipt = patient.client.delete(f"{mem(world.patient_a)}/{newer}",
+                                    HTTP_AUTHORIZATION=f"Bearer {patient.token}").json()
+    assert receipt["memory_ids"] == [newer]
+    assert patient.get(f"{mem(world.patient_a)}/{old}").json()["fact"] is not None
+    with owner_connect() as conn:
+        conn.execute(LINK_EXPIRED)
+    call_command("sweep_memories")
+    tomb = patient.get(f"{mem(world.patient_a)}/{old}").json()
+    assert tomb["state"] == "deleted" and tomb["fact"] is None
+    receipts = patient.get(f"/v1/patients/{world.patient_a}/deletions").json()["items"]
+    assert [r["memory_ids"] for r in receipts if r["memory_ids"] != [newer]] == [[old]]
+
+
 def test_proposals_made_before_the_lapse_rule_lapse_as_new_ones_do(committed_db, world, settings):
     """A proposal made before proposals lapsed kept its type's retention (two years) as its deadline: it never
     lapsed. Memory 0017 gives each waiting proposal the deadline a new one gets, counted from when it was made: one
