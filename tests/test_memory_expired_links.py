@@ -19,23 +19,31 @@ def mem(pid) -> str:
     return f"/v1/patients/{pid}/memories"
 
 
-def test_values_the_sweep_expired_before_a_newer_one_came_are_linked_and_deleted_with_it(committed_db, world):
+def _owner_sql(sql: str, params: list) -> None:
+    """Change stored rows as a bug or an earlier release left them (row-level security lifted for it)."""
+    with owner_connect() as conn, conn.transaction():
+        conn.execute("ALTER TABLE patient_memory NO FORCE ROW LEVEL SECURITY")
+        conn.execute(sql, params)
+        conn.execute("ALTER TABLE patient_memory FORCE ROW LEVEL SECURITY")
+
+
+def _expired_and_swept(world):
+    """A consent, the patient, and a value whose validity ended (the clock moved) and the sweep recorded it."""
     cid = world.consent(world.patient_a)
     patient = world.patient(world.patient_a)
     until = (datetime.now(UTC) + timedelta(days=1)).isoformat()
     old = patient.post(mem(world.patient_a), memory_body(cid, time="06:10", valid_until=until)).json()["memory_id"]
-    with owner_connect() as conn:  # its validity ended (the clock moved), and the sweep recorded it
-        conn.execute("ALTER TABLE patient_memory NO FORCE ROW LEVEL SECURITY")
-        conn.execute("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
-                     "valid_until = now() - interval '1 second' WHERE memory_id = %s", [old])
-        conn.execute("ALTER TABLE patient_memory FORCE ROW LEVEL SECURITY")
+    _owner_sql("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
+               "valid_until = now() - interval '1 second' WHERE memory_id = %s", [old])
     call_command("sweep_memories")
+    return cid, patient, old
+
+
+def test_values_the_sweep_expired_before_a_newer_one_came_are_linked_and_deleted_with_it(committed_db, world):
+    cid, patient, old = _expired_and_swept(world)
     newer = patient.post(mem(world.patient_a), memory_body(cid, time="11:00")).json()["memory_id"]
     other = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "16:00")).json()["memory_id"]
-    with owner_connect() as conn:  # as a write before the link was made left it
-        conn.execute("ALTER TABLE patient_memory NO FORCE ROW LEVEL SECURITY")
-        conn.execute("UPDATE patient_memory SET superseded_by = NULL WHERE memory_id = %s", [old])
-        conn.execute("ALTER TABLE patient_memory FORCE ROW LEVEL SECURITY")
+    _owner_sql("UPDATE patient_memory SET superseded_by = NULL WHERE memory_id = %s", [old])  # as before links
     assert [v["memory_id"] for v in patient.get(f"{mem(world.patient_a)}/{newer}/history").json()["versions"]] == [
         newer]
     with owner_connect() as conn:
@@ -52,21 +60,9 @@ def test_values_the_sweep_expired_before_a_newer_one_came_are_linked_and_deleted
 def test_an_expired_value_left_behind_by_the_deletion_of_the_value_after_it_is_erased(committed_db, world):
     """Before values were linked, deleting the value that came after an expired one left the expired one stored
     until its retention: memory 0016 has the sweep erase it now, with a receipt."""
-    cid = world.consent(world.patient_a)
-    patient = world.patient(world.patient_a)
-    until = (datetime.now(UTC) + timedelta(days=1)).isoformat()
-    old = patient.post(mem(world.patient_a), memory_body(cid, time="06:10", valid_until=until)).json()["memory_id"]
-    with owner_connect() as conn:
-        conn.execute("ALTER TABLE patient_memory NO FORCE ROW LEVEL SECURITY")
-        conn.execute("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
-                     "valid_until = now() - interval '1 second' WHERE memory_id = %s", [old])
-        conn.execute("ALTER TABLE patient_memory FORCE ROW LEVEL SECURITY")
-    call_command("sweep_memories")
+    cid, patient, old = _expired_and_swept(world)
     newer = patient.post(mem(world.patient_a), memory_body(cid, time="11:00")).json()["memory_id"]
-    with owner_connect() as conn:  # as a write before the link was made left it
-        conn.execute("ALTER TABLE patient_memory NO FORCE ROW LEVEL SECURITY")
-        conn.execute("UPDATE patient_memory SET superseded_by = NULL WHERE memory_id = %s", [old])
-        conn.execute("ALTER TABLE patient_memory FORCE ROW LEVEL SECURITY")
+    _owner_sql("UPDATE patient_memory SET superseded_by = NULL WHERE memory_id = %s", [old])  # as before links
     receipt = patient.client.delete(f"{mem(world.patient_a)}/{newer}",
                                     HTTP_AUTHORIZATION=f"Bearer {patient.token}").json()
     assert receipt["memory_ids"] == [newer]
@@ -93,13 +89,10 @@ def test_proposals_made_before_the_lapse_rule_lapse_as_new_ones_do(committed_db,
     proposals = f"{mem(world.patient_a)}/proposals"
     old = agent.post(proposals, memory_body(cid, "earliest_time", "09:00", source_ref="turn:1")).json()["memory_id"]
     young = agent.post(proposals, memory_body(cid, "latest_time", "17:00", source_ref="turn:2")).json()["memory_id"]
-    with owner_connect() as conn:  # made before the rule: 40 and 5 days ago, kept for the type's retention
-        conn.execute("ALTER TABLE patient_memory NO FORCE ROW LEVEL SECURITY")
-        for memory_id, age in ((old, 40), (young, 5)):
-            conn.execute("UPDATE patient_memory SET created_at = now() - make_interval(days => %s), "
-                         "valid_from = now() - make_interval(days => %s), expires_at = now() + interval '700 days' "
-                         "WHERE memory_id = %s", [age, age, memory_id])
-        conn.execute("ALTER TABLE patient_memory FORCE ROW LEVEL SECURITY")
+    for memory_id, age in ((old, 40), (young, 5)):  # made before the rule, 40 and 5 days ago: the type's retention
+        _owner_sql("UPDATE patient_memory SET created_at = now() - make_interval(days => %s), valid_from = "
+                   "now() - make_interval(days => %s), expires_at = now() + interval '700 days' WHERE memory_id = %s",
+                   [age, age, memory_id])
     patient = world.patient(world.patient_a)
     assert [i["memory_id"] for i in patient.get(proposals).json()["items"]] == [old, young]
     with owner_connect() as conn, conn.transaction():
