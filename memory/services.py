@@ -254,7 +254,8 @@ def _type_still_fits(identity: Identity, spec: TypeSpec, new: NewFact) -> None:
 def _compile_current_of_attribute(*, org_id, patient_id, now, memory_type, attribute, purpose) -> tuple[str, list]:
     qs = Memory.objects.select_for_update().filter(
         organization_id=org_id, patient_id=patient_id, memory_type=memory_type, attribute=attribute,
-        consent_purpose=purpose, state__in=[S.ACTIVE, S.QUARANTINED, S.EXPIRED], superseded_by__isnull=True)
+        consent_purpose=purpose, state__in=[S.ACTIVE, S.QUARANTINED, S.EXPIRED], superseded_by__isnull=True,
+    ).order_by("created_at", "memory_id")  # locked oldest first, as erasing all of a patient's memories locks them
     sql, params = qs.query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
     return sql, list(params)
 
