@@ -58,6 +58,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("list_memories", "memories_list",
              "The patient's current, valid, consented long-term memories. Name why you read in purpose (the "
              "patient sees it): you get the memories kept for that purpose.", True),
+    ToolSpec("list_proposals", "memories_proposals_list",
+             "Proposals waiting for the patient's or staff's confirmation, oldest first. One marked stale (with "
+             "overtaken_by, the current value since) was made before its attribute's current value became current: "
+             "it cannot be confirmed; propose against the current value instead.", True),
     ToolSpec("propose_memory", "memories_propose",
              "Propose a typed long-term memory extracted from a conversation. It stays 'proposed' (never used) "
              "until the patient or staff confirm it; agents never write active facts.", False),

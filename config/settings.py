@@ -380,7 +380,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_AUTHENTICATION": [],
     # Two fields are called outcome: a session's end keeps the name OutcomeEnum, a staff resolution's has its own
     "ENUM_NAME_OVERRIDES": {"PurposeEnum": "core.vocabulary.PURPOSES", "OutcomeEnum": ["completed", "abandoned"],
-                            "ResolutionOutcomeEnum": ["not_sent", "sent"]},
+                            "ResolutionOutcomeEnum": ["not_sent", "sent"],
+                            "MemoryOutSourceEnum": "memory.models.Source"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.schema.add_problem_component"],
 }
 

@@ -53,6 +53,27 @@ class MemoryOut(ModelOutSerializer):
         return memory_out(instance)
 
 
+class ProposalOut(MemoryOut):
+    """A proposal waiting for review, and whether it is stale: made before its attribute's current value became
+    current (a value written, confirmed or made current again since), so confirming it is 409 ``proposal_stale``;
+    it is rejected, and a new proposal is made against the current value."""
+
+    stale = serializers.BooleanField(read_only=True, help_text="Confirming it is 409 proposal_stale")
+    overtaken_by = serializers.UUIDField(allow_null=True, read_only=True,
+                                         help_text="The current value that became current after it was proposed")
+
+    class Meta(MemoryOut.Meta):
+        fields = [*MemoryOut.Meta.fields, "stale", "overtaken_by"]
+
+
+def proposals_out(*, identity, patient_id, proposals: list[Memory]) -> list[dict]:
+    """Proposals as :class:`ProposalOut` shows them (whether each is stale, in two statements for the page)."""
+    stale = selectors.memory_proposals_stale(identity=identity, patient_id=patient_id, proposals=proposals)
+    return [{**memory_out(p), "stale": p.memory_id in stale,
+             "overtaken_by": str(stale[p.memory_id].memory_id) if p.memory_id in stale else None}
+            for p in proposals]
+
+
 MEMORY_STORED = inline_serializer("MemoryStored", {
     "memory_id": serializers.UUIDField(),
     "status": serializers.ChoiceField(choices=["stored", "proposed", "already_proposed"],
@@ -333,7 +354,7 @@ class MemoryProposalsView(MemoryView):
     query_parameters = {"GET": frozenset({"purpose", "limit", "cursor"})}
 
     @extend_schema(operation_id="memories_proposals_list",
-                   responses={200: inline_serializer("ProposalList", {"items": MemoryOut(many=True),
+                   responses={200: inline_serializer("ProposalList", {"items": ProposalOut(many=True),
                                                                       "next_cursor": next_cursor_field()})},
                    parameters=[purpose_of_use.purpose_parameter("Only proposals kept for it are read."),
                                *page_parameters(default=100, older="the proposals made after those")])
@@ -347,7 +368,8 @@ class MemoryProposalsView(MemoryView):
                                                                 cursor=request.query_params.get("cursor"))
         audit.record(action="memory.proposals", resource_type="memory", patient_id=patient_id, purpose=purpose,
                      outcome_by_access=True)
-        return Response({"items": MemoryOut(items, many=True).data, "next_cursor": next_cursor})
+        return Response({"items": proposals_out(identity=self.identity, patient_id=patient_id, proposals=items),
+                         "next_cursor": next_cursor})
 
     @extend_schema(operation_id="memories_propose", request=ProposalIn, responses={201: MemoryOut, 200: MemoryOut})
     def post(self, request, patient_id):

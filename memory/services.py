@@ -254,7 +254,8 @@ def _type_still_fits(identity: Identity, spec: TypeSpec, new: NewFact) -> None:
 def _compile_current_of_attribute(*, org_id, patient_id, now, memory_type, attribute, purpose) -> tuple[str, list]:
     qs = Memory.objects.select_for_update().filter(
         organization_id=org_id, patient_id=patient_id, memory_type=memory_type, attribute=attribute,
-        consent_purpose=purpose, state__in=[S.ACTIVE, S.QUARANTINED], superseded_by__isnull=True)
+        consent_purpose=purpose, state__in=[S.ACTIVE, S.QUARANTINED, S.EXPIRED], superseded_by__isnull=True,
+    ).order_by("created_at", "memory_id")  # locked oldest first, as erasing all of a patient's memories locks them
     sql, params = qs.query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
     return sql, list(params)
 
@@ -306,14 +307,23 @@ def _memories(cursor) -> list[Memory]:
 def _supersede(*, identity: Identity, current: list[Memory], new_id: uuid.UUID,
                event_type: str = LifecycleEvent.Type.SUPERSEDED, locked: bool = False) -> int:
     """Move the attribute's current records (read FOR UPDATE by this transaction) to superseded. ``locked``: their
-    moves may be sent without waiting for their counts (:func:`memory.lifecycle.memory_transition`)."""
+    moves may be sent without waiting for their counts (:func:`memory.lifecycle.memory_transition`).
+
+    Its earlier values that expired and were replaced by nothing yet (in ``current`` too) are linked to the new
+    value: they are in its history, and deleting it (or its attribute) erases them with it, not at retention."""
     now = timezone.now()
     moved = 0
+    expired = [old.memory_id for old in current if old.state == S.EXPIRED]
+    if expired:
+        Memory.objects.filter(memory_id__in=expired, state=S.EXPIRED, superseded_by__isnull=True).update(
+            superseded_by_id=new_id, updated_at=now)
     for old in current:
+        if old.state == S.EXPIRED:
+            continue
         if old.valid_until is not None and old.valid_until <= now:
             # its validity ended before the newer value came: it expired (reads said so already), as the sweep
-            # would record it, and no newer value replaced it
-            memory_transition(identity=identity, memory=old, to_state=S.EXPIRED,
+            # would record it; an earlier value of the one that came, as above
+            memory_transition(identity=identity, memory=old, to_state=S.EXPIRED, superseded_by_id=new_id,
                               event_type=LifecycleEvent.Type.EXPIRED, reason_code="validity_ended", locked=locked)
             continue
         keep_until = min(old.expires_at, now + timedelta(days=settings.MEMORY_SUPERSEDED_RETENTION_DAYS))

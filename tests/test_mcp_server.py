@@ -424,6 +424,23 @@ def test_a_token_of_an_unregistered_organisation_is_refused_at_the_door_as_over_
     assert r.status_code == 200 and "result" in r.json(), r.content
 
 
+def test_list_proposals_says_which_proposals_are_stale(world, live):
+    """Over MCP as over REST: a proposal made before the attribute's current value became current is marked stale,
+    with the value that overtook it (confirming it would be 409 proposal_stale)."""
+    cid = world.consent(world.patient_a)
+    token = patient_token(world)
+    pid = str(world.patient_a)
+    old = ok(call(live, token, "propose_memory", {"patient_id": pid, **memory_body(cid, "latest_time", "15:00"),
+                                                  "source_ref": "turn:1"}))["memory_id"]
+    stated = world.patient(world.patient_a).post(f"/v1/patients/{pid}/memories",
+                                                 memory_body(cid, "latest_time", "17:00")).json()["memory_id"]
+    fresh = ok(call(live, token, "propose_memory", {"patient_id": pid, **memory_body(cid, "latest_time", "16:00"),
+                                                    "source_ref": "turn:2"}))["memory_id"]
+    items = ok(call(live, token, "list_proposals", {"patient_id": pid}))["items"]
+    assert [(i["memory_id"], i["stale"], i["overtaken_by"]) for i in items] == [
+        (old, True, stated), (fresh, False, None)]
+
+
 def test_memory_tools_propose_list_search_and_context(world, live):
     cid = world.consent(world.patient_a)
     token = patient_token(world)

@@ -100,6 +100,28 @@ def test_a_proposal_made_before_the_current_value_became_current_is_not_confirme
     assert patient.post(f"{mem(world.patient_a)}/{first['memory_id']}/reject").status_code == 200
 
 
+def test_the_proposals_list_says_which_proposals_are_stale_and_what_overtook_them(world):
+    """A proposal made before its attribute's current value became current cannot be confirmed (proposal_stale):
+    the list says so (stale, overtaken_by the current value) before anyone tries; a later one is not stale."""
+    cid = world.consent(world.patient_a)
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    old = agent.post(f"{mem(world.patient_a)}/proposals",
+                     memory_body(cid, "latest_time", "15:00", source_ref="turn:1")).json()["memory_id"]
+    patient = world.patient(world.patient_a)
+    stated = patient.post(mem(world.patient_a), memory_body(cid, "latest_time", "17:00")).json()["memory_id"]
+    fresh = agent.post(f"{mem(world.patient_a)}/proposals",
+                       memory_body(cid, "latest_time", "16:00", source_ref="turn:2")).json()["memory_id"]
+    other = agent.post(f"{mem(world.patient_a)}/proposals",
+                       memory_body(cid, "earliest_time", "09:00", source_ref="turn:3")).json()["memory_id"]
+    for api in (patient, agent):
+        items = api.get(f"{mem(world.patient_a)}/proposals").json()["items"]
+        assert [(i["memory_id"], i["stale"], i["overtaken_by"]) for i in items] == [
+            (old, True, stated), (fresh, False, None), (other, False, None)]
+    r = patient.post(f"{mem(world.patient_a)}/{old}/confirm")
+    assert r.status_code == 409 and r.json()["code"] == "proposal_stale"
+
+
 def test_rejected_proposal_is_erased(world):
     cid = world.consent(world.patient_a)
     patient = world.patient(world.patient_a)
@@ -528,11 +550,31 @@ def test_a_value_whose_validity_ended_before_the_sweep_is_expired_not_superseded
     newer = patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "11:00"))
     assert newer.status_code == 201, newer.content
     old = patient.get(f"{mem(world.patient_a)}/{mid}").json()
-    assert old["state"] == "expired" and old["superseded_by"] is None
+    assert old["state"] == "expired" and old["superseded_by"] == newer.json()["memory_id"]
     events = patient.get(f"{mem(world.patient_a)}/{mid}/history").json()["events"]
-    assert [e["event_type"] for e in events][-1] == "expired"
+    assert [e["event_type"] for e in events if e["memory_id"] == mid][-1] == "expired"
     assert [i["memory_id"] for i in patient.get(mem(world.patient_a)).json()["items"]] == [
         newer.json()["memory_id"]]
+
+
+@pytest.mark.parametrize("swept", [False, True])
+def test_deleting_the_value_that_came_after_an_expired_one_erases_the_expired_one_too(world, swept):
+    """A value whose validity ended (recorded by the sweep or not) then followed by a newer value of its attribute
+    is an earlier value of it: in the newer one's history, and erased with it (the receipt says so), not kept
+    until its retention."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    mid, _ = _past_its_validity(world, cid)
+    if swept:
+        call_command("sweep_memories")
+    newer = patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "11:00")).json()["memory_id"]
+    history = patient.get(f"{mem(world.patient_a)}/{newer}/history").json()
+    assert [v["memory_id"] for v in history["versions"]] == [newer, mid]
+    newest = patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "12:00")).json()["memory_id"]
+    receipt = _delete(patient, f"{mem(world.patient_a)}/{newest}").json()
+    assert set(receipt["memory_ids"]) == {newest, newer, mid}
+    tomb = patient.get(f"{mem(world.patient_a)}/{mid}").json()
+    assert tomb["state"] == "deleted" and tomb["fact"] is None
 
 
 def test_consent_revocation_expires_dependent_memories_in_the_same_transaction(world):

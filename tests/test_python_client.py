@@ -796,6 +796,22 @@ def test_list_proposals_gives_every_waiting_proposal_past_the_services_first_pag
     assert [str(p.memory_id) for p in anyio.run(read_async)] == made
 
 
+def test_list_proposals_says_which_are_stale_and_what_overtook_them(world, live):
+    """The proposals list marks one made before its attribute's current value became current (confirming it is
+    proposal_stale): the client's Proposal declares stale and overtaken_by (the current value's id)."""
+    consent_id = world.consent(world.patient_a)
+    with AnamnesisClient(live.url, patient_token(world), purpose="appointment_scheduling") as api:
+        old = api.propose_memory(world.patient_a, models.ProposalIn(
+            memory_type="scheduling_preference", fact={"kind": "latest_time", "time": "15:00"},
+            consent_purpose="appointment_scheduling", consent_record_id=consent_id, source_ref="turn:1"))
+        stated = api.record_memory(world.patient_a, models.MemoryIn(
+            memory_type="scheduling_preference", fact={"kind": "latest_time", "time": "17:00"},
+            consent_purpose="appointment_scheduling", consent_record_id=consent_id))
+        proposals = api.list_proposals(world.patient_a)
+    assert [(p.memory_id, p.stale, p.overtaken_by) for p in proposals] == [
+        (old.memory_id, True, stated.memory_id)]
+
+
 def test_staff_resolve_an_unknown_outcome_and_see_who_asked_for_each_operation(world, live):
     """The Python client had no call for the staff resolution of an unknown outcome (POST .../resolve) nor for the
     retry of one, and its Operation did not declare requested_by_kind, which the TypeScript client's type has:

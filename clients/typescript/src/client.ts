@@ -29,6 +29,8 @@ export type Memory = Schemas["MemoryOut"];
 export type MemoryIn = Schemas["MemoryInRequest"];
 export type MemoryStored = Schemas["MemoryStored"];
 export type ProposalIn = Schemas["ProposalInRequest"];
+/** A proposal waiting for review; `stale` (with `overtaken_by`, the current value): confirming it is proposal_stale. */
+export type Proposal = Schemas["ProposalOut"];
 export type SearchResult = Schemas["SearchResult"];
 export type ContextPack = Schemas["ContextPackOut"];
 export type ContextIn = Schemas["ContextInRequest"];
@@ -290,8 +292,8 @@ export class AnamnesisClient {
 
   /** Every proposal waiting for the patient or staff, oldest first: the service answers a page at a time, and its
    * pages are followed through `next_cursor` to the newest. With a purpose, only those kept for it. */
-  async listProposals(patientId: Id, options: ReadOptions = {}): Promise<Memory[]> {
-    const proposals: Memory[] = [];
+  async listProposals(patientId: Id, options: ReadOptions = {}): Promise<Proposal[]> {
+    const proposals: Proposal[] = [];
     const purpose = this.#purposeOf(options);
     let cursor: string | undefined;
     do {

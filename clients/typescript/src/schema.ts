@@ -1854,9 +1854,61 @@ export interface components {
             valid_until?: string | null;
         };
         ProposalList: {
-            items: components["schemas"]["MemoryOut"][];
+            items: components["schemas"]["ProposalOut"][];
             /** @description null on the last page */
             next_cursor: string | null;
+        };
+        /**
+         * @description A proposal waiting for review, and whether it is stale: made before its attribute's current value became
+         *     current (a value written, confirmed or made current again since), so confirming it is 409 ``proposal_stale``;
+         *     it is rejected, and a new proposal is made against the current value.
+         */
+        ProposalOut: {
+            /** Format: uuid */
+            readonly memory_id: string;
+            /** Format: uuid */
+            patient_id: string;
+            memory_class: components["schemas"]["MemoryClassEnum"];
+            memory_type: string;
+            type_version: number;
+            attribute: string;
+            readonly fact: {
+                [key: string]: unknown;
+            } | null;
+            readonly text: string | null;
+            state: components["schemas"]["StateEnum"];
+            source: components["schemas"]["MemoryOutSourceEnum"];
+            source_ref: string;
+            /** Format: double */
+            confidence: number;
+            policy_revision: string;
+            consent_purpose: components["schemas"]["PurposeEnum"];
+            /** Format: uuid */
+            consent_record_id: string | null;
+            /** Format: date-time */
+            valid_from: string;
+            /** Format: date-time */
+            valid_until: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            review_by: string | null;
+            /** Format: uuid */
+            superseded_by: string | null;
+            readonly guardrails: {
+                [key: string]: unknown;
+            };
+            created_by: string;
+            agent_client_id: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description Confirming it is 409 proposal_stale */
+            readonly stale: boolean;
+            /**
+             * Format: uuid
+             * @description The current value that became current after it was proposed
+             */
+            readonly overtaken_by: string | null;
         };
         ProposalsOut: {
             proposed: components["schemas"]["MemoryOut"][];

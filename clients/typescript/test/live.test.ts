@@ -38,7 +38,8 @@ describe("a patient's round trip", () => {
       consent_purpose: "appointment_scheduling", consent_record_id: live.consentId, source_ref: "turn:3",
     });
     assert.equal(proposal.state, "proposed");
-    assert.deepEqual((await api.listProposals(live.patientId)).map((m) => m.memory_id), [proposal.memory_id]);
+    assert.deepEqual((await api.listProposals(live.patientId)).map((m) => [m.memory_id, m.stale, m.overtaken_by]),
+                     [[proposal.memory_id, false, null]]);
     assert.equal((await api.listMemories(live.patientId)).length, 1, "a proposal is not a current memory");
     assert.equal((await api.confirmMemory(live.patientId, proposal.memory_id)).state, "active");
     const current = await api.listMemories(live.patientId);

@@ -170,7 +170,7 @@ class _Operations:
     def list_proposals(self, patient_id: uuid.UUID | str, *, purpose: str | None = None):
         """Every proposal waiting for the patient or staff, oldest first (the service answers a page at a time);
         with a purpose, only those kept for it."""
-        return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/proposals", m.Memory, unwrap="items",
+        return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/proposals", m.Proposal, unwrap="items",
                               params=_params(purpose=self._purpose(purpose)), paged=True))
 
     def confirm_memory(self, patient_id: uuid.UUID | str, memory_id: uuid.UUID | str):

@@ -77,6 +77,14 @@ class Memory(_Out):
     created_at: dt.datetime | None = None
 
 
+class Proposal(Memory):
+    """A proposal waiting for review. ``stale``: made before its attribute's current value (``overtaken_by``) became
+    current, so confirming it is ``proposal_stale`` (:class:`errors.ProposalStale`): reject it instead."""
+
+    stale: bool = False
+    overtaken_by: uuid.UUID | None = None
+
+
 class MemoryStored(_Out):
     memory_id: uuid.UUID
     status: str
