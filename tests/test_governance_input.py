@@ -82,8 +82,9 @@ def test_a_body_sent_as_it_is_is_read(world, coding):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("charset, encoding", [("utf-16", "utf-16"), ("UTF-16LE", "utf-16-le"),
-                                               ("iso-8859-1", "latin-1"), ("us-ascii", "ascii"),
-                                               ("utf-32", "utf-32"), ("nonsense", "utf-8")])
+                                               ("iso-8859-1", "latin-1"), ("windows-1252", "cp1252"),
+                                               ("utf-32", "utf-32"), ("nonsense", "utf-8"), ("utf-8-sig", "utf-8-sig"),
+                                               ("utf-7", "utf-7")])
 def test_json_declared_in_another_charset_than_utf_8_is_415(world, charset, encoding):
     """JSON on the wire is UTF-8 (RFC 8259 8.1): a body declared in another charset was decoded as UTF-8 anyway
     (400 malformed_json for UTF-16, a silently misread text for Latin-1)."""
@@ -99,13 +100,28 @@ def test_json_declared_in_another_charset_than_utf_8_is_415(world, charset, enco
 @pytest.mark.django_db
 @pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8",
                                           "application/json; charset=UTF-8", 'application/json; charset="utf-8"',
-                                          "application/json;charset=Utf-8"])
+                                          "application/json;charset=Utf-8", "application/json; charset=utf8",
+                                          "application/json; charset=UTF8", "application/json; charset=csUTF8",
+                                          "application/json; charset=unicode-1-1-utf-8"])
 def test_json_in_utf_8_declared_or_not_is_read(world, content_type):
+    """UTF-8 by any of its names is read (``charset=utf8`` was 415 unsupported_media_type)."""
     cid = world.consent(world.patient_a)
     api = world.patient(world.patient_a)
     body = memory_body(cid, "earliest_time", "10:00")
     r = _post_as(api, _mem(world), json.dumps(body, ensure_ascii=False).encode("utf-8"), content_type)
     assert r.status_code == 201, r.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("charset", ["us-ascii", "US-ASCII", "ascii", "ANSI_X3.4-1968", "csASCII"])
+def test_json_declared_in_us_ascii_is_read_as_the_utf_8_it_is(world, charset):
+    """US-ASCII is a subset of UTF-8: a body declared in it (by any of its registered names) was 415."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    body = memory_body(cid, "earliest_time", "10:00")
+    r = _post_as(api, _mem(world), json.dumps(body).encode("ascii"), f"application/json; charset={charset}")
+    assert r.status_code == 201, r.content
+    assert _memories_of(world) == 1
 
 
 @pytest.mark.django_db
