@@ -334,10 +334,14 @@ def test_a_format_no_renderer_has_is_422_naming_it_after_authentication(world, f
 @pytest.mark.parametrize("accept, status", [
     (None, 200), ("*/*", 200), ("application/json", 200), ("application/json; q=0.5", 200), ("application/*", 200),
     ("text/html, */*;q=0.1", 200), ("text/html", 406), ("application/xml", 406),
+    ("application/json;q=0", 406), ("application/json; q=0.000", 406), ("*/*;q=0", 406),
+    ("application/json;q=0, */*", 406), ("application/*;q=0, */*;q=1", 406), ("text/html, application/json;q=0", 406),
+    ("text/html;q=0, */*", 200), ("*/*;q=0, application/json", 200), ("application/json;q=0.001", 200),
 ])
 def test_what_a_caller_accepts_is_answered_as_drf_negotiates_it(world, accept, status):
     """The common Accept values skip DRF's media-type parsing (core.api.ScopedAPIView.perform_content_negotiation);
-    the answer is DRF's own for every value, the usual ones and the rest."""
+    the answer is DRF's own for every value, the usual ones and the rest, except that ``q=0`` means "not
+    acceptable" (RFC 9110 12.4.2), decided by the most specific range: ``application/json;q=0`` was served JSON."""
     api = world.patient(world.patient_a)
     r = api.get(_mem(world), headers={"Accept": accept} if accept is not None else None)
     assert r.status_code == status, r.content

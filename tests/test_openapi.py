@@ -363,3 +363,15 @@ def test_options_on_the_schema_and_the_docs_is_405_never_a_500_or_the_views_note
         assert r.status_code == 405 and r["Content-Type"] == "application/problem+json", (path, r.content[:200])
         assert r.json()["code"] == "method_not_allowed" and r["Allow"] == "GET, HEAD", path
         assert client.head(path).status_code == 200
+
+
+def test_the_schema_in_a_format_the_caller_refuses_with_q_0_is_not_served(client):
+    """``q=0`` is "not acceptable" (RFC 9110 12.4.2): the schema's YAML refused so is answered in JSON, and nothing
+    acceptable left is 406 ``not_acceptable`` (both were answered YAML)."""
+    json_type = "application/vnd.oai.openapi+json"
+    r = client.get("/v1/schema", HTTP_ACCEPT=f"application/vnd.oai.openapi;q=0, {json_type};q=0.5")
+    assert r.status_code == 200 and r["Content-Type"].startswith(json_type), r["Content-Type"]
+    for accept in ("*/*;q=0", f"application/vnd.oai.openapi;q=0, {json_type};q=0, application/json;q=0"):
+        r = client.get("/v1/schema", HTTP_ACCEPT=accept)
+        assert r.status_code == 406 and r["Content-Type"] == "application/problem+json", (accept, r.content)
+        assert r.json()["code"] == "not_acceptable"
