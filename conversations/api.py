@@ -21,7 +21,7 @@ from conversations.parsing import DAYS, INTENTS, PERIODS, SPECIALTIES
 from conversations.slots import clarifying_questions, next_action
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import JSONObjectIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
+from core.serializers import JSONObjectIn, ModelOutSerializer, NoBody, RealUUIDIn, StrictSerializer, integer_parameter
 from core.vocabulary import PURPOSES
 from memory import selectors as memory_selectors
 from memory.api import MemoryOut
@@ -246,7 +246,7 @@ class ProposalsOut(serializers.Serializer):
 # --- input shapes --------------------------------------------------------------------------------------------------
 
 class SessionStartIn(StrictSerializer):
-    patient_id = UUIDIn()
+    patient_id = RealUUIDIn()
     purpose = serializers.ChoiceField(choices=PURPOSES)
 
 

@@ -13,7 +13,7 @@ from core.access import require_person_deciding_access
 from core.api import ScopedAPIView, check_query_params
 from core.errors import ValidationFailed, cursor_checked
 from core.models import AuditEvent, Organization
-from core.serializers import ModelOutSerializer, StrictSerializer, UUIDIn, integer_parameter, require_name
+from core.serializers import ModelOutSerializer, RealUUIDIn, StrictSerializer, integer_parameter, require_name
 from core.services import organization_register
 
 
@@ -81,7 +81,7 @@ class OrganizationOut(ModelOutSerializer):
 
 
 class OrganizationIn(StrictSerializer):
-    id = UUIDIn(required=False, help_text="generated when absent")
+    id = RealUUIDIn(required=False, help_text="generated when absent")
     name = serializers.CharField(max_length=200, allow_blank=True, default="", validators=[require_name])
     trusted_issuers = serializers.ListField(child=serializers.CharField(max_length=255), min_length=1,
                                             max_length=20)

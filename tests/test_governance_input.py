@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import http.client
 import json
+import uuid
 
 import pytest
 
 from core.identity import Identity, identity_context
-from tests.conftest import memory_body
+from tests.conftest import admin_connect, memory_body
 from tests.fakes.service import LiveService
 from tests.support import Api
 
@@ -449,3 +450,37 @@ def test_a_query_value_that_is_not_utf_8_is_422_naming_it_never_searched_as_repl
         assert [(e["field"], e["code"]) for e in r.json()["errors"]] in (
             [("q", "invalid_encoding")], [("purpose", "invalid_encoding")]), query
     assert patient.get(f"{search}?q=caf%C3%A9+%E4%BD%95").status_code == 200
+
+
+_PLACEHOLDER_IDS = ["00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("placeholder", _PLACEHOLDER_IDS)
+def test_the_nil_and_max_uuids_are_no_patients_id_and_nothing_is_registered_or_started_for_them(world, placeholder):
+    """A patient was registered under the nil UUID (201), and grants, sessions and workflows started for it: the
+    nil and max UUIDs (RFC 9562) are placeholders, 422 ``reserved`` naming the field, nothing written."""
+    staff = world.staff("org-admin", scope="patient:write grant:write memory:write workflow:write")
+    attempts = [("/v1/patients", {"display_name": "Ann Nil", "patient_id": placeholder}),
+                ("/v1/grants", {"patient_id": placeholder, "actor_sub": "nurse-1", "purpose": "care_coordination"}),
+                ("/v1/sessions", {"patient_id": placeholder, "purpose": "appointment_scheduling"}),
+                ("/v1/workflows", {"workflow_type": "appointment_booking", "patient_id": placeholder})]
+    for path, body in attempts:
+        r = staff.post(path, body)
+        assert r.status_code == 422 and r.json()["code"] == "validation_error", (path, r.content)
+        assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("patient_id", "reserved")], r.json()
+    with admin_connect() as conn:
+        held = conn.execute("SELECT (SELECT count(*) FROM patient_directory WHERE patient_id = %(p)s)"
+                            " + (SELECT count(*) FROM patient_access_grants WHERE patient_id = %(p)s)",
+                            {"p": placeholder}).fetchone()[0]
+    assert held == 0
+    real = str(uuid.uuid4())
+    assert staff.post("/v1/patients", {"display_name": "Ann Real", "patient_id": real}).status_code == 201
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("placeholder", _PLACEHOLDER_IDS)
+def test_a_token_naming_the_nil_or_max_uuid_as_its_organisation_or_patient_is_refused(world, placeholder):
+    for claims in ({"org_id": placeholder}, {"patient_id": placeholder}):
+        r = Api(world.token(sub="someone", **claims)).get("/v1/audit-events")
+        assert r.status_code == 401 and r.json()["code"] == "invalid_token", (claims, r.content)
