@@ -249,7 +249,7 @@ def _with_response_headers(scope, send):
             held["body"] += message.get("body", b"")
             if message.get("more_body", False):
                 return
-            status, body, content_type = _readable_refusal(held["start"], held["body"], rid)
+            status, body, content_type = _readable_refusal(held["start"], held["body"], rid, _slash_hint(scope))
             kept = [(k, v) for k, v in held["start"].get("headers", [])
                     if k.lower() not in (b"content-length", b"content-type")]
             await start({**held["start"], "status": status, "headers": [
@@ -268,7 +268,16 @@ def _with_response_headers(scope, send):
 _NOT_A_MESSAGE = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
 
 
-def _readable_refusal(start: dict, body: bytes, rid: str) -> tuple[int, bytes, bytes]:
+# What a 404 says when the path has a trailing slash the endpoint has not (as over REST: core.health.not_found)
+_SLASH_HINT = "This path is served without its trailing slash: send the request to the path without it"
+
+
+def _slash_hint(scope) -> str | None:
+    path = scope.get("path", "")
+    return _SLASH_HINT if path in ("/mcp/", "/.well-known/oauth-protected-resource/") else None
+
+
+def _readable_refusal(start: dict, body: bytes, rid: str, hint: str | None = None) -> tuple[int, bytes, bytes]:
     status = start["status"]
     content_type = dict((k.lower(), v) for k, v in start.get("headers", [])).get(b"content-type", b"")
     if b"json" in content_type:
@@ -285,7 +294,8 @@ def _readable_refusal(start: dict, body: bytes, rid: str) -> tuple[int, bytes, b
         return status, body, content_type
     code = _TRANSPORT_CODES.get(status, "bad_request")
     text = body.decode("utf-8", "replace").strip()[:200] or code.replace("_", " ").capitalize()
-    problem = {**problem_body(status_code=status, code=code, title=text), "request_id": rid}
+    problem = {**problem_body(status_code=status, code=code, title=text,
+                              message=hint if status == 404 and hint else None), "request_id": rid}
     return status, json.dumps(problem).encode(), b"application/problem+json"
 
 

@@ -484,3 +484,20 @@ def test_a_token_naming_the_nil_or_max_uuid_as_its_organisation_or_patient_is_re
     for claims in ({"org_id": placeholder}, {"patient_id": placeholder}):
         r = Api(world.token(sub="someone", **claims)).get("/v1/audit-events")
         assert r.status_code == 401 and r.json()["code"] == "invalid_token", (claims, r.content)
+
+
+@pytest.mark.django_db
+def test_a_trailing_slash_is_404_saying_that_the_path_without_it_is_served_never_a_redirect(world):
+    """``GET /v1/audit-events/`` was a bare 404 with no hint; the path without the slash is served, and the problem
+    document says so (a POST is never redirected: its body would be lost)."""
+    staff = world.staff("org-admin", scope="patient:write patient:read audit:read memory:read")
+    for method, path in (("get", "/v1/audit-events/"), ("post", "/v1/patients/"),
+                         ("get", f"/v1/patients/{world.patient_a}/memories/")):
+        r = staff.post(path, {"display_name": "Ann"}) if method == "post" else staff.get(path)
+        assert r.status_code == 404 and "Location" not in r, (method, path, r.status_code)
+        assert r["Content-Type"] == "application/problem+json" and r.json()["code"] == "not_found"
+        assert "without its trailing slash" in r.json()["message"], r.json()
+    assert staff.get("/v1/patients", {"q": "Ann"}).json()["items"] == []  # the POST registered no one
+    for path in ("/v1/nothing-here/", "/v1/patients/not-a-uuid/memories/", "/v1/audit-events/x"):
+        r = staff.get(path)
+        assert r.status_code == 404 and r.json()["message"] == "Not found", (path, r.json())

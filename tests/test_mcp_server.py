@@ -230,6 +230,8 @@ def test_a_trailing_slash_is_404_never_a_redirect_to_the_host_the_request_named(
                               headers={**headers, **extra}, timeout=30, follow_redirects=False)
             assert r.status_code == 404 and "location" not in r.headers, (extra, method, r.headers)
             assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "not_found"
+            assert "without its trailing slash" in r.json()["message"], r.json()
+    assert "trailing slash" not in httpx.post(live.mcp_url + "/x", json=ping, headers=headers, timeout=30).text
     assert httpx.post(live.mcp_url, json=ping, headers=headers, timeout=30).json()["result"] == {}
 
 
