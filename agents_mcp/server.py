@@ -36,7 +36,7 @@ from starlette.routing import Route
 
 from agents_mcp import dispatch
 from agents_mcp.cors import BrowserOrigins
-from agents_mcp.messages import batch_messages, jsonrpc_refusal, request_id_invalid
+from agents_mcp.messages import ParamsNamed, batch_messages, jsonrpc_refusal, request_id_invalid
 from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.asgi_deadlines import replaying as _replaying
@@ -512,12 +512,14 @@ def build_server(token_source=None) -> Server:
                              request_id=request_id))
         return _ok_result(body) if ok else _problem_result(body)
 
-    return Server("anamnesis", version="1.0.0",
-                  instructions="Governed patient memory. Agents propose memories; patients or staff confirm them. "
-                               "Acting for one patient (your token names them), leave patient_id out: results "
-                               "show the patient as [patient], never their identifier. Refusals are tool errors "
-                               "whose structured content is an RFC 9457 problem with a stable `code`.",
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server("anamnesis", version="1.0.0",
+                    instructions="Governed patient memory. Agents propose memories; patients or staff confirm them. "
+                                 "Acting for one patient (your token names them), leave patient_id out: results "
+                                 "show the patient as [patient], never their identifier. Refusals are tool errors "
+                                 "whose structured content is an RFC 9457 problem with a stable `code`.",
+                    on_list_tools=list_tools, on_call_tool=call_tool)
+    server.middleware.append(ParamsNamed())
+    return server
 
 
 def resource_url() -> str:

@@ -932,3 +932,25 @@ def test_a_value_out_of_its_range_has_the_rest_apis_code_over_mcp_too(world, liv
         expected = [(e["field"], e["code"]) for e in r.json()["errors"]]
         problem = refused(call(live, token, name, arguments), "validation_error")
         assert [(e["field"], e["code"]) for e in problem["errors"]] == expected, (name, arguments)
+
+
+@pytest.mark.parametrize("message, field, code", [
+    ({"method": "initialize", "params": {"capabilities": {}, "clientInfo": {"name": "a", "version": "1"}}},
+     "protocolVersion", "required"),
+    ({"method": "tools/call", "params": {"name": "memory_search", "arguments": ["is she allergic?"]}},
+     "arguments", "invalid"),
+    ({"method": "tools/call", "params": {"arguments": {}}}, "name", "required"),
+    ({"method": "tools/list", "params": {"cursor": 5}}, "cursor", "invalid"),
+])
+def test_params_the_sdk_refuses_are_named_as_a_tools_argument_errors_are(world, live, message, field, code):
+    """``initialize`` without ``protocolVersion`` or ``arguments`` sent as a list were -32602 "Invalid request
+    parameters" with empty ``data``: the error names the parameter, in its message and in ``data.errors`` (field,
+    message, code), as a tool's own argument errors do."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    r = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 7, **message}, headers=headers, timeout=30)
+    error = r.json()["error"]
+    assert error["code"] == -32602 and r.json()["id"] == 7 and "result" not in r.json(), r.text
+    assert error["data"]["errors"][0]["field"] == field and error["data"]["errors"][0]["code"] == code, error
+    assert field in error["message"] and "pydantic" not in r.text, error
+    assert list_tools(live, patient_token(world))
