@@ -183,6 +183,9 @@ def check_body_coding(media_type: str | None, content_encoding: str | None) -> N
     charset = parse_header_parameters(media_type or "")[1].get("charset")
     if charset is not None and charset.strip().lower() not in _UTF_8_LABELS:
         raise _unsupported("JSON is sent in UTF-8: leave the charset out or declare charset=utf-8")
+    # charset=iso-8859-1; charset=utf-8 was read as UTF-8 (the last one counts here; elsewhere the first may)
+    if [p.split("=", 1)[0].strip().lower() for p in (media_type or "").split(";")[1:]].count("charset") > 1:
+        raise _unsupported("The charset is declared more than once: declare it once, as utf-8, or leave it out")
 
 
 class StrictJSONParser(JSONParser):

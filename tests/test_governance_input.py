@@ -114,6 +114,19 @@ def test_json_in_utf_8_declared_or_not_is_read(world, content_type):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("content_type", ["application/json; charset=iso-8859-1; charset=utf-8",
+                                          "application/json; charset=utf-8; CHARSET=utf-8"])
+def test_a_charset_declared_twice_is_415_whichever_comes_last(world, content_type):
+    """``charset=iso-8859-1; charset=utf-8`` was read as UTF-8 (the last counted) where another reader may take the
+    first: which one is meant is not guessed, as for a key twice in a JSON object."""
+    cid = world.consent(world.patient_a)
+    r = _post_as(world.patient(world.patient_a), _mem(world), json.dumps(memory_body(cid)).encode(), content_type)
+    assert r.status_code == 415 and r.json()["code"] == "unsupported_media_type", r.content
+    assert "more than once" in r.json()["message"]
+    assert _memories_of(world) == 0
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("charset", ["us-ascii", "US-ASCII", "ascii", "ANSI_X3.4-1968", "csASCII"])
 def test_json_declared_in_us_ascii_is_read_as_the_utf_8_it_is(world, charset):
     """US-ASCII is a subset of UTF-8: a body declared in it (by any of its registered names) was 415."""
