@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 
+from core.negotiation import refuses
 from core.parsers import has_repeated_keys
 
 
@@ -21,6 +22,12 @@ def jsonrpc_refusal(scope, body: bytes | None) -> JSONResponse | None:
     that never heard of one; the transport's rule is a 400 saying what is spoken), a key twice in one object (as
     the REST API's parser: which counts is not guessed, the SDK keeps the last), an id neither string nor
     integer."""
+    accept = Headers(scope=scope).get("accept")
+    if scope.get("method") == "POST" and accept is not None and refuses(accept, "application/json"):
+        # as the transport's own 406 (it reads Accept's ranges, never their q): application/json;q=0 was served
+        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+            "code": types.INVALID_REQUEST, "message": "Not Acceptable: Client must accept application/json"}},
+            status_code=406)
     if (version := Headers(scope=scope).get("mcp-protocol-version")) is not None and (
             version not in SUPPORTED_PROTOCOL_VERSIONS):
         supported = list(SUPPORTED_PROTOCOL_VERSIONS)

@@ -33,3 +33,14 @@ class QualityContentNegotiation(DefaultContentNegotiation):
             renderers = [r for r in renderers if _acceptable(_MediaType(r.media_type), ranges)]
             request._parsed_accept_list = [r for r in ranges if _quality(r) > 0]
         return super().select_renderer(request, renderers, format_suffix)
+
+
+def refuses(accept: str, media_type: str) -> bool:
+    """Whether an ``Accept`` header refuses ``media_type`` by a range at ``q=0`` (the most specific range that
+    matches it, or every range that does, is at 0), for doors that negotiate without DRF (MCP's transport reads
+    the ranges and never their quality)."""
+    ranges = [_MediaType(token.strip()) for token in accept.split(",")[:64] if token.strip()]
+    if not any(_quality(r) <= 0 for r in ranges):
+        return False
+    wanted = _MediaType(media_type)
+    return not (_acceptable(wanted, ranges) and any(wanted.match(r) and _quality(r) > 0 for r in ranges))

@@ -205,14 +205,17 @@ def test_a_request_that_accepts_no_json_is_406_as_a_json_rpc_error_like_the_tran
     400s are, with the request id and no-store every answer carries. Accepting JSON in any form is served."""
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {patient_token(world)}"}
     listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-    for accept in ("text/html", "text/event-stream", "image/png, text/plain"):
+    # q=0 is "not acceptable" (RFC 9110 12.4.2): the transport read the ranges and never their quality
+    for accept in ("text/html", "text/event-stream", "image/png, text/plain", "application/json;q=0",
+                   "application/json;q=0, text/event-stream", "*/*;q=0", "application/json;q=0, */*"):
         r = httpx.post(live.mcp_url, json=listing, headers={**headers, "Accept": accept}, timeout=30)
         assert r.status_code == 406 and r.headers["content-type"] == "application/json", (accept, r.text)
         body = r.json()
         assert body["jsonrpc"] == "2.0" and body["id"] is None and body["error"]["code"] == -32600, body
         assert "application/json" in body["error"]["message"]
         assert r.headers["x-request-id"] and r.headers["cache-control"] == "no-store"
-    for accept in ("application/json", "*/*", "application/*", "application/json, text/event-stream"):
+    for accept in ("application/json", "*/*", "application/*", "application/json, text/event-stream",
+                   "text/event-stream;q=0, application/json", "*/*;q=0, application/json;q=0.2"):
         r = httpx.post(live.mcp_url, json=listing, headers={**headers, "Accept": accept}, timeout=30)
         assert r.status_code == 200 and r.json()["result"]["tools"], accept
 
