@@ -362,6 +362,7 @@ def test_what_a_caller_accepts_is_answered_as_drf_negotiates_it(world, accept, s
     assert r["Content-Type"] == ("application/json" if status == 200 else "application/problem+json"), r["Content-Type"]
     if status == 406:
         assert r.json()["code"] == "not_acceptable"
+        assert r.json()["message"] == "Accept leaves nothing this answers in: it answers application/json"
 
 
 @pytest.mark.django_db
