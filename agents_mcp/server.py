@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from urllib.parse import urlsplit
 
 import anyio
 import mcp_types as types
@@ -274,7 +275,11 @@ _SLASH_HINT = "This path is served without its trailing slash: send the request 
 
 def _slash_hint(scope) -> str | None:
     path = scope.get("path", "")
-    return _SLASH_HINT if path in ("/mcp/", "/.well-known/oauth-protected-resource/") else None
+    if not path.endswith("/"):
+        return None
+    served = ("/mcp", "/.well-known/oauth-protected-resource",
+              "/.well-known/oauth-protected-resource" + urlsplit(resource_url()).path.rstrip("/"))
+    return _SLASH_HINT if path[:-1] in served else None
 
 
 def _readable_refusal(start: dict, body: bytes, rid: str, hint: str | None = None) -> tuple[int, bytes, bytes]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import sys
+import urllib.parse
 import uuid
 
 import anyio
@@ -235,6 +236,10 @@ def test_a_trailing_slash_is_404_never_a_redirect_to_the_host_the_request_named(
             assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "not_found"
             assert "without its trailing slash" in r.json()["message"], r.json()
     assert "trailing slash" not in httpx.post(live.mcp_url + "/x", json=ping, headers=headers, timeout=30).text
+    metadata = live.url + "/.well-known/oauth-protected-resource" + urllib.parse.urlsplit(live.mcp_url).path
+    assert httpx.get(metadata, timeout=30).status_code == 200
+    r = httpx.get(metadata + "/", timeout=30)
+    assert r.status_code == 404 and "without its trailing slash" in r.json()["message"], r.text
     assert httpx.post(live.mcp_url, json=ping, headers=headers, timeout=30).json()["result"] == {}
 
 
