@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 
 from mcp import types
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 
+from core.negotiation import refuses
 from core.parsers import has_repeated_keys
 
 
@@ -19,6 +22,12 @@ def jsonrpc_refusal(scope, body: bytes | None) -> JSONResponse | None:
     that never heard of one; the transport's rule is a 400 saying what is spoken), a key twice in one object (as
     the REST API's parser: which counts is not guessed, the SDK keeps the last), an id neither string nor
     integer."""
+    accept = Headers(scope=scope).get("accept")
+    if scope.get("method") == "POST" and accept is not None and refuses(accept, "application/json"):
+        # as the transport's own 406 (it reads Accept's ranges, never their q): application/json;q=0 was served
+        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+            "code": types.INVALID_REQUEST, "message": "Not Acceptable: Client must accept application/json"}},
+            status_code=406)
     if (version := Headers(scope=scope).get("mcp-protocol-version")) is not None and (
             version not in SUPPORTED_PROTOCOL_VERSIONS):
         supported = list(SUPPORTED_PROTOCOL_VERSIONS)
@@ -66,3 +75,43 @@ def request_id_invalid(raw: bytes) -> bool:
     if not isinstance(message, dict) or "method" not in message or "id" not in message:
         return False
     return isinstance(message["id"], bool) or not isinstance(message["id"], str | int)
+
+
+class ParamsNamed:
+    """Server middleware: a request's params that the SDK's own check refuses (``initialize`` without
+    ``protocolVersion``, a ``tools/call`` whose ``arguments`` is a list or which names no tool) were -32602 with
+    empty ``data``, leaving the client to guess what was wrong. The error names each parameter, in ``data.errors``
+    shaped as a tool's argument errors are (``field``, ``message``, ``code``), and in its message."""
+
+    async def __call__(self, ctx, call_next):
+        try:
+            return await call_next(ctx)
+        except ValidationError as exc:
+            errors = params_errors(exc)
+            if not errors:
+                raise  # not the request's params (the SDK answers it as before)
+            named = ", ".join(f"{e['field']} ({e['code']})" for e in errors)
+            raise MCPError(types.INVALID_PARAMS, f"Invalid request parameters: {named}",
+                           data={"errors": errors}) from None
+
+
+# worded as a tool's argument errors are (core.serializers.schema_error_message), never pydantic's own text
+_PARAM_CODES = {"missing": ("required", "This field is required."),
+                "extra_forbidden": ("unknown_field", "Unknown field."),
+                "dict_type": ("invalid", "must be an object"), "model_type": ("invalid", "must be an object"),
+                "string_type": ("invalid", "must be a string"), "list_type": ("invalid", "must be an array"),
+                "int_type": ("invalid", "must be an integer"), "int_parsing": ("invalid", "must be an integer"),
+                "bool_type": ("invalid", "must be a boolean")}
+
+
+def params_errors(exc: ValidationError) -> list[dict]:
+    """The refused params of a request, or an empty list when anything refused is not among them."""
+    errors = []
+    for error in exc.errors(include_url=False, include_input=False):
+        loc = error.get("loc", ())
+        if not loc or loc[0] != "params":
+            return []
+        code, message = _PARAM_CODES.get(error.get("type"), ("invalid", "not valid here"))
+        errors.append({"field": ".".join(str(part) for part in loc[1:]) or "params", "message": message,
+                       "code": code})
+    return list({(e["field"], e["code"]): e for e in errors}.values())[:20]

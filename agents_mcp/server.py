@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from urllib.parse import urlsplit
 
 import anyio
 import mcp_types as types
@@ -36,7 +37,7 @@ from starlette.routing import Route
 
 from agents_mcp import dispatch
 from agents_mcp.cors import BrowserOrigins
-from agents_mcp.messages import batch_messages, jsonrpc_refusal, request_id_invalid
+from agents_mcp.messages import ParamsNamed, batch_messages, jsonrpc_refusal, request_id_invalid
 from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.asgi_deadlines import replaying as _replaying
@@ -249,7 +250,7 @@ def _with_response_headers(scope, send):
             held["body"] += message.get("body", b"")
             if message.get("more_body", False):
                 return
-            status, body, content_type = _readable_refusal(held["start"], held["body"], rid)
+            status, body, content_type = _readable_refusal(held["start"], held["body"], rid, _slash_hint(scope))
             kept = [(k, v) for k, v in held["start"].get("headers", [])
                     if k.lower() not in (b"content-length", b"content-type")]
             await start({**held["start"], "status": status, "headers": [
@@ -268,7 +269,20 @@ def _with_response_headers(scope, send):
 _NOT_A_MESSAGE = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
 
 
-def _readable_refusal(start: dict, body: bytes, rid: str) -> tuple[int, bytes, bytes]:
+# What a 404 says when the path has a trailing slash the endpoint has not (as over REST: core.health.not_found)
+_SLASH_HINT = "This path is served without its trailing slash: send the request to the path without it"
+
+
+def _slash_hint(scope) -> str | None:
+    path = scope.get("path", "")
+    if not path.endswith("/"):
+        return None
+    served = ("/mcp", "/.well-known/oauth-protected-resource",
+              "/.well-known/oauth-protected-resource" + urlsplit(resource_url()).path.rstrip("/"))
+    return _SLASH_HINT if path[:-1] in served else None
+
+
+def _readable_refusal(start: dict, body: bytes, rid: str, hint: str | None = None) -> tuple[int, bytes, bytes]:
     status = start["status"]
     content_type = dict((k.lower(), v) for k, v in start.get("headers", [])).get(b"content-type", b"")
     if b"json" in content_type:
@@ -285,7 +299,8 @@ def _readable_refusal(start: dict, body: bytes, rid: str) -> tuple[int, bytes, b
         return status, body, content_type
     code = _TRANSPORT_CODES.get(status, "bad_request")
     text = body.decode("utf-8", "replace").strip()[:200] or code.replace("_", " ").capitalize()
-    problem = {**problem_body(status_code=status, code=code, title=text), "request_id": rid}
+    problem = {**problem_body(status_code=status, code=code, title=text,
+                              message=hint if status == 404 and hint else None), "request_id": rid}
     return status, json.dumps(problem).encode(), b"application/problem+json"
 
 
@@ -502,12 +517,14 @@ def build_server(token_source=None) -> Server:
                              request_id=request_id))
         return _ok_result(body) if ok else _problem_result(body)
 
-    return Server("anamnesis", version="1.0.0",
-                  instructions="Governed patient memory. Agents propose memories; patients or staff confirm them. "
-                               "Acting for one patient (your token names them), leave patient_id out: results "
-                               "show the patient as [patient], never their identifier. Refusals are tool errors "
-                               "whose structured content is an RFC 9457 problem with a stable `code`.",
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server("anamnesis", version="1.0.0",
+                    instructions="Governed patient memory. Agents propose memories; patients or staff confirm them. "
+                                 "Acting for one patient (your token names them), leave patient_id out: results "
+                                 "show the patient as [patient], never their identifier. Refusals are tool errors "
+                                 "whose structured content is an RFC 9457 problem with a stable `code`.",
+                    on_list_tools=list_tools, on_call_tool=call_tool)
+    server.middleware.append(ParamsNamed())
+    return server
 
 
 def resource_url() -> str:

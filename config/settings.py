@@ -361,6 +361,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["core.permissions.HasRequiredScopes"],
     "DEFAULT_RENDERER_CLASSES": ["core.renderers.OrjsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["core.parsers.StrictJSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.negotiation.QualityContentNegotiation",
     "EXCEPTION_HANDLER": "core.errors.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "core.schema.ScopedAutoSchema",
     "UNAUTHENTICATED_USER": None,

@@ -12,8 +12,8 @@ from core.serializers import (
     DateTimeIn,
     ModelOutSerializer,
     NoBody,
+    RealUUIDIn,
     StrictSerializer,
-    UUIDIn,
     integer_parameter,
     next_cursor_field,
     page_parameters,
@@ -83,7 +83,7 @@ class GrantOut(ModelOutSerializer):
 
 
 class GrantIn(StrictSerializer):
-    patient_id = UUIDIn()
+    patient_id = RealUUIDIn()
     actor_sub = serializers.CharField(max_length=255, validators=[require_subject])
     purpose = serializers.ChoiceField(choices=PURPOSES)
     expires_at = DateTimeIn(required=False, allow_null=True, default=None, help_text="none: until revoked")

@@ -21,7 +21,17 @@ from conversations.parsing import DAYS, INTENTS, PERIODS, SPECIALTIES
 from conversations.slots import clarifying_questions, next_action
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import JSONObjectIn, ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
+from core.errors import cursor_checked
+from core.serializers import (
+    JSONObjectIn,
+    ModelOutSerializer,
+    NoBody,
+    RealUUIDIn,
+    StrictSerializer,
+    integer_parameter,
+    next_cursor_field,
+    page_parameters,
+)
 from core.vocabulary import PURPOSES
 from memory import selectors as memory_selectors
 from memory.api import MemoryOut
@@ -246,7 +256,7 @@ class ProposalsOut(serializers.Serializer):
 # --- input shapes --------------------------------------------------------------------------------------------------
 
 class SessionStartIn(StrictSerializer):
-    patient_id = UUIDIn()
+    patient_id = RealUUIDIn()
     purpose = serializers.ChoiceField(choices=PURPOSES)
 
 
@@ -465,18 +475,26 @@ class CareTeamFlagOut(serializers.Serializer):
 
 class PatientCareTeamFlagsView(ScopedAPIView):
     """Clinical remarks routed to the care team from the patient's conversations (codes, never what was said),
-    for whoever may see those conversations: urgent first. Nothing the caller may not see: an empty list."""
+    for whoever may see those conversations: urgent first. Nothing the caller may not see: an empty list. A page at
+    a time: pass the answer's ``next_cursor`` as ``cursor`` (null on the last page)."""
 
     resource_type = "conversation_session"
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "conversation.flags"}
-    query_parameters = {"GET": frozenset({"purpose"})}
+    query_parameters = {"GET": frozenset({"purpose", "limit", "cursor"})}
 
     @extend_schema(operation_id="care_team_flags_list",
-                   parameters=[purpose_of_use.purpose_parameter("Only conversations held for it are read.")],
-                   responses={200: inline_serializer("CareTeamFlags", {"items": CareTeamFlagOut(many=True)})})
+                   parameters=[purpose_of_use.purpose_parameter("Only conversations held for it are read."),
+                               *page_parameters(default=100, older="the flagged sessions after those (a page "
+                                                                   "holds every flag of up to limit sessions)")],
+                   responses={200: inline_serializer("CareTeamFlags", {"items": CareTeamFlagOut(many=True),
+                                                                       "next_cursor": next_cursor_field()})})
     def get(self, request, patient_id):
         purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
-        return Response({"items": selectors.care_team_flags(identity=self.identity, patient_id=patient_id,
-                                                            purpose=purpose)})
+        limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
+        with cursor_checked():
+            items, next_cursor = selectors.care_team_flags(identity=self.identity, patient_id=patient_id,
+                                                           limit=limit, purpose=purpose,
+                                                           cursor=request.query_params.get("cursor"))
+        return Response({"items": items, "next_cursor": next_cursor})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.utils import timezone
@@ -16,6 +17,7 @@ from conversations.errors import SessionEnded, SessionExpired
 from conversations.models import ConversationSession, ConversationTurn, SessionStatus
 from conversations.summaries import TurnView
 from core import audit
+from core.cursors import cursor_position, position_cursor
 from core.errors import NotFound
 from core.identity import Identity
 from core.patient_identifiers import identifier_values
@@ -107,29 +109,48 @@ def session_context(*, identity: Identity, session_id: uuid.UUID, max_tokens: in
     return session, built
 
 
-def care_team_flags(*, identity: Identity, patient_id: uuid.UUID, limit: int = 100,
-                    purpose: str | None = None) -> list[dict]:
+def care_team_flags(*, identity: Identity, patient_id: uuid.UUID, limit: int = 100, cursor: str | None = None,
+                    purpose: str | None = None) -> tuple[list[dict], str | None]:
     """Clinical remarks the patient's conversations routed to the care team, for the staff who may see those
     conversations (row-level security: a grant for the session's purpose): the category, whether it is urgent,
-    the turn that raised it and when; never what was said. Urgent first, newest first. Audited as a read of the
-    patient's conversations. Flags live with their session: an ended session keeps them (``session_status`` says
-    it ended) until the sweep removes the session, so an urgent flag raised just before the end is still seen; the
-    audit trail keeps that one was raised. ``purpose``: the purpose of use the read names; only conversations held
-    for it."""
+    the turn that raised it and when; never what was said. Audited as a read of the patient's conversations.
+    Flags live with their session: an ended session keeps them (``session_status`` says it ended) until the sweep
+    removes the session, so an urgent flag raised just before the end is still seen; the audit trail keeps that one
+    was raised. ``purpose``: the purpose of use the read names; only conversations held for it.
+
+    A page at a time: every flag of ``limit`` flagged sessions, the sessions holding an urgent flag first, then
+    newest first (within the page, urgent flags first, then newest), and the cursor of the next page (None on the
+    last; ValueError for a cursor it did not give). The first 100 sessions were all there was."""
     sessions = ConversationSession.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
     if purpose is not None:
         sessions = sessions.filter(purpose=purpose)
-    # Sessions holding an urgent flag first: with more than ``limit`` flagged sessions, the newest alone left out an
-    # urgent remark made before them, and the list said nothing of it.
     urgent = ExpressionWrapper(Q(care_team_flags__contains=[{"urgent": True}]), output_field=BooleanField())
-    sessions = (sessions.exclude(care_team_flags=[]).annotate(has_urgent=urgent)
-                .order_by("-has_urgent", "-created_at")[:limit])
+    sessions = sessions.exclude(care_team_flags=[]).annotate(has_urgent=urgent)
+    if cursor:
+        after_urgent, when, ident = _flags_position(cursor)
+        after = Q(created_at__lt=when) | Q(created_at=when, session_id__lt=ident)
+        sessions = sessions.filter((Q(has_urgent=True) & after) | Q(has_urgent=False) if after_urgent else
+                                   Q(has_urgent=False) & after)
+    page = list(sessions.order_by("-has_urgent", "-created_at", "-session_id")[:limit + 1])
+    last = page[limit - 1] if len(page) > limit else None
     flags = [{"session_id": str(s.session_id), "purpose": s.purpose, "session_status": s.status,
               "category": f["category"], "urgent": bool(f["urgent"]), "source_id": f["source_id"],
-              "flagged_at": f.get("flagged_at")} for s in sessions for f in s.care_team_flags]
+              "flagged_at": f.get("flagged_at")} for s in page[:limit] for f in s.care_team_flags]
     flags.sort(key=lambda f: f["flagged_at"] or "", reverse=True)
     flags.sort(key=lambda f: not f["urgent"])
     audit.record(action="conversation.flags", resource_type="conversation_session", patient_id=patient_id,
                  purpose=purpose)
-    return flags[:limit]
+    return flags, _flags_cursor(last) if last is not None else None
+
+
+# A page's cursor: the last session's place (core.cursors), behind "u" while the pages are still going through the
+# sessions holding an urgent flag, "n" once they reached the others
+def _flags_cursor(session: ConversationSession) -> str:
+    return ("u" if session.has_urgent else "n") + position_cursor(session.created_at, session.session_id)
+
+
+def _flags_position(cursor: str) -> tuple[bool, datetime, uuid.UUID]:
+    if cursor[:1] not in ("u", "n"):
+        raise ValueError("not a cursor")
+    return (cursor[0] == "u", *cursor_position(cursor[1:]))
 

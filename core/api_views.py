@@ -10,10 +10,10 @@ from rest_framework.response import Response
 
 from core import audit
 from core.access import require_person_deciding_access
-from core.api import ScopedAPIView
+from core.api import ScopedAPIView, check_query_params
 from core.errors import ValidationFailed, cursor_checked
 from core.models import AuditEvent, Organization
-from core.serializers import ModelOutSerializer, StrictSerializer, UUIDIn, integer_parameter, require_name
+from core.serializers import ModelOutSerializer, RealUUIDIn, StrictSerializer, integer_parameter, require_name
 from core.services import organization_register
 
 
@@ -81,7 +81,7 @@ class OrganizationOut(ModelOutSerializer):
 
 
 class OrganizationIn(StrictSerializer):
-    id = UUIDIn(required=False, help_text="generated when absent")
+    id = RealUUIDIn(required=False, help_text="generated when absent")
     name = serializers.CharField(max_length=200, allow_blank=True, default="", validators=[require_name])
     trusted_issuers = serializers.ListField(child=serializers.CharField(max_length=255), min_length=1,
                                             max_length=20)
@@ -131,6 +131,17 @@ class SchemaView(SpectacularAPIView):
 
     _documents: dict[type, tuple[bytes, str, str]] = {}
     http_method_names = ["get", "head"]  # OPTIONS answered the view's docstring, to anyone: 405 as POST is
+
+    def initial(self, request, *args, **kwargs):
+        # Query parameters as every operation takes them (``/v1/schema?foo=1`` was 200): drf-spectacular's, format
+        # naming one of the renderers (another was 404), nothing else, each once, 422 naming the parameter
+        check_query_params(request, frozenset({"lang", "version"}))
+        named = request.query_params.get("format")
+        formats = sorted({r.format for r in self.get_renderers()})
+        if named is not None and named not in formats:
+            raise ValidationFailed(errors=[{"field": "format", "message": f"one of {', '.join(formats)}",
+                                            "code": "invalid_choice"}])
+        super().initial(request, *args, **kwargs)
 
     @extend_schema(exclude=True)
     def get(self, request, *args, **kwargs):

@@ -355,7 +355,10 @@ def _parse_uuid(value) -> uuid.UUID:
         raise InvalidToken("a UUID claim is not a string")
     if not _UUID_CLAIM.fullmatch(value):
         raise InvalidToken("a UUID claim is malformed")
-    return uuid.UUID(value)
+    parsed = uuid.UUID(value)
+    if parsed.int in (0, 2**128 - 1):  # placeholders (RFC 9562), never an organisation's or a patient's id
+        raise InvalidToken("a UUID claim is the nil or max UUID")
+    return parsed
 
 
 def _scopes(claims: dict) -> frozenset[str]:

@@ -324,7 +324,11 @@ def problem_exception_handler(exc, context):
         return ProblemResponse(problem_body(status_code=405, code="method_not_allowed",
                                             title="Method not allowed"))
     if isinstance(exc, exceptions.NotAcceptable):
-        return ProblemResponse(problem_body(status_code=406, code="not_acceptable", title="Not acceptable"))
+        view = (context or {}).get("view")
+        types = list(dict.fromkeys(r.media_type for r in view.get_renderers())) if view is not None else []
+        return ProblemResponse(problem_body(
+            status_code=406, code="not_acceptable", title="Not acceptable",
+            message=f"Accept leaves nothing this answers in: it answers {', '.join(types)}" if types else None))
     if isinstance(exc, exceptions.Throttled):
         return ProblemResponse(problem_body(status_code=429, code="rate_limited", title=RateLimited.title),
                                {"Retry-After": str(int(getattr(exc, "wait", None) or 1))})

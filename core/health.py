@@ -8,9 +8,11 @@ import logging
 from django.conf import settings
 from django.db import connections
 from django.http import JsonResponse
+from django.urls import Resolver404, resolve
 from psycopg_pool import PoolTimeout
 
-from core.errors import json_problem, method_not_allowed
+from core.browser import is_bearer_path
+from core.errors import PROBLEM_CONTENT_TYPE, json_problem, method_not_allowed, problem_body
 
 log = logging.getLogger("anamnesis.health")
 GET_AND_HEAD = ("GET", "HEAD")
@@ -73,7 +75,23 @@ def _not_ready(code: str, title: str):
 
 
 def not_found(request, exception=None):
+    """404 for a path nothing serves. A path with a trailing slash whose slashless form is served says so (a client
+    that added the slash was told nothing): never a redirect, which a POST would not follow with its body."""
+    path = request.path_info
+    if path.endswith("/") and len(path) > 1 and is_bearer_path(path[:-1]) and _served(path[:-1]):
+        return JsonResponse(problem_body(
+            status_code=404, code="not_found", title="Not found",
+            message="This path is served without its trailing slash: send the request to the path without it"),
+            status=404, content_type=PROBLEM_CONTENT_TYPE)
     return json_problem(404, "not_found", "Not found")
+
+
+def _served(path: str) -> bool:
+    try:
+        resolve(path)
+    except Resolver404:
+        return False
+    return True
 
 
 def server_error(request):

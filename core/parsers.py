@@ -10,7 +10,7 @@
 * NUL characters and lone surrogates in any string or key cannot be stored (PostgreSQL text, UTF-8): 422
   ``validation_error``, naming where;
 * the body is read as sent, in UTF-8: a ``Content-Encoding`` other than ``identity`` or a charset other than
-  UTF-8 is 415 ``unsupported_media_type`` (:func:`check_body_coding`).
+  UTF-8 (by any of its names) or US-ASCII is 415 ``unsupported_media_type`` (:func:`check_body_coding`).
 """
 
 from __future__ import annotations
@@ -164,6 +164,14 @@ def _unsupported(message: str) -> UnsupportedMediaType:
     return refused
 
 
+# The names UTF-8 is known by (IANA's UTF-8 and csUTF8, the WHATWG Encoding Standard's labels, the common utf8), and
+# US-ASCII's registered aliases: ASCII text is UTF-8 as it stands, so it is read the same way
+_UTF_8_LABELS = frozenset({
+    "utf-8", "utf8", "csutf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8",
+    "us-ascii", "ascii", "us", "iso-ir-6", "ansi_x3.4-1968", "ansi_x3.4-1986", "iso_646.irv:1991", "iso646-us",
+    "ibm367", "cp367", "csascii"})
+
+
 def check_body_coding(media_type: str | None, content_encoding: str | None) -> None:
     """The body is read as it was sent, as UTF-8 (RFC 8259 8.1): a content coding other than ``identity``
     (gzip, br, deflate...) or a charset other than UTF-8 is 415 ``unsupported_media_type``, never text misread as
@@ -173,8 +181,11 @@ def check_body_coding(media_type: str | None, content_encoding: str | None) -> N
         raise _unsupported("The request body must be sent without a content coding (no Content-Encoding, or "
                            "identity): send plain UTF-8 JSON")
     charset = parse_header_parameters(media_type or "")[1].get("charset")
-    if charset is not None and charset.strip().lower() != "utf-8":
+    if charset is not None and charset.strip().lower() not in _UTF_8_LABELS:
         raise _unsupported("JSON is sent in UTF-8: leave the charset out or declare charset=utf-8")
+    # charset=iso-8859-1; charset=utf-8 was read as UTF-8 (the last one counts here; elsewhere the first may)
+    if [p.split("=", 1)[0].strip().lower() for p in (media_type or "").split(";")[1:]].count("charset") > 1:
+        raise _unsupported("The charset is declared more than once: declare it once, as utf-8, or leave it out")
 
 
 class StrictJSONParser(JSONParser):

@@ -110,6 +110,21 @@ class UUIDIn(serializers.UUIDField):
         return super().to_internal_value(data)
 
 
+class RealUUIDIn(UUIDIn):
+    """The id of a patient or an organisation, as a caller sends it to register one or to start something for one
+    (a grant, a session, a workflow). The nil UUID (all zeros) and the max UUID (all ones, RFC 9562) are
+    placeholders, what a client sends for "none" or by mistake, never an id: a patient was registered under the nil
+    UUID, a real record that every such mistake then reached."""
+
+    default_error_messages = {"reserved": "the nil and max UUIDs are no one's id: send a real one, or leave it out"}
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value.int in (0, 2**128 - 1):
+            self.fail("reserved")
+        return value
+
+
 @extend_schema_field({"type": "object", "additionalProperties": True})
 class JSONObjectIn(serializers.JSONField):
     """A JSON object, published as one: DRF's JSONField is any JSON value in the OpenAPI document (and so in the MCP

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from core import audit
 from core.api import ScopedAPIView
 from core.errors import NotFound
-from core.serializers import StrictSerializer, UUIDIn, require_name, require_subject, require_visible
+from core.serializers import RealUUIDIn, StrictSerializer, require_name, require_subject, require_visible
 from directory import selectors, services
 from directory.models import StaffMember
 
@@ -45,7 +45,7 @@ class PatientOut(serializers.Serializer):
 
 
 class PatientIn(StrictSerializer):
-    patient_id = UUIDIn(required=False, help_text="An existing patient id; new when absent")
+    patient_id = RealUUIDIn(required=False, help_text="An existing patient id; new when absent")
     # checked as sent (DRF's trimming would drop a trailing control character unseen); the service trims spaces
     display_name = serializers.CharField(max_length=200, trim_whitespace=False, help_text=NAME_HELP,
                                          validators=[require_visible, require_name])

@@ -293,6 +293,16 @@ def test_remarks_routed_to_the_care_team_reach_the_staff_who_care_for_the_patien
     assert world.patient(world.patient_b).get(path).json()["items"] == []
 
 
+def _copies_of(world, session_id: str, count: int) -> None:
+    """``count`` more sessions of patient A like this one (its flags, its start time), made in one statement."""
+    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}",
+                                   patient_self_id=world.patient_a, actor_kind=ACTOR_PATIENT)):
+        template = ConversationSession.objects.get(session_id=session_id)
+        ConversationSession.objects.bulk_create([ConversationSession(**{
+            f.attname: getattr(template, f.attname) for f in ConversationSession._meta.concrete_fields
+            if f.attname != "session_id"}) for _ in range(count)])
+
+
 def test_an_urgent_remark_is_listed_behind_more_than_100_newer_flagged_sessions(world):
     """The list read the newest 100 flagged sessions and then put urgent flags first: an urgent remark made before
     100 sessions with other flags was left out, with nothing saying so. Sessions holding an urgent flag are read
@@ -302,15 +312,46 @@ def test_an_urgent_remark_is_listed_behind_more_than_100_newer_flagged_sessions(
     say(api, urgent, "I have crushing chest pain right now")
     newer = start(api, world.patient_a)["session"]["session_id"]
     say(api, newer, SEED_TURN_1)  # blood thinners: not urgent
-    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}",
-                                   patient_self_id=world.patient_a, actor_kind=ACTOR_PATIENT)):
-        template = ConversationSession.objects.get(session_id=newer)
-        ConversationSession.objects.bulk_create([ConversationSession(**{
-            f.attname: getattr(template, f.attname) for f in ConversationSession._meta.concrete_fields
-            if f.attname != "session_id"}) for _ in range(101)])
+    _copies_of(world, newer, 101)
     world.grant(world.patient_a, "nurse-5", "appointment_scheduling")
     items = world.staff("nurse-5").get(f"/v1/patients/{world.patient_a}/care-team-flags").json()["items"]
     assert items[0]["urgent"] is True and items[0]["session_id"] == urgent, items[:2]
+
+
+def test_care_team_flags_are_read_a_page_at_a_time_through_every_flagged_session(world):
+    """The list stopped at 100 flagged sessions with no cursor: whoever had more never saw the rest. Pages of
+    ``limit`` sessions follow ``next_cursor`` through every one, once each, the urgent one first (sessions made in
+    one statement share their start time: their ids keep the order); a cursor the list never gave is 422."""
+    api = world.patient(world.patient_a)
+    older = start(api, world.patient_a)["session"]["session_id"]
+    say(api, older, SEED_TURN_1)  # blood thinners: not urgent
+    urgent = start(api, world.patient_a)["session"]["session_id"]
+    say(api, urgent, "I have crushing chest pain right now")
+    newer = start(api, world.patient_a)["session"]["session_id"]
+    say(api, newer, SEED_TURN_1)
+    _copies_of(world, newer, 120)
+    world.grant(world.patient_a, "nurse-5", "appointment_scheduling")
+    nurse = world.staff("nurse-5")
+    path = f"/v1/patients/{world.patient_a}/care-team-flags"
+    first = nurse.get(path).json()
+    assert len({f["session_id"] for f in first["items"]}) == 100 and first["next_cursor"], first["next_cursor"]
+    sessions, cursor, pages = [], None, 0
+    while True:
+        r = nurse.get(path, {"limit": "7", **({"cursor": cursor} if cursor else {})})
+        assert r.status_code == 200, r.content
+        page_sessions = list(dict.fromkeys(f["session_id"] for f in r.json()["items"]))
+        assert len(page_sessions) == 7 or r.json()["next_cursor"] is None
+        sessions += page_sessions
+        pages += 1
+        cursor = r.json()["next_cursor"]
+        if cursor is None:
+            break
+    assert pages == 18 and len(sessions) == len(set(sessions)) == 123, (pages, len(sessions))
+    assert sessions[0] == urgent and sessions[-1] == older
+    for bad in ("x", "u" + "A" * 10, "n", first["next_cursor"][1:]):
+        r = nurse.get(path, {"cursor": bad})
+        assert r.status_code == 422 and r.json()["errors"][0]["field"] == "cursor", (bad, r.content)
+    assert nurse.get(path, {"limit": "0"}).status_code == 422
 
 
 def register_mrn(world, mrn: str) -> None:

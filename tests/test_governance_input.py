@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import http.client
 import json
+import uuid
 
 import pytest
 
 from core.identity import Identity, identity_context
-from tests.conftest import memory_body
+from tests.conftest import admin_connect, memory_body
 from tests.fakes.service import LiveService
 from tests.support import Api
 
@@ -82,8 +83,9 @@ def test_a_body_sent_as_it_is_is_read(world, coding):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("charset, encoding", [("utf-16", "utf-16"), ("UTF-16LE", "utf-16-le"),
-                                               ("iso-8859-1", "latin-1"), ("us-ascii", "ascii"),
-                                               ("utf-32", "utf-32"), ("nonsense", "utf-8")])
+                                               ("iso-8859-1", "latin-1"), ("windows-1252", "cp1252"),
+                                               ("utf-32", "utf-32"), ("nonsense", "utf-8"), ("utf-8-sig", "utf-8-sig"),
+                                               ("utf-7", "utf-7")])
 def test_json_declared_in_another_charset_than_utf_8_is_415(world, charset, encoding):
     """JSON on the wire is UTF-8 (RFC 8259 8.1): a body declared in another charset was decoded as UTF-8 anyway
     (400 malformed_json for UTF-16, a silently misread text for Latin-1)."""
@@ -99,13 +101,41 @@ def test_json_declared_in_another_charset_than_utf_8_is_415(world, charset, enco
 @pytest.mark.django_db
 @pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8",
                                           "application/json; charset=UTF-8", 'application/json; charset="utf-8"',
-                                          "application/json;charset=Utf-8"])
+                                          "application/json;charset=Utf-8", "application/json; charset=utf8",
+                                          "application/json; charset=UTF8", "application/json; charset=csUTF8",
+                                          "application/json; charset=unicode-1-1-utf-8"])
 def test_json_in_utf_8_declared_or_not_is_read(world, content_type):
+    """UTF-8 by any of its names is read (``charset=utf8`` was 415 unsupported_media_type)."""
     cid = world.consent(world.patient_a)
     api = world.patient(world.patient_a)
     body = memory_body(cid, "earliest_time", "10:00")
     r = _post_as(api, _mem(world), json.dumps(body, ensure_ascii=False).encode("utf-8"), content_type)
     assert r.status_code == 201, r.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("content_type", ["application/json; charset=iso-8859-1; charset=utf-8",
+                                          "application/json; charset=utf-8; CHARSET=utf-8"])
+def test_a_charset_declared_twice_is_415_whichever_comes_last(world, content_type):
+    """``charset=iso-8859-1; charset=utf-8`` was read as UTF-8 (the last counted) where another reader may take the
+    first: which one is meant is not guessed, as for a key twice in a JSON object."""
+    cid = world.consent(world.patient_a)
+    r = _post_as(world.patient(world.patient_a), _mem(world), json.dumps(memory_body(cid)).encode(), content_type)
+    assert r.status_code == 415 and r.json()["code"] == "unsupported_media_type", r.content
+    assert "more than once" in r.json()["message"]
+    assert _memories_of(world) == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("charset", ["us-ascii", "US-ASCII", "ascii", "ANSI_X3.4-1968", "csASCII"])
+def test_json_declared_in_us_ascii_is_read_as_the_utf_8_it_is(world, charset):
+    """US-ASCII is a subset of UTF-8: a body declared in it (by any of its registered names) was 415."""
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    body = memory_body(cid, "earliest_time", "10:00")
+    r = _post_as(api, _mem(world), json.dumps(body).encode("ascii"), f"application/json; charset={charset}")
+    assert r.status_code == 201, r.content
+    assert _memories_of(world) == 1
 
 
 @pytest.mark.django_db
@@ -318,16 +348,21 @@ def test_a_format_no_renderer_has_is_422_naming_it_after_authentication(world, f
 @pytest.mark.parametrize("accept, status", [
     (None, 200), ("*/*", 200), ("application/json", 200), ("application/json; q=0.5", 200), ("application/*", 200),
     ("text/html, */*;q=0.1", 200), ("text/html", 406), ("application/xml", 406),
+    ("application/json;q=0", 406), ("application/json; q=0.000", 406), ("*/*;q=0", 406),
+    ("application/json;q=0, */*", 406), ("application/*;q=0, */*;q=1", 406), ("text/html, application/json;q=0", 406),
+    ("text/html;q=0, */*", 200), ("*/*;q=0, application/json", 200), ("application/json;q=0.001", 200),
 ])
 def test_what_a_caller_accepts_is_answered_as_drf_negotiates_it(world, accept, status):
     """The common Accept values skip DRF's media-type parsing (core.api.ScopedAPIView.perform_content_negotiation);
-    the answer is DRF's own for every value, the usual ones and the rest."""
+    the answer is DRF's own for every value, the usual ones and the rest, except that ``q=0`` means "not
+    acceptable" (RFC 9110 12.4.2), decided by the most specific range: ``application/json;q=0`` was served JSON."""
     api = world.patient(world.patient_a)
     r = api.get(_mem(world), headers={"Accept": accept} if accept is not None else None)
     assert r.status_code == status, r.content
     assert r["Content-Type"] == ("application/json" if status == 200 else "application/problem+json"), r["Content-Type"]
     if status == 406:
         assert r.json()["code"] == "not_acceptable"
+        assert r.json()["message"] == "Accept leaves nothing this answers in: it answers application/json"
 
 
 @pytest.mark.django_db
@@ -429,3 +464,54 @@ def test_a_query_value_that_is_not_utf_8_is_422_naming_it_never_searched_as_repl
         assert [(e["field"], e["code"]) for e in r.json()["errors"]] in (
             [("q", "invalid_encoding")], [("purpose", "invalid_encoding")]), query
     assert patient.get(f"{search}?q=caf%C3%A9+%E4%BD%95").status_code == 200
+
+
+_PLACEHOLDER_IDS = ["00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("placeholder", _PLACEHOLDER_IDS)
+def test_the_nil_and_max_uuids_are_no_patients_id_and_nothing_is_registered_or_started_for_them(world, placeholder):
+    """A patient was registered under the nil UUID (201), and grants, sessions and workflows started for it: the
+    nil and max UUIDs (RFC 9562) are placeholders, 422 ``reserved`` naming the field, nothing written."""
+    staff = world.staff("org-admin", scope="patient:write grant:write memory:write workflow:write")
+    attempts = [("/v1/patients", {"display_name": "Ann Nil", "patient_id": placeholder}),
+                ("/v1/grants", {"patient_id": placeholder, "actor_sub": "nurse-1", "purpose": "care_coordination"}),
+                ("/v1/sessions", {"patient_id": placeholder, "purpose": "appointment_scheduling"}),
+                ("/v1/workflows", {"workflow_type": "appointment_booking", "patient_id": placeholder})]
+    for path, body in attempts:
+        r = staff.post(path, body)
+        assert r.status_code == 422 and r.json()["code"] == "validation_error", (path, r.content)
+        assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("patient_id", "reserved")], r.json()
+    with admin_connect() as conn:
+        held = conn.execute("SELECT (SELECT count(*) FROM patient_directory WHERE patient_id = %(p)s)"
+                            " + (SELECT count(*) FROM patient_access_grants WHERE patient_id = %(p)s)",
+                            {"p": placeholder}).fetchone()[0]
+    assert held == 0
+    real = str(uuid.uuid4())
+    assert staff.post("/v1/patients", {"display_name": "Ann Real", "patient_id": real}).status_code == 201
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("placeholder", _PLACEHOLDER_IDS)
+def test_a_token_naming_the_nil_or_max_uuid_as_its_organisation_or_patient_is_refused(world, placeholder):
+    for claims in ({"org_id": placeholder}, {"patient_id": placeholder}):
+        r = Api(world.token(sub="someone", **claims)).get("/v1/audit-events")
+        assert r.status_code == 401 and r.json()["code"] == "invalid_token", (claims, r.content)
+
+
+@pytest.mark.django_db
+def test_a_trailing_slash_is_404_saying_that_the_path_without_it_is_served_never_a_redirect(world):
+    """``GET /v1/audit-events/`` was a bare 404 with no hint; the path without the slash is served, and the problem
+    document says so (a POST is never redirected: its body would be lost)."""
+    staff = world.staff("org-admin", scope="patient:write patient:read audit:read memory:read")
+    for method, path in (("get", "/v1/audit-events/"), ("post", "/v1/patients/"),
+                         ("get", f"/v1/patients/{world.patient_a}/memories/")):
+        r = staff.post(path, {"display_name": "Ann"}) if method == "post" else staff.get(path)
+        assert r.status_code == 404 and "Location" not in r, (method, path, r.status_code)
+        assert r["Content-Type"] == "application/problem+json" and r.json()["code"] == "not_found"
+        assert "without its trailing slash" in r.json()["message"], r.json()
+    assert staff.get("/v1/patients", {"q": "Ann"}).json()["items"] == []  # the POST registered no one
+    for path in ("/v1/nothing-here/", "/v1/patients/not-a-uuid/memories/", "/v1/audit-events/x"):
+        r = staff.get(path)
+        assert r.status_code == 404 and r.json()["message"] == "Not found", (path, r.json())

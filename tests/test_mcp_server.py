@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import sys
+import urllib.parse
 import uuid
 
 import anyio
@@ -205,14 +206,17 @@ def test_a_request_that_accepts_no_json_is_406_as_a_json_rpc_error_like_the_tran
     400s are, with the request id and no-store every answer carries. Accepting JSON in any form is served."""
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {patient_token(world)}"}
     listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-    for accept in ("text/html", "text/event-stream", "image/png, text/plain"):
+    # q=0 is "not acceptable" (RFC 9110 12.4.2): the transport read the ranges and never their quality
+    for accept in ("text/html", "text/event-stream", "image/png, text/plain", "application/json;q=0",
+                   "application/json;q=0, text/event-stream", "*/*;q=0", "application/json;q=0, */*"):
         r = httpx.post(live.mcp_url, json=listing, headers={**headers, "Accept": accept}, timeout=30)
         assert r.status_code == 406 and r.headers["content-type"] == "application/json", (accept, r.text)
         body = r.json()
         assert body["jsonrpc"] == "2.0" and body["id"] is None and body["error"]["code"] == -32600, body
         assert "application/json" in body["error"]["message"]
         assert r.headers["x-request-id"] and r.headers["cache-control"] == "no-store"
-    for accept in ("application/json", "*/*", "application/*", "application/json, text/event-stream"):
+    for accept in ("application/json", "*/*", "application/*", "application/json, text/event-stream",
+                   "text/event-stream;q=0, application/json", "*/*;q=0, application/json;q=0.2"):
         r = httpx.post(live.mcp_url, json=listing, headers={**headers, "Accept": accept}, timeout=30)
         assert r.status_code == 200 and r.json()["result"]["tools"], accept
 
@@ -230,6 +234,12 @@ def test_a_trailing_slash_is_404_never_a_redirect_to_the_host_the_request_named(
                               headers={**headers, **extra}, timeout=30, follow_redirects=False)
             assert r.status_code == 404 and "location" not in r.headers, (extra, method, r.headers)
             assert r.headers["content-type"] == "application/problem+json" and r.json()["code"] == "not_found"
+            assert "without its trailing slash" in r.json()["message"], r.json()
+    assert "trailing slash" not in httpx.post(live.mcp_url + "/x", json=ping, headers=headers, timeout=30).text
+    metadata = live.url + "/.well-known/oauth-protected-resource" + urllib.parse.urlsplit(live.mcp_url).path
+    assert httpx.get(metadata, timeout=30).status_code == 200
+    r = httpx.get(metadata + "/", timeout=30)
+    assert r.status_code == 404 and "without its trailing slash" in r.json()["message"], r.text
     assert httpx.post(live.mcp_url, json=ping, headers=headers, timeout=30).json()["result"] == {}
 
 
@@ -957,3 +967,25 @@ def test_request_operations_idempotency_key_is_described_as_required():
     described = schema["properties"]["idempotency_key"]["description"]
     assert described.startswith("Required") and "without it" not in described.lower()
     assert "null" not in str(schema["properties"]["idempotency_key"].get("type"))
+
+
+@pytest.mark.parametrize("message, field, code", [
+    ({"method": "initialize", "params": {"capabilities": {}, "clientInfo": {"name": "a", "version": "1"}}},
+     "protocolVersion", "required"),
+    ({"method": "tools/call", "params": {"name": "memory_search", "arguments": ["is she allergic?"]}},
+     "arguments", "invalid"),
+    ({"method": "tools/call", "params": {"arguments": {}}}, "name", "required"),
+    ({"method": "tools/list", "params": {"cursor": 5}}, "cursor", "invalid"),
+])
+def test_params_the_sdk_refuses_are_named_as_a_tools_argument_errors_are(world, live, message, field, code):
+    """``initialize`` without ``protocolVersion`` or ``arguments`` sent as a list were -32602 "Invalid request
+    parameters" with empty ``data``: the error names the parameter, in its message and in ``data.errors`` (field,
+    message, code), as a tool's own argument errors do."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    r = httpx.post(live.mcp_url, json={"jsonrpc": "2.0", "id": 7, **message}, headers=headers, timeout=30)
+    error = r.json()["error"]
+    assert error["code"] == -32602 and r.json()["id"] == 7 and "result" not in r.json(), r.text
+    assert error["data"]["errors"][0]["field"] == field and error["data"]["errors"][0]["code"] == code, error
+    assert field in error["message"] and "pydantic" not in r.text, error
+    assert list_tools(live, patient_token(world))

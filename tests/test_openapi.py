@@ -363,3 +363,31 @@ def test_options_on_the_schema_and_the_docs_is_405_never_a_500_or_the_views_note
         assert r.status_code == 405 and r["Content-Type"] == "application/problem+json", (path, r.content[:200])
         assert r.json()["code"] == "method_not_allowed" and r["Allow"] == "GET, HEAD", path
         assert client.head(path).status_code == 200
+
+
+def test_the_schema_in_a_format_the_caller_refuses_with_q_0_is_not_served(client):
+    """``q=0`` is "not acceptable" (RFC 9110 12.4.2): the schema's YAML refused so is answered in JSON, and nothing
+    acceptable left is 406 ``not_acceptable`` (both were answered YAML)."""
+    json_type = "application/vnd.oai.openapi+json"
+    r = client.get("/v1/schema", HTTP_ACCEPT=f"application/vnd.oai.openapi;q=0, {json_type};q=0.5")
+    assert r.status_code == 200 and r["Content-Type"].startswith(json_type), r["Content-Type"]
+    for accept in ("*/*;q=0", f"application/vnd.oai.openapi;q=0, {json_type};q=0, application/json;q=0"):
+        r = client.get("/v1/schema", HTTP_ACCEPT=accept)
+        assert r.status_code == 406 and r["Content-Type"] == "application/problem+json", (accept, r.content)
+        assert r.json()["code"] == "not_acceptable"
+
+
+@pytest.mark.parametrize("query, field, code", [
+    ("foo=1", "foo", "unknown_parameter"), ("format=json&format=json", "format", "repeated_parameter"),
+    ("format=", "format", "blank"), ("format=xml", "format", "invalid_choice"), ("q=%FF", "q", "invalid_encoding"),
+])
+def test_the_schema_refuses_a_query_parameter_it_does_not_take_as_every_operation_does(client, query, field, code):
+    """``/v1/schema?foo=1`` was answered 200 where every operation refuses a parameter it does not take: 422
+    ``validation_error`` naming it, as for any operation (``format``, ``lang`` and ``version`` are taken)."""
+    r = client.get(f"/v1/schema?{query}")
+    assert r.status_code == 422 and r["Content-Type"] == "application/problem+json", (query, r.status_code, r.content)
+    assert r.json()["code"] == "validation_error"
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [(field, code)], r.json()
+    assert client.head(f"/v1/schema?{query}").status_code == 422
+    for fine in ("format=json", "lang=en", "version=1", "format=yaml"):
+        assert client.get(f"/v1/schema?{fine}").status_code == 200, fine

@@ -18,6 +18,8 @@ import pytest
 from anamnesis_client import AnamnesisClient, AsyncAnamnesisClient, ClientCredentials, RetryPolicy, errors, models
 from anamnesis_client.client import Call
 
+from conversations.models import ConversationSession
+from core.identity import ACTOR_PATIENT, Identity, identity_context
 from tests.fakes.scheduling import FakeScheduling
 from tests.live import free_port
 from tests.support import PATIENT_SCOPES, mint, propose_many
@@ -707,9 +709,20 @@ def test_the_client_reads_what_conversations_flagged_for_the_care_team(world, li
         "session"]["session_id"]
     patient.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "I have crushing chest pain right now"})
     world.grant(pid, "nurse-8", "appointment_scheduling")
+    older = patient.post("/v1/sessions", {"patient_id": str(pid), "purpose": "appointment_scheduling"}).json()[
+        "session"]["session_id"]
+    patient.post(f"/v1/sessions/{older}/turns", {"role": "user", "content": "I take warfarin, a blood thinner"})
+    # more flagged sessions than one page holds (100): the client reads every page
+    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid,
+                                   actor_kind=ACTOR_PATIENT)):
+        template = ConversationSession.objects.get(session_id=older)
+        ConversationSession.objects.bulk_create([ConversationSession(**{
+            f.attname: getattr(template, f.attname) for f in ConversationSession._meta.concrete_fields
+            if f.attname != "session_id"}) for _ in range(100)])
     with AnamnesisClient(live.url, world.token(sub="nurse-8")) as api:
         flags = api.care_team_flags(pid)
     assert flags and flags[0].urgent is True and str(flags[0].session_id) == sid
+    assert len({str(f.session_id) for f in flags}) == 102 and str(older) in {str(f.session_id) for f in flags}
 
 
 def test_every_read_names_its_purpose_and_one_the_agent_holds_no_consent_for_is_refused(world, live):

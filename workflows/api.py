@@ -21,7 +21,7 @@ from core.api import ScopedAPIView
 from core.errors import ValidationFailed, cursor_checked
 from core.identity import Identity
 from core.schema import NULL_ONLY
-from core.serializers import ModelOutSerializer, NoBody, StrictSerializer, UUIDIn, integer_parameter
+from core.serializers import ModelOutSerializer, NoBody, RealUUIDIn, StrictSerializer, integer_parameter
 from workflows import reconciliation, selectors, services
 from workflows.definitions import OPERATION_KINDS, WORKFLOW_TYPES
 from workflows.models import Operation, Workflow
@@ -204,7 +204,7 @@ class StatePatch(serializers.DictField):
 
 class WorkflowCreateIn(StrictSerializer):
     workflow_type = serializers.ChoiceField(choices=sorted(WORKFLOW_TYPES))
-    patient_id = UUIDIn()
+    patient_id = RealUUIDIn()
     state = StatePatch(required=False, default=dict)
 
 

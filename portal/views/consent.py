@@ -203,7 +203,7 @@ def staff_patient(request, patient_id: uuid.UUID):
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
               "flagged_at": _stored_time(f["flagged_at"])}
              for f in conversation_selectors.care_team_flags(identity=identity, patient_id=patient_id,
-                                                             purpose=purpose)]
+                                                             purpose=purpose)[0]]
     return render(request, "consent/staff_patient.html",
                   {"patient_id": patient_id, "profile": profile, "memories": memories, "quarantined": quarantined,
                    "consents": consents, "flags": flags, "purpose": PURPOSE_LABELS.get(purpose, purpose),

@@ -121,6 +121,20 @@ function withPurpose<Q extends object>(query: Q, purpose: PurposeOfUse | undefin
   return (purpose !== undefined ? { ...query, purpose } : query) as Q;
 }
 
+/** Every item of a list the service answers a page at a time: `read` fetches the page after `cursor` (the first
+ * when undefined), and pages are followed through `next_cursor` until it is null. */
+async function allPages<T>(read: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor?: string | null }
+                                                                          | undefined>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = required(await read(cursor));
+    items.push(...page.items);
+    cursor = page.next_cursor || undefined;
+  } while (cursor !== undefined);
+  return items;
+}
+
 function keyHeader(options: CreateOptions | undefined): { header?: { "Idempotency-Key": string } } {
   return options?.idempotencyKey !== undefined ? { header: { "Idempotency-Key": options.idempotencyKey } } : {};
 }
@@ -282,30 +296,22 @@ export class AnamnesisClient {
     return required(data);
   }
 
-  /** What the patient's conversations flagged for the care team (staff who may see them), urgent first. */
+  /** What the patient's conversations flagged for the care team (staff who may see them), urgent first: the
+   * service answers a page at a time, and its pages are followed through `next_cursor` to the last. */
   async careTeamFlags(patientId: Id, options: ReadOptions = {}): Promise<CareTeamFlag[]> {
-    const { data } = await this.raw.GET("/v1/patients/{patient_id}/care-team-flags", {
-      params: { path: { patient_id: patientId }, query: withPurpose({}, this.#purposeOf(options)) as never },
-    });
-    return required(data).items;
+    const purpose = this.#purposeOf(options);
+    return allPages(async (cursor) => (await this.raw.GET("/v1/patients/{patient_id}/care-team-flags", {
+      params: { path: { patient_id: patientId }, query: withPurpose(cursor === undefined ? {} : { cursor }, purpose) },
+    })).data);
   }
 
   /** Every proposal waiting for the patient or staff, oldest first: the service answers a page at a time, and its
    * pages are followed through `next_cursor` to the newest. With a purpose, only those kept for it. */
   async listProposals(patientId: Id, options: ReadOptions = {}): Promise<Proposal[]> {
-    const proposals: Proposal[] = [];
     const purpose = this.#purposeOf(options);
-    let cursor: string | undefined;
-    do {
-      const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/proposals", {
-        params: { path: { patient_id: patientId },
-                  query: withPurpose(cursor === undefined ? {} : { cursor }, purpose) },
-      });
-      const page = required(data);
-      proposals.push(...page.items);
-      cursor = page.next_cursor || undefined;
-    } while (cursor !== undefined);
-    return proposals;
+    return allPages(async (cursor) => (await this.raw.GET("/v1/patients/{patient_id}/memories/proposals", {
+      params: { path: { patient_id: patientId }, query: withPurpose(cursor === undefined ? {} : { cursor }, purpose) },
+    })).data);
   }
 
   async confirmMemory(patientId: Id, memoryId: Id): Promise<Memory> {
@@ -446,17 +452,9 @@ export class AnamnesisClient {
   /** Every operation of the workflow, newest first: the service answers a page at a time, and its pages are
    * followed through `next_cursor` to the oldest. */
   async listOperations(workflowId: Id): Promise<Operation[]> {
-    const operations: Operation[] = [];
-    let cursor: string | undefined;
-    do {
-      const { data } = await this.raw.GET("/v1/workflows/{workflow_id}/operations", {
-        params: { path: { workflow_id: workflowId }, query: cursor === undefined ? {} : { cursor } },
-      });
-      const page = required(data);
-      operations.push(...page.items);
-      cursor = page.next_cursor || undefined;
-    } while (cursor !== undefined);
-    return operations;
+    return allPages(async (cursor) => (await this.raw.GET("/v1/workflows/{workflow_id}/operations", {
+      params: { path: { workflow_id: workflowId }, query: cursor === undefined ? {} : { cursor } },
+    })).data);
   }
 }
 

@@ -280,7 +280,8 @@ export interface paths {
         };
         /**
          * @description Clinical remarks routed to the care team from the patient's conversations (codes, never what was said),
-         *     for whoever may see those conversations: urgent first. Nothing the caller may not see: an empty list.
+         *     for whoever may see those conversations: urgent first. Nothing the caller may not see: an empty list. A page at
+         *     a time: pass the answer's ``next_cursor`` as ``cursor`` (null on the last page).
          *
          *     Requires scopes: `memory:read`.
          */
@@ -1038,6 +1039,8 @@ export interface components {
         };
         CareTeamFlags: {
             items: components["schemas"]["CareTeamFlagOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /** @description Refuses fields it does not declare. */
         CheckpointInRequest: {
@@ -5236,6 +5239,10 @@ export interface operations {
     care_team_flags_list: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: the flagged sessions after those (a page holds every flag of up to limit sessions) */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Only conversations held for it are read. */
                 purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
             };

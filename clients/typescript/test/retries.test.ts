@@ -337,6 +337,29 @@ describe("lists the service answers a page at a time", () => {
       await upstream.close();
     }
   });
+
+  test("careTeamFlags follows next_cursor past the first page of flagged sessions, naming the purpose on each", async () => {
+    // careTeamFlags read the one answer there was, the first 100 flagged sessions; the service now pages them
+    const seen: URLSearchParams[] = [];
+    const pages: Record<string, { items: { category: string }[]; next_cursor: string | null }> = {
+      "": { items: [{ category: "urgent_symptom" }], next_cursor: "u1" },
+      u1: { items: [{ category: "medication_anticoagulant" }], next_cursor: null },
+    };
+    const upstream = await serve((request, _body, response) => {
+      const query = new URL(request.url ?? "/", "http://x").searchParams;
+      seen.push(query);
+      json(response, 200, pages[query.get("cursor") ?? ""]);
+    });
+    try {
+      const flags = await new AnamnesisClient(upstream.url, "t").careTeamFlags(randomUUID(),
+                                                                              { purpose: "care_coordination" });
+      assert.deepEqual(flags.map((f) => f.category), ["urgent_symptom", "medication_anticoagulant"]);
+      assert.deepEqual(seen.map((q) => [q.get("cursor"), q.get("purpose")]),
+                       [[null, "care_coordination"], ["u1", "care_coordination"]]);
+    } finally {
+      await upstream.close();
+    }
+  });
 });
 
 describe("ids in the request path", () => {

@@ -163,9 +163,10 @@ class _Operations:
                               json=proposal.body(), creating=True, idempotency_key=idempotency_key))
 
     def care_team_flags(self, patient_id: uuid.UUID | str, *, purpose: str | None = None):
-        """What the patient's conversations flagged for the care team (staff who may see them), urgent first."""
+        """What the patient's conversations flagged for the care team (staff who may see them), urgent first (the
+        service answers a page at a time: every page is read)."""
         return self._run(Call("GET", f"/v1/patients/{patient_id}/care-team-flags", m.CareTeamFlag, unwrap="items",
-                              params=_params(purpose=self._purpose(purpose))))
+                              params=_params(purpose=self._purpose(purpose)), paged=True))
 
     def list_proposals(self, patient_id: uuid.UUID | str, *, purpose: str | None = None):
         """Every proposal waiting for the patient or staff, oldest first (the service answers a page at a time);
