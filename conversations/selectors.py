@@ -146,7 +146,8 @@ def care_team_flags(*, identity: Identity, patient_id: uuid.UUID, limit: int = 1
 # A page's cursor: the last session's place (core.cursors), behind "u" while the pages are still going through the
 # sessions holding an urgent flag, "n" once they reached the others
 def _flags_cursor(session: ConversationSession) -> str:
-    return ("u" if session.has_urgent else "n") + position_cursor(session.created_at, session.session_id)
+    urgent = session.has_urgent  # type: ignore[attr-defined]  # annotated by the query
+    return ("u" if urgent else "n") + position_cursor(session.created_at, session.session_id)
 
 
 def _flags_position(cursor: str) -> tuple[bool, datetime, uuid.UUID]:

@@ -14,6 +14,7 @@ from core import audit
 from core.cursors import cursor_position, position_cursor
 from core.errors import NotFound
 from core.identity import Identity
+from memory.lifecycle import memory_value
 from memory.models import Deletion, LifecycleEvent, Memory, MemoryState, Release, ReleaseMember, state_now
 
 
@@ -427,3 +428,18 @@ def deletion_receipts_audited(*, identity: Identity, patient_id: uuid.UUID) -> l
     audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id,
                  outcome_by_access=True)
     return receipts
+
+
+def memory_proposal_waiting(*, identity: Identity, patient_id: uuid.UUID, new, source: str,
+                            consent_record_id: uuid.UUID) -> Memory | None:
+    """This proposer's proposal of ``new``'s value (a ``memory.services.NewFact``) still waiting for review (past
+    its validity or retention it is no longer one), if any. The caller holds the attribute's lock."""
+    candidates = Memory.objects.filter(
+        organization_id=identity.org_id, patient_id=patient_id, memory_type=new.memory_type,
+        attribute=new.attribute, consent_purpose=new.consent_purpose, consent_record_id=consent_record_id,
+        state=MemoryState.PROPOSED, source=source, created_by=identity.actor_sub,
+        agent_client_id=identity.agent_client_id,
+    ).order_by("created_at")
+    # values are compared as the type normalised them (decrypted where the type is encrypted)
+    return next((m for m in candidates if m.effective_state(consent=False) == MemoryState.PROPOSED
+                 and memory_value(m) == new.fact), None)

@@ -27,10 +27,10 @@ from core.services import organization_ensure
 from events.services import event_emit
 from memory import representations
 from memory.crypto import encrypt_fact, new_salt
-from memory.lifecycle import lifecycle_row, memory_transition, memory_value
+from memory.lifecycle import lifecycle_row, memory_transition
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval.vectors import memory_vector_copy, memory_vector_later
-from memory.selectors import compiled_once, memory_current_since, memory_proposals_stale
+from memory.selectors import compiled_once, memory_current_since, memory_proposal_waiting, memory_proposals_stale
 from memory.types import FactInvalid, TypeSpec, fact_validate, revision_lock_key, type_get
 
 S = MemoryState
@@ -542,7 +542,7 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
     # in memory_record's order (consent, attribute, type), so that neither waits for the other's second lock
     _attribute_lock(identity.org_id, patient_id, spec.name, attribute, consent_purpose)
     _hold_type(identity, spec, new)
-    pending = _pending_proposal(identity=identity, patient_id=patient_id, new=new, source=source,
+    pending = memory_proposal_waiting(identity=identity, patient_id=patient_id, new=new, source=source,
                                 consent_record_id=consent)
     if pending is not None and memory_current_since(pending.created_at, list(Memory.objects.raw(
             *_current_of_attribute_statement(org_id=identity.org_id, patient_id=patient_id,
@@ -588,17 +588,3 @@ def _refuse_over_pending_limit(identity: Identity, patient_id: uuid.UUID, purpos
         raise Conflict(f"{waiting} proposals of yours for this patient are waiting for review; more are taken once "
                        "some are confirmed or rejected", code="too_many_proposals").about(
             patient_id=patient_id, purpose=purpose)
-
-
-def _pending_proposal(*, identity: Identity, patient_id: uuid.UUID, new: NewFact, source: str,
-                      consent_record_id: uuid.UUID) -> Memory | None:
-    """This proposer's proposal of the same value still waiting for review (past its validity or retention it is
-    no longer one), if any. The caller holds the attribute's lock."""
-    candidates = Memory.objects.filter(
-        organization_id=identity.org_id, patient_id=patient_id, memory_type=new.memory_type,
-        attribute=new.attribute, consent_purpose=new.consent_purpose, consent_record_id=consent_record_id,
-        state=S.PROPOSED, source=source, created_by=identity.actor_sub, agent_client_id=identity.agent_client_id,
-    ).order_by("created_at")
-    # values are compared as the type normalised them (decrypted where the type is encrypted)
-    return next((m for m in candidates if m.effective_state(consent=False) == S.PROPOSED
-                 and memory_value(m) == new.fact), None)
