@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import connection
 from django.db.models import Q, QuerySet
@@ -222,5 +223,23 @@ def patient_history(*, identity: Identity, patient_id: uuid.UUID, cursor: str | 
     the page never shows its own reading). ValueError, and nothing audited, for a cursor it did not give."""
     page = history_page(AuditEvent.objects.filter(organization_id=identity.org_id, patient_id=patient_id),
                         cursor=cursor, limit=limit)
+    record(action="audit.list", resource_type="audit_event", patient_id=patient_id)
+    return page
+
+
+def organization_history(*, identity: Identity, patient_id: uuid.UUID | None, since: datetime | None,
+                         before: datetime | None, cursor: str | None, limit: int) -> HistoryPage:
+    """A page of :func:`history_page` over the organisation's events (an auditor's view, as ``GET /v1/audit-events``
+    answers ``audit:read``), about one patient when ``patient_id`` is given, from ``since`` and before ``before``
+    when given; audited as ``audit.list`` after the read. ValueError, and nothing audited, for a cursor it did not
+    give."""
+    events = AuditEvent.objects.filter(organization_id=identity.org_id)
+    if patient_id is not None:
+        events = events.filter(patient_id=patient_id)
+    if since is not None:
+        events = events.filter(occurred_at__gte=since)
+    if before is not None:
+        events = events.filter(occurred_at__lt=before)
+    page = history_page(events, cursor=cursor, limit=limit)
     record(action="audit.list", resource_type="audit_event", patient_id=patient_id)
     return page

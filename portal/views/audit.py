@@ -59,19 +59,15 @@ def access_history(request):
     if not form.is_valid():  # nothing read, nothing audited: the filters come back with what is wrong
         return render(request, "portal/access_history.html", {"form": form, "events": None}, status=422)
     data = form.cleaned_data
-    events = AuditEvent.objects.filter(organization_id=identity.org_id)
-    if data["patient"]:
-        events = events.filter(patient_id=data["patient"])
-    if data["since"]:
-        events = events.filter(occurred_at__gte=_start_of_day(data["since"]))
-    if data["until"] and data["until"] < datetime.date.max:
-        events = events.filter(occurred_at__lt=_start_of_day(data["until"] + datetime.timedelta(days=1)))
+    until = data["until"]
     cursor = request.GET.get("older")
     try:
-        page = audit.history_page(events, cursor=cursor, limit=PAGE_SIZE)
+        page = audit.organization_history(
+            identity=identity, patient_id=data["patient"], cursor=cursor, limit=PAGE_SIZE,
+            since=_start_of_day(data["since"]) if data["since"] else None,
+            before=_start_of_day(until + datetime.timedelta(days=1)) if until and until < datetime.date.max else None)
     except ValueError:  # an older-page link this page did not give
         return error_page(request, 400)
-    audit.record(action="audit.list", resource_type="audit_event", patient_id=data["patient"])
     filters = {key: request.GET[key] for key in ("patient", "since", "until") if request.GET.get(key)}
     return render(request, "portal/access_history.html", {
         "form": form, "events": [_row(e) for e in page.items], "paged": bool(cursor), "filtered": bool(filters),

@@ -211,7 +211,7 @@ def test_an_administrator_grants_access_and_the_nurse_then_sees_the_patient(brow
 
     page = _page(browser)
     _sign_in(page, live_portal, admin)
-    page.get_by_role("link", name="Access").click()
+    page.get_by_role("link", name="Access", exact=True).click()
     page.get_by_label("Find a patient").fill("MRN-0002")
     page.get_by_label("Find a staff member").fill("Joy")
     page.get_by_role("button", name="Search").click()

@@ -110,6 +110,12 @@ export class BadContentLength extends BadRequest {
   static override readonly status: number = 400;
 }
 
+/** The path holds an encoded slash (`%2F`) or another character that cannot be a path's. */
+export class InvalidPath extends BadRequest {
+  static override readonly code: string = "invalid_path";
+  static override readonly status: number = 400;
+}
+
 export class UnsupportedMediaType extends AnamnesisError {
   static override readonly code: string = "unsupported_media_type";
   static override readonly status: number = 415;
@@ -498,7 +504,7 @@ type ErrorClass = typeof AnamnesisError;
 
 const ALL: ErrorClass[] = [
   TransportError, ForbiddenError, ConflictError, RetryableError, ValidationError, ContextBudgetTooSmall, BadRequest,
-  MalformedJson, BadContentLength, UnsupportedMediaType, InvalidToken, InsufficientScope, NoActiveConsentOrAccess,
+  MalformedJson, BadContentLength, InvalidPath, UnsupportedMediaType, InvalidToken, InsufficientScope, NoActiveConsentOrAccess,
   PurposeNotPermitted, Forbidden, StaffOnly, NotAPatientStatement, PurposeNotSupported, NotFound, MethodNotAllowed,
   NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition, OperationInProgress,
   OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn, OperationNotRetryable,

@@ -85,6 +85,12 @@ class BadContentLength(BadRequest):
     code = "bad_content_length"
 
 
+class InvalidPath(BadRequest):
+    """The path holds an encoded slash (``%2F``) or another character that cannot be a path's."""
+
+    code = "invalid_path"
+
+
 class UnsupportedMediaType(AnamnesisError):
     code = "unsupported_media_type"
     status = 415
@@ -473,6 +479,7 @@ __all__ = [
     "BadRequest",
     "MalformedJson",
     "BadContentLength",
+    "InvalidPath",
     "UnsupportedMediaType",
     "InvalidToken",
     "InsufficientScope",
