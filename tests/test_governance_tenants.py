@@ -192,6 +192,13 @@ def test_only_a_registry_administrator_lists_and_registers_organisations(world, 
     assert r.json()["trusted_issuers"] == [ISSUER] and r.json()["administrator"] is False
     listed = {o["id"] for o in operator.get("/v1/organizations").json()["items"]}
     assert {str(world.org), str(world.other_org), str(new)} <= listed
+    # newest first, a page at a time: the next page goes on from the last one given
+    first = operator.get("/v1/organizations?limit=1").json()
+    assert len(first["items"]) == 1 and first["next_cursor"]
+    second = operator.get(f"/v1/organizations?limit=1&cursor={first['next_cursor']}").json()
+    assert len(second["items"]) == 1 and second["items"][0]["id"] != first["items"][0]["id"]
+    assert second["items"][0]["created_at"] <= first["items"][0]["created_at"]
+    assert operator.get("/v1/organizations?cursor=nonsense").status_code == 422
     # the new tenant's tokens are admitted at once
     patient = uuid.uuid4()
     assert _memories(Api(mint(keyring, sub="p", org_id=new, patient_id=patient)), patient) == 200

@@ -1770,6 +1770,8 @@ export interface components {
         };
         OrganizationList: {
             items: components["schemas"]["OrganizationOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /**
          * @description A ModelSerializer whose fields are worked out from the model once per class, not once per instance.
@@ -4558,7 +4560,12 @@ export interface operations {
     };
     organizations_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the next_cursor of the previous page: the organisations before it */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
