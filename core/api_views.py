@@ -13,7 +13,15 @@ from core.access import require_person_deciding_access
 from core.api import ScopedAPIView, check_query_params
 from core.errors import ValidationFailed, cursor_checked
 from core.models import AuditEvent, Organization
-from core.serializers import ModelOutSerializer, RealUUIDIn, StrictSerializer, integer_parameter, require_name
+from core.serializers import (
+    ModelOutSerializer,
+    RealUUIDIn,
+    StrictSerializer,
+    integer_parameter,
+    next_cursor_field,
+    page_parameters,
+    require_name,
+)
 from core.services import organization_register
 
 
@@ -36,14 +44,11 @@ class AuditEventListView(ScopedAPIView):
     @extend_schema(
         operation_id="audit_events_list",
         parameters=[OpenApiParameter("patient_id", {"type": "string", "format": "uuid"}, required=False),
-                    OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500}, required=False,
-                                     description="1-500, default 100"),
-                    OpenApiParameter("cursor", str, required=False,
-                                     description="the next_cursor of the previous page: the events before it")],
+                    *page_parameters(default=100, older="the events before it")],
         responses={200: inline_serializer("AuditEventList", {
             "view": serializers.ChoiceField(choices=["own", "organization"]),
             "items": AuditEventOut(many=True),
-            "next_cursor": serializers.CharField(allow_null=True, help_text="null on the last page")})},
+            "next_cursor": next_cursor_field()})},
     )
     def get(self, request):
         qs = AuditEvent.objects.filter(organization_id=self.identity.org_id)
@@ -103,13 +108,9 @@ class OrganizationListView(ScopedAPIView):
 
     @extend_schema(
         operation_id="organizations_list",
-        parameters=[OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500}, required=False,
-                                     description="1-500, default 100"),
-                    OpenApiParameter("cursor", str, required=False,
-                                     description="the next_cursor of the previous page: the organisations before it")],
+        parameters=page_parameters(default=100, older="the organisations before it"),
         responses={200: inline_serializer("OrganizationList", {
-            "items": OrganizationOut(many=True),
-            "next_cursor": serializers.CharField(allow_null=True, help_text="null on the last page")})})
+            "items": OrganizationOut(many=True), "next_cursor": next_cursor_field()})})
     def get(self, request):
         # newest first, a page at a time (it read the first 1,000 by age and dropped the rest without a word, so a
         # registry past 1,000 never listed its newest organisations)
