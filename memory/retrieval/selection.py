@@ -7,6 +7,7 @@ fewer confident hits than that, the next best come with them, marked ``low``).""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,18 +106,20 @@ def holds_results(hit: Hit, question: Question) -> bool:
     return bool(result_words(serves)) and bool(tests & lexicon().mentions(serves).keys())
 
 
+def _fact_holds(hit: Hit, held: Callable[[str], bool]) -> bool:
+    """Whether ``held`` finds what it looks for in the hit's sentence, or in one of its fields' name and value read
+    together (``next_due: 2027-03-15``, ``baseline_hb: 98``)."""
+    return held(hit.text) or any(held(f"{key.replace('_', ' ')} {value}") for key, value in (hit.value or {}).items())
+
+
 def holds_detail(hit: Hit, detail: str) -> bool:
-    """Whether the hit's fact holds the kind of detail (``question.DETAILS``) asked for: in its sentence, or its
-    fields' names and values (``next_due``, ``donor_age``)."""
-    return detail_held(detail, hit.text) or any(
-        detail_held(detail, f"{key.replace('_', ' ')} {value}") for key, value in (hit.value or {}).items())
+    """Whether the hit's fact holds the kind of detail (``question.DETAILS``) asked for."""
+    return _fact_holds(hit, lambda text: detail_held(detail, text))
 
 
 def holds_measure(hit: Hit, measure: str) -> bool:
-    """Whether the hit's fact holds a value of the measurement: its sentence, or one field's name and value, names
-    it beside a figure (``baseline_hb: 98``, "178 kg")."""
-    return measure_held(measure, hit.text) or any(
-        measure_held(measure, f"{key.replace('_', ' ')} {value}") for key, value in (hit.value or {}).items())
+    """Whether the hit's fact holds a value of the measurement: it names it beside a figure ("178 kg")."""
+    return _fact_holds(hit, lambda text: measure_held(measure, text))
 
 
 def confidence_of(hits: list[Hit]) -> str:
