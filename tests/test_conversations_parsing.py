@@ -550,6 +550,40 @@ def test_days_said_relative_to_today_are_asked_about(text, preferred, excluded):
     assert memory_facts(p) == ([{"kind": "excluded_days", "days": list(excluded)}] if excluded else [])
 
 
+@pytest.mark.parametrize("text, preferred, excluded, times", [
+    # a calendar date is no weekday, its day number no clock time, and "on the 3rd" no choice among offers
+    ("on 14 December please", (), (), ()),
+    ("December 14th at 10", (), (), ("10:00",)),
+    ("14/12 if possible", (), (), ()),
+    ("I'm away until the 20th", (), (), ()),
+    ("on the 3rd at 2pm", (), (), ("14:00",)),
+    ("any Tuesday in March", ("tuesday",), (), ()),
+    ("Thursdays are fine but not on the 24th", ("thursday",), (), ()),
+    ("2027-01-14 please", (), (), ()),
+])
+def test_calendar_dates_are_asked_about_and_never_read_as_times_or_choices(text, preferred, excluded, times):
+    p = parse_turn(text)
+    assert (p.preferred_days, p.excluded_days, p.reference.times, p.reference.ordinal) == (
+        preferred, excluded, times, None)
+    assert [c.code for c in p.clarifications] == ["relative_day"]
+    assert "not by a date" in p.clarifications[0].question
+
+
+@pytest.mark.parametrize("text, ordinal", [
+    ("the 2nd one please", 2), ("I'll take the 3rd", 3), ("the first slot", 1), ("the 14th one", None),
+])
+def test_a_choice_among_offers_is_not_a_date(text, ordinal):
+    p = parse_turn(text)
+    assert p.reference.ordinal == ordinal and p.clarifications == ()
+
+
+def test_a_date_is_asked_about_until_a_weekday_answers_it():
+    state = fold("book a cardiology follow-up on 14 December")
+    assert next_action(state) == "ask_clarifying_question" and state["preferred_days"] == []
+    answered = fold("book a cardiology follow-up on 14 December", "Monday then")
+    assert answered["preferred_days"] == ["monday"] and answered["pending_clarifications"] == []
+
+
 def test_a_weekday_answers_the_relative_day_question():
     state = fold("book a cardiology follow-up tomorrow please")
     assert next_action(state) == "ask_clarifying_question"

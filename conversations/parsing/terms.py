@@ -195,6 +195,33 @@ _WEEK_DAY = re.compile(r"\b(?:this coming|this|next|the following|the coming|com
                        r"|\b(?:" + _ONE_DAY + r")s?\s+(?:next|this) week\b")
 
 
+# A calendar date ("the 14th", "14 December", "14/12", "in March") cannot be matched to a weekday either, and its
+# numbers are no clock times ("on 14 December" is not 14:00) and no choice among offers ("on the 3rd" is a date; "the
+# 3rd one" and "I'll take the 3rd" stay a choice)
+_D = r"(?:3[01]|[12][0-9]|0?[1-9])"
+_NTH = r"(?:st|nd|rd|th)"
+_MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
+          r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?(?![a-z])")
+_NOT_A_CHOICE = r"(?!\s+(?:one|slot|option|appointment|choice|offer|time|floor)\b)"
+_AFTER_A_DATE_WORD = "|".join(f"(?<=\\b{word} )" for word in (
+    "on", "after", "before", "by", "from", "until", "till", "til", "for", "except", "but", "not", "around", "only"))
+_CALENDAR_DATE = re.compile(
+    r"\b" + _D + _NTH + r"?(?:\s+of)?\s+" + _MONTH  # 14 December, the 3rd of May
+    + r"|\b" + _MONTH + r"\s+(?:the\s+)?" + _D + _NTH + r"?\b"  # December 14th
+    + r"|\b(?:january|february|march|april|june|july|august|september|october|november|december)\b"  # "may" is a verb
+    + r"|(?:" + _AFTER_A_DATE_WORD + r")(?:the\s+)?" + _D + _NTH + r"\b" + _NOT_A_CHOICE  # on the 3rd, after 20th
+    + r"|\bthe\s+(?:3[01]|[12][0-9]|[6-9])" + _NTH + r"\b" + _NOT_A_CHOICE  # the 14th (offers are fewer)
+    + r"|\b(?!24/7\b)" + _D + r"/(?:1[0-2]|0?[1-9])(?:/(?:[0-9]{4}|[0-9]{2}))?\b"  # 14/12, 14/12/2026
+    + r"|\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b")
+
+
+def calendar_dates(norm: str) -> tuple[str, bool]:
+    """``norm`` with its calendar dates blanked out (so nothing reads their numbers as times, choices or
+    weekdays), and whether there were any (a question, never a guess: offers are matched by weekday)."""
+    blanked = mask(norm, _CALENDAR_DATE)
+    return blanked, blanked != norm
+
+
 def relative_days(norm: str, masked: str, clauses) -> tuple[list[tuple[int, int]], bool]:
     """(spans, ask): what names a date rather than a weekday ("tomorrow", "next week", "in two weeks") and a day
     refused with its week ("not this Monday"), so neither is read as a weekday or a part of the day; ``ask`` when

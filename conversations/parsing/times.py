@@ -107,7 +107,7 @@ class Clarification:
             return "What time would suit you, for example 'after 2 pm' or 'before 11:00'?"
         if self.code == "relative_day":
             return ("Which day of the week would suit you, for example 'Thursday' or 'not Monday'? Offers are "
-                    "matched by weekday, not by 'tomorrow' or 'next week'.")
+                    "matched by weekday, not by a date, 'tomorrow' or 'next week'.")
         if self.code == "conflicting_times" and len(self.candidates) == 2:
             return (f"Both cannot hold for one appointment: do you mean after {spoken(self.candidates[0])}, or "
                     f"before {spoken(self.candidates[1])}?")

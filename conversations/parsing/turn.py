@@ -7,7 +7,15 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from conversations.parsing.terms import DAYS, PERIODS, day_period_terms, day_terms, period_terms, relative_days
+from conversations.parsing.terms import (
+    DAYS,
+    PERIODS,
+    calendar_dates,
+    day_period_terms,
+    day_terms,
+    period_terms,
+    relative_days,
+)
 from conversations.parsing.text import NOT_NEGATION, clause_of, clause_spans, mask, negated_before, normalise
 from conversations.parsing.times import (
     ANY_CLOCK,
@@ -258,7 +266,7 @@ def _pairs(pairs) -> tuple[dict, ...]:
 def parse_turn(text: str) -> TurnParse:
     """Everything a patient's message says about the booking, in one pass. Never raises on any text."""
     said = normalise(text)
-    norm = mask(said, _REFUSED_ECHO)
+    norm, dated_by_calendar = calendar_dates(mask(said, _REFUSED_ECHO))
     masked = mask(norm, NOT_NEGATION)
     clauses = clause_spans(norm)
     phrases, time_spans = time_phrases(norm, masked, clauses)
@@ -268,7 +276,7 @@ def parse_turn(text: str) -> TurnParse:
     if VAGUE_TIME.search(norm) and not times:  # "after lunch, so after 1pm" says its time
         questions.append(Clarification("vague_time", None))
     relative_spans, relative = relative_days(norm, masked, clauses)
-    if relative:
+    if relative or dated_by_calendar:
         questions.append(Clarification("relative_day", None))
     dated = norm
     for s, e in relative_spans:
