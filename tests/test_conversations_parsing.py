@@ -569,6 +569,25 @@ def test_calendar_dates_are_asked_about_and_never_read_as_times_or_choices(text,
     assert "not by a date" in p.clarifications[0].question
 
 
+@pytest.mark.parametrize("text, preferred, excluded, times", [
+    # a part of the day refused with the time that bounds it refuses that time, never the whole part of the day
+    ("no mornings before 10", (), (), (("earliest_time", "10:00"),)),
+    ("I can't do mornings before 10 but afternoons are fine", ("afternoon",), (), (("earliest_time", "10:00"),)),
+    ("mornings before 10 are no good", (), (), (("earliest_time", "10:00"),)),
+    ("afternoons after 3 don't work", (), (), (("latest_time", "15:00"),)),
+    ("Mornings after 9:30 please", ("morning",), (), (("earliest_time", "09:30"),)),
+    ("not mornings", (), ("morning",), ()),
+    # and it says which half of the day a bare hour is in
+    ("evenings after 6", ("evening",), (), (("earliest_time", "18:00"),)),
+    ("afternoons between 2 and 4", ("afternoon",), (), (("earliest_time", "14:00"), ("latest_time", "16:00"))),
+    ("mornings before 7 only", ("morning",), (), (("latest_time", "07:00"),)),
+])
+def test_a_part_of_the_day_bounded_by_a_time(text, preferred, excluded, times):
+    p = parse_turn(text)
+    assert (p.preferred_periods, p.excluded_periods) == (preferred, excluded)
+    assert tuple((t.kind, t.time) for t in p.times) == times and p.clarifications == ()
+
+
 @pytest.mark.parametrize("text, ordinal", [
     ("the 2nd one please", 2), ("I'll take the 3rd", 3), ("the first slot", 1), ("the 14th one", None),
 ])

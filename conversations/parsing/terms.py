@@ -39,8 +39,13 @@ _NOT_A_PREFERENCE = re.compile(
     r"dose|injection|traffic|rush|school|class|classes|job|work)\b")
 
 
-def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, expand):
-    """(positive, negative) values of day or period terms, in order of mention, each judged in its own clause."""
+_TIME_NEXT = re.compile(r"\s*(?:(?:only|just|any ?time)\s+)?")
+
+
+def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, expand, *, bounded_by_time=False):
+    """(positive, negative) values of day or period terms, in order of mention, each judged in its own clause.
+    ``bounded_by_time``: a term refused with the time that bounds it ("no mornings before 10") refuses that time,
+    not the whole term (the time phrase says it: from 10 on)."""
     positive: list[str] = []
     negative: list[str] = []
     not_pref = mask(text, _NOT_A_PREFERENCE)
@@ -49,6 +54,9 @@ def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, exp
         c_start, c_end = clause_of(clauses, m.start())
         scope_start = max([c_start] + [e for s, e in time_spans if c_start <= s and e <= m.start()])
         negated = negated_before(masked, scope_start, m.start()) or bool(_NEG_AFTER.match(masked[m.end():c_end]))
+        bound = next((e for s, e in time_spans if s >= m.end() and _TIME_NEXT.fullmatch(text, m.end(), s)), None)
+        if bounded_by_time and bound is not None and (negated or _NEG_AFTER.match(masked[bound:c_end])):
+            continue
         for value in values:
             (negative if negated else positive).append(value)
     return positive, negative
@@ -244,5 +252,6 @@ def period_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str]
     """(positive, negative) periods in order of mention, the first of two alternatives put first."""
     # "3 in the afternoon" names a time; its "afternoon" is not a preference for the afternoon
     no_meridiem_times = mask(norm, CLOCK_WITH_PERIOD)
-    positive, negative = _terms(no_meridiem_times, masked, clauses, time_spans, _PERIOD, _expand_period)
+    positive, negative = _terms(no_meridiem_times, masked, clauses, time_spans, _PERIOD, _expand_period,
+                                bounded_by_time=True)
     return _prefer_first(norm, positive, negative, _PERIOD_WORD, _expand_period_word)

@@ -155,6 +155,16 @@ def _meridiem_of(word: str) -> str:
     return "am" if word.startswith("a") and not word.startswith("at") or word.endswith("morning") else "pm"
 
 
+# A part of the day just before a time says its half of the day: "evenings after 6" is 18:00, "afternoons between 2
+# and 4" 14:00-16:00, "mornings before 7" 07:00 (a bare hour is asked about only when nothing says which)
+_PERIOD_BEFORE = re.compile(r"\b(?P<period>morning|afternoon|evening)s?\s+(?:(?:only|just|any ?time)\s+)?$")
+
+
+def _period_meridiem(text: str, start: int, clause_start: int) -> str | None:
+    m = _PERIOD_BEFORE.search(text, max(clause_start, start - 40), start)
+    return None if m is None else "am" if m.group("period") == "morning" else "pm"
+
+
 def _flip(kind: str) -> str:
     return EARLIEST if kind == LATEST else LATEST
 
@@ -172,13 +182,14 @@ def time_phrases(text: str, masked: str, clauses: list[tuple[int, int]]):
     for m in ranges:
         if not free(m.start(), m.end()):
             continue
-        second = read_clock(m, "b")
-        first = read_clock(m, "a")
+        c_start, c_end = clause_of(clauses, m.start())
+        said_half = _period_meridiem(text, m.start(), c_start)
+        second = read_clock(m, "b", inherit_meridiem=said_half)
+        first = read_clock(m, "a", inherit_meridiem=said_half)
         if first.value is None and first.candidates and first.meridiem is None and second.meridiem:
             inherited = read_clock(m, "a", inherit_meridiem=second.meridiem)
             if inherited.value and second.value and inherited.value <= second.value:
                 first = inherited
-        c_start, c_end = clause_of(clauses, m.start())
         if negated_before(masked, c_start, m.start()) or _NEGATED_AFTER.match(masked, m.end(), c_end):
             # "not between 12 and 2", "2pm-4pm doesn't work": ask instead
             found.append(((m.start(), m.end()), None, None))
@@ -207,7 +218,8 @@ def time_phrases(text: str, masked: str, clauses: list[tuple[int, int]]):
             kind = _flip(kind)
         last_end_by_clause[c_start] = m.end()
         last_negated_by_clause[c_start] = negated
-        found.append(((m.start(), m.end()), kind, read_clock(m)))
+        found.append(((m.start(), m.end()), kind, read_clock(m, inherit_meridiem=_period_meridiem(
+            text, m.start(), c_start))))
         taken.append((m.start(), m.end()))
     for m in _SUFFIX.finditer(text):
         if not free(m.start(), m.end()):
