@@ -619,6 +619,9 @@ def test_a_weekday_answers_the_relative_day_question():
     ("after lunch if possible", ()),
     ("late afternoon please", ("afternoon",)),
     ("early morning", ("morning",)),
+    ("not too early please", ()),
+    ("nothing too late, I need to get the bus", ()),
+    ("I finish work at 5 so anything after that", ()),  # a time said by pointing back at another
 ])
 def test_a_time_of_day_in_words_is_asked_about(text, preferred_periods):
     p = parse_turn(text)

@@ -78,7 +78,10 @@ _NEGATED_MERIDIEM = re.compile(r"\b(?:not|no|never)\b")
 # read as a time they would be a guess, and left out they would be lost (an exclusion too: "I can't do lunchtime")
 VAGUE_TIME = re.compile(
     r"\b(?:first thing|lunch ?times?|(?:before|after|over|during|around|at|about) lunch|end of the day"
-    r"|(?:late|early|mid)[- ]?(?:morning|afternoon|evening)s?|(?:late|early) in the (?:morning|afternoon|evening))\b")
+    r"|(?:late|early|mid)[- ]?(?:morning|afternoon|evening)s?|(?:late|early) in the (?:morning|afternoon|evening)"
+    r"|(?:not|nothing|no|none) (?:too |very |really |that |so )?(?:early|late))\b")
+# "I finish at 5, so anything after that": a time said only by pointing back at a clock named earlier in the message
+THAT_TIME = re.compile(r"\b(?:after|before|from|until|till|by) (?:that|then)\b")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from conversations.parsing.terms import (
 from conversations.parsing.text import NOT_NEGATION, clause_of, clause_spans, mask, negated_before, normalise
 from conversations.parsing.times import (
     ANY_CLOCK,
+    THAT_TIME,
     VAGUE_TIME,
     Clarification,
     TimePreference,
@@ -273,7 +274,8 @@ def parse_turn(text: str) -> TurnParse:
     times, questions = times_from(phrases)
     if unread_times(norm, time_spans):
         questions.append(Clarification("unreadable_time", None))
-    if VAGUE_TIME.search(norm) and not times:  # "after lunch, so after 1pm" says its time
+    if not times and (VAGUE_TIME.search(norm) or any(  # "after lunch, so after 1pm" says its time
+            ANY_CLOCK.search(norm, 0, m.start()) for m in THAT_TIME.finditer(norm))):
         questions.append(Clarification("vague_time", None))
     relative_spans, relative = relative_days(norm, masked, clauses)
     if relative or dated_by_calendar:
