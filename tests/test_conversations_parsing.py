@@ -167,6 +167,13 @@ def test_days_keep_their_negation(text, preferred, excluded):
     ("I'm free Tuesday and Thursday mornings", [("tuesday", "morning"), ("thursday", "morning")], []),
     ("Tuesday or Thursday morning", [("tuesday", "morning"), ("thursday", "morning")], []),
     ("Mon and Tue afternoons don't work", [], [("monday", "afternoon"), ("tuesday", "afternoon")]),
+    # the parts of the day listed after it share its day
+    ("Tuesday afternoon or evening", [("tuesday", "afternoon"), ("tuesday", "evening")], []),
+    ("anything but Thursday afternoon or evening", [], [("thursday", "afternoon"), ("thursday", "evening")]),
+    # am and pm after a day are its halves (pm: the afternoon and the evening)
+    ("anything but Thursday pm", [], [("thursday", "afternoon"), ("thursday", "evening")]),
+    ("Thurs am", [("thursday", "morning")], []),
+    ("Tue p.m. or Wed a.m.", [("tuesday", "afternoon"), ("tuesday", "evening"), ("wednesday", "morning")], []),
 ])
 def test_a_day_and_a_period_said_together_are_one_constraint(text, preferred, excluded):
     p = parse_turn(text)

@@ -166,8 +166,13 @@ def _prefer_first(norm: str, positive: list[str], negative: list[str], term: str
 # "every Monday" and "every morning" apart
 # "Tuesday and Thursday mornings", "Tuesday or Thursday morning": the days listed before it share the part of the day
 _DAY_LIST = r"(?P<list>(?:\b(?:" + _ONE_DAY + r")s?\b\s*(?:\band\b|\bor\b|&|/)\s*)+)?"
+# "Tuesday afternoon or evening" is both parts of Tuesday (never every evening), and "Thursday pm", "Mon am" name
+# the half of the day (pm: the afternoon and the evening)
 _DAY_PERIOD = re.compile(_DAY_LIST + r"(?:" + _DAY.pattern
-                         + r")\s+(?:in the\s+)?(?P<period>morning|afternoon|evening)s?\b")
+                         + r")\s+(?:in the\s+)?(?:(?P<period>morning|afternoon|evening)s?\b"
+                         r"|(?P<half>a\.m\.?|p\.m\.?|am|pm)(?![\w.]))"
+                         r"(?P<more>(?:\s*(?:,|and|or|&|/)\s*(?:in the\s+)?(?:morning|afternoon|evening)s?\b)*)")
+_HALVES = {"a": ("morning",), "p": ("afternoon", "evening")}
 _LISTED_DAY = re.compile(r"\b(" + _ONE_DAY + r")s?\b")
 
 
@@ -183,8 +188,11 @@ def day_period_terms(norm: str, masked: str, clauses, time_spans):
         scope_start = max([c_start] + [e for s, e in time_spans if c_start <= s and e <= m.start()])
         negated = negated_before(masked, scope_start, m.start()) or bool(_NEG_AFTER.match(masked[m.end():c_end]))
         listed = [_DAY_ALIASES.get(d, d) for d in _LISTED_DAY.findall(m.group("list") or "")]
+        periods = (*(_HALVES[m.group("half")[0]] if m.group("half") else (m.group("period"),)),
+                   *(more.group("period") for more in _PERIOD.finditer(m.group("more") or "")))
         for day in [*listed, *_expand_day(m)]:
-            (negative if negated else positive).append((day, m.group("period")))
+            for period in dict.fromkeys(periods):
+                (negative if negated else positive).append((day, period))
         spans.append((m.start(), m.end()))
     return positive, negative, spans
 
