@@ -44,8 +44,40 @@ NOT_NEGATION = re.compile(
     r"|\baren't there\b|\bdon't you\b|\bdo you not\b|\bis there nothing\b|\bhaven't you\b|\bno worries\b")
 
 
+# Clock times said in words, as the digits every other reader takes: "quarter to 11" is 10:45 (never 11:00),
+# "ten past three" 3:10, "half past 2" and "half 2" (as said in Britain) 2:30
+_HOUR_WORDS = {w: n for n, w in enumerate(
+    "one two three four five six seven eight nine ten eleven twelve".split(), start=1)}
+_SPOKEN_HOUR = r"(?P<h>\d{1,2}|" + "|".join(_HOUR_WORDS) + r")(?:\b|(?=[ap]\.?m\b))"
+_SPOKEN_MINUTES = {"quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty five": 25,
+                   "twenty-five": 25}
+_SPOKEN_TIME = re.compile(
+    r"\b(?:a )?(?P<m>quarter|half|twenty[- ]five|twenty|ten|five|\d{1,2})(?: minutes?| mins?)? (?P<dir>past|to) "
+    + _SPOKEN_HOUR
+    + r"|\bhalf " + _SPOKEN_HOUR.replace("<h>", "<hh>")
+    + r"(?! (?:an?|hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|of|the)\b)")
+
+
+def _spoken_time(m: re.Match) -> str:
+    if m.group("hh"):
+        raw, minutes, back = m.group("hh"), 30, False
+    else:
+        raw, back = m.group("h"), m.group("dir") == "to"
+        said = m.group("m")
+        minutes = int(said) if said.isdigit() else _SPOKEN_MINUTES[said]
+        if said == "half" and back or not 1 <= minutes <= 59:
+            return m.group(0)
+    hour = int(raw) if raw.isdigit() else _HOUR_WORDS[raw]
+    if not 1 <= hour <= 23 or hour > 12 and back:
+        return m.group(0)
+    if back:
+        hour, minutes = (hour - 1) or 12, 60 - minutes
+    return f"{hour}:{minutes:02d}"
+
+
 def normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
+    said = re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
+    return _SPOKEN_TIME.sub(_spoken_time, said)
 
 
 def mask(text: str, pattern: re.Pattern) -> str:
