@@ -330,6 +330,8 @@ def test_an_hour_followed_by_another_number_is_not_read_as_the_whole_hour(text, 
     ("before twenty to one", [(LATEST, "12:40")]),
     ("after ten past 9", [(EARLIEST, "09:10")]),
     ("half an hour is fine", []),
+    ("before four pm", [(LATEST, "16:00")]),
+    ("not before eleven o'clock", [(EARLIEST, "11:00")]),
 ])
 def test_a_clock_time_said_in_words(text, expected):
     assert times(text) == expected
@@ -707,7 +709,7 @@ def test_a_day_wanted_too_is_added_to_those_wanted_before(turns, expected):
     assert {k: state[k] for k in expected} == expected
 
 
-@pytest.mark.parametrize("text", ["before four pm", "after ten please", "after 10ish"])
+@pytest.mark.parametrize("text", ["after ten please", "after 10ish", "before noonish", "not before about nineish"])
 def test_a_time_that_cannot_be_read_is_asked_about_never_lost(text):
     p = parse_turn(text)
     assert p.times == () and [c.code for c in p.clarifications] == ["unreadable_time"]

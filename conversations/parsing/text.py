@@ -75,8 +75,13 @@ def _spoken_time(m: re.Match) -> str:
     return f"{hour}:{minutes:02d}"
 
 
+# an hour word said with its half of the day or "o'clock" ("four pm", "three o'clock") is that hour
+_HOUR_WORD = re.compile(r"\b(" + "|".join(_HOUR_WORDS) + r")(?= ?(?:[ap]\.?m\b|o'?clock\b))")
+
+
 def normalise(text: str) -> str:
     said = re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
+    said = _HOUR_WORD.sub(lambda m: str(_HOUR_WORDS[m.group(1)]), said)
     return _SPOKEN_TIME.sub(_spoken_time, said)
 
 

@@ -243,7 +243,8 @@ def _said_as_times(m: re.Match) -> bool:
 # times)
 _NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _UNREAD = re.compile(r"\b(?:" + _REL_WORDS + r")\s+" + _FILLER + _APPROX
-                     + r"(?:half|quarter|" + _NUMBER_WORD + r"\b|\d)(?![\d\s]*(?:" + _NUMBER_WORD + r"\s+)?"
+                     + r"(?:half|quarter|(?:" + _NUMBER_WORD + r"|noon|midday)(?:ish)?\b|\d)"
+                     + r"(?![\d\s]*(?:" + _NUMBER_WORD + r"\s+)?"
                      r"(?:min|mins|minutes?|hrs?|hours?|days?|weeks?|months?|years?)\b)")
 
 
