@@ -483,6 +483,18 @@ def test_memory_facts_are_the_durable_kinds_only():
     ("I started taking metformin", ["medication"]),
     ("I can't do mornings", []),
     ("it's a pain to come in the morning", []),
+    # the urgent signs said in everyday words: harm to oneself, too many tablets, the chest, a stroke, a headache
+    ("I want to end my life", ["urgent_symptom"]),
+    ("I feel like hurting myself", ["urgent_symptom"]),
+    ("I took too many pills last night", ["urgent_symptom"]),
+    ("my chest hurts when I walk", ["urgent_symptom"]),
+    ("my face has dropped on one side and my speech is slurred", ["urgent_symptom"]),
+    ("sudden headache, the worst ever", ["urgent_symptom"]),
+    ("my son had a seizure this morning", ["urgent_symptom"]),
+    ("I had a fall yesterday", ["symptom"]),
+    ("I fell asleep on the bus", []),
+    ("I've run out of my insulin", ["medication"]),
+    ("I'd like the chest clinic please", []),
 ])
 def test_clinical_remarks_are_recognised(text, categories):
     assert [r.category for r in parse_turn(text).remarks] == categories

@@ -79,7 +79,22 @@ _REMARKS: tuple[tuple[str, bool, re.Pattern], ...] = (
     ("urgent_symptom", True, re.compile(
         r"\bchest pains?\b|\bcan't breathe\b|\bcannot breathe\b|\bshort(?:ness)? of breath\b|\bdifficulty breathing\b"
         r"|\bfaint(?:ed|ing)\b|\bpassed out\b|\bbleeding (?:heavily|a lot)\b|\bheavy bleeding\b|\bstroke\b"
-        r"|\bsuicid\w*|\bkill myself\b|\boverdos\w*")),
+        r"|\bsuicid\w*|\bkill myself\b|\boverdos\w*"
+        # the usual ways of saying the same without those words: the chest, breathing, the signs of a stroke, harm to
+        # oneself, too many tablets, a bleed or a seizure
+        r"|\bchest (?:hurts|is hurting|(?:feels |is |going )?tight\w*|pressure)\b|\btight chest\b"
+        r"|\bheart attack\b|\b(?:struggling|fighting) (?:to|for) (?:breathe|breath)\b|\bcan't catch my breath\b"
+        r"|\bchoking\b|\bface (?:has |is )?(?:dropped|drooping|droops?|fallen)\b|\bslurr\w*"
+        r"|\b(?:numb|weak)\w* (?:on|down) one side\b|\bcan't (?:lift|move|feel) (?:my )?(?:arm|leg|face)\b"
+        r"|\bend (?:my life|it all)\b|\btake my (?:own )?life\b|\b(?:hurt|harm|cut)(?:ing)? myself\b"
+        r"|\bself[- ]harm\w*|\b(?:want|wanting) to die\b|\bbetter off dead\b"
+        r"|\bdon't want to (?:live|be alive|be here any ?more)\b"
+        r"|\b(?:took|taken|swallowed) (?:too many|a lot of|loads of|all (?:my|of my|the)) (?:\w+ )?"
+        r"(?:pills|tablets|meds)\b"
+        r"|\b(?:won't|will not|can't) stop (?:the )?bleeding\b|\b(?:coughing|vomiting|throwing) up blood\b"
+        r"|\b(?:coughing|vomiting) blood\b|\bworst (?:\w+ )?headache\b|\bheadache\w* (?:\w+ ){0,2}(?:worst|sudden)\b"
+        r"|\bsudden (?:\w+ )?headache\b|\bthunderclap\b|\bseizures?\b|\bconvuls\w*"
+        r"|\bcollapsed\b|\bunconscious\b|\bunresponsive\b|\bthroat (?:is )?(?:swelling|closing|tight)\b")),
     ("medication_anticoagulant", False, re.compile(
         r"\bblood[- ]thinn\w*|\banticoagula\w*|\bwarfarin\b|\bcoumadin\b|\bapixaban\b|\beliquis\b|\brivaroxaban\b"
         r"|\bxarelto\b|\bdabigatran\b|\bpradaxa\b|\bedoxaban\b|\bheparin\b|\benoxaparin\b|\bclopidogrel\b"
@@ -89,11 +104,13 @@ _REMARKS: tuple[tuple[str, bool, re.Pattern], ...] = (
     ("medication", False, re.compile(
         r"\b(?:taking|take|started|stopped|prescribed|using|on)\s+(?:\w+\s+){0,3}?"
         r"(?:medication|medicine|meds|pills?|tablets?|insulin|antibiotics?|steroids?|chemo\w*|\w+(?:pril|olol|statin|"
-        r"sartan|cillin|mycin|azole|formin|prazole|dipine|oxetine))\b")),
+        r"sartan|cillin|mycin|azole|formin|prazole|dipine|oxetine))\b"
+        r"|\b(?:run|running|ran) out of (?:my )?(?:medication|medicine|meds|pills|tablets|insulin|inhalers?)\b")),
     ("symptom", False, re.compile(
         r"\b(?:in pain|pain in (?:my|the) \w+|(?:back|stomach|joint|leg|arm|abdominal|knee|neck) pain|painful|"
         r"bleeding|bruis\w*|dizz\w*|nause\w*|vomit\w*|fever|rash|swelling|swollen|palpitations?|"
-        r"headaches?|migraines?|infection)\b")),
+        r"headaches?|migraines?|infection|(?:had|have had) a fall|fell (?:over|down)"
+        r"|i fell(?! asleep| for| behind| in love))\b")),
 )
 
 
