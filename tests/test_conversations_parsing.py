@@ -764,6 +764,12 @@ OFFER = {"role": "tool", "tool_name": OFFER_TOOL, "tool_result": {"offers": [
     ("not A4", None),
     ("A1 is no good", None),
     ("not the first, the second", "A4"),
+    ("can I have the 16:30 instead of the 2 o'clock", "A4"),  # the one named after "instead of" is turned down
+    ("the 4:30pm rather than the 2pm", "A4"),
+    # the ordinal alone, or the option's number (never 2 o'clock)
+    ("2nd please", "A4"),
+    ("option 2", "A4"),
+    ("number 1 please", "A1"),
     # a number that is part of another time is not an hour ("half past 2" is not 2 o'clock)
     ("anything before half past 2", None),
     ("before quarter to 2", None),

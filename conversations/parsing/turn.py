@@ -67,7 +67,14 @@ _VISIT = re.compile(r"(?P<followup>\bfollow[- ]?ups?\b|\bcheck[- ]?ups?\b|\brevi
                     r"|\binitial (?:appointment|consultation)\b)")
 
 _SLOT_ID = re.compile(r"\b[a-z]{1,3}-?\d{1,4}\b")
-_ORDINAL = re.compile(r"\bthe (?P<o>first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\b(?: one| slot| option)?")
+_NTH = r"first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last"
+# a choice among the offers: "the second one", "2nd please" (the ordinal alone), "option 3" (never 3 o'clock)
+_ORDINAL = re.compile(r"\bthe (?P<o>" + _NTH + r")\b(?: one| slot| option)?"
+                      r"|^(?:(?:yes|yeah|ok|okay)[,.!]* )?(?P<alone>" + _NTH + r")(?: one| slot| option)?"
+                      r"(?=[,.!]* *(?:please|thanks|thank you)?[.!]*$)"
+                      r"|\b(?:option|number|choice) (?P<n>[1-9])\b(?![:.]\d)(?! ?(?:[ap]\.?m|o'?clock)\b)")
+# "the 4pm instead of the 2pm": the one named after it is turned down
+_TURNED_DOWN = re.compile(r"\b(?:instead of|rather than)\s+(?:the\s+)?$")
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
              "5th": 5, "last": -1}
 _ACCEPTANCE = re.compile(r"\b(?:yes|yeah|yep|sure|ok|okay|sounds good|perfect|great|that works|that one|"
@@ -249,10 +256,12 @@ _REFUSED_ECHO = re.compile(
 def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
     def rejected(m: re.Match) -> bool:
         c_start, c_end = clause_of(clauses, m.start())
-        return negated_before(masked, c_start, m.start()) or bool(_REJECTED_AFTER.match(masked[m.end():c_end]))
+        return (negated_before(masked, c_start, m.start()) or bool(_REJECTED_AFTER.match(masked[m.end():c_end]))
+                or _TURNED_DOWN.search(text, max(c_start, m.start() - 20), m.start()) is not None)
 
     outside = text
-    for s, e in time_spans:
+    chosen = [om for om in _ORDINAL.finditer(text) if not rejected(om)]
+    for s, e in [*time_spans, *(om.span("n") for om in chosen if om.group("n"))]:
         outside = outside[:s] + " " * (e - s) + outside[e:]
     times: list[str] = []
     hours: list[int] = []
@@ -268,7 +277,8 @@ def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
         either.extend(clock.candidates)
         if clock.hour is not None and not m.group("word") and (clock.meridiem is None and m.group("m") is None):
             hours.append(clock.hour)
-    ordinal = next((_ORDINALS[om.group("o")] for om in _ORDINAL.finditer(text) if not rejected(om)), None)
+    ordinal = next((int(om.group("n")) if om.group("n") else _ORDINALS[om.group("o") or om.group("alone")]
+                    for om in chosen), None)
     return Reference(slot_ids=_unique(m.group(0).replace("-", "") for m in _SLOT_ID.finditer(text)
                                       if not rejected(m)),
                      ordinal=ordinal, times=_unique(times), hours=_unique(hours), either_times=_unique(either),
