@@ -37,7 +37,7 @@ from starlette.routing import Route
 
 from agents_mcp import dispatch
 from agents_mcp.cors import BrowserOrigins
-from agents_mcp.messages import ParamsNamed, batch_messages, jsonrpc_refusal, request_id_invalid
+from agents_mcp.messages import ParamsNamed, batch_messages, jsonrpc_refusal, message_id, request_id_invalid
 from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.asgi_deadlines import replaying as _replaying
@@ -46,12 +46,14 @@ from core.errors import (
     ApiError,
     InvalidToken,
     MissingToken,
+    RateLimited,
     ServiceUnavailable,
     UnknownOrganization,
     ValidationFailed,
     problem_body,
 )
-from core.gate import admitted
+from core.gate import RequestGate, admitted
+from core.identity import identity_context
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
 from core.parsers import check_body_coding
@@ -125,8 +127,12 @@ class BearerGuard:
             log.info("mcp bearer token refused: %s", exc.code)
             await self._refuse(scope, receive, send, exc)
             return
-        if (refused := await anyio.to_thread.run_sync(_admission_refused, identity)) is not None:
+        counted = not tool_calls_only(scope, body)
+        if (refused := await anyio.to_thread.run_sync(_admission_refused, identity, counted)) is not None:
             log.info("mcp bearer token refused: %s", refused.code)
+            if isinstance(refused, RateLimited):
+                await rate_limited_answer(body, refused)(scope, receive, send)
+                return
             await self._refuse(scope, receive, send, refused)
             return
         if (refused := _unsupported_body(scope)) is not None:
@@ -186,17 +192,65 @@ class BearerGuard:
         await _problem(scope, receive, send, _error_problem(exc), headers)
 
 
-def _admission_refused(identity) -> ApiError | None:
+def _admission_refused(identity, counted: bool = True) -> ApiError | None:
     """The REST gate's admission (core.gate): the token's organisation is registered and trusts its issuer, read
     from the database on every request. ``/mcp`` answered initialize, tools/list and ping for a token of an
-    organisation the registry does not hold; only its tool calls, going through REST, were refused."""
+    organisation the registry does not hold; only its tool calls, going through REST, were refused.
+
+    ``counted``: the request is counted against the caller's rate limits too (the REST gate's own counters), as
+    every POST but one holding only tool calls is (each of those is counted by the REST operation it runs, or by
+    :func:`run_tool` when refused before it). Handshakes, tool lists, pings and notifications were never counted:
+    a token opened sessions without end. Over the limit: :class:`RateLimited`."""
     try:
-        return None if admitted(str(identity.org_id), identity.issuer) else UnknownOrganization()
+        if not counted:
+            return None if admitted(str(identity.org_id), identity.issuer) else UnknownOrganization()
+        with identity_context(identity, gate=RequestGate(identity)):
+            pass  # the identity statement, and the gate in it, runs when the block ends
+        return None
+    except (RateLimited, UnknownOrganization) as exc:
+        return exc
     except DatabaseError as exc:
         log.warning("mcp: admission not checked, database unavailable (%s)", type(exc).__name__)
         return ServiceUnavailable()
     finally:
         connection.close()  # as the request handler does: no worker thread keeps a connection (or a pool slot)
+
+
+def tool_calls_only(scope, body: bytes | None) -> bool:
+    """Whether every message posted is a tools/call request the SDK will hand to :func:`call_tool` (a request the
+    door or the SDK refuses before that is no tool call: it is counted at the door)."""
+    if body is None or _unsupported_body(scope) is not None or jsonrpc_refusal(scope, body) is not None:
+        return False
+    try:
+        posted = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    messages = posted if isinstance(posted, list) else [posted]
+    return 0 < len(messages) <= MAX_BATCH_MESSAGES and all(_a_tool_call(message) for message in messages)
+
+
+def _a_tool_call(message) -> bool:
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != "tools/call":
+        return False
+    ident, params = message.get("id"), message.get("params")
+    return (isinstance(ident, str | int) and not isinstance(ident, bool) and isinstance(params, dict)
+            and set(params) <= {"name", "arguments", "_meta"} and isinstance(params.get("name"), str)
+            and isinstance(params.get("arguments", {}), dict) and isinstance(params.get("_meta", {}), dict))
+
+
+# JSON-RPC leaves -32000 to -32099 to the server: MCP names no code for a rate limit
+RATE_LIMITED_JSONRPC_CODE = -32029
+
+
+def rate_limited_answer(body: bytes | None, exc: RateLimited) -> JSONResponse:
+    """A request over the caller's rate limits, answered as MCP answers a request it refuses: a JSON-RPC error
+    (with the request's id when it has one), HTTP 429 with ``Retry-After``; ``data`` is the REST API's problem
+    with the seconds as ``retry_after`` (as a tool result's)."""
+    seconds = int(exc.headers["Retry-After"])
+    message = f"Rate limited: too many requests; retry after {seconds} seconds"
+    return JSONResponse({"jsonrpc": "2.0", "id": message_id(body), "error": {
+        "code": RATE_LIMITED_JSONRPC_CODE, "message": message,
+        "data": {**_error_problem(exc), "retry_after": seconds}}}, status_code=429, headers=exc.headers)
 
 
 class Answered:
@@ -445,13 +499,13 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
               patients: list[uuid.UUID]) -> tuple[bool, dict]:
     spec = TOOLS_BY_NAME.get(name)
     if spec is None:
-        return False, _error_problem(ValidationFailed(f"unknown tool {name}", code="unknown_tool"))
+        return _refused_before_the_operation(token, ValidationFailed(f"unknown tool {name}", code="unknown_tool"))
     invalid = argument_errors(name, arguments, leaving=_LEFT_TO_THE_OPERATION)
     if invalid:
-        return False, _error_problem(ValidationFailed(errors=invalid))
+        return _refused_before_the_operation(token, ValidationFailed(errors=invalid))
     missing = [a for a in spec.also_required if arguments.get(a) in (None, "")]
     if missing:
-        return False, _error_problem(ValidationFailed(errors=[
+        return _refused_before_the_operation(token, ValidationFailed(errors=[
             {"field": a, "message": "This field is required.", "code": "required"} for a in missing]))
     op = operations()[name]
     arguments = {k: v for k, v in arguments.items() if v is not None or k not in op.null_means_absent}
@@ -462,14 +516,14 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
     patients += [p for p in (launch_patient, uuid_or_none(arguments.get(PATIENT_ARGUMENT))) if p is not None]
     if op.takes_patient and arguments.get(PATIENT_ARGUMENT) is None:
         if launch_patient is None:
-            return False, _error_problem(ValidationFailed(errors=[{
+            return _refused_before_the_operation(token, ValidationFailed(errors=[{
                 "field": PATIENT_ARGUMENT, "code": "required",
                 "message": "This field is required: the token names no patient it acts for."}]))
         arguments = {**arguments, PATIENT_ARGUMENT: str(launch_patient)}
     try:
         outcome = dispatch.call(op, arguments, token=token, host=host, request_id=request_id)
     except dispatch.ArgumentError as exc:
-        return False, _error_problem(ValidationFailed(errors=exc.errors))
+        return _refused_before_the_operation(token, ValidationFailed(errors=exc.errors))
     if not outcome.ok and "code" not in outcome.body:
         return False, problem_body(status_code=outcome.status, code="internal_error", title="Internal error")
     if not outcome.ok and (seconds := _retry_after(outcome.headers)) is not None:
@@ -477,6 +531,23 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
         # read it), which a tool result does not carry: the problem gives the seconds as an extension member.
         return False, {**outcome.body, "retry_after": seconds}
     return outcome.ok, outcome.body
+
+
+def _refused_before_the_operation(token: str, exc: ApiError) -> tuple[bool, dict]:
+    """A tool call refused before its REST operation ran (an unknown tool, arguments its schema refuses), counted
+    against the caller's limits as the operation's own refusal would be (a stream of them was never counted);
+    past the limits the answer is the rate limit's, as over REST."""
+    try:
+        identity = identity_from_token(token)
+        with identity_context(identity, gate=RequestGate(identity)):
+            pass  # the identity statement, and the gate in it, runs when the block ends
+    except RateLimited as limited:
+        return False, {**_error_problem(limited), "retry_after": int(limited.headers["Retry-After"])}
+    except Exception as count_exc:  # the refusal stands even if it cannot be counted (an unknown organisation too)
+        log.info("mcp: a refused tool call not counted (%s)", type(count_exc).__name__)
+    finally:
+        connection.close()  # as the door's admission: no worker thread keeps a connection
+    return False, _error_problem(exc)
 
 
 def _retry_after(headers: dict[str, str]) -> int | None:

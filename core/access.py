@@ -15,7 +15,7 @@ def require_staff(identity: Identity) -> None:
 
 def require_person_deciding_access(identity: Identity) -> None:
     """Who may see a patient's records is decided by an administrator, never by an AI agent acting for one (it
-    could grant itself, or whoever a prompt names): grants, their revocation and the staff register."""
+    could grant itself, or whoever a prompt names): grants, their revocation, the staff and patient registers."""
     require_staff(identity)
     if identity.is_agent:
         raise Forbidden("an administrator decides access; an agent cannot", code="agent_cannot_grant")

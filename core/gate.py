@@ -47,7 +47,7 @@ def _bucket(kind: str, *parts: str) -> str:
 
 
 class RequestGate:
-    """``rate_limited=False``: admission only (the portal's pages; its logins are limited on their own)."""
+    """``rate_limited=False``: admission only."""
 
     def __init__(self, identity: Identity, *, rate_limited: bool = True) -> None:
         self.identity = identity

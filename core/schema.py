@@ -22,7 +22,9 @@ PROBLEM_SCHEMA = {
         "request_id": {"type": "string"},
         "errors": {"type": "array", "items": {"type": "object", "properties": {
             "field": {"type": "string", "nullable": True}, "message": {"type": "string"},
-            "code": {"type": "string"}}}, "description": "The first 100 problems, in the order found"},
+            "code": {"type": "string"}, "memories": {"type": "integer", "description": "With "
+                     "revision_breaks_memories: how many current memories fail this field's rule"}}},
+                   "description": "The first 100 problems, in the order found"},
         "errors_total": {"type": "integer", "description": "How many problems there were, when more than the 100 "
                          "`errors` lists"},
         "current_version": {"type": "integer", "description": "With a workflow's version_conflict: its version "

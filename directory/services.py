@@ -10,7 +10,7 @@ from datetime import date
 from django.db import IntegrityError, transaction
 
 from core import audit
-from core.access import require_person_deciding_access, require_staff
+from core.access import require_person_deciding_access
 from core.errors import Conflict, ValidationFailed
 from core.identity import Identity
 from core.serializers import name_problem
@@ -50,8 +50,11 @@ class Identifier:
 
 def patient_register(*, identity: Identity, display_name: str, birth_date: date | None,
                      identifiers: list[Identifier], patient_id: uuid.UUID | None = None) -> PatientProfile:
-    """Add a patient to the organisation's directory (a new patient id unless one is given)."""
-    require_staff(identity)
+    """Add a patient to the organisation's directory (a new patient id unless one is given). An administrator's own
+    act, never an AI agent's acting for one: which patient an identifier (an MRN) names decides whose records every
+    caller resolving it reaches, and an agent told by a prompt could claim a record number for a patient of its
+    making, or fill the directory."""
+    require_person_deciding_access(identity)
     display_name = _name_checked(display_name)
     organization_ensure(identity=identity)
     patient_id = patient_id or uuid.uuid4()

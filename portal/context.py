@@ -39,6 +39,7 @@ from core.errors import (
     InsufficientScope,
     NoConsentOrAccess,
     NotFound,
+    RateLimited,
     ServiceUnavailable,
     UnknownOrganization,
     json_problem,
@@ -149,16 +150,45 @@ def _login_redirect(request):
     return redirect(f"{settings.LOGIN_URL}?{urlencode(params)}")
 
 
-def _audit_refusal(identity: Identity, request, kwargs: dict, exc: ApiError) -> None:
+def _audit_refusal(identity: Identity, request, kwargs: dict, exc: ApiError) -> RateLimited | None:
+    """Audit a refused page in a transaction of its own, counted against the person's limits as the page would
+    have been (its own hit rolled back with it: guessing ids is throttled too); over them nothing is written and
+    the rate limit is returned, to answer instead."""
     patient_id = kwargs.get("patient_id") or exc.audit_patient_id
     try:
-        with identity_context(identity):
+        with identity_context(identity, gate=RequestGate(identity)):
             audit.record(action="portal.access", resource_type="portal_page",
                          resource_id=request.resolver_match.url_name if request.resolver_match else None,
                          patient_id=patient_id, purpose=exc.audit_purpose,
                          outcome="denied", reason=exc.code)
+    except RateLimited as limited:
+        return limited
     except Exception as audit_exc:  # the refusal stands even if its audit row cannot be written
         log.error("could not audit a portal refusal: %s", type(audit_exc).__name__)
+    return None
+
+
+def _counted_refusal(identity: Identity) -> RateLimited | None:
+    """Count a refused page (nothing to audit) against the person's limits; over them, the rate limit."""
+    try:
+        with identity_context(identity, gate=RequestGate(identity)):
+            pass  # the identity statement, and the gate in it, runs when the block ends
+    except RateLimited as limited:
+        return limited
+    except Exception as count_exc:  # the refusal stands even if it cannot be counted
+        log.error("could not count a portal refusal: %s", type(count_exc).__name__)
+    return None
+
+
+def rate_limited_page(request, limited: RateLimited):
+    """429 for a page asked for faster than the person's limits allow: says how long to wait (Retry-After too)."""
+    seconds = int(limited.headers["Retry-After"])
+    response = error_page(request, 429, title="Too many requests",
+                          message=f"Pages were asked for faster than this service allows. Nothing was changed. Wait "
+                                  f"{seconds} second{'s' if seconds != 1 else ''}, then reload the page.")
+    response["Retry-After"] = str(seconds)
+    add_never_cache_headers(response)
+    return response
 
 
 def error_page(request, status: int, *, title: str | None = None, message: str | None = None):
@@ -322,19 +352,25 @@ def portal_view(*, scopes: tuple[str, ...] = (), roles: tuple[str, ...] | None =
             if (roles is not None and role not in roles) or any(not identity.has_scope(s) for s in scopes):
                 return error_page(request, 403)
             try:
+                # the signed-in person's pages spend their subject's allowance in the API's counters (a script
+                # holding a session cookie read pages without end), the organisation's too
                 with (timezone.override(portal_time_zone(identity)),
-                      identity_context(identity, gate=RequestGate(identity, rate_limited=False))):
+                      identity_context(identity, gate=RequestGate(identity))):
                     response = view(request, *args, **kwargs)
                     if hasattr(response, "render") and not getattr(response, "is_rendered", True):
                         response.render()
+            except RateLimited as limited:
+                return rate_limited_page(request, limited)
             except UnknownOrganization:
                 # The organisation was removed from the registry, or no longer trusts this provider: nothing is
                 # shown, and nothing is audited (as for the API: nobody could read such rows).
                 return error_page(request, 403)
             except Conflict:  # e.g. a proposal confirmed twice (a double submit): nothing was changed
-                return error_page(request, 409)
+                limited = _counted_refusal(identity)
+                return rate_limited_page(request, limited) if limited else error_page(request, 409)
             except (NotFound, Forbidden, NoConsentOrAccess, InsufficientScope) as exc:
-                _audit_refusal(identity, request, kwargs, exc)
+                if (limited := _audit_refusal(identity, request, kwargs, exc)) is not None:
+                    return rate_limited_page(request, limited)
                 # "Not yours" looks exactly like "not there".
                 return error_page(request, 404 if isinstance(exc, NotFound | NoConsentOrAccess) else 403)
             add_never_cache_headers(response)  # pages hold personal data: never cached

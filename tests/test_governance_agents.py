@@ -293,3 +293,18 @@ def test_an_agent_acting_for_an_administrator_decides_no_access(world):
     assert r.status_code == 403 and r.json()["code"] == "agent_cannot_grant"
     [only] = world.admin().get("/v1/grants").json()["items"]
     assert only["grant_id"] == grant["grant_id"] and only["revoked_at"] is None
+
+
+def test_an_agent_acting_for_an_administrator_registers_no_patient(world):
+    """Which patient an identifier names decides whose records a lookup by it reaches: an agent (told by a prompt)
+    registered patients, claiming a record number no real patient had yet, so the administrator's registration of
+    the real one was 409 identifier_in_use and lookups reached the agent's. Registering is an administrator's own
+    act, as grants and the staff register are (403 agent_cannot_grant), and nothing is written."""
+    bot = Api(mint(world.keyring, sub="org-admin", org_id=world.org, scope="patient:write patient:read",
+                   act={"sub": "helper-agent"}))
+    body = {"display_name": "Made Up", "identifiers": [{"system": "urn:mrn", "value": "MRN-7777"}]}
+    r = bot.post("/v1/patients", body)
+    assert r.status_code == 403 and r.json()["code"] == "agent_cannot_grant", r.content
+    assert bot.get("/v1/patients", {"identifier": "urn:mrn|MRN-7777"}).json()["items"] == []
+    admin = Api(mint(world.keyring, sub="org-admin", org_id=world.org, scope="patient:write patient:read"))
+    assert admin.post("/v1/patients", body).status_code == 201

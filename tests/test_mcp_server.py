@@ -45,6 +45,15 @@ def call(live, token: str, name: str, arguments: dict | None = None):
     return anyio.run(go)
 
 
+def calls(live, token: str, named: list[tuple[str, dict]]) -> list:
+    """Several tool calls in one client session (one handshake)."""
+    async def go():
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http, \
+                Client(streamable_http_client(live.mcp_url, http_client=http)) as client:
+            return [await client.call_tool(name, arguments) for name, arguments in named]
+    return anyio.run(go)
+
+
 def list_tools(live, token: str):
     async def go():
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http, \
@@ -905,16 +914,72 @@ def test_a_refusal_that_says_when_to_retry_gives_the_seconds_in_the_tool_result(
     """A 429 (or 503) says when to come back in its Retry-After header, and the rate limit's title tells the caller
     to read it: a tool result has no headers, so the problem carries the seconds as ``retry_after``."""
     settings.API_RATE_LIMIT_WINDOW_SECONDS = 3600
-    settings.API_RATE_LIMIT_PER_SUBJECT = 2
+    settings.API_RATE_LIMIT_PER_SUBJECT = 4  # the handshake (initialize, its notification) counts too
     token = patient_token(world)
-    for _ in range(2):
-        assert ok(call(live, token, "list_memories", {})) == {"items": []}
-    problem = refused(call(live, token, "list_memories", {}), "rate_limited")
+    first, second, third = calls(live, token, [("list_memories", {})] * 3)
+    assert ok(first) == ok(second) == {"items": []}
+    problem = refused(third, "rate_limited")
     assert isinstance(problem["retry_after"], int) and 1 <= problem["retry_after"] <= 3600, problem
     assert "Retry-After" in problem["title"] and problem["status"] == 429
     settings.API_RATE_LIMIT_PER_SUBJECT = 0
     assert "retry_after" not in refused(call(live, token, "read_workflow", {"workflow_id": str(uuid.uuid4())}),
                                         "not_found")
+
+
+@pytest.mark.parametrize("method", ["initialize", "tools/list", "ping", "notifications/initialized", "batch"])
+def test_requests_that_call_no_tool_count_against_the_callers_rate_limits(world, live, settings, method):
+    """A handshake, a tool list, a ping or a notification was never counted (only a tool call, going through REST,
+    was): a token opened sessions without end. Each POST is counted against the caller's limits as a REST request
+    is (the same counters: REST requests spend the same allowance), and past them it is answered as MCP refuses
+    a request: HTTP 429 with Retry-After, a JSON-RPC error whose data is the REST problem with retry_after."""
+    settings.API_RATE_LIMIT_WINDOW_SECONDS = 3600
+    settings.API_RATE_LIMIT_PER_SUBJECT = 3
+    message: dict = {"jsonrpc": "2.0", "id": 7, "method": method}
+    if method == "initialize":
+        message["params"] = {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "t", "version": "1"}}
+    elif method.startswith("notifications/"):
+        del message["id"]
+    posted = [{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}] if (
+        method == "batch") else message
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    assert httpx.get(f"{live.url}/v1/patients/{world.patient_a}/memories",
+                     headers={"Authorization": headers["Authorization"]}).status_code == 200  # the same allowance
+    for _ in range(2):
+        assert httpx.post(live.mcp_url, json=posted, headers=headers).status_code in (200, 202)
+    r = httpx.post(live.mcp_url, json=posted, headers=headers)
+    assert r.status_code == 429, r.content
+    assert 1 <= int(r.headers["Retry-After"]) <= 3600
+    error = r.json()["error"]
+    assert r.json()["id"] == (None if method == "batch" or "id" not in message else 7)
+    assert error["code"] == -32029 and "retry after" in error["message"]
+    assert error["data"]["code"] == "rate_limited" and error["data"]["retry_after"] == int(r.headers["Retry-After"])
+    r = httpx.get(f"{live.url}/v1/patients/{world.patient_a}/memories",
+                  headers={"Authorization": headers["Authorization"]})
+    assert r.status_code == 429 and r.json()["code"] == "rate_limited"
+    settings.API_RATE_LIMIT_PER_SUBJECT = 0
+    assert httpx.post(live.mcp_url, json=posted, headers=headers).status_code in (200, 202)
+
+
+def test_a_tool_call_refused_before_its_operation_runs_counts_against_the_rate_limits(world, live, settings):
+    """An unknown tool or arguments its schema refuses never reach the REST operation, whose gate counts a call:
+    they are counted as a refused REST request is, and past the limits the answer is the rate limit's."""
+    settings.API_RATE_LIMIT_WINDOW_SECONDS = 3600
+    settings.API_RATE_LIMIT_PER_SUBJECT = 3
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    answers = []
+    for n, name in enumerate(["no_such_tool", "no_such_tool", "no_such_tool", "list_memories"]):
+        r = httpx.post(live.mcp_url, headers=headers, json={"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                                            "params": {"name": name, "arguments": {}}})
+        assert r.status_code == 200, r.content
+        answers.append(r.json()["result"]["structuredContent"]["code"])
+    assert answers == ["unknown_tool", "unknown_tool", "unknown_tool", "rate_limited"]
+    r = httpx.post(live.mcp_url, headers=headers, json={"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                                                        "params": {"name": "no_such_tool", "arguments": {}}})
+    assert r.json()["result"]["structuredContent"]["code"] == "rate_limited"
+    assert r.json()["result"]["structuredContent"]["retry_after"] >= 1
 
 
 def test_every_read_tool_takes_the_purpose_of_use():

@@ -528,9 +528,10 @@ def test_a_revision_current_memories_would_not_satisfy_is_refused_listing_what_b
     assert r.status_code == 409, r.content
     problem = r.json()
     assert problem["code"] == "revision_breaks_memories"
-    assert {(e["memory_id"], e["field"]) for e in problem["errors"]} == {
-        (home, "fact.place"), (home, "fact.interval_days")}
-    assert "home" not in r.content.decode()  # ids and paths, never the values
+    assert {(e["field"], e["memories"]) for e in problem["errors"]} == {("fact.place", 1), ("fact.interval_days", 1)}
+    assert problem["message"] == "1 current memory would not satisfy version 2"
+    # paths, rules and counts: never the values, nor which memories (see the next test)
+    assert "home" not in r.content.decode() and home not in r.content.decode()
     assert [v["version"] for v in admin(world).get(
         "/v1/memory-types/dressing_change_preference").json()["versions"]] == [1]
     # The class and the supersession attribute stay; built-in types are not revised by organisations.
@@ -541,6 +542,31 @@ def test_a_revision_current_memories_would_not_satisfy_is_refused_listing_what_b
     assert r.status_code == 409 and r.json()["code"] == "memory_type_builtin"
     r = admin(world).post("/v1/memory-types/not_there/versions", wound_care_type())
     assert r.status_code == 404
+
+
+def test_an_administrator_cannot_read_a_patients_value_by_trying_revisions(world):
+    """A refusal listed each breaking memory's id: an administrator without any grant tried revisions whose enum
+    held one value at a time and read, per memory id, which value each patient had (ids that webhooks, receipts
+    and audit rows tie to patients). The refusal says how many memories each rule breaks, never which."""
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
+    ids = []
+    for patient, place in ((world.patient_a, "home"), (world.patient_b, "clinic")):
+        cid = world.consent(patient)
+        ids.append(world.patient(patient).post(mem_path(patient), {
+            "memory_type": "dressing_change_preference", "fact": {"place": place},
+            "consent_purpose": "appointment_scheduling", "consent_record_id": cid}).json()["memory_id"])
+    answers = []
+    for only in ("home", "clinic"):
+        schema = wound_care_type()["schema"]
+        schema["properties"]["place"] = {"enum": [only]}
+        r = admin(world).post("/v1/memory-types/dressing_change_preference/versions", wound_care_type(schema=schema))
+        assert r.status_code == 409 and r.json()["code"] == "revision_breaks_memories", r.content
+        assert not any(memory_id in r.content.decode() for memory_id in ids)
+        answers.append(r.json())
+    assert [a["errors"] for a in answers] == [[{"field": "fact.place", "message": "one of home", "code":
+                                                "breaks_memory", "memories": 1}],
+                                              [{"field": "fact.place", "message": "one of clinic", "code":
+                                                "breaks_memory", "memories": 1}]]
 
 
 def test_a_revision_may_not_leave_out_a_purpose_current_memories_are_kept_for(world):
@@ -554,7 +580,8 @@ def test_a_revision_may_not_leave_out_a_purpose_current_memories_are_kept_for(wo
     r = admin(world).post("/v1/memory-types/dressing_change_preference/versions",
                           wound_care_type(purposes=["communication"]))
     assert r.status_code == 409 and r.json()["code"] == "revision_breaks_memories", r.content
-    assert [(e["memory_id"], e["field"]) for e in r.json()["errors"]] == [(kept, "consent_purpose")]
+    assert [(e["field"], e["memories"]) for e in r.json()["errors"]] == [("consent_purpose", 1)]
+    assert kept not in r.content.decode()
     widened = admin(world).post("/v1/memory-types/dressing_change_preference/versions",
                                 wound_care_type(purposes=["appointment_scheduling", "communication"]))
     assert widened.status_code == 201, widened.content

@@ -163,7 +163,8 @@ class MemoryTypeVersionsView(_TypeView):
                    responses={201: MemoryTypeOut, 200: MemoryTypeOut})
     def post(self, request, name):
         """A new version. Refused (409 revision_breaks_memories) when current memories would not satisfy it:
-        ``errors`` lists each memory id and failing field path. The latest version's definition again is that
+        ``message`` says how many, ``errors`` lists each failing field path and rule with how many memories fail
+        it (``memories``), never which memories nor their values. The latest version's definition again is that
         version (200), not a copy of it; a revision based on an older version is 409 version_conflict."""
         definition, others = _definition(request, MemoryTypeRevisionIn)
         spec, created = services.memory_type_revise(identity=self.identity, name=name, definition=definition,

@@ -107,19 +107,27 @@ def _current_values(identity: Identity, name: str) -> list[tuple[uuid.UUID, str,
     return values
 
 
-def revision_breakages(*, identity: Identity, spec: TypeSpec) -> list[dict]:
-    """What a revision would break: one line per current memory and failing field path (no values)."""
-    breaks = []
+def revision_breakages(*, identity: Identity, spec: TypeSpec) -> tuple[int, list[dict]]:
+    """What a revision would break: how many current memories, and each failing field path and rule with how many
+    memories fail it. Never which memories: an administrator holds no grant to any patient's values, and trying
+    revisions (an enum of one value, then another) against a list of memory ids read each memory's value one
+    guess at a time; counts say what a revision would break without naming whose."""
+    broken: set[uuid.UUID] = set()
+    rules: dict[tuple[str, str], int] = {}
     for memory_id, purpose, fact in _current_values(identity, spec.name):
+        failed = set()
         if purpose not in spec.purposes:  # kept for a purpose the revision no longer allows
-            breaks.append({"memory_id": str(memory_id), "field": "consent_purpose", "code": "breaks_memory",
-                           "message": f"kept for {purpose}, which the revision's purposes leave out"})
+            failed.add(("consent_purpose", f"kept for {purpose}, which the revision's purposes leave out"))
         try:
             fact_validate(spec, fact, readable=False)
         except FactInvalid as exc:
-            breaks += [{"memory_id": str(memory_id), "field": path, "message": message, "code": "breaks_memory"}
-                       for path, message in _paths(exc.detail)]
-    return breaks
+            failed.update(_paths(exc.detail))
+        if failed:
+            broken.add(memory_id)
+        for rule in failed:
+            rules[rule] = rules.get(rule, 0) + 1
+    return len(broken), [{"field": path, "message": message, "code": "breaks_memory", "memories": count}
+                         for (path, message), count in sorted(rules.items())]
 
 
 def _closedness(spec: TypeSpec) -> dict[str, set[bool]]:
@@ -184,10 +192,10 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict,
         errors += _attribute_changes(previous, spec)
     if errors:
         raise ValidationFailed(errors=errors)
-    breaks = revision_breakages(identity=identity, spec=spec)
-    if breaks:
-        raise RevisionBreaksMemories(f"{len({b['memory_id'] for b in breaks})} current memories would not "
-                                     f"satisfy version {spec.version}", errors=breaks)
+    broken, breaks = revision_breakages(identity=identity, spec=spec)
+    if broken:
+        raise RevisionBreaksMemories(f"{broken} current memor{'y' if broken == 1 else 'ies'} would not satisfy "
+                                     f"version {spec.version}", errors=breaks)
     row = _insert(identity, spec)
     audit.record(action="memory_type.revise", resource_type="memory_type", resource_id=row.type_id)
     return spec, True

@@ -243,7 +243,8 @@ def test_an_administrator_adds_and_revises_a_type_on_the_memory_types_page(world
     ok = admin.post("/staff/memory-types/", {"definition": json.dumps(wound_care_type())})
     assert ok.status_code == 302, ok.content.decode()[:2000]
     assert "Dressing changes" in admin.get("/staff/memory-types/").content.decode()
-    # A patient records one; a revision that it would not satisfy is refused with its id, no value.
+    # A patient records one; a revision that it would not satisfy is refused with the path and a count: no value,
+    # nor which memory.
     cid = world.consent(world.patient_a)
     memory_id = world.patient(world.patient_a).post(f"/v1/patients/{world.patient_a}/memories", {
         "memory_type": "dressing_change_preference", "fact": {"place": "home"},
@@ -253,7 +254,8 @@ def test_an_administrator_adds_and_revises_a_type_on_the_memory_types_page(world
     refused = admin.post("/staff/memory-types/", {"revise": "dressing_change_preference",
                                                   "definition": json.dumps(narrower)})
     assert refused.status_code == 422
-    assert memory_id in refused.content.decode() and "fact.place" in refused.content.decode()
+    assert memory_id not in refused.content.decode() and "fact.place" in refused.content.decode()
+    assert "1 current memory would not satisfy version 2" in refused.content.decode()
     wider = {k: v for k, v in wound_care_type().items() if k != "name"}
     wider["schema"]["properties"]["place"] = {"enum": ["home", "clinic", "pharmacy"]}
     assert admin.post("/staff/memory-types/", {"revise": "dressing_change_preference",

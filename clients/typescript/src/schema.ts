@@ -177,7 +177,8 @@ export interface paths {
         put?: never;
         /**
          * @description A new version. Refused (409 revision_breaks_memories) when current memories would not satisfy it:
-         *     ``errors`` lists each memory id and failing field path. The latest version's definition again is that
+         *     ``message`` says how many, ``errors`` lists each failing field path and rule with how many memories fail
+         *     it (``memories``), never which memories nor their values. The latest version's definition again is that
          *     version (200), not a copy of it; a revision based on an older version is 409 version_conflict.
          *
          *     Requires scopes: `memory_type:write`.
@@ -2387,6 +2388,8 @@ export interface components {
                 field?: string | null;
                 message?: string;
                 code?: string;
+                /** @description With revision_breaks_memories: how many current memories fail this field's rule */
+                memories?: number;
             }[];
             /** @description How many problems there were, when more than the 100 `errors` lists */
             errors_total?: number;
