@@ -920,3 +920,113 @@ def test_proposing_from_a_turn_that_is_not_the_patients_is_a_validation_error_as
     for code in ("not_a_patient_statement", "purpose_not_supported"):
         error = errors.error_from_problem(422, {"code": code})
         assert isinstance(error, errors.ValidationError) and type(error).status == 422, code
+
+
+class Canned:
+    """An outside system in front of the service (a proxy, a cache): a real HTTP server answering each request
+    with ``answer(method, path)`` -> (status, headers, body bytes), recording what was asked."""
+
+    def __init__(self, answer) -> None:
+        self.requests: list[tuple[str, str, dict[str, str]]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _any(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                outer.requests.append((self.command, self.path, dict(self.headers)))
+                status, headers, body = answer(self.command, self.path)
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = do_DELETE = _any  # noqa: N815
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_a_success_whose_body_is_not_the_operations_answer_is_an_unexpected_response_holding_none_of_it():
+    """A 200 from a proxy's HTML page, a JSON array where an object is due, a body cut short: the caller got a raw
+    KeyError, TypeError or a model error quoting the body (a patient's data). Each is UnexpectedResponse with the
+    status and nothing of the body, sync and async, from the named methods and from request()."""
+    secret = "Jane Doe penicillin allergy"
+    bodies = {
+        "html": (200, {"Content-Type": "text/html"}, f"<html>{secret}</html>".encode()),
+        "array": (200, {"Content-Type": "application/json"}, json.dumps([{"note": secret}]).encode()),
+        "cut": (200, {"Content-Type": "application/json"}, b'{"workflow_id": "' + secret.encode()),
+        "list-object": (200, {"Content-Type": "application/json"}, json.dumps({"items": {"x": secret}}).encode()),
+        "wrong": (200, {"Content-Type": "application/json"}, json.dumps({"name": secret}).encode()),
+        "empty": (200, {"Content-Type": "application/json"}, b""),
+    }
+    current = {"kind": "html"}
+    server = Canned(lambda method, path: bodies[current["kind"]])
+    try:
+        with AnamnesisClient(server.url, "t", sleep=Sleeps()) as api:
+            for kind in bodies:
+                current["kind"] = kind
+                for call in (lambda: api.get_workflow(uuid.uuid4()), lambda: api.list_memories(uuid.uuid4()),
+                             lambda: api.list_operations(uuid.uuid4())):
+                    with pytest.raises(errors.UnexpectedResponse) as raised:
+                        call()
+                    assert raised.value.status == 200 and raised.value.code == "unexpected_response", kind
+                    assert secret not in str(raised.value) and secret not in repr(raised.value.__dict__), kind
+                    assert raised.value.__cause__ is None, "no model error quoting the body is chained"
+            for kind in ("html", "cut"):
+                current["kind"] = kind
+                with pytest.raises(errors.UnexpectedResponse):
+                    api.request("GET", "/v1/grants")
+
+        async def read_async():
+            async with AsyncAnamnesisClient(server.url, "t") as api:
+                await api.get_workflow(uuid.uuid4())
+
+        current["kind"] = "array"
+        with pytest.raises(errors.UnexpectedResponse):
+            anyio.run(read_async)
+    finally:
+        server.stop()
+
+
+def test_a_list_whose_cursor_repeats_or_whose_page_adds_nothing_stops_with_paging_loop():
+    """A cache in front of the service answering every page with the first (the same next_cursor) made
+    list_operations loop for ever; so did a page with no items naming another cursor. Both are PagingLoop (an
+    UnexpectedResponse), after a bounded number of requests."""
+    operation = {"operation_id": str(uuid.uuid4()), "workflow_id": str(uuid.uuid4()), "kind": "book_appointment",
+                 "system": "scheduling", "status": "pending", "idempotency_key": "k", "attempts": 0}
+    pages = {"mode": "repeat"}
+
+    def answer(method, path):
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
+        if pages["mode"] == "repeat":
+            body = {"items": [operation], "next_cursor": "c1"}
+        elif pages["mode"] == "empty":
+            body = {"items": [], "next_cursor": f"c{len(query.get('cursor', []))}x{time.monotonic_ns()}"}
+        else:  # two pages, then the end
+            body = {"items": [operation], "next_cursor": None if query.get("cursor") else "c1"}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+    server = Canned(answer)
+    try:
+        with AnamnesisClient(server.url, "t") as api:
+            for mode in ("repeat", "empty"):
+                pages["mode"] = mode
+                server.requests.clear()
+                with pytest.raises(errors.PagingLoop) as raised:
+                    api.list_operations(uuid.uuid4())
+                assert isinstance(raised.value, errors.UnexpectedResponse) and len(server.requests) <= 2, mode
+            pages["mode"] = "end"
+            assert len(api.list_operations(uuid.uuid4())) == 2
+    finally:
+        server.stop()
+

@@ -19,7 +19,9 @@ import { randomUUID } from "node:crypto";
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 
 import { StaticToken, type TokenProvider } from "./auth.js";
-import { CommitOutcomeUnknown, errorFromProblem, RetryableError, TransportError } from "./errors.js";
+import {
+  CommitOutcomeUnknown, errorFromProblem, PagingLoop, RetryableError, TransportError, UnexpectedResponse,
+} from "./errors.js";
 import { KEYED_OPERATIONS } from "./operations.js";
 import type { components, paths } from "./schema.js";
 
@@ -110,8 +112,15 @@ export interface ReadOptions {
 type Id = string;
 
 function required<T>(data: T | undefined): T {
-  if (data === undefined) throw new TransportError("the service answered with an empty body");
+  if (data === undefined) throw new UnexpectedResponse("the service answered with an empty body");
   return data;
+}
+
+/** A list's page: its items, or UnexpectedResponse when it holds none (an object where a list is due). */
+function itemsOf<T>(page: { items: T[] } | undefined): T[] {
+  const items = required(page).items;
+  if (!Array.isArray(items)) throw new UnexpectedResponse("the service's answer holds no list of items");
+  return items;
 }
 
 /** A read's query with its purpose of use added when there is one. Older documents do not declare `purpose`,
@@ -122,17 +131,35 @@ function withPurpose<Q extends object>(query: Q, purpose: PurposeOfUse | undefin
 }
 
 /** Every item of a list the service answers a page at a time: `read` fetches the page after `cursor` (the first
- * when undefined), and pages are followed through `next_cursor` until it is null. */
+ * when undefined), and pages are followed through `next_cursor` until it is null. A cursor given before, or an
+ * empty page naming another, would be followed for ever: {@link PagingLoop}. */
 async function allPages<T>(read: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor?: string | null }
                                                                           | undefined>): Promise<T[]> {
   const items: T[] = [];
+  const seen = new Set<string>();
   let cursor: string | undefined;
   do {
     const page = required(await read(cursor));
-    items.push(...page.items);
+    const pageItems = itemsOf(page);
+    items.push(...pageItems);
     cursor = page.next_cursor || undefined;
+    if (cursor === undefined) break;
+    if (typeof cursor !== "string") throw new UnexpectedResponse("the service's next_cursor is not a cursor");
+    if (seen.has(cursor) || pageItems.length === 0) {
+      throw new PagingLoop("the service gave a cursor it gave before, or an empty page with a cursor");
+    }
+    seen.add(cursor);
   } while (cursor !== undefined);
   return items;
+}
+
+function isObject(answer: ArrayBuffer): boolean {
+  try {
+    const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(answer));
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 function keyHeader(options: CreateOptions | undefined): { header?: { "Idempotency-Key": string } } {
@@ -226,6 +253,13 @@ export class AnamnesisClient {
         }
       }
       if (answer !== undefined) {
+        // every answer of the API is a JSON object: a success that is none (a proxy's page, an array, a body cut
+        // short) would throw a SyntaxError or a TypeError deep in the caller; nothing of it is kept (it may hold
+        // a patient's data)
+        if (answer.byteLength > 0 && (headers.get("Accept") ?? "").includes("json") && !isObject(answer)) {
+          throw new UnexpectedResponse(`${where}: the answer is not what the operation answers`,
+                                       { status: response.status });
+        }
         return new Response(answer.byteLength > 0 ? answer : null,
                             { status: response.status, statusText: response.statusText, headers: response.headers });
       }
@@ -271,7 +305,7 @@ export class AnamnesisClient {
                 query: withPurpose({ memory_type: options.memoryType, consent_purpose: options.consentPurpose },
                                    this.#purposeOf(options, options.consentPurpose)) },
     });
-    return required(data).items;
+    return itemsOf(data);
   }
 
   async getMemory(patientId: Id, memoryId: Id, options: ReadOptions = {}): Promise<Memory> {

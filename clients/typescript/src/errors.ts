@@ -60,6 +60,20 @@ export class TransportError extends AnamnesisError {
   static override readonly code: string = "transport_error";
 }
 
+/** A success (2xx) whose body is not what the operation answers: a proxy's HTML page, a JSON array where an object
+ * is due, a body cut short. `status` is the answer's; nothing of the body is kept (it may hold a patient's data).
+ * Not retried: the service may have done what was asked. */
+export class UnexpectedResponse extends AnamnesisError {
+  static override readonly code: string = "unexpected_response";
+  static override readonly status: number = 200;
+}
+
+/** A list read a page at a time gave a cursor it had given before, or a page with nothing on it and a cursor to
+ * another: following it would never end (a cache in front of the service, a fault). */
+export class PagingLoop extends UnexpectedResponse {
+  static override readonly code: string = "paging_loop";
+}
+
 export class ForbiddenError extends AnamnesisError {
   static override readonly status: number = 403;
 }

@@ -31,18 +31,23 @@ from typing import Any
 import anyio
 import httpx
 from pydantic import BaseModel
+from pydantic import ValidationError as ModelError
 
 from anamnesis_client import models as m
 from anamnesis_client.auth import StaticToken, TokenProvider
 from anamnesis_client.errors import (
     AnamnesisError,
     CommitOutcomeUnknown,
+    PagingLoop,
     RetryableError,
     TransportError,
+    UnexpectedResponse,
     error_from_problem,
 )
 
 RETRY_STATUSES = frozenset({429, 503})
+# A body that is not JSON (a proxy's page, a body cut short): never given to a caller as if it were an answer.
+_UNREADABLE = object()
 
 
 @dataclass(frozen=True)
@@ -295,10 +300,19 @@ class _Base(_Operations):
         return headers, key
 
     @staticmethod
-    def _next_page(call: Call, body: dict) -> Call | None:
-        """The request for the page after ``body``, or None when it was the last."""
+    def _next_page(call: Call, body: dict, page: list, seen: set[str]) -> Call | None:
+        """The request for the page after ``body``, or None when it was the last. A cursor given before, or an
+        empty page that names another, would be followed for ever: :class:`errors.PagingLoop`."""
         cursor = body.get("next_cursor") if call.paged else None
-        return replace(call, params={**(call.params or {}), "cursor": cursor}) if cursor else None
+        if not cursor:
+            return None
+        if not isinstance(cursor, str):
+            raise UnexpectedResponse(f"{call.method} {call.path}: next_cursor is not a cursor", status=200)
+        if cursor in seen or not page:
+            raise PagingLoop(f"{call.method} {call.path}: the service gave a cursor it gave before, or an empty page "
+                             "with a cursor", status=200)
+        seen.add(cursor)
+        return replace(call, params={**(call.params or {}), "cursor": cursor})
 
     @staticmethod
     def _retry_on_transport(call: Call, key: str | None) -> bool:
@@ -317,11 +331,12 @@ class _Base(_Operations):
 
     @staticmethod
     def _body(response: httpx.Response) -> Any:
-        """The answer's JSON, parsed once for both the retry decision and the result ({} when it is none)."""
+        """The answer's JSON, parsed once for both the retry decision and the result ({} when it is none,
+        ``_UNREADABLE`` when it is not JSON)."""
         try:
             return response.json() if response.content else {}
         except ValueError:
-            return {}
+            return _UNREADABLE
 
     @staticmethod
     def _parse(call: Call, response: httpx.Response, body: Any):
@@ -330,11 +345,22 @@ class _Base(_Operations):
                 body = {}
             raise error_from_problem(response.status_code, body,
                                      retry_after=parse_retry_after(response.headers.get("Retry-After")))
+        # A success whose body is not the operation's (a proxy's page, an array for an object, a body cut short)
+        # is UnexpectedResponse, never a KeyError or a model's error quoting the body: it may hold a patient's data.
+        unexpected = UnexpectedResponse(f"{call.method} {call.path}: the answer is not what the operation answers",
+                                        status=response.status_code)
+        if body is _UNREADABLE:
+            raise unexpected
         if call.model is None:
             return body
-        if call.unwrap:
-            return [call.model.model_validate(item) for item in body[call.unwrap]], body
-        return call.model.model_validate(body)
+        try:
+            if call.unwrap:
+                if not isinstance(body, dict) or not isinstance(body.get(call.unwrap), list):
+                    raise unexpected
+                return [call.model.model_validate(item) for item in body[call.unwrap]], body
+            return call.model.model_validate(body)
+        except ModelError:
+            raise unexpected from None
 
 
 class AnamnesisClient(_Base):
@@ -361,11 +387,12 @@ class AnamnesisClient(_Base):
         if call.model is None or not call.unwrap:
             return result
         items, body = result
-        page_call = self._next_page(call, body)
+        seen: set[str] = set()
+        page_call = self._next_page(call, body, items, seen)
         while page_call is not None:
             page, body = self._send(page_call)
             items += page
-            page_call = self._next_page(page_call, body)
+            page_call = self._next_page(page_call, body, page, seen)
         return items
 
     def _attempt(self, call: Call, headers: dict[str, str]) -> httpx.Response:
@@ -443,11 +470,12 @@ class AsyncAnamnesisClient(_Base):
         if call.model is None or not call.unwrap:
             return result
         items, body = result
-        page_call = self._next_page(call, body)
+        seen: set[str] = set()
+        page_call = self._next_page(call, body, items, seen)
         while page_call is not None:
             page, body = await self._send(page_call)
             items += page
-            page_call = self._next_page(page_call, body)
+            page_call = self._next_page(page_call, body, page, seen)
         return items
 
     async def _send(self, call: Call):

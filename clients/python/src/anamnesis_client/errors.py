@@ -36,6 +36,22 @@ class TransportError(AnamnesisError):
     code = "transport_error"
 
 
+class UnexpectedResponse(AnamnesisError):
+    """A success (2xx) whose body is not what the operation answers: a proxy's HTML page, a JSON array where an
+    object is due, a body cut short. ``status`` is the answer's; nothing of the body is kept (it may hold a
+    patient's data). Not retried: the service may have done what was asked."""
+
+    code = "unexpected_response"
+    status = 200
+
+
+class PagingLoop(UnexpectedResponse):
+    """A list read a page at a time gave a cursor it had given before, or a page with nothing on it and a cursor
+    to another: following it would never end (a cache in front of the service, a fault)."""
+
+    code = "paging_loop"
+
+
 class ForbiddenError(AnamnesisError):
     status = 403
 
@@ -454,7 +470,7 @@ class InternalError(AnamnesisError):
 PROBLEM_CLASSES: dict[str, type[AnamnesisError]] = {
     cls.code: cls for cls in list(globals().values())
     if isinstance(cls, type) and issubclass(cls, AnamnesisError) and "code" in cls.__dict__
-    and cls not in (AnamnesisError, TransportError)
+    and cls not in (AnamnesisError, TransportError, UnexpectedResponse, PagingLoop)
 }
 _BY_STATUS: dict[int, type[AnamnesisError]] = {400: BadRequest, 403: ForbiddenError, 409: ConflictError,
                                                429: RetryableError, 503: RetryableError, 410: SessionGone,
@@ -470,6 +486,8 @@ def error_from_problem(status: int, body: dict[str, Any], *, retry_after: float 
 __all__ = [
     "AnamnesisError",
     "TransportError",
+    "UnexpectedResponse",
+    "PagingLoop",
     "ForbiddenError",
     "ConflictError",
     "RetryableError",
