@@ -5,6 +5,8 @@ static and OAuth client-credentials token providers, sync and async."""
 from __future__ import annotations
 
 import base64
+import datetime
+import email.utils
 import json
 import threading
 import time
@@ -16,7 +18,7 @@ import anyio
 import httpx
 import pytest
 from anamnesis_client import AnamnesisClient, AsyncAnamnesisClient, ClientCredentials, RetryPolicy, errors, models
-from anamnesis_client.client import Call
+from anamnesis_client.client import Call, parse_retry_after
 
 from conversations.models import ConversationSession
 from core.identity import ACTOR_PATIENT, Identity, identity_context
@@ -1030,3 +1032,40 @@ def test_a_list_whose_cursor_repeats_or_whose_page_adds_nothing_stops_with_pagin
     finally:
         server.stop()
 
+
+def test_a_proxys_502_503_and_504_are_retried_only_when_safe_and_fractional_retry_after_is_honoured():
+    """A proxy before the service answering 502 or 504 (its page, no problem document) raised at once even for a
+    read, and ``Retry-After: 1.5`` was ignored (the client's own backoff instead). Now 502, 504 and a 503 that is
+    not the service's are sent again for reads and keyed calls, never for an unkeyed write (it may have reached the
+    service); Retry-After is honoured as fractional seconds or an HTTP date."""
+    status = {"code": 502, "retry_after": "1.5"}
+
+    def answer(method, path):
+        return status["code"], {"Content-Type": "text/html", "Retry-After": status["retry_after"]}, b"<h1>Bad</h1>"
+
+    proxy = Canned(answer)
+    try:
+        for code in (502, 503, 504):
+            status["code"] = code
+            sleeps = Sleeps()
+            with AnamnesisClient(proxy.url, "t", sleep=sleeps, retry=RetryPolicy(max_retries=2)) as api:
+                proxy.requests.clear()
+                with pytest.raises(errors.AnamnesisError) as raised:
+                    api.get_workflow(uuid.uuid4())
+                assert raised.value.status == code and len(proxy.requests) == 3, code
+                assert sleeps == [1.5, 1.5], "Retry-After in fractional seconds"
+                proxy.requests.clear()
+                with pytest.raises(errors.AnamnesisError):
+                    api.create_workflow("appointment_booking", uuid.uuid4())
+                keys = {headers.get("Idempotency-Key") for _, _, headers in proxy.requests}
+                assert len(proxy.requests) == 3 and len(keys) == 1, "a keyed create, under its key"
+                proxy.requests.clear()
+                with pytest.raises(errors.AnamnesisError):
+                    api.end_session(uuid.uuid4())
+                assert len(proxy.requests) == 1, "an unkeyed write may have reached the service: not sent again"
+    finally:
+        proxy.stop()
+    assert parse_retry_after("0.25") == 0.25 and parse_retry_after("1.5.") is None
+    soon = email.utils.format_datetime(datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=30),
+                                       usegmt=True)
+    assert 25 < parse_retry_after(soon) <= 30

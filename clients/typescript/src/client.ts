@@ -5,9 +5,12 @@
  *
  * - creating calls (the operations that take an `Idempotency-Key`, src/operations.ts) always carry one (yours, or
  *   a fresh UUID), the same on every attempt, so a retry after a lost answer cannot create a second thing;
- * - `429` and `503` mean nothing was changed: retried for every call, after `Retry-After` when the service sends
- *   it, otherwise exponential backoff with full jitter; but a `503 commit_outcome_unknown` (the write may have been
- *   saved) is retried only for reads and keyed calls, and otherwise throws {@link CommitOutcomeUnknown};
+ * - `429` and the service's own `503` (a problem document with its `code`) mean nothing was changed: retried for
+ *   every call, after `Retry-After` when sent (seconds, fractions too, or an HTTP date), otherwise exponential
+ *   backoff with full jitter; but a `503 commit_outcome_unknown` (the write may have been saved) is retried only
+ *   for reads and keyed calls, and otherwise throws {@link CommitOutcomeUnknown};
+ * - a proxy's `502`, `503` (no problem document of the service) and `504` may come after the request reached the
+ *   service: retried, as a lost answer, only for reads and keyed calls;
  * - a network failure (no answer) is retried only for reads and keyed calls; anything else throws
  *   {@link TransportError} because the first attempt may have landed;
  * - a `401` asks the token provider for a fresh token once; a token provider whose authorization server is busy,
@@ -54,7 +57,10 @@ export type OperationKind = Schemas["KindEnum"];
 export type OperationPayload = Schemas["OperationPayloadRequest"];
 export type ResolutionOutcome = Schemas["ResolutionOutcomeEnum"];
 
+/** The statuses the service answers when nothing was changed (its 503 with its problem document). */
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+/** A proxy's failures: the request may have reached the service, so sent again only when that is safe. */
+export const PROXY_RETRY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -73,11 +79,12 @@ export function retryDelay(policy: RetryPolicy, attempt: number, retryAfter: num
   return Math.random() * Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** attempt);
 }
 
-/** `Retry-After` in seconds: delay-seconds, or an HTTP date (RFC 9110 §10.2.3). */
+/** `Retry-After` in seconds: delay-seconds (`1.5` too, as proxies send), or an HTTP date (RFC 9110 §10.2.3). A
+ * number is never read as a date (`Date.parse("1.5")` is a day in 2001). */
 export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
   if (!value) return undefined;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
   const when = Date.parse(text);
   return Number.isNaN(when) ? undefined : Math.max(0, (when - now) / 1000);
 }
@@ -273,9 +280,13 @@ export class AnamnesisClient {
       const fields = (problem !== null && typeof problem === "object" && !Array.isArray(problem) ? problem : {}
                      ) as Record<string, unknown>;
       const retryAfter = parseRetryAfter(response.headers.get("Retry-After"));
-      // a 503 commit_outcome_unknown: the write may have been saved, so it is sent again only when that is safe
-      const outcomeUnknown = response.status === 503 && fields["code"] === CommitOutcomeUnknown.code;
-      if (RETRY_STATUSES.has(response.status) && (safeWithoutAnswer || !outcomeUnknown)
+      // 429 and the service's own 503 changed nothing; a 503 commit_outcome_unknown (the write may have been
+      // saved) and a proxy's 502, 503 or 504 (the request may have reached the service) are sent again only when
+      // that is safe
+      const code = fields["code"];
+      const nothingChanged = response.status === 429
+        || (response.status === 503 && typeof code === "string" && code !== CommitOutcomeUnknown.code);
+      if ((nothingChanged || (PROXY_RETRY_STATUSES.has(response.status) && safeWithoutAnswer))
           && attempt < this.retry.maxRetries) {
         await this.#sleep(retryDelay(this.retry, attempt, retryAfter));
         attempt += 1;

@@ -111,9 +111,44 @@ describe("429 and 503", () => {
     assert.equal(parseRetryAfter(" 0 "), 0);
     assert.equal(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("2015-10-21T07:27:30Z")), 30);
     assert.equal(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("2016-01-01T00:00:00Z")), 0);
+    assert.equal(parseRetryAfter("1.5"), 1.5, "fractional seconds, never a date");
+    assert.equal(parseRetryAfter("0.25"), 0.25);
     assert.equal(parseRetryAfter("soon"), undefined);
     assert.equal(parseRetryAfter(null), undefined);
     assert.equal(retryDelay(DEFAULT_RETRY, 0, 3600), DEFAULT_RETRY.maxRetryAfterMs);
+  });
+});
+
+describe("a proxy's 502, 503 and 504", () => {
+  test("are retried after a fractional Retry-After for reads and keyed creates, never for an unkeyed write",
+       async () => {
+    let status = 502;
+    const seen: { method: string; key: string | undefined }[] = [];
+    const proxy = await serve((request, _body, response) => {
+      seen.push({ method: request.method ?? "", key: request.headers["idempotency-key"] as string | undefined });
+      response.writeHead(status, { "Content-Type": "text/html", "Retry-After": "1.5" });
+      response.end("<h1>Bad gateway</h1>");
+    });
+    try {
+      for (status of [502, 503, 504]) {
+        const { sleeps, sleep } = recorder();
+        const api = new AnamnesisClient(proxy.url, "t", { sleep, retry: { maxRetries: 2 } });
+        seen.length = 0;
+        const error = await api.getWorkflow(randomUUID()).then(() => undefined, (e: unknown) => e);
+        assert.ok(error instanceof errors.AnamnesisError && error.status === status, String(error));
+        assert.equal(seen.length, 3, `${status}: a read is sent again`);
+        assert.deepEqual(sleeps, [1500, 1500], "Retry-After in fractional seconds");
+        seen.length = 0;
+        await assert.rejects(api.createWorkflow("appointment_booking", randomUUID()), errors.AnamnesisError);
+        assert.equal(seen.length, 3, `${status}: a keyed create is sent again`);
+        assert.equal(new Set(seen.map((s) => s.key)).size, 1, "under its key");
+        seen.length = 0;
+        await assert.rejects(api.confirmMemory(randomUUID(), randomUUID()), errors.AnamnesisError);
+        assert.equal(seen.length, 1, `${status}: an unkeyed write may have reached the service`);
+      }
+    } finally {
+      await proxy.close();
+    }
   });
 });
 

@@ -6,9 +6,12 @@ Retries are safe by construction:
 * creating calls (POSTs that make something), and the other calls the API takes an ``Idempotency-Key`` for (a
   checkpoint, a context pack), always carry one (yours, or a fresh UUID), the same on every attempt, so a retry
   after a lost answer cannot create a second thing, and gets the first answer rather than a version conflict;
-* ``429`` and ``503`` mean nothing was changed: retried for every call, after ``Retry-After`` when the service
-  sends it, otherwise exponential backoff with full jitter; but a ``503 commit_outcome_unknown`` (the write may
-  have been saved) is retried only for reads and keyed calls, and otherwise raises :class:`CommitOutcomeUnknown`;
+* ``429`` and the service's own ``503`` (a problem document with its ``code``) mean nothing was changed: retried
+  for every call, after ``Retry-After`` when sent (seconds, fractions too, or an HTTP date), otherwise exponential
+  backoff with full jitter; but a ``503 commit_outcome_unknown`` (the write may have been saved) is retried only
+  for reads and keyed calls, and otherwise raises :class:`CommitOutcomeUnknown`;
+* a proxy's ``502``, ``503`` (no problem document of the service) and ``504`` may come after the request reached
+  the service: retried, as a lost answer, only for reads and keyed calls;
 * a network failure (no answer) is retried only for reads and keyed calls; anything else raises
   :class:`TransportError` because the first attempt may have landed;
 * a ``401`` asks the token provider for a fresh token once; a token provider whose authorization server is
@@ -45,7 +48,9 @@ from anamnesis_client.errors import (
     error_from_problem,
 )
 
-RETRY_STATUSES = frozenset({429, 503})
+# A proxy's failures: the request may have reached the service, so sent again only when that is safe.
+PROXY_RETRY_STATUSES = frozenset({502, 503, 504})
+_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
 # A body that is not JSON (a proxy's page, a body cut short): never given to a caller as if it were an answer.
 _UNREADABLE = object()
 
@@ -64,11 +69,11 @@ class RetryPolicy:
 
 
 def parse_retry_after(value: str | None) -> float | None:
-    """Seconds, or an HTTP date (RFC 9110 §10.2.3)."""
+    """Seconds (``1.5`` too, as proxies send), or an HTTP date (RFC 9110 §10.2.3)."""
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if _SECONDS.fullmatch(value):
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
@@ -320,14 +325,14 @@ class _Base(_Operations):
 
     @classmethod
     def _retry_on_status(cls, call: Call, key: str | None, response: httpx.Response, body: Any) -> bool:
-        """429 and 503 changed nothing, except a 503 ``commit_outcome_unknown``: the write may have been saved, so
-        it is sent again only when that is safe without knowing (a read, a keyed call)."""
-        if response.status_code not in RETRY_STATUSES:
-            return False
-        if (response.status_code == 503 and isinstance(body, dict)
-                and body.get("code") == CommitOutcomeUnknown.code):
-            return cls._retry_on_transport(call, key)
-        return True
+        """429 and the service's own 503 changed nothing. A 503 ``commit_outcome_unknown`` (the write may have been
+        saved) and a proxy's 502, 503 or 504 (the request may have reached the service) are sent again only when
+        that is safe without knowing (a read, a keyed call)."""
+        status = response.status_code
+        code = body.get("code") if isinstance(body, dict) else None
+        if status == 429 or (status == 503 and isinstance(code, str) and code != CommitOutcomeUnknown.code):
+            return True
+        return status in PROXY_RETRY_STATUSES and cls._retry_on_transport(call, key)
 
     @staticmethod
     def _body(response: httpx.Response) -> Any:
