@@ -1069,3 +1069,26 @@ def test_a_proxys_502_503_and_504_are_retried_only_when_safe_and_fractional_retr
     soon = email.utils.format_datetime(datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=30),
                                        usegmt=True)
     assert 25 < parse_retry_after(soon) <= 30
+
+
+def test_an_idempotency_key_the_service_would_refuse_is_refused_before_anything_is_sent(world, live):
+    """A non-ASCII key raised httpx's UnicodeEncodeError deep in the call (the key quoted), and one over 100
+    characters or holding a space was sent and refused by the service. The client applies the service's rule
+    (1-100 of A-Z a-z 0-9 . _ : -) first: ValueError, nothing sent, the key not echoed; a key of 100 is sent."""
+    server = Canned(lambda method, path: (500, {}, b""))
+    try:
+        with AnamnesisClient(server.url, "t", sleep=Sleeps()) as api:
+            for key in ("clé-1", "Ωmega", "k" * 101, "two words", "", "line\n"):
+                with pytest.raises(ValueError, match="idempotency_key") as raised:
+                    api.create_workflow("appointment_booking", uuid.uuid4(), idempotency_key=key)
+                assert key not in str(raised.value) or not key, key
+                with pytest.raises(ValueError):
+                    api.request("POST", "/v1/workflows", json={}, keyed=True, idempotency_key=key)
+        assert server.requests == []
+    finally:
+        server.stop()
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        key = "k" * 100
+        first = api.create_workflow("appointment_booking", world.patient_a, idempotency_key=key)
+        assert api.create_workflow("appointment_booking", world.patient_a,
+                                   idempotency_key=key).workflow_id == first.workflow_id

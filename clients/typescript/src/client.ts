@@ -169,7 +169,17 @@ function isObject(answer: ArrayBuffer): boolean {
   }
 }
 
+/** The service's rule for an Idempotency-Key (core/idempotency.py): another is refused there, or by `fetch` before
+ * anything is sent with an opaque message (a character beyond Latin-1). The key is not echoed: a caller may have
+ * built it from what it writes. */
+function checkKey(key: string | null | undefined): void {
+  if (key !== null && key !== undefined && !/^[A-Za-z0-9._:-]{1,100}$/.test(key)) {
+    throw new TypeError("idempotencyKey: 1-100 of A-Z a-z 0-9 . _ : - (the service refuses any other)");
+  }
+}
+
 function keyHeader(options: CreateOptions | undefined): { header?: { "Idempotency-Key": string } } {
+  checkKey(options?.idempotencyKey);
   return options?.idempotencyKey !== undefined ? { header: { "Idempotency-Key": options.idempotencyKey } } : {};
 }
 
@@ -217,6 +227,7 @@ export class AnamnesisClient {
     if (!own.split("/").slice(1).every((segment) => /^[A-Za-z0-9_-]+$/.test(segment))) {
       throw new TypeError(`not an identifier in the request path ${path}: ids are UUIDs`);
     }
+    checkKey(request.headers.get("Idempotency-Key"));
     const where = `${method} ${path}`;
     const safeWithoutAnswer = method === "GET" || request.headers.has("Idempotency-Key");
     const body = method === "GET" || method === "HEAD" ? undefined : await request.arrayBuffer();

@@ -152,6 +152,36 @@ describe("a proxy's 502, 503 and 504", () => {
   });
 });
 
+describe("an Idempotency-Key the service would refuse", () => {
+  test("is refused before anything is sent, the key not echoed; one of 100 characters is sent", async () => {
+    let requests = 0;
+    const upstream = await serve((_request, _body, response) => {
+      requests += 1;
+      json(response, 201, { workflow_id: randomUUID() });
+    });
+    try {
+      const api = new AnamnesisClient(upstream.url, "t", { retry: { maxRetries: 0 } });
+      for (const key of ["clé-1", "Ωmega", "k".repeat(101), "two words", "", "line\n"]) {
+        const error = await api.createWorkflow("appointment_booking", randomUUID(), { idempotencyKey: key })
+          .then(() => undefined, (e: unknown) => e);
+        assert.ok(error instanceof TypeError && /idempotencyKey: 1-100 of/.test(error.message), `${key}: ${error}`);
+        assert.ok(key === "" || !error.message.includes(key));
+        if (key.endsWith("\n")) continue;  // fetch's Headers strips it: "line" is what raw would send
+        const raw = await api.raw.POST("/v1/workflows", {
+          params: { header: { "Idempotency-Key": key } },
+          body: { workflow_type: "appointment_booking", patient_id: randomUUID() },
+        }).then(() => undefined, (e: unknown) => e);
+        assert.ok(raw instanceof TypeError, `raw ${key}: ${raw}`);
+      }
+      assert.equal(requests, 0);
+      await api.createWorkflow("appointment_booking", randomUUID(), { idempotencyKey: "k".repeat(100) });
+      assert.equal(requests, 1);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
 describe("lost answers", () => {
   test("are retried for reads and keyed creates, never for an unkeyed write that may have landed", async () => {
     const { sleeps, sleep } = recorder();

@@ -108,6 +108,17 @@ def _check_path(path: str) -> None:
         raise ValueError(f"not an identifier in the request path {path!r}: ids are UUIDs")
 
 
+# The service's rule for an Idempotency-Key (core.idempotency): another is refused there after the call was built.
+_IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9._:-]{1,100}")
+
+
+def _check_key(key: str | None) -> None:
+    """Refuses a key the service would refuse (non-ASCII, too long, a space): nothing is sent. The key is not
+    echoed: a caller may have built it from what it writes."""
+    if key is not None and not (isinstance(key, str) and _IDEMPOTENCY_KEY.fullmatch(key)):
+        raise ValueError("idempotency_key: 1-100 of A-Z a-z 0-9 . _ : - (the service refuses any other)")
+
+
 def _params(**kwargs) -> dict[str, Any]:
     return {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in kwargs.items() if v is not None}
 
@@ -298,6 +309,7 @@ class _Base(_Operations):
 
     def _prepare(self, call: Call) -> tuple[dict[str, str], str | None]:
         _check_path(call.path)
+        _check_key(call.idempotency_key)
         key = call.idempotency_key or (str(uuid.uuid4()) if call.creating else None)
         headers = {"Accept": "application/json", "User-Agent": self.user_agent, **call.headers}
         if key:
