@@ -1092,3 +1092,41 @@ def test_an_idempotency_key_the_service_would_refuse_is_refused_before_anything_
         first = api.create_workflow("appointment_booking", world.patient_a, idempotency_key=key)
         assert api.create_workflow("appointment_booking", world.patient_a,
                                    idempotency_key=key).workflow_id == first.workflow_id
+
+
+def test_an_async_client_credentials_provider_serves_every_event_loop_it_is_used_from(world, live):
+    """Agent frameworks run each request in its own event loop (``asyncio.run`` per call, anyio's portals, trio)
+    with one long-lived token provider. ClientCredentials held an asyncio.Lock, bound to the first loop where two
+    calls met: in the next loop, two calls asking for a token at once raised RuntimeError ("bound to a different
+    event loop"), and it could not run under trio at all. It holds anyio's lock (the running library's), and the
+    async client waits between attempts with anyio's sleep, so both work wherever httpx does."""
+    endpoint = TokenEndpoint(world, world.patient_a)
+    provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret", scope="memory:read workflow:read")
+
+    async def two_at_once():
+        provider.invalidate()
+        tokens = []
+
+        async def one():
+            tokens.append(await provider.aget_token())
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(one)
+            group.start_soon(one)
+        return tokens
+
+    async def retried_read():
+        gateway = Gateway(live.url, limit=1, retry_after="0.01")
+        try:
+            async with AsyncAnamnesisClient(gateway.url, provider) as api:  # the default sleep, in this loop
+                return await api.list_memories(world.patient_a)
+        finally:
+            gateway.stop()
+
+    try:
+        for _ in range(2):
+            assert len(anyio.run(two_at_once)) == 2
+            assert anyio.run(retried_read) == []
+        assert provider.fetches == 2, "one fetch for the two callers of each loop"
+    finally:
+        endpoint.stop()

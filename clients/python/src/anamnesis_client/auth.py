@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 import threading
 import time
 import urllib.parse
 from typing import Protocol, runtime_checkable
 
+import anyio
 import httpx
 
 from anamnesis_client.errors import IdentityProviderUnavailable, InvalidToken, TransportError
@@ -58,7 +58,9 @@ class ClientCredentials:
         self._token: str | None = None
         self._expires_at = 0.0
         self._lock = threading.Lock()
-        self._alock: asyncio.Lock | None = None
+        # anyio's: the running library's (asyncio or trio), and bound to no event loop, so one provider serves each
+        # loop an agent framework runs its calls in (asyncio.Lock was bound to the first where two calls met)
+        self._alock: anyio.Lock | None = None
         self.fetches = 0
 
     def _basic(self) -> tuple[str, str]:
@@ -115,7 +117,7 @@ class ClientCredentials:
 
     async def aget_token(self) -> str:
         if self._alock is None:
-            self._alock = asyncio.Lock()
+            self._alock = anyio.Lock()
         async with self._alock:
             if token := self._fresh():
                 return token

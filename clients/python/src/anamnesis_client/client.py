@@ -20,7 +20,6 @@ Retries are safe by construction:
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import random
 import re
@@ -468,7 +467,7 @@ class AsyncAnamnesisClient(_Base):
 
     def __init__(self, base_url: str, token: TokenProvider | str, *, retry: RetryPolicy | None = None,
                  timeout: float = 10.0, transport: httpx.AsyncBaseTransport | None = None,
-                 sleep: Callable[[float], Any] = asyncio.sleep, purpose: str | None = None) -> None:
+                 sleep: Callable[[float], Any] = anyio.sleep, purpose: str | None = None) -> None:
         super().__init__(base_url, token, retry=retry, timeout=timeout, purpose=purpose)
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
         self._sleep = sleep
