@@ -1130,3 +1130,41 @@ def test_an_async_client_credentials_provider_serves_every_event_loop_it_is_used
         assert provider.fetches == 2, "one fetch for the two callers of each loop"
     finally:
         endpoint.stop()
+
+
+def test_the_sync_clients_timeout_bounds_the_whole_attempt_when_the_head_is_slow_and_the_body_stalls():
+    """httpx gives each read the whole timeout: a service (or proxy) that sent its answer's head just before the
+    timeout and then nothing held a sync call made with timeout=2 for nearly 4 s an attempt (the async and the
+    TypeScript clients gave up at 2). Each socket operation now gets what is left of the attempt: given up at about
+    2 s, as the other clients do; the read is then retried, as a lost answer."""
+    attempts: list[float] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            attempts.append(time.monotonic())
+            time.sleep(1.6)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(6)  # the body never comes
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with AnamnesisClient(f"http://127.0.0.1:{server.server_port}", "t", timeout=2, sleep=Sleeps(),
+                             retry=RetryPolicy(max_retries=1)) as api:
+            started = time.monotonic()
+            with pytest.raises(errors.TransportError, match="Timeout"):
+                api.get_workflow(uuid.uuid4())
+            took = time.monotonic() - started
+        assert len(attempts) == 2 and attempts[1] - attempts[0] < 2.7, attempts
+        assert took < 5.4, f"two attempts of 2 s took {took:.1f} s"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -91,7 +91,8 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
 
 export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
-  /** Per attempt. */
+  /** One attempt's bound (connect, request and the whole answer); a call makes at most `maxRetries + 1`, with the
+   * waits between them (see README). Default 10 000. */
   timeoutMs?: number;
   userAgent?: string;
   /** How the client waits between attempts (tests record the delays instead of waiting). */

@@ -20,6 +20,7 @@ Retries are safe by construction:
 
 from __future__ import annotations
 
+import contextvars
 import email.utils
 import random
 import re
@@ -31,6 +32,7 @@ from datetime import datetime
 from typing import Any
 
 import anyio
+import httpcore
 import httpx
 from pydantic import BaseModel
 from pydantic import ValidationError as ModelError
@@ -379,6 +381,59 @@ class _Base(_Operations):
             raise unexpected from None
 
 
+# The end of the sync client's attempt under way in this thread (monotonic seconds), or None outside one.
+_ATTEMPT_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("attempt_deadline", default=None)
+
+
+def _within_deadline(timeout: float | None) -> float | None:
+    """A socket operation's timeout, cut to what is left of the attempt: httpx gives each connect and each read the
+    whole timeout, so a connect, or an answer's head, that took most of it left a read the whole of it again."""
+    deadline = _ATTEMPT_DEADLINE.get()
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout("the answer did not arrive whole in time")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _within_deadline(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _within_deadline(timeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, _within_deadline(timeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's sockets, each operation within what is left of the attempt (``_within_deadline``)."""
+
+    def __init__(self, backend: httpcore.NetworkBackend) -> None:
+        self._backend = backend
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        return _DeadlineStream(self._backend.connect_tcp(host, port, _within_deadline(timeout), local_address,
+                                                         socket_options))
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        return _DeadlineStream(self._backend.connect_unix_socket(path, _within_deadline(timeout), socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
 class AnamnesisClient(_Base):
     """Synchronous client: ``with AnamnesisClient(url, token) as api: api.list_memories(patient_id)``."""
 
@@ -387,6 +442,11 @@ class AnamnesisClient(_Base):
                  sleep: Callable[[float], None] = time.sleep, purpose: str | None = None) -> None:
         super().__init__(base_url, token, retry=retry, timeout=timeout, purpose=purpose)
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
+        pool = getattr(getattr(self._http, "_transport", None), "_pool", None)
+        if transport is None and isinstance(getattr(pool, "_network_backend", None), httpcore.NetworkBackend):
+            # httpx names no way to give its transport a network backend: each socket operation is cut to what is
+            # left of the attempt, so ``timeout`` bounds the whole attempt, connect and every read included
+            pool._network_backend = _DeadlineBackend(pool._network_backend)
         self._sleep = sleep
 
     def __enter__(self) -> AnamnesisClient:
@@ -413,11 +473,20 @@ class AnamnesisClient(_Base):
 
     def _attempt(self, call: Call, headers: dict[str, str]) -> httpx.Response:
         """One request, given up (``httpx.ReadTimeout``) once ``timeout`` seconds pass without the whole answer.
-        httpx's timeout bounds each read, so an answer trickling in a few bytes at a time held the caller for as
-        long as it went on; the deadline is checked after each read."""
+        httpx's timeout bounds each connect and each read, so an answer trickling in a few bytes at a time held the
+        caller for as long as it went on, and a slow connect or head then a stalled body for about twice the
+        timeout: each socket operation is cut to what is left (``_DeadlineBackend``), and the deadline is checked
+        after each read."""
         deadline = time.monotonic() + self.timeout
         request = self._http.build_request(call.method, call.path, params=call.params, json=call.json,
                                            headers=headers)
+        token = _ATTEMPT_DEADLINE.set(deadline)
+        try:
+            return self._read_whole(request, deadline)
+        finally:
+            _ATTEMPT_DEADLINE.reset(token)
+
+    def _read_whole(self, request: httpx.Request, deadline: float) -> httpx.Response:
         response = self._http.send(request, stream=True)
         try:
             raw = bytearray()
