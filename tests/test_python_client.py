@@ -1168,3 +1168,22 @@ def test_the_sync_clients_timeout_bounds_the_whole_attempt_when_the_head_is_slow
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_token_endpoints_retry_after_in_fractional_seconds_or_as_a_date_is_honoured():
+    """The token endpoint's Retry-After was read only as whole seconds: 1.5, or an HTTP date, was dropped and the
+    client fell back to its own backoff. It is read as the service's is."""
+    retry_after = {"value": "1.5"}
+    endpoint = Canned(lambda method, path: (503, {"Retry-After": retry_after["value"]}, b""))
+    try:
+        provider = ClientCredentials(f"{endpoint.url}/token", "booking-agent", "s3cret")
+        with pytest.raises(errors.IdentityProviderUnavailable) as down:
+            provider.get_token()
+        assert down.value.retry_after == 1.5
+        retry_after["value"] = email.utils.format_datetime(
+            datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=30), usegmt=True)
+        with pytest.raises(errors.IdentityProviderUnavailable) as down:
+            provider.get_token()
+        assert 25 < down.value.retry_after <= 30
+    finally:
+        endpoint.stop()

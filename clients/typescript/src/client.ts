@@ -23,8 +23,11 @@ import createClient, { type Client, type Middleware } from "openapi-fetch";
 
 import { StaticToken, type TokenProvider } from "./auth.js";
 import {
-  CommitOutcomeUnknown, errorFromProblem, PagingLoop, RetryableError, TransportError, UnexpectedResponse,
+  CommitOutcomeUnknown, errorFromProblem, PagingLoop, parseRetryAfter, RetryableError, TransportError,
+  UnexpectedResponse,
 } from "./errors.js";
+
+export { parseRetryAfter } from "./errors.js";
 import { KEYED_OPERATIONS } from "./operations.js";
 import type { components, paths } from "./schema.js";
 
@@ -77,16 +80,6 @@ export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 3, backoffBaseMs: 500, b
 export function retryDelay(policy: RetryPolicy, attempt: number, retryAfter: number | undefined): number {
   if (retryAfter !== undefined) return Math.min(Math.max(retryAfter * 1000, 0), policy.maxRetryAfterMs);
   return Math.random() * Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** attempt);
-}
-
-/** `Retry-After` in seconds: delay-seconds (`1.5` too, as proxies send), or an HTTP date (RFC 9110 §10.2.3). A
- * number is never read as a date (`Date.parse("1.5")` is a day in 2001). */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
-  const when = Date.parse(text);
-  return Number.isNaN(when) ? undefined : Math.max(0, (when - now) / 1000);
 }
 
 export interface ClientOptions {

@@ -544,6 +544,16 @@ const BY_STATUS: ReadonlyMap<number, ErrorClass> = new Map<number, ErrorClass>([
   [410, SessionGone], [404, NotFound], [422, ValidationError], [401, InvalidToken],
 ]);
 
+/** `Retry-After` in seconds: delay-seconds (`1.5` too, as proxies send), or an HTTP date (RFC 9110 §10.2.3). A
+ * number is never read as a date (`Date.parse("1.5")` is a day in 2001). */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  const when = Date.parse(text);
+  return Number.isNaN(when) ? undefined : Math.max(0, (when - now) / 1000);
+}
+
 /** The typed error for a problem document answered with `status`. */
 export function errorFromProblem(status: number, body: Record<string, unknown>,
                                  options: { retryAfter?: number } = {}): AnamnesisError {

@@ -379,6 +379,26 @@ describe("tokens", () => {
   });
 });
 
+describe("a token endpoint's Retry-After", () => {
+  test("is read in fractional seconds or as an HTTP date, as the service's is", async () => {
+    let retryAfter = "1.5";
+    const endpoint = await serve((_request, _body, response) => {
+      response.writeHead(503, { "Retry-After": retryAfter }).end();
+    });
+    try {
+      const provider = new ClientCredentials(`${endpoint.url}/token`, "booking-agent", "s3cret");
+      let down = await provider.getToken().catch((e: unknown) => e);
+      assert.ok(down instanceof errors.IdentityProviderUnavailable && down.retryAfter === 1.5, String(down));
+      retryAfter = new Date(Date.now() + 30_000).toUTCString();
+      down = await provider.getToken().catch((e: unknown) => e);
+      assert.ok(down instanceof errors.IdentityProviderUnavailable && down.retryAfter! > 25
+                && down.retryAfter! <= 30, String(down));
+    } finally {
+      await endpoint.close();
+    }
+  });
+});
+
 describe("lists the service answers a page at a time", () => {
   test("listOperations follows next_cursor to the oldest operation, not only the newest page", async () => {
     // listOperations returned the first page (the service's newest 100) and dropped the older operations without

@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 import anyio
 import httpx
 
-from anamnesis_client.errors import IdentityProviderUnavailable, InvalidToken, TransportError
+from anamnesis_client.errors import IdentityProviderUnavailable, InvalidToken, TransportError, parse_retry_after
 
 
 @runtime_checkable
@@ -78,10 +78,9 @@ class ClientCredentials:
     def _accept(self, response: httpx.Response) -> str:
         if response.status_code == 429 or response.status_code >= 500:
             # the authorization server is busy or down, which says nothing of the credentials: retryable
-            retry_after = response.headers.get("Retry-After", "").strip()
             raise IdentityProviderUnavailable(f"the token endpoint answered {response.status_code}",
                                               status=response.status_code,
-                                              retry_after=float(retry_after) if retry_after.isdigit() else None)
+                                              retry_after=parse_retry_after(response.headers.get("Retry-After")))
         if response.status_code != 200:
             raise InvalidToken(f"the token endpoint answered {response.status_code}", status=401)
         try:

@@ -21,7 +21,6 @@ Retries are safe by construction:
 from __future__ import annotations
 
 import contextvars
-import email.utils
 import random
 import re
 import time
@@ -47,11 +46,11 @@ from anamnesis_client.errors import (
     TransportError,
     UnexpectedResponse,
     error_from_problem,
+    parse_retry_after,
 )
 
 # A proxy's failures: the request may have reached the service, so sent again only when that is safe.
 PROXY_RETRY_STATUSES = frozenset({502, 503, 504})
-_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
 # A body that is not JSON (a proxy's page, a body cut short): never given to a caller as if it were an answer.
 _UNREADABLE = object()
 
@@ -67,20 +66,6 @@ class RetryPolicy:
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.max_retry_after)
         return random.uniform(0, min(self.backoff_max, self.backoff_base * 2 ** attempt))  # noqa: S311
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds (``1.5`` too, as proxies send), or an HTTP date (RFC 9110 §10.2.3)."""
-    if not value:
-        return None
-    value = value.strip()
-    if _SECONDS.fullmatch(value):
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 @dataclass
