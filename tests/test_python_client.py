@@ -1187,3 +1187,24 @@ def test_a_token_endpoints_retry_after_in_fractional_seconds_or_as_a_date_is_hon
         assert 25 < down.value.retry_after <= 30
     finally:
         endpoint.stop()
+
+
+def test_an_error_answer_whose_json_is_not_a_problem_document_gives_fields_of_the_problems_shape():
+    """A proxy's 4xx or 5xx JSON is no problem document: ``{"errors": "Too many", "message": 5}`` gave a caller
+    ``errors == "Too many"`` (iterating it met characters, ``e["field"]`` a TypeError) and a number as the message.
+    Only fields of the problem's shape are taken, as the TypeScript client takes them."""
+    odd = json.dumps({"errors": "Too many", "message": 5, "title": ["x"], "request_id": {"id": 1}}).encode()
+    mixed = json.dumps({"code": "validation_error", "errors": [None, "x", {"field": "purpose", "code": "invalid"}]})
+    bodies = iter([odd, mixed.encode()])
+    server = Canned(lambda method, path: (422, {"Content-Type": "application/json"}, next(bodies)))
+    try:
+        with AnamnesisClient(server.url, "t") as api:
+            with pytest.raises(errors.ValidationError) as raised:
+                api.get_workflow(uuid.uuid4())
+            assert raised.value.errors == [] and raised.value.message == "validation_error"
+            assert raised.value.title is None and raised.value.request_id is None
+            with pytest.raises(errors.ValidationError) as raised:
+                api.get_workflow(uuid.uuid4())
+            assert [e["field"] for e in raised.value.errors] == ["purpose"]
+    finally:
+        server.stop()

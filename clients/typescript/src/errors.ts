@@ -562,7 +562,11 @@ export function errorFromProblem(status: number, body: Record<string, unknown>,
   const text = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : undefined);
   return new cls(text("message"), {
     status, code: code ?? cls.code, title: text("title"),
-    errors: Array.isArray(body["errors"]) ? (body["errors"] as FieldProblem[]) : [],
+    // a proxy's JSON is no problem document: only field problems that are objects, as the Python client takes
+    errors: Array.isArray(body["errors"])
+      ? (body["errors"] as unknown[]).filter((p): p is FieldProblem => p !== null && typeof p === "object"
+                                                                     && !Array.isArray(p))
+      : [],
     requestId: text("request_id"), retryAfter: options.retryAfter, body,
   });
 }

@@ -80,3 +80,30 @@ describe("a list read a page at a time", () => {
     }
   });
 });
+
+describe("an error answer whose JSON is not a problem document", () => {
+  test("gives fields of the problem's shape only", async () => {
+    const bodies = [
+      JSON.stringify({ errors: "Too many", message: 5, title: ["x"], request_id: { id: 1 } }),
+      JSON.stringify({ code: "validation_error", errors: [null, "x", { field: "purpose", code: "invalid" }] }),
+    ];
+    const proxy = await serve((_request, _body, response) => {
+      const data = bodies.shift() ?? "{}";
+      response.writeHead(422, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(data) });
+      response.end(data);
+    });
+    try {
+      const api = new AnamnesisClient(proxy.url, "t");
+      let error = await api.getWorkflow(randomUUID()).then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof errors.ValidationError, String(error));
+      assert.deepEqual(error.errors, []);
+      assert.equal(error.title, undefined);
+      assert.equal(error.requestId, undefined);
+      error = await api.getWorkflow(randomUUID()).then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof errors.ValidationError, String(error));
+      assert.deepEqual(error.errors.map((e) => e.field), ["purpose"]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});

@@ -498,10 +498,17 @@ def parse_retry_after(value: str | None) -> float | None:
 
 
 def error_from_problem(status: int, body: dict[str, Any], *, retry_after: float | None = None) -> AnamnesisError:
-    code = body.get("code") if isinstance(body.get("code"), str) else None
+    # A proxy's JSON is no problem document: only fields of the problem's shape are taken (as the TypeScript client
+    # does), so a caller reading ``errors`` or ``message`` never meets a number or a string where a list is due.
+    def text(key: str) -> str | None:
+        return body[key] if isinstance(body.get(key), str) else None
+
+    code = text("code")
     cls = PROBLEM_CLASSES.get(code or "") or _BY_STATUS.get(status, AnamnesisError)
-    return cls(body.get("message"), status=status, code=code or cls.code, title=body.get("title"),
-               errors=body.get("errors"), request_id=body.get("request_id"), retry_after=retry_after, body=body)
+    problems = body.get("errors")
+    problems = [p for p in problems if isinstance(p, dict)] if isinstance(problems, list) else []
+    return cls(text("message"), status=status, code=code or cls.code, title=text("title"), errors=problems,
+               request_id=text("request_id"), retry_after=retry_after, body=body)
 
 __all__ = [
     "AnamnesisError",
