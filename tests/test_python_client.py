@@ -1208,3 +1208,16 @@ def test_an_error_answer_whose_json_is_not_a_problem_document_gives_fields_of_th
             assert [e["field"] for e in raised.value.errors] == ["purpose"]
     finally:
         server.stop()
+
+
+def test_one_async_client_serves_a_new_event_loop_per_call(world, live):
+    """Agent frameworks keep one client and run each request in a loop of its own (``asyncio.run`` per call).
+    httpx's pooled connections belong to the loop that opened them, so every other call raised a raw
+    ``RuntimeError: Event loop is closed`` (not even a TransportError, and not retried for a read). Each later
+    loop gets connections of its own."""
+    import asyncio
+
+    api = AsyncAnamnesisClient(live.url, patient_token(world))
+    for _ in range(3):
+        assert asyncio.run(api.list_memories(world.patient_a)) == []
+    asyncio.run(api.aclose())

@@ -20,11 +20,13 @@ Retries are safe by construction:
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import random
 import re
 import time
 import uuid
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -524,7 +526,22 @@ class AsyncAnamnesisClient(_Base):
                  sleep: Callable[[float], Any] = anyio.sleep, purpose: str | None = None) -> None:
         super().__init__(base_url, token, retry=retry, timeout=timeout, purpose=purpose)
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
+        self._own_transport = transport is None
+        self._loop: weakref.ref | None = None  # the asyncio event loop self._http's connections belong to
         self._sleep = sleep
+
+    def _client(self) -> httpx.AsyncClient:
+        """httpx's pooled connections belong to the event loop that opened them: one client used from a loop per
+        call (``asyncio.run`` per request, as agent frameworks do) met a raw ``RuntimeError: Event loop is closed``
+        on every other call. A later asyncio loop gets connections of its own (a transport you gave is kept)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not asyncio (trio): no loops to tell apart
+            return self._http
+        if self._loop is not None and self._loop() is not loop and self._own_transport:
+            self._http = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout)
+        self._loop = weakref.ref(loop)
+        return self._http
 
     async def __aenter__(self) -> AsyncAnamnesisClient:
         return self
@@ -533,7 +550,7 @@ class AsyncAnamnesisClient(_Base):
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self._client().aclose()  # the connections of this loop: an earlier loop's ended with it
 
     async def _run(self, call: Call):
         result = await self._send(call)
@@ -563,8 +580,8 @@ class AsyncAnamnesisClient(_Base):
             try:
                 # the whole answer within ``timeout``: httpx's own bounds each read, not the answer
                 with anyio.fail_after(self.timeout):
-                    response = await self._http.request(call.method, call.path, params=call.params,
-                                                        json=call.json, headers=headers)
+                    response = await self._client().request(call.method, call.path, params=call.params,
+                                                           json=call.json, headers=headers)
             except (httpx.TransportError, TimeoutError) as exc:
                 if self._retry_on_transport(call, key) and attempt < self.retry.max_retries:
                     await self._sleep(self.retry.delay(attempt, None))
