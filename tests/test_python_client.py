@@ -1221,3 +1221,18 @@ def test_one_async_client_serves_a_new_event_loop_per_call(world, live):
     for _ in range(3):
         assert asyncio.run(api.list_memories(world.patient_a)) == []
     asyncio.run(api.aclose())
+
+
+@pytest.mark.parametrize("status, cls", [(413, "PayloadTooLarge"), (414, "QueryTooLong"), (408, "RequestTimeout"),
+                                         (431, "HeadersTooLarge"), (500, "InternalError"), (405, "MethodNotAllowed")])
+def test_a_proxys_refusal_without_a_problem_document_is_the_one_class_of_its_status(status, cls):
+    """A proxy before the service refusing a body too large (nginx's 413 page) raised a bare AnamnesisError with
+    code "error": a caller catching PayloadTooLarge missed it. A status only one class answers is that class."""
+    server = Canned(lambda method, path: (status, {"Content-Type": "text/html"}, b"<h1>Too large</h1>"))
+    try:
+        with AnamnesisClient(server.url, "t", sleep=Sleeps()) as api:
+            with pytest.raises(errors.AnamnesisError) as raised:
+                api.create_workflow("appointment_booking", uuid.uuid4())
+        assert type(raised.value).__name__ == cls and raised.value.status == status
+    finally:
+        server.stop()

@@ -539,9 +539,14 @@ export const PROBLEM_CLASSES: ReadonlyMap<string, ErrorClass> = new Map(
   ALL.filter((cls) => Object.hasOwn(cls, "code") && cls !== TransportError).map((cls) => [cls.code, cls]),
 );
 
+/** The class of an answer with no code of ours (a proxy's page): its status's family, or the one class of that
+ * status. */
 const BY_STATUS: ReadonlyMap<number, ErrorClass> = new Map<number, ErrorClass>([
   [400, BadRequest], [403, ForbiddenError], [409, ConflictError], [429, RetryableError], [503, RetryableError],
-  [410, SessionGone], [404, NotFound], [422, ValidationError], [401, InvalidToken],
+  [410, SessionGone], [404, NotFound], [422, ValidationError], [401, InvalidToken], [405, MethodNotAllowed],
+  [406, NotAcceptable], [408, RequestTimeout], [411, LengthRequired], [413, PayloadTooLarge], [414, QueryTooLong],
+  [415, UnsupportedMediaType], [417, ExpectationFailed], [431, HeadersTooLarge], [500, InternalError],
+  [501, NotImplementedByService],
 ]);
 
 /** `Retry-After` in seconds: delay-seconds (`1.5` too, as proxies send), or an HTTP date (RFC 9110 §10.2.3). A

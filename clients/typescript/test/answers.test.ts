@@ -107,3 +107,28 @@ describe("an error answer whose JSON is not a problem document", () => {
     }
   });
 });
+
+describe("a proxy's refusal without a problem document", () => {
+  test("is the one class of its status", async () => {
+    let status = 413;
+    const proxy = await serve((_request, _body, response) => {
+      response.writeHead(status, { "Content-Type": "text/html" });
+      response.end("<h1>Too large</h1>");
+    });
+    try {
+      const api = new AnamnesisClient(proxy.url, "t");
+      const expected: [number, typeof errors.AnamnesisError][] = [
+        [413, errors.PayloadTooLarge], [414, errors.QueryTooLong], [408, errors.RequestTimeout],
+        [431, errors.HeadersTooLarge], [500, errors.InternalError], [405, errors.MethodNotAllowed],
+      ];
+      for (const [code, cls] of expected) {
+        status = code;
+        const error = await api.createWorkflow("appointment_booking", randomUUID()).then(() => undefined,
+                                                                                         (e: unknown) => e);
+        assert.ok(error instanceof cls && error.status === code, `${code}: ${String(error)}`);
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+});

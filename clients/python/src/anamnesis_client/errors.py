@@ -475,9 +475,14 @@ PROBLEM_CLASSES: dict[str, type[AnamnesisError]] = {
     if isinstance(cls, type) and issubclass(cls, AnamnesisError) and "code" in cls.__dict__
     and cls not in (AnamnesisError, TransportError, UnexpectedResponse, PagingLoop)
 }
+# The class of an answer with no code of ours (a proxy's page): its status's family, or the one class of that status.
 _BY_STATUS: dict[int, type[AnamnesisError]] = {400: BadRequest, 403: ForbiddenError, 409: ConflictError,
                                                429: RetryableError, 503: RetryableError, 410: SessionGone,
-                                               404: NotFound, 422: ValidationError, 401: InvalidToken}
+                                               404: NotFound, 422: ValidationError, 401: InvalidToken,
+                                               405: MethodNotAllowed, 406: NotAcceptable, 408: RequestTimeout,
+                                               411: LengthRequired, 413: PayloadTooLarge, 414: QueryTooLong,
+                                               415: UnsupportedMediaType, 417: ExpectationFailed,
+                                               431: HeadersTooLarge, 500: InternalError, 501: NotImplementedByService}
 
 
 _SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
