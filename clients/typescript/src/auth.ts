@@ -95,7 +95,10 @@ export class ClientCredentials implements TokenProvider {
       await response.body?.cancel();
       throw new InvalidToken(`the token endpoint answered ${response.status}`, { status: 401 });
     }
-    const data = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    // not JSON, or JSON that is no object (a proxy's page, `null`): no token, as the Python client reads it
+    const parsed: unknown = await response.json().catch(() => ({}));
+    const data = (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? parsed : {}
+                 ) as Record<string, unknown>;
     const token = data["access_token"];
     const type = typeof data["token_type"] === "string" ? (data["token_type"] as string) : "bearer";
     if (typeof token !== "string" || !token || type.toLowerCase() !== "bearer") {

@@ -399,6 +399,26 @@ describe("a token endpoint's Retry-After", () => {
   });
 });
 
+describe("a token endpoint's answer that is no object", () => {
+  test("is InvalidToken, never a TypeError", async () => {
+    const bodies = ["null", "[]", "5", "<html>"];
+    const endpoint = await serve((_request, _body, response) => {
+      const data = bodies.shift() ?? "null";
+      response.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(data) });
+      response.end(data);
+    });
+    try {
+      const provider = new ClientCredentials(`${endpoint.url}/token`, "booking-agent", "s3cret");
+      for (let i = 0; i < 4; i += 1) {
+        const error = await provider.getToken().catch((e: unknown) => e);
+        assert.ok(error instanceof errors.InvalidToken, String(error));
+      }
+    } finally {
+      await endpoint.close();
+    }
+  });
+});
+
 describe("lists the service answers a page at a time", () => {
   test("listOperations follows next_cursor to the oldest operation, not only the newest page", async () => {
     // listOperations returned the first page (the service's newest 100) and dropped the older operations without
