@@ -240,6 +240,22 @@ def test_network_failures_are_retried_only_when_safe():
         assert len(sleeps) == 2, "a keyed create is retried under the same key"
 
 
+def send_slowly(handler: BaseHTTPRequestHandler, data: dict) -> None:
+    """Answers 200 with ``data`` four bytes every half second, until the client gives up."""
+    body = json.dumps(data).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    try:
+        for i in range(0, len(body), 4):
+            handler.wfile.write(body[i:i + 4])
+            handler.wfile.flush()
+            time.sleep(0.5)
+    except OSError:  # the client gave up
+        pass
+
+
 def test_an_answer_that_trickles_in_is_given_up_after_the_timeout_and_retried_when_safe():
     """httpx's timeout bounds each read, not the answer: a service (or a proxy before it) sending its answer a few
     bytes at a time held a call made with timeout=1 for as long as it went on (here 15 s an attempt). Each attempt
@@ -251,18 +267,7 @@ def test_an_answer_that_trickles_in_is_given_up_after_the_timeout_and_retried_wh
         def _trickle(self):
             attempts.append(self.command)
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            body = json.dumps({"workflow_id": str(uuid.uuid4()), "padding": " " * 40}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            try:
-                for i in range(0, len(body), 4):
-                    self.wfile.write(body[i:i + 4])
-                    self.wfile.flush()
-                    time.sleep(0.5)
-            except OSError:  # the client gave up
-                pass
+            send_slowly(self, {"workflow_id": str(uuid.uuid4()), "padding": " " * 40})
 
         do_GET = do_POST = _trickle  # noqa: N815
 
@@ -1236,3 +1241,34 @@ def test_a_proxys_refusal_without_a_problem_document_is_the_one_class_of_its_sta
         assert type(raised.value).__name__ == cls and raised.value.status == status
     finally:
         server.stop()
+
+
+def test_a_token_endpoint_whose_answer_trickles_in_is_given_up_after_the_providers_timeout():
+    """httpx's timeout bounds each read: a token endpoint sending its answer a few bytes at a time held every call
+    waiting for a token (ClientCredentials made with timeout=1) for as long as it went on, 15 s here. The whole
+    answer must come within the timeout, sync and async; then TransportError (asked again as a 503 is)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            send_slowly(self, {"access_token": "t" * 60, "token_type": "Bearer"})
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/token"
+    try:
+        started = time.monotonic()
+        with pytest.raises(errors.TransportError):
+            ClientCredentials(url, "booking-agent", "s3cret", timeout=1).get_token()
+        assert time.monotonic() - started < 3
+        started = time.monotonic()
+        with pytest.raises(errors.TransportError):
+            anyio.run(ClientCredentials(url, "booking-agent", "s3cret", timeout=1).aget_token)
+        assert time.monotonic() - started < 3
+    finally:
+        server.shutdown()
+        server.server_close()

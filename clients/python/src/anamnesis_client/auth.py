@@ -101,6 +101,18 @@ class ClientCredentials:
         self.fetches += 1
         return token
 
+    def _post(self) -> httpx.Response:
+        """The token request, its whole answer within ``timeout``: httpx's bounds each read, so an answer trickling
+        in a few bytes at a time held every call waiting for a token for as long as it went on."""
+        deadline = time.monotonic() + self.timeout
+        with httpx.stream("POST", self.token_url, data=self._form(), auth=self._basic(), timeout=self.timeout) as r:
+            raw = bytearray()
+            for chunk in r.iter_raw():
+                raw += chunk
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("the token endpoint's answer did not arrive whole in time")
+        return httpx.Response(r.status_code, headers=r.headers, content=bytes(raw))
+
     def _fresh(self) -> str | None:
         return self._token if self._token and time.monotonic() < self._expires_at else None
 
@@ -109,7 +121,7 @@ class ClientCredentials:
             if token := self._fresh():
                 return token
             try:
-                response = httpx.post(self.token_url, data=self._form(), auth=self._basic(), timeout=self.timeout)
+                response = self._post()
             except httpx.HTTPError as exc:
                 raise TransportError(f"token endpoint unreachable: {type(exc).__name__}") from None
             return self._accept(response)
@@ -121,9 +133,11 @@ class ClientCredentials:
             if token := self._fresh():
                 return token
             try:
-                async with httpx.AsyncClient(timeout=self.timeout) as client:
-                    response = await client.post(self.token_url, data=self._form(), auth=self._basic())
-            except httpx.HTTPError as exc:
+                # the whole answer within ``timeout``, as in get_token
+                with anyio.fail_after(self.timeout):
+                    async with httpx.AsyncClient(timeout=self.timeout) as client:
+                        response = await client.post(self.token_url, data=self._form(), auth=self._basic())
+            except (httpx.HTTPError, TimeoutError) as exc:
                 raise TransportError(f"token endpoint unreachable: {type(exc).__name__}") from None
             return self._accept(response)
 
