@@ -1272,3 +1272,19 @@ def test_a_token_endpoint_whose_answer_trickles_in_is_given_up_after_the_provide
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_proxys_redirect_is_an_unexpected_response_even_through_request():
+    """The API redirects nowhere and the client follows no redirect: a proxy's 302 (to a sign-in page) with an
+    empty body was answered by request() as the JSON {}, as if the operation had answered. It is
+    UnexpectedResponse with the status."""
+    server = Canned(lambda method, path: (302, {"Location": "https://sso.example/login"}, b""))
+    try:
+        with AnamnesisClient(server.url, "t") as api:
+            with pytest.raises(errors.UnexpectedResponse) as raised:
+                api.request("GET", "/v1/grants")
+            assert raised.value.status == 302
+            with pytest.raises(errors.UnexpectedResponse):
+                api.get_workflow(uuid.uuid4())
+    finally:
+        server.stop()

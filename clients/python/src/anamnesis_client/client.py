@@ -354,7 +354,7 @@ class _Base(_Operations):
         # is UnexpectedResponse, never a KeyError or a model's error quoting the body: it may hold a patient's data.
         unexpected = UnexpectedResponse(f"{call.method} {call.path}: the answer is not what the operation answers",
                                         status=response.status_code)
-        if body is _UNREADABLE:
+        if body is _UNREADABLE or response.status_code >= 300:  # the API redirects nowhere: a proxy's, not followed
             raise unexpected
         if call.model is None:
             return body

@@ -41,8 +41,9 @@ class TransportError(AnamnesisError):
 
 class UnexpectedResponse(AnamnesisError):
     """A success (2xx) whose body is not what the operation answers: a proxy's HTML page, a JSON array where an
-    object is due, a body cut short. ``status`` is the answer's; nothing of the body is kept (it may hold a
-    patient's data). Not retried: the service may have done what was asked."""
+    object is due, a body cut short; or a redirect (3xx: the API answers none, and the client follows none).
+    ``status`` is the answer's; nothing of the body is kept (it may hold a patient's data). Not retried: the
+    service may have done what was asked."""
 
     code = "unexpected_response"
     status = 200
