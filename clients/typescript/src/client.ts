@@ -243,7 +243,9 @@ export class AnamnesisClient {
       let response: Response;
       let answer: ArrayBuffer | undefined;
       try {
-        response = await this.#fetch(request.url, { method, headers, body, redirect: "follow",
+        // no redirect is followed (the API answers none, as the Python client follows none): a proxy's redirect
+        // elsewhere was followed and whatever answered there was taken for the service's answer
+        response = await this.#fetch(request.url, { method, headers, body, redirect: "manual",
                                                      signal: AbortSignal.timeout(this.#timeoutMs) });
         // the whole answer within the attempt's timeout: read by the caller, one still arriving when it ran out
         // threw a bare TimeoutError past the retries; read here, it is a lost answer
@@ -268,7 +270,8 @@ export class AnamnesisClient {
         // every answer of the API is a JSON object: a success that is none (a proxy's page, an array, a body cut
         // short) would throw a SyntaxError or a TypeError deep in the caller; nothing of it is kept (it may hold
         // a patient's data)
-        if (answer.byteLength > 0 && (headers.get("Accept") ?? "").includes("json") && !isObject(answer)) {
+        if (response.status >= 300
+            || (answer.byteLength > 0 && (headers.get("Accept") ?? "").includes("json") && !isObject(answer))) {
           throw new UnexpectedResponse(`${where}: the answer is not what the operation answers`,
                                        { status: response.status });
         }

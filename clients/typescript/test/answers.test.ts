@@ -132,3 +132,27 @@ describe("a proxy's refusal without a problem document", () => {
     }
   });
 });
+
+describe("a redirect", () => {
+  test("is not followed: UnexpectedResponse with its status, and nothing asked of the other server", async () => {
+    let asked = 0;
+    const elsewhere = await serve((_request, _body, response) => {
+      asked += 1;
+      response.writeHead(200, { "Content-Type": "application/json" });
+      response.end(JSON.stringify({ items: [] }));
+    });
+    const proxy = await serve((request, _body, response) => {
+      response.writeHead(307, { Location: `${elsewhere.url.replace("127.0.0.1", "localhost")}${request.url}` });
+      response.end();
+    });
+    try {
+      const api = new AnamnesisClient(proxy.url, "t");
+      const error = await api.listMemories(randomUUID()).then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof errors.UnexpectedResponse && error.status === 307, String(error));
+      assert.equal(asked, 0);
+    } finally {
+      await proxy.close();
+      await elsewhere.close();
+    }
+  });
+});
