@@ -5,6 +5,8 @@ static and OAuth client-credentials token providers, sync and async."""
 from __future__ import annotations
 
 import base64
+import datetime
+import email.utils
 import json
 import threading
 import time
@@ -16,7 +18,7 @@ import anyio
 import httpx
 import pytest
 from anamnesis_client import AnamnesisClient, AsyncAnamnesisClient, ClientCredentials, RetryPolicy, errors, models
-from anamnesis_client.client import Call
+from anamnesis_client.client import Call, parse_retry_after
 
 from conversations.models import ConversationSession
 from core.identity import ACTOR_PATIENT, Identity, identity_context
@@ -238,6 +240,22 @@ def test_network_failures_are_retried_only_when_safe():
         assert len(sleeps) == 2, "a keyed create is retried under the same key"
 
 
+def send_slowly(handler: BaseHTTPRequestHandler, data: dict) -> None:
+    """Answers 200 with ``data`` four bytes every half second, until the client gives up."""
+    body = json.dumps(data).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    try:
+        for i in range(0, len(body), 4):
+            handler.wfile.write(body[i:i + 4])
+            handler.wfile.flush()
+            time.sleep(0.5)
+    except OSError:  # the client gave up
+        pass
+
+
 def test_an_answer_that_trickles_in_is_given_up_after_the_timeout_and_retried_when_safe():
     """httpx's timeout bounds each read, not the answer: a service (or a proxy before it) sending its answer a few
     bytes at a time held a call made with timeout=1 for as long as it went on (here 15 s an attempt). Each attempt
@@ -249,18 +267,7 @@ def test_an_answer_that_trickles_in_is_given_up_after_the_timeout_and_retried_wh
         def _trickle(self):
             attempts.append(self.command)
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            body = json.dumps({"workflow_id": str(uuid.uuid4()), "padding": " " * 40}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            try:
-                for i in range(0, len(body), 4):
-                    self.wfile.write(body[i:i + 4])
-                    self.wfile.flush()
-                    time.sleep(0.5)
-            except OSError:  # the client gave up
-                pass
+            send_slowly(self, {"workflow_id": str(uuid.uuid4()), "padding": " " * 40})
 
         do_GET = do_POST = _trickle  # noqa: N815
 
@@ -920,3 +927,364 @@ def test_proposing_from_a_turn_that_is_not_the_patients_is_a_validation_error_as
     for code in ("not_a_patient_statement", "purpose_not_supported"):
         error = errors.error_from_problem(422, {"code": code})
         assert isinstance(error, errors.ValidationError) and type(error).status == 422, code
+
+
+class Canned:
+    """An outside system in front of the service (a proxy, a cache): a real HTTP server answering each request
+    with ``answer(method, path)`` -> (status, headers, body bytes), recording what was asked."""
+
+    def __init__(self, answer) -> None:
+        self.requests: list[tuple[str, str, dict[str, str]]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _any(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                outer.requests.append((self.command, self.path, dict(self.headers)))
+                status, headers, body = answer(self.command, self.path)
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = do_DELETE = _any  # noqa: N815
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_a_success_whose_body_is_not_the_operations_answer_is_an_unexpected_response_holding_none_of_it():
+    """A 200 from a proxy's HTML page, a JSON array where an object is due, a body cut short: the caller got a raw
+    KeyError, TypeError or a model error quoting the body (a patient's data). Each is UnexpectedResponse with the
+    status and nothing of the body, sync and async, from the named methods and from request()."""
+    secret = "Jane Doe penicillin allergy"
+    bodies = {
+        "html": (200, {"Content-Type": "text/html"}, f"<html>{secret}</html>".encode()),
+        "array": (200, {"Content-Type": "application/json"}, json.dumps([{"note": secret}]).encode()),
+        "cut": (200, {"Content-Type": "application/json"}, b'{"workflow_id": "' + secret.encode()),
+        "list-object": (200, {"Content-Type": "application/json"}, json.dumps({"items": {"x": secret}}).encode()),
+        "wrong": (200, {"Content-Type": "application/json"}, json.dumps({"name": secret}).encode()),
+        "empty": (200, {"Content-Type": "application/json"}, b""),
+    }
+    current = {"kind": "html"}
+    server = Canned(lambda method, path: bodies[current["kind"]])
+    try:
+        with AnamnesisClient(server.url, "t", sleep=Sleeps()) as api:
+            for kind in bodies:
+                current["kind"] = kind
+                for call in (lambda: api.get_workflow(uuid.uuid4()), lambda: api.list_memories(uuid.uuid4()),
+                             lambda: api.list_operations(uuid.uuid4())):
+                    with pytest.raises(errors.UnexpectedResponse) as raised:
+                        call()
+                    assert raised.value.status == 200 and raised.value.code == "unexpected_response", kind
+                    assert secret not in str(raised.value) and secret not in repr(raised.value.__dict__), kind
+                    assert raised.value.__cause__ is None, "no model error quoting the body is chained"
+            for kind in ("html", "cut"):
+                current["kind"] = kind
+                with pytest.raises(errors.UnexpectedResponse):
+                    api.request("GET", "/v1/grants")
+
+        async def read_async():
+            async with AsyncAnamnesisClient(server.url, "t") as api:
+                await api.get_workflow(uuid.uuid4())
+
+        current["kind"] = "array"
+        with pytest.raises(errors.UnexpectedResponse):
+            anyio.run(read_async)
+    finally:
+        server.stop()
+
+
+def test_a_list_whose_cursor_repeats_or_whose_page_adds_nothing_stops_with_paging_loop():
+    """A cache in front of the service answering every page with the first (the same next_cursor) made
+    list_operations loop for ever; so did a page with no items naming another cursor. Both are PagingLoop (an
+    UnexpectedResponse), after a bounded number of requests."""
+    operation = {"operation_id": str(uuid.uuid4()), "workflow_id": str(uuid.uuid4()), "kind": "book_appointment",
+                 "system": "scheduling", "status": "pending", "idempotency_key": "k", "attempts": 0}
+    pages = {"mode": "repeat"}
+
+    def answer(method, path):
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
+        if pages["mode"] == "repeat":
+            body = {"items": [operation], "next_cursor": "c1"}
+        elif pages["mode"] == "empty":
+            body = {"items": [], "next_cursor": f"c{len(query.get('cursor', []))}x{time.monotonic_ns()}"}
+        else:  # two pages, then the end
+            body = {"items": [operation], "next_cursor": None if query.get("cursor") else "c1"}
+        return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+
+    server = Canned(answer)
+    try:
+        with AnamnesisClient(server.url, "t") as api:
+            for mode in ("repeat", "empty"):
+                pages["mode"] = mode
+                server.requests.clear()
+                with pytest.raises(errors.PagingLoop) as raised:
+                    api.list_operations(uuid.uuid4())
+                assert isinstance(raised.value, errors.UnexpectedResponse) and len(server.requests) <= 2, mode
+            pages["mode"] = "end"
+            assert len(api.list_operations(uuid.uuid4())) == 2
+    finally:
+        server.stop()
+
+
+def test_a_proxys_502_503_and_504_are_retried_only_when_safe_and_fractional_retry_after_is_honoured():
+    """A proxy before the service answering 502 or 504 (its page, no problem document) raised at once even for a
+    read, and ``Retry-After: 1.5`` was ignored (the client's own backoff instead). Now 502, 504 and a 503 that is
+    not the service's are sent again for reads and keyed calls, never for an unkeyed write (it may have reached the
+    service); Retry-After is honoured as fractional seconds or an HTTP date."""
+    status = {"code": 502, "retry_after": "1.5"}
+
+    def answer(method, path):
+        return status["code"], {"Content-Type": "text/html", "Retry-After": status["retry_after"]}, b"<h1>Bad</h1>"
+
+    proxy = Canned(answer)
+    try:
+        for code in (502, 503, 504):
+            status["code"] = code
+            sleeps = Sleeps()
+            with AnamnesisClient(proxy.url, "t", sleep=sleeps, retry=RetryPolicy(max_retries=2)) as api:
+                proxy.requests.clear()
+                with pytest.raises(errors.AnamnesisError) as raised:
+                    api.get_workflow(uuid.uuid4())
+                assert raised.value.status == code and len(proxy.requests) == 3, code
+                assert sleeps == [1.5, 1.5], "Retry-After in fractional seconds"
+                proxy.requests.clear()
+                with pytest.raises(errors.AnamnesisError):
+                    api.create_workflow("appointment_booking", uuid.uuid4())
+                keys = {headers.get("Idempotency-Key") for _, _, headers in proxy.requests}
+                assert len(proxy.requests) == 3 and len(keys) == 1, "a keyed create, under its key"
+                proxy.requests.clear()
+                with pytest.raises(errors.AnamnesisError):
+                    api.end_session(uuid.uuid4())
+                assert len(proxy.requests) == 1, "an unkeyed write may have reached the service: not sent again"
+    finally:
+        proxy.stop()
+    assert parse_retry_after("0.25") == 0.25 and parse_retry_after("1.5.") is None
+    soon = email.utils.format_datetime(datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=30),
+                                       usegmt=True)
+    assert 25 < parse_retry_after(soon) <= 30
+
+
+def test_an_idempotency_key_the_service_would_refuse_is_refused_before_anything_is_sent(world, live):
+    """A non-ASCII key raised httpx's UnicodeEncodeError deep in the call (the key quoted), and one over 100
+    characters or holding a space was sent and refused by the service. The client applies the service's rule
+    (1-100 of A-Z a-z 0-9 . _ : -) first: ValueError, nothing sent, the key not echoed; a key of 100 is sent."""
+    server = Canned(lambda method, path: (500, {}, b""))
+    try:
+        with AnamnesisClient(server.url, "t", sleep=Sleeps()) as api:
+            for key in ("clé-1", "Ωmega", "k" * 101, "two words", "", "line\n"):
+                with pytest.raises(ValueError, match="idempotency_key") as raised:
+                    api.create_workflow("appointment_booking", uuid.uuid4(), idempotency_key=key)
+                assert key not in str(raised.value) or not key, key
+                with pytest.raises(ValueError):
+                    api.request("POST", "/v1/workflows", json={}, keyed=True, idempotency_key=key)
+        assert server.requests == []
+    finally:
+        server.stop()
+    with AnamnesisClient(live.url, patient_token(world)) as api:
+        key = "k" * 100
+        first = api.create_workflow("appointment_booking", world.patient_a, idempotency_key=key)
+        assert api.create_workflow("appointment_booking", world.patient_a,
+                                   idempotency_key=key).workflow_id == first.workflow_id
+
+
+def test_an_async_client_credentials_provider_serves_every_event_loop_it_is_used_from(world, live):
+    """Agent frameworks run each request in its own event loop (``asyncio.run`` per call, anyio's portals, trio)
+    with one long-lived token provider. ClientCredentials held an asyncio.Lock, bound to the first loop where two
+    calls met: in the next loop, two calls asking for a token at once raised RuntimeError ("bound to a different
+    event loop"), and it could not run under trio at all. It holds anyio's lock (the running library's), and the
+    async client waits between attempts with anyio's sleep, so both work wherever httpx does."""
+    endpoint = TokenEndpoint(world, world.patient_a)
+    provider = ClientCredentials(endpoint.url, "booking-agent", "s3cret", scope="memory:read workflow:read")
+
+    async def two_at_once():
+        provider.invalidate()
+        tokens = []
+
+        async def one():
+            tokens.append(await provider.aget_token())
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(one)
+            group.start_soon(one)
+        return tokens
+
+    async def retried_read():
+        gateway = Gateway(live.url, limit=1, retry_after="0.01")
+        try:
+            async with AsyncAnamnesisClient(gateway.url, provider) as api:  # the default sleep, in this loop
+                return await api.list_memories(world.patient_a)
+        finally:
+            gateway.stop()
+
+    try:
+        for _ in range(2):
+            assert len(anyio.run(two_at_once)) == 2
+            assert anyio.run(retried_read) == []
+        assert provider.fetches == 2, "one fetch for the two callers of each loop"
+    finally:
+        endpoint.stop()
+
+
+def test_the_sync_clients_timeout_bounds_the_whole_attempt_when_the_head_is_slow_and_the_body_stalls():
+    """httpx gives each read the whole timeout: a service (or proxy) that sent its answer's head just before the
+    timeout and then nothing held a sync call made with timeout=2 for nearly 4 s an attempt (the async and the
+    TypeScript clients gave up at 2). Each socket operation now gets what is left of the attempt: given up at about
+    2 s, as the other clients do; the read is then retried, as a lost answer."""
+    attempts: list[float] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            attempts.append(time.monotonic())
+            time.sleep(1.6)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(6)  # the body never comes
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with AnamnesisClient(f"http://127.0.0.1:{server.server_port}", "t", timeout=2, sleep=Sleeps(),
+                             retry=RetryPolicy(max_retries=1)) as api:
+            started = time.monotonic()
+            with pytest.raises(errors.TransportError, match="Timeout"):
+                api.get_workflow(uuid.uuid4())
+            took = time.monotonic() - started
+        assert len(attempts) == 2 and attempts[1] - attempts[0] < 2.7, attempts
+        assert took < 5.4, f"two attempts of 2 s took {took:.1f} s"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_token_endpoints_retry_after_in_fractional_seconds_or_as_a_date_is_honoured():
+    """The token endpoint's Retry-After was read only as whole seconds: 1.5, or an HTTP date, was dropped and the
+    client fell back to its own backoff. It is read as the service's is."""
+    retry_after = {"value": "1.5"}
+    endpoint = Canned(lambda method, path: (503, {"Retry-After": retry_after["value"]}, b""))
+    try:
+        provider = ClientCredentials(f"{endpoint.url}/token", "booking-agent", "s3cret")
+        with pytest.raises(errors.IdentityProviderUnavailable) as down:
+            provider.get_token()
+        assert down.value.retry_after == 1.5
+        retry_after["value"] = email.utils.format_datetime(
+            datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=30), usegmt=True)
+        with pytest.raises(errors.IdentityProviderUnavailable) as down:
+            provider.get_token()
+        assert 25 < down.value.retry_after <= 30
+    finally:
+        endpoint.stop()
+
+
+def test_an_error_answer_whose_json_is_not_a_problem_document_gives_fields_of_the_problems_shape():
+    """A proxy's 4xx or 5xx JSON is no problem document: ``{"errors": "Too many", "message": 5}`` gave a caller
+    ``errors == "Too many"`` (iterating it met characters, ``e["field"]`` a TypeError) and a number as the message.
+    Only fields of the problem's shape are taken, as the TypeScript client takes them."""
+    odd = json.dumps({"errors": "Too many", "message": 5, "title": ["x"], "request_id": {"id": 1}}).encode()
+    mixed = json.dumps({"code": "validation_error", "errors": [None, "x", {"field": "purpose", "code": "invalid"}]})
+    bodies = iter([odd, mixed.encode()])
+    server = Canned(lambda method, path: (422, {"Content-Type": "application/json"}, next(bodies)))
+    try:
+        with AnamnesisClient(server.url, "t") as api:
+            with pytest.raises(errors.ValidationError) as raised:
+                api.get_workflow(uuid.uuid4())
+            assert raised.value.errors == [] and raised.value.message == "validation_error"
+            assert raised.value.title is None and raised.value.request_id is None
+            with pytest.raises(errors.ValidationError) as raised:
+                api.get_workflow(uuid.uuid4())
+            assert [e["field"] for e in raised.value.errors] == ["purpose"]
+    finally:
+        server.stop()
+
+
+def test_one_async_client_serves_a_new_event_loop_per_call(world, live):
+    """Agent frameworks keep one client and run each request in a loop of its own (``asyncio.run`` per call).
+    httpx's pooled connections belong to the loop that opened them, so every other call raised a raw
+    ``RuntimeError: Event loop is closed`` (not even a TransportError, and not retried for a read). Each later
+    loop gets connections of its own."""
+    import asyncio
+
+    api = AsyncAnamnesisClient(live.url, patient_token(world))
+    for _ in range(3):
+        assert asyncio.run(api.list_memories(world.patient_a)) == []
+    asyncio.run(api.aclose())
+
+
+@pytest.mark.parametrize("status, cls", [(413, "PayloadTooLarge"), (414, "QueryTooLong"), (408, "RequestTimeout"),
+                                         (431, "HeadersTooLarge"), (500, "InternalError"), (405, "MethodNotAllowed")])
+def test_a_proxys_refusal_without_a_problem_document_is_the_one_class_of_its_status(status, cls):
+    """A proxy before the service refusing a body too large (nginx's 413 page) raised a bare AnamnesisError with
+    code "error": a caller catching PayloadTooLarge missed it. A status only one class answers is that class."""
+    server = Canned(lambda method, path: (status, {"Content-Type": "text/html"}, b"<h1>Too large</h1>"))
+    try:
+        with AnamnesisClient(server.url, "t", sleep=Sleeps()) as api:
+            with pytest.raises(errors.AnamnesisError) as raised:
+                api.create_workflow("appointment_booking", uuid.uuid4())
+        assert type(raised.value).__name__ == cls and raised.value.status == status
+    finally:
+        server.stop()
+
+
+def test_a_token_endpoint_whose_answer_trickles_in_is_given_up_after_the_providers_timeout():
+    """httpx's timeout bounds each read: a token endpoint sending its answer a few bytes at a time held every call
+    waiting for a token (ClientCredentials made with timeout=1) for as long as it went on, 15 s here. The whole
+    answer must come within the timeout, sync and async; then TransportError (asked again as a 503 is)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            send_slowly(self, {"access_token": "t" * 60, "token_type": "Bearer"})
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/token"
+    try:
+        started = time.monotonic()
+        with pytest.raises(errors.TransportError):
+            ClientCredentials(url, "booking-agent", "s3cret", timeout=1).get_token()
+        assert time.monotonic() - started < 3
+        started = time.monotonic()
+        with pytest.raises(errors.TransportError):
+            anyio.run(ClientCredentials(url, "booking-agent", "s3cret", timeout=1).aget_token)
+        assert time.monotonic() - started < 3
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_proxys_redirect_is_an_unexpected_response_even_through_request():
+    """The API redirects nowhere and the client follows no redirect: a proxy's 302 (to a sign-in page) with an
+    empty body was answered by request() as the JSON {}, as if the operation had answered. It is
+    UnexpectedResponse with the status."""
+    server = Canned(lambda method, path: (302, {"Location": "https://sso.example/login"}, b""))
+    try:
+        with AnamnesisClient(server.url, "t") as api:
+            with pytest.raises(errors.UnexpectedResponse) as raised:
+                api.request("GET", "/v1/grants")
+            assert raised.value.status == 302
+            with pytest.raises(errors.UnexpectedResponse):
+                api.get_workflow(uuid.uuid4())
+    finally:
+        server.stop()

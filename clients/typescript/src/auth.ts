@@ -2,7 +2,7 @@
  * Token providers: where the bearer token comes from. Pass any object with `getToken()` and `invalidate()` (called
  * once after a 401 so that a fresh token is tried), a {@link StaticToken} or {@link ClientCredentials}.
  */
-import { IdentityProviderUnavailable, InvalidToken, TransportError } from "./errors.js";
+import { IdentityProviderUnavailable, InvalidToken, parseRetryAfter, TransportError } from "./errors.js";
 
 export interface TokenProvider {
   getToken(): Promise<string>;
@@ -88,15 +88,17 @@ export class ClientCredentials implements TokenProvider {
     if (response.status === 429 || response.status >= 500) {
       // the authorization server is busy or down, which says nothing of the credentials: retryable
       await response.body?.cancel();
-      const retryAfter = (response.headers.get("Retry-After") ?? "").trim();
       throw new IdentityProviderUnavailable(`the token endpoint answered ${response.status}`, {
-        status: response.status, retryAfter: /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined });
+        status: response.status, retryAfter: parseRetryAfter(response.headers.get("Retry-After")) });
     }
     if (response.status !== 200) {
       await response.body?.cancel();
       throw new InvalidToken(`the token endpoint answered ${response.status}`, { status: 401 });
     }
-    const data = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    // not JSON, or JSON that is no object (a proxy's page, `null`): no token, as the Python client reads it
+    const parsed: unknown = await response.json().catch(() => ({}));
+    const data = (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? parsed : {}
+                 ) as Record<string, unknown>;
     const token = data["access_token"];
     const type = typeof data["token_type"] === "string" ? (data["token_type"] as string) : "bearer";
     if (typeof token !== "string" || !token || type.toLowerCase() !== "bearer") {

@@ -5,9 +5,12 @@
  *
  * - creating calls (the operations that take an `Idempotency-Key`, src/operations.ts) always carry one (yours, or
  *   a fresh UUID), the same on every attempt, so a retry after a lost answer cannot create a second thing;
- * - `429` and `503` mean nothing was changed: retried for every call, after `Retry-After` when the service sends
- *   it, otherwise exponential backoff with full jitter; but a `503 commit_outcome_unknown` (the write may have been
- *   saved) is retried only for reads and keyed calls, and otherwise throws {@link CommitOutcomeUnknown};
+ * - `429` and the service's own `503` (a problem document with its `code`) mean nothing was changed: retried for
+ *   every call, after `Retry-After` when sent (seconds, fractions too, or an HTTP date), otherwise exponential
+ *   backoff with full jitter; but a `503 commit_outcome_unknown` (the write may have been saved) is retried only
+ *   for reads and keyed calls, and otherwise throws {@link CommitOutcomeUnknown};
+ * - a proxy's `502`, `503` (no problem document of the service) and `504` may come after the request reached the
+ *   service: retried, as a lost answer, only for reads and keyed calls;
  * - a network failure (no answer) is retried only for reads and keyed calls; anything else throws
  *   {@link TransportError} because the first attempt may have landed;
  * - a `401` asks the token provider for a fresh token once; a token provider whose authorization server is busy,
@@ -19,7 +22,12 @@ import { randomUUID } from "node:crypto";
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 
 import { StaticToken, type TokenProvider } from "./auth.js";
-import { CommitOutcomeUnknown, errorFromProblem, RetryableError, TransportError } from "./errors.js";
+import {
+  CommitOutcomeUnknown, errorFromProblem, PagingLoop, parseRetryAfter, RetryableError, TransportError,
+  UnexpectedResponse,
+} from "./errors.js";
+
+export { parseRetryAfter } from "./errors.js";
 import { KEYED_OPERATIONS } from "./operations.js";
 import type { components, paths } from "./schema.js";
 
@@ -52,7 +60,10 @@ export type OperationKind = Schemas["KindEnum"];
 export type OperationPayload = Schemas["OperationPayloadRequest"];
 export type ResolutionOutcome = Schemas["ResolutionOutcomeEnum"];
 
+/** The statuses the service answers when nothing was changed (its 503 with its problem document). */
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+/** A proxy's failures: the request may have reached the service, so sent again only when that is safe. */
+export const PROXY_RETRY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -71,18 +82,10 @@ export function retryDelay(policy: RetryPolicy, attempt: number, retryAfter: num
   return Math.random() * Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** attempt);
 }
 
-/** `Retry-After` in seconds: delay-seconds, or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  const when = Date.parse(text);
-  return Number.isNaN(when) ? undefined : Math.max(0, (when - now) / 1000);
-}
-
 export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
-  /** Per attempt. */
+  /** One attempt's bound (connect, request and the whole answer); a call makes at most `maxRetries + 1`, with the
+   * waits between them (see README). Default 10 000. */
   timeoutMs?: number;
   userAgent?: string;
   /** How the client waits between attempts (tests record the delays instead of waiting). */
@@ -110,8 +113,15 @@ export interface ReadOptions {
 type Id = string;
 
 function required<T>(data: T | undefined): T {
-  if (data === undefined) throw new TransportError("the service answered with an empty body");
+  if (data === undefined) throw new UnexpectedResponse("the service answered with an empty body");
   return data;
+}
+
+/** A list's page: its items, or UnexpectedResponse when it holds none (an object where a list is due). */
+function itemsOf<T>(page: { items: T[] } | undefined): T[] {
+  const items = required(page).items;
+  if (!Array.isArray(items)) throw new UnexpectedResponse("the service's answer holds no list of items");
+  return items;
 }
 
 /** A read's query with its purpose of use added when there is one. Older documents do not declare `purpose`,
@@ -122,20 +132,48 @@ function withPurpose<Q extends object>(query: Q, purpose: PurposeOfUse | undefin
 }
 
 /** Every item of a list the service answers a page at a time: `read` fetches the page after `cursor` (the first
- * when undefined), and pages are followed through `next_cursor` until it is null. */
+ * when undefined), and pages are followed through `next_cursor` until it is null. A cursor given before, or an
+ * empty page naming another, would be followed for ever: {@link PagingLoop}. */
 async function allPages<T>(read: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor?: string | null }
                                                                           | undefined>): Promise<T[]> {
   const items: T[] = [];
+  const seen = new Set<string>();
   let cursor: string | undefined;
   do {
     const page = required(await read(cursor));
-    items.push(...page.items);
+    const pageItems = itemsOf(page);
+    items.push(...pageItems);
     cursor = page.next_cursor || undefined;
+    if (cursor === undefined) break;
+    if (typeof cursor !== "string") throw new UnexpectedResponse("the service's next_cursor is not a cursor");
+    if (seen.has(cursor) || pageItems.length === 0) {
+      throw new PagingLoop("the service gave a cursor it gave before, or an empty page with a cursor");
+    }
+    seen.add(cursor);
   } while (cursor !== undefined);
   return items;
 }
 
+function isObject(answer: ArrayBuffer): boolean {
+  try {
+    const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(answer));
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/** The service's rule for an Idempotency-Key (core/idempotency.py): another is refused there, or by `fetch` before
+ * anything is sent with an opaque message (a character beyond Latin-1). The key is not echoed: a caller may have
+ * built it from what it writes. */
+function checkKey(key: string | null | undefined): void {
+  if (key !== null && key !== undefined && !/^[A-Za-z0-9._:-]{1,100}$/.test(key)) {
+    throw new TypeError("idempotencyKey: 1-100 of A-Z a-z 0-9 . _ : - (the service refuses any other)");
+  }
+}
+
 function keyHeader(options: CreateOptions | undefined): { header?: { "Idempotency-Key": string } } {
+  checkKey(options?.idempotencyKey);
   return options?.idempotencyKey !== undefined ? { header: { "Idempotency-Key": options.idempotencyKey } } : {};
 }
 
@@ -183,6 +221,7 @@ export class AnamnesisClient {
     if (!own.split("/").slice(1).every((segment) => /^[A-Za-z0-9_-]+$/.test(segment))) {
       throw new TypeError(`not an identifier in the request path ${path}: ids are UUIDs`);
     }
+    checkKey(request.headers.get("Idempotency-Key"));
     const where = `${method} ${path}`;
     const safeWithoutAnswer = method === "GET" || request.headers.has("Idempotency-Key");
     const body = method === "GET" || method === "HEAD" ? undefined : await request.arrayBuffer();
@@ -204,7 +243,9 @@ export class AnamnesisClient {
       let response: Response;
       let answer: ArrayBuffer | undefined;
       try {
-        response = await this.#fetch(request.url, { method, headers, body, redirect: "follow",
+        // no redirect is followed (the API answers none, as the Python client follows none): a proxy's redirect
+        // elsewhere was followed and whatever answered there was taken for the service's answer
+        response = await this.#fetch(request.url, { method, headers, body, redirect: "manual",
                                                      signal: AbortSignal.timeout(this.#timeoutMs) });
         // the whole answer within the attempt's timeout: read by the caller, one still arriving when it ran out
         // threw a bare TimeoutError past the retries; read here, it is a lost answer
@@ -226,6 +267,14 @@ export class AnamnesisClient {
         }
       }
       if (answer !== undefined) {
+        // every answer of the API is a JSON object: a success that is none (a proxy's page, an array, a body cut
+        // short) would throw a SyntaxError or a TypeError deep in the caller; nothing of it is kept (it may hold
+        // a patient's data)
+        if (response.status >= 300
+            || (answer.byteLength > 0 && (headers.get("Accept") ?? "").includes("json") && !isObject(answer))) {
+          throw new UnexpectedResponse(`${where}: the answer is not what the operation answers`,
+                                       { status: response.status });
+        }
         return new Response(answer.byteLength > 0 ? answer : null,
                             { status: response.status, statusText: response.statusText, headers: response.headers });
       }
@@ -239,9 +288,13 @@ export class AnamnesisClient {
       const fields = (problem !== null && typeof problem === "object" && !Array.isArray(problem) ? problem : {}
                      ) as Record<string, unknown>;
       const retryAfter = parseRetryAfter(response.headers.get("Retry-After"));
-      // a 503 commit_outcome_unknown: the write may have been saved, so it is sent again only when that is safe
-      const outcomeUnknown = response.status === 503 && fields["code"] === CommitOutcomeUnknown.code;
-      if (RETRY_STATUSES.has(response.status) && (safeWithoutAnswer || !outcomeUnknown)
+      // 429 and the service's own 503 changed nothing; a 503 commit_outcome_unknown (the write may have been
+      // saved) and a proxy's 502, 503 or 504 (the request may have reached the service) are sent again only when
+      // that is safe
+      const code = fields["code"];
+      const nothingChanged = response.status === 429
+        || (response.status === 503 && typeof code === "string" && code !== CommitOutcomeUnknown.code);
+      if ((nothingChanged || (PROXY_RETRY_STATUSES.has(response.status) && safeWithoutAnswer))
           && attempt < this.retry.maxRetries) {
         await this.#sleep(retryDelay(this.retry, attempt, retryAfter));
         attempt += 1;
@@ -271,7 +324,7 @@ export class AnamnesisClient {
                 query: withPurpose({ memory_type: options.memoryType, consent_purpose: options.consentPurpose },
                                    this.#purposeOf(options, options.consentPurpose)) },
     });
-    return required(data).items;
+    return itemsOf(data);
   }
 
   async getMemory(patientId: Id, memoryId: Id, options: ReadOptions = {}): Promise<Memory> {

@@ -60,6 +60,20 @@ export class TransportError extends AnamnesisError {
   static override readonly code: string = "transport_error";
 }
 
+/** A success (2xx) whose body is not what the operation answers: a proxy's HTML page, a JSON array where an object
+ * is due, a body cut short. `status` is the answer's; nothing of the body is kept (it may hold a patient's data).
+ * Not retried: the service may have done what was asked. */
+export class UnexpectedResponse extends AnamnesisError {
+  static override readonly code: string = "unexpected_response";
+  static override readonly status: number = 200;
+}
+
+/** A list read a page at a time gave a cursor it had given before, or a page with nothing on it and a cursor to
+ * another: following it would never end (a cache in front of the service, a fault). */
+export class PagingLoop extends UnexpectedResponse {
+  static override readonly code: string = "paging_loop";
+}
+
 export class ForbiddenError extends AnamnesisError {
   static override readonly status: number = 403;
 }
@@ -525,10 +539,25 @@ export const PROBLEM_CLASSES: ReadonlyMap<string, ErrorClass> = new Map(
   ALL.filter((cls) => Object.hasOwn(cls, "code") && cls !== TransportError).map((cls) => [cls.code, cls]),
 );
 
+/** The class of an answer with no code of ours (a proxy's page): its status's family, or the one class of that
+ * status. */
 const BY_STATUS: ReadonlyMap<number, ErrorClass> = new Map<number, ErrorClass>([
   [400, BadRequest], [403, ForbiddenError], [409, ConflictError], [429, RetryableError], [503, RetryableError],
-  [410, SessionGone], [404, NotFound], [422, ValidationError], [401, InvalidToken],
+  [410, SessionGone], [404, NotFound], [422, ValidationError], [401, InvalidToken], [405, MethodNotAllowed],
+  [406, NotAcceptable], [408, RequestTimeout], [411, LengthRequired], [413, PayloadTooLarge], [414, QueryTooLong],
+  [415, UnsupportedMediaType], [417, ExpectationFailed], [431, HeadersTooLarge], [500, InternalError],
+  [501, NotImplementedByService],
 ]);
+
+/** `Retry-After` in seconds: delay-seconds (`1.5` too, as proxies send), or an HTTP date (RFC 9110 §10.2.3). A
+ * number is never read as a date (`Date.parse("1.5")` is a day in 2001). */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  const when = Date.parse(text);
+  return Number.isNaN(when) ? undefined : Math.max(0, (when - now) / 1000);
+}
 
 /** The typed error for a problem document answered with `status`. */
 export function errorFromProblem(status: number, body: Record<string, unknown>,
@@ -538,7 +567,11 @@ export function errorFromProblem(status: number, body: Record<string, unknown>,
   const text = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : undefined);
   return new cls(text("message"), {
     status, code: code ?? cls.code, title: text("title"),
-    errors: Array.isArray(body["errors"]) ? (body["errors"] as FieldProblem[]) : [],
+    // a proxy's JSON is no problem document: only field problems that are objects, as the Python client takes
+    errors: Array.isArray(body["errors"])
+      ? (body["errors"] as unknown[]).filter((p): p is FieldProblem => p !== null && typeof p === "object"
+                                                                     && !Array.isArray(p))
+      : [],
     requestId: text("request_id"), retryAfter: options.retryAfter, body,
   });
 }

@@ -111,9 +111,74 @@ describe("429 and 503", () => {
     assert.equal(parseRetryAfter(" 0 "), 0);
     assert.equal(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("2015-10-21T07:27:30Z")), 30);
     assert.equal(parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("2016-01-01T00:00:00Z")), 0);
+    assert.equal(parseRetryAfter("1.5"), 1.5, "fractional seconds, never a date");
+    assert.equal(parseRetryAfter("0.25"), 0.25);
     assert.equal(parseRetryAfter("soon"), undefined);
     assert.equal(parseRetryAfter(null), undefined);
     assert.equal(retryDelay(DEFAULT_RETRY, 0, 3600), DEFAULT_RETRY.maxRetryAfterMs);
+  });
+});
+
+describe("a proxy's 502, 503 and 504", () => {
+  test("are retried after a fractional Retry-After for reads and keyed creates, never for an unkeyed write",
+       async () => {
+    let status = 502;
+    const seen: { method: string; key: string | undefined }[] = [];
+    const proxy = await serve((request, _body, response) => {
+      seen.push({ method: request.method ?? "", key: request.headers["idempotency-key"] as string | undefined });
+      response.writeHead(status, { "Content-Type": "text/html", "Retry-After": "1.5" });
+      response.end("<h1>Bad gateway</h1>");
+    });
+    try {
+      for (status of [502, 503, 504]) {
+        const { sleeps, sleep } = recorder();
+        const api = new AnamnesisClient(proxy.url, "t", { sleep, retry: { maxRetries: 2 } });
+        seen.length = 0;
+        const error = await api.getWorkflow(randomUUID()).then(() => undefined, (e: unknown) => e);
+        assert.ok(error instanceof errors.AnamnesisError && error.status === status, String(error));
+        assert.equal(seen.length, 3, `${status}: a read is sent again`);
+        assert.deepEqual(sleeps, [1500, 1500], "Retry-After in fractional seconds");
+        seen.length = 0;
+        await assert.rejects(api.createWorkflow("appointment_booking", randomUUID()), errors.AnamnesisError);
+        assert.equal(seen.length, 3, `${status}: a keyed create is sent again`);
+        assert.equal(new Set(seen.map((s) => s.key)).size, 1, "under its key");
+        seen.length = 0;
+        await assert.rejects(api.confirmMemory(randomUUID(), randomUUID()), errors.AnamnesisError);
+        assert.equal(seen.length, 1, `${status}: an unkeyed write may have reached the service`);
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe("an Idempotency-Key the service would refuse", () => {
+  test("is refused before anything is sent, the key not echoed; one of 100 characters is sent", async () => {
+    let requests = 0;
+    const upstream = await serve((_request, _body, response) => {
+      requests += 1;
+      json(response, 201, { workflow_id: randomUUID() });
+    });
+    try {
+      const api = new AnamnesisClient(upstream.url, "t", { retry: { maxRetries: 0 } });
+      for (const key of ["clé-1", "Ωmega", "k".repeat(101), "two words", "", "line\n"]) {
+        const error = await api.createWorkflow("appointment_booking", randomUUID(), { idempotencyKey: key })
+          .then(() => undefined, (e: unknown) => e);
+        assert.ok(error instanceof TypeError && /idempotencyKey: 1-100 of/.test(error.message), `${key}: ${error}`);
+        assert.ok(key === "" || !error.message.includes(key));
+        if (key.endsWith("\n")) continue;  // fetch's Headers strips it: "line" is what raw would send
+        const raw = await api.raw.POST("/v1/workflows", {
+          params: { header: { "Idempotency-Key": key } },
+          body: { workflow_type: "appointment_booking", patient_id: randomUUID() },
+        }).then(() => undefined, (e: unknown) => e);
+        assert.ok(raw instanceof TypeError, `raw ${key}: ${raw}`);
+      }
+      assert.equal(requests, 0);
+      await api.createWorkflow("appointment_booking", randomUUID(), { idempotencyKey: "k".repeat(100) });
+      assert.equal(requests, 1);
+    } finally {
+      await upstream.close();
+    }
   });
 });
 
@@ -308,6 +373,46 @@ describe("tokens", () => {
       assert.ok(down instanceof errors.IdentityProviderUnavailable && down instanceof errors.RetryableError);
       assert.equal(down.status, 503);
       assert.equal(down.retryAfter, 2);
+    } finally {
+      await endpoint.close();
+    }
+  });
+});
+
+describe("a token endpoint's Retry-After", () => {
+  test("is read in fractional seconds or as an HTTP date, as the service's is", async () => {
+    let retryAfter = "1.5";
+    const endpoint = await serve((_request, _body, response) => {
+      response.writeHead(503, { "Retry-After": retryAfter }).end();
+    });
+    try {
+      const provider = new ClientCredentials(`${endpoint.url}/token`, "booking-agent", "s3cret");
+      let down = await provider.getToken().catch((e: unknown) => e);
+      assert.ok(down instanceof errors.IdentityProviderUnavailable && down.retryAfter === 1.5, String(down));
+      retryAfter = new Date(Date.now() + 30_000).toUTCString();
+      down = await provider.getToken().catch((e: unknown) => e);
+      assert.ok(down instanceof errors.IdentityProviderUnavailable && down.retryAfter! > 25
+                && down.retryAfter! <= 30, String(down));
+    } finally {
+      await endpoint.close();
+    }
+  });
+});
+
+describe("a token endpoint's answer that is no object", () => {
+  test("is InvalidToken, never a TypeError", async () => {
+    const bodies = ["null", "[]", "5", "<html>"];
+    const endpoint = await serve((_request, _body, response) => {
+      const data = bodies.shift() ?? "null";
+      response.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(data) });
+      response.end(data);
+    });
+    try {
+      const provider = new ClientCredentials(`${endpoint.url}/token`, "booking-agent", "s3cret");
+      for (let i = 0; i < 4; i += 1) {
+        const error = await provider.getToken().catch((e: unknown) => e);
+        assert.ok(error instanceof errors.InvalidToken, String(error));
+      }
     } finally {
       await endpoint.close();
     }

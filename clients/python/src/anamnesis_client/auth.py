@@ -3,16 +3,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 import threading
 import time
 import urllib.parse
 from typing import Protocol, runtime_checkable
 
+import anyio
 import httpx
 
-from anamnesis_client.errors import IdentityProviderUnavailable, InvalidToken, TransportError
+from anamnesis_client.errors import IdentityProviderUnavailable, InvalidToken, TransportError, parse_retry_after
 
 
 @runtime_checkable
@@ -58,7 +58,9 @@ class ClientCredentials:
         self._token: str | None = None
         self._expires_at = 0.0
         self._lock = threading.Lock()
-        self._alock: asyncio.Lock | None = None
+        # anyio's: the running library's (asyncio or trio), and bound to no event loop, so one provider serves each
+        # loop an agent framework runs its calls in (asyncio.Lock was bound to the first where two calls met)
+        self._alock: anyio.Lock | None = None
         self.fetches = 0
 
     def _basic(self) -> tuple[str, str]:
@@ -76,10 +78,9 @@ class ClientCredentials:
     def _accept(self, response: httpx.Response) -> str:
         if response.status_code == 429 or response.status_code >= 500:
             # the authorization server is busy or down, which says nothing of the credentials: retryable
-            retry_after = response.headers.get("Retry-After", "").strip()
             raise IdentityProviderUnavailable(f"the token endpoint answered {response.status_code}",
                                               status=response.status_code,
-                                              retry_after=float(retry_after) if retry_after.isdigit() else None)
+                                              retry_after=parse_retry_after(response.headers.get("Retry-After")))
         if response.status_code != 200:
             raise InvalidToken(f"the token endpoint answered {response.status_code}", status=401)
         try:
@@ -100,6 +101,18 @@ class ClientCredentials:
         self.fetches += 1
         return token
 
+    def _post(self) -> httpx.Response:
+        """The token request, its whole answer within ``timeout``: httpx's bounds each read, so an answer trickling
+        in a few bytes at a time held every call waiting for a token for as long as it went on."""
+        deadline = time.monotonic() + self.timeout
+        with httpx.stream("POST", self.token_url, data=self._form(), auth=self._basic(), timeout=self.timeout) as r:
+            raw = bytearray()
+            for chunk in r.iter_raw():
+                raw += chunk
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("the token endpoint's answer did not arrive whole in time")
+        return httpx.Response(r.status_code, headers=r.headers, content=bytes(raw))
+
     def _fresh(self) -> str | None:
         return self._token if self._token and time.monotonic() < self._expires_at else None
 
@@ -108,21 +121,23 @@ class ClientCredentials:
             if token := self._fresh():
                 return token
             try:
-                response = httpx.post(self.token_url, data=self._form(), auth=self._basic(), timeout=self.timeout)
+                response = self._post()
             except httpx.HTTPError as exc:
                 raise TransportError(f"token endpoint unreachable: {type(exc).__name__}") from None
             return self._accept(response)
 
     async def aget_token(self) -> str:
         if self._alock is None:
-            self._alock = asyncio.Lock()
+            self._alock = anyio.Lock()
         async with self._alock:
             if token := self._fresh():
                 return token
             try:
-                async with httpx.AsyncClient(timeout=self.timeout) as client:
-                    response = await client.post(self.token_url, data=self._form(), auth=self._basic())
-            except httpx.HTTPError as exc:
+                # the whole answer within ``timeout``, as in get_token
+                with anyio.fail_after(self.timeout):
+                    async with httpx.AsyncClient(timeout=self.timeout) as client:
+                        response = await client.post(self.token_url, data=self._form(), auth=self._basic())
+            except (httpx.HTTPError, TimeoutError) as exc:
                 raise TransportError(f"token endpoint unreachable: {type(exc).__name__}") from None
             return self._accept(response)
 

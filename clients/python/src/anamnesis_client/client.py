@@ -6,9 +6,12 @@ Retries are safe by construction:
 * creating calls (POSTs that make something), and the other calls the API takes an ``Idempotency-Key`` for (a
   checkpoint, a context pack), always carry one (yours, or a fresh UUID), the same on every attempt, so a retry
   after a lost answer cannot create a second thing, and gets the first answer rather than a version conflict;
-* ``429`` and ``503`` mean nothing was changed: retried for every call, after ``Retry-After`` when the service
-  sends it, otherwise exponential backoff with full jitter; but a ``503 commit_outcome_unknown`` (the write may
-  have been saved) is retried only for reads and keyed calls, and otherwise raises :class:`CommitOutcomeUnknown`;
+* ``429`` and the service's own ``503`` (a problem document with its ``code``) mean nothing was changed: retried
+  for every call, after ``Retry-After`` when sent (seconds, fractions too, or an HTTP date), otherwise exponential
+  backoff with full jitter; but a ``503 commit_outcome_unknown`` (the write may have been saved) is retried only
+  for reads and keyed calls, and otherwise raises :class:`CommitOutcomeUnknown`;
+* a proxy's ``502``, ``503`` (no problem document of the service) and ``504`` may come after the request reached
+  the service: retried, as a lost answer, only for reads and keyed calls;
 * a network failure (no answer) is retried only for reads and keyed calls; anything else raises
   :class:`TransportError` because the first attempt may have landed;
 * a ``401`` asks the token provider for a fresh token once; a token provider whose authorization server is
@@ -18,31 +21,40 @@ Retries are safe by construction:
 from __future__ import annotations
 
 import asyncio
-import email.utils
+import contextvars
 import random
 import re
 import time
 import uuid
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 import anyio
+import httpcore
 import httpx
 from pydantic import BaseModel
+from pydantic import ValidationError as ModelError
 
 from anamnesis_client import models as m
 from anamnesis_client.auth import StaticToken, TokenProvider
 from anamnesis_client.errors import (
     AnamnesisError,
     CommitOutcomeUnknown,
+    PagingLoop,
     RetryableError,
     TransportError,
+    UnexpectedResponse,
     error_from_problem,
+    parse_retry_after,
 )
 
-RETRY_STATUSES = frozenset({429, 503})
+# A proxy's failures: the request may have reached the service, so sent again only when that is safe.
+PROXY_RETRY_STATUSES = frozenset({502, 503, 504})
+# A body that is not JSON (a proxy's page, a body cut short): never given to a caller as if it were an answer.
+_UNREADABLE = object()
 
 
 @dataclass(frozen=True)
@@ -56,20 +68,6 @@ class RetryPolicy:
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.max_retry_after)
         return random.uniform(0, min(self.backoff_max, self.backoff_base * 2 ** attempt))  # noqa: S311
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds, or an HTTP date (RFC 9110 §10.2.3)."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 @dataclass
@@ -96,6 +94,17 @@ def _check_path(path: str) -> None:
     segments = path.split("/")
     if segments[0] != "" or not all(_PATH_SEGMENT.fullmatch(s) for s in segments[1:]):
         raise ValueError(f"not an identifier in the request path {path!r}: ids are UUIDs")
+
+
+# The service's rule for an Idempotency-Key (core.idempotency): another is refused there after the call was built.
+_IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9._:-]{1,100}")
+
+
+def _check_key(key: str | None) -> None:
+    """Refuses a key the service would refuse (non-ASCII, too long, a space): nothing is sent. The key is not
+    echoed: a caller may have built it from what it writes."""
+    if key is not None and not (isinstance(key, str) and _IDEMPOTENCY_KEY.fullmatch(key)):
+        raise ValueError("idempotency_key: 1-100 of A-Z a-z 0-9 . _ : - (the service refuses any other)")
 
 
 def _params(**kwargs) -> dict[str, Any]:
@@ -288,6 +297,7 @@ class _Base(_Operations):
 
     def _prepare(self, call: Call) -> tuple[dict[str, str], str | None]:
         _check_path(call.path)
+        _check_key(call.idempotency_key)
         key = call.idempotency_key or (str(uuid.uuid4()) if call.creating else None)
         headers = {"Accept": "application/json", "User-Agent": self.user_agent, **call.headers}
         if key:
@@ -295,10 +305,19 @@ class _Base(_Operations):
         return headers, key
 
     @staticmethod
-    def _next_page(call: Call, body: dict) -> Call | None:
-        """The request for the page after ``body``, or None when it was the last."""
+    def _next_page(call: Call, body: dict, page: list, seen: set[str]) -> Call | None:
+        """The request for the page after ``body``, or None when it was the last. A cursor given before, or an
+        empty page that names another, would be followed for ever: :class:`errors.PagingLoop`."""
         cursor = body.get("next_cursor") if call.paged else None
-        return replace(call, params={**(call.params or {}), "cursor": cursor}) if cursor else None
+        if not cursor:
+            return None
+        if not isinstance(cursor, str):
+            raise UnexpectedResponse(f"{call.method} {call.path}: next_cursor is not a cursor", status=200)
+        if cursor in seen or not page:
+            raise PagingLoop(f"{call.method} {call.path}: the service gave a cursor it gave before, or an empty page "
+                             "with a cursor", status=200)
+        seen.add(cursor)
+        return replace(call, params={**(call.params or {}), "cursor": cursor})
 
     @staticmethod
     def _retry_on_transport(call: Call, key: str | None) -> bool:
@@ -306,22 +325,23 @@ class _Base(_Operations):
 
     @classmethod
     def _retry_on_status(cls, call: Call, key: str | None, response: httpx.Response, body: Any) -> bool:
-        """429 and 503 changed nothing, except a 503 ``commit_outcome_unknown``: the write may have been saved, so
-        it is sent again only when that is safe without knowing (a read, a keyed call)."""
-        if response.status_code not in RETRY_STATUSES:
-            return False
-        if (response.status_code == 503 and isinstance(body, dict)
-                and body.get("code") == CommitOutcomeUnknown.code):
-            return cls._retry_on_transport(call, key)
-        return True
+        """429 and the service's own 503 changed nothing. A 503 ``commit_outcome_unknown`` (the write may have been
+        saved) and a proxy's 502, 503 or 504 (the request may have reached the service) are sent again only when
+        that is safe without knowing (a read, a keyed call)."""
+        status = response.status_code
+        code = body.get("code") if isinstance(body, dict) else None
+        if status == 429 or (status == 503 and isinstance(code, str) and code != CommitOutcomeUnknown.code):
+            return True
+        return status in PROXY_RETRY_STATUSES and cls._retry_on_transport(call, key)
 
     @staticmethod
     def _body(response: httpx.Response) -> Any:
-        """The answer's JSON, parsed once for both the retry decision and the result ({} when it is none)."""
+        """The answer's JSON, parsed once for both the retry decision and the result ({} when it is none,
+        ``_UNREADABLE`` when it is not JSON)."""
         try:
             return response.json() if response.content else {}
         except ValueError:
-            return {}
+            return _UNREADABLE
 
     @staticmethod
     def _parse(call: Call, response: httpx.Response, body: Any):
@@ -330,11 +350,75 @@ class _Base(_Operations):
                 body = {}
             raise error_from_problem(response.status_code, body,
                                      retry_after=parse_retry_after(response.headers.get("Retry-After")))
+        # A success whose body is not the operation's (a proxy's page, an array for an object, a body cut short)
+        # is UnexpectedResponse, never a KeyError or a model's error quoting the body: it may hold a patient's data.
+        unexpected = UnexpectedResponse(f"{call.method} {call.path}: the answer is not what the operation answers",
+                                        status=response.status_code)
+        if body is _UNREADABLE or response.status_code >= 300:  # the API redirects nowhere: a proxy's, not followed
+            raise unexpected
         if call.model is None:
             return body
-        if call.unwrap:
-            return [call.model.model_validate(item) for item in body[call.unwrap]], body
-        return call.model.model_validate(body)
+        try:
+            if call.unwrap:
+                if not isinstance(body, dict) or not isinstance(body.get(call.unwrap), list):
+                    raise unexpected
+                return [call.model.model_validate(item) for item in body[call.unwrap]], body
+            return call.model.model_validate(body)
+        except ModelError:
+            raise unexpected from None
+
+
+# The end of the sync client's attempt under way in this thread (monotonic seconds), or None outside one.
+_ATTEMPT_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("attempt_deadline", default=None)
+
+
+def _within_deadline(timeout: float | None) -> float | None:
+    """A socket operation's timeout, cut to what is left of the attempt: httpx gives each connect and each read the
+    whole timeout, so a connect, or an answer's head, that took most of it left a read the whole of it again."""
+    deadline = _ATTEMPT_DEADLINE.get()
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout("the answer did not arrive whole in time")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _within_deadline(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _within_deadline(timeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, _within_deadline(timeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's sockets, each operation within what is left of the attempt (``_within_deadline``)."""
+
+    def __init__(self, backend: httpcore.NetworkBackend) -> None:
+        self._backend = backend
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        return _DeadlineStream(self._backend.connect_tcp(host, port, _within_deadline(timeout), local_address,
+                                                         socket_options))
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        return _DeadlineStream(self._backend.connect_unix_socket(path, _within_deadline(timeout), socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
 
 
 class AnamnesisClient(_Base):
@@ -345,6 +429,11 @@ class AnamnesisClient(_Base):
                  sleep: Callable[[float], None] = time.sleep, purpose: str | None = None) -> None:
         super().__init__(base_url, token, retry=retry, timeout=timeout, purpose=purpose)
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
+        pool = getattr(getattr(self._http, "_transport", None), "_pool", None)
+        if transport is None and isinstance(getattr(pool, "_network_backend", None), httpcore.NetworkBackend):
+            # httpx names no way to give its transport a network backend: each socket operation is cut to what is
+            # left of the attempt, so ``timeout`` bounds the whole attempt, connect and every read included
+            pool._network_backend = _DeadlineBackend(pool._network_backend)
         self._sleep = sleep
 
     def __enter__(self) -> AnamnesisClient:
@@ -361,20 +450,30 @@ class AnamnesisClient(_Base):
         if call.model is None or not call.unwrap:
             return result
         items, body = result
-        page_call = self._next_page(call, body)
+        seen: set[str] = set()
+        page_call = self._next_page(call, body, items, seen)
         while page_call is not None:
             page, body = self._send(page_call)
             items += page
-            page_call = self._next_page(page_call, body)
+            page_call = self._next_page(page_call, body, page, seen)
         return items
 
     def _attempt(self, call: Call, headers: dict[str, str]) -> httpx.Response:
         """One request, given up (``httpx.ReadTimeout``) once ``timeout`` seconds pass without the whole answer.
-        httpx's timeout bounds each read, so an answer trickling in a few bytes at a time held the caller for as
-        long as it went on; the deadline is checked after each read."""
+        httpx's timeout bounds each connect and each read, so an answer trickling in a few bytes at a time held the
+        caller for as long as it went on, and a slow connect or head then a stalled body for about twice the
+        timeout: each socket operation is cut to what is left (``_DeadlineBackend``), and the deadline is checked
+        after each read."""
         deadline = time.monotonic() + self.timeout
         request = self._http.build_request(call.method, call.path, params=call.params, json=call.json,
                                            headers=headers)
+        token = _ATTEMPT_DEADLINE.set(deadline)
+        try:
+            return self._read_whole(request, deadline)
+        finally:
+            _ATTEMPT_DEADLINE.reset(token)
+
+    def _read_whole(self, request: httpx.Request, deadline: float) -> httpx.Response:
         response = self._http.send(request, stream=True)
         try:
             raw = bytearray()
@@ -424,10 +523,25 @@ class AsyncAnamnesisClient(_Base):
 
     def __init__(self, base_url: str, token: TokenProvider | str, *, retry: RetryPolicy | None = None,
                  timeout: float = 10.0, transport: httpx.AsyncBaseTransport | None = None,
-                 sleep: Callable[[float], Any] = asyncio.sleep, purpose: str | None = None) -> None:
+                 sleep: Callable[[float], Any] = anyio.sleep, purpose: str | None = None) -> None:
         super().__init__(base_url, token, retry=retry, timeout=timeout, purpose=purpose)
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
+        self._own_transport = transport is None
+        self._loop: weakref.ref | None = None  # the asyncio event loop self._http's connections belong to
         self._sleep = sleep
+
+    def _client(self) -> httpx.AsyncClient:
+        """httpx's pooled connections belong to the event loop that opened them: one client used from a loop per
+        call (``asyncio.run`` per request, as agent frameworks do) met a raw ``RuntimeError: Event loop is closed``
+        on every other call. A later asyncio loop gets connections of its own (a transport you gave is kept)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not asyncio (trio): no loops to tell apart
+            return self._http
+        if self._loop is not None and self._loop() is not loop and self._own_transport:
+            self._http = httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout)
+        self._loop = weakref.ref(loop)
+        return self._http
 
     async def __aenter__(self) -> AsyncAnamnesisClient:
         return self
@@ -436,18 +550,19 @@ class AsyncAnamnesisClient(_Base):
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self._client().aclose()  # the connections of this loop: an earlier loop's ended with it
 
     async def _run(self, call: Call):
         result = await self._send(call)
         if call.model is None or not call.unwrap:
             return result
         items, body = result
-        page_call = self._next_page(call, body)
+        seen: set[str] = set()
+        page_call = self._next_page(call, body, items, seen)
         while page_call is not None:
             page, body = await self._send(page_call)
             items += page
-            page_call = self._next_page(page_call, body)
+            page_call = self._next_page(page_call, body, page, seen)
         return items
 
     async def _send(self, call: Call):
@@ -465,8 +580,8 @@ class AsyncAnamnesisClient(_Base):
             try:
                 # the whole answer within ``timeout``: httpx's own bounds each read, not the answer
                 with anyio.fail_after(self.timeout):
-                    response = await self._http.request(call.method, call.path, params=call.params,
-                                                        json=call.json, headers=headers)
+                    response = await self._client().request(call.method, call.path, params=call.params,
+                                                           json=call.json, headers=headers)
             except (httpx.TransportError, TimeoutError) as exc:
                 if self._retry_on_transport(call, key) and attempt < self.retry.max_retries:
                     await self._sleep(self.retry.delay(attempt, None))

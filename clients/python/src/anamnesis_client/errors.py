@@ -6,6 +6,9 @@ or everything (``AnamnesisError``). A code this version does not know yet become
 
 from __future__ import annotations
 
+import email.utils
+import re
+import time
 from typing import Any
 
 
@@ -34,6 +37,23 @@ class TransportError(AnamnesisError):
     """The service could not be reached, or its answer was lost (after the retries that were safe)."""
 
     code = "transport_error"
+
+
+class UnexpectedResponse(AnamnesisError):
+    """A success (2xx) whose body is not what the operation answers: a proxy's HTML page, a JSON array where an
+    object is due, a body cut short; or a redirect (3xx: the API answers none, and the client follows none).
+    ``status`` is the answer's; nothing of the body is kept (it may hold a patient's data). Not retried: the
+    service may have done what was asked."""
+
+    code = "unexpected_response"
+    status = 200
+
+
+class PagingLoop(UnexpectedResponse):
+    """A list read a page at a time gave a cursor it had given before, or a page with nothing on it and a cursor
+    to another: following it would never end (a cache in front of the service, a fault)."""
+
+    code = "paging_loop"
 
 
 class ForbiddenError(AnamnesisError):
@@ -454,22 +474,53 @@ class InternalError(AnamnesisError):
 PROBLEM_CLASSES: dict[str, type[AnamnesisError]] = {
     cls.code: cls for cls in list(globals().values())
     if isinstance(cls, type) and issubclass(cls, AnamnesisError) and "code" in cls.__dict__
-    and cls not in (AnamnesisError, TransportError)
+    and cls not in (AnamnesisError, TransportError, UnexpectedResponse, PagingLoop)
 }
+# The class of an answer with no code of ours (a proxy's page): its status's family, or the one class of that status.
 _BY_STATUS: dict[int, type[AnamnesisError]] = {400: BadRequest, 403: ForbiddenError, 409: ConflictError,
                                                429: RetryableError, 503: RetryableError, 410: SessionGone,
-                                               404: NotFound, 422: ValidationError, 401: InvalidToken}
+                                               404: NotFound, 422: ValidationError, 401: InvalidToken,
+                                               405: MethodNotAllowed, 406: NotAcceptable, 408: RequestTimeout,
+                                               411: LengthRequired, 413: PayloadTooLarge, 414: QueryTooLong,
+                                               415: UnsupportedMediaType, 417: ExpectationFailed,
+                                               431: HeadersTooLarge, 500: InternalError, 501: NotImplementedByService}
+
+
+_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds (``1.5`` too, as proxies send), or an HTTP date (RFC 9110 §10.2.3)."""
+    if not value:
+        return None
+    value = value.strip()
+    if _SECONDS.fullmatch(value):
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def error_from_problem(status: int, body: dict[str, Any], *, retry_after: float | None = None) -> AnamnesisError:
-    code = body.get("code") if isinstance(body.get("code"), str) else None
+    # A proxy's JSON is no problem document: only fields of the problem's shape are taken (as the TypeScript client
+    # does), so a caller reading ``errors`` or ``message`` never meets a number or a string where a list is due.
+    def text(key: str) -> str | None:
+        return body[key] if isinstance(body.get(key), str) else None
+
+    code = text("code")
     cls = PROBLEM_CLASSES.get(code or "") or _BY_STATUS.get(status, AnamnesisError)
-    return cls(body.get("message"), status=status, code=code or cls.code, title=body.get("title"),
-               errors=body.get("errors"), request_id=body.get("request_id"), retry_after=retry_after, body=body)
+    problems = body.get("errors")
+    problems = [p for p in problems if isinstance(p, dict)] if isinstance(problems, list) else []
+    return cls(text("message"), status=status, code=code or cls.code, title=text("title"), errors=problems,
+               request_id=text("request_id"), retry_after=retry_after, body=body)
 
 __all__ = [
     "AnamnesisError",
     "TransportError",
+    "UnexpectedResponse",
+    "PagingLoop",
     "ForbiddenError",
     "ConflictError",
     "RetryableError",
@@ -552,4 +603,5 @@ __all__ = [
     "InternalError",
     "PROBLEM_CLASSES",
     "error_from_problem",
+    "parse_retry_after",
 ]
