@@ -12,8 +12,11 @@ from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 
+from core.errors import RateLimited
 from core.negotiation import refuses
 from core.parsers import has_repeated_keys
+
+MAX_BATCH_MESSAGES = 20
 
 
 def jsonrpc_refusal(scope, body: bytes | None) -> JSONResponse | None:
@@ -115,3 +118,41 @@ def params_errors(exc: ValidationError) -> list[dict]:
         errors.append({"field": ".".join(str(part) for part in loc[1:]) or "params", "message": message,
                        "code": code})
     return list({(e["field"], e["code"]): e for e in errors}.values())[:20]
+
+
+def tool_calls_only(scope, body: bytes | None) -> bool:
+    """Whether every message posted is a tools/call request the SDK will hand to the server's ``call_tool`` (a
+    request the door or the SDK refuses before that is no tool call: it is counted at the door, as is one whose
+    body the door does not take)."""
+    if body is None or jsonrpc_refusal(scope, body) is not None:
+        return False
+    try:
+        posted = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    messages = posted if isinstance(posted, list) else [posted]
+    return 0 < len(messages) <= MAX_BATCH_MESSAGES and all(_a_tool_call(message) for message in messages)
+
+
+def _a_tool_call(message) -> bool:
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != "tools/call":
+        return False
+    ident, params = message.get("id"), message.get("params")
+    return (isinstance(ident, str | int) and not isinstance(ident, bool) and isinstance(params, dict)
+            and set(params) <= {"name", "arguments", "_meta"} and isinstance(params.get("name"), str)
+            and isinstance(params.get("arguments", {}), dict) and isinstance(params.get("_meta", {}), dict))
+
+
+# JSON-RPC leaves -32000 to -32099 to the server: MCP names no code for a rate limit
+RATE_LIMITED_JSONRPC_CODE = -32029
+
+
+def rate_limited_answer(body: bytes | None, exc: RateLimited, problem: dict) -> JSONResponse:
+    """A request over the caller's rate limits, answered as MCP answers a request it refuses: a JSON-RPC error
+    (with the request's id when it has one), HTTP 429 with ``Retry-After``; ``data`` is the REST API's problem
+    with the seconds as ``retry_after`` (as a tool result's)."""
+    seconds = int(exc.headers["Retry-After"])
+    message = f"Rate limited: too many requests; retry after {seconds} seconds"
+    return JSONResponse({"jsonrpc": "2.0", "id": message_id(body), "error": {
+        "code": RATE_LIMITED_JSONRPC_CODE, "message": message,
+        "data": {**problem, "retry_after": seconds}}}, status_code=429, headers=exc.headers)

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import anyio
 import mcp_types as types
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import connection
 from jsonschema import Draft202012Validator, FormatChecker
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
@@ -36,8 +36,17 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agents_mcp import dispatch
+from agents_mcp.admission import admission_refused
 from agents_mcp.cors import BrowserOrigins
-from agents_mcp.messages import ParamsNamed, batch_messages, jsonrpc_refusal, message_id, request_id_invalid
+from agents_mcp.messages import (
+    MAX_BATCH_MESSAGES,
+    ParamsNamed,
+    batch_messages,
+    jsonrpc_refusal,
+    rate_limited_answer,
+    request_id_invalid,
+    tool_calls_only,
+)
 from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
 from core.asgi_deadlines import replaying as _replaying
@@ -47,12 +56,10 @@ from core.errors import (
     InvalidToken,
     MissingToken,
     RateLimited,
-    ServiceUnavailable,
-    UnknownOrganization,
     ValidationFailed,
     problem_body,
 )
-from core.gate import RequestGate, admitted
+from core.gate import RequestGate
 from core.identity import identity_context
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
@@ -71,7 +78,6 @@ def is_mcp_path(path: str) -> bool:
 
 
 # A JSON-RPC batch's messages are answered one after another on one request's thread: a bound on how long it holds it.
-MAX_BATCH_MESSAGES = 20
 
 # Every scope a tool may need; published in the protected-resource metadata.
 SCOPES_SUPPORTED = ["memory:read", "memory:write", "consent:read", "workflow:read", "workflow:write"]
@@ -127,11 +133,11 @@ class BearerGuard:
             log.info("mcp bearer token refused: %s", exc.code)
             await self._refuse(scope, receive, send, exc)
             return
-        counted = not tool_calls_only(scope, body)
-        if (refused := await anyio.to_thread.run_sync(_admission_refused, identity, counted)) is not None:
+        counted = _unsupported_body(scope) is not None or not tool_calls_only(scope, body)
+        if (refused := await anyio.to_thread.run_sync(admission_refused, identity, counted)) is not None:
             log.info("mcp bearer token refused: %s", refused.code)
             if isinstance(refused, RateLimited):
-                await rate_limited_answer(body, refused)(scope, receive, send)
+                await rate_limited_answer(body, refused, _error_problem(refused))(scope, receive, send)
                 return
             await self._refuse(scope, receive, send, refused)
             return
@@ -190,67 +196,6 @@ class BearerGuard:
             headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
                                            f'resource_metadata="{self.metadata_url}"')
         await _problem(scope, receive, send, _error_problem(exc), headers)
-
-
-def _admission_refused(identity, counted: bool = True) -> ApiError | None:
-    """The REST gate's admission (core.gate): the token's organisation is registered and trusts its issuer, read
-    from the database on every request. ``/mcp`` answered initialize, tools/list and ping for a token of an
-    organisation the registry does not hold; only its tool calls, going through REST, were refused.
-
-    ``counted``: the request is counted against the caller's rate limits too (the REST gate's own counters), as
-    every POST but one holding only tool calls is (each of those is counted by the REST operation it runs, or by
-    :func:`run_tool` when refused before it). Handshakes, tool lists, pings and notifications were never counted:
-    a token opened sessions without end. Over the limit: :class:`RateLimited`."""
-    try:
-        if not counted:
-            return None if admitted(str(identity.org_id), identity.issuer) else UnknownOrganization()
-        with identity_context(identity, gate=RequestGate(identity)):
-            pass  # the identity statement, and the gate in it, runs when the block ends
-        return None
-    except (RateLimited, UnknownOrganization) as exc:
-        return exc
-    except DatabaseError as exc:
-        log.warning("mcp: admission not checked, database unavailable (%s)", type(exc).__name__)
-        return ServiceUnavailable()
-    finally:
-        connection.close()  # as the request handler does: no worker thread keeps a connection (or a pool slot)
-
-
-def tool_calls_only(scope, body: bytes | None) -> bool:
-    """Whether every message posted is a tools/call request the SDK will hand to :func:`call_tool` (a request the
-    door or the SDK refuses before that is no tool call: it is counted at the door)."""
-    if body is None or _unsupported_body(scope) is not None or jsonrpc_refusal(scope, body) is not None:
-        return False
-    try:
-        posted = json.loads(body)
-    except (ValueError, RecursionError):
-        return False
-    messages = posted if isinstance(posted, list) else [posted]
-    return 0 < len(messages) <= MAX_BATCH_MESSAGES and all(_a_tool_call(message) for message in messages)
-
-
-def _a_tool_call(message) -> bool:
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != "tools/call":
-        return False
-    ident, params = message.get("id"), message.get("params")
-    return (isinstance(ident, str | int) and not isinstance(ident, bool) and isinstance(params, dict)
-            and set(params) <= {"name", "arguments", "_meta"} and isinstance(params.get("name"), str)
-            and isinstance(params.get("arguments", {}), dict) and isinstance(params.get("_meta", {}), dict))
-
-
-# JSON-RPC leaves -32000 to -32099 to the server: MCP names no code for a rate limit
-RATE_LIMITED_JSONRPC_CODE = -32029
-
-
-def rate_limited_answer(body: bytes | None, exc: RateLimited) -> JSONResponse:
-    """A request over the caller's rate limits, answered as MCP answers a request it refuses: a JSON-RPC error
-    (with the request's id when it has one), HTTP 429 with ``Retry-After``; ``data`` is the REST API's problem
-    with the seconds as ``retry_after`` (as a tool result's)."""
-    seconds = int(exc.headers["Retry-After"])
-    message = f"Rate limited: too many requests; retry after {seconds} seconds"
-    return JSONResponse({"jsonrpc": "2.0", "id": message_id(body), "error": {
-        "code": RATE_LIMITED_JSONRPC_CODE, "message": message,
-        "data": {**_error_problem(exc), "retry_after": seconds}}}, status_code=429, headers=exc.headers)
 
 
 class Answered:

@@ -18,7 +18,8 @@ import anyio
 import httpx
 import pytest
 from anamnesis_client import AnamnesisClient, AsyncAnamnesisClient, ClientCredentials, RetryPolicy, errors, models
-from anamnesis_client.client import Call, parse_retry_after
+from anamnesis_client.client import Call
+from anamnesis_client.transport import parse_retry_after
 
 from conversations.models import ConversationSession
 from core.identity import ACTOR_PATIENT, Identity, identity_context

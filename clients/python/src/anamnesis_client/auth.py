@@ -12,7 +12,8 @@ from typing import Protocol, runtime_checkable
 import anyio
 import httpx
 
-from anamnesis_client.errors import IdentityProviderUnavailable, InvalidToken, TransportError, parse_retry_after
+from anamnesis_client.errors import IdentityProviderUnavailable, InvalidToken, TransportError
+from anamnesis_client.transport import parse_retry_after
 
 
 @runtime_checkable

@@ -21,7 +21,6 @@ Retries are safe by construction:
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import random
 import re
 import time
@@ -48,8 +47,8 @@ from anamnesis_client.errors import (
     TransportError,
     UnexpectedResponse,
     error_from_problem,
-    parse_retry_after,
 )
+from anamnesis_client.transport import ATTEMPT_DEADLINE, DeadlineBackend, parse_retry_after
 
 # A proxy's failures: the request may have reached the service, so sent again only when that is safe.
 PROXY_RETRY_STATUSES = frozenset({502, 503, 504})
@@ -368,59 +367,6 @@ class _Base(_Operations):
             raise unexpected from None
 
 
-# The end of the sync client's attempt under way in this thread (monotonic seconds), or None outside one.
-_ATTEMPT_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("attempt_deadline", default=None)
-
-
-def _within_deadline(timeout: float | None) -> float | None:
-    """A socket operation's timeout, cut to what is left of the attempt: httpx gives each connect and each read the
-    whole timeout, so a connect, or an answer's head, that took most of it left a read the whole of it again."""
-    deadline = _ATTEMPT_DEADLINE.get()
-    if deadline is None:
-        return timeout
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise httpcore.ReadTimeout("the answer did not arrive whole in time")
-    return left if timeout is None else min(timeout, left)
-
-
-class _DeadlineStream(httpcore.NetworkStream):
-    def __init__(self, stream: httpcore.NetworkStream) -> None:
-        self._stream = stream
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._stream.read(max_bytes, _within_deadline(timeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._stream.write(buffer, _within_deadline(timeout))
-
-    def close(self) -> None:
-        self._stream.close()
-
-    def start_tls(self, ssl_context, server_hostname=None, timeout=None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, _within_deadline(timeout)))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._stream.get_extra_info(info)
-
-
-class _DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's sockets, each operation within what is left of the attempt (``_within_deadline``)."""
-
-    def __init__(self, backend: httpcore.NetworkBackend) -> None:
-        self._backend = backend
-
-    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        return _DeadlineStream(self._backend.connect_tcp(host, port, _within_deadline(timeout), local_address,
-                                                         socket_options))
-
-    def connect_unix_socket(self, path, timeout=None, socket_options=None):
-        return _DeadlineStream(self._backend.connect_unix_socket(path, _within_deadline(timeout), socket_options))
-
-    def sleep(self, seconds: float) -> None:
-        self._backend.sleep(seconds)
-
-
 class AnamnesisClient(_Base):
     """Synchronous client: ``with AnamnesisClient(url, token) as api: api.list_memories(patient_id)``."""
 
@@ -433,7 +379,7 @@ class AnamnesisClient(_Base):
         if transport is None and isinstance(getattr(pool, "_network_backend", None), httpcore.NetworkBackend):
             # httpx names no way to give its transport a network backend: each socket operation is cut to what is
             # left of the attempt, so ``timeout`` bounds the whole attempt, connect and every read included
-            pool._network_backend = _DeadlineBackend(pool._network_backend)
+            pool._network_backend = DeadlineBackend(pool._network_backend)
         self._sleep = sleep
 
     def __enter__(self) -> AnamnesisClient:
@@ -462,16 +408,16 @@ class AnamnesisClient(_Base):
         """One request, given up (``httpx.ReadTimeout``) once ``timeout`` seconds pass without the whole answer.
         httpx's timeout bounds each connect and each read, so an answer trickling in a few bytes at a time held the
         caller for as long as it went on, and a slow connect or head then a stalled body for about twice the
-        timeout: each socket operation is cut to what is left (``_DeadlineBackend``), and the deadline is checked
+        timeout: each socket operation is cut to what is left (``DeadlineBackend``), and the deadline is checked
         after each read."""
         deadline = time.monotonic() + self.timeout
         request = self._http.build_request(call.method, call.path, params=call.params, json=call.json,
                                            headers=headers)
-        token = _ATTEMPT_DEADLINE.set(deadline)
+        token = ATTEMPT_DEADLINE.set(deadline)
         try:
             return self._read_whole(request, deadline)
         finally:
-            _ATTEMPT_DEADLINE.reset(token)
+            ATTEMPT_DEADLINE.reset(token)
 
     def _read_whole(self, request: httpx.Request, deadline: float) -> httpx.Response:
         response = self._http.send(request, stream=True)

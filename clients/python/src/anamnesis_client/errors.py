@@ -6,9 +6,6 @@ or everything (``AnamnesisError``). A code this version does not know yet become
 
 from __future__ import annotations
 
-import email.utils
-import re
-import time
 from typing import Any
 
 
@@ -486,23 +483,6 @@ _BY_STATUS: dict[int, type[AnamnesisError]] = {400: BadRequest, 403: ForbiddenEr
                                                431: HeadersTooLarge, 500: InternalError, 501: NotImplementedByService}
 
 
-_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds (``1.5`` too, as proxies send), or an HTTP date (RFC 9110 §10.2.3)."""
-    if not value:
-        return None
-    value = value.strip()
-    if _SECONDS.fullmatch(value):
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
 def error_from_problem(status: int, body: dict[str, Any], *, retry_after: float | None = None) -> AnamnesisError:
     # A proxy's JSON is no problem document: only fields of the problem's shape are taken (as the TypeScript client
     # does), so a caller reading ``errors`` or ``message`` never meets a number or a string where a list is due.
@@ -603,5 +583,4 @@ __all__ = [
     "InternalError",
     "PROBLEM_CLASSES",
     "error_from_problem",
-    "parse_retry_after",
 ]
