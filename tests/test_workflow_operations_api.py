@@ -228,6 +228,7 @@ def test_reading_operations_needs_workflow_read_and_requesting_needs_workflow_wr
 
 
 def test_staff_with_a_grant_request_operations_and_are_audited(world):
+    world.consent(world.patient_a, "prior_authorization")
     nurse = world.staff("nurse-1")
     world.grant(world.patient_a, "nurse-1", "prior_authorization")
     wf = at_submit_step(nurse, world.patient_a)
@@ -268,6 +269,32 @@ def test_staff_queue_nothing_new_once_the_patient_withdrew_her_consent_or_it_ran
     mine = at_submit_step(world.patient(world.patient_a), world.patient_a)
     assert request_op(world.patient(world.patient_a), mine["workflow_id"], 2).status_code == 201
     world.consent(world.patient_a, purpose)  # given again
+    assert request_op(nurse, wf["workflow_id"], 2).status_code == 201
+
+
+def test_staff_queue_nothing_for_a_patient_who_never_gave_consent_for_the_purpose(world):
+    """The patient never consented to prior authorisation (not withdrawn, not run out: never given). A nurse
+    holding a grant for her used to queue a submission all the same, by a checkpoint or a request, and the worker
+    sent it. Now both are refused 403 no_active_consent_or_access naming the purpose, nothing is written; once the
+    patient consents, the same request queues it. The patient in person still may without one."""
+    purpose = "prior_authorization"
+    world.consent(world.patient_a, "appointment_scheduling")  # a consent for another purpose counts for nothing
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    wf = create(nurse, world.patient_a)
+    r = checkpoint(nurse, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True},
+                   {"kind": SUBMIT, "payload": PAYLOAD})
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access", r.content
+    assert purpose in r.json()["message"]
+    assert checkpoint(nurse, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True}).status_code == 200
+    r = request_op(nurse, wf["workflow_id"], 2)
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access", r.content
+    body = nurse.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert body["version"] == 2 and body["pending_operations"] == []
+    assert nurse.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"] == []
+    mine = at_submit_step(world.patient(world.patient_a), world.patient_a)
+    assert request_op(world.patient(world.patient_a), mine["workflow_id"], 2).status_code == 201
+    world.consent(world.patient_a, purpose)
     assert request_op(nurse, wf["workflow_id"], 2).status_code == 201
 
 
@@ -414,6 +441,7 @@ def test_an_operation_records_and_shows_what_kind_of_caller_asked_for_it(world):
     answer to the request. Nothing said who had asked: an agent's request read as the patient's own."""
     patient_c = uuid.uuid4()
     world.consent(world.patient_b, "prior_authorization")
+    world.consent(patient_c, "prior_authorization")
     world.grant(patient_c, "nurse-1", "prior_authorization")
     agent = Api(mint(world.keyring, sub=f"patient-{world.patient_b}", org_id=world.org, patient_id=world.patient_b,
                      scope=PATIENT_SCOPES, act="prior-auth-agent"))
@@ -682,3 +710,4 @@ def test_a_workflows_operations_are_read_a_page_at_a_time_past_the_newest_100(wo
     r = api.get(url, {"cursor": "older"})
     assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["cursor"]
     assert {"limit", "cursor"} <= set(input_schema("list_operations")["properties"])
+

@@ -26,7 +26,7 @@ from psycopg.types.json import Jsonb
 
 from consent.access import may_access
 from consent.purpose import require_purpose
-from consent.selectors import consent_lapse, consents_hold
+from consent.selectors import consent_in_force, consent_lapse, consents_hold
 from core import audit
 from core.errors import (
     ApiError,
@@ -356,7 +356,8 @@ def _withdraw_lapsed(*, identity: Identity, workflow: Workflow) -> None:
 def _refuse_without_consent(identity: Identity, workflow: Workflow) -> None:
     """Nothing new is sent for a patient who withdrew the consent for the workflow's purpose, or whose consent for it
     ran out (403 ``consent_revoked`` / ``consent_expired``): a withdrawal withdraws the queued operations, and staff
-    holding a grant could queue the next one the moment after. The patient in person decides for themself."""
+    holding a grant could queue the next one the moment after. Nor for one who never gave it (403
+    ``no_active_consent_or_access``). The patient in person decides for themself."""
     if identity.is_patient_themself(workflow.patient_id):
         return
     lapsed = consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose)
@@ -365,6 +366,11 @@ def _refuse_without_consent(identity: Identity, workflow: Workflow) -> None:
         raise Forbidden(f"the patient {what} for {workflow.purpose}: nothing new is sent for it until a consent "
                         "is in force again", code=lapsed).about(patient_id=workflow.patient_id,
                                                                 purpose=workflow.purpose)
+    # Never given (not withdrawn, not run out): staff holding a grant used to queue it all the same
+    if not consent_in_force(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose):
+        raise NoConsentOrAccess(f"the patient has given no consent for {workflow.purpose}: nothing is sent for it "
+                                "until one is in force").about(patient_id=workflow.patient_id,
+                                                               purpose=workflow.purpose)
 
 
 def _insert_operation(*, identity: Identity, workflow: Workflow, kind: OperationKind, payload: dict,
