@@ -162,8 +162,8 @@ def test_workflow_sweep_redacts_after_retention_and_is_idempotent(committed_db, 
     settings.WORKFLOW_FINISHED_STATE_RETENTION_DAYS = 0
     from workflows.retention import workflow_sweep
 
-    assert workflow_sweep() == {"operation_payloads": 1, "workflow_states": 1}
-    assert workflow_sweep() == {"operation_payloads": 0, "workflow_states": 0}
+    assert workflow_sweep() == {"operations_lapsed": 0, "operation_payloads": 1, "workflow_states": 1}
+    assert workflow_sweep() == {"operations_lapsed": 0, "operation_payloads": 0, "workflow_states": 0}
     assert database_contains(SECRET_MEMBER) == [] and database_contains(SECRET_NOTE) == []
     wf = api.get(f"/v1/workflows/{done['workflow_id']}").json()
     assert wf["current_step"] == "cancelled" and wf["state"] == {"_redacted": True}

@@ -711,3 +711,40 @@ def test_a_workflows_operations_are_read_a_page_at_a_time_past_the_newest_100(wo
     assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["cursor"]
     assert {"limit", "cursor"} <= set(input_schema("list_operations")["properties"])
 
+
+def test_the_workflow_sweep_settles_operations_whose_consent_ran_out_as_the_send_would(world):
+    """The patient's consent for prior authorisation ran out after a nurse queued a submission and another one was
+    parked with an unknown outcome. Nothing marks that moment, and only the worker's send settled them: the parked
+    one, never claimed again, stayed in the rows (and the reconciliation queue) as if asked for under a consent in
+    force. ``manage.py sweep_workflows`` settles them as the send would: the unsent one cancelled with
+    consent_expired, the parked one withdrawn (only asked after), each audited; another patient's, whose consent
+    stands, is untouched; a second run finds nothing (idempotent)."""
+    from django.core.management import call_command
+
+    from core.models import AuditEvent
+    from workflows.retention import workflow_sweep
+
+    purpose = "prior_authorization"
+    consent = world.consent(world.patient_a, purpose)
+    world.consent(world.patient_b, purpose)
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    queued = request_op(nurse, at_submit_step(nurse, world.patient_a)["workflow_id"], 2).json()
+    parked = request_op(nurse, at_submit_step(nurse, world.patient_a)["workflow_id"], 2).json()
+    bob = world.patient(world.patient_b)
+    other = request_op(bob, at_submit_step(bob, world.patient_b)["workflow_id"], 2).json()
+    with identity_context(as_patient(world.org, world.patient_a)):
+        Operation.objects.filter(pk=parked["operation_id"]).update(status="outcome_unknown", outcome_uncertain=True)
+        ConsentRecord.objects.filter(pk=consent).update(expires_at=timezone.now())
+    call_command("sweep_workflows")
+    with identity_context(as_patient(world.org, world.patient_a)):
+        rows = {str(op.pk): (op.status, op.last_error_code, op.withdrawn_reason) for op in Operation.objects.all()}
+        audited = set(AuditEvent.objects.filter(resource_type="workflow_operation", reason="consent_expired")
+                      .values_list("action", "resource_id"))
+    assert rows == {queued["operation_id"]: ("cancelled", "consent_expired", None),
+                    parked["operation_id"]: ("outcome_unknown", None, "consent_expired")}
+    assert {(a, str(r)) for a, r in audited} == {("workflow.operation.cancel", queued["operation_id"]),
+                                                 ("workflow.operation.withdraw", parked["operation_id"])}
+    with identity_context(as_patient(world.org, world.patient_b)):
+        assert Operation.objects.get(pk=other["operation_id"]).status == "pending"
+    assert workflow_sweep()["operations_lapsed"] == 0

@@ -331,19 +331,20 @@ def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> 
     return kind
 
 
-def _withdraw_lapsed(*, identity: Identity, workflow: Workflow) -> None:
+def _withdraw_lapsed(*, identity: Identity, workflow: Workflow) -> int:
     """Under the workflow's lock, before a request or a checkpoint looks at what is unsettled: what was asked for
     under a consent that was withdrawn or ran out since is withdrawn now, as the worker withdraws it at the send
     (:mod:`workflows.withdrawal`) and as the reads already show it (``selectors.operations_as_now``). Waiting for
     the worker, it used to stand in for the next request: the same request again was answered with it (200, never
     to be sent), another refused ``operation_in_progress``. One being sent (``in_flight``) is the worker's."""
     if not workflow.has_operations:
-        return
+        return 0
     waiting = list(Operation.objects.select_for_update().filter(
         workflow=workflow, status__in=[S.PENDING, S.OUTCOME_UNKNOWN], withdrawn_reason__isnull=True)
         .order_by("created_at"))
     now = timezone.now()
-    for op, lapse in selectors.operations_lapsed(identity=identity, workflow=workflow, operations=waiting):
+    lapsed = selectors.operations_lapsed(identity=identity, workflow=workflow, operations=waiting)
+    for op, lapse in lapsed:
         if op.status == S.PENDING and not op.outcome_uncertain:
             Operation.objects.filter(pk=op.pk).update(status=S.CANCELLED, next_attempt_at=None, completed_at=now,
                                                       last_error_code=lapse, updated_at=now)
@@ -351,6 +352,7 @@ def _withdraw_lapsed(*, identity: Identity, workflow: Workflow) -> None:
         else:
             Operation.objects.filter(pk=op.pk).update(withdrawn_reason=lapse, updated_at=now)
             _audit_operation(op, action="workflow.operation.withdraw", outcome="success", reason=lapse)
+    return len(lapsed)
 
 
 def _refuse_without_consent(identity: Identity, workflow: Workflow) -> None:
