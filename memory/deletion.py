@@ -12,7 +12,6 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from consent.access import may_access, may_access_any
@@ -109,9 +108,7 @@ def _hold_erasures(identity: Identity, patient_id: uuid.UUID) -> None:
     a consent (its memories by id) each lock the patient's memory rows in their own order: two at once could each
     hold a row the other waits for, a deadlock that failed one of them (503). They wait for each other here, before
     their first row."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                       [f"memory-erasure:{identity.org_id}:{patient_id}"])
+    erasure.erasure_hold(identity, patient_id)
 
 
 def _refuse_agent_deletion(identity: Identity) -> None:

@@ -43,6 +43,7 @@ from core.idempotency import canonical_json
 from core.identity import Identity, commit_with_next_statement
 from core.services import organization_ensure
 from events.services import event_emit
+from memory.erasure import erasure_hold
 from workflows import selectors
 from workflows.adapters import CONFIRMED, NOT_FOUND, REFUSED, UNKNOWN, Outcome
 from workflows.definitions import (
@@ -112,11 +113,15 @@ def _hold_consent(*, identity: Identity, workflow_id: uuid.UUID) -> None:
     """Before the workflow's lock, when a new operation may be asked for: the consents it is asked under, locked
     (:func:`consent.selectors.consents_hold`). A staff request committing while the patient withdrew that consent
     used to slip past both the withdrawal (which did not see it yet) and the worker's check at the send (it was
-    asked for after the withdrawal's moment). The patient in person is never refused, so holds nothing."""
+    asked for after the withdrawal's moment). The patient in person is never refused, so holds nothing. Then the
+    patient's erasure lock, shared (:func:`memory.erasure.erasure_hold`): a request committing while the patient's
+    erase-all ran, after it had withdrawn the operations it saw, used to queue one that it missed."""
     scope = Workflow.objects.filter(pk=workflow_id, organization_id=identity.org_id).values_list(
         "patient_id", "purpose").first()
     if scope is not None and not identity.is_patient_themself(scope[0]):
         consents_hold(identity=identity, patient_id=scope[0], purpose=scope[1])
+    if scope is not None:
+        erasure_hold(identity, scope[0], shared=True)
 
 
 def _record_transition(*, identity: Identity, workflow: Workflow, from_step: str | None,
