@@ -267,7 +267,11 @@ def memory_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
                 if memory is None:
                     continue
                 now = timezone.now()
-                if memory.expires_at <= now:
+                # a proposal whose validity ended unreviewed can never be confirmed: it lapsed, as one nobody
+                # reviewed in time. Marked expired, it was taken for an earlier value of its attribute: linked to
+                # the next value, in its history as if it had been on record
+                lapsed = memory.state == S.PROPOSED and memory.valid_until is not None and memory.valid_until <= now
+                if memory.expires_at <= now or lapsed:
                     erase_with_receipt(identity=identity, patient_id=patient_id, memories=[memory], scope="memory",
                               reason_code="proposal_lapsed" if memory.state == S.PROPOSED else "retention_elapsed")
                     counts["deleted"] += 1
