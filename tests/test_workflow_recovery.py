@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import connections
 
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from tests.conftest import admin_connect
+from tests.conftest import admin_connect, done_or_waiting_for_a_lock, run_into
 from tests.fakes.outside import FakeOutsideSystem
 from tests.fakes.processes import WorkerProcess, run_worker, wait_until, worker_env
 from workflows.models import WorkflowTransition
@@ -288,23 +288,6 @@ def test_once_the_outbox_is_used_only_the_outcome_moves_the_workflow_and_records
     assert read(world, wf["workflow_id"])["version"] == 1
 
 
-def _run_into(results: dict):
-    """A thread's body: ``call()``'s answer kept under ``name``, the thread's connections closed after."""
-    def run(name, call):
-        try:
-            results[name] = call()
-        finally:
-            connections.close_all()
-    return run
-
-
-def _done_or_waiting_for_a_lock(thread: threading.Thread) -> bool:
-    with admin_connect() as conn:
-        waiting = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                               "AND datname = current_database()").fetchone()[0]
-    return not thread.is_alive() or waiting > 0
-
-
 def test_a_staff_request_racing_the_patients_withdrawal_is_withdrawn_with_it(committed_db, world, monkeypatch):
     """A nurse holding a grant asks for a submission at the moment the patient withdraws her consent for prior
     authorisation, on two connections: the request read the consent as in force, the withdrawal then committed,
@@ -332,7 +315,7 @@ def test_a_staff_request_racing_the_patients_withdrawal_is_withdrawn_with_it(com
 
     monkeypatch.setattr(services, "consent_lapse", paused)
 
-    run = _run_into(results)
+    run = run_into(results)
     requester = threading.Thread(target=run, args=("request", lambda: nurse.post(
         f"/v1/workflows/{wf['workflow_id']}/operations",
         {"expected_version": 2, "kind": SUBMIT, "payload": PAYLOAD})))
@@ -342,7 +325,7 @@ def test_a_staff_request_racing_the_patients_withdrawal_is_withdrawn_with_it(com
         f"/v1/patients/{world.patient_a}/consents/{consent}/revoke")))
     revoker.start()
 
-    wait_until(lambda: _done_or_waiting_for_a_lock(revoker), timeout=10, message="the withdrawal")
+    wait_until(lambda: done_or_waiting_for_a_lock(revoker), timeout=10, message="the withdrawal")
     go.set()
     requester.join(timeout=30)
     revoker.join(timeout=30)
@@ -382,7 +365,7 @@ def test_a_staff_request_racing_the_patients_erasure_is_withdrawn_with_it_or_que
 
     monkeypatch.setattr(deletion, "erase_with_receipt", paused)
 
-    run = _run_into(results)
+    run = run_into(results)
     patient = world.patient(world.patient_a)
     eraser = threading.Thread(target=run, args=("erase", lambda: patient.client.delete(
         f"/v1/patients/{world.patient_a}/memories", **patient._headers(None))))
@@ -399,7 +382,7 @@ def test_a_staff_request_racing_the_patients_erasure_is_withdrawn_with_it_or_que
     requester = threading.Thread(target=run, args=("request", start_and_request))
     requester.start()
 
-    wait_until(lambda: _done_or_waiting_for_a_lock(requester), timeout=10, message="the request")
+    wait_until(lambda: done_or_waiting_for_a_lock(requester), timeout=10, message="the request")
     released = timezone.now()
     go.set()
     eraser.join(timeout=30)
