@@ -65,6 +65,12 @@ def consent_lapse(*, identity: Identity, patient_id: uuid.UUID, purpose: str,
     return lapse[0] if lapse else None
 
 
+def consent_in_force(*, identity: Identity, patient_id: uuid.UUID, purpose: str) -> bool:
+    """Whether a consent of the patient's for ``purpose`` is in force now (as the caller sees them, RLS)."""
+    return ConsentRecord.objects.active().filter(organization_id=identity.org_id, patient_id=patient_id,
+                                                 purpose=purpose).exists()
+
+
 def consents_hold(*, identity: Identity, patient_id: uuid.UUID, purpose: str) -> None:
     """The patient's consents for ``purpose`` (those the caller sees) locked FOR SHARE until the transaction ends.
     A withdrawal locks its consent's row FOR UPDATE and then withdraws what was asked for under it, so what the

@@ -57,7 +57,7 @@ from core.identity import Identity, identity_context
 from core.patient_identifiers import identifier_values
 from core.serializers import visible
 from core.services import organization_ensure
-from memory.erasure import ErasureSection
+from memory.erasure import ErasureSection, erasure_hold
 from memory.lifecycle import memory_value
 from memory.models import Memory, MemoryState
 from memory.selectors import memory_current_since, memory_list_current
@@ -102,6 +102,8 @@ def session_start(*, identity: Identity, patient_id: uuid.UUID, purpose: str) ->
     organization_ensure(identity=identity)
     now = timezone.now()
     with transaction.atomic():
+        # an erase-all of the patient's running meanwhile, past its sessions, used to miss the one started here
+        erasure_hold(identity, patient_id, shared=True)
         with connection.cursor() as cursor:  # serialise starts per patient and purpose, so the cap holds
             cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
                            [f"conversation:{identity.org_id}:{patient_id}:{purpose}"])

@@ -12,7 +12,6 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from consent.access import may_access, may_access_any
@@ -109,9 +108,7 @@ def _hold_erasures(identity: Identity, patient_id: uuid.UUID) -> None:
     a consent (its memories by id) each lock the patient's memory rows in their own order: two at once could each
     hold a row the other waits for, a deadlock that failed one of them (503). They wait for each other here, before
     their first row."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                       [f"memory-erasure:{identity.org_id}:{patient_id}"])
+    erasure.erasure_hold(identity, patient_id)
 
 
 def _refuse_agent_deletion(identity: Identity) -> None:
@@ -270,7 +267,11 @@ def memory_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
                 if memory is None:
                     continue
                 now = timezone.now()
-                if memory.expires_at <= now:
+                # a proposal whose validity ended unreviewed can never be confirmed: it lapsed, as one nobody
+                # reviewed in time. Marked expired, it was taken for an earlier value of its attribute: linked to
+                # the next value, in its history as if it had been on record
+                lapsed = memory.state == S.PROPOSED and memory.valid_until is not None and memory.valid_until <= now
+                if memory.expires_at <= now or lapsed:
                     erase_with_receipt(identity=identity, patient_id=patient_id, memories=[memory], scope="memory",
                               reason_code="proposal_lapsed" if memory.state == S.PROPOSED else "retention_elapsed")
                     counts["deleted"] += 1

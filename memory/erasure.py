@@ -14,7 +14,19 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.db import connection
+
 from core.identity import Identity
+
+
+def erasure_hold(identity: Identity, patient_id: uuid.UUID, *, shared: bool = False) -> None:
+    """The patient's erasure lock, until the transaction ends. Deleting, erasing all and withdrawing a consent take
+    it alone (``memory.deletion._hold_erasures``); what writes a copy an erasure reaches takes it shared, before the
+    rows an erasure locks after it (a workflow's), so it either commits before the erasure starts, which then
+    reaches what it wrote, or waits until the erasure committed, never between."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT pg_advisory_xact_lock{'_shared' if shared else ''}(hashtextextended(%s, 0))",
+                       [f"memory-erasure:{identity.org_id}:{patient_id}"])
 
 
 @dataclass

@@ -10,6 +10,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection
+from django.db.models import F, Value
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from consent.access import may_access
@@ -310,23 +312,27 @@ def _supersede(*, identity: Identity, current: list[Memory], new_id: uuid.UUID,
     moves may be sent without waiting for their counts (:func:`memory.lifecycle.memory_transition`).
 
     Its earlier values that expired and were replaced by nothing yet (in ``current`` too) are linked to the new
-    value: they are in its history, and deleting it (or its attribute) erases them with it, not at retention."""
+    value: they are in its history, and deleting it (or its attribute) erases them with it, not at retention.
+    Every earlier value, superseded or expired, is kept ``MEMORY_SUPERSEDED_RETENTION_DAYS`` from now at most (an
+    expired one replaced used to keep its type's whole retention, years past the superseded one beside it)."""
     now = timezone.now()
     moved = 0
+    kept_until = now + timedelta(days=settings.MEMORY_SUPERSEDED_RETENTION_DAYS)
     expired = [old.memory_id for old in current if old.state == S.EXPIRED]
     if expired:
         Memory.objects.filter(memory_id__in=expired, state=S.EXPIRED, superseded_by__isnull=True).update(
-            superseded_by_id=new_id, updated_at=now)
+            superseded_by_id=new_id, expires_at=Least(F("expires_at"), Value(kept_until)), updated_at=now)
     for old in current:
         if old.state == S.EXPIRED:
             continue
+        keep_until = min(old.expires_at, kept_until)
         if old.valid_until is not None and old.valid_until <= now:
             # its validity ended before the newer value came: it expired (reads said so already), as the sweep
             # would record it; an earlier value of the one that came, as above
             memory_transition(identity=identity, memory=old, to_state=S.EXPIRED, superseded_by_id=new_id,
-                              event_type=LifecycleEvent.Type.EXPIRED, reason_code="validity_ended", locked=locked)
+                              event_type=LifecycleEvent.Type.EXPIRED, reason_code="validity_ended",
+                              expires_at=keep_until, locked=locked)
             continue
-        keep_until = min(old.expires_at, now + timedelta(days=settings.MEMORY_SUPERSEDED_RETENTION_DAYS))
         memory_transition(identity=identity, memory=old, to_state=S.SUPERSEDED,
                           event_type=event_type, reason_code="superseded_by_newer_value", superseded_by_id=new_id,
                           expires_at=keep_until, locked=locked)

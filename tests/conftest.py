@@ -39,6 +39,24 @@ def admin_connect() -> psycopg.Connection:
     return psycopg.connect(topology.admin.conninfo(dbname=topology.owner.name), autocommit=True)
 
 
+def run_into(results: dict):
+    """A thread's body for race tests: ``call()``'s answer kept under ``name``, its connections closed after."""
+    def run(name, call):
+        try:
+            results[name] = call()
+        finally:
+            connections.close_all()
+    return run
+
+
+def done_or_waiting_for_a_lock(thread) -> bool:
+    """Whether ``thread`` finished, or some connection of the test database waits for a lock."""
+    with admin_connect() as conn:
+        waiting = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                               "AND datname = current_database()").fetchone()[0]
+    return not thread.is_alive() or waiting > 0
+
+
 def owner_connect() -> psycopg.Connection:
     return psycopg.connect(settings.DB_TOPOLOGY.owner.conninfo(), autocommit=True)
 

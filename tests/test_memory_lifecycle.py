@@ -577,6 +577,33 @@ def test_deleting_the_value_that_came_after_an_expired_one_erases_the_expired_on
     assert tomb["state"] == "deleted" and tomb["fact"] is None
 
 
+@pytest.mark.parametrize("swept", [False, True])
+def test_an_expired_value_a_newer_one_replaced_is_kept_no_longer_than_a_superseded_one(world, settings, swept):
+    """An earlier value is kept MEMORY_SUPERSEDED_RETENTION_DAYS once a newer value of its attribute comes (a
+    superseded one was), but one whose validity had ended first (recorded by the sweep or not) kept its type's
+    whole retention, two years: past the superseded value beside it, which was current after it. Now both are kept
+    the same time at most; the sweep erases the expired one then, with its receipt."""
+    settings.MEMORY_SUPERSEDED_RETENTION_DAYS = 7
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    mid, me = _past_its_validity(world, cid)
+    if swept:
+        call_command("sweep_memories")
+    newer = patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "11:00")).json()["memory_id"]
+    newest = patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "12:00")).json()["memory_id"]
+    with identity_context(me):
+        kept = dict(Memory.objects.filter(memory_id__in=[mid, newer]).values_list("memory_id", "expires_at"))
+    limit = datetime.now(UTC) + timedelta(days=7, minutes=1)
+    assert all(until <= limit for until in kept.values()), kept
+    assert patient.get(f"{mem(world.patient_a)}/{mid}").json()["state"] == "expired"
+    with identity_context(me), connection.cursor() as cur:  # the 7 days pass
+        cur.execute("UPDATE patient_memory SET expires_at = now() - interval '1 second' WHERE memory_id = %s",
+                    [mid])
+    call_command("sweep_memories")
+    assert patient.get(f"{mem(world.patient_a)}/{mid}").json()["state"] == "deleted"
+    assert [i["memory_id"] for i in patient.get(mem(world.patient_a)).json()["items"]] == [newest]
+
+
 def test_consent_revocation_expires_dependent_memories_in_the_same_transaction(world):
     cid = world.consent(world.patient_a)
     patient = world.patient(world.patient_a)

@@ -158,6 +158,45 @@ def test_a_proposal_nobody_reviews_lapses_after_the_documented_time_and_frees_it
     assert patient.get(f"{mem(world.patient_a)}/{waiting['memory_id']}").json()["state"] == "deleted"
 
 
+def test_a_proposal_whose_validity_ended_unreviewed_lapses_and_is_in_no_other_values_history(world):
+    """An agent's proposal whose validity ended before anyone reviewed it can never be confirmed. The sweep marked
+    it expired, and the next value of its attribute then took it for an earlier value: linked to it, listed in its
+    history as a version once on record, erased with it. Decided: it lapses as one nobody reviewed in time does;
+    until the sweep it reads expired in its own history, without its value; the sweep erases it with a receipt
+    (proposal_lapsed); it is in no other value's history."""
+    from datetime import UTC, datetime, timedelta
+
+    from django.core.management import call_command
+    from django.db import connection
+
+    from core.identity import Identity, identity_context
+
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "booking-agent", "appointment_scheduling")
+    agent = Api(world.token(sub="booking-agent", act="booking-agent"))
+    patient = world.patient(world.patient_a)
+    until = (datetime.now(UTC) + timedelta(days=2)).isoformat()
+    proposal = agent.post(f"{mem(world.patient_a)}/proposals",
+                          memory_body(cid, "earliest_time", "09:00", valid_until=until,
+                                      source_ref="turn:1")).json()
+    assert "memory_id" in proposal, proposal
+    proposal = proposal["memory_id"]
+    me = Identity(org_id=world.org, actor_sub="t", patient_self_id=world.patient_a)
+    with identity_context(me), connection.cursor() as cur:  # the clock moves past its validity
+        cur.execute("UPDATE patient_memory SET valid_from = now() - interval '3 days', "
+                    "valid_until = now() - interval '1 second' WHERE memory_id = %s", [proposal])
+    own = patient.get(f"{mem(world.patient_a)}/{proposal}/history").json()["versions"]
+    assert [(v["memory_id"], v["state"]) for v in own] == [(proposal, "expired")]
+    call_command("sweep_memories")
+    [receipt] = [d for d in patient.get(f"/v1/patients/{world.patient_a}/deletions").json()["items"]
+                 if proposal in d["memory_ids"]]
+    assert receipt["reason_code"] == "proposal_lapsed"
+    newer = patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "12:00")).json()["memory_id"]
+    history = patient.get(f"{mem(world.patient_a)}/{newer}/history").json()
+    assert [v["memory_id"] for v in history["versions"]] == [newer]
+    assert {e["memory_id"] for e in history["events"]} == {newer}
+
+
 def test_a_proposal_that_lapsed_unreviewed_does_not_block_a_revision_of_its_type(world):
     """A revision is refused when a current value of the type would not satisfy it. A proposal that lapsed
     unreviewed (or any value past its validity) reads as expired and can never become current, yet it counted

@@ -162,8 +162,8 @@ def test_workflow_sweep_redacts_after_retention_and_is_idempotent(committed_db, 
     settings.WORKFLOW_FINISHED_STATE_RETENTION_DAYS = 0
     from workflows.retention import workflow_sweep
 
-    assert workflow_sweep() == {"operation_payloads": 1, "workflow_states": 1}
-    assert workflow_sweep() == {"operation_payloads": 0, "workflow_states": 0}
+    assert workflow_sweep() == {"operations_lapsed": 0, "operation_payloads": 1, "workflow_states": 1}
+    assert workflow_sweep() == {"operations_lapsed": 0, "operation_payloads": 0, "workflow_states": 0}
     assert database_contains(SECRET_MEMBER) == [] and database_contains(SECRET_NOTE) == []
     wf = api.get(f"/v1/workflows/{done['workflow_id']}").json()
     assert wf["current_step"] == "cancelled" and wf["state"] == {"_redacted": True}
@@ -273,3 +273,54 @@ def test_a_patient_deletes_a_preference_they_confirmed_from_an_agents_proposal(w
     receipt = delete(me, path).json()
     assert receipt["retained"] == [] and receipt["memory_ids"] == [confirmed[1]], receipt
     assert me.get(path).json()["items"] == []
+
+
+def test_a_conversation_started_while_the_patient_erases_everything_is_erased_or_started_after(committed_db, world,
+                                                                                               monkeypatch):
+    """Erase-all removes the patient's conversation sessions, then goes on (her memories, the receipt); a session
+    started in that gap committed before the erasure did and was kept, though the receipt said every session was
+    removed. Starting a session now takes the patient's erasure lock shared: it waits until the erasure has
+    committed, so every session is either erased with it or started after it."""
+    import threading
+
+    from django.utils import timezone
+
+    from memory import deletion
+    from tests.conftest import admin_connect, done_or_waiting_for_a_lock, run_into
+    from tests.fakes.processes import wait_until
+
+    world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    reached, go, results = threading.Event(), threading.Event(), {}
+    real = deletion.erase_with_receipt
+
+    def paused(**kwargs):  # the erasure has removed the sessions it saw: a start goes from here
+        reached.set()
+        go.wait(10)
+        return real(**kwargs)
+
+    monkeypatch.setattr(deletion, "erase_with_receipt", paused)
+    run = run_into(results)
+    eraser = threading.Thread(target=run, args=(
+        "erase", lambda: delete(patient, f"/v1/patients/{world.patient_a}/memories")))
+    eraser.start()
+    assert reached.wait(10)
+    def start():
+        answer = patient.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"})
+        results["started_by"] = timezone.now()  # committed by then
+        return answer
+
+    starter = threading.Thread(target=run, args=("start", start))
+    starter.start()
+    wait_until(lambda: done_or_waiting_for_a_lock(starter), timeout=10, message="the start")
+    released = timezone.now()
+    go.set()
+    eraser.join(timeout=30)
+    starter.join(timeout=30)
+    assert results["erase"].status_code == 200, results["erase"].content
+    assert results["start"].status_code == 201, results["start"].content
+    with admin_connect() as conn:
+        kept = conn.execute("SELECT count(*) FROM conversation_session WHERE patient_id = %s",
+                            [world.patient_a]).fetchone()[0]
+    # kept, it committed after the erasure (it waited for it); committed before, the erasure would have removed it
+    assert kept == 0 or results["started_by"] > released, (kept, results["started_by"], released)

@@ -228,6 +228,7 @@ def test_reading_operations_needs_workflow_read_and_requesting_needs_workflow_wr
 
 
 def test_staff_with_a_grant_request_operations_and_are_audited(world):
+    world.consent(world.patient_a, "prior_authorization")
     nurse = world.staff("nurse-1")
     world.grant(world.patient_a, "nurse-1", "prior_authorization")
     wf = at_submit_step(nurse, world.patient_a)
@@ -268,6 +269,32 @@ def test_staff_queue_nothing_new_once_the_patient_withdrew_her_consent_or_it_ran
     mine = at_submit_step(world.patient(world.patient_a), world.patient_a)
     assert request_op(world.patient(world.patient_a), mine["workflow_id"], 2).status_code == 201
     world.consent(world.patient_a, purpose)  # given again
+    assert request_op(nurse, wf["workflow_id"], 2).status_code == 201
+
+
+def test_staff_queue_nothing_for_a_patient_who_never_gave_consent_for_the_purpose(world):
+    """The patient never consented to prior authorisation (not withdrawn, not run out: never given). A nurse
+    holding a grant for her used to queue a submission all the same, by a checkpoint or a request, and the worker
+    sent it. Now both are refused 403 no_active_consent_or_access naming the purpose, nothing is written; once the
+    patient consents, the same request queues it. The patient in person still may without one."""
+    purpose = "prior_authorization"
+    world.consent(world.patient_a, "appointment_scheduling")  # a consent for another purpose counts for nothing
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    wf = create(nurse, world.patient_a)
+    r = checkpoint(nurse, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True},
+                   {"kind": SUBMIT, "payload": PAYLOAD})
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access", r.content
+    assert purpose in r.json()["message"]
+    assert checkpoint(nurse, wf["workflow_id"], 1, SUBMIT, {"referral_verified": True}).status_code == 200
+    r = request_op(nurse, wf["workflow_id"], 2)
+    assert r.status_code == 403 and r.json()["code"] == "no_active_consent_or_access", r.content
+    body = nurse.get(f"/v1/workflows/{wf['workflow_id']}").json()
+    assert body["version"] == 2 and body["pending_operations"] == []
+    assert nurse.get(f"/v1/workflows/{wf['workflow_id']}/operations").json()["items"] == []
+    mine = at_submit_step(world.patient(world.patient_a), world.patient_a)
+    assert request_op(world.patient(world.patient_a), mine["workflow_id"], 2).status_code == 201
+    world.consent(world.patient_a, purpose)
     assert request_op(nurse, wf["workflow_id"], 2).status_code == 201
 
 
@@ -414,6 +441,7 @@ def test_an_operation_records_and_shows_what_kind_of_caller_asked_for_it(world):
     answer to the request. Nothing said who had asked: an agent's request read as the patient's own."""
     patient_c = uuid.uuid4()
     world.consent(world.patient_b, "prior_authorization")
+    world.consent(patient_c, "prior_authorization")
     world.grant(patient_c, "nurse-1", "prior_authorization")
     agent = Api(mint(world.keyring, sub=f"patient-{world.patient_b}", org_id=world.org, patient_id=world.patient_b,
                      scope=PATIENT_SCOPES, act="prior-auth-agent"))
@@ -682,3 +710,41 @@ def test_a_workflows_operations_are_read_a_page_at_a_time_past_the_newest_100(wo
     r = api.get(url, {"cursor": "older"})
     assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["cursor"]
     assert {"limit", "cursor"} <= set(input_schema("list_operations")["properties"])
+
+
+def test_the_workflow_sweep_settles_operations_whose_consent_ran_out_as_the_send_would(world):
+    """The patient's consent for prior authorisation ran out after a nurse queued a submission and another one was
+    parked with an unknown outcome. Nothing marks that moment, and only the worker's send settled them: the parked
+    one, never claimed again, stayed in the rows (and the reconciliation queue) as if asked for under a consent in
+    force. ``manage.py sweep_workflows`` settles them as the send would: the unsent one cancelled with
+    consent_expired, the parked one withdrawn (only asked after), each audited; another patient's, whose consent
+    stands, is untouched; a second run finds nothing (idempotent)."""
+    from django.core.management import call_command
+
+    from core.models import AuditEvent
+    from workflows.retention import workflow_sweep
+
+    purpose = "prior_authorization"
+    consent = world.consent(world.patient_a, purpose)
+    world.consent(world.patient_b, purpose)
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    queued = request_op(nurse, at_submit_step(nurse, world.patient_a)["workflow_id"], 2).json()
+    parked = request_op(nurse, at_submit_step(nurse, world.patient_a)["workflow_id"], 2).json()
+    bob = world.patient(world.patient_b)
+    other = request_op(bob, at_submit_step(bob, world.patient_b)["workflow_id"], 2).json()
+    with identity_context(as_patient(world.org, world.patient_a)):
+        Operation.objects.filter(pk=parked["operation_id"]).update(status="outcome_unknown", outcome_uncertain=True)
+        ConsentRecord.objects.filter(pk=consent).update(expires_at=timezone.now())
+    call_command("sweep_workflows")
+    with identity_context(as_patient(world.org, world.patient_a)):
+        rows = {str(op.pk): (op.status, op.last_error_code, op.withdrawn_reason) for op in Operation.objects.all()}
+        audited = set(AuditEvent.objects.filter(resource_type="workflow_operation", reason="consent_expired")
+                      .values_list("action", "resource_id"))
+    assert rows == {queued["operation_id"]: ("cancelled", "consent_expired", None),
+                    parked["operation_id"]: ("outcome_unknown", None, "consent_expired")}
+    assert {(a, str(r)) for a, r in audited} == {("workflow.operation.cancel", queued["operation_id"]),
+                                                 ("workflow.operation.withdraw", parked["operation_id"])}
+    with identity_context(as_patient(world.org, world.patient_b)):
+        assert Operation.objects.get(pk=other["operation_id"]).status == "pending"
+    assert workflow_sweep()["operations_lapsed"] == 0

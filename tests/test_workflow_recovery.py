@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import connections
 
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from tests.conftest import admin_connect
+from tests.conftest import admin_connect, done_or_waiting_for_a_lock, run_into
 from tests.fakes.outside import FakeOutsideSystem
 from tests.fakes.processes import WorkerProcess, run_worker, wait_until, worker_env
 from workflows.models import WorkflowTransition
@@ -315,12 +315,7 @@ def test_a_staff_request_racing_the_patients_withdrawal_is_withdrawn_with_it(com
 
     monkeypatch.setattr(services, "consent_lapse", paused)
 
-    def run(name, call):
-        try:
-            results[name] = call()
-        finally:
-            connections.close_all()
-
+    run = run_into(results)
     requester = threading.Thread(target=run, args=("request", lambda: nurse.post(
         f"/v1/workflows/{wf['workflow_id']}/operations",
         {"expected_version": 2, "kind": SUBMIT, "payload": PAYLOAD})))
@@ -330,13 +325,7 @@ def test_a_staff_request_racing_the_patients_withdrawal_is_withdrawn_with_it(com
         f"/v1/patients/{world.patient_a}/consents/{consent}/revoke")))
     revoker.start()
 
-    def withdrawal_committed_or_waiting() -> bool:
-        with admin_connect() as conn:
-            waiting = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                   "AND datname = current_database()").fetchone()[0]
-        return not revoker.is_alive() or waiting > 0
-
-    wait_until(withdrawal_committed_or_waiting, timeout=10, message="the withdrawal")
+    wait_until(lambda: done_or_waiting_for_a_lock(revoker), timeout=10, message="the withdrawal")
     go.set()
     requester.join(timeout=30)
     revoker.join(timeout=30)
@@ -348,3 +337,61 @@ def test_a_staff_request_racing_the_patients_withdrawal_is_withdrawn_with_it(com
         assert rows == [("cancelled", "consent_revoked")], rows
     else:  # or the request saw the withdrawal, and wrote nothing
         assert results["request"].json()["code"] == "consent_revoked" and rows == []
+
+
+def test_a_staff_request_racing_the_patients_erasure_is_withdrawn_with_it_or_queued_after(committed_db, world,
+                                                                                         monkeypatch):
+    """The patient erases everything while a nurse holding a grant starts a prior authorisation and asks for its
+    submission, on two connections. The erasure withdraws the operations of the workflows it sees when it reaches
+    them, then goes on (its memories, the receipt); a request on a workflow started in that gap committed before
+    the erasure did, a submission the erasure never saw, pending and sent after it. Now asking for an operation
+    takes the patient's erasure lock shared, so it waits until the erasure has committed: every operation is
+    either withdrawn by the erasure (patient_erasure) or asked for after it."""
+    from django.utils import timezone
+
+    from memory import deletion
+
+    purpose = "prior_authorization"
+    world.consent(world.patient_a, purpose)
+    world.grant(world.patient_a, "nurse-1", purpose)
+    nurse = world.staff("nurse-1")
+    reached, go, results, wf = threading.Event(), threading.Event(), {}, {}
+    real = deletion.erase_with_receipt
+
+    def paused(**kwargs):  # the erasure has withdrawn what it saw in workflows: a request goes from here
+        reached.set()
+        go.wait(10)
+        return real(**kwargs)
+
+    monkeypatch.setattr(deletion, "erase_with_receipt", paused)
+
+    run = run_into(results)
+    patient = world.patient(world.patient_a)
+    eraser = threading.Thread(target=run, args=("erase", lambda: patient.client.delete(
+        f"/v1/patients/{world.patient_a}/memories", **patient._headers(None))))
+    eraser.start()
+    assert reached.wait(10)
+
+    def start_and_request():
+        wf.update(nurse.post("/v1/workflows", {"workflow_type": purpose, "patient_id": str(world.patient_a)}).json())
+        assert nurse.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
+            "expected_version": 1, "next_step": SUBMIT, "state_patch": {"referral_verified": True}}).status_code == 200
+        return nurse.post(f"/v1/workflows/{wf['workflow_id']}/operations",
+                          {"expected_version": 2, "kind": SUBMIT, "payload": PAYLOAD})
+
+    requester = threading.Thread(target=run, args=("request", start_and_request))
+    requester.start()
+
+    wait_until(lambda: done_or_waiting_for_a_lock(requester), timeout=10, message="the request")
+    released = timezone.now()
+    go.set()
+    eraser.join(timeout=30)
+    requester.join(timeout=30)
+    assert results["erase"].status_code == 200, results["erase"].content
+    assert results["request"].status_code == 201, results["request"].content
+    with admin_connect() as conn:
+        rows = conn.execute("SELECT status, last_error_code, created_at FROM workflow_operation "
+                            "WHERE workflow_id = %s", [wf["workflow_id"]]).fetchall()
+    assert len(rows) == 1
+    status, code, created = rows[0]
+    assert (status, code) == ("cancelled", "patient_erasure") or created > released, rows

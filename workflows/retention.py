@@ -30,7 +30,7 @@ from core.identity import Identity, identity_context
 from memory.erasure import ErasureSection
 from workflows.definitions import WORKFLOW_TYPES, operation_kinds_for
 from workflows.models import ACTIVE_OPERATION_STATUSES, SETTLED_OPERATION_STATUSES, Operation, Workflow
-from workflows.services import _record_transition
+from workflows.services import _record_transition, _withdraw_lapsed
 from workflows.withdrawal import operations_withdraw
 
 log = logging.getLogger("anamnesis.workflows")
@@ -117,12 +117,48 @@ def _due(cutoff_ops, cutoff_workflows, batch: int) -> list[tuple]:
         "LIMIT %s", [cutoff_ops, cutoff_workflows, batch])
 
 
+def _lapsed_due(after: uuid.UUID | None, batch: int) -> list[tuple]:
+    """Workflows holding an operation still waiting (pending, or parked with an unknown outcome) that was asked for
+    before a consent for its patient and purpose was withdrawn or ran out: a superset, each is checked again."""
+    return maintenance.discover(
+        "workflow_sweep",
+        "SELECT DISTINCT o.workflow_id, o.organization_id, o.patient_id, o.purpose FROM workflow_operation o "
+        "WHERE o.status IN ('pending', 'outcome_unknown') AND o.withdrawn_reason IS NULL "
+        "AND (%s::uuid IS NULL OR o.workflow_id > %s::uuid) AND EXISTS ("
+        "  SELECT 1 FROM patient_consent c WHERE c.organization_id = o.organization_id "
+        "  AND c.patient_id = o.patient_id AND c.purpose = o.purpose "
+        "  AND ((c.status = 'revoked' AND c.revoked_at > o.created_at) "
+        "       OR (c.expires_at <= %s AND c.expires_at > o.created_at))) "
+        "ORDER BY o.workflow_id LIMIT %s", [after, after, timezone.now(), batch])
+
+
+def operations_settle_lapsed(*, batch: int = 500) -> int:
+    """Operations asked for under a consent that was withdrawn or ran out since are settled as the send would
+    settle them (:func:`workflows.services._withdraw_lapsed`, under the workflow's lock): one that provably never
+    left is cancelled with the lapse as its code, one that may have arrived is withdrawn (only asked after). Nothing
+    marks the moment a consent runs out, so without this one parked with an unknown outcome, or waiting for a
+    closed circuit, kept reading as queued in the row and in the reconciliation queue. Returns how many."""
+    settled, after = 0, None
+    while due := _lapsed_due(after, batch):
+        for workflow_id, org_id, patient_id, purpose in due:
+            identity = Identity.service(org_id=org_id, name=SWEEP_ACTOR, patient_id=patient_id, purpose=purpose)
+            with identity_context(identity):
+                workflow = Workflow.objects.select_for_update(skip_locked=True).filter(pk=workflow_id).first()
+                if workflow is not None:
+                    workflow.has_operations = True
+                    settled += _withdraw_lapsed(identity=identity, workflow=workflow)
+        after = due[-1][0]
+    return settled
+
+
 def workflow_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]:
-    """Redact settled operations' payloads after ``WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS`` and finished
-    workflows' state after ``WORKFLOW_FINISHED_STATE_RETENTION_DAYS``. Idempotent and safe to run from cron or
-    several processes at once: each row is locked (skipping rows another sweep holds) and re-checked under a
-    service identity scoped to its patient and purpose."""
-    counts = {"operation_payloads": 0, "workflow_states": 0}
+    """Settle operations whose consent lapsed (:func:`operations_settle_lapsed`), then redact settled operations'
+    payloads after ``WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS`` and finished workflows' state after
+    ``WORKFLOW_FINISHED_STATE_RETENTION_DAYS``. Idempotent and safe to run from cron or several processes at once:
+    each row is locked (skipping rows another sweep holds) and re-checked under a service identity scoped to its
+    patient and purpose."""
+    counts = {"operations_lapsed": operations_settle_lapsed(batch=batch), "operation_payloads": 0,
+              "workflow_states": 0}
     for _ in range(max_batches):
         now = timezone.now()
         due = _due(now - timedelta(days=settings.WORKFLOW_OPERATION_PAYLOAD_RETENTION_DAYS),
@@ -144,6 +180,6 @@ def workflow_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int
                         progressed = True
         if not progressed:
             break
-    log.info("workflow sweep: operation_payloads=%d workflow_states=%d", counts["operation_payloads"],
-             counts["workflow_states"])
+    log.info("workflow sweep: operations_lapsed=%d operation_payloads=%d workflow_states=%d",
+             counts["operations_lapsed"], counts["operation_payloads"], counts["workflow_states"])
     return counts

@@ -26,7 +26,7 @@ from psycopg.types.json import Jsonb
 
 from consent.access import may_access
 from consent.purpose import require_purpose
-from consent.selectors import consent_lapse, consents_hold
+from consent.selectors import consent_in_force, consent_lapse, consents_hold
 from core import audit
 from core.errors import (
     ApiError,
@@ -43,6 +43,7 @@ from core.idempotency import canonical_json
 from core.identity import Identity, commit_with_next_statement
 from core.services import organization_ensure
 from events.services import event_emit
+from memory.erasure import erasure_hold
 from workflows import selectors
 from workflows.adapters import CONFIRMED, NOT_FOUND, REFUSED, UNKNOWN, Outcome
 from workflows.definitions import (
@@ -112,11 +113,15 @@ def _hold_consent(*, identity: Identity, workflow_id: uuid.UUID) -> None:
     """Before the workflow's lock, when a new operation may be asked for: the consents it is asked under, locked
     (:func:`consent.selectors.consents_hold`). A staff request committing while the patient withdrew that consent
     used to slip past both the withdrawal (which did not see it yet) and the worker's check at the send (it was
-    asked for after the withdrawal's moment). The patient in person is never refused, so holds nothing."""
+    asked for after the withdrawal's moment). The patient in person is never refused, so holds nothing. Then the
+    patient's erasure lock, shared (:func:`memory.erasure.erasure_hold`): a request committing while the patient's
+    erase-all ran, after it had withdrawn the operations it saw, used to queue one that it missed."""
     scope = Workflow.objects.filter(pk=workflow_id, organization_id=identity.org_id).values_list(
         "patient_id", "purpose").first()
     if scope is not None and not identity.is_patient_themself(scope[0]):
         consents_hold(identity=identity, patient_id=scope[0], purpose=scope[1])
+    if scope is not None:
+        erasure_hold(identity, scope[0], shared=True)
 
 
 def _record_transition(*, identity: Identity, workflow: Workflow, from_step: str | None,
@@ -331,19 +336,20 @@ def _operation_kind_for(workflow: Workflow, kind_name: str, *, at_step: str) -> 
     return kind
 
 
-def _withdraw_lapsed(*, identity: Identity, workflow: Workflow) -> None:
+def _withdraw_lapsed(*, identity: Identity, workflow: Workflow) -> int:
     """Under the workflow's lock, before a request or a checkpoint looks at what is unsettled: what was asked for
     under a consent that was withdrawn or ran out since is withdrawn now, as the worker withdraws it at the send
     (:mod:`workflows.withdrawal`) and as the reads already show it (``selectors.operations_as_now``). Waiting for
     the worker, it used to stand in for the next request: the same request again was answered with it (200, never
     to be sent), another refused ``operation_in_progress``. One being sent (``in_flight``) is the worker's."""
     if not workflow.has_operations:
-        return
+        return 0
     waiting = list(Operation.objects.select_for_update().filter(
         workflow=workflow, status__in=[S.PENDING, S.OUTCOME_UNKNOWN], withdrawn_reason__isnull=True)
         .order_by("created_at"))
     now = timezone.now()
-    for op, lapse in selectors.operations_lapsed(identity=identity, workflow=workflow, operations=waiting):
+    lapsed = selectors.operations_lapsed(identity=identity, workflow=workflow, operations=waiting)
+    for op, lapse in lapsed:
         if op.status == S.PENDING and not op.outcome_uncertain:
             Operation.objects.filter(pk=op.pk).update(status=S.CANCELLED, next_attempt_at=None, completed_at=now,
                                                       last_error_code=lapse, updated_at=now)
@@ -351,12 +357,14 @@ def _withdraw_lapsed(*, identity: Identity, workflow: Workflow) -> None:
         else:
             Operation.objects.filter(pk=op.pk).update(withdrawn_reason=lapse, updated_at=now)
             _audit_operation(op, action="workflow.operation.withdraw", outcome="success", reason=lapse)
+    return len(lapsed)
 
 
 def _refuse_without_consent(identity: Identity, workflow: Workflow) -> None:
     """Nothing new is sent for a patient who withdrew the consent for the workflow's purpose, or whose consent for it
     ran out (403 ``consent_revoked`` / ``consent_expired``): a withdrawal withdraws the queued operations, and staff
-    holding a grant could queue the next one the moment after. The patient in person decides for themself."""
+    holding a grant could queue the next one the moment after. Nor for one who never gave it (403
+    ``no_active_consent_or_access``). The patient in person decides for themself."""
     if identity.is_patient_themself(workflow.patient_id):
         return
     lapsed = consent_lapse(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose)
@@ -365,6 +373,11 @@ def _refuse_without_consent(identity: Identity, workflow: Workflow) -> None:
         raise Forbidden(f"the patient {what} for {workflow.purpose}: nothing new is sent for it until a consent "
                         "is in force again", code=lapsed).about(patient_id=workflow.patient_id,
                                                                 purpose=workflow.purpose)
+    # Never given (not withdrawn, not run out): staff holding a grant used to queue it all the same
+    if not consent_in_force(identity=identity, patient_id=workflow.patient_id, purpose=workflow.purpose):
+        raise NoConsentOrAccess(f"the patient has given no consent for {workflow.purpose}: nothing is sent for it "
+                                "until one is in force").about(patient_id=workflow.patient_id,
+                                                               purpose=workflow.purpose)
 
 
 def _insert_operation(*, identity: Identity, workflow: Workflow, kind: OperationKind, payload: dict,

@@ -14,6 +14,7 @@ from django import forms
 from django.contrib import messages
 from django.db import transaction
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.views.decorators.http import require_http_methods, require_POST
@@ -192,8 +193,17 @@ def staff_patient(request, patient_id: uuid.UUID):
     purpose = request.GET.get("purpose") or purposes[0]
     if purpose not in purposes:
         raise NotFound().about(patient_id=patient_id)
-    overview = memory_selectors.memory_overview(identity=identity, patient_id=patient_id, purpose=purpose)
+    overview = memory_selectors.memory_overview(identity=identity, patient_id=patient_id, purpose=purpose,
+                                                with_proposed=True)
     memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.current]
+    # suggestions waiting for review, as the patient's page shows them: one made before its value last changed can
+    # only be rejected
+    overtaken = memory_selectors.memory_proposals_stale(identity=identity, patient_id=patient_id,
+                                                        proposals=overview.proposed)
+    proposed = [{**memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS),
+                 "overtaken": m.memory_id in overtaken,
+                 "confirm_url": reverse("staff-confirm", args=[patient_id, m.memory_id]),
+                 "reject_url": reverse("staff-reject", args=[patient_id, m.memory_id])} for m in overview.proposed]
     quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.quarantined]
     # beside the memories they govern: the page's read is recorded once, as memory.list, not a consent.list too
     consents = [consent_row(c, identity.actor_sub)
@@ -206,6 +216,7 @@ def staff_patient(request, patient_id: uuid.UUID):
                                                              purpose=purpose)[0]]
     return render(request, "consent/staff_patient.html",
                   {"patient_id": patient_id, "profile": profile, "memories": memories, "quarantined": quarantined,
+                   "proposed": proposed,
                    "consents": consents, "flags": flags, "purpose": PURPOSE_LABELS.get(purpose, purpose),
                    "other_purposes": [(p, PURPOSE_LABELS.get(p, p)) for p in purposes if p != purpose]})
 

@@ -1,5 +1,6 @@
 """Portal pages for memories: a patient's own preferences (view, correct, delete, confirm proposals, deletion
-receipts, who used my information) and the staff actions on one patient's memories (correct, quarantine).
+receipts, who used my information) and the staff actions on one patient's memories (correct, quarantine and
+release, confirm or reject a suggestion).
 
 Every view goes through :func:`portal.context.portal_view` (login, scopes, identity context around view and
 rendering) and calls the same services and selectors as the API.
@@ -50,8 +51,9 @@ def patient_preferences(request):
     current = [memory_row(m, me=identity.actor_sub) for m in overview.current]
     # a suggestion made before its preference last changed can only be turned down: it says so, with no Confirm
     overtaken = selectors.memory_proposals_stale(identity=identity, patient_id=patient_id, proposals=overview.proposed)
-    proposed = [{**memory_row(m, me=identity.actor_sub), "overtaken": m.memory_id in overtaken}
-                for m in overview.proposed]
+    proposed = [{**memory_row(m, me=identity.actor_sub), "overtaken": m.memory_id in overtaken,
+                 "confirm_url": reverse("patient-confirm", args=[m.memory_id]),
+                 "reject_url": reverse("patient-reject", args=[m.memory_id])} for m in overview.proposed]
     set_aside = [memory_row(m, me=identity.actor_sub) for m in overview.quarantined]
     profile = directory.patient_get(identity=identity, patient_id=patient_id)  # their own name: a greeting
     return render(request, "memory/patient_preferences.html",
@@ -570,3 +572,61 @@ def staff_release(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
     else:
         messages.success(request, "Released: it is the current value again.")
     return redirect("staff-patient", patient_id=patient_id)
+
+
+def _staff_back(patient_id: uuid.UUID, memory) -> str:
+    """The staff patient page, read for the purpose the memory is kept for (the page reads for one at a time)."""
+    return f"{reverse('staff-patient', args=[patient_id])}?purpose={memory.consent_purpose}"
+
+
+@require_POST
+@portal_view(scopes=("memory:write",), roles=STAFF_ROLES)
+def staff_confirm(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
+    """Staff holding a grant confirm a suggestion waiting for review, through the API's service (audited
+    ``memory.confirm``): it becomes the current value. Only the patient's portal could review them."""
+    identity = request.portal_identity
+    require_staff_patient(identity, patient_id)
+    memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    try:
+        with transaction.atomic():
+            review.memory_confirm(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    except Conflict as exc:
+        now = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+        if exc.code == "proposal_stale":
+            messages.error(request, "This suggestion was made before the value on record last changed, so it cannot "
+                                    "be confirmed. Reject it, or correct the value on record.")
+        elif now.state == MemoryState.ACTIVE:  # sent twice (a double click, another window)
+            messages.info(request, "This suggestion had already been confirmed. Nothing more was changed.")
+        elif now.state == MemoryState.EXPIRED:
+            messages.error(request, "This suggestion waited too long and lapsed, so it cannot be confirmed. "
+                                    "Nothing was changed.")
+        else:
+            messages.info(request, "This suggestion is no longer waiting for review. Nothing was changed.")
+        return redirect(_staff_back(patient_id, memory))
+    messages.success(request, "Confirmed. It is now the value on record.")
+    return redirect(_staff_back(patient_id, memory))
+
+
+@require_POST
+@portal_view(scopes=("memory:write",), roles=STAFF_ROLES)
+def staff_reject(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
+    """Staff holding a grant reject a suggestion waiting for review, through the API's service (audited
+    as the API's rejection, ``memory.delete`` with ``proposal_rejected``): its value is erased, with a receipt."""
+    identity = request.portal_identity
+    require_staff_patient(identity, patient_id)
+    memory = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    try:
+        with transaction.atomic():
+            review.memory_reject(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    except (NotFound, Conflict):
+        try:
+            now = selectors.memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id).state
+        except NotFound:  # read a moment ago: erased since
+            now = MemoryState.DELETED
+        if now == MemoryState.DELETED:  # sent twice: the first rejection erased it
+            messages.info(request, "This suggestion had already been rejected and erased. Nothing more was changed.")
+        else:
+            messages.info(request, "This suggestion is no longer waiting for review. Nothing was changed.")
+        return redirect(_staff_back(patient_id, memory))
+    messages.success(request, "Rejected. The suggestion has been erased.")
+    return redirect(_staff_back(patient_id, memory))

@@ -19,7 +19,7 @@ from core.models import AuditEvent
 from memory.models import MemoryState
 from memory.services import memory_propose
 from tests.conftest import memory_body
-from tests.support import Api, without_timestamps
+from tests.support import PATIENT_SCOPES, Api, mint, without_timestamps
 
 pytestmark = pytest.mark.django_db
 
@@ -597,6 +597,49 @@ def test_staff_quarantine_the_newer_value_and_release_it_from_the_patient_page(w
     assert [i["memory_id"] for i in api.get(memories).json()["items"]] == [newer["memory_id"]]
     again = nurse["client"].post(release, follow=True).content.decode()
     assert "This memory is no longer quarantined. Nothing more was changed." in again
+
+
+def test_staff_review_suggestions_from_the_patient_page(world, nurse, people, signed_in):
+    """The staff console could not review suggestions (only the patient's portal could): the patient page now lists
+    those waiting for review for the purpose it reads for, and a nurse holding a grant confirms or rejects each
+    through the API's services (audited under her name, as the API's: memory.confirm, and memory.delete for the
+    rejection, proposal_rejected); a second submit says it was
+    done; a nurse without a grant for the patient gets the page's 'not found', and nothing changes."""
+    consent = world.consent(world.patient_a)
+    agent = Api(mint(world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+                     scope=PATIENT_SCOPES, act="booking-agent"))
+    memories = f"/v1/patients/{world.patient_a}/memories"
+    proposed = [agent.post(memories, {"memory_type": "communication_preference", "fact": fact,
+                                      "consent_purpose": "appointment_scheduling",
+                                      "consent_record_id": consent}).json()
+                for fact in ({"kind": "channel", "channel": "sms"},
+                             {"kind": "language", "language": "pl"})]
+    assert all("memory_id" in p for p in proposed), proposed
+    keep, drop = [p["memory_id"] for p in proposed]
+    page = f"/staff/patients/{world.patient_a}/"
+    html = nurse["client"].get(page).content.decode()
+    assert "Waiting for review" in html and "contact by text message" in html and "language Polish" in html
+    outsider = signed_in(people.staff("other-nurse"))
+    assert outsider.post(f"{page}memories/{keep}/confirm/").status_code == 404
+    assert outsider.post(f"{page}memories/{drop}/reject/").status_code == 404
+    done = nurse["client"].post(f"{page}memories/{keep}/confirm/", follow=True)
+    assert done.status_code == 200 and "Confirmed. It is now the value on record." in done.content.decode()
+    done = nurse["client"].post(f"{page}memories/{drop}/reject/", follow=True)
+    html = done.content.decode()
+    assert done.status_code == 200 and "Rejected. The suggestion has been erased." in html
+    assert "Waiting for review" not in html and "language Polish" not in html
+    items = world.patient(world.patient_a).get(memories).json()["items"]
+    assert [(i["memory_id"], i["state"]) for i in items] == [(keep, "active")]
+    again = nurse["client"].post(f"{page}memories/{keep}/confirm/", follow=True).content.decode()
+    assert "This suggestion had already been confirmed. Nothing more was changed." in again
+    again = nurse["client"].post(f"{page}memories/{drop}/reject/", follow=True).content.decode()
+    assert "This suggestion had already been rejected and erased. Nothing more was changed." in again
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        done = set(AuditEvent.objects.filter(organization_id=world.org, outcome="success",
+                                             action__in=["memory.confirm", "memory.delete"])
+                   .values_list("action", "actor_sub", "resource_id", "reason"))
+    assert done == {("memory.confirm", nurse["sub"], keep, None),
+                    ("memory.delete", nurse["sub"], drop, "proposal_rejected")}
 
 
 def test_staff_correct_a_memory(world, nurse):
