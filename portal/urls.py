@@ -1,7 +1,7 @@
 from django.urls import include, path
 
 from portal import auth
-from portal.views import audit, consent, memory, types, workflows
+from portal.views import activity, audit, consent, memory, types, workflows
 
 urlpatterns = [
     path("", auth.home, name="portal-home"),
@@ -21,7 +21,7 @@ urlpatterns = [
     path("me/proposals/<uuid:memory_id>/reject/", memory.patient_reject, name="patient-reject"),
     path("me/deletions/", memory.patient_receipts, name="patient-receipts"),
     path("me/deletions/<uuid:deletion_id>/", memory.patient_receipt, name="patient-receipt"),
-    path("me/activity/", memory.patient_activity, name="patient-activity"),
+    path("me/activity/", activity.patient_activity, name="patient-activity"),
     path("me/consents/", consent.patient_consents, name="patient-consents"),
     path("me/consents/<uuid:consent_id>/revoke/", consent.patient_revoke, name="patient-revoke"),
     path("me/consents/give/", consent.patient_give, name="patient-give-consent"),

@@ -1,6 +1,6 @@
 """Portal pages for memories: a patient's own preferences (view, correct, delete, confirm proposals, deletion
-receipts, who used my information) and the staff actions on one patient's memories (correct, quarantine and
-release, confirm or reject a suggestion).
+receipts) and the staff actions on one patient's memories (correct, quarantine and release, confirm or reject a
+suggestion). Who used my information is :mod:`portal.views.activity`.
 
 Every view goes through :func:`portal.context.portal_view` (login, scopes, identity context around view and
 rendering) and calls the same services and selectors as the API.
@@ -19,23 +19,19 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core import audit
 from core.errors import Conflict, Forbidden, IllegalTransition, NotFound, ValidationFailed
-from core.models import AuditEvent
 from directory import selectors as directory
 from memory import deletion, review, selectors
 from memory.lifecycle import memory_value
 from memory.models import MemoryState
 from memory.types import type_get
-from portal.context import error_page, portal_view
+from portal.context import portal_view
 from portal.forms import FactForm, ReasonForm
 from portal.rows import (
     PATIENT_ROLES,
-    PURPOSE_LABELS,
     SOURCE_LABELS,
     STAFF_ROLES,
     STAFF_SOURCE_LABELS,
-    agent_label,
     memory_row,
 )
 from portal.views.consent import require_staff_patient, staff_patient_name
@@ -371,143 +367,6 @@ def patient_reject(request, memory_id: uuid.UUID):
         return redirect("patient-preferences")
     messages.success(request, "Rejected. The suggestion has been erased.")
     return redirect("patient-preferences")
-
-
-# --- who used my information ---------------------------------------------------------------------------------
-ACTION_TEXT = {
-    "memory.list": "looked at your preferences",
-    "memory.read": "looked at one of your preferences",
-    "memory.search": "searched your preferences",
-    "memory.history": "looked at the history of a preference",
-    "memory.create": "recorded a preference",
-    "memory.supersede": "replaced an earlier preference with a newer one",
-    "memory.correct": "corrected a preference",
-    "memory.propose": "suggested a preference for you to confirm",
-    "memory.proposals": "looked at suggestions waiting for you",
-    "memory.confirm": "confirmed a suggested preference",
-    "memory.delete": "deleted a preference",
-    "memory.quarantine": "set a preference aside as doubtful",
-    "memory.quarantine_release": "took a preference set aside back into use",
-    "memory.context_pack": "used your preferences to help with a task",
-    "memory.releases": "looked at who used your information",
-    "memory.deletions": "looked at deletion receipts",
-    "consent.grant": "recorded your consent",
-    "consent.revoke": "withdrew a consent",
-    "consent.list": "looked at your consents",
-    "grant.create": "gave a staff member access to your information",
-    "grant.revoke": "ended a staff member's access to your information",
-    "grant.expire": "closed a staff member's access that had run out",
-    "grant.list": "looked at who has access to your information",
-    "workflow.create": "started a task for you",
-    "workflow.checkpoint": "moved a task on to its next step",
-    "workflow.read": "looked at a task",
-    "audit.list": "looked at this access history",
-    "patient.register": "added your name and identifiers to the directory",
-    "patient.read": "looked up your name and identifiers",
-    "patient.list": "saw your name in their list of patients",
-    "patient.search": "found you by searching the directory",
-    "patient.resolve": "found you by your record number",
-    "portal.access": "tried to open a page about you",
-    "patient.export": "downloaded a copy of everything held about you",
-    "memory.fhir_import": "imported a clinical fact from your health record",
-    "memory.erase_all": "erased your information",
-    "conversation.erase": "erased a conversation with you",
-    "workflow.redact": "removed personal details from a finished task",
-    "workflow.operation.redact": "removed personal details from a finished request to an outside system",
-    "memory.reject": "turned down a suggested preference",
-    "memory.release": "was given some of your preferences for a task",
-    "conversation.start": "started a conversation with you",
-    "conversation.turn": "added to a conversation with you",
-    "conversation.read": "looked at a conversation with you",
-    "conversation.context": "used a conversation with you to help with a task",
-    "conversation.offers": "looked for appointment times for you",
-    "conversation.propose": "suggested preferences from a conversation for you to confirm",
-    "conversation.end": "ended a conversation with you",
-    "conversation.flags": "looked at what your conversations flagged for the care team",
-    "conversation.purge": "removed an expired conversation with you",
-    "conversation.care_team_flag": "passed something from a conversation to your care team",
-    "workflow.operation.request": "asked an outside system to act on a task for you",
-    "workflow.operation.attempt": "contacted an outside system about a task for you",
-    "workflow.operation.retry": "asked an outside system again about a task for you",
-    "workflow.operation.cancel": "cancelled a request to an outside system",
-    "workflow.operation.withdraw": "stopped a request to an outside system from being sent again",
-    "workflow.operation.resolve": "recorded what an outside system did with a request for you",
-    "workflow.operation.list": "looked at requests to outside systems for a task",
-    "workflow.reconciliation.list": "checked tasks whose outcome is unknown",
-}
-
-
-def describe_actor(event_sub: str, kind: str, me: str) -> str:
-    if event_sub == me:
-        return "You"
-    if kind == "service":  # by the row's kind: a person's provider subject may be spelled "service:..." too
-        return f"Automated service ({event_sub.removeprefix('service:')})"
-    if kind == "patient":
-        return f"An app acting for you (“{event_sub}”)"
-    return f"Staff member or assistant “{event_sub}”"
-
-
-def describe_event(event: AuditEvent, me: str) -> dict:
-    what = ACTION_TEXT.get(event.action, event.action.replace(".", " ").replace("_", " "))
-    outcome = {"success": "", "denied": " (refused)", "conflict": " (not done: conflicting change)",
-               "error": " (failed)"}.get(event.outcome, "")
-    if event.agent_client_id:  # an agent is never "You", even with the patient's own subject in its token
-        who = f"{agent_label(event.agent_client_id)} acting for " + (
-            "you" if event.on_behalf_of is not None and event.on_behalf_of == event.patient_id
-            else f"“{event.actor_sub}”")
-    else:
-        who = describe_actor(event.actor_sub, event.actor_kind, me)
-    own = who == "You"
-    return {"when": event.occurred_at, "who": who, "own": own,
-            "what": what + outcome,
-            # someone else's read or change that named no purpose says so; the patient's own needs none
-            "why": PURPOSE_LABELS.get(event.purpose, event.purpose) if event.purpose else (
-                "—" if own else "Not stated"),
-            "refused": event.outcome != "success"}
-
-
-def group_repeats(events: list[dict]) -> list[dict]:
-    """The patient's own actions, newest first, with each run of the same action (same words, same purpose)
-    folded into one line that counts it and gives the first and last time."""
-    groups: list[dict] = []
-    for e in events:
-        last = groups[-1] if groups else None
-        if last is not None and (last["what"], last["why"], last["refused"]) == (e["what"], e["why"], e["refused"]):
-            last["count"] += 1
-            last["first"] = e["when"]
-        else:
-            groups.append({**e, "count": 1, "first": e["when"], "last": e["when"]})
-    return groups
-
-
-@require_http_methods(["GET"])
-@portal_view(scopes=("audit:read",), roles=PATIENT_ROLES)
-def patient_activity(request):
-    """Who used my information, and for what purpose: what others (staff, agents, services) read and changed, with
-    the purpose they named, first; then the patient's own actions, repeats grouped; older events a page at a time."""
-    identity = request.portal_identity
-    patient_id = identity.patient_self_id
-    try:
-        page = audit.patient_history(identity=identity, patient_id=patient_id, cursor=request.GET.get("older"),
-                                     limit=200)
-    except ValueError:
-        return error_page(request, 400)
-    events = [describe_event(e, identity.actor_sub) for e in page.items]
-    releases = []
-    paged = bool(request.GET.get("older"))
-    for r in [] if paged else selectors.release_list(identity=identity, patient_id=patient_id, limit=50):
-        if not r["members"]:
-            continue  # a context pack that held nothing gave nothing away
-        who = (agent_label(r["agent_client_id"]) if r["agent_client_id"]
-               else describe_actor(r["actor_sub"], "", identity.actor_sub))
-        releases.append({"who": who,
-                         "why": PURPOSE_LABELS.get(r["purpose"], r["purpose"]),
-                         "when": datetime.fromisoformat(r["created_at"]),
-                         "count": len(r["members"]),
-                         "withdrawn": sum(1 for m in r["members"] if m["withdrawn_at"])})
-    return render(request, "memory/activity.html", {
-        "others": [e for e in events if not e["own"]], "own": group_repeats([e for e in events if e["own"]]),
-        "releases": releases, "older": page.next_cursor, "paged": paged})
 
 
 # --- staff actions on one patient's memories -------------------------------------------------------------------
