@@ -57,11 +57,13 @@ TOOLS: tuple[ToolSpec, ...] = (
              "ready for a prompt (never the patient identifier). Recorded as a release for its purpose.", True),
     ToolSpec("list_memories", "memories_list",
              "The patient's current, valid, consented long-term memories. Name why you read in purpose (the "
-             "patient sees it): you get the memories kept for that purpose.", True),
+             "patient sees it): you get the memories kept for that purpose. A page at a time: while next_cursor "
+             "is not null, call again with it as cursor for the rest.", True),
     ToolSpec("list_proposals", "memories_proposals_list",
              "Proposals waiting for the patient's or staff's confirmation, oldest first. One marked stale (with "
              "overtaken_by, the current value since) was made before its attribute's current value became current: "
-             "it cannot be confirmed; propose against the current value instead.", True),
+             "it cannot be confirmed; propose against the current value instead. A page at a time: while "
+             "next_cursor is not null, call again with it as cursor for the rest.", True),
     ToolSpec("propose_memory", "memories_propose",
              "Propose a typed long-term memory extracted from a conversation. It stays 'proposed' (never used) "
              "until the patient or staff confirm it; agents never write active facts.", False),

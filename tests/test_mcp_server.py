@@ -311,7 +311,7 @@ def test_a_batch_is_answered_message_by_message_as_mcp_2025_03_26_lets_a_client_
     assert r.status_code == 200 and r.headers["content-type"] == "application/json", r.text
     ping, listed, refused, invalid = r.json()
     assert ping == {"jsonrpc": "2.0", "id": 1, "result": {}}
-    assert listed["id"] == "two" and listed["result"]["structuredContent"] == {"items": []}
+    assert listed["id"] == "two" and listed["result"]["structuredContent"] == {"items": [], "next_cursor": None}
     assert refused["id"] == 3 and refused["result"]["isError"]
     assert refused["result"]["structuredContent"]["errors"][0]["field"] == "workflow_id"
     assert invalid["id"] is None and invalid["error"]["code"] == -32600
@@ -533,7 +533,8 @@ def test_another_patients_data_is_refused_exactly_as_over_rest(world, live):
 
     over_mcp = ok(call(live, token, "list_memories", {"patient_id": pid_b}))
     over_rest = rest.get(f"/v1/patients/{pid_b}/memories")
-    assert over_rest.status_code == 200 and over_mcp == over_rest.json() == {"items": []}, "RLS: nothing visible"
+    assert over_rest.status_code == 200, "RLS: nothing visible"
+    assert over_mcp == over_rest.json() == {"items": [], "next_cursor": None}, "RLS: nothing visible"
 
     cases = [
         ("read_workflow", {"workflow_id": workflow_b}, lambda: rest.get(f"/v1/workflows/{workflow_b}")),
@@ -827,7 +828,7 @@ def test_manage_py_serve_answers_the_api_and_mcp_from_one_process_tree(world, co
             mcp_url = f"{url}/mcp"
 
         assert ok(call(Served, patient_token(world), "list_memories", {"patient_id": str(world.patient_a)})) == {
-            "items": []}
+            "items": [], "next_cursor": None}
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
@@ -908,7 +909,7 @@ def test_a_refusal_that_says_when_to_retry_gives_the_seconds_in_the_tool_result(
     settings.API_RATE_LIMIT_PER_SUBJECT = 2
     token = patient_token(world)
     for _ in range(2):
-        assert ok(call(live, token, "list_memories", {})) == {"items": []}
+        assert ok(call(live, token, "list_memories", {})) == {"items": [], "next_cursor": None}
     problem = refused(call(live, token, "list_memories", {}), "rate_limited")
     assert isinstance(problem["retry_after"], int) and 1 <= problem["retry_after"] <= 3600, problem
     assert "Retry-After" in problem["title"] and problem["status"] == 429

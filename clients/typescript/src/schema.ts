@@ -1472,6 +1472,8 @@ export interface components {
         MemoryInSourceEnum: "staff_entered" | "ehr_import";
         MemoryList: {
             items: components["schemas"]["MemoryOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /** @description A remembered fact: its value and text, where it came from, what it is kept for, until when, and its state. */
         MemoryOut: {
@@ -6418,6 +6420,10 @@ export interface operations {
             query?: {
                 /** @description The older name of purpose (both, differing: 422) */
                 consent_purpose?: "" | "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
+                /** @description the next_cursor of the previous page: the memories after those */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
                 memory_type?: string;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. */
                 purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
