@@ -416,15 +416,22 @@ class DeletionsView(MemoryView):
     audit_actions = {"GET": "memory.deletions"}
     resource_type = "memory_deletion"
 
-    query_parameters = {"GET": frozenset({"purpose"})}
+    query_parameters = {"GET": frozenset({"purpose", "limit", "cursor"})}
 
     @extend_schema(operation_id="memories_deletions_list",
-                   responses={200: inline_serializer("DeletionList", {"items": DeletionReceipt(many=True)})},
+                   responses={200: inline_serializer("DeletionList", {"items": DeletionReceipt(many=True),
+                                                                      "next_cursor": next_cursor_field()})},
                    parameters=[purpose_of_use.purpose_parameter(
-                       "Receipts hold no values and no purposes: every receipt is read, for this purpose.")])
+                       "Receipts hold no values and no purposes: every receipt is read, for this purpose."),
+                       *page_parameters(default=100, older="older receipts")])
     def get(self, request, patient_id):
+        # Newest first, a page at a time: a patient's every receipt was one answer
         purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
-        receipts = selectors.deletion_receipts(identity=self.identity, patient_id=patient_id)
+        limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
+        with cursor_checked():
+            receipts, next_cursor = selectors.deletion_receipt_page(identity=self.identity, patient_id=patient_id,
+                                                                    limit=limit,
+                                                                    cursor=request.query_params.get("cursor"))
         audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id,
                      purpose=purpose, outcome_by_access=True)
-        return Response({"items": receipts})
+        return Response({"items": receipts, "next_cursor": next_cursor})

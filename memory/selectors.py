@@ -215,8 +215,20 @@ def memory_history(*, identity: Identity, patient_id: uuid.UUID,
 
 
 def deletion_receipts(*, identity: Identity, patient_id: uuid.UUID) -> list[dict]:
-    return [d.receipt for d in Deletion.objects.filter(organization_id=identity.org_id, patient_id=patient_id,
-                                                       completed_at__isnull=False).order_by("-requested_at")]
+    return [d.receipt for d in _completed_deletions(identity, patient_id).order_by("-requested_at")]
+
+
+def _completed_deletions(identity: Identity, patient_id: uuid.UUID) -> QuerySet[Deletion]:
+    return Deletion.objects.filter(organization_id=identity.org_id, patient_id=patient_id, completed_at__isnull=False)
+
+
+def deletion_receipt_page(*, identity: Identity, patient_id: uuid.UUID, limit: int,
+                          cursor: str | None = None) -> tuple[list[dict], str | None]:
+    """A page of :func:`deletion_receipts`, newest first, older than ``cursor``, and the cursor of the next page
+    (None on the last). ValueError for a cursor it did not give."""
+    found, next_cursor = audit.keyset_page(_completed_deletions(identity, patient_id), cursor=cursor, limit=limit,
+                                           time_field="requested_at", id_field="deletion_id")
+    return [d.receipt for d in found], next_cursor
 
 
 def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200) -> list[dict]:

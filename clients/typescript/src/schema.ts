@@ -1186,6 +1186,8 @@ export interface components {
         };
         DeletionList: {
             items: components["schemas"]["DeletionReceipt"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         DeletionReceipt: {
             /** Format: uuid */
@@ -5994,6 +5996,10 @@ export interface operations {
     memories_deletions_list: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: older receipts */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Receipts hold no values and no purposes: every receipt is read, for this purpose. */
                 purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
             };
