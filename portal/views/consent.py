@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
@@ -192,6 +193,14 @@ def staff_patient(request, patient_id: uuid.UUID):
     purpose = request.GET.get("purpose") or purposes[0]
     if purpose not in purposes:
         raise NotFound().about(patient_id=patient_id)
+    # The flags a page at a time (the API's pages): a patient with more than 100 flagged conversations showed the
+    # first 100 and nothing of the rest. Read first, so a forged link (400) reads nothing else.
+    flags_cursor = request.GET.get("flags") or None
+    try:
+        flag_page, older_flags = conversation_selectors.care_team_flags(identity=identity, patient_id=patient_id,
+                                                                        purpose=purpose, cursor=flags_cursor)
+    except ValueError:  # a more-flags link this page did not give
+        return error_page(request, 400)
     overview = memory_selectors.memory_overview(identity=identity, patient_id=patient_id, purpose=purpose)
     memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.current]
     quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.quarantined]
@@ -202,11 +211,12 @@ def staff_patient(request, patient_id: uuid.UUID):
     flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
               "flagged_at": _stored_time(f["flagged_at"])}
-             for f in conversation_selectors.care_team_flags(identity=identity, patient_id=patient_id,
-                                                             purpose=purpose)[0]]
+             for f in flag_page]
     return render(request, "consent/staff_patient.html",
                   {"patient_id": patient_id, "profile": profile, "memories": memories, "quarantined": quarantined,
                    "consents": consents, "flags": flags, "purpose": PURPOSE_LABELS.get(purpose, purpose),
+                   "flags_paged": flags_cursor is not None, "first_flags_query": urlencode({"purpose": purpose}),
+                   "older_flags_query": urlencode({"purpose": purpose, "flags": older_flags}) if older_flags else "",
                    "other_purposes": [(p, PURPOSE_LABELS.get(p, p)) for p in purposes if p != purpose]})
 
 

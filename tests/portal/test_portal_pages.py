@@ -1104,3 +1104,33 @@ def test_pages_show_times_in_the_organisations_time_zone_and_name_it(alice, worl
     settings.PORTAL_ORGANIZATION_TIME_ZONES = {}
     missing = client.get(f"/me/deletions/{uuid.uuid4()}/").content.decode()
     assert "Times are shown in the Asia/Tokyo time zone." in missing
+
+
+def test_the_staff_page_shows_every_care_team_flag_a_page_at_a_time(world, nurse):
+    """The patient page showed the first 100 flagged conversations and nothing of the rest, with no way to them:
+    a 'More flags' link reads the next page (the API's cursor) until the last, which offers none; a link the page
+    never gave is 400 and shows nothing."""
+    from conversations.models import ConversationSession
+
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = api.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"})
+    sid = sid.json()["session"]["session_id"]
+    r = api.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "I'm taking blood thinners."})
+    assert r.status_code == 201 and r.json()["new_care_team_flags"], r.content
+    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}",
+                                   patient_self_id=world.patient_a)):
+        template = ConversationSession.objects.get(session_id=sid)
+        ConversationSession.objects.bulk_create([ConversationSession(**{
+            f.attname: getattr(template, f.attname) for f in ConversationSession._meta.concrete_fields
+            if f.attname != "session_id"}) for _ in range(104)])
+    client, url = nurse["client"], f"/staff/patients/{world.patient_a}/"
+    first = client.get(url).content.decode()
+    assert first.count("Conversation for Appointment scheduling") == 100
+    more = re.search(r'<a href="\?([^"#]+)#flags-h">More flags</a>', first)
+    assert more and "First flags" not in first
+    second = client.get(f"{url}?{more.group(1).replace('&amp;', '&')}").content.decode()
+    assert second.count("Conversation for Appointment scheduling") == 5
+    assert "More flags for the care team" in second and "First flags" in second and ">More flags<" not in second
+    forged = client.get(url, {"purpose": "appointment_scheduling", "flags": "not-a-cursor"})
+    assert forged.status_code == 400 and "Conversation for" not in forged.content.decode()
