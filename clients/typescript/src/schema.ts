@@ -1823,8 +1823,10 @@ export interface components {
         };
         PatientList: {
             items: components["schemas"]["PatientOut"][];
-            /** @description true when more patients match than the 20 listed (the first by name): narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others */
+            /** @description true when more patients match than the 20 listed (the first by name): pass next_cursor as cursor (with the same q) for the next ones, or narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) */
             truncated: boolean;
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         PatientOut: {
             /** Format: uuid */
@@ -2216,8 +2218,10 @@ export interface components {
         };
         StaffList: {
             items: components["schemas"]["StaffOut"][];
-            /** @description true when more subjects match than the 20 listed (the first by name): narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others */
+            /** @description true when more subjects match than the 20 listed (the first by name): pass next_cursor as cursor (with the same q) for the next ones, or narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) */
             truncated: boolean;
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         StaffOut: {
             actor_sub: string;
@@ -4850,6 +4854,8 @@ export interface operations {
     patients_search: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous answer (with the same q): the next 20 by name */
+                cursor?: string;
                 /** @description system|value, e.g. an MRN */
                 identifier?: string;
                 /** @description name, identifier value or YYYY-MM-DD */
@@ -9764,6 +9770,8 @@ export interface operations {
     staff_search: {
         parameters: {
             query: {
+                /** @description the next_cursor of the previous answer (with the same q): the next 20 by name */
+                cursor?: string;
                 /** @description name or subject */
                 q: string;
             };
