@@ -63,6 +63,27 @@ export interface paths {
         patch: operations["event_subscriptions_update"];
         trace?: never;
     };
+    "/v1/event-subscriptions/{subscription_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Every delivery of one subscription, newest first, a page at a time (its read shows the 100 newest only).
+         *
+         *     Requires scopes: `webhook:admin`.
+         */
+        get: operations["event_subscriptions_deliveries_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/grants": {
         parameters: {
             query?: never;
@@ -1247,8 +1268,14 @@ export interface components {
         EndInRequest: {
             outcome: components["schemas"]["OutcomeEnum"];
         };
+        EventDeliveryList: {
+            items: components["schemas"]["DeliveryOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
+        };
         EventSubscriptionDetail: {
             subscription: components["schemas"]["SubscriptionOut"];
+            /** @description the 100 newest; every one, a page at a time: GET /v1/event-subscriptions/{subscription_id}/deliveries */
             deliveries: components["schemas"]["DeliveryOut"][];
         };
         EventSubscriptionList: {
@@ -3202,6 +3229,126 @@ export interface operations {
             };
             /** @description Send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid request (validation_error), including over-long query parameters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    event_subscriptions_deliveries_list: {
+        parameters: {
+            query?: {
+                /** @description the next_cursor of the previous page: older deliveries */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDeliveryList"];
+                };
+            };
+            /** @description Malformed request (bad JSON or Content-Length) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (invalid_token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also when it exists but is not the caller's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Query string too long */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
