@@ -452,13 +452,15 @@ def memory_overview(*, identity: Identity, patient_id: uuid.UUID, with_proposed:
     return overview
 
 
-def deletion_receipts_audited(*, identity: Identity, patient_id: uuid.UUID) -> list[dict]:
-    """:func:`deletion_receipts`, read to be shown: audited as ``memory.deletions``, ``denied`` when the caller may
-    not see the patient (the list is then empty)."""
-    receipts = deletion_receipts(identity=identity, patient_id=patient_id)
+def deletion_receipts_audited(*, identity: Identity, patient_id: uuid.UUID, limit: int,
+                              cursor: str | None = None) -> tuple[list[dict], str | None]:
+    """A page of :func:`deletion_receipt_page`, read to be shown: audited as ``memory.deletions``, ``denied`` when
+    the caller may not see the patient (the page is then empty). ValueError, nothing audited, for a cursor it did
+    not give."""
+    page = deletion_receipt_page(identity=identity, patient_id=patient_id, limit=limit, cursor=cursor)
     audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id,
                  outcome_by_access=True)
-    return receipts
+    return page
 
 
 def memory_proposal_waiting(*, identity: Identity, patient_id: uuid.UUID, new, source: str,

@@ -251,6 +251,34 @@ def test_deleting_one_preference_asks_first_then_shows_its_receipt(alice, world)
     assert receipts[0]["deletion_id"] in html
 
 
+def test_the_deletion_receipts_page_shows_every_receipt_a_page_at_a_time(alice, world):
+    """The receipts page listed every receipt there ever was on one page (each rejected or lapsed suggestion makes
+    one): 50 a page, newest first, an 'Older' link to the next until the last, 'Newest' back; a link the page never
+    gave is 400."""
+    from memory.models import Deletion
+
+    pid = world.patient_a
+    start = timezone.now() - timedelta(days=1)
+    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid)):
+        Deletion.objects.bulk_create([
+            Deletion(organization_id=world.org, patient_id=pid, scope="memory", requested_by=f"patient-{pid}",
+                     reason_code="proposal_rejected", requested_at=start + timedelta(minutes=i),
+                     completed_at=start + timedelta(minutes=i),
+                     receipt={"deletion_id": str(uuid.uuid4()), "memory_ids": [str(uuid.uuid4())] * (1 + i % 2),
+                              "completed_at": (start + timedelta(minutes=i)).isoformat()})
+            for i in range(53)])
+    client = alice["client"]
+    first = client.get("/me/deletions/").content.decode()
+    assert first.count("Deletion of ") == 50 and ">Newest<" not in first
+    older = re.search(r'<a href="\?older=([^"]+)">Older</a>', first)
+    assert older
+    second = client.get(f"/me/deletions/?older={older.group(1)}").content.decode()
+    assert second.count("Deletion of ") == 3 and ">Newest<" in second and ">Older<" not in second
+    ids = re.findall(r"/me/deletions/([0-9a-f-]{36})/", first + second)
+    assert len(set(ids)) == 53
+    assert client.get("/me/deletions/", {"older": "not-a-cursor"}).status_code == 400
+
+
 def test_a_delete_sent_twice_shows_its_one_receipt_and_says_nothing_more_was_changed(alice):
     """A double click or the back button sends the delete form again: the second answer is the first deletion's
     receipt saying it had already been deleted (it was "This has changed", as if nothing had been deleted), and
