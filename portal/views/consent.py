@@ -335,9 +335,14 @@ class RevokeForm(forms.Form):
         return value
 
 
-def _grant_rows(identity: Identity):
+GRANTS_PAGE = 100
+
+
+def _grant_rows(identity: Identity, cursor: str | None = None) -> tuple[list[dict], str | None]:
+    """A page of the organisation's grants as the page shows them, and the next page's cursor. ValueError, nothing
+    read, for a cursor it did not give."""
     now = timezone.now()
-    grants, _ = selectors.grant_list_audited(identity=identity)
+    grants, next_cursor = selectors.grant_list_audited(identity=identity, cursor=cursor, limit=GRANTS_PAGE)
     patients = directory.patient_names(identity=identity, patient_ids={g.patient_id for g in grants})
     staff = directory.staff_names(identity=identity, subs={g.actor_sub for g in grants})
     rows = []
@@ -346,7 +351,7 @@ def _grant_rows(identity: Identity):
         rows.append({"grant": g, "id": g.grant_id, "purpose": PURPOSE_LABELS.get(g.purpose, g.purpose),
                      "active": active, "patient_name": patients.get(g.patient_id),
                      "staff_name": staff.get(g.actor_sub)})
-    return rows
+    return rows, next_cursor
 
 
 def _patient_choice(p: dict) -> tuple[str, str]:
@@ -398,8 +403,17 @@ def admin_access(request):
                              "That person already has this access; nothing was changed.")
             return redirect("admin-access")
     status = 422 if request.method == "POST" else 200
-    return render(request, "consent/admin_access.html", {"form": form, "grants": _grant_rows(identity),
-                                                         "revoke_form": RevokeForm(), **search}, status=status)
+    # The grants newest first, a page at a time: the page showed the newest 500 and no way to the older ones
+    older = request.GET.get("older") or None
+    try:
+        grants, next_cursor = _grant_rows(identity, older)
+    except ValueError:  # an older-page link this page did not give
+        return error_page(request, 400)
+    kept = {key: request.GET[key] for key in ("patient_q", "staff_q") if request.GET.get(key)}
+    return render(request, "consent/admin_access.html", {
+        "form": form, "grants": grants, "revoke_form": RevokeForm(), **search, "grants_paged": older is not None,
+        "newest_grants_query": urlencode(kept),
+        "older_grants_query": urlencode({**kept, "older": next_cursor}) if next_cursor else ""}, status=status)
 
 
 @require_POST

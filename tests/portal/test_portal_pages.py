@@ -693,6 +693,24 @@ def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people,
     assert "Access ended." not in html and "second thoughts" not in html
 
 
+def test_the_access_page_shows_every_grant_a_page_at_a_time(world, people, signed_in):
+    """The administrators' Access page showed the newest 500 grants and no way to the older ones, which could then
+    not be seen or ended from the console: 100 a page, newest first, 'Older grants' to the next until the last,
+    'Newest grants' back, the searches kept; a link the page never gave is 400."""
+    made = {world.grant(world.patient_a, f"locum-{i:03d}", "appointment_scheduling")["grant_id"] for i in range(105)}
+    admin = signed_in(people.admin())
+    first = admin.get("/staff/access/", {"staff_q": "locum"}).content.decode()
+    older = re.search(r'<a href="\?([^"#]+)#list-h">Older grants</a>', first)
+    assert older and "Newest grants" not in first
+    query = older.group(1).replace("&amp;", "&")
+    assert "staff_q=locum" in query
+    second = admin.get(f"/staff/access/?{query}").content.decode()
+    assert "Newest grants" in second and "Older grants" not in second
+    pages = [re.findall(r'data-grant-id="([0-9a-f-]{36})"', page) for page in (first, second)]
+    assert len(pages[0]) == 100 and set(pages[0] + pages[1]) >= made and not set(pages[0]) & set(pages[1])
+    assert admin.get("/staff/access/", {"older": "not-a-cursor"}).status_code == 400
+
+
 def test_a_revocation_reason_that_does_not_fit_beside_the_grants_is_asked_again(world, people, signed_in):
     """The console's revocation with a reason the grant cannot keep whole beside its own is shown the form again
     (422) and ends nothing, as the API's; it is never kept cut off."""
