@@ -96,8 +96,10 @@ def _grants(*, identity: Identity, patient_id: str | None) -> QuerySet[AccessGra
     return qs
 
 
-def grant_list(*, identity: Identity, patient_id: str | None = None) -> QuerySet[AccessGrant]:
-    return _grants(identity=identity, patient_id=patient_id).order_by("-created_at")[:500]
+def grant_get(*, identity: Identity, grant_id: uuid.UUID) -> AccessGrant | None:
+    """One grant of the caller's organisation (None when there is no such grant); not audited: who may reach a
+    patient, shown back to the administrator acting on it."""
+    return _grants(identity=identity, patient_id=None).filter(grant_id=grant_id).first()
 
 
 def grant_revoked_at_locked(*, identity: Identity, grant_id: uuid.UUID) -> datetime | None:

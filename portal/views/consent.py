@@ -435,9 +435,8 @@ def admin_revoke(request, grant_id: uuid.UUID):
             for error in exc.errors:
                 form.add_error("reason", error["message"])
     if not form.is_valid():
-        grants = selectors.grant_list(identity=identity)
         return render(request, "consent/admin_revoke.html",
                       {"form": form, "grant_id": grant_id,
-                       "grant": next((g for g in grants if g.grant_id == grant_id), None)}, status=422)
+                       "grant": selectors.grant_get(identity=identity, grant_id=grant_id)}, status=422)
     messages.success(request, "Access ended.")
     return redirect("admin-access")

@@ -711,6 +711,18 @@ def test_the_access_page_shows_every_grant_a_page_at_a_time(world, people, signe
     assert admin.get("/staff/access/", {"older": "not-a-cursor"}).status_code == 400
 
 
+def test_a_revocation_asked_again_names_the_grant_past_the_newest_500(world, people, signed_in):
+    """A revocation sent without its reason came back naming the grant only when it was among the organisation's
+    newest 500 grants (the list it was looked up in): it is looked up by its id."""
+    oldest = world.grant(world.patient_a, "locum-oldest", "appointment_scheduling")["grant_id"]
+    with identity_context(Identity(org_id=world.org, actor_sub="admin-1", scopes=frozenset({"grant:write"}))):
+        AccessGrant.objects.bulk_create([
+            AccessGrant(organization_id=world.org, patient_id=world.patient_a, actor_sub=f"locum-{i:03d}",
+                        purpose="appointment_scheduling", granted_by="admin-1") for i in range(500)])
+    again = signed_in(people.admin()).post(f"/staff/access/{oldest}/revoke/", {"reason": ""})
+    assert again.status_code == 422 and "<strong>locum-oldest</strong>" in again.content.decode()
+
+
 def test_a_revocation_reason_that_does_not_fit_beside_the_grants_is_asked_again(world, people, signed_in):
     """The console's revocation with a reason the grant cannot keep whole beside its own is shown the form again
     (422) and ends nothing, as the API's; it is never kept cut off."""
