@@ -110,7 +110,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                          "crash), it returns the same operation and nothing is queued twice; the same key with "
                          "other arguments is refused (idempotency_key_reused)."),)),
     ToolSpec("list_operations", "workflow_operations_list",
-             "The workflow's operations and their status.", True),
+             "The workflow's operations and their status, newest first. A page at a time: while next_cursor is "
+             "not null, call again with it as cursor for the older ones.", True),
 )
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
 

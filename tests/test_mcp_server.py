@@ -990,3 +990,13 @@ def test_params_the_sdk_refuses_are_named_as_a_tools_argument_errors_are(world, 
     assert error["data"]["errors"][0]["field"] == field and error["data"]["errors"][0]["code"] == code, error
     assert field in error["message"] and "pydantic" not in r.text, error
     assert list_tools(live, patient_token(world))
+
+
+def test_every_tool_that_answers_a_page_says_how_to_read_the_rest():
+    """list_operations answered its newest 100 operations with a next_cursor the tool's description never
+    mentioned, so a model took the page for the whole list: every tool whose operation takes a cursor tells the
+    model to call again with next_cursor as cursor."""
+    paged = [t.name for t in TOOLS if "cursor" in input_schema(t.name)["properties"]]
+    assert {"list_memories", "list_proposals", "list_operations"} <= set(paged)
+    for name in paged:
+        assert "next_cursor" in TOOLS_BY_NAME[name].description and "cursor" in TOOLS_BY_NAME[name].description, name
