@@ -166,19 +166,26 @@ def staff_patients(request):
         patients.setdefault(g.patient_id, []).append(PURPOSE_LABELS.get(g.purpose, g.purpose))
     q = search_text(request.GET, "q")
     found = None
-    more_found = False
+    next_found = None
+    after = request.GET.get("after") or None
     if len(q) >= 2:
         # Row-level security shows only patients this staff member holds a grant for (all of them, for an
-        # administrator), whichever of name, MRN or date of birth was typed.
-        found, more_found = directory.patient_search_first(identity=identity, q=q)
+        # administrator), whichever of name, MRN or date of birth was typed. 20 at a time: namesakes (the same
+        # name, the same or no date of birth) cannot be told apart by typing more, so the next ones are a link away
+        try:
+            found, next_found = directory.patient_search_page(identity=identity, q=q, cursor=after)
+        except ValueError:  # a next-matches link this page did not give
+            return error_page(request, 400)
         for item in found:
             item["mine"] = uuid.UUID(item["patient_id"]) in patients
     profiles = {uuid.UUID(p["patient_id"]): p for p in directory.patients_get_audited(identity=identity,
                                                                                         patient_ids=list(patients))}
     rows = [{"patient_id": p, "purposes": purposes, "profile": profiles.get(p)} for p, purposes in patients.items()]
     rows.sort(key=lambda r: (r["profile"] is None, (r["profile"] or {}).get("display_name", "")))
-    return render(request, "consent/staff_patients.html", {"patients": rows, "q": q, "found": found,
-                                                            "more_found": more_found, "q_too_short": 0 < len(q) < 2})
+    return render(request, "consent/staff_patients.html", {
+        "patients": rows, "q": q, "found": found, "more_found": next_found is not None, "q_too_short": 0 < len(q) < 2,
+        "found_paged": after is not None and found is not None, "first_found_query": urlencode({"q": q}),
+        "next_found_query": urlencode({"q": q, "after": next_found}) if next_found else ""})
 
 
 @require_http_methods(["GET"])

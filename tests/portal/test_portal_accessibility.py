@@ -302,3 +302,21 @@ def test_a_search_matching_more_than_it_shows_says_so_and_how_to_narrow_it(world
     assert "More staff match than the first 20 listed" in access
     narrowed = admin.get("/staff/access/?patient_q=Smith+20&staff_q=Jones+20").content.decode()
     assert "More patients match" not in narrowed and "More staff match" not in narrowed
+
+
+def test_namesakes_past_the_first_20_matches_are_a_link_away(world, people, signed_in):
+    """25 patients named alike (no date of birth to tell them apart) could not be reached past the first 20 on My
+    patients: typing more finds the same 25. 'see the next matches' shows the next ones (the API's search cursor),
+    each patient once, 'First matches' goes back; a link the page never gave is 400."""
+    registrar = world.staff("org-admin", scope="patient:write grant:write")
+    for _ in range(25):
+        assert registrar.post("/v1/patients", {"display_name": "Ann Smith"}).status_code == 201
+    admin = signed_in(people.admin())
+    first = admin.get("/staff/?q=Ann+Smith").content.decode()
+    link = re.search(r'<a href="\?([^"#]+)#found-h">see the next matches</a>', first)
+    assert link and first.count("data-patient-id=") == 20 and "First matches" not in first
+    second = admin.get(f"/staff/?{link.group(1).replace('&amp;', '&')}").content.decode()
+    assert second.count("data-patient-id=") == 5 and "First matches" in second and "see the next matches" not in second
+    ids = re.findall(r'data-patient-id="([0-9a-f-]{36})"', first + second)
+    assert len(set(ids)) == 25
+    assert admin.get("/staff/", {"q": "Ann Smith", "after": "not-a-cursor"}).status_code == 400
