@@ -371,11 +371,21 @@ def _search_choices(identity: Identity, params) -> dict:
     """The administrator's two search boxes: patients by name, MRN or date of birth; staff by name."""
     patient_q = search_text(params, "patient_q")
     staff_q = search_text(params, "staff_q")
-    patients, more_patients = directory.patient_search_first(identity=identity, q=patient_q) if (
-        len(patient_q) >= 2) else ([], False)
-    staff, more_staff = directory.staff_search_first(identity=identity, q=staff_q) if staff_q else ([], False)
+    # 20 matches at a time, the next ones a link away (namesakes cannot be told apart by typing more): ValueError
+    # for a link the page did not give
+    patient_after, staff_after = params.get("patient_after") or None, params.get("staff_after") or None
+    patients, next_patients = directory.patient_search_page(identity=identity, q=patient_q, cursor=patient_after) if (
+        len(patient_q) >= 2) else ([], None)
+    staff, next_staff = (directory.staff_search_page(identity=identity, q=staff_q, cursor=staff_after) if staff_q
+                         else ([], None))
+    kept = {"patient_q": patient_q, "staff_q": staff_q}
     return {"patient_q": patient_q, "staff_q": staff_q, "patient_q_too_short": 0 < len(patient_q) < 2,
-            "more_patients": more_patients, "more_staff": more_staff,
+            "more_patients": next_patients is not None, "more_staff": next_staff is not None,
+            "patient_after": patient_after or "", "staff_after": staff_after or "",
+            "next_patients_query": urlencode({**kept, "staff_after": staff_after or "", "patient_after": next_patients})
+            if next_patients else "",
+            "next_staff_query": urlencode({**kept, "patient_after": patient_after or "", "staff_after": next_staff})
+            if next_staff else "",
             "patient_choices": [_patient_choice(p) for p in patients],
             "staff_choices": [(s["actor_sub"], f"{s['display_name']} ({s['actor_sub']})") for s in staff]}
 
@@ -384,7 +394,10 @@ def _search_choices(identity: Identity, params) -> dict:
 @portal_view(scopes=("grant:write",), roles=ADMIN_ROLES)
 def admin_access(request):
     identity = request.portal_identity
-    search = _search_choices(identity, request.POST if request.method == "POST" else request.GET)
+    try:
+        search = _search_choices(identity, request.POST if request.method == "POST" else request.GET)
+    except ValueError:  # a next-matches link this page did not give
+        return error_page(request, 400)
     form = GrantForm(request.POST or None)
     form.fields["patient_id"].widget.choices = search["patient_choices"]
     form.fields["actor_sub"].widget.choices = search["staff_choices"]
