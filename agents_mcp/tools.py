@@ -68,8 +68,9 @@ TOOLS: tuple[ToolSpec, ...] = (
              "Propose a typed long-term memory extracted from a conversation. It stays 'proposed' (never used) "
              "until the patient or staff confirm it; agents never write active facts.", False),
     ToolSpec("list_consents", "consents_list",
-             "The patient's consents, one per purpose of use with its status: propose_memory names the "
-             "consent_record_id of the one granted for its consent_purpose.", True),
+             "The patient's consents, newest first, each with its purpose of use and status: propose_memory names "
+             "the consent_record_id of the one granted for its consent_purpose. A page at a time: while "
+             "next_cursor is not null, call again with it as cursor for the older ones.", True),
     ToolSpec("list_memory_types", "memory_types_list",
              "The memory types the caller's organisation may use: class, purposes, who may write them, the kinds "
              "of fact each accepts and the JSON Schema of its facts.", True),

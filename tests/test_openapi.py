@@ -185,7 +185,7 @@ def test_a_query_value_given_empty_is_refused_and_the_document_says_so(tmp_path,
     clients and the MCP tools do not send what is refused."""
     schema = _schema(tmp_path)
     api = world.staff("auditor-1", scope="memory:read audit:read grant:write patient:read workflow:reconcile "
-                                           "workflow:read organization:admin webhook:admin")
+                                           "workflow:read organization:admin webhook:admin consent:read")
     ids = {"patient_id": str(world.patient_a), "session_id": "00000000-0000-4000-8000-000000000001",
            "memory_id": "00000000-0000-4000-8000-000000000002", "workflow_id": "00000000-0000-4000-8000-000000000003",
            "subscription_id": "00000000-0000-4000-8000-000000000004"}

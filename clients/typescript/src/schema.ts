@@ -1083,6 +1083,8 @@ export interface components {
         };
         ConsentList: {
             items: components["schemas"]["ConsentOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /**
          * @description A ModelSerializer whose fields are worked out from the model once per class, not once per instance.
@@ -5524,7 +5526,12 @@ export interface operations {
     };
     consents_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the next_cursor of the previous page: older consents */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
+            };
             header?: never;
             path: {
                 patient_id: string;
