@@ -43,4 +43,6 @@ def cursor_key(cursor: str, size: int) -> tuple[str, ...]:
         raise ValueError("not a cursor") from exc
     if not (isinstance(key, list) and len(key) == size and all(isinstance(k, str) and "\x00" not in k for k in key)):
         raise ValueError("not a cursor")
+    for k in key:
+        k.encode()  # a lone surrogate ("\ud800" in the JSON) is no text the database takes: UnicodeEncodeError
     return tuple(key)

@@ -397,3 +397,18 @@ def test_a_pasted_name_is_found_without_the_invisible_characters_it_brought(worl
         assert [p["display_name"] for p in admin.get("/v1/patients", {"q": q}).json()["items"]] == [
             "Zofia Kami\u0144ska"], q
     assert admin.get("/v1/patients", {"q": "\u200b\u200b"}).json()["items"] == []
+
+
+def test_a_forged_cursor_holding_no_text_is_refused_not_a_server_error(world):
+    """A key cursor is JSON the client can forge: one holding a lone surrogate ("\\ud800", no text the database
+    takes) was a 500 from the driver's encoder. It is 422 on cursor, as any cursor a list never gave."""
+    admin = directory_admin(world)
+    pid = world.patient_a
+    patient = world.patient(pid)
+    for api, path, params, cursor in (
+            (patient, f"/v1/patients/{pid}/memories", {}, "WyJzY2hlZHVsaW5nX3ByZWZlcmVuY2UiLCJcdWQ4MDAiLCJ4Il0"),
+            (admin, "/v1/staff", {"q": "Jones"}, "WyJcdWQ4MDAiLCJiIl0"),
+            (admin, "/v1/patients", {"q": "Smith"},
+             "WyJBbm5cdWQ4MDAiLCI5OTk5LTEyLTMxIiwiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAxIl0")):
+        r = api.get(path, {**params, "cursor": cursor})
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["cursor"], (path, r.content)
