@@ -279,6 +279,30 @@ def test_the_deletion_receipts_page_shows_every_receipt_a_page_at_a_time(alice, 
     assert client.get("/me/deletions/", {"older": "not-a-cursor"}).status_code == 400
 
 
+def test_what_assistants_were_given_is_shown_a_page_at_a_time(alice, world):
+    """'Given to assistants' showed the newest 50 context packs and nothing of the older ones: 'Older given' reads
+    the next 50 (the API's cursor) until the last, 'Newest given' goes back; a link the page never gave is 400."""
+    from memory.models import Release, ReleaseMember
+
+    pid = world.patient_a
+    start = timezone.now() - timedelta(days=1)
+    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid)):
+        releases = Release.objects.bulk_create([
+            Release(organization_id=world.org, patient_id=pid, actor_sub=f"patient-{pid}", agent_client_id="helper",
+                    purpose="appointment_scheduling", created_at=start + timedelta(minutes=i)) for i in range(53)])
+        ReleaseMember.objects.bulk_create([
+            ReleaseMember(release_id=r.release_id, memory_id=alice["first"], organization_id=world.org,
+                          patient_id=pid, purpose="appointment_scheduling", score=0.5) for r in releases])
+    client = alice["client"]
+    given = re.compile(r"given one of your preferences for")
+    first = client.get("/me/activity/").content.decode()
+    older = re.search(r'<a href="\?releases=([^"#]+)#rel-h">Older given</a>', first)
+    assert len(given.findall(first)) == 50 and older and "Newest given" not in first
+    second = client.get(f"/me/activity/?releases={older.group(1)}").content.decode()
+    assert len(given.findall(second)) == 3 and "Newest given" in second and "Older given" not in second
+    assert client.get("/me/activity/", {"releases": "not-a-cursor"}).status_code == 400
+
+
 def test_a_delete_sent_twice_shows_its_one_receipt_and_says_nothing_more_was_changed(alice):
     """A double click or the back button sends the delete form again: the second answer is the first deletion's
     receipt saying it had already been deleted (it was "This has changed", as if nothing had been deleted), and
