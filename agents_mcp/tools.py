@@ -57,17 +57,20 @@ TOOLS: tuple[ToolSpec, ...] = (
              "ready for a prompt (never the patient identifier). Recorded as a release for its purpose.", True),
     ToolSpec("list_memories", "memories_list",
              "The patient's current, valid, consented long-term memories. Name why you read in purpose (the "
-             "patient sees it): you get the memories kept for that purpose.", True),
+             "patient sees it): you get the memories kept for that purpose. A page at a time: while next_cursor "
+             "is not null, call again with it as cursor for the rest.", True),
     ToolSpec("list_proposals", "memories_proposals_list",
              "Proposals waiting for the patient's or staff's confirmation, oldest first. One marked stale (with "
              "overtaken_by, the current value since) was made before its attribute's current value became current: "
-             "it cannot be confirmed; propose against the current value instead.", True),
+             "it cannot be confirmed; propose against the current value instead. A page at a time: while "
+             "next_cursor is not null, call again with it as cursor for the rest.", True),
     ToolSpec("propose_memory", "memories_propose",
              "Propose a typed long-term memory extracted from a conversation. It stays 'proposed' (never used) "
              "until the patient or staff confirm it; agents never write active facts.", False),
     ToolSpec("list_consents", "consents_list",
-             "The patient's consents, one per purpose of use with its status: propose_memory names the "
-             "consent_record_id of the one granted for its consent_purpose.", True),
+             "The patient's consents, newest first, each with its purpose of use and status: propose_memory names "
+             "the consent_record_id of the one granted for its consent_purpose. A page at a time: while "
+             "next_cursor is not null, call again with it as cursor for the older ones.", True),
     ToolSpec("list_memory_types", "memory_types_list",
              "The memory types the caller's organisation may use: class, purposes, who may write them, the kinds "
              "of fact each accepts and the JSON Schema of its facts.", True),
@@ -108,7 +111,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                          "crash), it returns the same operation and nothing is queued twice; the same key with "
                          "other arguments is refused (idempotency_key_reused)."),)),
     ToolSpec("list_operations", "workflow_operations_list",
-             "The workflow's operations and their status.", True),
+             "The workflow's operations and their status, newest first. A page at a time: while next_cursor is "
+             "not null, call again with it as cursor for the older ones.", True),
 )
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
 

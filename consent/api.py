@@ -40,12 +40,19 @@ class PatientConsentsView(ScopedAPIView):
     required_scopes = {"GET": ["consent:read"], "POST": ["consent:write"]}
     audit_actions = {"GET": "consent.list", "POST": "consent.grant"}
     resource_type = "consent"
+    query_parameters = {"GET": frozenset({"limit", "cursor"})}
 
     @extend_schema(operation_id="consents_list",
-                   responses={200: inline_serializer("ConsentList", {"items": ConsentOut(many=True)})})
+                   parameters=page_parameters(default=100, older="older consents"),
+                   responses={200: inline_serializer("ConsentList", {"items": ConsentOut(many=True),
+                                                                     "next_cursor": next_cursor_field()})})
     def get(self, request, patient_id):
-        items = selectors.consent_list_audited(identity=self.identity, patient_id=patient_id)
-        return Response({"items": ConsentOut(items, many=True).data})
+        # Newest first, a page at a time: every consent given and withdrawn, however many, was one answer
+        limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
+        with cursor_checked():
+            items, next_cursor = selectors.consent_page_audited(identity=self.identity, patient_id=patient_id,
+                                                                limit=limit, cursor=request.query_params.get("cursor"))
+        return Response({"items": ConsentOut(items, many=True).data, "next_cursor": next_cursor})
 
     @extend_schema(operation_id="consents_create", request=ConsentIn, responses={201: ConsentOut, 200: ConsentOut})
     def post(self, request, patient_id):

@@ -91,6 +91,17 @@ def consent_list_audited(*, identity: Identity, patient_id: uuid.UUID) -> list[C
     return records
 
 
+def consent_page_audited(*, identity: Identity, patient_id: uuid.UUID, limit: int,
+                         cursor: str | None = None) -> tuple[list[ConsentRecord], str | None]:
+    """A page of :func:`consent_list_audited`, newest first, older than ``cursor``, and the cursor of the next page
+    (None on the last). ValueError, nothing audited, for a cursor it did not give."""
+    found = ConsentRecord.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
+    records, next_cursor = audit.keyset_page(found, cursor=cursor, limit=limit, time_field="granted_at",
+                                             id_field="consent_record_id")
+    audit.record(action="consent.list", resource_type="consent", patient_id=patient_id, outcome_by_access=True)
+    return consents_as_now(records), next_cursor
+
+
 def _grants(*, identity: Identity, patient_id: str | None) -> QuerySet[AccessGrant]:
     qs = AccessGrant.objects.filter(organization_id=identity.org_id)
     if patient_id:
@@ -102,8 +113,10 @@ def _grants(*, identity: Identity, patient_id: str | None) -> QuerySet[AccessGra
     return qs
 
 
-def grant_list(*, identity: Identity, patient_id: str | None = None) -> QuerySet[AccessGrant]:
-    return _grants(identity=identity, patient_id=patient_id).order_by("-created_at")[:500]
+def grant_get(*, identity: Identity, grant_id: uuid.UUID) -> AccessGrant | None:
+    """One grant of the caller's organisation (None when there is no such grant); not audited: who may reach a
+    patient, shown back to the administrator acting on it."""
+    return _grants(identity=identity, patient_id=None).filter(grant_id=grant_id).first()
 
 
 def grant_revoked_at_locked(*, identity: Identity, grant_id: uuid.UUID) -> datetime | None:

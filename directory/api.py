@@ -13,8 +13,15 @@ from rest_framework.response import Response
 
 from core import audit
 from core.api import ScopedAPIView
-from core.errors import NotFound
-from core.serializers import RealUUIDIn, StrictSerializer, require_name, require_subject, require_visible
+from core.errors import NotFound, ValidationFailed, cursor_checked
+from core.serializers import (
+    RealUUIDIn,
+    StrictSerializer,
+    next_cursor_field,
+    require_name,
+    require_subject,
+    require_visible,
+)
 from directory import selectors, services
 from directory.models import StaffMember
 
@@ -104,8 +111,22 @@ class StaffQuery(serializers.Serializer):
 
 def _truncated_field(what: str) -> serializers.BooleanField:
     return serializers.BooleanField(help_text=(
-        f"true when more {what} match than the {selectors.SEARCH_LIMIT} listed (the first by name): narrow q (more "
-        "of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others"))
+        f"true when more {what} match than the {selectors.SEARCH_LIMIT} listed (the first by name): pass next_cursor "
+        "as cursor (with the same q) for the next ones, or narrow q (more of the name, a date of birth as "
+        "YYYY-MM-DD, an identifier value)"))
+
+
+_SEARCH_CURSOR = OpenApiParameter("cursor", str, required=False,
+                                  description=f"the next_cursor of the previous answer (with the same q): the next "
+                                              f"{selectors.SEARCH_LIMIT} by name")
+
+
+def _search_cursor(params) -> str | None:
+    """The cursor of a search's next page, which goes with q only (an identifier names one patient)."""
+    cursor = params.get("cursor")
+    if cursor is not None and params.get("identifier"):
+        raise ValidationFailed.of("cursor", "goes with q, not with identifier")
+    return cursor
 
 
 def _audit_reads(items: list[dict], action: str) -> None:
@@ -119,25 +140,30 @@ class PatientsView(ScopedAPIView):
     required_scopes = {"GET": ["patient:read"], "POST": ["patient:write"]}
     audit_actions = {"GET": "patient.search", "POST": "patient.register"}
     resource_type = "patient"
-    query_parameters = {"GET": frozenset({"identifier", "q"})}
+    query_parameters = {"GET": frozenset({"identifier", "q", "cursor"})}
 
     @extend_schema(
         operation_id="patients_search",
         parameters=[OpenApiParameter("identifier", str, required=False, description="system|value, e.g. an MRN"),
-                    OpenApiParameter("q", str, required=False, description="name, identifier value or YYYY-MM-DD")],
+                    OpenApiParameter("q", str, required=False, description="name, identifier value or YYYY-MM-DD"),
+                    _SEARCH_CURSOR],
         responses={200: inline_serializer("PatientList", {"items": PatientOut(many=True),
-                                                           "truncated": _truncated_field("patients")})})
+                                                           "truncated": _truncated_field("patients"),
+                                                           "next_cursor": next_cursor_field()})})
     def get(self, request):
         query = DirectoryQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        truncated = False
+        cursor = _search_cursor(request.query_params)
+        next_cursor = None
         if query.validated_data.get("identifier"):
             system, value = query.validated_data["identifier"].split("|", 1)
             items = selectors.patient_by_identifier(identity=self.identity, system=system, value=value)
             _audit_reads(items, "patient.resolve")
         else:
-            items, truncated = selectors.patient_search_first(identity=self.identity, q=query.validated_data["q"])
-        return Response({"items": items, "truncated": truncated})
+            with cursor_checked():
+                items, next_cursor = selectors.patient_search_page(identity=self.identity,
+                                                                   q=query.validated_data["q"], cursor=cursor)
+        return Response({"items": items, "truncated": next_cursor is not None, "next_cursor": next_cursor})
 
     @extend_schema(operation_id="patients_register", request=PatientIn, responses={201: PatientOut})
     def post(self, request):
@@ -173,17 +199,21 @@ class StaffView(ScopedAPIView):
     required_scopes = {"GET": ["grant:write"], "POST": ["grant:write"]}
     audit_actions = {"POST": "staff.register"}
     resource_type = "staff"
-    query_parameters = {"GET": frozenset({"q"})}
+    query_parameters = {"GET": frozenset({"q", "cursor"})}
 
     @extend_schema(operation_id="staff_search",
-                   parameters=[OpenApiParameter("q", str, required=True, description="name or subject")],
+                   parameters=[OpenApiParameter("q", str, required=True, description="name or subject"),
+                               _SEARCH_CURSOR],
                    responses={200: inline_serializer("StaffList", {"items": StaffOut(many=True),
-                                                                   "truncated": _truncated_field("subjects")})})
+                                                                   "truncated": _truncated_field("subjects"),
+                                                                   "next_cursor": next_cursor_field()})})
     def get(self, request):
         query = StaffQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        items, truncated = selectors.staff_search_first(identity=self.identity, q=query.validated_data["q"])
-        return Response({"items": items, "truncated": truncated})
+        with cursor_checked():
+            items, next_cursor = selectors.staff_search_page(identity=self.identity, q=query.validated_data["q"],
+                                                             cursor=request.query_params.get("cursor"))
+        return Response({"items": items, "truncated": next_cursor is not None, "next_cursor": next_cursor})
 
     @extend_schema(operation_id="staff_register", request=StaffIn, responses={201: StaffOut})
     def post(self, request):

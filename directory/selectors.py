@@ -10,10 +10,11 @@ import uuid
 from datetime import date
 
 from django.db.models import CharField, F, Func, Q, Value
-from django.db.models.functions import Lower
+from django.db.models.functions import Coalesce, Lower
 
 from core import audit
 from core.access import require_staff
+from core.cursors import cursor_key, key_cursor
 from core.identity import Identity
 from directory.models import PatientIdentifier, PatientProfile, StaffMember
 
@@ -72,10 +73,13 @@ def identifier_values(org_id: uuid.UUID, patient_id: uuid.UUID) -> list[str]:
                 .values_list("value", flat=True))
 
 
-def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> list[dict]:
+def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT,
+                   cursor: str | None = None) -> list[dict]:
     """Patients the caller may see whose name holds every word of ``q`` (in any order: "Nowak Alice" finds Alice
     Nowak), whose identifier value is ``q`` (an MRN typed into the box), or, for a YYYY-MM-DD ``q``, who were born
-    that day."""
+    that day; by name, then date of birth (none last), then id; after ``cursor`` (:func:`patient_search_page`'s;
+    ValueError for anything else)."""
+    after = _patient_after(cursor) if cursor else None
     q = unicodedata.normalize("NFC", q.strip())
     by_identifier = PatientIdentifier.objects.filter(organization_id=identity.org_id, value__iexact=q).values(
         "patient_id")
@@ -90,9 +94,29 @@ def patient_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> 
         except ValueError:
             pass
     profiles = PatientProfile.objects.filter(organization_id=identity.org_id).alias(
-        name_folded=_folded("display_name")).filter(condition).order_by(
-        "display_name", "birth_date")[:limit]
-    return _out(list(profiles), identity)
+        name_folded=_folded("display_name"), born=Coalesce("birth_date", Value(date.max))).filter(condition)
+    if after is not None:
+        name, born, patient_id = after
+        profiles = profiles.filter(Q(display_name__gt=name) | Q(display_name=name, born__gt=born)
+                                   | Q(display_name=name, born=born, patient_id__gt=patient_id))
+    return _out(list(profiles.order_by("display_name", "born", "patient_id")[:limit]), identity)
+
+
+def _patient_after(cursor: str) -> tuple[str, date, uuid.UUID]:
+    name, born, patient_id = cursor_key(cursor, 3)
+    return name, date.fromisoformat(born), uuid.UUID(patient_id)
+
+
+def patient_search_page(*, identity: Identity, q: str, cursor: str | None = None) -> tuple[list[dict], str | None]:
+    """``SEARCH_LIMIT`` patients :func:`patient_search` finds after ``cursor``, each audited as ``patient.search``,
+    and the cursor of the next ones (None when no more matched: one row past the limit is read to say so; it is
+    neither shown nor audited). ValueError, nothing read, for a cursor it did not give."""
+    found = patient_search(identity=identity, q=q, limit=SEARCH_LIMIT + 1, cursor=cursor)
+    shown = _audited(found[:SEARCH_LIMIT], "patient.search")
+    if len(found) <= SEARCH_LIMIT:
+        return shown, None
+    last = shown[-1]
+    return shown, key_cursor((last["display_name"], last["birth_date"] or date.max.isoformat(), last["patient_id"]))
 
 
 def patient_search_audited(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> list[dict]:
@@ -103,8 +127,8 @@ def patient_search_audited(*, identity: Identity, q: str, limit: int = SEARCH_LI
 def patient_search_first(*, identity: Identity, q: str) -> tuple[list[dict], bool]:
     """The first ``SEARCH_LIMIT`` patients :func:`patient_search` finds, each audited as ``patient.search``, and
     whether more matched (one row past the limit is read to say so; it is neither shown nor audited)."""
-    found = patient_search(identity=identity, q=q, limit=SEARCH_LIMIT + 1)
-    return _audited(found[:SEARCH_LIMIT], "patient.search"), len(found) > SEARCH_LIMIT
+    shown, next_cursor = patient_search_page(identity=identity, q=q)
+    return shown, next_cursor is not None
 
 
 def patients_get(*, identity: Identity, patient_ids: list[uuid.UUID]) -> list[dict]:
@@ -143,23 +167,38 @@ def patient_names(*, identity: Identity, patient_ids) -> dict[uuid.UUID, str]:
                 .values_list("patient_id", "display_name"))
 
 
-def staff_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT) -> list[dict]:
+def staff_search(*, identity: Identity, q: str, limit: int = SEARCH_LIMIT,
+                 cursor: str | None = None) -> list[dict]:
     """Staff subjects by name or subject, for an administrator granting access: refused to a patient's token (403,
-    as registering one is), which would only ever find nobody."""
+    as registering one is), which would only ever find nobody. By name, then subject; after ``cursor``
+    (:func:`staff_search_page`'s; ValueError for anything else)."""
     require_staff(identity)
+    after = cursor_key(cursor, 2) if cursor else None
     q = unicodedata.normalize("NFC", q.strip())
     name = fold(q)
     by_name = Q(name_folded__icontains=name) if name else Q(pk__in=[])
     members = StaffMember.objects.filter(organization_id=identity.org_id).alias(
-        name_folded=_folded("display_name")).filter(by_name | Q(actor_sub__iexact=q)).order_by(
-        "display_name")[:limit]
-    return [{"actor_sub": m.actor_sub, "display_name": m.display_name, "kind": m.kind} for m in members]
+        name_folded=_folded("display_name")).filter(by_name | Q(actor_sub__iexact=q))
+    if after is not None:
+        members = members.filter(Q(display_name__gt=after[0]) | Q(display_name=after[0], actor_sub__gt=after[1]))
+    return [{"actor_sub": m.actor_sub, "display_name": m.display_name, "kind": m.kind}
+            for m in members.order_by("display_name", "actor_sub")[:limit]]
+
+
+def staff_search_page(*, identity: Identity, q: str, cursor: str | None = None) -> tuple[list[dict], str | None]:
+    """``SEARCH_LIMIT`` staff subjects :func:`staff_search` finds after ``cursor``, and the cursor of the next ones
+    (None when no more matched)."""
+    found = staff_search(identity=identity, q=q, limit=SEARCH_LIMIT + 1, cursor=cursor)
+    if len(found) <= SEARCH_LIMIT:
+        return found, None
+    last = found[SEARCH_LIMIT - 1]
+    return found[:SEARCH_LIMIT], key_cursor((last["display_name"], last["actor_sub"]))
 
 
 def staff_search_first(*, identity: Identity, q: str) -> tuple[list[dict], bool]:
     """The first ``SEARCH_LIMIT`` staff subjects :func:`staff_search` finds, and whether more matched."""
-    found = staff_search(identity=identity, q=q, limit=SEARCH_LIMIT + 1)
-    return found[:SEARCH_LIMIT], len(found) > SEARCH_LIMIT
+    found, next_cursor = staff_search_page(identity=identity, q=q)
+    return found, next_cursor is not None
 
 
 def staff_names(*, identity: Identity, subs) -> dict[str, str]:

@@ -10,7 +10,14 @@ from rest_framework.response import Response
 
 from core import audit
 from core.api import ScopedAPIView
-from core.serializers import StrictSerializer, require_readable
+from core.errors import cursor_checked
+from core.serializers import (
+    StrictSerializer,
+    integer_parameter,
+    next_cursor_field,
+    page_parameters,
+    require_readable,
+)
 from events import selectors, services
 from events.models import EVENT_TYPES, Delivery, DeliveryStatus, Subscription
 
@@ -100,7 +107,10 @@ class SubscriptionView(ScopedAPIView):
 
     @extend_schema(operation_id="event_subscriptions_read",
                    responses={200: inline_serializer("EventSubscriptionDetail", {
-                       "subscription": SubscriptionOut(), "deliveries": DeliveryOut(many=True)})})
+                       "subscription": SubscriptionOut(),
+                       "deliveries": DeliveryOut(many=True, help_text=(
+                           "the 100 newest; every one, a page at a time: GET /v1/event-subscriptions/"
+                           "{subscription_id}/deliveries"))})})
     def get(self, request, subscription_id):
         subscription = selectors.subscription_get(identity=self.identity, subscription_id=subscription_id)
         deliveries: list[Delivery] = list(selectors.deliveries_recent(identity=self.identity,
@@ -122,3 +132,27 @@ class SubscriptionView(ScopedAPIView):
     def delete(self, request, subscription_id):
         services.subscription_delete(identity=self.identity, subscription_id=subscription_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SubscriptionDeliveriesView(ScopedAPIView):
+    """Every delivery of one subscription, newest first, a page at a time (its read shows the 100 newest only)."""
+
+    required_scopes = {"GET": ["webhook:admin"]}
+    audit_actions = {"GET": "event_subscription.read"}
+    resource_type = "event_subscription"
+    query_parameters = {"GET": frozenset({"limit", "cursor"})}
+
+    @extend_schema(operation_id="event_subscriptions_deliveries_list",
+                   parameters=page_parameters(default=100, older="older deliveries"),
+                   responses={200: inline_serializer("EventDeliveryList", {"items": DeliveryOut(many=True),
+                                                                           "next_cursor": next_cursor_field()})})
+    def get(self, request, subscription_id):
+        limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
+        selectors.subscription_get(identity=self.identity, subscription_id=subscription_id)  # else 404
+        with cursor_checked():
+            deliveries, next_cursor = selectors.deliveries_page(identity=self.identity,
+                                                                subscription_id=subscription_id, limit=limit,
+                                                                cursor=request.query_params.get("cursor"))
+        audit.record(action="event_subscription.read", resource_type="event_subscription",
+                     resource_id=subscription_id)
+        return Response({"items": DeliveryOut(deliveries, many=True).data, "next_cursor": next_cursor})

@@ -23,7 +23,7 @@ from core.serializers import (
 )
 from core.vocabulary import PURPOSES, REASON_CODE_PATTERN
 from memory import deletion, review, selectors, services
-from memory.api_reads import list_data, list_rows, types_after_read, types_sent_with_read
+from memory.api_reads import LIST_LIMIT, list_after, list_data, list_rows, types_after_read, types_sent_with_read
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
@@ -182,7 +182,7 @@ class PatientMemoriesView(MemoryView):
     idempotent_create = True
     required_scopes = {"GET": ["memory:read"], "POST": ["memory:write"], "DELETE": ["memory:write"]}
     audit_actions = {"GET": "memory.list", "POST": "memory.create", "DELETE": "memory.erase_all"}
-    query_parameters = {"GET": frozenset({"memory_type", "consent_purpose", "purpose"})}
+    query_parameters = {"GET": frozenset({"memory_type", "consent_purpose", "purpose", "limit", "cursor"})}
     blank_query_parameters = {"GET": frozenset({"memory_type", "consent_purpose"})}  # empty means "any"
 
     @extend_schema(
@@ -193,17 +193,26 @@ class PatientMemoriesView(MemoryView):
                     OpenApiParameter("consent_purpose", str, required=False,
                                      enum=[p for p, _ in PURPOSES] + [""],
                                      description="The older name of purpose (both, differing: 422)"),
-                    purpose_of_use.purpose_parameter()],
-        responses={200: inline_serializer("MemoryList", {"items": MemoryOut(many=True)})},
+                    purpose_of_use.purpose_parameter(),
+                    *page_parameters(default=LIST_LIMIT, older="the memories after those")],
+        responses={200: inline_serializer("MemoryList", {"items": MemoryOut(many=True),
+                                                         "next_cursor": next_cursor_field()})},
     )
     def get(self, request, patient_id):
+        # A page at a time, in the key's order (type, attribute, purpose): a patient with thousands of memories
+        # was answered all of them in one body
         p: dict = {}
+        limit, after = LIST_LIMIT, None
         if request.query_params:  # checked before anything reaches the audit row
             params = MemoryListParams(data=request.query_params)
             params.is_valid(raise_exception=True)
             p = params.validated_data
+            limit = integer_parameter(request.query_params, "limit", default=LIST_LIMIT, low=1, high=500)
+            with cursor_checked():
+                after = list_after(request.query_params.get("cursor"))
         read = list_rows(self.identity, patient_id, purpose=p.get("purpose"),
-                          consent_purpose=p.get("consent_purpose"), memory_type=p.get("memory_type") or None)
+                         consent_purpose=p.get("consent_purpose"), memory_type=p.get("memory_type") or None,
+                         limit=limit, after=after)
         return Response(list_data(read))
 
     # The list without parameters, answered without DRF's machinery when the token is known (core.api)
@@ -213,8 +222,8 @@ class PatientMemoriesView(MemoryView):
 
     @staticmethod
     def quick_get_data(read):
-        (rows, specs), identity = read
-        return list_data((rows, types_after_read(identity, rows, specs)))
+        (rows, specs, next_cursor), identity = read
+        return list_data((rows, types_after_read(identity, rows, specs), next_cursor))
 
     @extend_schema(
         operation_id="memories_create",
@@ -407,15 +416,22 @@ class DeletionsView(MemoryView):
     audit_actions = {"GET": "memory.deletions"}
     resource_type = "memory_deletion"
 
-    query_parameters = {"GET": frozenset({"purpose"})}
+    query_parameters = {"GET": frozenset({"purpose", "limit", "cursor"})}
 
     @extend_schema(operation_id="memories_deletions_list",
-                   responses={200: inline_serializer("DeletionList", {"items": DeletionReceipt(many=True)})},
+                   responses={200: inline_serializer("DeletionList", {"items": DeletionReceipt(many=True),
+                                                                      "next_cursor": next_cursor_field()})},
                    parameters=[purpose_of_use.purpose_parameter(
-                       "Receipts hold no values and no purposes: every receipt is read, for this purpose.")])
+                       "Receipts hold no values and no purposes: every receipt is read, for this purpose."),
+                       *page_parameters(default=100, older="older receipts")])
     def get(self, request, patient_id):
+        # Newest first, a page at a time: a patient's every receipt was one answer
         purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
-        receipts = selectors.deletion_receipts(identity=self.identity, patient_id=patient_id)
+        limit = integer_parameter(request.query_params, "limit", default=100, low=1, high=500)
+        with cursor_checked():
+            receipts, next_cursor = selectors.deletion_receipt_page(identity=self.identity, patient_id=patient_id,
+                                                                    limit=limit,
+                                                                    cursor=request.query_params.get("cursor"))
         audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id,
                      purpose=purpose, outcome_by_access=True)
-        return Response({"items": receipts})
+        return Response({"items": receipts, "next_cursor": next_cursor})

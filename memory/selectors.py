@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Max, Q, QuerySet
+from django.db.models import F, Max, Q, QuerySet
+from django.db.models.fields.tuple_lookups import Tuple, TupleGreaterThan
 from django.utils import timezone
 from psycopg.types.string import TextLoader
 
@@ -214,8 +215,20 @@ def memory_history(*, identity: Identity, patient_id: uuid.UUID,
 
 
 def deletion_receipts(*, identity: Identity, patient_id: uuid.UUID) -> list[dict]:
-    return [d.receipt for d in Deletion.objects.filter(organization_id=identity.org_id, patient_id=patient_id,
-                                                       completed_at__isnull=False).order_by("-requested_at")]
+    return [d.receipt for d in _completed_deletions(identity, patient_id).order_by("-requested_at")]
+
+
+def _completed_deletions(identity: Identity, patient_id: uuid.UUID) -> QuerySet[Deletion]:
+    return Deletion.objects.filter(organization_id=identity.org_id, patient_id=patient_id, completed_at__isnull=False)
+
+
+def deletion_receipt_page(*, identity: Identity, patient_id: uuid.UUID, limit: int,
+                          cursor: str | None = None) -> tuple[list[dict], str | None]:
+    """A page of :func:`deletion_receipts`, newest first, older than ``cursor``, and the cursor of the next page
+    (None on the last). ValueError for a cursor it did not give."""
+    found, next_cursor = audit.keyset_page(_completed_deletions(identity, patient_id), cursor=cursor, limit=limit,
+                                           time_field="requested_at", id_field="deletion_id")
+    return [d.receipt for d in found], next_cursor
 
 
 def release_list(*, identity: Identity, patient_id: uuid.UUID, limit: int = 200) -> list[dict]:
@@ -251,16 +264,25 @@ ITEM_COLUMNS = ("memory_id", "patient_id", "memory_class", "memory_type", "type_
                  "superseded_by_id", "created_by", "agent_client_id", "created_at")
 
 
-def _compile_current_rows(*, org_id, patient_id, memory_type, consent_purpose, now) -> tuple[str, list]:
+# The order of the memory list, unique among current memories (patient_memory_one_current): a page's cursor
+CURRENT_KEY = ("memory_type", "attribute", "consent_purpose")
+
+
+def _compile_current_rows(*, org_id, patient_id, memory_type, consent_purpose, now, after_type=None,
+                          after_attribute=None, after_purpose=None) -> tuple[str, list]:
     # Only the organisation of the identity shapes the query; RLS supplies the rest at run time.
     compiler_identity = Identity(org_id=org_id, actor_sub="query-compiler")
     qs = memory_list_current(identity=compiler_identity, patient_id=patient_id, memory_type=memory_type,
-                             consent_purpose=consent_purpose, now=now).values_list(*ITEM_COLUMNS)
+                             consent_purpose=consent_purpose, now=now)
+    if after_type is not None:  # the key's row comparison, as the one-current index orders it
+        qs = qs.filter(TupleGreaterThan(Tuple(*(F(name) for name in CURRENT_KEY)),
+                                        (after_type, after_attribute, after_purpose)))
+    qs = qs.values_list(*ITEM_COLUMNS)
     sql, params = qs.query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
     return sql, list(params)
 
 
-_SQL_TEMPLATES: dict[tuple[bool, bool], tuple[str, list]] = {}
+_SQL_TEMPLATES: dict[tuple[bool, ...], tuple[str, list]] = {}
 
 
 def compiled_once(templates: dict, compile_sql, *, org_id, patient_id, now, **optional) -> tuple[str, list]:
@@ -292,10 +314,13 @@ def compiled_once(templates: dict, compile_sql, *, org_id, patient_id, now, **op
     return sql, [values[v] if is_slot else v for is_slot, v in slots]
 
 
-def _current_rows_sql(*, org_id, patient_id, memory_type, consent_purpose, now) -> tuple[str, list]:
-    """The compiled SQL of memory_list_current(...).values_list(ITEM_COLUMNS), compiled once per shape."""
+def _current_rows_sql(*, org_id, patient_id, memory_type, consent_purpose, now, after_type=None,
+                      after_attribute=None, after_purpose=None) -> tuple[str, list]:
+    """The compiled SQL of memory_list_current(...).values_list(ITEM_COLUMNS), after a key when given, compiled
+    once per shape."""
     return compiled_once(_SQL_TEMPLATES, _compile_current_rows, org_id=org_id, patient_id=patient_id, now=now,
-                         memory_type=memory_type, consent_purpose=consent_purpose)
+                         memory_type=memory_type, consent_purpose=consent_purpose, after_type=after_type,
+                         after_attribute=after_attribute, after_purpose=after_purpose)
 
 
 def utc_iso(text: str) -> str:
@@ -321,18 +346,24 @@ class UtcIsoText(psycopg.adapt.Loader):
 
 
 def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memory_type: str | None = None,
-                             consent_purpose: str | None = None,
+                             consent_purpose: str | None = None, limit: int | None = None,
+                             after: tuple[str, str, str] | None = None,
                              audit: tuple[str, list] | None = None) -> list[tuple]:
     """The rows of :func:`memory_list_current` (same queryset, same filters, same order) as plain tuples of
     ``ITEM_COLUMNS``, in one round trip: ``audit`` (an INSERT from :func:`core.audit.insert_statement`) is sent as
-    a data-modifying CTE of the read, and commits or rolls back with the block.
+    a data-modifying CTE of the read, and commits or rolls back with the block. A page: the rows after ``after``
+    (a ``CURRENT_KEY``, unique among current memories), at most ``limit``.
 
     The hot read of the API: no model instances, and the driver's values as they come (``fact`` is JSON text,
     timestamps are already ISO 8601 text in UTC, ids are their text: building 80 UUID objects only to print them
     again was about a twelfth of the request).
     """
+    after_type, after_attribute, after_purpose = after or (None, None, None)
     sql, params = _current_rows_sql(org_id=identity.org_id, patient_id=patient_id, memory_type=memory_type,
-                                    consent_purpose=consent_purpose, now=timezone.now())
+                                    consent_purpose=consent_purpose, now=timezone.now(), after_type=after_type,
+                                    after_attribute=after_attribute, after_purpose=after_purpose)
+    if limit is not None:
+        sql, params = f"{sql} LIMIT %s", [*params, limit]
     return read_rows(sql, params, audit=audit, uuid_text=True)
 
 
@@ -421,13 +452,15 @@ def memory_overview(*, identity: Identity, patient_id: uuid.UUID, with_proposed:
     return overview
 
 
-def deletion_receipts_audited(*, identity: Identity, patient_id: uuid.UUID) -> list[dict]:
-    """:func:`deletion_receipts`, read to be shown: audited as ``memory.deletions``, ``denied`` when the caller may
-    not see the patient (the list is then empty)."""
-    receipts = deletion_receipts(identity=identity, patient_id=patient_id)
+def deletion_receipts_audited(*, identity: Identity, patient_id: uuid.UUID, limit: int,
+                              cursor: str | None = None) -> tuple[list[dict], str | None]:
+    """A page of :func:`deletion_receipt_page`, read to be shown: audited as ``memory.deletions``, ``denied`` when
+    the caller may not see the patient (the page is then empty). ValueError, nothing audited, for a cursor it did
+    not give."""
+    page = deletion_receipt_page(identity=identity, patient_id=patient_id, limit=limit, cursor=cursor)
     audit.record(action="memory.deletions", resource_type="memory_deletion", patient_id=patient_id,
                  outcome_by_access=True)
-    return receipts
+    return page
 
 
 def memory_proposal_waiting(*, identity: Identity, patient_id: uuid.UUID, new, source: str,

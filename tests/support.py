@@ -151,6 +151,29 @@ def propose_many(keys: KeyRing, *, org_id: uuid.UUID, patient_id: uuid.UUID, con
     return made
 
 
+def remember_many(*, org_id: uuid.UUID, patient_id: uuid.UUID, consent_id: str, count: int) -> list[str]:
+    """``count`` current scheduling preferences of the patient, each its own attribute (``earliest_time_000``, ...),
+    written straight to the table as the patient: more than a page of the memory list. Their ids, in the list's
+    order."""
+    from datetime import UTC, datetime, timedelta
+
+    from core.identity import ACTOR_PATIENT, Identity, identity_context
+    from memory.models import Memory
+
+    me = Identity(org_id=org_id, actor_sub=f"patient-{patient_id}", patient_self_id=patient_id,
+                  scopes=frozenset({"memory:read", "memory:write"}), actor_kind=ACTOR_PATIENT)
+    now = datetime.now(UTC)
+    with identity_context(me):
+        made = Memory.objects.bulk_create([
+            Memory(organization_id=org_id, patient_id=patient_id, memory_class="preference",
+                   memory_type="scheduling_preference", attribute=f"earliest_time_{i:03d}",
+                   fact={"kind": "earliest_time", "time": "09:00"}, state="active", source="patient_stated",
+                   policy_revision="x", consent_purpose="appointment_scheduling", consent_record_id=consent_id,
+                   valid_from=now - timedelta(minutes=1), expires_at=now + timedelta(days=1), created_by=me.actor_sub)
+            for i in range(count)])
+    return [str(m.memory_id) for m in made]
+
+
 def configure_identity_provider(url: str) -> None:
     settings.OIDC_JWKS_URL = url
     settings.OIDC_ISSUER = ISSUER

@@ -32,7 +32,7 @@ def _path(world) -> str:
 def test_a_valid_token_is_accepted(world):
     r = world.patient(world.patient_a).get(_path(world))
     assert r.status_code == 200, r.content
-    assert r.json() == {"items": []}
+    assert r.json() == {"items": [], "next_cursor": None}
 
 
 def test_es256_tokens_are_accepted(world, keyring):

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection
 
-from core.identity import Identity, identity_context
+from consent.models import ConsentRecord
+from core.identity import ACTOR_PATIENT, Identity, identity_context
 from tests.conftest import memory_body
 
 pytestmark = pytest.mark.django_db
@@ -331,3 +332,33 @@ def test_reasons_keep_line_breaks_tabs_and_right_to_left_writing(world):
     r = world.admin().post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-1",
                                           "purpose": "communication", "reason": reason})
     assert r.status_code == 201 and r.json()["reason"] == reason, r.content
+
+
+def test_consents_are_read_a_page_at_a_time(world):
+    """Every consent a patient ever gave and withdrew was one answer, however many: the list is read newest first
+    a page at a time (limit 1-500, default 100) through next_cursor, the one in force shown with its status; a
+    cursor the list never gave is 422 on cursor."""
+    pid = world.patient_a
+    me = Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid, actor_kind=ACTOR_PATIENT,
+                  scopes=frozenset({"consent:read", "consent:write"}))
+    start = datetime.now(UTC) - timedelta(days=30)
+    with identity_context(me):
+        ConsentRecord.objects.bulk_create([
+            ConsentRecord(organization_id=world.org, patient_id=pid, purpose="communication", status="revoked",
+                          granted_at=start + timedelta(minutes=i), revoked_at=start + timedelta(minutes=i, seconds=1),
+                          evidence_ref="", policy_revision="x", recorded_by=me.actor_sub, revoked_by=me.actor_sub)
+            for i in range(104)])
+    in_force = world.consent(pid)
+    api = world.patient(pid)
+    path = f"/v1/patients/{pid}/consents"
+    first = api.get(path).json()
+    assert len(first["items"]) == 100 and first["next_cursor"]
+    assert first["items"][0]["consent_record_id"] == in_force and first["items"][0]["status"] == "granted"
+    rest = api.get(path, {"cursor": first["next_cursor"]}).json()
+    assert len(rest["items"]) == 5 and rest["next_cursor"] is None
+    seen = [c["consent_record_id"] for c in first["items"] + rest["items"]]
+    assert len(set(seen)) == 105
+    assert api.get(path, {"limit": 3}).json()["items"] == first["items"][:3]
+    for params, field in (({"cursor": "not-a-cursor"}, "cursor"), ({"limit": 0}, "limit")):
+        r = api.get(path, params)
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == [field], r.content

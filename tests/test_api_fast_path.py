@@ -85,7 +85,7 @@ def test_list_is_byte_identical_to_the_serializer_path(world):
         memories = list(Memory.objects.filter(memory_id__in=[i["memory_id"] for i in items]))
         by_id = {str(m.memory_id): m for m in memories}
         expected = JSONRenderer().render({"items": ReferenceMemoryOut([by_id[i["memory_id"]] for i in items],
-                                                             many=True).data})
+                                                             many=True).data, "next_cursor": None})
     assert response.content == expected
 
 
@@ -181,16 +181,21 @@ def test_runtime_connection_sees_no_identity_after_commit(committed_db, world):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("memory_type, purpose", [(None, None), ("scheduling_preference", None),
-                                                  (None, "communication"), ("care_context", "care_coordination")])
-def test_the_compiled_list_query_is_what_the_orm_compiles(memory_type, purpose):
-    """The list query is compiled once per shape; with this request's values it is exactly the ORM's query."""
+@pytest.mark.parametrize("memory_type, purpose, after", [
+    (None, None, None), ("scheduling_preference", None, None), (None, "communication", None),
+    ("care_context", "care_coordination", None), (None, None, ("care_context", "allergy:x", "care_coordination")),
+    ("scheduling_preference", "appointment_scheduling", ("scheduling_preference", "earliest_time", "communication"))])
+def test_the_compiled_list_query_is_what_the_orm_compiles(memory_type, purpose, after):
+    """The list query is compiled once per shape (a page after a cursor's key is a shape); with this request's
+    values it is exactly the ORM's query."""
     from memory import selectors
 
     values = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(), "memory_type": memory_type,
-              "consent_purpose": purpose, "now": datetime.now(UTC)}
+              "consent_purpose": purpose, "now": datetime.now(UTC),
+              **dict(zip(("after_type", "after_attribute", "after_purpose"), after or (None, None, None)))}
     assert selectors._current_rows_sql(**values) == selectors._compile_current_rows(**values)
-    assert (memory_type is not None, purpose is not None) in selectors._SQL_TEMPLATES  # the template was kept
+    shape = (memory_type is not None, purpose is not None, *(after is not None,) * 3)
+    assert shape in selectors._SQL_TEMPLATES  # the template was kept
     again = {**values, "org_id": uuid.uuid4(), "now": datetime.now(UTC) + timedelta(seconds=5)}
     assert selectors._current_rows_sql(**again) == selectors._compile_current_rows(**again)
 

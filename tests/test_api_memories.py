@@ -11,7 +11,7 @@ from core.identity import ACTOR_PATIENT, Identity, identity_context
 from core.models import AuditEvent
 from memory.models import Release
 from tests.conftest import memory_body
-from tests.support import Api
+from tests.support import Api, remember_many
 
 pytestmark = pytest.mark.django_db
 
@@ -286,4 +286,69 @@ def test_releases_are_read_a_page_at_a_time_past_the_newest_200(world):
     assert small["items"] == first["items"][:100]
     for params, field in (({"cursor": "not-a-cursor"}, "cursor"), ({"limit": 0}, "limit")):
         r = api.get(f"/v1/patients/{pid}/releases", params)
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == [field], r.content
+
+
+def test_the_memory_list_is_read_a_page_at_a_time(world):
+    """A patient with hundreds of current memories was answered every one in a single body: the list is read a
+    page at a time (limit 1-500, default 100), in the key's order, following next_cursor to the end; items stays;
+    a cursor the list never gave is 422 naming cursor, and nothing of the list's is audited for it."""
+    pid = world.patient_a
+    remember_many(org_id=world.org, patient_id=pid, consent_id=world.consent(pid), count=205)
+    api = world.patient(pid)
+    first = api.get(mem_path(pid)).json()
+    assert len(first["items"]) == 100 and first["next_cursor"]
+    seen, body = list(first["items"]), first
+    while body["next_cursor"]:
+        r = api.get(mem_path(pid), {"cursor": body["next_cursor"]})
+        assert r.status_code == 200, r.content
+        body = r.json()
+        seen += body["items"]
+    attributes = [m["attribute"] for m in seen]
+    assert attributes == sorted(attributes) and len(set(attributes)) == 205
+    big = api.get(mem_path(pid), {"limit": 500, "purpose": "appointment_scheduling"}).json()
+    assert [m["memory_id"] for m in big["items"]] == [m["memory_id"] for m in seen] and big["next_cursor"] is None
+    small = api.get(mem_path(pid), {"limit": 7}).json()
+    after = api.get(mem_path(pid), {"limit": 7, "cursor": small["next_cursor"]}).json()
+    assert [m["attribute"] for m in small["items"] + after["items"]] == attributes[:14]
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        listed = AuditEvent.objects.filter(action="memory.list").count()
+    for params, field in (({"cursor": "not-a-cursor"}, "cursor"), ({"cursor": "WyJhIl0"}, "cursor"),
+                          ({"limit": 0}, "limit"), ({"limit": 501}, "limit")):
+        r = api.get(mem_path(pid), params)
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == [field], r.content
+    with identity_context(auditor):
+        assert AuditEvent.objects.filter(action="memory.list").count() == listed
+
+
+def test_deletion_receipts_are_read_a_page_at_a_time(world):
+    """Every receipt of a patient was one answer, however many deletions there had been: receipts are read newest
+    first a page at a time (limit 1-500, default 100), following next_cursor to the oldest; a cursor the list
+    never gave is 422 naming cursor."""
+    from memory.models import Deletion
+
+    pid = world.patient_a
+    api = world.patient(pid)
+    created = api.post(mem_path(pid), memory_body(world.consent(pid))).json()
+    assert api.request("DELETE", f"{mem_path(pid)}/{created['memory_id']}").status_code == 200
+    me = Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid,
+                  scopes=frozenset({"memory:read", "memory:write"}), actor_kind=ACTOR_PATIENT)
+    start = datetime.now(UTC) - timedelta(days=1)
+    with identity_context(me):
+        Deletion.objects.bulk_create([
+            Deletion(organization_id=world.org, patient_id=pid, scope="memory", requested_by=me.actor_sub,
+                     reason_code="patient_request", requested_at=start + timedelta(seconds=i),
+                     completed_at=start + timedelta(seconds=i), receipt={"deletion_id": f"older-{i:03d}"})
+            for i in range(104)])
+    first = api.get(f"/v1/patients/{pid}/deletions").json()
+    assert len(first["items"]) == 100 and first["next_cursor"]
+    assert first["items"][0]["memory_ids"] == [created["memory_id"]]  # the newest, the real deletion
+    rest = api.get(f"/v1/patients/{pid}/deletions", {"cursor": first["next_cursor"]}).json()
+    assert [r["deletion_id"] for r in rest["items"]] == [f"older-{i:03d}" for i in (4, 3, 2, 1, 0)]
+    assert rest["next_cursor"] is None
+    small = api.get(f"/v1/patients/{pid}/deletions", {"limit": 3}).json()
+    assert small["items"] == first["items"][:3]
+    for params, field in (({"cursor": "not-a-cursor"}, "cursor"), ({"limit": 0}, "limit")):
+        r = api.get(f"/v1/patients/{pid}/deletions", params)
         assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == [field], r.content

@@ -123,6 +123,47 @@ def test_a_search_matching_more_than_it_lists_says_so_and_audits_only_those_list
     assert admin.get("/v1/staff", {"q": "Jones 20"}).json()["truncated"] is False
 
 
+def test_a_search_matching_more_than_it_lists_reaches_the_rest_through_its_cursor(world):
+    """A truncated search offered no way to the rest but narrowing q, and namesakes (same name, same date of birth,
+    or none) cannot be told apart by narrowing: next_cursor, passed as cursor with the same q, gives the next 20 by
+    name, date of birth (none last) and id, each patient once, until it is null; only those shown are audited; a
+    cursor the search never gave, or one with identifier, is 422 on cursor."""
+    admin = directory_admin(world)
+    for i in range(45):
+        born = None if i % 3 == 0 else "1980-01-0" + str(1 + i % 2)
+        assert admin.post("/v1/patients", {"display_name": f"Ann Smith {i % 4}", "birth_date": born}
+                          ).status_code == 201
+        assert admin.post("/v1/staff", {"actor_sub": f"nurse-{i:02}", "display_name": f"Jo Jones {i % 3}"}
+                          ).status_code == 201
+    pages, answer = [], admin.get("/v1/patients", {"q": "Smith"}).json()
+    while True:
+        pages.append(answer["items"])
+        assert answer["truncated"] is (answer["next_cursor"] is not None)
+        if not answer["next_cursor"]:
+            break
+        answer = admin.get("/v1/patients", {"q": "Smith", "cursor": answer["next_cursor"]}).json()
+    seen = [p for page in pages for p in page]
+    assert [len(page) for page in pages] == [20, 20, 5] and len({p["patient_id"] for p in seen}) == 45
+    keys = [(p["display_name"], p["birth_date"] or "9999", p["patient_id"]) for p in seen]
+    assert keys == sorted(keys)
+    assert len(audited(world, "patient.search")) == 45
+    staff, answer = [], admin.get("/v1/staff", {"q": "Jones"}).json()
+    while True:
+        staff += answer["items"]
+        if not answer["next_cursor"]:
+            break
+        answer = admin.get("/v1/staff", {"q": "Jones", "cursor": answer["next_cursor"]}).json()
+    assert sorted(m["actor_sub"] for m in staff) == [f"nurse-{i:02}" for i in range(45)]
+    assert [(m["display_name"], m["actor_sub"]) for m in staff] == sorted((m["display_name"], m["actor_sub"])
+                                                                         for m in staff)
+    for path, params in (("/v1/patients", {"q": "Smith", "cursor": "not-a-cursor"}),
+                         ("/v1/patients", {"identifier": "mrn|1", "cursor": "WyJhIl0"}),
+                         ("/v1/staff", {"q": "Jones", "cursor": "WyJhIiwiYiIsImMiXQ"})):
+        r = admin.get(path, params)
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["cursor"], r.content
+    assert len(audited(world, "patient.search")) == 45
+
+
 def test_a_patient_reads_their_own_entry_only(world):
     register(world, "Alice Nowak", "1957-03-14", "MRN-0001", patient_id=world.patient_a)
     register(world, "Bob Kowalski", "1962-11-02", "MRN-0002", patient_id=world.patient_b)
@@ -356,3 +397,18 @@ def test_a_pasted_name_is_found_without_the_invisible_characters_it_brought(worl
         assert [p["display_name"] for p in admin.get("/v1/patients", {"q": q}).json()["items"]] == [
             "Zofia Kami\u0144ska"], q
     assert admin.get("/v1/patients", {"q": "\u200b\u200b"}).json()["items"] == []
+
+
+def test_a_forged_cursor_holding_no_text_is_refused_not_a_server_error(world):
+    """A key cursor is JSON the client can forge: one holding a lone surrogate ("\\ud800", no text the database
+    takes) was a 500 from the driver's encoder. It is 422 on cursor, as any cursor a list never gave."""
+    admin = directory_admin(world)
+    pid = world.patient_a
+    patient = world.patient(pid)
+    for api, path, params, cursor in (
+            (patient, f"/v1/patients/{pid}/memories", {}, "WyJzY2hlZHVsaW5nX3ByZWZlcmVuY2UiLCJcdWQ4MDAiLCJ4Il0"),
+            (admin, "/v1/staff", {"q": "Jones"}, "WyJcdWQ4MDAiLCJiIl0"),
+            (admin, "/v1/patients", {"q": "Smith"},
+             "WyJBbm5cdWQ4MDAiLCI5OTk5LTEyLTMxIiwiMDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAxIl0")):
+        r = api.get(path, {**params, "cursor": cursor})
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["cursor"], (path, r.content)

@@ -752,3 +752,35 @@ def test_the_sweep_removes_settled_events_past_their_retention_and_keeps_the_res
         runs = conn.execute("SELECT counts FROM core_sweep_run WHERE sweep = 'events' ORDER BY finished_at").fetchall()
     assert kept == kept_deliveries == {waiting_old, recent}
     assert [row[0] for row in runs][-2:] == [{"events": 2, "deliveries": 2}, {"events": 0, "deliveries": 0}]
+
+
+def test_every_delivery_of_a_subscription_is_read_a_page_at_a_time(world, committed_db, receiver):
+    """A subscription's read shows its 100 newest deliveries, and nothing reached the older ones an administrator
+    looks for when an endpoint failed for a while: GET .../deliveries gives every delivery, newest first, a page
+    of limit (1-500, default 100) at a time through next_cursor; a cursor it never gave is 422 on cursor; another
+    organisation's subscription (or none) is 404."""
+    sid = subscribe(world, receiver)["subscription_id"]
+    with admin_connect() as conn:
+        conn.execute(
+            "WITH e AS (INSERT INTO event_outbox (event_id, organization_id, event_type, data, occurred_at) "
+            "SELECT gen_random_uuid(), %s, 'consent.revoked', '{}', now() - make_interval(secs => i) "
+            "FROM generate_series(1, 130) i RETURNING event_id, occurred_at) "
+            "INSERT INTO event_delivery (delivery_id, event_id, subscription_id, organization_id, status, attempts, "
+            "next_attempt_at, created_at, updated_at) SELECT gen_random_uuid(), event_id, %s, %s, 'delivered', 1, "
+            "occurred_at, occurred_at, occurred_at FROM e", [world.org, sid, world.org])
+    api = admin(world)
+    assert len(api.get(f"{SUBS}/{sid}").json()["deliveries"]) == 100
+    path = f"{SUBS}/{sid}/deliveries"
+    first = api.get(path).json()
+    assert len(first["items"]) == 100 and first["next_cursor"]
+    rest = api.get(path, {"cursor": first["next_cursor"]}).json()
+    assert len(rest["items"]) == 30 and rest["next_cursor"] is None
+    seen = first["items"] + rest["items"]
+    assert len({d["delivery_id"] for d in seen}) == 130
+    assert [d["created_at"] for d in seen] == sorted((d["created_at"] for d in seen), reverse=True)
+    assert api.get(path, {"limit": 7}).json()["items"] == first["items"][:7]
+    for params, field in (({"cursor": "not-a-cursor"}, "cursor"), ({"limit": 0}, "limit")):
+        r = api.get(path, params)
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == [field], r.content
+    assert admin(world, world.other_org).get(path).status_code == 404
+    assert api.get(f"{SUBS}/{uuid.uuid4()}/deliveries").status_code == 404

@@ -200,7 +200,7 @@ def test_a_list_or_search_by_someone_without_access_answers_empty_and_is_audited
     patient = world.patient(world.patient_a)
     assert patient.post(mem(world.patient_a), memory_body(cid)).status_code == 201
     stranger = world.staff("stranger", scope="memory:read")
-    assert stranger.get(mem(world.patient_a)).json() == {"items": []}
+    assert stranger.get(mem(world.patient_a)).json() == {"items": [], "next_cursor": None}
     r = stranger.get(f"{mem(world.patient_a)}/search", {"q": "morning"})
     assert r.status_code == 200 and r.json()["items"] == []
     denied = ("denied", "no_active_consent_or_access")

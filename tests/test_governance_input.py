@@ -298,7 +298,7 @@ def test_head_through_gunicorn_is_get_without_a_body_and_logs_nothing(committed_
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("query", [{"memroy_type": "scheduling_preference"}, {"limit": "5"}, {"q": "morning"}])
+@pytest.mark.parametrize("query", [{"memroy_type": "scheduling_preference"}, {"offset": "5"}, {"q": "morning"}])
 def test_a_query_parameter_the_operation_does_not_take_is_422_naming_it(world, query):
     """A misspelt filter was ignored and the unfiltered list answered; now it is named, with what is taken."""
     api = world.patient(world.patient_a)

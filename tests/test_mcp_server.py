@@ -320,7 +320,7 @@ def test_a_batch_is_answered_message_by_message_as_mcp_2025_03_26_lets_a_client_
     assert r.status_code == 200 and r.headers["content-type"] == "application/json", r.text
     ping, listed, refused, invalid = r.json()
     assert ping == {"jsonrpc": "2.0", "id": 1, "result": {}}
-    assert listed["id"] == "two" and listed["result"]["structuredContent"] == {"items": []}
+    assert listed["id"] == "two" and listed["result"]["structuredContent"] == {"items": [], "next_cursor": None}
     assert refused["id"] == 3 and refused["result"]["isError"]
     assert refused["result"]["structuredContent"]["errors"][0]["field"] == "workflow_id"
     assert invalid["id"] is None and invalid["error"]["code"] == -32600
@@ -542,7 +542,8 @@ def test_another_patients_data_is_refused_exactly_as_over_rest(world, live):
 
     over_mcp = ok(call(live, token, "list_memories", {"patient_id": pid_b}))
     over_rest = rest.get(f"/v1/patients/{pid_b}/memories")
-    assert over_rest.status_code == 200 and over_mcp == over_rest.json() == {"items": []}, "RLS: nothing visible"
+    assert over_rest.status_code == 200, "RLS: nothing visible"
+    assert over_mcp == over_rest.json() == {"items": [], "next_cursor": None}, "RLS: nothing visible"
 
     cases = [
         ("read_workflow", {"workflow_id": workflow_b}, lambda: rest.get(f"/v1/workflows/{workflow_b}")),
@@ -836,7 +837,7 @@ def test_manage_py_serve_answers_the_api_and_mcp_from_one_process_tree(world, co
             mcp_url = f"{url}/mcp"
 
         assert ok(call(Served, patient_token(world), "list_memories", {"patient_id": str(world.patient_a)})) == {
-            "items": []}
+            "items": [], "next_cursor": None}
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
@@ -917,7 +918,7 @@ def test_a_refusal_that_says_when_to_retry_gives_the_seconds_in_the_tool_result(
     settings.API_RATE_LIMIT_PER_SUBJECT = 4  # the handshake (initialize, its notification) counts too
     token = patient_token(world)
     first, second, third = calls(live, token, [("list_memories", {})] * 3)
-    assert ok(first) == ok(second) == {"items": []}
+    assert ok(first) == ok(second) == {"items": [], "next_cursor": None}
     problem = refused(third, "rate_limited")
     assert isinstance(problem["retry_after"], int) and 1 <= problem["retry_after"] <= 3600, problem
     assert "Retry-After" in problem["title"] and problem["status"] == 429
@@ -1054,3 +1055,13 @@ def test_params_the_sdk_refuses_are_named_as_a_tools_argument_errors_are(world, 
     assert error["data"]["errors"][0]["field"] == field and error["data"]["errors"][0]["code"] == code, error
     assert field in error["message"] and "pydantic" not in r.text, error
     assert list_tools(live, patient_token(world))
+
+
+def test_every_tool_that_answers_a_page_says_how_to_read_the_rest():
+    """list_operations answered its newest 100 operations with a next_cursor the tool's description never
+    mentioned, so a model took the page for the whole list: every tool whose operation takes a cursor tells the
+    model to call again with next_cursor as cursor."""
+    paged = [t.name for t in TOOLS if "cursor" in input_schema(t.name)["properties"]]
+    assert {"list_memories", "list_proposals", "list_operations"} <= set(paged)
+    for name in paged:
+        assert "next_cursor" in TOOLS_BY_NAME[name].description and "cursor" in TOOLS_BY_NAME[name].description, name

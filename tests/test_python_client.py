@@ -25,7 +25,7 @@ from conversations.models import ConversationSession
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from tests.fakes.scheduling import FakeScheduling
 from tests.live import free_port
-from tests.support import PATIENT_SCOPES, mint, propose_many
+from tests.support import PATIENT_SCOPES, mint, propose_many, remember_many
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -815,6 +815,22 @@ def test_list_proposals_gives_every_waiting_proposal_past_the_services_first_pag
             return await api.list_proposals(world.patient_a, purpose="appointment_scheduling")
 
     assert [str(p.memory_id) for p in anyio.run(read_async)] == made
+
+
+def test_list_memories_gives_every_memory_past_the_services_first_page(world, live):
+    """The memory list is answered a page at a time (100 by default): list_memories gives every page, the sync and
+    the async client alike, keeping the purpose and the filters on every page."""
+    made = remember_many(org_id=world.org, patient_id=world.patient_a, consent_id=world.consent(world.patient_a),
+                         count=130)
+    with AnamnesisClient(live.url, patient_token(world), purpose="appointment_scheduling") as api:
+        memories = api.list_memories(world.patient_a, memory_type="scheduling_preference")
+    assert [str(m.memory_id) for m in memories] == made
+
+    async def read_async():
+        async with AsyncAnamnesisClient(live.url, patient_token(world)) as api:
+            return await api.list_memories(world.patient_a, purpose="appointment_scheduling")
+
+    assert [str(m.memory_id) for m in anyio.run(read_async)] == made
 
 
 def test_list_proposals_says_which_are_stale_and_what_overtook_them(world, live):

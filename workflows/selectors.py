@@ -326,13 +326,23 @@ class Monitor:
     step_counts: list[tuple[str, int]]
     queue: list[dict]
     view: str
+    next_cursor: str | None = None  # where the queue's next page starts (None on the last)
 
 
-def workflow_monitor(*, identity: Identity) -> Monitor:
+MONITOR_PAGE = 100
+
+
+def workflow_monitor(*, identity: Identity, cursor: str | None = None) -> Monitor:
     """What the monitor page shows, audited as ``workflow.reconciliation.list``: the page offers the queue, so its
-    every opening is recorded, whether or not the caller's scopes fill it."""
+    every opening is recorded, whether or not the caller's scopes fill it. The queue a page at a time, after
+    ``cursor`` (ValueError, nothing read or audited, for a cursor it did not give)."""
+    if cursor:
+        cursor_position(cursor)  # refused before anything is read
+    queue = (reconciliation_queue(identity=identity, limit=MONITOR_PAGE + 1, cursor=cursor)
+             if identity.has_scope("workflow:reconcile") else [])
     counts = list(Workflow.objects.filter(organization_id=identity.org_id).values_list("current_step")
                   .annotate(n=Count("workflow_id")).order_by("-n", "current_step"))
-    queue = reconciliation_queue(identity=identity) if identity.has_scope("workflow:reconcile") else []
     audit.record(action="workflow.reconciliation.list", resource_type="workflow")
-    return Monitor(step_counts=counts, queue=queue, view=reconciliation_view(identity))
+    more = len(queue) > MONITOR_PAGE
+    return Monitor(step_counts=counts, queue=queue[:MONITOR_PAGE], view=reconciliation_view(identity),
+                   next_cursor=reconciliation_cursor(queue[MONITOR_PAGE - 1]) if more else None)

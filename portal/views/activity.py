@@ -131,15 +131,19 @@ def patient_activity(request):
     the purpose they named, first; then the patient's own actions, repeats grouped; older events a page at a time."""
     identity = request.portal_identity
     patient_id = identity.patient_self_id
+    paged = bool(request.GET.get("older"))
+    # What assistants were given, 50 a page: the page showed the newest 50 and nothing of the older ones
+    releases_older = request.GET.get("releases") or None
     try:
+        shown_releases, older_releases = ([], None) if paged else selectors.release_page(
+            identity=identity, patient_id=patient_id, limit=50, cursor=releases_older)
         page = audit.patient_history(identity=identity, patient_id=patient_id, cursor=request.GET.get("older"),
                                      limit=200)
     except ValueError:
         return error_page(request, 400)
     events = [describe_event(e, identity.actor_sub) for e in page.items]
     releases = []
-    paged = bool(request.GET.get("older"))
-    for r in [] if paged else selectors.release_list(identity=identity, patient_id=patient_id, limit=50):
+    for r in shown_releases:
         if not r["members"]:
             continue  # a context pack that held nothing gave nothing away
         who = (agent_label(r["agent_client_id"]) if r["agent_client_id"]
@@ -151,6 +155,5 @@ def patient_activity(request):
                          "withdrawn": sum(1 for m in r["members"] if m["withdrawn_at"])})
     return render(request, "memory/activity.html", {
         "others": [e for e in events if not e["own"]], "own": group_repeats([e for e in events if e["own"]]),
-        "releases": releases, "older": page.next_cursor, "paged": paged})
-
-
+        "releases": releases, "older": page.next_cursor, "paged": paged,
+        "releases_paged": releases_older is not None, "older_releases": older_releases})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
@@ -166,19 +167,26 @@ def staff_patients(request):
         patients.setdefault(g.patient_id, []).append(PURPOSE_LABELS.get(g.purpose, g.purpose))
     q = search_text(request.GET, "q")
     found = None
-    more_found = False
+    next_found = None
+    after = request.GET.get("after") or None
     if len(q) >= 2:
         # Row-level security shows only patients this staff member holds a grant for (all of them, for an
-        # administrator), whichever of name, MRN or date of birth was typed.
-        found, more_found = directory.patient_search_first(identity=identity, q=q)
+        # administrator), whichever of name, MRN or date of birth was typed. 20 at a time: namesakes (the same
+        # name, the same or no date of birth) cannot be told apart by typing more, so the next ones are a link away
+        try:
+            found, next_found = directory.patient_search_page(identity=identity, q=q, cursor=after)
+        except ValueError:  # a next-matches link this page did not give
+            return error_page(request, 400)
         for item in found:
             item["mine"] = uuid.UUID(item["patient_id"]) in patients
     profiles = {uuid.UUID(p["patient_id"]): p for p in directory.patients_get_audited(identity=identity,
                                                                                         patient_ids=list(patients))}
     rows = [{"patient_id": p, "purposes": purposes, "profile": profiles.get(p)} for p, purposes in patients.items()]
     rows.sort(key=lambda r: (r["profile"] is None, (r["profile"] or {}).get("display_name", "")))
-    return render(request, "consent/staff_patients.html", {"patients": rows, "q": q, "found": found,
-                                                            "more_found": more_found, "q_too_short": 0 < len(q) < 2})
+    return render(request, "consent/staff_patients.html", {
+        "patients": rows, "q": q, "found": found, "more_found": next_found is not None, "q_too_short": 0 < len(q) < 2,
+        "found_paged": after is not None and found is not None, "first_found_query": urlencode({"q": q}),
+        "next_found_query": urlencode({"q": q, "after": next_found}) if next_found else ""})
 
 
 @require_http_methods(["GET"])
@@ -193,6 +201,14 @@ def staff_patient(request, patient_id: uuid.UUID):
     purpose = request.GET.get("purpose") or purposes[0]
     if purpose not in purposes:
         raise NotFound().about(patient_id=patient_id)
+    # The flags a page at a time (the API's pages): a patient with more than 100 flagged conversations showed the
+    # first 100 and nothing of the rest. Read first, so a forged link (400) reads nothing else.
+    flags_cursor = request.GET.get("flags") or None
+    try:
+        flag_page, older_flags = conversation_selectors.care_team_flags(identity=identity, patient_id=patient_id,
+                                                                        purpose=purpose, cursor=flags_cursor)
+    except ValueError:  # a more-flags link this page did not give
+        return error_page(request, 400)
     overview = memory_selectors.memory_overview(identity=identity, patient_id=patient_id, purpose=purpose,
                                                 with_proposed=True)
     memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.current]
@@ -212,12 +228,13 @@ def staff_patient(request, patient_id: uuid.UUID):
     flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),
               "flagged_at": _stored_time(f["flagged_at"])}
-             for f in conversation_selectors.care_team_flags(identity=identity, patient_id=patient_id,
-                                                             purpose=purpose)[0]]
+             for f in flag_page]
     return render(request, "consent/staff_patient.html",
                   {"patient_id": patient_id, "profile": profile, "memories": memories, "quarantined": quarantined,
                    "proposed": proposed,
                    "consents": consents, "flags": flags, "purpose": PURPOSE_LABELS.get(purpose, purpose),
+                   "flags_paged": flags_cursor is not None, "first_flags_query": urlencode({"purpose": purpose}),
+                   "older_flags_query": urlencode({"purpose": purpose, "flags": older_flags}) if older_flags else "",
                    "other_purposes": [(p, PURPOSE_LABELS.get(p, p)) for p in purposes if p != purpose]})
 
 
@@ -336,9 +353,14 @@ class RevokeForm(forms.Form):
         return value
 
 
-def _grant_rows(identity: Identity):
+GRANTS_PAGE = 100
+
+
+def _grant_rows(identity: Identity, cursor: str | None = None) -> tuple[list[dict], str | None]:
+    """A page of the organisation's grants as the page shows them, and the next page's cursor. ValueError, nothing
+    read, for a cursor it did not give."""
     now = timezone.now()
-    grants, _ = selectors.grant_list_audited(identity=identity)
+    grants, next_cursor = selectors.grant_list_audited(identity=identity, cursor=cursor, limit=GRANTS_PAGE)
     patients = directory.patient_names(identity=identity, patient_ids={g.patient_id for g in grants})
     staff = directory.staff_names(identity=identity, subs={g.actor_sub for g in grants})
     rows = []
@@ -347,7 +369,7 @@ def _grant_rows(identity: Identity):
         rows.append({"grant": g, "id": g.grant_id, "purpose": PURPOSE_LABELS.get(g.purpose, g.purpose),
                      "active": active, "patient_name": patients.get(g.patient_id),
                      "staff_name": staff.get(g.actor_sub)})
-    return rows
+    return rows, next_cursor
 
 
 def _patient_choice(p: dict) -> tuple[str, str]:
@@ -360,11 +382,21 @@ def _search_choices(identity: Identity, params) -> dict:
     """The administrator's two search boxes: patients by name, MRN or date of birth; staff by name."""
     patient_q = search_text(params, "patient_q")
     staff_q = search_text(params, "staff_q")
-    patients, more_patients = directory.patient_search_first(identity=identity, q=patient_q) if (
-        len(patient_q) >= 2) else ([], False)
-    staff, more_staff = directory.staff_search_first(identity=identity, q=staff_q) if staff_q else ([], False)
+    # 20 matches at a time, the next ones a link away (namesakes cannot be told apart by typing more): ValueError
+    # for a link the page did not give
+    patient_after, staff_after = params.get("patient_after") or None, params.get("staff_after") or None
+    patients, next_patients = directory.patient_search_page(identity=identity, q=patient_q, cursor=patient_after) if (
+        len(patient_q) >= 2) else ([], None)
+    staff, next_staff = (directory.staff_search_page(identity=identity, q=staff_q, cursor=staff_after) if staff_q
+                         else ([], None))
+    kept = {"patient_q": patient_q, "staff_q": staff_q}
     return {"patient_q": patient_q, "staff_q": staff_q, "patient_q_too_short": 0 < len(patient_q) < 2,
-            "more_patients": more_patients, "more_staff": more_staff,
+            "more_patients": next_patients is not None, "more_staff": next_staff is not None,
+            "patient_after": patient_after or "", "staff_after": staff_after or "",
+            "next_patients_query": urlencode({**kept, "staff_after": staff_after or "", "patient_after": next_patients})
+            if next_patients else "",
+            "next_staff_query": urlencode({**kept, "patient_after": patient_after or "", "staff_after": next_staff})
+            if next_staff else "",
             "patient_choices": [_patient_choice(p) for p in patients],
             "staff_choices": [(s["actor_sub"], f"{s['display_name']} ({s['actor_sub']})") for s in staff]}
 
@@ -373,7 +405,10 @@ def _search_choices(identity: Identity, params) -> dict:
 @portal_view(scopes=("grant:write",), roles=ADMIN_ROLES)
 def admin_access(request):
     identity = request.portal_identity
-    search = _search_choices(identity, request.POST if request.method == "POST" else request.GET)
+    try:
+        search = _search_choices(identity, request.POST if request.method == "POST" else request.GET)
+    except ValueError:  # a next-matches link this page did not give
+        return error_page(request, 400)
     form = GrantForm(request.POST or None)
     form.fields["patient_id"].widget.choices = search["patient_choices"]
     form.fields["actor_sub"].widget.choices = search["staff_choices"]
@@ -399,8 +434,17 @@ def admin_access(request):
                              "That person already has this access; nothing was changed.")
             return redirect("admin-access")
     status = 422 if request.method == "POST" else 200
-    return render(request, "consent/admin_access.html", {"form": form, "grants": _grant_rows(identity),
-                                                         "revoke_form": RevokeForm(), **search}, status=status)
+    # The grants newest first, a page at a time: the page showed the newest 500 and no way to the older ones
+    older = request.GET.get("older") or None
+    try:
+        grants, next_cursor = _grant_rows(identity, older)
+    except ValueError:  # an older-page link this page did not give
+        return error_page(request, 400)
+    kept = {key: request.GET[key] for key in ("patient_q", "staff_q") if request.GET.get(key)}
+    return render(request, "consent/admin_access.html", {
+        "form": form, "grants": grants, "revoke_form": RevokeForm(), **search, "grants_paged": older is not None,
+        "newest_grants_query": urlencode(kept),
+        "older_grants_query": urlencode({**kept, "older": next_cursor}) if next_cursor else ""}, status=status)
 
 
 @require_POST
@@ -422,9 +466,8 @@ def admin_revoke(request, grant_id: uuid.UUID):
             for error in exc.errors:
                 form.add_error("reason", error["message"])
     if not form.is_valid():
-        grants = selectors.grant_list(identity=identity)
         return render(request, "consent/admin_revoke.html",
                       {"form": form, "grant_id": grant_id,
-                       "grant": next((g for g in grants if g.grant_id == grant_id), None)}, status=422)
+                       "grant": selectors.grant_get(identity=identity, grant_id=grant_id)}, status=422)
     messages.success(request, "Access ended.")
     return redirect("admin-access")

@@ -25,7 +25,7 @@ from memory import deletion, review, selectors
 from memory.lifecycle import memory_value
 from memory.models import MemoryState
 from memory.types import type_get
-from portal.context import portal_view
+from portal.context import error_page, portal_view
 from portal.forms import FactForm, ReasonForm
 from portal.rows import (
     PATIENT_ROLES,
@@ -315,9 +315,20 @@ def _when(value: str | None) -> datetime | None:
 @portal_view(scopes=("memory:read",), roles=PATIENT_ROLES)
 def patient_receipts(request):
     identity = request.portal_identity
-    receipts = selectors.deletion_receipts_audited(identity=identity, patient_id=identity.patient_self_id)
+    # Newest first, a page at a time: every receipt there ever was made one page (a rejected or lapsed suggestion
+    # makes one too)
+    older = request.GET.get("older") or None
+    try:
+        receipts, next_cursor = selectors.deletion_receipts_audited(
+            identity=identity, patient_id=identity.patient_self_id, limit=RECEIPTS_PAGE, cursor=older)
+    except ValueError:  # an older-page link this page did not give
+        return error_page(request, 400)
     return render(request, "memory/receipts.html", {"receipts": [
-        {**r, "completed": _when(r.get("completed_at")), "count": len(r.get("memory_ids", []))} for r in receipts]})
+        {**r, "completed": _when(r.get("completed_at")), "count": len(r.get("memory_ids", []))} for r in receipts],
+        "paged": older is not None, "older": next_cursor})
+
+
+RECEIPTS_PAGE = 50
 
 
 @require_POST

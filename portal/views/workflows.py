@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from directory import selectors as directory
-from portal.context import portal_view
+from portal.context import error_page, portal_view
 from workflows.api import OperationResolveIn
 from workflows.definitions import NEEDS_RECONCILIATION
 from workflows.reconciliation import operation_resolve
@@ -50,7 +50,12 @@ def monitor(request):
 def _monitor_page(request, *, resolving: dict | None = None):
     """The monitor; ``resolving``: a resolution sent back (422), what was chosen and typed kept in its row's form,
     with what is wrong beside it and in a summary at the top."""
-    shown = workflow_monitor(identity=request.portal_identity)
+    # The queue a page at a time: the monitor showed its oldest 100 and nothing of the rest
+    after = request.GET.get("after") or None
+    try:
+        shown = workflow_monitor(identity=request.portal_identity, cursor=after)
+    except ValueError:  # a next-page link this page did not give
+        return error_page(request, 400)
     counts = shown.step_counts
     # by name, as the grants list names them: a shortened id ("00000000-000…") told no two patients apart
     names = directory.patient_names(identity=request.portal_identity,
@@ -62,7 +67,8 @@ def _monitor_page(request, *, resolving: dict | None = None):
         "chart": step_chart(counts), "total": sum(n for _, n in counts), "queue": queue,
         "organisation_wide": shown.view == VIEW_ORGANIZATION, "resolving": resolving, "error": resolving is not None,
         # an administrator reads the organisation's queue, but records nothing for patients they hold no grant for
-        "can_resolve": all(request.portal_identity.has_scope(s) for s in RESOLVE_SCOPES)},
+        "can_resolve": all(request.portal_identity.has_scope(s) for s in RESOLVE_SCOPES),
+        "queue_paged": after is not None, "next_queue": shown.next_cursor},
         status=422 if resolving is not None else 200)
 
 

@@ -302,3 +302,52 @@ def test_a_search_matching_more_than_it_shows_says_so_and_how_to_narrow_it(world
     assert "More staff match than the first 20 listed" in access
     narrowed = admin.get("/staff/access/?patient_q=Smith+20&staff_q=Jones+20").content.decode()
     assert "More patients match" not in narrowed and "More staff match" not in narrowed
+
+
+def test_namesakes_past_the_first_20_matches_are_a_link_away(world, people, signed_in):
+    """25 patients named alike (no date of birth to tell them apart) could not be reached past the first 20 on My
+    patients: typing more finds the same 25. 'see the next matches' shows the next ones (the API's search cursor),
+    each patient once, 'First matches' goes back; a link the page never gave is 400."""
+    registrar = world.staff("org-admin", scope="patient:write grant:write")
+    for _ in range(25):
+        assert registrar.post("/v1/patients", {"display_name": "Ann Smith"}).status_code == 201
+    admin = signed_in(people.admin())
+    first = admin.get("/staff/?q=Ann+Smith").content.decode()
+    link = re.search(r'<a href="\?([^"#]+)#found-h">see the next matches</a>', first)
+    assert link and first.count("data-patient-id=") == 20 and "First matches" not in first
+    second = admin.get(f"/staff/?{link.group(1).replace('&amp;', '&')}").content.decode()
+    assert second.count("data-patient-id=") == 5 and "First matches" in second and "see the next matches" not in second
+    ids = re.findall(r'data-patient-id="([0-9a-f-]{36})"', first + second)
+    assert len(set(ids)) == 25
+    assert admin.get("/staff/", {"q": "Ann Smith", "after": "not-a-cursor"}).status_code == 400
+
+
+def test_the_access_page_reaches_namesakes_past_the_first_20_and_grants_to_one(world, people, signed_in):
+    """The Access page offered the first 20 patients (and staff) a search matched, and typing more cannot tell
+    25 Ann Smiths apart: 'see the next patients' (and staff) lists the next ones, keeping the other search, and
+    access is granted to a patient chosen there; a link the page never gave is 400."""
+    registrar = world.staff("org-admin", scope="patient:write grant:write")
+    for i in range(25):
+        assert registrar.post("/v1/patients", {"display_name": "Ann Smith"}).status_code == 201
+        assert registrar.post("/v1/staff", {"actor_sub": f"jones-{i:02}", "display_name": "Jo Jones"}
+                              ).status_code == 201
+    admin = signed_in(people.admin())
+    first = admin.get("/staff/access/", {"patient_q": "Ann Smith", "staff_q": "Jo Jones"}).content.decode()
+    choices = re.compile(r'name="patient_id" value="([0-9a-f-]{36})"')
+    staff_choices = re.compile(r'name="actor_sub" value="([^"]+)"')
+    assert len(choices.findall(first)) == 20 and len(staff_choices.findall(first)) == 20
+    link = re.search(r'<a href="\?([^"#]+)#grant-h">see the next patients</a>', first)
+    second = admin.get(f"/staff/access/?{link.group(1).replace('&amp;', '&')}").content.decode()
+    later = choices.findall(second)
+    assert len(later) == 5 and not set(later) & set(choices.findall(first))
+    assert len(staff_choices.findall(second)) == 20 and "see the next patients" not in second
+    staff_link = re.search(r'<a href="\?([^"#]+)#grant-h">see the next staff</a>', second)
+    third = admin.get(f"/staff/access/?{staff_link.group(1).replace('&amp;', '&')}").content.decode()
+    assert choices.findall(third) == later and staff_choices.findall(third) == [f"jones-{i}" for i in range(20, 25)]
+    patient_after = re.search(r'name="patient_after" value="([^"]+)"', third).group(1)
+    granted = admin.post("/staff/access/", {"patient_q": "Ann Smith", "staff_q": "Jo Jones",
+                                            "patient_after": patient_after, "patient_id": later[-1],
+                                            "actor_sub": "jones-24", "purpose": "appointment_scheduling",
+                                            "reason": "cover"}, follow=True)
+    assert "Access granted." in granted.content.decode()
+    assert admin.get("/staff/access/", {"patient_q": "Ann Smith", "patient_after": "x"}).status_code == 400

@@ -115,3 +115,25 @@ def test_the_monitor_offers_no_resolution_to_an_administrator_who_cannot_record_
     op = _unknown_and_stuck(world, wf["workflow_id"], r.json()["pending_operations"][0]["operation_id"])
     page = signed_in(people.admin()).get("/staff/workflows/").content.decode()
     assert wf["workflow_id"][:10] in page and f"/operations/{op}/resolve" not in page
+
+
+def test_the_monitor_shows_the_whole_queue_a_page_at_a_time(world, people, signed_in):
+    """The monitor showed the oldest 100 workflows needing reconciliation and nothing of the rest, with no way to
+    them: a 'Next' link reads the queue's next page (the API's cursor) until the last, 'Oldest' goes back; a link
+    the page never gave is 400."""
+    stuck = _stuck(world, world.patient_a)
+    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}",
+                                   patient_self_id=world.patient_a, actor_kind=ACTOR_PATIENT)):
+        template = Workflow.objects.get(workflow_id=stuck)
+        Workflow.objects.bulk_create([Workflow(**{
+            f.attname: getattr(template, f.attname) for f in Workflow._meta.concrete_fields
+            if f.attname != "workflow_id"}) for _ in range(104)])
+    admin = signed_in(people.admin())
+    first = admin.get("/staff/workflows/").content.decode()
+    rows = re.compile(r"<tr><td><code>")
+    assert len(rows.findall(first)) == 100 and ">Oldest<" not in first
+    more = re.search(r'<a href="\?after=([^"#]+)#rec-h">Next</a>', first)
+    assert more
+    second = admin.get(f"/staff/workflows/?after={more.group(1)}").content.decode()
+    assert len(rows.findall(second)) == 5 and ">Oldest<" in second and ">Next<" not in second
+    assert admin.get("/staff/workflows/", {"after": "not-a-cursor"}).status_code == 400

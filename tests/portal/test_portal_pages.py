@@ -251,6 +251,58 @@ def test_deleting_one_preference_asks_first_then_shows_its_receipt(alice, world)
     assert receipts[0]["deletion_id"] in html
 
 
+def test_the_deletion_receipts_page_shows_every_receipt_a_page_at_a_time(alice, world):
+    """The receipts page listed every receipt there ever was on one page (each rejected or lapsed suggestion makes
+    one): 50 a page, newest first, an 'Older' link to the next until the last, 'Newest' back; a link the page never
+    gave is 400."""
+    from memory.models import Deletion
+
+    pid = world.patient_a
+    start = timezone.now() - timedelta(days=1)
+    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid)):
+        Deletion.objects.bulk_create([
+            Deletion(organization_id=world.org, patient_id=pid, scope="memory", requested_by=f"patient-{pid}",
+                     reason_code="proposal_rejected", requested_at=start + timedelta(minutes=i),
+                     completed_at=start + timedelta(minutes=i),
+                     receipt={"deletion_id": str(uuid.uuid4()), "memory_ids": [str(uuid.uuid4())] * (1 + i % 2),
+                              "completed_at": (start + timedelta(minutes=i)).isoformat()})
+            for i in range(53)])
+    client = alice["client"]
+    first = client.get("/me/deletions/").content.decode()
+    assert first.count("Deletion of ") == 50 and ">Newest<" not in first
+    older = re.search(r'<a href="\?older=([^"]+)">Older</a>', first)
+    assert older
+    second = client.get(f"/me/deletions/?older={older.group(1)}").content.decode()
+    assert second.count("Deletion of ") == 3 and ">Newest<" in second and ">Older<" not in second
+    ids = re.findall(r"/me/deletions/([0-9a-f-]{36})/", first + second)
+    assert len(set(ids)) == 53
+    assert client.get("/me/deletions/", {"older": "not-a-cursor"}).status_code == 400
+
+
+def test_what_assistants_were_given_is_shown_a_page_at_a_time(alice, world):
+    """'Given to assistants' showed the newest 50 context packs and nothing of the older ones: 'Older given' reads
+    the next 50 (the API's cursor) until the last, 'Newest given' goes back; a link the page never gave is 400."""
+    from memory.models import Release, ReleaseMember
+
+    pid = world.patient_a
+    start = timezone.now() - timedelta(days=1)
+    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{pid}", patient_self_id=pid)):
+        releases = Release.objects.bulk_create([
+            Release(organization_id=world.org, patient_id=pid, actor_sub=f"patient-{pid}", agent_client_id="helper",
+                    purpose="appointment_scheduling", created_at=start + timedelta(minutes=i)) for i in range(53)])
+        ReleaseMember.objects.bulk_create([
+            ReleaseMember(release_id=r.release_id, memory_id=alice["first"], organization_id=world.org,
+                          patient_id=pid, purpose="appointment_scheduling", score=0.5) for r in releases])
+    client = alice["client"]
+    given = re.compile(r"given one of your preferences for")
+    first = client.get("/me/activity/").content.decode()
+    older = re.search(r'<a href="\?releases=([^"#]+)#rel-h">Older given</a>', first)
+    assert len(given.findall(first)) == 50 and older and "Newest given" not in first
+    second = client.get(f"/me/activity/?releases={older.group(1)}").content.decode()
+    assert len(given.findall(second)) == 3 and "Newest given" in second and "Older given" not in second
+    assert client.get("/me/activity/", {"releases": "not-a-cursor"}).status_code == 400
+
+
 def test_a_delete_sent_twice_shows_its_one_receipt_and_says_nothing_more_was_changed(alice):
     """A double click or the back button sends the delete form again: the second answer is the first deletion's
     receipt saying it had already been deleted (it was "This has changed", as if nothing had been deleted), and
@@ -708,6 +760,36 @@ def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people,
     assert "Access ended." not in html and "second thoughts" not in html
 
 
+def test_the_access_page_shows_every_grant_a_page_at_a_time(world, people, signed_in):
+    """The administrators' Access page showed the newest 500 grants and no way to the older ones, which could then
+    not be seen or ended from the console: 100 a page, newest first, 'Older grants' to the next until the last,
+    'Newest grants' back, the searches kept; a link the page never gave is 400."""
+    made = {world.grant(world.patient_a, f"locum-{i:03d}", "appointment_scheduling")["grant_id"] for i in range(105)}
+    admin = signed_in(people.admin())
+    first = admin.get("/staff/access/", {"staff_q": "locum"}).content.decode()
+    older = re.search(r'<a href="\?([^"#]+)#list-h">Older grants</a>', first)
+    assert older and "Newest grants" not in first
+    query = older.group(1).replace("&amp;", "&")
+    assert "staff_q=locum" in query
+    second = admin.get(f"/staff/access/?{query}").content.decode()
+    assert "Newest grants" in second and "Older grants" not in second
+    pages = [re.findall(r'data-grant-id="([0-9a-f-]{36})"', page) for page in (first, second)]
+    assert len(pages[0]) == 100 and set(pages[0] + pages[1]) >= made and not set(pages[0]) & set(pages[1])
+    assert admin.get("/staff/access/", {"older": "not-a-cursor"}).status_code == 400
+
+
+def test_a_revocation_asked_again_names_the_grant_past_the_newest_500(world, people, signed_in):
+    """A revocation sent without its reason came back naming the grant only when it was among the organisation's
+    newest 500 grants (the list it was looked up in): it is looked up by its id."""
+    oldest = world.grant(world.patient_a, "locum-oldest", "appointment_scheduling")["grant_id"]
+    with identity_context(Identity(org_id=world.org, actor_sub="admin-1", scopes=frozenset({"grant:write"}))):
+        AccessGrant.objects.bulk_create([
+            AccessGrant(organization_id=world.org, patient_id=world.patient_a, actor_sub=f"locum-{i:03d}",
+                        purpose="appointment_scheduling", granted_by="admin-1") for i in range(500)])
+    again = signed_in(people.admin()).post(f"/staff/access/{oldest}/revoke/", {"reason": ""})
+    assert again.status_code == 422 and "<strong>locum-oldest</strong>" in again.content.decode()
+
+
 def test_a_revocation_reason_that_does_not_fit_beside_the_grants_is_asked_again(world, people, signed_in):
     """The console's revocation with a reason the grant cannot keep whole beside its own is shown the form again
     (422) and ends nothing, as the API's; it is never kept cut off."""
@@ -1147,3 +1229,33 @@ def test_pages_show_times_in_the_organisations_time_zone_and_name_it(alice, worl
     settings.PORTAL_ORGANIZATION_TIME_ZONES = {}
     missing = client.get(f"/me/deletions/{uuid.uuid4()}/").content.decode()
     assert "Times are shown in the Asia/Tokyo time zone." in missing
+
+
+def test_the_staff_page_shows_every_care_team_flag_a_page_at_a_time(world, nurse):
+    """The patient page showed the first 100 flagged conversations and nothing of the rest, with no way to them:
+    a 'More flags' link reads the next page (the API's cursor) until the last, which offers none; a link the page
+    never gave is 400 and shows nothing."""
+    from conversations.models import ConversationSession
+
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = api.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"})
+    sid = sid.json()["session"]["session_id"]
+    r = api.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": "I'm taking blood thinners."})
+    assert r.status_code == 201 and r.json()["new_care_team_flags"], r.content
+    with identity_context(Identity(org_id=world.org, actor_sub=f"patient-{world.patient_a}",
+                                   patient_self_id=world.patient_a)):
+        template = ConversationSession.objects.get(session_id=sid)
+        ConversationSession.objects.bulk_create([ConversationSession(**{
+            f.attname: getattr(template, f.attname) for f in ConversationSession._meta.concrete_fields
+            if f.attname != "session_id"}) for _ in range(104)])
+    client, url = nurse["client"], f"/staff/patients/{world.patient_a}/"
+    first = client.get(url).content.decode()
+    assert first.count("Conversation for Appointment scheduling") == 100
+    more = re.search(r'<a href="\?([^"#]+)#flags-h">More flags</a>', first)
+    assert more and "First flags" not in first
+    second = client.get(f"{url}?{more.group(1).replace('&amp;', '&')}").content.decode()
+    assert second.count("Conversation for Appointment scheduling") == 5
+    assert "More flags for the care team" in second and "First flags" in second and ">More flags<" not in second
+    forged = client.get(url, {"purpose": "appointment_scheduling", "flags": "not-a-cursor"})
+    assert forged.status_code == 400 and "Conversation for" not in forged.content.decode()

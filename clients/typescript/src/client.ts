@@ -317,14 +317,16 @@ export class AnamnesisClient {
   }
 
   // --- long-term memory ------------------------------------------------------------------------------------------
+  /** Every memory kept for the purpose: the service answers a page at a time, and its pages are followed through
+   * `next_cursor` to the last. */
   async listMemories(patientId: Id, options: ReadOptions & { memoryType?: string; consentPurpose?: Purpose } = {},
   ): Promise<Memory[]> {
-    const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories", {
+    const purpose = this.#purposeOf(options, options.consentPurpose);
+    return allPages(async (cursor) => (await this.raw.GET("/v1/patients/{patient_id}/memories", {
       params: { path: { patient_id: patientId },
-                query: withPurpose({ memory_type: options.memoryType, consent_purpose: options.consentPurpose },
-                                   this.#purposeOf(options, options.consentPurpose)) },
-    });
-    return itemsOf(data);
+                query: withPurpose({ memory_type: options.memoryType, consent_purpose: options.consentPurpose,
+                                     ...(cursor === undefined ? {} : { cursor }) }, purpose) },
+    })).data);
   }
 
   async getMemory(patientId: Id, memoryId: Id, options: ReadOptions = {}): Promise<Memory> {

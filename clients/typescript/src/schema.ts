@@ -63,6 +63,27 @@ export interface paths {
         patch: operations["event_subscriptions_update"];
         trace?: never;
     };
+    "/v1/event-subscriptions/{subscription_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Every delivery of one subscription, newest first, a page at a time (its read shows the 100 newest only).
+         *
+         *     Requires scopes: `webhook:admin`.
+         */
+        get: operations["event_subscriptions_deliveries_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/grants": {
         parameters: {
             query?: never;
@@ -1063,6 +1084,8 @@ export interface components {
         };
         ConsentList: {
             items: components["schemas"]["ConsentOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /**
          * @description A ModelSerializer whose fields are worked out from the model once per class, not once per instance.
@@ -1187,6 +1210,8 @@ export interface components {
         };
         DeletionList: {
             items: components["schemas"]["DeletionReceipt"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         DeletionReceipt: {
             /** Format: uuid */
@@ -1246,8 +1271,14 @@ export interface components {
         EndInRequest: {
             outcome: components["schemas"]["OutcomeEnum"];
         };
+        EventDeliveryList: {
+            items: components["schemas"]["DeliveryOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
+        };
         EventSubscriptionDetail: {
             subscription: components["schemas"]["SubscriptionOut"];
+            /** @description the 100 newest; every one, a page at a time: GET /v1/event-subscriptions/{subscription_id}/deliveries */
             deliveries: components["schemas"]["DeliveryOut"][];
         };
         EventSubscriptionList: {
@@ -1473,6 +1504,8 @@ export interface components {
         MemoryInSourceEnum: "staff_entered" | "ehr_import";
         MemoryList: {
             items: components["schemas"]["MemoryOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /** @description A remembered fact: its value and text, where it came from, what it is kept for, until when, and its state. */
         MemoryOut: {
@@ -1820,8 +1853,10 @@ export interface components {
         };
         PatientList: {
             items: components["schemas"]["PatientOut"][];
-            /** @description true when more patients match than the 20 listed (the first by name): narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others */
+            /** @description true when more patients match than the 20 listed (the first by name): pass next_cursor as cursor (with the same q) for the next ones, or narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) */
             truncated: boolean;
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         PatientOut: {
             /** Format: uuid */
@@ -2213,8 +2248,10 @@ export interface components {
         };
         StaffList: {
             items: components["schemas"]["StaffOut"][];
-            /** @description true when more subjects match than the 20 listed (the first by name): narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) to reach the others */
+            /** @description true when more subjects match than the 20 listed (the first by name): pass next_cursor as cursor (with the same q) for the next ones, or narrow q (more of the name, a date of birth as YYYY-MM-DD, an identifier value) */
             truncated: boolean;
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         StaffOut: {
             actor_sub: string;
@@ -3197,6 +3234,126 @@ export interface operations {
             };
             /** @description Send application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid request (validation_error), including over-long query parameters */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (rate_limited; see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (service_unavailable, identity_provider_unavailable, ...: nothing was changed; or commit_outcome_unknown: a write may have been saved, retry it only under its Idempotency-Key); see Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    event_subscriptions_deliveries_list: {
+        parameters: {
+            query?: {
+                /** @description the next_cursor of the previous page: older deliveries */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDeliveryList"];
+                };
+            };
+            /** @description Malformed request (bad JSON or Content-Length) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (invalid_token) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, no consent or access, or an unregistered organisation (unknown_organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also when it exists but is not the caller's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Query string too long */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4849,6 +5006,8 @@ export interface operations {
     patients_search: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous answer (with the same q): the next 20 by name */
+                cursor?: string;
                 /** @description system|value, e.g. an MRN */
                 identifier?: string;
                 /** @description name, identifier value or YYYY-MM-DD */
@@ -5370,7 +5529,12 @@ export interface operations {
     };
     consents_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the next_cursor of the previous page: older consents */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
+            };
             header?: never;
             path: {
                 patient_id: string;
@@ -5995,6 +6159,10 @@ export interface operations {
     memories_deletions_list: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: older receipts */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. Receipts hold no values and no purposes: every receipt is read, for this purpose. */
                 purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
             };
@@ -6421,6 +6589,10 @@ export interface operations {
             query?: {
                 /** @description The older name of purpose (both, differing: 422) */
                 consent_purpose?: "" | "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
+                /** @description the next_cursor of the previous page: the memories after those */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
                 memory_type?: string;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. */
                 purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
@@ -9755,6 +9927,8 @@ export interface operations {
     staff_search: {
         parameters: {
             query: {
+                /** @description the next_cursor of the previous answer (with the same q): the next 20 by name */
+                cursor?: string;
                 /** @description name or subject */
                 q: string;
             };

@@ -443,6 +443,30 @@ describe("lists the service answers a page at a time", () => {
     }
   });
 
+  test("listMemories follows next_cursor past the service's first page, keeping the purpose and filter", async () => {
+    // listMemories read one answer: the service now answers the memory list a page at a time (100 by default)
+    const seen: URLSearchParams[] = [];
+    const pages: Record<string, { items: { memory_id: string }[]; next_cursor: string | null }> = {
+      "": { items: [{ memory_id: "m-1" }, { memory_id: "m-2" }], next_cursor: "k1" },
+      k1: { items: [{ memory_id: "m-3" }], next_cursor: null },
+    };
+    const upstream = await serve((request, _body, response) => {
+      const query = new URL(request.url ?? "/", "http://x").searchParams;
+      seen.push(query);
+      json(response, 200, pages[query.get("cursor") ?? ""]);
+    });
+    try {
+      const memories = await new AnamnesisClient(upstream.url, "t").listMemories(
+        randomUUID(), { purpose: "appointment_scheduling", memoryType: "scheduling_preference" });
+      assert.deepEqual(memories.map((m) => m.memory_id), ["m-1", "m-2", "m-3"]);
+      assert.deepEqual(seen.map((q) => [q.get("cursor"), q.get("purpose"), q.get("memory_type")]),
+                       [[null, "appointment_scheduling", "scheduling_preference"],
+                        ["k1", "appointment_scheduling", "scheduling_preference"]]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   test("careTeamFlags follows next_cursor past the first page of flagged sessions, naming the purpose on each", async () => {
     // careTeamFlags read the one answer there was, the first 100 flagged sessions; the service now pages them
     const seen: URLSearchParams[] = [];

@@ -152,10 +152,11 @@ class _Operations:
     # claim is used (``purpose=None``); a client made with ``purpose=`` passes that one on every read.
     def list_memories(self, patient_id: uuid.UUID | str, *, memory_type: str | None = None,
                       consent_purpose: str | None = None, purpose: str | None = None):
-        """The memories kept for ``purpose`` (``consent_purpose`` is its older name)."""
+        """Every memory kept for ``purpose`` (``consent_purpose`` is its older name); the service answers a page at
+        a time, and every page is read."""
         return self._run(Call("GET", f"/v1/patients/{patient_id}/memories", m.Memory, unwrap="items",
                               params=_params(memory_type=memory_type, consent_purpose=consent_purpose,
-                                             purpose=self._purpose(purpose, consent_purpose))))
+                                             purpose=self._purpose(purpose, consent_purpose)), paged=True))
 
     def get_memory(self, patient_id: uuid.UUID | str, memory_id: uuid.UUID | str, *, purpose: str | None = None):
         return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/{memory_id}", m.Memory,
