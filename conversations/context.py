@@ -39,8 +39,10 @@ def patient_markers(patient_id: uuid.UUID) -> tuple[str, str]:
 
 
 # What may stand between two hex digits of a patient's id as someone writes it: hyphens anywhere, spaces, colons,
-# zero-width characters ("4ea9 057c ...", "4ea9\u200b057c..."): at most a few, never a letter or digit.
-_ID_SEPARATOR = r"[^0-9A-Za-z]{0,3}"
+# zero-width characters ("4ea9 057c ...", "4ea9\u200b057c..."): at most a few, never a letter or digit; a run of
+# white space (a line break and the next line's indentation) counts as one. Possessive, so a long run is never
+# backtracked into.
+_ID_SEPARATOR = r"(?:[^0-9A-Za-z\s]|\s++){0,3}"
 
 
 # The shortest run of digits in an identifier ("100001" of "MRN-100001") that is the patient's on its own: shorter

@@ -410,6 +410,24 @@ def test_the_patients_mrn_is_redacted_however_it_is_written(world):
     assert body["budget"]["used_tokens"] == count_tokens(dumps(body["context"]))
 
 
+def test_the_patient_identifier_split_across_lines_is_redacted(world):
+    """An id pasted with a line break and the next line's indentation between its digits, or with a hyphen and
+    spaces around it, is the same id: it never reaches the model context, in a turn or a tool result."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    hexed = world.patient_a.hex
+    forms = [hexed[:8] + "\n        " + hexed[8:], " - ".join(hexed[i:i + 4] for i in range(0, 32, 4)),
+             hexed[:12] + "\r\n\t\t" + hexed[12:20] + "\n\n" + hexed[20:]]
+    for form in forms:
+        say(api, sid, f"my id is {form} ok")
+    say(api, sid, "", role="tool", tool_name="ehr.lookup", tool_result={"record": {"id": forms[0]}})
+    body = context(api, sid, 4000)
+    messages = body["context"]["messages"]
+    assert [m["content"] for m in messages[:3]] == ["my id is [patient] ok"] * 3
+    assert messages[3]["tool_result"] == {"record": {"id": "[patient]"}}
+    assert hexed[:8] not in json.dumps(body["context"]).lower()
+
+
 def test_a_summary_of_older_turns_is_redacted_like_the_turns(world):
     """The deterministic summary quotes what tool results said (offered slot ids, the chosen one); an id or MRN
     inside them reaches the model as [patient] there too."""
