@@ -410,6 +410,21 @@ def test_the_patients_mrn_is_redacted_however_it_is_written(world):
     assert body["budget"]["used_tokens"] == count_tokens(dumps(body["context"]))
 
 
+def test_the_patients_mrn_given_as_a_json_number_is_redacted(world):
+    """A tool result holding the MRN's number as a JSON number ({"mrn": 774413}, 774413.0) carries the identifier as
+    much as the text "774413" does: it reads [patient] in the model context; other numbers are left as they are."""
+    register_mrn(world, "MRN-774413")
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "", role="tool", tool_name="ehr.lookup",
+        tool_result={"mrn": 774413, "records": [{"n": 774413.0}], "visits": 3, "ok": True, "other": 7744130})
+    body = context(api, sid)
+    assert body["context"]["messages"][0]["tool_result"] == {
+        "mrn": "[patient]", "records": [{"n": "[patient]"}], "visits": 3, "ok": True, "other": 7744130}
+    assert "774413," not in json.dumps(body["context"])
+    assert body["budget"]["used_tokens"] == count_tokens(dumps(body["context"]))
+
+
 def test_the_patient_identifier_split_across_lines_is_redacted(world):
     """An id pasted with a line break and the next line's indentation between its digits, or with a hyphen and
     spaces around it, is the same id: it never reaches the model context, in a turn or a tool result."""
