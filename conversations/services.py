@@ -433,6 +433,33 @@ def session_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]
 
 # --- deleting one memory --------------------------------------------------------------------------------------
 
+def _strings(value) -> list[str]:
+    """Every string of a JSON value, keys included."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def _id_spellings(needles: list[str]) -> list[str]:
+    """A memory's id as a tool may hold it without hyphens (``uuid.hex``)."""
+    spellings = []
+    for needle in needles:
+        try:
+            spellings.append(uuid.UUID(needle).hex)
+        except ValueError:
+            continue
+    return spellings
+
+
 def session_forget_memory(*, identity: Identity, patient_id: uuid.UUID, needles: list[str]) -> ErasureSection:
     """Deleting one memory reaches the copies an agent put into a conversation: the tool results of the patient's
     sessions (those the caller may access) that hold any of ``needles`` (the memory's id, text or distinctive
@@ -440,13 +467,15 @@ def session_forget_memory(*, identity: Identity, patient_id: uuid.UUID, needles:
     session goes too. What the patient or the assistant said stays: it is the conversation, not a copy."""
     section = ErasureSection(kind="conversation_tool_results",
                              note="tool results holding the deleted memory cleared; the session's summary is made anew")
-    wanted = [n.casefold() for n in needles if n]
+    wanted = [n.casefold() for n in (*needles, *_id_spellings(needles)) if n]
     turns = (ConversationTurn.objects.select_for_update()
              .filter(organization_id=identity.org_id, patient_id=patient_id, role=TurnRole.TOOL)
              .exclude(tool_result__isnull=True, content="").order_by("session_id", "seq"))
     hit: dict[uuid.UUID, list[int]] = {}
     for turn in turns:
-        held = (json.dumps(turn.tool_result, ensure_ascii=False) + "\n" + turn.content).casefold()
+        # the strings as they are too: as JSON, a value with a quote, a backslash or a line break is escaped
+        held = "\n".join([json.dumps(turn.tool_result, ensure_ascii=False), *_strings(turn.tool_result),
+                          turn.content]).casefold()
         if any(n in held for n in wanted):
             hit.setdefault(turn.session_id, []).append(turn.seq)
     for session_id, seqs in hit.items():
