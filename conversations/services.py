@@ -154,7 +154,8 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
             if not offers_well_formed(tool_result):
                 # later turns pick from these offers and the summary quotes them: a malformed one would break both
                 raise ValidationFailed.of("tool_result.offers", "a list of offers, each an object with a slot_id "
-                                          "(text) and, when given, a day and an HH:MM time")
+                                          "(text, at most 128 characters) and, when given, a day, an HH:MM time "
+                                          "and a start (at most 64 characters)")
             if len(tool_result["offers"]) > MAX_OFFERS:
                 # as many as the service's own slot search offers: every context carries the latest offers whole,
                 # so a longer list left no room for the conversation at the default budget

@@ -198,6 +198,31 @@ def test_a_slot_search_result_holds_at_most_as_many_offers_as_the_service_offers
     assert api.get(session_path(sid, "/context")).status_code == 200
 
 
+def test_offers_with_extra_fields_leave_room_for_the_conversation_at_the_default_budget(world):
+    """Every context carries the latest offers: ten offers that came with other fields (a clinician, a long note)
+    filled the slots beyond the default budget, so every default read was 422 context_budget_too_small. The slots
+    keep what the conversation refers back to (slot_id, start, day, time); the tool turn keeps the whole result.
+    A slot id over 128 characters or a start over 64 is refused as a malformed offer."""
+    from conversations.slots import OFFER_TOOL
+
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "I need a cardiology follow-up")
+    note = " ".join(["parking on level two near the east entrance"] * 30)
+    offers = [{"slot_id": f"S{i}", "start": "2031-03-03T10:00", "day": "monday", "time": "10:00",
+               "clinician": "Dr Example", "note": note} for i in range(10)]
+    say(api, sid, "", role="tool", tool_name=OFFER_TOOL, tool_result={"offers": offers})
+    body = context(api, sid)
+    assert body["budget"]["used_tokens"] <= 2000
+    assert body["context"]["slots"]["last_offer"]["slots"][0] == {
+        "slot_id": "S0", "start": "2031-03-03T10:00", "day": "monday", "time": "10:00"}
+    assert say(api, sid, "the second one")["slots"]["selected_slot_id"] == "S1"
+    for offer in ({"slot_id": "S" * 129}, {"slot_id": "S1", "start": "2" * 65}):
+        r = api.post(session_path(sid, "/turns"), {"role": "tool", "tool_name": OFFER_TOOL, "content": "",
+                                                   "tool_result": {"offers": [offer]}})
+        assert r.status_code == 422 and r.json()["errors"][0]["field"] == "tool_result.offers", r.content
+
+
 def test_tool_turns_carry_bounded_results(world):
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]
