@@ -55,7 +55,7 @@ from core import audit, maintenance
 from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity, identity_context
 from core.patient_identifiers import identifier_values
-from core.serializers import visible
+from core.serializers import text_problem, visible
 from core.services import organization_ensure
 from memory.erasure import ErasureSection
 from memory.lifecycle import memory_value
@@ -137,6 +137,10 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
     if len(content) > settings.CONVERSATION_MAX_CONTENT_CHARS:
         raise ValidationFailed.of("content", f"at most {settings.CONVERSATION_MAX_CONTENT_CHARS} characters",
                                   "too_long")
+    if (problem := text_problem(content)) is not None:
+        # what the model and a summary read must be what was stored: no escape sequences, bells or text turned
+        # around by a direction override (tab and line breaks are text)
+        raise ValidationFailed.of("content", problem, "unstorable_character")
     if role != TurnRole.TOOL and not visible(content):  # white space, zero-width and control characters say nothing
         raise ValidationFailed.of("content", "required", "required")
     if role == TurnRole.TOOL and not tool_name:

@@ -127,6 +127,23 @@ def test_turns_get_sequence_numbers_and_slots_update_on_the_first_turn(world):
     assert second["slots"]["excluded_periods"] == ["morning"], "a constraint from the first turn is kept"
 
 
+@pytest.mark.parametrize("content", ["\x1b[31mcardiology\x1b[0m on Monday", "bell\x07 please",
+                                     "Monday \u202eyadsruhT", "back\x08space"])
+def test_a_turn_with_control_or_direction_characters_is_422_and_stores_nothing(world, content):
+    """A turn is what the model reads and the summary quotes: an escape sequence, a bell or a direction override
+    (text shown in another order than it is stored) was stored and put into the model context as sent. It is
+    422 unstorable_character naming content and the code point, nothing stored; tabs and line breaks are text."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    r = api.post(session_path(sid, "/turns"), {"role": "user", "content": content})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("content", "unstorable_character")], r.content
+    assert "U+" in r.json()["errors"][0]["message"]
+    assert api.get(session_path(sid)).json()["session"]["turn_count"] == 0
+    body = say(api, sid, "cardiology\tplease\r\nMonday \u200fok")
+    assert body["turn"]["seq"] == 1 and body["slots"]["specialty"] == "cardiology"
+
+
 def test_assistant_turns_do_not_set_slots(world):
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]
