@@ -39,8 +39,10 @@ def patient_markers(patient_id: uuid.UUID) -> tuple[str, str]:
 
 
 # What may stand between two hex digits of a patient's id as someone writes it: hyphens anywhere, spaces, colons,
-# zero-width characters ("4ea9 057c ...", "4ea9\u200b057c..."): at most a few, never a letter or digit.
-_ID_SEPARATOR = r"[^0-9A-Za-z]{0,3}"
+# zero-width characters ("4ea9 057c ...", "4ea9\u200b057c..."): at most a few, never a letter or digit; a run of
+# white space (a line break and the next line's indentation) counts as one. Possessive, so a long run is never
+# backtracked into.
+_ID_SEPARATOR = r"(?:[^0-9A-Za-z\s]|\s++){0,3}"
 
 
 # The shortest run of digits in an identifier ("100001" of "MRN-100001") that is the patient's on its own: shorter
@@ -78,6 +80,13 @@ def _identifier_patterns(value: str) -> list[str]:
     return patterns
 
 
+def _written(number: int | float) -> tuple[str, ...]:
+    """A JSON number as text, and a whole float also as the integer it is (774411.0 is 774411)."""
+    if isinstance(number, float) and number.is_integer():
+        return str(number), str(int(number))
+    return (str(number),)
+
+
 def redactor(*patient_ids: uuid.UUID, also: Sequence[str] = ()):
     """A function replacing every occurrence of these patients' ids (in any case, with or without hyphens or with
     other separators between the digits) and of the values ``also`` (their other identifiers:
@@ -88,6 +97,9 @@ def redactor(*patient_ids: uuid.UUID, also: Sequence[str] = ()):
     def redact(value):
         if isinstance(value, str):
             return pattern.sub(REDACTED, value) if pattern is not None else value
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            # an MRN's number given as a JSON number ({"mrn": 774411}, 774411.0) is the identifier all the same
+            return REDACTED if pattern is not None and any(pattern.search(w) for w in _written(value)) else value
         if isinstance(value, list):
             return [redact(v) for v in value]
         if isinstance(value, dict):

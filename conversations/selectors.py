@@ -120,10 +120,17 @@ def care_team_flags(*, identity: Identity, patient_id: uuid.UUID, limit: int = 1
 
     A page at a time: every flag of ``limit`` flagged sessions, the sessions holding an urgent flag first, then
     newest first (within the page, urgent flags first, then newest), and the cursor of the next page (None on the
-    last; ValueError for a cursor it did not give). The first 100 sessions were all there was."""
+    last; ValueError for a cursor it did not give). The first 100 sessions were all there was. An agent naming no
+    purpose reads the flags of the purposes the patient's consent is in force for."""
     sessions = ConversationSession.objects.filter(organization_id=identity.org_id, patient_id=patient_id)
     if purpose is not None:
         sessions = sessions.filter(purpose=purpose)
+    elif identity.is_agent:
+        # an agent reads a conversation only for a purpose the patient's consent is in force for (the purpose rule of
+        # its reads of the session): flags of the others are not its to read, as the session itself is not
+        held = set(sessions.exclude(care_team_flags=[]).values_list("purpose", flat=True).distinct())
+        sessions = sessions.filter(purpose__in=[p for p in sorted(held)
+                                                if permits(identity, patient_id=patient_id, purpose=p)])
     urgent = ExpressionWrapper(Q(care_team_flags__contains=[{"urgent": True}]), output_field=BooleanField())
     sessions = sessions.exclude(care_team_flags=[]).annotate(has_urgent=urgent)
     if cursor:

@@ -55,7 +55,7 @@ from core import audit, maintenance
 from core.errors import ConcurrentUpdate, NoConsentOrAccess, NotFound, ValidationFailed
 from core.identity import Identity, identity_context
 from core.patient_identifiers import identifier_values
-from core.serializers import visible
+from core.serializers import text_problem, visible
 from core.services import organization_ensure
 from memory.erasure import ErasureSection, erasure_hold
 from memory.lifecycle import memory_value
@@ -139,6 +139,10 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
     if len(content) > settings.CONVERSATION_MAX_CONTENT_CHARS:
         raise ValidationFailed.of("content", f"at most {settings.CONVERSATION_MAX_CONTENT_CHARS} characters",
                                   "too_long")
+    if (problem := text_problem(content)) is not None:
+        # what the model and a summary read must be what was stored: no escape sequences, bells or text turned
+        # around by a direction override (tab and line breaks are text)
+        raise ValidationFailed.of("content", problem, "unstorable_character")
     if role != TurnRole.TOOL and not visible(content):  # white space, zero-width and control characters say nothing
         raise ValidationFailed.of("content", "required", "required")
     if role == TurnRole.TOOL and not tool_name:
@@ -156,7 +160,8 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
             if not offers_well_formed(tool_result):
                 # later turns pick from these offers and the summary quotes them: a malformed one would break both
                 raise ValidationFailed.of("tool_result.offers", "a list of offers, each an object with a slot_id "
-                                          "(text) and, when given, a day and an HH:MM time")
+                                          "(text, at most 128 characters) and, when given, a day, an HH:MM time "
+                                          "and a start (at most 64 characters)")
             if len(tool_result["offers"]) > MAX_OFFERS:
                 # as many as the service's own slot search offers: every context carries the latest offers whole,
                 # so a longer list left no room for the conversation at the default budget
@@ -435,6 +440,33 @@ def session_sweep(*, batch: int = 500, max_batches: int = 100) -> dict[str, int]
 
 # --- deleting one memory --------------------------------------------------------------------------------------
 
+def _strings(value) -> list[str]:
+    """Every string of a JSON value, keys included."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def _id_spellings(needles: list[str]) -> list[str]:
+    """A memory's id as a tool may hold it without hyphens (``uuid.hex``)."""
+    spellings = []
+    for needle in needles:
+        try:
+            spellings.append(uuid.UUID(needle).hex)
+        except ValueError:
+            continue
+    return spellings
+
+
 def session_forget_memory(*, identity: Identity, patient_id: uuid.UUID, needles: list[str]) -> ErasureSection:
     """Deleting one memory reaches the copies an agent put into a conversation: the tool results of the patient's
     sessions (those the caller may access) that hold any of ``needles`` (the memory's id, text or distinctive
@@ -442,13 +474,15 @@ def session_forget_memory(*, identity: Identity, patient_id: uuid.UUID, needles:
     session goes too. What the patient or the assistant said stays: it is the conversation, not a copy."""
     section = ErasureSection(kind="conversation_tool_results",
                              note="tool results holding the deleted memory cleared; the session's summary is made anew")
-    wanted = [n.casefold() for n in needles if n]
+    wanted = [n.casefold() for n in (*needles, *_id_spellings(needles)) if n]
     turns = (ConversationTurn.objects.select_for_update()
              .filter(organization_id=identity.org_id, patient_id=patient_id, role=TurnRole.TOOL)
              .exclude(tool_result__isnull=True, content="").order_by("session_id", "seq"))
     hit: dict[uuid.UUID, list[int]] = {}
     for turn in turns:
-        held = (json.dumps(turn.tool_result, ensure_ascii=False) + "\n" + turn.content).casefold()
+        # the strings as they are too: as JSON, a value with a quote, a backslash or a line break is escaped
+        held = "\n".join([json.dumps(turn.tool_result, ensure_ascii=False), *_strings(turn.tool_result),
+                          turn.content]).casefold()
         if any(n in held for n in wanted):
             hit.setdefault(turn.session_id, []).append(turn.seq)
     for session_id, seqs in hit.items():

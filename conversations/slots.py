@@ -64,7 +64,10 @@ def apply_turn(state: dict, *, seq: int, role: str, parsed: dict | None = None, 
     src = source_id(seq)
     if role == "tool":
         if tool_name == OFFER_TOOL and isinstance(tool_result, dict) and isinstance(tool_result.get("offers"), list):
-            new["last_offer"] = {"source_id": src, "slots": tool_result["offers"]}
+            # what the conversation refers back to, not the whole result (the tool turn keeps that): every context
+            # carries the latest offers, and extra fields on ten offers left no room at the default budget
+            new["last_offer"] = {"source_id": src, "slots": [{k: o[k] for k in OFFER_FIELDS if k in o}
+                                                             for o in tool_result["offers"]]}
             new["selected_slot_id"] = None
             new["sources"]["last_offer"] = src
         return new
@@ -304,18 +307,22 @@ def _resolve_pending(pending: list[dict], parsed: dict) -> tuple[list[dict], lis
 
 
 _OFFER_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
+OFFER_FIELDS = ("slot_id", "start", "day", "time")
+MAX_SLOT_ID_CHARS = 128  # a FHIR Slot's id is at most 64
+MAX_START_CHARS = 64  # an ISO 8601 date and time with its offset
 
 
 def offers_well_formed(tool_result: dict) -> bool:
     """Whether a result recorded under the slot search's name holds offers the conversation can refer back to
-    ("the second one", "the 2 o'clock one") and summarise: a list of objects, each with a ``slot_id`` (text) and,
-    when given, a ``day`` and an ``HH:MM`` ``time``, as :func:`slot_from_start` makes them."""
+    ("the second one", "the 2 o'clock one") and summarise: a list of objects, each with a ``slot_id`` (text of at
+    most 128 characters) and, when given, a ``day``, an ``HH:MM`` ``time`` and a ``start`` (at most 64), as
+    :func:`slot_from_start` makes them."""
     offers = tool_result.get("offers")
     return isinstance(offers, list) and all(
-        isinstance(o, dict) and isinstance(o.get("slot_id"), str) and o["slot_id"] != ""
+        isinstance(o, dict) and isinstance(o.get("slot_id"), str) and 0 < len(o["slot_id"]) <= MAX_SLOT_ID_CHARS
         and ("day" not in o or o["day"] in DAYS)
         and ("time" not in o or isinstance(o["time"], str) and _OFFER_TIME.fullmatch(o["time"]) is not None)
-        and ("start" not in o or isinstance(o["start"], str))
+        and ("start" not in o or isinstance(o["start"], str) and len(o["start"]) <= MAX_START_CHARS)
         for o in offers)
 
 

@@ -127,6 +127,23 @@ def test_turns_get_sequence_numbers_and_slots_update_on_the_first_turn(world):
     assert second["slots"]["excluded_periods"] == ["morning"], "a constraint from the first turn is kept"
 
 
+@pytest.mark.parametrize("content", ["\x1b[31mcardiology\x1b[0m on Monday", "bell\x07 please",
+                                     "Monday \u202eyadsruhT", "back\x08space"])
+def test_a_turn_with_control_or_direction_characters_is_422_and_stores_nothing(world, content):
+    """A turn is what the model reads and the summary quotes: an escape sequence, a bell or a direction override
+    (text shown in another order than it is stored) was stored and put into the model context as sent. It is
+    422 unstorable_character naming content and the code point, nothing stored; tabs and line breaks are text."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    r = api.post(session_path(sid, "/turns"), {"role": "user", "content": content})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("content", "unstorable_character")], r.content
+    assert "U+" in r.json()["errors"][0]["message"]
+    assert api.get(session_path(sid)).json()["session"]["turn_count"] == 0
+    body = say(api, sid, "cardiology\tplease\r\nMonday \u200fok")
+    assert body["turn"]["seq"] == 1 and body["slots"]["specialty"] == "cardiology"
+
+
 def test_assistant_turns_do_not_set_slots(world):
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]
@@ -196,6 +213,31 @@ def test_a_slot_search_result_holds_at_most_as_many_offers_as_the_service_offers
     assert api.get(session_path(sid)).json()["session"]["turn_count"] == 0
     say(api, sid, "", role="tool", tool_name=OFFER_TOOL, tool_result={"offers": offers[:MAX_OFFERS]})
     assert api.get(session_path(sid, "/context")).status_code == 200
+
+
+def test_offers_with_extra_fields_leave_room_for_the_conversation_at_the_default_budget(world):
+    """Every context carries the latest offers: ten offers that came with other fields (a clinician, a long note)
+    filled the slots beyond the default budget, so every default read was 422 context_budget_too_small. The slots
+    keep what the conversation refers back to (slot_id, start, day, time); the tool turn keeps the whole result.
+    A slot id over 128 characters or a start over 64 is refused as a malformed offer."""
+    from conversations.slots import OFFER_TOOL
+
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "I need a cardiology follow-up")
+    note = " ".join(["parking on level two near the east entrance"] * 30)
+    offers = [{"slot_id": f"S{i}", "start": "2031-03-03T10:00", "day": "monday", "time": "10:00",
+               "clinician": "Dr Example", "note": note} for i in range(10)]
+    say(api, sid, "", role="tool", tool_name=OFFER_TOOL, tool_result={"offers": offers})
+    body = context(api, sid)
+    assert body["budget"]["used_tokens"] <= 2000
+    assert body["context"]["slots"]["last_offer"]["slots"][0] == {
+        "slot_id": "S0", "start": "2031-03-03T10:00", "day": "monday", "time": "10:00"}
+    assert say(api, sid, "the second one")["slots"]["selected_slot_id"] == "S1"
+    for offer in ({"slot_id": "S" * 129}, {"slot_id": "S1", "start": "2" * 65}):
+        r = api.post(session_path(sid, "/turns"), {"role": "tool", "tool_name": OFFER_TOOL, "content": "",
+                                                   "tool_result": {"offers": [offer]}})
+        assert r.status_code == 422 and r.json()["errors"][0]["field"] == "tool_result.offers", r.content
 
 
 def test_tool_turns_carry_bounded_results(world):
@@ -408,6 +450,39 @@ def test_the_patients_mrn_is_redacted_however_it_is_written(world):
     assert messages[len(written)]["tool_result"] == {"mrn": "[patient]"}
     assert messages[-1]["content"] == "not 7744120 or 1774412, and after 10:30 please"
     assert body["budget"]["used_tokens"] == count_tokens(dumps(body["context"]))
+
+
+def test_the_patients_mrn_given_as_a_json_number_is_redacted(world):
+    """A tool result holding the MRN's number as a JSON number ({"mrn": 774413}, 774413.0) carries the identifier as
+    much as the text "774413" does: it reads [patient] in the model context; other numbers are left as they are."""
+    register_mrn(world, "MRN-774413")
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    say(api, sid, "", role="tool", tool_name="ehr.lookup",
+        tool_result={"mrn": 774413, "records": [{"n": 774413.0}], "visits": 3, "ok": True, "other": 7744130})
+    body = context(api, sid)
+    assert body["context"]["messages"][0]["tool_result"] == {
+        "mrn": "[patient]", "records": [{"n": "[patient]"}], "visits": 3, "ok": True, "other": 7744130}
+    assert "774413," not in json.dumps(body["context"])
+    assert body["budget"]["used_tokens"] == count_tokens(dumps(body["context"]))
+
+
+def test_the_patient_identifier_split_across_lines_is_redacted(world):
+    """An id pasted with a line break and the next line's indentation between its digits, or with a hyphen and
+    spaces around it, is the same id: it never reaches the model context, in a turn or a tool result."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    hexed = world.patient_a.hex
+    forms = [hexed[:8] + "\n        " + hexed[8:], " - ".join(hexed[i:i + 4] for i in range(0, 32, 4)),
+             hexed[:12] + "\r\n\t\t" + hexed[12:20] + "\n\n" + hexed[20:]]
+    for form in forms:
+        say(api, sid, f"my id is {form} ok")
+    say(api, sid, "", role="tool", tool_name="ehr.lookup", tool_result={"record": {"id": forms[0]}})
+    body = context(api, sid, 4000)
+    messages = body["context"]["messages"]
+    assert [m["content"] for m in messages[:3]] == ["my id is [patient] ok"] * 3
+    assert messages[3]["tool_result"] == {"record": {"id": "[patient]"}}
+    assert hexed[:8] not in json.dumps(body["context"]).lower()
 
 
 def test_a_summary_of_older_turns_is_redacted_like_the_turns(world):

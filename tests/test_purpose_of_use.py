@@ -230,6 +230,31 @@ def test_once_the_consent_is_withdrawn_an_agent_can_neither_add_turns_nor_search
     assert turns.status_code == 201 and turns.json()["turn"]["seq"] == 2, turns.content
 
 
+def test_an_agent_naming_no_purpose_reads_care_team_flags_only_of_purposes_whose_consent_is_in_force(world):
+    """The flags of a conversation are read as the conversation is: once the patient withdrew the consent for its
+    purpose, an agent whose token names no purpose no longer lists them (it listed every flagged session's codes
+    while reading the session itself was 403); the flags of a conversation whose consent is in force stay, and the
+    patient in person reads them all."""
+    consent = world.consent(world.patient_a, SCHED)
+    world.consent(world.patient_a, COMM)
+    me = world.patient(world.patient_a)
+    agent = agent_for(world, world.patient_a)
+    path = f"/v1/patients/{world.patient_a}/care-team-flags"
+    held = {}
+    for purpose, said in ((SCHED, "I have crushing chest pain right now"), (COMM, "I'm on blood thinners")):
+        sid = agent.post("/v1/sessions", {"patient_id": str(world.patient_a), "purpose": purpose}).json()[
+            "session"]["session_id"]
+        assert agent.post(f"/v1/sessions/{sid}/turns", {"role": "user", "content": said}).status_code == 201
+        held[purpose] = sid
+    assert {f["session_id"] for f in agent.get(path).json()["items"]} == set(held.values())
+    assert me.post(f"/v1/patients/{world.patient_a}/consents/{consent}/revoke").status_code == 200
+    r = agent.get(path)
+    assert r.status_code == 200, r.content
+    assert {f["session_id"] for f in r.json()["items"]} == {held[COMM]}, r.content
+    assert "urgent_symptom" not in r.content.decode()
+    assert {f["session_id"] for f in me.get(path).json()["items"]} == set(held.values())
+
+
 def test_an_agent_whose_token_names_no_purpose_reads_a_conversation_only_while_its_consent_is_in_force(world):
     """A conversation is held for one purpose, so a read of it that names none is a read for that one: once the
     patient withdrew the consent for it, an agent whose token claims no purpose of use is refused the session and

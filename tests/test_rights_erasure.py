@@ -4,6 +4,8 @@ redacts old workflow values on its own."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.core.management import call_command
 
@@ -239,6 +241,33 @@ def test_deleting_a_preferred_name_clears_the_tool_results_that_hold_the_name_al
     assert copies["erased"] == [{"session_id": sid, "turns": [1]}], copies
     text = str(context(patient, sid))
     assert name.upper() not in text and "thu-1430" in text
+
+
+@pytest.mark.django_db
+def test_deleting_a_memory_clears_tool_results_holding_its_quoted_name_or_its_id_without_hyphens(world):
+    """A name with quotation marks or a backslash in it is held in a tool result as it was written (as JSON it is
+    escaped, and was no match), and a tool may hold the memory's id without hyphens: deleting the memory clears
+    both; a tool result holding neither stays."""
+    from tests.test_conversations_api import context, say, start
+
+    a = world.patient_a
+    cid = world.consent(a, purpose="communication")
+    patient = world.patient(a)
+    name = 'Robert "Bobcat" Q\\uinn'
+    created = patient.post(f"/v1/patients/{a}/memories", {
+        "memory_type": "preferred_name", "consent_purpose": "communication", "consent_record_id": cid,
+        "fact": {"preferred_name": name, "pronouns": "they/them"}})
+    assert created.status_code == 201, created.content
+    memory_id = created.json()["memory_id"]
+    sid = start(patient, a)["session"]["session_id"]
+    say(patient, sid, "", role="tool", tool_name="memory.lookup", tool_result={"call_them": name})
+    say(patient, sid, "", role="tool", tool_name="memory.lookup", tool_result={"ref": uuid.UUID(memory_id).hex})
+    say(patient, sid, "", role="tool", tool_name="scheduling.offers", tool_result={"slot": "thu-1430 Friday"})
+    receipt = patient.client.delete(f"/v1/patients/{a}/memories/{memory_id}", **patient._headers(None)).json()
+    (copies,) = receipt["other_copies"]
+    assert copies["erased"] == [{"session_id": sid, "turns": [1, 2]}], copies
+    text = str(context(patient, sid))
+    assert "Bobcat" not in text and uuid.UUID(memory_id).hex not in text and "thu-1430" in text
 
 
 PARKING = {  # an organisation's preference that staff record and agents propose, the patient confirming
