@@ -25,9 +25,9 @@ threads, 8 connections holding half a request header made ``/health/live`` time 
 this worker it answered in a few milliseconds with 128 of them held (tests/test_serve_slow_clients.py).
 
 Why buffer here rather than put an asynchronous server in front: uvicorn (``serve --asgi``) parks a slow head as a
-coroutine, but has no timeout for a request head on a new connection (an idle connection is held until the client
-goes) and a2wsgi gives the request a thread as soon as its head is in, so a body that trickled held a thread for as
-long as the client liked (measured: 32 authenticated requests whose bodies trickle, and uvicorn's ``/health/live``
+coroutine, but had no timeout for a request head on a new connection (core.uvicorn_serve now sets one) and
+a2wsgi gives the request a thread as soon as its head is in, so a body that trickled held a thread for as long as
+the client liked (measured: 32 authenticated requests whose bodies trickle, and uvicorn's ``/health/live``
 gave no answer in 20 s; this worker answered in 6 ms; core.asgi_deadlines now reads the body first there too).
 A reverse proxy would be one more process to ship, start and stop in order. Buffering in the worker keeps
 everything ``serve`` relies on (graceful stop, the balanced accept, gunicorn's own refusals) and costs a request
@@ -378,6 +378,7 @@ class BalancedThreadWorker(ThreadWorker):
 # with it a patient id) is not sent.
 _SERVER_PROBLEMS = {
     400: ("bad_request", "The request is malformed"),
+    503: ("service_unavailable", "The service is busy: try again shortly"),
     403: ("forbidden", "The request is forbidden"),
     408: ("request_timeout", "The request did not arrive in time"),
     413: ("payload_too_large", "The request body is too large"),
@@ -404,6 +405,13 @@ def write_problem(sock, status_int: int, reason: str, mesg: str, request_id: str
     It carries a request id, in its body and its ``X-Request-ID`` header, like every answer of the application
     (core.middleware.RequestIdMiddleware, which these requests never reach): the client's when it sent a sane one
     and the head could be read (``request_id``), else a new one; the refusal is logged under it."""
+    util.write_nonblock(sock, problem_answer(status_int, reason, request_id=request_id))
+
+
+def problem_answer(status_int: int, reason: str, *, request_id: str | None = None,
+                   retry_after: int | None = None) -> bytes:
+    """A whole answer (head and problem document, ``Connection: close``) for a refusal made before the application
+    sees the request; also uvicorn's (core.uvicorn_serve)."""
     from core.errors import PROBLEM_CONTENT_TYPE, problem_body
     from core.logging import request_id_var
     from core.middleware import normalise_request_id
@@ -417,8 +425,9 @@ def write_problem(sock, status_int: int, reason: str, mesg: str, request_id: str
     finally:
         request_id_var.reset(token)
     head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
-            f"Content-Length: {len(body)}\r\nX-Request-ID: {rid}\r\nCache-Control: no-store\r\n\r\n")
-    util.write_nonblock(sock, head.encode("latin1") + body)
+            f"Content-Length: {len(body)}\r\nX-Request-ID: {rid}\r\nCache-Control: no-store\r\n"
+            + (f"Retry-After: {retry_after}\r\n" if retry_after is not None else "") + "\r\n")
+    return head.encode("latin1") + body
 
 
 util.write_error = write_problem  # what gunicorn.workers.base's handle_error calls
