@@ -15,6 +15,8 @@ worker (core.gunicorn_worker) gives a connection.
   opening (or of its first byte, on a kept-alive connection) is answered ``408 request_timeout`` and the connection
   closed; a connection that sent nothing is closed. The body has the same deadline from the head
   (core.asgi_deadlines).
+* **A half-closed client gets its answer.** One that sends its request and then shuts its side of the connection
+  for writing was served with the answer dropped (uvicorn closed on the end of input); it is answered, then closed.
 * **A bounded number of connections.** ``WEB_WORKER_CONNECTIONS`` (1,000, gunicorn's ``worker_connections``) per
   worker: a connection beyond it is answered ``503 service_unavailable`` with ``Retry-After`` and closed.
 """
@@ -42,6 +44,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     _head_timer = None
     _head_begun = False
+    _client_done = False  # the client half-closed the connection (it sends nothing more, and reads the answer)
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
@@ -63,6 +66,22 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def connection_lost(self, exc) -> None:
         self._cancel_head_timer()
         super().connection_lost(exc)
+
+    def eof_received(self) -> bool | None:
+        """A client that sends its request and then half-closes the connection (shutdown(SHUT_WR), ``nc -N``) waits
+        for the answer: uvicorn closed the connection at the end of the request, so the request was served (a write
+        made) and its answer lost. The connection stays open until the answers to what was sent are written;
+        a request not whole by then is not waited for."""
+        self._client_done = True
+        if self.cycle is not None and not self.cycle.response_complete:
+            return True
+        return None
+
+    def on_response_complete(self) -> None:
+        last = not self.pipeline
+        super().on_response_complete()
+        if self._client_done and last and not self.transport.is_closing():
+            self.transport.close()
 
     def _arm_head_timer(self) -> None:
         if self._head_timer is None:

@@ -322,6 +322,16 @@ def test_under_asgi_a_head_takes_no_longer_than_the_read_timeout_connections_are
         assert _read_all(sock).startswith(b"HTTP/1.1 200")
         sock.close()
 
+        # a client that half-closes once its requests are sent gets every answer (uvicorn served them and dropped
+        # the answers), then the connection is closed
+        for count in (1, 2):
+            sock = socket.create_connection((host, port), timeout=10)
+            sock.sendall(b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * count)
+            sock.shutdown(socket.SHUT_WR)
+            started = time.monotonic()
+            assert _read_all(sock).count(b"HTTP/1.1 200") == count and time.monotonic() - started < 2
+            sock.close()
+
         # the one worker killed: another takes its place, and the service answers again
         workers = _asgi_workers(service)
         assert len(workers) == 1, workers
