@@ -15,6 +15,10 @@ worker (core.gunicorn_worker) gives a connection.
   opening (or of its first byte, on a kept-alive connection) is answered ``408 request_timeout`` and the connection
   closed; a connection that sent nothing is closed. The body has the same deadline from the head
   (core.asgi_deadlines).
+* **A request head of at most 64 KiB** (``MAX_BUFFERED_HEAD_BYTES``, as gunicorn's worker): httptools keeps a
+  header's value whole however long, so one connection sending a header without end made its worker hold tens of
+  megabytes more every few seconds; beyond it, ``431 headers_too_large`` and the connection closed. What the parser
+  refuses is ``400 bad_request`` as a problem document, not uvicorn's plain text.
 * **A half-closed client gets its answer.** One that sends its request and then shuts its side of the connection
   for writing was served with the answer dropped (uvicorn closed on the end of input); it is answered, then closed.
 * **A bounded number of connections.** ``WEB_WORKER_CONNECTIONS`` (1,000, gunicorn's ``worker_connections``) per
@@ -32,6 +36,7 @@ from uvicorn.config import STARTUP_FAILURE
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from core.asgi_deadlines import REQUEST_READ_TIMEOUT_SECONDS
+from core.gunicorn_worker import MAX_BUFFERED_HEAD_BYTES, problem_answer
 
 log = logging.getLogger("anamnesis.access")
 
@@ -45,6 +50,22 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     _head_timer = None
     _head_begun = False
     _client_done = False  # the client half-closed the connection (it sends nothing more, and reads the answer)
+    _head_bytes = 0  # what has arrived of the request head being read (from its second read on)
+
+    def data_received(self, data: bytes) -> None:
+        begun = self._head_begun
+        super().data_received(data)
+        if begun and self._head_begun and not self.transport.is_closing():
+            # the whole read went to a head not yet ended (the read that began it is not counted: it may hold the
+            # end of the previous request too)
+            self._head_bytes += len(data)
+            if self._head_bytes > MAX_BUFFERED_HEAD_BYTES:
+                self._answer_and_close(431, "Request Header Fields Too Large")
+
+    def send_400_response(self, msg: str) -> None:
+        """What the parser refuses (a malformed request) is the problem document gunicorn's worker answers, not
+        uvicorn's plain text."""
+        self._answer_and_close(400, "Bad Request")
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
@@ -56,6 +77,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._head_begun = True
+        self._head_bytes = 0
         self._arm_head_timer()
 
     def on_headers_complete(self) -> None:
@@ -105,8 +127,6 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self.transport.close()  # nothing sent: closed quietly, as gunicorn's worker closes it
 
     def _answer_and_close(self, status: int, reason: str) -> None:
-        from core.gunicorn_worker import problem_answer
-
         sent = dict(self.headers or []).get(b"x-request-id") if self._head_begun else None
         self.transport.write(problem_answer(status, reason, request_id=sent.decode("latin1") if sent else None,
                                             retry_after=1 if status == 503 else None))
