@@ -346,6 +346,16 @@ def test_under_asgi_a_head_takes_no_longer_than_the_read_timeout_connections_are
         answer = _answer_to(host, port, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\0" * 40)
         assert answer.startswith(b"HTTP/1.1 400") and b'"code": "bad_request"' in answer, answer[:300]
 
+        # an MCP request whose body trickles in is cut off as the API's are (it was held without end)
+        sock = socket.create_connection((host, port), timeout=READ_TIMEOUT + 8)
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Accept: application/json\r\nContent-Length: 60\r\n\r\n{")
+        started = time.monotonic()
+        answer = _read_all(sock)
+        sock.close()
+        assert answer.startswith(b"HTTP/1.1 408") and b'"code": "request_timeout"' in answer, answer[:300]
+        assert time.monotonic() - started < READ_TIMEOUT + 2
+
         # a client that half-closes once its requests are sent gets every answer (uvicorn served them and dropped
         # the answers), then the connection is closed
         for count in (1, 2):
