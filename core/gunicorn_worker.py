@@ -71,6 +71,10 @@ NEXT_REQUEST_WAIT_SECONDS = 0.002
 NEXT_REQUEST_RUN = 1000
 
 
+# What a method (a token, RFC 9110 9.1) may start with, as gunicorn's parser reads it: no lower-case letter or "#"
+_METHOD_FIRST_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!$%&'*+-.^_`|~")
+
+
 def _head_fields(head: bytes) -> list[tuple[bytes, bytes]]:
     fields = []
     for line in head.split(b"\r\n")[1:]:
@@ -117,9 +121,15 @@ def _chunked_body_end(data: bytes, pos: int, max_body: int, progress: dict | Non
 def request_state(data: bytes, *, max_body: int, progress: dict | None = None) -> str:
     """What a connection's buffered bytes hold: ``"partial"`` (wait for more), ``"complete"`` (a whole request,
     body included, or one the parser refuses from what it has: a malformed head, a bad length) or
-    ``"head_too_large"`` / ``"body_too_large"`` (refused here, not worth waiting for). ``progress``: an empty dict
-    for each request, passed with each call while its bytes arrive (:func:`_chunked_body_end`)."""
+    ``"head_too_large"`` / ``"body_too_large"`` / ``"malformed"`` (refused here, not worth waiting for).
+    ``progress``: an empty dict for each request, passed with each call while its bytes arrive
+    (:func:`_chunked_body_end`)."""
     start = len(data) - len(data.lstrip(b"\r\n"))  # empty lines before a request line are skipped (RFC 9112 2.2)
+    if data[start:start + 1] and data[start] not in _METHOD_FIRST_BYTES:
+        # no request line starts so (a TLS handshake sent to the plain port, a scanner's bytes): refused at once,
+        # where waiting for a head that never ends held the connection until the read timeout (gunicorn's parser
+        # would wait for the line's end on a thread)
+        return "malformed"
     end = data.find(b"\r\n\r\n", start)
     if end < 0:
         return "head_too_large" if len(data) > MAX_BUFFERED_HEAD_BYTES else "partial"
@@ -315,7 +325,7 @@ class BalancedThreadWorker(ThreadWorker):
             conn.request_ready = True
             super().enqueue_req(conn)
             return True
-        self._refuse(conn, 431 if state == "head_too_large" else 413)
+        self._refuse(conn, {"head_too_large": 431, "body_too_large": 413, "malformed": 400}[state])
         return True
 
     def _hand_over(self, conn) -> None:
@@ -341,7 +351,8 @@ class BalancedThreadWorker(ThreadWorker):
 
     def _refuse(self, conn, status: int) -> None:
         """Answer from the main loop and close: nothing is read of the rest, and no thread is used."""
-        reasons = {408: "Request Timeout", 413: "Payload Too Large", 431: "Request Header Fields Too Large"}
+        reasons = {400: "Bad Request", 408: "Request Timeout", 413: "Payload Too Large",
+                   431: "Request Header Fields Too Large"}
         try:
             conn.sock.setblocking(False)
             head = bytes(conn.buffered)

@@ -42,6 +42,11 @@ def test_a_request_is_complete_only_with_its_whole_body():
     assert request_state(chunked + (b"1;" + b"x" * 1000 + b"\r\na\r\n") * 200, max_body=1000) == "body_too_large"
     # what the parser refuses by itself is handed over at once (it answers 400 without waiting for more)
     assert request_state(b"POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n", max_body=100) == "complete"
+    # bytes no request line starts with (a TLS handshake sent to the plain port) too: they were held until the
+    # read timeout and answered 408
+    for start in (b"\x16\x03\x01\x02\x00\x01\x00", b"\r\n\x00GET", b"get / HTTP/1.1", b"#"):
+        assert request_state(start, max_body=100) == "malformed", start
+    assert request_state(b"\r\nGE", max_body=100) == request_state(b"M-SEARCH", max_body=100) == "partial"
 
 
 def test_a_body_of_many_small_chunks_arriving_a_few_at_a_time_is_read_through_once():
@@ -149,7 +154,8 @@ def test_held_half_requests_leave_health_and_the_api_answering_and_a_trickled_bo
         for request, status, code in (
                 (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\n\r\n{{".encode(),
                  413, b"payload_too_large"),
-                (b"GET /health/live HTTP/1.1\r\nX-Long: " + b"a" * 70000, 431, b"headers_too_large")):
+                (b"GET /health/live HTTP/1.1\r\nX-Long: " + b"a" * 70000, 431, b"headers_too_large"),
+                (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 400, b"bad_request")):  # TLS to the plain port
             sock = socket.create_connection((host, port), timeout=5)
             sock.sendall(request)
             answer = b""
