@@ -40,7 +40,7 @@ def _clean_issuers(issuers: list[str]) -> list[str]:
 def _refuse_reserved(organization_id: uuid.UUID) -> None:
     """The nil and max UUIDs are placeholders, never an organisation's id: the API refuses them
     (core.serializers.RealUUIDIn) and so does the operator's command, which registered the nil UUID."""
-    if organization_id.int in (0, 2**128 - 1):
+    if uuid.UUID(str(organization_id)).int in (0, 2**128 - 1):  # callers pass a UUID, or its text
         raise ValidationFailed.of("organization_id", "the nil and max UUIDs are no one's id: send a real one",
                                   "reserved")
 
