@@ -137,6 +137,10 @@ def load_application():
     """The application, for uvicorn's ``factory``: any failure to load it exits with uvicorn's start-up failure
     status, which its supervisor takes for a server that cannot start (and stops) rather than a worker that died
     (and is started again)."""
+    from core.supervision import stopped_with_parent
+
+    # a worker whose supervisor was killed (SIGKILL) stops too, as gunicorn's workers do, instead of serving on alone
+    stopped_with_parent(os.getppid())()
     try:
         from config.asgi import application
     except Exception:
