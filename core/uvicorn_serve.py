@@ -55,7 +55,13 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         begun = self._head_begun
         super().data_received(data)
-        if begun and self._head_begun and not self.transport.is_closing():
+        if self.transport.is_closing():
+            return
+        if not self._head_begun and (self.cycle is None or self.cycle.response_complete):
+            # bytes that began no request (empty lines between requests) cancelled uvicorn's keep-alive timeout and
+            # started no head: a kept-alive connection sent "\r\n" was held without end
+            self._arm_head_timer()
+        if begun and self._head_begun:
             # the whole read went to a head not yet ended (the read that began it is not counted: it may hold the
             # end of the previous request too)
             self._head_bytes += len(data)

@@ -352,6 +352,16 @@ def test_under_asgi_a_head_takes_no_longer_than_the_read_timeout_connections_are
         answer = _answer_to(host, port, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\0" * 40)
         assert answer.startswith(b"HTTP/1.1 400") and b'"code": "bad_request"' in answer, answer[:300]
 
+        # a kept-alive connection sent an empty line after its answer (which cancelled uvicorn's keep-alive
+        # timeout and began no request) is closed all the same
+        sock = socket.create_connection((host, port), timeout=READ_TIMEOUT + 8)
+        sock.sendall(b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert _response(sock)[0] == 200
+        sock.sendall(b"\r\n")
+        started = time.monotonic()
+        assert _read_all(sock) == b"" and time.monotonic() - started < READ_TIMEOUT + 2
+        sock.close()
+
         # an MCP request whose body trickles in is cut off as the API's are (it was held without end)
         sock = socket.create_connection((host, port), timeout=READ_TIMEOUT + 8)
         sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
