@@ -359,7 +359,8 @@ def test_under_asgi_a_head_takes_no_longer_than_the_read_timeout_connections_are
         assert _response(sock)[0] == 200
         sock.sendall(b"\r\n")
         started = time.monotonic()
-        assert _read_all(sock) == b"" and time.monotonic() - started < READ_TIMEOUT + 2
+        # (arriving before uvicorn has marked the answer complete, it is the keep-alive timeout, 5 s, that closes)
+        assert _read_all(sock) == b"" and time.monotonic() - started < max(READ_TIMEOUT, 5) + 2
         sock.close()
 
         # an MCP request whose body trickles in is cut off as the API's are (it was held without end)
