@@ -28,6 +28,7 @@ def _interrupt(signum, frame):
 
 
 _PR_SET_PDEATHSIG = 1
+_LIBC: ctypes.CDLL | None
 try:  # loaded here, not in the forked child (which may not take the loader's lock another thread held)
     _LIBC = ctypes.CDLL(None, use_errno=True)
 except OSError:
@@ -42,7 +43,7 @@ def stopped_with_parent(parent: int | None = None):
 
     def arrange() -> None:
         try:
-            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)  # type: ignore[union-attr]
         except AttributeError:  # no libc, or no prctl (not Linux)
             return
         if os.getppid() != parent:

@@ -95,7 +95,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._cancel_head_timer()
         super().connection_lost(exc)
 
-    def eof_received(self) -> bool | None:
+    # asyncio's Protocol.eof_received: True keeps the transport open (uvicorn annotates it None)
+    def eof_received(self) -> bool | None:  # type: ignore[override]
         """A client that sends its request and then half-closes the connection (shutdown(SHUT_WR), ``nc -N``) waits
         for the answer: uvicorn closed the connection at the end of the request, so the request was served (a write
         made) and its answer lost. The connection stays open until the answers to what was sent are written;
