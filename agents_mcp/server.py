@@ -118,6 +118,10 @@ class BearerGuard:
                                {"Connection": "close"})
                 return
             receive = _replaying(body, receive)
+            if Headers(scope=scope).get("accept") is None:
+                # No Accept at all is any type (RFC 9110 12.5.1), as the REST API reads it; the transport, which
+                # wants the ranges a client is told to send, answered 406 to a plain HTTP client that sent none
+                scope = {**scope, "headers": [*scope.get("headers", []), (b"accept", b"*/*")]}
         authorization = Headers(scope=scope).get("authorization", "")
         scheme, _, token = authorization.partition(" ")
         token = token.strip()

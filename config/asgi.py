@@ -5,8 +5,8 @@ to the Django application.
 Django is served through its WSGI application in a thread pool (a2wsgi), not Django's ASGI handler: our views are
 synchronous, and Django's ASGI handler runs synchronous views one at a time per process (thread-sensitive), which
 would serialise every request of a worker. The WSGI module keeps its start-up checks (core.E001, model warm-up).
-A request's body is read, and its answer written, within the deadlines gunicorn's worker sets (core.asgi_deadlines):
-a slow client holds none of those threads for longer.
+A request's body is read, and its answer written, within the deadlines gunicorn's worker sets (core.asgi_deadlines),
+for Django and the MCP app alike: a slow client holds none of those threads, nor a connection, for longer.
 """
 
 import os
@@ -58,8 +58,10 @@ def build_application():
     from core.asgi_deadlines import ClientDeadlines
 
     workers = int(os.environ.get("WEB_THREADS", "8"))
+    # /mcp too: its body trickling in, or its answer never taken, held the connection without end
     return Router(ClientDeadlines(WSGIMiddleware(wsgi_application, workers=workers),
-                                  max_body=settings.MAX_REQUEST_BYTES), build_app())
+                                  max_body=settings.MAX_REQUEST_BYTES),
+                  ClientDeadlines(build_app(), max_body=settings.MAX_REQUEST_BYTES))
 
 
 application = build_application()

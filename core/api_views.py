@@ -185,3 +185,10 @@ class DocsView(SpectacularSwaggerSplitView):
     renderer, which has no template for it (500 internal_error); it is 405 with ``Allow`` as POST is."""
 
     http_method_names = ["get", "head"]
+
+    def initial(self, request, *args, **kwargs):
+        # Query parameters as the schema (and every operation) takes them: ``/v1/docs?foo=1`` was 200 (and the
+        # page's set-up script's address carried it) where ``/v1/schema?foo=1`` is 422. ``script`` (empty: the
+        # set-up script) and ``lang`` are drf-spectacular's; nothing else, each once, 422 naming the parameter
+        check_query_params(request, frozenset({"script", "lang"}), blank_allowed=frozenset({"script"}))
+        super().initial(request, *args, **kwargs)

@@ -14,7 +14,8 @@ answer). :class:`ClientDeadlines`, in front of the Django application:
   past it the rest of the answer is dropped, so the thread finishes at once, and uvicorn closes the connection
   (logging that the answer was not completed).
 
-What is left as uvicorn has it: a request head that never ends holds a connection (a coroutine, no thread).
+The request head has the same deadline, counted from the connection's opening, and a worker's connections are
+capped, in uvicorn's protocol (core.uvicorn_serve).
 """
 
 from __future__ import annotations

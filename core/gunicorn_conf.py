@@ -41,6 +41,10 @@ limit_request_line = 8190
 limit_request_field_size = 16384
 limit_request_fields = 200
 
+# The connections a worker holds at most (gunicorn's default; serve --asgi reads the same variable,
+# core.uvicorn_serve): beyond them it accepts no more until some close
+worker_connections = int(os.environ.get("WEB_WORKER_CONNECTIONS", "1000"))
+
 # An idle kept-alive connection stays open 5 s (gunicorn's default is 2 s), as under uvicorn (manage.py serve
 # --asgi): a client pausing a few seconds between calls reuses its connection.
 keepalive = 5

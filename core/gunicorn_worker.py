@@ -25,9 +25,9 @@ threads, 8 connections holding half a request header made ``/health/live`` time 
 this worker it answered in a few milliseconds with 128 of them held (tests/test_serve_slow_clients.py).
 
 Why buffer here rather than put an asynchronous server in front: uvicorn (``serve --asgi``) parks a slow head as a
-coroutine, but has no timeout for a request head on a new connection (an idle connection is held until the client
-goes) and a2wsgi gives the request a thread as soon as its head is in, so a body that trickled held a thread for as
-long as the client liked (measured: 32 authenticated requests whose bodies trickle, and uvicorn's ``/health/live``
+coroutine, but had no timeout for a request head on a new connection (core.uvicorn_serve now sets one) and
+a2wsgi gives the request a thread as soon as its head is in, so a body that trickled held a thread for as long as
+the client liked (measured: 32 authenticated requests whose bodies trickle, and uvicorn's ``/health/live``
 gave no answer in 20 s; this worker answered in 6 ms; core.asgi_deadlines now reads the body first there too).
 A reverse proxy would be one more process to ship, start and stop in order. Buffering in the worker keeps
 everything ``serve`` relies on (graceful stop, the balanced accept, gunicorn's own refusals) and costs a request
@@ -69,6 +69,10 @@ _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 # how many it serves in a row, before it hands the connection back to the worker's poller.
 NEXT_REQUEST_WAIT_SECONDS = 0.002
 NEXT_REQUEST_RUN = 1000
+
+
+# What a method (a token, RFC 9110 9.1) may start with, as gunicorn's parser reads it: no lower-case letter or "#"
+_METHOD_FIRST_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!$%&'*+-.^_`|~")
 
 
 def _head_fields(head: bytes) -> list[tuple[bytes, bytes]]:
@@ -117,9 +121,15 @@ def _chunked_body_end(data: bytes, pos: int, max_body: int, progress: dict | Non
 def request_state(data: bytes, *, max_body: int, progress: dict | None = None) -> str:
     """What a connection's buffered bytes hold: ``"partial"`` (wait for more), ``"complete"`` (a whole request,
     body included, or one the parser refuses from what it has: a malformed head, a bad length) or
-    ``"head_too_large"`` / ``"body_too_large"`` (refused here, not worth waiting for). ``progress``: an empty dict
-    for each request, passed with each call while its bytes arrive (:func:`_chunked_body_end`)."""
+    ``"head_too_large"`` / ``"body_too_large"`` / ``"malformed"`` (refused here, not worth waiting for).
+    ``progress``: an empty dict for each request, passed with each call while its bytes arrive
+    (:func:`_chunked_body_end`)."""
     start = len(data) - len(data.lstrip(b"\r\n"))  # empty lines before a request line are skipped (RFC 9112 2.2)
+    if data[start:start + 1] and data[start] not in _METHOD_FIRST_BYTES:
+        # no request line starts so (a TLS handshake sent to the plain port, a scanner's bytes): refused at once,
+        # where waiting for a head that never ends held the connection until the read timeout (gunicorn's parser
+        # would wait for the line's end on a thread)
+        return "malformed"
     end = data.find(b"\r\n\r\n", start)
     if end < 0:
         return "head_too_large" if len(data) > MAX_BUFFERED_HEAD_BYTES else "partial"
@@ -315,7 +325,7 @@ class BalancedThreadWorker(ThreadWorker):
             conn.request_ready = True
             super().enqueue_req(conn)
             return True
-        self._refuse(conn, 431 if state == "head_too_large" else 413)
+        self._refuse(conn, {"head_too_large": 431, "body_too_large": 413, "malformed": 400}[state])
         return True
 
     def _hand_over(self, conn) -> None:
@@ -341,7 +351,8 @@ class BalancedThreadWorker(ThreadWorker):
 
     def _refuse(self, conn, status: int) -> None:
         """Answer from the main loop and close: nothing is read of the rest, and no thread is used."""
-        reasons = {408: "Request Timeout", 413: "Payload Too Large", 431: "Request Header Fields Too Large"}
+        reasons = {400: "Bad Request", 408: "Request Timeout", 413: "Payload Too Large",
+                   431: "Request Header Fields Too Large"}
         try:
             conn.sock.setblocking(False)
             head = bytes(conn.buffered)
@@ -378,6 +389,7 @@ class BalancedThreadWorker(ThreadWorker):
 # with it a patient id) is not sent.
 _SERVER_PROBLEMS = {
     400: ("bad_request", "The request is malformed"),
+    503: ("service_unavailable", "The service is busy: try again shortly"),
     403: ("forbidden", "The request is forbidden"),
     408: ("request_timeout", "The request did not arrive in time"),
     413: ("payload_too_large", "The request body is too large"),
@@ -404,6 +416,13 @@ def write_problem(sock, status_int: int, reason: str, mesg: str, request_id: str
     It carries a request id, in its body and its ``X-Request-ID`` header, like every answer of the application
     (core.middleware.RequestIdMiddleware, which these requests never reach): the client's when it sent a sane one
     and the head could be read (``request_id``), else a new one; the refusal is logged under it."""
+    util.write_nonblock(sock, problem_answer(status_int, reason, request_id=request_id))
+
+
+def problem_answer(status_int: int, reason: str, *, request_id: str | None = None,
+                   retry_after: int | None = None) -> bytes:
+    """A whole answer (head and problem document, ``Connection: close``) for a refusal made before the application
+    sees the request; also uvicorn's (core.uvicorn_serve)."""
     from core.errors import PROBLEM_CONTENT_TYPE, problem_body
     from core.logging import request_id_var
     from core.middleware import normalise_request_id
@@ -417,8 +436,9 @@ def write_problem(sock, status_int: int, reason: str, mesg: str, request_id: str
     finally:
         request_id_var.reset(token)
     head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
-            f"Content-Length: {len(body)}\r\nX-Request-ID: {rid}\r\nCache-Control: no-store\r\n\r\n")
-    util.write_nonblock(sock, head.encode("latin1") + body)
+            f"Content-Length: {len(body)}\r\nX-Request-ID: {rid}\r\nCache-Control: no-store\r\n"
+            + (f"Retry-After: {retry_after}\r\n" if retry_after is not None else "") + "\r\n")
+    return head.encode("latin1") + body
 
 
 util.write_error = write_problem  # what gunicorn.workers.base's handle_error calls

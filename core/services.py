@@ -37,10 +37,19 @@ def _clean_issuers(issuers: list[str]) -> list[str]:
     return list(dict.fromkeys(issuers))
 
 
+def _refuse_reserved(organization_id: uuid.UUID) -> None:
+    """The nil and max UUIDs are placeholders, never an organisation's id: the API refuses them
+    (core.serializers.RealUUIDIn) and so does the operator's command, which registered the nil UUID."""
+    if uuid.UUID(str(organization_id)).int in (0, 2**128 - 1):  # callers pass a UUID, or its text
+        raise ValidationFailed.of("organization_id", "the nil and max UUIDs are no one's id: send a real one",
+                                  "reserved")
+
+
 def organization_register(*, organization_id: uuid.UUID, name: str, trusted_issuers: list[str],
                           using: str = "default") -> Organization:
     """Register a new organisation trusting ``trusted_issuers``. Through the API (runtime role) only a registry
     administrator's RLS policy lets the row in; an existing id is a conflict (never changed by the API)."""
+    _refuse_reserved(organization_id)
     issuers = _clean_issuers(trusted_issuers)
     if using == "default":
         with connection.cursor() as cursor:
@@ -62,6 +71,7 @@ def organization_register_or_update(*, organization_id: uuid.UUID, name: str | N
     """The operator's registration (``manage.py register_organization``, owner connection): creates, or adds
     issuers to, an organisation and sets whether it administers the registry. Also adopts a row that older
     versions created implicitly."""
+    _refuse_reserved(organization_id)
     issuers = _clean_issuers(trusted_issuers)
     with transaction.atomic(using="owner"):
         org = Organization.objects.using("owner").select_for_update().filter(id=organization_id).first()

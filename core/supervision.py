@@ -3,11 +3,15 @@
 Each child is stopped and waited for (up to ``stop_timeout``, then killed) before the one started before it is
 stopped: ``serve``'s web workers write the vectors of the memories they have just stored as they stop, and need
 the embedding server started before them until they are done. SIGTERM is handled like Ctrl-C, so a supervisor
-stopped by its process manager leaves no child behind.
+stopped by its process manager leaves no child behind; and each child is sent SIGTERM by the kernel when the
+supervisor dies without stopping them (killed with SIGKILL, out of memory): they went on, still holding the port,
+so the service started again could not bind it.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
 import signal
 import subprocess
 import sys
@@ -21,6 +25,31 @@ from django.core.management.base import CommandError
 
 def _interrupt(signum, frame):
     raise KeyboardInterrupt()
+
+
+_PR_SET_PDEATHSIG = 1
+_LIBC: ctypes.CDLL | None
+try:  # loaded here, not in the forked child (which may not take the loader's lock another thread held)
+    _LIBC = ctypes.CDLL(None, use_errno=True)
+except OSError:
+    _LIBC = None
+
+
+def stopped_with_parent(parent: int | None = None):
+    """A ``preexec_fn``: the child is sent SIGTERM when the process that started it dies (Linux's parent-death
+    signal; elsewhere nothing). A parent gone before the signal was set is answered at once. ``parent``: when a
+    process arranges it for itself, its parent's id as it knows it."""
+    parent = os.getpid() if parent is None else parent
+
+    def arrange() -> None:
+        try:
+            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)  # type: ignore[union-attr]
+        except AttributeError:  # no libc, or no prctl (not Linux)
+            return
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return arrange
 
 
 class Children:
@@ -39,7 +68,8 @@ class Children:
 
     def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None,
               watch: bool = True, restart: bool = False) -> subprocess.Popen:
-        child = subprocess.Popen(list(argv), env=env)  # noqa: S603 (argv built by the calling command)
+        child = subprocess.Popen(list(argv), env=env,  # noqa: S603 (argv built by the calling command)
+                                 preexec_fn=stopped_with_parent())  # noqa: PLW1509 (before any thread starts)
         self.started.append(child)
         if restart:
             self._restart[child] = {"argv": list(argv), "env": env, "started_at": time.monotonic(),
@@ -64,7 +94,8 @@ class Children:
                 plan["pause"] = min(plan["pause"] * 2, self.RESTART_PAUSE_MAX_SECONDS)
             if now < plan["due"]:
                 continue
-            again = subprocess.Popen(plan["argv"], env=plan["env"])  # noqa: S603 (the same argv as before)
+            again = subprocess.Popen(plan["argv"], env=plan["env"],  # noqa: S603 (the same argv as before)
+                                     preexec_fn=stopped_with_parent())  # noqa: PLW1509
             self.started[index] = again  # its place in the stop order is the one it had
             del self._restart[child]
             self._restart[again] = {**plan, "started_at": now, "due": None}

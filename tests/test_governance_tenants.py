@@ -10,7 +10,7 @@ import time
 import uuid
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from core.authentication import key_set_cache
 from tests.conftest import admin_connect, memory_body, register_organization
@@ -322,3 +322,12 @@ def test_a_second_issuers_verified_token_is_kept_and_dropped_with_its_issuer(wor
     with pytest.raises(InvalidToken):
         identity_from_token(token)
     assert _memories(Api(token), patient) == 401
+
+
+@pytest.mark.parametrize("reserved", ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"])
+def test_register_organization_command_refuses_the_nil_and_max_uuids(committed_db, reserved):
+    """The API refuses the nil and max UUIDs as an organisation's id (422 reserved); the operator's command
+    registered them: it ends with an error saying why, and nothing is registered."""
+    with pytest.raises(CommandError, match="nil and max UUIDs"):
+        call_command("register_organization", reserved, "--issuer", ISSUER)
+    assert _count("SELECT count(*) FROM organization WHERE id = %s", uuid.UUID(reserved)) == 0

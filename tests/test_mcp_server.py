@@ -5,6 +5,7 @@ and the OAuth protected-resource handshake (RFC 9728)."""
 from __future__ import annotations
 
 import gzip
+import http.client
 import json
 import sys
 import urllib.parse
@@ -228,6 +229,27 @@ def test_a_request_that_accepts_no_json_is_406_as_a_json_rpc_error_like_the_tran
                    "text/event-stream;q=0, application/json", "*/*;q=0, application/json;q=0.2"):
         r = httpx.post(live.mcp_url, json=listing, headers={**headers, "Accept": accept}, timeout=30)
         assert r.status_code == 200 and r.json()["result"]["tools"], accept
+
+
+def test_a_post_without_an_accept_header_is_served_as_accepting_any_type(world, live):
+    """A POST with no Accept header at all (a plain HTTP client, curl's --header 'Accept:') was 406 'Client must
+    accept application/json': a request without Accept accepts any media type (RFC 9110 12.5.1), as the REST API
+    reads it. It is answered in JSON; an Accept that names no JSON is still 406."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
+    conn = http.client.HTTPConnection("127.0.0.1", live.port, timeout=30)
+    try:
+        conn.putrequest("POST", "/mcp", skip_accept_encoding=True)  # http.client sends no Accept of its own
+        for name, value in (("Content-Type", "application/json"), ("Authorization", f"Bearer {patient_token(world)}"),
+                            ("Content-Length", str(len(body)))):
+            conn.putheader(name, value)
+        conn.endheaders(body.encode())
+        r = conn.getresponse()
+        answer = r.read()
+    finally:
+        conn.close()
+    assert r.status == 200 and r.getheader("content-type") == "application/json", (r.status, answer[:300])
+    message = json.loads(answer)
+    assert message["id"] == 7 and message["result"]["tools"], message
 
 
 def test_a_trailing_slash_is_404_never_a_redirect_to_the_host_the_request_named(world, live):

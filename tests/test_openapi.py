@@ -392,3 +392,20 @@ def test_the_schema_refuses_a_query_parameter_it_does_not_take_as_every_operatio
     assert client.head(f"/v1/schema?{query}").status_code == 422
     for fine in ("format=json", "lang=en", "version=1", "format=yaml"):
         assert client.get(f"/v1/schema?{fine}").status_code == 200, fine
+
+
+@pytest.mark.parametrize("query, field, code", [
+    ("foo=1", "foo", "unknown_parameter"), ("script=&script=", "script", "repeated_parameter"),
+    ("lang=", "lang", "blank"), ("q=%FF", "q", "invalid_encoding"),
+])
+def test_the_docs_refuse_a_query_parameter_they_do_not_take_as_the_schema_does(client, query, field, code):
+    """``/v1/docs?foo=1`` was answered 200 (its set-up script's address carrying ``foo``) where ``/v1/schema?foo=1``
+    is 422: the docs take ``script`` (empty, the set-up script) and ``lang``, each once, and refuse the rest as the
+    schema does, 422 ``validation_error`` naming the parameter."""
+    r = client.get(f"/v1/docs?{query}")
+    assert r.status_code == 422, (query, r.status_code, r.content[:300])
+    assert r["Content-Type"] == "application/problem+json" and r.json()["code"] == "validation_error"
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [(field, code)], r.json()
+    assert client.head(f"/v1/docs?{query}").status_code == 422
+    for fine in ("", "script=", "lang=en", "format=html"):
+        assert client.get(f"/v1/docs?{fine}").status_code == 200, fine

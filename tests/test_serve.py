@@ -197,3 +197,29 @@ def test_a_killed_embedding_server_is_started_again_while_the_api_goes_on_answer
     finally:
         service.close()
     assert not os.path.exists(f"/proc/{again}")  # the one started again is stopped with the service
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("asgi", [False, True])
+def test_serve_killed_with_sigkill_leaves_no_web_server_holding_the_port(jwks_server, asgi):
+    """serve killed without a chance to stop its children (SIGKILL, the out-of-memory killer) left gunicorn (or
+    uvicorn's supervisor and its workers) serving on alone, holding the port: the service started again could not
+    bind it. The kernel now sends each child SIGTERM when serve dies; under uvicorn a worker whose supervisor died
+    stops too, as gunicorn's workers do."""
+    import psutil
+
+    service = LiveService(jwks_server.url, workers=1, threads=2, asgi=asgi)
+    children = psutil.Process(service.proc.pid).children(recursive=True)
+    try:
+        assert children
+        service.proc.kill()
+        service.proc.wait(timeout=10)
+        alive = psutil.wait_procs(children, timeout=20)[1]
+        assert not alive, [" ".join(p.cmdline())[:80] for p in alive]
+        with socket.socket() as again:
+            again.bind(("127.0.0.1", service.port))  # the port is free for the service started again
+    finally:
+        service.close()
+        for child in children:  # what is left, if anything
+            if child.is_running():
+                child.kill()

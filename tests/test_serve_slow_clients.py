@@ -42,6 +42,11 @@ def test_a_request_is_complete_only_with_its_whole_body():
     assert request_state(chunked + (b"1;" + b"x" * 1000 + b"\r\na\r\n") * 200, max_body=1000) == "body_too_large"
     # what the parser refuses by itself is handed over at once (it answers 400 without waiting for more)
     assert request_state(b"POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n", max_body=100) == "complete"
+    # bytes no request line starts with (a TLS handshake sent to the plain port) too: they were held until the
+    # read timeout and answered 408
+    for start in (b"\x16\x03\x01\x02\x00\x01\x00", b"\r\n\x00GET", b"get / HTTP/1.1", b"#"):
+        assert request_state(start, max_body=100) == "malformed", start
+    assert request_state(b"\r\nGE", max_body=100) == request_state(b"M-SEARCH", max_body=100) == "partial"
 
 
 def test_a_body_of_many_small_chunks_arriving_a_few_at_a_time_is_read_through_once():
@@ -149,7 +154,8 @@ def test_held_half_requests_leave_health_and_the_api_answering_and_a_trickled_bo
         for request, status, code in (
                 (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\n\r\n{{".encode(),
                  413, b"payload_too_large"),
-                (b"GET /health/live HTTP/1.1\r\nX-Long: " + b"a" * 70000, 431, b"headers_too_large")):
+                (b"GET /health/live HTTP/1.1\r\nX-Long: " + b"a" * 70000, 431, b"headers_too_large"),
+                (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 400, b"bad_request")):  # TLS to the plain port
             sock = socket.create_connection((host, port), timeout=5)
             sock.sendall(request)
             answer = b""
@@ -198,6 +204,12 @@ def test_clients_that_stop_reading_their_answers_hold_no_thread_for_longer_than_
         service.close()
 
 
+def _asgi_service(jwks_server, **env: str) -> LiveService:
+    """``serve --asgi`` with one worker of two threads and a short read timeout."""
+    return LiveService(jwks_server.url, workers=1, threads=2, asgi=True,
+                       extra_env={"WEB_REQUEST_READ_TIMEOUT_SECONDS": str(READ_TIMEOUT), **env})
+
+
 @pytest.mark.slow
 def test_under_asgi_a_trickling_body_or_a_stalled_download_holds_no_thread_beyond_the_deadlines(
         committed_db, world, jwks_server):
@@ -216,9 +228,7 @@ def test_under_asgi_a_trickling_body_or_a_stalled_download_holds_no_thread_beyon
     token = world.token(sub=f"patient-{pid}", patient_id=pid, scope=EXPORT_SCOPES)
     with admin_connect() as admin:  # an export of several megabytes, streamed in 64 KiB pieces
         admin.execute(SEED_ACCESS_HISTORY, {"org": world.org, "patient": pid, "count": 20000})
-    service = LiveService(jwks_server.url, workers=1, threads=2, asgi=True,
-                          extra_env={"WEB_REQUEST_READ_TIMEOUT_SECONDS": str(READ_TIMEOUT),
-                                     "WEB_RESPONSE_WRITE_TIMEOUT_SECONDS": "2"})
+    service = _asgi_service(jwks_server, WEB_RESPONSE_WRITE_TIMEOUT_SECONDS="2")
     host, port = "127.0.0.1", service.port
     held = []
     try:
@@ -242,5 +252,172 @@ def test_under_asgi_a_trickling_body_or_a_stalled_download_holds_no_thread_beyon
         _live_answers_while_two_readers_stop(service, export.encode(), held, within=20)
     finally:
         for sock in held:
+            sock.close()
+        service.close()
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    answer = b""
+    try:
+        while chunk := sock.recv(65536):
+            answer += chunk
+    except OSError:
+        pass
+    return answer
+
+
+def _answer_to(host: str, port: int, data: bytes) -> bytes:
+    """All the service answers ``data`` sent on a new connection, until it closes it."""
+    with socket.create_connection((host, port), timeout=10) as sock:
+        sock.sendall(data)
+        return _read_all(sock)
+
+
+def _asgi_workers(service) -> list:
+    """The uvicorn worker processes of ``serve --asgi`` (spawned by its supervisor; not the resource tracker)."""
+    import psutil
+
+    return [p for p in psutil.Process(service.proc.pid).children(recursive=True)
+            if "spawn_main" in " ".join(p.cmdline())]
+
+
+@pytest.mark.slow
+def test_under_asgi_a_head_takes_no_longer_than_the_read_timeout_connections_are_capped_and_a_dead_worker_replaced(
+        jwks_server):
+    """``serve --asgi`` (uvicorn) had no timeout for a request head: a connection that sent nothing, or a head sent
+    a byte a second, was held for as long as the client liked, and nothing capped how many. A head not in within
+    WEB_REQUEST_READ_TIMEOUT_SECONDS is 408 request_timeout and closed (a connection that sent nothing is closed),
+    a connection beyond WEB_WORKER_CONNECTIONS is 503 and closed. And with one worker uvicorn served in its own
+    process with no supervisor: a worker killed with SIGKILL left no service (serve ended); it is started again."""
+    service = _asgi_service(jwks_server, WEB_WORKER_CONNECTIONS="20")
+    host, port, held = "127.0.0.1", service.port, []
+    try:
+        # a head trickling in, a byte a second, and a connection that sends nothing
+        trickle = socket.create_connection((host, port), timeout=READ_TIMEOUT + 8)
+        idle = socket.create_connection((host, port), timeout=READ_TIMEOUT + 8)
+        started = time.monotonic()
+        trickle.sendall(b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-ID: slow-head-1\r\nX-Slow: ")
+        try:
+            for _ in range(20):
+                trickle.sendall(b"a")
+                time.sleep(1)
+                if time.monotonic() - started > READ_TIMEOUT + 3:
+                    break
+        except OSError:  # closed by the service
+            pass
+        answer = _read_all(trickle)
+        trickle.close()
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:300]
+        assert b'"code": "request_timeout"' in answer and b"slow-head-1" in answer
+        assert time.monotonic() - started < READ_TIMEOUT + 4
+        assert _read_all(idle) == b"" and time.monotonic() - started < READ_TIMEOUT + 4
+        idle.close()
+
+        # connections beyond the cap are refused at once, 503 with Retry-After; those within it are not
+        for _ in range(20):
+            held.append(socket.create_connection((host, port), timeout=5))
+        time.sleep(0.3)
+        extra = socket.create_connection((host, port), timeout=5)
+        answer = _read_all(extra)
+        extra.close()
+        assert answer.startswith(b"HTTP/1.1 503") and b"Retry-After: 1" in answer, answer[:300]
+        assert b'"code": "service_unavailable"' in answer
+        time.sleep(READ_TIMEOUT + 1)  # the held ones sent nothing: closed
+        assert all(_read_all(sock) == b"" for sock in held)
+        assert timed_get(host, port, "/health/live", timeout=5)[1] == 200
+
+        # a request whose head comes in pieces, in time, is served as usual
+        sock = socket.create_connection((host, port), timeout=10)
+        request = b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        for piece in (request[:10], request[10:30], request[30:]):
+            sock.sendall(piece)
+            time.sleep(0.5)
+        assert _read_all(sock).startswith(b"HTTP/1.1 200")
+        sock.close()
+
+        # a header without end is refused once the head passes 64 KiB (httptools kept it whole, however long: tens
+        # of megabytes held by the worker within the read timeout), and what the parser refuses is a problem
+        # document as under gunicorn, not uvicorn's plain text
+        sock = socket.create_connection((host, port), timeout=10)
+        sock.sendall(b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: ")
+        try:
+            for _ in range(64):
+                sock.sendall(b"a" * 8192)
+                time.sleep(0.01)
+        except OSError:  # closed by the service
+            pass
+        answer = _read_all(sock)
+        sock.close()
+        assert answer.startswith(b"HTTP/1.1 431") and b'"code": "headers_too_large"' in answer, answer[:300]
+        answer = _answer_to(host, port, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\0" * 40)
+        assert answer.startswith(b"HTTP/1.1 400") and b'"code": "bad_request"' in answer, answer[:300]
+
+        # a kept-alive connection sent an empty line after its answer (which cancelled uvicorn's keep-alive
+        # timeout and began no request) is closed all the same
+        sock = socket.create_connection((host, port), timeout=READ_TIMEOUT + 8)
+        sock.sendall(b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert _response(sock)[0] == 200
+        sock.sendall(b"\r\n")
+        started = time.monotonic()
+        # (arriving before uvicorn has marked the answer complete, it is the keep-alive timeout, 5 s, that closes)
+        assert _read_all(sock) == b"" and time.monotonic() - started < max(READ_TIMEOUT, 5) + 2
+        sock.close()
+
+        # an MCP request whose body trickles in is cut off as the API's are (it was held without end)
+        sock = socket.create_connection((host, port), timeout=READ_TIMEOUT + 8)
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Accept: application/json\r\nContent-Length: 60\r\n\r\n{")
+        started = time.monotonic()
+        answer = _read_all(sock)
+        sock.close()
+        assert answer.startswith(b"HTTP/1.1 408") and b'"code": "request_timeout"' in answer, answer[:300]
+        assert time.monotonic() - started < READ_TIMEOUT + 2
+
+        # a client that half-closes once its requests are sent gets every answer (uvicorn served them and dropped
+        # the answers), then the connection is closed
+        for count in (1, 2):
+            sock = socket.create_connection((host, port), timeout=10)
+            sock.sendall(b"GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * count)
+            sock.shutdown(socket.SHUT_WR)
+            started = time.monotonic()
+            assert _read_all(sock).count(b"HTTP/1.1 200") == count and time.monotonic() - started < 2
+            sock.close()
+
+        # the one worker killed: another takes its place, and the service answers again
+        workers = _asgi_workers(service)
+        assert len(workers) == 1, workers
+        workers[0].kill()
+        deadline = time.monotonic() + 60
+        while timed_get(host, port, "/health/live", timeout=2)[1] != 200:
+            assert service.proc.poll() is None, service.logs()[-3000:]
+            assert time.monotonic() < deadline, service.logs()[-3000:]
+            time.sleep(0.3)
+        assert [p.pid for p in _asgi_workers(service)] != [workers[0].pid]
+    finally:
+        for sock in held:
+            sock.close()
+        service.close()
+
+
+@pytest.mark.slow
+def test_idle_connections_beyond_a_gunicorn_workers_cap_wait_and_are_served_once_the_idle_ones_are_closed(
+        jwks_server):
+    """A flood of idle connections to gunicorn's worker holds no thread (the main loop holds them, the test above)
+    and at most WEB_WORKER_CONNECTIONS of them a worker: beyond that the worker accepts nothing more until some
+    close, and the idle ones are closed after WEB_REQUEST_READ_TIMEOUT_SECONDS, so the next client waits that long
+    at most and is served."""
+    service = LiveService(jwks_server.url, workers=1, threads=2,
+                          extra_env={"WEB_REQUEST_READ_TIMEOUT_SECONDS": str(READ_TIMEOUT),
+                                     "WEB_WORKER_CONNECTIONS": "10"})
+    idle = []
+    try:
+        for _ in range(10):
+            idle.append(socket.create_connection(("127.0.0.1", service.port), timeout=READ_TIMEOUT + 5))
+        time.sleep(0.3)
+        seconds, status = timed_get("127.0.0.1", service.port, "/health/live", timeout=READ_TIMEOUT + 5)
+        assert status == 200 and 1.5 < seconds < READ_TIMEOUT + 2, (status, seconds)
+        assert all(_read_all(sock) == b"" for sock in idle)  # closed, never answered
+    finally:
+        for sock in idle:
             sock.close()
         service.close()

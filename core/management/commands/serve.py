@@ -4,8 +4,8 @@ row-level security (core.E001).
 
 gunicorn is the default: its worker (core.gunicorn_worker) gives a request a thread only once the request has
 arrived whole (a slow or idle client holds no thread; 408 after ``WEB_REQUEST_READ_TIMEOUT_SECONDS``; under uvicorn
-the same deadlines bound a request's body and its answer, core.asgi_deadlines, but there is no timeout for a request
-head on a new connection), and leaves a new keep-alive connection to a worker with a free
+the same deadlines bound a request's head, its body and its answer, core.uvicorn_serve and core.asgi_deadlines), and
+leaves a new keep-alive connection to a worker with a free
 thread, where uvicorn's workers take whichever they accept first (31/19 of 50 connections in one run), and
 it serves Django's synchronous views without a hop through an event loop. Under the 50-connection mixed load it
 served about 5% more requests than uvicorn, with a lower p99 (bench.mixed_load; the figures in docs/scaling.md).
@@ -70,11 +70,9 @@ class Command(BaseCommand):
         host, _, port = bind.rpartition(":")
         # Django's synchronous views run in a2wsgi's thread pool of WEB_THREADS per worker (config.asgi).
         os.environ["WEB_THREADS"] = str(threads)
-        return [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", host or "127.0.0.1",
-                "--port", port, "--workers", str(workers), "--timeout-graceful-shutdown", "10",
-                # named, not left to "auto": without them uvicorn would quietly fall back to h11 and asyncio
-                "--http", "httptools", "--loop", "uvloop",
-                "--no-server-header", "--no-access-log"]
+        # uvicorn's supervised workers, a request head's deadline and a cap on connections (core.uvicorn_serve)
+        return [sys.executable, "-m", "core.uvicorn_serve", "--host", host or "127.0.0.1", "--port", port,
+                "--workers", str(workers)]
 
     def handle(self, *args, bind, workers, threads, asgi, embedding_port, **options):
         # Metrics of every worker are summed at scrape time (prometheus-client multiprocess mode), in a directory
