@@ -323,6 +323,24 @@ def test_a_context_pack_says_when_its_limit_left_relevant_facts_out(world):
     assert "Note: 1 more relevant fact was left out by the limit on facts" in pack["text"]
 
 
+def test_a_search_says_when_its_limit_left_relevant_hits_out(world):
+    """A search with limit 1 for "what time can she come in?" answered "no later than 16:00" alone, confident,
+    with nothing counted or said (the context pack counts it since 84f8fe9), so an agent took half the answer for
+    the whole of it. The answer says how many hits that reached their threshold the limit cut (MCP calls the same
+    operation)."""
+    me = world.patient(world.patient_a)
+    cid = world.consent(world.patient_a)
+    for kind, time in (("earliest_time", "10:00"), ("latest_time", "16:00")):
+        assert me.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid, kind, time)).status_code == 201
+    search = f"/v1/patients/{world.patient_a}/memories/search"
+    whole = me.get(search, {"q": "what time can she come in?"}).json()
+    assert len(whole["items"]) == 2 and whole["left_out_over_limit"] == 0, whole
+    cut = me.get(search, {"q": "what time can she come in?", "limit": 1}).json()
+    assert len(cut["items"]) == 1 and cut["confidence"] == "high" and cut["left_out_over_limit"] == 1, cut
+    nothing = me.get(search, {"q": "what is her favourite colour?", "limit": 1}).json()
+    assert nothing["left_out_over_limit"] == 0, nothing
+
+
 @pytest.mark.parametrize("question", ["can we prescribe amoxicillin?", "penicillin allergy", "latex",
                                       "Documented latex allergy (reaction: hives)", "what time can I book?", "*"])
 def test_patient_b_never_appears_in_patient_a_results(world, question):
