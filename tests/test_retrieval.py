@@ -164,7 +164,7 @@ def test_a_patient_with_nothing_on_record_gets_confidence_none(world):
     world.grant(world.patient_b, "clinician", "care_coordination")
     r = world.staff("clinician").get(f"/v1/patients/{world.patient_b}/memories/search", {"q": "any allergies?"})
     assert r.json() == {"min_score": r.json()["min_score"], "confidence": "none", "safety_rule_applied": False,
-                        "items": []}
+                        "left_out_over_limit": 0, "items": []}
 
 
 def test_relevant_hits_are_high_confidence(world, clinic):
