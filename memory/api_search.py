@@ -3,6 +3,8 @@ whom), with their serializers. The memories' own endpoints are in :mod:`memory.a
 
 from __future__ import annotations
 
+import unicodedata
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -112,8 +114,18 @@ def search_body(result: retrieval.SearchResult) -> dict:
          "included_by": h.included_by} for h in result.hits]}
 
 
+def require_question(value: str) -> None:
+    """A validator: the question shows something (:func:`require_visible`), and more than combining marks: an
+    accent or enclosing circle with no letter to sit on asks nothing, as zero-width characters do (search answered
+    it with best guesses, and a context pack was released for it). Blank, as they are."""
+    require_visible(value)
+    if all(ch.isspace() or unicodedata.category(ch)[0] in "MZ" or unicodedata.category(ch) in ("Cc", "Cf")
+           for ch in value):
+        raise serializers.ValidationError("This field may not be blank.", code="blank")
+
+
 class SearchParams(serializers.Serializer):
-    q = serializers.CharField(min_length=1, max_length=500, validators=[require_visible])
+    q = serializers.CharField(min_length=1, max_length=500, validators=[require_question])
     limit = QueryInteger(min_value=1, max_value=20, required=False)
     min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
     consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
@@ -125,7 +137,7 @@ class SearchParams(serializers.Serializer):
 
 
 class ContextIn(StrictSerializer):
-    question = serializers.CharField(min_length=1, max_length=1000, validators=[require_visible])
+    question = serializers.CharField(min_length=1, max_length=1000, validators=[require_question])
     # Why the caller asks: the token's one purpose_of_use claim when left out (the operation's description says so;
     # help_text here would wrap the enum in an allOf that the MCP tool and TypeScript schemas need not carry).
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
