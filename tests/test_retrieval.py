@@ -10,7 +10,7 @@ from django.db import connection
 
 from core.identity import Identity, identity_context
 from memory.models import MemoryEmbedding
-from memory.retrieval.vectors import embedding_text, vector_writes
+from memory.retrieval.vectors import embedding_text, memory_reindex, vector_writes
 from tests.conftest import memory_body
 from tests.fakes.embeddings import FakeEmbeddings
 from tests.fakes.embeddings import _vector as fake_vector
@@ -515,6 +515,31 @@ def test_reindex_fills_missing_vectors(world, clinic):
     call_command("reindex_embeddings", verbosity=0)
     with identity_context(me):
         assert MemoryEmbedding.objects.filter(memory_id=ids["nb10"]).count() == 1
+
+
+def test_reindex_writes_no_vector_for_a_memory_deleted_while_it_runs(world, clinic):
+    """Reindexing (after a model change) reads a page of memories, then embeds them one by one; a memory the
+    patient deleted in between was embedded all the same and its vector written after the deletion had removed
+    every copy and issued its receipt: the deleted text's vector stayed in the database. A memory deleted before
+    its turn is left alone; the others are embedded."""
+    nurse, ids = clinic
+    assert vector_writes.wait(timeout=10)
+    with identity_context(Identity(org_id=world.org, actor_sub="clinician")):
+        MemoryEmbedding.objects.filter(memory_id__in=[ids["pen"], ids["warf"]]).delete()
+    deleted = []
+
+    def delete_the_next(_):
+        if not deleted:  # the allergy (written first) is embedded; the care team deletes the warfarin, next in line
+            r = nurse.client.delete(f"/v1/patients/{world.patient_a}/memories/{ids['warf']}",
+                                    HTTP_AUTHORIZATION=f"Bearer {nurse.token}")
+            assert r.status_code == 200, r.content
+            deleted.append(ids["warf"])
+
+    memory_reindex(progress=delete_the_next)
+    assert deleted
+    with identity_context(Identity(org_id=world.org, actor_sub="clinician")):
+        assert not MemoryEmbedding.objects.filter(memory_id=ids["warf"]).exists()
+        assert MemoryEmbedding.objects.filter(memory_id=ids["pen"]).count() == 1
 
 
 def test_search_validation(world):
