@@ -81,7 +81,9 @@ def check_query_params(request, allowed: frozenset[str], blank_allowed: frozense
     errors = [{"field": name[:40], "code": "max_length", "message": f"at most {MAX_QUERY_VALUE_CHARS} characters"}
               for name, values in params.lists()
               if len(name) > 40 or any(len(v) > MAX_QUERY_VALUE_CHARS for v in values)]
-    errors += [{"field": name[:40], "code": "unstorable", "message": "NUL and lone surrogates are not allowed"}
+    # the code a JSON body's NUL gets (core.parsers): the same character is refused alike in either place
+    errors += [{"field": name[:40], "code": "unstorable_character",
+                "message": "NUL and unpaired surrogate characters cannot be stored"}
                for name, values in params.lists()
                if unstorable(name) or any(unstorable(v) for v in values)]
     errors += [{"field": name[:40], "code": "invalid_encoding",

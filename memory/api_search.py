@@ -3,6 +3,8 @@ whom), with their serializers. The memories' own endpoints are in :mod:`memory.a
 
 from __future__ import annotations
 
+import unicodedata
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -82,7 +84,10 @@ class PatientMemorySearchView(MemoryView):
             "confidence": AnswerConfidence(
                 help_text="high: some hit reached the threshold; low: only best guesses (or safety inclusions) "
                           "are returned; none: nothing on record that the caller may see"),
-            "safety_rule_applied": serializers.BooleanField()})},
+            "safety_rule_applied": serializers.BooleanField(),
+            "left_out_over_limit": serializers.IntegerField(
+                help_text="Hits that reached their threshold but were left out by limit: the items are then not "
+                          "the whole answer; ask again with a higher limit")})},
     )
     def get(self, request, patient_id):
         params = SearchParams(data=request.query_params)
@@ -99,16 +104,28 @@ class PatientMemorySearchView(MemoryView):
 
 def search_body(result: retrieval.SearchResult) -> dict:
     """The body of a search answer (``SearchResult``)."""
+    # what the limit cut is said, as a context pack says it: with limit 1, "what time can she come in?" answered
+    # "no later than 16:00" alone, confident, and the agent took half the answer for all of it
     return {"min_score": result.min_score, "confidence": result.confidence,
-            "safety_rule_applied": result.safety_rule_applied, "items": [
+            "safety_rule_applied": result.safety_rule_applied, "left_out_over_limit": result.over_limit, "items": [
         {"memory": memory_item(h.memory.row, h.value, h.text), "score": round(h.score, 4), "cosine": round(h.cosine, 4),
          "text_rank": round(h.text_rank, 4), "concept": round(h.concept, 4), "intent": round(h.intent, 4),
          "confidence": h.confidence,
          "included_by": h.included_by} for h in result.hits]}
 
 
+def require_question(value: str) -> None:
+    """A validator: the question shows something (:func:`require_visible`), and more than combining marks: an
+    accent or enclosing circle with no letter to sit on asks nothing, as zero-width characters do (search answered
+    it with best guesses, and a context pack was released for it). Blank, as they are."""
+    require_visible(value)
+    if all(ch.isspace() or unicodedata.category(ch)[0] in "MZ" or unicodedata.category(ch) in ("Cc", "Cf")
+           for ch in value):
+        raise serializers.ValidationError("This field may not be blank.", code="blank")
+
+
 class SearchParams(serializers.Serializer):
-    q = serializers.CharField(min_length=1, max_length=500, validators=[require_visible])
+    q = serializers.CharField(min_length=1, max_length=500, validators=[require_question])
     limit = QueryInteger(min_value=1, max_value=20, required=False)
     min_score = serializers.FloatField(min_value=0, max_value=1, required=False)
     consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
@@ -120,7 +137,7 @@ class SearchParams(serializers.Serializer):
 
 
 class ContextIn(StrictSerializer):
-    question = serializers.CharField(min_length=1, max_length=1000, validators=[require_visible])
+    question = serializers.CharField(min_length=1, max_length=1000, validators=[require_question])
     # Why the caller asks: the token's one purpose_of_use claim when left out (the operation's description says so;
     # help_text here would wrap the enum in an allOf that the MCP tool and TypeScript schemas need not carry).
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)

@@ -232,11 +232,12 @@ def test_auditor_reads_the_organisation_and_patients_only_their_own(world):
     assert other_org_auditor.get("/v1/audit-events").json()["items"] == []
 
 
-@pytest.mark.parametrize("invisible", ["\u200b", "\u200b\u2060 ", "\ufeff", "\u200d\u00a0", "\u3000"])
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200b\u2060 ", "\ufeff", "\u200d\u00a0", "\u3000",
+                                       "\u0301", " \u0301\u0308 ", "\u20dd", "\u200b\u0301"])
 def test_a_question_that_shows_nothing_is_blank_for_search_and_context_packs(world, invisible):
-    """A question of zero-width or other invisible characters asks nothing: search answered it with best guesses
-    and a context pack released a pack for it; both are 422 blank, as an empty question is, and nothing is
-    released."""
+    """A question of zero-width or other invisible characters, or of combining marks with no letter to sit on (an
+    acute accent, an enclosing circle), asks nothing: search answered it with best guesses and a context pack
+    released a pack for it; both are 422 blank, as an empty question is, and nothing is released."""
     cid = world.consent(world.patient_a)
     api = world.patient(world.patient_a)
     assert api.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid)).status_code == 201

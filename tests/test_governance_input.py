@@ -466,6 +466,23 @@ def test_a_query_value_that_is_not_utf_8_is_422_naming_it_never_searched_as_repl
     assert patient.get(f"{search}?q=caf%C3%A9+%E4%BD%95").status_code == 200
 
 
+@pytest.mark.django_db
+def test_a_nul_in_a_query_value_is_refused_with_the_code_a_nul_in_a_body_gets(world):
+    """A NUL in a memory search's q was 422 with code ``unstorable`` while the same NUL in a context pack's
+    question (a JSON body) was ``unstorable_character``: one character, two machine-readable codes, so an agent
+    handling the documented one missed the other. Both are ``unstorable_character``, naming the parameter."""
+    world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    search = f"/v1/patients/{world.patient_a}/memories/search"
+    r = patient.get(f"{search}?q=a%00b")
+    assert r.status_code == 422 and [(e["field"], e["code"]) for e in r.json()["errors"]] == [
+        ("q", "unstorable_character")], r.content
+    r = patient.post(f"/v1/patients/{world.patient_a}/context",
+                     {"question": "a\u0000b", "purpose": "appointment_scheduling"})
+    assert r.status_code == 422 and [(e["field"], e["code"]) for e in r.json()["errors"]] == [
+        ("question", "unstorable_character")], r.content
+
+
 _PLACEHOLDER_IDS = ["00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"]
 
 

@@ -10,7 +10,7 @@ from django.db import connection
 
 from core.identity import Identity, identity_context
 from memory.models import MemoryEmbedding
-from memory.retrieval.vectors import embedding_text, vector_writes
+from memory.retrieval.vectors import embedding_text, memory_reindex, vector_writes
 from tests.conftest import memory_body
 from tests.fakes.embeddings import FakeEmbeddings
 from tests.fakes.embeddings import _vector as fake_vector
@@ -164,7 +164,7 @@ def test_a_patient_with_nothing_on_record_gets_confidence_none(world):
     world.grant(world.patient_b, "clinician", "care_coordination")
     r = world.staff("clinician").get(f"/v1/patients/{world.patient_b}/memories/search", {"q": "any allergies?"})
     assert r.json() == {"min_score": r.json()["min_score"], "confidence": "none", "safety_rule_applied": False,
-                        "items": []}
+                        "left_out_over_limit": 0, "items": []}
 
 
 def test_relevant_hits_are_high_confidence(world, clinic):
@@ -321,6 +321,24 @@ def test_a_context_pack_says_when_its_limit_left_relevant_facts_out(world):
     pack = me.post(f"/v1/patients/{world.patient_a}/context", {**ask, "limit": 1}).json()
     assert len(pack["facts"]) == 1 and pack["left_out_over_limit"] == 1, pack
     assert "Note: 1 more relevant fact was left out by the limit on facts" in pack["text"]
+
+
+def test_a_search_says_when_its_limit_left_relevant_hits_out(world):
+    """A search with limit 1 for "what time can she come in?" answered "no later than 16:00" alone, confident,
+    with nothing counted or said (the context pack counts it since 84f8fe9), so an agent took half the answer for
+    the whole of it. The answer says how many hits that reached their threshold the limit cut (MCP calls the same
+    operation)."""
+    me = world.patient(world.patient_a)
+    cid = world.consent(world.patient_a)
+    for kind, time in (("earliest_time", "10:00"), ("latest_time", "16:00")):
+        assert me.post(f"/v1/patients/{world.patient_a}/memories", memory_body(cid, kind, time)).status_code == 201
+    search = f"/v1/patients/{world.patient_a}/memories/search"
+    whole = me.get(search, {"q": "what time can she come in?"}).json()
+    assert len(whole["items"]) == 2 and whole["left_out_over_limit"] == 0, whole
+    cut = me.get(search, {"q": "what time can she come in?", "limit": 1}).json()
+    assert len(cut["items"]) == 1 and cut["confidence"] == "high" and cut["left_out_over_limit"] == 1, cut
+    nothing = me.get(search, {"q": "what is her favourite colour?", "limit": 1}).json()
+    assert nothing["left_out_over_limit"] == 0, nothing
 
 
 @pytest.mark.parametrize("question", ["can we prescribe amoxicillin?", "penicillin allergy", "latex",
@@ -497,6 +515,31 @@ def test_reindex_fills_missing_vectors(world, clinic):
     call_command("reindex_embeddings", verbosity=0)
     with identity_context(me):
         assert MemoryEmbedding.objects.filter(memory_id=ids["nb10"]).count() == 1
+
+
+def test_reindex_writes_no_vector_for_a_memory_deleted_while_it_runs(world, clinic):
+    """Reindexing (after a model change) reads a page of memories, then embeds them one by one; a memory the
+    patient deleted in between was embedded all the same and its vector written after the deletion had removed
+    every copy and issued its receipt: the deleted text's vector stayed in the database. A memory deleted before
+    its turn is left alone; the others are embedded."""
+    nurse, ids = clinic
+    assert vector_writes.wait(timeout=10)
+    with identity_context(Identity(org_id=world.org, actor_sub="clinician")):
+        MemoryEmbedding.objects.filter(memory_id__in=[ids["pen"], ids["warf"]]).delete()
+    deleted = []
+
+    def delete_the_next(_):
+        if not deleted:  # the allergy (written first) is embedded; the care team deletes the warfarin, next in line
+            r = nurse.client.delete(f"/v1/patients/{world.patient_a}/memories/{ids['warf']}",
+                                    HTTP_AUTHORIZATION=f"Bearer {nurse.token}")
+            assert r.status_code == 200, r.content
+            deleted.append(ids["warf"])
+
+    memory_reindex(progress=delete_the_next)
+    assert deleted
+    with identity_context(Identity(org_id=world.org, actor_sub="clinician")):
+        assert not MemoryEmbedding.objects.filter(memory_id=ids["warf"]).exists()
+        assert MemoryEmbedding.objects.filter(memory_id=ids["pen"]).count() == 1
 
 
 def test_search_validation(world):

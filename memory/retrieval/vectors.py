@@ -209,7 +209,12 @@ def memory_reindex(*, batch: int = 200, progress=None) -> int:
             with identity_context(identity):
                 if MemoryEmbedding.objects.filter(memory_id=memory_id, model=model).exists():
                     continue
-                memory = Memory.objects.filter(pk=memory_id).first()
+                # Deleted since the page was read: left alone (its deletion removed every copy and receipted it;
+                # its fact is gone). The share lock makes a deletion that comes now wait, then remove this vector.
+                with connection.cursor() as cursor:
+                    cursor.execute(_LIVE_SQL, [memory_id, org_id])
+                    live = cursor.fetchone() is not None
+                memory = Memory.objects.filter(pk=memory_id).first() if live else None
                 if memory is None or not memory_embed(memory=memory, fact=memory_value(memory)):
                     continue
                 MemoryEmbedding.objects.filter(memory_id=memory_id).exclude(model=model).delete()

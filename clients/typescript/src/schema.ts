@@ -2126,6 +2126,8 @@ export interface components {
             /** @description high: some hit reached the threshold; low: only best guesses (or safety inclusions) are returned; none: nothing on record that the caller may see */
             confidence: string;
             safety_rule_applied: boolean;
+            /** @description Hits that reached their threshold but were left out by limit: the items are then not the whole answer; ask again with a higher limit */
+            left_out_over_limit: number;
         };
         /**
          * @description * `organization` - organization
