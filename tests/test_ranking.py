@@ -319,7 +319,7 @@ def test_the_best_is_high_exactly_when_the_answerability_check_passes(monkeypatc
                   gate_threshold=0.5, gate_floor=0.3)
     monkeypatch.setattr(selection, "ranker", lambda: head)
     question = type("Question", (), {"safety_rule": False, "result_only": False, "details": frozenset(),
-                                      "measures": frozenset()})()
+                                      "measures": frozenset(), "text": "is it there?"})()
     chosen = selection.select_hits(_hits(scores), question=question)
     assert [h.confidence for h in chosen] == bands
     assert selection.confidence_of(chosen) == (HIGH if bands[0] == HIGH else LOW)

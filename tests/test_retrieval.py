@@ -167,6 +167,20 @@ def test_a_patient_with_nothing_on_record_gets_confidence_none(world):
                         "left_out_over_limit": 0, "items": []}
 
 
+@pytest.mark.parametrize("q", ["((((((((((((((((((((", "$1", "??", "1 2 3"])
+def test_a_question_in_no_words_gets_no_confident_answer(world, q):
+    """Punctuation or figures alone ask nothing a memory could answer: best guesses at most, all marked low (two
+    scheduling preferences were both answered high to "((((" and "$1")."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    for kind, time in (("earliest_time", "10:00"), ("latest_time", "16:00")):
+        assert patient.post(f"/v1/patients/{world.patient_a}/memories",
+                            memory_body(cid, kind, time)).status_code == 201
+    r = patient.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": q})
+    assert r.status_code == 200, r.content
+    assert r.json()["confidence"] in ("low", "none") and all(i["confidence"] == "low" for i in r.json()["items"])
+
+
 def test_relevant_hits_are_high_confidence(world, clinic):
     nurse, ids = clinic
     r = nurse.get(f"/v1/patients/{world.patient_a}/memories/search", {"q": "is the INR in range?"}).json()

@@ -46,6 +46,10 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
     answerable = None if min_score is not None or not ranked else head.answerable(
         np.array([h.score for h in ranked]), np.array([h.features for h in ranked]),
         tuple(h.memory.memory_type for h in ranked))
+    if min_score is None and ranked and sum(ch.isalpha() for ch in question.text) < 2:
+        # "((((((" or "$1": a question in no words asks nothing a memory could answer, however near its vector
+        # (with few candidates, too, where each one's threshold would decide alone)
+        answerable = False
     if answerable and question.result_only and not holds_results(ranked[0], question):
         # "what was her last INR?": a test's result, which no memory holds (a memory naming the test holds the
         # medicine it monitors, a target range or when it is due): the nearest is a best guess, never the answer
