@@ -582,6 +582,11 @@ def test_a_choice_echoed_and_refused_is_not_taken(text, specialty, preferred_day
     ("not tomorrow morning", (), ()),
     ("I'd like a check-up next week", (), ()),
     ("in two weeks, any day but Friday", (), ("friday",)),
+    # a day as a point in time is a date range, never that weekday wanted or refused
+    ("I'm away until Friday, anything after that is fine", (), ()),
+    ("any day after Tuesday", (), ()),  # Tuesday was preferred
+    ("not before Wednesday", (), ()),  # Wednesday was refused
+    ("I'm free from Monday", (), ()),
 ])
 def test_days_said_relative_to_today_are_asked_about(text, preferred, excluded):
     p = parse_turn(text)
@@ -652,6 +657,8 @@ def test_a_weekday_answers_the_relative_day_question():
     assert answered["preferred_days"] == ["thursday"] and answered["pending_clarifications"] == []
     assert next_action(answered) == "search_slots"
     assert parse_turn("next Monday please").clarifications == ()  # a day wanted with its week stays that weekday
+    for days in ("available Monday to Friday", "from Monday to Wednesday", "from Monday or Tuesday"):
+        assert parse_turn(days).clarifications == () and parse_turn(days).preferred_days  # the days they name
 
 
 @pytest.mark.parametrize("text, preferred_periods", [

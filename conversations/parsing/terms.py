@@ -238,11 +238,19 @@ def calendar_dates(norm: str) -> tuple[str, bool]:
     return blanked, blanked != norm
 
 
+# A day as a point in time ("away until Friday", "any day after Tuesday", "not before Wednesday", "from Monday"):
+# the days before or after it in which week is a date range, never that weekday wanted or refused ("after Tuesday"
+# preferred Tuesday). "Monday to Friday" and "from Monday to Wednesday" stay the days they name
+_DAY_AS_A_POINT = re.compile(
+    r"\b(?:until|till|til|up to|before|after|from|since)\s+(?:this |next |the )?(?:" + _ONE_DAY + r")(?:'?s)?\b"
+    r"(?!\s*(?:to|through|thru|till|until|-|\u2013|and|or)\s*(?:" + _ONE_DAY + r"))")
+
+
 def relative_days(norm: str, masked: str, clauses) -> tuple[list[tuple[int, int]], bool]:
     """(spans, ask): what names a date rather than a weekday ("tomorrow", "next week", "in two weeks") and a day
     refused with its week ("not this Monday"), so neither is read as a weekday or a part of the day; ``ask`` when
     there is any (a question, never a guess). A day wanted with its week ("next Monday") stays that weekday."""
-    spans = [(m.start(), m.end()) for m in _RELATIVE.finditer(norm)]
+    spans = [(m.start(), m.end()) for pattern in (_RELATIVE, _DAY_AS_A_POINT) for m in pattern.finditer(norm)]
     for m in _WEEK_DAY.finditer(norm):
         c_start, c_end = clause_of(clauses, m.start())
         if negated_before(masked, c_start, m.start()) or _NEG_AFTER.match(masked[m.end():c_end]):
