@@ -670,6 +670,9 @@ def test_a_weekday_answers_the_relative_day_question():
     ("not too early please", ()),
     ("nothing too late, I need to get the bus", ()),
     ("I finish work at 5 so anything after that", ()),  # a time said by pointing back at another
+    ("not during school hours", ()),  # times named by the day's other commitments
+    ("only after work", ()),
+    ("before the school run please", ()),
 ])
 def test_a_time_of_day_in_words_is_asked_about(text, preferred_periods):
     p = parse_turn(text)

@@ -79,7 +79,10 @@ _NEGATED_MERIDIEM = re.compile(r"\b(?:not|no|never)\b")
 VAGUE_TIME = re.compile(
     r"\b(?:first thing|lunch ?times?|(?:before|after|over|during|around|at|about) lunch|end of the day"
     r"|(?:late|early|mid)[- ]?(?:morning|afternoon|evening)s?|(?:late|early) in the (?:morning|afternoon|evening)"
-    r"|(?:not|nothing|no|none) (?:too |very |really |that |so )?(?:early|late))\b")
+    r"|(?:not|nothing|no|none) (?:too |very |really |that |so )?(?:early|late)"
+    # times named by the day's other commitments: "not during school hours", "after work", "before the school run"
+    r"|(?:after|before|during|outside|around|in) (?:the )?(?:school|work|the school run|my shift)"
+    r"(?: hours)?|school (?:hours|run|pick ?-?up|drop ?-?off)|(?:working|office|business) hours)\b")
 # "I finish at 5, so anything after that": a time said only by pointing back at a clock named earlier in the message
 THAT_TIME = re.compile(r"\b(?:after|before|from|until|till|by) (?:that|then)\b")
 
