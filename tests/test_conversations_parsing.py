@@ -634,6 +634,23 @@ def test_a_part_of_the_day_bounded_by_a_time(text, preferred, excluded, times):
     assert tuple((t.kind, t.time) for t in p.times) == times and p.clarifications == ()
 
 
+@pytest.mark.parametrize("text, intent, preferred_days, preferred_periods", [
+    # the day (and time) of the appointment already held says where it is, never when the patient can come
+    ("move my Tuesday appointment to Thursday", "reschedule", ("thursday",), ()),
+    ("I'd like to cancel Tuesday's appointment", "cancel", (), ()),
+    ("can I change my Monday 9am appointment to the afternoon", "reschedule", (), ("afternoon",)),
+    ("reschedule my appointment on Friday to Monday", "reschedule", ("monday",), ()),
+    ("I have an appointment on Wednesday already, can I get another on Friday", None, ("friday",), ()),
+    # a wish or a choice is no appointment held
+    ("I'd like an appointment on Friday please", "book", ("friday",), ()),
+    ("book the Tuesday one", "book", ("tuesday",), ()),
+])
+def test_the_appointment_already_held_is_not_a_preference(text, intent, preferred_days, preferred_periods):
+    p = parse_turn(text)
+    assert (p.intent, p.preferred_days, p.preferred_periods, p.reference.times) == (
+        intent, preferred_days, preferred_periods, ())
+
+
 @pytest.mark.parametrize("text, ordinal", [
     ("the 2nd one please", 2), ("I'll take the 3rd", 3), ("the first slot", 1), ("the 14th one", None),
 ])

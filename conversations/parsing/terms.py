@@ -231,6 +231,32 @@ _CALENDAR_DATE = re.compile(
     + r"|\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b")
 
 
+# The appointment the patient already has, named by its day ("move my Tuesday appointment to Thursday", "cancel
+# Tuesday's appointment", "I have an appointment on Wednesday already"): where it is, never when they can come.
+# Only the day (and its time) is blanked; "move my appointment" still says what they want. "The Tuesday one" and
+# "an appointment on Friday, please" are choices and wishes, not an appointment held
+_WHEN_SAID = (r"(?P<when>(?:this |next |on |on the )?(?:" + _ONE_DAY + r")(?:'?s)?(?: (?:morning|afternoon|evening))?"
+              r"(?: (?:at )?\d{1,2}(?:[:.]\d{2})? ?(?:[ap]\.?m\.?)?)?)")
+_HELD = r"(?:appointment|appt|booking|visit|clinic)"
+_BOOKED = (
+    re.compile(r"\b(?:my|our|his|her|their|the (?:current|existing|booked|original)) (?:current |existing |usual |"
+               r"booked |original )?" + _WHEN_SAID + r" " + _HELD + r"\b"),
+    re.compile(r"\b" + _WHEN_SAID.replace("(?:'?s)?", "'s") + r" " + _HELD + r"\b"),
+    re.compile(r"\b(?:(?:my|our|his|her|their) " + _HELD + r"|(?:have|had|got|booked|already have) (?:an?|my) "
+               + _HELD + r") (?:on|for) " + _WHEN_SAID),
+)
+
+
+def booked_days(norm: str) -> str:
+    """``norm`` without the day (and time) of the appointment the patient already has ("move my appointment to
+    Thursday" is left of "move my Tuesday appointment to Thursday"), read before anything else so no position
+    shifts under a later reader."""
+    for pattern in _BOOKED:
+        norm = pattern.sub(lambda m: m.group(0)[:m.start("when") - m.start()].rstrip() + " "
+                           + m.group(0)[m.end("when") - m.start():].lstrip(), norm)
+    return norm
+
+
 def calendar_dates(norm: str) -> tuple[str, bool]:
     """``norm`` with its calendar dates blanked out (so nothing reads their numbers as times, choices or
     weekdays), and whether there were any (a question, never a guess: offers are matched by weekday)."""

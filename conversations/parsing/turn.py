@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from conversations.parsing.terms import (
     DAYS,
     PERIODS,
+    booked_days,
     calendar_dates,
     day_period_terms,
     day_terms,
@@ -294,7 +295,7 @@ def _pairs(pairs) -> tuple[dict, ...]:
 def parse_turn(text: str) -> TurnParse:
     """Everything a patient's message says about the booking, in one pass. Never raises on any text."""
     said = normalise(text)
-    norm, dated_by_calendar = calendar_dates(mask(said, _REFUSED_ECHO))
+    norm, dated_by_calendar = calendar_dates(booked_days(mask(said, _REFUSED_ECHO)))
     masked = mask(norm, NOT_NEGATION)
     clauses = clause_spans(norm)
     phrases, time_spans = time_phrases(norm, masked, clauses)
