@@ -651,6 +651,13 @@ def test_the_appointment_already_held_is_not_a_preference(text, intent, preferre
         intent, preferred_days, preferred_periods, ())
 
 
+def test_neither_refuses_both():
+    p = parse_turn("neither Monday nor Tuesday")  # both were preferred
+    assert (p.preferred_days, p.excluded_days) == ((), ("monday", "tuesday"))
+    p = parse_turn("neither mornings nor evenings work")
+    assert (p.preferred_periods, p.excluded_periods) == ((), ("morning", "evening"))
+
+
 @pytest.mark.parametrize("text, ordinal", [
     ("the 2nd one please", 2), ("I'll take the 3rd", 3), ("the first slot", 1), ("the 14th one", None),
 ])

@@ -30,8 +30,8 @@ _BOUNDARY = re.compile(
 
 _NEGATOR = re.compile(
     r"\b" + _ANY_BUT + r"|\b(?:can't|cant|cannot|can not|couldn't|could not|won't|will not|wouldn't|would not|"
-    r"unable to|not|no|never|don't|dont|do not|doesn't|does not|isn't|aren't|nothing|none|except|excluding|avoid|"
-    r"other than|apart from|without|busy|unavailable|tied up|at work|away|on holiday|on vacation)\b"
+    r"unable to|not|no|never|neither|don't|dont|do not|doesn't|does not|isn't|aren't|nothing|none|except|excluding|"
+    r"avoid|other than|apart from|without|busy|unavailable|tied up|at work|away|on holiday|on vacation)\b"
     # the usual negations of other languages, so a time quoted in one is never taken as a choice ("nicht um 16 Uhr")
     r"|\b(?:nicht|kein|keine|keinen|nein|pas|nie|não|nao)\b"
     # "I work until 5pm" is busy until 5pm (an earliest time), but "I work best in the mornings" is no negation
