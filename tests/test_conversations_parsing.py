@@ -344,6 +344,16 @@ def test_a_spoken_hour_without_its_half_of_the_day_is_asked_about():
     assert times("after quarter past 2pm") == [(EARLIEST, "14:15")]
 
 
+@pytest.mark.parametrize("text, expected", [
+    # a latest time whose morning reading is not after the earliest said with it can only be the afternoon's
+    ("I can't come before 10 or after 3", [(EARLIEST, "10:00"), (LATEST, "15:00")]),
+    ("no earlier than 9:30 and no later than 4", [(EARLIEST, "09:30"), (LATEST, "16:00")]),
+])
+def test_a_latest_hour_after_an_earliest_one_is_the_afternoons(text, expected):
+    assert times(text) == expected
+    assert parse_time_preferences("after 2 and before 5")[0] == []  # nothing said decides either: asked
+
+
 def test_ambiguous_question_offers_both_readings():
     _, [q] = parse_time_preferences("after 3")
     assert q.kind == EARLIEST

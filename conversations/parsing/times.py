@@ -267,11 +267,17 @@ def parse_time_preferences(text: str) -> tuple[list[TimePreference], list[Clarif
 def times_from(phrases) -> tuple[list[TimePreference], list[Clarification]]:
     times: list[TimePreference] = []
     questions: list[Clarification] = []
+    # "not before 10 or after 3", "no earlier than 9:30 and no later than 4": a latest time whose morning reading
+    # is not after the earliest said with it can only be the afternoon's (else no time is left): not asked
+    said_earliest = [c.value for _s, kind, c in phrases if kind == EARLIEST and c is not None and c.value]
     for _span, kind, clock in phrases:
         if kind is None or clock is None:
             questions.append(Clarification("negated_range", None))
         elif clock.value is not None:
             times.append(TimePreference(kind, clock.value))
+        elif (kind == LATEST and len(clock.candidates) == 2 and said_earliest
+              and clock.candidates[0] <= max(said_earliest) < clock.candidates[1]):
+            times.append(TimePreference(kind, clock.candidates[1]))
         elif clock.candidates:
             questions.append(Clarification("ambiguous_time", kind, clock.candidates))
         else:
