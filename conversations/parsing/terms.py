@@ -54,8 +54,9 @@ def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, exp
         c_start, c_end = clause_of(clauses, m.start())
         scope_start = max([c_start] + [e for s, e in time_spans if c_start <= s and e <= m.start()])
         negated = negated_before(masked, scope_start, m.start()) or bool(_NEG_AFTER.match(masked[m.end():c_end]))
-        bound = next((e for s, e in time_spans if s >= m.end() and _TIME_NEXT.fullmatch(text, m.end(), s)), None)
-        if bounded_by_time and bound is not None and (negated or _NEG_AFTER.match(masked[bound:c_end])):
+        bound = next((e for s, e in time_spans if s >= m.end() and _TIME_NEXT.fullmatch(text, m.end(), s)),
+                     None) if bounded_by_time else None
+        if bound is not None and (negated or _NEG_AFTER.match(masked[bound:c_end])):
             continue
         for value in values:
             (negative if negated else positive).append(value)
