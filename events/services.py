@@ -134,11 +134,13 @@ def url_problem(url: str) -> tuple[str, str] | None:
         address = ipaddress.ip_address(parts.hostname)
     except ValueError:
         try:  # what the worker's look-up (socket.getaddrinfo) and its POST (httpx) do with the name
+            if "%" in parts.hostname:  # percent-escapes: checked undecoded, "%6cocalhost" is localhost decoded
+                raise UnicodeError()
             parts.hostname.encode("idna")
             httpx.URL(url)
         except (UnicodeError, httpx.InvalidURL):
             return "invalid", ("the URL's host is not a valid name (an empty label, one over 63 characters, an "
-                               "address with leading zeros, a character no host name may have)")
+                               "address with leading zeros, a percent-escape, a character no host name may have)")
         other_form = _ipv4_in_other_form(parts.hostname)
         if other_form is None:
             if _LOOPBACK_NAME.search(parts.hostname.rstrip(".")) and parts.hostname not in allowed_private_hosts():

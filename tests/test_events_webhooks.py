@@ -801,3 +801,14 @@ def test_multicast_site_local_and_translated_addresses_are_not_endpoints(world, 
     assert r.status_code == 201, r.content  # a public IPv6 address still is one
     with admin_connect() as conn:
         assert conn.execute("SELECT count(*) FROM event_subscription").fetchone()[0] == 1
+
+
+def test_a_percent_encoded_host_is_no_host_name(world, committed_db):
+    """A host written with percent-escapes (``%6cocalhost``, ``127.0.0.%31``) passed the checks of loopback and
+    literal addresses, which read it undecoded, and was stored (a resolver that decodes it, as browsers' URL
+    parsers do, reaches localhost). No host name holds a ``%``: 422 ``invalid``, nothing written."""
+    for host in ("%6cocalhost", "127.0.0.%31", "%31%30.0.0.1", "hooks%2eexample.org"):
+        r = admin(world).post(SUBS, {"url": f"https://{host}/hook", "event_types": ["consent.revoked"]})
+        assert r.status_code == 422 and r.json()["errors"][0]["code"] == "invalid", (host, r.content)
+    with admin_connect() as conn:
+        assert conn.execute("SELECT count(*) FROM event_subscription").fetchone()[0] == 0
