@@ -21,6 +21,7 @@ import functools
 import logging
 import threading
 import time
+import uuid
 from urllib.parse import unquote_plus, unquote_to_bytes
 
 import psycopg
@@ -203,6 +204,17 @@ _ROLLED_BACK_FOR_ANOTHER = frozenset({"40001", "40P01"})
 def _lost_to_a_concurrent_transaction(exc: BaseException) -> bool:
     error = exc if isinstance(exc, psycopg.Error) else exc.__cause__
     return getattr(error, "sqlstate", None) in _ROLLED_BACK_FOR_ANOTHER
+
+
+def _patient_uuid(value: object) -> uuid.UUID | None:
+    """The patient a refusal's audit row names: a UUID, or none. A refused body's ``patient_id`` may be anything
+    (``"x"``, a number, a list); taken as it was, the row's insert failed and took the refusal's count with it."""
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(value) if isinstance(value, str) and len(value) == 36 else None
+    except ValueError:
+        return None
 
 class ScopedAPIView(APIView):
     # (no docstring: the OpenAPI schema takes a view's docstring, inherited, as its operations' description)
@@ -415,7 +427,7 @@ class ScopedAPIView(APIView):
                     action=action,
                     resource_type=self.audit_resource_type(),
                     resource_id=self.audit_resource_id(),
-                    patient_id=exc.audit_patient_id or self.audit_patient_id(),
+                    patient_id=_patient_uuid(exc.audit_patient_id or self.audit_patient_id()),
                     purpose=exc.audit_purpose,
                     outcome="denied" if exc.status_code in (403, 404, 410) else "conflict",
                     reason=exc.code,
@@ -426,6 +438,7 @@ class ScopedAPIView(APIView):
             return None
         except Exception as audit_exc:  # the refusal stands even if its audit row cannot be written
             log.error("could not audit a refusal: %s", type(audit_exc).__name__)
+            return self._count_refused(request)  # its count went with the row: the refusal still counts
         return None
 
     def _check_format_and_query(self, request) -> None:

@@ -51,9 +51,10 @@ class UnknownKey(Exception):
 
 @dataclass
 class _CachedSet:
-    keys: dict[str, jwt.PyJWK]
+    # the keys of each key id: usually one, but RFC 7517 4.5 lets keys of different types share an id
+    keys: dict[str, tuple[jwt.PyJWK, ...]]
     fetched_at: float
-    published: dict[str, str]  # each key as published (canonical JSON), to tell an unchanged key from a new one
+    published: dict[str, jwt.PyJWK]  # each key by how it was published (canonical JSON): an unchanged key is kept
 
 
 class KeySetCache:
@@ -107,14 +108,19 @@ class KeySetCache:
             self._last_attempt = self._failed_at = float("-inf")
             self._failing = False
 
-    def get(self, kid: str | None) -> jwt.PyJWK:
-        cached = self._current()
-        key = _lookup(cached, kid)
-        if key is None:
-            key = _lookup(self._refetched_for_unknown_key(), kid)
-        if key is None:
+    def get(self, kid: str | None, alg: str | None = None) -> jwt.PyJWK:
+        """The key of id ``kid`` for a token signed with ``alg`` (see :meth:`candidates`)."""
+        return self.candidates(kid, alg)[0]
+
+    def candidates(self, kid: str | None, alg: str | None = None) -> tuple[jwt.PyJWK, ...]:
+        """The keys published under ``kid``, those of algorithm ``alg`` first (a key id alone named one of them,
+        the last published, and the others' tokens were refused); refetched once for an id the set lacks."""
+        keys = _lookup(self._current(), kid, alg)
+        if not keys:
+            keys = _lookup(self._refetched_for_unknown_key(), kid, alg)
+        if not keys:
             raise UnknownKey()
-        return key
+        return keys
 
     def _current(self) -> _CachedSet:
         cached = self._cached
@@ -187,23 +193,25 @@ class KeySetCache:
             log.warning("JWKS fetch failed: %s", type(exc).__name__)
             raise KeySetUnavailable() from None
         previous = self._cached
-        keys: dict[str, jwt.PyJWK] = {}
-        published: dict[str, str] = {}
+        keys: dict[str, tuple[jwt.PyJWK, ...]] = {}
+        published: dict[str, jwt.PyJWK] = {}
         for raw in data["keys"]:
             if not isinstance(raw, dict) or raw.get("use", "sig") != "sig":
                 continue
             kid = str(raw.get("kid", ""))
             as_published = json.dumps(raw, sort_keys=True)
-            if previous is not None and previous.published.get(kid) == as_published:
-                keys[kid], published[kid] = previous.keys[kid], as_published
-                continue
-            try:
-                keys[kid] = jwt.PyJWK(raw)
-            except (jwt.PyJWTError, NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
-                # a key type or algorithm we do not support, or a key PyJWT cannot read (a field missing or of
-                # another type: it raises the built-in errors for those, and NotImplementedError for "alg": "none")
-                continue
-            published[kid] = as_published
+            key = previous.published.get(as_published) if previous is not None else None
+            if key is None:
+                try:
+                    key = jwt.PyJWK(raw)
+                except (jwt.PyJWTError, NotImplementedError, KeyError, ValueError, TypeError, AttributeError):
+                    # a key type or algorithm we do not support, or a key PyJWT cannot read (a field missing or of
+                    # another type: it raises the built-in errors for those, and NotImplementedError for "alg":
+                    # "none")
+                    continue
+            if as_published not in published:
+                keys[kid] = (*keys.get(kid, ()), key)
+                published[as_published] = key
         self._cached = _CachedSet(keys=keys, fetched_at=time.monotonic(), published=published)
         self._failing = False
         return self._cached
@@ -232,11 +240,13 @@ def _bounded_body(response: httpx.Response) -> bytes:
     return bytes(body)
 
 
-def _lookup(cached: _CachedSet, kid: str | None) -> jwt.PyJWK | None:
+def _lookup(cached: _CachedSet, kid: str | None, alg: str | None) -> tuple[jwt.PyJWK, ...]:
     if kid is None:
         # Only unambiguous when the provider publishes a single signing key.
-        return next(iter(cached.keys.values())) if len(cached.keys) == 1 else None
-    return cached.keys.get(kid)
+        keys = tuple(cached.published.values())
+        return keys if len(keys) == 1 else ()
+    keys = cached.keys.get(kid, ())
+    return tuple(sorted(keys, key=lambda key: key.algorithm_name != alg))  # stable: the set's order otherwise
 
 
 _cache_lock = threading.Lock()
@@ -411,7 +421,7 @@ class VerifiedTokens:
             return None
         try:
             # the key set of the issuer that signed it (each trusted issuer publishes its own)
-            if key_set_cache(jwks_url).get(kid) is not key:
+            if not any(candidate is key for candidate in key_set_cache(jwks_url).candidates(kid)):
                 self._entries.pop(token, None)
                 return None
         except (KeySetUnavailable, UnknownKey):
@@ -486,27 +496,15 @@ def identity_from_token(token: str) -> Identity:
     if trusted is None:
         raise InvalidToken("the token's issuer is not trusted")
     try:
-        key = key_set_cache(trusted.jwks_url).get(kid)
+        keys = key_set_cache(trusted.jwks_url).candidates(kid, alg)
     except KeySetUnavailable:
         raise IdentityProviderUnavailable() from None
     except UnknownKey:
         raise InvalidToken("the token was signed by an unknown key") from None
-    if key.algorithm_name and key.algorithm_name != alg:
+    keys = tuple(key for key in keys if key.algorithm_name == alg)
+    if not keys:
         raise InvalidToken("the token's algorithm does not match its key")
-    try:
-        claims = jwt.decode(
-            token,
-            key.key,
-            algorithms=[alg],
-            audience=trusted.audience,
-            issuer=trusted.issuer,
-            leeway=settings.OIDC_LEEWAY_SECONDS,
-            options={"require": ["exp", "iat", "iss", "aud", "sub"], "verify_iat": True},
-        )
-    except jwt.PyJWTError:
-        raise InvalidToken() from None
-    except (ValueError, TypeError, json.JSONDecodeError):
-        raise InvalidToken() from None
+    key, claims = _verified(token, keys, alg, trusted)
     exp = _numeric_date(claims, "exp", required=True)
     iat = _numeric_date(claims, "iat", required=True)
     _numeric_date(claims, "nbf", required=False)
@@ -537,6 +535,29 @@ def identity_from_token(token: str) -> Identity:
         verified_tokens.put(token, identity, exp=float(claims["exp"]), kid=kid, key=key,
                             jwks_url=trusted.jwks_url)
     return identity
+
+
+def _verified(token: str, keys: tuple[jwt.PyJWK, ...], alg: str, trusted: TrustedIssuer) -> tuple[jwt.PyJWK, dict]:
+    """The key among ``keys`` (those published under the token's key id for its algorithm) whose signature the
+    token carries, and its checked claims; InvalidToken when none verifies it or a claim fails."""
+    for key in keys:
+        try:
+            return key, jwt.decode(
+                token,
+                key.key,
+                algorithms=[alg],
+                audience=trusted.audience,
+                issuer=trusted.issuer,
+                leeway=settings.OIDC_LEEWAY_SECONDS,
+                options={"require": ["exp", "iat", "iss", "aud", "sub"], "verify_iat": True},
+            )
+        except jwt.InvalidSignatureError:
+            continue  # another key of the same id may have signed it
+        except jwt.PyJWTError:
+            raise InvalidToken() from None
+        except (ValueError, TypeError, json.JSONDecodeError):
+            raise InvalidToken() from None
+    raise InvalidToken()
 
 
 class BearerTokenAuthentication(BaseAuthentication):

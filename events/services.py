@@ -134,11 +134,13 @@ def url_problem(url: str) -> tuple[str, str] | None:
         address = ipaddress.ip_address(parts.hostname)
     except ValueError:
         try:  # what the worker's look-up (socket.getaddrinfo) and its POST (httpx) do with the name
+            if "%" in parts.hostname:  # percent-escapes: checked undecoded, "%6cocalhost" is localhost decoded
+                raise UnicodeError()
             parts.hostname.encode("idna")
             httpx.URL(url)
         except (UnicodeError, httpx.InvalidURL):
             return "invalid", ("the URL's host is not a valid name (an empty label, one over 63 characters, an "
-                               "address with leading zeros, a character no host name may have)")
+                               "address with leading zeros, a percent-escape, a character no host name may have)")
         other_form = _ipv4_in_other_form(parts.hostname)
         if other_form is None:
             if _LOOPBACK_NAME.search(parts.hostname.rstrip(".")) and parts.hostname not in allowed_private_hosts():
@@ -165,18 +167,24 @@ def _ipv4_in_other_form(host: str) -> ipaddress.IPv4Address | None:
 
 _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+_IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")  # RFC 2765 SIIT: ::ffff:0:a00:1 is 10.0.0.1
+# What Python 3.11's ``is_global`` calls global and no public endpoint is: the IETF's protocol assignments
+# (192.0.0.0/24), IPv6 site-local (deprecated, still routed inside some networks, as fc00::/7 is), IPv6's
+# documentation prefix (RFC 9637) and SRv6 segment identifiers (RFC 9602). Multicast is asked of the address.
+_NOT_PUBLIC = (ipaddress.ip_network("192.0.0.0/24"), ipaddress.ip_network("fec0::/10"),
+               ipaddress.ip_network("3fff::/20"), ipaddress.ip_network("5f00::/16"))
 
 
 def public_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     """Whether an endpoint's address is a public one, also when it is an IPv6 address that carries an IPv4 one a
-    gateway reaches (NAT64's prefixes, 6to4, Teredo, the deprecated IPv4-compatible form): Python calls
-    ``64:ff9b::a00:1`` global, and a NAT64 gateway takes it to 10.0.0.1."""
-    if not address.is_global:
+    gateway reaches (NAT64's prefixes, 6to4, Teredo, SIIT's IPv4-translated form, the deprecated IPv4-compatible
+    form): Python calls ``64:ff9b::a00:1`` global, and a NAT64 gateway takes it to 10.0.0.1. Never multicast."""
+    if not address.is_global or address.is_multicast or any(address in network for network in _NOT_PUBLIC):
         return False
     if address.version == 4:
         return True
     embedded: list[ipaddress.IPv4Address] = []
-    if any(address in network for network in (*_NAT64, _IPV4_COMPATIBLE)):
+    if any(address in network for network in (*_NAT64, _IPV4_COMPATIBLE, _IPV4_TRANSLATED)):
         embedded.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
     if address.sixtofour is not None:
         embedded.append(address.sixtofour)

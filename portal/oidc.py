@@ -140,7 +140,7 @@ class PortalOIDCBackend(OIDCAuthenticationBackend):
         if kid is not None and not isinstance(kid, str):
             raise SuspiciousOperation("malformed key id")
         try:
-            key = _op_key_set().get(kid)
+            key = _op_key_set().get(kid, header.get("alg"))  # of its algorithm, when keys share an id
         except KeySetUnavailable:
             # the provider's outage, as its token endpoint out of reach (the callback's 503 page), not a refusal
             raise ProviderUnavailable("the provider's key set cannot be reached") from None

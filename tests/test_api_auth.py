@@ -451,3 +451,23 @@ def test_a_host_we_do_not_serve_is_a_problem_document_for_the_api(world):
     r = Api(None).client.get(_path(world), HTTP_HOST="zebulon-quixfeather.evil")
     assert r.status_code == 400 and r["Content-Type"] == "application/problem+json"
     assert r.json()["code"] == "bad_request"
+
+
+def test_keys_published_under_one_key_id_each_verify_the_tokens_they_signed(world, keyring, settings):
+    """RFC 7517 4.5 lets a provider publish keys of different types under one ``kid`` (an RSA and an EC key held as
+    alternatives). The key set kept the last key of each id, so tokens signed by the other were refused (401) and
+    which one depended on the order of the set. A token is checked against the key of its id whose algorithm is
+    the token's; a token whose signature no key of its id verifies is still refused."""
+    document = keyring.jwks()
+    for key in document["keys"]:
+        key["kid"] = "shared"
+    claims = dict(sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a, kid="shared")
+    for order in (document["keys"], document["keys"][::-1]):
+        with DribblingServer(json.dumps({"keys": order}).encode(), interval=0) as jwks:
+            settings.OIDC_JWKS_URL = f"{jwks.url}/jwks"
+            for alg in ("RS256", "ES256"):
+                r = Api(mint(keyring, alg=alg, **claims)).get(_path(world))
+                assert r.status_code == 200, (alg, r.content)
+            forged = mint(keyring, alg="RS256", **claims)
+            r = Api(forged[:-4] + ("AAAA" if not forged.endswith("AAAA") else "BBBB")).get(_path(world))
+            assert r.status_code == 401 and r.json()["code"] == "invalid_token"

@@ -784,3 +784,31 @@ def test_every_delivery_of_a_subscription_is_read_a_page_at_a_time(world, commit
         assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == [field], r.content
     assert admin(world, world.other_org).get(path).status_code == 404
     assert api.get(f"{SUBS}/{uuid.uuid4()}/deliveries").status_code == 404
+
+
+def test_multicast_site_local_and_translated_addresses_are_not_endpoints(world, committed_db):
+    """Addresses Python 3.11 calls global though no public endpoint has them: IPv4 and IPv6 multicast, IPv6
+    site-local (``fec0::/10``, private like ``fc00::/7`` where it is still routed), an IPv4-translated address
+    (``::ffff:0:a00:1`` is 10.0.0.1 through an SIIT translator), the IETF's ``192.0.0.0/24`` and IPv6's
+    documentation prefix ``3fff::/20``. Each was accepted as an endpoint (and would have been posted to when a name
+    resolved to it); each is now ``destination_not_allowed``, and nothing is written."""
+    for host in ("224.0.0.251", "239.255.255.250", "[ff02::1]", "[ff05::1:3]", "[fec0::1]", "[::ffff:0:a00:1]",
+                 "[::ffff:0:7f00:1]", "192.0.0.8", "[3fff::1]"):
+        r = admin(world).post(SUBS, {"url": f"https://{host}/hook", "event_types": ["consent.revoked"]})
+        assert r.status_code == 422, (host, r.content)
+        assert r.json()["errors"][0]["code"] == "destination_not_allowed", (host, r.content)
+    r = admin(world).post(SUBS, {"url": "https://[2606:4700::1111]/hook", "event_types": ["consent.revoked"]})
+    assert r.status_code == 201, r.content  # a public IPv6 address still is one
+    with admin_connect() as conn:
+        assert conn.execute("SELECT count(*) FROM event_subscription").fetchone()[0] == 1
+
+
+def test_a_percent_encoded_host_is_no_host_name(world, committed_db):
+    """A host written with percent-escapes (``%6cocalhost``, ``127.0.0.%31``) passed the checks of loopback and
+    literal addresses, which read it undecoded, and was stored (a resolver that decodes it, as browsers' URL
+    parsers do, reaches localhost). No host name holds a ``%``: 422 ``invalid``, nothing written."""
+    for host in ("%6cocalhost", "127.0.0.%31", "%31%30.0.0.1", "hooks%2eexample.org"):
+        r = admin(world).post(SUBS, {"url": f"https://{host}/hook", "event_types": ["consent.revoked"]})
+        assert r.status_code == 422 and r.json()["errors"][0]["code"] == "invalid", (host, r.content)
+    with admin_connect() as conn:
+        assert conn.execute("SELECT count(*) FROM event_subscription").fetchone()[0] == 0

@@ -133,3 +133,24 @@ def test_requests_refused_for_their_query_string_count_against_the_limit(world, 
     statuses = [alice.get(path, params).status_code for params in refused]
     assert statuses == [422, 422, 422, 429], statuses
     assert _get(alice, world).status_code == 429
+
+
+def test_a_refusal_whose_body_names_no_patient_we_can_store_is_counted_and_audited(world, limits):
+    """A token without the scope posts a workflow or a conversation whose ``patient_id`` is no UUID (``"x"``, a
+    number, a list): the 403's audit row took that value as the patient, the insert failed, and with it the count of
+    the request, so such refusals were neither audited nor throttled (any number of them, never a 429). They are
+    counted like any refusal (429 past the limit) and audited as the caller's refusal, without a patient."""
+    limits.API_RATE_LIMIT_PER_ORGANIZATION = 0  # the auditor's read below is not held up by the organisation's
+    api = Api(mint(world.keyring, sub="scopeless", org_id=world.org, scope="memory:read"))
+    bodies = [("/v1/workflows", {"workflow_type": "insurance_check", "patient_id": "x"}),
+              ("/v1/sessions", {"patient_id": 12, "purpose": "appointment_scheduling"}),
+              ("/v1/workflows", {"workflow_type": "insurance_check", "patient_id": ["x"]})]
+    statuses = [api.post(path, body).status_code for path, body in bodies]
+    assert statuses == [403, 403, 403]
+    assert api.post(*bodies[0]).status_code == 429
+    auditor = Api(mint(world.keyring, sub="auditor", org_id=world.org, scope="audit:read"))
+    trail = auditor.get("/v1/audit-events").json()["items"]
+    assert [(e["action"], e["outcome"], e["reason"], e["patient_id"]) for e in trail
+            if e["actor_sub"] == "scopeless"] == [("workflow.create", "denied", "insufficient_scope", None),
+                                                  ("conversation.start", "denied", "insufficient_scope", None),
+                                                  ("workflow.create", "denied", "insufficient_scope", None)]
