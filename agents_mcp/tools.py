@@ -95,7 +95,8 @@ TOOLS: tuple[ToolSpec, ...] = (
              "next_cursor is not null, call again with it as cursor for the rest.", True),
     ToolSpec("propose_memory", "memories_propose",
              "Propose a typed long-term memory extracted from a conversation. It stays 'proposed' (never used) "
-             "until the patient or staff confirm it; agents never write active facts.", False),
+             "until the patient or staff confirm it; agents never write active facts. Proposing it again while "
+             "it waits answers the same proposal (already_proposed).", False, idempotent=True),
     ToolSpec("list_consents", "consents_list",
              "The patient's consents, newest first, each with its purpose of use and status: propose_memory names "
              "the consent_record_id of the one granted for its consent_purpose. A page at a time: while "
@@ -118,7 +119,8 @@ TOOLS: tuple[ToolSpec, ...] = (
              "preferences; the offers are recorded as a tool turn.", False, open_world=True),
     ToolSpec("propose_preferences_from_turn", "sessions_turns_propose",
              "Propose the durable scheduling preferences a user turn stated as long-term memories (proposed, "
-             "awaiting the patient's confirmation).", False),
+             "awaiting the patient's confirmation). Each is proposed once: asked again, the turn's proposals still "
+             "waiting are skipped (already_proposed).", False, idempotent=True),
     ToolSpec("end_session", "sessions_end",
              "End the session as completed or abandoned: slots, summary and tool results are cleared.", False,
              destructive=True, idempotent=True),
@@ -129,7 +131,9 @@ TOOLS: tuple[ToolSpec, ...] = (
              "agent resuming after a crash reads first.", True),
     ToolSpec("checkpoint_workflow", "workflows_checkpoint",
              "Move a workflow to an allowed next step with the version you read (optimistic concurrency), a "
-             "small state patch and optionally an operation queued in the same transaction.", False),
+             "small state patch and optionally an operation queued in the same transaction. The same checkpoint "
+             "again is refused by the version it expects (version_conflict): it never moves the workflow twice.",
+             False, idempotent=True),
     ToolSpec("request_operation", "workflow_operations_request",
              "Queue a non-read action against an outside system (e.g. book_appointment) at the workflow's "
              "current step. The idempotency key makes a retry return the same operation.", False,

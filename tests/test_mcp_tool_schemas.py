@@ -96,3 +96,46 @@ def test_every_tools_structured_content_validates_against_its_output_schema(worl
     for name, answer in answers:
         errors = list(Draft202012Validator(schemas[name], format_checker=FormatChecker()).iter_errors(answer))
         assert errors == [], (name, [e.message for e in errors])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_tools_marked_idempotent_change_nothing_more_when_called_again(world, committed_db):
+    """idempotentHint (a host may retry such a call after a timeout without asking) is true for every tool whose
+    second identical call changes nothing: a proposal still waiting is answered again (already_proposed), a
+    checkpoint's expected version refuses the repeat, a turn's preferences are proposed once. propose_memory,
+    propose_preferences_from_turn and checkpoint_workflow said they were not."""
+    cid = world.consent(world.patient_a)
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=PATIENT_SCOPES,
+                        act={"sub": "scheduling-agent"})
+
+    async def go():
+        async with Client(build_server(token_source=lambda: token)) as client:
+            hints = {t.name: t.annotations.idempotent_hint for t in (await client.list_tools()).tools}
+
+            async def twice(name: str, arguments: dict):
+                return [(await client.call_tool(name, arguments)) for _ in range(2)]
+
+            proposed = await twice("propose_memory", {**memory_body(cid), "source_ref": "turn:1"})
+            listed = (await client.call_tool("list_proposals", {})).structured_content["items"]
+            session = (await client.call_tool("start_session", {"purpose": "appointment_scheduling"})
+                       ).structured_content["session"]["session_id"]
+            await client.call_tool("add_turn", {"session_id": session, "role": "user", "content": SEED_TURN})
+            from_turn = await twice("propose_preferences_from_turn", {"session_id": session, "seq": 1})
+            workflow = (await client.call_tool("create_workflow", {"workflow_type": "appointment_booking"})
+                        ).structured_content
+            moved = await twice("checkpoint_workflow", {"workflow_id": workflow["workflow_id"],
+                                                        "expected_version": workflow["version"],
+                                                        "next_step": "propose_slots"})
+            read = (await client.call_tool("read_workflow", {"workflow_id": workflow["workflow_id"]})
+                    ).structured_content
+            return hints, proposed, listed, from_turn, moved, read
+
+    hints, proposed, listed, from_turn, moved, read = anyio.run(go)
+    assert {name for name, hint in hints.items() if hint} >= {
+        "propose_memory", "propose_preferences_from_turn", "checkpoint_workflow", "request_operation", "end_session"}
+    first, again = (r.structured_content for r in proposed)
+    assert not proposed[1].is_error and again["memory_id"] == first["memory_id"]
+    assert [p["memory_id"] for p in listed].count(first["memory_id"]) == 1
+    assert from_turn[0].structured_content["proposed"] and from_turn[1].structured_content["proposed"] == []
+    assert moved[1].is_error and moved[1].structured_content["code"] == "version_conflict"
+    assert read["version"] == moved[0].structured_content["version"] and read["current_step"] == "propose_slots"
