@@ -48,7 +48,7 @@ from agents_mcp.messages import (
     tool_calls_only,
 )
 from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
-from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations
+from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations, output_schema
 from core.asgi_deadlines import replaying as _replaying
 from core.authentication import identity_from_token, trusted_issuers
 from core.errors import (
@@ -519,6 +519,7 @@ def build_server(token_source=None) -> Server:
             # one page, no nextCursor: any cursor is one this server never gave (MCP pagination: -32602)
             raise MCPError(types.INVALID_PARAMS, "Invalid params: unknown cursor (the tool list is one page)")
         tools = [types.Tool(name=t.name, description=t.description, input_schema=input_schema(t.name),
+                            output_schema=output_schema(t.name),
                             annotations=types.ToolAnnotations(
                                 read_only_hint=t.read_only, destructive_hint=t.destructive,
                                 idempotent_hint=t.idempotent, open_world_hint=t.open_world))

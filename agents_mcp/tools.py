@@ -19,6 +19,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+# What every answer shows for a patient's id (agents_mcp.redaction), and so what a tool's output schema says of it
+from conversations.context import REDACTED
+
 # Header parameters become snake_case arguments.
 _HEADER_ARGUMENTS = {"Idempotency-Key": "idempotency_key"}
 
@@ -27,6 +30,32 @@ PATIENT_ARGUMENT = "patient_id"
 PATIENT_DESCRIPTION = ("The patient. Leave it out when your token names the patient you act for (its patient_id "
                        "claim, the launch context): the server uses that one. Required with a token that names no "
                        "patient (staff).")
+
+# What an argument means, for the arguments whose REST parameter or body field the OpenAPI document leaves
+# undescribed (path ids, plain body fields): a model has only the schema to go by.
+_DESCRIBED_WHEN_SILENT = {
+    "session_id": "The conversation session: the session_id start_session answered.",
+    "workflow_id": "The workflow: the workflow_id create_workflow answered.",
+    "expected_version": "The workflow's version as you last read it (read_workflow, or your last call's answer). "
+                        "A change made since is refused (version_conflict): read the workflow again and decide again.",
+    "next_step": "The step to move to: one of the workflow's allowed_next_steps.",
+    "seq": "The number (seq) of the user turn to propose from, as add_turn answered it.",
+    "memory_class": "Only memories of this class; any class when left out.",
+    "memory_type": "Only memories of this type (a name list_memory_types gives); any type when left out or empty.",
+    "question": "The question or task the context is for, in words (1-1000 characters).",
+    "limit": "At most this many memories in the answer (1-20).",
+    "fact": "The fact, as its memory type's JSON Schema (list_memory_types) says: its kind names the attribute, "
+            'e.g. {"kind": "earliest_time", "time": "10:00"}. Fields the schema does not declare are refused.',
+    "consent_record_id": "The patient's consent the memory is kept under: the consent_record_id list_consents "
+                         "shows for consent_purpose.",
+    "confidence": "How sure you are of what you extracted, from 0 to 1 (0.8 when left out).",
+    "valid_until": "When the fact stops holding (ISO 8601 date and time, UTC); the type's default validity when "
+                   "left out.",
+    "tool_name": "The tool whose result a tool turn carries (role tool only).",
+    "payload": "What the operation needs, as the schema for its kind says (book_appointment: slot_id and "
+               "appointment_type; submit_prior_authorization: referral_id, diagnosis_code, medication_code, "
+               "member_ref). Fields it does not declare are refused.",
+}
 
 
 @dataclass(frozen=True)
@@ -66,7 +95,8 @@ TOOLS: tuple[ToolSpec, ...] = (
              "next_cursor is not null, call again with it as cursor for the rest.", True),
     ToolSpec("propose_memory", "memories_propose",
              "Propose a typed long-term memory extracted from a conversation. It stays 'proposed' (never used) "
-             "until the patient or staff confirm it; agents never write active facts.", False),
+             "until the patient or staff confirm it; agents never write active facts. Proposing it again while "
+             "it waits answers the same proposal (already_proposed).", False, idempotent=True),
     ToolSpec("list_consents", "consents_list",
              "The patient's consents, newest first, each with its purpose of use and status: propose_memory names "
              "the consent_record_id of the one granted for its consent_purpose. A page at a time: while "
@@ -89,7 +119,8 @@ TOOLS: tuple[ToolSpec, ...] = (
              "preferences; the offers are recorded as a tool turn.", False, open_world=True),
     ToolSpec("propose_preferences_from_turn", "sessions_turns_propose",
              "Propose the durable scheduling preferences a user turn stated as long-term memories (proposed, "
-             "awaiting the patient's confirmation).", False),
+             "awaiting the patient's confirmation). Each is proposed once: asked again, the turn's proposals still "
+             "waiting are skipped (already_proposed).", False, idempotent=True),
     ToolSpec("end_session", "sessions_end",
              "End the session as completed or abandoned: slots, summary and tool results are cleared.", False,
              destructive=True, idempotent=True),
@@ -100,7 +131,9 @@ TOOLS: tuple[ToolSpec, ...] = (
              "agent resuming after a crash reads first.", True),
     ToolSpec("checkpoint_workflow", "workflows_checkpoint",
              "Move a workflow to an allowed next step with the version you read (optimistic concurrency), a "
-             "small state patch and optionally an operation queued in the same transaction.", False),
+             "small state patch and optionally an operation queued in the same transaction. The same checkpoint "
+             "again is refused by the version it expects (version_conflict): it never moves the workflow twice.",
+             False, idempotent=True),
     ToolSpec("request_operation", "workflow_operations_request",
              "Queue a non-read action against an outside system (e.g. book_appointment) at the workflow's "
              "current step. The idempotency key makes a retry return the same operation.", False,
@@ -128,6 +161,8 @@ class Operation:
     headers: dict[str, str]          # argument name -> header name
     body_params: tuple[str, ...]
     input_schema: dict[str, Any]
+    # The structured content a call answers with: the operation's success body, as the tool shows it
+    output_schema: dict[str, Any]
     # Optional arguments whose null is taken for their absence (see _operation)
     null_means_absent: frozenset[str] = frozenset()
 
@@ -209,6 +244,9 @@ def _operation(document: dict, spec: ToolSpec) -> Operation:
             required += [a for a in spec.also_required if a not in required]
             for name, description in spec.described:
                 properties[name] = {**properties[name], "description": description}
+            for name, prop in properties.items():
+                if not str(prop.get("description", "")).strip() and name in _DESCRIBED_WHEN_SILENT:
+                    properties[name] = {**prop, "description": _DESCRIBED_WHEN_SILENT[name]}
             if PATIENT_ARGUMENT in properties:
                 properties[PATIENT_ARGUMENT] = {**properties[PATIENT_ARGUMENT], "description": PATIENT_DESCRIPTION}
                 required = [a for a in required if a != PATIENT_ARGUMENT]
@@ -226,8 +264,43 @@ def _operation(document: dict, spec: ToolSpec) -> Operation:
                       "additionalProperties": False}
             return Operation(method=method.upper(), path=path, path_params=tuple(path_params),
                              query_params=tuple(query_params), headers=headers, body_params=tuple(body_params),
-                             input_schema=schema, null_means_absent=absent)
+                             input_schema=schema, output_schema=_output_schema(op, components),
+                             null_means_absent=absent)
     raise LookupError(f"no OpenAPI operation {spec.operation_id}")
+
+
+def _output_schema(op: dict, components: dict) -> dict[str, Any]:
+    """The structured content of a successful call: the operation's success bodies (one schema, or the choice of
+    them), every ``patient_id`` in them as the tool shows it."""
+    bodies: list[dict] = []
+    for status, response in sorted(op.get("responses", {}).items()):
+        content = response.get("content", {})
+        if str(status).startswith("2") and "application/json" in content:
+            body = _shown(_resolve(content["application/json"]["schema"], components))
+            if body not in bodies:
+                bodies.append(body)
+    if len(bodies) == 1 and bodies[0].get("type") == "object":
+        return bodies[0]
+    if not bodies:
+        raise ValueError(f"{op.get('operationId')}: no JSON success body to be a tool's output")
+    return {"type": "object", "anyOf": bodies}
+
+
+def _shown(schema: Any) -> Any:
+    """The schema with every ``patient_id`` property as answers show it: ``[patient]``, or null where it may be."""
+    if isinstance(schema, list):
+        return [_shown(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _shown(v) for k, v in schema.items()}
+    if isinstance(out.get("properties"), dict) and PATIENT_ARGUMENT in out["properties"]:
+        was = out["properties"][PATIENT_ARGUMENT]
+        shown: dict[str, Any] = {"type": "string", "const": REDACTED}
+        if _accepts_null(was):
+            shown = {"anyOf": [shown, {"type": "null"}]}
+        out["properties"] = {**out["properties"], PATIENT_ARGUMENT: {
+            **shown, "description": "The patient, never shown by their identifier."}}
+    return out
 
 
 @functools.cache
@@ -239,3 +312,7 @@ def operations() -> dict[str, Operation]:
 
 def input_schema(name: str) -> dict[str, Any]:
     return copy.deepcopy(operations()[name].input_schema)
+
+
+def output_schema(name: str) -> dict[str, Any]:
+    return copy.deepcopy(operations()[name].output_schema)
