@@ -174,7 +174,12 @@ class ContextFactOut(serializers.Serializer):
     memory_id = serializers.UUIDField()
     text = serializers.CharField()
     memory_class = serializers.CharField()
+    memory_type = serializers.CharField()
+    consent_purpose = serializers.CharField(help_text="The purpose of use it is kept for (care context kept for "
+                                                      "another purpose than the pack's comes in for safety)")
     source = serializers.CharField()
+    source_ref = serializers.CharField()
+    agent_client_id = serializers.CharField(allow_null=True, help_text="the agent that proposed it, if one did")
     created_by = serializers.CharField()
     valid_from = serializers.DateTimeField()
     valid_until = serializers.DateTimeField(allow_null=True)
@@ -238,7 +243,9 @@ def context_pack_body(pack: retrieval.ContextPack) -> dict:
         "release_id": str(pack.release_id),
         "purpose": pack.purpose,
         "facts": [{"memory_id": str(h.memory.memory_id), "text": h.text, "memory_class": h.memory.memory_class,
-                   "source": h.memory.source, "created_by": h.memory.created_by,
+                   "memory_type": h.memory.memory_type, "consent_purpose": h.memory.consent_purpose,
+                   "source": h.memory.source, "source_ref": h.memory.source_ref,
+                   "agent_client_id": h.memory.agent_client_id, "created_by": h.memory.created_by,
                    # as every other answer writes a moment: UTC, with a Z
                    "valid_from": selectors.utc_iso(h.memory.valid_from),
                    "valid_until": selectors.utc_iso(h.memory.valid_until) if h.memory.valid_until else None,

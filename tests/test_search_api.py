@@ -124,3 +124,15 @@ def test_the_search_tool_takes_memory_type_as_the_rest_operation_does():
                                    {"patient_id": str(uuid.uuid4()), "q": "when?",
                                     "memory_type": "scheduling_preference,communication_preference"})
     assert "memory_type=scheduling_preference%2Ccommunication_preference" in query
+
+
+def test_a_context_pack_fact_says_which_type_and_purpose_it_is_kept_under_and_where_it_came_from(world, booked):
+    """A pack's fact carried its class and source but not its type, the purpose it is kept for (a care-coordination
+    allergy can come in a scheduling pack) or its source reference: an agent citing it could not say what kind of
+    fact it used nor under which consent it was kept. Each fact now names them, as the memory itself does."""
+    api = world.patient(world.patient_a)
+    memory = api.get(f"/v1/patients/{world.patient_a}/memories/{booked}").json()
+    pack = api.post(context(world.patient_a), {"question": "when can I come in?", "purpose": SCHED}).json()
+    [fact] = [f for f in pack["facts"] if f["memory_id"] == booked]
+    assert {k: fact[k] for k in ("memory_type", "consent_purpose", "source_ref", "agent_client_id")} == {
+        k: memory[k] for k in ("memory_type", "consent_purpose", "source_ref", "agent_client_id")}
