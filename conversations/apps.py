@@ -9,10 +9,10 @@ class ConversationsConfig(AppConfig):
 
     def ready(self) -> None:
         from conversations import checks  # noqa: F401  (registers the tokenizer check)
-        from conversations.selectors import session_patient_id
+        from conversations.selectors import session_release_scope
         from conversations.services import session_erase_patient, session_forget_memory
         from memory import erasure, sessions
 
         erasure.register("conversation_sessions", session_erase_patient)
         erasure.register_forgetter("conversation_tool_results", session_forget_memory)
-        sessions.register_session_patient(session_patient_id)
+        sessions.register_session_scope(session_release_scope)

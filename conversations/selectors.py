@@ -42,6 +42,17 @@ def session_patient_id(*, identity: Identity, session_id: uuid.UUID) -> uuid.UUI
             .values_list("patient_id", flat=True).first())
 
 
+def session_release_scope(*, identity: Identity, session_id: uuid.UUID) -> tuple[uuid.UUID, str] | None:
+    """The patient and purpose of a session a context pack may be released into: one the caller sees that is still
+    live (active, not expired), and, to an agent, one that agent holds (another agent's conversation is not where
+    its pack goes). None otherwise, whatever the reason."""
+    scope = ConversationSession.objects.filter(session_id=session_id, organization_id=identity.org_id).live(
+        timezone.now())
+    if identity.is_agent:
+        scope = scope.filter(agent_client_id=identity.agent_client_id)
+    return scope.values_list("patient_id", "purpose").first()
+
+
 def session_is_live(*, identity: Identity, session_id: uuid.UUID) -> bool:
     """Whether a session the caller may see is still served to them: active and not expired (by the clock, swept
     or not), and, to an agent, only while the patient's consent for its purpose is in force (which may have run out

@@ -26,6 +26,11 @@ from memory import retrieval, selectors, sessions
 from memory.api import MemoryOut, MemoryView
 from memory.models import MemoryClass
 from memory.rendering import memory_item
+from memory.types import NAME as TYPE_NAME
+from memory.types import type_get
+
+# One memory type's name, or several separated by commas (each given once per query string: repeats are refused)
+TYPE_NAMES = "^" + TYPE_NAME.pattern.strip("^$") + "(?:," + TYPE_NAME.pattern.strip("^$") + ")*$"
 
 
 def _enum(name: str, values: list[str]) -> type[serializers.CharField]:
@@ -63,7 +68,8 @@ class PatientMemorySearchView(MemoryView):
 
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "memory.search"}
-    query_parameters = {"GET": frozenset({"q", "limit", "min_score", "consent_purpose", "purpose", "memory_class"})}
+    query_parameters = {"GET": frozenset({"q", "limit", "min_score", "consent_purpose", "purpose", "memory_class",
+                                          "memory_type"})}
 
     @extend_schema(
         operation_id="memories_search",
@@ -78,7 +84,14 @@ class PatientMemorySearchView(MemoryView):
                     OpenApiParameter("consent_purpose", str, required=False, enum=[p for p, _ in PURPOSES],
                                      description="The older name of purpose (both, differing: 422)"),
                     purpose_of_use.purpose_parameter(),
-                    OpenApiParameter("memory_class", str, required=False, enum=MemoryClass.values)],
+                    OpenApiParameter("memory_class", str, required=False, enum=MemoryClass.values),
+                    OpenApiParameter("memory_type", {"type": "string", "pattern": TYPE_NAMES, "maxLength": 500},
+                                     required=False,
+                                     description="Only memories of this type (GET /v1/memory-types), or of these "
+                                                 "types separated by commas, are searched, before ranking; the "
+                                                 "safety rule's allergies and medicines come only when their type "
+                                                 "(care_context) is named. A type the organisation does not have: "
+                                                 "422 unknown_memory_type")],
         responses={200: inline_serializer("SearchResult", {
             "items": SearchHitOut(many=True), "min_score": serializers.FloatField(),
             "confidence": AnswerConfidence(
@@ -95,10 +108,16 @@ class PatientMemorySearchView(MemoryView):
         p = params.validated_data
         purpose = purpose_of_use.read_purpose(self.identity, purpose=p.get("purpose"),
                                               consent_purpose=p.get("consent_purpose"))
+        types = p.get("memory_type", ())
+        if unknown := [name for name in types if type_get(name) is None]:
+            raise ValidationFailed(errors=[{"field": "memory_type", "code": "unknown_memory_type",
+                                            "message": f"unknown memory type {name}; see GET /v1/memory-types"}
+                                           for name in unknown])
         with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
             result = retrieval.memory_search(identity=self.identity, patient_id=patient_id, question=p["q"],
                                              limit=p.get("limit"), min_score=p.get("min_score"),
-                                             purpose=purpose, memory_class=p.get("memory_class"))
+                                             purpose=purpose, memory_class=p.get("memory_class"),
+                                             memory_types=types)
         return Response(search_body(result))
 
 
@@ -131,6 +150,12 @@ class SearchParams(serializers.Serializer):
     consent_purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
     memory_class = serializers.ChoiceField(choices=MemoryClass.values, required=False)
+    memory_type = serializers.RegexField(TYPE_NAMES, max_length=500, required=False,
+                                         error_messages={"invalid": "a memory type's name, or several separated by "
+                                                                    "commas"})
+
+    def validate_memory_type(self, value: str) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(value.split(",")))
 
     def validate_min_score(self, value: float) -> float:
         return value + 0.0  # "-0" is 0, and is echoed so
@@ -149,7 +174,12 @@ class ContextFactOut(serializers.Serializer):
     memory_id = serializers.UUIDField()
     text = serializers.CharField()
     memory_class = serializers.CharField()
+    memory_type = serializers.CharField()
+    consent_purpose = serializers.CharField(help_text="The purpose of use it is kept for (care context kept for "
+                                                      "another purpose than the pack's comes in for safety)")
     source = serializers.CharField()
+    source_ref = serializers.CharField()
+    agent_client_id = serializers.CharField(allow_null=True, help_text="the agent that proposed it, if one did")
     created_by = serializers.CharField()
     valid_from = serializers.DateTimeField()
     valid_until = serializers.DateTimeField(allow_null=True)
@@ -173,12 +203,13 @@ class ContextPackOut(serializers.Serializer):
     text = serializers.CharField(help_text="Ready to insert into a prompt; never contains the patient identifier")
 
 
-def _check_session_of(identity, patient_id, session_id) -> None:
-    """The release names a conversation of this patient that the caller may see (one answer for "no such session"
-    and "another patient's")."""
-    if not sessions.is_session_of(identity=identity, patient_id=patient_id, session_id=session_id):
+def _check_session_of(identity, patient_id, purpose, session_id) -> None:
+    """The release names a live conversation of this patient, held for the pack's purpose, that the caller may see
+    (an agent: one it holds). One answer for "no such session", "another patient's", "ended", "expired", "another
+    purpose's" and "another agent's"."""
+    if not sessions.is_session_for(identity=identity, patient_id=patient_id, purpose=purpose, session_id=session_id):
         raise ValidationFailed(errors=[{"field": "session_id", "code": "invalid",
-                                        "message": "not a conversation session of this patient"}])
+                                        "message": "not a live conversation session of this patient for this purpose"}])
 
 
 class PatientContextView(MemoryView):
@@ -200,7 +231,7 @@ class PatientContextView(MemoryView):
                                       "required")
         purpose_of_use.require_purpose(self.identity, patient_id=patient_id, purpose=purpose)
         if d.get("session_id") is not None:
-            _check_session_of(self.identity, patient_id, d["session_id"])
+            _check_session_of(self.identity, patient_id, purpose, d["session_id"])
         pack = retrieval.context_pack(identity=self.identity, patient_id=patient_id, question=d["question"],
                                       purpose=purpose, limit=d.get("limit"), session_id=d.get("session_id"))
         return Response(context_pack_body(pack))
@@ -212,7 +243,9 @@ def context_pack_body(pack: retrieval.ContextPack) -> dict:
         "release_id": str(pack.release_id),
         "purpose": pack.purpose,
         "facts": [{"memory_id": str(h.memory.memory_id), "text": h.text, "memory_class": h.memory.memory_class,
-                   "source": h.memory.source, "created_by": h.memory.created_by,
+                   "memory_type": h.memory.memory_type, "consent_purpose": h.memory.consent_purpose,
+                   "source": h.memory.source, "source_ref": h.memory.source_ref,
+                   "agent_client_id": h.memory.agent_client_id, "created_by": h.memory.created_by,
                    # as every other answer writes a moment: UTC, with a Z
                    "valid_from": selectors.utc_iso(h.memory.valid_from),
                    "valid_until": selectors.utc_iso(h.memory.valid_until) if h.memory.valid_until else None,

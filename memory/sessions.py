@@ -1,8 +1,9 @@
 """Conversation sessions that a context pack may name.
 
 Short-term context (``conversations``) builds on long-term memory, so memory may not import it. When it loads, it
-registers here the one question memory needs to ask of it: is this a session of this patient that the caller may
-see? With nothing registered the answer is no (deny by default).
+registers here the one question memory needs to ask of it: which patient and purpose is this session for, if the
+caller may release a pack into it (live, and an agent's own)? With nothing registered the answer is no (deny by
+default).
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ from collections.abc import Callable
 
 from core.identity import Identity
 
-SessionPatient = Callable[..., "uuid.UUID | None"]
-_session_patient: list[SessionPatient] = []
+SessionScope = Callable[..., "tuple[uuid.UUID, str] | None"]
+_session_scope: list[SessionScope] = []
 
 
-def register_session_patient(lookup: SessionPatient) -> None:
-    """Register ``lookup(identity=..., session_id=...) -> patient id or None`` (idempotent: the last one counts)."""
-    _session_patient[:] = [lookup]
+def register_session_scope(lookup: SessionScope) -> None:
+    """Register ``lookup(identity=..., session_id=...) -> (patient id, purpose) or None`` (idempotent: the last one
+    counts)."""
+    _session_scope[:] = [lookup]
 
 
-def is_session_of(*, identity: Identity, patient_id: uuid.UUID, session_id: uuid.UUID) -> bool:
-    """Whether ``session_id`` is a conversation of ``patient_id`` that ``identity`` may see."""
-    if not _session_patient:
+def is_session_for(*, identity: Identity, patient_id: uuid.UUID, purpose: str, session_id: uuid.UUID) -> bool:
+    """Whether ``session_id`` is a live conversation of ``patient_id``, held for ``purpose``, that ``identity`` may
+    release a context pack into."""
+    if not _session_scope:
         return False
-    return _session_patient[0](identity=identity, session_id=session_id) == patient_id
+    return _session_scope[0](identity=identity, session_id=session_id) == (patient_id, purpose)

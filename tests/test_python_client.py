@@ -66,6 +66,11 @@ def test_sync_client_speaks_the_whole_booking_surface_with_typed_models(world, l
         assert current.fact == {"kind": "earliest_time", "time": "10:00"}
         hits = api.search_memories(world.patient_a, "what time can I be booked?")
         assert [h.memory.memory_id for h in hits.items] == [proposal.memory_id]
+        hits = api.search_memories(world.patient_a, "what time can I be booked?",
+                                   memory_type=["communication_preference", "scheduling_preference"])
+        assert [h.memory.memory_id for h in hits.items] == [proposal.memory_id]
+        assert api.search_memories(world.patient_a, "what time can I be booked?",
+                                   memory_type="communication_preference").items == []
         pack = api.context_pack(world.patient_a, "when can I come in?", "appointment_scheduling")
         assert pack.facts[0].memory_id == proposal.memory_id
 

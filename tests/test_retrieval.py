@@ -427,7 +427,8 @@ def test_a_context_pack_names_only_a_session_of_its_patient(world, clinic):
     refusals = [nurse.post(url, {**body, "session_id": sid}) for sid in (str(uuid.uuid4()), sessions[world.patient_b])]
     assert [r.status_code for r in refusals] == [422, 422]
     assert refusals[0].json()["errors"] == refusals[1].json()["errors"] == [
-        {"field": "session_id", "code": "invalid", "message": "not a conversation session of this patient"}]
+        {"field": "session_id", "code": "invalid",
+         "message": "not a live conversation session of this patient for this purpose"}]
     patient = world.patient(world.patient_a)
     assert patient.get(f"/v1/patients/{world.patient_a}/releases").json()["items"] == []
     r = nurse.post(url, {**body, "session_id": sessions[world.patient_a]})

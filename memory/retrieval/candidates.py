@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 from django.db import DEFAULT_DB_ALIAS
 from django.db.models import FloatField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from pgvector.django import CosineDistance
@@ -78,17 +79,20 @@ _TIMESTAMPS = tuple(i for i, name in enumerate(selectors.ITEM_COLUMNS)
 
 
 def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[float] | None,
-               purpose: str | None = None, memory_class: str | None = None, now=None,
-               model: str | None = None) -> QuerySet[Memory]:
+               purpose: str | None = None, memory_class: str | None = None, memory_types: str | None = None,
+               now=None, model: str | None = None) -> QuerySet[Memory]:
     """The deterministic filters (the same ``current()`` every read uses: organisation, patient, state,
-    validity, retention, consent; then purpose and class), each memory annotated with its cosine similarity to
-    the question (0 when it has no vector from the current model). One query; exact, no vector index.
+    validity, retention, consent; then purpose, class and types: ``memory_types``, names separated by commas),
+    each memory annotated with its cosine similarity to the question (0 when it has no vector from the current
+    model). One query; exact, no vector index.
 
     Without ``query_vector``, the filters alone: search reads them while the question is being embedded, then
     asks for the same cosine (:data:`memory.retrieval.scoring.SIMILARITY_SQL`) once the vector is there."""
     qs = selectors.memory_list_current(identity=identity, patient_id=patient_id, consent_purpose=purpose, now=now)
     if memory_class:
         qs = qs.filter(memory_class=memory_class)
+    if memory_types:  # one parameter, however many names: the statement is compiled once for every list
+        qs = qs.filter(memory_type__in=RawSQL("SELECT unnest(string_to_array(%s, ','))", [memory_types]))
     if query_vector is None:
         return qs
     distance = (MemoryEmbedding.objects.filter(memory_id=OuterRef("pk"), model=model or vector_model())
@@ -99,28 +103,33 @@ def candidates(*, identity: Identity, patient_id: uuid.UUID, query_vector: list[
 _CANDIDATES_SQL: dict[tuple[bool, bool], tuple[str, list]] = {}
 
 
-def _compile_candidates(*, org_id, patient_id, purpose, memory_class, now) -> tuple[str, list]:
+def _compile_candidates(*, org_id, patient_id, purpose, memory_class, memory_types, now) -> tuple[str, list]:
     # Only the organisation of the identity shapes the query; RLS supplies the rest at run time.
     qs = candidates(identity=Identity(org_id=org_id, actor_sub="query-compiler"), patient_id=patient_id,
-                    query_vector=None, purpose=purpose, memory_class=memory_class, now=now)
+                    query_vector=None, purpose=purpose, memory_class=memory_class, memory_types=memory_types,
+                    now=now)
     sql, params = qs.values_list(*CANDIDATE_COLUMNS).query.get_compiler(using=DEFAULT_DB_ALIAS).as_sql()
     return sql, list(params)
 
 
 def candidates_sql(*, org_id: uuid.UUID, patient_id: uuid.UUID, purpose: str | None, memory_class: str | None,
-                   now) -> tuple[str, list]:
+                   now, memory_types: str | None = None) -> tuple[str, list]:
     """The compiled SQL of ``candidates(query_vector=None, ...).values_list(*CANDIDATE_COLUMNS)``, compiled once per
     shape, as the list's query is (:func:`memory.selectors.compiled_once`)."""
     return selectors.compiled_once(_CANDIDATES_SQL, _compile_candidates, org_id=org_id, patient_id=patient_id,
-                                   now=now, purpose=purpose, memory_class=memory_class)
+                                   now=now, purpose=purpose, memory_class=memory_class,
+                                   memory_types=memory_types)
 
 
 def fetch_candidates(*, identity: Identity, patient_id: uuid.UUID, purpose: str | None = None,
-                     memory_class: str | None = None, audit_row: tuple[str, list] | None = None) -> list[Candidate]:
-    """The candidates, in one round trip; ``audit_row`` (from :func:`core.audit.insert_statement`) travels in the
-    same statement as a data-modifying CTE, committing or rolling back with the request like any audit row."""
+                     memory_class: str | None = None, memory_types: tuple[str, ...] = (),
+                     audit_row: tuple[str, list] | None = None) -> list[Candidate]:
+    """The candidates (of ``memory_types`` alone when given), in one round trip; ``audit_row`` (from
+    :func:`core.audit.insert_statement`) travels in the same statement as a data-modifying CTE, committing or
+    rolling back with the request like any audit row."""
     sql, params = candidates_sql(org_id=identity.org_id, patient_id=patient_id, purpose=purpose,
-                                 memory_class=memory_class, now=timezone.now())
+                                 memory_class=memory_class, memory_types=",".join(memory_types) or None,
+                                 now=timezone.now())
     return [Candidate._make(row) for row in selectors.read_rows(sql, params, audit=audit_row, iso_timestamps=False)]
 
 

@@ -150,8 +150,9 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
             readable[memory.consent_purpose] = permits(identity, patient_id=patient_id, purpose=memory.consent_purpose)
         return readable[memory.consent_purpose]
 
+    # one read, one audit row: the release's (record_release), naming what went out and why; the search writes none
     result = memory_search(identity=identity, patient_id=patient_id, question=question, limit=limit,
-                           audit_purpose=purpose, keep=kept)
+                           audited=False, keep=kept)
     found = list(result.hits)
     # A prompt gets what reached the threshold and what the safety rule requires; best guesses stay out, counted.
     hits = [h for h in found if h.confidence == HIGH or h.included_by == SAFETY_RULE]

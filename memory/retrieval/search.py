@@ -48,18 +48,19 @@ def _embedder() -> ThreadPoolExecutor:
 
 
 def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Question, purpose: str | None = None,
-                    memory_class: str | None = None, audit_row: tuple[str, list] | None = None,
+                    memory_class: str | None = None, memory_types: tuple[str, ...] = (),
+                    audit_row: tuple[str, list] | None = None,
                     keep: Callable[[Candidate], bool] | None = None) -> list[Hit]:
     """Every current memory of the patient that the caller may see, scored: its cosine similarity to the
     question, its full-text rank, the lexicon's concept match and the question's intent for its type. Filters are
-    deterministic and applied first (organisation, patient, purpose, class, state, validity, consent, and ``keep``
-    when given); ranking is exact over that small set."""
+    deterministic and applied first (organisation, patient, purpose, class, types, state, validity, consent, and
+    ``keep`` when given); ranking is exact over that small set."""
     # The question is embedded (over HTTP, by the machine's embedding server) while the candidates are read,
     # decrypted, named and text-ranked: the waits overlap instead of adding up.
     pending = _embedder().submit(query_vector, question.expanded, scope=identity.org_id)
     try:
         ordered = fetch_candidates(identity=identity, patient_id=patient_id, purpose=purpose,
-                                   memory_class=memory_class, audit_row=audit_row)
+                                   memory_class=memory_class, memory_types=memory_types, audit_row=audit_row)
         if keep is not None:
             ordered = [c for c in ordered if keep(c)]
         # what each type serves, read and embedded before the question's vector is there
@@ -76,19 +77,20 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Ques
 
 def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
                   min_score: float | None = None, purpose: str | None = None,
-                  memory_class: str | None = None, audit_purpose: str | None = None,
+                  memory_class: str | None = None, memory_types: tuple[str, ...] = (), audited: bool = True,
                   keep: Callable[[Candidate], bool] | None = None) -> SearchResult:
     """Ranked and selected hits with the answer's confidence; the ``memory.search`` audit row is written by the
-    candidates query itself, in the request's transaction. ``audit_purpose``: the purpose of use the row names
-    when the search itself is not limited to one (a context pack's, which checked it already); ``keep``: the
-    candidates it may answer with (a context pack's), decided before anything is ranked or selected."""
+    candidates query itself, in the request's transaction. ``memory_types``: the only types searched (names the
+    caller checked against the registry), before anything is ranked. ``audited=False``: no row of its own, for a caller
+    that records the read itself (a context pack: one read, one row, the release's); ``keep``: the candidates
+    it may answer with (a context pack's), decided before anything is ranked or selected."""
     q = understand(question)
     # A named purpose is checked by the candidates statement itself (refused there: SQLSTATE AP403).
     row = audit.insert_statement(action="memory.search", resource_type="memory", patient_id=patient_id,
-                                 purpose=purpose or audit_purpose, outcome_by_access=purpose is None,
-                                 require_purpose=purpose is not None)
+                                 purpose=purpose, outcome_by_access=purpose is None,
+                                 require_purpose=purpose is not None) if audited else None
     ranked = rank_candidates(identity=identity, patient_id=patient_id, question=q, purpose=purpose,
-                             memory_class=memory_class, audit_row=row, keep=keep)
+                             memory_class=memory_class, memory_types=memory_types, audit_row=row, keep=keep)
     selection = select(ranked, question=q, limit=limit, min_score=min_score)
     hits = selection.hits
     return SearchResult(hits=tuple(hits), min_score=ranker().threshold if min_score is None else min_score,

@@ -26,7 +26,7 @@ import re
 import time
 import uuid
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -188,10 +188,13 @@ class _Operations:
 
     def search_memories(self, patient_id: uuid.UUID | str, q: str, *, limit: int | None = None,
                         min_score: float | None = None, consent_purpose: str | None = None,
-                        memory_class: str | None = None, purpose: str | None = None):
+                        memory_class: str | None = None, purpose: str | None = None,
+                        memory_type: str | Sequence[str] | None = None):
+        """``memory_type``: search only memories of this type, or of these types (filtered before ranking)."""
+        types = memory_type if memory_type is None or isinstance(memory_type, str) else ",".join(memory_type)
         return self._run(Call("GET", f"/v1/patients/{patient_id}/memories/search", m.SearchResult,
                               params=_params(q=q, limit=limit, min_score=min_score, consent_purpose=consent_purpose,
-                                             memory_class=memory_class,
+                                             memory_class=memory_class, memory_type=types,
                                              purpose=self._purpose(purpose, consent_purpose))))
 
     def context_pack(self, patient_id: uuid.UUID | str, question: str, purpose: str | None = None, *,

@@ -114,7 +114,11 @@ class ContextFact(_Out):
     memory_id: uuid.UUID
     text: str
     memory_class: str
+    memory_type: str | None = None  # None from a service older than these fields
+    consent_purpose: str | None = None
     source: str
+    source_ref: str | None = None
+    agent_client_id: str | None = None
     score: float
     guardrails: dict[str, Any] = Field(default_factory=dict)
 
