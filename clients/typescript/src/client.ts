@@ -378,12 +378,15 @@ export class AnamnesisClient {
 
   async searchMemories(patientId: Id, q: string, options: ReadOptions & {
     limit?: number; minScore?: number; consentPurpose?: Purpose; memoryClass?: string;
+    /** One type or several: only memories of these types are ranked (an unknown type is 422). */
+    memoryType?: string | string[];
   } = {}): Promise<SearchResult> {
+    const memoryType = Array.isArray(options.memoryType) ? options.memoryType.join(",") : options.memoryType;
     const { data } = await this.raw.GET("/v1/patients/{patient_id}/memories/search", {
       params: { path: { patient_id: patientId },
                 query: withPurpose({ q, limit: options.limit, min_score: options.minScore,
                                      consent_purpose: options.consentPurpose,
-                                     memory_class: options.memoryClass as never },
+                                     memory_class: options.memoryClass as never, memory_type: memoryType },
                                    this.#purposeOf(options, options.consentPurpose)) },
     });
     return required(data);

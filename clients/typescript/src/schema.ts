@@ -1142,7 +1142,13 @@ export interface components {
             memory_id: string;
             text: string;
             memory_class: string;
+            memory_type: string;
+            /** @description The purpose of use it is kept for (care context kept for another purpose than the pack's comes in for safety) */
+            consent_purpose: string;
             source: string;
+            source_ref: string;
+            /** @description the agent that proposed it, if one did */
+            agent_client_id: string | null;
             created_by: string;
             /** Format: date-time */
             valid_from: string;
@@ -8580,6 +8586,8 @@ export interface operations {
                 /** @description 1-20 */
                 limit?: number;
                 memory_class?: "account_fact" | "care_context" | "preference" | "working";
+                /** @description Only memories of this type (GET /v1/memory-types), or of these types separated by commas, are searched, before ranking; the safety rule's allergies and medicines come only when their type (care_context) is named. A type the organisation does not have: 422 unknown_memory_type */
+                memory_type?: string;
                 /** @description 0-1, a probability; by default each type's fitted threshold */
                 min_score?: number;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. */

@@ -279,7 +279,8 @@ describe("purpose of use on reads", () => {
       const api = new AnamnesisClient(upstream.url, "t");
       const patient = randomUUID();
       await api.listMemories(patient, { purpose: "care_coordination", memoryType: "scheduling_preference" });
-      await api.searchMemories(patient, "when?", { purpose: "appointment_scheduling" });
+      await api.searchMemories(patient, "when?", { purpose: "appointment_scheduling",
+                                                   memoryType: ["scheduling_preference", "accessibility_need"] });
       await api.careTeamFlags(patient, { purpose: "care_coordination" });
       await api.getMemory(patient, randomUUID(), { purpose: "communication" });
       await api.sessionContext(randomUUID(), { purpose: "appointment_scheduling", maxTokens: 500 });
@@ -288,6 +289,7 @@ describe("purpose of use on reads", () => {
                                              "communication", "appointment_scheduling", null]);
       assert.equal(upstream.seen[0]?.get("memory_type"), "scheduling_preference");
       assert.equal(upstream.seen[1]?.get("q"), "when?");
+      assert.equal(upstream.seen[1]?.get("memory_type"), "scheduling_preference,accessibility_need");
       assert.equal(upstream.seen[4]?.get("max_tokens"), "500");
     } finally {
       await upstream.close();
