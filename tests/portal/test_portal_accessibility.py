@@ -351,3 +351,17 @@ def test_the_access_page_reaches_namesakes_past_the_first_20_and_grants_to_one(w
                                             "reason": "cover"}, follow=True)
     assert "Access granted." in granted.content.decode()
     assert admin.get("/staff/access/", {"patient_q": "Ann Smith", "patient_after": "x"}).status_code == 400
+
+
+def test_the_erase_everything_summary_links_to_its_tick_box(world, people, signed_in):
+    """"Delete everything" sent without its tick box: the summary at the top, which a screen reader reads first,
+    says there is a problem and links to the tick box, as every other form's summary links to its fields (it was a
+    bare sentence leading nowhere), and the box says it is in error."""
+    client = signed_in(people.patient(world.patient_a))
+    refused = client.post("/me/preferences/delete-all/", {})
+    assert refused.status_code == 422
+    html = refused.content.decode()
+    ids = assert_described_by_ids_exist(html)
+    assert ids.summary_links == ["id_confirm"] and ids.ids["id_confirm"]["type"] == "checkbox"
+    assert ("id_confirm", "confirm-error") in ids.described and ids.ids["id_confirm"]["aria-invalid"] == "true"
+    assert "<h2>There is a problem</h2>" in html and "Nothing was deleted." in html
