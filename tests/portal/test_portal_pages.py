@@ -615,6 +615,25 @@ def test_staff_record_consent_with_evidence_and_bad_input_saves_nothing(world, n
     assert "Consent recorded." in ok.content.decode() and "signed-form-17" in ok.content.decode()
 
 
+def test_the_staff_patient_page_says_until_when_each_consent_holds(world, nurse):
+    """The patient page's consents said only when each was given: a consent recorded to expire read like one in
+    force for good, and a withdrawn one gave no date. Each row says until when it holds (its expiry, or until
+    withdrawn) and when it was withdrawn."""
+    client = nurse["client"]
+    assert client.post(f"/staff/patients/{world.patient_a}/consents/new/", {
+        "purpose": "appointment_scheduling", "evidence_ref": "signed-form-18",
+        "expires_at": "2099-03-04"}).status_code == 302
+    page = client.get(f"/staff/patients/{world.patient_a}/").content.decode()
+    assert '<th scope="col">Until</th>' in page and "<td>4 Mar 2099</td>" in page
+    api = world.patient(world.patient_a)
+    consent_id = api.get(f"/v1/patients/{world.patient_a}/consents").json()["items"][0]["consent_record_id"]
+    assert api.post(f"/v1/patients/{world.patient_a}/consents/{consent_id}/revoke").status_code == 200
+    assert world.consent(world.patient_a)
+    rows = re.findall(r"<tr><td>Appointment scheduling</td>.*?</tr>",
+                      client.get(f"/staff/patients/{world.patient_a}/").content.decode())
+    assert len(rows) == 2 and "<td>Until withdrawn</td>" in rows[0] and "<td>Withdrawn " in rows[1]
+
+
 def test_staff_quarantine_a_memory_with_a_reason(world, nurse):
     consent = world.consent(world.patient_a)
     memory_id = _memory(world, world.patient_a, consent)
