@@ -615,6 +615,37 @@ def test_staff_record_consent_with_evidence_and_bad_input_saves_nothing(world, n
     assert "Consent recorded." in ok.content.decode() and "signed-form-17" in ok.content.decode()
 
 
+def test_my_patients_shows_a_page_of_patients_by_name_and_audits_only_those_shown(world, people, signed_in,
+                                                                                   monkeypatch):
+    """My patients listed (and read, one audit row each) every patient the staff member holds a grant for on one
+    page, however many. It shows a page at a time by name, the unnamed last, each page audited for the patients it
+    shows; 'Next patients' reads on (keeping the search), 'First patients' goes back; a link it never gave is 400."""
+    from portal.views import consent as views
+    from tests.portal.test_portal_open_model import register
+
+    monkeypatch.setattr(views, "PATIENTS_PAGE", 2, raising=False)
+    sub = people.staff("nurse")
+    unnamed = uuid.uuid4()
+    register(world, world.patient_a, "Zofia Zielinska", "1970-01-01", "MRN-Z")
+    register(world, world.patient_b, "Adam Abacki", "1971-01-01", "MRN-A")
+    for patient in (unnamed, world.patient_a, world.patient_b):
+        world.grant(patient, sub, "appointment_scheduling")
+    client = signed_in(sub)
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        before = AuditEvent.objects.filter(actor_sub=sub, action="patient.list").count()
+    first = client.get("/staff/", {"q": "zz"}).content.decode()
+    with identity_context(auditor):
+        assert AuditEvent.objects.filter(actor_sub=sub, action="patient.list").count() == before + 2
+    assert first.index("Adam Abacki") < first.index("Zofia Zielinska") and "Unnamed patient" not in first
+    more = re.search(r'<a href="\?([^"]+)">Next patients</a>', first)
+    assert more and "q=zz" in more.group(1)
+    second = client.get(f"/staff/?{more.group(1).replace('&amp;', '&')}").content.decode()
+    assert "Unnamed patient" in second and "Zofia Zielinska" not in second and "Next patients" not in second
+    assert '<a href="?q=zz">First patients</a>' in second
+    assert client.get("/staff/", {"patients": "not-a-cursor"}).status_code == 400
+
+
 def test_the_staff_patient_page_says_until_when_each_consent_holds(world, nurse):
     """The patient page's consents said only when each was given: a consent recorded to expire read like one in
     force for good, and a withdrawn one gave no date. Each row says until when it holds (its expiry, or until
