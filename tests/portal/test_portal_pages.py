@@ -372,19 +372,34 @@ def test_who_used_my_information_in_plain_language(alice, world):
     assert "recorded your consent" in page and "Appointment scheduling" in page
 
 
-def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
+def test_each_deletion_receipt_listed_says_why_it_was_made(alice, world):
+    """The receipts page listed each receipt as "Deletion of <time>", nothing else: a patient could not tell their
+    own deletion from a suggestion they turned down (or one that lapsed), and two in one minute were two links
+    reading alike. Each says why, as its receipt does, inside its link."""
+    [drop] = _agent_proposes(world, alice, {"kind": "language", "language": "pl"})
+    client = alice["client"]
+    assert client.post(f"/me/proposals/{drop}/reject/").status_code == 302
+    assert client.post(f"/me/preferences/{alice['first']}/delete/", {"confirm": "yes"}).status_code == 302
+    listed = re.findall(r'<a href="/me/deletions/[^"]+/">(.*?)</a>', client.get("/me/deletions/").content.decode())
+    assert len(listed) == 2
+    assert listed[0].endswith(": your request") and listed[1].endswith(": you turned down a suggestion"), listed
+
+
+def _agent_proposes(world, alice, *facts: dict) -> list:
+    """An agent holding a grant proposes each of ``facts`` (communication preferences) for Alice: their ids."""
     agent = Identity(org_id=world.org, actor_sub="agent-x", actor_kind=ACTOR_STAFF,
                      scopes=frozenset({"memory:write"}))
     world.grant(world.patient_a, "agent-x", "appointment_scheduling")
     with identity_context(agent):
-        keep = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
-                              fact={"kind": "channel", "channel": "sms"},
-                              consent_purpose="appointment_scheduling", consent_record_id=alice["consent"],
-                              source_ref="turn:1")[0].memory_id
-        drop = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
-                              fact={"kind": "language", "language": "pl"},
-                              consent_purpose="appointment_scheduling", consent_record_id=alice["consent"],
-                              source_ref="turn:2")[0].memory_id
+        return [memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
+                               fact=fact, consent_purpose="appointment_scheduling",
+                               consent_record_id=alice["consent"], source_ref=f"turn:{n}")[0].memory_id
+                for n, fact in enumerate(facts, 1)]
+
+
+def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
+    keep, drop = _agent_proposes(world, alice, {"kind": "channel", "channel": "sms"},
+                                 {"kind": "language", "language": "pl"})
     client = alice["client"]
     page = client.get("/me/").content.decode()
     assert "Waiting for you to confirm" in page and "contact by text message" in page and "language Polish" in page
