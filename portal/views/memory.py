@@ -279,8 +279,8 @@ def _receipt_erasing(identity, memory_id: uuid.UUID, reason_code: str | None = N
 @portal_view(scopes=("memory:read",), roles=PATIENT_ROLES)
 def patient_receipt(request, deletion_id: uuid.UUID):
     identity = request.portal_identity
-    receipts = selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
-    receipt = next((r for r in receipts if r.get("deletion_id") == str(deletion_id)), None)
+    receipt = selectors.deletion_receipt_audited(identity=identity, patient_id=identity.patient_self_id,
+                                                 deletion_id=deletion_id)
     if receipt is None:
         raise NotFound()
     places = [{"place": RECEIPT_PLACES.get(line.get("target"), line.get("target")),
