@@ -463,6 +463,17 @@ def deletion_receipts_audited(*, identity: Identity, patient_id: uuid.UUID, limi
     return page
 
 
+def deletion_receipt_audited(*, identity: Identity, patient_id: uuid.UUID, deletion_id: uuid.UUID) -> dict | None:
+    """One of the patient's receipts, read to be shown: audited as ``memory.deletions`` naming it. None (nothing
+    read or audited) when there is no such completed receipt the caller may see."""
+    found = _completed_deletions(identity, patient_id).filter(deletion_id=deletion_id).first()
+    if found is None:
+        return None
+    audit.record(action="memory.deletions", resource_type="memory_deletion", resource_id=deletion_id,
+                 patient_id=patient_id)
+    return found.receipt
+
+
 def memory_proposal_waiting(*, identity: Identity, patient_id: uuid.UUID, new, source: str,
                             consent_record_id: uuid.UUID) -> Memory | None:
     """This proposer's proposal of ``new``'s value (a ``memory.services.NewFact``) still waiting for review (past

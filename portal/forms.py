@@ -5,7 +5,7 @@ fields (:meth:`FactForm.add_service_errors`)."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, time
+from datetime import date, datetime, time, timedelta
 
 from django import forms
 from django.utils import timezone
@@ -142,6 +142,17 @@ def end_of_day(value) -> datetime | None:
     return timezone.make_aware(datetime.combine(value, time(23, 59)), timezone.get_current_timezone())
 
 
+def keep_until_days(spec: TypeSpec) -> tuple[date, date]:
+    """The first and last day a memory of ``spec`` may be kept until, in the page's zone: today, and the last day
+    whose end (:func:`end_of_day`) is within the type's retention from now."""
+    now = timezone.now()
+    kept = now + timedelta(days=spec.kept_days)
+    last = timezone.localtime(kept).date()
+    if end_of_day(last) > kept:
+        last -= timedelta(days=1)
+    return timezone.localdate(now), last
+
+
 class FactForm(forms.Form):
     """A fact's fields, generated from its type's JSON Schema (the shape of the memory's kind), plus its
     validity and, for types with review, the review date. ``cleaned_data`` gains ``fact``, ``valid_until_at`` and
@@ -173,6 +184,9 @@ class FactForm(forms.Form):
                     fields[name].disabled = True
                     fields[name].help_text = "What this is about; it stays as it is when you correct the rest"
         fields["valid_until"] = self.fields.pop("valid_until")
+        # the days the service takes (in the future, within the type's retention), offered by the date picker
+        first, last = keep_until_days(spec)
+        fields["valid_until"].widget.attrs.update({"min": first.isoformat(), "max": last.isoformat()})
         if spec.review:
             fields["review_by"] = forms.DateField(label="Review by", widget=DateInput())
         self.fields = fields
@@ -225,7 +239,10 @@ class FactForm(forms.Form):
             if field and field not in self.fields:
                 # about a group of fields (a coded substance without its code): next to the group's first field
                 field = next((name for name in self.fields if name.startswith(f"{field}__")), "")
-            self.add_error(field or None, error.get("message") or "is not valid")
+            message = error.get("message") or "is not valid"
+            if error.get("code") == "beyond_retention":  # the API's words name the type by its internal name
+                message = f"Choose a day at most {self.spec.kept_days} days from today: it is kept no longer."
+            self.add_error(field or None, message)
 
 
 class ReasonForm(forms.Form):

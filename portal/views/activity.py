@@ -7,6 +7,7 @@ the API (the audit history: ``core.audit.patient_history``).
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from django.shortcuts import render
@@ -81,6 +82,10 @@ ACTION_TEXT = {
 }
 
 
+# the words of ACTION_TEXT that name the patient as the one an action was for or with
+OWN_ACTION = re.compile(r" (?:for|with) you\b")
+
+
 def describe_actor(event_sub: str, kind: str, me: str) -> str:
     if event_sub == me:
         return "You"
@@ -102,6 +107,8 @@ def describe_event(event: AuditEvent, me: str) -> dict:
     else:
         who = describe_actor(event.actor_sub, event.actor_kind, me)
     own = who == "You"
+    if own:  # "You started a task for you": what the patient did is not said to be for or with themselves
+        what = OWN_ACTION.sub("", what)
     return {"when": event.occurred_at, "who": who, "own": own,
             "what": what + outcome,
             # someone else's read or change that named no purpose says so; the patient's own needs none

@@ -24,6 +24,7 @@ from consent import selectors, services
 from consent.models import AccessGrant, ConsentRecord
 from conversations import selectors as conversation_selectors
 from core.authentication import well_formed_subject
+from core.cursors import cursor_key, key_cursor
 from core.errors import Conflict, NotFound, ValidationFailed
 from core.identity import Identity
 from core.vocabulary import PURPOSES
@@ -179,14 +180,39 @@ def staff_patients(request):
             return error_page(request, 400)
         for item in found:
             item["mine"] = uuid.UUID(item["patient_id"]) in patients
+    try:
+        shown, next_patients = _patients_page(identity, list(patients), request.GET.get("patients") or None)
+    except ValueError:  # a next-patients link this page did not give
+        return error_page(request, 400)
+    # only the patients shown are read (and audited): the page read and audited every patient the grants name
     profiles = {uuid.UUID(p["patient_id"]): p for p in directory.patients_get_audited(identity=identity,
-                                                                                        patient_ids=list(patients))}
-    rows = [{"patient_id": p, "purposes": purposes, "profile": profiles.get(p)} for p, purposes in patients.items()]
-    rows.sort(key=lambda r: (r["profile"] is None, (r["profile"] or {}).get("display_name", "")))
+                                                                                        patient_ids=shown)}
+    rows = [{"patient_id": p, "purposes": patients[p], "profile": profiles.get(p)} for p in shown]
+    kept = {"q": q} if q else {}
     return render(request, "consent/staff_patients.html", {
-        "patients": rows, "q": q, "found": found, "more_found": next_found is not None, "q_too_short": 0 < len(q) < 2,
+        "patients": rows, "patients_paged": request.GET.get("patients") is not None,
+        "first_patients_query": urlencode(kept),
+        "next_patients_query": urlencode({**kept, "patients": next_patients}) if next_patients else "",
+        "q": q, "found": found, "more_found": next_found is not None, "q_too_short": 0 < len(q) < 2,
         "found_paged": after is not None and found is not None, "first_found_query": urlencode({"q": q}),
         "next_found_query": urlencode({"q": q, "after": next_found}) if next_found else ""})
+
+
+PATIENTS_PAGE = 100
+
+
+def _patients_page(identity: Identity, patient_ids: list[uuid.UUID],
+                   cursor: str | None) -> tuple[list[uuid.UUID], str | None]:
+    """``PATIENTS_PAGE`` of the patients a staff member holds grants for, by name (the unnamed last), after
+    ``cursor``, and the cursor of the next ones (None on the last page). The names are read whole (not audited);
+    the page reads and audits only the profiles it shows. ValueError for a cursor it did not give."""
+    names = directory.patient_names(identity=identity, patient_ids=patient_ids)
+    keys = sorted(("1" if p not in names else "0", names.get(p, ""), str(p)) for p in patient_ids)
+    if cursor is not None:
+        after = cursor_key(cursor, 3)
+        keys = [k for k in keys if k > after]
+    page = keys[:PATIENTS_PAGE]
+    return [uuid.UUID(k[2]) for k in page], key_cursor(page[-1]) if len(keys) > PATIENTS_PAGE else None
 
 
 @require_http_methods(["GET"])

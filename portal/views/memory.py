@@ -279,8 +279,8 @@ def _receipt_erasing(identity, memory_id: uuid.UUID, reason_code: str | None = N
 @portal_view(scopes=("memory:read",), roles=PATIENT_ROLES)
 def patient_receipt(request, deletion_id: uuid.UUID):
     identity = request.portal_identity
-    receipts = selectors.deletion_receipts(identity=identity, patient_id=identity.patient_self_id)
-    receipt = next((r for r in receipts if r.get("deletion_id") == str(deletion_id)), None)
+    receipt = selectors.deletion_receipt_audited(identity=identity, patient_id=identity.patient_self_id,
+                                                 deletion_id=deletion_id)
     if receipt is None:
         raise NotFound()
     places = [{"place": RECEIPT_PLACES.get(line.get("target"), line.get("target")),
@@ -289,8 +289,13 @@ def patient_receipt(request, deletion_id: uuid.UUID):
     return render(request, "memory/receipt.html", {
         "receipt": receipt, "places": places, "count": len(receipt.get("memory_ids", [])),
         "requested_at": _when(receipt.get("requested_at")), "completed_at": _when(receipt.get("completed_at")),
-        "reason": RECEIPT_REASONS.get(receipt.get("reason_code"),
-                                      str(receipt.get("reason_code") or "").replace("_", " ").capitalize())})
+        "reason": _reason(receipt)})
+
+
+def _reason(receipt: dict) -> str:
+    """Why a receipt was made, in the patient's words."""
+    code = receipt.get("reason_code")
+    return RECEIPT_REASONS.get(code, str(code or "").replace("_", " ").capitalize())
 
 
 # A receipt in the patient's words: where each copy was, how far its erasure went, and why it was erased.
@@ -324,7 +329,8 @@ def patient_receipts(request):
     except ValueError:  # an older-page link this page did not give
         return error_page(request, 400)
     return render(request, "memory/receipts.html", {"receipts": [
-        {**r, "completed": _when(r.get("completed_at")), "count": len(r.get("memory_ids", []))} for r in receipts],
+        {**r, "completed": _when(r.get("completed_at")), "count": len(r.get("memory_ids", [])),
+         "reason": _reason(r)} for r in receipts],
         "paged": older is not None, "older": next_cursor})
 
 

@@ -6,9 +6,11 @@ label, never an internal name."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from html.parser import HTMLParser
 
 import pytest
+from django.utils import timezone
 
 from tests.conftest import memory_body
 
@@ -351,3 +353,39 @@ def test_the_access_page_reaches_namesakes_past_the_first_20_and_grants_to_one(w
                                             "reason": "cover"}, follow=True)
     assert "Access granted." in granted.content.decode()
     assert admin.get("/staff/access/", {"patient_q": "Ann Smith", "patient_after": "x"}).status_code == 400
+
+
+def test_the_erase_everything_summary_links_to_its_tick_box(world, people, signed_in):
+    """"Delete everything" sent without its tick box: the summary at the top, which a screen reader reads first,
+    says there is a problem and links to the tick box, as every other form's summary links to its fields (it was a
+    bare sentence leading nowhere), and the box says it is in error."""
+    client = signed_in(people.patient(world.patient_a))
+    refused = client.post("/me/preferences/delete-all/", {})
+    assert refused.status_code == 422
+    html = refused.content.decode()
+    ids = assert_described_by_ids_exist(html)
+    assert ids.summary_links == ["id_confirm"] and ids.ids["id_confirm"]["type"] == "checkbox"
+    assert ("id_confirm", "confirm-error") in ids.described and ids.ids["id_confirm"]["aria-invalid"] == "true"
+    assert "<h2>There is a problem</h2>" in html and "Nothing was deleted." in html
+
+
+def test_a_keep_until_date_past_what_the_type_is_kept_says_so_in_words_without_the_types_name(world, people,
+                                                                                              signed_in):
+    """A correction kept until a date past the preference's retention came back with the service's words for the
+    API, "at most 730 days ahead: scheduling_preference is kept no longer", an internal name. The patient reads how
+    far ahead the date may be, in words; and the date box offers no day before today or past that."""
+    consent = world.consent(world.patient_a)
+    memory_id = _memory(world, world.patient_a, consent)
+    client = signed_in(people.patient(world.patient_a))
+    url = f"/me/preferences/{memory_id}/correct/"
+    refused = client.post(url, {"time": "11:00", "valid_until": "2999-01-01"})
+    assert refused.status_code == 422
+    html = refused.content.decode()
+    assert "scheduling_preference" not in html
+    assert ("Keep until (optional): Choose a day at most 730 days from today: it is kept no longer."
+            in html)
+    assert 'value="2999-01-01"' in html  # what was typed stays
+    shown = client.get(url).content.decode()
+    today = timezone.localdate()
+    assert re.search(rf'<input type="date" name="valid_until" min="{today.isoformat()}" '
+                     rf'max="{(today + timedelta(days=729)).isoformat()}"', shown), shown

@@ -49,6 +49,25 @@ def test_a_patients_pages_record_one_read_each(world, alice, path, expected):
     assert rows == Counter((*e, world.patient_a, "success", None) for e in expected)
 
 
+def test_opening_a_deletion_receipt_is_one_read_of_that_receipt(world, alice):
+    """The receipts list was recorded as a read, but opening one receipt (reached from the list, or after a
+    deletion) read every receipt the patient had, whole, and recorded nothing. It reads that one receipt, recorded
+    as the list is (``memory.deletions``) naming it; another patient's receipt is not found and reads nothing."""
+    consent = world.consent(world.patient_b)
+    r = world.patient(world.patient_b).post(f"/v1/patients/{world.patient_b}/memories", memory_body(consent))
+    assert r.status_code == 201, r.content
+    api = world.patient(world.patient_b)
+    gone = api.client.delete(f"/v1/patients/{world.patient_b}/memories", HTTP_AUTHORIZATION=f"Bearer {api.token}")
+    assert gone.status_code == 200, gone.content
+    others = gone.json()["deletion_id"]
+    assert rows_of(alice["client"], world, alice["sub"], f"/me/deletions/{others}/", status=404)[
+        ("memory.deletions", "memory_deletion", others, world.patient_a, "success", None)] == 0
+    sent = alice["client"].post("/me/preferences/delete-all/", {"confirm": "yes"})
+    receipt = sent["Location"].rstrip("/").rsplit("/", 1)[1]
+    rows = rows_of(alice["client"], world, alice["sub"], f"/me/deletions/{receipt}/")
+    assert rows == Counter([("memory.deletions", "memory_deletion", receipt, world.patient_a, "success", None)])
+
+
 def test_a_refused_history_cursor_is_not_a_read(world, alice):
     assert rows_of(alice["client"], world, alice["sub"], "/me/activity/?older=not-a-cursor", status=400) == Counter()
 

@@ -372,19 +372,34 @@ def test_who_used_my_information_in_plain_language(alice, world):
     assert "recorded your consent" in page and "Appointment scheduling" in page
 
 
-def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
+def test_each_deletion_receipt_listed_says_why_it_was_made(alice, world):
+    """The receipts page listed each receipt as "Deletion of <time>", nothing else: a patient could not tell their
+    own deletion from a suggestion they turned down (or one that lapsed), and two in one minute were two links
+    reading alike. Each says why, as its receipt does, inside its link."""
+    [drop] = _agent_proposes(world, alice, {"kind": "language", "language": "pl"})
+    client = alice["client"]
+    assert client.post(f"/me/proposals/{drop}/reject/").status_code == 302
+    assert client.post(f"/me/preferences/{alice['first']}/delete/", {"confirm": "yes"}).status_code == 302
+    listed = re.findall(r'<a href="/me/deletions/[^"]+/">(.*?)</a>', client.get("/me/deletions/").content.decode())
+    assert len(listed) == 2
+    assert listed[0].endswith(": your request") and listed[1].endswith(": you turned down a suggestion"), listed
+
+
+def _agent_proposes(world, alice, *facts: dict) -> list:
+    """An agent holding a grant proposes each of ``facts`` (communication preferences) for Alice: their ids."""
     agent = Identity(org_id=world.org, actor_sub="agent-x", actor_kind=ACTOR_STAFF,
                      scopes=frozenset({"memory:write"}))
     world.grant(world.patient_a, "agent-x", "appointment_scheduling")
     with identity_context(agent):
-        keep = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
-                              fact={"kind": "channel", "channel": "sms"},
-                              consent_purpose="appointment_scheduling", consent_record_id=alice["consent"],
-                              source_ref="turn:1")[0].memory_id
-        drop = memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
-                              fact={"kind": "language", "language": "pl"},
-                              consent_purpose="appointment_scheduling", consent_record_id=alice["consent"],
-                              source_ref="turn:2")[0].memory_id
+        return [memory_propose(identity=agent, patient_id=world.patient_a, memory_type="communication_preference",
+                               fact=fact, consent_purpose="appointment_scheduling",
+                               consent_record_id=alice["consent"], source_ref=f"turn:{n}")[0].memory_id
+                for n, fact in enumerate(facts, 1)]
+
+
+def test_proposals_wait_for_the_patient_to_confirm_or_reject(alice, world):
+    keep, drop = _agent_proposes(world, alice, {"kind": "channel", "channel": "sms"},
+                                 {"kind": "language", "language": "pl"})
     client = alice["client"]
     page = client.get("/me/").content.decode()
     assert "Waiting for you to confirm" in page and "contact by text message" in page and "language Polish" in page
@@ -613,6 +628,56 @@ def test_staff_record_consent_with_evidence_and_bad_input_saves_nothing(world, n
         assert not ConsentRecord.objects.filter(patient_id=world.patient_a).exists()
     ok = client.post(url, {"purpose": "appointment_scheduling", "evidence_ref": "signed-form-17"}, follow=True)
     assert "Consent recorded." in ok.content.decode() and "signed-form-17" in ok.content.decode()
+
+
+def test_my_patients_shows_a_page_of_patients_by_name_and_audits_only_those_shown(world, people, signed_in,
+                                                                                   monkeypatch):
+    """My patients listed (and read, one audit row each) every patient the staff member holds a grant for on one
+    page, however many. It shows a page at a time by name, the unnamed last, each page audited for the patients it
+    shows; 'Next patients' reads on (keeping the search), 'First patients' goes back; a link it never gave is 400."""
+    from portal.views import consent as views
+    from tests.portal.test_portal_open_model import register
+
+    monkeypatch.setattr(views, "PATIENTS_PAGE", 2, raising=False)
+    sub = people.staff("nurse")
+    unnamed = uuid.uuid4()
+    register(world, world.patient_a, "Zofia Zielinska", "1970-01-01", "MRN-Z")
+    register(world, world.patient_b, "Adam Abacki", "1971-01-01", "MRN-A")
+    for patient in (unnamed, world.patient_a, world.patient_b):
+        world.grant(patient, sub, "appointment_scheduling")
+    client = signed_in(sub)
+    auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
+    with identity_context(auditor):
+        before = AuditEvent.objects.filter(actor_sub=sub, action="patient.list").count()
+    first = client.get("/staff/", {"q": "zz"}).content.decode()
+    with identity_context(auditor):
+        assert AuditEvent.objects.filter(actor_sub=sub, action="patient.list").count() == before + 2
+    assert first.index("Adam Abacki") < first.index("Zofia Zielinska") and "Unnamed patient" not in first
+    more = re.search(r'<a href="\?([^"]+)">Next patients</a>', first)
+    assert more and "q=zz" in more.group(1)
+    second = client.get(f"/staff/?{more.group(1).replace('&amp;', '&')}").content.decode()
+    assert "Unnamed patient" in second and "Zofia Zielinska" not in second and "Next patients" not in second
+    assert '<a href="?q=zz">First patients</a>' in second
+    assert client.get("/staff/", {"patients": "not-a-cursor"}).status_code == 400
+
+
+def test_the_staff_patient_page_says_until_when_each_consent_holds(world, nurse):
+    """The patient page's consents said only when each was given: a consent recorded to expire read like one in
+    force for good, and a withdrawn one gave no date. Each row says until when it holds (its expiry, or until
+    withdrawn) and when it was withdrawn."""
+    client = nurse["client"]
+    assert client.post(f"/staff/patients/{world.patient_a}/consents/new/", {
+        "purpose": "appointment_scheduling", "evidence_ref": "signed-form-18",
+        "expires_at": "2099-03-04"}).status_code == 302
+    page = client.get(f"/staff/patients/{world.patient_a}/").content.decode()
+    assert '<th scope="col">Until</th>' in page and "<td>4 Mar 2099</td>" in page
+    api = world.patient(world.patient_a)
+    consent_id = api.get(f"/v1/patients/{world.patient_a}/consents").json()["items"][0]["consent_record_id"]
+    assert api.post(f"/v1/patients/{world.patient_a}/consents/{consent_id}/revoke").status_code == 200
+    assert world.consent(world.patient_a)
+    rows = re.findall(r"<tr><td>Appointment scheduling</td>.*?</tr>",
+                      client.get(f"/staff/patients/{world.patient_a}/").content.decode())
+    assert len(rows) == 2 and "<td>Until withdrawn</td>" in rows[0] and "<td>Withdrawn " in rows[1]
 
 
 def test_staff_quarantine_a_memory_with_a_reason(world, nurse):
