@@ -1,0 +1,50 @@
+"""Writes racing a patient's erase-all: what commits while the erasure runs is either erased with it or written
+after it, never left behind by an erasure whose receipt says everything went."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import admin_connect, memory_body, race_with_erasure
+from tests.support import PATIENT_SCOPES, Api, mint
+
+
+def _kept(sql: str, patient_id) -> int:
+    with admin_connect() as conn:
+        return conn.execute(sql, [patient_id]).fetchone()[0]
+
+
+def test_a_conversation_started_while_the_patient_erases_everything_is_erased_or_started_after(committed_db, world,
+                                                                                               monkeypatch):
+    """Erase-all removes the patient's conversation sessions, then goes on (her memories, the receipt); a session
+    started in that gap committed before the erasure did and was kept, though the receipt said every session was
+    removed. Starting a session now takes the patient's erasure lock shared: it waits until the erasure has
+    committed, so every session is either erased with it or started after it."""
+    world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    results, released = race_with_erasure(monkeypatch, patient, world.patient_a, lambda: patient.post(
+        "/v1/sessions", {"patient_id": str(world.patient_a), "purpose": "appointment_scheduling"}))
+    assert results["write"].status_code == 201, results["write"].content
+    kept = _kept("SELECT count(*) FROM conversation_session WHERE patient_id = %s", world.patient_a)
+    # kept, it committed after the erasure (it waited for it); committed before, the erasure would have removed it
+    assert kept == 0 or results["written_by"] > released, (kept, results["written_by"], released)
+
+
+@pytest.mark.parametrize("writer", ["patient", "agent"])
+def test_a_memory_written_while_the_patient_erases_everything_is_erased_or_written_after(committed_db, world,
+                                                                                         monkeypatch, writer):
+    """A memory the patient recorded (or an agent proposed) while the patient's erase-all ran, after it had locked
+    the memories it saw, committed before the erasure and survived it, though the receipt said everything was
+    erased. A memory write now takes the patient's erasure lock shared, with its other checks: it waits until the
+    erasure has committed, so the memory is either erased with the rest or written after it."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    author = patient if writer == "patient" else Api(mint(
+        world.keyring, sub=f"patient-{world.patient_a}", org_id=world.org, patient_id=world.patient_a,
+        scope=PATIENT_SCOPES, act="scheduling-agent"))
+    results, released = race_with_erasure(monkeypatch, patient, world.patient_a, lambda: author.post(
+        f"/v1/patients/{world.patient_a}/memories", memory_body(cid, time="07:30")))
+    assert results["write"].status_code == 201, results["write"].content
+    kept = _kept("SELECT count(*) FROM patient_memory WHERE patient_id = %s AND state <> 'deleted'", world.patient_a)
+    # kept, it committed after the erasure (it waited for it); committed before, the erasure would have erased it
+    assert kept == 0 or results["written_by"] > released, (kept, results["written_by"], released)
