@@ -48,3 +48,28 @@ def test_a_memory_written_while_the_patient_erases_everything_is_erased_or_writt
     kept = _kept("SELECT count(*) FROM patient_memory WHERE patient_id = %s AND state <> 'deleted'", world.patient_a)
     # kept, it committed after the erasure (it waited for it); committed before, the erasure would have erased it
     assert kept == 0 or results["written_by"] > released, (kept, results["written_by"], released)
+
+
+def test_a_context_pack_released_while_staff_erase_everything_is_withdrawn_or_released_after(committed_db, world,
+                                                                                             monkeypatch):
+    """A context pack read the patient's allergy while an erase-all ran, after the erasure had locked the memory
+    and read where its copies were, and recorded its release after: the agent held the erased value, the release
+    said nothing was withdrawn and the receipt missed it. A context pack now takes the patient's erasure lock
+    shared before it reads: it waits until the erasure has committed (and then finds nothing), or the erasure
+    waits for it and withdraws it from the release."""
+    from tests.conftest import settle_vector_writes
+
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    nurse = world.staff("clinician")
+    r = nurse.post(f"/v1/patients/{world.patient_a}/memories", {
+        "memory_type": "care_context", "consent_purpose": "care_coordination", "review_by": "2031-01-01T00:00:00Z",
+        "fact": {"kind": "allergy", "substance": "penicillin", "reaction": "rash"}, "source": "ehr_import",
+        "source_ref": "ehr:1"})
+    assert r.status_code == 201, r.content
+    settle_vector_writes()
+    results, released = race_with_erasure(monkeypatch, nurse, world.patient_a, lambda: nurse.post(
+        f"/v1/patients/{world.patient_a}/context", {"question": "penicillin", "purpose": "care_coordination"}))
+    assert results["write"].status_code == 200, results["write"].content
+    kept = _kept("SELECT count(*) FROM memory_release_member m JOIN memory_release r USING (release_id) "
+                 "WHERE r.patient_id = %s AND m.withdrawn_at IS NULL", world.patient_a)
+    assert kept == 0, (kept, results["write"].json())
