@@ -73,3 +73,21 @@ def test_a_context_pack_released_while_staff_erase_everything_is_withdrawn_or_re
     kept = _kept("SELECT count(*) FROM memory_release_member m JOIN memory_release r USING (release_id) "
                  "WHERE r.patient_id = %s AND m.withdrawn_at IS NULL", world.patient_a)
     assert kept == 0, (kept, results["write"].json())
+
+
+def test_a_workflow_started_while_the_patient_erases_everything_is_in_the_receipt_or_started_after(
+        committed_db, world, monkeypatch):
+    """A workflow started, with its state, while the patient's erase-all ran (after it had reached the workflows it
+    saw) committed before it and was in no section of the receipt, neither erased nor listed as kept. Starting a
+    workflow now takes the patient's erasure lock shared: it waits until the erasure has committed, or the erasure
+    waits for it and names it."""
+    world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    results, released = race_with_erasure(monkeypatch, patient, world.patient_a, lambda: patient.post(
+        "/v1/workflows", {"workflow_type": "appointment_booking", "patient_id": str(world.patient_a),
+                          "state": {"note": "wombat"}}))
+    assert results["write"].status_code == 201, results["write"].content
+    workflow_id = results["write"].json()["workflow_id"]
+    named = [r for section in results["erase"].json()["other_copies"] if section["kind"] == "workflows"
+             for r in section["erased"] + section["retained"] if r.get("workflow_id") == workflow_id]
+    assert named or results["written_by"] > released, (results["erase"].json(), results["written_by"], released)
