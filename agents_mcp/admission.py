@@ -8,7 +8,7 @@ import logging
 from django.db import DatabaseError, connection
 
 from core.errors import ApiError, RateLimited, ServiceUnavailable, UnknownOrganization
-from core.gate import RequestGate, admitted
+from core.gate import RequestGate, admitted, failed_authentication_refused
 from core.identity import identity_context
 
 log = logging.getLogger("anamnesis.mcp")
@@ -36,3 +36,12 @@ def admission_refused(identity, counted: bool = True) -> ApiError | None:
         return ServiceUnavailable()
     finally:
         connection.close()  # as the request handler does: no worker thread keeps a connection (or a pool slot)
+
+
+def failed_authentication_counted(address: str) -> RateLimited | None:
+    """:func:`core.gate.failed_authentication_refused` for the door's refusals (401, unknown organisation), run on
+    a worker thread: its connection closed after, as :func:`admission_refused` closes it."""
+    try:
+        return failed_authentication_refused(address)
+    finally:
+        connection.close()

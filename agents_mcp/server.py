@@ -36,7 +36,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agents_mcp import dispatch
-from agents_mcp.admission import admission_refused
+from agents_mcp.admission import admission_refused, failed_authentication_counted
 from agents_mcp.cors import BrowserOrigins
 from agents_mcp.messages import (
     MAX_BATCH_MESSAGES,
@@ -56,6 +56,7 @@ from core.errors import (
     InvalidToken,
     MissingToken,
     RateLimited,
+    UnknownOrganization,
     ValidationFailed,
     problem_body,
 )
@@ -126,16 +127,16 @@ class BearerGuard:
         scheme, _, token = authorization.partition(" ")
         token = token.strip()
         if not authorization.strip():
-            await self._refuse(scope, receive, send, MissingToken("send a Bearer access token"))
+            await self._refuse(scope, receive, send, MissingToken("send a Bearer access token"), body)
             return
         if scheme.lower() != "bearer" or not token or len(token) > 16_384:
-            await self._refuse(scope, receive, send, InvalidToken("send a Bearer access token"))
+            await self._refuse(scope, receive, send, InvalidToken("send a Bearer access token"), body)
             return
         try:
             identity = await anyio.to_thread.run_sync(identity_from_token, token)
         except ApiError as exc:
             log.info("mcp bearer token refused: %s", exc.code)
-            await self._refuse(scope, receive, send, exc)
+            await self._refuse(scope, receive, send, exc, body)
             return
         counted = _unsupported_body(scope) is not None or not tool_calls_only(scope, body)
         if (refused := await anyio.to_thread.run_sync(admission_refused, identity, counted)) is not None:
@@ -143,7 +144,7 @@ class BearerGuard:
             if isinstance(refused, RateLimited):
                 await rate_limited_answer(body, refused, _error_problem(refused))(scope, receive, send)
                 return
-            await self._refuse(scope, receive, send, refused)
+            await self._refuse(scope, receive, send, refused, body)
             return
         if (refused := _unsupported_body(scope)) is not None:
             await _problem(scope, receive, send, problem_body(status_code=415, code="unsupported_media_type",
@@ -192,7 +193,12 @@ class BearerGuard:
         else:
             await Response(status_code=202)(scope, receive, send)
 
-    async def _refuse(self, scope, receive, send, exc: ApiError) -> None:
+    async def _refuse(self, scope, receive, send, exc: ApiError, body: bytes | None) -> None:
+        if exc.status_code == 401 or isinstance(exc, UnknownOrganization):  # counted per address, as over REST
+            address = (scope.get("client") or ("",))[0]
+            if (limited := await anyio.to_thread.run_sync(failed_authentication_counted, address)) is not None:
+                await rate_limited_answer(body, limited, _error_problem(limited))(scope, receive, send)
+                return
         headers = dict(getattr(exc, "headers", None) or {})  # a 503's Retry-After, as over REST
         if isinstance(exc, MissingToken):  # no credentials: no error code (RFC 6750 section 3.1)
             headers["WWW-Authenticate"] = f'Bearer resource_metadata="{self.metadata_url}"'

@@ -45,7 +45,7 @@ from core.errors import (
     UnknownOrganization,
     ValidationFailed,
 )
-from core.gate import RequestGate
+from core.gate import RequestGate, failed_authentication_refused
 from core.identity import (
     CommitInterrupted,
     Identity,
@@ -322,7 +322,9 @@ class ScopedAPIView(APIView):
                 # An unregistered organisation gets no audit rows: nobody could read them, and anyone could
                 # fill the table with them.
                 limited = None
-                if isinstance(exc, UnknownOrganization | RateLimited):
+                if isinstance(exc, UnknownOrganization):  # a failed authentication, counted per address
+                    limited = failed_authentication_refused(request.META.get("REMOTE_ADDR", ""))
+                elif isinstance(exc, RateLimited):
                     pass
                 elif isinstance(exc, ApiError) and exc.status_code in _AUDITED_REFUSALS:
                     limited = self._audit_refusal(request, exc)
@@ -360,6 +362,9 @@ class ScopedAPIView(APIView):
                 # a genuine token that does not reach this, refused before any handler ran: audited as every
                 # other 403 is (and counted against the caller's limits)
                 exc = self._audit_refusal(request, exc) or exc
+            elif isinstance(exc, exceptions.APIException) and exc.status_code == 401:
+                # no identity to count it against: its address's allowance of failures (core.gate)
+                exc = failed_authentication_refused(request.META.get("REMOTE_ADDR", "")) or exc
             response = self.handle_exception(exc)
         self.response = self.finalize_response(request, response, *args, **kwargs)
         # Django's own list of what closing the response runs (no public API adds to it; Django adds its closers so)

@@ -19,12 +19,14 @@ import functools
 import hashlib
 import hmac
 import ipaddress
+import logging
 import math
 import random
 import time
 
+import psycopg
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
 
 from core.errors import RateLimited, UnknownOrganization
 from core.identity import Identity
@@ -37,6 +39,8 @@ _SWEEP = "DELETE FROM api_rate_counter WHERE window_number < %s"
 # identity: the transaction aborts there, before anything sent after it in the same pipeline can run or commit.
 UNKNOWN_ORGANIZATION_SQLSTATE = "AN403"
 RATE_LIMITED_SQLSTATE = "AN429"
+
+log = logging.getLogger("anamnesis.gate")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -144,3 +148,39 @@ def hits_counted(buckets: list[tuple[str, ...]], *, window_seconds: int) -> tupl
         cursor.execute(f"WITH {ctes} SELECT {sums}", params + sweep_params + params)
         counts = [int(count) for count in cursor.fetchone()]
     return counts, max(1, math.ceil(window_end - now))
+
+
+# Addresses past their allowance of failed authentications, each with the end of its window: their failures are
+# answered 429 at once by this process, without a counting statement, until then (at most _OVER_MAX remembered).
+_OVER: dict[str, float] = {}
+_OVER_MAX = 10_000
+
+
+def failed_authentication_refused(address: str) -> RateLimited | None:
+    """Count a failed authentication (a 401: no token, a bad or expired one; or a token of an organisation not
+    registered for its issuer, 403) against the client's address (:func:`address_group`), in the shared counters:
+    ``API_AUTH_FAILURES_PER_ADDRESS`` a window of ``API_RATE_LIMIT_WINDOW_SECONDS``. Past it, the 429 to answer
+    instead (returned); None to answer the failure as it is. Only failures are counted and refused: a valid token
+    sent from the same address (a hospital behind one NAT address) is served as ever, and spends its own limits.
+    With the database unreachable the failure is answered as it is."""
+    limit = settings.API_AUTH_FAILURES_PER_ADDRESS
+    if limit <= 0:
+        return None
+    group = address_group(address or "unknown")
+    now = time.time()
+    until = _OVER.get(group)
+    if until is not None and now < until:
+        return RateLimited(math.ceil(until - now), "too many failed authentications from this address")
+    try:
+        (count,), retry_after = hits_counted([("auth-failure", "address", group)],
+                                             window_seconds=settings.API_RATE_LIMIT_WINDOW_SECONDS)
+    except (DatabaseError, psycopg.Error) as exc:
+        log.warning("failed authentication not counted: %s", type(exc).__name__)
+        return None
+    if count <= limit:
+        return None
+    if len(_OVER) >= _OVER_MAX:
+        for key in [key for key, ends in _OVER.items() if ends <= now] or list(_OVER)[:_OVER_MAX // 2]:
+            del _OVER[key]
+    _OVER[group] = now + retry_after
+    return RateLimited(retry_after, "too many failed authentications from this address")

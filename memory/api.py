@@ -288,27 +288,26 @@ _CONSENT_PURPOSE = selectors.ITEM_COLUMNS.index("consent_purpose")
 class MemoryHistoryView(MemoryView):
     required_scopes = {"GET": ["memory:read"]}
     audit_actions = {"GET": "memory.history"}
-    query_parameters = {"GET": frozenset({"purpose"})}
+    query_parameters = {"GET": frozenset({"purpose", "limit", "cursor"})}
 
     @extend_schema(operation_id="memories_history", responses={200: inline_serializer("MemoryHistory", {
-        "versions": MemoryOut(many=True), "events": LifecycleEventOut(many=True)})},
+        "versions": MemoryOut(many=True), "events": LifecycleEventOut(many=True),
+        "next_cursor": next_cursor_field()})},
         parameters=[purpose_of_use.purpose_parameter(
-            "A memory kept for another purpose is not found; only the versions kept for it are shown.")])
+            "A memory kept for another purpose is not found; only the versions kept for it are shown."),
+            *page_parameters(default=LIST_LIMIT, older="the older versions after those")])
     def get(self, request, patient_id, memory_id):
+        # A page of versions at a time, newest first, each with its events: a value changed thousands of times
+        # was answered every version in one body
         purpose = purpose_of_use.checked_query_purpose(self.identity, request.query_params, patient_id=patient_id)
-        versions, events = selectors.memory_history(identity=self.identity, patient_id=patient_id,
-                                                    memory_id=memory_id)
-        if purpose is not None:  # minimum necessary: what is kept for the purpose the read is for
-            [asked] = [v for v in versions if v.memory_id == memory_id]
-            if asked.consent_purpose != purpose:
-                raise NotFound().about(patient_id=patient_id, purpose=purpose)
-            versions = [v for v in versions if v.consent_purpose == purpose]
-            shown = {v.memory_id for v in versions}
-            events = [e for e in events if e.memory_id in shown]
+        limit = integer_parameter(request.query_params, "limit", default=LIST_LIMIT, low=1, high=500)
+        with cursor_checked():
+            page = selectors.memory_history(identity=self.identity, patient_id=patient_id, memory_id=memory_id,
+                                            limit=limit, purpose=purpose, cursor=request.query_params.get("cursor"))
         audit.record(action="memory.history", resource_type="memory", resource_id=memory_id, patient_id=patient_id,
-                     purpose=purpose or versions[0].consent_purpose)
-        return Response({"versions": MemoryOut(versions, many=True).data,
-                         "events": LifecycleEventOut(events, many=True).data})
+                     purpose=purpose or page.memory.consent_purpose)
+        return Response({"versions": MemoryOut(page.versions, many=True).data,
+                         "events": LifecycleEventOut(page.events, many=True).data, "next_cursor": page.next_cursor})
 
 
 class MemoryCorrectView(MemoryView):

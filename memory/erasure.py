@@ -19,6 +19,11 @@ from django.db import connection
 from core.identity import Identity
 
 
+def erasure_lock_key(org_id, patient_id) -> str:
+    """The key of :func:`erasure_hold`'s lock, for a statement that takes it among other checks."""
+    return f"memory-erasure:{org_id}:{patient_id}"
+
+
 def erasure_hold(identity: Identity, patient_id: uuid.UUID, *, shared: bool = False) -> None:
     """The patient's erasure lock, until the transaction ends. Deleting, erasing all and withdrawing a consent take
     it alone (``memory.deletion._hold_erasures``); what writes a copy an erasure reaches takes it shared, before the
@@ -26,7 +31,7 @@ def erasure_hold(identity: Identity, patient_id: uuid.UUID, *, shared: bool = Fa
     reaches what it wrote, or waits until the erasure committed, never between."""
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT pg_advisory_xact_lock{'_shared' if shared else ''}(hashtextextended(%s, 0))",
-                       [f"memory-erasure:{identity.org_id}:{patient_id}"])
+                       [erasure_lock_key(identity.org_id, patient_id)])
 
 
 @dataclass

@@ -54,8 +54,8 @@ def _locked_under_consent(identity: Identity, patient_id: uuid.UUID, memory_id: 
     several of the patient's rows too, a proposal then the current value, or a value then the one it superseded,
     and a deletion or erase-all that held one of them while this held the other deadlocked with it: 503) and, for
     ``attribute_of`` (the memory as read before), its attribute's lock next: a write of the attribute takes its locks
-    in that order (consent, attribute, then the current record), and one that held the attribute's lock while this
-    held the record deadlocked with it."""
+    in that order (consent, erasure, attribute, then the current record), and one that held the attribute's lock
+    while this held the record deadlocked with it."""
     consent_record_id = (Memory.objects.filter(memory_id=memory_id, patient_id=patient_id,
                                                organization_id=identity.org_id)
                          .values_list("consent_record_id", flat=True).first())

@@ -12,7 +12,7 @@ from django.utils import timezone
 from psycopg.types.string import TextLoader
 
 from core import audit
-from core.cursors import cursor_position, position_cursor
+from core.cursors import cursor_key, cursor_position, key_cursor, position_cursor
 from core.errors import NotFound
 from core.identity import Identity
 from memory.lifecycle import memory_value
@@ -190,28 +190,49 @@ _CHAIN_SQL = (
 _CHAIN_LIMIT = 100_000
 
 
-def memory_history(*, identity: Identity, patient_id: uuid.UUID,
-                   memory_id: uuid.UUID) -> tuple[list[Memory], list[LifecycleEvent]]:
-    """Every version of the memory's attribute chain (newest first) and their lifecycle events."""
+@dataclass(frozen=True)
+class HistoryPage:
+    memory: Memory  # the version asked about
+    versions: list[Memory]
+    events: list[LifecycleEvent]
+    next_cursor: str | None
+
+
+def memory_history(*, identity: Identity, patient_id: uuid.UUID, memory_id: uuid.UUID, limit: int,
+                   purpose: str | None = None, cursor: str | None = None) -> HistoryPage:
+    """A page of the versions of the memory's attribute chain, newest first (those kept for ``purpose`` when it is
+    named; the memory itself kept for another is NotFound), after the version a ``cursor`` names (the next page's
+    starts after its last, so versions written meanwhile, which are newer, do not shift it), with their lifecycle
+    events. ValueError for a cursor this history never gave."""
     memory = memory_get(identity=identity, patient_id=patient_id, memory_id=memory_id)
+    if purpose is not None and memory.consent_purpose != purpose:  # minimum necessary: kept for another purpose
+        raise NotFound().about(patient_id=patient_id, purpose=purpose)
+    after = uuid.UUID(cursor_key(cursor, 1)[0]) if cursor is not None else None
     org = identity.org_id
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(_CHAIN_SQL, [org, patient_id, org, patient_id, memory.memory_id, _CHAIN_LIMIT,
-                                    memory.memory_id, _CHAIN_LIMIT])
-        chain = cursor.fetchall()
-    rows = {m.memory_id: m for m in Memory.objects.for_patient(org, patient_id).select_related(
-        "consent_record").filter(memory_id__in=[m for m, _ in chain])}
+    with connections[DEFAULT_DB_ALIAS].cursor() as db:
+        db.execute(_CHAIN_SQL, [org, patient_id, org, patient_id, memory.memory_id, _CHAIN_LIMIT, memory.memory_id,
+                                _CHAIN_LIMIT])
+        chain = db.fetchall()
+    seen = Memory.objects.for_patient(org, patient_id).filter(memory_id__in=[m for m, _ in chain])
+    if purpose is not None:
+        seen = seen.filter(consent_purpose=purpose)
+    created = dict(seen.values_list("memory_id", "created_at"))
     # newest first: the newer versions from the furthest, this one, then the older ones a generation at a time
     # (a version reached by two links is shown once, where it is first met)
-    ordered = sorted((step, -rows[m].created_at.timestamp(), m) for m, step in chain if m in rows)
+    ordered = sorted((step, -created[m].timestamp(), m) for m, step in chain if m in created)
     newer = [m for step, _, m in ordered if step < 0]
     older = [m for step, _, m in ordered if step > 0]
-    now = timezone.now()
     shown = list(dict.fromkeys([*newer, memory.memory_id, *older]))
-    versions = [(memory if m == memory.memory_id else rows[m]).as_of_now(now) for m in shown]
-    events = list(LifecycleEvent.objects.filter(memory_id__in=[v.memory_id for v in versions])
-                  .order_by("occurred_at"))
-    return versions, events
+    start = shown.index(after) + 1 if after is not None else 0  # ValueError: no version of this history
+    page = shown[start:start + limit]
+    rows = {m.memory_id: m for m in Memory.objects.for_patient(org, patient_id).select_related(
+        "consent_record").filter(memory_id__in=[m for m in page if m != memory.memory_id])}
+    now = timezone.now()
+    versions = [(memory if m == memory.memory_id else rows[m]).as_of_now(now) for m in page]
+    events = list(LifecycleEvent.objects.filter(memory_id__in=page).order_by("occurred_at"))
+    more = start + limit < len(shown)
+    return HistoryPage(memory=memory, versions=versions, events=events,
+                       next_cursor=key_cursor((str(page[-1]),)) if more and page else None)
 
 
 def deletion_receipts(*, identity: Identity, patient_id: uuid.UUID) -> list[dict]:

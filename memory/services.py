@@ -29,6 +29,7 @@ from core.services import organization_ensure
 from events.services import event_emit
 from memory import representations
 from memory.crypto import encrypt_fact, new_salt
+from memory.erasure import erasure_hold, erasure_lock_key
 from memory.lifecycle import lifecycle_row, memory_transition
 from memory.models import LifecycleEvent, Memory, MemoryClass, MemoryState, Representation, Source
 from memory.retrieval.vectors import memory_vector_copy, memory_vector_later
@@ -141,43 +142,40 @@ def _active_consent(identity: Identity, patient_id, purpose: str, consent_record
     return row[0]
 
 
-def _compile_write_checks(*, org_id, patient_id, now, purpose, consent_record_id, lock_key) -> tuple[str, list]:
+def _compile_write_checks(*, org_id, patient_id, now, purpose, consent_record_id, erasure_key,
+                          lock_key) -> tuple[str, list]:
     consent_sql, consent_params = _compile_active_consent(org_id=org_id, patient_id=patient_id, now=now,
                                                           purpose=purpose, consent_record_id=consent_record_id)
     # ``access`` is worked out once (OFFSET 0 keeps PostgreSQL from folding it into each use); nothing is locked
-    # for a caller without access.
+    # for a caller without access. The locks in a review's order: consent, the patient's erasure lock (shared, as
+    # ``memory.erasure.erasure_hold`` takes it: an erase-all under way is waited for, never missed), attribute.
     return (f"SELECT access.may, CASE WHEN access.may THEN ({consent_sql}) END, "
+            "CASE WHEN access.may THEN pg_advisory_xact_lock_shared(hashtextextended(%s, 0))::text END, "
             "CASE WHEN access.may THEN pg_advisory_xact_lock(hashtextextended(%s, 0))::text END "
             "FROM (SELECT COALESCE(app_may_access(app_org_id(), %s, %s), false) AS may OFFSET 0) AS access",
-            [*consent_params, lock_key, patient_id, purpose])
+            [*consent_params, erasure_key, lock_key, patient_id, purpose])
 
 
 _WRITE_CHECKS_SQL: dict = {}
 
 
-def _write_checks(identity: Identity, patient_id, memory_type: str, attribute: str, purpose: str,
-                  consent_record_id) -> tuple[bool, uuid.UUID | None]:
-    """A new value's checks in one statement: whether the caller may access the patient for the purpose (the rule
-    RLS applies); the consent it names if that is active, this patient's and for this purpose, share-locked as
-    :func:`_active_consent` locks it (None if not, or if none is named); and, with access, the attribute's lock
-    (:func:`_attribute_lock`), so that the current value read next is the latest."""
-    with connection.cursor() as cursor:
-        cursor.execute(*_write_checks_statement(identity, patient_id, memory_type, attribute, purpose,
-                                                consent_record_id))
-        return _write_checks_answer(cursor, consent_record_id)
-
-
 def _write_checks_statement(identity: Identity, patient_id, memory_type: str, attribute: str, purpose: str,
                             consent_record_id) -> tuple[str, list]:
+    """A new value's checks in one statement: whether the caller may access the patient for the purpose (the rule
+    RLS applies); the consent it names if that is active, this patient's and for this purpose, share-locked as
+    :func:`_active_consent` locks it (None if not, or if none is named); and, with access, the patient's erasure
+    lock shared and the attribute's lock (:func:`_attribute_lock`), so that the current value read next is the
+    latest. :func:`_write_checks_answer` reads its answer."""
     # a consent id is always bound (a nil UUID when none is named, which no consent has)
     return compiled_once(_WRITE_CHECKS_SQL, _compile_write_checks, org_id=identity.org_id,
                          patient_id=patient_id, now=timezone.now(), purpose=purpose,
                          consent_record_id=_consent_uuid(consent_record_id) or uuid.UUID(int=0),
+                         erasure_key=erasure_lock_key(identity.org_id, patient_id),
                          lock_key=_attribute_lock_key(identity.org_id, patient_id, memory_type, attribute, purpose))
 
 
 def _write_checks_answer(cursor, consent_record_id) -> tuple[bool, uuid.UUID | None]:
-    may, consent, _ = cursor.fetchone()
+    may, consent, _, _ = cursor.fetchone()
     return bool(may), (consent if _consent_uuid(consent_record_id) is not None else None)
 
 
@@ -545,7 +543,8 @@ def _propose(*, identity: Identity, patient_id: uuid.UUID, spec: TypeSpec, attri
     if not may_access(patient_id=patient_id, purpose=consent_purpose):
         raise NoConsentOrAccess()
     consent = _active_consent(identity, patient_id, consent_purpose, consent_record_id)
-    # in memory_record's order (consent, attribute, type), so that neither waits for the other's second lock
+    # in memory_record's order (consent, erasure, attribute, type), so that neither waits for the other's second lock
+    erasure_hold(identity, patient_id, shared=True)
     _attribute_lock(identity.org_id, patient_id, spec.name, attribute, consent_purpose)
     _hold_type(identity, spec, new)
     pending = memory_proposal_waiting(identity=identity, patient_id=patient_id, new=new, source=source,

@@ -57,6 +57,48 @@ def done_or_waiting_for_a_lock(thread) -> bool:
     return not thread.is_alive() or waiting > 0
 
 
+def race_with_erasure(monkeypatch, patient, patient_id, write) -> tuple[dict, object]:
+    """The patient's erase-all, paused once it has locked and read what it erases; ``write()`` sent then, in a
+    thread, until it finished or waits for a lock; the erasure let go on. Returns the answers (``erase``,
+    ``write``, and ``written_by``: a time after the write committed) and the time the erasure was let go."""
+    import threading
+
+    from django.utils import timezone
+
+    from memory import deletion
+    from tests.fakes.processes import wait_until
+
+    reached, go, results = threading.Event(), threading.Event(), {}
+    real = deletion.erase_with_receipt
+
+    def paused(**kwargs):
+        reached.set()
+        go.wait(10)
+        return real(**kwargs)
+
+    monkeypatch.setattr(deletion, "erase_with_receipt", paused)
+    run = run_into(results)
+    eraser = threading.Thread(target=run, args=(
+        "erase", lambda: patient.client.delete(f"/v1/patients/{patient_id}/memories", **patient._headers(None))))
+    eraser.start()
+    assert reached.wait(10)
+
+    def timed():
+        answer = write()
+        results["written_by"] = timezone.now()  # committed by then
+        return answer
+
+    writer = threading.Thread(target=run, args=("write", timed))
+    writer.start()
+    wait_until(lambda: done_or_waiting_for_a_lock(writer), timeout=10, message="the write")
+    released = timezone.now()
+    go.set()
+    eraser.join(timeout=30)
+    writer.join(timeout=30)
+    assert results["erase"].status_code == 200, results["erase"].content
+    return results, released
+
+
 def owner_connect() -> psycopg.Connection:
     return psycopg.connect(settings.DB_TOPOLOGY.owner.conninfo(), autocommit=True)
 
@@ -147,6 +189,9 @@ def jwks_server(keyring):
 
 @pytest.fixture(autouse=True)
 def identity_provider(jwks_server):
+    from core import gate
+
+    gate._OVER.clear()  # addresses a test sent failed authentications from: the next test starts afresh
     configure_identity_provider(jwks_server.url)
     key_set_cache().clear()
     jwks_server.available = True

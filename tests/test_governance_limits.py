@@ -154,3 +154,32 @@ def test_a_refusal_whose_body_names_no_patient_we_can_store_is_counted_and_audit
             if e["actor_sub"] == "scopeless"] == [("workflow.create", "denied", "insufficient_scope", None),
                                                   ("conversation.start", "denied", "insufficient_scope", None),
                                                   ("workflow.create", "denied", "insufficient_scope", None)]
+
+
+def _from(api: Api, path: str, address: str):
+    return api.client.get(path, REMOTE_ADDR=address, **api._headers(None))
+
+
+def test_failed_authentications_from_one_address_are_429_past_its_allowance_and_lock_out_nobody_else(
+        world, keyring, limits):
+    """A bad, expired or missing token (401) and a token of an organisation not registered for its issuer (403)
+    cost the service a verification or a look-up each, and were never counted: a client could send them without
+    end. They are counted per client address (an IPv6 client by its /64); past the allowance those failures are
+    429 ``rate_limited`` with ``Retry-After``, while a valid token from the same address (colleagues behind one
+    NAT address) is served, and failures from another address are still answered as they are."""
+    limits.API_AUTH_FAILURES_PER_ADDRESS = 4
+    path = f"/v1/patients/{world.patient_a}/memories"
+    expired = Api(mint(keyring, sub="p", org_id=world.org, patient_id=world.patient_a, exp_in=-600))
+    stranger = Api(mint(keyring, sub="p", org_id=uuid.uuid4(), patient_id=world.patient_a))
+    attacker = "2001:db8:7:1::5"
+    statuses = [_from(Api("not-a-jwt"), path, attacker).status_code, _from(expired, path, attacker).status_code,
+                _from(Api(None), path, attacker).status_code, _from(stranger, path, "2001:db8:7:1::9").status_code]
+    assert statuses == [401, 401, 401, 403], statuses
+    for api in (Api("not-a-jwt"), stranger, Api(None)):
+        r = _from(api, path, "2001:db8:7:1:ffff::1")  # the same /64
+        assert r.status_code == 429 and r.json()["code"] == "rate_limited", r.content
+        assert 1 <= int(r["Retry-After"]) <= 3600
+    assert _from(world.patient(world.patient_a), path, attacker).status_code == 200
+    assert _from(Api("not-a-jwt"), path, "198.51.100.20").status_code == 401
+    limits.API_AUTH_FAILURES_PER_ADDRESS = 0  # switched off
+    assert _from(Api("not-a-jwt"), path, attacker).status_code == 401

@@ -465,6 +465,30 @@ def test_a_token_of_an_unregistered_organisation_is_refused_at_the_door_as_over_
     assert r.status_code == 200 and "result" in r.json(), r.content
 
 
+def test_failed_authentications_at_the_door_are_429_past_the_addresss_allowance_as_over_rest(world, live, settings):
+    """No token, a bad one, or one of an unregistered organisation were refused at ``/mcp`` without being counted:
+    a client could send them without end. They spend the client address's allowance of failed authentications,
+    as over REST; past it the answer is HTTP 429 with ``Retry-After`` and a JSON-RPC error (``rate_limited``),
+    while a valid token from the same address is served."""
+    from tests.conftest import admin_connect
+
+    with admin_connect() as conn:  # committed counts of an earlier run in this window
+        conn.execute("DELETE FROM api_rate_counter")
+    settings.API_RATE_LIMIT_WINDOW_SECONDS = 3600
+    settings.API_AUTH_FAILURES_PER_ADDRESS = 2
+    message = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
+    headers = {"Accept": "application/json, text/event-stream"}
+    stranger = world.token(sub="patient-x", patient_id=world.patient_a, org_id=uuid.uuid4(), scope=PATIENT_SCOPES)
+    answers = [httpx.post(live.mcp_url, json=message, headers={**headers, **auth})
+               for auth in ({}, {"Authorization": "Bearer not-a-jwt"}, {"Authorization": f"Bearer {stranger}"})]
+    assert [a.status_code for a in answers] == [401, 401, 429], [a.content for a in answers]
+    limited = answers[2].json()
+    assert limited["id"] == 7 and limited["error"]["data"]["code"] == "rate_limited", limited
+    assert int(answers[2].headers["Retry-After"]) >= 1
+    r = httpx.post(live.mcp_url, json=message, headers={**headers, "Authorization": f"Bearer {patient_token(world)}"})
+    assert r.status_code == 200 and "result" in r.json(), r.content
+
+
 def test_list_proposals_says_which_proposals_are_stale(world, live):
     """Over MCP as over REST: a proposal made before the attribute's current value became current is marked stale,
     with the value that overtook it (confirming it would be 409 proposal_stale)."""

@@ -305,6 +305,33 @@ def test_history_of_a_long_chain_lists_every_version_in_a_few_statements(world, 
     assert other.get(f"/v1/patients/{world.patient_b}/memories/{ids[5]}/history").status_code == 404
 
 
+def test_history_is_read_a_page_at_a_time_newest_first_with_each_pages_events(world):
+    """A memory's history answered every version of its attribute in one body (a value changed thousands of times
+    was thousands of versions, with all their events), while every other list is paged. It is read ``limit``
+    versions at a time (1-500, default 100), newest first, each page with its versions' events, the next through
+    ``next_cursor`` (null on the last); a version written meanwhile does not shift the pages, and a cursor the
+    history never gave is 422."""
+    cid = world.consent(world.patient_a)
+    patient = world.patient(world.patient_a)
+    ids = [patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", f"{7 + i:02d}:00")).json()["memory_id"]
+           for i in range(5)]
+    path = f"{mem(world.patient_a)}/{ids[2]}/history"
+    first = patient.get(path, {"limit": "2"}).json()
+    assert [v["memory_id"] for v in first["versions"]] == ids[:2:-1] and first["next_cursor"]
+    assert {e["memory_id"] for e in first["events"]} == set(ids[3:])
+    newest = patient.post(mem(world.patient_a), memory_body(cid, "earliest_time", "13:00")).json()["memory_id"]
+    second = patient.get(path, {"limit": "2", "cursor": first["next_cursor"]}).json()
+    assert [v["memory_id"] for v in second["versions"]] == [ids[2], ids[1]], second
+    last = patient.get(path, {"limit": "2", "cursor": second["next_cursor"]}).json()
+    assert [v["memory_id"] for v in last["versions"]] == [ids[0]] and last["next_cursor"] is None
+    whole = patient.get(path).json()
+    assert [v["memory_id"] for v in whole["versions"]] == [newest, *ids[::-1]] and whole["next_cursor"] is None
+    for params, field in (({"cursor": "bm90LWEtY3Vyc29y"}, "cursor"), ({"limit": "0"}, "limit"),
+                          ({"limit": "501"}, "limit")):
+        r = patient.get(path, params)
+        assert r.status_code == 422 and r.json()["errors"][0]["field"] == field, r.content
+
+
 def test_correction_supersedes_and_history_shows_both(world):
     cid = world.consent(world.patient_a)
     patient = world.patient(world.patient_a)

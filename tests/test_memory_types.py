@@ -953,3 +953,30 @@ def test_a_correction_that_changes_the_attribute_names_the_field_it_changed(worl
     r = staff.post(f"{mem_path(pid)}/{allergy.json()['memory']['memory_id']}/correct",
                    {"fact": {"kind": "allergy", "substance": "Penicillin"}})
     assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["fact.substance"], r.content
+
+
+def test_an_organisation_holds_a_bounded_number_of_types_and_of_versions_of_each(world, monkeypatch):
+    """``GET /v1/memory-types`` answers every type an organisation may use in one body, each with its schema, and
+    a type's versions are one answer too: an administrator could add types and versions without end, and every
+    agent's read of the types grew with them. Past ``MAX_ORGANIZATION_TYPES`` types, or ``MAX_TYPE_VERSIONS``
+    versions of one, the next is 409 ``too_many_memory_types`` and nothing is added; the latest definition sent
+    again is still answered as that version."""
+    from memory.types import services
+
+    monkeypatch.setattr(services, "MAX_ORGANIZATION_TYPES", 2)
+    monkeypatch.setattr(services, "MAX_TYPE_VERSIONS", 2)
+    api = admin(world)
+    statuses = [api.post("/v1/memory-types", wound_care_type(name=name)).status_code
+                for name in ("dressing_change_preference", "stoma_care_preference", "compression_preference")]
+    assert statuses == [201, 201, 409], statuses
+    r = api.post("/v1/memory-types", wound_care_type(name="compression_preference"))
+    assert r.json()["code"] == "too_many_memory_types", r.content
+    assert {t["name"] for t in api.get("/v1/memory-types").json()["items"]} >= {
+        "dressing_change_preference", "stoma_care_preference"}
+    revised = {k: v for k, v in wound_care_type(label="Dressing changes (nurse)").items() if k != "name"}
+    path = "/v1/memory-types/dressing_change_preference/versions"
+    assert api.post(path, revised).status_code == 201
+    r = api.post(path, {**revised, "label": "Dressings"})
+    assert r.status_code == 409 and r.json()["code"] == "too_many_memory_types", r.content
+    assert api.post(path, revised).status_code == 200  # the latest again: that version
+    assert [v["version"] for v in api.get("/v1/memory-types/dressing_change_preference").json()["versions"]] == [2, 1]

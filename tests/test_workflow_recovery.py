@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import connections
 
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from tests.conftest import admin_connect, done_or_waiting_for_a_lock, run_into
+from tests.conftest import admin_connect, done_or_waiting_for_a_lock, race_with_erasure, run_into
 from tests.fakes.outside import FakeOutsideSystem
 from tests.fakes.processes import WorkerProcess, run_worker, wait_until, worker_env
 from workflows.models import WorkflowTransition
@@ -347,48 +347,22 @@ def test_a_staff_request_racing_the_patients_erasure_is_withdrawn_with_it_or_que
     the erasure did, a submission the erasure never saw, pending and sent after it. Now asking for an operation
     takes the patient's erasure lock shared, so it waits until the erasure has committed: every operation is
     either withdrawn by the erasure (patient_erasure) or asked for after it."""
-    from django.utils import timezone
-
-    from memory import deletion
-
     purpose = "prior_authorization"
     world.consent(world.patient_a, purpose)
     world.grant(world.patient_a, "nurse-1", purpose)
     nurse = world.staff("nurse-1")
-    reached, go, results, wf = threading.Event(), threading.Event(), {}, {}
-    real = deletion.erase_with_receipt
+    wf: dict = {}
 
-    def paused(**kwargs):  # the erasure has withdrawn what it saw in workflows: a request goes from here
-        reached.set()
-        go.wait(10)
-        return real(**kwargs)
-
-    monkeypatch.setattr(deletion, "erase_with_receipt", paused)
-
-    run = run_into(results)
-    patient = world.patient(world.patient_a)
-    eraser = threading.Thread(target=run, args=("erase", lambda: patient.client.delete(
-        f"/v1/patients/{world.patient_a}/memories", **patient._headers(None))))
-    eraser.start()
-    assert reached.wait(10)
-
-    def start_and_request():
+    def start_and_request():  # once the erasure has withdrawn what it saw in workflows
         wf.update(nurse.post("/v1/workflows", {"workflow_type": purpose, "patient_id": str(world.patient_a)}).json())
         assert nurse.post(f"/v1/workflows/{wf['workflow_id']}/checkpoint", {
             "expected_version": 1, "next_step": SUBMIT, "state_patch": {"referral_verified": True}}).status_code == 200
         return nurse.post(f"/v1/workflows/{wf['workflow_id']}/operations",
                           {"expected_version": 2, "kind": SUBMIT, "payload": PAYLOAD})
 
-    requester = threading.Thread(target=run, args=("request", start_and_request))
-    requester.start()
-
-    wait_until(lambda: done_or_waiting_for_a_lock(requester), timeout=10, message="the request")
-    released = timezone.now()
-    go.set()
-    eraser.join(timeout=30)
-    requester.join(timeout=30)
-    assert results["erase"].status_code == 200, results["erase"].content
-    assert results["request"].status_code == 201, results["request"].content
+    results, released = race_with_erasure(monkeypatch, world.patient(world.patient_a), world.patient_a,
+                                          start_and_request)
+    assert results["write"].status_code == 201, results["write"].content
     with admin_connect() as conn:
         rows = conn.execute("SELECT status, last_error_code, created_at FROM workflow_operation "
                             "WHERE workflow_id = %s", [wf["workflow_id"]]).fetchall()

@@ -205,6 +205,8 @@ def workflow_create(*, identity: Identity, workflow_type: str, patient_id: uuid.
         raise NoConsentOrAccess()
     if identity.is_agent:  # only under the patient's consent for the purpose, as its every later step
         require_purpose(identity, patient_id=patient_id, purpose=spec.purpose)
+    # an erase-all of the patient's running meanwhile, past the workflows it saw, named this one nowhere
+    erasure_hold(identity, patient_id, shared=True)
     organization_ensure(identity=identity)
     workflow = Workflow.objects.create(
         organization_id=identity.org_id, patient_id=patient_id, workflow_type=workflow_type, purpose=spec.purpose,

@@ -17,6 +17,7 @@ from core import audit
 from core.errors import NoConsentOrAccess
 from core.identity import Identity
 from memory import representations
+from memory.erasure import erasure_hold
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
 from memory.models import MemoryClass, ReleaseMember, Representation
 from memory.retrieval.candidates import Candidate
@@ -137,6 +138,9 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     for which purpose, when) so deletion can reach it and the patient can see what was disclosed."""
     if not may_access(patient_id=patient_id, purpose=purpose):
         raise NoConsentOrAccess()
+    # Before anything is read: an erase-all under way is waited for (the pack then finds nothing erased), or waits
+    # for this one and withdraws what it released; read in between, a release it never saw held erased values.
+    erasure_hold(identity, patient_id, shared=True)
     # Purpose limitation, before anything is ranked (another purpose's memories would take the limit's places and
     # sway the answer's confidence): memories kept for this purpose, plus clinical context (safety) the caller may
     # also read for the purpose it is kept for: an agent in a patient's context only under the patient's consent

@@ -40,6 +40,17 @@ class BuiltinType(Conflict):
     title = "Built-in memory types change only with a release of the service"
 
 
+class TooManyTypes(Conflict):
+    code = "too_many_memory_types"
+    title = "The organisation holds as many memory types, or this type as many versions, as it may"
+
+
+# Every type an organisation may use is in one answer (``GET /v1/memory-types``, each with its schema, up to
+# definitions.MAX_SCHEMA_BYTES), and every version of one type in another: bounded by bounding what is kept.
+MAX_ORGANIZATION_TYPES = 100
+MAX_TYPE_VERSIONS = 100
+
+
 class RevisionBreaksMemories(Conflict):
     code = "revision_breaks_memories"
     title = "Current memories of this type would not satisfy the revision"
@@ -68,9 +79,14 @@ def memory_type_create(*, identity: Identity, definition: dict) -> TypeSpec:
     """Add an organisation type (version 1). Its name may not be a built-in's or an existing type's."""
     require_person_deciding_access(identity)  # an administrator's decision: never a patient's, nor an agent's
     spec = _checked(identity, definition, 1)
+    with connection.cursor() as cursor:  # new types of one organisation counted one at a time, so the cap holds
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"memory-types:{identity.org_id}"])
     if spec.name in builtin_catalogue() or MemoryType.objects.filter(organization_id=identity.org_id,
                                                                       name=spec.name).exists():
         raise TypeExists()
+    held = MemoryType.objects.filter(organization_id=identity.org_id, version=1).count()
+    if held >= MAX_ORGANIZATION_TYPES:
+        raise TooManyTypes(f"the organisation holds {held} memory types, the most it may; revise one instead")
     organization_ensure(identity=identity)
     row = _insert(identity, spec)
     audit.record(action="memory_type.create", resource_type="memory_type", resource_id=row.type_id)
@@ -177,6 +193,8 @@ def memory_type_revise(*, identity: Identity, name: str, definition: dict,
     spec = _checked(identity, definition, latest.version + 1)
     if spec.definition == latest.definition:  # sent again (a double submit, a retry): that version, whatever its base
         return dataclasses.replace(spec, version=latest.version), False
+    if latest.version >= MAX_TYPE_VERSIONS:
+        raise TooManyTypes(f"{name} has {latest.version} versions, the most a type may have")
     if based_on_version is not None and based_on_version != latest.version:
         raise VersionConflict(f"version {latest.version} is the latest; revise it instead of {based_on_version}")
     errors = []
