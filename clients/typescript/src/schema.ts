@@ -1470,6 +1470,8 @@ export interface components {
         MemoryHistory: {
             versions: components["schemas"]["MemoryOut"][];
             events: components["schemas"]["LifecycleEventOut"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
         };
         /** @description Refuses fields it does not declare. */
         MemoryInRequest: {
@@ -7670,6 +7672,10 @@ export interface operations {
     memories_history: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page: the older versions after those */
+                cursor?: string;
+                /** @description 1-500, default 100 */
+                limit?: number;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. A memory kept for another purpose is not found; only the versions kept for it are shown. */
                 purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
             };
