@@ -270,6 +270,12 @@ export class TooManyProposals extends ConflictError {
   static override readonly status: number = 409;
 }
 
+/** The organisation already holds the most memory types it may define, or the type the most versions. */
+export class TooManyMemoryTypes extends ConflictError {
+  static override readonly code: string = "too_many_memory_types";
+  static override readonly status: number = 409;
+}
+
 export class NotCorrectable extends ConflictError {
   static override readonly code: string = "not_correctable";
   static override readonly status: number = 409;
@@ -523,7 +529,7 @@ const ALL: ErrorClass[] = [
   NotAcceptable, Conflict, ConcurrentUpdateRetry, VersionConflict, IllegalTransition, OperationInProgress,
   OperationNotAllowed, IdempotencyKeyReused, IdempotentResponseWithdrawn, OperationNotRetryable,
   OperationNotResolvable, NotProposed, ProposalPending, ProposalStale, NotCorrectable, NotQuarantined,
-  SessionAlreadyEnded, TooManyProposals, TooManySessions, TurnLimitReached, SlotsIncomplete, ClarificationNeeded,
+  SessionAlreadyEnded, TooManyProposals, TooManyMemoryTypes, TooManySessions, TurnLimitReached, SlotsIncomplete, ClarificationNeeded,
   SessionGone, SessionExpired, SessionEnded, PayloadTooLarge, RequestTimeout, LengthRequired, QueryTooLong,
   HeadersTooLarge, ExpectationFailed, NotImplementedByService, RateLimited, CommitOutcomeUnknown,
   IdentityProviderUnavailable, ServiceUnavailable, EmbeddingProviderUnavailable, SchedulingUnavailable,

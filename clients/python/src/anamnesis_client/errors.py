@@ -234,6 +234,12 @@ class TooManyProposals(ConflictError):
     code = "too_many_proposals"
 
 
+class TooManyMemoryTypes(ConflictError):
+    """The organisation already holds the most memory types it may define, or the type the most versions."""
+
+    code = "too_many_memory_types"
+
+
 class NotCorrectable(ConflictError):
     code = "not_correctable"
 
@@ -537,6 +543,7 @@ __all__ = [
     "ProposalPending",
     "ProposalStale",
     "TooManyProposals",
+    "TooManyMemoryTypes",
     "NotCorrectable",
     "NotQuarantined",
     "SessionAlreadyEnded",
