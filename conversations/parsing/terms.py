@@ -20,7 +20,9 @@ _NEG_AFTER = re.compile(
     r"(?:\s+(?:really|just|generally|usually|always))?"
     r"(?:(?:'s|'re|\s+is|\s+are)\s+(?:out|impossible|bad|difficult|tricky|no good|not\b|never\b"
     r"|too (?:early|late|soon)\b|a no\b|a no-go\b)"
-    r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b)")
+    r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b"
+    # said without a verb, as in a text: "mornings no good", "Monday not possible"
+    r"|\s+(?:no good|not good|not possible|not ideal|not great|not an option|no chance|impossible)\b)")
 # full names, then the usual short forms ("Mon or Wed", "not Fri"); "sat" and "sun" are words of their own
 _SHORT_DAYS = r"tues|tue|thurs|thur|thu|weds|wed|mon|fri"
 _ONE_DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|" + _SHORT_DAYS

@@ -79,8 +79,28 @@ def _spoken_time(m: re.Match) -> str:
 _HOUR_WORD = re.compile(r"\b(" + "|".join(_HOUR_WORDS) + r")(?= ?(?:[ap]\.?m\b|o'?clock\b))")
 
 
+# How messages are typed on a phone: contractions without their apostrophe ("mornings dont work" negates as "don't"
+# does), texting shorthand ("r", "b4", "tmrw") and the usual misspellings of "tomorrow", as the words every reader
+# knows
+_TYPED = {
+    **{bare: bare[:-1] + "'" + bare[-1] for bare in (
+        "dont", "doesnt", "didnt", "wont", "isnt", "arent", "wasnt", "werent", "wouldnt", "couldnt", "shouldnt",
+        "havent", "hasnt", "cant")},
+    "aint": "isn't",
+    "im": "i'm", "ive": "i've", "r": "are", "u": "you", "ur": "your", "b4": "before", "pls": "please",
+    "plz": "please", "thx": "thanks", "tho": "though", "cuz": "because", "coz": "because", "cos": "because",
+    "nite": "night", "2day": "today", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow",
+    "tomoz": "tomorrow", "2moro": "tomorrow", "2morrow": "tomorrow", "2mrw": "tomorrow", "tomorow": "tomorrow",
+    "tommorow": "tomorrow", "tommorrow": "tomorrow", "tomorroww": "tomorrow", "tomorrw": "tomorrow",
+    "tomrrow": "tomorrow", "tmorrow": "tomorrow",
+}
+# a whole word, never part of a slot id ("r-12") or a time
+_TYPED_WORD = re.compile(r"(?<![\w'-])(" + "|".join(sorted(_TYPED, key=len, reverse=True)) + r")(?![\w'-])")
+
+
 def normalise(text: str) -> str:
     said = re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
+    said = _TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said)
     said = _HOUR_WORD.sub(lambda m: str(_HOUR_WORDS[m.group(1)]), said)
     return _SPOKEN_TIME.sub(_spoken_time, said)
 
