@@ -58,3 +58,64 @@ def test_tomorrow_spelt_as_typed_is_asked_about_not_read_as_every_morning(text):
 def test_a_period_refused_in_texting_words_is_proposed_as_an_exclusion():
     """What is kept for the long term follows the reading: "mornings dont work" proposes excluded mornings."""
     assert memory_facts(parse_turn("mornings dont work")) == [{"kind": "excluded_periods", "periods": ["morning"]}]
+
+
+def window(text: str) -> list[tuple[str, str]]:
+    return [(t.kind, t.time) for t in parse_turn(text).times]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("from 10 to 12", [(EARLIEST, "10:00"), (LATEST, "12:00")]),
+    ("between 10 to 12", [(EARLIEST, "10:00"), (LATEST, "12:00")]),
+    ("10 to 12 works", [(EARLIEST, "10:00"), (LATEST, "12:00")]),
+    ("from 9:30 to 11:30", [(EARLIEST, "09:30"), (LATEST, "11:30")]),
+    ("9:30 to 10:30", [(EARLIEST, "09:30"), (LATEST, "10:30")]),
+    ("from 10:30 to 12", [(EARLIEST, "10:30"), (LATEST, "12:00")]),
+    # said in words, "ten to twelve" is still 11:50, and "20 to 4" (minutes before the hour) 3:40
+    ("ten to 12 at the latest", [(LATEST, "11:50")]),
+    ("20 to 4pm at the latest", [(LATEST, "15:40")]),
+])
+def test_an_hour_to_a_later_hour_in_digits_is_a_window_not_minutes_to_the_hour(text, expected):
+    """"from 10 to 12" was read as "ten to twelve", an earliest time of 11:50 and no latest time; "from 9:30 to
+    11:30" as "9:10:30:30" (the minutes of 9:30 taken as minutes to 11) and "9:30 to 10:30" was lost."""
+    assert window(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("0930", []),
+    ("after 0930", [(EARLIEST, "09:30")]),
+    ("before 1430", [(LATEST, "14:30")]),
+    ("from 0900 to 1100", [(EARLIEST, "09:00"), (LATEST, "11:00")]),
+    ("0930-1130", [(EARLIEST, "09:30"), (LATEST, "11:30")]),
+    ("not before 1415 hrs", [(EARLIEST, "14:15")]),
+    ("in 2027", []),
+    ("my number ends 1234", []),
+])
+def test_four_digit_times_are_read_as_clock_times(text, expected):
+    """"after 0930" and "before 1430" were only asked about (unreadable_time) and "0930-1130" was lost: four digits
+    are HH:MM where nothing else could be meant (a leading zero, hrs, a relation or a range); a year or another
+    number is not a time."""
+    assert window(text) == expected
+
+
+def test_a_four_digit_time_alone_names_an_offer_and_dates_keep_their_digits():
+    """"0930" alone points at the 09:30 offer; a date written with its year is still a date (asked about)."""
+    assert parse_turn("0930 please").reference.times == ("09:30",)
+    assert parse_turn("14/12/2026").reference.times == () and questions("14/12/2026") == ["relative_day"]
+    assert questions("on 2026-12-14") == ["relative_day"]
+
+
+@pytest.mark.parametrize("text, expected, asked", [
+    ("10-12", [(EARLIEST, "10:00"), (LATEST, "12:00")], []),
+    ("any time 10-12 please", [(EARLIEST, "10:00"), (LATEST, "12:00")], []),
+    ("between 10-12", [(EARLIEST, "10:00"), (LATEST, "12:00")], []),
+    ("10.30 to 11", [(EARLIEST, "10:30"), (LATEST, "11:00")], []),
+    ("2-4", [], ["ambiguous_time", "ambiguous_time"]),
+    ("12-15 people", [], []),
+    ("I'll be 5-10 minutes late", [], []),
+    ("1-2 tablets a day", [], []),
+])
+def test_a_bare_range_of_hours_is_a_window(text, expected, asked):
+    """"10-12" was no time at all (only its two hours as offers pointed at): two hours in order are a window, its
+    ends read as any hour is (2-4 asked am or pm); numbers of something ("5-10 minutes") stay numbers."""
+    assert window(text) == expected and questions(text) == asked

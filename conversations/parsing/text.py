@@ -52,7 +52,8 @@ _SPOKEN_HOUR = r"(?P<h>\d{1,2}|" + "|".join(_HOUR_WORDS) + r")(?:\b|(?=[ap]\.?m\
 _SPOKEN_MINUTES = {"quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty five": 25,
                    "twenty-five": 25}
 _SPOKEN_TIME = re.compile(
-    r"\b(?:a )?(?P<m>quarter|half|twenty[- ]five|twenty|ten|five|\d{1,2})(?: minutes?| mins?)? (?P<dir>past|to) "
+    r"(?<![:.])\b(?:a )?(?P<m>quarter|half|twenty[- ]five|twenty|ten|five|\d{1,2})(?P<unit> minutes?| mins?)?"
+    r" (?P<dir>past|to) "
     + _SPOKEN_HOUR
     + r"|\bhalf " + _SPOKEN_HOUR.replace("<h>", "<hh>")
     + r"(?! (?:an?|hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|of|the)\b)")
@@ -64,6 +65,8 @@ def _spoken_time(m: re.Match) -> str:
     else:
         raw, back = m.group("h"), m.group("dir") == "to"
         said = m.group("m")
+        if back and said.isdigit() and not m.group("unit") and raw.isdigit() and int(said) < int(raw):
+            return m.group(0)  # "from 10 to 12", "10 to 12": a range (11:50 is said "ten to twelve")
         minutes = int(said) if said.isdigit() else _SPOKEN_MINUTES[said]
         if said == "half" and back or not 1 <= minutes <= 59:
             return m.group(0)
@@ -98,10 +101,28 @@ _TYPED = {
 _TYPED_WORD = re.compile(r"(?<![\w'-])(" + "|".join(sorted(_TYPED, key=len, reverse=True)) + r")(?![\w'-])")
 
 
+# A time written as four digits ("0930", "1430 hrs", "from 0900 to 1100"): read as HH:MM when nothing else could
+# be meant (a leading zero, "hrs", a relation or another four-digit time beside it), never inside a date
+# ("14/12/2026", "2026-12-14") or a year ("in 2027")
+_TIME_WORD = r"(?:at|after|before|by|until|till|til|from|between|and|to|around|about|earliest|latest|than|-|\u2013)"
+_FOUR_DIGITS = re.compile(
+    r"(?<![\w:./#])(?<!\b\d-)(?<!\b\d\d-)(?:(?P<zero>0\d[0-5]\d)|(?P<t>(?:1\d|2[0-3])[0-5]\d))(?P<hrs>\s*(?:hrs?|hours)\b)?"
+    r"(?![\w:./#]|-\d{1,2}\b)")
+
+
+def _four_digits(m: re.Match, said: str) -> str:
+    raw = m.group("zero") or m.group("t")
+    if m.group("t") and not (m.group("hrs") or re.search(_TIME_WORD + r"\s*$", said[max(0, m.start() - 12):m.start()])
+                             or re.match(r"\s*(?:-|\u2013|to\s+\d{4})", said[m.end():])):
+        return m.group(0)
+    return f"{raw[:2]}:{raw[2:]}"
+
+
 def normalise(text: str) -> str:
     said = re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
     said = _TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said)
     said = _HOUR_WORD.sub(lambda m: str(_HOUR_WORDS[m.group(1)]), said)
+    said = _FOUR_DIGITS.sub(lambda m: _four_digits(m, said), said)
     return _SPOKEN_TIME.sub(_spoken_time, said)
 
 
