@@ -119,3 +119,28 @@ def test_a_bare_range_of_hours_is_a_window(text, expected, asked):
     """"10-12" was no time at all (only its two hours as offers pointed at): two hours in order are a window, its
     ends read as any hour is (2-4 asked am or pm); numbers of something ("5-10 minutes") stay numbers."""
     assert window(text) == expected and questions(text) == asked
+
+
+@pytest.mark.parametrize("text, preferred, excluded", [
+    ("M-F", WEEKDAYS, ()),
+    ("m-f only please", WEEKDAYS, ()),
+    ("Tu-Th", ("tuesday", "wednesday", "thursday"), ()),
+    ("tu/th", ("tuesday", "thursday"), ()),
+    ("m/w/f", ("monday", "wednesday", "friday"), ()),
+    ("sat or sun", ("saturday", "sunday"), ()),
+    ("fri-sun", ("friday", "saturday", "sunday"), ()),
+    ("not sun", (), ("sunday",)),
+    ("I sat in the sun", (), ()),
+    ("sex: m/f", (), ()),
+])
+def test_days_written_short_are_the_days_they_name(text, preferred, excluded):
+    """"M-F", "tu/th" and "sat or sun" named no day at all (and "fri-sun" only Friday): letters in a range or a
+    list of them, and "sat"/"sun" beside another day or after "on", "not" and the like, are days."""
+    p = parse_turn(text)
+    assert (p.preferred_days, p.excluded_days) == (preferred, excluded)
+
+
+def test_a_short_day_range_keeps_the_part_of_the_day_said_with_it():
+    """"M-Th mornings" preferred every morning (the days were lost): it is the mornings of Monday to Thursday."""
+    pairs = parse_turn("M-Th mornings").preferred_day_periods
+    assert [(d["day"], d["period"]) for d in pairs] == [(day, "morning") for day in WEEKDAYS[:4]]

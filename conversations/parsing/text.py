@@ -118,9 +118,30 @@ def _four_digits(m: re.Match, said: str) -> str:
     return f"{raw[:2]}:{raw[2:]}"
 
 
+# Days written short: "M-F", "m-th", "tu/th", "m/w/f" (letters, only in a range or list of them: "m/f" is
+# another thing), and "sat"/"sun" beside another day ("sat or sun", "fri-sun") or after "on", "this", "next",
+# "not" (a word of its own otherwise: "I sat in the sun")
+_LETTER_DAYS = {"m": "mon", "t": "tue", "tu": "tue", "w": "wed", "th": "thu", "f": "fri", "sa": "sat", "su": "sun"}
+_LETTER = r"(?:m|tu|th|t|w|f|sa|su)"
+_LETTER_RANGE = re.compile(r"\b" + _LETTER + r"\s?-\s?" + _LETTER + r"\b(?!-)"
+                           r"|\b" + _LETTER + r"(?:/" + _LETTER + r"){2,}\b(?!/)"
+                           r"|\b(?:tu|th|t)/(?:tu|th)\b(?!/)")
+_DAY_WORD = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|tue|thurs|thur|thu|weds|wed|mon|fri"
+             r"|sat|sun)s?")
+_JOINED_DAYS = re.compile(r"\b" + _DAY_WORD + r"(?:\s*(?:or|and|&|/|-|–|,|to|thru|through)\s*" + _DAY_WORD
+                          + r")+\b|\b(?:on|this|next|not|every|only|or) (?:sat|sun)s?\b")
+_SAT_SUN = re.compile(r"\b(sat|sun)(s?)\b")
+
+
+def _days_written_short(said: str) -> str:
+    said = _LETTER_RANGE.sub(lambda m: re.sub(_LETTER, lambda d: _LETTER_DAYS[d.group(0)], m.group(0)), said)
+    return _JOINED_DAYS.sub(lambda m: _SAT_SUN.sub(lambda d: d.group(1) + "urday" * (d.group(1) == "sat")
+                                                   + "day" * (d.group(1) == "sun") + d.group(2), m.group(0)), said)
+
+
 def normalise(text: str) -> str:
     said = re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
-    said = _TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said)
+    said = _days_written_short(_TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said))
     said = _HOUR_WORD.sub(lambda m: str(_HOUR_WORDS[m.group(1)]), said)
     said = _FOUR_DIGITS.sub(lambda m: _four_digits(m, said), said)
     return _SPOKEN_TIME.sub(_spoken_time, said)
