@@ -152,6 +152,9 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
     if tool_result is not None:
         if not isinstance(tool_result, dict):
             raise ValidationFailed.of("tool_result", "must be an object")
+        # the model context and the summaries quote a tool's strings as they do turns: the same characters refused
+        if (problem := next(filter(None, map(text_problem, _strings(tool_result))), None)) is not None:
+            raise ValidationFailed.of("tool_result", problem, "unstorable_character")
         if len(dumps(tool_result).encode()) > settings.CONVERSATION_MAX_TOOL_RESULT_BYTES:
             raise ValidationFailed.of("tool_result",
                                       f"at most {settings.CONVERSATION_MAX_TOOL_RESULT_BYTES} bytes as JSON",
