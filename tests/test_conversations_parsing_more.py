@@ -144,3 +144,43 @@ def test_a_short_day_range_keeps_the_part_of_the_day_said_with_it():
     """"M-Th mornings" preferred every morning (the days were lost): it is the mornings of Monday to Thursday."""
     pairs = parse_turn("M-Th mornings").preferred_day_periods
     assert [(d["day"], d["period"]) for d in pairs] == [(day, "morning") for day in WEEKDAYS[:4]]
+
+
+@pytest.mark.parametrize("text, intent, preferred", [
+    ("cancel Tuesday", "cancel", ()),
+    ("cancel my thursday 10am please", "cancel", ()),
+    ("can you cancel the one on tuesday", "cancel", ()),
+    ("i need to cancel for wednesday", "cancel", ()),
+    ("cancel thursday and book friday", "reschedule", ("friday",)),
+    ("I want to book Tuesday", "book", ("tuesday",)),
+])
+def test_the_day_cancelled_is_the_appointment_held_never_a_day_wanted(text, intent, preferred):
+    """"cancel Tuesday" preferred Tuesday, and "cancel thursday and book friday" preferred Thursday and Friday
+    (Thursday could be offered again): the day after "cancel" is the appointment held, read out as "cancel
+    Tuesday's appointment" is."""
+    p = parse_turn(text)
+    assert (p.intent, p.preferred_days, p.excluded_days) == (intent, preferred, ())
+    assert p.reference.times == ()
+
+
+@pytest.mark.parametrize("text, preferred", [
+    ("I can't make Thursday any more", ()),
+    ("i cant make thursday anymore", ()),
+    ("I can no longer make Tuesday", ()),
+    ("I can't come in on friday any more", ()),
+    ("I won't be able to make Tuesday after all, can we do Friday instead?", ("friday",)),
+])
+def test_a_day_that_can_no_longer_be_made_cancels_the_appointment_held(text, preferred):
+    """"I can't make Thursday any more" said nothing of the appointment (no intent) and refused every Thursday,
+    proposed to be kept as a standing preference: it is the appointment held that cannot be made (cancel), its
+    day no wish and no refusal."""
+    p = parse_turn(text)
+    assert (p.intent, p.preferred_days, p.excluded_days) == ("cancel", preferred, ())
+    assert memory_facts(p) == []
+
+
+def test_a_day_refused_without_any_more_stays_refused():
+    """Without "any more" or "no longer" a day that cannot be made is a constraint on this booking, as before."""
+    p = parse_turn("I can't make Tuesday")
+    assert (p.intent, p.excluded_days) == (None, ("tuesday",))
+    assert parse_turn("I can't do mornings any more").excluded_periods == ("morning",)
