@@ -307,7 +307,8 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
     current: dict[str, dict] = {attribute: memory_value(m) or {} for attribute, m in current_rows.items()}
     parsed = turn.parsed or {}
     skipped = [{"kind": c.get("kind") or "time", "reason": "needs_clarification"}
-               for c in parsed.get("clarifications", ()) if c.get("code") != "relative_day"]  # no durable kind
+               for c in parsed.get("clarifications", ())
+               if c.get("code") not in ("relative_day", "day_period_scope")]  # no durable kind
     if parsed.get("excluded_day_periods"):
         # the long-term type keeps whole days and whole parts of the day: "not Monday morning" kept as either would
         # refuse every Monday or every morning for good, so it stays this conversation's

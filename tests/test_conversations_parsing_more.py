@@ -225,3 +225,32 @@ def test_lists_of_days_keep_their_reading(text, pairs, excluded_days):
     p = parse_turn(text)
     assert [(d["day"], d["period"]) for d in p.preferred_day_periods] == pairs
     assert p.excluded_days == excluded_days
+
+
+@pytest.mark.parametrize("text", ["any time Tuesday or Wednesday morning",
+                                  "anytime on tuesday and thursday afternoons"])
+def test_a_part_of_the_day_after_any_time_and_a_list_of_days_is_asked_about(text):
+    """"any time Tuesday or Wednesday morning" was read as the mornings of both days, though "any time" may be all
+    of Tuesday: which days the part of the day is for is asked (day_period_scope), and nothing is read as a wish
+    meanwhile; the patient's next words about days answer it."""
+    from conversations.slots import apply_turn, next_action
+
+    p = parse_turn(text)
+    assert questions(text) == ["day_period_scope"]
+    assert p.preferred_day_periods == () and p.preferred_days == () and p.preferred_periods == ()
+    state = apply_turn({}, seq=1, role="user", parsed=p.as_dict())
+    assert next_action(state) == "ask_clarifying_question"
+    assert "each of those days" in state["pending_clarifications"][0]["question"]
+    answered = apply_turn(state, seq=2, role="user",
+                          parsed=parse_turn("Tuesday any time, or Wednesday morning").as_dict())
+    assert answered["pending_clarifications"] == []
+    assert {(d["day"], d["period"]) for d in answered["preferred_day_periods"]} == {
+        ("tuesday", "morning"), ("tuesday", "afternoon"), ("tuesday", "evening"), ("wednesday", "morning")}
+
+
+def test_a_list_of_days_sharing_a_part_of_the_day_without_any_time_is_still_read():
+    """Without "any time" before it, "Tuesday or Wednesday morning" is both mornings as before, and "Tuesday any
+    time or Wednesday morning" all of Tuesday and Wednesday morning."""
+    assert [(d["day"], d["period"]) for d in parse_turn("Tuesday or Wednesday morning").preferred_day_periods] == [
+        ("tuesday", "morning"), ("wednesday", "morning")]
+    assert questions("Tuesday any time or Wednesday morning") == []

@@ -198,15 +198,27 @@ def _listed_before(text: str, start: int, since: int) -> tuple[list[str], int]:
     return listed, start
 
 
+# "any time Tuesday or Wednesday morning": any time may be all of Tuesday (the morning Wednesday's only) or the
+# mornings of both; either reading would be a guess
+_ANY_TIME_BEFORE = re.compile(r"\b(?:any ?time|whenever|all day|any time of (?:the )?day)(?: on)?\s*$")
+
+
 def day_period_terms(norm: str, masked: str, clauses, time_spans):
-    """(positive, negative, spans): the (day, period) pairs said together, in order of mention, each judged in its
-    own clause as a day or a period is, and the spans they take (no longer read as a day and a period apart)."""
+    """(positive, negative, spans, unclear): the (day, period) pairs said together, in order of mention, each
+    judged in its own clause as a day or a period is, and the spans they take (no longer read as a day and a
+    period apart); ``unclear`` when a list of days after "any time" ends in a part of the day, which is then
+    asked about and read as nothing."""
     positive: list[tuple[str, str]] = []
     negative: list[tuple[str, str]] = []
     spans: list[tuple[int, int]] = []
+    unclear = False
     not_pref = mask(norm, _NOT_A_PREFERENCE)
     for m in _DAY_PERIOD.finditer(not_pref):
         listed, start = _listed_before(not_pref, m.start(), spans[-1][1] if spans else 0)
+        if listed and _ANY_TIME_BEFORE.search(not_pref, max(0, start - 32), start):
+            unclear = True
+            spans.append((start, m.end()))
+            continue
         c_start, c_end = clause_of(clauses, start)
         scope_start = max([c_start] + [e for s, e in time_spans if c_start <= s and e <= start])
         negated = negated_before(masked, scope_start, start) or bool(_negated_after(masked, m.end(), c_end))
@@ -216,7 +228,7 @@ def day_period_terms(norm: str, masked: str, clauses, time_spans):
             for period in dict.fromkeys(periods):
                 (negative if negated else positive).append((day, period))
         spans.append((start, m.end()))
-    return positive, negative, spans
+    return positive, negative, spans, unclear
 
 
 # --- days said relative to today ------------------------------------------------------------------------------

@@ -95,8 +95,8 @@ class TimePreference:
 
 @dataclass(frozen=True)
 class Clarification:
-    code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times, relative_day, vague_time or
-    # unreadable_time
+    code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times, relative_day, vague_time,
+    # unreadable_time or day_period_scope
     kind: str | None
     candidates: tuple[str, ...] = ()
 
@@ -111,6 +111,9 @@ class Clarification:
             return "I could not read the time; could you say it like '4:30 pm' or '16:30'?"
         if self.code == "vague_time":
             return "What time would suit you, for example 'after 2 pm' or 'before 11:00'?"
+        if self.code == "day_period_scope":
+            return ("Is the time of day you named for each of those days, or only the last one? For example "
+                    "'Tuesday any time, or Wednesday morning' or 'Tuesday or Wednesday, mornings only'.")
         if self.code == "relative_day":
             return ("Which day of the week would suit you, for example 'Thursday' or 'not Monday'? Offers are "
                     "matched by weekday, not by a date, 'tomorrow' or 'next week'.")

@@ -314,7 +314,9 @@ def parse_turn(text: str) -> TurnParse:
     dated = norm
     for s, e in relative_spans:
         dated = dated[:s] + " " * (e - s) + dated[e:]
-    pos_pairs, neg_pairs, pair_spans = day_period_terms(dated, masked, clauses, time_spans)
+    pos_pairs, neg_pairs, pair_spans, unclear_pairs = day_period_terms(dated, masked, clauses, time_spans)
+    if unclear_pairs:
+        questions.append(Clarification("day_period_scope", None))
     apart = dated
     for s, e in pair_spans:
         apart = apart[:s] + " " * (e - s) + apart[e:]
