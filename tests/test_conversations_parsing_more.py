@@ -254,3 +254,29 @@ def test_a_list_of_days_sharing_a_part_of_the_day_without_any_time_is_still_read
     assert [(d["day"], d["period"]) for d in parse_turn("Tuesday or Wednesday morning").preferred_day_periods] == [
         ("tuesday", "morning"), ("wednesday", "morning")]
     assert questions("Tuesday any time or Wednesday morning") == []
+
+
+@pytest.mark.parametrize("text, preferred", [
+    ("wednsday", ("wednesday",)),
+    ("wensday please", ("wednesday",)),
+    ("thrusday", ("thursday",)),
+    ("frday or mondy", ("friday", "monday")),
+    ("satruday", ("saturday",)),
+    ("teusday", ("tuesday",)),
+    ("thuesday", ()),  # Tuesday or Thursday: never a guess
+    ("I had a fun day, see you someday", ()),
+])
+def test_a_misspelt_day_is_the_day_it_is_closest_to(text, preferred):
+    """"wednsday", "thrusday" and "frday" named no day (lost without a word): a word ending as a day does and one
+    letter (two in a long name) from exactly one day's name is that day; real words and ties are left alone."""
+    assert parse_turn(text).preferred_days == preferred
+
+
+def test_a_misspelt_day_keeps_its_part_of_the_day_and_its_refusal():
+    """"tuesdy afternoon" preferred every afternoon, a wider wish than was said; "tuesdy afternoons dont work"
+    refused every afternoon. Both are about Tuesday afternoons only."""
+    assert [(d["day"], d["period"]) for d in parse_turn("tuesdy afternoon").preferred_day_periods] == [
+        ("tuesday", "afternoon")]
+    p = parse_turn("tuesdy afternoons dont work")
+    assert p.excluded_periods == () and [(d["day"], d["period"]) for d in p.excluded_day_periods] == [
+        ("tuesday", "afternoon")]

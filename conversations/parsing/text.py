@@ -7,6 +7,7 @@ negator word but do not negate are masked out before anything looks for one.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import threading
 
@@ -139,9 +140,55 @@ def _days_written_short(said: str) -> str:
                                                    + "day" * (d.group(1) == "sun") + d.group(2), m.group(0)), said)
 
 
+# A day's name misspelt by one letter ("wednsday", "thrusday", "tuesdy", "frday"), or two in a long one ("wensday",
+# "satuday"), is that day: left as it was, "tuesdy afternoon" was every afternoon. Only a word ending as a day does
+# ("...day", "...dy", "...dya") and close to exactly one day; real words near a day's name are kept
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_LIKE_A_DAY = re.compile(r"\b[mtwfs][a-z]{1,9}(?:day|dy|dya|dai|das)(s?)\b")
+_NEAR_DAY_WORDS = frozenset(("today", "midday", "someday", "sundae", "sundry", "mayday", "birthday", "holiday",
+                             "holidays", "weekday", "weekdays", "workday", "everyday", "payday", "heyday", "monody",
+                             "tuesdays", "thursdays", "saturdays", "sundays", "mondays", "fridays", "wednesdays",
+                             "studay", "sturdy", "tidy", "tardy", "seaday"))
+
+
+def _edits(a: str, b: str, limit: int) -> int:
+    """The optimal string alignment distance (a swap of neighbours is one edit), or ``limit + 1`` when above it."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        before, row = row, current
+        if min(row) > limit:
+            return limit + 1
+    return row[-1]
+
+
+def _day_spelt(m: re.Match) -> str:
+    return _day_spelt_as(m.group(0), m.group(1))
+
+
+@functools.lru_cache(maxsize=1024)
+def _day_spelt_as(word: str, plural: str) -> str:
+    stem = word[:-1] if plural else word
+    if word in _NEAR_DAY_WORDS or stem in _DAY_NAMES:
+        return word
+    limits = {day: 2 if len(day) >= 8 and len(stem) >= 7 else 1 for day in _DAY_NAMES}
+    edits = {day: _edits(stem, day, limit) for day, limit in limits.items()}
+    near = sorted((n, day) for day, n in edits.items() if n <= limits[day])
+    if not near or len(near) > 1 and near[0][0] == near[1][0]:
+        return word  # "thuesday": Tuesday or Thursday, never a guess
+    return near[0][1] + plural
+
+
 def normalise(text: str) -> str:
     said = re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
-    said = _days_written_short(_TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said))
+    said = _days_written_short(_LIKE_A_DAY.sub(_day_spelt, _TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said)))
     said = _HOUR_WORD.sub(lambda m: str(_HOUR_WORDS[m.group(1)]), said)
     said = _FOUR_DIGITS.sub(lambda m: _four_digits(m, said), said)
     return _SPOKEN_TIME.sub(_spoken_time, said)
