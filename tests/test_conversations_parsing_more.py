@@ -280,3 +280,21 @@ def test_a_misspelt_day_keeps_its_part_of_the_day_and_its_refusal():
     p = parse_turn("tuesdy afternoons dont work")
     assert p.excluded_periods == () and [(d["day"], d["period"]) for d in p.excluded_day_periods] == [
         ("tuesday", "afternoon")]
+
+
+@pytest.mark.parametrize("text", ["Friday week", "friday week afternoon please", "a week on Friday",
+                                  "14-12-2026", "on 14-12-26"])
+def test_a_day_a_week_on_and_a_dashed_date_are_asked_about(text):
+    """"Friday week" (the Friday after next) preferred Friday, so this week's Friday could be booked, and "friday
+    week afternoon" every afternoon too; "14-12-2026" was read as the 14:00 and 12:00 offers. Both name a date:
+    asked about as "in two weeks" and "14/12/2026" are, nothing read as a weekday or a time."""
+    p = parse_turn(text)
+    assert questions(text) == ["relative_day"]
+    assert (p.preferred_days, p.preferred_periods, p.reference.times) == ((), (), ())
+
+
+def test_friday_alone_and_the_weekend_stay_days():
+    """"this Friday" and "friday, weekends are out" are the weekdays they name, as before."""
+    assert parse_turn("this Friday").preferred_days == ("friday",)
+    p = parse_turn("friday, weekends are out")
+    assert (p.preferred_days, p.excluded_days) == (("friday",), ("saturday", "sunday"))

@@ -238,7 +238,9 @@ def day_period_terms(norm: str, masked: str, clauses, time_spans):
 _RELATIVE = re.compile(
     r"\b(?:(?:the )?day after tomorrow|tomorrow|today|(?:this|next|the following|the coming) (?:week|weekend)"
     r"|in (?:a|one|two|three|four|a couple of|\d{1,2}) (?:days?|weeks?)(?: time)?"
-    r"|(?:a|one|two|three|\d{1,2}) weeks? (?:from )?(?:today|now|time))"
+    r"|(?:a|one|two|three|\d{1,2}) weeks? (?:from )?(?:today|now|time)"
+    # "Friday week", "a week on Friday": the Friday after next, a date (never this week's Friday)
+    r"|(?:" + _ONE_DAY + r")s? week(?! ?(?:day|end))|a week (?:on |from |this |next )?(?:" + _ONE_DAY + r")s?)"
     r"(?:\s+(?:morning|afternoon|evening|night)s?)?\b")
 _WEEK_DAY = re.compile(r"\b(?:this coming|this|next|the following|the coming|coming)\s+(?:" + _ONE_DAY + r")s?\b"
                        r"(?:\s+(?:in the\s+)?(?:morning|afternoon|evening)s?\b)?"
@@ -262,7 +264,8 @@ _CALENDAR_DATE = re.compile(
     + r"|(?:" + _AFTER_A_DATE_WORD + r")(?:the\s+)?" + _D + _NTH + r"\b" + _NOT_A_CHOICE  # on the 3rd, after 20th
     + r"|\bthe\s+(?:3[01]|[12][0-9]|[6-9])" + _NTH + r"\b" + _NOT_A_CHOICE  # the 14th (offers are fewer)
     + r"|\b(?!24/7\b)" + _D + r"/(?:1[0-2]|0?[1-9])(?:/(?:[0-9]{4}|[0-9]{2}))?\b"  # 14/12, 14/12/2026
-    + r"|\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b")
+    + r"|\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b"
+    + r"|\b" + _D + r"-(?:1[0-2]|0?[1-9])-(?:[0-9]{4}|[0-9]{2})\b")  # 14-12-2026
 
 
 # The appointment the patient already has, named by its day ("move my Tuesday appointment to Thursday", "cancel
