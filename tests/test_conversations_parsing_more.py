@@ -298,3 +298,19 @@ def test_friday_alone_and_the_weekend_stay_days():
     assert parse_turn("this Friday").preferred_days == ("friday",)
     p = parse_turn("friday, weekends are out")
     assert (p.preferred_days, p.excluded_days) == (("friday",), ("saturday", "sunday"))
+
+
+@pytest.mark.parametrize("text, pairs, preferred, excluded", [
+    ("thursday arvo", [("thursday", "afternoon")], (), ()),
+    ("weds morn", [("wednesday", "morning")], (), ()),
+    ("afternnon please", [], ("afternoon",), ()),
+    ("mornigs dont work", [], (), ("morning",)),
+    ("in mourning, stop moaning", [], (), ()),
+])
+def test_a_part_of_the_day_misspelt_or_shortened_is_that_part(text, pairs, preferred, excluded):
+    """"thursday arvo" and "weds morn" preferred all of the day (the part of it was lost), and "afternnon" or
+    "mornigs dont work" said nothing: the usual short forms and a part of the day one letter off are that part;
+    real words near one ("mourning") are left alone."""
+    p = parse_turn(text)
+    assert [(d["day"], d["period"]) for d in p.preferred_day_periods] == pairs
+    assert (p.preferred_periods, p.excluded_periods, p.preferred_days) == (preferred, excluded, ())

@@ -93,7 +93,8 @@ _TYPED = {
     "aint": "isn't",
     "im": "i'm", "ive": "i've", "r": "are", "u": "you", "ur": "your", "b4": "before", "pls": "please",
     "plz": "please", "thx": "thanks", "tho": "though", "cuz": "because", "coz": "because", "cos": "because",
-    "nite": "night", "2day": "today", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow",
+    "nite": "night", "arvo": "afternoon", "morn": "morning", "mornin": "morning", "evenin": "evening",
+    "2day": "today", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow",
     "tomoz": "tomorrow", "2moro": "tomorrow", "2morrow": "tomorrow", "2mrw": "tomorrow", "tomorow": "tomorrow",
     "tommorow": "tomorrow", "tommorrow": "tomorrow", "tomorroww": "tomorrow", "tomorrw": "tomorrow",
     "tomrrow": "tomorrow", "tmorrow": "tomorrow",
@@ -149,6 +150,11 @@ _NEAR_DAY_WORDS = frozenset(("today", "midday", "someday", "sundae", "sundry", "
                              "holidays", "weekday", "weekdays", "workday", "everyday", "payday", "heyday", "monody",
                              "tuesdays", "thursdays", "saturdays", "sundays", "mondays", "fridays", "wednesdays",
                              "studay", "sturdy", "tidy", "tardy", "seaday"))
+# the parts of the day likewise ("mornign", "afternnon", "eveings"; "mourning" and "moaning" are words)
+_PERIOD_NAMES = ("morning", "afternoon", "evening")
+_LIKE_A_PERIOD = re.compile(r"\b(?:m[a-z]{5,7}|a[a-z]{7,9}|e[a-z]{5,7})\b")
+_NEAR_PERIOD_WORDS = frozenset(("mourning", "moaning", "mornings", "afternoons", "evenings", "morning", "afternoon",
+                                "evening", "meaning", "mooring", "earning", "opening"))
 
 
 def _edits(a: str, b: str, limit: int) -> int:
@@ -174,6 +180,16 @@ def _day_spelt(m: re.Match) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
+def _period_spelt(word: str) -> str:
+    plural = "s" if word.endswith("s") else ""
+    stem = word[:-1] if plural else word
+    if word in _NEAR_PERIOD_WORDS:
+        return word
+    near = [name for name in _PERIOD_NAMES if _edits(stem, name, 1) <= 1]
+    return near[0] + plural if len(near) == 1 else word
+
+
+@functools.lru_cache(maxsize=1024)
 def _day_spelt_as(word: str, plural: str) -> str:
     stem = word[:-1] if plural else word
     if word in _NEAR_DAY_WORDS or stem in _DAY_NAMES:
@@ -189,6 +205,7 @@ def _day_spelt_as(word: str, plural: str) -> str:
 def normalise(text: str) -> str:
     said = re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
     said = _days_written_short(_LIKE_A_DAY.sub(_day_spelt, _TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said)))
+    said = _LIKE_A_PERIOD.sub(lambda m: _period_spelt(m.group(0)), said)
     said = _HOUR_WORD.sub(lambda m: str(_HOUR_WORDS[m.group(1)]), said)
     said = _FOUR_DIGITS.sub(lambda m: _four_digits(m, said), said)
     return _SPOKEN_TIME.sub(_spoken_time, said)
