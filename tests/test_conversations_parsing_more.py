@@ -314,3 +314,18 @@ def test_a_part_of_the_day_misspelt_or_shortened_is_that_part(text, pairs, prefe
     p = parse_turn(text)
     assert [(d["day"], d["period"]) for d in p.preferred_day_periods] == pairs
     assert (p.preferred_periods, p.excluded_periods, p.preferred_days) == (preferred, excluded, ())
+
+
+@pytest.mark.parametrize("text, expected, asked", [
+    ("after ten", [(EARLIEST, "10:00")], []),
+    ("not before ten thirty", [(EARLIEST, "10:30")], []),
+    ("between ten and twelve", [(EARLIEST, "10:00"), (LATEST, "12:00")], []),
+    ("before eleven please", [(LATEST, "11:00")], []),
+    ("after three", [], ["ambiguous_time"]),
+    ("at one point I said Monday", [], []),
+    ("after ten minutes", [], []),
+])
+def test_an_hour_said_in_words_after_a_relation_is_read_as_its_digits(text, expected, asked):
+    """"after ten", "before eleven" and "between ten and twelve" were only asked about (unreadable_time): an hour
+    word after a relation is the hour its digits are, asked am or pm as they are ("after three")."""
+    assert window(text) == expected and questions(text) == asked

@@ -81,6 +81,11 @@ def _spoken_time(m: re.Match) -> str:
 
 # an hour word said with its half of the day or "o'clock" ("four pm", "three o'clock") is that hour
 _HOUR_WORD = re.compile(r"\b(" + "|".join(_HOUR_WORDS) + r")(?= ?(?:[ap]\.?m\b|o'?clock\b))")
+# and after a relation ("after ten", "between two and four", "not before ten thirty"): the digits, read (or asked am
+# or pm) as digits are; never "at one point"
+_WORD_AFTER_RELATION = re.compile(r"\b((?:after|before|until|till|by|from|than|between \d{1,2}(?::\d\d)? (?:and|to|-)"
+                                  r"|between) )(" + "|".join(_HOUR_WORDS) + r")\b")
+_WORD_MINUTES = re.compile(r"\b(\d{1,2}) (thirty|fifteen|forty[- ]five)\b")
 
 
 # How messages are typed on a phone: contractions without their apostrophe ("mornings dont work" negates as "don't"
@@ -207,6 +212,9 @@ def normalise(text: str) -> str:
     said = _days_written_short(_LIKE_A_DAY.sub(_day_spelt, _TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said)))
     said = _LIKE_A_PERIOD.sub(lambda m: _period_spelt(m.group(0)), said)
     said = _HOUR_WORD.sub(lambda m: str(_HOUR_WORDS[m.group(1)]), said)
+    said = _WORD_AFTER_RELATION.sub(lambda m: m.group(1) + str(_HOUR_WORDS[m.group(2)]), said)
+    said = _WORD_AFTER_RELATION.sub(lambda m: m.group(1) + str(_HOUR_WORDS[m.group(2)]), said)  # "between" ends
+    said = _WORD_MINUTES.sub(lambda m: f"{m.group(1)}:{ {'thirty': 30, 'fifteen': 15}.get(m.group(2), 45)}", said)
     said = _FOUR_DIGITS.sub(lambda m: _four_digits(m, said), said)
     return _SPOKEN_TIME.sub(_spoken_time, said)
 
