@@ -152,6 +152,9 @@ def _check_turn(role: str, content: str, tool_name: str | None, tool_result) -> 
     if tool_result is not None:
         if not isinstance(tool_result, dict):
             raise ValidationFailed.of("tool_result", "must be an object")
+        # the model context and the summaries quote a tool's strings as they do turns: the same characters refused
+        if (problem := next(filter(None, map(text_problem, _strings(tool_result))), None)) is not None:
+            raise ValidationFailed.of("tool_result", problem, "unstorable_character")
         if len(dumps(tool_result).encode()) > settings.CONVERSATION_MAX_TOOL_RESULT_BYTES:
             raise ValidationFailed.of("tool_result",
                                       f"at most {settings.CONVERSATION_MAX_TOOL_RESULT_BYTES} bytes as JSON",
@@ -304,7 +307,8 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
     current: dict[str, dict] = {attribute: memory_value(m) or {} for attribute, m in current_rows.items()}
     parsed = turn.parsed or {}
     skipped = [{"kind": c.get("kind") or "time", "reason": "needs_clarification"}
-               for c in parsed.get("clarifications", ()) if c.get("code") != "relative_day"]  # no durable kind
+               for c in parsed.get("clarifications", ())
+               if c.get("code") not in ("relative_day", "day_period_scope")]  # no durable kind
     if parsed.get("excluded_day_periods"):
         # the long-term type keeps whole days and whole parts of the day: "not Monday morning" kept as either would
         # refuse every Monday or every morning for good, so it stays this conversation's

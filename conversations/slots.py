@@ -263,7 +263,8 @@ def _merge_times(merge: _Merge, parsed: dict) -> None:
         pending = [p for p in pending if p.get("kind") != t["kind"] and p.get("code") not in _ANY_TIME_ANSWERS]
     if any(parsed.get(k) for k in ("preferred_days", "excluded_days", "preferred_day_periods",
                                    "excluded_day_periods")):
-        pending = [p for p in pending if p.get("code") != "relative_day"]  # "which day of the week?" answered
+        # "which day of the week?" and "for each of those days?" answered
+        pending = [p for p in pending if p.get("code") not in ("relative_day", "day_period_scope")]
     pending, resolved = _resolve_pending(pending, parsed)
     for kind, value in resolved:
         merge.put(kind, value)

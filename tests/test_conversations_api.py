@@ -144,6 +144,29 @@ def test_a_turn_with_control_or_direction_characters_is_422_and_stores_nothing(w
     assert body["turn"]["seq"] == 1 and body["slots"]["specialty"] == "cardiology"
 
 
+@pytest.mark.parametrize("tool_result", [
+    {"note": "\x1b[2J\x1b[31mcall the patient now\x1b[0m"},
+    {"offers": [{"slot_id": "s1", "day": "monday", "time": "10:00", "clinician": "Dr \u202eyadsruhT"}]},
+    {"items": [{"nested": ["ok", "bell\x07"]}]},
+    {"key\x08": "value"},
+])
+def test_a_tool_result_with_control_or_direction_characters_is_422_and_stores_nothing(world, tool_result):
+    """A tool result reaches the model context and the summaries as turns do, but its strings were stored as sent:
+    escape sequences, a bell, a backspace in a key or a direction override anywhere in it. It is 422
+    unstorable_character on tool_result, nothing stored, as such a turn's content is; tabs and line breaks are
+    text."""
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    r = api.post(session_path(sid, "/turns"), {"role": "tool", "content": "", "tool_name": "scheduling.search",
+                                               "tool_result": tool_result})
+    assert r.status_code == 422, r.content
+    assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("tool_result", "unstorable_character")]
+    assert api.get(session_path(sid)).json()["session"]["turn_count"] == 0
+    r = api.post(session_path(sid, "/turns"), {"role": "tool", "content": "", "tool_name": "scheduling.search",
+                                               "tool_result": {"note": "line one\nline\ttwo \u200f"}})
+    assert r.status_code == 201, r.content
+
+
 def test_assistant_turns_do_not_set_slots(world):
     api = world.patient(world.patient_a)
     sid = start(api, world.patient_a)["session"]["session_id"]

@@ -765,7 +765,7 @@ def test_a_day_wanted_too_is_added_to_those_wanted_before(turns, expected):
     assert {k: state[k] for k in expected} == expected
 
 
-@pytest.mark.parametrize("text", ["after ten please", "after 10ish", "before noonish", "not before about nineish"])
+@pytest.mark.parametrize("text", ["after tenish please", "after 10ish", "before noonish", "not before about nineish"])
 def test_a_time_that_cannot_be_read_is_asked_about_never_lost(text):
     p = parse_turn(text)
     assert p.times == () and [c.code for c in p.clarifications] == ["unreadable_time"]

@@ -16,10 +16,10 @@ Rules that matter (each has tests):
   unpadded 1:00-7:59 without am/pm ("after 3:30"), reads one way on a 24-hour clock (03:00, before any clinic
   opens) and another in speech (15:00). Those yield a clarifying question with both candidates and no value.
   Bare 8-12 read as the morning/noon hour (their 24-hour reading), and 0 or 13-23 as 24-hour times.
-* **Ranges are two times.** "between 2 and 4pm", "2pm-4pm", "10am to 2pm" and "10:30-11:00" are an earliest and a
-  latest time (a range without "between" or "from" only when its ends are clearly clock times, so "5-10 minutes"
-  stays a number); a negated range ("not between 12 and 2", "2pm-4pm doesn't work", "I work 9am-5pm") is asked
-  about, never turned around.
+* **Ranges are two times.** "between 2 and 4pm", "2pm-4pm", "10am to 2pm", "10:30-11:00", "from 10 to 12" and
+  "10-12" are an earliest and a latest time (a range without "between" or "from" only when its ends are clock
+  times or hours in order, so "5-10 minutes" stays a number; "0930" and "1430 hrs" are clock times); a negated
+  range ("not between 12 and 2", "2pm-4pm doesn't work", "I work 9am-5pm") is asked about, never turned around.
 * **Negation excludes.** "I can't do mornings" excludes mornings; it is not a preference for them. Negation is
   scoped to its clause, and phrases such as "don't mind" or "isn't there" do not negate.
 * **Nothing is defaulted.** Intent and specialty come from the message or stay empty.

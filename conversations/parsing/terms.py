@@ -16,11 +16,13 @@ PERIOD_HOURS = {"morning": range(0, 12), "afternoon": range(12, 17), "evening": 
 # A negative predicate after a day or period: "mornings don't work", "Monday is out", "Mondays are impossible",
 # "mornings are too early", "Mondays are a no", "Tuesday afternoon is out" (as "can't do Tuesday afternoon").
 _NEG_AFTER = re.compile(
-    r"^(?:\s*(?:and|or|&|,)\s*[a-z]+)*(?:\s+(?:morning|afternoon|evening|night)s?)?"
+    r"(?:\s*(?:\band\b|\bor\b|&|,)\s*[a-z]+\b)*(?:\s+(?:morning|afternoon|evening|night)s?)?"
     r"(?:\s+(?:really|just|generally|usually|always))?"
     r"(?:(?:'s|'re|\s+is|\s+are)\s+(?:out|impossible|bad|difficult|tricky|no good|not\b|never\b"
     r"|too (?:early|late|soon)\b|a no\b|a no-go\b)"
-    r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b)")
+    r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b"
+    # said without a verb, as in a text: "mornings no good", "Monday not possible"
+    r"|\s+(?:no good|not good|not possible|not ideal|not great|not an option|no chance|impossible)\b)")
 # full names, then the usual short forms ("Mon or Wed", "not Fri"); "sat" and "sun" are words of their own
 _SHORT_DAYS = r"tues|tue|thurs|thur|thu|weds|wed|mon|fri"
 _ONE_DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|" + _SHORT_DAYS
@@ -28,6 +30,15 @@ _ONE_DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|" + _SHORT
 _DAY = re.compile(r"\b(?P<first>" + _ONE_DAY + r")s?\s*(?P<to>to|through|thru|till|until|-|\u2013)\s*(?P<last>"
                   + _ONE_DAY + r")s?\b"
                   r"|\b(?P<day>" + _ONE_DAY + r")s?\b|\b(?P<group>weekends?|weekdays?)\b")
+# A list after a term is a few words long: read to the end of the clause, each term of a long list read the rest of
+# it again (quadratic; "monday or " 800 times took seconds)
+_AFTER_WINDOW = 160
+
+
+def _negated_after(masked: str, start: int, clause_end: int) -> bool:
+    return _NEG_AFTER.match(masked, start, min(clause_end, start + _AFTER_WINDOW)) is not None
+
+
 _DAY_ALIASES = {"tues": "tuesday", "tue": "tuesday", "thurs": "thursday", "thur": "thursday", "thu": "thursday",
                 "weds": "wednesday", "wed": "wednesday", "mon": "monday", "fri": "friday"}
 _PERIOD = re.compile(r"\b(?P<period>morning|afternoon|evening)s?\b|\b(?P<tonight>tonight)\b")
@@ -53,10 +64,10 @@ def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, exp
         values = expand(m)
         c_start, c_end = clause_of(clauses, m.start())
         scope_start = max([c_start] + [e for s, e in time_spans if c_start <= s and e <= m.start()])
-        negated = negated_before(masked, scope_start, m.start()) or bool(_NEG_AFTER.match(masked[m.end():c_end]))
+        negated = negated_before(masked, scope_start, m.start()) or bool(_negated_after(masked, m.end(), c_end))
         bound = next((e for s, e in time_spans if s >= m.end() and _TIME_NEXT.fullmatch(text, m.end(), s)),
                      None) if bounded_by_time else None
-        if bound is not None and (negated or _NEG_AFTER.match(masked[bound:c_end])):
+        if bound is not None and (negated or _negated_after(masked, bound, c_end)):
             continue
         for value in values:
             (negative if negated else positive).append(value)
@@ -166,36 +177,58 @@ def _prefer_first(norm: str, positive: list[str], negative: list[str], term: str
 # "Monday morning", "Tuesday afternoons", "weekday mornings", "Friday in the afternoon": one constraint on both, never
 # "every Monday" and "every morning" apart
 # "Tuesday and Thursday mornings", "Tuesday or Thursday morning": the days listed before it share the part of the day
-_DAY_LIST = r"(?P<list>(?:\b(?:" + _ONE_DAY + r")s?\b\s*(?:\band\b|\bor\b|&|/)\s*)+)?"
+# (read back from the day before the part of the day, one listed day at a time: a list matched ahead of it was tried
+# again from every day of a long list, and "monday or " 800 times took seconds to read)
+_LISTED_BEFORE = re.compile(r"\b(" + _ONE_DAY + r")s?\b\s*(?:\band\b|\bor\b|&|/)\s*$")
 # "Tuesday afternoon or evening" is both parts of Tuesday (never every evening), and "Thursday pm", "Mon am" name
 # the half of the day (pm: the afternoon and the evening)
-_DAY_PERIOD = re.compile(_DAY_LIST + r"(?:" + _DAY.pattern
+_DAY_PERIOD = re.compile(r"(?:" + _DAY.pattern
                          + r")\s+(?:in the\s+)?(?:(?P<period>morning|afternoon|evening)s?\b"
                          r"|(?P<half>a\.m\.?|p\.m\.?|am|pm)(?![\w.]))"
                          r"(?P<more>(?:\s*(?:,|and|or|&|/)\s*(?:in the\s+)?(?:morning|afternoon|evening)s?\b)*)")
 _HALVES = {"a": ("morning",), "p": ("afternoon", "evening")}
-_LISTED_DAY = re.compile(r"\b(" + _ONE_DAY + r")s?\b")
+
+
+def _listed_before(text: str, start: int, since: int) -> tuple[list[str], int]:
+    """The days listed just before ``start`` (not before ``since``), and where the list starts."""
+    listed: list[str] = []
+    while (m := _LISTED_BEFORE.search(text, max(since, start - 32), start)) is not None:
+        listed.insert(0, _DAY_ALIASES.get(m.group(1), m.group(1)))
+        start = m.start()
+    return listed, start
+
+
+# "any time Tuesday or Wednesday morning": any time may be all of Tuesday (the morning Wednesday's only) or the
+# mornings of both; either reading would be a guess
+_ANY_TIME_BEFORE = re.compile(r"\b(?:any ?time|whenever|all day|any time of (?:the )?day)(?: on)?\s*$")
 
 
 def day_period_terms(norm: str, masked: str, clauses, time_spans):
-    """(positive, negative, spans): the (day, period) pairs said together, in order of mention, each judged in its
-    own clause as a day or a period is, and the spans they take (no longer read as a day and a period apart)."""
+    """(positive, negative, spans, unclear): the (day, period) pairs said together, in order of mention, each
+    judged in its own clause as a day or a period is, and the spans they take (no longer read as a day and a
+    period apart); ``unclear`` when a list of days after "any time" ends in a part of the day, which is then
+    asked about and read as nothing."""
     positive: list[tuple[str, str]] = []
     negative: list[tuple[str, str]] = []
     spans: list[tuple[int, int]] = []
+    unclear = False
     not_pref = mask(norm, _NOT_A_PREFERENCE)
     for m in _DAY_PERIOD.finditer(not_pref):
-        c_start, c_end = clause_of(clauses, m.start())
-        scope_start = max([c_start] + [e for s, e in time_spans if c_start <= s and e <= m.start()])
-        negated = negated_before(masked, scope_start, m.start()) or bool(_NEG_AFTER.match(masked[m.end():c_end]))
-        listed = [_DAY_ALIASES.get(d, d) for d in _LISTED_DAY.findall(m.group("list") or "")]
+        listed, start = _listed_before(not_pref, m.start(), spans[-1][1] if spans else 0)
+        if listed and _ANY_TIME_BEFORE.search(not_pref, max(0, start - 32), start):
+            unclear = True
+            spans.append((start, m.end()))
+            continue
+        c_start, c_end = clause_of(clauses, start)
+        scope_start = max([c_start] + [e for s, e in time_spans if c_start <= s and e <= start])
+        negated = negated_before(masked, scope_start, start) or bool(_negated_after(masked, m.end(), c_end))
         periods = (*(_HALVES[m.group("half")[0]] if m.group("half") else (m.group("period"),)),
                    *(more.group("period") for more in _PERIOD.finditer(m.group("more") or "")))
         for day in [*listed, *_expand_day(m)]:
             for period in dict.fromkeys(periods):
                 (negative if negated else positive).append((day, period))
-        spans.append((m.start(), m.end()))
-    return positive, negative, spans
+        spans.append((start, m.end()))
+    return positive, negative, spans, unclear
 
 
 # --- days said relative to today ------------------------------------------------------------------------------
@@ -205,7 +238,9 @@ def day_period_terms(norm: str, masked: str, clauses, time_spans):
 _RELATIVE = re.compile(
     r"\b(?:(?:the )?day after tomorrow|tomorrow|today|(?:this|next|the following|the coming) (?:week|weekend)"
     r"|in (?:a|one|two|three|four|a couple of|\d{1,2}) (?:days?|weeks?)(?: time)?"
-    r"|(?:a|one|two|three|\d{1,2}) weeks? (?:from )?(?:today|now|time))"
+    r"|(?:a|one|two|three|\d{1,2}) weeks? (?:from )?(?:today|now|time)"
+    # "Friday week", "a week on Friday": the Friday after next, a date (never this week's Friday)
+    r"|(?:" + _ONE_DAY + r")s? week(?! ?(?:day|end))|a week (?:on |from |this |next )?(?:" + _ONE_DAY + r")s?)"
     r"(?:\s+(?:morning|afternoon|evening|night)s?)?\b")
 _WEEK_DAY = re.compile(r"\b(?:this coming|this|next|the following|the coming|coming)\s+(?:" + _ONE_DAY + r")s?\b"
                        r"(?:\s+(?:in the\s+)?(?:morning|afternoon|evening)s?\b)?"
@@ -229,7 +264,8 @@ _CALENDAR_DATE = re.compile(
     + r"|(?:" + _AFTER_A_DATE_WORD + r")(?:the\s+)?" + _D + _NTH + r"\b" + _NOT_A_CHOICE  # on the 3rd, after 20th
     + r"|\bthe\s+(?:3[01]|[12][0-9]|[6-9])" + _NTH + r"\b" + _NOT_A_CHOICE  # the 14th (offers are fewer)
     + r"|\b(?!24/7\b)" + _D + r"/(?:1[0-2]|0?[1-9])(?:/(?:[0-9]{4}|[0-9]{2}))?\b"  # 14/12, 14/12/2026
-    + r"|\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b")
+    + r"|\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b"
+    + r"|\b" + _D + r"-(?:1[0-2]|0?[1-9])-(?:[0-9]{4}|[0-9]{2})\b")  # 14-12-2026
 
 
 # The appointment the patient already has, named by its day ("move my Tuesday appointment to Thursday", "cancel
@@ -239,12 +275,20 @@ _CALENDAR_DATE = re.compile(
 _WHEN_SAID = (r"(?P<when>(?:this |next |on |on the )?(?:" + _ONE_DAY + r")(?:'?s)?(?: (?:morning|afternoon|evening))?"
               r"(?: (?:at )?\d{1,2}(?:[:.]\d{2})? ?(?:[ap]\.?m\.?)?)?)")
 _HELD = r"(?:appointment|appt|booking|visit|clinic)"
+_NO_LONGER = (r"\b(?:can't|cannot|can not|won't be able to|will not be able to|(?:am|i'm) not able to|unable to)"
+              r" (?:make|do|attend|come(?: in)?|go)(?: (?:it|to it))?(?: on)?")
 _BOOKED = (
     re.compile(r"\b(?:my|our|his|her|their|the (?:current|existing|booked|original)) (?:current |existing |usual |"
                r"booked |original )?" + _WHEN_SAID + r" " + _HELD + r"\b"),
     re.compile(r"\b" + _WHEN_SAID.replace("(?:'?s)?", "'s") + r" " + _HELD + r"\b"),
     re.compile(r"\b(?:(?:my|our|his|her|their) " + _HELD + r"|(?:have|had|got|booked|already have) (?:an?|my) "
                + _HELD + r") (?:on|for) " + _WHEN_SAID),
+    # what is cancelled is held: "cancel Tuesday", "cancel my Thursday 10am", "cancel the one on Friday"
+    re.compile(r"\b(?:cancel\w*|call off)(?: (?:my|our|the|that|this))?(?: (?:one|" + _HELD[3:-1] + r"))?"
+               r"(?: (?:on|for))? " + _WHEN_SAID + r"\b"),
+    # so is a day that can no longer be made: "I can't make Thursday any more", "I can no longer do Tuesday"
+    re.compile(_NO_LONGER + r" " + _WHEN_SAID + r"(?= (?:any ?more|after all)\b)"),
+    re.compile(r"\b(?:can|could) no longer " + _NO_LONGER[_NO_LONGER.index("(?:make"):] + r" " + _WHEN_SAID),
 )
 
 
@@ -280,7 +324,7 @@ def relative_days(norm: str, masked: str, clauses) -> tuple[list[tuple[int, int]
     spans = [(m.start(), m.end()) for pattern in (_RELATIVE, _DAY_AS_A_POINT) for m in pattern.finditer(norm)]
     for m in _WEEK_DAY.finditer(norm):
         c_start, c_end = clause_of(clauses, m.start())
-        if negated_before(masked, c_start, m.start()) or _NEG_AFTER.match(masked[m.end():c_end]):
+        if negated_before(masked, c_start, m.start()) or _negated_after(masked, m.end(), c_end):
             spans.append((m.start(), m.end()))
     return spans, bool(spans)
 

@@ -7,6 +7,7 @@ negator word but do not negate are masked out before anything looks for one.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import threading
 
@@ -52,7 +53,8 @@ _SPOKEN_HOUR = r"(?P<h>\d{1,2}|" + "|".join(_HOUR_WORDS) + r")(?:\b|(?=[ap]\.?m\
 _SPOKEN_MINUTES = {"quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty five": 25,
                    "twenty-five": 25}
 _SPOKEN_TIME = re.compile(
-    r"\b(?:a )?(?P<m>quarter|half|twenty[- ]five|twenty|ten|five|\d{1,2})(?: minutes?| mins?)? (?P<dir>past|to) "
+    r"(?<![:.])\b(?:a )?(?P<m>quarter|half|twenty[- ]five|twenty|ten|five|\d{1,2})(?P<unit> minutes?| mins?)?"
+    r" (?P<dir>past|to) "
     + _SPOKEN_HOUR
     + r"|\bhalf " + _SPOKEN_HOUR.replace("<h>", "<hh>")
     + r"(?! (?:an?|hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|of|the)\b)")
@@ -64,6 +66,8 @@ def _spoken_time(m: re.Match) -> str:
     else:
         raw, back = m.group("h"), m.group("dir") == "to"
         said = m.group("m")
+        if back and said.isdigit() and not m.group("unit") and raw.isdigit() and int(said) < int(raw):
+            return m.group(0)  # "from 10 to 12", "10 to 12": a range (11:50 is said "ten to twelve")
         minutes = int(said) if said.isdigit() else _SPOKEN_MINUTES[said]
         if said == "half" and back or not 1 <= minutes <= 59:
             return m.group(0)
@@ -77,11 +81,141 @@ def _spoken_time(m: re.Match) -> str:
 
 # an hour word said with its half of the day or "o'clock" ("four pm", "three o'clock") is that hour
 _HOUR_WORD = re.compile(r"\b(" + "|".join(_HOUR_WORDS) + r")(?= ?(?:[ap]\.?m\b|o'?clock\b))")
+# and after a relation ("after ten", "between two and four", "not before ten thirty"): the digits, read (or asked am
+# or pm) as digits are; never "at one point"
+_WORD_AFTER_RELATION = re.compile(r"\b((?:after|before|until|till|by|from|than|between \d{1,2}(?::\d\d)? (?:and|to|-)"
+                                  r"|between) )(" + "|".join(_HOUR_WORDS) + r")\b")
+_WORD_MINUTES = re.compile(r"\b(\d{1,2}) (thirty|fifteen|forty[- ]five)\b")
+
+
+# How messages are typed on a phone: contractions without their apostrophe ("mornings dont work" negates as "don't"
+# does), texting shorthand ("r", "b4", "tmrw") and the usual misspellings of "tomorrow", as the words every reader
+# knows
+_TYPED = {
+    **{bare: bare[:-1] + "'" + bare[-1] for bare in (
+        "dont", "doesnt", "didnt", "wont", "isnt", "arent", "wasnt", "werent", "wouldnt", "couldnt", "shouldnt",
+        "havent", "hasnt", "cant")},
+    "aint": "isn't",
+    "im": "i'm", "ive": "i've", "r": "are", "u": "you", "ur": "your", "b4": "before", "pls": "please",
+    "plz": "please", "thx": "thanks", "tho": "though", "cuz": "because", "coz": "because", "cos": "because",
+    "nite": "night", "arvo": "afternoon", "morn": "morning", "mornin": "morning", "evenin": "evening",
+    "2day": "today", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow",
+    "tomoz": "tomorrow", "2moro": "tomorrow", "2morrow": "tomorrow", "2mrw": "tomorrow", "tomorow": "tomorrow",
+    "tommorow": "tomorrow", "tommorrow": "tomorrow", "tomorroww": "tomorrow", "tomorrw": "tomorrow",
+    "tomrrow": "tomorrow", "tmorrow": "tomorrow",
+}
+# a whole word, never part of a slot id ("r-12") or a time
+_TYPED_WORD = re.compile(r"(?<![\w'-])(" + "|".join(sorted(_TYPED, key=len, reverse=True)) + r")(?![\w'-])")
+
+
+# A time written as four digits ("0930", "1430 hrs", "from 0900 to 1100"): read as HH:MM when nothing else could
+# be meant (a leading zero, "hrs", a relation or another four-digit time beside it), never inside a date
+# ("14/12/2026", "2026-12-14") or a year ("in 2027")
+_TIME_WORD = r"(?:at|after|before|by|until|till|til|from|between|and|to|around|about|earliest|latest|than|-|\u2013)"
+_FOUR_DIGITS = re.compile(
+    r"(?<![\w:./#])(?<!\b\d-)(?<!\b\d\d-)(?:(?P<zero>0\d[0-5]\d)|(?P<t>(?:1\d|2[0-3])[0-5]\d))(?P<hrs>\s*(?:hrs?|hours)\b)?"
+    r"(?![\w:./#]|-\d{1,2}\b)")
+
+
+def _four_digits(m: re.Match, said: str) -> str:
+    raw = m.group("zero") or m.group("t")
+    if m.group("t") and not (m.group("hrs") or re.search(_TIME_WORD + r"\s*$", said[max(0, m.start() - 12):m.start()])
+                             or re.match(r"\s*(?:-|\u2013|to\s+\d{4})", said[m.end():])):
+        return m.group(0)
+    return f"{raw[:2]}:{raw[2:]}"
+
+
+# Days written short: "M-F", "m-th", "tu/th", "m/w/f" (letters, only in a range or list of them: "m/f" is
+# another thing), and "sat"/"sun" beside another day ("sat or sun", "fri-sun") or after "on", "this", "next",
+# "not" (a word of its own otherwise: "I sat in the sun")
+_LETTER_DAYS = {"m": "mon", "t": "tue", "tu": "tue", "w": "wed", "th": "thu", "f": "fri", "sa": "sat", "su": "sun"}
+_LETTER = r"(?:m|tu|th|t|w|f|sa|su)"
+_LETTER_RANGE = re.compile(r"\b" + _LETTER + r"\s?-\s?" + _LETTER + r"\b(?!-)"
+                           r"|\b" + _LETTER + r"(?:/" + _LETTER + r"){2,}\b(?!/)"
+                           r"|\b(?:tu|th|t)/(?:tu|th)\b(?!/)")
+_DAY_WORD = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|tue|thurs|thur|thu|weds|wed|mon|fri"
+             r"|sat|sun)s?")
+_JOINED_DAYS = re.compile(r"\b" + _DAY_WORD + r"(?:\s*(?:or|and|&|/|-|–|,|to|thru|through)\s*" + _DAY_WORD
+                          + r")+\b|\b(?:on|this|next|not|every|only|or) (?:sat|sun)s?\b")
+_SAT_SUN = re.compile(r"\b(sat|sun)(s?)\b")
+
+
+def _days_written_short(said: str) -> str:
+    said = _LETTER_RANGE.sub(lambda m: re.sub(_LETTER, lambda d: _LETTER_DAYS[d.group(0)], m.group(0)), said)
+    return _JOINED_DAYS.sub(lambda m: _SAT_SUN.sub(lambda d: d.group(1) + "urday" * (d.group(1) == "sat")
+                                                   + "day" * (d.group(1) == "sun") + d.group(2), m.group(0)), said)
+
+
+# A day's name misspelt by one letter ("wednsday", "thrusday", "tuesdy", "frday"), or two in a long one ("wensday",
+# "satuday"), is that day: left as it was, "tuesdy afternoon" was every afternoon. Only a word ending as a day does
+# ("...day", "...dy", "...dya") and close to exactly one day; real words near a day's name are kept
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_LIKE_A_DAY = re.compile(r"\b[mtwfs][a-z]{1,9}(?:day|dy|dya|dai|das)(s?)\b")
+_NEAR_DAY_WORDS = frozenset(("today", "midday", "someday", "sundae", "sundry", "mayday", "birthday", "holiday",
+                             "holidays", "weekday", "weekdays", "workday", "everyday", "payday", "heyday", "monody",
+                             "tuesdays", "thursdays", "saturdays", "sundays", "mondays", "fridays", "wednesdays",
+                             "studay", "sturdy", "tidy", "tardy", "seaday"))
+# the parts of the day likewise ("mornign", "afternnon", "eveings"; "mourning" and "moaning" are words)
+_PERIOD_NAMES = ("morning", "afternoon", "evening")
+_LIKE_A_PERIOD = re.compile(r"\b(?:m[a-z]{5,7}|a[a-z]{7,9}|e[a-z]{5,7})\b")
+_NEAR_PERIOD_WORDS = frozenset(("mourning", "moaning", "mornings", "afternoons", "evenings", "morning", "afternoon",
+                                "evening", "meaning", "mooring", "earning", "opening"))
+
+
+def _edits(a: str, b: str, limit: int) -> int:
+    """The optimal string alignment distance (a swap of neighbours is one edit), or ``limit + 1`` when above it."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        before, row = row, current
+        if min(row) > limit:
+            return limit + 1
+    return row[-1]
+
+
+def _day_spelt(m: re.Match) -> str:
+    return _day_spelt_as(m.group(0), m.group(1))
+
+
+@functools.lru_cache(maxsize=1024)
+def _period_spelt(word: str) -> str:
+    plural = "s" if word.endswith("s") else ""
+    stem = word[:-1] if plural else word
+    if word in _NEAR_PERIOD_WORDS:
+        return word
+    near = [name for name in _PERIOD_NAMES if _edits(stem, name, 1) <= 1]
+    return near[0] + plural if len(near) == 1 else word
+
+
+@functools.lru_cache(maxsize=1024)
+def _day_spelt_as(word: str, plural: str) -> str:
+    stem = word[:-1] if plural else word
+    if word in _NEAR_DAY_WORDS or stem in _DAY_NAMES:
+        return word
+    limits = {day: 2 if len(day) >= 8 and len(stem) >= 7 else 1 for day in _DAY_NAMES}
+    edits = {day: _edits(stem, day, limit) for day, limit in limits.items()}
+    near = sorted((n, day) for day, n in edits.items() if n <= limits[day])
+    if not near or len(near) > 1 and near[0][0] == near[1][0]:
+        return word  # "thuesday": Tuesday or Thursday, never a guess
+    return near[0][1] + plural
 
 
 def normalise(text: str) -> str:
     said = re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
+    said = _days_written_short(_LIKE_A_DAY.sub(_day_spelt, _TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said)))
+    said = _LIKE_A_PERIOD.sub(lambda m: _period_spelt(m.group(0)), said)
     said = _HOUR_WORD.sub(lambda m: str(_HOUR_WORDS[m.group(1)]), said)
+    said = _WORD_AFTER_RELATION.sub(lambda m: m.group(1) + str(_HOUR_WORDS[m.group(2)]), said)
+    said = _WORD_AFTER_RELATION.sub(lambda m: m.group(1) + str(_HOUR_WORDS[m.group(2)]), said)  # "between" ends
+    said = _WORD_MINUTES.sub(lambda m: f"{m.group(1)}:{ {'thirty': 30, 'fifteen': 15}.get(m.group(2), 45)}", said)
+    said = _FOUR_DIGITS.sub(lambda m: _four_digits(m, said), said)
     return _SPOKEN_TIME.sub(_spoken_time, said)
 
 

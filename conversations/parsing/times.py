@@ -19,7 +19,7 @@ _CLOCK = (
     r"(?:\s*(?P<{p}ampm>a\.?\s?m\b\.?|p\.?\s?m\b\.?|in the (?:morning|afternoon|evening)\b|at night\b"
     r"|tonight\b))?(?:\s*o'?clock)?"
     r"(?![\w:/]|\.\d)(?!\s*(?:min|mins|minute|minutes|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|"
-    r"percent|mg|ml|kg|times|people|of|past)\b)"
+    r"percent|mg|ml|kg|times|people|of|past|tablets?|pills?|doses?|units?|puffs?|drinks?)\b)"
     r"|(?P<{p}word>\bnoon\b|\bmidday\b|\bmidnight\b))"
 )
 _RELATIONS = {
@@ -95,8 +95,8 @@ class TimePreference:
 
 @dataclass(frozen=True)
 class Clarification:
-    code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times, relative_day, vague_time or
-    # unreadable_time
+    code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times, relative_day, vague_time,
+    # unreadable_time or day_period_scope
     kind: str | None
     candidates: tuple[str, ...] = ()
 
@@ -111,6 +111,9 @@ class Clarification:
             return "I could not read the time; could you say it like '4:30 pm' or '16:30'?"
         if self.code == "vague_time":
             return "What time would suit you, for example 'after 2 pm' or 'before 11:00'?"
+        if self.code == "day_period_scope":
+            return ("Is the time of day you named for each of those days, or only the last one? For example "
+                    "'Tuesday any time, or Wednesday morning' or 'Tuesday or Wednesday, mornings only'.")
         if self.code == "relative_day":
             return ("Which day of the week would suit you, for example 'Thursday' or 'not Monday'? Offers are "
                     "matched by weekday, not by a date, 'tomorrow' or 'next week'.")
@@ -236,9 +239,11 @@ def time_phrases(text: str, masked: str, clauses: list[tuple[int, int]]):
 
 
 def _said_as_times(m: re.Match) -> bool:
-    """A bare range's ends are clock times: one has its part of the day, or both have minutes."""
-    return bool(m.group("aampm") or m.group("bampm") or m.group("aword") or m.group("bword")
-                or m.group("am") and m.group("bm"))
+    """A bare range's ends are clock times: one has its part of the day or its minutes, or both are hours of the day
+    in order ("10-12", "10 to 12": a window; "5-10 minutes" and "12-15 people" are numbers of something)."""
+    if m.group("aampm") or m.group("bampm") or m.group("aword") or m.group("bword") or m.group("am") or m.group("bm"):
+        return True
+    return int(m.group("ah")) < int(m.group("bh")) <= 23
 
 
 # A relation followed by a time this parser cannot read ("after half past four", "not before half 9", "before four

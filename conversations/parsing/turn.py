@@ -58,7 +58,10 @@ _INTENT = re.compile(
     r"|\bbring (?:it|my appointment) forward"
     r"|\bmove (?:it|(?:my|the) (?:\w+[- ])?(?:appointment|booking|visit|follow-?up|consultation|check-?up))"
     r"|\bchange (?:my|the) (?:appointment|booking|visit|time|date))"
-    r"|(?P<cancel>\bcancel\w*|\bcall off)"
+    r"|(?P<cancel>\bcancel\w*|\bcall off"
+    # an appointment that can no longer be made ("I can't make Thursday any more": its day is read out first)
+    r"|\b(?:can't|cannot|can not|won't be able to|unable to) (?:make|do|attend|come(?: in)?|go)(?: (?:it|to it))?"
+    r"(?: on)?\s+(?:any ?more|after all)\b|\b(?:can|could) no longer (?:make|do|attend|come|go)\b)"
     r"|(?P<book>\bbook\w*|\bschedul\w*|\bnew appointment"
     r"|\b(?:make|get|need|want|like|arrange) (?:an?|a new|another)(?: [a-z-]+){0,2} "
     r"(?:appointment|visit|consultation|follow-?up|check-?up)"
@@ -311,7 +314,9 @@ def parse_turn(text: str) -> TurnParse:
     dated = norm
     for s, e in relative_spans:
         dated = dated[:s] + " " * (e - s) + dated[e:]
-    pos_pairs, neg_pairs, pair_spans = day_period_terms(dated, masked, clauses, time_spans)
+    pos_pairs, neg_pairs, pair_spans, unclear_pairs = day_period_terms(dated, masked, clauses, time_spans)
+    if unclear_pairs:
+        questions.append(Clarification("day_period_scope", None))
     apart = dated
     for s, e in pair_spans:
         apart = apart[:s] + " " * (e - s) + apart[e:]
