@@ -349,7 +349,7 @@ API_RATE_LIMIT_PER_ORGANIZATION = env.int("API_RATE_LIMIT_PER_ORGANIZATION", def
 API_RATE_LIMIT_SWEEP_SHARE = env.float("API_RATE_LIMIT_SWEEP_SHARE", default=0.01)
 # Failed authentications (401, and 403 unknown_organization) per client address per window: past it, those
 # failures are answered 429 (a valid token from the address is served as ever); 0 switches it off.
-API_AUTH_FAILURES_PER_ADDRESS = env.int("API_AUTH_FAILURES_PER_ADDRESS", default=100)
+API_AUTH_FAILURES_PER_ADDRESS = env.int("API_AUTH_FAILURES_PER_ADDRESS", default=300)
 # With the database unreachable, a request gives up after DB_CONNECT_TIMEOUT_SECONDS (default 2, read by
 # core/dbconfig.py with the other connection settings) and answers 503 with this Retry-After.
 API_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("API_UNAVAILABLE_RETRY_AFTER_SECONDS", default=5)
