@@ -44,8 +44,9 @@ ha:
 	@(command -v patroni >/dev/null && command -v etcd >/dev/null) || (apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patroni etcd-server)
 
+# The slowest tests are named at the end (the suite must stay within CI's time: about 25 minutes).
 test: install browser pgbouncer ha ts
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=25
 
 # Only the failover test (about 1.5 minutes; `make test` runs it too): Patroni + etcd with two PostgreSQL 16 nodes in
 # synchronous replication, the primary's postmaster SIGKILLed under a write load; prints what it measured.

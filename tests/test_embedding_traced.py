@@ -67,10 +67,10 @@ def test_traced_vectors_equal_the_eager_ones_one_at_a_time_and_padded(local, flo
         expected = _eager(local, check)
         small = TracedMiniLM.bfloat16(local._load()[0].auto_model, float32, check, np.concatenate([expected, expected]))
     assert small is not None and small.precision == precision
-    # bfloat16 without native support is emulated, some seconds a call (500 s for float32's texts on a CPU without
-    # it): fewer and shorter texts, still of mixed lengths in every batch; the twin was checked at the model's
+    # bfloat16 without native support is emulated, some seconds a call (500 s for float32's forty texts on a CPU
+    # without it): fewer and shorter texts, still of mixed lengths in every batch; the twin was checked at the model's
     # limit as it was built, and float32's texts go past it
-    texts = _texts(1, 40) if precision == "float32" else _texts(1, 7, longest=60)
+    texts = _texts(1, 24) if precision == "float32" else _texts(1, 7, longest=60)
     want = _eager(local, texts)
     _agree([small.embed([t])[0] for t in texts], want, precision)
     for size in (2, 5, LocalMiniLM.SMALL_CALL):  # batches mixing short and long texts: padding and the mask

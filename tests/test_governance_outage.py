@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import quote
 
 import psycopg
 import pytest
@@ -143,11 +144,16 @@ def test_database_outage_under_load_fails_fast_recovers_and_loses_no_acknowledge
                 status, _, body = _call(service.url, "GET", f"/v1/patients/{p}/memories/{memory_id}", tokens[p])
                 assert status == 200 and body["memory_id"] == memory_id, (memory_id, body)
             in_history = set()
-            for newest in memory_ids[-2:]:  # the last write of each of the two attributes
-                status, _, body = _call(service.url, "GET", f"/v1/patients/{p}/memories/{newest}/history",
-                                        tokens[p])
-                assert status == 200, (newest, body)
-                in_history |= {v["memory_id"] for v in body["versions"]}
+            for newest in memory_ids[-2:]:  # the last write of each of the two attributes, a page at a time
+                cursor = ""
+                while True:
+                    status, _, body = _call(service.url, "GET", f"/v1/patients/{p}/memories/{newest}/history"
+                                            f"?limit=500{cursor}", tokens[p])
+                    assert status == 200, (newest, body)
+                    in_history |= {v["memory_id"] for v in body["versions"]}
+                    if not body["next_cursor"]:
+                        break
+                    cursor = f"&cursor={quote(body['next_cursor'])}"
             assert set(memory_ids) <= in_history
         with spare.admin() as conn:
             stored = {str(r[0]) for r in conn.execute("SELECT memory_id FROM patient_memory")}

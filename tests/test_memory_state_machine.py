@@ -253,6 +253,6 @@ class MemoryLifecycle(RuleBasedStateMachine):
 @pytest.mark.slow
 def test_memory_lifecycle_state_machine():
     machine = MemoryLifecycle.TestCase
-    machine.settings = settings(max_examples=30, stateful_step_count=25, deadline=None,
+    machine.settings = settings(max_examples=20, stateful_step_count=20, deadline=None,
                                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
     machine().runTest()

@@ -62,14 +62,16 @@ def test_search_items_are_byte_identical_to_the_serializer_path(world):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("purpose, memory_class", [(None, None), ("communication", None), (None, "care_context"),
-                                                   ("care_coordination", "care_context")])
-def test_the_compiled_candidates_query_is_what_the_orm_compiles(purpose, memory_class):
+@pytest.mark.parametrize("purpose, memory_class, memory_types", [
+    (None, None, None), ("communication", None, None), (None, "care_context", None),
+    ("care_coordination", "care_context", None), (None, None, "scheduling_preference"),
+    ("appointment_scheduling", None, "scheduling_preference,accessibility_need")])
+def test_the_compiled_candidates_query_is_what_the_orm_compiles(purpose, memory_class, memory_types):
     for _ in range(2):  # the first call compiles the shape's template, the second uses it
         values = {"org_id": uuid.uuid4(), "patient_id": uuid.uuid4(), "purpose": purpose,
-                  "memory_class": memory_class, "now": datetime.now(UTC)}
+                  "memory_class": memory_class, "memory_types": memory_types, "now": datetime.now(UTC)}
         assert candidates.candidates_sql(**values) == candidates._compile_candidates(**values)
-    assert (purpose is not None, memory_class is not None) in candidates._CANDIDATES_SQL
+    assert (purpose is not None, memory_class is not None, memory_types is not None) in candidates._CANDIDATES_SQL
 
 
 @pytest.mark.django_db
