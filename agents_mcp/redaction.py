@@ -14,15 +14,9 @@ from core.authentication import identity_from_token
 from core.errors import ApiError
 from core.identity import identity_context
 from core.patient_identifiers import identifier_values
+from core.vocabulary import uuid_or_none
 
 log = logging.getLogger("anamnesis.mcp")
-
-
-def uuid_or_none(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value) if isinstance(value, str) else None
-    except ValueError:
-        return None
 
 
 def patient_ids_in(value) -> list[uuid.UUID]:

@@ -47,7 +47,7 @@ from agents_mcp.messages import (
     request_id_invalid,
     tool_calls_only,
 )
-from agents_mcp.redaction import identifiers_of, patient_ids_in, uuid_or_none, without_patient_ids
+from agents_mcp.redaction import identifiers_of, patient_ids_in, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations, output_schema
 from core.asgi_deadlines import replaying as _replaying
 from core.authentication import identity_from_token, trusted_issuers
@@ -66,6 +66,7 @@ from core.logging import request_id_var
 from core.middleware import normalise_request_id
 from core.parsers import check_body_coding
 from core.serializers import schema_error_message
+from core.vocabulary import uuid_or_none
 
 log = logging.getLogger("anamnesis.mcp")
 

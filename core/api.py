@@ -21,7 +21,6 @@ import functools
 import logging
 import threading
 import time
-import uuid
 from urllib.parse import unquote_plus, unquote_to_bytes
 
 import psycopg
@@ -57,6 +56,7 @@ from core.identity import (
 )
 from core.permissions import declared_method, required_scopes_for
 from core.renderers import OrjsonRenderer
+from core.vocabulary import uuid_or_none
 
 log = logging.getLogger("anamnesis.api")
 
@@ -205,16 +205,6 @@ def _lost_to_a_concurrent_transaction(exc: BaseException) -> bool:
     error = exc if isinstance(exc, psycopg.Error) else exc.__cause__
     return getattr(error, "sqlstate", None) in _ROLLED_BACK_FOR_ANOTHER
 
-
-def _patient_uuid(value: object) -> uuid.UUID | None:
-    """The patient a refusal's audit row names: a UUID, or none. A refused body's ``patient_id`` may be anything
-    (``"x"``, a number, a list); taken as it was, the row's insert failed and took the refusal's count with it."""
-    if isinstance(value, uuid.UUID):
-        return value
-    try:
-        return uuid.UUID(value) if isinstance(value, str) and len(value) == 36 else None
-    except ValueError:
-        return None
 
 class ScopedAPIView(APIView):
     # (no docstring: the OpenAPI schema takes a view's docstring, inherited, as its operations' description)
@@ -432,7 +422,9 @@ class ScopedAPIView(APIView):
                     action=action,
                     resource_type=self.audit_resource_type(),
                     resource_id=self.audit_resource_id(),
-                    patient_id=_patient_uuid(exc.audit_patient_id or self.audit_patient_id()),
+                    # a refused body's patient_id may be anything: taken as it was, the row's insert failed and
+                    # took the refusal's count with it
+                    patient_id=uuid_or_none(exc.audit_patient_id or self.audit_patient_id()),
                     purpose=exc.audit_purpose,
                     outcome="denied" if exc.status_code in (403, 404, 410) else "conflict",
                     reason=exc.code,
