@@ -44,9 +44,12 @@ ha:
 	@(command -v patroni >/dev/null && command -v etcd >/dev/null) || (apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patroni etcd-server)
 
-# The slowest tests are named at the end (the suite must stay within CI's time: about 25 minutes).
+# Two parts: the suite on two workers (pytest-xdist, a file's tests on one worker, each worker with its own database),
+# then the tests marked `serial` alone (timing under faults and failover). The slowest tests of each are named at the
+# end (the suite must stay within CI's time: about 25 minutes). Both parts run; either failing fails the target.
 test: install browser pgbouncer ha ts
-	$(BIN)/python -m pytest --durations=25
+	@rc=0; $(BIN)/python -m pytest -n 2 --dist loadfile -m "not serial" --durations=25 || rc=$$?; \
+	$(BIN)/python -m pytest -m serial --durations=10 || rc=$$?; exit $$rc
 
 # Only the failover test (about 1.5 minutes; `make test` runs it too): Patroni + etcd with two PostgreSQL 16 nodes in
 # synchronous replication, the primary's postmaster SIGKILLed under a write load; prints what it measured.

@@ -70,6 +70,15 @@ def create_database(topology: DatabaseTopology, *, drop_first: bool = False) -> 
     return created
 
 
+# Roles and grants are the cluster's, shared by every database: two bootstraps at once (the test suite's workers,
+# each with its own database, or two services starting together) take turns, or one's CREATE ROLE or GRANT fails on
+# the other's ("duplicate key", "tuple concurrently updated").
+_BOOTSTRAP_LOCK = 0x616E616D  # "anam"
+
+
 def bootstrap(topology: DatabaseTopology, *, drop_first: bool = False) -> None:
-    ensure_roles(topology)
-    create_database(topology, drop_first=drop_first)
+    assert topology.admin is not None
+    with psycopg.connect(topology.admin.conninfo(dbname="postgres"), autocommit=True) as lock:
+        lock.execute("SELECT pg_advisory_lock(%s)", (_BOOTSTRAP_LOCK,))
+        ensure_roles(topology)
+        create_database(topology, drop_first=drop_first)

@@ -11,6 +11,9 @@ import pytest
 from tests.load import call as _call
 from tests.test_governance_outage import SpareDatabase, _service_on
 
+# Timing-sensitive (faults, failover, timeouts): run alone, after the suite's parallel part (`make test`)
+pytestmark = pytest.mark.serial
+
 
 @pytest.fixture(scope="module")
 def spare():

@@ -28,6 +28,9 @@ from tests.load import MemoryWriteLoad
 from tests.load import call as _call
 from tests.support import ISSUER, PATIENT_SCOPES, mint
 
+# Timing-sensitive (faults, failover, timeouts): run alone, after the suite's parallel part (`make test`)
+pytestmark = pytest.mark.serial
+
 CONNECT_TIMEOUT = 2
 # The connection pool reconnects with exponential backoff (psycopg_pool: 1 s, doubling), so after an outage of a
 # few seconds the service serves again within a few more seconds, without a restart.

@@ -23,6 +23,9 @@ from tests.load import MemoryWriteLoad
 from tests.load import call as _call
 from tests.support import ISSUER, PATIENT_SCOPES, mint
 
+# Timing-sensitive (faults, failover, timeouts): run alone, after the suite's parallel part (`make test`)
+pytestmark = pytest.mark.serial
+
 DB_NAME = "anamnesis_ha"
 CONNECT_TIMEOUT = 2
 RECOVERY_BOUND = 15  # seconds from the kill until every write succeeds again (issue 38)

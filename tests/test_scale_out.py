@@ -31,7 +31,8 @@ from django.conf import settings
 from tests.conftest import memory_body
 from tests.support import AUDIENCE, ISSUER
 
-pytestmark = pytest.mark.slow
+# Timing-sensitive (faults, failover, timeouts): run alone, after the suite's parallel part (`make test`)
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 POOL_SIZE = 2  # server connections PgBouncer may open: far fewer than the service's client connections

@@ -141,6 +141,7 @@ def _child_running(parent_pid: int, command_part: str) -> int | None:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # the API's embedding timeout (0.5 s) under another worker's load
 def test_a_killed_embedding_server_is_started_again_while_the_api_goes_on_answering(committed_db, world, jwks_server):
     """The embedding server dying (kill -9, out of memory) used to stop ``serve`` altogether, web server and all:
     every request refused until someone started the service again. Now the API goes on (writes are stored, searches
