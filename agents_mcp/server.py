@@ -529,7 +529,7 @@ def build_server(token_source=None) -> Server:
                             output_schema=output_schema(t.name),
                             annotations=types.ToolAnnotations(
                                 read_only_hint=t.read_only, destructive_hint=t.destructive,
-                                idempotent_hint=t.idempotent, open_world_hint=t.open_world))
+                                idempotent_hint=t.idempotent_hint, open_world_hint=t.open_world))
                  for t in TOOLS]
         return types.ListToolsResult(tools=tools)
 

@@ -93,14 +93,15 @@ def test_tool_list_names_every_tool_with_its_schema(world, live):
     assert "patient_id" not in tools["search_memories"].input_schema["required"]
     assert "launch context" in tools["search_memories"].input_schema["properties"]["patient_id"]["description"]
     assert tools["read_workflow"].annotations.read_only_hint is True
-    # what an agent's host asks a person to approve by: ending a session clears it; two tools reach outside systems
+    # what an agent's host asks a person to approve by: ending a session clears it; three tools reach outside systems
     hints = {name: (t.annotations.destructive_hint, t.annotations.idempotent_hint, t.annotations.open_world_hint)
              for name, t in tools.items() if not t.annotations.read_only_hint}
     assert hints["end_session"] == (True, True, False)
     assert hints["request_operation"] == (False, True, True)
     assert hints["search_offers"] == (False, False, True)
     assert {name for name, (destructive, _, _) in hints.items() if destructive} == {"end_session"}
-    assert {name for name, (_, _, outside) in hints.items() if outside} == {"request_operation", "search_offers"}
+    assert {name for name, (_, _, outside) in hints.items() if outside} == {"request_operation", "search_offers",
+                                                                            "checkpoint_workflow"}
 
 
 def _ref(schema: dict, components: dict) -> dict:
