@@ -1,12 +1,16 @@
 """What an MCP client developer relies on beyond each tool's schemas, checked in-process through the SDK's own
-client (``mcp.Client`` connected to the server object): every tool's annotations say what calling it does."""
+client (``mcp.Client`` connected to the server object): an unknown tool is a protocol error as the 2025-11-25
+specification lists it, and every tool's annotations say what calling it does."""
 
 from __future__ import annotations
 
 import anyio
+import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from agents_mcp.server import build_server
+from tests.support import PATIENT_SCOPES
 
 
 def _tools_and_errors(token: str, calls: list[tuple[str, dict]]) -> tuple[dict, list]:
@@ -15,9 +19,35 @@ def _tools_and_errors(token: str, calls: list[tuple[str, dict]]) -> tuple[dict, 
             tools = {t.name: t for t in (await client.list_tools()).tools}
             answers = []
             for name, arguments in calls:
-                answers.append(await client.call_tool(name, arguments))
+                try:
+                    answers.append(await client.call_tool(name, arguments))
+                except MCPError as exc:
+                    answers.append(exc)
             return tools, answers
     return anyio.run(go)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unknown_tool_is_a_json_rpc_invalid_params_error_and_still_counted(world, committed_db, settings):
+    """MCP 2025-11-25 (server/tools, error handling) lists an unknown tool among the protocol errors: a JSON-RPC
+    error -32602 naming the tool, never a tool result (which a host hands to the model as if the tool had run). It
+    was an ``isError`` result with the problem ``422 unknown_tool``. The call is still counted against the
+    caller's rate limits, as a refused REST request is: past them the answer is the rate limit's (-32029)."""
+    settings.API_RATE_LIMIT_WINDOW_SECONDS = 3600
+    settings.API_RATE_LIMIT_PER_SUBJECT = 2
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=PATIENT_SCOPES,
+                        act={"sub": "scheduling-agent"})
+    _, answers = _tools_and_errors(token, [("no_such_tool", {}), ("No Such Tool" * 40, {"x": 1}),
+                                           ("no_such_tool", {})])
+    first, long_name, limited = answers
+    assert isinstance(first, MCPError), first
+    assert first.code == -32602 and first.message == "Unknown tool: no_such_tool"
+    assert first.data == {"errors": [{"field": "name", "code": "unknown_tool",
+                                      "message": "No tool of this name: tools/list names the tools."}]}
+    assert isinstance(long_name, MCPError) and long_name.code == -32602
+    assert len(long_name.message) < 160  # the name as sent is not echoed at any length
+    assert isinstance(limited, MCPError), limited
+    assert limited.code == -32029 and limited.data["code"] == "rate_limited" and limited.data["retry_after"] >= 1
 
 
 # Every tool's MCP annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), by what it does.
