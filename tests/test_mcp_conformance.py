@@ -91,3 +91,42 @@ def test_every_tools_annotations_say_what_calling_it_does():
     got = {name: (t.annotations.read_only_hint, t.annotations.destructive_hint, t.annotations.idempotent_hint,
                   t.annotations.open_world_hint) for name, t in tools.items()}
     assert got == ANNOTATIONS
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_short_mrn_is_redacted_only_where_it_stands_as_a_whole_token(world, committed_db):
+    """A patient known by the MRN "1030" (four digits, as some registries number them): a tool answer showing the
+    time 10:30 (the conversation's earliest_time slot, which must read HH:MM; or written 10 30), the date
+    2031-05-06, the number 21030 or the slot id A1030 keeps them. They were "[patient]": the MRN's digits were
+    matched with a colon between them or inside a longer number. The MRN itself, alone or after its system's name,
+    and the number 1030 are still redacted."""
+    admin = world.staff("org-admin", scope="patient:write patient:read grant:write")
+    assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill",
+                                       "identifiers": [{"system": "urn:oid:2.16.840.1.113883.19.5",
+                                                        "value": "1030"}]}).status_code == 201
+    world.consent(world.patient_a)
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=PATIENT_SCOPES,
+                        act={"sub": "scheduling-agent"})
+
+    async def go():
+        async with Client(build_server(token_source=lambda: token)) as client:
+            session = (await client.call_tool("start_session", {"purpose": "appointment_scheduling"})
+                       ).structured_content["session"]["session_id"]
+            said = await client.call_tool("add_turn", {"session_id": session, "role": "user",
+                                                       "content": "Any day works, but only after 10:30 please."})
+            workflow = (await client.call_tool("create_workflow", {"workflow_type": "appointment_booking"})
+                        ).structured_content
+            moved = await client.call_tool("checkpoint_workflow", {
+                "workflow_id": workflow["workflow_id"], "expected_version": workflow["version"],
+                "next_step": "propose_slots",
+                "state_patch": {"at": "10:30", "day": "2031-05-06", "count": 21030, "slot": "A1030",
+                                "mrn": "1030", "record": "MRN: 1030", "number": 1030, "spaced": "10 30"}})
+            return said, moved
+
+    said, moved = anyio.run(go)
+    assert not said.is_error, said.structured_content
+    assert said.structured_content["slots"]["earliest_time"] == "10:30"
+    assert not moved.is_error, moved.structured_content
+    assert moved.structured_content["state"] == {
+        "at": "10:30", "day": "2031-05-06", "count": 21030, "slot": "A1030", "mrn": "[patient]",
+        "record": "MRN: [patient]", "number": "[patient]", "spaced": "10 30"}
