@@ -193,11 +193,14 @@ class BearerGuard:
                 await rate_limited_answer(body, limited, error_problem(limited))(scope, receive, send)
                 return
         headers = dict(getattr(exc, "headers", None) or {})  # a 503's Retry-After, as over REST
+        # the scopes to ask for (MCP 2025-11-25, scope selection: a client takes the challenge's before the
+        # metadata's scopes_supported)
+        wanted = f'scope="{" ".join(SCOPES_SUPPORTED)}"'
         if isinstance(exc, MissingToken):  # no credentials: no error code (RFC 6750 section 3.1)
-            headers["WWW-Authenticate"] = f'Bearer resource_metadata="{self.metadata_url}"'
+            headers["WWW-Authenticate"] = f'Bearer resource_metadata="{self.metadata_url}", {wanted}'
         elif exc.status_code == 401:
             headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
-                                           f'resource_metadata="{self.metadata_url}"')
+                                           f'resource_metadata="{self.metadata_url}", {wanted}')
         await _problem(scope, receive, send, error_problem(exc), headers)
 
 

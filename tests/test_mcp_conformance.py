@@ -5,11 +5,12 @@ specification lists it, and every tool's annotations say what calling it does.""
 from __future__ import annotations
 
 import anyio
+import httpx
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from agents_mcp.server import build_server
+from agents_mcp.server import SCOPES_SUPPORTED, build_app, build_server
 from tests.support import PATIENT_SCOPES
 
 
@@ -130,3 +131,23 @@ def test_a_short_mrn_is_redacted_only_where_it_stands_as_a_whole_token(world, co
     assert moved.structured_content["state"] == {
         "at": "10:30", "day": "2031-05-06", "count": 21030, "slot": "A1030", "mrn": "[patient]",
         "record": "MRN: [patient]", "number": "[patient]", "spaced": "10 30"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_401_names_the_scopes_a_client_should_ask_for(committed_db, settings):
+    """MCP 2025-11-25 (authorization, scope selection): a server SHOULD put the scopes needed for the resource in
+    the 401's ``WWW-Authenticate`` challenge (RFC 6750 section 3), and a client asks for those, falling back to the
+    metadata's ``scopes_supported`` only when the challenge names none. The challenge named none: a client reading
+    another resource's metadata, or none, asked for too much or too little. Both challenges (no token, a bad
+    one) now name the tools' scopes, the same as the metadata's."""
+    async def go():
+        transport = httpx.ASGITransport(app=build_app())
+        async with httpx.AsyncClient(transport=transport) as http:
+            listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+            return [await http.post(settings.MCP_RESOURCE_URL, json=listing, headers=headers)
+                    for headers in ({}, {"Authorization": "Bearer not-a-jwt"})]
+
+    for r in anyio.run(go):
+        assert r.status_code == 401, r.content
+        assert f'scope="{" ".join(SCOPES_SUPPORTED)}"' in r.headers["WWW-Authenticate"], r.headers
+    assert set(SCOPES_SUPPORTED) == {"memory:read", "memory:write", "consent:read", "workflow:read", "workflow:write"}
