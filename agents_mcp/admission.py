@@ -21,7 +21,7 @@ def admission_refused(identity, counted: bool = True) -> ApiError | None:
 
     ``counted``: the request is counted against the caller's rate limits too (the REST gate's own counters), as
     every POST but one holding only tool calls is (each of those is counted by the REST operation it runs, or by
-    :func:`agents_mcp.server.run_tool` when refused before it). Handshakes, tool lists, pings and notifications
+    :func:`agents_mcp.calls.run_tool` when refused before it). Handshakes, tool lists, pings and notifications
     were never counted: a token opened sessions without end. Over the limit: :class:`RateLimited`."""
     try:
         if not counted:

@@ -147,12 +147,16 @@ def _a_tool_call(message) -> bool:
 RATE_LIMITED_JSONRPC_CODE = -32029
 
 
+def rate_limited_error(problem: dict, seconds: int) -> MCPError:
+    """The JSON-RPC error of a request over the caller's rate limits: ``data`` is the REST API's problem with the
+    seconds as ``retry_after`` (as a tool result's)."""
+    return MCPError(RATE_LIMITED_JSONRPC_CODE, f"Rate limited: too many requests; retry after {seconds} seconds",
+                    data={**problem, "retry_after": seconds})
+
+
 def rate_limited_answer(body: bytes | None, exc: RateLimited, problem: dict) -> JSONResponse:
     """A request over the caller's rate limits, answered as MCP answers a request it refuses: a JSON-RPC error
-    (with the request's id when it has one), HTTP 429 with ``Retry-After``; ``data`` is the REST API's problem
-    with the seconds as ``retry_after`` (as a tool result's)."""
-    seconds = int(exc.headers["Retry-After"])
-    message = f"Rate limited: too many requests; retry after {seconds} seconds"
-    return JSONResponse({"jsonrpc": "2.0", "id": message_id(body), "error": {
-        "code": RATE_LIMITED_JSONRPC_CODE, "message": message,
-        "data": {**problem, "retry_after": seconds}}}, status_code=429, headers=exc.headers)
+    (with the request's id when it has one), HTTP 429 with ``Retry-After``."""
+    error = rate_limited_error(problem, int(exc.headers["Retry-After"])).error
+    return JSONResponse({"jsonrpc": "2.0", "id": message_id(body), "error": error.model_dump(exclude_none=True)},
+                        status_code=429, headers=exc.headers)

@@ -1,5 +1,5 @@
 """What an MCP tool's answer must not carry: the patient's id (the launch patient's and any the call names) and
-their directory identifiers, replaced wherever they stand (agents_mcp.server.run_tool)."""
+their directory identifiers, replaced wherever they stand (agents_mcp.calls.run_tool)."""
 
 from __future__ import annotations
 

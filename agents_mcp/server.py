@@ -17,8 +17,6 @@ from urllib.parse import urlsplit
 import anyio
 import mcp_types as types
 from django.conf import settings
-from django.db import connection
-from jsonschema import Draft202012Validator, FormatChecker
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -35,8 +33,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from agents_mcp import dispatch
 from agents_mcp.admission import admission_refused, failed_authentication_counted
+from agents_mcp.calls import error_problem, run_tool, unknown_tool
 from agents_mcp.cors import BrowserOrigins
 from agents_mcp.messages import (
     MAX_BATCH_MESSAGES,
@@ -47,8 +45,7 @@ from agents_mcp.messages import (
     request_id_invalid,
     tool_calls_only,
 )
-from agents_mcp.redaction import identifiers_of, patient_ids_in, without_patient_ids
-from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS, TOOLS_BY_NAME, input_schema, operations, output_schema
+from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema, output_schema
 from core.asgi_deadlines import replaying as _replaying
 from core.authentication import identity_from_token, trusted_issuers
 from core.errors import (
@@ -57,16 +54,11 @@ from core.errors import (
     MissingToken,
     RateLimited,
     UnknownOrganization,
-    ValidationFailed,
     problem_body,
 )
-from core.gate import RequestGate
-from core.identity import identity_context
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
 from core.parsers import check_body_coding
-from core.serializers import schema_error_message
-from core.vocabulary import uuid_or_none
 
 log = logging.getLogger("anamnesis.mcp")
 
@@ -143,7 +135,7 @@ class BearerGuard:
         if (refused := await anyio.to_thread.run_sync(admission_refused, identity, counted)) is not None:
             log.info("mcp bearer token refused: %s", refused.code)
             if isinstance(refused, RateLimited):
-                await rate_limited_answer(body, refused, _error_problem(refused))(scope, receive, send)
+                await rate_limited_answer(body, refused, error_problem(refused))(scope, receive, send)
                 return
             await self._refuse(scope, receive, send, refused, body)
             return
@@ -198,15 +190,18 @@ class BearerGuard:
         if exc.status_code == 401 or isinstance(exc, UnknownOrganization):  # counted per address, as over REST
             address = (scope.get("client") or ("",))[0]
             if (limited := await anyio.to_thread.run_sync(failed_authentication_counted, address)) is not None:
-                await rate_limited_answer(body, limited, _error_problem(limited))(scope, receive, send)
+                await rate_limited_answer(body, limited, error_problem(limited))(scope, receive, send)
                 return
         headers = dict(getattr(exc, "headers", None) or {})  # a 503's Retry-After, as over REST
+        # the scopes to ask for (MCP 2025-11-25, scope selection: a client takes the challenge's before the
+        # metadata's scopes_supported)
+        wanted = f'scope="{" ".join(SCOPES_SUPPORTED)}"'
         if isinstance(exc, MissingToken):  # no credentials: no error code (RFC 6750 section 3.1)
-            headers["WWW-Authenticate"] = f'Bearer resource_metadata="{self.metadata_url}"'
+            headers["WWW-Authenticate"] = f'Bearer resource_metadata="{self.metadata_url}", {wanted}'
         elif exc.status_code == 401:
             headers["WWW-Authenticate"] = (f'Bearer error="invalid_token", error_description="{exc.code}", '
-                                           f'resource_metadata="{self.metadata_url}"')
-        await _problem(scope, receive, send, _error_problem(exc), headers)
+                                           f'resource_metadata="{self.metadata_url}", {wanted}')
+        await _problem(scope, receive, send, error_problem(exc), headers)
 
 
 class Answered:
@@ -390,127 +385,6 @@ def _ok_result(body: dict) -> types.CallToolResult:
                                 structured_content=body)
 
 
-def _error_problem(exc: ApiError) -> dict:
-    return problem_body(status_code=exc.status_code, code=exc.code, title=exc.title, message=exc.message,
-                        errors=exc.errors)
-
-
-_argument_validators: dict[str, Draft202012Validator] = {}
-# Ids are checked as the schema's ``format: uuid`` says (a malformed one named, not a 404 from the operation's path);
-# date-times are left to the operation, which takes more ISO 8601 forms than RFC 3339.
-_FORMATS = FormatChecker(formats=("uuid",))
-# A value of the right type that is out of its range, too long, blank or not one of a closed set is left to the
-# operation, which refuses it with the REST API's own code (max_length, blank, max_value, invalid_choice, ...):
-# checked here, the same mistake was errors[].code "invalid" over MCP only.
-_LEFT_TO_THE_OPERATION = frozenset({"enum", "maxLength", "minLength", "maximum", "minimum", "exclusiveMaximum",
-                                    "exclusiveMinimum"})
-
-
-def argument_errors(name: str, arguments: dict, *, leaving: frozenset[str] = frozenset()) -> list[dict]:
-    """The arguments checked against the tool's published input schema (the REST operation checks them again),
-    but for the rules (JSON Schema keywords) in ``leaving``."""
-    validator = _argument_validators.get(name)
-    if validator is None:
-        validator = _argument_validators[name] = Draft202012Validator(input_schema(name), format_checker=_FORMATS)
-    errors = []
-    for error in validator.iter_errors(arguments):
-        at = ".".join(str(part) for part in error.absolute_path)
-        if error.validator in leaving:
-            continue
-        if error.validator == "required":
-            errors += [{"field": f"{at}.{field}" if at else field, "message": "This field is required.",
-                        "code": "required"} for field in error.validator_value if field not in error.instance]
-        elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
-            known = set(error.schema.get("properties", {}))
-            errors += [{"field": f"{at}.{field}" if at else field, "message": "Unknown field.",
-                        "code": "unknown_field"} for field in sorted(set(error.instance) - known)]
-        else:
-            errors.append({"field": at or None, "message": schema_error_message(error), "code": "invalid"})
-    unique = {(e["field"], e["code"], e["message"]): e for e in errors}  # one per field and rule, in order
-    return list(unique.values())
-
-
-def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str | None) -> tuple[bool, dict]:
-    """Run one tool as the caller; blocking. Returns (ok, body) where a refusal's body is a problem document
-    carrying the request id (as the REST operation's would).
-
-    The body goes into the model's context, so it never shows a patient identifier: every
-    ``patient_id`` reads ``[patient]``, and the patients the call is about (the launch context's, the
-    ``patient_id`` argument, any ``patient_id`` in the answer) are replaced wherever else they occur (ids inside
-    texts, states and tool results, an upper-case or unhyphenated copy), with the identifiers the directory knows
-    them by (an MRN)."""
-    reset = request_id_var.set(request_id or str(uuid.uuid4()))
-    patients: list[uuid.UUID] = []
-    try:
-        ok, body = _run_tool(name, arguments, token=token, host=host, request_id=request_id_var.get(),
-                             patients=patients)
-        patients += [p for p in patient_ids_in(body) if p not in patients]
-        identifiers = identifiers_of(token, patients)
-    finally:
-        request_id_var.reset(reset)
-    return ok, without_patient_ids(body, patients, identifiers)
-
-
-def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str,
-              patients: list[uuid.UUID]) -> tuple[bool, dict]:
-    spec = TOOLS_BY_NAME.get(name)
-    if spec is None:
-        return _refused_before_the_operation(token, ValidationFailed(f"unknown tool {name}", code="unknown_tool"))
-    invalid = argument_errors(name, arguments, leaving=_LEFT_TO_THE_OPERATION)
-    if invalid:
-        return _refused_before_the_operation(token, ValidationFailed(errors=invalid))
-    missing = [a for a in spec.also_required if arguments.get(a) in (None, "")]
-    if missing:
-        return _refused_before_the_operation(token, ValidationFailed(errors=[
-            {"field": a, "message": "This field is required.", "code": "required"} for a in missing]))
-    op = operations()[name]
-    arguments = {k: v for k, v in arguments.items() if v is not None or k not in op.null_means_absent}
-    try:
-        launch_patient = identity_from_token(token).patient_self_id
-    except ApiError as exc:
-        return False, _error_problem(exc)
-    patients += [p for p in (launch_patient, uuid_or_none(arguments.get(PATIENT_ARGUMENT))) if p is not None]
-    if op.takes_patient and arguments.get(PATIENT_ARGUMENT) is None:
-        if launch_patient is None:
-            return _refused_before_the_operation(token, ValidationFailed(errors=[{
-                "field": PATIENT_ARGUMENT, "code": "required",
-                "message": "This field is required: the token names no patient it acts for."}]))
-        arguments = {**arguments, PATIENT_ARGUMENT: str(launch_patient)}
-    try:
-        outcome = dispatch.call(op, arguments, token=token, host=host, request_id=request_id)
-    except dispatch.ArgumentError as exc:
-        return _refused_before_the_operation(token, ValidationFailed(errors=exc.errors))
-    if not outcome.ok and "code" not in outcome.body:
-        return False, problem_body(status_code=outcome.status, code="internal_error", title="Internal error")
-    if not outcome.ok and (seconds := _retry_after(outcome.headers)) is not None:
-        # A 429 or 503 says when to come back in its Retry-After header (a rate limit's title tells the caller to
-        # read it), which a tool result does not carry: the problem gives the seconds as an extension member.
-        return False, {**outcome.body, "retry_after": seconds}
-    return outcome.ok, outcome.body
-
-
-def _refused_before_the_operation(token: str, exc: ApiError) -> tuple[bool, dict]:
-    """A tool call refused before its REST operation ran (an unknown tool, arguments its schema refuses), counted
-    against the caller's limits as the operation's own refusal would be (a stream of them was never counted);
-    past the limits the answer is the rate limit's, as over REST."""
-    try:
-        identity = identity_from_token(token)
-        with identity_context(identity, gate=RequestGate(identity)):
-            pass  # the identity statement, and the gate in it, runs when the block ends
-    except RateLimited as limited:
-        return False, {**_error_problem(limited), "retry_after": int(limited.headers["Retry-After"])}
-    except Exception as count_exc:  # the refusal stands even if it cannot be counted (an unknown organisation too)
-        log.info("mcp: a refused tool call not counted (%s)", type(count_exc).__name__)
-    finally:
-        connection.close()  # as the door's admission: no worker thread keeps a connection
-    return False, _error_problem(exc)
-
-
-def _retry_after(headers: dict[str, str]) -> int | None:
-    value = headers.get("retry-after", "").strip()
-    return int(value) if value.isascii() and value.isdigit() else None
-
-
 def _request_meta(ctx) -> tuple[str, str | None]:
     request = getattr(ctx, "request", None)
     headers = getattr(request, "headers", None) or {}
@@ -529,7 +403,7 @@ def build_server(token_source=None) -> Server:
                             output_schema=output_schema(t.name),
                             annotations=types.ToolAnnotations(
                                 read_only_hint=t.read_only, destructive_hint=t.destructive,
-                                idempotent_hint=t.idempotent, open_world_hint=t.open_world))
+                                idempotent_hint=t.idempotent_hint, open_world_hint=t.open_world))
                  for t in TOOLS]
         return types.ListToolsResult(tools=tools)
 
@@ -538,6 +412,8 @@ def build_server(token_source=None) -> Server:
         token = access.token if access is not None else (token_source() if token_source else None)
         if not token:
             return _problem_result(problem_body(status_code=401, code="invalid_token", title="No access token"))
+        if params.name not in TOOLS_BY_NAME:
+            raise await anyio.to_thread.run_sync(unknown_tool, params.name, token)
         host, request_id = _request_meta(ctx)
         request_id = request_id or str(uuid.uuid4())
         ok, body = await anyio.to_thread.run_sync(

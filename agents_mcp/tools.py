@@ -70,10 +70,17 @@ class ToolSpec:
     # leaving it out does, and the tool does not let it be left out): (argument, description) pairs.
     described: tuple[tuple[str, str], ...] = ()
     # MCP's tool annotations beside read_only: it takes away what was there; calling it again with the same
-    # arguments changes nothing more; it reaches an outside system (the scheduling system, the insurer).
+    # arguments changes nothing more (a read always: see idempotent_hint); it reaches an outside system (the
+    # scheduling system, the insurer), itself or through an operation it queues.
     destructive: bool = False
     idempotent: bool = False
     open_world: bool = False
+
+    @property
+    def idempotent_hint(self) -> bool:
+        """A read changes nothing, so calling it again changes nothing more (its audit row, and a context pack's
+        release, record the disclosure: they are no change the caller asked for)."""
+        return self.read_only or self.idempotent
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -133,7 +140,7 @@ TOOLS: tuple[ToolSpec, ...] = (
              "Move a workflow to an allowed next step with the version you read (optimistic concurrency), a "
              "small state patch and optionally an operation queued in the same transaction. The same checkpoint "
              "again is refused by the version it expects (version_conflict): it never moves the workflow twice.",
-             False, idempotent=True),
+             False, idempotent=True, open_world=True),
     ToolSpec("request_operation", "workflow_operations_request",
              "Queue a non-read action against an outside system (e.g. book_appointment) at the workflow's "
              "current step. The idempotency key makes a retry return the same operation.", False,

@@ -58,6 +58,16 @@ def _character(ch: str) -> str:
     return re.escape(ch)
 
 
+# What may stand between two digits of an identifier's number that the identifier writes side by side: white space
+# or an invisible character ("774 412", "774\u200b412"), and only in a number long enough to be the patient's. A
+# colon, point, comma, slash or hyphen there writes a time, a date or another number: "10:30" is not the MRN 1030,
+# nor "2031-05-06" the MRN 203105.
+_DIGIT_SEPARATOR = r"(?:[\u00ad\u200b-\u200d\u2060\ufeff]|\s++){0,3}"
+# An identifier is one only as a whole token: no letter or digit (of any script) just before or after it ("A1030"
+# and "21030" do not hold the MRN 1030)
+_TOKEN_START, _TOKEN_END = r"(?<![^\W_])", r"(?![^\W_])"
+
+
 def _spaced(characters: str) -> str:
     return _ID_SEPARATOR.join(_character(ch) for ch in characters)
 
@@ -66,17 +76,40 @@ def _id_pattern(patient_id: uuid.UUID) -> str:
     return _spaced(patient_id.hex)
 
 
+def _written_apart(value: str) -> str:
+    """The pattern of an identifier's letters and digits in order, with a separator (``_ID_SEPARATOR``) where the
+    identifier has one or where a letter meets a digit, between two letters, and between two of its digits only
+    as ``_DIGIT_SEPARATOR`` says."""
+    in_long_number = {i for run in re.finditer(r"\d+", value) if len(run[0]) >= _MIN_DIGIT_RUN
+                      for i in range(run.start(), run.end())}
+    parts: list[str] = []
+    previous, apart = "", False
+    for i, ch in enumerate(value):
+        if not ch.isalnum():
+            apart = True
+            continue
+        if previous:
+            if apart or not (previous.isdigit() and ch.isdigit()):
+                parts.append(_ID_SEPARATOR)
+            elif i in in_long_number:
+                parts.append(_DIGIT_SEPARATOR)
+        parts.append(_character(ch))
+        previous, apart = ch, False
+    return "".join(parts)
+
+
 def _identifier_patterns(value: str) -> list[str]:
-    """An identifier however it is written: with other separators or none between its letters and digits ("MRN
-    100001", "MRN100001", "MRN: 100001", a non-breaking hyphen, full-width digits), and its number alone ("my
-    number is 100001") when that is long enough to be the patient's."""
+    """An identifier however it is written, as a whole token: with other separators or none between its letters and
+    digits ("MRN 100001", "MRN100001", "MRN: 100001", a non-breaking hyphen, full-width digits), and its number
+    alone ("my number is 100001") when that is long enough to be the patient's."""
     characters = "".join(ch for ch in value if ch.isalnum())
     if not characters.isascii():
         return [re.escape(value)]
-    patterns = [_spaced(characters)] if characters else []
+    patterns = [_TOKEN_START + _written_apart(value) + _TOKEN_END] if characters else []
     for run in re.findall(r"\d+", value):
         if len(run) >= _MIN_DIGIT_RUN and run != characters:
-            patterns.append(f"(?<![{_DIGIT}])" + _spaced(run) + f"(?![{_DIGIT}])")
+            patterns.append(f"(?<![{_DIGIT}])" + _DIGIT_SEPARATOR.join(_character(ch) for ch in run)
+                            + f"(?![{_DIGIT}])")
     return patterns
 
 
@@ -99,7 +132,8 @@ def redactor(*patient_ids: uuid.UUID, also: Sequence[str] = ()):
             return pattern.sub(REDACTED, value) if pattern is not None else value
         if isinstance(value, int | float) and not isinstance(value, bool):
             # an MRN's number given as a JSON number ({"mrn": 774411}, 774411.0) is the identifier all the same
-            return REDACTED if pattern is not None and any(pattern.search(w) for w in _written(value)) else value
+            # as a whole: 21030 and 1030.5 are other numbers than the MRN 1030
+            return REDACTED if pattern is not None and any(pattern.fullmatch(w) for w in _written(value)) else value
         if isinstance(value, list):
             return [redact(v) for v in value]
         if isinstance(value, dict):

@@ -93,14 +93,15 @@ def test_tool_list_names_every_tool_with_its_schema(world, live):
     assert "patient_id" not in tools["search_memories"].input_schema["required"]
     assert "launch context" in tools["search_memories"].input_schema["properties"]["patient_id"]["description"]
     assert tools["read_workflow"].annotations.read_only_hint is True
-    # what an agent's host asks a person to approve by: ending a session clears it; two tools reach outside systems
+    # what an agent's host asks a person to approve by: ending a session clears it; three tools reach outside systems
     hints = {name: (t.annotations.destructive_hint, t.annotations.idempotent_hint, t.annotations.open_world_hint)
              for name, t in tools.items() if not t.annotations.read_only_hint}
     assert hints["end_session"] == (True, True, False)
     assert hints["request_operation"] == (False, True, True)
     assert hints["search_offers"] == (False, False, True)
     assert {name for name, (destructive, _, _) in hints.items() if destructive} == {"end_session"}
-    assert {name for name, (_, _, outside) in hints.items() if outside} == {"request_operation", "search_offers"}
+    assert {name for name, (_, _, outside) in hints.items() if outside} == {"request_operation", "search_offers",
+                                                                            "checkpoint_workflow"}
 
 
 def _ref(schema: dict, components: dict) -> dict:
@@ -1010,23 +1011,27 @@ def test_requests_that_call_no_tool_count_against_the_callers_rate_limits(world,
 
 
 def test_a_tool_call_refused_before_its_operation_runs_counts_against_the_rate_limits(world, live, settings):
-    """An unknown tool or arguments its schema refuses never reach the REST operation, whose gate counts a call:
-    they are counted as a refused REST request is, and past the limits the answer is the rate limit's."""
+    """An unknown tool (a JSON-RPC -32602) or arguments its schema refuses never reach the REST operation, whose
+    gate counts a call: they are counted as a refused REST request is, and past the limits the answer is the rate
+    limit's."""
     settings.API_RATE_LIMIT_WINDOW_SECONDS = 3600
     settings.API_RATE_LIMIT_PER_SUBJECT = 3
     headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18",
                "Authorization": f"Bearer {patient_token(world)}"}
     answers = []
-    for n, name in enumerate(["no_such_tool", "no_such_tool", "no_such_tool", "list_memories"]):
+    for n, (name, arguments) in enumerate([("no_such_tool", {}), ("list_memories", {"limit": "ten"}),
+                                           ("no_such_tool", {}), ("list_memories", {})]):
         r = httpx.post(live.mcp_url, headers=headers, json={"jsonrpc": "2.0", "id": n, "method": "tools/call",
-                                                            "params": {"name": name, "arguments": {}}})
+                                                            "params": {"name": name, "arguments": arguments}})
         assert r.status_code == 200, r.content
-        answers.append(r.json()["result"]["structuredContent"]["code"])
-    assert answers == ["unknown_tool", "unknown_tool", "unknown_tool", "rate_limited"]
+        message = r.json()
+        answers.append(message["error"]["code"] if "error" in message else message["result"]["structuredContent"][
+            "code"])
+    assert answers == [-32602, "validation_error", -32602, "rate_limited"]
     r = httpx.post(live.mcp_url, headers=headers, json={"jsonrpc": "2.0", "id": 9, "method": "tools/call",
                                                         "params": {"name": "no_such_tool", "arguments": {}}})
-    assert r.json()["result"]["structuredContent"]["code"] == "rate_limited"
-    assert r.json()["result"]["structuredContent"]["retry_after"] >= 1
+    assert r.json()["id"] == 9 and r.json()["error"]["code"] == -32029
+    assert r.json()["error"]["data"]["code"] == "rate_limited" and r.json()["error"]["data"]["retry_after"] >= 1
 
 
 def test_every_read_tool_takes_the_purpose_of_use():

@@ -112,7 +112,7 @@ def test_the_bounds_the_api_enforces_on_query_parameters_are_in_the_document(tmp
     instead of learning them from refusals (the search's limit 1-20 was published as any integer)."""
     from jsonschema import Draft202012Validator
 
-    from agents_mcp.server import argument_errors
+    from agents_mcp.calls import argument_errors
     from agents_mcp.tools import _resolve
 
     schema = _schema(tmp_path)
@@ -160,7 +160,7 @@ def test_fields_that_must_be_json_objects_are_published_as_objects(tmp_path, wor
     """A fact (record, propose, correct) and a tool turn's result must be JSON objects: the API refuses a string
     or a list (422 naming the field), and the document says ``type: object`` (it published any JSON value), so
     the MCP tools' input schemas refuse them before the call too."""
-    from agents_mcp.server import argument_errors
+    from agents_mcp.calls import argument_errors
 
     schema = _schema(tmp_path)
     components = schema["components"]["schemas"]
@@ -297,7 +297,7 @@ def test_a_workflow_state_patch_is_published_as_the_api_takes_it(tmp_path, world
     values were valid by the document but 422 at the API (and passed the checkpoint_workflow tool's own check)."""
     from openapi_schema_validator import OAS30Validator
 
-    from agents_mcp.server import argument_errors
+    from agents_mcp.calls import argument_errors
 
     schema = _schema(tmp_path)
     components = schema["components"]["schemas"]
