@@ -22,6 +22,11 @@ Rules that matter (each has tests):
   range ("not between 12 and 2", "2pm-4pm doesn't work", "I work 9am-5pm") is asked about, never turned around.
 * **Negation excludes.** "I can't do mornings" excludes mornings; it is not a preference for them. Negation is
   scoped to its clause, and phrases such as "don't mind" or "isn't there" do not negate.
+* **A list is one phrase.** Days and parts of the day joined by commas and ending in "or"/"and"/"nor", or three
+  or more of them, are one list: a negation before it ("not Monday, Tuesday or Wednesday") or a refusal after it
+  ("Mon, Tue, Wed are out") covers every item, and a part of the day after it is each day's ("Monday, Tuesday or
+  Wednesday afternoon", as "Tuesday or Wednesday afternoon"). Two items with only a comma ("not Monday, Tuesday")
+  and a list followed by what is fine ("not Monday, Tuesday or Wednesday is fine") stay apart.
 * **Nothing is defaulted.** Intent and specialty come from the message or stay empty.
 """
 

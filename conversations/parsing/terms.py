@@ -16,7 +16,7 @@ PERIOD_HOURS = {"morning": range(0, 12), "afternoon": range(12, 17), "evening": 
 # A negative predicate after a day or period: "mornings don't work", "Monday is out", "Mondays are impossible",
 # "mornings are too early", "Mondays are a no", "Tuesday afternoon is out" (as "can't do Tuesday afternoon").
 _NEG_AFTER = re.compile(
-    r"(?:\s*(?:\band\b|\bor\b|&|,)\s*[a-z]+\b)*(?:\s+(?:morning|afternoon|evening|night)s?)?"
+    r"(?:\s*(?:,\s*)?(?:\band\b|\bor\b|\bnor\b|&|/|,)\s*[a-z]+\b)*(?:\s+(?:morning|afternoon|evening|night)s?)?"
     r"(?:\s+(?:really|just|generally|usually|always))?"
     r"(?:(?:'s|'re|\s+is|\s+are)\s+(?:out|impossible|bad|difficult|tricky|no good|not\b|never\b"
     r"|too (?:early|late|soon)\b|a no\b|a no-go\b)"
@@ -179,7 +179,7 @@ def _prefer_first(norm: str, positive: list[str], negative: list[str], term: str
 # "Tuesday and Thursday mornings", "Tuesday or Thursday morning": the days listed before it share the part of the day
 # (read back from the day before the part of the day, one listed day at a time: a list matched ahead of it was tried
 # again from every day of a long list, and "monday or " 800 times took seconds to read)
-_LISTED_BEFORE = re.compile(r"\b(" + _ONE_DAY + r")s?\b\s*(?:\band\b|\bor\b|&|/)\s*$")
+_LISTED_BEFORE = re.compile(r"\b(" + _ONE_DAY + r")s?\b\s*(?:,\s*)?(?:\band\b|\bor\b|&|/|,)\s*$")
 # "Tuesday afternoon or evening" is both parts of Tuesday (never every evening), and "Thursday pm", "Mon am" name
 # the half of the day (pm: the afternoon and the evening)
 _DAY_PERIOD = re.compile(r"(?:" + _DAY.pattern
@@ -214,7 +214,10 @@ def day_period_terms(norm: str, masked: str, clauses, time_spans):
     unclear = False
     not_pref = mask(norm, _NOT_A_PREFERENCE)
     for m in _DAY_PERIOD.finditer(not_pref):
-        listed, start = _listed_before(not_pref, m.start(), spans[-1][1] if spans else 0)
+        # within its clause: a comma ends one unless it is inside a list (text.clause_spans), so "Monday, Tuesday
+        # afternoon" is all Monday and "Monday, Tuesday or Wednesday afternoon" three afternoons
+        listed, start = _listed_before(not_pref, m.start(), max(clause_of(clauses, m.start())[0],
+                                                                  spans[-1][1] if spans else 0))
         if listed and _ANY_TIME_BEFORE.search(not_pref, max(0, start - 32), start):
             unclear = True
             spans.append((start, m.end()))

@@ -223,9 +223,41 @@ def mask(text: str, pattern: re.Pattern) -> str:
     return pattern.sub(lambda m: " " * (m.end() - m.start()), text)
 
 
+# A list of days and parts of the day ("Monday, Tuesday or Wednesday", "mornings, afternoons or Fridays", "Mon, Tue,
+# Wed") is one phrase: its commas end no clause, so a negation before it ("not Monday, Tuesday or Wednesday") or a
+# refusal after it ("Monday, Tuesday, Wednesday are out") covers every item. It is a list when it ends in "or",
+# "and" or "nor", or has three items or more; two items with only a comma between them are two statements ("not
+# Monday, Tuesday"), and so is a list followed by what is fine ("not Monday, Tuesday or Wednesday is fine")
+_LIST_TERM = (r"(?:on\s+)?(?:\b" + _DAY_WORD + r"(?:\s+(?:in the\s+)?(?:morning|afternoon|evening)s?)?"
+              r"|\b(?:morning|afternoon|evening)s?|\bweekends?|\bweekdays?)\b")
+_LIST_JOIN = r"\s*(?:,\s*(?:(?:or|and|nor)\s+)?|(?:or|and|nor)\s+|[&/]\s*)"
+_TERM_LIST = re.compile(r"\b" + _LIST_TERM + r"(?:" + _LIST_JOIN + _LIST_TERM + r")+")
+_ONE_TERM = re.compile(_LIST_TERM)
+_FINE_AFTER = re.compile(
+    r"\s*(?:(?:is|are|'s|'re|would be|will be|should be|could be|seems?|sounds?)\s+)?(?:(?:all|both|really|just|"
+    r"perfectly|totally)\s+)?(?:fine|ok|okay|good|great|perfect|better|best|ideal|free|available|possible|doable|"
+    r"alright|all right)\b|\s*(?:works?|suits?|(?:would|could|should|will|might) (?:work|suit|do)|instead|then)\b")
+
+
+def _list_commas(text: str) -> set[int]:
+    """Where the commas inside lists of days and parts of the day are (no clause ends at them)."""
+    inside: set[int] = set()
+    for m in _TERM_LIST.finditer(text):
+        if "," not in m.group(0) or _FINE_AFTER.match(text, m.end()):
+            continue
+        items = list(_ONE_TERM.finditer(text, m.start(), m.end()))
+        last_join = text[items[-2].end():items[-1].start()]
+        if len(items) >= 3 or re.search(r"\b(?:or|and|nor)\b|[&/]", last_join):
+            inside.update(m.start() + i for i, c in enumerate(m.group(0)) if c == ",")
+    return inside
+
+
 def clause_spans(text: str) -> list[tuple[int, int]]:
     spans, start = [], 0
+    in_lists = _list_commas(text) if "," in text else set()
     for m in _BOUNDARY.finditer(text):
+        if m.start() in in_lists:
+            continue
         if m.start() > start:
             spans.append((start, m.start()))
         start = m.end()
