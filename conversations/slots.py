@@ -6,7 +6,8 @@ from (``sources``), which is what the summary cites.
 
 Merge rules: the latest statement of a slot wins; excluded days and periods accumulate until a later positive
 mention lifts them; a value for a time kind settles any open question about that kind; a change of constraints
-makes earlier offers (tool results) stale. Nothing is defaulted.
+makes earlier offers (tool results) stale; a cancellation followed by a wish for a day, part of the day or time is
+a move (reschedule). Nothing is defaulted.
 """
 
 from __future__ import annotations
@@ -116,6 +117,9 @@ def _merge_task(merge: _Merge, parsed: dict) -> None:
         # Booking the new time is part of a reschedule, not a new task.
         if not (parsed["intent"] == "book" and merge.new["intent"] == "reschedule"):
             merge.put("intent", parsed["intent"])
+    elif merge.new["intent"] == "cancel" and any(parsed.get(k) for k in (
+            "preferred_days", "preferred_periods", "preferred_day_periods", "times")):
+        merge.put("intent", "reschedule")  # "cancel my appointment", then "can we do Friday instead?": moved
     if parsed.get("specialty"):
         merge.put("specialty", parsed["specialty"])
     if parsed.get("visit_type"):

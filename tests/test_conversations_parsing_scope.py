@@ -64,3 +64,53 @@ def test_a_list_of_days_before_a_part_of_the_day_shares_it_however_it_is_joined(
     assert pairs(wanted.preferred_day_periods) == [(day, "afternoon") for day in MON_TUE_WED]
     apart = parse_turn("Monday, Tuesday afternoon")
     assert ("monday", "morning") in pairs(apart.preferred_day_periods)
+
+
+@pytest.mark.parametrize("text, preferred", [
+    ("I won't make Tuesday after all, can we do Friday instead?", ("friday",)),
+    ("I won't be able to make Tuesday after all, can we do Friday instead?", ("friday",)),
+    ("I'm not going to make Tuesday after all, is Thursday possible?", ("thursday",)),
+    ("I can't make Thursday any more, is Monday possible?", ("monday",)),
+    ("cancel Tuesday, Friday would be better", ("friday",)),
+    ("I couldn't make it on Wednesday after all, any chance of a Friday afternoon", ()),
+    ("I can no longer make Tuesday, can I have another day?", ()),
+])
+def test_a_cancellation_that_asks_for_another_time_is_a_move(text, preferred):
+    """"I won't make Tuesday after all, can we do Friday instead?" was a cancellation (and "I won't make Tuesday"
+    refused every Tuesday): the appointment held cannot be made, and another day is asked for, so it is moved
+    (reschedule); the day it was on is no wish and no refusal."""
+    p = parse_turn(text)
+    assert (p.intent, p.preferred_days, p.excluded_days) == ("reschedule", preferred, ())
+
+
+@pytest.mark.parametrize("text", [
+    "I won't make Tuesday after all",
+    "I'm not going to make Thursday after all, sorry",
+    "cancel Tuesday please",
+    "I can't make Thursday any more, and I'm away Friday too",
+    "I need to cancel, sorry",
+])
+def test_a_cancellation_that_asks_for_nothing_else_stays_a_cancellation(text):
+    """Without another day, part of the day or "another time", the appointment that cannot be made is cancelled."""
+    p = parse_turn(text)
+    assert (p.intent, p.preferred_days) == ("cancel", ())
+    assert "tuesday" not in p.excluded_days and "thursday" not in p.excluded_days  # the appointment held
+
+
+@pytest.mark.parametrize("turns, intent", [
+    (("cancel my cardiology appointment", "can we do Friday instead?"), "reschedule"),
+    (("I won't make Tuesday after all", "mornings would be better"), "reschedule"),
+    (("cancel my cardiology appointment", "after 2pm if possible"), "reschedule"),
+    (("cancel my cardiology appointment", "and I can't do Fridays anyway"), "cancel"),
+    (("cancel my cardiology appointment", "thanks"), "cancel"),
+])
+def test_a_cancellation_followed_by_a_wish_for_another_time_is_a_move(turns, intent):
+    """"Cancel my appointment", then "can we do Friday instead?" stayed a cancellation (confirm_cancellation) with
+    Friday wanted: a later wish for a day, part of the day or time makes it a move; a refusal alone does not."""
+    from conversations.slots import apply_turn, empty_state, next_action
+
+    state = empty_state()
+    for seq, text in enumerate(turns, start=1):
+        state = apply_turn(state, seq=seq, role="user", parsed=parse_turn(text).as_dict())
+    assert state["intent"] == intent
+    assert next_action(state) != "confirm_cancellation" or intent == "cancel"

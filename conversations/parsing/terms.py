@@ -278,8 +278,9 @@ _CALENDAR_DATE = re.compile(
 _WHEN_SAID = (r"(?P<when>(?:this |next |on |on the )?(?:" + _ONE_DAY + r")(?:'?s)?(?: (?:morning|afternoon|evening))?"
               r"(?: (?:at )?\d{1,2}(?:[:.]\d{2})? ?(?:[ap]\.?m\.?)?)?)")
 _HELD = r"(?:appointment|appt|booking|visit|clinic)"
-_NO_LONGER = (r"\b(?:can't|cannot|can not|won't be able to|will not be able to|(?:am|i'm) not able to|unable to)"
-              r" (?:make|do|attend|come(?: in)?|go)(?: (?:it|to it))?(?: on)?")
+NO_LONGER = (r"\b(?:can't|cannot|can not|couldn't|could not|won't|will not|won't be able to|will not be able to"
+             r"|(?:am|i'm) not (?:able|going) to|unable to|not gonna) (?:make|do|attend|come(?: in)?|go)"
+             r"(?: (?:it|to it))?(?: on)?")
 _BOOKED = (
     re.compile(r"\b(?:my|our|his|her|their|the (?:current|existing|booked|original)) (?:current |existing |usual |"
                r"booked |original )?" + _WHEN_SAID + r" " + _HELD + r"\b"),
@@ -290,8 +291,8 @@ _BOOKED = (
     re.compile(r"\b(?:cancel\w*|call off)(?: (?:my|our|the|that|this))?(?: (?:one|" + _HELD[3:-1] + r"))?"
                r"(?: (?:on|for))? " + _WHEN_SAID + r"\b"),
     # so is a day that can no longer be made: "I can't make Thursday any more", "I can no longer do Tuesday"
-    re.compile(_NO_LONGER + r" " + _WHEN_SAID + r"(?= (?:any ?more|after all)\b)"),
-    re.compile(r"\b(?:can|could) no longer " + _NO_LONGER[_NO_LONGER.index("(?:make"):] + r" " + _WHEN_SAID),
+    re.compile(NO_LONGER + r" " + _WHEN_SAID + r"(?= (?:any ?more|after all)\b)"),
+    re.compile(r"\b(?:can|could) no longer " + NO_LONGER[NO_LONGER.index("(?:make"):] + r" " + _WHEN_SAID),
 )
 
 

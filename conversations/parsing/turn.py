@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from conversations.parsing.terms import (
     DAYS,
+    NO_LONGER,
     PERIODS,
     booked_days,
     calendar_dates,
@@ -60,8 +61,7 @@ _INTENT = re.compile(
     r"|\bchange (?:my|the) (?:appointment|booking|visit|time|date))"
     r"|(?P<cancel>\bcancel\w*|\bcall off"
     # an appointment that can no longer be made ("I can't make Thursday any more": its day is read out first)
-    r"|\b(?:can't|cannot|can not|won't be able to|unable to) (?:make|do|attend|come(?: in)?|go)(?: (?:it|to it))?"
-    r"(?: on)?\s+(?:any ?more|after all)\b|\b(?:can|could) no longer (?:make|do|attend|come|go)\b)"
+    r"|" + NO_LONGER + r"\s+(?:any ?more|after all)\b|\b(?:can|could) no longer (?:make|do|attend|come|go)\b)"
     r"|(?P<book>\bbook\w*|\bschedul\w*|\bnew appointment"
     r"|\b(?:make|get|need|want|like|arrange) (?:an?|a new|another)(?: [a-z-]+){0,2} "
     r"(?:appointment|visit|consultation|follow-?up|check-?up)"
@@ -188,6 +188,12 @@ def _intent(text: str, masked: str, clauses) -> str | None:
     if "cancel" in found:
         return "cancel"
     return "book" if "book" in found else None
+
+
+# Another time asked for beside a cancellation ("I won't make Tuesday after all, can we do Friday instead?", "cancel
+# it, can I have another day?"): the appointment is moved, not only cancelled
+_ANOTHER_TIME = re.compile(r"\binstead\b|\b(?:another|a different|a new|a later|an earlier|some other|other)"
+                           r" (?:day|date|time|slot|appointment|week)s?\b")
 
 
 def _specialty(text: str, masked: str, clauses) -> str | None:
@@ -331,8 +337,11 @@ def parse_turn(text: str) -> TurnParse:
         pos_days, pos_periods = [], []
     pos_pairs = [(d, p) for d, p in pos_pairs if (d, p) not in neg_pairs and d not in neg_days
                  and p not in neg_periods]
+    intent = _intent(norm, masked, clauses)
+    if intent == "cancel" and (pos_days or pos_periods or pos_pairs or _any(_ANOTHER_TIME, norm, masked, clauses)):
+        intent = "reschedule"
     return TurnParse(
-        intent=_intent(norm, masked, clauses),
+        intent=intent,
         specialty=_specialty(norm, masked, clauses),
         visit_type=(v.lastgroup if (v := _VISIT.search(norm)) else None),
         preferred_days=_unique(pos_days),
