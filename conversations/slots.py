@@ -248,7 +248,7 @@ def _merge_day_periods(merge: _Merge, parsed: dict) -> None:
 
 
 # Questions about times in general, answered by any time stated later
-_ANY_TIME_ANSWERS = ("negated_range", "conflicting_times", "vague_time", "unreadable_time")
+_ANY_TIME_ANSWERS = ("negated_range", "conflicting_times", "vague_time", "unreadable_time", "date_or_time")
 
 
 def _merge_times(merge: _Merge, parsed: dict) -> None:
@@ -267,8 +267,8 @@ def _merge_times(merge: _Merge, parsed: dict) -> None:
         pending = [p for p in pending if p.get("kind") != t["kind"] and p.get("code") not in _ANY_TIME_ANSWERS]
     if any(parsed.get(k) for k in ("preferred_days", "excluded_days", "preferred_day_periods",
                                    "excluded_day_periods")):
-        # "which day of the week?" and "for each of those days?" answered
-        pending = [p for p in pending if p.get("code") not in ("relative_day", "day_period_scope")]
+        # "which day of the week?", "for each of those days?" and "a date or a time?" answered
+        pending = [p for p in pending if p.get("code") not in ("relative_day", "day_period_scope", "date_or_time")]
     pending, resolved = _resolve_pending(pending, parsed)
     for kind, value in resolved:
         merge.put(kind, value)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conversations.parsing import parse_turn
+from conversations.parsing import EARLIEST, LATEST, parse_turn
 
 MON_TUE_WED = ("monday", "tuesday", "wednesday")
 
@@ -114,3 +114,63 @@ def test_a_cancellation_followed_by_a_wish_for_another_time_is_a_move(turns, int
         state = apply_turn(state, seq=seq, role="user", parsed=parse_turn(text).as_dict())
     assert state["intent"] == intent
     assert next_action(state) != "confirm_cancellation" or intent == "cancel"
+
+
+def questions(text: str) -> list[str]:
+    return [c.code for c in parse_turn(text).clarifications]
+
+
+def window(text: str) -> list[tuple[str, str]]:
+    return [(t.kind, t.time) for t in parse_turn(text).times]
+
+
+@pytest.mark.parametrize("text", ["on 12-14", "the 12-14", "on the 12-14 please", "for 10-12", "on 3-4",
+                                  "can I come on 14.12?", "not on 12-14"])
+def test_two_numbers_that_may_be_a_date_or_a_time_in_a_date_context_are_asked_about(text):
+    """"on 12-14" was read as a window from 12:00 to 14:00, though after "on" or "the" it is as likely the 14th of
+    December (or the 12th of the 14th month: never mind) and "on 14.12" as 14:12: two numbers that read both as a
+    date and as times, said where a date is said, are asked about (date_or_time), nothing read as a time, a day or
+    a choice among offers meanwhile."""
+    p = parse_turn(text)
+    assert questions(text) == ["date_or_time"]
+    assert (p.times, p.reference.times, p.reference.hours, p.reference.either_times) == ((), (), (), ())
+    assert "a date or a time" in p.clarifications[0].question
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("12-14", [(EARLIEST, "12:00"), (LATEST, "14:00")]),
+    ("12-14 please", [(EARLIEST, "12:00"), (LATEST, "14:00")]),
+    ("on Tuesday 12-14", [(EARLIEST, "12:00"), (LATEST, "14:00")]),
+    ("12-14 on Tuesday", [(EARLIEST, "12:00"), (LATEST, "14:00")]),
+    ("between 12-14", [(EARLIEST, "12:00"), (LATEST, "14:00")]),
+    ("from 10-12", [(EARLIEST, "10:00"), (LATEST, "12:00")]),
+    ("on 12:00-14:00", [(EARLIEST, "12:00"), (LATEST, "14:00")]),
+    ("on 12-2pm", [(EARLIEST, "12:00"), (LATEST, "14:00")]),
+    ("by 12.30", [(LATEST, "12:30")]),
+    ("I'll take the 10-12 slot", [(EARLIEST, "10:00"), (LATEST, "12:00")]),
+])
+def test_two_numbers_said_as_times_stay_a_time(text, expected):
+    """Without a date word before them ("12-14", "on Tuesday 12-14"), after a time word ("between", "from"), with
+    minutes or am/pm, or naming an offer ("the 10-12 slot"), the numbers are times as before."""
+    assert window(text) == expected and "date_or_time" not in questions(text)
+
+
+@pytest.mark.parametrize("text", ["on 12/14", "12/14 please", "on 12-25", "14.12.2026", "on the 12-25 if possible"])
+def test_numbers_that_can_only_be_a_date_are_a_date(text):
+    """"12/14" (month and day) was lost without a word and "on 12-25" read as the 12:00 offer (and hour 25): they
+    can be no time, so they are dates, asked about as "14/12" is (offers are matched by weekday)."""
+    p = parse_turn(text)
+    assert questions(text) == ["relative_day"]
+    assert (p.times, p.reference.times, p.reference.hours) == ((), (), ())
+
+
+@pytest.mark.parametrize("answer, slot", [("Thursday then", ("preferred_days", ["thursday"])),
+                                          ("I meant between 12 and 2pm", ("earliest_time", "12:00"))])
+def test_a_date_or_time_question_is_answered_by_a_day_or_a_time(answer, slot):
+    """The question is settled by the day of the week or the time said next."""
+    from conversations.slots import apply_turn, empty_state, next_action
+
+    state = apply_turn(empty_state(), seq=1, role="user", parsed=parse_turn("cardiology on 12-14").as_dict())
+    assert next_action(state) == "ask_clarifying_question"
+    state = apply_turn(state, seq=2, role="user", parsed=parse_turn(answer).as_dict())
+    assert state["pending_clarifications"] == [] and state[slot[0]] == slot[1]

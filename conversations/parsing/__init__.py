@@ -20,6 +20,11 @@ Rules that matter (each has tests):
   "10-12" are an earliest and a latest time (a range without "between" or "from" only when its ends are clock
   times or hours in order, so "5-10 minutes" stays a number; "0930" and "1430 hrs" are clock times); a negated
   range ("not between 12 and 2", "2pm-4pm doesn't work", "I work 9am-5pm") is asked about, never turned around.
+* **A date or a time?** Two numbers said where a date is said (after "on", "the", "for", "by", "until",
+  "except") that read both as a date and as times ("on 12-14": the 14th of December, or 12:00 to 14:00; "on
+  14.12") are asked about (date_or_time), nothing read meanwhile; readable only as a date ("on 12-25", "12/14",
+  "14.12.2026") they are a date (relative_day). Elsewhere ("12-14", "on Tuesday 12-14", "between 12-14") they are
+  a window, as "10-12" is.
 * **Negation excludes.** "I can't do mornings" excludes mornings; it is not a preference for them. Negation is
   scoped to its clause, and phrases such as "don't mind" or "isn't there" do not negate.
 * **A list is one phrase.** Days and parts of the day joined by commas and ending in "or"/"and"/"nor", or three

@@ -266,7 +266,9 @@ _CALENDAR_DATE = re.compile(
     + r"|\b(?:january|february|march|april|june|july|august|september|october|november|december)\b"  # "may" is a verb
     + r"|(?:" + _AFTER_A_DATE_WORD + r")(?:the\s+)?" + _D + _NTH + r"\b" + _NOT_A_CHOICE  # on the 3rd, after 20th
     + r"|\bthe\s+(?:3[01]|[12][0-9]|[6-9])" + _NTH + r"\b" + _NOT_A_CHOICE  # the 14th (offers are fewer)
-    + r"|\b(?!24/7\b)" + _D + r"/(?:1[0-2]|0?[1-9])(?:/(?:[0-9]{4}|[0-9]{2}))?\b"  # 14/12, 14/12/2026
+    # 14/12, 14/12/2026, and 12/14 as the month first (a slash never writes a time)
+    + r"|\b(?!24/7\b)(?:" + _D + r"/(?:1[0-2]|0?[1-9])|(?:1[0-2]|0?[1-9])/" + _D + r")(?:/(?:[0-9]{4}|[0-9]{2}))?\b"
+    + r"|\b" + _D + r"\.(?:1[0-2]|0?[1-9])\.(?:[0-9]{4}|[0-9]{2})\b"  # 14.12.2026
     + r"|\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b"
     + r"|\b" + _D + r"-(?:1[0-2]|0?[1-9])-(?:[0-9]{4}|[0-9]{2})\b")  # 14-12-2026
 
@@ -306,11 +308,44 @@ def booked_days(norm: str) -> str:
     return norm
 
 
-def calendar_dates(norm: str) -> tuple[str, bool]:
+# Two numbers that may be a date or times ("on 12-14": the 14th of December, or 12:00 to 14:00; "on 14.12": the 14th
+# of December, or 14:12), said where a date is said (after on, the, for, by, until, except), are asked about
+# (date_or_time); readable only as a date ("on 12-25") they are one. Elsewhere ("12-14", "on Tuesday 12-14",
+# "between 12-14", "12:00-14:00", "the 10-12 slot") they stay times, as a bare range of hours is
+_DATE_WORD_BEFORE = "|".join(f"(?<=\\b{word} )" for word in (
+    "on", "the", "for", "by", "until", "till", "til", "except"))
+_TWO_NUMBERS = re.compile(
+    r"(?:" + _DATE_WORD_BEFORE + r")(?P<a>\d{1,2})(?P<sep>[-.])(?P<b>\d{1,2})(?![\w:/]|[-.]\d)"
+    r"(?!\s*(?:[ap]\.?m\b|o'?clock\b|hrs?\b|hours?\b|mins?\b|minutes?\b))" + _NOT_A_CHOICE)
+
+
+def _two_numbers(m: re.Match) -> str | None:
+    """"date", "both" (a date, or a time) or None (no date) for two numbers said where a date is said."""
+    a, b = int(m.group("a")), int(m.group("b"))
+    if m.group("sep") == ".":  # day and month ("14.12"), or hours and minutes ("14.12", "10.30")
+        date, time = 1 <= a <= 31 and 1 <= b <= 12, a <= 23 and len(m.group("b")) == 2
+    else:  # either order ("14-12", "12-14"), or a window of hours in order ("10-12")
+        date, time = 1 <= a <= 31 and 1 <= b <= 12 or 1 <= a <= 12 and 1 <= b <= 31, a < b <= 23
+    return ("both" if time else "date") if date else None
+
+
+def calendar_dates(norm: str) -> tuple[str, bool, list[str]]:
     """``norm`` with its calendar dates blanked out (so nothing reads their numbers as times, choices or
-    weekdays), and whether there were any (a question, never a guess: offers are matched by weekday)."""
-    blanked = mask(norm, _CALENDAR_DATE)
-    return blanked, blanked != norm
+    weekdays), whether there were any (a question, never a guess: offers are matched by weekday), and the numbers
+    that may be a date or times, as written (blanked too, and asked about)."""
+    read: list[tuple[str, str]] = []
+
+    def blank(m: re.Match) -> str:
+        kind = _two_numbers(m)
+        if kind is None:
+            return m.group(0)
+        read.append((kind, m.group(0)))
+        return " " * len(m.group(0))
+
+    numbers_read = _TWO_NUMBERS.sub(blank, norm)
+    blanked = mask(numbers_read, _CALENDAR_DATE)
+    return (blanked, blanked != numbers_read or any(kind == "date" for kind, _ in read),
+            [said for kind, said in read if kind == "both"])
 
 
 # A day as a point in time ("away until Friday", "any day after Tuesday", "not before Wednesday", "from Monday"):

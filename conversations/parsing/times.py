@@ -96,9 +96,9 @@ class TimePreference:
 @dataclass(frozen=True)
 class Clarification:
     code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times, relative_day, vague_time,
-    # unreadable_time or day_period_scope
+    # unreadable_time, day_period_scope or date_or_time
     kind: str | None
-    candidates: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()  # HH:MM readings; for date_or_time the numbers as written ("12-14")
 
     @property
     def question(self) -> str:
@@ -114,6 +114,10 @@ class Clarification:
         if self.code == "day_period_scope":
             return ("Is the time of day you named for each of those days, or only the last one? For example "
                     "'Tuesday any time, or Wednesday morning' or 'Tuesday or Wednesday, mornings only'.")
+        if self.code == "date_or_time":
+            said = f"'{self.candidates[0]}'" if self.candidates else "that"
+            return (f"Is {said} a date or a time? Offers are matched by the day of the week and the time: say a "
+                    "day such as 'Thursday', or a time such as '12:00 to 14:00'.")
         if self.code == "relative_day":
             return ("Which day of the week would suit you, for example 'Thursday' or 'not Monday'? Offers are "
                     "matched by weekday, not by a date, 'tomorrow' or 'next week'.")

@@ -304,7 +304,7 @@ def _pairs(pairs) -> tuple[dict, ...]:
 def parse_turn(text: str) -> TurnParse:
     """Everything a patient's message says about the booking, in one pass. Never raises on any text."""
     said = normalise(text)
-    norm, dated_by_calendar = calendar_dates(booked_days(mask(said, _REFUSED_ECHO)))
+    norm, dated_by_calendar, date_or_time = calendar_dates(booked_days(mask(said, _REFUSED_ECHO)))
     masked = mask(norm, NOT_NEGATION)
     clauses = clause_spans(norm)
     phrases, time_spans = time_phrases(norm, masked, clauses)
@@ -317,6 +317,7 @@ def parse_turn(text: str) -> TurnParse:
     relative_spans, relative = relative_days(norm, masked, clauses)
     if relative or dated_by_calendar:
         questions.append(Clarification("relative_day", None))
+    questions.extend(Clarification("date_or_time", None, (numbers,)) for numbers in date_or_time)
     dated = norm
     for s, e in relative_spans:
         dated = dated[:s] + " " * (e - s) + dated[e:]
