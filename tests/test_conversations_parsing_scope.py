@@ -174,3 +174,35 @@ def test_a_date_or_time_question_is_answered_by_a_day_or_a_time(answer, slot):
     assert next_action(state) == "ask_clarifying_question"
     state = apply_turn(state, seq=2, role="user", parsed=parse_turn(answer).as_dict())
     assert state["pending_clarifications"] == [] and state[slot[0]] == slot[1]
+
+
+@pytest.mark.parametrize("text, excluded_days, excluded_periods", [
+    ("mornings are really bad", (), ("morning",)),
+    ("Monday is usually impossible for me", ("monday",), ()),
+    ("evenings are always difficult", (), ("evening",)),
+    ("Monday's always bad", ("monday",), ()),
+    ("Fridays are a bit awkward", ("friday",), ()),
+    ("Tuesday is a problem", ("tuesday",), ()),
+    ("afternoons are pretty hard for me", (), ("afternoon",)),
+])
+def test_a_refusal_with_a_word_between_is_and_its_predicate_still_refuses(text, excluded_days, excluded_periods):
+    """"mornings are really bad" and "Monday is usually impossible" were read as wishes for mornings and Monday,
+    the opposite of what was said: a word of degree or habit between "is"/"are" and the refusal ("really",
+    "usually", "a bit") and the usual refusals "a problem", "hard", "awkward" are read as "mornings are bad" is."""
+    p = parse_turn(text)
+    assert (p.excluded_days, p.excluded_periods, p.preferred_days, p.preferred_periods) == (
+        excluded_days, excluded_periods, (), ())
+
+
+@pytest.mark.parametrize("text", ["the 4pm is really too late", "4pm is a bit awkward", "the 2pm one is a problem"])
+def test_an_offer_refused_with_a_word_between_is_and_its_predicate_is_not_chosen(text):
+    """"the 4pm is really too late" pointed at the 16:00 offer as a choice; it turns it down."""
+    assert parse_turn(text).reference.times == ()
+
+
+@pytest.mark.parametrize("text, preferred", [("mornings are really good", ("morning",)),
+                                             ("Monday is not a problem", ("monday",)),
+                                             ("Tuesday is always fine", ("tuesday",))])
+def test_a_day_said_to_be_fine_stays_wanted(text, preferred):
+    p = parse_turn(text)
+    assert (p.preferred_days or p.preferred_periods, p.excluded_days, p.excluded_periods) == (preferred, (), ())

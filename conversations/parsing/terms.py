@@ -13,13 +13,17 @@ PERIODS = ("morning", "afternoon", "evening")
 # The clock hours of each period (slot start times), used to match offers against period constraints.
 PERIOD_HOURS = {"morning": range(0, 12), "afternoon": range(12, 17), "evening": range(17, 24)}
 
+# Words of degree or habit said before a refusal ("mornings are really bad", "Monday is usually impossible")
+DEGREE = (r"(?:(?:really|just|generally|usually|always|normally|often|quite|very|pretty|so|a bit|kind of|kinda|"
+          r"totally|completely|definitely|absolutely|honestly|basically|probably|also|still)\s+){0,2}")
 # A negative predicate after a day or period: "mornings don't work", "Monday is out", "Mondays are impossible",
 # "mornings are too early", "Mondays are a no", "Tuesday afternoon is out" (as "can't do Tuesday afternoon").
 _NEG_AFTER = re.compile(
     r"(?:\s*(?:,\s*)?(?:\band\b|\bor\b|\bnor\b|&|/|,)\s*[a-z]+\b)*(?:\s+(?:morning|afternoon|evening|night)s?)?"
     r"(?:\s+(?:really|just|generally|usually|always))?"
-    r"(?:(?:'s|'re|\s+is|\s+are)\s+(?:out|impossible|bad|difficult|tricky|no good|not\b|never\b"
-    r"|too (?:early|late|soon)\b|a no\b|a no-go\b)"
+    r"(?:(?:'s|'re|\s+is|\s+are)\s+" + DEGREE + r"(?:out|impossible|bad|difficult|tricky|awkward|hard|"
+    r"inconvenient|no good|not\b|never\b|too (?:early|late|soon)\b|a no\b|a no-go\b|a problem\b|an issue\b"
+    r"|a pain\b|a nightmare\b)"
     r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b"
     # said without a verb, as in a text: "mornings no good", "Monday not possible"
     r"|\s+(?:no good|not good|not possible|not ideal|not great|not an option|no chance|impossible)\b)")

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from conversations.parsing.terms import (
     DAYS,
+    DEGREE,
     NO_LONGER,
     PERIODS,
     booked_days,
@@ -228,8 +229,8 @@ _HESITATION = re.compile(r"\?|\b(?:but|instead|else|another|other|different|late
 # it), and clock words that make the number part of another time ("quarter to 4", "half past 3").
 _REJECTED_AFTER = re.compile(
     r"^(?:\s+(?:one|slot|option|appointment|o'clock))?(?:\s+(?:really|just|definitely|probably))?"
-    r"(?:(?:'s|\s+is|\s+would be|\s+will be|\s+seems)\s+(?:too (?:early|late|soon)|no good|not\b|out\b|bad\b|"
-    r"impossible|difficult|tricky|awkward)"
+    r"(?:(?:'s|\s+is|\s+would be|\s+will be|\s+seems)\s+" + DEGREE + r"(?:too (?:early|late|soon)|no good|not\b|"
+    r"out\b|bad\b|impossible|difficult|tricky|awkward|hard\b|inconvenient|a problem\b)"
     r"|\s+(?:isn't|won't|wouldn't|doesn't|does not|will not|would not|can't|cannot|is not|'s not|"
     r"too (?:early|late|soon))\b)")
 _PART_OF_ANOTHER_TIME = re.compile(
