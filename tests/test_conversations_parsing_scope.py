@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conversations.parsing import EARLIEST, LATEST, parse_turn
+from conversations.parsing import EARLIEST, LATEST, memory_facts, parse_turn
 
 MON_TUE_WED = ("monday", "tuesday", "wednesday")
 
@@ -206,3 +206,42 @@ def test_an_offer_refused_with_a_word_between_is_and_its_predicate_is_not_chosen
 def test_a_day_said_to_be_fine_stays_wanted(text, preferred):
     p = parse_turn(text)
     assert (p.preferred_days or p.preferred_periods, p.excluded_days, p.excluded_periods) == (preferred, (), ())
+
+
+@pytest.mark.parametrize("text", [
+    "I can't make Tuesday", "not Monday", "Tuesday doesn't work", "Friday is out", "I can't do the morning",
+    "not Monday, Tuesday or Wednesday", "book cardiology but not Friday", "any day but Friday",
+])
+def test_a_refusal_said_for_one_occasion_is_not_proposed_for_good(text):
+    """"I can't make Tuesday" refuses Tuesday for this booking (the slots exclude it) but was also proposed as a
+    standing preference never to be offered a Tuesday again, which the patient never said. A day or part of the day
+    refused once (named in the singular, with no "every", "never", "always" and the like) is this conversation's;
+    only what is said as lasting is proposed."""
+    p = parse_turn(text)
+    assert p.excluded_days or p.excluded_periods
+    assert memory_facts(p) == []
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("I can't do Mondays", {"kind": "excluded_days", "days": ["monday"]}),
+    ("Mondays don't work for me", {"kind": "excluded_days", "days": ["monday"]}),
+    ("I can never do Monday", {"kind": "excluded_days", "days": ["monday"]}),
+    ("I'm never free on a Tuesday", {"kind": "excluded_days", "days": ["tuesday"]}),
+    ("I work every Friday", {"kind": "excluded_days", "days": ["friday"]}),
+    ("Monday is usually impossible for me", {"kind": "excluded_days", "days": ["monday"]}),
+    ("weekends are out", {"kind": "excluded_days", "days": ["saturday", "sunday"]}),
+    ("no Mondays, Tuesdays or Wednesdays", {"kind": "excluded_days", "days": list(MON_TUE_WED)}),
+    ("I can't do mornings", {"kind": "excluded_periods", "periods": ["morning"]}),
+    ("evenings are always difficult", {"kind": "excluded_periods", "periods": ["evening"]}),
+])
+def test_a_refusal_said_as_lasting_is_proposed(text, fact):
+    """Said in the plural ("Mondays"), with "every", "any" or "on a", or with "never", "always", "usually" and the
+    like, a refusal is a standing preference and proposed (for the patient to confirm) as before."""
+    assert memory_facts(parse_turn(text)) == [fact]
+
+
+def test_only_the_lasting_part_of_a_refusal_is_proposed():
+    """"I can't do Mondays, and not this Friday either... nor Thursday": Mondays are proposed, Thursday is not."""
+    p = parse_turn("I can't do Mondays, and Thursday is out too")
+    assert p.excluded_days == ("monday", "thursday")
+    assert memory_facts(p) == [{"kind": "excluded_days", "days": ["monday"]}]

@@ -32,6 +32,10 @@ Rules that matter (each has tests):
   ("Mon, Tue, Wed are out") covers every item, and a part of the day after it is each day's ("Monday, Tuesday or
   Wednesday afternoon", as "Tuesday or Wednesday afternoon"). Two items with only a comma ("not Monday, Tuesday")
   and a list followed by what is fine ("not Monday, Tuesday or Wednesday is fine") stay apart.
+* **Once is not for good.** A day or part of the day refused for this booking ("I can't make Tuesday", "not
+  Monday", "Friday is out") is excluded from this conversation's offers but never proposed as a standing
+  preference; only a refusal said as lasting is (in the plural, "I can't do Mondays"; with "every", "any", "on a",
+  "in the"; or with a word of habit, "I can never do Monday", "Monday is usually impossible").
 * **Nothing is defaulted.** Intent and specialty come from the message or stay empty.
 """
 
@@ -54,11 +58,12 @@ from conversations.parsing.turn import (
     Remark,
     TurnParse,
     memory_facts,
+    one_off_refusals,
     parse_turn,
 )
 
 __all__ = [
     "AMBIGUOUS_BARE_HOURS", "DAYS", "EARLIEST", "INTENTS", "LATEST", "PERIODS", "PERIOD_HOURS", "REMARK_POLICY",
     "SPECIALTIES", "Clarification", "Reference", "Remark", "TimePreference", "TurnParse", "memory_facts",
-    "normalise", "parse_time_preferences", "parse_turn", "spoken",
+    "normalise", "one_off_refusals", "parse_time_preferences", "parse_turn", "spoken",
 ]

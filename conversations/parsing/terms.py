@@ -56,13 +56,30 @@ _NOT_A_PREFERENCE = re.compile(
 
 _TIME_NEXT = re.compile(r"\s*(?:(?:only|just|any ?time)\s+)?")
 
+# A refusal said for good, not for this one booking: in the plural ("I can't do Mondays", "no mornings"), with
+# "every", "any", "on a" or "in the" ("I'm never free on a Tuesday", "not in the morning"), or with a word of habit in
+# its clause ("I can never do Monday", "Monday is usually impossible"). "I can't make Tuesday", "not Monday" and
+# "Friday is out" are about this booking: the slots exclude them, no standing preference is proposed
+_STANDING_BEFORE = re.compile(r"\b(?:every|any|each|all|on an?|in the)\s+$")
+_HABITUAL = re.compile(r"\b(?:never|always|usually|normally|generally|typically|ever|regularly|in general|as a rule"
+                       r"|(?:each|every|most) weeks?|any ?more|no longer)\b")
+
+
+def _standing(text: str, m: re.Match, clause: tuple[int, int]) -> bool:
+    said = m.group(0)
+    return (said.endswith("s") and not said.endswith(("tues", "thurs", "weds"))
+            or _STANDING_BEFORE.search(text, max(clause[0], m.start() - 12), m.start()) is not None
+            or _HABITUAL.search(text, *clause) is not None)
+
 
 def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, expand, *, bounded_by_time=False):
-    """(positive, negative) values of day or period terms, in order of mention, each judged in its own clause.
-    ``bounded_by_time``: a term refused with the time that bounds it ("no mornings before 10") refuses that time,
-    not the whole term (the time phrase says it: from 10 on)."""
+    """(positive, negative, standing) values of day or period terms, in order of mention, each judged in its own
+    clause; ``standing``: the negative ones refused for good (:func:`_standing`). ``bounded_by_time``: a term
+    refused with the time that bounds it ("no mornings before 10") refuses that time, not the whole term (the time
+    phrase says it: from 10 on)."""
     positive: list[str] = []
     negative: list[str] = []
+    standing: list[str] = []
     not_pref = mask(text, _NOT_A_PREFERENCE)
     for m in pattern.finditer(not_pref):
         values = expand(m)
@@ -75,7 +92,9 @@ def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, exp
             continue
         for value in values:
             (negative if negated else positive).append(value)
-    return positive, negative
+        if negated and _standing(not_pref, m, (c_start, c_end)):
+            standing.extend(values)
+    return positive, negative, standing
 
 
 _PREFERRING = re.compile(r"\b(?:prefer\w*|rather|like)\b")
@@ -372,16 +391,18 @@ def relative_days(norm: str, masked: str, clauses) -> tuple[list[tuple[int, int]
     return spans, bool(spans)
 
 
-def day_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str]]:
-    """(positive, negative) days in order of mention, the first of two alternatives put first."""
-    positive, negative = _terms(norm, masked, clauses, time_spans, _DAY, _expand_day)
-    return _prefer_first(norm, positive, negative, _DAY_WORD, _expand_day_word)
+def day_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str], list[str]]:
+    """(positive, negative, standing) days in order of mention, the first of two alternatives put first;
+    ``standing``: the negative ones refused for good."""
+    positive, negative, standing = _terms(norm, masked, clauses, time_spans, _DAY, _expand_day)
+    return (*_prefer_first(norm, positive, negative, _DAY_WORD, _expand_day_word), standing)
 
 
-def period_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str]]:
-    """(positive, negative) periods in order of mention, the first of two alternatives put first."""
+def period_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str], list[str]]:
+    """(positive, negative, standing) periods in order of mention, the first of two alternatives put first;
+    ``standing``: the negative ones refused for good."""
     # "3 in the afternoon" names a time; its "afternoon" is not a preference for the afternoon
     no_meridiem_times = mask(norm, CLOCK_WITH_PERIOD)
-    positive, negative = _terms(no_meridiem_times, masked, clauses, time_spans, _PERIOD, _expand_period,
-                                bounded_by_time=True)
-    return _prefer_first(norm, positive, negative, _PERIOD_WORD, _expand_period_word)
+    positive, negative, standing = _terms(no_meridiem_times, masked, clauses, time_spans, _PERIOD, _expand_period,
+                                          bounded_by_time=True)
+    return (*_prefer_first(norm, positive, negative, _PERIOD_WORD, _expand_period_word), standing)

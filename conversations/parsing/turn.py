@@ -153,6 +153,10 @@ class TurnParse:
     excluded_days: tuple[str, ...] = ()
     preferred_periods: tuple[str, ...] = ()
     excluded_periods: tuple[str, ...] = ()
+    # of those, the ones refused for good ("I can't do Mondays", "I'm never free on a Tuesday"), which alone are
+    # proposed as standing preferences; "I can't make Tuesday" is about this booking
+    standing_excluded_days: tuple[str, ...] = ()
+    standing_excluded_periods: tuple[str, ...] = ()
     # a day and a part of the day said together ("not Monday morning"): {"day", "period"}, one constraint on both
     preferred_day_periods: tuple[dict, ...] = ()
     excluded_day_periods: tuple[dict, ...] = ()
@@ -328,8 +332,8 @@ def parse_turn(text: str) -> TurnParse:
     apart = dated
     for s, e in pair_spans:
         apart = apart[:s] + " " * (e - s) + apart[e:]
-    pos_days, neg_days = day_terms(apart, masked, clauses, time_spans)
-    pos_periods, neg_periods = period_terms(apart, masked, clauses, time_spans)
+    pos_days, neg_days, standing_days = day_terms(apart, masked, clauses, time_spans)
+    pos_periods, neg_periods, standing_periods = period_terms(apart, masked, clauses, time_spans)
     pos_days = [d for d in pos_days if d not in neg_days]
     pos_periods = [p for p in pos_periods if p not in neg_periods]
     if pos_pairs:
@@ -350,6 +354,8 @@ def parse_turn(text: str) -> TurnParse:
         excluded_days=_unique(neg_days),
         preferred_periods=_unique(pos_periods),
         excluded_periods=_unique(neg_periods),
+        standing_excluded_days=_unique(d for d in neg_days if d in standing_days),
+        standing_excluded_periods=_unique(p for p in neg_periods if p in standing_periods),
         preferred_day_periods=_pairs(pos_pairs),
         excluded_day_periods=_pairs(neg_pairs),
         times=tuple(times),
@@ -367,19 +373,24 @@ def parse_turn(text: str) -> TurnParse:
 # --- long-term preference proposals ---------------------------------------------------------------------------
 
 def memory_facts(parsed: TurnParse | dict) -> list[dict]:
-    """The typed ``scheduling_preference`` facts (memory.types) a turn states: earliest/latest times, excluded
-    days and excluded periods. Preferred days and periods are about this booking, so they are not proposed; nor is
-    anything that needed a clarifying question, nor a day and a part of the day said together ("not Monday
-    morning"): the type has no kind for the pair, and it must never be widened into every Monday or every
-    morning."""
+    """The typed ``scheduling_preference`` facts (memory.types) a turn states: earliest/latest times, and the days
+    and periods refused for good. Preferred days and periods are about this booking, so they are not proposed, nor
+    is a day or period refused for this booking only ("I can't make Tuesday"), nor anything that needed a
+    clarifying question, nor a day and a part of the day said together ("not Monday morning"): the type has no
+    kind for the pair, and it must never be widened into every Monday or every morning. A turn read before the
+    parser told the two refusals apart proposes no day or period (never a guess)."""
     data = parsed.as_dict() if isinstance(parsed, TurnParse) else parsed
     facts: dict[str, dict] = {}
     for t in data.get("times", []):
         facts[t["kind"]] = {"kind": t["kind"], "time": t["time"]}  # the last statement of a kind wins
-    if data.get("excluded_days"):
-        facts["excluded_days"] = {"kind": "excluded_days",
-                                  "days": sorted(set(data["excluded_days"]), key=DAYS.index)}
-    if data.get("excluded_periods"):
-        facts["excluded_periods"] = {"kind": "excluded_periods",
-                                     "periods": sorted(set(data["excluded_periods"]), key=PERIODS.index)}
+    if days := set(data.get("standing_excluded_days") or ()) & set(data.get("excluded_days") or ()):
+        facts["excluded_days"] = {"kind": "excluded_days", "days": sorted(days, key=DAYS.index)}
+    if periods := set(data.get("standing_excluded_periods") or ()) & set(data.get("excluded_periods") or ()):
+        facts["excluded_periods"] = {"kind": "excluded_periods", "periods": sorted(periods, key=PERIODS.index)}
     return list(facts.values())
+
+
+def one_off_refusals(parsed: dict) -> list[str]:
+    """The kinds (excluded_days, excluded_periods) a turn refused for this booking only, not for good."""
+    return [kind for kind in ("excluded_days", "excluded_periods")
+            if set(parsed.get(kind) or ()) - set(parsed.get(f"standing_{kind}") or ())]
