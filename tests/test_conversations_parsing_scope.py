@@ -245,3 +245,22 @@ def test_only_the_lasting_part_of_a_refusal_is_proposed():
     p = parse_turn("I can't do Mondays, and Thursday is out too")
     assert p.excluded_days == ("monday", "thursday")
     assert memory_facts(p) == [{"kind": "excluded_days", "days": ["monday"]}]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("from 9 to 1pm", [(EARLIEST, "09:00"), (LATEST, "13:00")]),
+    ("from 10 to 3", [(EARLIEST, "10:00"), (LATEST, "15:00")]),
+    ("between 11 to 1", [(EARLIEST, "11:00"), (LATEST, "13:00")]),
+    ("from 12 to 2", [(EARLIEST, "12:00"), (LATEST, "14:00")]),
+    ("I meant 12 to 2pm", [(EARLIEST, "12:00"), (LATEST, "14:00")]),
+    ("11 to 1pm works", [(EARLIEST, "11:00"), (LATEST, "13:00")]),
+    # minutes to the hour are said in fives ("twenty to four"), and stay so
+    ("20 to 4pm at the latest", [(LATEST, "15:40")]),
+    ("ten to 12 at the latest", [(LATEST, "11:50")]),
+])
+def test_a_window_across_noon_is_a_window_not_minutes_to_the_hour(text, expected):
+    """"from 9 to 1pm" was an earliest time of 12:51 (9 minutes to 1 pm), "12 to 2pm" the 13:48 offer and "between
+    11 to 1" 12:49: a window whose end is past noon has a first hour larger than its last. After "from" or "between",
+    or when the first number is not a number of minutes said before "to" (5, 10, 15, 20, 25), it is a window."""
+    assert window(text) == expected and questions(text) == []
+    assert parse_turn("at 10 to 3").reference.either_times == ("02:50", "14:50")

@@ -17,7 +17,8 @@ Rules that matter (each has tests):
   opens) and another in speech (15:00). Those yield a clarifying question with both candidates and no value.
   Bare 8-12 read as the morning/noon hour (their 24-hour reading), and 0 or 13-23 as 24-hour times.
 * **Ranges are two times.** "between 2 and 4pm", "2pm-4pm", "10am to 2pm", "10:30-11:00", "from 10 to 12" and
-  "10-12" are an earliest and a latest time (a range without "between" or "from" only when its ends are clock
+  "10-12" are an earliest and a latest time (across noon too: "from 9 to 1pm", "12 to 2pm"; minutes to the hour
+  are said in fives, "20 to 4" is 3:40) (a range without "between" or "from" only when its ends are clock
   times or hours in order, so "5-10 minutes" stays a number; "0930" and "1430 hrs" are clock times); a negated
   range ("not between 12 and 2", "2pm-4pm doesn't work", "I work 9am-5pm") is asked about, never turned around.
 * **A date or a time?** Two numbers said where a date is said (after "on", "the", "for", "by", "until",

@@ -60,14 +60,22 @@ _SPOKEN_TIME = re.compile(
     + r"(?! (?:an?|hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|of|the)\b)")
 
 
+_MINUTES_TO = (5, 10, 15, 20, 25)
+_RANGE_BEFORE = re.compile(r"\b(?:from|between)\s+$")
+
+
 def _spoken_time(m: re.Match) -> str:
     if m.group("hh"):
         raw, minutes, back = m.group("hh"), 30, False
     else:
         raw, back = m.group("h"), m.group("dir") == "to"
         said = m.group("m")
-        if back and said.isdigit() and not m.group("unit") and raw.isdigit() and int(said) < int(raw):
-            return m.group(0)  # "from 10 to 12", "10 to 12": a range (11:50 is said "ten to twelve")
+        if back and said.isdigit() and not m.group("unit") and raw.isdigit() and (
+                int(said) < int(raw) or int(said) not in _MINUTES_TO
+                or _RANGE_BEFORE.search(m.string, max(0, m.start() - 9), m.start())):
+            # "from 10 to 12", "10 to 12", and across noon "from 10 to 3", "12 to 2pm", "11 to 1": a range (11:50
+            # is said "ten to twelve", and minutes to the hour in fives: "20 to 4" is 3:40)
+            return m.group(0)
         minutes = int(said) if said.isdigit() else _SPOKEN_MINUTES[said]
         if said == "half" and back or not 1 <= minutes <= 59:
             return m.group(0)
