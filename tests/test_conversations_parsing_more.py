@@ -191,7 +191,7 @@ def test_a_list_of_days_or_periods_is_read_in_time_linear_in_its_length():
     follows a term was tried split inside its words: exponential), and "monday or " 800 times (a full 8,000
     character turn) seconds (each listed day read the rest of the list again). A turn any patient or agent may send
     held a worker; each is now read in CPU time linear in its length."""
-    for unit in ("mornings or ", "evenings and ", "monday or ", "sat or sun or "):
+    for unit in ("mornings or ", "evenings and ", "monday or ", "sat or sun or ", "monday's, "):
         assert_linear(parse_turn, unit, chars=8000)
 
 

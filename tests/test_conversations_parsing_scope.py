@@ -264,3 +264,16 @@ def test_a_window_across_noon_is_a_window_not_minutes_to_the_hour(text, expected
     or when the first number is not a number of minutes said before "to" (5, 10, 15, 20, 25), it is a window."""
     assert window(text) == expected and questions(text) == []
     assert parse_turn("at 10 to 3").reference.either_times == ("02:50", "14:50")
+
+
+@pytest.mark.parametrize("text, intent, preferred", [
+    ("cancel my Tuesday and Wednesday appointments", "cancel", ()),
+    ("cancel my Tuesday 10am and Thursday 2pm appointments please", "cancel", ()),
+    ("move my Monday and Tuesday appointments to Friday", "reschedule", ("friday",)),
+    ("my Monday, Tuesday and Wednesday visits need cancelling", "cancel", ()),
+])
+def test_the_appointments_held_named_by_a_list_of_days_are_no_wish(text, intent, preferred):
+    """"cancel my Tuesday and Wednesday appointments" wanted Wednesday (only the first day was read as the
+    appointment held), so it read as a move to Wednesday: every day of the list names an appointment held."""
+    p = parse_turn(text)
+    assert (p.intent, p.preferred_days, p.excluded_days) == (intent, preferred, ())

@@ -300,9 +300,13 @@ _CALENDAR_DATE = re.compile(
 # Tuesday's appointment", "I have an appointment on Wednesday already"): where it is, never when they can come.
 # Only the day (and its time) is blanked; "move my appointment" still says what they want. "The Tuesday one" and
 # "an appointment on Friday, please" are choices and wishes, not an appointment held
-_WHEN_SAID = (r"(?P<when>(?:this |next |on |on the )?(?:" + _ONE_DAY + r")(?:'?s)?(?: (?:morning|afternoon|evening))?"
-              r"(?: (?:at )?\d{1,2}(?:[:.]\d{2})? ?(?:[ap]\.?m\.?)?)?)")
-_HELD = r"(?:appointment|appt|booking|visit|clinic)"
+# one appointment's day (and time), or a short list of them ending in and/or: "my Tuesday and Wednesday appointments"
+# (at most eight: every day of a longer comma list began a search to its end, quadratic in the message)
+_ONE_WHEN = (r"(?:this |next |on |on the )?(?:" + _ONE_DAY + r")(?:'?s)?(?: (?:morning|afternoon|evening))?"
+             r"(?: (?:at )?\d{1,2}(?:[:.]\d{2})? ?(?:[ap]\.?m\.?)?)?")
+_WHEN_SAID = (r"(?P<when>" + _ONE_WHEN + r"(?:(?:, " + _ONE_WHEN + r"){0,6},? (?:and|or|&) " + _ONE_WHEN + r")?)")
+_HELD_WORDS = r"appointment|appt|booking|visit|clinic"
+_HELD = r"(?:" + _HELD_WORDS + r")s?"
 NO_LONGER = (r"\b(?:can't|cannot|can not|couldn't|could not|won't|will not|won't be able to|will not be able to"
              r"|(?:am|i'm) not (?:able|going) to|unable to|not gonna) (?:make|do|attend|come(?: in)?|go)"
              r"(?: (?:it|to it))?(?: on)?")
@@ -313,7 +317,7 @@ _BOOKED = (
     re.compile(r"\b(?:(?:my|our|his|her|their) " + _HELD + r"|(?:have|had|got|booked|already have) (?:an?|my) "
                + _HELD + r") (?:on|for) " + _WHEN_SAID),
     # what is cancelled is held: "cancel Tuesday", "cancel my Thursday 10am", "cancel the one on Friday"
-    re.compile(r"\b(?:cancel\w*|call off)(?: (?:my|our|the|that|this))?(?: (?:one|" + _HELD[3:-1] + r"))?"
+    re.compile(r"\b(?:cancel\w*|call off)(?: (?:my|our|the|that|this))?(?: (?:one|" + _HELD_WORDS + r"))?"
                r"(?: (?:on|for))? " + _WHEN_SAID + r"\b"),
     # so is a day that can no longer be made: "I can't make Thursday any more", "I can no longer do Tuesday"
     re.compile(NO_LONGER + r" " + _WHEN_SAID + r"(?= (?:any ?more|after all)\b)"),
