@@ -277,3 +277,35 @@ def test_the_appointments_held_named_by_a_list_of_days_are_no_wish(text, intent,
     appointment held), so it read as a move to Wednesday: every day of the list names an appointment held."""
     p = parse_turn(text)
     assert (p.intent, p.preferred_days, p.excluded_days) == (intent, preferred, ())
+
+
+@pytest.mark.parametrize("text, excluded_days, excluded_periods", [
+    ("i cnt do monday", ("monday",), ()),
+    ("i carnt do mornings", (), ("morning",)),
+    ("cannt do friday", ("friday",), ()),
+    ("i dnt want mondays", ("monday",), ()),
+    ("cudnt do tues", ("tuesday",), ()),
+    ("monday dosnt work", ("monday",), ()),
+    ("mondays arnt good", ("monday",), ()),
+    ("wednesdays no", ("wednesday",), ()),
+    ("monday - no, tuesday yes", ("monday",), ()),
+    ("monday: nope", ("monday",), ()),
+    ("mornings no thanks", (), ("morning",)),
+])
+def test_a_refusal_typed_as_on_a_phone_refuses(text, excluded_days, excluded_periods):
+    """"i cnt do monday", "monday dosnt work" and "wednesdays no" were read as wishes for the day, the opposite of
+    what was said: the usual misspellings of can't, don't, doesn't, aren't and couldn't are those words, and a day or
+    part of the day answered with a bare "no" or "nope" is refused."""
+    p = parse_turn(text)
+    assert (p.excluded_days, p.excluded_periods) == (excluded_days, excluded_periods)
+    assert set(p.preferred_days) & set(excluded_days) == set() and p.preferred_periods == ()
+
+
+@pytest.mark.parametrize("text, preferred_days, excluded_periods", [
+    ("monday no problem", ("monday",), ()),
+    ("monday no mornings", ("monday",), ("morning",)),
+    ("want monday", ("monday",), ()),
+])
+def test_a_no_that_refuses_something_else_leaves_the_day_wanted(text, preferred_days, excluded_periods):
+    p = parse_turn(text)
+    assert (p.preferred_days, p.excluded_days, p.excluded_periods) == (preferred_days, (), excluded_periods)

@@ -25,8 +25,10 @@ _NEG_AFTER = re.compile(
     r"inconvenient|no good|not\b|never\b|too (?:early|late|soon)\b|a no\b|a no-go\b|a problem\b|an issue\b"
     r"|a pain\b|a nightmare\b)"
     r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b"
-    # said without a verb, as in a text: "mornings no good", "Monday not possible"
-    r"|\s+(?:no good|not good|not possible|not ideal|not great|not an option|no chance|impossible)\b)")
+    # said without a verb, as in a text: "mornings no good", "Monday not possible", and answered with a bare no
+    # ("wednesdays no", "monday - nope", "mornings no thanks"; never "monday no problem", masked, or "no mornings")
+    r"|\s+(?:no good|not good|not possible|not ideal|not great|not an option|no chance|impossible)\b"
+    r"|\s*(?:[-:\u2013]\s*)?\b(?:no|nope|nah|no way)(?:\s+(?:thanks|thank you|sorry))?(?=\s*(?:$|\band\b|\bbut\b)))")
 # full names, then the usual short forms ("Mon or Wed", "not Fri"); "sat" and "sun" are words of their own
 _SHORT_DAYS = r"tues|tue|thurs|thur|thu|weds|wed|mon|fri"
 _ONE_DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|" + _SHORT_DAYS

@@ -104,6 +104,10 @@ _TYPED = {
         "dont", "doesnt", "didnt", "wont", "isnt", "arent", "wasnt", "werent", "wouldnt", "couldnt", "shouldnt",
         "havent", "hasnt", "cant")},
     "aint": "isn't",
+    # and as they are misspelt: "i cnt do monday", "monday dosnt work" read as wishes for Monday
+    **{typed: "can't" for typed in ("cnt", "carnt", "cannt", "caint")}, "canot": "cannot", "cnnot": "cannot",
+    "dnt": "don't", "dosnt": "doesn't", "dosent": "doesn't", "doesent": "doesn't", "dsnt": "doesn't",
+    "arnt": "aren't", "cudnt": "couldn't", "cldnt": "couldn't", "wudnt": "wouldn't", "wldnt": "wouldn't",
     "im": "i'm", "ive": "i've", "r": "are", "u": "you", "ur": "your", "b4": "before", "pls": "please",
     "plz": "please", "thx": "thanks", "tho": "though", "cuz": "because", "coz": "because", "cos": "because",
     "nite": "night", "arvo": "afternoon", "morn": "morning", "mornin": "morning", "evenin": "evening",
