@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conversations.parsing import EARLIEST, LATEST, memory_facts, parse_turn
+from conversations.parsing import EARLIEST, LATEST, memory_facts, parse_turn, this_booking_only
 
 MON_TUE_WED = ("monday", "tuesday", "wednesday")
 
@@ -309,3 +309,34 @@ def test_a_refusal_typed_as_on_a_phone_refuses(text, excluded_days, excluded_per
 def test_a_no_that_refuses_something_else_leaves_the_day_wanted(text, preferred_days, excluded_periods):
     p = parse_turn(text)
     assert (p.preferred_days, p.excluded_days, p.excluded_periods) == (preferred_days, (), excluded_periods)
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("I can't do Monday after 3pm", []),
+    ("can I come on Tuesday after 2pm?", []),
+    ("tomorrow after 2pm please", []),
+    ("Mondays before 10 are impossible", []),
+    ("Please don't book me before 10 a.m., I can't do Mondays", [{"kind": "earliest_time", "time": "10:00"},
+                                                                {"kind": "excluded_days", "days": ["monday"]}]),
+    ("never after 4pm on any day", [{"kind": "latest_time", "time": "16:00"}]),
+])
+def test_a_time_said_with_a_day_is_not_proposed_for_every_day(text, kept):
+    """"I can't do Monday after 3pm" was proposed as a standing latest time of 15:00 for every day, and "can I come
+    on Tuesday after 2pm?" as a standing earliest time: a time said in the same clause as a day (or a date such as
+    "tomorrow") is about that day, which the type cannot keep with it, so it stays this conversation's (a proposal
+    skips it as not_kept_long_term)."""
+    assert memory_facts(parse_turn(text)) == kept
+    if not kept:
+        assert this_booking_only(parse_turn(text).as_dict())
+
+
+@pytest.mark.parametrize("text, times", [
+    ("I can't do Monday after 3pm", [(LATEST, "15:00")]),
+    ("Mondays before 10 are impossible", [(EARLIEST, "10:00")]),
+])
+def test_a_day_refused_with_the_time_that_bounds_it_refuses_that_time_not_the_day(text, times):
+    """"I can't do Monday after 3pm" refused all of Monday (its morning too) and "Mondays before 10 are
+    impossible" wanted Monday: as for a part of the day ("no mornings before 10"), the time phrase carries the
+    refusal, and the day is neither refused whole nor wanted."""
+    p = parse_turn(text)
+    assert (p.excluded_days, p.preferred_days) == ((), ()) and window(text) == times

@@ -36,7 +36,8 @@ Rules that matter (each has tests):
 * **Once is not for good.** A day or part of the day refused for this booking ("I can't make Tuesday", "not
   Monday", "Friday is out") is excluded from this conversation's offers but never proposed as a standing
   preference; only a refusal said as lasting is (in the plural, "I can't do Mondays"; with "every", "any", "on a",
-  "in the"; or with a word of habit, "I can never do Monday", "Monday is usually impossible").
+  "in the"; or with a word of habit, "I can never do Monday", "Monday is usually impossible"). A time said with a
+  day or a date in its clause ("I can't do Monday after 3pm") is about that day and never proposed either.
 * **Nothing is defaulted.** Intent and specialty come from the message or stay empty.
 """
 
@@ -59,12 +60,12 @@ from conversations.parsing.turn import (
     Remark,
     TurnParse,
     memory_facts,
-    one_off_refusals,
     parse_turn,
+    this_booking_only,
 )
 
 __all__ = [
     "AMBIGUOUS_BARE_HOURS", "DAYS", "EARLIEST", "INTENTS", "LATEST", "PERIODS", "PERIOD_HOURS", "REMARK_POLICY",
     "SPECIALTIES", "Clarification", "Reference", "Remark", "TimePreference", "TurnParse", "memory_facts",
-    "normalise", "one_off_refusals", "parse_time_preferences", "parse_turn", "spoken",
+    "normalise", "parse_time_preferences", "parse_turn", "spoken", "this_booking_only",
 ]

@@ -327,6 +327,11 @@ _BOOKED = (
 )
 
 
+def names_a_day(text: str, start: int, end: int) -> bool:
+    """Whether a day of the week (or a range or group of days) is named between ``start`` and ``end``."""
+    return _DAY.search(text, start, end) is not None
+
+
 def booked_days(norm: str) -> str:
     """``norm`` without the day (and time) of the appointment the patient already has ("move my appointment to
     Thursday" is left of "move my Tuesday appointment to Thursday"), read before anything else so no position
@@ -400,7 +405,9 @@ def relative_days(norm: str, masked: str, clauses) -> tuple[list[tuple[int, int]
 def day_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str], list[str]]:
     """(positive, negative, standing) days in order of mention, the first of two alternatives put first;
     ``standing``: the negative ones refused for good."""
-    positive, negative, standing = _terms(norm, masked, clauses, time_spans, _DAY, _expand_day)
+    # "I can't do Monday after 3pm": the time phrase carries the refusal, not all of Monday
+    positive, negative, standing = _terms(norm, masked, clauses, time_spans, _DAY, _expand_day,
+                                          bounded_by_time=True)
     return (*_prefer_first(norm, positive, negative, _DAY_WORD, _expand_day_word), standing)
 
 

@@ -16,6 +16,7 @@ from conversations.parsing.terms import (
     calendar_dates,
     day_period_terms,
     day_terms,
+    names_a_day,
     period_terms,
     relative_days,
 )
@@ -157,6 +158,9 @@ class TurnParse:
     # proposed as standing preferences; "I can't make Tuesday" is about this booking
     standing_excluded_days: tuple[str, ...] = ()
     standing_excluded_periods: tuple[str, ...] = ()
+    # the kinds of time said with a day or a date in their clause ("I can't do Monday after 3pm", "tomorrow after
+    # 2"): about that day, so never proposed as a standing time for every day
+    day_bound_times: tuple[str, ...] = ()
     # a day and a part of the day said together ("not Monday morning"): {"day", "period"}, one constraint on both
     preferred_day_periods: tuple[dict, ...] = ()
     excluded_day_periods: tuple[dict, ...] = ()
@@ -301,6 +305,11 @@ def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
                      and not _HESITATION.search(masked))
 
 
+def _said_with_a_day(norm: str, clauses, pos: int, relative_spans) -> bool:
+    c_start, c_end = clause_of(clauses, pos)
+    return names_a_day(norm, c_start, c_end) or any(c_start <= s < c_end for s, _e in relative_spans)
+
+
 def _pairs(pairs) -> tuple[dict, ...]:
     ordered = sorted(set(pairs), key=lambda dp: (DAYS.index(dp[0]), PERIODS.index(dp[1])))
     return tuple({"day": d, "period": p} for d, p in ordered)
@@ -326,6 +335,8 @@ def parse_turn(text: str) -> TurnParse:
     dated = norm
     for s, e in relative_spans:
         dated = dated[:s] + " " * (e - s) + dated[e:]
+    day_bound = _unique(kind for (start, _end), kind, _clock in phrases
+                        if kind and _said_with_a_day(norm, clauses, start, relative_spans))
     pos_pairs, neg_pairs, pair_spans, unclear_pairs = day_period_terms(dated, masked, clauses, time_spans)
     if unclear_pairs:
         questions.append(Clarification("day_period_scope", None))
@@ -359,6 +370,7 @@ def parse_turn(text: str) -> TurnParse:
         preferred_day_periods=_pairs(pos_pairs),
         excluded_day_periods=_pairs(neg_pairs),
         times=tuple(times),
+        day_bound_times=day_bound,
         clarifications=tuple(questions),
         meridiem=meridiem_answer(norm),
         any_time=not (times or questions or pos_periods or neg_periods or pos_pairs or neg_pairs)
@@ -382,7 +394,8 @@ def memory_facts(parsed: TurnParse | dict) -> list[dict]:
     data = parsed.as_dict() if isinstance(parsed, TurnParse) else parsed
     facts: dict[str, dict] = {}
     for t in data.get("times", []):
-        facts[t["kind"]] = {"kind": t["kind"], "time": t["time"]}  # the last statement of a kind wins
+        if t["kind"] not in (data.get("day_bound_times") or ()):
+            facts[t["kind"]] = {"kind": t["kind"], "time": t["time"]}  # the last statement of a kind wins
     if days := set(data.get("standing_excluded_days") or ()) & set(data.get("excluded_days") or ()):
         facts["excluded_days"] = {"kind": "excluded_days", "days": sorted(days, key=DAYS.index)}
     if periods := set(data.get("standing_excluded_periods") or ()) & set(data.get("excluded_periods") or ()):
@@ -390,7 +403,10 @@ def memory_facts(parsed: TurnParse | dict) -> list[dict]:
     return list(facts.values())
 
 
-def one_off_refusals(parsed: dict) -> list[str]:
-    """The kinds (excluded_days, excluded_periods) a turn refused for this booking only, not for good."""
-    return [kind for kind in ("excluded_days", "excluded_periods")
-            if set(parsed.get(kind) or ()) - set(parsed.get(f"standing_{kind}") or ())]
+def this_booking_only(parsed: dict) -> list[str]:
+    """The kinds a turn stated for this booking only, not for good: days and periods refused once
+    (excluded_days, excluded_periods), and times said with a day (earliest_time, latest_time)."""
+    times = {t["kind"] for t in parsed.get("times") or ()}
+    return [*(kind for kind in ("excluded_days", "excluded_periods")
+              if set(parsed.get(kind) or ()) - set(parsed.get(f"standing_{kind}") or ())),
+            *(kind for kind in parsed.get("day_bound_times") or () if kind in times)]
