@@ -340,3 +340,24 @@ def test_a_day_refused_with_the_time_that_bounds_it_refuses_that_time_not_the_da
     refusal, and the day is neither refused whole nor wanted."""
     p = parse_turn(text)
     assert (p.excluded_days, p.preferred_days) == ((), ()) and window(text) == times
+
+
+def fold(*texts: str) -> dict:
+    from conversations.slots import apply_turn, empty_state
+
+    state = empty_state()
+    for seq, text in enumerate(texts, start=1):
+        state = apply_turn(state, seq=seq, role="user", parsed=parse_turn(text).as_dict())
+    return state
+
+
+@pytest.mark.parametrize("later, wanted", [
+    ("either Monday or Tuesday", ["monday", "tuesday"]),
+    ("either Monday or Tuesday would be fine", ["monday", "tuesday"]),
+    ("Friday works as well", ["thursday", "friday"]),
+    ("Friday too", ["thursday", "friday"]),
+])
+def test_either_or_chooses_between_days_it_does_not_add_them(later, wanted):
+    """"Thursday please", then "either Monday or Tuesday" kept Thursday wanted beside them ("either" was read as
+    "as well"): a choice between days said with "either ... or" replaces the days wanted before."""
+    assert sorted(fold("Thursday please", later)["preferred_days"]) == sorted(wanted)

@@ -252,7 +252,10 @@ _ANY_TIME = re.compile(r"\b(?:any ?time(?: of (?:the )?day)?|whenever|any hour)\
 _ANY_DAY = re.compile(r"\b(?:any ?day(?: of the week)?|whichever day|any weekday or weekend)\b" + _ANY)
 
 
-_ALSO = re.compile(r"\b(?:as well|also|either)\b|\btoo\b(?!\s+(?:early|late|soon|far|much|bad|busy|long))"
+# "too", "as well", and "either" without an "or" after it; "either Monday or Tuesday" is a choice between them, which
+# replaces the days wanted before
+_ALSO = re.compile(r"\b(?:as well|also)\b|\beither\b(?![^.;!?]{0,40}?\bor\b)"
+                   r"|\btoo\b(?!\s+(?:early|late|soon|far|much|bad|busy|long))"
                    r"|^\W*(?:or|and|plus)\b")
 
 
