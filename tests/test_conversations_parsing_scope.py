@@ -361,3 +361,18 @@ def test_either_or_chooses_between_days_it_does_not_add_them(later, wanted):
     """"Thursday please", then "either Monday or Tuesday" kept Thursday wanted beside them ("either" was read as
     "as well"): a choice between days said with "either ... or" replaces the days wanted before."""
     assert sorted(fold("Thursday please", later)["preferred_days"]) == sorted(wanted)
+
+
+@pytest.mark.parametrize("text", [
+    "in a fortnight", "the week after next", "Monday after next", "weekend after next please", "end of the month",
+    "early next month", "sometime next month", "in 2 wks", "nxt week", "this wk if possible",
+    "beginning of next week", "not until the middle of next month",
+])
+def test_a_date_said_relative_to_today_in_other_words_is_asked_about(text):
+    """"in a fortnight", "the week after next", "end of the month" and "nxt week" were lost without a word (no day
+    and no question), "Monday after next" and "weekend after next" wanted every Monday or weekend (this week's
+    could be booked), and "in 2 wks" named the 2 o'clock offer: each names a date, asked about as "in two weeks"
+    and "next week" are (offers are matched by weekday), nothing read as a weekday or a time meanwhile."""
+    p = parse_turn(text)
+    assert questions(text) == ["relative_day"]
+    assert (p.preferred_days, p.excluded_days, p.reference.hours, p.reference.either_times) == ((), (), (), ())

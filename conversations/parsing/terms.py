@@ -263,10 +263,16 @@ def day_period_terms(norm: str, masked: str, clauses, time_spans):
 
 # Slots hold weekdays, not dates: "tomorrow" or "next week" cannot be matched to an offer, and a day refused with its
 # week ("not this Monday") is one date, never every Monday
+# (a week typed "wk"; "the week after next", "a fortnight", "the end of the month" and "early next month" too)
+_WK = r"(?:week|wk)"
 _RELATIVE = re.compile(
-    r"\b(?:(?:the )?day after tomorrow|tomorrow|today|(?:this|next|the following|the coming) (?:week|weekend)"
-    r"|in (?:a|one|two|three|four|a couple of|\d{1,2}) (?:days?|weeks?)(?: time)?"
-    r"|(?:a|one|two|three|\d{1,2}) weeks? (?:from )?(?:today|now|time)"
+    r"\b(?:(?:the )?day after tomorrow|tomorrow|today"
+    r"|(?:this|next|the following|the coming) (?:" + _WK + r"|weekend|month)s?"
+    r"|in (?:a|one|two|three|four|a couple of|\d{1,2}) (?:days?|" + _WK + r"s?|fortnights?|months?)(?: time)?"
+    r"|(?:a|one|two|three|\d{1,2}) (?:" + _WK + r"s?|fortnights?|months?) (?:from )?(?:today|now|time)"
+    r"|(?:in )?a fortnight|(?:the )?(?:" + _WK + r"|weekend|month) after next|(?:" + _ONE_DAY + r")s? after next"
+    r"|(?:the )?(?:end|start|beginning|middle) of (?:the|this|next) (?:" + _WK + r"|month)"
+    r"|(?:early|late|mid|later|earlier)[- ]?(?:this|next) (?:" + _WK + r"|month)"
     # "Friday week", "a week on Friday": the Friday after next, a date (never this week's Friday)
     r"|(?:" + _ONE_DAY + r")s? week(?! ?(?:day|end))|a week (?:on |from |this |next )?(?:" + _ONE_DAY + r")s?)"
     r"(?:\s+(?:morning|afternoon|evening|night)s?)?\b")

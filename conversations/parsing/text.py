@@ -111,7 +111,7 @@ _TYPED = {
     "im": "i'm", "ive": "i've", "r": "are", "u": "you", "ur": "your", "b4": "before", "pls": "please",
     "plz": "please", "thx": "thanks", "tho": "though", "cuz": "because", "coz": "because", "cos": "because",
     "nite": "night", "arvo": "afternoon", "morn": "morning", "mornin": "morning", "evenin": "evening",
-    "2day": "today", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow",
+    "nxt": "next", "2day": "today", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow",
     "tomoz": "tomorrow", "2moro": "tomorrow", "2morrow": "tomorrow", "2mrw": "tomorrow", "tomorow": "tomorrow",
     "tommorow": "tomorrow", "tommorrow": "tomorrow", "tomorroww": "tomorrow", "tomorrw": "tomorrow",
     "tomrrow": "tomorrow", "tmorrow": "tomorrow",

@@ -18,8 +18,8 @@ _CLOCK = (
     r"(?:(?<![\w:./])(?P<{p}h>\d{{1,2}})(?:[:.](?P<{p}m>\d{{2}})|(?!\s+\d))(?:\s*o'?clock)?"
     r"(?:\s*(?P<{p}ampm>a\.?\s?m\b\.?|p\.?\s?m\b\.?|in the (?:morning|afternoon|evening)\b|at night\b"
     r"|tonight\b))?(?:\s*o'?clock)?"
-    r"(?![\w:/]|\.\d)(?!\s*(?:min|mins|minute|minutes|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|"
-    r"percent|mg|ml|kg|times|people|of|past|tablets?|pills?|doses?|units?|puffs?|drinks?)\b)"
+    r"(?![\w:/]|\.\d)(?!\s*(?:min|mins|minute|minutes|hr|hrs|hour|hours|day|days|week|weeks|wk|wks|month|months|"
+    r"year|years|percent|mg|ml|kg|times|people|of|past|tablets?|pills?|doses?|units?|puffs?|drinks?)\b)"
     r"|(?P<{p}word>\bnoon\b|\bmidday\b|\bmidnight\b))"
 )
 _RELATIONS = {
