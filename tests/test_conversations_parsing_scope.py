@@ -376,3 +376,19 @@ def test_a_date_said_relative_to_today_in_other_words_is_asked_about(text):
     p = parse_turn(text)
     assert questions(text) == ["relative_day"]
     assert (p.preferred_days, p.excluded_days, p.reference.hours, p.reference.either_times) == ((), (), (), ())
+
+
+@pytest.mark.parametrize("text, preferred", [
+    ("Monday, if not Tuesday", ("monday",)),
+    ("if you can't do Tuesday, Wednesday is fine", ("tuesday", "wednesday")),
+    ("I can't wait for Monday", ("monday",)),
+    ("not sure about Monday", ()),
+    ("Monday? not really", ()),
+    ("Monday? Not great, Tuesday", ("tuesday",)),
+])
+def test_words_of_negation_that_refuse_nothing_the_patient_said_refuse_nothing(text, preferred):
+    """"Monday, if not Tuesday" (Tuesday the second choice), "if you can't do Tuesday" (the clinic's constraint)
+    and "I can't wait for Monday" refused Tuesday and Monday; "not sure about Monday" wanted Monday, and "Monday?
+    not really" too. None refuses a day the patient could come on, and none is a wish."""
+    p = parse_turn(text)
+    assert (p.preferred_days, p.excluded_days) == (preferred, ())

@@ -53,7 +53,9 @@ _NOT_A_PREFERENCE = re.compile(
     r"\bgood (?:morning|afternoon|evening)\b|\b(?:this|yesterday|last) (?:morning|afternoon|evening)\b"
     r"|\blast (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\byesterday\b"
     r"|\b(?:morning|afternoon|evening) (?:medication|meds|medicine|routine|shift|walk|run|coffee|pills?|tablets?|"
-    r"dose|injection|traffic|rush|school|class|classes|job|work)\b")
+    r"dose|injection|traffic|rush|school|class|classes|job|work)\b"
+    # doubt is neither a wish nor a refusal: "not sure about Monday"
+    r"|\b(?:not sure|unsure|don't know|no idea) (?:about|if|whether|on|of) (?:the |a |an )?[a-z]+\b")
 
 
 _TIME_NEXT = re.compile(r"\s*(?:(?:only|just|any ?time)\s+)?")

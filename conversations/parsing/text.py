@@ -42,7 +42,10 @@ _NEGATOR = re.compile(
 NOT_NEGATION = re.compile(
     r"\b(?:don't|dont|do not|doesn't|does not|wouldn't|would not|never) mind\b|\bno problem\b|\bnot a problem\b"
     r"|\bnot only\b|\bno matter\b|\bnot sure\b|\bno idea\b|\bcan't you\b|\bcouldn't you\b|\bisn't there\b"
-    r"|\baren't there\b|\bdon't you\b|\bdo you not\b|\bis there nothing\b|\bhaven't you\b|\bno worries\b")
+    r"|\baren't there\b|\bdon't you\b|\bdo you not\b|\bis there nothing\b|\bhaven't you\b|\bno worries\b"
+    # an alternative ("Monday, if not Tuesday"), the clinic's constraint ("if you can't do Tuesday"), eagerness
+    r"|\bif not\b|\bif (?:you|they|the clinic|the doctor) (?:can't|cannot|can not|don't|do not|doesn't|haven't)\b"
+    r"|\b(?:can't|cannot|can not) wait\b")
 
 
 # Clock times said in words, as the digits every other reader takes: "quarter to 11" is 10:45 (never 11:00),

@@ -271,7 +271,8 @@ def _any(pattern: re.Pattern, text: str, masked: str, clauses) -> bool:
 # neither chosen nor an answer, and its "no" negates nothing after it ("Monday? no mornings though" keeps its "no")
 _REFUSED_ECHO = re.compile(
     r"(?:^|(?<=[.!?;,]))[^.!?;,]*\?\s*(?:(?:oh|god|hell|good god|ha|haha)[\s,]+)?"
-    r"(?:no way|no chance|nope|nah|no|definitely not|absolutely not|of course not|not at all|certainly not)\b"
+    r"(?:no way|no chance|nope|nah|no|definitely not|absolutely not|of course not|not at all|certainly not"
+    r"|not really|not great|not ideal|not good|no good|not for me|not possible)\b"
     r"(?=\s*(?:[,.!;]|$|(?:sorry|thanks|thank you)\b))[.!,]*")
 
 
