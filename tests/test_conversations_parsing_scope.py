@@ -392,3 +392,26 @@ def test_words_of_negation_that_refuse_nothing_the_patient_said_refuse_nothing(t
     not really" too. None refuses a day the patient could come on, and none is a wish."""
     p = parse_turn(text)
     assert (p.preferred_days, p.excluded_days) == (preferred, ())
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("aftr 3pm", [(EARLIEST, "15:00")]),
+    ("befor 10am", [(LATEST, "10:00")]),
+    ("afer 2pm please", [(EARLIEST, "14:00")]),
+    ("anytime aftr 2pm", [(EARLIEST, "14:00")]),
+    ("no earlier then 10am", [(EARLIEST, "10:00")]),
+    ("not erlier than 10am", [(EARLIEST, "10:00")]),
+    ("no later then 4pm", [(LATEST, "16:00")]),
+    ("untill 4pm", [(LATEST, "16:00")]),
+    ("after 3p", [(EARLIEST, "15:00")]),
+    ("before 10a", [(LATEST, "10:00")]),
+    ("after 15h", [(EARLIEST, "15:00")]),
+    ("not before 9h30", [(EARLIEST, "09:30")]),
+])
+def test_a_time_relation_typed_as_on_a_phone_keeps_its_direction(text, expected):
+    """"aftr 3pm", "befor 10am" and "no earlier then 10am" were read as the 15:00 or 10:00 offer chosen (no time
+    preference at all), and "anytime aftr 2pm" lifted every time said before: the usual misspellings of after,
+    before, earlier and until, "then" for "than", "3p"/"10a" and the 24-hour "15h", "9h30" are read as written
+    properly."""
+    p = parse_turn(text)
+    assert window(text) == expected and p.reference.times == () and not p.any_time

@@ -11,7 +11,8 @@ Rules that matter (each has tests):
 * **Direction is kept.** "before 3 pm" is a latest time, "after 14:30" an earliest one; a negation in the same
   clause flips a plain relation ("don't book me before 10" is an earliest time, "I can't come after 4pm" a latest
   one); "not before", "no later than" and the like are read as one relation and never flipped again.
-* **24-hour and am/pm forms agree.** "15:00", "3 pm", "3pm", "3 p.m." and "3:00 PM" are all 15:00.
+* **24-hour and am/pm forms agree.** "15:00", "3 pm", "3pm", "3 p.m.", "3:00 PM", "3p" and "15h" are all 15:00,
+  and relations typed as on a phone ("aftr", "befor", "no earlier then") keep their direction.
 * **Ambiguous times are asked about.** A bare hour from 1 to 7 without minutes or am/pm ("after 3"), or an
   unpadded 1:00-7:59 without am/pm ("after 3:30"), reads one way on a 24-hour clock (03:00, before any clinic
   opens) and another in speech (15:00). Those yield a clarifying question with both candidates and no value.

@@ -114,6 +114,11 @@ _TYPED = {
     "im": "i'm", "ive": "i've", "r": "are", "u": "you", "ur": "your", "b4": "before", "pls": "please",
     "plz": "please", "thx": "thanks", "tho": "though", "cuz": "because", "coz": "because", "cos": "because",
     "nite": "night", "arvo": "afternoon", "morn": "morning", "mornin": "morning", "evenin": "evening",
+    # the relations of a time, misspelt: "aftr 3pm" and "befor 10am" named the 15:00 and 10:00 offers as choices
+    **{typed: "after" for typed in ("aftr", "afer", "afta", "aftter", "afterr")},
+    **{typed: "before" for typed in ("befor", "bfore", "befre", "beofre", "bfr")},
+    "untill": "until", "erlier": "earlier", "earlyer": "earlier", "ealier": "earlier", "l8r": "later",
+    "arnd": "around", "abt": "about",
     "nxt": "next", "2day": "today", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow",
     "tomoz": "tomorrow", "2moro": "tomorrow", "2morrow": "tomorrow", "2mrw": "tomorrow", "tomorow": "tomorrow",
     "tommorow": "tomorrow", "tommorrow": "tomorrow", "tomorroww": "tomorrow", "tomorrw": "tomorrow",
@@ -222,8 +227,22 @@ def _day_spelt_as(word: str, plural: str) -> str:
     return near[0][1] + plural
 
 
+# "no earlier then 10am" (then for than after a comparison), "@ 3pm", "3p" and "10a", and the 24-hour "15h" and
+# "9h30" written as the times every other reader takes
+_TIME_TYPED = (
+    (re.compile(r"\b(earlier|later|sooner) then\b"), r"\1 than"),
+    (re.compile(r"(?<![\w@])@ ?(?=\d)"), "at "),
+    (re.compile(r"\b((?:1[0-2]|0?[1-9])(?::[0-5]\d)?)([ap])\b(?![.'])"), r"\1\2m"),
+    # "2h" is as often two hours: an hour alone only past noon
+    (re.compile(r"\b([01]?\d|2[0-3])h([0-5]\d)\b"), r"\1:\2"),
+    (re.compile(r"\b(1[3-9]|2[0-3])h\b"), r"\1:00"),
+)
+
+
 def normalise(text: str) -> str:
     said = re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
+    for pattern, written in _TIME_TYPED:
+        said = pattern.sub(written, said)
     said = _days_written_short(_LIKE_A_DAY.sub(_day_spelt, _TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said)))
     said = _LIKE_A_PERIOD.sub(lambda m: _period_spelt(m.group(0)), said)
     said = _HOUR_WORD.sub(lambda m: str(_HOUR_WORDS[m.group(1)]), said)
