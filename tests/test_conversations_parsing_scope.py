@@ -415,3 +415,17 @@ def test_a_time_relation_typed_as_on_a_phone_keeps_its_direction(text, expected)
     properly."""
     p = parse_turn(text)
     assert window(text) == expected and p.reference.times == () and not p.any_time
+
+
+@pytest.mark.parametrize("text, preferred, excluded", [
+    ("Tue \u2713 Wed \u2717", ("tuesday",), ("wednesday",)),
+    ("Monday \U0001F44D Tuesday \U0001F44E", ("monday",), ("tuesday",)),
+    ("mornings \u274c", (), ()),
+    ("Fri \u2705", ("friday",), ()),
+])
+def test_a_tick_or_a_cross_after_a_day_says_yes_or_no(text, preferred, excluded):
+    """"Tue ✓ Wed ✗" and "Monday 👍 Tuesday 👎" wanted both days: a cross or thumbs down after a day or part of
+    the day refuses it as "no" does, a tick or thumbs up is a yes."""
+    p = parse_turn(text)
+    assert (p.preferred_days, p.excluded_days) == (preferred, excluded)
+    assert p.excluded_periods == (("morning",) if "mornings" in text else ())

@@ -11,7 +11,10 @@ import functools
 import re
 import threading
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'",
+                              # a tick or a cross as typed after a day ("Tue \u2713 Wed \u2717"): yes and no
+                              **dict.fromkeys("\u2713\u2714\u2705\U0001F44D", " yes "),
+                              **dict.fromkeys("\u2717\u2718\u274c\u274e\U0001F44E\U0001F6AB\u26d4", " no ")})
 
 # A new clause's subject: "and" or "but" before one starts a clause.
 _SUBJECT = r"\s+(?:i|i'm|i've|i'd|i'll|we|my|it|it's|that|this|they|he|she|you|please)\b"
