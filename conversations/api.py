@@ -244,10 +244,8 @@ class SkippedOut(serializers.Serializer):
     kind = serializers.CharField()
     reason = serializers.ChoiceField(
         choices=["needs_clarification", "already_current", "already_proposed", "not_kept_long_term"],
-        help_text="not_kept_long_term: a day and a part of the day said together ('not Monday morning'), and a day "
-                  "or part of the day refused for this booking only ('I can't make Tuesday', as against 'I can't do "
-                  "Mondays'), apply to this conversation only; kept long-term they would refuse every Monday, every "
-                  "morning or every Tuesday")
+        help_text="not_kept_long_term: a day and a part of the day said together ('not Monday morning') apply to "
+                  "this conversation only; kept long-term they would be widened to every Monday or every morning")
 
 
 class ProposalsOut(serializers.Serializer):
