@@ -125,7 +125,7 @@ def window(text: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("text", ["on 12-14", "the 12-14", "on the 12-14 please", "for 10-12", "on 3-4",
-                                  "can I come on 14.12?", "not on 12-14"])
+                                  "can I come on 14.12?", "not on 12-14", "on 10-3"])
 def test_two_numbers_that_may_be_a_date_or_a_time_in_a_date_context_are_asked_about(text):
     """"on 12-14" was read as a window from 12:00 to 14:00, though after "on" or "the" it is as likely the 14th of
     December (or the 12th of the 14th month: never mind) and "on 14.12" as 14:12: two numbers that read both as a
@@ -429,3 +429,17 @@ def test_a_tick_or_a_cross_after_a_day_says_yes_or_no(text, preferred, excluded)
     p = parse_turn(text)
     assert (p.preferred_days, p.excluded_days) == (preferred, excluded)
     assert p.excluded_periods == (("morning",) if "mornings" in text else ())
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I'm free 10 to 3", [(EARLIEST, "10:00"), (LATEST, "15:00")]),
+    ("10 to 2 works for me", [(EARLIEST, "10:00"), (LATEST, "14:00")]),
+    ("I'm free 9-1", [(EARLIEST, "09:00"), (LATEST, "13:00")]),
+    ("after 10 to 3pm", [(EARLIEST, "14:50")]),
+])
+def test_ten_to_an_afternoon_hour_in_digits_is_a_window_unless_said_as_a_moment(text, expected):
+    """"I'm free 10 to 3" named the 2:50 offer (ten minutes to three) rather than the window from 10:00 to 15:00
+    it says in a text, and "9-1" no time at all (only hours in order were a window); after "at", "after", "before"
+    and the like "10 to 3" is still the moment (14:50)."""
+    assert window(text) == expected
+    assert parse_turn("at 10 to 3").reference.either_times == ("02:50", "14:50")

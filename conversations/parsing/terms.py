@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from conversations.parsing.text import clause_of, mask, negated_before
-from conversations.parsing.times import CLOCK_WITH_PERIOD
+from conversations.parsing.times import CLOCK_WITH_PERIOD, hours_of_a_window
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PERIODS = ("morning", "afternoon", "evening")
@@ -367,7 +367,7 @@ def _two_numbers(m: re.Match) -> str | None:
     if m.group("sep") == ".":  # day and month ("14.12"), or hours and minutes ("14.12", "10.30")
         date, time = 1 <= a <= 31 and 1 <= b <= 12, a <= 23 and len(m.group("b")) == 2
     else:  # either order ("14-12", "12-14"), or a window of hours in order ("10-12")
-        date, time = 1 <= a <= 31 and 1 <= b <= 12 or 1 <= a <= 12 and 1 <= b <= 31, a < b <= 23
+        date, time = 1 <= a <= 31 and 1 <= b <= 12 or 1 <= a <= 12 and 1 <= b <= 31, hours_of_a_window(a, b)
     return ("both" if time else "date") if date else None
 
 

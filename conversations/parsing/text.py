@@ -68,6 +68,7 @@ _SPOKEN_TIME = re.compile(
 
 _MINUTES_TO = (5, 10, 15, 20, 25)
 _RANGE_BEFORE = re.compile(r"\b(?:from|between)\s+$")
+_MOMENT_BEFORE = re.compile(r"(?:\b(?:at|after|before|by|until|till|about|around|than)|@)\s*$")
 
 
 def _spoken_time(m: re.Match) -> str:
@@ -78,7 +79,10 @@ def _spoken_time(m: re.Match) -> str:
         said = m.group("m")
         if back and said.isdigit() and not m.group("unit") and raw.isdigit() and (
                 int(said) < int(raw) or int(said) not in _MINUTES_TO
-                or _RANGE_BEFORE.search(m.string, max(0, m.start() - 9), m.start())):
+                or _RANGE_BEFORE.search(m.string, max(0, m.start() - 9), m.start())
+                # "I'm free 10 to 3" is a window as texted; "at 10 to 3" the moment
+                or said == "10" and 1 <= int(raw) <= 7
+                and not _MOMENT_BEFORE.search(m.string, max(0, m.start() - 12), m.start())):
             # "from 10 to 12", "10 to 12", and across noon "from 10 to 3", "12 to 2pm", "11 to 1": a range (11:50
             # is said "ten to twelve", and minutes to the hour in fives: "20 to 4" is 3:40)
             return m.group(0)

@@ -244,10 +244,16 @@ def time_phrases(text: str, masked: str, clauses: list[tuple[int, int]]):
 
 def _said_as_times(m: re.Match) -> bool:
     """A bare range's ends are clock times: one has its part of the day or its minutes, or both are hours of the day
-    in order ("10-12", "10 to 12": a window; "5-10 minutes" and "12-15 people" are numbers of something)."""
+    in order ("10-12", "10 to 12": a window; "5-10 minutes" and "12-15 people" are numbers of something), or a
+    morning hour to an afternoon one ("10-3", "9 to 1")."""
     if m.group("aampm") or m.group("bampm") or m.group("aword") or m.group("bword") or m.group("am") or m.group("bm"):
         return True
-    return int(m.group("ah")) < int(m.group("bh")) <= 23
+    return hours_of_a_window(int(m.group("ah")), int(m.group("bh")))
+
+
+def hours_of_a_window(first: int, last: int) -> bool:
+    """Two bare hours that make a window: in order ("10-12"), or a morning hour to an afternoon one ("10-3")."""
+    return first < last <= 23 or 8 <= first <= 12 and 1 <= last <= 7
 
 
 # A relation followed by a time this parser cannot read ("after half past four", "not before half 9", "before four
