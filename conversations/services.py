@@ -34,7 +34,7 @@ from conversations.errors import (
     TurnLimitReached,
 )
 from conversations.models import ENDED_STATUSES, ConversationSession, ConversationTurn, SessionStatus, TurnRole
-from conversations.parsing import REMARK_POLICY, memory_facts, parse_turn
+from conversations.parsing import REMARK_POLICY, memory_facts, parse_turn, this_booking_only
 from conversations.selectors import (
     SCHEDULING_PREFERENCE,
     check_live,
@@ -313,6 +313,8 @@ def preferences_propose(*, identity: Identity, session_id: uuid.UUID, seq: int) 
         # the long-term type keeps whole days and whole parts of the day: "not Monday morning" kept as either would
         # refuse every Monday or every morning for good, so it stays this conversation's
         skipped.append({"kind": "excluded_day_periods", "reason": "not_kept_long_term"})
+    # "I can't make Tuesday" is about this booking: kept as a standing preference it would refuse every Tuesday
+    skipped.extend({"kind": kind, "reason": "not_kept_long_term"} for kind in this_booking_only(parsed))
     proposed: list[Memory] = []
     for fact in memory_facts(parsed):
         kind = fact["kind"]

@@ -6,7 +6,8 @@ from (``sources``), which is what the summary cites.
 
 Merge rules: the latest statement of a slot wins; excluded days and periods accumulate until a later positive
 mention lifts them; a value for a time kind settles any open question about that kind; a change of constraints
-makes earlier offers (tool results) stale. Nothing is defaulted.
+makes earlier offers (tool results) stale; a cancellation followed by a wish for a day, part of the day or time is
+a move (reschedule). Nothing is defaulted.
 """
 
 from __future__ import annotations
@@ -116,6 +117,9 @@ def _merge_task(merge: _Merge, parsed: dict) -> None:
         # Booking the new time is part of a reschedule, not a new task.
         if not (parsed["intent"] == "book" and merge.new["intent"] == "reschedule"):
             merge.put("intent", parsed["intent"])
+    elif merge.new["intent"] == "cancel" and any(parsed.get(k) for k in (
+            "preferred_days", "preferred_periods", "preferred_day_periods", "times")):
+        merge.put("intent", "reschedule")  # "cancel my appointment", then "can we do Friday instead?": moved
     if parsed.get("specialty"):
         merge.put("specialty", parsed["specialty"])
     if parsed.get("visit_type"):
@@ -244,7 +248,7 @@ def _merge_day_periods(merge: _Merge, parsed: dict) -> None:
 
 
 # Questions about times in general, answered by any time stated later
-_ANY_TIME_ANSWERS = ("negated_range", "conflicting_times", "vague_time", "unreadable_time")
+_ANY_TIME_ANSWERS = ("negated_range", "conflicting_times", "vague_time", "unreadable_time", "date_or_time")
 
 
 def _merge_times(merge: _Merge, parsed: dict) -> None:
@@ -263,8 +267,8 @@ def _merge_times(merge: _Merge, parsed: dict) -> None:
         pending = [p for p in pending if p.get("kind") != t["kind"] and p.get("code") not in _ANY_TIME_ANSWERS]
     if any(parsed.get(k) for k in ("preferred_days", "excluded_days", "preferred_day_periods",
                                    "excluded_day_periods")):
-        # "which day of the week?" and "for each of those days?" answered
-        pending = [p for p in pending if p.get("code") not in ("relative_day", "day_period_scope")]
+        # "which day of the week?", "for each of those days?" and "a date or a time?" answered
+        pending = [p for p in pending if p.get("code") not in ("relative_day", "day_period_scope", "date_or_time")]
     pending, resolved = _resolve_pending(pending, parsed)
     for kind, value in resolved:
         merge.put(kind, value)

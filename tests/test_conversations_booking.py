@@ -243,3 +243,17 @@ def test_a_day_said_relative_to_today_is_asked_about_and_blocks_no_proposal(worl
     proposed = api.post(session_path(sid, "/turns/1/propose")).json()
     assert [m["fact"] for m in proposed["proposed"]] == [{"kind": "earliest_time", "time": "10:00"}]
     assert proposed["skipped"] == []
+
+
+def test_a_day_refused_for_this_booking_is_not_proposed_long_term(world):
+    """"I can't make Tuesday" excludes Tuesday from this conversation's offers, but proposing it as a standing
+    preference asked the patient to confirm never being offered a Tuesday again, which they never said: it is
+    skipped (not_kept_long_term), while "I can't do Mondays" in the same turn is proposed."""
+    world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    body = say(api, sid, "book cardiology, I can't make Tuesday and I can't do Mondays")
+    assert body["slots"]["excluded_days"] == ["monday", "tuesday"]
+    proposal = api.post(session_path(sid, "/turns/1/propose")).json()
+    assert [m["fact"] for m in proposal["proposed"]] == [{"kind": "excluded_days", "days": ["monday"]}]
+    assert proposal["skipped"] == [{"kind": "excluded_days", "reason": "not_kept_long_term"}]

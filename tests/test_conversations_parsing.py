@@ -23,6 +23,7 @@ from conversations.parsing import (
 )
 from conversations.slots import OFFER_TOOL, apply_turn, empty_state, next_action, offer_constraints, slot_matches
 from memory.types import builtin_latest, validate_fact
+from tests.cpu_time import assert_linear
 
 SEED_TURN_1 = ("I need to reschedule my cardiology follow-up. I can't do mornings, and I'm currently taking blood "
                "thinners.")
@@ -603,7 +604,7 @@ def test_days_said_relative_to_today_are_asked_about(text, preferred, excluded):
     assert p.preferred_days == preferred and p.excluded_days == excluded
     assert p.excluded_periods == () and p.excluded_day_periods == ()
     assert [c.code for c in p.clarifications] == ["relative_day"]
-    assert memory_facts(p) == ([{"kind": "excluded_days", "days": list(excluded)}] if excluded else [])
+    assert memory_facts(p) == []  # "in two weeks, any day but Friday" refuses that week's Friday, not every Friday
 
 
 @pytest.mark.parametrize("text, preferred, excluded, times", [
@@ -1085,13 +1086,10 @@ def test_a_long_message_naming_thousands_of_times_is_read_in_time_linear_in_its_
     """A turn may hold CONVERSATION_MAX_CONTENT_CHARS (8,000) characters. Each time, slot id or ordinal in it looked
     for its clause from the first, for a negation from its clause's start and for "half past" from the message's
     start: a patient's or agent's turn of "1,1,1,..." or "A1 A1 ..." took about 3 s of CPU to read (quadratic), so
-    a few such turns a second held every worker. Four of them are now read in well under that together."""
-    import time
-
-    started = time.perf_counter()
+    a few such turns a second held every worker. Each is now read in CPU time linear in its length (measured in CPU
+    time, as a ratio: a bound of 2 s on the wall clock failed on a loaded machine)."""
     for unit in ("1,", "#12 ", "A1 ", "at 9 "):
-        parse_turn((unit * 8000)[:8000])
-    assert time.perf_counter() - started < 2.0
+        assert_linear(parse_turn, unit, chars=8000)
     # and what is read is read as before: a negation at the start of a long clause still reaches its end
     long_clause = "i can't do " + "any of the days that we talked about last week or the one " * 5 + "at 9"
     assert parse_turn(long_clause).as_dict()["reference"]["times"] == ()

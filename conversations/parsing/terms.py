@@ -6,23 +6,29 @@ from __future__ import annotations
 import re
 
 from conversations.parsing.text import clause_of, mask, negated_before
-from conversations.parsing.times import CLOCK_WITH_PERIOD
+from conversations.parsing.times import CLOCK_WITH_PERIOD, hours_of_a_window
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 PERIODS = ("morning", "afternoon", "evening")
 # The clock hours of each period (slot start times), used to match offers against period constraints.
 PERIOD_HOURS = {"morning": range(0, 12), "afternoon": range(12, 17), "evening": range(17, 24)}
 
+# Words of degree or habit said before a refusal ("mornings are really bad", "Monday is usually impossible")
+DEGREE = (r"(?:(?:really|just|generally|usually|always|normally|often|quite|very|pretty|so|a bit|kind of|kinda|"
+          r"totally|completely|definitely|absolutely|honestly|basically|probably|also|still)\s+){0,2}")
 # A negative predicate after a day or period: "mornings don't work", "Monday is out", "Mondays are impossible",
 # "mornings are too early", "Mondays are a no", "Tuesday afternoon is out" (as "can't do Tuesday afternoon").
 _NEG_AFTER = re.compile(
-    r"(?:\s*(?:\band\b|\bor\b|&|,)\s*[a-z]+\b)*(?:\s+(?:morning|afternoon|evening|night)s?)?"
+    r"(?:\s*(?:,\s*)?(?:\band\b|\bor\b|\bnor\b|&|/|,)\s*[a-z]+\b)*(?:\s+(?:morning|afternoon|evening|night)s?)?"
     r"(?:\s+(?:really|just|generally|usually|always))?"
-    r"(?:(?:'s|'re|\s+is|\s+are)\s+(?:out|impossible|bad|difficult|tricky|no good|not\b|never\b"
-    r"|too (?:early|late|soon)\b|a no\b|a no-go\b)"
+    r"(?:(?:'s|'re|\s+is|\s+are)\s+" + DEGREE + r"(?:out|impossible|bad|difficult|tricky|awkward|hard|"
+    r"inconvenient|no good|not\b|never\b|too (?:early|late|soon)\b|a no\b|a no-go\b|a problem\b|an issue\b"
+    r"|a pain\b|a nightmare\b)"
     r"|\s+(?:isn't|aren't|won't|wouldn't|don't|doesn't|do not|does not|will not|would not|never)\b"
-    # said without a verb, as in a text: "mornings no good", "Monday not possible"
-    r"|\s+(?:no good|not good|not possible|not ideal|not great|not an option|no chance|impossible)\b)")
+    # said without a verb, as in a text: "mornings no good", "Monday not possible", and answered with a bare no
+    # ("wednesdays no", "monday - nope", "mornings no thanks"; never "monday no problem", masked, or "no mornings")
+    r"|\s+(?:no good|not good|not possible|not ideal|not great|not an option|no chance|impossible)\b"
+    r"|\s*(?:[-:\u2013]\s*)?\b(?:no|nope|nah|no way)(?:\s+(?:thanks|thank you|sorry))?(?=\s*(?:$|\band\b|\bbut\b)))")
 # full names, then the usual short forms ("Mon or Wed", "not Fri"); "sat" and "sun" are words of their own
 _SHORT_DAYS = r"tues|tue|thurs|thur|thu|weds|wed|mon|fri"
 _ONE_DAY = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|" + _SHORT_DAYS
@@ -47,18 +53,37 @@ _NOT_A_PREFERENCE = re.compile(
     r"\bgood (?:morning|afternoon|evening)\b|\b(?:this|yesterday|last) (?:morning|afternoon|evening)\b"
     r"|\blast (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\byesterday\b"
     r"|\b(?:morning|afternoon|evening) (?:medication|meds|medicine|routine|shift|walk|run|coffee|pills?|tablets?|"
-    r"dose|injection|traffic|rush|school|class|classes|job|work)\b")
+    r"dose|injection|traffic|rush|school|class|classes|job|work)\b"
+    # doubt is neither a wish nor a refusal: "not sure about Monday"
+    r"|\b(?:not sure|unsure|don't know|no idea) (?:about|if|whether|on|of) (?:the |a |an )?[a-z]+\b")
 
 
 _TIME_NEXT = re.compile(r"\s*(?:(?:only|just|any ?time)\s+)?")
 
+# A refusal said for good, not for this one booking: in the plural ("I can't do Mondays", "no mornings"), with
+# "every", "any", "on a" or "in the" ("I'm never free on a Tuesday", "not in the morning"), or with a word of habit in
+# its clause ("I can never do Monday", "Monday is usually impossible"). "I can't make Tuesday", "not Monday" and
+# "Friday is out" are about this booking: the slots exclude them, no standing preference is proposed
+_STANDING_BEFORE = re.compile(r"\b(?:every|any|each|all|on an?|in the)\s+$")
+_HABITUAL = re.compile(r"\b(?:never|always|usually|normally|generally|typically|ever|regularly|in general|as a rule"
+                       r"|(?:each|every|most) weeks?|any ?more|no longer)\b")
+
+
+def _standing(text: str, m: re.Match, clause: tuple[int, int]) -> bool:
+    said = m.group(0)
+    return (said.endswith("s") and not said.endswith(("tues", "thurs", "weds"))
+            or _STANDING_BEFORE.search(text, max(clause[0], m.start() - 12), m.start()) is not None
+            or _HABITUAL.search(text, *clause) is not None)
+
 
 def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, expand, *, bounded_by_time=False):
-    """(positive, negative) values of day or period terms, in order of mention, each judged in its own clause.
-    ``bounded_by_time``: a term refused with the time that bounds it ("no mornings before 10") refuses that time,
-    not the whole term (the time phrase says it: from 10 on)."""
+    """(positive, negative, standing) values of day or period terms, in order of mention, each judged in its own
+    clause; ``standing``: the negative ones refused for good (:func:`_standing`). ``bounded_by_time``: a term
+    refused with the time that bounds it ("no mornings before 10") refuses that time, not the whole term (the time
+    phrase says it: from 10 on)."""
     positive: list[str] = []
     negative: list[str] = []
+    standing: list[str] = []
     not_pref = mask(text, _NOT_A_PREFERENCE)
     for m in pattern.finditer(not_pref):
         values = expand(m)
@@ -71,7 +96,9 @@ def _terms(text: str, masked: str, clauses, time_spans, pattern: re.Pattern, exp
             continue
         for value in values:
             (negative if negated else positive).append(value)
-    return positive, negative
+        if negated and _standing(not_pref, m, (c_start, c_end)):
+            standing.extend(values)
+    return positive, negative, standing
 
 
 _PREFERRING = re.compile(r"\b(?:prefer\w*|rather|like)\b")
@@ -179,7 +206,7 @@ def _prefer_first(norm: str, positive: list[str], negative: list[str], term: str
 # "Tuesday and Thursday mornings", "Tuesday or Thursday morning": the days listed before it share the part of the day
 # (read back from the day before the part of the day, one listed day at a time: a list matched ahead of it was tried
 # again from every day of a long list, and "monday or " 800 times took seconds to read)
-_LISTED_BEFORE = re.compile(r"\b(" + _ONE_DAY + r")s?\b\s*(?:\band\b|\bor\b|&|/)\s*$")
+_LISTED_BEFORE = re.compile(r"\b(" + _ONE_DAY + r")s?\b\s*(?:,\s*)?(?:\band\b|\bor\b|&|/|,)\s*$")
 # "Tuesday afternoon or evening" is both parts of Tuesday (never every evening), and "Thursday pm", "Mon am" name
 # the half of the day (pm: the afternoon and the evening)
 _DAY_PERIOD = re.compile(r"(?:" + _DAY.pattern
@@ -214,7 +241,10 @@ def day_period_terms(norm: str, masked: str, clauses, time_spans):
     unclear = False
     not_pref = mask(norm, _NOT_A_PREFERENCE)
     for m in _DAY_PERIOD.finditer(not_pref):
-        listed, start = _listed_before(not_pref, m.start(), spans[-1][1] if spans else 0)
+        # within its clause: a comma ends one unless it is inside a list (text.clause_spans), so "Monday, Tuesday
+        # afternoon" is all Monday and "Monday, Tuesday or Wednesday afternoon" three afternoons
+        listed, start = _listed_before(not_pref, m.start(), max(clause_of(clauses, m.start())[0],
+                                                                  spans[-1][1] if spans else 0))
         if listed and _ANY_TIME_BEFORE.search(not_pref, max(0, start - 32), start):
             unclear = True
             spans.append((start, m.end()))
@@ -235,10 +265,16 @@ def day_period_terms(norm: str, masked: str, clauses, time_spans):
 
 # Slots hold weekdays, not dates: "tomorrow" or "next week" cannot be matched to an offer, and a day refused with its
 # week ("not this Monday") is one date, never every Monday
+# (a week typed "wk"; "the week after next", "a fortnight", "the end of the month" and "early next month" too)
+_WK = r"(?:week|wk)"
 _RELATIVE = re.compile(
-    r"\b(?:(?:the )?day after tomorrow|tomorrow|today|(?:this|next|the following|the coming) (?:week|weekend)"
-    r"|in (?:a|one|two|three|four|a couple of|\d{1,2}) (?:days?|weeks?)(?: time)?"
-    r"|(?:a|one|two|three|\d{1,2}) weeks? (?:from )?(?:today|now|time)"
+    r"\b(?:(?:the )?day after tomorrow|tomorrow|today"
+    r"|(?:this|next|the following|the coming) (?:" + _WK + r"|weekend|month)s?"
+    r"|in (?:a|one|two|three|four|a couple of|\d{1,2}) (?:days?|" + _WK + r"s?|fortnights?|months?)(?: time)?"
+    r"|(?:a|one|two|three|\d{1,2}) (?:" + _WK + r"s?|fortnights?|months?) (?:from )?(?:today|now|time)"
+    r"|(?:in )?a fortnight|(?:the )?(?:" + _WK + r"|weekend|month) after next|(?:" + _ONE_DAY + r")s? after next"
+    r"|(?:the )?(?:end|start|beginning|middle) of (?:the|this|next) (?:" + _WK + r"|month)"
+    r"|(?:early|late|mid|later|earlier)[- ]?(?:this|next) (?:" + _WK + r"|month)"
     # "Friday week", "a week on Friday": the Friday after next, a date (never this week's Friday)
     r"|(?:" + _ONE_DAY + r")s? week(?! ?(?:day|end))|a week (?:on |from |this |next )?(?:" + _ONE_DAY + r")s?)"
     r"(?:\s+(?:morning|afternoon|evening|night)s?)?\b")
@@ -263,7 +299,9 @@ _CALENDAR_DATE = re.compile(
     + r"|\b(?:january|february|march|april|june|july|august|september|october|november|december)\b"  # "may" is a verb
     + r"|(?:" + _AFTER_A_DATE_WORD + r")(?:the\s+)?" + _D + _NTH + r"\b" + _NOT_A_CHOICE  # on the 3rd, after 20th
     + r"|\bthe\s+(?:3[01]|[12][0-9]|[6-9])" + _NTH + r"\b" + _NOT_A_CHOICE  # the 14th (offers are fewer)
-    + r"|\b(?!24/7\b)" + _D + r"/(?:1[0-2]|0?[1-9])(?:/(?:[0-9]{4}|[0-9]{2}))?\b"  # 14/12, 14/12/2026
+    # 14/12, 14/12/2026, and 12/14 as the month first (a slash never writes a time)
+    + r"|\b(?!24/7\b)(?:" + _D + r"/(?:1[0-2]|0?[1-9])|(?:1[0-2]|0?[1-9])/" + _D + r")(?:/(?:[0-9]{4}|[0-9]{2}))?\b"
+    + r"|\b" + _D + r"\.(?:1[0-2]|0?[1-9])\.(?:[0-9]{4}|[0-9]{2})\b"  # 14.12.2026
     + r"|\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b"
     + r"|\b" + _D + r"-(?:1[0-2]|0?[1-9])-(?:[0-9]{4}|[0-9]{2})\b")  # 14-12-2026
 
@@ -272,11 +310,16 @@ _CALENDAR_DATE = re.compile(
 # Tuesday's appointment", "I have an appointment on Wednesday already"): where it is, never when they can come.
 # Only the day (and its time) is blanked; "move my appointment" still says what they want. "The Tuesday one" and
 # "an appointment on Friday, please" are choices and wishes, not an appointment held
-_WHEN_SAID = (r"(?P<when>(?:this |next |on |on the )?(?:" + _ONE_DAY + r")(?:'?s)?(?: (?:morning|afternoon|evening))?"
-              r"(?: (?:at )?\d{1,2}(?:[:.]\d{2})? ?(?:[ap]\.?m\.?)?)?)")
-_HELD = r"(?:appointment|appt|booking|visit|clinic)"
-_NO_LONGER = (r"\b(?:can't|cannot|can not|won't be able to|will not be able to|(?:am|i'm) not able to|unable to)"
-              r" (?:make|do|attend|come(?: in)?|go)(?: (?:it|to it))?(?: on)?")
+# one appointment's day (and time), or a short list of them ending in and/or: "my Tuesday and Wednesday appointments"
+# (at most eight: every day of a longer comma list began a search to its end, quadratic in the message)
+_ONE_WHEN = (r"(?:this |next |on |on the )?(?:" + _ONE_DAY + r")(?:'?s)?(?: (?:morning|afternoon|evening))?"
+             r"(?: (?:at )?\d{1,2}(?:[:.]\d{2})? ?(?:[ap]\.?m\.?)?)?")
+_WHEN_SAID = (r"(?P<when>" + _ONE_WHEN + r"(?:(?:, " + _ONE_WHEN + r"){0,6},? (?:and|or|&) " + _ONE_WHEN + r")?)")
+_HELD_WORDS = r"appointment|appt|booking|visit|clinic"
+_HELD = r"(?:" + _HELD_WORDS + r")s?"
+NO_LONGER = (r"\b(?:can't|cannot|can not|couldn't|could not|won't|will not|won't be able to|will not be able to"
+             r"|(?:am|i'm) not (?:able|going) to|unable to|not gonna) (?:make|do|attend|come(?: in)?|go)"
+             r"(?: (?:it|to it))?(?: on)?")
 _BOOKED = (
     re.compile(r"\b(?:my|our|his|her|their|the (?:current|existing|booked|original)) (?:current |existing |usual |"
                r"booked |original )?" + _WHEN_SAID + r" " + _HELD + r"\b"),
@@ -284,12 +327,17 @@ _BOOKED = (
     re.compile(r"\b(?:(?:my|our|his|her|their) " + _HELD + r"|(?:have|had|got|booked|already have) (?:an?|my) "
                + _HELD + r") (?:on|for) " + _WHEN_SAID),
     # what is cancelled is held: "cancel Tuesday", "cancel my Thursday 10am", "cancel the one on Friday"
-    re.compile(r"\b(?:cancel\w*|call off)(?: (?:my|our|the|that|this))?(?: (?:one|" + _HELD[3:-1] + r"))?"
+    re.compile(r"\b(?:cancel\w*|call off)(?: (?:my|our|the|that|this))?(?: (?:one|" + _HELD_WORDS + r"))?"
                r"(?: (?:on|for))? " + _WHEN_SAID + r"\b"),
     # so is a day that can no longer be made: "I can't make Thursday any more", "I can no longer do Tuesday"
-    re.compile(_NO_LONGER + r" " + _WHEN_SAID + r"(?= (?:any ?more|after all)\b)"),
-    re.compile(r"\b(?:can|could) no longer " + _NO_LONGER[_NO_LONGER.index("(?:make"):] + r" " + _WHEN_SAID),
+    re.compile(NO_LONGER + r" " + _WHEN_SAID + r"(?= (?:any ?more|after all)\b)"),
+    re.compile(r"\b(?:can|could) no longer " + NO_LONGER[NO_LONGER.index("(?:make"):] + r" " + _WHEN_SAID),
 )
+
+
+def names_a_day(text: str, start: int, end: int) -> bool:
+    """Whether a day of the week (or a range or group of days) is named between ``start`` and ``end``."""
+    return _DAY.search(text, start, end) is not None
 
 
 def booked_days(norm: str) -> str:
@@ -302,11 +350,44 @@ def booked_days(norm: str) -> str:
     return norm
 
 
-def calendar_dates(norm: str) -> tuple[str, bool]:
+# Two numbers that may be a date or times ("on 12-14": the 14th of December, or 12:00 to 14:00; "on 14.12": the 14th
+# of December, or 14:12), said where a date is said (after on, the, for, by, until, except), are asked about
+# (date_or_time); readable only as a date ("on 12-25") they are one. Elsewhere ("12-14", "on Tuesday 12-14",
+# "between 12-14", "12:00-14:00", "the 10-12 slot") they stay times, as a bare range of hours is
+_DATE_WORD_BEFORE = "|".join(f"(?<=\\b{word} )" for word in (
+    "on", "the", "for", "by", "until", "till", "til", "except"))
+_TWO_NUMBERS = re.compile(
+    r"(?:" + _DATE_WORD_BEFORE + r")(?P<a>\d{1,2})(?P<sep>[-.])(?P<b>\d{1,2})(?![\w:/]|[-.]\d)"
+    r"(?!\s*(?:[ap]\.?m\b|o'?clock\b|hrs?\b|hours?\b|mins?\b|minutes?\b))" + _NOT_A_CHOICE)
+
+
+def _two_numbers(m: re.Match) -> str | None:
+    """"date", "both" (a date, or a time) or None (no date) for two numbers said where a date is said."""
+    a, b = int(m.group("a")), int(m.group("b"))
+    if m.group("sep") == ".":  # day and month ("14.12"), or hours and minutes ("14.12", "10.30")
+        date, time = 1 <= a <= 31 and 1 <= b <= 12, a <= 23 and len(m.group("b")) == 2
+    else:  # either order ("14-12", "12-14"), or a window of hours in order ("10-12")
+        date, time = 1 <= a <= 31 and 1 <= b <= 12 or 1 <= a <= 12 and 1 <= b <= 31, hours_of_a_window(a, b)
+    return ("both" if time else "date") if date else None
+
+
+def calendar_dates(norm: str) -> tuple[str, bool, list[str]]:
     """``norm`` with its calendar dates blanked out (so nothing reads their numbers as times, choices or
-    weekdays), and whether there were any (a question, never a guess: offers are matched by weekday)."""
-    blanked = mask(norm, _CALENDAR_DATE)
-    return blanked, blanked != norm
+    weekdays), whether there were any (a question, never a guess: offers are matched by weekday), and the numbers
+    that may be a date or times, as written (blanked too, and asked about)."""
+    read: list[tuple[str, str]] = []
+
+    def blank(m: re.Match) -> str:
+        kind = _two_numbers(m)
+        if kind is None:
+            return m.group(0)
+        read.append((kind, m.group(0)))
+        return " " * len(m.group(0))
+
+    numbers_read = _TWO_NUMBERS.sub(blank, norm)
+    blanked = mask(numbers_read, _CALENDAR_DATE)
+    return (blanked, blanked != numbers_read or any(kind == "date" for kind, _ in read),
+            [said for kind, said in read if kind == "both"])
 
 
 # A day as a point in time ("away until Friday", "any day after Tuesday", "not before Wednesday", "from Monday"):
@@ -329,16 +410,20 @@ def relative_days(norm: str, masked: str, clauses) -> tuple[list[tuple[int, int]
     return spans, bool(spans)
 
 
-def day_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str]]:
-    """(positive, negative) days in order of mention, the first of two alternatives put first."""
-    positive, negative = _terms(norm, masked, clauses, time_spans, _DAY, _expand_day)
-    return _prefer_first(norm, positive, negative, _DAY_WORD, _expand_day_word)
+def day_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str], list[str]]:
+    """(positive, negative, standing) days in order of mention, the first of two alternatives put first;
+    ``standing``: the negative ones refused for good."""
+    # "I can't do Monday after 3pm": the time phrase carries the refusal, not all of Monday
+    positive, negative, standing = _terms(norm, masked, clauses, time_spans, _DAY, _expand_day,
+                                          bounded_by_time=True)
+    return (*_prefer_first(norm, positive, negative, _DAY_WORD, _expand_day_word), standing)
 
 
-def period_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str]]:
-    """(positive, negative) periods in order of mention, the first of two alternatives put first."""
+def period_terms(norm: str, masked: str, clauses, time_spans) -> tuple[list[str], list[str], list[str]]:
+    """(positive, negative, standing) periods in order of mention, the first of two alternatives put first;
+    ``standing``: the negative ones refused for good."""
     # "3 in the afternoon" names a time; its "afternoon" is not a preference for the afternoon
     no_meridiem_times = mask(norm, CLOCK_WITH_PERIOD)
-    positive, negative = _terms(no_meridiem_times, masked, clauses, time_spans, _PERIOD, _expand_period,
-                                bounded_by_time=True)
-    return _prefer_first(norm, positive, negative, _PERIOD_WORD, _expand_period_word)
+    positive, negative, standing = _terms(no_meridiem_times, masked, clauses, time_spans, _PERIOD, _expand_period,
+                                          bounded_by_time=True)
+    return (*_prefer_first(norm, positive, negative, _PERIOD_WORD, _expand_period_word), standing)

@@ -11,7 +11,10 @@ import functools
 import re
 import threading
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'",
+                              # a tick or a cross as typed after a day ("Tue \u2713 Wed \u2717"): yes and no
+                              **dict.fromkeys("\u2713\u2714\u2705\U0001F44D", " yes "),
+                              **dict.fromkeys("\u2717\u2718\u274c\u274e\U0001F44E\U0001F6AB\u26d4", " no ")})
 
 # A new clause's subject: "and" or "but" before one starts a clause.
 _SUBJECT = r"\s+(?:i|i'm|i've|i'd|i'll|we|my|it|it's|that|this|they|he|she|you|please)\b"
@@ -42,7 +45,10 @@ _NEGATOR = re.compile(
 NOT_NEGATION = re.compile(
     r"\b(?:don't|dont|do not|doesn't|does not|wouldn't|would not|never) mind\b|\bno problem\b|\bnot a problem\b"
     r"|\bnot only\b|\bno matter\b|\bnot sure\b|\bno idea\b|\bcan't you\b|\bcouldn't you\b|\bisn't there\b"
-    r"|\baren't there\b|\bdon't you\b|\bdo you not\b|\bis there nothing\b|\bhaven't you\b|\bno worries\b")
+    r"|\baren't there\b|\bdon't you\b|\bdo you not\b|\bis there nothing\b|\bhaven't you\b|\bno worries\b"
+    # an alternative ("Monday, if not Tuesday"), the clinic's constraint ("if you can't do Tuesday"), eagerness
+    r"|\bif not\b|\bif (?:you|they|the clinic|the doctor) (?:can't|cannot|can not|don't|do not|doesn't|haven't)\b"
+    r"|\b(?:can't|cannot|can not) wait\b")
 
 
 # Clock times said in words, as the digits every other reader takes: "quarter to 11" is 10:45 (never 11:00),
@@ -60,14 +66,26 @@ _SPOKEN_TIME = re.compile(
     + r"(?! (?:an?|hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|of|the)\b)")
 
 
+_MINUTES_TO = (5, 10, 15, 20, 25)
+_RANGE_BEFORE = re.compile(r"\b(?:from|between)\s+$")
+_MOMENT_BEFORE = re.compile(r"(?:\b(?:at|after|before|by|until|till|about|around|than)|@)\s*$")
+
+
 def _spoken_time(m: re.Match) -> str:
     if m.group("hh"):
         raw, minutes, back = m.group("hh"), 30, False
     else:
         raw, back = m.group("h"), m.group("dir") == "to"
         said = m.group("m")
-        if back and said.isdigit() and not m.group("unit") and raw.isdigit() and int(said) < int(raw):
-            return m.group(0)  # "from 10 to 12", "10 to 12": a range (11:50 is said "ten to twelve")
+        if back and said.isdigit() and not m.group("unit") and raw.isdigit() and (
+                int(said) < int(raw) or int(said) not in _MINUTES_TO
+                or _RANGE_BEFORE.search(m.string, max(0, m.start() - 9), m.start())
+                # "I'm free 10 to 3" is a window as texted; "at 10 to 3" the moment
+                or said == "10" and 1 <= int(raw) <= 7
+                and not _MOMENT_BEFORE.search(m.string, max(0, m.start() - 12), m.start())):
+            # "from 10 to 12", "10 to 12", and across noon "from 10 to 3", "12 to 2pm", "11 to 1": a range (11:50
+            # is said "ten to twelve", and minutes to the hour in fives: "20 to 4" is 3:40)
+            return m.group(0)
         minutes = int(said) if said.isdigit() else _SPOKEN_MINUTES[said]
         if said == "half" and back or not 1 <= minutes <= 59:
             return m.group(0)
@@ -96,10 +114,19 @@ _TYPED = {
         "dont", "doesnt", "didnt", "wont", "isnt", "arent", "wasnt", "werent", "wouldnt", "couldnt", "shouldnt",
         "havent", "hasnt", "cant")},
     "aint": "isn't",
+    # and as they are misspelt: "i cnt do monday", "monday dosnt work" read as wishes for Monday
+    **{typed: "can't" for typed in ("cnt", "carnt", "cannt", "caint")}, "canot": "cannot", "cnnot": "cannot",
+    "dnt": "don't", "dosnt": "doesn't", "dosent": "doesn't", "doesent": "doesn't", "dsnt": "doesn't",
+    "arnt": "aren't", "cudnt": "couldn't", "cldnt": "couldn't", "wudnt": "wouldn't", "wldnt": "wouldn't",
     "im": "i'm", "ive": "i've", "r": "are", "u": "you", "ur": "your", "b4": "before", "pls": "please",
     "plz": "please", "thx": "thanks", "tho": "though", "cuz": "because", "coz": "because", "cos": "because",
     "nite": "night", "arvo": "afternoon", "morn": "morning", "mornin": "morning", "evenin": "evening",
-    "2day": "today", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow",
+    # the relations of a time, misspelt: "aftr 3pm" and "befor 10am" named the 15:00 and 10:00 offers as choices
+    **{typed: "after" for typed in ("aftr", "afer", "afta", "aftter", "afterr")},
+    **{typed: "before" for typed in ("befor", "bfore", "befre", "beofre", "bfr")},
+    "untill": "until", "erlier": "earlier", "earlyer": "earlier", "ealier": "earlier", "l8r": "later",
+    "arnd": "around", "abt": "about",
+    "nxt": "next", "2day": "today", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow",
     "tomoz": "tomorrow", "2moro": "tomorrow", "2morrow": "tomorrow", "2mrw": "tomorrow", "tomorow": "tomorrow",
     "tommorow": "tomorrow", "tommorrow": "tomorrow", "tomorroww": "tomorrow", "tomorrw": "tomorrow",
     "tomrrow": "tomorrow", "tmorrow": "tomorrow",
@@ -207,8 +234,22 @@ def _day_spelt_as(word: str, plural: str) -> str:
     return near[0][1] + plural
 
 
+# "no earlier then 10am" (then for than after a comparison), "@ 3pm", "3p" and "10a", and the 24-hour "15h" and
+# "9h30" written as the times every other reader takes
+_TIME_TYPED = (
+    (re.compile(r"\b(earlier|later|sooner) then\b"), r"\1 than"),
+    (re.compile(r"(?<![\w@])@ ?(?=\d)"), "at "),
+    (re.compile(r"\b((?:1[0-2]|0?[1-9])(?::[0-5]\d)?)([ap])\b(?![.'])"), r"\1\2m"),
+    # "2h" is as often two hours: an hour alone only past noon
+    (re.compile(r"\b([01]?\d|2[0-3])h([0-5]\d)\b"), r"\1:\2"),
+    (re.compile(r"\b(1[3-9]|2[0-3])h\b"), r"\1:00"),
+)
+
+
 def normalise(text: str) -> str:
     said = re.sub(r"\s+", " ", text.translate(_APOSTROPHES).casefold()).strip()
+    for pattern, written in _TIME_TYPED:
+        said = pattern.sub(written, said)
     said = _days_written_short(_LIKE_A_DAY.sub(_day_spelt, _TYPED_WORD.sub(lambda m: _TYPED[m.group(1)], said)))
     said = _LIKE_A_PERIOD.sub(lambda m: _period_spelt(m.group(0)), said)
     said = _HOUR_WORD.sub(lambda m: str(_HOUR_WORDS[m.group(1)]), said)
@@ -223,9 +264,41 @@ def mask(text: str, pattern: re.Pattern) -> str:
     return pattern.sub(lambda m: " " * (m.end() - m.start()), text)
 
 
+# A list of days and parts of the day ("Monday, Tuesday or Wednesday", "mornings, afternoons or Fridays", "Mon, Tue,
+# Wed") is one phrase: its commas end no clause, so a negation before it ("not Monday, Tuesday or Wednesday") or a
+# refusal after it ("Monday, Tuesday, Wednesday are out") covers every item. It is a list when it ends in "or",
+# "and" or "nor", or has three items or more; two items with only a comma between them are two statements ("not
+# Monday, Tuesday"), and so is a list followed by what is fine ("not Monday, Tuesday or Wednesday is fine")
+_LIST_TERM = (r"(?:on\s+)?(?:\b" + _DAY_WORD + r"(?:\s+(?:in the\s+)?(?:morning|afternoon|evening)s?)?"
+              r"|\b(?:morning|afternoon|evening)s?|\bweekends?|\bweekdays?)\b")
+_LIST_JOIN = r"\s*(?:,\s*(?:(?:or|and|nor)\s+)?|(?:or|and|nor)\s+|[&/]\s*)"
+_TERM_LIST = re.compile(r"\b" + _LIST_TERM + r"(?:" + _LIST_JOIN + _LIST_TERM + r")+")
+_ONE_TERM = re.compile(_LIST_TERM)
+_FINE_AFTER = re.compile(
+    r"\s*(?:(?:is|are|'s|'re|would be|will be|should be|could be|seems?|sounds?)\s+)?(?:(?:all|both|really|just|"
+    r"perfectly|totally)\s+)?(?:fine|ok|okay|good|great|perfect|better|best|ideal|free|available|possible|doable|"
+    r"alright|all right)\b|\s*(?:works?|suits?|(?:would|could|should|will|might) (?:work|suit|do)|instead|then)\b")
+
+
+def _list_commas(text: str) -> set[int]:
+    """Where the commas inside lists of days and parts of the day are (no clause ends at them)."""
+    inside: set[int] = set()
+    for m in _TERM_LIST.finditer(text):
+        if "," not in m.group(0) or _FINE_AFTER.match(text, m.end()):
+            continue
+        items = list(_ONE_TERM.finditer(text, m.start(), m.end()))
+        last_join = text[items[-2].end():items[-1].start()]
+        if len(items) >= 3 or re.search(r"\b(?:or|and|nor)\b|[&/]", last_join):
+            inside.update(m.start() + i for i, c in enumerate(m.group(0)) if c == ",")
+    return inside
+
+
 def clause_spans(text: str) -> list[tuple[int, int]]:
     spans, start = [], 0
+    in_lists = _list_commas(text) if "," in text else set()
     for m in _BOUNDARY.finditer(text):
+        if m.start() in in_lists:
+            continue
         if m.start() > start:
             spans.append((start, m.start()))
         start = m.end()

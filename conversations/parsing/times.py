@@ -18,8 +18,8 @@ _CLOCK = (
     r"(?:(?<![\w:./])(?P<{p}h>\d{{1,2}})(?:[:.](?P<{p}m>\d{{2}})|(?!\s+\d))(?:\s*o'?clock)?"
     r"(?:\s*(?P<{p}ampm>a\.?\s?m\b\.?|p\.?\s?m\b\.?|in the (?:morning|afternoon|evening)\b|at night\b"
     r"|tonight\b))?(?:\s*o'?clock)?"
-    r"(?![\w:/]|\.\d)(?!\s*(?:min|mins|minute|minutes|hr|hrs|hour|hours|day|days|week|weeks|month|months|year|years|"
-    r"percent|mg|ml|kg|times|people|of|past|tablets?|pills?|doses?|units?|puffs?|drinks?)\b)"
+    r"(?![\w:/]|\.\d)(?!\s*(?:min|mins|minute|minutes|hr|hrs|hour|hours|day|days|week|weeks|wk|wks|month|months|"
+    r"year|years|percent|mg|ml|kg|times|people|of|past|tablets?|pills?|doses?|units?|puffs?|drinks?)\b)"
     r"|(?P<{p}word>\bnoon\b|\bmidday\b|\bmidnight\b))"
 )
 _RELATIONS = {
@@ -96,9 +96,9 @@ class TimePreference:
 @dataclass(frozen=True)
 class Clarification:
     code: str  # ambiguous_time, invalid_time, negated_range, conflicting_times, relative_day, vague_time,
-    # unreadable_time or day_period_scope
+    # unreadable_time, day_period_scope or date_or_time
     kind: str | None
-    candidates: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()  # HH:MM readings; for date_or_time the numbers as written ("12-14")
 
     @property
     def question(self) -> str:
@@ -114,6 +114,10 @@ class Clarification:
         if self.code == "day_period_scope":
             return ("Is the time of day you named for each of those days, or only the last one? For example "
                     "'Tuesday any time, or Wednesday morning' or 'Tuesday or Wednesday, mornings only'.")
+        if self.code == "date_or_time":
+            said = f"'{self.candidates[0]}'" if self.candidates else "that"
+            return (f"Is {said} a date or a time? Offers are matched by the day of the week and the time: say a "
+                    "day such as 'Thursday', or a time such as '12:00 to 14:00'.")
         if self.code == "relative_day":
             return ("Which day of the week would suit you, for example 'Thursday' or 'not Monday'? Offers are "
                     "matched by weekday, not by a date, 'tomorrow' or 'next week'.")
@@ -240,10 +244,16 @@ def time_phrases(text: str, masked: str, clauses: list[tuple[int, int]]):
 
 def _said_as_times(m: re.Match) -> bool:
     """A bare range's ends are clock times: one has its part of the day or its minutes, or both are hours of the day
-    in order ("10-12", "10 to 12": a window; "5-10 minutes" and "12-15 people" are numbers of something)."""
+    in order ("10-12", "10 to 12": a window; "5-10 minutes" and "12-15 people" are numbers of something), or a
+    morning hour to an afternoon one ("10-3", "9 to 1")."""
     if m.group("aampm") or m.group("bampm") or m.group("aword") or m.group("bword") or m.group("am") or m.group("bm"):
         return True
-    return int(m.group("ah")) < int(m.group("bh")) <= 23
+    return hours_of_a_window(int(m.group("ah")), int(m.group("bh")))
+
+
+def hours_of_a_window(first: int, last: int) -> bool:
+    """Two bare hours that make a window: in order ("10-12"), or a morning hour to an afternoon one ("10-3")."""
+    return first < last <= 23 or 8 <= first <= 12 and 1 <= last <= 7
 
 
 # A relation followed by a time this parser cannot read ("after half past four", "not before half 9", "before four

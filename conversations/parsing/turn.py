@@ -9,11 +9,14 @@ from dataclasses import asdict, dataclass, field
 
 from conversations.parsing.terms import (
     DAYS,
+    DEGREE,
+    NO_LONGER,
     PERIODS,
     booked_days,
     calendar_dates,
     day_period_terms,
     day_terms,
+    names_a_day,
     period_terms,
     relative_days,
 )
@@ -60,8 +63,7 @@ _INTENT = re.compile(
     r"|\bchange (?:my|the) (?:appointment|booking|visit|time|date))"
     r"|(?P<cancel>\bcancel\w*|\bcall off"
     # an appointment that can no longer be made ("I can't make Thursday any more": its day is read out first)
-    r"|\b(?:can't|cannot|can not|won't be able to|unable to) (?:make|do|attend|come(?: in)?|go)(?: (?:it|to it))?"
-    r"(?: on)?\s+(?:any ?more|after all)\b|\b(?:can|could) no longer (?:make|do|attend|come|go)\b)"
+    r"|" + NO_LONGER + r"\s+(?:any ?more|after all)\b|\b(?:can|could) no longer (?:make|do|attend|come|go)\b)"
     r"|(?P<book>\bbook\w*|\bschedul\w*|\bnew appointment"
     r"|\b(?:make|get|need|want|like|arrange) (?:an?|a new|another)(?: [a-z-]+){0,2} "
     r"(?:appointment|visit|consultation|follow-?up|check-?up)"
@@ -152,6 +154,13 @@ class TurnParse:
     excluded_days: tuple[str, ...] = ()
     preferred_periods: tuple[str, ...] = ()
     excluded_periods: tuple[str, ...] = ()
+    # of those, the ones refused for good ("I can't do Mondays", "I'm never free on a Tuesday"), which alone are
+    # proposed as standing preferences; "I can't make Tuesday" is about this booking
+    standing_excluded_days: tuple[str, ...] = ()
+    standing_excluded_periods: tuple[str, ...] = ()
+    # the kinds of time said with a day or a date in their clause ("I can't do Monday after 3pm", "tomorrow after
+    # 2"): about that day, so never proposed as a standing time for every day
+    day_bound_times: tuple[str, ...] = ()
     # a day and a part of the day said together ("not Monday morning"): {"day", "period"}, one constraint on both
     preferred_day_periods: tuple[dict, ...] = ()
     excluded_day_periods: tuple[dict, ...] = ()
@@ -190,6 +199,12 @@ def _intent(text: str, masked: str, clauses) -> str | None:
     return "book" if "book" in found else None
 
 
+# Another time asked for beside a cancellation ("I won't make Tuesday after all, can we do Friday instead?", "cancel
+# it, can I have another day?"): the appointment is moved, not only cancelled
+_ANOTHER_TIME = re.compile(r"\binstead\b|\b(?:another|a different|a new|a later|an earlier|some other|other)"
+                           r" (?:day|date|time|slot|appointment|week)s?\b")
+
+
 def _specialty(text: str, masked: str, clauses) -> str | None:
     chosen = None
     for m in _SPECIALTY.finditer(text):
@@ -222,8 +237,8 @@ _HESITATION = re.compile(r"\?|\b(?:but|instead|else|another|other|different|late
 # it), and clock words that make the number part of another time ("quarter to 4", "half past 3").
 _REJECTED_AFTER = re.compile(
     r"^(?:\s+(?:one|slot|option|appointment|o'clock))?(?:\s+(?:really|just|definitely|probably))?"
-    r"(?:(?:'s|\s+is|\s+would be|\s+will be|\s+seems)\s+(?:too (?:early|late|soon)|no good|not\b|out\b|bad\b|"
-    r"impossible|difficult|tricky|awkward)"
+    r"(?:(?:'s|\s+is|\s+would be|\s+will be|\s+seems)\s+" + DEGREE + r"(?:too (?:early|late|soon)|no good|not\b|"
+    r"out\b|bad\b|impossible|difficult|tricky|awkward|hard\b|inconvenient|a problem\b)"
     r"|\s+(?:isn't|won't|wouldn't|doesn't|does not|will not|would not|can't|cannot|is not|'s not|"
     r"too (?:early|late|soon))\b)")
 _PART_OF_ANOTHER_TIME = re.compile(
@@ -237,7 +252,10 @@ _ANY_TIME = re.compile(r"\b(?:any ?time(?: of (?:the )?day)?|whenever|any hour)\
 _ANY_DAY = re.compile(r"\b(?:any ?day(?: of the week)?|whichever day|any weekday or weekend)\b" + _ANY)
 
 
-_ALSO = re.compile(r"\b(?:as well|also|either)\b|\btoo\b(?!\s+(?:early|late|soon|far|much|bad|busy|long))"
+# "too", "as well", and "either" without an "or" after it; "either Monday or Tuesday" is a choice between them, which
+# replaces the days wanted before
+_ALSO = re.compile(r"\b(?:as well|also)\b|\beither\b(?![^.;!?]{0,40}?\bor\b)"
+                   r"|\btoo\b(?!\s+(?:early|late|soon|far|much|bad|busy|long))"
                    r"|^\W*(?:or|and|plus)\b")
 
 
@@ -253,7 +271,8 @@ def _any(pattern: re.Pattern, text: str, masked: str, clauses) -> bool:
 # neither chosen nor an answer, and its "no" negates nothing after it ("Monday? no mornings though" keeps its "no")
 _REFUSED_ECHO = re.compile(
     r"(?:^|(?<=[.!?;,]))[^.!?;,]*\?\s*(?:(?:oh|god|hell|good god|ha|haha)[\s,]+)?"
-    r"(?:no way|no chance|nope|nah|no|definitely not|absolutely not|of course not|not at all|certainly not)\b"
+    r"(?:no way|no chance|nope|nah|no|definitely not|absolutely not|of course not|not at all|certainly not"
+    r"|not really|not great|not ideal|not good|no good|not for me|not possible)\b"
     r"(?=\s*(?:[,.!;]|$|(?:sorry|thanks|thank you)\b))[.!,]*")
 
 
@@ -290,6 +309,11 @@ def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
                      and not _HESITATION.search(masked))
 
 
+def _said_with_a_day(norm: str, clauses, pos: int, relative_spans) -> bool:
+    c_start, c_end = clause_of(clauses, pos)
+    return names_a_day(norm, c_start, c_end) or any(c_start <= s < c_end for s, _e in relative_spans)
+
+
 def _pairs(pairs) -> tuple[dict, ...]:
     ordered = sorted(set(pairs), key=lambda dp: (DAYS.index(dp[0]), PERIODS.index(dp[1])))
     return tuple({"day": d, "period": p} for d, p in ordered)
@@ -298,7 +322,7 @@ def _pairs(pairs) -> tuple[dict, ...]:
 def parse_turn(text: str) -> TurnParse:
     """Everything a patient's message says about the booking, in one pass. Never raises on any text."""
     said = normalise(text)
-    norm, dated_by_calendar = calendar_dates(booked_days(mask(said, _REFUSED_ECHO)))
+    norm, dated_by_calendar, date_or_time = calendar_dates(booked_days(mask(said, _REFUSED_ECHO)))
     masked = mask(norm, NOT_NEGATION)
     clauses = clause_spans(norm)
     phrases, time_spans = time_phrases(norm, masked, clauses)
@@ -311,17 +335,20 @@ def parse_turn(text: str) -> TurnParse:
     relative_spans, relative = relative_days(norm, masked, clauses)
     if relative or dated_by_calendar:
         questions.append(Clarification("relative_day", None))
+    questions.extend(Clarification("date_or_time", None, (numbers,)) for numbers in date_or_time)
     dated = norm
     for s, e in relative_spans:
         dated = dated[:s] + " " * (e - s) + dated[e:]
+    day_bound = _unique(kind for (start, _end), kind, _clock in phrases
+                        if kind and _said_with_a_day(norm, clauses, start, relative_spans))
     pos_pairs, neg_pairs, pair_spans, unclear_pairs = day_period_terms(dated, masked, clauses, time_spans)
     if unclear_pairs:
         questions.append(Clarification("day_period_scope", None))
     apart = dated
     for s, e in pair_spans:
         apart = apart[:s] + " " * (e - s) + apart[e:]
-    pos_days, neg_days = day_terms(apart, masked, clauses, time_spans)
-    pos_periods, neg_periods = period_terms(apart, masked, clauses, time_spans)
+    pos_days, neg_days, standing_days = day_terms(apart, masked, clauses, time_spans)
+    pos_periods, neg_periods, standing_periods = period_terms(apart, masked, clauses, time_spans)
     pos_days = [d for d in pos_days if d not in neg_days]
     pos_periods = [p for p in pos_periods if p not in neg_periods]
     if pos_pairs:
@@ -331,17 +358,23 @@ def parse_turn(text: str) -> TurnParse:
         pos_days, pos_periods = [], []
     pos_pairs = [(d, p) for d, p in pos_pairs if (d, p) not in neg_pairs and d not in neg_days
                  and p not in neg_periods]
+    intent = _intent(norm, masked, clauses)
+    if intent == "cancel" and (pos_days or pos_periods or pos_pairs or _any(_ANOTHER_TIME, norm, masked, clauses)):
+        intent = "reschedule"
     return TurnParse(
-        intent=_intent(norm, masked, clauses),
+        intent=intent,
         specialty=_specialty(norm, masked, clauses),
         visit_type=(v.lastgroup if (v := _VISIT.search(norm)) else None),
         preferred_days=_unique(pos_days),
         excluded_days=_unique(neg_days),
         preferred_periods=_unique(pos_periods),
         excluded_periods=_unique(neg_periods),
+        standing_excluded_days=_unique(d for d in neg_days if d in standing_days),
+        standing_excluded_periods=_unique(p for p in neg_periods if p in standing_periods),
         preferred_day_periods=_pairs(pos_pairs),
         excluded_day_periods=_pairs(neg_pairs),
         times=tuple(times),
+        day_bound_times=day_bound,
         clarifications=tuple(questions),
         meridiem=meridiem_answer(norm),
         any_time=not (times or questions or pos_periods or neg_periods or pos_pairs or neg_pairs)
@@ -356,19 +389,28 @@ def parse_turn(text: str) -> TurnParse:
 # --- long-term preference proposals ---------------------------------------------------------------------------
 
 def memory_facts(parsed: TurnParse | dict) -> list[dict]:
-    """The typed ``scheduling_preference`` facts (memory.types) a turn states: earliest/latest times, excluded
-    days and excluded periods. Preferred days and periods are about this booking, so they are not proposed; nor is
-    anything that needed a clarifying question, nor a day and a part of the day said together ("not Monday
-    morning"): the type has no kind for the pair, and it must never be widened into every Monday or every
-    morning."""
+    """The typed ``scheduling_preference`` facts (memory.types) a turn states: earliest/latest times, and the days
+    and periods refused for good. Preferred days and periods are about this booking, so they are not proposed, nor
+    is a day or period refused for this booking only ("I can't make Tuesday"), nor anything that needed a
+    clarifying question, nor a day and a part of the day said together ("not Monday morning"): the type has no
+    kind for the pair, and it must never be widened into every Monday or every morning. A turn read before the
+    parser told the two refusals apart proposes no day or period (never a guess)."""
     data = parsed.as_dict() if isinstance(parsed, TurnParse) else parsed
     facts: dict[str, dict] = {}
     for t in data.get("times", []):
-        facts[t["kind"]] = {"kind": t["kind"], "time": t["time"]}  # the last statement of a kind wins
-    if data.get("excluded_days"):
-        facts["excluded_days"] = {"kind": "excluded_days",
-                                  "days": sorted(set(data["excluded_days"]), key=DAYS.index)}
-    if data.get("excluded_periods"):
-        facts["excluded_periods"] = {"kind": "excluded_periods",
-                                     "periods": sorted(set(data["excluded_periods"]), key=PERIODS.index)}
+        if t["kind"] not in (data.get("day_bound_times") or ()):
+            facts[t["kind"]] = {"kind": t["kind"], "time": t["time"]}  # the last statement of a kind wins
+    if days := set(data.get("standing_excluded_days") or ()) & set(data.get("excluded_days") or ()):
+        facts["excluded_days"] = {"kind": "excluded_days", "days": sorted(days, key=DAYS.index)}
+    if periods := set(data.get("standing_excluded_periods") or ()) & set(data.get("excluded_periods") or ()):
+        facts["excluded_periods"] = {"kind": "excluded_periods", "periods": sorted(periods, key=PERIODS.index)}
     return list(facts.values())
+
+
+def this_booking_only(parsed: dict) -> list[str]:
+    """The kinds a turn stated for this booking only, not for good: days and periods refused once
+    (excluded_days, excluded_periods), and times said with a day (earliest_time, latest_time)."""
+    times = {t["kind"] for t in parsed.get("times") or ()}
+    return [*(kind for kind in ("excluded_days", "excluded_periods")
+              if set(parsed.get(kind) or ()) - set(parsed.get(f"standing_{kind}") or ())),
+            *(kind for kind in parsed.get("day_bound_times") or () if kind in times)]
