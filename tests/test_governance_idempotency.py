@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from core.api import ScopedAPIView
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from tests.conftest import admin_connect, memory_body
+from tests.conftest import admin_connect, in_directory, memory_body
 from tests.support import Api, run_threads
 from tests.test_governance_agents import agent_for
 
@@ -216,6 +216,7 @@ def test_the_database_holds_only_well_formed_keys(key, stored):
 
 @pytest.mark.django_db
 def test_every_creating_endpoint_replays(world):
+    in_directory(world.org, world.patient_a)
     admin = world.admin()
     patient = world.patient(world.patient_a)
     calls = [
