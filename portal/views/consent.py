@@ -203,11 +203,15 @@ PATIENTS_PAGE = 100
 
 def _patients_page(identity: Identity, patient_ids: list[uuid.UUID],
                    cursor: str | None) -> tuple[list[uuid.UUID], str | None]:
-    """``PATIENTS_PAGE`` of the patients a staff member holds grants for, by name (the unnamed last), after
+    """``PATIENTS_PAGE`` of the patients a staff member holds grants for, by name in any letter case and with or
+    without accents (the unnamed last), after
     ``cursor``, and the cursor of the next ones (None on the last page). The names are read whole (not audited);
     the page reads and audits only the profiles it shows. ValueError for a cursor it did not give."""
     names = directory.patient_names(identity=identity, patient_ids=patient_ids)
-    keys = sorted(("1" if p not in names else "0", names.get(p, ""), str(p)) for p in patient_ids)
+    # as people read names: without regard to letter case or accents ("adam", "Émile", "Zofia"; code point
+    # order put every capital before "adam" and "É" after "Z"), then by id
+    keys = sorted(("1" if p not in names else "0", directory.fold(names.get(p, "")).casefold(), str(p))
+                  for p in patient_ids)
     if cursor is not None:
         after = cursor_key(cursor, 3)
         keys = [k for k in keys if k > after]
