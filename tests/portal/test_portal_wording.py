@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import in_directory
+from tests.conftest import in_directory, memory_body
 
 pytestmark = pytest.mark.django_db
 
@@ -38,3 +38,28 @@ def test_the_activity_page_has_no_empty_paragraph(world, people, signed_in):
     page = signed_in(people.patient(world.patient_a)).get("/me/activity/")
     assert page.status_code == 200 and "<p></p>" not in page.content.decode()
 
+
+def test_recorded_by_names_staff_as_the_directory_does(world, people, signed_in):
+    """"Recorded by" showed the token's raw subject ("nurse-joy"): it shows the directory's name of the staff
+    member who recorded it, which the patient's own page may read."""
+    a = world.patient_a
+    cid = world.consent(a)
+    registrar = world.staff("org-admin", scope="grant:write")
+    assert registrar.post("/v1/staff", {"actor_sub": "nurse-joy", "display_name": "Nurse Joy Adams"}).status_code == 201
+    world.grant(a, "nurse-joy", "appointment_scheduling")
+    assert world.staff("nurse-joy").post(f"/v1/patients/{a}/memories", memory_body(cid)).status_code == 201
+    page = signed_in(people.patient(a)).get("/me/").content.decode()
+    assert "<dd>Nurse Joy Adams</dd>" in page and "<dd>nurse-joy</dd>" not in page
+
+
+def test_recorded_by_falls_back_to_the_subject_and_names_agents_as_agents():
+    """Someone the directory does not name is shown by their subject; an agent by its directory name, else its
+    client id, always as an agent; the viewer's own record is "you"."""
+    from portal.rows import recorded_by
+
+    names = {"nurse-joy": "Nurse Joy Adams", "scheduling-agent": "Scheduling agent"}
+    assert recorded_by("nurse-joy", me="p-1", names=names) == "Nurse Joy Adams"
+    assert recorded_by("nurse-unnamed", me="p-1", names=names) == "nurse-unnamed"
+    assert recorded_by("p-1", me="p-1", names=names) == "you"
+    assert recorded_by("p-1", me="p-1", agent="scheduling-agent", names=names) == "AI agent “Scheduling agent”"
+    assert recorded_by("p-1", me="p-1", agent="bot-9", names=names) == "AI agent “bot-9”"
