@@ -161,6 +161,8 @@ def grant_revoke(*, identity: Identity, grant_id: uuid.UUID, reason: str = "") -
     grant.revoked_by = identity.actor_sub
     grant.save(update_fields=["revoked_at", "revoked_by", "reason"])
     idempotency_withdraw(identity=identity, patient_id=grant.patient_id, actor_sub=grant.actor_sub)
+    # and the answer that created it, which shows it open: a retry is told it was withdrawn, never granted again
+    idempotency_withdraw(identity=identity, resource_id=grant.grant_id)
     event_emit("grant.revoked", grant_id=grant.grant_id, patient_id=grant.patient_id, purpose=grant.purpose,
                actor_sub=grant.actor_sub)
     audit.record(action="grant.revoke", resource_type="access_grant", resource_id=grant.grant_id,

@@ -444,3 +444,19 @@ def test_deleting_a_webhook_subscription_withdraws_its_stored_creation_answer(wo
     with identity_context(Identity(org_id=world.org, actor_sub="webhook-admin")), connection.cursor() as cursor:
         cursor.execute("SELECT response_body IS NULL FROM idempotency_record WHERE idempotency_key = 'sub-1'")
         assert cursor.fetchall() == [(True,)]
+
+
+@pytest.mark.django_db
+def test_revoking_a_grant_withdraws_its_stored_creation_answer(world):
+    """A grant's creation answer shows it open. Once it is revoked, a retry with the creation's key is told the
+    answer was withdrawn (409) instead of being shown the grant as open again, and grants nothing."""
+    in_directory(world.org, world.patient_a)
+    admin = world.admin()
+    body = {"patient_id": str(world.patient_a), "actor_sub": "nurse-3", "purpose": "appointment_scheduling"}
+    key = {"Idempotency-Key": "grant-1"}
+    created = admin.post("/v1/grants", body, headers=key)
+    assert created.status_code == 201, created.content
+    assert admin.post(f"/v1/grants/{created.json()['grant_id']}/revoke", {}).status_code == 200
+    assert withdrawn(admin.post("/v1/grants", body, headers=key))
+    grants = admin.get("/v1/grants", {"patient_id": str(world.patient_a)}).json()["items"]
+    assert [g["revoked_at"] is not None for g in grants] == [True]  # not granted again
