@@ -108,6 +108,10 @@ class GrantsView(ScopedAPIView):
     resource_type = "access_grant"
     query_parameters = {"GET": frozenset({"patient_id", "limit", "cursor"})}
 
+    def idempotency_resource_id(self, data):
+        # revoking the grant withdraws its creation's stored answer, which shows it open (services.grant_revoke)
+        return data.get("grant_id")
+
     @extend_schema(operation_id="grants_list",
                    parameters=[OpenApiParameter("patient_id", {"type": "string", "format": "uuid"}, required=False,
                                                 description="one patient's"),

@@ -17,6 +17,7 @@ from core.access import require_person_deciding_access
 from core.errors import Conflict, Forbidden, NoConsentOrAccess, NotFound, ValidationFailed
 from core.idempotency import idempotency_withdraw
 from core.identity import Identity
+from core.patient_directory import patient_registered
 from core.serializers import readable_text
 from core.services import organization_ensure
 from events.services import event_emit
@@ -98,11 +99,16 @@ def consent_revoke(*, identity: Identity, patient_id: uuid.UUID, consent_id: uui
 def grant_create(*, identity: Identity, patient_id: uuid.UUID, actor_sub: str, purpose: str,
                  expires_at: datetime | None, reason: str = "") -> tuple[AccessGrant, bool]:
     """Grant a staff subject access to one patient for one purpose. Organisation administrators only
-    (``grant:write``, enforced by the view and again by RLS). An open grant for the same subject, patient and
-    purpose is returned unchanged (created=False)."""
+    (``grant:write``, enforced by the view and again by RLS), for a patient of the organisation's directory (else
+    422 ``unknown_patient``, the same for a patient of another organisation). An open grant for the same subject,
+    patient and purpose is returned unchanged (created=False)."""
     require_person_deciding_access(identity)
     _future(expires_at, "expires_at")
     reason = readable_text("reason", reason)
+    if not patient_registered(identity.org_id, patient_id):
+        # a mistyped id and another organisation's patient alike: the answer tells nothing of other organisations
+        raise ValidationFailed.of("patient_id", "no patient with this id is in your organisation's directory; "
+                                                "register them first (POST /v1/patients)", "unknown_patient")
     organization_ensure(identity=identity)
     existing = AccessGrant.objects.active().filter(
         organization_id=identity.org_id, patient_id=patient_id, actor_sub=actor_sub, purpose=purpose).first()
@@ -155,6 +161,8 @@ def grant_revoke(*, identity: Identity, grant_id: uuid.UUID, reason: str = "") -
     grant.revoked_by = identity.actor_sub
     grant.save(update_fields=["revoked_at", "revoked_by", "reason"])
     idempotency_withdraw(identity=identity, patient_id=grant.patient_id, actor_sub=grant.actor_sub)
+    # and the answer that created it, which shows it open: a retry is told it was withdrawn, never granted again
+    idempotency_withdraw(identity=identity, resource_id=grant.grant_id)
     event_emit("grant.revoked", grant_id=grant.grant_id, patient_id=grant.patient_id, purpose=grant.purpose,
                actor_sub=grant.actor_sub)
     audit.record(action="grant.revoke", resource_type="access_grant", resource_id=grant.grant_id,

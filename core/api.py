@@ -405,7 +405,8 @@ class ScopedAPIView(APIView):
             patient_id = self.idempotency_patient_id(response.data)  # may read the database
             commit_with_next_statement()  # the store is the transaction's last statement
             idempotency.idempotency_store(identity=self.identity, key=key, digest=digest,
-                                          status=response.status_code, data=response.data, patient_id=patient_id)
+                                          status=response.status_code, data=response.data, patient_id=patient_id,
+                                          resource_id=self.idempotency_resource_id(response.data))
         return response
 
     def _audit_refusal(self, request, exc: ApiError) -> RateLimited | None:
@@ -491,3 +492,8 @@ class ScopedAPIView(APIView):
         (``idempotency.patient_of``: the URL's, else the one the answer names). Views whose URL and answer do
         not name the patient say which it is."""
         return idempotency.patient_of(self.kwargs, data, self.identity)
+
+    def idempotency_resource_id(self, data):
+        """The resource of no patient a stored response created, when deleting it must withdraw the response (its
+        service calls ``idempotency.idempotency_withdraw`` with ``resource_id``); None for the others."""
+        return None

@@ -14,10 +14,10 @@ be used again once the request is fixed.
 
 Responses may hold a memory's value, so they are stored encrypted (AES-256-GCM, key derived from the secret key)
 and removed by ``manage.py sweep_idempotency_keys``. A response is never given back once what it holds is gone or
-may no longer be seen: deleting the patient's data, withdrawing their consent or revoking a grant withdraws it
-(:func:`idempotency_withdraw`: the key stays, the response goes; a retry is 409 ``idempotent_response_withdrawn``
-and does nothing), and a response about a patient is replayed only while the caller may still access that
-patient (else 403, as a new request would be).
+may no longer be seen: deleting the patient's data, withdrawing their consent, revoking a grant or deleting the
+resource of no patient it created (a webhook subscription) withdraws it (:func:`idempotency_withdraw`: the key
+stays, the response goes; a retry is 409 ``idempotent_response_withdrawn`` and does nothing), and a response about
+a patient is replayed only while the caller may still access that patient (else 403, as a new request would be).
 """
 
 from __future__ import annotations
@@ -154,40 +154,49 @@ def patient_of(kwargs: dict, data, identity: Identity):
     return identity.patient_self_id
 
 
-def idempotency_store(*, identity: Identity, key: str, digest: str, status: int, data, patient_id=None) -> None:
-    """In the creation's own transaction: remember its response for this key (and which patient it is about, so
-    that deleting that patient's data withdraws it too: :func:`idempotency_withdraw`)."""
+def idempotency_store(*, identity: Identity, key: str, digest: str, status: int, data, patient_id=None,
+                      resource_id=None) -> None:
+    """In the creation's own transaction: remember its response for this key (and which patient it is about, or
+    which resource of no patient it created, so that deleting that patient's data or that resource withdraws it
+    too: :func:`idempotency_withdraw`)."""
     key = caller_key(identity, key)
     plain = json.dumps(data, cls=JSONEncoder, separators=(",", ":")).encode()
     nonce = os.urandom(12)
     sealed = nonce + _aead().encrypt(nonce, plain, _aad(identity, key))
     with connection.cursor() as cursor:
         cursor.execute("INSERT INTO idempotency_record (organization_id, actor_sub, idempotency_key, "
-                       "request_hash, response_status, response_body, patient_id, under_access) "
+                       "request_hash, response_status, response_body, patient_id, resource_id, under_access) "
                        "SELECT organization_id, actor_sub, idempotency_key, request_hash, response_status, "
-                       f"response_body, patient_id, {_MAY_ACCESS} FROM (VALUES (%s::uuid, %s, %s, %s, "
-                       "%s::smallint, %s::bytea, %s::uuid)) AS v(organization_id, actor_sub, idempotency_key, "
-                       "request_hash, response_status, response_body, patient_id)",
+                       f"response_body, patient_id, resource_id, {_MAY_ACCESS} FROM (VALUES (%s::uuid, %s, %s, "
+                       "%s, %s::smallint, %s::bytea, %s::uuid, %s::uuid)) AS v(organization_id, actor_sub, "
+                       "idempotency_key, request_hash, response_status, response_body, patient_id, resource_id)",
                        [_PURPOSES, identity.org_id, identity.actor_sub, key, digest, status, sealed,
-                        str(patient_id) if patient_id else None])
+                        str(patient_id) if patient_id else None, str(resource_id) if resource_id else None])
 
 
-def idempotency_withdraw(*, identity: Identity, patient_id, actor_sub: str | None = None) -> int:
+def idempotency_withdraw(*, identity: Identity, patient_id=None, actor_sub: str | None = None,
+                         resource_id=None) -> int:
     """Inside a deletion's, consent withdrawal's or grant revocation's transaction, after it decided access: withdraw
-    the stored responses about this patient (of every caller, or of ``actor_sub`` only), as a replay would give back
-    what was deleted or may no longer be seen. The keys stay: a retry is told its answer was withdrawn and does
+    the stored responses about this patient (of every caller, or of ``actor_sub`` only), or, given ``resource_id``
+    instead, those that created that resource of no patient (a webhook subscription deleted), as a replay would give
+    back what was deleted or may no longer be seen. The keys stay: a retry is told its answer was withdrawn and does
     nothing (a retry of a deleted memory's creation would otherwise create it again). Returns how many."""
+    if (patient_id is None) == (resource_id is None):
+        raise ValueError("withdraw the responses about a patient or those that created a resource")
+    # the setting opens exactly those records to the withdrawal (core migrations 0012 and 0018)
+    setting, column, named = (("app.erase_patient", "patient_id", patient_id) if resource_id is None
+                              else ("app.withdraw_resource", "resource_id", resource_id))
     sql = ("UPDATE idempotency_record SET response_status = NULL, response_body = NULL, withdrawn_at = now() "
-           "WHERE organization_id = %s AND patient_id = %s AND withdrawn_at IS NULL")
-    params: list = [identity.org_id, patient_id]
+           f"WHERE organization_id = %s AND {column} = %s AND withdrawn_at IS NULL")
+    params: list = [identity.org_id, named]
     if actor_sub is not None:
         sql += " AND actor_sub = %s"
         params.append(actor_sub)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT set_config('app.erase_patient', %s, true)", [str(patient_id)])
+        cursor.execute("SELECT set_config(%s, %s, true)", [setting, str(named)])
         cursor.execute(sql, params)
         removed = cursor.rowcount
-        cursor.execute("SELECT set_config('app.erase_patient', '', true)")
+        cursor.execute("SELECT set_config(%s, '', true)", [setting])
     return removed
 
 

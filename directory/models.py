@@ -3,7 +3,8 @@
 Patients: a display name, a date of birth and the organisation's identifiers (an MRN with its system). These are
 patient data: under row-level security (the patient themself; staff holding any active grant for the patient;
 organisation administrators), and every read through the API is audited.
-Staff: the subjects (people and agents) that administrators grant access to, with a display name.
+Staff: the subjects (people and agents) that administrators grant access to, with a display name; the name is read
+inside the organisation by everyone it admits (pages name who recorded a patient's records by it).
 """
 
 from __future__ import annotations

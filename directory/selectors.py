@@ -161,6 +161,11 @@ def _audited(items: list[dict], action: str, purpose: str | None = None) -> list
     return items
 
 
+def patient_registered(org_id: uuid.UUID, patient_id: uuid.UUID) -> bool:
+    """Whether the organisation's directory holds the patient, as the caller may see it (RLS)."""
+    return PatientProfile.objects.filter(organization_id=org_id, patient_id=patient_id).exists()
+
+
 def patient_names(*, identity: Identity, patient_ids) -> dict[uuid.UUID, str]:
     """Display names of the given patients that the caller may see (for lists; not audited per name)."""
     return dict(PatientProfile.objects.filter(organization_id=identity.org_id, patient_id__in=list(patient_ids))

@@ -83,6 +83,10 @@ class SubscriptionsView(ScopedAPIView):
     # answer is encrypted, as every stored answer is; core.idempotency).
     idempotent_create = True
 
+    def idempotency_resource_id(self, data):
+        # deleting the subscription withdraws its creation's stored answer, secret and all (services)
+        return data.get("subscription_id")
+
     @extend_schema(operation_id="event_subscriptions_list",
                    responses={200: inline_serializer("EventSubscriptionList", {"items": SubscriptionOut(many=True)})})
     def get(self, request):

@@ -22,6 +22,7 @@ from psycopg.types.json import Jsonb
 from core import audit
 from core.access import require_person_deciding_access
 from core.errors import NotFound, ValidationFailed
+from core.idempotency import idempotency_withdraw
 from core.identity import Identity, current_identity
 from core.services import organization_ensure
 from events import signing
@@ -289,7 +290,9 @@ def subscription_update(*, identity: Identity, subscription_id: uuid.UUID, url: 
 
 
 def subscription_delete(*, identity: Identity, subscription_id: uuid.UUID) -> None:
-    """Remove a subscription with its delivery history; what was queued for it is never sent."""
+    """Remove a subscription with its delivery history; what was queued for it is never sent, and its creation's
+    stored answer (with the signing secret) is withdrawn: a retry of the creation with its key is 409
+    ``idempotent_response_withdrawn``, whoever created it, and creates nothing."""
     with transaction.atomic():
         require_person_deciding_access(identity)  # before any lock is taken for the caller
         _lock_subscriptions(identity)
@@ -297,5 +300,6 @@ def subscription_delete(*, identity: Identity, subscription_id: uuid.UUID) -> No
         Delivery.objects.filter(subscription_id=subscription.subscription_id,
                                 organization_id=identity.org_id).delete()
         Subscription.objects.filter(pk=subscription.pk).delete()
+        idempotency_withdraw(identity=identity, resource_id=subscription.subscription_id)
     audit.record(action="event_subscription.delete", resource_type="event_subscription",
                  resource_id=subscription_id)

@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from consent import purpose as purpose_of_use
 from core import audit
 from core.api import ScopedAPIView
-from core.errors import NotFound, cursor_checked
+from core.errors import NotFound, ValidationFailed, cursor_checked
 from core.identity import commit_with_next_statement
 from core.serializers import (
     DateTimeIn,
@@ -27,6 +27,7 @@ from memory.api_reads import LIST_LIMIT, list_after, list_data, list_rows, types
 from memory.models import LifecycleEvent, Memory, MemoryState, Source
 from memory.rendering import memory_item, memory_out
 from memory.types import NAME as TYPE_NAME
+from memory.types import type_get
 
 
 class MemoryOut(ModelOutSerializer):
@@ -166,6 +167,15 @@ class MemoryListParams(serializers.Serializer):
     purpose = serializers.ChoiceField(choices=PURPOSES, required=False)
 
 
+def known_types_required(names) -> None:
+    """422 ``unknown_memory_type`` on ``memory_type``, one error a name, for each type the caller's organisation does
+    not have (built-in or its own): a filter by it would answer "nothing on record". The list and search alike."""
+    if unknown := [name for name in names if type_get(name) is None]:
+        raise ValidationFailed(errors=[{"field": "memory_type", "code": "unknown_memory_type",
+                                        "message": f"unknown memory type {name}; see GET /v1/memory-types"}
+                                       for name in unknown])
+
+
 class MemoryView(ScopedAPIView):
     abstract = True
     resource_type = "memory"
@@ -189,7 +199,9 @@ class PatientMemoriesView(MemoryView):
         operation_id="memories_list",
         # an empty value means "any" (as the serializer reads it), so the published sets include it
         parameters=[OpenApiParameter("memory_type", str, required=False,
-                                     pattern="^$|" + TYPE_NAME.pattern),
+                                     pattern="^$|" + TYPE_NAME.pattern,
+                                     description="Only memories of this type (GET /v1/memory-types); empty: any. "
+                                                 "A type the organisation does not have: 422 unknown_memory_type"),
                     OpenApiParameter("consent_purpose", str, required=False,
                                      enum=[p for p, _ in PURPOSES] + [""],
                                      description="The older name of purpose (both, differing: 422)"),
@@ -207,6 +219,8 @@ class PatientMemoriesView(MemoryView):
             params = MemoryListParams(data=request.query_params)
             params.is_valid(raise_exception=True)
             p = params.validated_data
+            if p.get("memory_type"):
+                known_types_required([p["memory_type"]])
             limit = integer_parameter(request.query_params, "limit", default=LIST_LIMIT, low=1, high=500)
             with cursor_checked():
                 after = list_after(request.query_params.get("cursor"))

@@ -23,11 +23,10 @@ from core.serializers import (
 )
 from core.vocabulary import PURPOSES
 from memory import retrieval, selectors, sessions
-from memory.api import MemoryOut, MemoryView
+from memory.api import MemoryOut, MemoryView, known_types_required
 from memory.models import MemoryClass
 from memory.rendering import memory_item
 from memory.types import NAME as TYPE_NAME
-from memory.types import type_get
 
 # One memory type's name, or several separated by commas (each given once per query string: repeats are refused)
 TYPE_NAMES = "^" + TYPE_NAME.pattern.strip("^$") + "(?:," + TYPE_NAME.pattern.strip("^$") + ")*$"
@@ -109,10 +108,7 @@ class PatientMemorySearchView(MemoryView):
         purpose = purpose_of_use.read_purpose(self.identity, purpose=p.get("purpose"),
                                               consent_purpose=p.get("consent_purpose"))
         types = p.get("memory_type", ())
-        if unknown := [name for name in types if type_get(name) is None]:
-            raise ValidationFailed(errors=[{"field": "memory_type", "code": "unknown_memory_type",
-                                            "message": f"unknown memory type {name}; see GET /v1/memory-types"}
-                                           for name in unknown])
+        known_types_required(types)
         with purpose_of_use.refused_as_such(patient_id=patient_id, purpose=purpose):
             result = retrieval.memory_search(identity=self.identity, patient_id=patient_id, question=p["q"],
                                              limit=p.get("limit"), min_score=p.get("min_score"),

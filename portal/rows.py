@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
+from core.identity import Identity
 from core.vocabulary import PURPOSES
+from directory import selectors as directory
 from memory.deletion import patient_may_edit
 from memory.lifecycle import memory_value
 from memory.models import Memory
@@ -31,8 +35,24 @@ def agent_label(client_id: str) -> str:
     return f"AI agent “{client_id}”"
 
 
-def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABELS) -> dict:
-    """What a person needs to judge a remembered fact: what, where it came from, who, when, until when."""
+def recorder_names(identity: Identity, subjects: Iterable[str]) -> dict[str, str]:
+    """The directory's names of the staff members and agents (by subject or client id) who recorded what a page
+    shows, for :func:`recorded_by`; one read for the page, not audited (staff names are no patient's data)."""
+    return directory.staff_names(identity=identity, subs={s for s in subjects if s})
+
+
+def recorded_by(subject: str, *, me: str, agent: str | None = None, names: Mapping[str, str]) -> str:
+    """Who recorded something, as people read it: "you", an agent by its directory name (its client id when the
+    directory has none), anyone else by their directory name, their bare subject only when it has none."""
+    if agent:
+        return agent_label(names.get(agent, agent))
+    return "you" if subject == me else names.get(subject, subject)
+
+
+def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABELS,
+               names: Mapping[str, str] | None = None) -> dict:
+    """What a person needs to judge a remembered fact: what, where it came from, who (by the directory's name in
+    ``names``: :func:`recorder_names`), when, until when."""
     value = memory_value(memory)
     spec = type_get(memory.memory_type, memory.type_version)
     # An agent's write carries the subject it acted for: it is the agent's, never "you".
@@ -46,8 +66,8 @@ def memory_row(memory: Memory, *, me: str, labels: dict[str, str] = SOURCE_LABEL
         "fact": value,
         "kind": (value or {}).get("kind"),
         "source": labels.get(memory.source, memory.source),
-        "recorded_by": "you" if mine else (agent_label(memory.agent_client_id) if memory.agent_client_id
-                                           else memory.created_by),
+        "recorded_by": "you" if mine else recorded_by(memory.created_by, me=me, agent=memory.agent_client_id,
+                                                      names=names or {}),
         "recorded_at": memory.created_at,
         "valid_until": memory.valid_until,
         "expires_at": memory.expires_at,

@@ -237,10 +237,41 @@ class World:
         return r.json()["consent_record_id"]
 
     def grant(self, patient_id: uuid.UUID, actor_sub: str, purpose: str, expires_at: str | None = None) -> dict:
+        in_directory(self.org, patient_id)
         r = self.admin().post("/v1/grants", {"patient_id": str(patient_id), "actor_sub": actor_sub,
                                              "purpose": purpose, "expires_at": expires_at})
         assert r.status_code in (200, 201), r.content
         return r.json()
+
+
+def in_directory(org: uuid.UUID, patient_id: uuid.UUID, name: str | None = None) -> None:
+    """Register a test's patient in the organisation's directory (grants are given only for its patients), under a
+    placeholder name unless one is given; one already there keeps its name unless one is given. On the test's own
+    connection, as an administrator registering patients (RLS), with no audit row."""
+    from django.db import connection
+
+    from core.identity import Identity, identity_context
+    from core.services import organization_ensure
+
+    registrar = Identity(org_id=org, actor_sub="org-admin", scopes=frozenset({"patient:write"}))
+    with identity_context(registrar), connection.cursor() as cursor:
+        organization_ensure(identity=registrar)  # a test's own organisation, when no token named it yet
+        cursor.execute("INSERT INTO patient_directory (organization_id, patient_id, display_name, created_by, "
+                       "created_at, updated_at) VALUES (%s, %s, %s, 'org-admin', now(), now()) "
+                       "ON CONFLICT (organization_id, patient_id) DO "
+                       + ("UPDATE SET display_name = EXCLUDED.display_name" if name else "NOTHING"),
+                       [org, patient_id, name or f"Patient {str(patient_id)[:8]}"])
+
+
+def grant_outside_directory(org: uuid.UUID, patient_id: uuid.UUID, actor_sub: str, purpose: str) -> None:
+    """A grant given before grants needed a directory entry: its patient has none. Written as an administrator
+    (RLS) on the test's own connection, past the service that now refuses it."""
+    from consent.models import AccessGrant
+    from core.identity import Identity, identity_context
+
+    with identity_context(Identity(org_id=org, actor_sub="org-admin", scopes=frozenset({"grant:write"}))):
+        AccessGrant.objects.create(organization_id=org, patient_id=patient_id, actor_sub=actor_sub, purpose=purpose,
+                                   granted_by="org-admin")
 
 
 @pytest.fixture

@@ -10,9 +10,16 @@ from django.db import connection
 
 from consent.models import ConsentRecord
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from tests.conftest import memory_body
+from tests.conftest import in_directory, memory_body
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def registered(world):
+    """Grants are given for patients of the organisation's directory: both of the world's are there."""
+    for patient in (world.patient_a, world.patient_b):
+        in_directory(world.org, patient)
 
 
 def consents(pid) -> str:
@@ -111,6 +118,28 @@ def test_grant_validation(world):
                                   "expires_at": past})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "expires_at"
     assert admin.get("/v1/grants").json()["items"] == []
+
+
+def test_a_grant_for_a_patient_not_in_the_organisations_directory_is_refused_the_same_wherever_they_are(world):
+    """An administrator grants access to a patient of their organisation's directory. An id it does not hold (a
+    typo, nobody, or a patient registered in another organisation) is 422 ``unknown_patient`` on ``patient_id``,
+    the same answer whichever it is, so the refusal tells nothing of other organisations; nothing is written."""
+    from tests.test_directory import register
+
+    elsewhere = uuid.UUID(register(world, "Olga Obca", "1980-02-02", "MRN-O", org=world.other_org)["patient_id"])
+    admin = world.admin()
+    answers = []
+    for patient in (uuid.uuid4(), elsewhere):
+        r = admin.post("/v1/grants", {"patient_id": str(patient), "actor_sub": "nurse-1",
+                                      "purpose": "appointment_scheduling"})
+        assert r.status_code == 422, r.content
+        assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("patient_id", "unknown_patient")]
+        answers.append({k: v for k, v in r.json().items() if k != "request_id"})
+    assert answers[0] == answers[1]
+    assert admin.get("/v1/grants").json()["items"] == []
+    r = admin.post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-1",
+                                  "purpose": "appointment_scheduling"})
+    assert r.status_code == 201, r.content
 
 
 @pytest.mark.parametrize("sub", ["nurse\n9", "nurse-9\u0007", "\u202e9-esrun", "nurse\u200b9", "nurse\u20289"])

@@ -19,7 +19,7 @@ from core.checks import runtime_role_problems
 from core.identity import ACTOR_PATIENT, Identity, current_identity, identity_context
 from memory.models import Memory
 from memory.services import memory_record
-from tests.conftest import owner_connect, runtime_connect
+from tests.conftest import in_directory, owner_connect, runtime_connect
 
 PATIENT_SCOPED_TABLES = ["workflow_operation", "patient_memory", "patient_consent", "patient_access_grants",
                          "agent_workflow", "agent_workflow_transition", "audit_event", "organization",
@@ -54,6 +54,7 @@ def give_consent(org, pid, purpose="appointment_scheduling") -> uuid.UUID:
 
 
 def give_grant(org, pid, sub, purpose, expires_at=None) -> AccessGrant:
+    in_directory(org, pid)
     a = admin(org)
     with identity_context(a):
         grant, _ = grant_create(identity=a, patient_id=pid, actor_sub=sub, purpose=purpose, expires_at=expires_at)

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from core.api import ScopedAPIView
 from core.identity import ACTOR_PATIENT, Identity, identity_context
-from tests.conftest import admin_connect, memory_body
-from tests.support import run_threads
+from tests.conftest import admin_connect, in_directory, memory_body
+from tests.support import Api, run_threads
 from tests.test_governance_agents import agent_for
 
 K = {"Idempotency-Key": "retry-1"}
@@ -216,6 +216,7 @@ def test_the_database_holds_only_well_formed_keys(key, stored):
 
 @pytest.mark.django_db
 def test_every_creating_endpoint_replays(world):
+    in_directory(world.org, world.patient_a)
     admin = world.admin()
     patient = world.patient(world.patient_a)
     calls = [
@@ -420,3 +421,42 @@ def test_a_stored_answer_about_a_session_is_withdrawn_with_the_access_it_was_giv
     assert world.admin().post(f"/v1/grants/{grant}/revoke", {}).status_code == 200
     again = nurse.post(path, None, headers={"Idempotency-Key": "pr-1"})
     assert withdrawn(again) and "11:00" not in again.content.decode()
+
+
+@pytest.mark.django_db
+def test_deleting_a_webhook_subscription_withdraws_its_stored_creation_answer(world):
+    """A subscription's creation answer holds its signing secret. Once the subscription is deleted (by any of the
+    organisation's administrators), a retry with the creation's key is told the answer was withdrawn (409): it
+    neither gives the deleted subscription and its secret back nor creates it again, and the stored answer is gone
+    from the database, not merely refused."""
+    creator = Api(world.token(sub="webhook-admin", scope="webhook:admin"))
+    colleague = Api(world.token(sub="webhook-admin-2", scope="webhook:admin"))
+    body = {"url": "https://hooks.example.com/anamnesis", "event_types": ["consent.revoked"]}
+    key = {"Idempotency-Key": "sub-1"}
+    created = creator.post("/v1/event-subscriptions", body, headers=key)
+    assert created.status_code == 201, created.content
+    secret, sid = created.json()["secret"], created.json()["subscription_id"]
+    assert creator.post("/v1/event-subscriptions", body, headers=key).headers["Idempotent-Replayed"] == "true"
+    assert colleague.request("DELETE", f"/v1/event-subscriptions/{sid}").status_code == 204
+    again = creator.post("/v1/event-subscriptions", body, headers=key)
+    assert withdrawn(again) and secret not in again.content.decode() and sid not in again.content.decode()
+    assert creator.get("/v1/event-subscriptions").json()["items"] == []  # not created again
+    with identity_context(Identity(org_id=world.org, actor_sub="webhook-admin")), connection.cursor() as cursor:
+        cursor.execute("SELECT response_body IS NULL FROM idempotency_record WHERE idempotency_key = 'sub-1'")
+        assert cursor.fetchall() == [(True,)]
+
+
+@pytest.mark.django_db
+def test_revoking_a_grant_withdraws_its_stored_creation_answer(world):
+    """A grant's creation answer shows it open. Once it is revoked, a retry with the creation's key is told the
+    answer was withdrawn (409) instead of being shown the grant as open again, and grants nothing."""
+    in_directory(world.org, world.patient_a)
+    admin = world.admin()
+    body = {"patient_id": str(world.patient_a), "actor_sub": "nurse-3", "purpose": "appointment_scheduling"}
+    key = {"Idempotency-Key": "grant-1"}
+    created = admin.post("/v1/grants", body, headers=key)
+    assert created.status_code == 201, created.content
+    assert admin.post(f"/v1/grants/{created.json()['grant_id']}/revoke", {}).status_code == 200
+    assert withdrawn(admin.post("/v1/grants", body, headers=key))
+    grants = admin.get("/v1/grants", {"patient_id": str(world.patient_a)}).json()["items"]
+    assert [g["revoked_at"] is not None for g in grants] == [True]  # not granted again

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from core.identity import Identity, identity_context
-from tests.conftest import memory_body
+from tests.conftest import in_directory, memory_body
 
 pytestmark = pytest.mark.django_db
 
@@ -131,6 +131,7 @@ def test_a_date_time_must_be_written_as_one(world, value):
     r = patient.post(mem(world.patient_a), memory_body(cid, valid_until=value))
     assert r.status_code == 422, r.content
     assert [e["field"] for e in r.json()["errors"]] == ["valid_until"]
+    in_directory(world.org, world.patient_a)
     r = world.admin().post("/v1/grants", {"patient_id": str(world.patient_a), "actor_sub": "nurse-x",
                                           "purpose": "communication", "expires_at": value})
     assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["expires_at"], r.content

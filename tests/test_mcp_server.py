@@ -747,6 +747,11 @@ def test_an_agent_acting_for_one_patient_never_has_their_id_in_its_context(world
 def test_a_token_that_names_no_patient_must_pass_one_and_does_not_see_it_back(world, live):
     """Staff act for many patients, so their tools need the id; the answer still shows ``[patient]``."""
     world.consent(world.patient_a)
+    # registered before the grant (which would register her unnamed), with the MRN redacted below
+    admin = world.staff("org-admin", scope="patient:write patient:read grant:write")
+    assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill",
+                                       "identifiers": [{"system": "urn:oid:2.16.840.1.113883.19.5",
+                                                        "value": "MRN-661177"}]}).status_code == 201
     world.grant(world.patient_a, "nurse-7", "appointment_scheduling")
     token = world.token(sub="nurse-7")
     problem = refused(call(live, token, "list_memories", {}), "validation_error")
@@ -756,10 +761,6 @@ def test_a_token_that_names_no_patient_must_pass_one_and_does_not_see_it_back(wo
     assert ok(started)["session"]["patient_id"] == "[patient]" and not _shows_patient(started, world.patient_a)
     refused(call(live, token, "start_session", {"purpose": "appointment_scheduling"}), "validation_error")
     # a workflow read by its id alone: the patient it names is redacted in its state too, with their MRN
-    admin = world.staff("org-admin", scope="patient:write patient:read grant:write")
-    assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill",
-                                       "identifiers": [{"system": "urn:oid:2.16.840.1.113883.19.5",
-                                                        "value": "MRN-661177"}]}).status_code == 201
     agent = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=PATIENT_SCOPES,
                         act={"sub": "scheduling-agent"})
     workflow = ok(call(live, agent, "create_workflow", {"workflow_type": "appointment_booking"}))

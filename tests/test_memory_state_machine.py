@@ -25,6 +25,7 @@ from core.errors import ApiError
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from memory import deletion, review, selectors, services
 from memory.models import Memory
+from tests.conftest import in_directory
 
 KINDS = ["earliest_time", "latest_time"]
 def time_value(n: int) -> str:
@@ -54,6 +55,7 @@ class MemoryLifecycle(RuleBasedStateMachine):
                            actor_kind=ACTOR_PATIENT)
         self.staff = Identity(org_id=self.org, actor_sub="nurse-sm")
         admin = Identity(org_id=self.org, actor_sub="admin", scopes=frozenset({"grant:write"}))
+        in_directory(self.org, self.pid)
         with identity_context(admin):
             grant_create(identity=admin, patient_id=self.pid, actor_sub="nurse-sm", purpose="appointment_scheduling",
                          expires_at=None)

@@ -299,6 +299,31 @@ def test_revising_a_name_no_type_can_have_is_404_and_the_refusal_is_audited(worl
     assert [v["version"] for v in versions] == [1]
 
 
+def test_the_memory_list_refuses_a_type_the_organisation_does_not_have_as_search_does(world):
+    """The list's ``memory_type`` filter knows the types search knows: built-in ones and the caller organisation's
+    own filter the list; any other well-formed name (another organisation's type, a typo) is 422
+    ``unknown_memory_type`` on ``memory_type``, as search answers, not an empty list that reads as "nothing on
+    record", and nothing is audited. Empty still means any type."""
+    assert admin(world, org=world.other_org).post("/v1/memory-types", wound_care_type()).status_code == 201
+    cid = world.consent(world.patient_a)
+    api = world.patient(world.patient_a)
+    assert api.post(mem_path(world.patient_a), memory_body(cid)).status_code == 201
+    listed = {name: api.get(mem_path(world.patient_a), {"memory_type": name}) for name in (
+        "scheduling_preference", "", "preferred_name")}
+    assert [len(r.json()["items"]) for r in listed.values()] == [1, 1, 0], [r.content for r in listed.values()]
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        before = AuditEvent.objects.filter(action="memory.list").count()
+    for name in ("no_such_type", "dressing_change_preference"):  # the second is only the other organisation's
+        r = api.get(mem_path(world.patient_a), {"memory_type": name})
+        assert r.status_code == 422, (name, r.content)
+        assert [(e["field"], e["code"]) for e in r.json()["errors"]] == [("memory_type", "unknown_memory_type")]
+    with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+        assert AuditEvent.objects.filter(action="memory.list").count() == before
+    assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201  # now the organisation's own
+    r = api.get(mem_path(world.patient_a), {"memory_type": "dressing_change_preference"})
+    assert r.status_code == 200 and r.json()["items"] == [], r.content
+
+
 def test_a_custom_type_is_invisible_to_another_organisation(world):
     assert admin(world).post("/v1/memory-types", wound_care_type()).status_code == 201
     outsider_patient = uuid.uuid4()

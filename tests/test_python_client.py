@@ -23,6 +23,7 @@ from anamnesis_client.transport import parse_retry_after
 
 from conversations.models import ConversationSession
 from core.identity import ACTOR_PATIENT, Identity, identity_context
+from tests.conftest import in_directory
 from tests.fakes.scheduling import FakeScheduling
 from tests.live import free_port
 from tests.support import PATIENT_SCOPES, mint, propose_many, remember_many
@@ -431,6 +432,7 @@ def test_any_operation_the_client_names_no_call_for_is_reached_with_its_retries_
     retries, keys and typed errors. ``request()``: a grant whose answer was lost is retried under its key (one
     grant), the list reads it, the revoke and a refusal are typed, and the async client has it too."""
     admin = world.token(sub="org-admin", scope="grant:write consent:read audit:read")
+    in_directory(world.org, world.patient_a)  # grants are given for the directory's patients
     gateway = Gateway(live.url, limit=1, lose=1)
     body = {"patient_id": str(world.patient_a), "actor_sub": "nurse-raw", "purpose": "appointment_scheduling"}
     try:

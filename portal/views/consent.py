@@ -39,22 +39,28 @@ from portal.rows import (
     PURPOSE_LABELS,
     STAFF_ROLES,
     STAFF_SOURCE_LABELS,
-    agent_label,
     memory_row,
+    recorded_by,
+    recorder_names,
 )
 
 STATUS_TEXT = {"granted": "Given", "revoked": "Withdrawn", "expired": "Expired"}
 
 
-def consent_row(record: ConsentRecord, me: str) -> dict:
+def consent_row(record: ConsentRecord, me: str, names: dict[str, str] | None = None) -> dict:
+    agent = record.recorded_by.removeprefix("agent:") if record.recorded_by.startswith("agent:") else None
     return {"record": record, "id": record.consent_record_id,
             "purpose": PURPOSE_LABELS.get(record.purpose, record.purpose),
             "status": STATUS_TEXT.get(record.status, record.status), "active": record.status == "granted",
             "given_at": record.granted_at, "expires_at": record.expires_at, "revoked_at": record.revoked_at,
-            "recorded_by": "you" if record.recorded_by == me else (
-                agent_label(record.recorded_by.removeprefix("agent:")) if record.recorded_by.startswith("agent:")
-                else record.recorded_by),
+            "recorded_by": recorded_by(record.recorded_by, me=me, agent=agent, names=names or {}),
             "evidence": record.evidence_ref}
+
+
+def _recorders(identity: Identity, memories=(), consents=()) -> dict[str, str]:
+    """The directory's names of who recorded the memories and consents a page shows."""
+    return recorder_names(identity, [*(m.agent_client_id or m.created_by for m in memories),
+                                     *(c.recorded_by.removeprefix("agent:") for c in consents)])
 
 
 def once_more_if_raced(write):
@@ -74,8 +80,9 @@ def once_more_if_raced(write):
 @portal_view(scopes=("consent:read",), roles=PATIENT_ROLES)
 def patient_consents(request):
     identity = request.portal_identity
-    rows = [consent_row(c, identity.actor_sub)
-            for c in selectors.consent_list_audited(identity=identity, patient_id=identity.patient_self_id)]
+    records = selectors.consent_list_audited(identity=identity, patient_id=identity.patient_self_id)
+    names = _recorders(identity, consents=records)
+    rows = [consent_row(c, identity.actor_sub, names) for c in records]
     in_force = {row["record"].purpose for row in rows if row["active"]}
     return render(request, "consent/patient_consents.html",
                   {"consents": rows, "may_give": [(p, label) for p, label in PURPOSES if p not in in_force]})
@@ -203,11 +210,15 @@ PATIENTS_PAGE = 100
 
 def _patients_page(identity: Identity, patient_ids: list[uuid.UUID],
                    cursor: str | None) -> tuple[list[uuid.UUID], str | None]:
-    """``PATIENTS_PAGE`` of the patients a staff member holds grants for, by name (the unnamed last), after
+    """``PATIENTS_PAGE`` of the patients a staff member holds grants for, by name in any letter case and with or
+    without accents (the unnamed last), after
     ``cursor``, and the cursor of the next ones (None on the last page). The names are read whole (not audited);
     the page reads and audits only the profiles it shows. ValueError for a cursor it did not give."""
     names = directory.patient_names(identity=identity, patient_ids=patient_ids)
-    keys = sorted(("1" if p not in names else "0", names.get(p, ""), str(p)) for p in patient_ids)
+    # as people read names: without regard to letter case or accents ("adam", "Émile", "Zofia"; code point
+    # order put every capital before "adam" and "É" after "Z"), then by id
+    keys = sorted(("1" if p not in names else "0", directory.fold(names.get(p, "")).casefold(), str(p))
+                  for p in patient_ids)
     if cursor is not None:
         after = cursor_key(cursor, 3)
         keys = [k for k in keys if k > after]
@@ -237,19 +248,22 @@ def staff_patient(request, patient_id: uuid.UUID):
         return error_page(request, 400)
     overview = memory_selectors.memory_overview(identity=identity, patient_id=patient_id, purpose=purpose,
                                                 with_proposed=True)
-    memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.current]
+    records = selectors.consents_as_now(selectors.consent_list(identity=identity, patient_id=patient_id))
+    names = _recorders(identity, [*overview.current, *overview.proposed, *overview.quarantined], records)
+    memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS, names=names)
+                for m in overview.current]
     # suggestions waiting for review, as the patient's page shows them: one made before its value last changed can
     # only be rejected
     overtaken = memory_selectors.memory_proposals_stale(identity=identity, patient_id=patient_id,
                                                         proposals=overview.proposed)
-    proposed = [{**memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS),
+    proposed = [{**memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS, names=names),
                  "overtaken": m.memory_id in overtaken,
                  "confirm_url": reverse("staff-confirm", args=[patient_id, m.memory_id]),
                  "reject_url": reverse("staff-reject", args=[patient_id, m.memory_id])} for m in overview.proposed]
-    quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS) for m in overview.quarantined]
+    quarantined = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS, names=names)
+                   for m in overview.quarantined]
     # beside the memories they govern: the page's read is recorded once, as memory.list, not a consent.list too
-    consents = [consent_row(c, identity.actor_sub)
-                for c in selectors.consents_as_now(selectors.consent_list(identity=identity, patient_id=patient_id))]
+    consents = [consent_row(c, identity.actor_sub, names) for c in records]
     profile = directory.patient_get_audited(identity=identity, patient_id=patient_id, purpose=purpose)
     flags = [{**f, "label": f["category"].replace("_", " ").capitalize(),
               "purpose_label": PURPOSE_LABELS.get(f["purpose"], f["purpose"]),

@@ -33,8 +33,15 @@ from portal.rows import (
     STAFF_ROLES,
     STAFF_SOURCE_LABELS,
     memory_row,
+    recorder_names,
 )
 from portal.views.consent import require_staff_patient, staff_patient_name
+
+
+def _one_row(identity, memory, labels=SOURCE_LABELS) -> dict:
+    """One memory's row for a page of its own, naming who recorded it as the directory does."""
+    return memory_row(memory, me=identity.actor_sub, labels=labels,
+                      names=recorder_names(identity, [memory.agent_client_id or memory.created_by]))
 
 
 # --- patient pages ---------------------------------------------------------------------------------------------
@@ -44,13 +51,15 @@ def patient_preferences(request):
     identity = request.portal_identity
     patient_id = identity.patient_self_id
     overview = selectors.memory_overview(identity=identity, patient_id=patient_id, with_proposed=True)
-    current = [memory_row(m, me=identity.actor_sub) for m in overview.current]
+    names = recorder_names(identity, [m.agent_client_id or m.created_by
+                                      for m in (*overview.current, *overview.proposed, *overview.quarantined)])
+    current = [memory_row(m, me=identity.actor_sub, names=names) for m in overview.current]
     # a suggestion made before its preference last changed can only be turned down: it says so, with no Confirm
     overtaken = selectors.memory_proposals_stale(identity=identity, patient_id=patient_id, proposals=overview.proposed)
-    proposed = [{**memory_row(m, me=identity.actor_sub), "overtaken": m.memory_id in overtaken,
+    proposed = [{**memory_row(m, me=identity.actor_sub, names=names), "overtaken": m.memory_id in overtaken,
                  "confirm_url": reverse("patient-confirm", args=[m.memory_id]),
                  "reject_url": reverse("patient-reject", args=[m.memory_id])} for m in overview.proposed]
-    set_aside = [memory_row(m, me=identity.actor_sub) for m in overview.quarantined]
+    set_aside = [memory_row(m, me=identity.actor_sub, names=names) for m in overview.quarantined]
     profile = directory.patient_get(identity=identity, patient_id=patient_id)  # their own name: a greeting
     return render(request, "memory/patient_preferences.html",
                   {"current": current, "proposed": proposed, "set_aside": set_aside,
@@ -128,7 +137,7 @@ def _correct(request, *, identity, patient_id: uuid.UUID, memory_id: uuid.UUID, 
             initial["review_by"] = timezone.localtime(memory.review_by).date()
         form = FactForm(initial=initial, **kwargs)
         status = 200
-    row = memory_row(memory, me=identity.actor_sub, labels=labels)
+    row = _one_row(identity, memory, labels)
     if not identity.is_patient(patient_id):
         _staff_read(request, patient_id, memory)
     action = None
@@ -198,7 +207,7 @@ def patient_delete(request, memory_id: uuid.UUID):
     if not deletion.patient_may_edit(memory):  # refused before the confirmation page, as the service refuses it
         raise Forbidden("clinical facts are removed by the care team", code="staff_only")
     if not confirmed:
-        return render(request, "memory/delete.html", {"row": memory_row(memory, me=identity.actor_sub)})
+        return render(request, "memory/delete.html", {"row": _one_row(identity, memory)})
     try:
         with transaction.atomic():
             receipt = deletion.memory_delete(identity=identity, patient_id=identity.patient_self_id,
@@ -427,7 +436,7 @@ def staff_quarantine(request, patient_id: uuid.UUID, memory_id: uuid.UUID):
             return redirect("staff-patient", patient_id=patient_id)
     status = 422 if request.method == "POST" else 200
     return render(request, "memory/quarantine.html",
-                  {"form": form, "row": memory_row(memory, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS),
+                  {"form": form, "row": _one_row(identity, memory, STAFF_SOURCE_LABELS),
                    "patient_id": patient_id, "patient_name": staff_patient_name(identity, patient_id)},
                   status=status)
 

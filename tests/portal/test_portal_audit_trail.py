@@ -9,7 +9,7 @@ import pytest
 
 from core.identity import Identity, identity_context
 from core.models import AuditEvent
-from tests.conftest import memory_body
+from tests.conftest import grant_outside_directory, memory_body
 from tests.portal.test_portal_open_model import register
 
 pytestmark = pytest.mark.django_db
@@ -183,7 +183,7 @@ def test_a_staff_page_showing_one_memory_records_its_read_for_the_memorys_purpos
 
 def test_a_staff_patient_page_without_a_profile_records_no_patient_read(world, people, signed_in):
     sub = people.staff("nurse")
-    world.grant(world.patient_a, sub, "appointment_scheduling")
+    grant_outside_directory(world.org, world.patient_a, sub, "appointment_scheduling")
     rows = rows_of(signed_in(sub), world, sub, f"/staff/patients/{world.patient_a}/")
     assert sorted(action for action, *_ in rows.elements()) == ["conversation.flags", "memory.list"]
 

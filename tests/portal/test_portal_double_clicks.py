@@ -11,6 +11,7 @@ from django.db import connection
 
 from consent.models import AccessGrant, ConsentRecord
 from core.identity import Identity, identity_context
+from tests.conftest import in_directory
 from tests.test_api_concurrency import _met_while_it_waits
 
 
@@ -80,6 +81,7 @@ def test_grant_access_sent_twice_at_once_says_the_person_has_it(committed_portal
     """The administrators' access form: the second submit said 'created at the same time; reload the page'."""
     pid = uuid.uuid4()
     world.consent(pid, "appointment_scheduling")
+    in_directory(world.org, pid)
     nurse = people.staff("nurse")
     admin = people.admin()
     client = signed_in(admin)

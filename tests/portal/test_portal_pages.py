@@ -18,7 +18,7 @@ from core.identity import ACTOR_STAFF, Identity, identity_context
 from core.models import AuditEvent
 from memory.models import MemoryState
 from memory.services import memory_propose
-from tests.conftest import memory_body
+from tests.conftest import grant_outside_directory, in_directory, memory_body
 from tests.support import PATIENT_SCOPES, Api, mint, without_timestamps
 
 pytestmark = pytest.mark.django_db
@@ -643,8 +643,9 @@ def test_my_patients_shows_a_page_of_patients_by_name_and_audits_only_those_show
     unnamed = uuid.uuid4()
     register(world, world.patient_a, "Zofia Zielinska", "1970-01-01", "MRN-Z")
     register(world, world.patient_b, "Adam Abacki", "1971-01-01", "MRN-A")
-    for patient in (unnamed, world.patient_a, world.patient_b):
+    for patient in (world.patient_a, world.patient_b):
         world.grant(patient, sub, "appointment_scheduling")
+    grant_outside_directory(world.org, unnamed, sub, "appointment_scheduling")  # its patient has no name
     client = signed_in(sub)
     auditor = Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))
     with identity_context(auditor):
@@ -779,9 +780,7 @@ def test_the_staff_pages_that_act_on_a_patient_name_the_patient(world, nurse):
     """Correcting or quarantining a memory and recording a consent named no patient: from a tab left open, staff
     could act on the wrong one. Each names the patient as the patient's page does (no more reads in their
     history: the page's own read is the one recorded)."""
-    admin = world.staff("admin-1", scope="patient:write")
-    assert admin.post("/v1/patients", {"patient_id": str(world.patient_a), "display_name": "Ada Quill"},
-                      ).status_code == 201
+    in_directory(world.org, world.patient_a, "Ada Quill")  # the nurse's grant registered her under a placeholder
     consent = world.consent(world.patient_a)
     memory_id = _memory(world, world.patient_a, consent)
     base = f"/staff/patients/{world.patient_a}"
@@ -803,9 +802,14 @@ def test_an_administrator_grants_and_revokes_access_with_a_reason(world, people,
     html = bad.content.decode()
     assert bad.status_code == 422 and "Enter a valid patient id" in html and "This field is required." in html
     assert not AccessGrant.objects.filter(actor_sub=nurse_sub).exists()
-    ok = admin.post("/staff/access/", {"actor_sub": nurse_sub, "patient_id": str(world.patient_b),
-                                       "purpose": "appointment_scheduling", "reason": "covering the clinic"},
-                    follow=True)
+    # a patient id the organisation's directory does not hold (a forged choice) is refused beside the field
+    form = {"actor_sub": nurse_sub, "patient_id": str(world.patient_b), "purpose": "appointment_scheduling",
+            "reason": "covering the clinic"}
+    unknown = admin.post("/staff/access/", form)
+    assert unknown.status_code == 422 and "is in your organisation&#x27;s directory" in unknown.content.decode()
+    assert not AccessGrant.objects.filter(actor_sub=nurse_sub).exists()
+    in_directory(world.org, world.patient_b)
+    ok = admin.post("/staff/access/", form, follow=True)
     assert "Access granted." in ok.content.decode() and "covering the clinic" in ok.content.decode()
     assert str(world.patient_b) in nurse.get("/staff/").content.decode()
     assert nurse.get(f"/staff/patients/{world.patient_b}/").status_code == 200
@@ -860,6 +864,7 @@ def test_a_revocation_reason_that_does_not_fit_beside_the_grants_is_asked_again(
     (422) and ends nothing, as the API's; it is never kept cut off."""
     admin = signed_in(people.admin())
     nurse_sub = people.staff("newnurse")
+    in_directory(world.org, world.patient_b)
     ok = admin.post("/staff/access/", {"actor_sub": nurse_sub, "patient_id": str(world.patient_b),
                                        "purpose": "appointment_scheduling", "reason": "g" * 300}, follow=True)
     grant_id = re.search(r'data-grant-id="([0-9a-f-]{36})"', ok.content.decode()).group(1)
@@ -1064,9 +1069,7 @@ def test_an_administrator_holding_a_grant_is_not_linked_to_a_page_that_refuses_t
     """An administrator who holds a grant for a patient (an organisation may give one to anybody) saw that patient
     on My patients, and in search results, as a link to the care staff's patient page, which answers them 'You
     cannot do that' (403). They see the patient without the link; care staff keep theirs."""
-    from tests.portal.test_portal_open_model import register
-
-    register(world, world.patient_a, "Alice Nowak", "1980-02-03", "MRN-A-1")
+    in_directory(world.org, world.patient_a, "Alice Nowak")  # the nurse's grant registered her unnamed
     admin = people.admin()
     world.grant(world.patient_a, admin, "care_coordination")
     client = signed_in(admin)
