@@ -6603,6 +6603,7 @@ export interface operations {
                 cursor?: string;
                 /** @description 1-500, default 100 */
                 limit?: number;
+                /** @description Only memories of this type (GET /v1/memory-types); empty: any. A type the organisation does not have: 422 unknown_memory_type */
                 memory_type?: string;
                 /** @description Why the caller reads (purpose of use). Default: the token's purpose_of_use claim when it names exactly one. A purpose the caller holds no consent or grant for is 403 purpose_not_permitted. */
                 purpose?: "appointment_scheduling" | "care_coordination" | "communication" | "prior_authorization";
