@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.lexicon import lexicon
-from memory.retrieval.question import Question, detail_held, measure_held, result_words
+from memory.retrieval.question import NEGATIVE, Question, detail_held, measure_held, result_words
 from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
 from memory.types import type_serves
@@ -56,8 +56,8 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
         answerable = False
     if answerable and not all(holds_detail(ranked[0], detail) for detail in question.details):
         # "when was his last seizure?" against his epilepsy medicine: a memory on the topic that holds no date,
-        # time, day or interval cannot say when (nor a transplant's date how old its donor was); the nearest is a
-        # best guess
+        # time, day or interval cannot say when (nor a transplant's date how old its donor was, a day what time,
+        # "free on Tuesdays" which days she cannot come); the nearest is a best guess
         answerable = False
     if answerable and question.measures and not any(holds_measure(ranked[0], m) for m in question.measures):
         # "what's his eGFR?" against his dialysis plan, "last ferritin?" against the iron infusion: a memory on
@@ -117,7 +117,10 @@ def _fact_holds(hit: Hit, held: Callable[[str], bool]) -> bool:
 
 
 def holds_detail(hit: Hit, detail: str) -> bool:
-    """Whether the hit's fact holds the kind of detail (``question.DETAILS``) asked for."""
+    """Whether the hit's fact holds the kind of detail (``question.DETAILS``) asked for. An allergy or long-term
+    medicine says what must not be given, so it holds a negative ("what must he never have?")."""
+    if detail == NEGATIVE and hit.safety:
+        return True
     return _fact_holds(hit, lambda text: detail_held(detail, text))
 
 
