@@ -354,6 +354,10 @@ def test_figures_owe_nothing_to_the_order_candidates_come_in():
     ("Is there a drug he must never be given?", {"negative"}),
     ("Can't we just phone her?", set()),
     ("Does he not speak English?", set()),
+    ("She can't drive after the eye clinic - does she get help getting home?", set()),
+    ("He's vomiting and can't keep his tablets down - what should happen?", set()),
+    ("Lunch on the ward - anything he can't have?", {"negative"}),
+    ("What times are his doses due?", {"clock"}),
     ("She's fitting - what do we do, and when is it an ambulance?", {"time"}),
     ("How old was the donor?", {"age"}),
     ("Where should he wait when he arrives?", set()),
@@ -365,8 +369,9 @@ def test_figures_owe_nothing_to_the_order_candidates_come_in():
 def test_a_question_asking_for_a_time_or_an_age_says_so(question, details):
     """A time is asked at the start of a question or of one of its clauses; "when" in a clause of its own ("when
     he arrives") or a question reported for permission ("asking what time... can I say?") asks for none. Which
-    day and what time of day are details of their own, and so is what the patient cannot do or have (not the
-    staff's own "can't we...?", nor a question merely put negatively)."""
+    day and what time of day are details of their own, and so is what the patient cannot do or have, asked in the
+    question's own clause (not the staff's own "can't we...?", a question merely put negatively, or a clause
+    that tells the situation: "she can't drive - does she get help home?")."""
     from memory.retrieval.question import understand
 
     assert understand(question).details == details
@@ -386,6 +391,8 @@ def test_a_question_asking_for_a_time_or_an_age_says_so(question, details):
     ("negative", "appointments no later than 16:00", True),
     ("negative", "Available for appointments on Tuesdays", False),
     ("negative", "Food preference: enjoys curries", False),
+    ("negative", "Hearing support: deaf in the left ear", True),
+    ("day", "Dialysis Mon, Wed and Fri", True),
     ("time", "may be given paracetamol", False),
     ("age", "kidney from a donor aged 54", True),
     ("age", "transplant date 2021-06-09, DCD donor", False),

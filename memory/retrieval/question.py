@@ -61,7 +61,8 @@ _CLOCK_ASKED = re.compile(_CLAUSE + r"(?:(?:what|which)\s+(?:times?|hours?)\b|ho
 _MONTHS = ("january|february|march|april|june|july|august|september|october|november|december|"
            "jan|feb|apr|jun|jul|aug|sept?|oct|nov|dec")
 _DATE = r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}(?:st|nd|rd|th)?\s+may\b|\bmay\s+\d|" rf"\b(?:{_MONTHS})\b"
-_WEEKDAY = r"\b(?:mon|tues|wednes|thurs|fri|satur|sun|week)days?\b|\bweekends?\b"
+_WEEKDAY = (r"\b(?:mon|tues|wednes|thurs|fri|satur|sun|week)days?\b|\bweekends?\b|"
+            r"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\b")
 _PART_OF_DAY = (r"\b(?:mornings?|afternoons?|evenings?|nights?|nightly|noon|midday|lunchtime|overnight|bedtime|am|pm|"
                 r"o['\u2019]clock)\b")
 _CLOCK = r"\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b"
@@ -72,25 +73,35 @@ _TIME_HELD = re.compile(
     r"dated?|dates|times?|schedule[ds]?|today|tomorrow|tonight|yesterday)\b", re.IGNORECASE)
 _DAY_HELD = re.compile(rf"{_WEEKDAY}|{_DATE}|\b(?:daily|every\s+day|today|tomorrow|tonight|yesterday)\b",
                        re.IGNORECASE)
-_CLOCK_HELD = re.compile(rf"{_CLOCK}|{_PART_OF_DAY}|\b(?:hours?|hrs?|minutes?|mins?|hourly|early|late)\b",
+_CLOCK_HELD = re.compile(rf"{_CLOCK}|{_PART_OF_DAY}|\b(?:hours?|hrs?|minutes?|mins?|hourly|early|late|breakfast|"
+                         r"lunch|dinner|supper|meals?|twice|bd|tds|qds|nocte|mane)\b",
                          re.IGNORECASE)
 # "Which days can she not come?", "what can't he eat?", "when is she unavailable?": what the patient cannot do or
 # have. A fact that says only what the patient can do or likes ("free on Tuesdays", "enjoys curries") does not
 # answer it; one that says what is out does ("cannot attend on Mondays", "not before 10:00", "gluten-free"), and so
 # does an allergy or long-term medicine (what must not be given). The staff's own "can't we...?" asks nothing of
 # the kind.
+# A modal "can't", "won't", "doesn't eat" asks what is out only inside the question's own clause ("which days can she
+# not come?", "anything he can't have?"), not where it tells the situation ("she can't drive after the eye clinic -
+# does she get help home?", "he's vomiting and can't keep his tablets down - what should happen?").
+_ASKING_CLAUSE = (r"(?:^|[.,;:!?(\u2013\u2014-]\s*|\b(?:and|or|but|so)\s+)(?:[a-z'\u2019]+\s+){0,2}?"
+                  r"(?:what|which|when|where|who|any|anything|anyone|is\s+there|are\s+there|whats|what['\u2019]s)\b"
+                  r"[^.,;:!?\u2013\u2014]*?")
 _NEGATIVE_ASKED = re.compile(
+    _ASKING_CLAUSE + r"(?:"
     r"\b(?:can(?:not\b|['\u2019]t\b|t\b)|(?:wo|sha|could|would|should|must|might)n['\u2019]?t\b)(?!\s+(?:we|i|you)\b)|"
-    r"\b(?:can|could|will|would|should|must|may|might)\s+(?!(?:we|i|you)\b)(?:[a-z]+\s+){0,2}?not\b|"
+    r"\b(?:can|could|will|would|should|must|may|might)\s+(?!(?:we|i|you)\b)(?:[a-z]+\s+){0,2}?(?:not|never)\b|"
     r"\b(?:(?:does|do|did)n['\u2019]?t|(?:does|do|did)\s+(?!(?:we|i|you)\b)(?:[a-z]+\s+){0,2}?not)\s+(?:[a-z]+\s+)?"
     r"(?:eat|drink|have|take|tolerate|like|want|attend|come|make|manage|use|wear|accept)\b|"
-    r"\b(?:unavailable|unable|never|avoid\w*|exclude[sd]?|restrictions?|off[- ]limits|out\s+of\s+the\s+question|"
-    r"rule[sd]?\s+out|no\s+good|not\s+(?:available|free|able|possible|suitable|ok|okay|good|allowed|permitted)|"
-    r"bad\s+(?:days?|times?))\b", re.IGNORECASE)
+    r"\b(?:unable|not\s+able|not\s+(?:possible|ok|okay|good)|no\s+good|bad\s+(?:days?|times?))\b)|"
+    r"\b(?:unavailable|avoid\w*|exclude[sd]?|restrictions?|off[- ]limits|out\s+of\s+the\s+question|rule[sd]?\s+out|"
+    r"not\s+(?:available|free|suitable|allowed|permitted))\b", re.IGNORECASE)
 _NEGATIVE_HELD = re.compile(
     r"\b(?:not|no|never|cannot|can['\u2019]t|unable|unavailable|avoid\w*|exclude[sd]?|except|without|only|"
-    r"allerg\w*|intoleran\w*|restrict\w*|vegetarian|vegan|halal|kosher|diabetic|low[- ](?:salt|sugar|fat|fibre|fiber)|"
-    r"soft\s+food|pur[e\u00e9]e[sd]?|fasting|abstain\w*|refus\w*|declin\w*|dislik\w*)\b|\w-free\b", re.IGNORECASE)
+    r"allerg\w*|intoleran\w*|restrict\w*|limit\w*|strict\w*|"
+    r"vegetarian|vegan|halal|kosher|diabetic|low[- ](?:salt|sugar|fat|fibre|fiber)|"
+    r"soft\s+food|pur[e\u00e9]e[sd]?|fasting|abstain\w*|refus\w*|declin\w*|dislik\w*|deaf\w*|blind\w*|impair\w*|"
+    r"loss|difficult\w*)\b|\w-free\b", re.IGNORECASE)
 # "How old was the donor?", "what age is her son?": an age, which a date of an event does not give
 _AGE_ASKED = re.compile(r"\bhow\s+old\b|\bwhat\s+age\b|\bage\s+of\b", re.IGNORECASE)
 _AGE_HELD = re.compile(r"\baged?\b|\b\d+\s*(?:-\s*)?(?:years?|yrs?|months?|weeks?)(?:\s*-?\s*old)?\b|\by/?o\b|\bborn\b|"
