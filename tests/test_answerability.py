@@ -76,21 +76,27 @@ CLOCK_TIME = ["What time can she come in?", "how early can we book her?"]
 def test_a_question_about_what_the_patient_cannot_do_is_not_answered_confidently_by_what_she_can(recorded):
     """Patient A has only positive facts for days and food (free on Tuesdays and Thursdays, enjoys curries):
     "which days can she not come?" and "what can't she eat?" are not answered by them, so nothing is high; her
-    "not before 10:00" is a time of day, not a day."""
+    "not before 10:00" is a time of day, not a day. So too with one or two candidates (a search limited by
+    ``memory_type``, a patient with little on record), where there is nothing for the answerability check to
+    compare and each candidate's threshold decided alone, without asking whether it holds the detail; a
+    candidate that holds it is still high."""
     found = bands(recorded, recorded.patient_a, DAYS_UNAVAILABLE + CANNOT_EAT)
     assert found == {q: "low" for q in DAYS_UNAVAILABLE + CANNOT_EAT}
+    url = f"/v1/patients/{recorded.patient_a}/memories/search"
+    api = recorded.patient(recorded.patient_a)
+    narrow = {"memory_type": "clinic_availability,preferred_name"}
+    body = api.get(url, {"q": "Which days can she not come in?", **narrow}).json()
+    assert body["confidence"] == "low", body
+    body = api.get(url, {"q": "Which days is she free to come in?", **narrow}).json()
+    assert body["confidence"] == "high", body
+    assert body["items"][0]["memory"]["memory_type"] == "clinic_availability"
 
 
-def test_the_same_negative_questions_are_confident_when_a_fact_says_so(recorded):
+def test_the_same_questions_are_confident_when_a_fact_holds_the_detail_and_a_day_is_no_clock_time(recorded):
     """Patient B's record says which days she cannot attend and her diet: the same questions are high, and so is
-    "when is she unavailable?" (a day answers "when")."""
+    "when is she unavailable?" (a day answers "when"). "What time can she come in?": patient A's "not before
+    10:00" answers it; patient B's days she cannot attend say no time of day."""
     questions = DAYS_UNAVAILABLE + CANNOT_EAT + ["When is she unavailable?"]
     assert bands(recorded, recorded.patient_b, questions) == {q: "high" for q in questions}
-
-
-def test_a_question_asking_for_a_clock_time_is_not_answered_by_a_day(recorded):
-    """"What time can she come in?": patient A's "not before 10:00" answers it; patient B has only days she
-    cannot attend, which say no time of day."""
     assert bands(recorded, recorded.patient_a, CLOCK_TIME) == {q: "high" for q in CLOCK_TIME}
     assert bands(recorded, recorded.patient_b, CLOCK_TIME) == {q: "low" for q in CLOCK_TIME}
-
