@@ -39,6 +39,11 @@ def _enum(name: str, values: list[str]) -> type[serializers.CharField]:
     return extend_schema_field(schema)(type(name, (serializers.CharField,), {}))
 
 
+SAFETY_FILTERED_HELP = ("The safety rule applied, but this search's filters (memory_class, memory_type or a purpose "
+                        "care context is not kept for) left out the allergies and long-term medicines it would have "
+                        "included: their absence is not a negative answer. Said whether or not any are on record; "
+                        "search again without the filters (or with memory_type care_context) to check them")
+
 HitConfidence = _enum("HitConfidence", ["high", "low"])
 AnswerConfidence = _enum("AnswerConfidence", ["high", "low", "none"])
 IncludedBy = _enum("IncludedBy", ["relevance", "safety_rule"])
@@ -89,7 +94,8 @@ class PatientMemorySearchView(MemoryView):
                                      description="Only memories of this type (GET /v1/memory-types), or of these "
                                                  "types separated by commas, are searched, before ranking; the "
                                                  "safety rule's allergies and medicines come only when their type "
-                                                 "(care_context) is named. A type the organisation does not have: "
+                                                 "(care_context) is named (safety_facts_filtered_out says when "
+                                                 "they were left out). A type the organisation does not have: "
                                                  "422 unknown_memory_type")],
         responses={200: inline_serializer("SearchResult", {
             "items": SearchHitOut(many=True), "min_score": serializers.FloatField(),
@@ -97,6 +103,7 @@ class PatientMemorySearchView(MemoryView):
                 help_text="high: some hit reached the threshold; low: only best guesses (or safety inclusions) "
                           "are returned; none: nothing on record that the caller may see"),
             "safety_rule_applied": serializers.BooleanField(),
+            "safety_facts_filtered_out": serializers.BooleanField(help_text=SAFETY_FILTERED_HELP),
             "left_out_over_limit": serializers.IntegerField(
                 help_text="Hits that reached their threshold but were left out by limit: the items are then not "
                           "the whole answer; ask again with a higher limit")})},
@@ -122,7 +129,9 @@ def search_body(result: retrieval.SearchResult) -> dict:
     # what the limit cut is said, as a context pack says it: with limit 1, "what time can she come in?" answered
     # "no later than 16:00" alone, confident, and the agent took half the answer for all of it
     return {"min_score": result.min_score, "confidence": result.confidence,
-            "safety_rule_applied": result.safety_rule_applied, "left_out_over_limit": result.over_limit, "items": [
+            "safety_rule_applied": result.safety_rule_applied,
+            "safety_facts_filtered_out": result.safety_facts_filtered_out,
+            "left_out_over_limit": result.over_limit, "items": [
         {"memory": memory_item(h.memory.row, h.value, h.text), "score": round(h.score, 4), "cosine": round(h.cosine, 4),
          "text_rank": round(h.text_rank, 4), "concept": round(h.concept, 4), "intent": round(h.intent, 4),
          "confidence": h.confidence,
@@ -192,6 +201,10 @@ class ContextPackOut(serializers.Serializer):
     guardrail_notes = serializers.ListField(child=serializers.CharField())
     confidence = AnswerConfidence(help_text="As for search, over what was found before best guesses were left out")
     safety_rule_applied = serializers.BooleanField()
+    safety_facts_filtered_out = serializers.BooleanField(
+        help_text="The safety rule applied, but allergies and long-term medicines (care context) could not be "
+                  "included: the caller may not read them for any purpose they are kept for. Said whether or not "
+                  "any are on record; check them in the clinical record before acting")
     left_out_low_confidence = serializers.IntegerField(help_text="Best guesses under the threshold left out")
     left_out_over_limit = serializers.IntegerField(
         help_text="Facts that reached the threshold but were left out by the limit (limit, default 5): the facts "
@@ -251,6 +264,7 @@ def context_pack_body(pack: retrieval.ContextPack) -> dict:
         "guardrail_notes": list(pack.guardrail_notes),
         "confidence": pack.confidence,
         "safety_rule_applied": pack.safety_rule_applied,
+        "safety_facts_filtered_out": pack.safety_facts_filtered_out,
         "left_out_low_confidence": pack.left_out_low_confidence,
         "left_out_over_limit": pack.left_out_over_limit,
         "text": pack.text,

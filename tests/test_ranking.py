@@ -346,7 +346,18 @@ def test_figures_owe_nothing_to_the_order_candidates_come_in():
     ("When was his last seizure?", {"time"}),
     ("when's he best on the phone", {"time"}),
     ("what date is his cataract op?", {"time"}),
-    ("Ringing her with the blood result - what time is best?", {"time"}),
+    ("Ringing her with the blood result - what time is best?", {"clock"}),
+    ("Which days can't she come in?", {"day", "negative"}),
+    ("how early can we book her?", {"clock"}),
+    ("When is she unavailable?", {"time", "negative"}),
+    ("What does he not eat?", {"negative"}),
+    ("Is there a drug he must never be given?", {"negative"}),
+    ("Can't we just phone her?", set()),
+    ("Does he not speak English?", set()),
+    ("She can't drive after the eye clinic - does she get help getting home?", set()),
+    ("He's vomiting and can't keep his tablets down - what should happen?", set()),
+    ("Lunch on the ward - anything he can't have?", {"negative"}),
+    ("What times are his doses due?", {"clock"}),
     ("She's fitting - what do we do, and when is it an ambulance?", {"time"}),
     ("How old was the donor?", {"age"}),
     ("Where should he wait when he arrives?", set()),
@@ -357,7 +368,10 @@ def test_figures_owe_nothing_to_the_order_candidates_come_in():
 ])
 def test_a_question_asking_for_a_time_or_an_age_says_so(question, details):
     """A time is asked at the start of a question or of one of its clauses; "when" in a clause of its own ("when
-    he arrives") or a question reported for permission ("asking what time... can I say?") asks for none."""
+    he arrives") or a question reported for permission ("asking what time... can I say?") asks for none. Which
+    day and what time of day are details of their own, and so is what the patient cannot do or have, asked in the
+    question's own clause (not the staff's own "can't we...?", a question merely put negatively, or a clause
+    that tells the situation: "she can't drive - does she get help home?")."""
     from memory.retrieval.question import understand
 
     assert understand(question).details == details
@@ -369,6 +383,16 @@ def test_a_question_asking_for_a_time_or_an_age_says_so(question, details):
     ("time", "repeat every 6 months", True),
     ("time", "no Monday appointments", True),
     ("time", "carbamazepine for focal epilepsy", False),
+    ("day", "cannot attend on Monday and Friday", True),
+    ("day", "appointments not before 10:00", False),
+    ("clock", "appointments not before 10:00", True),
+    ("clock", "cannot attend on Monday and Friday", False),
+    ("negative", "Dietary requirements: vegetarian, gluten-free", True),
+    ("negative", "appointments no later than 16:00", True),
+    ("negative", "Available for appointments on Tuesdays", False),
+    ("negative", "Food preference: enjoys curries", False),
+    ("negative", "Hearing support: deaf in the left ear", True),
+    ("day", "Dialysis Mon, Wed and Fri", True),
     ("time", "may be given paracetamol", False),
     ("age", "kidney from a donor aged 54", True),
     ("age", "transplant date 2021-06-09, DCD donor", False),

@@ -164,7 +164,7 @@ def test_a_patient_with_nothing_on_record_gets_confidence_none(world):
     world.grant(world.patient_b, "clinician", "care_coordination")
     r = world.staff("clinician").get(f"/v1/patients/{world.patient_b}/memories/search", {"q": "any allergies?"})
     assert r.json() == {"min_score": r.json()["min_score"], "confidence": "none", "safety_rule_applied": False,
-                        "left_out_over_limit": 0, "items": []}
+                        "safety_facts_filtered_out": False, "left_out_over_limit": 0, "items": []}
 
 
 @pytest.mark.parametrize("q", ["((((((((((((((((((((", "$1", "??", "1 2 3"])

@@ -136,3 +136,50 @@ def test_a_context_pack_fact_says_which_type_and_purpose_it_is_kept_under_and_wh
     [fact] = [f for f in pack["facts"] if f["memory_id"] == booked]
     assert {k: fact[k] for k in ("memory_type", "consent_purpose", "source_ref", "agent_client_id")} == {
         k: memory[k] for k in ("memory_type", "consent_purpose", "source_ref", "agent_client_id")}
+
+
+def test_a_search_whose_filters_leave_out_allergies_and_medicines_says_so(world, booked):
+    """A question naming a medicine searched with ``memory_type``, ``memory_class`` or a purpose that care context
+    is not kept for cannot bring the safety rule's allergies and long-term medicines: the answer said
+    ``safety_rule_applied`` and nothing else, which reads as "no allergies". ``safety_facts_filtered_out`` now says
+    that the filters left them out, whether or not any are on record (so it tells nothing of the record)."""
+    world.grant(world.patient_a, "clinician", "care_coordination")
+    world.grant(world.patient_a, "clinician", SCHED)
+    nurse = world.staff("clinician")
+    url = f"/v1/patients/{world.patient_a}/memories/search"
+    q = "can we give her amoxicillin at the appointment?"
+
+    def flags(**params):
+        r = nurse.get(url, {"q": q, **params})
+        assert r.status_code == 200, r.content
+        body = r.json()
+        return body["safety_rule_applied"], body["safety_facts_filtered_out"]
+
+    filtered = [{"memory_type": "scheduling_preference"}, {"memory_class": "preference"}, {"purpose": SCHED}]
+    assert [flags(**p) for p in filtered] == [(True, True)] * 3  # nothing on record yet: the same answer
+    r = nurse.post(f"/v1/patients/{world.patient_a}/memories", {
+        "memory_type": "care_context", "consent_purpose": "care_coordination", "source": "staff_entered",
+        "fact": {"kind": "allergy", "substance": "penicillin", "reaction": "rash"},
+        "review_by": "2031-01-01T00:00:00Z"})
+    assert r.status_code == 201, r.content
+    assert [flags(**p) for p in filtered] == [(True, True)] * 3
+    for unfiltered in ({}, {"memory_type": "care_context,scheduling_preference"}):
+        assert flags(**unfiltered) == (True, False), unfiltered
+    # a question naming nothing a patient could be given leaves nothing out that the safety rule would bring
+    q = "what time can she come in?"
+    assert flags(memory_type="scheduling_preference") == (False, False)
+    # a context pack that may not include care context says so in the same field (beside its Safety: note)
+    ask = {"question": "can we give her amoxicillin at the appointment?", "purpose": SCHED}
+    assert agent_for(world, world.patient_a).post(context(world.patient_a), ask).json()[
+        "safety_facts_filtered_out"] is True
+    assert nurse.post(context(world.patient_a), ask).json()["safety_facts_filtered_out"] is False
+
+
+def test_the_search_and_pack_tools_publish_safety_facts_filtered_out():
+    """The MCP tools' output schemas come from the OpenAPI operations: both answers declare the field, always sent."""
+    from agents_mcp.tools import output_schema
+
+    for tool in ("search_memories", "get_context_pack"):
+        schema = output_schema(tool)
+        assert schema["properties"]["safety_facts_filtered_out"]["type"] == "boolean", tool
+        assert "safety_facts_filtered_out" in schema["required"], tool

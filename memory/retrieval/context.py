@@ -19,14 +19,13 @@ from core.identity import Identity
 from memory import representations
 from memory.erasure import erasure_hold
 from memory.guardrails import FETCH_LIVE_NOTE, guardrails_for
-from memory.models import MemoryClass, ReleaseMember, Representation
+from memory.models import ReleaseMember, Representation
 from memory.retrieval.candidates import Candidate
 from memory.retrieval.scoring import HIGH, SAFETY_RULE, Hit, array_literal
-from memory.retrieval.search import memory_search
+from memory.retrieval.search import CARE_CONTEXT, memory_search
 from memory.retrieval.selection import confidence_of
 from memory.types import type_get
 
-CARE_CONTEXT = MemoryClass.CARE_CONTEXT  # the class, and the built-in type that holds allergies and medicines
 SAFETY_NOTE = ("Safety: the question concerns a medicine, vaccine, contrast agent, food, material or procedure, so "
                "every current allergy, intolerance and long-term medicine on record is included whatever its score; "
                "check each against what is planned.")
@@ -52,6 +51,8 @@ class ContextPack:
     safety_rule_applied: bool
     left_out_low_confidence: int
     left_out_over_limit: int  # facts that reached the threshold but not the pack's limit
+    # the safety rule applied but the caller may not read care context (SAFETY_UNREACHED_NOTE): none could come in
+    safety_facts_filtered_out: bool
     text: str  # ready to insert into a prompt; cites memory ids, never the patient
 
 
@@ -163,11 +164,12 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     # a memory's guardrails are its class's and its own type version's (an organisation's type may say fetch_live)
     guardrails = tuple(guardrails_for(h.memory.memory_class, fetch_live=_fetch_live(h)) for h in hits)
     notes = sorted({FETCH_LIVE_NOTE for g in guardrails if g["fetch_live"]})
+    unreached = result.safety_rule_applied and not any(h.safety for h in hits) and not any(
+        readable[p] if p in readable else permits(identity, patient_id=patient_id, purpose=p)
+        for p in type_get(CARE_CONTEXT).purposes)
     if result.safety_rule_applied and any(h.safety for h in hits):
         notes.append(SAFETY_NOTE)
-    elif result.safety_rule_applied and not any(
-            readable[p] if p in readable else permits(identity, patient_id=patient_id, purpose=p)
-            for p in type_get(CARE_CONTEXT).purposes):
+    elif unreached:
         notes.append(SAFETY_UNREACHED_NOTE)
     now = timezone.now()
     if any(_overdue(h, now) for h in hits):
@@ -179,7 +181,7 @@ def context_pack(*, identity: Identity, patient_id: uuid.UUID, question: str, pu
     return ContextPack(release_id=release_id, purpose=purpose, hits=tuple(hits), guardrails=guardrails,
                        guardrail_notes=tuple(notes), confidence=confidence_of(found),
                        safety_rule_applied=result.safety_rule_applied, left_out_low_confidence=left_out,
-                       left_out_over_limit=result.over_limit,
+                       left_out_over_limit=result.over_limit, safety_facts_filtered_out=unreached,
                        text=_block(hits, notes, left_out, result.over_limit, now=now))
 
 

@@ -46,22 +46,62 @@ _WORDS = re.compile(r"[a-z0-9][a-z0-9'\u2019-]*")
 # "When was his last seizure?", "what date is the op?", "...- what time is best?": the question asks for a time, at
 # the start of the question or of one of its clauses (not "where should he wait when he arrives?", nor "her son is
 # asking what time she's in - can I tell him?", which asks whether to tell)
+_CLAUSE = r"(?:^|[.,;:!?(\u2013\u2014-]\s*|\b(?:and|or|but|so)\s+)(?:(?:on|at|for|by|from|until|till)\s+)?"
 _TIME_ASKED = re.compile(
-    r"(?:^|[.,;:!?(\u2013\u2014-]\s*|\b(?:and|or|but|so)\s+)(?:"
+    _CLAUSE + r"(?:"
     r"when(?:['\u2019]s)?\s+(?:is|was|are|were|do|does|did|will|would|should|can|could|has|have|had|must|might|"
     r"shall|next|last)\b|"
-    r"when['\u2019]s\b|(?:what|which)\s+(?:date|day|time|year|month)\b|how\s+(?:long\s+ago|soon)\b)",
+    r"when['\u2019]s\b|(?:what|which)\s+(?:dates?|years?|months?)\b|how\s+(?:long\s+ago|soon)\b)",
     re.IGNORECASE)
+# Which day, and what time of day, are two details: "which days can't she come?" is not answered by "not before
+# 10:00", nor "what time can she come in?" by "cannot attend on Mondays" (a plain "when" takes either).
+_DAY_ASKED = re.compile(_CLAUSE + r"(?:what|which)\s+(?:days?|weekdays?|day\s+of\s+the\s+week)\b", re.IGNORECASE)
+_CLOCK_ASKED = re.compile(_CLAUSE + r"(?:(?:what|which)\s+(?:times?|hours?)\b|how\s+(?:early|late)\b)", re.IGNORECASE)
 # what holds a time: a date, a clock time, a month or weekday, a part of the day, an interval or a frequency
 _MONTHS = ("january|february|march|april|june|july|august|september|october|november|december|"
            "jan|feb|apr|jun|jul|aug|sept?|oct|nov|dec")
+_DATE = r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}(?:st|nd|rd|th)?\s+may\b|\bmay\s+\d|" rf"\b(?:{_MONTHS})\b"
+_WEEKDAY = (r"\b(?:mon|tues|wednes|thurs|fri|satur|sun|week)days?\b|\bweekends?\b|"
+            r"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\b")
+_PART_OF_DAY = (r"\b(?:mornings?|afternoons?|evenings?|nights?|nightly|noon|midday|lunchtime|overnight|bedtime|am|pm|"
+                r"o['\u2019]clock)\b")
+_CLOCK = r"\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b"
 _TIME_HELD = re.compile(
-    r"\d{1,2}[:.]\d{2}\b|\b\d{4}-\d{2}(?:-\d{2})?\b|\b(?:19|20)\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+may\b|\bmay\s+\d|"
-    rf"\b(?:{_MONTHS})\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun|week)days?\b|\bweekends?\b|"
-    r"\b(?:mornings?|afternoons?|evenings?|nights?|nightly|noon|midday|lunchtime|overnight|bedtime|am|pm|"
-    r"o['\u2019]clock)\b|\b(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|fortnights?|fortnightly|"
+    rf"{_CLOCK}|{_DATE}|\b(?:19|20)\d{{2}}\b|{_WEEKDAY}|{_PART_OF_DAY}|"
+    r"\b(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|fortnights?|fortnightly|"
     r"daily|weekly|monthly|yearly|annual(?:ly)?|hourly|quarterly)\b|\b(?:due|every|interval|since|until|till|"
     r"dated?|dates|times?|schedule[ds]?|today|tomorrow|tonight|yesterday)\b", re.IGNORECASE)
+_DAY_HELD = re.compile(rf"{_WEEKDAY}|{_DATE}|\b(?:daily|every\s+day|today|tomorrow|tonight|yesterday)\b",
+                       re.IGNORECASE)
+_CLOCK_HELD = re.compile(rf"{_CLOCK}|{_PART_OF_DAY}|\b(?:hours?|hrs?|minutes?|mins?|hourly|early|late|breakfast|"
+                         r"lunch|dinner|supper|meals?|twice|bd|tds|qds|nocte|mane)\b",
+                         re.IGNORECASE)
+# "Which days can she not come?", "what can't he eat?", "when is she unavailable?": what the patient cannot do or
+# have. A fact that says only what the patient can do or likes ("free on Tuesdays", "enjoys curries") does not
+# answer it; one that says what is out does ("cannot attend on Mondays", "not before 10:00", "gluten-free"), and so
+# does an allergy or long-term medicine (what must not be given). The staff's own "can't we...?" asks nothing of
+# the kind.
+# A modal "can't", "won't", "doesn't eat" asks what is out only inside the question's own clause ("which days can she
+# not come?", "anything he can't have?"), not where it tells the situation ("she can't drive after the eye clinic -
+# does she get help home?", "he's vomiting and can't keep his tablets down - what should happen?").
+_ASKING_CLAUSE = (r"(?:^|[.,;:!?(\u2013\u2014-]\s*|\b(?:and|or|but|so)\s+)(?:[a-z'\u2019]+\s+){0,2}?"
+                  r"(?:what|which|when|where|who|any|anything|anyone|is\s+there|are\s+there|whats|what['\u2019]s)\b"
+                  r"[^.,;:!?\u2013\u2014]*?")
+_NEGATIVE_ASKED = re.compile(
+    _ASKING_CLAUSE + r"(?:"
+    r"\b(?:can(?:not\b|['\u2019]t\b|t\b)|(?:wo|sha|could|would|should|must|might)n['\u2019]?t\b)(?!\s+(?:we|i|you)\b)|"
+    r"\b(?:can|could|will|would|should|must|may|might)\s+(?!(?:we|i|you)\b)(?:[a-z]+\s+){0,2}?(?:not|never)\b|"
+    r"\b(?:(?:does|do|did)n['\u2019]?t|(?:does|do|did)\s+(?!(?:we|i|you)\b)(?:[a-z]+\s+){0,2}?not)\s+(?:[a-z]+\s+)?"
+    r"(?:eat|drink|have|take|tolerate|like|want|attend|come|make|manage|use|wear|accept)\b|"
+    r"\b(?:unable|not\s+able|not\s+(?:possible|ok|okay|good)|no\s+good|bad\s+(?:days?|times?))\b)|"
+    r"\b(?:unavailable|avoid\w*|exclude[sd]?|restrictions?|off[- ]limits|out\s+of\s+the\s+question|rule[sd]?\s+out|"
+    r"not\s+(?:available|free|suitable|allowed|permitted))\b", re.IGNORECASE)
+_NEGATIVE_HELD = re.compile(
+    r"\b(?:not|no|never|cannot|can['\u2019]t|unable|unavailable|avoid\w*|exclude[sd]?|except|without|only|"
+    r"allerg\w*|intoleran\w*|restrict\w*|limit\w*|strict\w*|"
+    r"vegetarian|vegan|halal|kosher|diabetic|low[- ](?:salt|sugar|fat|fibre|fiber)|"
+    r"soft\s+food|pur[e\u00e9]e[sd]?|fasting|abstain\w*|refus\w*|declin\w*|dislik\w*|deaf\w*|blind\w*|impair\w*|"
+    r"loss|difficult\w*)\b|\w-free\b", re.IGNORECASE)
 # "How old was the donor?", "what age is her son?": an age, which a date of an event does not give
 _AGE_ASKED = re.compile(r"\bhow\s+old\b|\bwhat\s+age\b|\bage\s+of\b", re.IGNORECASE)
 _AGE_HELD = re.compile(r"\baged?\b|\b\d+\s*(?:-\s*)?(?:years?|yrs?|months?|weeks?)(?:\s*-?\s*old)?\b|\by/?o\b|\bborn\b|"
@@ -99,7 +139,9 @@ _NOT_A_VALUE = re.compile(r"\b(?:on|taking|takes|take|prescribed|supplements?|ta
                           r"replacement|infusions?|injections?|medicines?|medications?|limits?|targets?|restrict\w*|"
                           r"range|goal|allowance|maximum|max|minimum|min|diet\w*)\b", re.IGNORECASE)
 # the kinds of detail a question may ask for, beside a topic: the words that ask, what in a text holds the detail
-DETAILS = {"time": (_TIME_ASKED, _TIME_HELD), "age": (_AGE_ASKED, _AGE_HELD)}
+NEGATIVE = "negative"
+DETAILS = {"time": (_TIME_ASKED, _TIME_HELD), "day": (_DAY_ASKED, _DAY_HELD), "clock": (_CLOCK_ASKED, _CLOCK_HELD),
+           NEGATIVE: (_NEGATIVE_ASKED, _NEGATIVE_HELD), "age": (_AGE_ASKED, _AGE_HELD)}
 
 
 def result_words(text: str) -> bool:
@@ -124,7 +166,8 @@ def measure_held(measure: str, text: str) -> bool:
 
 def detail_held(detail: str, text: str) -> bool:
     """Whether ``text`` holds that kind of :data:`DETAILS` (a time: a date, a clock time, a day, a part of the
-    day, an interval or a frequency; an age)."""
+    day, an interval or a frequency; a day: a weekday or a date; a clock time: an hour or a part of the day; a
+    negative: what is out, not possible or not to be given; an age)."""
     return bool(DETAILS[detail][1].search(text))
 
 
@@ -151,8 +194,8 @@ class Question:
     whether_taken: bool  # "is she on lithium?": whether the patient takes what it names, not what interacts with it
     result_asked: bool  # it names a monitoring test and asks for a result: the test names no medicine here
     result_only: bool  # asks for the result and gives no reason ("...after the glucose check?" is about the check)
-    # the kinds of detail it asks for (:data:`DETAILS`): "when was his last seizure?" a time, "how old was the
-    # donor?" an age
+    # the kinds of detail it asks for (:data:`DETAILS`): "when was his last seizure?" a time, "which days can't
+    # she come?" a day and a negative, "what time?" a clock time, "how old was the donor?" an age
     details: frozenset[str] = frozenset()
     # the measurements whose value it asks for: "what's his eGFR?", "last weight?"
     measures: frozenset[str] = frozenset()

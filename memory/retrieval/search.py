@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from core import audit
 from core.identity import Identity
+from memory.models import MemoryClass
 from memory.retrieval.candidates import Candidate, fetch_candidates
 from memory.retrieval.intent import type_phrases
 from memory.retrieval.question import Question, understand
@@ -21,6 +22,9 @@ from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import Hit, query_vector, score_candidates, similarities, uncovered_shares
 from memory.retrieval.selection import confidence_of, select
 from memory.retrieval.vectors import vector_model
+from memory.types import type_get
+
+CARE_CONTEXT = MemoryClass.CARE_CONTEXT  # the class, and the built-in type, that hold allergies and medicines
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,9 @@ class SearchResult:
     confidence: str  # the answer's band (:func:`memory.retrieval.selection.confidence_of`)
     safety_rule_applied: bool  # the question named something a patient could be given or exposed to
     over_limit: int = 0  # hits that reached their threshold but were left out by the limit
+    # the safety rule applied, but the search's filters (class, types, purpose) left out the care context that holds
+    # allergies and long-term medicines: decided by the filters alone, so it tells nothing of what is on record
+    safety_facts_filtered_out: bool = False
 
 
 _embedder_pool: ThreadPoolExecutor | None = None
@@ -75,6 +82,18 @@ def rank_candidates(*, identity: Identity, patient_id: uuid.UUID, question: Ques
                             uncovered_shares(question, ordered, made, phrases.texts))
 
 
+def filters_exclude_care_context(*, purpose: str | None, memory_class: str | None,
+                                 memory_types: tuple[str, ...]) -> bool:
+    """Whether a search with these filters can never reach care context (allergies and long-term medicines): another
+    class, types that leave it out, or a purpose it is not kept for."""
+    if memory_class is not None and memory_class != CARE_CONTEXT:
+        return True
+    if memory_types and CARE_CONTEXT not in memory_types:
+        return True
+    spec = type_get(CARE_CONTEXT)
+    return purpose is not None and spec is not None and purpose not in spec.purposes
+
+
 def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, limit: int | None = None,
                   min_score: float | None = None, purpose: str | None = None,
                   memory_class: str | None = None, memory_types: tuple[str, ...] = (), audited: bool = True,
@@ -95,4 +114,6 @@ def memory_search(*, identity: Identity, patient_id: uuid.UUID, question: str, l
     hits = selection.hits
     return SearchResult(hits=tuple(hits), min_score=ranker().threshold if min_score is None else min_score,
                         confidence=confidence_of(hits), safety_rule_applied=q.safety_rule,
-                        over_limit=selection.over_limit)
+                        over_limit=selection.over_limit,
+                        safety_facts_filtered_out=q.safety_rule and filters_exclude_care_context(
+                            purpose=purpose, memory_class=memory_class, memory_types=memory_types))

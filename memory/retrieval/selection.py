@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.lexicon import lexicon
-from memory.retrieval.question import Question, detail_held, measure_held, result_words
+from memory.retrieval.question import NEGATIVE, Question, detail_held, measure_held, result_words
 from memory.retrieval.ranker import ranker
 from memory.retrieval.scoring import HIGH, LOW, RELEVANCE, SAFETY_RULE, Hit
 from memory.types import type_serves
@@ -50,23 +50,16 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
         # "((((((" or "$1": a question in no words asks nothing a memory could answer, however near its vector
         # (with few candidates, too, where each one's threshold would decide alone)
         answerable = False
-    if answerable and question.result_only and not holds_results(ranked[0], question):
-        # "what was her last INR?": a test's result, which no memory holds (a memory naming the test holds the
-        # medicine it monitors, a target range or when it is due): the nearest is a best guess, never the answer
-        answerable = False
-    if answerable and not all(holds_detail(ranked[0], detail) for detail in question.details):
-        # "when was his last seizure?" against his epilepsy medicine: a memory on the topic that holds no date,
-        # time, day or interval cannot say when (nor a transplant's date how old its donor was); the nearest is a
-        # best guess
-        answerable = False
-    if answerable and question.measures and not any(holds_measure(ranked[0], m) for m in question.measures):
-        # "what's his eGFR?" against his dialysis plan, "last ferritin?" against the iron infusion: a memory on
-        # the topic that holds no value of the measurement; the nearest is a best guess
+    if answerable and lacks_what_is_asked(ranked[0], question):
         answerable = False
 
     def reaches(h: Hit) -> bool:
         if answerable is not None and (not answerable or h is ranked[0]):
             return answerable
+        if answerable is None and min_score is None and lacks_what_is_asked(h, question):
+            # with too few candidates for the check (a patient with little on record, a search limited to a type
+            # or two), each is still held to what the question asks
+            return False
         if h.mismatch >= 1.0:
             # beside the best, a memory clearly about something else (the question names a medicine or substance,
             # the memory another it does not meet: "is she on apixaban?" against her warfarin) is no answer,
@@ -101,6 +94,19 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
     return Selection(hits=chosen, over_limit=sum(1 for h in ranked if id(h) not in taken and reaches(h)))
 
 
+def lacks_what_is_asked(hit: Hit, question: Question) -> bool:
+    """Whether the hit lacks what the question asks for beside its topic, so it is a best guess, never the answer:
+    "what was her last INR?" asks a test's result, which no memory holds (a memory naming the test holds the
+    medicine it monitors, a target range or when it is due); "when was his last seizure?" a time his epilepsy
+    medicine does not hold (nor a transplant's date how old its donor was, a day what time, "free on Tuesdays"
+    which days she cannot come); "what's his eGFR?" a value his dialysis plan does not hold."""
+    if question.result_only and not holds_results(hit, question):
+        return True
+    if not all(holds_detail(hit, detail) for detail in question.details):
+        return True
+    return bool(question.measures) and not any(holds_measure(hit, m) for m in question.measures)
+
+
 def holds_results(hit: Hit, question: Question) -> bool:
     """Whether the hit's type says it holds results of the test the question names: an organisation may define
     one (what it serves, in the organisation's wording, names the test and a result, as "latest INR readings"
@@ -117,7 +123,10 @@ def _fact_holds(hit: Hit, held: Callable[[str], bool]) -> bool:
 
 
 def holds_detail(hit: Hit, detail: str) -> bool:
-    """Whether the hit's fact holds the kind of detail (``question.DETAILS``) asked for."""
+    """Whether the hit's fact holds the kind of detail (``question.DETAILS``) asked for. An allergy or long-term
+    medicine says what must not be given, so it holds a negative ("what must he never have?")."""
+    if detail == NEGATIVE and hit.safety:
+        return True
     return _fact_holds(hit, lambda text: detail_held(detail, text))
 
 

@@ -107,6 +107,8 @@ class SearchResult(_Out):
     min_score: float
     confidence: str = "high"  # the answer's band: "high", "low" (nothing confident) or "none"
     safety_rule_applied: bool = False
+    # the safety rule applied but the filters left allergies and long-term medicines out: not "no allergies"
+    safety_facts_filtered_out: bool = False
     left_out_over_limit: int = 0  # hits that reached their threshold but not the limit: ask with a higher one
 
 
