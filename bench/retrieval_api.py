@@ -82,6 +82,7 @@ from consent.services import consent_record, grant_create  # noqa: E402
 from core.bootstrap import bootstrap  # noqa: E402
 from core.identity import ACTOR_PATIENT, Identity, identity_context  # noqa: E402
 from core.renderers import OrjsonRenderer  # noqa: E402
+from directory.services import patient_register  # noqa: E402
 from memory.api_search import search_body  # noqa: E402
 from memory.crypto import encrypt_fact, new_salt  # noqa: E402
 from memory.embeddings import SharedLocalServer, provider  # noqa: E402
@@ -134,7 +135,7 @@ class Cast:
         self.target = uuid.uuid5(NAMESPACE, f"target:{seed}")
         self.patient = Identity(org_id=self.org, actor_sub=f"patient-{self.target}", patient_self_id=self.target,
                                 scopes=frozenset(PATIENT_SCOPES.split()), actor_kind=ACTOR_PATIENT)
-        self.admin = Identity(org_id=self.org, actor_sub=ADMIN, scopes=frozenset({"grant:write"}))
+        self.admin = Identity(org_id=self.org, actor_sub=ADMIN, scopes=frozenset({"grant:write", "patient:write"}))
         self.clinician = Identity(org_id=self.org, actor_sub=CLINICIAN,
                                   scopes=frozenset({"memory:read", "memory:write"}))
 
@@ -331,7 +332,9 @@ def timed_embeddings():
 
 def seed_target(args, cast: Cast) -> dict:
     """Consents (by the patient), a care_coordination grant (by an admin), then every memory via memory_record."""
-    with identity_context(cast.admin):
+    with identity_context(cast.admin):  # a grant is only for a patient in the organisation's directory
+        patient_register(identity=cast.admin, patient_id=cast.target, display_name="Bench patient", birth_date=None,
+                         identifiers=[])
         grant_create(identity=cast.admin, patient_id=cast.target, actor_sub=CLINICIAN, purpose="care_coordination",
                      expires_at=None, reason="bench: care team")
     consents = {}

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from consent.services import consent_record, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
+from directory.services import patient_register
 from memory import review, services
 from memory.retrieval.question import understand
 from memory.retrieval.scoring import HIGH, RELEVANCE
@@ -44,13 +45,15 @@ class Candidate:
 def _load_population(data: dict) -> tuple[uuid.UUID, dict[str, uuid.UUID], dict[uuid.UUID, tuple[str, str]]]:
     org = uuid.uuid4()
     clinician = Identity(org_id=org, actor_sub="eval-clinician")
-    admin = Identity(org_id=org, actor_sub="eval-admin", scopes=frozenset({"grant:write"}))
+    admin = Identity(org_id=org, actor_sub="eval-admin", scopes=frozenset({"grant:write", "patient:write"}))
     patient_ids = {key: uuid.uuid4() for key in data["patients"]}
     keys: dict[uuid.UUID, tuple[str, str]] = {}
     for pkey, memories in data["patients"].items():
         pid = patient_ids[pkey]
         me = Identity(org_id=org, actor_sub=f"patient-{pkey}", patient_self_id=pid, actor_kind=ACTOR_PATIENT)
-        with identity_context(admin):
+        with identity_context(admin):  # a grant is only for a patient in the organisation's directory
+            patient_register(identity=admin, patient_id=pid, display_name=f"Patient {pkey}", birth_date=None,
+                             identifiers=[])
             grant_create(identity=admin, patient_id=pid, actor_sub=clinician.actor_sub, purpose="care_coordination",
                          expires_at=None)
         consents = {}

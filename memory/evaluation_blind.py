@@ -41,6 +41,7 @@ from consent.services import consent_record, grant_create
 from core.errors import ApiError
 from core.identity import ACTOR_PATIENT, Identity, identity_context
 from core.vocabulary import PURPOSES
+from directory.services import patient_register
 from memory import review, selectors, services
 from memory.models import MemoryClass, MemoryEmbedding
 from memory.retrieval import memory_search
@@ -169,7 +170,9 @@ def _patient_setup(pop: Population, pkey: str, purposes: set[str]) -> tuple[Iden
     """A grant of every purpose for the clinician (the administrator decides); the patient's own consents."""
     pid = pop.patient_ids.setdefault(pkey, uuid.uuid4())
     me = Identity(org_id=pop.org, actor_sub=f"patient-{pkey}", patient_self_id=pid, actor_kind=ACTOR_PATIENT)
-    with identity_context(pop.admin):
+    with identity_context(pop.admin):  # a grant is only for a patient in the organisation's directory
+        patient_register(identity=pop.admin, patient_id=pid, display_name=f"Patient {pkey}", birth_date=None,
+                         identifiers=[])
         for purpose, _label in PURPOSES:
             grant_create(identity=pop.admin, patient_id=pid, actor_sub=pop.clinician.actor_sub, purpose=purpose,
                          expires_at=None)
@@ -271,7 +274,7 @@ def load_population(data: dict, org_types: list[dict]) -> Population:
     org = uuid.uuid4()
     pop = Population(org=org, clinician=Identity(org_id=org, actor_sub="eval-clinician"),
                      admin=Identity(org_id=org, actor_sub="eval-admin",
-                                    scopes=frozenset({"grant:write", "memory_type:write"})))
+                                    scopes=frozenset({"grant:write", "patient:write", "memory_type:write"})))
     register_types(pop, org_types)
     specs = _types(pop, {e["memory_type"] for ms in data["patients"].values() for e in ms.values()})
     for pkey, memories in data["patients"].items():

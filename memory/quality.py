@@ -12,6 +12,7 @@ from django.db import connection
 
 from consent.services import consent_record, consent_revoke, grant_create
 from core.identity import ACTOR_PATIENT, Identity, identity_context
+from directory.services import patient_register
 from memory import review, selectors, services
 
 
@@ -53,7 +54,7 @@ def run(*, patients: int = 1000, seed: int = 7) -> QualityReport:
     report = QualityReport(patients=patients)
     org, other_org = uuid.uuid4(), uuid.uuid4()
     nurse = Identity(org_id=org, actor_sub="quality-nurse")
-    admin = Identity(org_id=org, actor_sub="quality-admin", scopes=frozenset({"grant:write"}))
+    admin = Identity(org_id=org, actor_sub="quality-admin", scopes=frozenset({"grant:write", "patient:write"}))
     expected: dict[uuid.UUID, set[uuid.UUID]] = {}
     ids = [uuid.uuid4() for _ in range(patients)]
     counts = {"superseded": 0, "quarantined": 0, "validity_passed": 0, "consent_revoked": 0, "proposed": 0}
@@ -90,7 +91,9 @@ def run(*, patients: int = 1000, seed: int = 7) -> QualityReport:
                 counts["proposed"] += 1
                 report.memories_written += 1
         if rng.random() < 0.2:
-            with identity_context(admin):
+            with identity_context(admin):  # a grant is only for a patient in the organisation's directory
+                patient_register(identity=admin, patient_id=pid, display_name="Patient", birth_date=None,
+                                 identifiers=[])
                 grant_create(identity=admin, patient_id=pid, actor_sub=nurse.actor_sub,
                              purpose="appointment_scheduling", expires_at=None)
             with identity_context(nurse):
