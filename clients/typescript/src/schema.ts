@@ -1189,6 +1189,8 @@ export interface components {
             /** @description As for search, over what was found before best guesses were left out */
             confidence: string;
             safety_rule_applied: boolean;
+            /** @description The safety rule applied, but allergies and long-term medicines (care context) could not be included: the caller may not read them for any purpose they are kept for. Said whether or not any are on record; check them in the clinical record before acting */
+            safety_facts_filtered_out: boolean;
             /** @description Best guesses under the threshold left out */
             left_out_low_confidence: number;
             /** @description Facts that reached the threshold but were left out by the limit (limit, default 5): the facts are then not the whole answer; ask again with a higher limit */
@@ -2134,6 +2136,8 @@ export interface components {
             /** @description high: some hit reached the threshold; low: only best guesses (or safety inclusions) are returned; none: nothing on record that the caller may see */
             confidence: string;
             safety_rule_applied: boolean;
+            /** @description The safety rule applied, but this search's filters (memory_class, memory_type or a purpose care context is not kept for) left out the allergies and long-term medicines it would have included: their absence is not a negative answer. Said whether or not any are on record; search again without the filters (or with memory_type care_context) to check them */
+            safety_facts_filtered_out: boolean;
             /** @description Hits that reached their threshold but were left out by limit: the items are then not the whole answer; ask again with a higher limit */
             left_out_over_limit: number;
         };
@@ -8593,7 +8597,7 @@ export interface operations {
                 /** @description 1-20 */
                 limit?: number;
                 memory_class?: "account_fact" | "care_context" | "preference" | "working";
-                /** @description Only memories of this type (GET /v1/memory-types), or of these types separated by commas, are searched, before ranking; the safety rule's allergies and medicines come only when their type (care_context) is named. A type the organisation does not have: 422 unknown_memory_type */
+                /** @description Only memories of this type (GET /v1/memory-types), or of these types separated by commas, are searched, before ranking; the safety rule's allergies and medicines come only when their type (care_context) is named (safety_facts_filtered_out says when they were left out). A type the organisation does not have: 422 unknown_memory_type */
                 memory_type?: string;
                 /** @description 0-1, a probability; by default each type's fitted threshold */
                 min_score?: number;
