@@ -607,8 +607,9 @@ def warm_every_worker(cast: Cast, sessions: list[base.HttpSession], token: str) 
 
 def audit_rows_since(since: datetime, actor_sub: str) -> int:
     with psycopg.connect(admin_conninfo(), autocommit=True) as conn:
-        return conn.execute("SELECT count(*) FROM audit_event WHERE action = 'memory.search' AND actor_sub = %s "
-                            "AND occurred_at >= %s", (actor_sub, since)).fetchone()[0]
+        # a search writes memory.search, a context pack one memory.context_pack (its own search writes none)
+        return conn.execute("SELECT count(*) FROM audit_event WHERE action IN ('memory.search', 'memory.context_pack') "
+                            "AND actor_sub = %s AND occurred_at >= %s", (actor_sub, since)).fetchone()[0]
 
 
 @contextmanager
@@ -1046,7 +1047,8 @@ def main(argv: list[str] | None = None) -> int:
     if api["failed"] or api["warmup"]["problems"]:
         problems.append("failed requests")
     if api["audit_rows"] != api["audit_rows_expected"]:
-        problems.append(f"{api['audit_rows']} memory.search audit rows, expected {api['audit_rows_expected']}")
+        problems.append(f"{api['audit_rows']} search and context pack audit rows, "
+                        f"expected {api['audit_rows_expected']}")
     if plan_facts["seq_scan_on_patient_memory"] or plan_facts["seq_scan_on_memory_embedding"]:
         problems.append(f"sequential scan in the candidates plan: {plan_facts['seq_scans']}")
     if not plan_facts["patient_index_used"]:
@@ -1107,7 +1109,7 @@ def print_summary(r: dict) -> None:
         f"at end ({m['cpus']} CPUs)",
         f"workers   connections per worker {a['connections_per_worker']['measured']} (after warm-up "
         f"{a['connections_per_worker']['after_warmup']}); warm-up {a['warmup']['seconds']}s; audit "
-        f"{a['audit_rows']} memory.search rows (expected {a['audit_rows_expected']}); JWKS fetches "
+        f"{a['audit_rows']} search and context pack audit rows (expected {a['audit_rows_expected']}); JWKS fetches "
         f"{a['jwks_fetches']}",
         f"plan      as {e['role']} (superuser {e['superuser']}, bypassrls {e['bypassrls']}): {e['candidate_rows']} "
         f"candidates; indexes {', '.join(e['indexes'])}; seq scans {e['seq_scans'] or 'none'}; execution "
