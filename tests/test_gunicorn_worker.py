@@ -67,6 +67,7 @@ def _served_by(conn: http.client.HTTPConnection) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # which worker accepts first is a matter of scheduling: not beside another worker's load
 def test_keep_alive_clients_that_connect_at_once_are_spread_over_the_workers():
     server = _Server(workers=WORKERS, threads=THREADS)
     try:
@@ -89,6 +90,7 @@ def test_keep_alive_clients_that_connect_at_once_are_spread_over_the_workers():
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # which worker accepts first is a matter of scheduling: not beside another worker's load
 def test_a_client_that_asks_again_at_once_keeps_its_thread():
     """A kept-alive client whose next request follows its answer at once is served by the thread that answered
     it, without going back through the worker's poller and thread pool: two clients taking turns are served by
