@@ -63,7 +63,8 @@ LAYERS = {
     "events": {"core"},
     "consent": {"core", "events"},
     "directory": {"core"},
-    "memory": {"core", "consent", "events"},
+    # directory: the evaluations and the quality population register the patients they grant a clinician access to
+    "memory": {"core", "consent", "directory", "events"},
     "workflows": {"core", "consent", "memory", "events"},
     "conversations": {"core", "consent", "memory", "workflows"},
     "portal": {"core", "consent", "directory", "memory", "conversations", "workflows", "rights"},
