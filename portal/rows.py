@@ -35,9 +35,12 @@ def agent_label(client_id: str) -> str:
     return f"AI agent “{client_id}”"
 
 
-def recorder_names(identity: Identity, subjects: Iterable[str]) -> dict[str, str]:
-    """The directory's names of the staff members and agents (by subject or client id) who recorded what a page
-    shows, for :func:`recorded_by`; one read for the page, not audited (staff names are no patient's data)."""
+def recorder_names(identity: Identity, memories: Iterable[Memory] = (), consents: Iterable = ()) -> dict[str, str]:
+    """The directory's names of the staff members and agents (by subject or client id) who recorded the memories
+    and consents a page shows, for :func:`recorded_by`; one read for the page, not audited (staff names are no
+    patient's data)."""
+    subjects = {*(m.agent_client_id or m.created_by for m in memories),
+                *(c.recorded_by.removeprefix("agent:") for c in consents)}
     return directory.staff_names(identity=identity, subs={s for s in subjects if s})
 
 

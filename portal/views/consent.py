@@ -57,12 +57,6 @@ def consent_row(record: ConsentRecord, me: str, names: dict[str, str] | None = N
             "evidence": record.evidence_ref}
 
 
-def _recorders(identity: Identity, memories=(), consents=()) -> dict[str, str]:
-    """The directory's names of who recorded the memories and consents a page shows."""
-    return recorder_names(identity, [*(m.agent_client_id or m.created_by for m in memories),
-                                     *(c.recorded_by.removeprefix("agent:") for c in consents)])
-
-
 def once_more_if_raced(write):
     """``write()``, and once more when the same form's other submit (a double click) created the row meanwhile
     (``concurrent_update_retry``): the second finds that row, as a form sent again after the first had finished
@@ -81,7 +75,7 @@ def once_more_if_raced(write):
 def patient_consents(request):
     identity = request.portal_identity
     records = selectors.consent_list_audited(identity=identity, patient_id=identity.patient_self_id)
-    names = _recorders(identity, consents=records)
+    names = recorder_names(identity, consents=records)
     rows = [consent_row(c, identity.actor_sub, names) for c in records]
     in_force = {row["record"].purpose for row in rows if row["active"]}
     return render(request, "consent/patient_consents.html",
@@ -249,7 +243,7 @@ def staff_patient(request, patient_id: uuid.UUID):
     overview = memory_selectors.memory_overview(identity=identity, patient_id=patient_id, purpose=purpose,
                                                 with_proposed=True)
     records = selectors.consents_as_now(selectors.consent_list(identity=identity, patient_id=patient_id))
-    names = _recorders(identity, [*overview.current, *overview.proposed, *overview.quarantined], records)
+    names = recorder_names(identity, [*overview.current, *overview.proposed, *overview.quarantined], records)
     memories = [memory_row(m, me=identity.actor_sub, labels=STAFF_SOURCE_LABELS, names=names)
                 for m in overview.current]
     # suggestions waiting for review, as the patient's page shows them: one made before its value last changed can

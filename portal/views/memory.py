@@ -41,7 +41,7 @@ from portal.views.consent import require_staff_patient, staff_patient_name
 def _one_row(identity, memory, labels=SOURCE_LABELS) -> dict:
     """One memory's row for a page of its own, naming who recorded it as the directory does."""
     return memory_row(memory, me=identity.actor_sub, labels=labels,
-                      names=recorder_names(identity, [memory.agent_client_id or memory.created_by]))
+                      names=recorder_names(identity, [memory]))
 
 
 # --- patient pages ---------------------------------------------------------------------------------------------
@@ -51,8 +51,7 @@ def patient_preferences(request):
     identity = request.portal_identity
     patient_id = identity.patient_self_id
     overview = selectors.memory_overview(identity=identity, patient_id=patient_id, with_proposed=True)
-    names = recorder_names(identity, [m.agent_client_id or m.created_by
-                                      for m in (*overview.current, *overview.proposed, *overview.quarantined)])
+    names = recorder_names(identity, [*overview.current, *overview.proposed, *overview.quarantined])
     current = [memory_row(m, me=identity.actor_sub, names=names) for m in overview.current]
     # a suggestion made before its preference last changed can only be turned down: it says so, with no Confirm
     overtaken = selectors.memory_proposals_stale(identity=identity, patient_id=patient_id, proposals=overview.proposed)
