@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+import types
 import uuid
 from urllib.parse import urlparse
 
@@ -18,6 +20,19 @@ from tests.conftest import register_organization
 from tests.support import AUDIENCE, ISSUER
 
 PORTAL_CLIENT_ID = "anamnesis-portal"
+
+
+@pytest.fixture(autouse=True)
+def counter_windows_start_with_the_test(monkeypatch):
+    """The shared counters count in fixed windows (a minute for sign-ins): a test whose requests straddled a
+    window's end saw the count start again, and its 429 never came (once in a fresh-check). The counters' clock runs
+    from the start of the current minute as the test begins, at the real pace: every window that is a whole number
+    of minutes has at least 59 s left, and Retry-After stays a true count of seconds."""
+    import core.gate
+
+    began = time.monotonic()
+    minute = time.time() // 60 * 60 + 0.5
+    monkeypatch.setattr(core.gate, "time", types.SimpleNamespace(time=lambda: minute + time.monotonic() - began))
 
 
 @pytest.fixture(scope="session")
