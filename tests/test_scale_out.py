@@ -100,11 +100,36 @@ logfile = {workdir}/pgbouncer.log
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603
     try:
         wait_for_port(port, proc, timeout=20)
+        PGBOUNCER_LOGS[port] = workdir / "pgbouncer.log"
         yield port
     finally:
         proc.terminate()
         proc.wait(10)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+PGBOUNCER_LOGS: dict[int, Path] = {}
+
+
+def starvation_report(port: int) -> str:
+    """What PgBouncer and PostgreSQL say when requests failed: its pools, clients and server connections, the
+    runtime role's sessions (state, wait, age of the transaction; no query text), and the end of its log."""
+    from tests.conftest import admin_connect
+
+    parts = []
+    for command in ("SHOW POOLS", "SHOW CLIENTS", "SHOW SERVERS"):
+        try:
+            parts.append(f"{command}: {admin_console(port, command)}")
+        except psycopg.Error as exc:
+            parts.append(f"{command}: {type(exc).__name__}")
+    with admin_connect() as conn:
+        parts.append("pg_stat_activity: " + repr(conn.execute(
+            "SELECT pid, state, wait_event_type, wait_event, now() - xact_start, now() - state_change "
+            "FROM pg_stat_activity WHERE usename = %s", (settings.DB_TOPOLOGY.runtime.user,)).fetchall()))
+    log = PGBOUNCER_LOGS.get(port)
+    if log is not None and log.exists():
+        parts.append("pgbouncer.log (end):\n" + log.read_text(errors="replace")[-6000:])
+    return "\n".join(parts)
 
 
 def admin_console(port: int, command: str) -> list[tuple]:
@@ -187,12 +212,18 @@ def test_no_identity_crosses_transactions_on_shared_server_connections(world, se
         tenants.append((patient, api.token, len(times)))
 
     def call(i: int) -> str | None:
+        try:
+            return read_both(i)
+        except httpx.TimeoutException as exc:
+            return f"{type(exc).__name__} at {time.strftime('%H:%M:%S')}"
+
+    def read_both(i: int) -> str | None:
         patient, token, expected = tenants[i % 2]
         base = services[(i // 2) % 2]
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
             r = client.get(f"/v1/patients/{patient}/memories")
             if r.status_code != 200:
-                return f"HTTP {r.status_code}"
+                return f"HTTP {r.status_code} at {time.strftime('%H:%M:%S')}"
             items = r.json()["items"]
             if len(items) != expected or any(item["patient_id"] != str(patient) for item in items):
                 return f"cross-read or loss: {len(items)} items for {patient}"
@@ -206,7 +237,7 @@ def test_no_identity_crosses_transactions_on_shared_server_connections(world, se
     requests = 1200  # x2 calls each
     with ThreadPoolExecutor(max_workers=8) as pool:
         problems = [p for p in pool.map(call, range(requests)) if p]
-    assert problems == []
+    assert problems == [], starvation_report(pgbouncer)
     servers = [row for row in admin_console(pgbouncer, "SHOW SERVERS")]
     assert 0 < len(servers) <= POOL_SIZE  # the requests really shared a couple of server connections
     # And on such a shared connection, a transaction that sets no identity sees none.
