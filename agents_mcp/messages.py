@@ -16,7 +16,10 @@ from core.errors import RateLimited
 from core.negotiation import refuses
 from core.parsers import has_repeated_keys
 
+# A batch's messages are answered one after another on one request's thread: a bound on how long it holds it.
 MAX_BATCH_MESSAGES = 20
+# MCP 2025-06-18 took JSON-RPC batches out of the protocol (a POST carries one message); earlier versions allow them.
+BATCHES_LAST_VERSION = "2025-03-26"
 
 
 def jsonrpc_refusal(scope, body: bytes | None) -> JSONResponse | None:
@@ -55,6 +58,22 @@ def batch_messages(raw: bytes) -> list | None:
     except (ValueError, RecursionError):
         return None
     return message if isinstance(message, list) and message else None
+
+
+def batch_refusal(scope, batch: list) -> JSONResponse | None:
+    """The JSON-RPC error for a batch the negotiated version does not allow, or ``None``: after 2025-03-26 (the
+    ``MCP-Protocol-Version`` header names the version; without it a server assumes 2025-03-26), or holding more
+    than :data:`MAX_BATCH_MESSAGES` messages."""
+    version = Headers(scope=scope).get("mcp-protocol-version")
+    if version is not None and version > BATCHES_LAST_VERSION:  # the versions are dates: their text sorts as they do
+        message = (f"Invalid request: MCP {version} takes one JSON-RPC message per POST; batches ended with "
+                   f"{BATCHES_LAST_VERSION}")
+    elif len(batch) > MAX_BATCH_MESSAGES:
+        message = f"Invalid request: a batch holds at most {MAX_BATCH_MESSAGES} messages"
+    else:
+        return None
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": types.INVALID_REQUEST, "message": message}},
+                        status_code=400)
 
 
 def message_id(raw: bytes | None) -> str | int | None:

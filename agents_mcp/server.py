@@ -37,9 +37,9 @@ from agents_mcp.admission import admission_refused, failed_authentication_counte
 from agents_mcp.calls import error_problem, run_tool, unknown_tool
 from agents_mcp.cors import BrowserOrigins
 from agents_mcp.messages import (
-    MAX_BATCH_MESSAGES,
     ParamsNamed,
     batch_messages,
+    batch_refusal,
     jsonrpc_refusal,
     rate_limited_answer,
     request_id_invalid,
@@ -70,8 +70,6 @@ MCP_PATH_PREFIXES = ("/mcp", "/.well-known/oauth-protected-resource")
 def is_mcp_path(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in MCP_PATH_PREFIXES)
 
-
-# A JSON-RPC batch's messages are answered one after another on one request's thread: a bound on how long it holds it.
 
 # Every scope a tool may need; published in the protected-resource metadata.
 SCOPES_SUPPORTED = ["memory:read", "memory:write", "consent:read", "workflow:read", "workflow:write"]
@@ -153,11 +151,8 @@ class BearerGuard:
         try:
             scope = {**scope, "user": user, "auth": AuthCredentials(access.scopes)}
             batch = batch_messages(body) if body is not None else None
-            if batch is not None and len(batch) > MAX_BATCH_MESSAGES:
-                await JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
-                    "code": types.INVALID_REQUEST,
-                    "message": f"Invalid request: a batch holds at most {MAX_BATCH_MESSAGES} messages"}},
-                    status_code=400)(scope, receive, send)
+            if batch is not None and (refusal := batch_refusal(scope, batch)) is not None:
+                await refusal(scope, receive, send)
             elif batch is not None:
                 await self._batch(scope, receive, send, batch)
             else:

@@ -354,6 +354,24 @@ def test_a_batch_is_answered_message_by_message_as_mcp_2025_03_26_lets_a_client_
     assert "at most 20" in too_many.json()["error"]["message"]
 
 
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_a_batch_under_a_version_that_ended_batches_is_refused_whole_as_an_invalid_request(world, live, version):
+    """MCP 2025-06-18 took JSON-RPC batches out (a POST carries one message); they were answered under every
+    version. A batch sent with such a version is refused whole (400, -32600 saying why); without the header
+    (2025-03-26 assumed, as the transport says) a batch is still answered."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world)}"}
+    batch = [{"jsonrpc": "2.0", "id": 1, "method": "ping"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "list_memories", "arguments": {}}}]
+    r = httpx.post(live.mcp_url, json=batch, headers={**headers, "MCP-Protocol-Version": version}, timeout=60)
+    assert r.status_code == 400, r.text
+    assert r.json()["id"] is None and r.json()["error"]["code"] == -32600
+    assert version in r.json()["error"]["message"] and "2025-03-26" in r.json()["error"]["message"]
+    r = httpx.post(live.mcp_url, json=batch, headers=headers, timeout=60)
+    assert r.status_code == 200 and [a["id"] for a in r.json()] == [1, 2]
+
+
 def test_what_starlette_answers_under_the_mcp_paths_is_a_problem_document_with_its_request_id(live):
     """A path under /mcp the app does not serve, or a method the metadata does not take, was Starlette's plain
     text ("Not Found") without X-Request-ID; the metadata itself had none either."""
@@ -991,7 +1009,8 @@ def test_requests_that_call_no_tool_count_against_the_callers_rate_limits(world,
         del message["id"]
     posted = [{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}] if (
         method == "batch") else message
-    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18",
+    headers = {"Accept": "application/json, text/event-stream",  # batches ended with 2025-03-26
+               "MCP-Protocol-Version": "2025-03-26" if method == "batch" else "2025-06-18",
                "Authorization": f"Bearer {patient_token(world)}"}
     assert httpx.get(f"{live.url}/v1/patients/{world.patient_a}/memories",
                      headers={"Authorization": headers["Authorization"]}).status_code == 200  # the same allowance
