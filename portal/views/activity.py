@@ -8,6 +8,7 @@ the API (the audit history: ``core.audit.patient_history``).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import datetime
 
 from django.shortcuts import render
@@ -15,6 +16,7 @@ from django.views.decorators.http import require_http_methods
 
 from core import audit
 from core.models import AuditEvent
+from directory import selectors as directory
 from memory import selectors
 from portal.context import error_page, portal_view
 from portal.rows import PATIENT_ROLES, PURPOSE_LABELS, agent_label
@@ -86,26 +88,29 @@ ACTION_TEXT = {
 OWN_ACTION = re.compile(r" (?:for|with) you\b")
 
 
-def describe_actor(event_sub: str, kind: str, me: str) -> str:
+def describe_actor(event_sub: str, kind: str, me: str, names: Mapping[str, str]) -> str:
+    """Who acted, as the patient reads it; a staff member by the directory's name (``names``: subject to name)."""
     if event_sub == me:
         return "You"
     if kind == "service":  # by the row's kind: a person's provider subject may be spelled "service:..." too
         return f"Automated service ({event_sub.removeprefix('service:')})"
     if kind == "patient":
         return f"An app acting for you (“{event_sub}”)"
+    if event_sub in names:
+        return f"Staff member {names[event_sub]}"
     return f"Staff member or assistant “{event_sub}”"
 
 
-def describe_event(event: AuditEvent, me: str) -> dict:
+def describe_event(event: AuditEvent, me: str, names: Mapping[str, str]) -> dict:
     what = ACTION_TEXT.get(event.action, event.action.replace(".", " ").replace("_", " "))
     outcome = {"success": "", "denied": " (refused)", "conflict": " (not done: conflicting change)",
                "error": " (failed)"}.get(event.outcome, "")
     if event.agent_client_id:  # an agent is never "You", even with the patient's own subject in its token
-        who = f"{agent_label(event.agent_client_id)} acting for " + (
+        who = f"{agent_label(names.get(event.agent_client_id, event.agent_client_id))} acting for " + (
             "you" if event.on_behalf_of is not None and event.on_behalf_of == event.patient_id
-            else f"“{event.actor_sub}”")
+            else names.get(event.actor_sub, f"“{event.actor_sub}”"))
     else:
-        who = describe_actor(event.actor_sub, event.actor_kind, me)
+        who = describe_actor(event.actor_sub, event.actor_kind, me, names)
     own = who == "You"
     if own:  # "You started a task for you": what the patient did is not said to be for or with themselves
         what = OWN_ACTION.sub("", what)
@@ -148,13 +153,17 @@ def patient_activity(request):
                                      limit=200)
     except ValueError:
         return error_page(request, 400)
-    events = [describe_event(e, identity.actor_sub) for e in page.items]
+    # the directory's names of the staff and agents on the page: one read, not audited (no patient's data)
+    names = directory.staff_names(identity=identity, subs={
+        s for e in page.items for s in (e.actor_sub, e.agent_client_id) if s and s != identity.actor_sub} | {
+        s for r in shown_releases for s in (r["actor_sub"], r["agent_client_id"]) if s})
+    events = [describe_event(e, identity.actor_sub, names) for e in page.items]
     releases = []
     for r in shown_releases:
         if not r["members"]:
             continue  # a context pack that held nothing gave nothing away
-        who = (agent_label(r["agent_client_id"]) if r["agent_client_id"]
-               else describe_actor(r["actor_sub"], "", identity.actor_sub))
+        who = (agent_label(names.get(r["agent_client_id"], r["agent_client_id"])) if r["agent_client_id"]
+               else describe_actor(r["actor_sub"], "", identity.actor_sub, names))
         releases.append({"who": who,
                          "why": PURPOSE_LABELS.get(r["purpose"], r["purpose"]),
                          "when": datetime.fromisoformat(r["created_at"]),

@@ -8,6 +8,7 @@ import uuid
 import pytest
 
 from tests.conftest import in_directory, memory_body
+from tests.support import PATIENT_SCOPES, Api
 
 pytestmark = pytest.mark.django_db
 
@@ -63,3 +64,24 @@ def test_recorded_by_falls_back_to_the_subject_and_names_agents_as_agents():
     assert recorded_by("p-1", me="p-1", names=names) == "you"
     assert recorded_by("p-1", me="p-1", agent="scheduling-agent", names=names) == "AI agent “Scheduling agent”"
     assert recorded_by("p-1", me="p-1", agent="bot-9", names=names) == "AI agent “bot-9”"
+
+
+def test_the_activity_page_names_staff_and_agents_as_the_directory_does(world, people, signed_in):
+    """"Who used my information" showed a staff member by the token's raw subject (“nurse-joy”) and an agent by its
+    client id, though the directory names both (as "Recorded by" does); someone it does not name is still shown by
+    their subject."""
+    a = world.patient_a
+    registrar = world.staff("org-admin", scope="grant:write")
+    for sub, name in (("nurse-joy", "Nurse Joy Adams"), ("scheduling-agent", "Booking assistant")):
+        assert registrar.post("/v1/staff", {"actor_sub": sub, "display_name": name}).status_code == 201
+    for sub in ("nurse-joy", "nurse-unnamed"):
+        world.grant(a, sub, "appointment_scheduling")
+        assert world.staff(sub).get(f"/v1/patients/{a}/memories",
+                                    {"purpose": "appointment_scheduling"}).status_code == 200
+    agent = Api(world.token(sub=f"patient-{a}", patient_id=a, scope=PATIENT_SCOPES, act={"sub": "scheduling-agent"}))
+    assert agent.get(f"/v1/patients/{a}/memories").status_code == 200
+    page = signed_in(people.patient(a)).get("/me/activity/").content.decode()
+    assert "<td>Staff member Nurse Joy Adams</td><td>looked at your preferences</td>" in page
+    assert "nurse-joy" not in page
+    assert "<td>Staff member or assistant “nurse-unnamed”</td>" in page
+    assert "AI agent “Booking assistant” acting for you" in page
