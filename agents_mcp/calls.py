@@ -6,6 +6,7 @@ refusal would be."""
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 
 import mcp_types as types
@@ -26,6 +27,20 @@ from core.serializers import schema_error_message
 from core.vocabulary import uuid_or_none
 
 log = logging.getLogger("anamnesis.mcp")
+
+
+class ScopeChallenge(Exception):
+    """A tool call the token's scopes do not reach: its REST operation refused it ``403 insufficient_scope`` (and
+    audited and counted the refusal). Over HTTP it is answered as MCP's authorization asks, a 403 whose challenge
+    names the scopes to ask for (:class:`agents_mcp.server.BearerGuard`), not as a tool result."""
+
+    def __init__(self, needed: frozenset[str], body: dict) -> None:
+        super().__init__("insufficient_scope")
+        self.needed = needed
+        self.body = body
+
+
+_CHALLENGED_SCOPE = re.compile(r'scope="([^"]*)"')
 
 
 def error_problem(exc: ApiError) -> dict:
@@ -70,7 +85,8 @@ def argument_errors(name: str, arguments: dict, *, leaving: frozenset[str] = fro
 
 def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str | None) -> tuple[bool, dict]:
     """Run one tool as the caller; blocking. Returns (ok, body) where a refusal's body is a problem document
-    carrying the request id (as the REST operation's would).
+    carrying the request id (as the REST operation's would); a token whose scopes do not reach the tool raises
+    :class:`ScopeChallenge`.
 
     The body goes into the model's context, so it never shows a patient identifier: every
     ``patient_id`` reads ``[patient]``, and the patients the call is about (the launch context's, the
@@ -116,6 +132,9 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
         outcome = dispatch.call(op, arguments, token=token, host=host, request_id=request_id)
     except dispatch.ArgumentError as exc:
         return _refused_before_the_operation(token, ValidationFailed(errors=exc.errors))
+    if outcome.status == 403 and outcome.body.get("code") == "insufficient_scope":
+        challenged = _CHALLENGED_SCOPE.search(outcome.headers.get("www-authenticate", ""))
+        raise ScopeChallenge(frozenset(challenged.group(1).split()) if challenged else frozenset(), outcome.body)
     if not outcome.ok and "code" not in outcome.body:
         return False, problem_body(status_code=outcome.status, code="internal_error", title="Internal error")
     if not outcome.ok and (seconds := _retry_after(outcome.headers)) is not None:

@@ -371,10 +371,12 @@ def test_a_new_signing_key_is_picked_up_on_unknown_kid(world, keyring, identity_
 
 
 def test_missing_scope_is_403_insufficient_scope(world):
+    """RFC 6750 section 3: the challenge of a 403 insufficient_scope names the scopes the operation needs (it named
+    none, leaving a client nothing to ask its provider for)."""
     api = world.patient(world.patient_a, scope="memory:read")
     r = api.post(_path(world), {"memory_type": "scheduling_preference"})
     assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
-    assert 'error="insufficient_scope"' in r["WWW-Authenticate"]
+    assert r["WWW-Authenticate"] == 'Bearer error="insufficient_scope", scope="memory:write"'
     assert world.patient(world.patient_a, scope="").get(_path(world)).status_code == 403
 
 
