@@ -58,6 +58,7 @@ from core.errors import (
     UnknownOrganization,
     problem_body,
 )
+from core.gate import client_address
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
 from core.parsers import check_body_coding
@@ -220,7 +221,8 @@ class BearerGuard:
 
     async def _refuse(self, scope, receive, send, exc: ApiError, body: bytes | None) -> None:
         if exc.status_code == 401 or isinstance(exc, UnknownOrganization):  # counted per address, as over REST
-            address = (scope.get("client") or ("",))[0]
+            forwarded_for = ",".join(Headers(scope=scope).getlist("x-forwarded-for")) or None
+            address = client_address((scope.get("client") or ("",))[0], forwarded_for)
             if (limited := await anyio.to_thread.run_sync(failed_authentication_counted, address)) is not None:
                 await rate_limited_answer(body, limited, error_problem(limited))(scope, receive, send)
                 return

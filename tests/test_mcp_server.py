@@ -489,6 +489,11 @@ def test_failed_authentications_at_the_door_are_429_past_the_addresss_allowance_
     assert int(answers[2].headers["Retry-After"]) >= 1
     r = httpx.post(live.mcp_url, json=message, headers={**headers, "Authorization": f"Bearer {patient_token(world)}"})
     assert r.status_code == 200 and "result" in r.json(), r.content
+    # X-Forwarded-For is believed only from a proxy TRUSTED_PROXIES names (none by default), as over REST
+    forwarded = {**headers, "X-Forwarded-For": "203.0.113.9"}
+    assert httpx.post(live.mcp_url, json=message, headers=forwarded).status_code == 429
+    settings.TRUSTED_PROXIES = ["127.0.0.1"]
+    assert httpx.post(live.mcp_url, json=message, headers=forwarded).status_code == 401
 
 
 def test_list_proposals_says_which_proposals_are_stale(world, live):
