@@ -186,7 +186,7 @@ def _purposes(claims: dict) -> frozenset[str]:
 def _check_config() -> tuple:
     # The trusted issuers too: a verified token names its subject in its issuer's namespace (local_subject).
     return (settings.OIDC_ISSUER, settings.OIDC_AUDIENCE, tuple(settings.OIDC_ALLOWED_ALGORITHMS),
-            tuple(settings.OIDC_AGENT_CLIENT_IDS), settings.OIDC_RP_CLIENT_ID, repr(settings.OIDC_TRUSTED_ISSUERS))
+            tuple(settings.OIDC_AGENT_CLIENT_IDS), repr(settings.OIDC_TRUSTED_ISSUERS))
 
 
 class VerifiedTokens:
@@ -355,13 +355,14 @@ def _verified(token: str, keys: tuple[jwt.PyJWK, ...], alg: str, trusted: Truste
 
 def _check_authorized_party(claims: dict) -> None:
     """A token for several audiences (ours among them: checked already) names the client it was issued to, and
-    that client is one of ours: an agent of ``OIDC_AGENT_CLIENT_IDS`` or the portal (OIDC Core 3.1.3.7). Any other
-    such token was obtained by a client for another service too, and is not that client's to spend here."""
+    that client is one of our agents (``OIDC_AGENT_CLIENT_IDS``; OIDC Core 3.1.3.7). Any other such token was
+    obtained by a client for another service too, and is not that client's to spend here; nor is the portal's
+    (its ID tokens, naming the API too, are no access tokens)."""
     audiences = claims["aud"]
     if isinstance(audiences, str) or len(set(audiences)) <= 1:
         return
     azp = claims.get("azp")
-    if not isinstance(azp, str) or azp not in {*settings.OIDC_AGENT_CLIENT_IDS, settings.OIDC_RP_CLIENT_ID}:
+    if not isinstance(azp, str) or azp not in settings.OIDC_AGENT_CLIENT_IDS:
         raise InvalidToken("a token for several audiences must name a client of ours as its azp")
 
 
