@@ -587,7 +587,8 @@ def test_a_tool_the_tokens_scopes_do_not_reach_is_http_403_with_the_scope_challe
     needs with those the token holds (a new token asked for with them loses nothing); the refusal is the REST
     operation's, audited in the patient's history as over REST, and nothing is written; the body is a JSON-RPC
     error (the SDK's client reads it) whose data is that problem. In a JSON-RPC batch (MCP 2025-03-26) each
-    message keeps its own answer: there it is a tool error, as before."""
+    message keeps its own answer: there it is a tool error, as before. The scopes are checked before the
+    arguments (an empty or wrong call of a tool the token does not reach was a 422 tool error)."""
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
                "Authorization": f"Bearer {patient_token(world, scope='memory:read audit:read')}",
                "MCP-Protocol-Version": "2025-11-25"}
@@ -608,6 +609,12 @@ def test_a_tool_the_tokens_scopes_do_not_reach_is_http_403_with_the_scope_challe
     proposed, listed = batch.json()
     assert proposed["result"]["isError"] and proposed["result"]["structuredContent"]["code"] == "insufficient_scope"
     assert not listed["result"]["isError"]
+    # refused for its scopes first, whatever its arguments (none, or no workflow to name), as REST refuses first
+    for name, arguments, wanted in (("propose_memory", {}, "audit:read memory:read memory:write"),
+                                    ("read_workflow", {"colour": "red"}, "audit:read memory:read workflow:read")):
+        r = httpx.post(live.mcp_url, json=_tool_call(name, arguments), headers=headers, timeout=60)
+        assert r.status_code == 403 and r.json()["error"]["data"]["code"] == "insufficient_scope", r.text
+        assert f'scope="{wanted}"' in r.headers["WWW-Authenticate"]
     with pytest.raises(BaseExceptionGroup) as caught:  # the SDK's client raises the JSON-RPC error
         call(live, patient_token(world, scope="workflow:read"), "list_memory_types")
     assert caught.group_contains(MCPError, match="Insufficient scope: the token needs: memory:read", depth=None)
