@@ -5,11 +5,14 @@ refusal would be."""
 
 from __future__ import annotations
 
+import functools
 import logging
+import re
 import uuid
 
 import mcp_types as types
 from django.db import connection
+from django.urls import Resolver404, resolve
 from jsonschema import Draft202012Validator, FormatChecker
 from mcp.shared.exceptions import MCPError
 
@@ -18,14 +21,29 @@ from agents_mcp.messages import rate_limited_error
 from agents_mcp.redaction import identifiers_of, patient_ids_in, without_patient_ids
 from agents_mcp.tools import PATIENT_ARGUMENT, TOOLS_BY_NAME, input_schema, operations
 from core.authentication import identity_from_token
-from core.errors import ApiError, RateLimited, ValidationFailed, problem_body
+from core.errors import ApiError, InsufficientScope, RateLimited, ValidationFailed, problem_body
 from core.gate import RequestGate
 from core.identity import identity_context
 from core.logging import request_id_var
+from core.permissions import required_scopes_for
 from core.serializers import schema_error_message
 from core.vocabulary import uuid_or_none
 
 log = logging.getLogger("anamnesis.mcp")
+
+
+class ScopeChallenge(Exception):
+    """A tool call the token's scopes do not reach: its REST operation refused it ``403 insufficient_scope`` (and
+    audited and counted the refusal). Over HTTP it is answered as MCP's authorization asks, a 403 whose challenge
+    names the scopes to ask for (:class:`agents_mcp.server.BearerGuard`), not as a tool result."""
+
+    def __init__(self, needed: frozenset[str], body: dict) -> None:
+        super().__init__("insufficient_scope")
+        self.needed = needed
+        self.body = body
+
+
+_CHALLENGED_SCOPE = re.compile(r'scope="([^"]*)"')
 
 
 def error_problem(exc: ApiError) -> dict:
@@ -70,7 +88,8 @@ def argument_errors(name: str, arguments: dict, *, leaving: frozenset[str] = fro
 
 def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str | None) -> tuple[bool, dict]:
     """Run one tool as the caller; blocking. Returns (ok, body) where a refusal's body is a problem document
-    carrying the request id (as the REST operation's would).
+    carrying the request id (as the REST operation's would); a token whose scopes do not reach the tool raises
+    :class:`ScopeChallenge`.
 
     The body goes into the model's context, so it never shows a patient identifier: every
     ``patient_id`` reads ``[patient]``, and the patients the call is about (the launch context's, the
@@ -92,30 +111,38 @@ def run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: s
 def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: str,
               patients: list[uuid.UUID]) -> tuple[bool, dict]:
     spec = TOOLS_BY_NAME[name]
-    invalid = argument_errors(name, arguments, leaving=_LEFT_TO_THE_OPERATION)
+    try:
+        identity = identity_from_token(token)
+    except ApiError as exc:
+        return False, error_problem(exc)
+    # A token that does not reach the tool is refused for that, whatever its arguments, as REST refuses before it
+    # reads a body: its arguments are not checked here, and the operation refuses it (audited) when they name it
+    needed = tool_scopes(name)
+    short_of = needed if not needed <= identity.scopes else frozenset()
+    invalid = [] if short_of else argument_errors(name, arguments, leaving=_LEFT_TO_THE_OPERATION)
     if invalid:
         return _refused_before_the_operation(token, ValidationFailed(errors=invalid))
-    missing = [a for a in spec.also_required if arguments.get(a) in (None, "")]
+    missing = [] if short_of else [a for a in spec.also_required if arguments.get(a) in (None, "")]
     if missing:
         return _refused_before_the_operation(token, ValidationFailed(errors=[
             {"field": a, "message": "This field is required.", "code": "required"} for a in missing]))
     op = operations()[name]
     arguments = {k: v for k, v in arguments.items() if v is not None or k not in op.null_means_absent}
-    try:
-        launch_patient = identity_from_token(token).patient_self_id
-    except ApiError as exc:
-        return False, error_problem(exc)
+    launch_patient = identity.patient_self_id
     patients += [p for p in (launch_patient, uuid_or_none(arguments.get(PATIENT_ARGUMENT))) if p is not None]
     if op.takes_patient and arguments.get(PATIENT_ARGUMENT) is None:
         if launch_patient is None:
             return _refused_before_the_operation(token, ValidationFailed(errors=[{
                 "field": PATIENT_ARGUMENT, "code": "required",
-                "message": "This field is required: the token names no patient it acts for."}]))
+                "message": "This field is required: the token names no patient it acts for."}]), short_of=short_of)
         arguments = {**arguments, PATIENT_ARGUMENT: str(launch_patient)}
     try:
         outcome = dispatch.call(op, arguments, token=token, host=host, request_id=request_id)
     except dispatch.ArgumentError as exc:
-        return _refused_before_the_operation(token, ValidationFailed(errors=exc.errors))
+        return _refused_before_the_operation(token, ValidationFailed(errors=exc.errors), short_of=short_of)
+    if outcome.status == 403 and outcome.body.get("code") == "insufficient_scope":
+        challenged = _CHALLENGED_SCOPE.search(outcome.headers.get("www-authenticate", ""))
+        raise ScopeChallenge(frozenset(challenged.group(1).split()) if challenged else frozenset(), outcome.body)
     if not outcome.ok and "code" not in outcome.body:
         return False, problem_body(status_code=outcome.status, code="internal_error", title="Internal error")
     if not outcome.ok and (seconds := _retry_after(outcome.headers)) is not None:
@@ -125,10 +152,12 @@ def _run_tool(name: str, arguments: dict, *, token: str, host: str, request_id: 
     return outcome.ok, outcome.body
 
 
-def _refused_before_the_operation(token: str, exc: ApiError) -> tuple[bool, dict]:
+def _refused_before_the_operation(token: str, exc: ApiError, *,
+                                  short_of: frozenset[str] = frozenset()) -> tuple[bool, dict]:
     """A tool call refused before its REST operation ran (an unknown tool, arguments its schema refuses), counted
     against the caller's limits as the operation's own refusal would be (a stream of them was never counted);
-    past the limits the answer is the rate limit's, as over REST."""
+    past the limits the answer is the rate limit's, as over REST. ``short_of``: the scopes the token lacks for the
+    tool, when it lacks any: then the refusal is theirs (:class:`ScopeChallenge`), not ``exc``."""
     try:
         identity = identity_from_token(token)
         with identity_context(identity, gate=RequestGate(identity)):
@@ -139,7 +168,22 @@ def _refused_before_the_operation(token: str, exc: ApiError) -> tuple[bool, dict
         log.info("mcp: a refused tool call not counted (%s)", type(count_exc).__name__)
     finally:
         connection.close()  # as the door's admission: no worker thread keeps a connection
+    if short_of:
+        raise ScopeChallenge(short_of, error_problem(InsufficientScope(short_of)))
     return False, error_problem(exc)
+
+
+@functools.cache
+def tool_scopes(name: str) -> frozenset[str]:
+    """The scopes the tool's REST operation needs (its view's own declaration); none known when its path does not
+    resolve (the operation then refuses as ever)."""
+    op = operations()[name]
+    path = re.sub(r"\{([a-z_]+)\}", lambda m: "1" if m.group(1) == "seq" else str(uuid.UUID(int=1)), op.path)
+    try:
+        view = resolve(path).func.cls  # type: ignore[attr-defined]  # DRF's as_view keeps the class
+    except (Resolver404, AttributeError):
+        return frozenset()
+    return required_scopes_for(view, op.method)
 
 
 # What the -32602 of an unknown tool says of its name (echoed as sent up to this many characters)

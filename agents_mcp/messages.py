@@ -179,3 +179,18 @@ def rate_limited_answer(body: bytes | None, exc: RateLimited, problem: dict) -> 
     error = rate_limited_error(problem, int(exc.headers["Retry-After"])).error
     return JSONResponse({"jsonrpc": "2.0", "id": message_id(body), "error": error.model_dump(exclude_none=True)},
                         status_code=429, headers=exc.headers)
+
+
+# A token whose scopes do not reach a tool: the server's range too, after its HTTP status as a rate limit's is
+INSUFFICIENT_SCOPE_JSONRPC_CODE = -32003
+
+
+def insufficient_scope_answer(body: bytes | None, problem: dict, challenge: str) -> JSONResponse:
+    """A tool call the token's scopes do not reach, answered as MCP's authorization asks: HTTP 403 with the
+    ``WWW-Authenticate`` challenge naming the scopes to ask for, and (as every refusal of a request here) a
+    JSON-RPC error with the request's id, whose ``data`` is the REST API's problem."""
+    error = {"code": INSUFFICIENT_SCOPE_JSONRPC_CODE, "data": problem,
+             "message": f"Insufficient scope: the token {problem.get('message', 'lacks a scope')}; ask for the "
+                        f"scopes WWW-Authenticate names and call again"}
+    return JSONResponse({"jsonrpc": "2.0", "id": message_id(body), "error": error}, status_code=403,
+                        headers={"WWW-Authenticate": challenge})

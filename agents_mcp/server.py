@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from contextvars import ContextVar
 from urllib.parse import urlsplit
 
 import anyio
@@ -34,12 +35,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from agents_mcp.admission import admission_refused, failed_authentication_counted
-from agents_mcp.calls import error_problem, run_tool, unknown_tool
+from agents_mcp.calls import ScopeChallenge, error_problem, run_tool, unknown_tool
 from agents_mcp.cors import BrowserOrigins
 from agents_mcp.messages import (
     ParamsNamed,
     batch_messages,
     batch_refusal,
+    insufficient_scope_answer,
     jsonrpc_refusal,
     rate_limited_answer,
     request_id_invalid,
@@ -56,9 +58,11 @@ from core.errors import (
     UnknownOrganization,
     problem_body,
 )
+from core.gate import client_address
 from core.logging import request_id_var
 from core.middleware import normalise_request_id
 from core.parsers import check_body_coding
+from core.permissions import SCOPES
 
 log = logging.getLogger("anamnesis.mcp")
 
@@ -73,6 +77,10 @@ def is_mcp_path(path: str) -> bool:
 
 # Every scope a tool may need; published in the protected-resource metadata.
 SCOPES_SUPPORTED = ["memory:read", "memory:write", "consent:read", "workflow:read", "workflow:write"]
+
+# The scope challenges of the tool calls of the one message a POST carries (a batch's messages keep their own
+# answers: none is kept there), filled by the tool handler, answered by BearerGuard.
+_scope_challenges: ContextVar[list[ScopeChallenge] | None] = ContextVar("mcp_scope_challenges", default=None)
 
 
 class BearerGuard:
@@ -156,9 +164,34 @@ class BearerGuard:
             elif batch is not None:
                 await self._batch(scope, receive, send, batch)
             else:
-                await self.app(scope, receive, send)
+                await self._one(scope, receive, send, body, identity.scopes)
         finally:
             auth_context_var.reset(context)
+
+    async def _one(self, scope, receive, send, body: bytes | None, held: frozenset[str]) -> None:
+        """One message, answered by the app; but a tool call its token's scopes do not reach is HTTP 403 with the
+        challenge (MCP 2025-11-25, authorization, runtime insufficient scope errors), not a tool result: a client
+        steps up from that (asks its provider for the scopes named) and retries. The scopes named are the tool's
+        with those the token holds, so a token asked for with them loses nothing."""
+        challenges: list[ScopeChallenge] = []
+        reset = _scope_challenges.set(challenges)
+        answered = False
+
+        async def sending(message) -> None:
+            nonlocal answered
+            if message["type"] == "http.response.start" and challenges:
+                answered = True
+                wanted = " ".join(sorted(challenges[0].needed | (held & SCOPES.keys())))
+                await insufficient_scope_answer(body, challenges[0].body, (
+                    f'Bearer error="insufficient_scope", scope="{wanted}", resource_metadata="{self.metadata_url}", '
+                    'error_description="the token lacks a scope this tool needs"'))(scope, receive, send)
+            if not answered:
+                await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            _scope_challenges.reset(reset)
 
     async def _batch(self, scope, receive, send, messages: list) -> None:
         """A JSON-RPC batch, which MCP 2025-03-26 (a version this server negotiates) lets a client post: each
@@ -183,7 +216,8 @@ class BearerGuard:
 
     async def _refuse(self, scope, receive, send, exc: ApiError, body: bytes | None) -> None:
         if exc.status_code == 401 or isinstance(exc, UnknownOrganization):  # counted per address, as over REST
-            address = (scope.get("client") or ("",))[0]
+            forwarded_for = ",".join(Headers(scope=scope).getlist("x-forwarded-for")) or None
+            address = client_address((scope.get("client") or ("",))[0], forwarded_for)
             if (limited := await anyio.to_thread.run_sync(failed_authentication_counted, address)) is not None:
                 await rate_limited_answer(body, limited, error_problem(limited))(scope, receive, send)
                 return
@@ -411,9 +445,14 @@ def build_server(token_source=None) -> Server:
             raise await anyio.to_thread.run_sync(unknown_tool, params.name, token)
         host, request_id = _request_meta(ctx)
         request_id = request_id or str(uuid.uuid4())
-        ok, body = await anyio.to_thread.run_sync(
-            lambda: run_tool(params.name, dict(params.arguments or {}), token=token, host=host,
-                             request_id=request_id))
+        try:
+            ok, body = await anyio.to_thread.run_sync(
+                lambda: run_tool(params.name, dict(params.arguments or {}), token=token, host=host,
+                                 request_id=request_id))
+        except ScopeChallenge as challenge:  # HTTP 403 for a POST of this one call (BearerGuard), else a tool error
+            if (pending := _scope_challenges.get()) is not None:
+                pending.append(challenge)
+            return _problem_result(challenge.body)
         return _ok_result(body) if ok else _problem_result(body)
 
     server = Server("anamnesis", version="1.0.0",

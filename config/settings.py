@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import uuid
 import zoneinfo
@@ -350,6 +351,11 @@ API_RATE_LIMIT_SWEEP_SHARE = env.float("API_RATE_LIMIT_SWEEP_SHARE", default=0.0
 # Failed authentications (401, and 403 unknown_organization) per client address per window: past it, those
 # failures are answered 429 (a valid token from the address is served as ever); 0 switches it off.
 API_AUTH_FAILURES_PER_ADDRESS = env.int("API_AUTH_FAILURES_PER_ADDRESS", default=300)
+# The reverse proxies in front of the service (addresses or networks, comma-separated): from one of them, the client's
+# address is the one X-Forwarded-For names through these hops (core.gate.client_address). None by default: the
+# header is never believed and the client is the connection's peer.
+TRUSTED_PROXIES = [str(ipaddress.ip_network(p.strip(), strict=False))
+                   for p in env.list("TRUSTED_PROXIES", default=[]) if p.strip()]
 # With the database unreachable, a request gives up after DB_CONNECT_TIMEOUT_SECONDS (default 2, read by
 # core/dbconfig.py with the other connection settings) and answers 503 with this Retry-After.
 API_UNAVAILABLE_RETRY_AFTER_SECONDS = env.int("API_UNAVAILABLE_RETRY_AFTER_SECONDS", default=5)

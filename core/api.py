@@ -44,7 +44,7 @@ from core.errors import (
     UnknownOrganization,
     ValidationFailed,
 )
-from core.gate import RequestGate, failed_authentication_refused
+from core.gate import RequestGate, failed_authentication_refused, request_client_address
 from core.identity import (
     CommitInterrupted,
     Identity,
@@ -313,7 +313,7 @@ class ScopedAPIView(APIView):
                 # fill the table with them.
                 limited = None
                 if isinstance(exc, UnknownOrganization):  # a failed authentication, counted per address
-                    limited = failed_authentication_refused(request.META.get("REMOTE_ADDR", ""))
+                    limited = failed_authentication_refused(request_client_address(request.META))
                 elif isinstance(exc, RateLimited):
                     pass
                 elif isinstance(exc, ApiError) and exc.status_code in _AUDITED_REFUSALS:
@@ -354,7 +354,7 @@ class ScopedAPIView(APIView):
                 exc = self._audit_refusal(request, exc) or exc
             elif isinstance(exc, exceptions.APIException) and exc.status_code == 401:
                 # no identity to count it against: its address's allowance of failures (core.gate)
-                exc = failed_authentication_refused(request.META.get("REMOTE_ADDR", "")) or exc
+                exc = failed_authentication_refused(request_client_address(request.META)) or exc
             response = self.handle_exception(exc)
         self.response = self.finalize_response(request, response, *args, **kwargs)
         # Django's own list of what closing the response runs (no public API adds to it; Django adds its closers so)

@@ -95,6 +95,15 @@ class InsufficientScope(ApiError):
     code = "insufficient_scope"
     title = "The access token lacks a scope this operation needs"
 
+    def __init__(self, needed: frozenset[str]):
+        super().__init__(f"needs: {' '.join(sorted(needed))}")
+        self.needed = needed
+
+    @property
+    def challenge(self) -> str:
+        """RFC 6750 section 3: the scopes to ask the provider for, so a client can obtain them and retry."""
+        return f'Bearer error="insufficient_scope", scope="{" ".join(sorted(self.needed))}"'
+
 
 class Forbidden(ApiError):
     status_code = status.HTTP_403_FORBIDDEN
@@ -304,7 +313,7 @@ def problem_exception_handler(exc, context):
         if isinstance(exc, InvalidToken):
             headers["WWW-Authenticate"] = exc.challenge
         elif isinstance(exc, InsufficientScope):
-            headers["WWW-Authenticate"] = 'Bearer error="insufficient_scope"'
+            headers["WWW-Authenticate"] = exc.challenge
         return ProblemResponse(body, headers)
     if isinstance(exc, exceptions.ParseError):
         return ProblemResponse(problem_body(status_code=400, code="malformed_json",

@@ -121,6 +121,53 @@ def address_group(address: str) -> str:
     return str(parsed)
 
 
+@functools.lru_cache(maxsize=8)
+def _proxy_networks(proxies: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(p, strict=False) for p in proxies)
+
+
+def _hop(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """One address of X-Forwarded-For (as some proxies write it: with a port, an IPv6 one in brackets), or None."""
+    text = text.strip()
+    if text.startswith("[") and "]" in text:
+        text = text[1:text.index("]")]
+    elif text.count(":") == 1:
+        text = text.split(":")[0]
+    try:
+        parsed = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    mapped = parsed.ipv4_mapped if isinstance(parsed, ipaddress.IPv6Address) else None
+    return mapped or parsed
+
+
+def client_address(peer: str | None, forwarded_for: str | None) -> str:
+    """The client's address, as every limit counted per address takes it: the connection's peer (REMOTE_ADDR), or,
+    when that peer is one of ``TRUSTED_PROXIES``, the address X-Forwarded-For names through trusted hops only.
+    Each proxy appends the address it saw, so the header is read from its right end: the first address that is
+    not a trusted proxy is the client; what lies left of it the client wrote itself and is never believed. An
+    entry that is no address ends the reading at the last hop believed. No proxy is trusted by default: the
+    header is then never read, so a client cannot name itself another address."""
+    address = (peer or "").strip()
+    networks = _proxy_networks(tuple(settings.TRUSTED_PROXIES))
+    hop = _hop(address)
+    if not networks or not forwarded_for or hop is None or not any(hop in net for net in networks):
+        return address
+    for entry in reversed(forwarded_for.split(",")):
+        hop = _hop(entry)
+        if hop is None:
+            return address
+        address = str(hop)
+        if not any(hop in net for net in networks):
+            return address
+    return address
+
+
+def request_client_address(meta) -> str:
+    """:func:`client_address` of a WSGI request (Django's ``request.META``)."""
+    return client_address(meta.get("REMOTE_ADDR"), meta.get("HTTP_X_FORWARDED_FOR"))
+
+
 def hits_counted(buckets: list[tuple[str, ...]], *, window_seconds: int) -> tuple[list[int], int]:
     """One hit on each bucket in the current fixed window of ``window_seconds``, counted in ``api_rate_counter`` as
     the API's limits are (so shared by every worker and node), in one statement; returns each bucket's hits in the

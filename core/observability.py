@@ -198,13 +198,21 @@ def _registry() -> CollectorRegistry:
 
 
 def metrics_view(request):
-    """Prometheus exposition, behind a bearer credential (``METRICS_TOKEN``) compared in constant time."""
+    """Prometheus exposition, behind a bearer credential (``METRICS_TOKEN``) compared in constant time; a wrong one
+    spends its client address's allowance of failed authentications (``core.gate``), as a bad API token does."""
     from core.errors import json_problem, method_not_allowed
+    from core.gate import failed_authentication_refused, request_client_address
     from core.health import GET_AND_HEAD
 
     expected = settings.METRICS_TOKEN
     supplied = request.headers.get("Authorization", "")
     if not expected or not hmac.compare_digest(supplied.encode(), f"Bearer {expected}".encode()):
+        # counted as the API's failed authentications are, so the credential cannot be guessed without end
+        limited = failed_authentication_refused(request_client_address(request.META))
+        if limited is not None:
+            response = json_problem(429, limited.code, limited.title)
+            response["Retry-After"] = limited.headers["Retry-After"]
+            return response
         response = json_problem(401, "invalid_token", "The metrics credential is missing or wrong")
         response["WWW-Authenticate"] = "Bearer"
         return response

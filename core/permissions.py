@@ -60,12 +60,12 @@ class HasRequiredScopes(BasePermission):
                 return True
             if not needs:
                 return False
-            raise InsufficientScope(f"needs: {' '.join(sorted(needs[0]))}")
+            raise InsufficientScope(needs[0])
         needed = required_scopes_for(view, request.method)
         if not needed:
             if not hasattr(view, request.method.lower()):
                 raise MethodNotAllowed(request.method)  # 405, not 403: nobody may use this method here
             return False  # deny by default: a method without declared scopes is not served
         if not needed <= identity.scopes:
-            raise InsufficientScope(f"needs: {' '.join(sorted(needed))}")
+            raise InsufficientScope(needed)
         return True

@@ -262,11 +262,12 @@ def require_visible(value: str) -> None:
 
 
 class NoBody(StrictSerializer):
-    """The body of an action that takes none: absent, empty or ``{}``; malformed JSON is 400, any field 422."""
+    """The body of an action that takes none: absent, empty or ``{}``; malformed JSON is 400, any field 422, and
+    so is any other JSON value (``null``, ``""``, ``[]``: a client's missing value is no request to act)."""
 
     @classmethod
     def check(cls, request) -> None:
-        cls(data=request.data if request.data not in (None, "") else {}).is_valid(raise_exception=True)
+        cls(data=request.data).is_valid(raise_exception=True)  # no body at all reads as {}
 
 
 class ModelOutSerializer(serializers.ModelSerializer):

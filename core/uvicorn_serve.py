@@ -156,8 +156,20 @@ def load_application():
     return application
 
 
-def main(argv: list[str] | None = None) -> None:
+def uvicorn_config(*, host: str, port: int, workers: int):
     import uvicorn
+
+    # httptools and uvloop named, not left to "auto": without them uvicorn would quietly fall back to h11 and asyncio
+    return uvicorn.Config(
+        "core.uvicorn_serve:load_application", factory=True, host=host, port=port, workers=workers,
+        http="core.uvicorn_serve:BoundedHttpToolsProtocol", loop="uvloop", timeout_graceful_shutdown=10,
+        server_header=False, access_log=False,
+        # uvicorn believed X-Forwarded-For from 127.0.0.1 and ::1 by default: the client's address is TRUSTED_PROXIES'
+        # to decide, under gunicorn and uvicorn alike (core.gate.client_address)
+        proxy_headers=False)
+
+
+def main(argv: list[str] | None = None) -> None:
     from uvicorn.supervisors import Multiprocess
 
     parser = argparse.ArgumentParser(description="uvicorn's supervised workers on config.asgi")
@@ -165,11 +177,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)
-    # httptools and uvloop named, not left to "auto": without them uvicorn would quietly fall back to h11 and asyncio
-    config = uvicorn.Config(
-        "core.uvicorn_serve:load_application", factory=True, host=args.host, port=args.port, workers=args.workers,
-        http="core.uvicorn_serve:BoundedHttpToolsProtocol", loop="uvloop", timeout_graceful_shutdown=10,
-        server_header=False, access_log=False)
+    config = uvicorn_config(host=args.host, port=args.port, workers=args.workers)
     supervisor = Multiprocess(config, sockets=[config.bind_socket()])
     supervisor.run()
     if any(process.exitcode == STARTUP_FAILURE for process in supervisor.processes):

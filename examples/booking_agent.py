@@ -31,6 +31,7 @@ from typing import Any
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 PURPOSE = "appointment_scheduling"
 # The patient's side of the specification's booking conversation (a cardiology reschedule), in order.
@@ -66,7 +67,14 @@ class Tools:
 
     async def __call__(self, name: str, **arguments: Any) -> dict:
         self.calls.append(name)
-        result = await self.client.call_tool(name, arguments)
+        try:
+            result = await self.client.call_tool(name, arguments)
+        except MCPError as exc:
+            # A token whose scopes do not reach the tool is refused over HTTP (403, the scopes to ask for in
+            # WWW-Authenticate), not with a tool result: the JSON-RPC error's data is the problem document.
+            if isinstance(exc.data, dict) and "code" in exc.data:
+                raise ToolRefused(name, exc.data) from None
+            raise
         body = result.structured_content
         if body is None and result.content:
             body = json.loads(result.content[0].text)

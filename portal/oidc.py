@@ -35,7 +35,7 @@ from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthen
 
 from core.authentication import KeySetCache, KeySetUnavailable, UnknownKey, local_subject, well_formed_subject
 from core.errors import InvalidToken
-from core.gate import address_group, admitted, hits_counted
+from core.gate import address_group, admitted, hits_counted, request_client_address
 from core.http_deadline import DeadlineTransport
 from core.identity import ACTOR_PATIENT, ACTOR_STAFF, Identity
 from core.models import PortalIdentity
@@ -249,7 +249,7 @@ class ImproperlyConfiguredAlgorithm(SuspiciousOperation):
 
 def _client_address(request) -> str:
     # an IPv6 client by its /64 (it may rotate through the whole of it), an IPv4-mapped one as the IPv4 address
-    return address_group(request.META.get("REMOTE_ADDR", "unknown"))
+    return address_group(request_client_address(request.META) or "unknown")
 
 
 def _too_many_sign_ins(request, retry_after: int):

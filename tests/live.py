@@ -30,7 +30,9 @@ class LiveService:
         self.url = f"http://127.0.0.1:{self.port}"
         settings.MCP_RESOURCE_URL = f"{self.url}/mcp"
         self.app = Router(WSGIMiddleware(WSGIHandler(), workers=4), build_app())
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        # as manage.py serve --asgi runs it: the client's address is core.gate.client_address's to take
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on",
+                                proxy_headers=False)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()

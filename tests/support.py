@@ -79,7 +79,7 @@ class JwksServer:
 def mint(keys: KeyRing, *, sub: str | None = "staff-1", org_id: str | uuid.UUID | None = None,
          patient_id: str | uuid.UUID | None = None, scope: str = ALL_SCOPES, alg: str = "RS256",
          kid: str | None = None, exp_in: int = 300, iat_offset: int = 0, issuer: str = ISSUER,
-         audience: str = AUDIENCE, drop: tuple[str, ...] = (), extra: dict | None = None,
+         audience: str | list[str] = AUDIENCE, drop: tuple[str, ...] = (), extra: dict | None = None,
          headers: dict | None = None, act: str | dict | None = None, azp: str | None = None,
          client_id: str | None = None) -> str:
     """A signed access token. ``act`` (an agent's id, or a whole RFC 8693 ``act`` object), ``azp`` and

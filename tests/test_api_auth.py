@@ -371,10 +371,12 @@ def test_a_new_signing_key_is_picked_up_on_unknown_kid(world, keyring, identity_
 
 
 def test_missing_scope_is_403_insufficient_scope(world):
+    """RFC 6750 section 3: the challenge of a 403 insufficient_scope names the scopes the operation needs (it named
+    none, leaving a client nothing to ask its provider for)."""
     api = world.patient(world.patient_a, scope="memory:read")
     r = api.post(_path(world), {"memory_type": "scheduling_preference"})
     assert r.status_code == 403 and r.json()["code"] == "insufficient_scope"
-    assert 'error="insufficient_scope"' in r["WWW-Authenticate"]
+    assert r["WWW-Authenticate"] == 'Bearer error="insufficient_scope", scope="memory:write"'
     assert world.patient(world.patient_a, scope="").get(_path(world)).status_code == 403
 
 
@@ -471,3 +473,30 @@ def test_keys_published_under_one_key_id_each_verify_the_tokens_they_signed(worl
             forged = mint(keyring, alg="RS256", **claims)
             r = Api(forged[:-4] + ("AAAA" if not forged.endswith("AAAA") else "BBBB")).get(_path(world))
             assert r.status_code == 401 and r.json()["code"] == "invalid_token"
+
+
+def test_a_token_for_several_audiences_is_accepted_only_from_an_authorized_party_we_know(world, keyring, settings):
+    """OIDC Core 3.1.3.7: a token issued for several audiences must name the client it was issued to (``azp``), and
+    that client must be one we trust. Any token listing our audience among others was accepted, whoever it was
+    issued to: a token another service's client obtained for itself and us could be replayed here. A token for
+    several audiences is now refused (401) unless its ``azp`` is one of our agents (``OIDC_AGENT_CLIENT_IDS``; not
+    the portal's client, whose ID tokens are no access tokens); a token for our audience alone is accepted as
+    ever, in a list too."""
+    settings.OIDC_AGENT_CLIENT_IDS = frozenset({"booking-bot"})
+    good = dict(org_id=world.org, patient_id=world.patient_a, sub="patient-a")
+    both = ["anamnesis-api", "another-api"]
+    refused = {
+        "no azp": mint(keyring, **good, audience=both),
+        "azp of a client we do not know": mint(keyring, **good, audience=both, azp="another-client"),
+        "azp not a string": mint(keyring, **good, audience=both, extra={"azp": ["booking-bot"]}),
+        "azp in another letter case": mint(keyring, **good, audience=both, azp="Booking-Bot"),
+        "azp of the portal": mint(keyring, **good, audience=both, azp=settings.OIDC_RP_CLIENT_ID),
+    }
+    for name, token in refused.items():
+        r = Api(token).get(_path(world))
+        assert (r.status_code, r.json()["code"]) == (401, "invalid_token"), name
+    for token in (mint(keyring, **good, audience=both, azp="booking-bot"),
+                  mint(keyring, **good, audience=["anamnesis-api"]),
+                  mint(keyring, **good, audience=["anamnesis-api", "anamnesis-api"]),
+                  mint(keyring, **good, azp="another-client")):
+        assert Api(token).get(_path(world)).status_code == 200

@@ -78,3 +78,20 @@ def test_revoke_refuses_a_body_and_the_consent_stays_granted(world):
 def test_a_type_name_no_type_can_have_is_404(world, name):
     r = world.patient(world.patient_a).get(f"/v1/memory-types/{name}")
     assert r.status_code == 404 and r.json()["code"] == "not_found"
+
+
+def test_an_action_that_takes_no_body_refuses_any_json_value_but_an_empty_object(world, proposal):
+    """``null`` and ``""`` sent as the body of an action that takes none were taken for no body at all: an erase-all
+    or a revocation sent ``null`` (a client serialising a missing value) acted, while ``[]`` was refused. Any
+    JSON value but ``{}`` is now 422 ``validation_error``, and nothing is done; no body at all, or ``{}``, is the
+    action."""
+    patient = world.patient(world.patient_a)
+    memories = mem(world.patient_a)
+    for raw in ("null", '""', "[]", "0"):
+        for method, url in (("POST", f"{memories}/{proposal}/confirm"), ("DELETE", memories)):
+            r = patient.client.generic(method, url, data=raw, content_type="application/json",
+                                       **patient._headers(None))
+            assert (r.status_code, r.json()["code"]) == (422, "validation_error"), (raw, method, r.content)
+    proposals = patient.get(f"{memories}/proposals").json()["items"]
+    assert [p["memory_id"] for p in proposals] == [proposal]  # nothing happened
+    assert patient.request("DELETE", memories).status_code == 200  # no body at all: the erasure

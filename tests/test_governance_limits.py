@@ -183,3 +183,28 @@ def test_failed_authentications_from_one_address_are_429_past_its_allowance_and_
     assert _from(Api("not-a-jwt"), path, "198.51.100.20").status_code == 401
     limits.API_AUTH_FAILURES_PER_ADDRESS = 0  # switched off
     assert _from(Api("not-a-jwt"), path, attacker).status_code == 401
+
+
+def test_behind_trusted_proxies_each_client_spends_its_own_allowance_of_failed_authentications(world, limits):
+    """Behind a reverse proxy every request came from the proxy's address, so all its clients shared one allowance
+    of failed authentications: one client's bad tokens got everyone else's 401s turned into 429s. The proxies
+    named in ``TRUSTED_PROXIES`` (addresses or networks) are seen through: the client is the last address
+    X-Forwarded-For names that is not one of them (each proxy appends the address it saw; what lies left of that
+    the client wrote itself). By default none is named and the header is never believed: a client writing one
+    spends its own address's allowance all the same."""
+    limits.API_AUTH_FAILURES_PER_ADDRESS = 2
+    limits.TRUSTED_PROXIES = ["10.9.0.0/24", "2001:db8:99::1"]
+    path = f"/v1/patients/{world.patient_a}/memories"
+
+    def via(peer: str, forwarded_for: str) -> int:
+        return Api("not-a-jwt").client.get(path, REMOTE_ADDR=peer, HTTP_X_FORWARDED_FOR=forwarded_for).status_code
+
+    assert [via("10.9.0.5", "203.0.113.7") for _ in range(3)] == [401, 401, 429]
+    assert via("10.9.0.5", "203.0.113.8") == 401  # another client of the same proxy
+    assert via("10.9.0.6", "203.0.113.9, 203.0.113.7") == 429  # its own entries on the left change nothing
+    assert via("2001:db8:99::1", "203.0.113.7, 10.9.0.77") == 429  # through two trusted hops
+    assert via("10.9.0.5", "[2001:db8:5:5::1]:4711") == 401  # a proxy writing the port too
+    assert via("10.9.0.5", "garbage") == 401  # unreadable: the proxy's own address (its allowance is untouched)
+    assert via("192.0.2.60", "10.9.0.5") == 401  # not from a proxy: the header is not believed
+    limits.TRUSTED_PROXIES = []
+    assert [via("192.0.2.61", f"198.51.100.{n}") for n in range(3)] == [401, 401, 429]

@@ -18,6 +18,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema
 from tests.conftest import admin_connect, memory_body
@@ -506,6 +507,11 @@ def test_failed_authentications_at_the_door_are_429_past_the_addresss_allowance_
     assert int(answers[2].headers["Retry-After"]) >= 1
     r = httpx.post(live.mcp_url, json=message, headers={**headers, "Authorization": f"Bearer {patient_token(world)}"})
     assert r.status_code == 200 and "result" in r.json(), r.content
+    # X-Forwarded-For is believed only from a proxy TRUSTED_PROXIES names (none by default), as over REST
+    forwarded = {**headers, "X-Forwarded-For": "203.0.113.9"}
+    assert httpx.post(live.mcp_url, json=message, headers=forwarded).status_code == 429
+    settings.TRUSTED_PROXIES = ["127.0.0.1"]
+    assert httpx.post(live.mcp_url, json=message, headers=forwarded).status_code == 401
 
 
 def test_list_proposals_says_which_proposals_are_stale(world, live):
@@ -564,8 +570,6 @@ def test_an_agent_finds_the_consent_its_proposal_names_through_a_tool(world, liv
         "source_ref": "turn:1"}))
     assert proposal["state"] == "proposed"
     assert TOOLS_BY_NAME["list_consents"].read_only
-    refused(call(live, world.token(sub="scheduling-agent", patient_id=world.patient_a, scope="memory:read"),
-                 "list_consents"), "insufficient_scope")
 
 
 def test_an_unknown_field_has_one_code_over_rest_and_over_mcp(world, live):
@@ -588,11 +592,50 @@ def test_an_unknown_field_has_one_code_over_rest_and_over_mcp(world, live):
     assert {"field": "fact.colour", "message": "unknown field", "code": "unknown_field"} in fact.json()["errors"]
 
 
-def test_a_missing_scope_is_a_tool_error_with_the_rest_code_and_is_audited(world, live):
-    token = patient_token(world, scope="memory:read")
-    body = {"patient_id": str(world.patient_a), **memory_body(str(uuid.uuid4())), "source_ref": "turn:1"}
-    refused(call(live, token, "propose_memory", body), "insufficient_scope")
-    refused(call(live, patient_token(world, scope="workflow:read"), "list_memory_types"), "insufficient_scope")
+def _tool_call(name: str, arguments: dict, message_id: int = 1) -> dict:
+    return {"jsonrpc": "2.0", "id": message_id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}
+
+
+def test_a_tool_the_tokens_scopes_do_not_reach_is_http_403_with_the_scope_challenge(world, live):
+    """MCP 2025-11-25, authorization, "Runtime Insufficient Scope Errors": a request whose token lacks a scope the
+    operation needs is answered HTTP 403 with ``WWW-Authenticate: Bearer error="insufficient_scope", scope=...,
+    resource_metadata=...``, so a client can step up (ask its provider for those scopes) and retry. It was a 200
+    carrying an isError tool result, which no client's step-up reads. The challenge names the scopes the tool
+    needs with those the token holds (a new token asked for with them loses nothing); the refusal is the REST
+    operation's, audited in the patient's history as over REST, and nothing is written; the body is a JSON-RPC
+    error (the SDK's client reads it) whose data is that problem. In a JSON-RPC batch (MCP 2025-03-26) each
+    message keeps its own answer: there it is a tool error, as before. The scopes are checked before the
+    arguments (an empty or wrong call of a tool the token does not reach was a 422 tool error)."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Authorization": f"Bearer {patient_token(world, scope='memory:read audit:read')}",
+               "MCP-Protocol-Version": "2025-11-25"}
+    body = {**memory_body(str(uuid.uuid4())), "source_ref": "turn:1"}
+    r = httpx.post(live.mcp_url, json=_tool_call("propose_memory", body), headers=headers, timeout=60)
+    assert r.status_code == 403 and r.json()["id"] == 1, r.text
+    assert r.json()["error"]["code"] == -32003 and r.json()["error"]["data"]["code"] == "insufficient_scope"
+    assert r.headers["WWW-Authenticate"] == (
+        'Bearer error="insufficient_scope", scope="audit:read memory:read memory:write", '
+        f'resource_metadata="{live.url}/.well-known/oauth-protected-resource/mcp", '
+        'error_description="the token lacks a scope this tool needs"')
+    assert audit_rows(world.patient_a) == [("memory.propose", "denied", "insufficient_scope")]
+    with admin_connect() as conn:
+        assert conn.execute("SELECT count(*) FROM patient_memory").fetchone()[0] == 0
+    batch = httpx.post(live.mcp_url, json=[_tool_call("propose_memory", body), _tool_call("list_memories", {}, 2)],
+                       headers={**headers, "MCP-Protocol-Version": "2025-03-26"}, timeout=60)
+    assert batch.status_code == 200, batch.text
+    proposed, listed = batch.json()
+    assert proposed["result"]["isError"] and proposed["result"]["structuredContent"]["code"] == "insufficient_scope"
+    assert not listed["result"]["isError"]
+    # refused for its scopes first, whatever its arguments (none, or no workflow to name), as REST refuses first
+    for name, arguments, wanted in (("propose_memory", {}, "audit:read memory:read memory:write"),
+                                    ("read_workflow", {"colour": "red"}, "audit:read memory:read workflow:read")):
+        r = httpx.post(live.mcp_url, json=_tool_call(name, arguments), headers=headers, timeout=60)
+        assert r.status_code == 403 and r.json()["error"]["data"]["code"] == "insufficient_scope", r.text
+        assert f'scope="{wanted}"' in r.headers["WWW-Authenticate"]
+    with pytest.raises(BaseExceptionGroup) as caught:  # the SDK's client raises the JSON-RPC error
+        call(live, patient_token(world, scope="workflow:read"), "list_memory_types")
+    assert caught.group_contains(MCPError, match="Insufficient scope: the token needs: memory:read", depth=None)
 
 
 def test_another_patients_data_is_refused_exactly_as_over_rest(world, live):

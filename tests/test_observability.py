@@ -52,6 +52,20 @@ def test_metrics_are_refused_without_the_credential(metrics_token):
     assert scrape().status_code == 200
 
 
+def test_wrong_metrics_credentials_spend_the_addresss_allowance_of_failed_authentications(metrics_token, settings):
+    """/metrics answered every wrong credential 401 without counting it: a client could guess METRICS_TOKEN without
+    end, while a bad API token from the same address met API_AUTH_FAILURES_PER_ADDRESS. Its failures are counted
+    in the same allowance; past it they are 429 with Retry-After, and the right credential is served as ever."""
+    settings.API_RATE_LIMIT_WINDOW_SECONDS = 3600
+    settings.API_AUTH_FAILURES_PER_ADDRESS = 2
+    guess = Client(REMOTE_ADDR="192.0.2.77")
+    statuses = [guess.get("/metrics", HTTP_AUTHORIZATION=f"Bearer guess-{n}").status_code for n in range(3)]
+    assert statuses == [401, 401, 429]
+    r = guess.get("/metrics", HTTP_AUTHORIZATION="Bearer guess-3")
+    assert r.status_code == 429 and r.json()["code"] == "rate_limited" and int(r["Retry-After"]) >= 1
+    assert Client(REMOTE_ADDR="192.0.2.77").get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}").status_code == 200
+
+
 def test_metrics_refuse_everyone_when_no_credential_is_configured(settings):
     settings.METRICS_TOKEN = ""
     assert scrape("").status_code == 401 and scrape("anything").status_code == 401

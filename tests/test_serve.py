@@ -224,3 +224,13 @@ def test_serve_killed_with_sigkill_leaves_no_web_server_holding_the_port(jwks_se
         for child in children:  # what is left, if anything
             if child.is_running():
                 child.kill()
+
+
+def test_serve_asgi_leaves_the_client_address_to_trusted_proxies():
+    """uvicorn believes X-Forwarded-For from 127.0.0.1 and ::1 unless told otherwise, so under ``serve --asgi``
+    any local process (or a client behind a local proxy that passes the header on) could name itself another
+    address, and spend no allowance of its own, while gunicorn believed no header. ``TRUSTED_PROXIES`` alone decides
+    (core.gate.client_address), under either server."""
+    from core.uvicorn_serve import uvicorn_config
+
+    assert uvicorn_config(host="127.0.0.1", port=0, workers=1).proxy_headers is False

@@ -54,11 +54,22 @@ class ModelFailed extends Error {
 class Tools {
   readonly calls: string[] = [];
 
-  constructor(readonly client: Client) {}
+  // `refusals`: the bodies of the HTTP refusals the transport met (see run)
+  constructor(readonly client: Client, readonly refusals: Json[] = []) {}
 
   async call(name: string, args: Json = {}): Promise<Json> {
     this.calls.push(name);
-    const result = await this.client.callTool({ name, arguments: args });
+    const seen = this.refusals.length;
+    let result;
+    try {
+      result = await this.client.callTool({ name, arguments: args });
+    } catch (error) {
+      // A token whose scopes do not reach the tool is refused over HTTP (403, the scopes to ask for in
+      // WWW-Authenticate), not with a tool result: the JSON-RPC error's data is the problem document.
+      const problem = this.refusals.length > seen ? this.refusals[this.refusals.length - 1]?.["error"]?.["data"] : null;
+      if (problem !== null && typeof problem === "object" && "code" in problem) throw new ToolRefused(name, problem);
+      throw error;
+    }
     let body = result.structuredContent as Json | undefined;
     const content = result.content as { type: string; text?: string }[] | undefined;
     if (body === undefined && content?.[0]?.type === "text" && content[0].text) body = JSON.parse(content[0].text);
@@ -229,7 +240,7 @@ export async function run(url: string, token: string, patient: Patient): Promise
     return { outcome: "unreachable", url, error: describe(error) };
   }
   try {
-    const tools = new Tools(client);
+    const tools = new Tools(client, refusals);
     return process.env["OPENAI_BASE_URL"] ? await modelDriven(tools, patient) : await scripted(tools, patient);
   } catch (error) {
     if (error instanceof ToolRefused) return { outcome: "refused", tool: error.tool, problem: error.problem };

@@ -104,3 +104,17 @@ def test_forms_sent_without_a_session_write_no_session_rows_beyond_the_addresss_
     # each still goes to the sign-in page, which says the form was not saved; only two rows were written
     assert all(a.status_code == 302 and "expired=form" in a["Location"] for a in answers)
     assert Session.objects.count() == before + 2
+
+
+def test_sign_in_starts_through_a_trusted_proxy_spend_each_clients_own_allowance(people, world, settings):
+    """Behind a reverse proxy every sign-in began from the proxy's address: a few scripted starts held back every
+    patient's sign-in. Through a proxy ``TRUSTED_PROXIES`` names, each client is counted by the address the proxy
+    saw (X-Forwarded-For), as the API counts failed authentications."""
+    settings.PORTAL_LOGIN_START_RATE_PER_ADDRESS = 2
+    settings.TRUSTED_PROXIES = ["10.6.0.1"]
+
+    def start(client: str) -> int:
+        return Client(REMOTE_ADDR="10.6.0.1", HTTP_X_FORWARDED_FOR=client).get("/oidc/authenticate/").status_code
+
+    assert [start("203.0.113.20") for _ in range(3)] == [302, 302, 429]
+    assert start("203.0.113.21") == 302
