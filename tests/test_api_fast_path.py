@@ -829,3 +829,37 @@ def test_a_checkpoint_is_two_round_trips(fresh_connections, world):
     count, r = _trips(lambda: api.post(f"/v1/workflows/{workflow_id}/checkpoint", {
         "expected_version": 1, "next_step": "submit_prior_authorization", "state_patch": {"n": 1}}))
     assert (count, r.status_code) == (2, 200), r.content
+
+
+def _statements_sent(monkeypatch) -> list[str]:
+    """The text of every statement psycopg is asked to send from here on (the service's and the test's alike)."""
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def recorded(cursor, query, *args, **kwargs):
+        sent.append(query.decode() if isinstance(query, bytes) else str(query))
+        return execute(cursor, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", recorded)
+    return sent
+
+
+def test_a_list_read_is_one_implicit_transaction_without_begin_or_commit(fresh_connections, world, monkeypatch):
+    """The quick list's identity (with its gate) and its read (with the audit row) are the whole transaction and
+    go in one pipeline, so they are sent as they are, without a BEGIN before them or a COMMIT after them: two
+    statements fewer for psycopg to send and PostgreSQL to run on every list. The pipeline's sync commits them as
+    one implicit transaction: the audit row is durable when the answer is given, and the connection is left idle,
+    with no identity."""
+    api = world.patient(world.patient_a)
+    assert api.get(mem(world.patient_a)).status_code == 200  # the token is verified: the next ones are quick
+    sent = _statements_sent(monkeypatch)
+    for number in range(3):
+        sent.clear()
+        r = api.get(mem(world.patient_a), headers={"X-Request-ID": f"implicit-{number}"})
+        assert r.status_code == 200
+        assert [s.split()[0] for s in sent] == ["WITH", "WITH"], sent  # the identity with its gate, the read
+        assert _committed_rows("SELECT count(*) FROM audit_event WHERE correlation_id = %s",
+                               [f"implicit-{number}"]) == 1
+    assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    with connection.cursor() as cur:
+        assert settings_now(cur) == [""] * len(SETTINGS)
