@@ -129,6 +129,30 @@ def test_the_list_audit_row_is_the_one_record_would_write(world):
 
 
 @pytest.mark.django_db
+def test_a_list_audit_row_asks_the_access_rule_once_for_its_outcome_and_reason(world):
+    """A list that names no purpose is audited ``success`` or ``denied`` (with its reason) by the access rule, which
+    the row's statement asks once for both columns: asking it in each (an EXISTS over the four purposes apiece) was
+    up to eight grant lookups a list for staff. Staff with a grant, staff without one and the patient are audited as
+    the rule says."""
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    assert world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    with identity_context(Identity(org_id=world.org, actor_sub="nurse-2")):
+        sql, _ = insert_statement(action="memory.list", resource_type="memory", patient_id=world.patient_a,
+                                  outcome_by_access=True)
+    assert sql.count("app_may_access") == 1, sql
+    callers = [("nurse-1", world.staff("nurse-1"), 1, ("success", None)),
+               ("nurse-2", world.staff("nurse-2"), 0, ("denied", "no_active_consent_or_access")),
+               ("patient", world.patient(world.patient_a), 1, ("success", None))]
+    for name, api, items, audited in callers:
+        r = api.get(mem(world.patient_a), headers={"X-Request-ID": f"access-once-{name}"})
+        assert r.status_code == 200 and len(r.json()["items"]) == items, name
+        with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+            row = AuditEvent.objects.get(action="memory.list", correlation_id=f"access-once-{name}")
+        assert (row.outcome, row.reason, row.purpose) == (*audited, None), name
+
+
+@pytest.mark.django_db
 def test_the_audit_statement_needs_an_identity():
     with pytest.raises(RuntimeError):
         insert_statement(action="memory.list", resource_type="memory")
