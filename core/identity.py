@@ -139,12 +139,13 @@ def _refusals(gate: Gate | None) -> Iterator[None]:
 def _apply(connection, identity: Identity | None, gate: Gate | None = None) -> None:
     sql, params = _statement(identity, gate)
     connection.ensure_connection()
-    with connection.wrap_database_errors, _refusals(gate), _pipeline(connection.connection) as raw:
+    raw = connection.connection
+    with connection.wrap_database_errors, _refusals(gate), _pipeline(raw):
         raw.execute(sql, params)
 
 
 @contextmanager
-def _pipeline(raw: psycopg.Connection) -> Iterator[psycopg.Connection]:
+def _pipeline(raw: psycopg.Connection, *, whole: bool = False) -> Iterator[bool]:
     """A pipeline (psycopg's pipeline mode) that opens the transaction itself when it is the transaction's first.
 
     psycopg starts a transaction with ``BEGIN`` and, in pipeline mode, a sync of its own (a round trip just for the
@@ -152,16 +153,24 @@ def _pipeline(raw: psycopg.Connection) -> Iterator[psycopg.Connection]:
     travels with the rest: psycopg is told not to begin (its ``_autocommit``) until the pipeline has been synced,
     after which the server's transaction status (in transaction, or idle if the pipeline committed) is what
     psycopg reads, and commit and rollback work from it as usual. Only when the transaction is a plain one (no
-    isolation level, read-only or deferrable setting: those are psycopg's to spell)."""
+    isolation level, read-only or deferrable setting: those are psycopg's to spell).
+
+    ``whole``: every statement of the transaction is in this pipeline (a read with its audit row, the identity
+    before it, the COMMIT after it). Then neither ``BEGIN`` nor ``COMMIT`` is sent: statements of a pipeline outside
+    a transaction block run as one implicit transaction (PostgreSQL's extended protocol), which the pipeline's sync
+    commits when every one succeeded and rolls back otherwise, so the transaction-local identity lasts exactly as
+    long. Two statements less for the server to parse and run, and for psycopg to send (about 80 us of the web
+    worker's CPU and 25 us of the database's per request). Yields whether it is so (a plain transaction only)."""
     begin = (raw.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE and not raw.autocommit
              and raw.isolation_level is None and raw.read_only is None and raw.deferrable is None)
     try:
         with raw.pipeline() as pipeline:
             if begin:
                 raw._autocommit = True  # psycopg's own flag: no BEGIN and sync of its own in this pipeline
-                raw.execute("BEGIN", prepare=False)
+                if not whole:
+                    raw.execute("BEGIN", prepare=False)
             try:
-                yield raw
+                yield begin and whole
             except BaseException:
                 _skip_aborted(pipeline)
                 raise
@@ -213,7 +222,8 @@ class _DeferredIdentity:
         self.holds_writes = commit_early
         self.pending = True
         self.commit_next = False
-        self.committed = False
+        self.committed = False  # the COMMIT was sent (or the sync of an implicit transaction)
+        self.rolled_back = False  # an implicit transaction's statement failed: its sync rolled it back
         # A pipeline left open by :func:`pipelined` or :func:`sent_with_next`: statements join it without waiting.
         self.open: ExitStack | None = None
         self.holding = 0  # open pipelined / sent_with_next blocks: while any is, a statement does not sync
@@ -238,19 +248,27 @@ class _DeferredIdentity:
                 self.sync(connection)
             return result
         # Every statement of the block goes in a pipeline, even alone: psycopg then prepares a statement it runs
-        # often in the same round trip as its execution, not in one of its own.
-        with connection.wrap_database_errors, _refusals(self.gate), _pipeline(raw):
-            return self.send(raw, execute, (sql, params, many, context), commit=commit)
+        # often in the same round trip as its execution, not in one of its own. The block's first statement that is
+        # also its last is the whole transaction: one implicit transaction (_pipeline's ``whole``).
+        try:
+            with connection.wrap_database_errors, _refusals(self.gate), _pipeline(
+                    raw, whole=commit and self.pending) as implicit:
+                return self.send(raw, execute, (sql, params, many, context), commit=commit, implicit=implicit)
+        except BaseException:
+            if self.committed:  # the pipeline failed: its COMMIT (or the implicit one at its sync) never took effect
+                self.rolled_back = True
+            raise
 
-    def send(self, raw, execute, call: tuple, *, commit: bool):
+    def send(self, raw, execute, call: tuple, *, commit: bool, implicit: bool = False):
         """Queue one statement in the pipeline: the identity first if no statement has carried it, the ``COMMIT``
-        after it when it is the block's last."""
+        after it when it is the block's last (``implicit``: the pipeline's sync commits it)."""
         if self.pending:
             self.pending = False
             raw.execute(*_statement(self.identity, self.gate))
         result = execute(*call)
         if commit:
-            raw.execute("COMMIT", prepare=False)
+            if not implicit:
+                raw.execute("COMMIT", prepare=False)
             self.committed = True
         return result
 
@@ -402,7 +420,7 @@ def block_committed(using: str = DEFAULT_DB_ALIAS) -> bool:
     sent behind a statement that failed never ran (the server skips the rest of a failed pipeline)."""
     connection = connections[using]
     deferred = getattr(connection, _DEFERRED_ATTR, None)
-    if deferred is None or not deferred.committed or connection.connection is None:
+    if deferred is None or not deferred.committed or deferred.rolled_back or connection.connection is None:
         return False
     return connection.connection.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE
 

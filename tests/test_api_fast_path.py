@@ -129,6 +129,55 @@ def test_the_list_audit_row_is_the_one_record_would_write(world):
 
 
 @pytest.mark.django_db
+def test_a_list_audit_row_asks_the_access_rule_once_for_its_outcome_and_reason(world):
+    """A list that names no purpose is audited ``success`` or ``denied`` (with its reason) by the access rule, which
+    the row's statement asks once for both columns: asking it in each (an EXISTS over the four purposes apiece) was
+    up to eight grant lookups a list for staff. Staff with a grant, staff without one and the patient are audited as
+    the rule says."""
+    cid = world.consent(world.patient_a)
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    assert world.patient(world.patient_a).post(mem(world.patient_a), memory_body(cid)).status_code == 201
+    with identity_context(Identity(org_id=world.org, actor_sub="nurse-2")), connection.cursor() as cur:
+        sql, params = insert_statement(action="memory.list", resource_type="memory", patient_id=world.patient_a,
+                                       outcome_by_access=True)
+        cur.execute(f"EXPLAIN (COSTS OFF) {sql}", params)  # as planned (the planner may copy a subquery up)
+        plan = "\n".join(line for line, in cur.fetchall())
+    assert plan.count("Function Scan on unnest") == 1, plan
+    callers = [("nurse-1", world.staff("nurse-1"), 1, ("success", None)),
+               ("nurse-2", world.staff("nurse-2"), 0, ("denied", "no_active_consent_or_access")),
+               ("patient", world.patient(world.patient_a), 1, ("success", None))]
+    for name, api, items, audited in callers:
+        r = api.get(mem(world.patient_a), headers={"X-Request-ID": f"access-once-{name}"})
+        assert r.status_code == 200 and len(r.json()["items"]) == items, name
+        with identity_context(Identity(org_id=world.org, actor_sub="auditor", scopes=frozenset({"audit:read"}))):
+            row = AuditEvent.objects.get(action="memory.list", correlation_id=f"access-once-{name}")
+        assert (row.outcome, row.reason, row.purpose) == (*audited, None), name
+
+
+@pytest.mark.django_db
+def test_the_grant_check_keeps_its_plan_for_the_session_and_decides_as_before(world):
+    """``app_has_grant`` is PL/pgSQL, so a session keeps its query's plan: as an SQL function PostgreSQL cannot
+    inline, it was planned again in every statement that asked it for staff (each policy a staff list meets, its
+    audit row), about 100 us of the database's CPU each time. It answers as the rule says: a grant of this subject
+    for exactly this purpose of this patient."""
+    world.grant(world.patient_a, "nurse-1", "appointment_scheduling")
+    with connection.cursor() as cur:
+        cur.execute("SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang "
+                    "WHERE p.proname = 'app_has_grant'")
+        assert cur.fetchall() == [("plpgsql",)]
+
+    def has_grant(sub: str, patient: uuid.UUID, purpose: str) -> bool:
+        with identity_context(Identity(org_id=world.org, actor_sub=sub)), connection.cursor() as cur:
+            cur.execute("SELECT app_has_grant(%s, %s, %s)", [world.org, patient, purpose])
+            return cur.fetchone()[0]
+
+    assert has_grant("nurse-1", world.patient_a, "appointment_scheduling") is True
+    assert has_grant("nurse-1", world.patient_a, "care_coordination") is False
+    assert has_grant("nurse-1", world.patient_b, "appointment_scheduling") is False
+    assert has_grant("nurse-2", world.patient_a, "appointment_scheduling") is False
+
+
+@pytest.mark.django_db
 def test_the_audit_statement_needs_an_identity():
     with pytest.raises(RuntimeError):
         insert_statement(action="memory.list", resource_type="memory")
@@ -829,3 +878,37 @@ def test_a_checkpoint_is_two_round_trips(fresh_connections, world):
     count, r = _trips(lambda: api.post(f"/v1/workflows/{workflow_id}/checkpoint", {
         "expected_version": 1, "next_step": "submit_prior_authorization", "state_patch": {"n": 1}}))
     assert (count, r.status_code) == (2, 200), r.content
+
+
+def _statements_sent(monkeypatch) -> list[str]:
+    """The text of every statement psycopg is asked to send from here on (the service's and the test's alike)."""
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def recorded(cursor, query, *args, **kwargs):
+        sent.append(query.decode() if isinstance(query, bytes) else str(query))
+        return execute(cursor, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", recorded)
+    return sent
+
+
+def test_a_list_read_is_one_implicit_transaction_without_begin_or_commit(fresh_connections, world, monkeypatch):
+    """The quick list's identity (with its gate) and its read (with the audit row) are the whole transaction and
+    go in one pipeline, so they are sent as they are, without a BEGIN before them or a COMMIT after them: two
+    statements fewer for psycopg to send and PostgreSQL to run on every list. The pipeline's sync commits them as
+    one implicit transaction: the audit row is durable when the answer is given, and the connection is left idle,
+    with no identity."""
+    api = world.patient(world.patient_a)
+    assert api.get(mem(world.patient_a)).status_code == 200  # the token is verified: the next ones are quick
+    sent = _statements_sent(monkeypatch)
+    for number in range(3):
+        sent.clear()
+        r = api.get(mem(world.patient_a), headers={"X-Request-ID": f"implicit-{number}"})
+        assert r.status_code == 200
+        assert [s.split()[0] for s in sent] == ["WITH", "WITH"], sent  # the identity with its gate, the read
+        assert _committed_rows("SELECT count(*) FROM audit_event WHERE correlation_id = %s",
+                               [f"implicit-{number}"]) == 1
+    assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    with connection.cursor() as cur:
+        assert settings_now(cur) == [""] * len(SETTINGS)
