@@ -48,7 +48,12 @@ def recorded(world):
     for definition in (AVAILABILITY, FOOD):
         r = admin(world).post("/v1/memory-types", definition)
         assert r.status_code == 201, r.content
-    for patient, facts in ((world.patient_a, POSITIVE_ONLY), (world.patient_b, NEGATIVES)):
+    return record_facts(world, ((world.patient_a, POSITIVE_ONLY), (world.patient_b, NEGATIVES)))
+
+
+def record_facts(world, facts_by_patient):
+    """Each patient's facts, written by the patient under a scheduling consent."""
+    for patient, facts in facts_by_patient:
         consent = world.consent(patient)
         for memory_type, fact in facts:
             r = world.patient(patient).post(f"/v1/patients/{patient}/memories", {

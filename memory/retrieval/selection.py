@@ -56,16 +56,18 @@ def select(ranked: list[Hit], *, question: Question, limit: int | None = None,
     def reaches(h: Hit) -> bool:
         if answerable is not None and (not answerable or h is ranked[0]):
             return answerable
-        if answerable is None and min_score is None and lacks_what_is_asked(h, question):
-            # with too few candidates for the check (a patient with little on record, a search limited to a type
-            # or two), each is still held to what the question asks
-            return False
         if h.mismatch >= 1.0:
             # beside the best, a memory clearly about something else (the question names a medicine or substance,
             # the memory another it does not meet: "is she on apixaban?" against her warfarin) is no answer,
             # however close its words; it may still come as a best guess or a safety inclusion, marked low
             return False
-        return h.score >= (head.threshold_for(h.memory.memory_type) if min_score is None else min_score)
+        if h.score < (head.threshold_for(h.memory.memory_type) if min_score is None else min_score):
+            return False
+        # every candidate the caller did not set the bar for is held to what the question asks, not only the best
+        # (beside "between 09:00 and 17:00", "contact by text message" does not say what time to phone), and so is
+        # each one when there are too few candidates for the check (a patient with little on record, a search
+        # limited to a type or two)
+        return min_score is not None or not lacks_what_is_asked(h, question)
 
     chosen = [h for h in ranked if reaches(h)][: (limit or head.limit)]
     for h in chosen:
