@@ -30,9 +30,10 @@ STAFF_ROLES = ("staff",)
 ADMIN_ROLES = ("org_admin",)
 
 
-def agent_label(client_id: str) -> str:
-    """How the portal names an AI agent (its client id), wherever it acted."""
-    return f"AI agent “{client_id}”"
+def agent_label(client_id: str, names: Mapping[str, str] | None = None) -> str:
+    """How the portal names an AI agent wherever it acted: by the directory's name (``names``:
+    :func:`recorder_names`), else its client id."""
+    return f"AI agent “{(names or {}).get(client_id, client_id)}”"
 
 
 def recorder_names(identity: Identity, memories: Iterable[Memory] = (), consents: Iterable = ()) -> dict[str, str]:
@@ -48,7 +49,7 @@ def recorded_by(subject: str, *, me: str, agent: str | None = None, names: Mappi
     """Who recorded something, as people read it: "you", an agent by its directory name (its client id when the
     directory has none), anyone else by their directory name, their bare subject only when it has none."""
     if agent:
-        return agent_label(names.get(agent, agent))
+        return agent_label(agent, names)
     return "you" if subject == me else names.get(subject, subject)
 
 

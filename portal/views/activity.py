@@ -106,7 +106,7 @@ def describe_event(event: AuditEvent, me: str, names: Mapping[str, str]) -> dict
     outcome = {"success": "", "denied": " (refused)", "conflict": " (not done: conflicting change)",
                "error": " (failed)"}.get(event.outcome, "")
     if event.agent_client_id:  # an agent is never "You", even with the patient's own subject in its token
-        who = f"{agent_label(names.get(event.agent_client_id, event.agent_client_id))} acting for " + (
+        who = f"{agent_label(event.agent_client_id, names)} acting for " + (
             "you" if event.on_behalf_of is not None and event.on_behalf_of == event.patient_id
             else names.get(event.actor_sub, f"“{event.actor_sub}”"))
     else:
@@ -162,7 +162,7 @@ def patient_activity(request):
     for r in shown_releases:
         if not r["members"]:
             continue  # a context pack that held nothing gave nothing away
-        who = (agent_label(names.get(r["agent_client_id"], r["agent_client_id"])) if r["agent_client_id"]
+        who = (agent_label(r["agent_client_id"], names) if r["agent_client_id"]
                else describe_actor(r["actor_sub"], "", identity.actor_sub, names))
         releases.append({"who": who,
                          "why": PURPOSE_LABELS.get(r["purpose"], r["purpose"]),
