@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -249,6 +250,41 @@ def test_no_identity_crosses_transactions_on_shared_server_connections(world, se
                                    "current_setting('app.patient_self_id', true), "
                                    "(SELECT count(*) FROM patient_memory)").fetchone()
             assert row == ("", "", 0) or row == (None, None, 0)
+
+
+def test_a_client_slow_to_leave_its_pipeline_parks_no_server_connection(pgbouncer, django_db_setup, monkeypatch):
+    """Two clients whose threads lose the CPU right after their pipeline's Sync (0.2 s here) leave PgBouncer's two
+    server connections free: a third client is served at once. It was not (it waited until one of the two sent
+    its next request): psycopg wrote a Flush after the Sync, which reached PgBouncer 1.18 after the Sync's answer
+    had released the server, so PgBouncer linked a server to the idle client for it and waited for an answer that
+    never comes. With a loaded machine that parked servers often enough for requests to wait 30 s and more."""
+    from psycopg import _pipeline_base
+
+    fetch = _pipeline_base.BasePipeline._fetch_gen
+
+    def descheduled_before_a_flush(self, *, flush):
+        if flush and self.result_queue:
+            time.sleep(0.2)
+        return (yield from fetch(self, flush=flush))
+
+    monkeypatch.setattr(_pipeline_base.BasePipeline, "_fetch_gen", descheduled_before_a_flush)
+    runtime = settings.DB_TOPOLOGY.runtime
+    dsn = f"host=127.0.0.1 port={pgbouncer} dbname={runtime.name} user={runtime.user}"
+    clients = [psycopg.connect(dsn, autocommit=True, prepare_threshold=None) for _ in range(POOL_SIZE + 1)]
+    try:
+        for client in clients[:POOL_SIZE]:
+            with client.pipeline():
+                client.execute("SELECT pg_sleep(0.01)")
+        answered: list = []
+        started = time.monotonic()
+        reader = threading.Thread(target=lambda: answered.append(clients[-1].execute("SELECT 2").fetchone()),
+                                  daemon=True)
+        reader.start()
+        reader.join(5)
+        assert answered == [(2,)], f"still waiting after {time.monotonic() - started:.1f} s"
+    finally:
+        for client in clients:
+            client.close()
 
 
 def test_a_client_moves_between_service_processes(world, services):

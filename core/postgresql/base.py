@@ -25,6 +25,9 @@ from django.db.backends.postgresql.base import DatabaseWrapper as PostgreSQLData
 from psycopg_pool import PoolTimeout
 
 from core.circuit import Circuit
+from core.postgresql import pipeline
+
+pipeline.install()  # behind PgBouncer in transaction mode, nothing may follow a pipeline's Sync (see the module)
 
 _circuits: dict[str, Circuit] = {}
 _circuits_lock = threading.Lock()
