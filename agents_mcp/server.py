@@ -49,10 +49,9 @@ from agents_mcp.messages import (
 )
 from agents_mcp.tools import TOOLS, TOOLS_BY_NAME, input_schema, output_schema
 from core.asgi_deadlines import replaying as _replaying
-from core.authentication import identity_from_token, trusted_issuers
+from core.authentication import bearer_token, identity_from_token, trusted_issuers
 from core.errors import (
     ApiError,
-    InvalidToken,
     MissingToken,
     RateLimited,
     UnknownOrganization,
@@ -122,16 +121,10 @@ class BearerGuard:
                 # No Accept at all is any type (RFC 9110 12.5.1), as the REST API reads it; the transport, which
                 # wants the ranges a client is told to send, answered 406 to a plain HTTP client that sent none
                 scope = {**scope, "headers": [*scope.get("headers", []), (b"accept", b"*/*")]}
-        authorization = Headers(scope=scope).get("authorization", "")
-        scheme, _, token = authorization.partition(" ")
-        token = token.strip()
-        if not authorization.strip():
-            await self._refuse(scope, receive, send, MissingToken("send a Bearer access token"), body)
-            return
-        if scheme.lower() != "bearer" or not token or len(token) > 16_384:
-            await self._refuse(scope, receive, send, InvalidToken("send a Bearer access token"), body)
-            return
         try:
+            token = bearer_token(Headers(scope=scope).get("authorization", "").encode("latin-1"))
+            if token is None:
+                raise MissingToken("send a Bearer access token")
             identity = await anyio.to_thread.run_sync(identity_from_token, token)
         except ApiError as exc:
             log.info("mcp bearer token refused: %s", exc.code)

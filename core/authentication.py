@@ -366,21 +366,31 @@ def _check_authorized_party(claims: dict) -> None:
         raise InvalidToken("a token for several audiences must name a client of ours as its azp")
 
 
+def bearer_token(authorization: bytes) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, read alike by the REST API and ``/mcp``; ``None``
+    when the header is absent or blank. Another scheme, no token or more than one, a token that is not ASCII or
+    is over 16 kB: :class:`InvalidToken`."""
+    parts = authorization.split()
+    if not parts:
+        return None
+    if parts[0].lower() != b"bearer" or len(parts) != 2:
+        raise InvalidToken("use the Bearer scheme with one token")
+    try:
+        token = parts[1].decode("ascii")
+    except UnicodeDecodeError:
+        raise InvalidToken() from None
+    if len(token) > 16_384:
+        raise InvalidToken("the token is too large")
+    return token
+
+
 class BearerTokenAuthentication(BaseAuthentication):
     """DRF authentication: ``request.auth`` becomes the verified :class:`Identity`."""
 
     def authenticate(self, request):
-        auth = get_authorization_header(request).split()
-        if not auth:
+        token = bearer_token(get_authorization_header(request))
+        if token is None:
             return None
-        if auth[0].lower() != b"bearer" or len(auth) != 2:
-            raise InvalidToken("use the Bearer scheme with one token")
-        try:
-            token = auth[1].decode("ascii")
-        except UnicodeDecodeError:
-            raise InvalidToken() from None
-        if len(token) > 16_384:
-            raise InvalidToken("the token is too large")
         identity = identity_from_token(token)
         return (TokenUser(identity), identity)
 

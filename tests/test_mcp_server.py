@@ -188,6 +188,23 @@ def test_the_protected_resource_metadata_names_every_trusted_issuer(settings):
             assert meta["authorization_servers"] == ["https://idp.a.example", "https://idp.b.example"]
 
 
+def test_the_authorization_header_is_read_alike_by_the_rest_api_and_mcp(world, live):
+    """One reading of ``Authorization`` for both doors: a tab or several spaces after the scheme, any case of
+    ``Bearer``, are served by both; another scheme, two tokens, no token are 401 invalid_token by both (a tab was
+    served over REST and refused by /mcp)."""
+    token = patient_token(world)
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    rest_path = f"{live.url}/v1/patients/{world.patient_a}/memories"
+    for value, served in ((f"Bearer\t{token}", True), (f"Bearer   {token}", True), (f"bearer {token}", True),
+                          (f"Basic {token}", False), (f"Bearer {token} {token}", False), ("Bearer", False)):
+        rest = httpx.get(rest_path, headers={"Authorization": value}, timeout=30)
+        mcp = httpx.post(live.mcp_url, json=listing, timeout=30, headers={
+            "Authorization": value, "Accept": "application/json, text/event-stream"})
+        assert (rest.status_code, mcp.status_code) == ((200, 200) if served else (401, 401)), (value[:12], rest.text)
+        if not served:
+            assert rest.json()["code"] == mcp.json()["code"] == "invalid_token"
+
+
 def test_transport_refusals_are_problem_documents_naming_their_request_id(world, live):
     """The SDK's own refusals (DNS-rebinding protection, a message that is no JSON-RPC) read as the rest of the
     API: a problem document with a stable code, the body's request_id that of the X-Request-ID header, and no
