@@ -17,8 +17,8 @@
 --   database's CPU for a list of 100 memories. Each identity argument is used once in the body (PostgreSQL does not
 --   inline a call whose sub-select argument it would copy), which is why it reads COALESCE(p_patient = p_self,
 --   grant): the patient's own row when the caller acts as a patient (p_self set; then never a grant), the grant
---   when it does not (p_self NULL). An InitPlan costs the planner more than reading a setting for one row, so there
---   are as few as the rule needs: three;
+--   when it does not (p_self NULL), asked after the service identity's row. An InitPlan costs the planner more
+--   than reading a setting for one row, so there are as few as the rule needs: three;
 -- * app_has_grant holds the sub-query (not inlinable), so it is reached only for rows already in the caller's
 --   organisation that are neither the caller's own nor the service identity's. It is PL/pgSQL so that the session
 --   keeps its query's plan: as an SQL function that PostgreSQL cannot inline, its body was planned again in every
@@ -43,8 +43,8 @@ CREATE OR REPLACE FUNCTION app_may_access_as(p_org uuid, p_patient uuid, p_purpo
                                              p_service_patient uuid, p_service_purpose text) RETURNS boolean
 LANGUAGE sql STABLE
 AS $$
-  SELECT COALESCE(p_patient = p_self, app_has_grant(p_org, p_patient, p_purpose))
-      OR (p_patient = p_service_patient AND p_purpose = p_service_purpose)
+  SELECT (p_patient = p_service_patient AND p_purpose = p_service_purpose)
+      OR COALESCE(p_patient = p_self, app_has_grant(p_org, p_patient, p_purpose))
 $$;
 
 CREATE OR REPLACE FUNCTION app_may_access(p_org uuid, p_patient uuid, p_purpose text) RETURNS boolean
