@@ -223,7 +223,10 @@ def _load_patient(pop: Population, pkey: str, memories: dict, specs: dict[str, T
               if specs.get(e["memory_type"]) is not None
               and specs[e["memory_type"]].memory_class != MemoryClass.CARE_CONTEXT}
     me, consents = _patient_setup(pop, pkey, needed)
-    for mkey, entry in memories.items():  # the set's keys follow the order of writing (old values first)
+    # Written in the set's order, except that what it says was superseded goes first: a set whose superseded value
+    # comes after its successor (blind2's r006) had the service supersede the successor by it, so the decoy stayed
+    # current and was scored as a stale hit. Stable: otherwise the set's order is the order of writing.
+    for mkey, entry in sorted(memories.items(), key=lambda item: item[1].get("stale") != "superseded"):
         pop.memories += 1
         name = entry["memory_type"]
         pop.types_of[(pkey, mkey)] = name

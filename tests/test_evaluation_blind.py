@@ -10,7 +10,8 @@ import pathlib
 
 import pytest
 
-from memory import evaluation_blind
+from core.identity import identity_context
+from memory import evaluation_blind, selectors
 
 SUBSET = ["q001", "q003", "q007"]
 RATIOS = ("p@1", "hit@3", "mrr", "answer_kept_high", "no_answer_kept_low")
@@ -81,3 +82,20 @@ def test_format_report_shows_refusals_and_failures_without_values():
     assert "refused type b_type: validation_error" in text
     assert "b_type  record  validation_error[memory_type:invalid]" in text
     assert "memories loaded 1/2" in text
+
+
+@pytest.mark.django_db(transaction=True)  # committed, as the harness runs
+def test_a_superseded_value_listed_after_its_successor_is_written_first():
+    """A set that lists the value it says was superseded after the value that superseded it: the loader writes the
+    superseded one first, so the service supersedes it (it wrote them in the set's order, and the service then
+    superseded the current value by the decoy, which stayed current and was counted a stale hit)."""
+    data = {"patients": {"p1": {
+        "m1": {"memory_type": "preferred_name", "fact": {"preferred_name": "Dot"}},
+        "m2": {"memory_type": "preferred_name", "fact": {"preferred_name": "Dorothy"}, "stale": "superseded"},
+    }}, "questions": []}
+    pop = evaluation_blind.load_population(data, org_types=[])
+    assert not pop.failures  # the harness's own check: the set's stale value is out of the current ones
+    with identity_context(pop.clinician):
+        current = set(selectors.memory_list_current(identity=pop.clinician, patient_id=pop.patient_ids["p1"])
+                      .values_list("memory_id", flat=True))
+    assert {pop.keys[m] for m in current} == {("p1", "m1")}
