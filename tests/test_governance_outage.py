@@ -249,17 +249,25 @@ def test_with_the_database_down_requests_are_refused_at_once_until_it_returns(jw
     try:
         # Each worker's circuit lets one trial through once DB_CIRCUIT_RETRY_SECONDS have passed (the default, 1 s,
         # is about the length of the first burst); a trial waits out the connection timeout, as it must. Measured
-        # here is the refusal between trials, so the outage's bursts run well inside one retry window (once in a
+        # here is the refusal between trials, so the outage's bursts (up to three first ones, then the measured one)
+        # run well inside one retry window (once in a
         # fresh-check, a trial fell into the second burst: its slowest 1.65 s, the rest p50 76 ms).
         service, tokens = _service_on(spare, jwks_server, keyring, patients=5,
-                                      extra_env={"DB_CIRCUIT_RETRY_SECONDS": "4"})
+                                      extra_env={"DB_CIRCUIT_RETRY_SECONDS": "8"})
         patients = list(tokens)
         calls = [(f"/v1/patients/{p}/memories", tokens[p]) for p in patients] * 10
         assert {r[1] for r in _burst(service.url, calls[:10])} == {200}
 
         spare.stop()
-        first = _burst(service.url, calls[:16])  # the first failures: each worker finds the database gone
-        assert {r[1] for r in first} == {503}, [(r[1], r[3]) for r in first]
+        # The first failures: each worker finds the database gone, its first request waiting out the connection
+        # timeout. Which worker accepts a connection is the kernel's choice, so a burst may miss one (once in a
+        # fresh-check the measured burst's slowest was a worker's first failure, 1.61 s): bursts until one is
+        # answered at once, every worker's circuit open by then.
+        for _ in range(3):
+            first = _burst(service.url, calls[:16])
+            assert {r[1] for r in first} == {503}, [(r[1], r[3]) for r in first]
+            if max(r[0] for r in first) < 0.5:
+                break
         answers = _burst(service.url, calls)
         seconds = [r[0] for r in answers]
         p50, p99 = _percentile(seconds, 0.5), _percentile(seconds, 0.99)
