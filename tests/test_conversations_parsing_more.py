@@ -310,3 +310,19 @@ def test_an_hour_said_in_words_after_a_relation_is_read_as_its_digits(text, expe
     """"after ten", "before eleven" and "between ten and twelve" were only asked about (unreadable_time): an hour
     word after a relation is the hour its digits are, asked am or pm as they are ("after three")."""
     assert window(text) == expected and questions(text) == asked
+
+
+@pytest.mark.parametrize("text, days, hours", [
+    ("1. Monday 2. Tuesday", ("monday", "tuesday"), ()),
+    ("1) Monday\n2) Tuesday", ("monday", "tuesday"), ()),
+    ("my choices: 1.Mon 2.Tue 3.Fri", ("monday", "tuesday", "friday"), ()),
+    ("1. Monday 2. Tuesday at 2", ("monday", "tuesday"), (2,)),
+    ("at 2. Tuesday is fine", ("tuesday",), (2,)),
+])
+def test_the_numbers_of_a_list_are_not_hours(text, days, hours):
+    """"1. Monday 2. Tuesday" named the 1 o'clock and 2 o'clock offers (each number was a bare hour, am or pm): the
+    markers of a list typed as one, numbered from 1 in order, are neither hours nor a choice; an hour said in it, or
+    a number alone before a full stop, still is."""
+    p = parse_turn(text)
+    assert (p.preferred_days, p.reference.hours, p.reference.ordinal) == (days, hours, None)
+    assert p.times == () and p.clarifications == ()

@@ -81,6 +81,9 @@ _ORDINAL = re.compile(r"\bthe (?P<o>" + _NTH + r")\b(?: one| slot| option)?"
                       r"|\b(?:option|number|choice) (?P<n>[1-9])\b(?![:.]\d)(?! ?(?:[ap]\.?m|o'?clock)\b)")
 # "the 4pm instead of the 2pm": the one named after it is turned down
 _TURNED_DOWN = re.compile(r"\b(?:instead of|rather than)\s+(?:the\s+)?$")
+# The numbers of a list typed as one ("1. Monday 2. Tuesday", "1) Monday morning 2) Tuesday"): markers numbered
+# from 1 in order, each before a word; they are neither hours nor a choice of offer
+_LIST_MARKER = re.compile(r"(?:^|(?<=[\s:;,]))(?P<n>[1-9])[.)](?=\s*[a-z])")
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
              "5th": 5, "last": -1}
 _ACCEPTANCE = re.compile(r"\b(?:yes|yeah|yep|sure|ok|okay|sounds good|perfect|great|that works|that one|"
@@ -276,6 +279,15 @@ _REFUSED_ECHO = re.compile(
     r"(?=\s*(?:[,.!;]|$|(?:sorry|thanks|thank you)\b))[.!,]*")
 
 
+def _list_markers(text: str) -> list[tuple[int, int]]:
+    """The spans of a numbered list's markers: two or more, numbered 1, 2, ... in order (one alone may be an hour)."""
+    markers = list(_LIST_MARKER.finditer(text))
+    numbers = [int(m.group("n")) for m in markers]
+    if len(markers) < 2 or numbers != list(range(1, len(markers) + 1)):
+        return []
+    return [m.span() for m in markers]
+
+
 def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
     def rejected(m: re.Match) -> bool:
         c_start, c_end = clause_of(clauses, m.start())
@@ -284,7 +296,7 @@ def _reference(text: str, masked: str, clauses, time_spans) -> Reference:
 
     outside = text
     chosen = [om for om in _ORDINAL.finditer(text) if not rejected(om)]
-    for s, e in [*time_spans, *(om.span("n") for om in chosen if om.group("n"))]:
+    for s, e in [*time_spans, *(om.span("n") for om in chosen if om.group("n")), *_list_markers(text)]:
         outside = outside[:s] + " " * (e - s) + outside[e:]
     times: list[str] = []
     hours: list[int] = []
