@@ -326,3 +326,21 @@ def test_the_numbers_of_a_list_are_not_hours(text, days, hours):
     p = parse_turn(text)
     assert (p.preferred_days, p.reference.hours, p.reference.ordinal) == (days, hours, None)
     assert p.times == () and p.clarifications == ()
+
+
+@pytest.mark.parametrize("text, preferred, excluded", [
+    ("no tuesday is fine", ("tuesday",), ()),
+    ("nope, thursday would be better", ("thursday",), ()),
+    ("Monday? no tuesday works", ("tuesday",), ()),
+    ("no the afternoon is better", (), ()),
+    ("no tuesday please", (), ("tuesday",)),
+    ("no tuesday, wednesday is fine", ("wednesday",), ("tuesday",)),
+])
+def test_a_no_before_a_day_said_to_be_fine_answers_the_question(text, preferred, excluded):
+    """"no tuesday is fine" (typed without its comma) refused Tuesday, the one day the patient said suits: a "no"
+    opening the message or a sentence before a day or part of the day said to be fine answers the question asked,
+    as "no, Tuesday is fine" does; a "no" before a day with nothing fine about it still refuses it."""
+    p = parse_turn(text)
+    assert (p.preferred_days, p.excluded_days) == (preferred, excluded)
+    assert p.excluded_periods == () and p.clarifications == ()
+    assert ("afternoon" in p.preferred_periods) == text.endswith("afternoon is better")

@@ -28,7 +28,8 @@ Rules that matter (each has tests):
   "14.12.2026") they are a date (relative_day). Elsewhere ("12-14", "on Tuesday 12-14", "between 12-14") they are
   a window, as "10-12" is.
 * **Negation excludes.** "I can't do mornings" excludes mornings; it is not a preference for them. Negation is
-  scoped to its clause, and phrases such as "don't mind" or "isn't there" do not negate.
+  scoped to its clause, and phrases such as "don't mind" or "isn't there" do not negate, nor does a "no" that
+  opens a sentence before a day said to be fine ("no Tuesday is fine" is "no, Tuesday is fine").
 * **A list is one phrase.** Days and parts of the day joined by commas and ending in "or"/"and"/"nor", or three
   or more of them, are one list: a negation before it ("not Monday, Tuesday or Wednesday") or a refusal after it
   ("Mon, Tue, Wed are out") covers every item, and a part of the day after it is each day's ("Monday, Tuesday or

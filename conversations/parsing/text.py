@@ -41,6 +41,15 @@ _NEGATOR = re.compile(
     # "I work until 5pm" is busy until 5pm (an earliest time), but "I work best in the mornings" is no negation
     r"|\b(?:i|we)(?: work|'m working| am working|'re working| are working)\b(?! (?:best|better|well)\b)"
     r"|\b(?:i|we)(?: have|'ve got| have got) work\b")
+_DAY_NAME = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|tue|thurs|thur|thu|weds|wed|mon|fri"
+             r"|sat|sun)")
+_DAY_WORD = _DAY_NAME + "s?"
+# "no Tuesday is fine" typed without its comma: a "no" that opens the message or a sentence, before one day or
+# part of the day said to be fine, answers the question asked ("no, Tuesday is fine"); it refuses nothing
+FINE_INSTEAD = (r",?\s+(?:the\s+|on\s+)?(?:" + _DAY_NAME + r"(?:\s+(?:morning|afternoon|evening))?"
+                r"|morning|afternoon|evening)\b\s+(?:(?:is|'s|would be|will be|sounds|seems|looks)\s+)?"
+                r"(?:fine|good|ok|okay|better|best|great|perfect|works?|suits?|would work)\b")
+_NO_THEN_FINE = r"(?:^|(?<=[.!?;]\s))(?:no|nope|nah)\b(?=" + FINE_INSTEAD + ")"
 # Phrases that contain a negator word but do not negate what follows.
 NOT_NEGATION = re.compile(
     r"\b(?:don't|dont|do not|doesn't|does not|wouldn't|would not|never) mind\b|\bno problem\b|\bnot a problem\b"
@@ -48,7 +57,7 @@ NOT_NEGATION = re.compile(
     r"|\baren't there\b|\bdon't you\b|\bdo you not\b|\bis there nothing\b|\bhaven't you\b|\bno worries\b"
     # an alternative ("Monday, if not Tuesday"), the clinic's constraint ("if you can't do Tuesday"), eagerness
     r"|\bif not\b|\bif (?:you|they|the clinic|the doctor) (?:can't|cannot|can not|don't|do not|doesn't|haven't)\b"
-    r"|\b(?:can't|cannot|can not) wait\b")
+    r"|\b(?:can't|cannot|can not) wait\b|" + _NO_THEN_FINE)
 
 
 # Clock times said in words, as the digits every other reader takes: "quarter to 11" is 10:45 (never 11:00),
@@ -160,8 +169,6 @@ _LETTER = r"(?:m|tu|th|t|w|f|sa|su)"
 _LETTER_RANGE = re.compile(r"\b" + _LETTER + r"\s?-\s?" + _LETTER + r"\b(?!-)"
                            r"|\b" + _LETTER + r"(?:/" + _LETTER + r"){2,}\b(?!/)"
                            r"|\b(?:tu|th|t)/(?:tu|th)\b(?!/)")
-_DAY_WORD = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|tue|thurs|thur|thu|weds|wed|mon|fri"
-             r"|sat|sun)s?")
 _JOINED_DAYS = re.compile(r"\b" + _DAY_WORD + r"(?:\s*(?:or|and|&|/|-|–|,|to|thru|through)\s*" + _DAY_WORD
                           + r")+\b|\b(?:on|this|next|not|every|only|or) (?:sat|sun)s?\b")
 _SAT_SUN = re.compile(r"\b(sat|sun)(s?)\b")

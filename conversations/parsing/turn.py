@@ -20,7 +20,15 @@ from conversations.parsing.terms import (
     period_terms,
     relative_days,
 )
-from conversations.parsing.text import NOT_NEGATION, clause_of, clause_spans, mask, negated_before, normalise
+from conversations.parsing.text import (
+    FINE_INSTEAD,
+    NOT_NEGATION,
+    clause_of,
+    clause_spans,
+    mask,
+    negated_before,
+    normalise,
+)
 from conversations.parsing.times import (
     ANY_CLOCK,
     THAT_TIME,
@@ -276,7 +284,7 @@ _REFUSED_ECHO = re.compile(
     r"(?:^|(?<=[.!?;,]))[^.!?;,]*\?\s*(?:(?:oh|god|hell|good god|ha|haha)[\s,]+)?"
     r"(?:no way|no chance|nope|nah|no|definitely not|absolutely not|of course not|not at all|certainly not"
     r"|not really|not great|not ideal|not good|no good|not for me|not possible)\b"
-    r"(?=\s*(?:[,.!;]|$|(?:sorry|thanks|thank you)\b))[.!,]*")
+    r"(?=\s*(?:[,.!;]|$|(?:sorry|thanks|thank you)\b)|" + FINE_INSTEAD + r")[.!,]*")
 
 
 def _list_markers(text: str) -> list[tuple[int, int]]:
