@@ -344,3 +344,20 @@ def test_a_no_before_a_day_said_to_be_fine_answers_the_question(text, preferred,
     assert (p.preferred_days, p.excluded_days) == (preferred, excluded)
     assert p.excluded_periods == () and p.clarifications == ()
     assert ("afternoon" in p.preferred_periods) == text.endswith("afternoon is better")
+
+
+@pytest.mark.parametrize("text, asked", [
+    ("this afternoon please", ["relative_day"]),
+    ("can I come in this evening?", ["relative_day"]),
+    ("I took my pills this morning, is there anything this afternoon?", ["relative_day"]),
+    ("I took my pills this morning", []),
+    ("my mum phoned this afternoon", []),
+    ("I've had a headache since this morning", []),
+])
+def test_this_afternoon_asked_for_is_a_date_and_said_of_the_past_is_nothing(text, asked):
+    """"this afternoon please" was lost without a word (no day, no question), while "tomorrow afternoon" and "today
+    in the afternoon" are asked about: a part of today asked for names a date, asked about as they are; said of
+    the past ("I took my pills this morning", "since this morning") it still names nothing."""
+    p = parse_turn(text)
+    assert questions(text) == asked
+    assert (p.preferred_days, p.preferred_periods, p.excluded_periods) == ((), (), ())

@@ -27,6 +27,9 @@ Rules that matter (each has tests):
   14.12") are asked about (date_or_time), nothing read meanwhile; readable only as a date ("on 12-25", "12/14",
   "14.12.2026") they are a date (relative_day). Elsewhere ("12-14", "on Tuesday 12-14", "between 12-14") they are
   a window, as "10-12" is.
+* **A part of today is a date.** "this afternoon please" asks for today, as "tomorrow afternoon" asks for a date:
+  both are asked about (relative_day); said of the past ("I took my pills this morning", "since this morning") it
+  is no request and names nothing.
 * **Negation excludes.** "I can't do mornings" excludes mornings; it is not a preference for them. Negation is
   scoped to its clause, and phrases such as "don't mind" or "isn't there" do not negate, nor does a "no" that
   opens a sentence before a day said to be fine ("no Tuesday is fine" is "no, Tuesday is fine").

@@ -397,6 +397,14 @@ _DAY_AS_A_POINT = re.compile(
     r"\b(?:until|till|til|up to|before|after|from|since)\s+(?:this |next |the )?(?:" + _ONE_DAY + r")(?:'?s)?\b"
     r"(?!\s*(?:to|through|thru|till|until|-|\u2013|and|or)\s*(?:" + _ONE_DAY + r"))")
 
+# "this afternoon please" asks for today, a date (as "today in the afternoon" and "tomorrow afternoon" are); said
+# of the past ("I took my pills this morning", "she called this afternoon") it is no request and names nothing
+_THIS_PART_OF_DAY = re.compile(r"\bthis (?:morning|afternoon|evening)\b")
+_SAID_OF_THE_PAST = re.compile(
+    r"\b(?:was|were|had|did|didn't|took|rang|spoke|saw|went|came|got|left|ate|felt|woke|slept|forgot|fell|began"
+    r"|i've|we've|she's|he's|has|have been|\w{3,}ed)\b")
+_SINCE = re.compile(r"\b(?:since|as of)\s+$")  # "pain since this morning" (a new clause)
+
 
 def relative_days(norm: str, masked: str, clauses) -> tuple[list[tuple[int, int]], bool]:
     """(spans, ask): what names a date rather than a weekday ("tomorrow", "next week", "in two weeks") and a day
@@ -406,6 +414,10 @@ def relative_days(norm: str, masked: str, clauses) -> tuple[list[tuple[int, int]
     for m in _WEEK_DAY.finditer(norm):
         c_start, c_end = clause_of(clauses, m.start())
         if negated_before(masked, c_start, m.start()) or _negated_after(masked, m.end(), c_end):
+            spans.append((m.start(), m.end()))
+    for m in _THIS_PART_OF_DAY.finditer(norm):
+        c_start, _c_end = clause_of(clauses, m.start())
+        if not (_SAID_OF_THE_PAST.search(norm, c_start, m.start()) or _SINCE.search(norm, 0, m.start())):
             spans.append((m.start(), m.end()))
     return spans, bool(spans)
 
