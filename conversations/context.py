@@ -66,6 +66,10 @@ _DIGIT_SEPARATOR = r"(?:[\u00ad\u200b-\u200d\u2060\ufeff]|\s++){0,3}"
 # An identifier is one only as a whole token: no letter or digit (of any script) just before or after it ("A1030"
 # and "21030" do not hold the MRN 1030)
 _TOKEN_START, _TOKEN_END = r"(?<![^\W_])", r"(?![^\W_])"
+# A record label glued to a short number ("MRN1030", "ID1030") names the number as an identifier: that number is
+# the patient's even without a separator, unlike "A1030", a slot or room
+_RECORD_LABELS = ("mrn", "mr", "emr", "ehr", "id", "pid", "pt", "nhs", "chi", "urn", "hn")
+_AFTER_RECORD_LABEL = "(?:" + "|".join(f"(?<=(?<![^\\W_]){label})" for label in _RECORD_LABELS) + ")"
 
 
 def _spaced(characters: str) -> str:
@@ -110,6 +114,8 @@ def _identifier_patterns(value: str) -> list[str]:
         if len(run) >= _MIN_DIGIT_RUN and run != characters:
             patterns.append(f"(?<![{_DIGIT}])" + _DIGIT_SEPARATOR.join(_character(ch) for ch in run)
                             + f"(?![{_DIGIT}])")
+        elif run == characters:  # an identifier that is a number: also glued to a record label ("MRN1030")
+            patterns.append(_AFTER_RECORD_LABEL + "".join(_character(ch) for ch in run) + _TOKEN_END)
     return patterns
 
 

@@ -475,6 +475,20 @@ def test_the_patients_mrn_is_redacted_however_it_is_written(world):
     assert body["budget"]["used_tokens"] == count_tokens(dumps(body["context"]))
 
 
+def test_a_numeric_mrn_glued_to_a_record_label_is_redacted(world):
+    """A directory holding the MRN as a number alone ("1030"): "MRN1030", "id1030" or "NHS1030" kept the
+    number in the model context (only a whole token was the identifier). After a record label it is the patient's
+    identifier; a slot or room id ("A1030", "B1030") and a longer number ("MRN10301") are left as they are."""
+    register_mrn(world, "1030")
+    api = world.patient(world.patient_a)
+    sid = start(api, world.patient_a)["session"]["session_id"]
+    for text in ["MRN1030", "my id1030", "ref NHS1030.", "slot A1030 in room B1030, MRN10301"]:
+        say(api, sid, text)
+    messages = context(api, sid)["context"]["messages"]
+    assert [m["content"] for m in messages] == [
+        "MRN[patient]", "my id[patient]", "ref NHS[patient].", "slot A1030 in room B1030, MRN10301"]
+
+
 def test_the_patients_mrn_given_as_a_json_number_is_redacted(world):
     """A tool result holding the MRN's number as a JSON number ({"mrn": 774413}, 774413.0) carries the identifier as
     much as the text "774413" does: it reads [patient] in the model context; other numbers are left as they are."""
