@@ -9,6 +9,7 @@ import unicodedata
 import uuid
 from datetime import date
 
+from django.db import connection
 from django.db.models import CharField, F, Func, Q, Value
 from django.db.models.functions import Coalesce, Lower
 
@@ -207,5 +208,12 @@ def staff_search_first(*, identity: Identity, q: str) -> tuple[list[dict], bool]
 
 
 def staff_names(*, identity: Identity, subs) -> dict[str, str]:
-    return dict(StaffMember.objects.filter(organization_id=identity.org_id, actor_sub__in=list(subs))
-                .values_list("actor_sub", "display_name"))
+    """The directory's names of these staff subjects, in the caller's organisation. Through ``app_staff_names``
+    (directory 0007), which a patient's session may call too: it reads no list of the organisation's staff, only
+    the names of subjects a page already shows."""
+    subjects = sorted({s for s in subs if s})
+    if not subjects:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT actor_sub, display_name FROM app_staff_names(%s)", [subjects])
+        return dict(cursor.fetchall())

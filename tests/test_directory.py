@@ -173,6 +173,30 @@ def test_a_patient_reads_their_own_entry_only(world):
     assert [p["display_name"] for p in alice.get("/v1/patients", {"q": "ow"}).json()["items"]] == ["Alice Nowak"]
 
 
+def test_a_patients_session_resolves_the_staff_names_it_shows_but_cannot_list_the_staff(world):
+    """Since directory 0005 a patient's session could read the whole staff directory (every name and subject of
+    the organisation) with any query the row-level security let through. Now only staff sessions read the table;
+    a patient's pages get the names of the subjects they show (``staff_names``), in their own organisation only."""
+    from directory.models import StaffMember
+    from directory.selectors import staff_names
+
+    admin = directory_admin(world)
+    for sub, name in (("nurse-a", "Nurse Ada"), ("nurse-b", "Nurse Bo")):
+        assert admin.post("/v1/staff", {"actor_sub": sub, "display_name": name}).status_code == 201
+    assert directory_admin(world, org=world.other_org).post(
+        "/v1/staff", {"actor_sub": "nurse-c", "display_name": "Nurse Cy"}).status_code == 201
+    patient = Identity(org_id=world.org, actor_sub="patient-a", scopes=frozenset({"patient:read"}),
+                       patient_self_id=world.patient_a)
+    with identity_context(patient):
+        assert list(StaffMember.objects.values_list("actor_sub", flat=True)) == []
+        assert staff_names(identity=patient, subs={"nurse-a", "nurse-c", "nobody", ""}) == {"nurse-a": "Nurse Ada"}
+    nurse = Identity(org_id=world.org, actor_sub="nurse-b", scopes=frozenset({"patient:read"}))
+    with identity_context(nurse):
+        assert sorted(StaffMember.objects.values_list("actor_sub", flat=True)) == ["nurse-a", "nurse-b"]
+        assert staff_names(identity=nurse, subs=["nurse-a", "nurse-b"]) == {
+            "nurse-a": "Nurse Ada", "nurse-b": "Nurse Bo"}
+
+
 @pytest.mark.parametrize("body, field", [
     ({"display_name": ""}, "display_name"),
     ({"display_name": "A\nB"}, "display_name"),
