@@ -83,14 +83,15 @@ class Tools:
         return body
 
 
-def token_patient_id(token: str) -> str | None:
-    """The ``patient_id`` claim, read (not verified: the service verifies) to know whose conversation this is."""
+def token_claims(token: str) -> dict | None:
+    """The token's claims, read (not verified: the service verifies) to know whose conversation this is; None for a
+    token that is no JWT we can read (an opaque token, or a mistyped one), which only the service can judge."""
     try:
         payload = token.split(".")[1]
         claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     except (IndexError, ValueError):
         return None
-    return claims.get("patient_id")
+    return claims if isinstance(claims, dict) else None
 
 
 async def scripted(tools: Tools, patient: dict) -> dict:
@@ -258,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     if not token:
         print("set ANAMNESIS_TOKEN to an access token (make run: manage.py demo_agent_token)", file=sys.stderr)
         return 2
-    if not args.patient_id and not token_patient_id(token):
+    claims = token_claims(token)
+    if not args.patient_id and claims is not None and not claims.get("patient_id"):
         print("the token names no patient: pass --patient-id", file=sys.stderr)
         return 2
     patient = {"patient_id": args.patient_id} if args.patient_id else {}

@@ -79,10 +79,13 @@ class Tools {
 }
 
 /** The `patient_id` claim, read (not verified: the service verifies) to know whose conversation this is. */
-function tokenPatientId(token: string): string | undefined {
+/** The token's claims, read (not verified: the service verifies) to know whose conversation this is; undefined for
+ * a token that is no JWT we can read (an opaque token, or a mistyped one), which only the service can judge. */
+function tokenClaims(token: string): Record<string, unknown> | undefined {
   try {
-    const claims = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString());
-    return typeof claims.patient_id === "string" ? claims.patient_id : undefined;
+    const claims: unknown = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString());
+    return claims !== null && typeof claims === "object" && !Array.isArray(claims)
+      ? (claims as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -271,7 +274,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const patientId = values["patient-id"];
-  if (!patientId && !tokenPatientId(token)) {
+  const claims = tokenClaims(token);
+  if (!patientId && claims !== undefined && !claims["patient_id"]) {
     console.error("the token names no patient: pass --patient-id");
     return 2;
   }
