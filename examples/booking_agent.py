@@ -74,6 +74,11 @@ class Tools:
             # WWW-Authenticate), not with a tool result: the JSON-RPC error's data is the problem document.
             if isinstance(exc.data, dict) and "code" in exc.data:
                 raise ToolRefused(name, exc.data) from None
+            # A tool the server does not have (a model's invention) is the JSON-RPC error -32602 whose data names
+            # the code unknown_tool: a refusal of this call, which a model is told of, never the end of the run.
+            if _unknown_tool(exc.data):
+                raise ToolRefused(name, {"code": "unknown_tool", "message": f"no tool is named {name!r}: "
+                                         "choose one of the tools you were given"}) from None
             raise
         body = result.structured_content
         if body is None and result.content:
@@ -81,6 +86,11 @@ class Tools:
         if result.is_error:
             raise ToolRefused(name, body or {})
         return body
+
+
+def _unknown_tool(data: Any) -> bool:
+    errors = data.get("errors") if isinstance(data, dict) else None
+    return isinstance(errors, list) and any(isinstance(e, dict) and e.get("code") == "unknown_tool" for e in errors)
 
 
 def token_claims(token: str) -> dict | None:
@@ -220,6 +230,8 @@ async def run(url: str, token: str, patient: dict) -> dict:
                 body = response.json()
             except ValueError:
                 body = None
+            if isinstance(body, dict) and "jsonrpc" in body:
+                return  # a JSON-RPC error answers one call, which Tools reports (an unknown tool, a scope)
             refusals.append(body if isinstance(body, dict) else {"status": response.status_code})
 
     try:

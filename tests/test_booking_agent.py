@@ -217,32 +217,59 @@ def test_with_openai_base_url_a_model_chooses_the_tool_calls(world, live, schedu
     assert "request_operation" in tools and tools["request_operation"]["parameters"]["type"] == "object"
 
 
-class GarbledModel(FakeChatModel):
-    """A model whose tool call's arguments are cut short (no JSON), then which stops once it is told so."""
+class MistakenModel(FakeChatModel):
+    """A model whose every tool call is wrong in one way (``call``: the function it asks for), then which stops once
+    it is told so."""
 
-    @staticmethod
-    def decide(messages: list[dict]) -> dict:
+    call = {"name": "start_session", "arguments": '{"purpose": "appointment_sch'}
+
+    @classmethod
+    def decide(cls, messages: list[dict]) -> dict:
         if messages[-1]["role"] == "tool":
             return {"role": "assistant", "content": "I could not call the tool."}
         return {"role": "assistant", "content": None, "tool_calls": [{
-            "id": f"call-{len(messages)}", "type": "function",
-            "function": {"name": "start_session", "arguments": '{"purpose": "appointment_sch'}}]}
+            "id": f"call-{len(messages)}", "type": "function", "function": dict(cls.call)}]}
 
 
-def test_a_tool_call_whose_arguments_are_no_json_is_told_to_the_model(world, live):
-    """A model's tool call with arguments cut short ended the agent in a JSONDecodeError (reported as the MCP
-    service unreachable) or a SyntaxError stack; the model is told, as a tool's refusal is, and goes on."""
-    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
-    model = GarbledModel()
-    try:
-        done = run_agent(live, token, OPENAI_BASE_URL=model.url, OPENAI_MODEL="scripted")
-    finally:
-        model.stop()
-    assert_told_invalid_arguments(done, model)
+class GarbledModel(MistakenModel):
+    """Its tool call's arguments are cut short (no JSON)."""
 
 
-def assert_told_invalid_arguments(done: subprocess.CompletedProcess, model: GarbledModel) -> None:
+class HallucinatingModel(MistakenModel):
+    """It calls a tool the server does not have."""
+
+    call = {"name": "book_slot", "arguments": '{"slot_id": "A1"}'}
+
+
+def assert_told_invalid_arguments(done: subprocess.CompletedProcess, model: MistakenModel) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout) == {"outcome": "model_driven", "tool_calls": []}
     told = [json.loads(m["content"]) for m in model.requests[1]["messages"] if m["role"] == "tool"]
     assert [t["code"] for t in told] == ["invalid_arguments"] and len(model.requests) == 6
+
+
+def assert_told_unknown_tool(done: subprocess.CompletedProcess, model: MistakenModel) -> None:
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == {"outcome": "model_driven", "tool_calls": ["book_slot"] * 3}
+    told = [json.loads(m["content"]) for m in model.requests[1]["messages"] if m["role"] == "tool"]
+    assert [t["code"] for t in told] == ["unknown_tool"] and "book_slot" in told[0]["message"], told
+
+
+# (the model, what the agent must have told it)
+MISTAKES = [pytest.param(GarbledModel, assert_told_invalid_arguments, id="arguments-no-json"),
+            pytest.param(HallucinatingModel, assert_told_unknown_tool, id="unknown-tool")]
+
+
+@pytest.mark.parametrize("model_class, told", MISTAKES)
+def test_a_tool_call_the_model_got_wrong_is_told_to_the_model(world, live, model_class, told):
+    """A model's tool call with arguments cut short ended the agent in a JSONDecodeError (reported as the MCP
+    service unreachable) or a SyntaxError stack; one of a tool the server does not have ended it as the service
+    refusing the request (the JSON-RPC error -32602, Unknown tool). The model is told, as a tool's refusal is
+    (``invalid_arguments``, ``unknown_tool``), and goes on."""
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    model = model_class()
+    try:
+        done = run_agent(live, token, OPENAI_BASE_URL=model.url, OPENAI_MODEL="scripted")
+    finally:
+        model.stop()
+    told(done, model)

@@ -24,6 +24,7 @@ import { parseArgs } from "node:util";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
 const PURPOSE = "appointment_scheduling";
 // The patient's side of the specification's booking conversation (a cardiology reschedule), in order.
@@ -68,6 +69,12 @@ class Tools {
       // WWW-Authenticate), not with a tool result: the JSON-RPC error's data is the problem document.
       const problem = this.refusals.length > seen ? this.refusals[this.refusals.length - 1]?.["error"]?.["data"] : null;
       if (problem !== null && typeof problem === "object" && "code" in problem) throw new ToolRefused(name, problem);
+      // A tool the server does not have (a model's invention) is the JSON-RPC error -32602 whose data names the
+      // code unknown_tool: a refusal of this call, which a model is told of, never the end of the run.
+      if (error instanceof McpError && unknownTool(error.data)) {
+        throw new ToolRefused(name, { code: "unknown_tool",
+                                      message: `no tool is named '${name}': choose one of the tools you were given` });
+      }
       throw error;
     }
     let body = result.structuredContent as Json | undefined;
@@ -79,6 +86,11 @@ class Tools {
 }
 
 /** The `patient_id` claim, read (not verified: the service verifies) to know whose conversation this is. */
+function unknownTool(data: unknown): boolean {
+  const errors = data !== null && typeof data === "object" ? (data as Json)["errors"] : undefined;
+  return Array.isArray(errors) && errors.some((e) => e !== null && typeof e === "object" && e["code"] === "unknown_tool");
+}
+
 /** The token's claims, read (not verified: the service verifies) to know whose conversation this is; undefined for
  * a token that is no JWT we can read (an opaque token, or a mistyped one), which only the service can judge. */
 function tokenClaims(token: string): Record<string, unknown> | undefined {
