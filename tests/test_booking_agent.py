@@ -241,6 +241,12 @@ class HallucinatingModel(MistakenModel):
     call = {"name": "book_slot", "arguments": '{"slot_id": "A1"}'}
 
 
+class RefusedModel(MistakenModel):
+    """Its tool call's arguments are JSON the tool refuses (a limit of 0)."""
+
+    call = {"name": "list_memories", "arguments": '{"limit": 0}'}
+
+
 def assert_told_invalid_arguments(done: subprocess.CompletedProcess, model: MistakenModel) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout) == {"outcome": "model_driven", "tool_calls": []}
@@ -255,9 +261,18 @@ def assert_told_unknown_tool(done: subprocess.CompletedProcess, model: MistakenM
     assert [t["code"] for t in told] == ["unknown_tool"] and "book_slot" in told[0]["message"], told
 
 
+def assert_told_the_refusal(done: subprocess.CompletedProcess, model: MistakenModel) -> None:
+    """The tool's refusal (422, a tool error whose structured content is the problem document) reached the model."""
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == {"outcome": "model_driven", "tool_calls": ["list_memories"] * 3}
+    told = [json.loads(m["content"]) for m in model.requests[1]["messages"] if m["role"] == "tool"]
+    assert [(t["code"], t["errors"][0]["field"]) for t in told] == [("validation_error", "limit")], told
+
+
 # (the model, what the agent must have told it)
 MISTAKES = [pytest.param(GarbledModel, assert_told_invalid_arguments, id="arguments-no-json"),
-            pytest.param(HallucinatingModel, assert_told_unknown_tool, id="unknown-tool")]
+            pytest.param(HallucinatingModel, assert_told_unknown_tool, id="unknown-tool"),
+            pytest.param(RefusedModel, assert_told_the_refusal, id="refused-by-the-tool")]
 
 
 @pytest.mark.parametrize("model_class, told", MISTAKES)
@@ -265,7 +280,7 @@ def test_a_tool_call_the_model_got_wrong_is_told_to_the_model(world, live, model
     """A model's tool call with arguments cut short ended the agent in a JSONDecodeError (reported as the MCP
     service unreachable) or a SyntaxError stack; one of a tool the server does not have ended it as the service
     refusing the request (the JSON-RPC error -32602, Unknown tool). The model is told, as a tool's refusal is
-    (``invalid_arguments``, ``unknown_tool``), and goes on."""
+    (``invalid_arguments``, ``unknown_tool``, the refusal's problem document), and goes on."""
     token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
     model = model_class()
     try:

@@ -111,8 +111,10 @@ def test_a_model_that_cannot_be_reached_is_reported_as_the_models_failure(world,
 
 @pytest.mark.parametrize("model_class, told", MISTAKES)
 def test_a_tool_call_the_model_got_wrong_is_told_to_the_model(world, live, agent_js, model_class, told):
-    """The twin of the Python agent's: arguments cut short, or a tool the server does not have (which ended the
-    run with an McpError stack trace), are told to the model, which goes on."""
+    """The twin of the Python agent's: arguments cut short, a tool the server does not have (which ended the run
+    with an McpError stack trace), or a tool's refusal (which the SDK, checking the error's structured content
+    against an output schema of success bodies, turned into an McpError stack trace) are told to the model,
+    which goes on."""
     token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
     model = model_class()
     try:
