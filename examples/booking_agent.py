@@ -65,7 +65,7 @@ class Tools:
         self.client = client
         self.calls: list[str] = []
 
-    async def __call__(self, name: str, **arguments: Any) -> dict:
+    async def __call__(self, name: str, /, **arguments: Any) -> dict:  # a tool argument may be called "name"
         self.calls.append(name)
         try:
             result = await self.client.call_tool(name, arguments)
@@ -182,24 +182,35 @@ async def model_driven(tools: Tools, patient: dict) -> dict:
                                                                           "tools": functions})
                     r.raise_for_status()
                     message = r.json()["choices"][0]["message"]
+                    calls = _tool_calls(message)
                 except (httpx2.HTTPError, ValueError, LookupError, TypeError) as exc:
                     raise ModelFailed(base, exc) from None
                 messages.append(message)
-                if not message.get("tool_calls"):
+                if not calls:
                     break
-                for call in message["tool_calls"]:
-                    arguments = _arguments(call["function"].get("arguments"))
+                for call_id, name, raw in calls:
+                    arguments = _arguments(raw)
                     try:
-                        out = INVALID_ARGUMENTS if arguments is None else await tools(call["function"]["name"],
-                                                                                      **arguments)
+                        out = INVALID_ARGUMENTS if arguments is None else await tools(name, **arguments)
                     except ToolRefused as exc:
                         out = exc.problem
-                    messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(out)})
+                    messages.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(out)})
     return {"outcome": "model_driven", "tool_calls": tools.calls}
 
 
 # What the model is told when its tool call's arguments are no JSON object, so that it can send the call again.
 INVALID_ARGUMENTS = {"code": "invalid_arguments", "message": "the tool call's arguments are not a JSON object"}
+
+
+def _tool_calls(message: Any) -> list[tuple[Any, str, Any]]:
+    """The tool calls a model's message asks for, as (id, tool name, arguments). A message or a call of another
+    shape is the model's failure (TypeError), never taken for the MCP service's."""
+    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    if not isinstance(message, dict) or not isinstance(calls or [], list) or not all(
+            isinstance(c, dict) and isinstance(c.get("function"), dict) and isinstance(c["function"].get("name"), str)
+            for c in calls or []):
+        raise TypeError("the model's message is not a chat completion message with tool calls")
+    return [(c.get("id"), c["function"]["name"], c["function"].get("arguments")) for c in calls or []]
 
 
 def _arguments(text) -> dict | None:

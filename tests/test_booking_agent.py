@@ -218,33 +218,33 @@ def test_with_openai_base_url_a_model_chooses_the_tool_calls(world, live, schedu
 
 
 class MistakenModel(FakeChatModel):
-    """A model whose every tool call is wrong in one way (``call``: the function it asks for), then which stops once
-    it is told so."""
+    """A model whose tool call at each patient message is wrong in one way (``calls``: the function it asks for,
+    turn by turn, the last one again after it), then which stops once it is told so."""
 
-    call = {"name": "start_session", "arguments": '{"purpose": "appointment_sch'}
+    calls = [{"name": "start_session", "arguments": '{"purpose": "appointment_sch'}]
 
     @classmethod
     def decide(cls, messages: list[dict]) -> dict:
         if messages[-1]["role"] == "tool":
             return {"role": "assistant", "content": "I could not call the tool."}
+        turn = sum(1 for m in messages if m["role"] == "user")
         return {"role": "assistant", "content": None, "tool_calls": [{
-            "id": f"call-{len(messages)}", "type": "function", "function": dict(cls.call)}]}
+            "id": f"call-{len(messages)}", "type": "function",
+            "function": dict(cls.calls[min(turn, len(cls.calls)) - 1])}]}
 
 
 class GarbledModel(MistakenModel):
     """Its tool call's arguments are cut short (no JSON)."""
 
 
-class HallucinatingModel(MistakenModel):
-    """It calls a tool the server does not have."""
+class ErringModel(MistakenModel):
+    """Its tool calls are refused: a tool the server does not have; arguments the tool refuses (a limit of 0); an
+    argument called "name", which the Python agent took for the tool's name (a TypeError, reported as the MCP
+    service unreachable)."""
 
-    call = {"name": "book_slot", "arguments": '{"slot_id": "A1"}'}
-
-
-class RefusedModel(MistakenModel):
-    """Its tool call's arguments are JSON the tool refuses (a limit of 0)."""
-
-    call = {"name": "list_memories", "arguments": '{"limit": 0}'}
+    calls = [{"name": "book_slot", "arguments": '{"slot_id": "A1"}'},
+             {"name": "list_memories", "arguments": '{"limit": 0}'},
+             {"name": "list_memories", "arguments": '{"name": "x"}'}]
 
 
 def assert_told_invalid_arguments(done: subprocess.CompletedProcess, model: MistakenModel) -> None:
@@ -254,25 +254,36 @@ def assert_told_invalid_arguments(done: subprocess.CompletedProcess, model: Mist
     assert [t["code"] for t in told] == ["invalid_arguments"] and len(model.requests) == 6
 
 
-def assert_told_unknown_tool(done: subprocess.CompletedProcess, model: MistakenModel) -> None:
+def assert_told_each_refusal(done: subprocess.CompletedProcess, model: ErringModel) -> None:
+    """Each refusal reached the model as its call's result (a tool's: the problem document, which the TypeScript
+    SDK, checking it against an output schema of success bodies, turned into an McpError stack trace)."""
     assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout) == {"outcome": "model_driven", "tool_calls": ["book_slot"] * 3}
-    told = [json.loads(m["content"]) for m in model.requests[1]["messages"] if m["role"] == "tool"]
-    assert [t["code"] for t in told] == ["unknown_tool"] and "book_slot" in told[0]["message"], told
+    assert json.loads(done.stdout) == {"outcome": "model_driven",
+                                       "tool_calls": ["book_slot", "list_memories", "list_memories"]}
+    told = [json.loads(m["content"]) for m in model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert [(t["code"], (t.get("errors") or [{}])[0].get("field")) for t in told] == [
+        ("unknown_tool", None), ("validation_error", "limit"), ("validation_error", "name")], told
+    assert "book_slot" in told[0]["message"]
 
 
-def assert_told_the_refusal(done: subprocess.CompletedProcess, model: MistakenModel) -> None:
-    """The tool's refusal (422, a tool error whose structured content is the problem document) reached the model."""
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout) == {"outcome": "model_driven", "tool_calls": ["list_memories"] * 3}
-    told = [json.loads(m["content"]) for m in model.requests[1]["messages"] if m["role"] == "tool"]
-    assert [(t["code"], t["errors"][0]["field"]) for t in told] == [("validation_error", "limit")], told
+class ShapelessModel(FakeChatModel):
+    """A model whose tool call names no function."""
+
+    @staticmethod
+    def decide(messages: list[dict]) -> dict:
+        return {"role": "assistant", "content": None, "tool_calls": [{"id": "call-1", "type": "function"}]}
 
 
-# (the model, what the agent must have told it)
+def assert_reported_as_the_models_failure(done: subprocess.CompletedProcess, model: FakeChatModel) -> None:
+    """A tool call without its function ended the Python agent in a KeyError reported as the MCP service
+    unreachable, and the TypeScript one in a TypeError stack: it is the model's failure, and reported so."""
+    assert "the model's message" in model_failed(done, model.url, " at ")["error"]
+
+
+# (the model, what the agent must have told it, or reported)
 MISTAKES = [pytest.param(GarbledModel, assert_told_invalid_arguments, id="arguments-no-json"),
-            pytest.param(HallucinatingModel, assert_told_unknown_tool, id="unknown-tool"),
-            pytest.param(RefusedModel, assert_told_the_refusal, id="refused-by-the-tool")]
+            pytest.param(ErringModel, assert_told_each_refusal, id="refused-calls"),
+            pytest.param(ShapelessModel, assert_reported_as_the_models_failure, id="tool-call-of-another-shape")]
 
 
 @pytest.mark.parametrize("model_class, told", MISTAKES)
@@ -280,7 +291,8 @@ def test_a_tool_call_the_model_got_wrong_is_told_to_the_model(world, live, model
     """A model's tool call with arguments cut short ended the agent in a JSONDecodeError (reported as the MCP
     service unreachable) or a SyntaxError stack; one of a tool the server does not have ended it as the service
     refusing the request (the JSON-RPC error -32602, Unknown tool). The model is told, as a tool's refusal is
-    (``invalid_arguments``, ``unknown_tool``, the refusal's problem document), and goes on."""
+    (``invalid_arguments``, ``unknown_tool``, the refusal's problem document), and goes on; a call of another
+    shape (no function) is the model's failure, reported as such."""
     token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
     model = model_class()
     try:

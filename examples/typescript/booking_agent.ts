@@ -206,6 +206,12 @@ async function modelDriven(tools: Tools, patient: Patient): Promise<Json> {
         if (!response.ok) throw new Error(`the model answered ${response.status}`);
         message = ((await response.json()) as Json)["choices"][0]["message"];
         if (message === null || typeof message !== "object") throw new Error("the model gave no message");
+        // A call of another shape is the model's failure, never taken for the MCP service's.
+        const calls: unknown = message["tool_calls"] ?? [];
+        if (!Array.isArray(calls) || !calls.every((c) => c !== null && typeof c === "object"
+            && c["function"] !== null && typeof c["function"] === "object" && typeof c["function"]["name"] === "string")) {
+          throw new Error("the model's message is not a chat completion message with tool calls");
+        }
       } catch (error) {
         throw new ModelFailed(base, describe(error));
       }
