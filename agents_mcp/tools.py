@@ -168,7 +168,7 @@ class Operation:
     headers: dict[str, str]          # argument name -> header name
     body_params: tuple[str, ...]
     input_schema: dict[str, Any]
-    # The structured content a call answers with: the operation's success body, as the tool shows it
+    # The structured content a call answers with: the operation's success body, as the tool shows it, or a problem
     output_schema: dict[str, Any]
     # Optional arguments whose null is taken for their absence (see _operation)
     null_means_absent: frozenset[str] = frozenset()
@@ -277,8 +277,10 @@ def _operation(document: dict, spec: ToolSpec) -> Operation:
 
 
 def _output_schema(op: dict, components: dict) -> dict[str, Any]:
-    """The structured content of a successful call: the operation's success bodies (one schema, or the choice of
-    them), every ``patient_id`` in them as the tool shows it."""
+    """The structured content of a call: the operation's success bodies, every ``patient_id`` in them as the tool
+    shows it, or the problem document a refusal (``isError``) carries. A client may check every structured content
+    against the schema, error results too (the official TypeScript SDK does, once it has listed the tools): one
+    that described the success bodies alone turned each refusal into that client's own validation error."""
     bodies: list[dict] = []
     for status, response in sorted(op.get("responses", {}).items()):
         content = response.get("content", {})
@@ -286,11 +288,15 @@ def _output_schema(op: dict, components: dict) -> dict[str, Any]:
             body = _shown(_resolve(content["application/json"]["schema"], components))
             if body not in bodies:
                 bodies.append(body)
-    if len(bodies) == 1 and bodies[0].get("type") == "object":
-        return bodies[0]
     if not bodies:
         raise ValueError(f"{op.get('operationId')}: no JSON success body to be a tool's output")
-    return {"type": "object", "anyOf": bodies}
+    return {"type": "object", "anyOf": [*bodies, _resolve(components["Problem"], components)]}
+
+
+def success_schema(name: str) -> dict[str, Any]:
+    """The structured content of the tool's successful calls: its output schema without the problem document."""
+    bodies = output_schema(name)["anyOf"][:-1]
+    return bodies[0] if len(bodies) == 1 else {"type": "object", "anyOf": bodies}
 
 
 def _shown(schema: Any) -> Any:

@@ -50,6 +50,14 @@ class StrictSerializer(serializers.Serializer):
             if texts:
                 raise serializers.ValidationError(
                     {name: [serializers.ErrorDetail("Not a valid number.", code="invalid")] for name in texts})
+            # ... and its flags take "yes", "off", "0", 1 and 0 as true and false: a flag is sent as true or false
+            words = sorted(name for name, field in self.fields.items()
+                           if isinstance(field, serializers.BooleanField) and not field.read_only
+                           and name in data and not isinstance(data[name], bool)
+                           and not (data[name] is None and field.allow_null))
+            if words:
+                raise serializers.ValidationError(
+                    {name: [serializers.ErrorDetail("must be true or false", code="invalid")] for name in words})
         return super().to_internal_value(data)
 
 

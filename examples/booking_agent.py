@@ -65,7 +65,7 @@ class Tools:
         self.client = client
         self.calls: list[str] = []
 
-    async def __call__(self, name: str, **arguments: Any) -> dict:
+    async def __call__(self, name: str, /, **arguments: Any) -> dict:  # a tool argument may be called "name"
         self.calls.append(name)
         try:
             result = await self.client.call_tool(name, arguments)
@@ -74,6 +74,11 @@ class Tools:
             # WWW-Authenticate), not with a tool result: the JSON-RPC error's data is the problem document.
             if isinstance(exc.data, dict) and "code" in exc.data:
                 raise ToolRefused(name, exc.data) from None
+            # A tool the server does not have (a model's invention) is the JSON-RPC error -32602 whose data names
+            # the code unknown_tool: a refusal of this call, which a model is told of, never the end of the run.
+            if _unknown_tool(exc.data):
+                raise ToolRefused(name, {"code": "unknown_tool", "message": f"no tool is named {name!r}: "
+                                         "choose one of the tools you were given"}) from None
             raise
         body = result.structured_content
         if body is None and result.content:
@@ -83,14 +88,20 @@ class Tools:
         return body
 
 
-def token_patient_id(token: str) -> str | None:
-    """The ``patient_id`` claim, read (not verified: the service verifies) to know whose conversation this is."""
+def _unknown_tool(data: Any) -> bool:
+    errors = data.get("errors") if isinstance(data, dict) else None
+    return isinstance(errors, list) and any(isinstance(e, dict) and e.get("code") == "unknown_tool" for e in errors)
+
+
+def token_claims(token: str) -> dict | None:
+    """The token's claims, read (not verified: the service verifies) to know whose conversation this is; None for a
+    token that is no JWT we can read (an opaque token, or a mistyped one), which only the service can judge."""
     try:
         payload = token.split(".")[1]
         claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     except (IndexError, ValueError):
         return None
-    return claims.get("patient_id")
+    return claims if isinstance(claims, dict) else None
 
 
 async def scripted(tools: Tools, patient: dict) -> dict:
@@ -171,24 +182,35 @@ async def model_driven(tools: Tools, patient: dict) -> dict:
                                                                           "tools": functions})
                     r.raise_for_status()
                     message = r.json()["choices"][0]["message"]
+                    calls = _tool_calls(message)
                 except (httpx2.HTTPError, ValueError, LookupError, TypeError) as exc:
                     raise ModelFailed(base, exc) from None
                 messages.append(message)
-                if not message.get("tool_calls"):
+                if not calls:
                     break
-                for call in message["tool_calls"]:
-                    arguments = _arguments(call["function"].get("arguments"))
+                for call_id, name, raw in calls:
+                    arguments = _arguments(raw)
                     try:
-                        out = INVALID_ARGUMENTS if arguments is None else await tools(call["function"]["name"],
-                                                                                      **arguments)
+                        out = INVALID_ARGUMENTS if arguments is None else await tools(name, **arguments)
                     except ToolRefused as exc:
                         out = exc.problem
-                    messages.append({"role": "tool", "tool_call_id": call["id"], "content": json.dumps(out)})
+                    messages.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(out)})
     return {"outcome": "model_driven", "tool_calls": tools.calls}
 
 
 # What the model is told when its tool call's arguments are no JSON object, so that it can send the call again.
 INVALID_ARGUMENTS = {"code": "invalid_arguments", "message": "the tool call's arguments are not a JSON object"}
+
+
+def _tool_calls(message: Any) -> list[tuple[Any, str, Any]]:
+    """The tool calls a model's message asks for, as (id, tool name, arguments). A message or a call of another
+    shape is the model's failure (TypeError), never taken for the MCP service's."""
+    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    if not isinstance(message, dict) or not isinstance(calls or [], list) or not all(
+            isinstance(c, dict) and isinstance(c.get("function"), dict) and isinstance(c["function"].get("name"), str)
+            for c in calls or []):
+        raise TypeError("the model's message is not a chat completion message with tool calls")
+    return [(c.get("id"), c["function"]["name"], c["function"].get("arguments")) for c in calls or []]
 
 
 def _arguments(text) -> dict | None:
@@ -219,6 +241,8 @@ async def run(url: str, token: str, patient: dict) -> dict:
                 body = response.json()
             except ValueError:
                 body = None
+            if isinstance(body, dict) and "jsonrpc" in body:
+                return  # a JSON-RPC error answers one call, which Tools reports (an unknown tool, a scope)
             refusals.append(body if isinstance(body, dict) else {"status": response.status_code})
 
     try:
@@ -258,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     if not token:
         print("set ANAMNESIS_TOKEN to an access token (make run: manage.py demo_agent_token)", file=sys.stderr)
         return 2
-    if not args.patient_id and not token_patient_id(token):
+    claims = token_claims(token)
+    if not args.patient_id and claims is not None and not claims.get("patient_id"):
         print("the token names no patient: pass --patient-id", file=sys.stderr)
         return 2
     patient = {"patient_id": args.patient_id} if args.patient_id else {}

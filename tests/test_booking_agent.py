@@ -217,32 +217,86 @@ def test_with_openai_base_url_a_model_chooses_the_tool_calls(world, live, schedu
     assert "request_operation" in tools and tools["request_operation"]["parameters"]["type"] == "object"
 
 
-class GarbledModel(FakeChatModel):
-    """A model whose tool call's arguments are cut short (no JSON), then which stops once it is told so."""
+class MistakenModel(FakeChatModel):
+    """A model whose tool call at each patient message is wrong in one way (``calls``: the function it asks for,
+    turn by turn, the last one again after it), then which stops once it is told so."""
 
-    @staticmethod
-    def decide(messages: list[dict]) -> dict:
+    calls = [{"name": "start_session", "arguments": '{"purpose": "appointment_sch'}]
+
+    @classmethod
+    def decide(cls, messages: list[dict]) -> dict:
         if messages[-1]["role"] == "tool":
             return {"role": "assistant", "content": "I could not call the tool."}
+        turn = sum(1 for m in messages if m["role"] == "user")
         return {"role": "assistant", "content": None, "tool_calls": [{
             "id": f"call-{len(messages)}", "type": "function",
-            "function": {"name": "start_session", "arguments": '{"purpose": "appointment_sch'}}]}
+            "function": dict(cls.calls[min(turn, len(cls.calls)) - 1])}]}
 
 
-def test_a_tool_call_whose_arguments_are_no_json_is_told_to_the_model(world, live):
-    """A model's tool call with arguments cut short ended the agent in a JSONDecodeError (reported as the MCP
-    service unreachable) or a SyntaxError stack; the model is told, as a tool's refusal is, and goes on."""
-    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
-    model = GarbledModel()
-    try:
-        done = run_agent(live, token, OPENAI_BASE_URL=model.url, OPENAI_MODEL="scripted")
-    finally:
-        model.stop()
-    assert_told_invalid_arguments(done, model)
+class GarbledModel(MistakenModel):
+    """Its tool call's arguments are cut short (no JSON)."""
 
 
-def assert_told_invalid_arguments(done: subprocess.CompletedProcess, model: GarbledModel) -> None:
+class ErringModel(MistakenModel):
+    """Its tool calls are refused: a tool the server does not have; arguments the tool refuses (a limit of 0); an
+    argument called "name", which the Python agent took for the tool's name (a TypeError, reported as the MCP
+    service unreachable)."""
+
+    calls = [{"name": "book_slot", "arguments": '{"slot_id": "A1"}'},
+             {"name": "list_memories", "arguments": '{"limit": 0}'},
+             {"name": "list_memories", "arguments": '{"name": "x"}'}]
+
+
+def assert_told_invalid_arguments(done: subprocess.CompletedProcess, model: MistakenModel) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout) == {"outcome": "model_driven", "tool_calls": []}
     told = [json.loads(m["content"]) for m in model.requests[1]["messages"] if m["role"] == "tool"]
     assert [t["code"] for t in told] == ["invalid_arguments"] and len(model.requests) == 6
+
+
+def assert_told_each_refusal(done: subprocess.CompletedProcess, model: ErringModel) -> None:
+    """Each refusal reached the model as its call's result (a tool's: the problem document, which the TypeScript
+    SDK, checking it against an output schema of success bodies, turned into an McpError stack trace)."""
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == {"outcome": "model_driven",
+                                       "tool_calls": ["book_slot", "list_memories", "list_memories"]}
+    told = [json.loads(m["content"]) for m in model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert [(t["code"], (t.get("errors") or [{}])[0].get("field")) for t in told] == [
+        ("unknown_tool", None), ("validation_error", "limit"), ("validation_error", "name")], told
+    assert "book_slot" in told[0]["message"]
+
+
+class ShapelessModel(FakeChatModel):
+    """A model whose tool call names no function."""
+
+    @staticmethod
+    def decide(messages: list[dict]) -> dict:
+        return {"role": "assistant", "content": None, "tool_calls": [{"id": "call-1", "type": "function"}]}
+
+
+def assert_reported_as_the_models_failure(done: subprocess.CompletedProcess, model: FakeChatModel) -> None:
+    """A tool call without its function ended the Python agent in a KeyError reported as the MCP service
+    unreachable, and the TypeScript one in a TypeError stack: it is the model's failure, and reported so."""
+    assert "the model's message" in model_failed(done, model.url, " at ")["error"]
+
+
+# (the model, what the agent must have told it, or reported)
+MISTAKES = [pytest.param(GarbledModel, assert_told_invalid_arguments, id="arguments-no-json"),
+            pytest.param(ErringModel, assert_told_each_refusal, id="refused-calls"),
+            pytest.param(ShapelessModel, assert_reported_as_the_models_failure, id="tool-call-of-another-shape")]
+
+
+@pytest.mark.parametrize("model_class, told", MISTAKES)
+def test_a_tool_call_the_model_got_wrong_is_told_to_the_model(world, live, model_class, told):
+    """A model's tool call with arguments cut short ended the agent in a JSONDecodeError (reported as the MCP
+    service unreachable) or a SyntaxError stack; one of a tool the server does not have ended it as the service
+    refusing the request (the JSON-RPC error -32602, Unknown tool). The model is told, as a tool's refusal is
+    (``invalid_arguments``, ``unknown_tool``, the refusal's problem document), and goes on; a call of another
+    shape (no function) is the model's failure, reported as such."""
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
+    model = model_class()
+    try:
+        done = run_agent(live, token, OPENAI_BASE_URL=model.url, OPENAI_MODEL="scripted")
+    finally:
+        model.stop()
+    told(done, model)

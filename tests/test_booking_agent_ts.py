@@ -14,10 +14,9 @@ from tests.fakes.processes import BASE_DIR
 from tests.fakes.scheduling import FakeScheduling
 from tests.live import free_port
 from tests.test_booking_agent import (
+    MISTAKES,
     FakeChatModel,
-    GarbledModel,
     assert_token_refused,
-    assert_told_invalid_arguments,
     model_failed,
     unreachable,
 )
@@ -110,14 +109,19 @@ def test_a_model_that_cannot_be_reached_is_reported_as_the_models_failure(world,
     assert model_failed(run_agent(agent_js, live, token, OPENAI_BASE_URL=model), model, " at ")
 
 
-def test_a_tool_call_whose_arguments_are_no_json_is_told_to_the_model(world, live, agent_js):
+@pytest.mark.parametrize("model_class, told", MISTAKES)
+def test_a_tool_call_the_model_got_wrong_is_told_to_the_model(world, live, agent_js, model_class, told):
+    """The twin of the Python agent's: arguments cut short, a tool the server does not have (which ended the run
+    with an McpError stack trace), or a tool's refusal (which the SDK, checking the error's structured content
+    against an output schema of success bodies, turned into an McpError stack trace) are told to the model,
+    which goes on."""
     token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=AGENT_SCOPES)
-    model = GarbledModel()
+    model = model_class()
     try:
         done = run_agent(agent_js, live, token, OPENAI_BASE_URL=model.url, OPENAI_MODEL="scripted")
     finally:
         model.stop()
-    assert_told_invalid_arguments(done, model)
+    told(done, model)
 
 
 def test_the_typescript_agent_without_a_token_says_what_to_set(live, agent_js):

@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from mcp import Client
 
 from agents_mcp.server import build_server
-from agents_mcp.tools import TOOLS
+from agents_mcp.tools import TOOLS, success_schema
 from tests.conftest import memory_body
 from tests.support import PATIENT_SCOPES
 
@@ -42,7 +42,7 @@ def test_every_tool_publishes_valid_argument_and_output_schemas_and_describes_ea
                         if not str(prop.get("description", "")).strip()]
     assert undescribed == []
     # the patient is shown as [patient] in every answer (never their id): the schema says so, not format uuid
-    session = tools["start_session"].output_schema["properties"]["session"]["properties"]["patient_id"]
+    session = success_schema("start_session")["properties"]["session"]["properties"]["patient_id"]
     assert "[patient]" in session["const"] and "format" not in session
 
 
@@ -95,6 +95,32 @@ def test_every_tools_structured_content_validates_against_its_output_schema(worl
                                                                         "get_context_pack"}
     for name, answer in answers:
         errors = list(Draft202012Validator(schemas[name], format_checker=FormatChecker()).iter_errors(answer))
+        assert errors == [], (name, [e.message for e in errors])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refusals_structured_content_validates_against_the_tools_output_schema(world, committed_db):
+    """A refusal is a tool error whose structured content is the problem document. The output schemas described
+    only the success bodies, so a client that checks every structured content against the tool's outputSchema (the
+    official TypeScript SDK does, error results too, once it has listed the tools) threw "Structured content does
+    not match the tool's output schema" and its agent never saw the refusal, its code or its fields. Each
+    outputSchema now also admits the problem document."""
+    token = world.token(sub="scheduling-agent", patient_id=world.patient_a, scope=PATIENT_SCOPES,
+                        act={"sub": "scheduling-agent"})
+    nowhere = "00000000-0000-4000-8000-00000000beef"
+
+    async def go():
+        async with Client(build_server(token_source=lambda: token)) as client:
+            schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+            calls = [("read_workflow", {"workflow_id": nowhere}), ("list_memories", {"limit": 0}),
+                     ("checkpoint_workflow", {"workflow_id": nowhere, "expected_version": 1, "next_step": "x"}),
+                     ("start_session", {"purpose": "appointment_scheduling"})]
+            return schemas, [(name, await client.call_tool(name, arguments)) for name, arguments in calls]
+
+    schemas, refused = anyio.run(go)
+    for name, result in refused:
+        assert result.is_error and result.structured_content["code"], (name, result.structured_content)
+        errors = list(Draft202012Validator(schemas[name]).iter_errors(result.structured_content))
         assert errors == [], (name, [e.message for e in errors])
 
 

@@ -177,9 +177,9 @@ def test_a_search_whose_filters_leave_out_allergies_and_medicines_says_so(world,
 
 def test_the_search_and_pack_tools_publish_safety_facts_filtered_out():
     """The MCP tools' output schemas come from the OpenAPI operations: both answers declare the field, always sent."""
-    from agents_mcp.tools import output_schema
+    from agents_mcp.tools import success_schema
 
     for tool in ("search_memories", "get_context_pack"):
-        schema = output_schema(tool)
+        schema = success_schema(tool)
         assert schema["properties"]["safety_facts_filtered_out"]["type"] == "boolean", tool
         assert "safety_facts_filtered_out" in schema["required"], tool

@@ -24,6 +24,7 @@ import { parseArgs } from "node:util";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
 const PURPOSE = "appointment_scheduling";
 // The patient's side of the specification's booking conversation (a cardiology reschedule), in order.
@@ -68,6 +69,12 @@ class Tools {
       // WWW-Authenticate), not with a tool result: the JSON-RPC error's data is the problem document.
       const problem = this.refusals.length > seen ? this.refusals[this.refusals.length - 1]?.["error"]?.["data"] : null;
       if (problem !== null && typeof problem === "object" && "code" in problem) throw new ToolRefused(name, problem);
+      // A tool the server does not have (a model's invention) is the JSON-RPC error -32602 whose data names the
+      // code unknown_tool: a refusal of this call, which a model is told of, never the end of the run.
+      if (error instanceof McpError && unknownTool(error.data)) {
+        throw new ToolRefused(name, { code: "unknown_tool",
+                                      message: `no tool is named '${name}': choose one of the tools you were given` });
+      }
       throw error;
     }
     let body = result.structuredContent as Json | undefined;
@@ -79,10 +86,18 @@ class Tools {
 }
 
 /** The `patient_id` claim, read (not verified: the service verifies) to know whose conversation this is. */
-function tokenPatientId(token: string): string | undefined {
+function unknownTool(data: unknown): boolean {
+  const errors = data !== null && typeof data === "object" ? (data as Json)["errors"] : undefined;
+  return Array.isArray(errors) && errors.some((e) => e !== null && typeof e === "object" && e["code"] === "unknown_tool");
+}
+
+/** The token's claims, read (not verified: the service verifies) to know whose conversation this is; undefined for
+ * a token that is no JWT we can read (an opaque token, or a mistyped one), which only the service can judge. */
+function tokenClaims(token: string): Record<string, unknown> | undefined {
   try {
-    const claims = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString());
-    return typeof claims.patient_id === "string" ? claims.patient_id : undefined;
+    const claims: unknown = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString());
+    return claims !== null && typeof claims === "object" && !Array.isArray(claims)
+      ? (claims as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -191,6 +206,12 @@ async function modelDriven(tools: Tools, patient: Patient): Promise<Json> {
         if (!response.ok) throw new Error(`the model answered ${response.status}`);
         message = ((await response.json()) as Json)["choices"][0]["message"];
         if (message === null || typeof message !== "object") throw new Error("the model gave no message");
+        // A call of another shape is the model's failure, never taken for the MCP service's.
+        const calls: unknown = message["tool_calls"] ?? [];
+        if (!Array.isArray(calls) || !calls.every((c) => c !== null && typeof c === "object"
+            && c["function"] !== null && typeof c["function"] === "object" && typeof c["function"]["name"] === "string")) {
+          throw new Error("the model's message is not a chat completion message with tool calls");
+        }
       } catch (error) {
         throw new ModelFailed(base, describe(error));
       }
@@ -271,7 +292,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const patientId = values["patient-id"];
-  if (!patientId && !tokenPatientId(token)) {
+  const claims = tokenClaims(token);
+  if (!patientId && claims !== undefined && !claims["patient_id"]) {
     console.error("the token names no patient: pass --patient-id");
     return 2;
   }
