@@ -31,9 +31,12 @@ import httpx
 DEMO_ORG = "00000000-0000-4000-8000-00000000c0de"
 ALICE = "00000000-0000-4000-8000-0000000a11ce"
 BOB = "00000000-0000-4000-8000-000000000b0b"
+# A patient's rights over the API as in the portal: view, correct, delete and export (export:read); staff export
+# with a grant. An agent's token carries the patient's scopes, and the API refuses it an export all the same
 PATIENT_API_SCOPES = ("memory:read memory:write consent:read consent:write audit:read workflow:read workflow:write "
-                      "patient:read")
-STAFF_API_SCOPES = "memory:read memory:write consent:read consent:write workflow:read workflow:write patient:read"
+                      "patient:read export:read")
+STAFF_API_SCOPES = ("memory:read memory:write consent:read consent:write workflow:read workflow:write patient:read "
+                    "export:read")
 ADMIN_API_SCOPES = ("grant:write consent:read audit:read workflow:reconcile workflow:reconcile:org patient:read "
                     "patient:write memory:read memory_type:write")
 

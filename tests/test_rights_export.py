@@ -172,6 +172,23 @@ def test_staff_export_and_refusals(world):
 
 
 @pytest.mark.django_db
+def test_the_demo_patients_and_nurse_export_over_the_api_as_in_the_portal(world):
+    """The demo's patients (and its nurse, with a grant) download their export in the portal, but their API tokens
+    lacked ``export:read``: the same export over the API was 403 ``insufficient_scope``. The demo agent acting for
+    a patient is refused as every agent is."""
+    from demo import devidp
+
+    seed_patient(world, world.patient_a)
+    me = world.patient(world.patient_a, scope=devidp.PATIENT_API_SCOPES)
+    assert len(export(me, world.patient_a)["memories"]) == 5
+    nurse = world.staff("clinician", scope=devidp.STAFF_API_SCOPES)  # seed_patient's, with its grants
+    assert len(export(nurse, world.patient_a)["memories"]) == 5
+    agent = Api(world.token(sub="patient-a", patient_id=world.patient_a, org_id=world.org,
+                            scope=devidp.PATIENT_API_SCOPES, act={"sub": "scheduling-agent"}))
+    assert export(agent, world.patient_a, status=403)["code"] == "agent_cannot_export"
+
+
+@pytest.mark.django_db
 def test_the_format_the_caller_names_wins_over_its_accept_header(world):
     """``?format=json`` with ``Accept: application/fhir+json`` (a client's default header) was 406: the format
     named in the query is exactly what the caller asked for, and is what it gets, either way round."""
