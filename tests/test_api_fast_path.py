@@ -210,6 +210,8 @@ def test_orjson_renderer_gives_drf_bytes():
             "day": datetime(2026, 1, 2).date(), "big": 2 ** 60}
     assert OrjsonRenderer().render(data) == JSONRenderer().render(data)
     assert OrjsonRenderer().render(None) == JSONRenderer().render(None)
+    for text in ("plain ascii", "zażółć", "\u2028 alone", "\u2029", "\u2019 and \u2028"):  # ASCII or not, with each
+        assert OrjsonRenderer().render({"text": text}) == JSONRenderer().render({"text": text}), text
 
 
 @pytest.mark.django_db
