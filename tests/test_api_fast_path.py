@@ -12,6 +12,7 @@ from decimal import Decimal
 import psycopg
 import pytest
 from django.db import connection, connections, transaction
+from django.http.request import HttpHeaders
 from orjson import loads as orjson_loads
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
@@ -919,7 +920,7 @@ def test_a_list_read_is_one_implicit_transaction_without_begin_or_commit(fresh_c
 def test_the_quick_list_is_its_one_statement_without_an_atomic_block(fresh_connections, world, monkeypatch):
     """The quick list is one implicit transaction (the identity with its gate, the read with its audit row) sent
     on the connection as it is: no Django atomic block, savepoint bookkeeping or execute wrapper around it (about a
-    twentieth of the list's CPU in the web worker), and still the same answer, one committed audit row and no
+    twentieth of the list's CPU in the web worker), no ``request.headers`` mapping built, and still the same answer, one committed audit row and no
     identity left behind; a refusal inside it (a purpose the token names and the patient never consented to) still
     goes to DRF's path, which answers and audits it."""
     api = world.patient(world.patient_a)
@@ -927,8 +928,11 @@ def test_the_quick_list_is_its_one_statement_without_an_atomic_block(fresh_conne
     atomic_blocks: list[str] = []
     enter = transaction.Atomic.__enter__
     monkeypatch.setattr(transaction.Atomic, "__enter__", lambda block: atomic_blocks.append("atomic") or enter(block))
+    header_maps: list[str] = []  # nor the request's headers parsed into a mapping (every header, per request)
+    headers_init = HttpHeaders.__init__
+    monkeypatch.setattr(HttpHeaders, "__init__", lambda h, meta: header_maps.append("parsed") or headers_init(h, meta))
     r = api.get(mem(world.patient_a), headers={"X-Request-ID": "lone-1"})
-    assert r.status_code == 200 and atomic_blocks == []
+    assert r.status_code == 200 and r["X-Request-ID"] == "lone-1" and atomic_blocks == [] and header_maps == []
     assert _committed_rows("SELECT count(*) FROM audit_event WHERE correlation_id = %s", ["lone-1"]) == 1
     assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
     with connection.cursor() as cur:
