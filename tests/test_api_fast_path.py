@@ -920,9 +920,9 @@ def test_a_list_read_is_one_implicit_transaction_without_begin_or_commit(fresh_c
 def test_the_quick_list_is_its_one_statement_without_an_atomic_block(fresh_connections, world, monkeypatch):
     """The quick list is one implicit transaction (the identity with its gate, the read with its audit row) sent
     on the connection as it is: no Django atomic block, savepoint bookkeeping or execute wrapper around it (about a
-    twentieth of the list's CPU in the web worker), no ``request.headers`` mapping built, and still the same answer, one committed audit row and no
-    identity left behind; a refusal inside it (a purpose the token names and the patient never consented to) still
-    goes to DRF's path, which answers and audits it."""
+    twentieth of the list's CPU in the web worker), no ``request.headers`` mapping built, and still the same answer,
+    one committed audit row and no identity left behind; a refusal inside it (a purpose the token names and the
+    patient never consented to) still goes to DRF's path, which answers and audits it."""
     api = world.patient(world.patient_a)
     assert api.get(mem(world.patient_a)).status_code == 200  # the token is verified: the next ones are quick
     atomic_blocks: list[str] = []
