@@ -48,10 +48,11 @@ from core.gate import RequestGate, failed_authentication_refused, request_client
 from core.identity import (
     CommitInterrupted,
     Identity,
-    block_committed,
+    LoneStatement,
     commit_held,
     commit_with_next_statement,
     identity_context,
+    lone_statement,
     takes_no_writes,
 )
 from core.permissions import declared_method, required_scopes_for
@@ -159,9 +160,10 @@ def _quick_get(cls, request, kwargs: dict, headers: dict[str, str]) -> HttpRespo
     Plainest: no query string, JSON accepted as DRF would pick it (no ``Accept``, ``*/*`` or ``application/json``),
     a bearer token verified earlier by this process (:data:`core.authentication.verified_tokens`, the cache DRF's
     authentication reads first) whose scopes cover the view's GET. Such a request gets from DRF's path exactly
-    what this does: the identity block with the gate (admission and rate limits in SQL), the read with its audit
-    row and the COMMIT in one round trip, the data rendered by the same renderer, and DRF's own headers (``Allow``,
-    ``Vary``); Django's middleware (request id, metrics, security headers) wraps both alike. It skips only what
+    what this does: the identity with the gate (admission and rate limits in SQL) and the read with its audit row,
+    committed together in one round trip (:func:`core.identity.lone_statement`: without Django's atomic block),
+    the data rendered by the same renderer, and DRF's own headers (``Allow``, ``Vary``); Django's middleware
+    (request id, metrics, security headers) wraps both alike. It skips only what
     such a request does not need: DRF's request wrapper, content negotiation, authentication classes and
     permission objects (a tenth to a seventh of a list request's CPU in-process). Anything else, and any error
     inside the block (a refusal by the gate, a purpose rule, the database), goes to DRF's path: the block has
@@ -177,16 +179,12 @@ def _quick_get(cls, request, kwargs: dict, headers: dict[str, str]) -> HttpRespo
     identity = verified_tokens.get(token)
     if identity is None or not required_scopes_for(cls, "GET") <= identity.scopes:
         return None
-    committed = False
+    block: LoneStatement | None = None
     try:
-        with identity_context(identity, gate=RequestGate(identity), commit_early=True):
-            try:
-                rows = cls.quick_get_rows(identity, **kwargs)
-            except Exception:
-                committed = block_committed()
-                raise
+        with lone_statement(identity, gate=RequestGate(identity)) as block:
+            rows = cls.quick_get_rows(block, **kwargs)
     except Exception:
-        if committed:  # what the read wrote stays: answering it again through DRF would write it twice
+        if block is not None and block.committed:  # what the read wrote stays: DRF's path would write it twice
             raise
         return None  # rolled back: DRF's path answers it, with its own refusal and audit
     response = HttpResponse(_renderer.render(cls.quick_get_data(rows)), content_type=_renderer.media_type)
@@ -229,9 +227,9 @@ class ScopedAPIView(APIView):
 
     abstract = True
 
-    # The quick read of a GET: ``quick_get_rows(identity, **url_kwargs)`` runs inside the request's identity block
-    # (what the handler's GET reads, with its audit row, and nothing else), ``quick_get_data(rows)`` after it (the
-    # answer's data, as the handler's Response would hold it). Both or neither.
+    # The quick read of a GET: ``quick_get_rows(block, **url_kwargs)`` runs the one statement of a
+    # core.identity.lone_statement block (what the handler's GET reads, with its audit row, and nothing else),
+    # ``quick_get_data(rows)`` after it (the answer's data, as the handler's Response would hold it). Both or neither.
     quick_get_rows = None
     quick_get_data = None
 

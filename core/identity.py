@@ -508,3 +508,92 @@ def identity_context(identity: Identity, *, using: str = DEFAULT_DB_ALIAS, gate:
                 _connection_lost(connection, exc)):
             raise CommitInterrupted("the connection was lost while the transaction was committing") from exc
         raise
+
+
+class LoneStatement:
+    """What :func:`lone_statement` yields: the block's one statement, run by :meth:`rows`, and whether it committed."""
+
+    def __init__(self, identity: Identity, gate: Gate | None, connection) -> None:
+        self.identity = identity
+        self.gate = gate
+        self.connection = connection
+        self.sent = False
+        self._committed = False
+
+    @property
+    def committed(self) -> bool:
+        """Whether the statement committed (what it wrote stays, whatever the caller raises next)."""
+        return self._committed
+
+    def _one(self) -> None:
+        if self.sent:
+            raise RuntimeError("a lone statement's block runs one statement")
+        self.sent = True
+
+    def rows(self, statement: tuple[str, list], *, setup: Callable[[psycopg.Cursor], None] | None = None) -> list:
+        """Run the block's statement and return its rows, committed. ``setup`` configures the psycopg cursor (its
+        loaders) before it runs. Raises with nothing committed (the gate's refusal as the gate's answer)."""
+        self._one()
+        connection = self.connection
+        cursor = connection.connection.cursor()
+        if setup is not None:
+            setup(cursor)
+        # Outside a transaction block, the statements of one pipeline are one implicit transaction, which its sync
+        # commits when both succeeded and rolls back otherwise: the identity lasts exactly as long.
+        with connection.wrap_database_errors, _refusals(self.gate):
+            with _pipeline(connection.connection):
+                connection.connection.execute(*_statement(self.identity, self.gate))
+                cursor.execute(*statement)
+            self._committed = True
+            return cursor.fetchall()
+
+
+class _LoneStatementInBlock(LoneStatement):
+    """The same inside :func:`identity_context`: within a transaction already open (a test's, a command's), or on a
+    connection whose statements are watched (``execute_wrappers``: tracing's spans)."""
+
+    @property
+    def committed(self) -> bool:
+        return block_committed(self.connection.alias)
+
+    def rows(self, statement: tuple[str, list], *, setup: Callable[[psycopg.Cursor], None] | None = None) -> list:
+        self._one()
+        with self.connection.cursor() as cursor:
+            if setup is not None:
+                setup(cursor.cursor)
+            commit_with_next_statement(self.connection.alias)
+            cursor.execute(*statement)
+            return cursor.fetchall()
+
+
+@contextmanager
+def lone_statement(identity: Identity, *, gate: Gate | None = None,
+                   using: str = DEFAULT_DB_ALIAS) -> Iterator[LoneStatement]:
+    """A transaction that is one statement (a hot read that writes its audit row in the same statement), run as
+    :func:`identity_context` would run it with ``commit_early``, for less: the identity (with ``gate``) and the
+    statement are sent in one pipeline outside any transaction block, without Django's atomic block, its execute
+    wrappers or a ``BEGIN`` and ``COMMIT``; PostgreSQL runs them as one implicit transaction, committed at the
+    pipeline's sync when both succeed and rolled back otherwise, so the identity lasts exactly as long. The block
+    builds its statement (the identity is current in it: an audit row names it) and runs it with
+    :meth:`LoneStatement.rows`. Inside a transaction, or with execute wrappers on the connection, it is
+    :func:`identity_context`'s block after all (:class:`_LoneStatementInBlock`)."""
+    connection = connections[using]
+    previous = getattr(connection, _ATTR, None)
+    if previous is not None and previous != identity:
+        raise RuntimeError("an identity context is already open on this connection for someone else")
+    if not connection.in_atomic_block:
+        connection.ensure_connection()
+    raw = connection.connection
+    if (connection.in_atomic_block or connection.execute_wrappers or previous is not None or not raw.autocommit
+            or raw.pgconn.transaction_status != psycopg.pq.TransactionStatus.IDLE):
+        with identity_context(identity, using=using, gate=gate, commit_early=True):
+            yield _LoneStatementInBlock(identity, gate, connection)
+        return
+    block = LoneStatement(identity, gate, connection)
+    setattr(connection, _ATTR, identity)
+    try:
+        yield block
+        if not block.sent:  # the gate decides even when the block runs no statement
+            _apply(connection, identity, gate)
+    finally:
+        setattr(connection, _ATTR, None)

@@ -26,6 +26,8 @@ class OrjsonRenderer(JSONRenderer):
             out = orjson.dumps(data, default=_default, option=_OPTIONS)
         except TypeError:  # what orjson refuses (NaN is rendered as null by orjson, never refused): DRF's path
             return super().render(data, accepted_media_type, renderer_context)
-        if b"\xe2\x80\xa8" in out or b"\xe2\x80\xa9" in out:
+        # U+2028 and U+2029 are not ASCII: an ASCII answer (the usual one) is not searched for them twice (two scans
+        # of a 10 KB list were about 17 us; isascii about 0.5)
+        if not out.isascii() and (b"\xe2\x80\xa8" in out or b"\xe2\x80\xa9" in out):
             out = out.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
         return out

@@ -231,8 +231,8 @@ class PatientMemoriesView(MemoryView):
 
     # The list without parameters, answered without DRF's machinery when the token is known (core.api)
     @staticmethod
-    def quick_get_rows(identity, patient_id):
-        return list_rows(identity, patient_id, types_with_read=False), identity
+    def quick_get_rows(block, patient_id):
+        return list_rows(block.identity, patient_id, types_with_read=False, run=block.rows), block.identity
 
     @staticmethod
     def quick_get_data(read):

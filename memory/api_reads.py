@@ -21,7 +21,8 @@ LIST_LIMIT = 100  # a page of the memory list when the caller names no limit
 
 def list_rows(identity, patient_id, *, purpose=None, consent_purpose=None, memory_type=None,
               limit: int = LIST_LIMIT, after: tuple[str, str, str] | None = None,
-              types_with_read: bool = True) -> tuple[list, dict, str | None]:
+              types_with_read: bool = True,
+              run: selectors.RunStatement | None = None) -> tuple[list, dict, str | None]:
     """The list's one statement: a page of the current memories (``limit`` after the key ``after``, reading one
     more to know whether another page follows: no count) with the read's audit row, and the COMMIT. Any refusal is
     raised before anything commits; the cursor of the next page is None on the last. With them, the types they
@@ -29,7 +30,7 @@ def list_rows(identity, patient_id, *, purpose=None, consent_purpose=None, memor
     organisation's type versions this process has not cached are asked in the same round trip (DRF's path renders
     in the block). The quick read renders after its block and asks for a version it meets uncached then
     (:func:`types_after_read`): a second statement on every read cost about 150 us of the worker's CPU, for what a
-    process meets once per type version."""
+    process meets once per type version. ``run``: the read is a transaction of its own (``LoneStatement.rows``)."""
     purpose = purpose_of_use.read_purpose(identity, purpose=purpose, consent_purpose=consent_purpose)
     with types_sent_with_read(identity) if types_with_read else nullcontext():
         commit_with_next_statement()  # the read, with its audit row, is the request's one statement
@@ -39,7 +40,7 @@ def list_rows(identity, patient_id, *, purpose=None, consent_purpose=None, memor
                 limit=limit + 1, after=after,
                 audit=audit.insert_statement(action="memory.list", resource_type="memory", patient_id=patient_id,
                                              purpose=purpose, outcome_by_access=purpose is None,
-                                             require_purpose=purpose is not None))
+                                             require_purpose=purpose is not None), run=run)
     next_cursor = None
     if len(rows) > limit:
         rows = rows[:limit]

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -366,10 +368,16 @@ class UtcIsoText(psycopg.adapt.Loader):
         return utc_iso(str(data, "ascii"))
 
 
+class RunStatement(Protocol):
+    """What runs a hot read that is a transaction of its own (``core.identity.LoneStatement.rows``)."""
+
+    def __call__(self, statement: tuple[str, list], *, setup: Callable[[psycopg.Cursor], None]) -> list: ...
+
+
 def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memory_type: str | None = None,
                              consent_purpose: str | None = None, limit: int | None = None,
                              after: tuple[str, str, str] | None = None,
-                             audit: tuple[str, list] | None = None) -> list[tuple]:
+                             audit: tuple[str, list] | None = None, run: RunStatement | None = None) -> list[tuple]:
     """The rows of :func:`memory_list_current` (same queryset, same filters, same order) as plain tuples of
     ``ITEM_COLUMNS``, in one round trip: ``audit`` (an INSERT from :func:`core.audit.insert_statement`) is sent as
     a data-modifying CTE of the read, and commits or rolls back with the block. A page: the rows after ``after``
@@ -385,22 +393,29 @@ def memory_list_current_rows(*, identity: Identity, patient_id: uuid.UUID, memor
                                     after_attribute=after_attribute, after_purpose=after_purpose)
     if limit is not None:
         sql, params = f"{sql} LIMIT %s", [*params, limit]
-    return read_rows(sql, params, audit=audit, uuid_text=True)
+    return read_rows(sql, params, audit=audit, uuid_text=True, run=run)
 
 
 def read_rows(sql: str, params: list, *, audit: tuple[str, list] | None = None,
-              iso_timestamps: bool = True, uuid_text: bool = False) -> list[tuple]:
+              iso_timestamps: bool = True, uuid_text: bool = False, run: RunStatement | None = None) -> list[tuple]:
     """Run a hot read, with ``audit`` (an INSERT from :func:`core.audit.insert_statement`) as a data-modifying CTE
     of the same statement. Timestamps come back as ISO 8601 text in UTC (:class:`UtcIsoText`), or, with
     ``iso_timestamps=False``, as PostgreSQL's own text (:func:`utc_iso` turns it into the former; a search reads
-    every current memory and renders a few). ``uuid_text``: ids come back as their canonical text, not UUIDs."""
+    every current memory and renders a few). ``uuid_text``: ids come back as their canonical text, not UUIDs.
+    ``run``: what runs the statement, when it is a transaction of its own (``core.identity.LoneStatement.rows``)."""
     if audit is not None:
         sql = f"WITH audit_row AS ({audit[0]}) {sql}"
         params = audit[1] + params
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.cursor.adapters.register_loader("timestamptz", UtcIsoText if iso_timestamps else TextLoader)
+
+    def loaders(cursor: psycopg.Cursor) -> None:
+        cursor.adapters.register_loader("timestamptz", UtcIsoText if iso_timestamps else TextLoader)
         if uuid_text:
-            cursor.cursor.adapters.register_loader("uuid", TextLoader)
+            cursor.adapters.register_loader("uuid", TextLoader)
+
+    if run is not None:
+        return run((sql, params), setup=loaders)
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        loaders(cursor.cursor)
         cursor.execute(sql, params)
         return cursor.fetchall()
 

@@ -12,6 +12,7 @@ from decimal import Decimal
 import psycopg
 import pytest
 from django.db import connection, connections, transaction
+from django.http.request import HttpHeaders
 from orjson import loads as orjson_loads
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
@@ -36,7 +37,7 @@ from memory.selectors import UtcIsoText, memory_get
 from tests.conftest import admin_connect, memory_body, runtime_connect
 from tests.reference_rendering import ReferenceMemoryOut
 from tests.roundtrips import round_trips
-from tests.support import Api
+from tests.support import PATIENT_SCOPES, Api
 
 SETTINGS = ("app.org_id", "app.actor_sub", "app.patient_self_id", "app.scopes", "app.service_patient_id",
             "app.service_purpose")
@@ -210,6 +211,8 @@ def test_orjson_renderer_gives_drf_bytes():
             "day": datetime(2026, 1, 2).date(), "big": 2 ** 60}
     assert OrjsonRenderer().render(data) == JSONRenderer().render(data)
     assert OrjsonRenderer().render(None) == JSONRenderer().render(None)
+    for text in ("plain ascii", "zażółć", "\u2028 alone", "\u2029", "\u2019 and \u2028"):  # ASCII or not, with each
+        assert OrjsonRenderer().render({"text": text}) == JSONRenderer().render({"text": text}), text
 
 
 @pytest.mark.django_db
@@ -741,8 +744,8 @@ def test_a_quick_read_that_fails_after_its_commit_is_not_answered_twice(world, m
     monkeypatch.setattr(PatientMemoriesView, "get", lambda view, *a, **k: ran.append("drf") or drf_get(view, *a, **k))
     quick_rows = PatientMemoriesView.quick_get_rows
 
-    def committed_then_failed(identity, patient_id):
-        quick_rows(identity, patient_id)
+    def committed_then_failed(block, patient_id):
+        quick_rows(block, patient_id)
         raise RuntimeError("after the commit")
 
     monkeypatch.setattr(PatientMemoriesView, "quick_get_rows", staticmethod(committed_then_failed))
@@ -912,3 +915,34 @@ def test_a_list_read_is_one_implicit_transaction_without_begin_or_commit(fresh_c
     assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
     with connection.cursor() as cur:
         assert settings_now(cur) == [""] * len(SETTINGS)
+
+
+def test_the_quick_list_is_its_one_statement_without_an_atomic_block(fresh_connections, world, monkeypatch):
+    """The quick list is one implicit transaction (the identity with its gate, the read with its audit row) sent
+    on the connection as it is: no Django atomic block, savepoint bookkeeping or execute wrapper around it (about a
+    twentieth of the list's CPU in the web worker), no ``request.headers`` mapping built, and still the same answer,
+    one committed audit row and no identity left behind; a refusal inside it (a purpose the token names and the
+    patient never consented to) still goes to DRF's path, which answers and audits it."""
+    api = world.patient(world.patient_a)
+    assert api.get(mem(world.patient_a)).status_code == 200  # the token is verified: the next ones are quick
+    atomic_blocks: list[str] = []
+    enter = transaction.Atomic.__enter__
+    monkeypatch.setattr(transaction.Atomic, "__enter__", lambda block: atomic_blocks.append("atomic") or enter(block))
+    header_maps: list[str] = []  # nor the request's headers parsed into a mapping (every header, per request)
+    headers_init = HttpHeaders.__init__
+    monkeypatch.setattr(HttpHeaders, "__init__", lambda h, meta: header_maps.append("parsed") or headers_init(h, meta))
+    r = api.get(mem(world.patient_a), headers={"X-Request-ID": "lone-1"})
+    assert r.status_code == 200 and r["X-Request-ID"] == "lone-1" and atomic_blocks == [] and header_maps == []
+    assert _committed_rows("SELECT count(*) FROM audit_event WHERE correlation_id = %s", ["lone-1"]) == 1
+    assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    with connection.cursor() as cur:
+        assert settings_now(cur) == [""] * len(SETTINGS)
+    agent = Api(world.token(sub=f"patient-{world.patient_a}", patient_id=world.patient_a, scope=PATIENT_SCOPES,
+                            extra={"purpose_of_use": "prior_authorization", "act": {"client_id": "booking-agent"}}))
+    assert agent.get(mem(world.patient_a)).status_code == 403  # verified by DRF's path, which refuses it
+    atomic_blocks.clear()
+    refused = agent.get(mem(world.patient_a), headers={"X-Request-ID": "lone-refused"})
+    assert refused.status_code == 403 and refused.json()["code"] == "purpose_not_permitted"
+    assert atomic_blocks  # DRF's path answered it
+    assert _committed_rows("SELECT count(*) FROM audit_event WHERE correlation_id = %s AND outcome = 'denied'",
+                           ["lone-refused"]) == 1
