@@ -406,6 +406,20 @@ def test_exposures_concern_an_allergy_through_where_the_substance_hides():
         assert lex.relevance(m(question), m(allergy)) > 0, question
 
 
+@pytest.mark.parametrize(("question", "allergy"), [
+    # lexicon-13: skin antisepsis before a cannula, line, culture or operation is chlorhexidine in alcohol (epic3,
+    # NICE CG139), povidone-iodine where chlorhexidine cannot be used; BIPP and Whitehead's varnish are iodine
+    ("Can we prep her skin with the usual wipe before the cannula?", "chlorhexidine allergy"),
+    ("Can we clean his skin before the blood cultures?", "chlorhexidine allergy"),
+    ("theatre will prep the skin first", "povidone-iodine allergy"),
+    ("ENT want to pack the nose with BIPP", "povidone-iodine allergy"),
+    ("iodoform gauze in the socket", "Betadine allergy"),
+])
+def test_skin_antisepsis_and_iodine_packs_concern_the_antiseptic_allergy(question, allergy):
+    lex = lexicon()
+    assert lex.relevance(lex.mentions(question), lex.mentions(allergy)) >= 0.85, question
+
+
 def test_a_question_about_a_member_concerns_a_memory_about_its_class():
     lex = lexicon()
     m = lex.mentions
